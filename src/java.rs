@@ -1,0 +1,289 @@
+//! Java exception classes: just enough of the hierarchy to decide what
+//! `DefaultToolExecutionExceptionProcessor.process` does with a cause
+//! (`instanceof RuntimeException`, `Class.isAssignableFrom`,
+//! `Class.getSimpleName`).
+
+use std::collections::BTreeMap;
+
+/// What `catch` clauses see: unchecked runtime exception, checked exception,
+/// or `Error`.
+///
+/// ```
+/// use toolcall_model::java::{ClassTable, Kind};
+/// let t = ClassTable::builtin();
+/// assert_eq!(t.kind("java.io.IOException"), Some(Kind::Checked));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A subclass of `java.lang.RuntimeException`.
+    Runtime,
+    /// A subclass of `java.lang.Exception` that is not a runtime exception
+    /// (or `Throwable` itself).
+    Checked,
+    /// A subclass of `java.lang.Error`.
+    Error,
+}
+
+/// A thrown exception: its class and its message (`getMessage()`, may be null).
+///
+/// ```
+/// let e = toolcall_model::java::JavaException::new("java.lang.IllegalStateException", Some("boom"));
+/// assert_eq!(e.to_string(), "java.lang.IllegalStateException: boom");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JavaException {
+    /// Fully qualified class name.
+    pub class: String,
+    /// The message; `None` is Java's null.
+    pub message: Option<String>,
+}
+
+impl JavaException {
+    /// An exception of `class` with `message`.
+    ///
+    /// ```
+    /// let e = toolcall_model::java::JavaException::new("X", None);
+    /// assert!(e.message.is_none());
+    /// ```
+    pub fn new(class: &str, message: Option<&str>) -> Self {
+        JavaException {
+            class: class.to_owned(),
+            message: message.map(str::to_owned),
+        }
+    }
+}
+
+impl std::fmt::Display for JavaException {
+    /// `CLASS: MESSAGE`, or the class alone for a null message (as `Throwable.toString`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.message {
+            Some(m) => write!(f, "{}: {}", self.class, m),
+            None => f.write_str(&self.class),
+        }
+    }
+}
+
+/// `getSimpleName()`: the part after the last `.` and, for nested classes, `$`.
+///
+/// ```
+/// assert_eq!(toolcall_model::java::simple_name("a.b.Outer$Inner"), "Inner");
+/// ```
+pub fn simple_name(class: &str) -> &str {
+    let tail = class.rsplit('.').next().unwrap_or(class);
+    tail.rsplit('$').next().unwrap_or(tail)
+}
+
+/// The `java.lang` throwable root.
+pub const THROWABLE: &str = "java.lang.Throwable";
+/// `java.lang.RuntimeException`.
+pub const RUNTIME_EXCEPTION: &str = "java.lang.RuntimeException";
+/// `java.lang.IllegalStateException`.
+pub const ILLEGAL_STATE: &str = "java.lang.IllegalStateException";
+/// `java.lang.IllegalArgumentException`.
+pub const ILLEGAL_ARGUMENT: &str = "java.lang.IllegalArgumentException";
+/// Spring AI's `ToolExecutionException`.
+pub const TOOL_EXECUTION_EXCEPTION: &str =
+    "org.springframework.ai.tool.execution.ToolExecutionException";
+/// Spring AI's `ToolCallLimitExceededException`.
+pub const TOOL_CALL_LIMIT_EXCEEDED: &str =
+    "org.springframework.ai.model.tool.ToolCallLimitExceededException";
+
+/// Built-in classes and their direct superclasses.
+const BUILTIN: &[(&str, &str)] = &[
+    ("java.lang.Exception", THROWABLE),
+    ("java.lang.Error", THROWABLE),
+    (RUNTIME_EXCEPTION, "java.lang.Exception"),
+    (ILLEGAL_ARGUMENT, RUNTIME_EXCEPTION),
+    (ILLEGAL_STATE, RUNTIME_EXCEPTION),
+    ("java.lang.NumberFormatException", ILLEGAL_ARGUMENT),
+    ("java.lang.NullPointerException", RUNTIME_EXCEPTION),
+    ("java.lang.ArithmeticException", RUNTIME_EXCEPTION),
+    ("java.lang.ClassCastException", RUNTIME_EXCEPTION),
+    ("java.lang.IndexOutOfBoundsException", RUNTIME_EXCEPTION),
+    (
+        "java.lang.ArrayIndexOutOfBoundsException",
+        "java.lang.IndexOutOfBoundsException",
+    ),
+    (
+        "java.lang.StringIndexOutOfBoundsException",
+        "java.lang.IndexOutOfBoundsException",
+    ),
+    ("java.lang.UnsupportedOperationException", RUNTIME_EXCEPTION),
+    ("java.lang.SecurityException", RUNTIME_EXCEPTION),
+    ("java.lang.NegativeArraySizeException", RUNTIME_EXCEPTION),
+    ("java.lang.ArrayStoreException", RUNTIME_EXCEPTION),
+    ("java.lang.IllegalMonitorStateException", RUNTIME_EXCEPTION),
+    ("java.util.NoSuchElementException", RUNTIME_EXCEPTION),
+    ("java.util.ConcurrentModificationException", RUNTIME_EXCEPTION),
+    ("java.io.UncheckedIOException", RUNTIME_EXCEPTION),
+    ("java.lang.InterruptedException", "java.lang.Exception"),
+    ("java.lang.CloneNotSupportedException", "java.lang.Exception"),
+    ("java.lang.ReflectiveOperationException", "java.lang.Exception"),
+    (
+        "java.lang.ClassNotFoundException",
+        "java.lang.ReflectiveOperationException",
+    ),
+    ("java.io.IOException", "java.lang.Exception"),
+    ("java.io.FileNotFoundException", "java.io.IOException"),
+    ("java.io.EOFException", "java.io.IOException"),
+    ("java.io.UnsupportedEncodingException", "java.io.IOException"),
+    ("java.io.InterruptedIOException", "java.io.IOException"),
+    ("java.util.concurrent.TimeoutException", "java.lang.Exception"),
+    ("java.util.concurrent.ExecutionException", "java.lang.Exception"),
+    ("java.lang.AssertionError", "java.lang.Error"),
+    ("java.lang.LinkageError", "java.lang.Error"),
+    ("java.lang.NoClassDefFoundError", "java.lang.LinkageError"),
+    ("java.lang.VirtualMachineError", "java.lang.Error"),
+    ("java.lang.OutOfMemoryError", "java.lang.VirtualMachineError"),
+    ("java.lang.StackOverflowError", "java.lang.VirtualMachineError"),
+    (TOOL_EXECUTION_EXCEPTION, RUNTIME_EXCEPTION),
+    (TOOL_CALL_LIMIT_EXCEEDED, RUNTIME_EXCEPTION),
+];
+
+/// Why a class could not be declared or used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClassError {
+    /// The class is neither built in nor declared.
+    #[error("unknown exception class '{0}' (declare it with \"extends\")")]
+    Unknown(String),
+    /// A declaration names a superclass that is not known.
+    #[error("class '{class}' extends unknown class '{superclass}'")]
+    UnknownSuperclass {
+        /// The class being declared.
+        class: String,
+        /// Its unknown superclass.
+        superclass: String,
+    },
+    /// A declaration contradicts an existing one (or redefines a built-in class).
+    #[error("class '{class}' is already known with superclass '{existing}', not '{superclass}'")]
+    Conflict {
+        /// The class being declared.
+        class: String,
+        /// The superclass it already has.
+        existing: String,
+        /// The superclass given now.
+        superclass: String,
+    },
+}
+
+/// A set of known throwable classes with their superclasses.
+///
+/// ```
+/// use toolcall_model::java::ClassTable;
+/// let mut t = ClassTable::builtin();
+/// t.declare("com.acme.Oops", "java.lang.IllegalStateException").unwrap();
+/// assert!(t.is_assignable("java.lang.RuntimeException", "com.acme.Oops"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassTable {
+    parents: BTreeMap<String, String>,
+}
+
+impl Default for ClassTable {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl ClassTable {
+    /// The common `java.lang`, `java.util` and `java.io` throwables plus Spring AI's own.
+    ///
+    /// ```
+    /// assert!(toolcall_model::java::ClassTable::builtin().contains("java.lang.Error"));
+    /// ```
+    pub fn builtin() -> Self {
+        ClassTable {
+            parents: BUILTIN
+                .iter()
+                .map(|(c, p)| ((*c).to_owned(), (*p).to_owned()))
+                .collect(),
+        }
+    }
+
+    /// Whether `class` is known.
+    ///
+    /// ```
+    /// assert!(toolcall_model::java::ClassTable::builtin().contains("java.lang.Throwable"));
+    /// ```
+    pub fn contains(&self, class: &str) -> bool {
+        class == THROWABLE || self.parents.contains_key(class)
+    }
+
+    /// Declares `class extends superclass`. Re-declaring with the same
+    /// superclass is allowed; a different one is an error.
+    ///
+    /// ```
+    /// let mut t = toolcall_model::java::ClassTable::builtin();
+    /// assert!(t.declare("a.B", "no.Such").is_err());
+    /// ```
+    pub fn declare(&mut self, class: &str, superclass: &str) -> Result<(), ClassError> {
+        if !self.contains(superclass) {
+            return Err(ClassError::UnknownSuperclass {
+                class: class.to_owned(),
+                superclass: superclass.to_owned(),
+            });
+        }
+        if let Some(existing) = self.parents.get(class) {
+            if existing != superclass {
+                return Err(ClassError::Conflict {
+                    class: class.to_owned(),
+                    existing: existing.clone(),
+                    superclass: superclass.to_owned(),
+                });
+            }
+            return Ok(());
+        }
+        if class == THROWABLE || self.is_assignable(class, superclass) {
+            // A cycle would make the hierarchy walk loop forever.
+            return Err(ClassError::Conflict {
+                class: class.to_owned(),
+                existing: "(cycle)".to_owned(),
+                superclass: superclass.to_owned(),
+            });
+        }
+        self.parents.insert(class.to_owned(), superclass.to_owned());
+        Ok(())
+    }
+
+    /// `target.isAssignableFrom(class)`: `class` is `target` or a subclass of it.
+    /// Unknown classes are assignable only to themselves.
+    ///
+    /// ```
+    /// let t = toolcall_model::java::ClassTable::builtin();
+    /// assert!(t.is_assignable("java.io.IOException", "java.io.FileNotFoundException"));
+    /// assert!(!t.is_assignable("java.io.FileNotFoundException", "java.io.IOException"));
+    /// ```
+    pub fn is_assignable(&self, target: &str, class: &str) -> bool {
+        let mut cur = class;
+        // The table is acyclic (declare refuses cycles), so the walk ends.
+        loop {
+            if cur == target {
+                return true;
+            }
+            match self.parents.get(cur) {
+                Some(p) => cur = p,
+                None => return false,
+            }
+        }
+    }
+
+    /// The kind of a known class, `None` if unknown.
+    ///
+    /// ```
+    /// use toolcall_model::java::{ClassTable, Kind};
+    /// assert_eq!(ClassTable::builtin().kind("java.lang.OutOfMemoryError"), Some(Kind::Error));
+    /// ```
+    pub fn kind(&self, class: &str) -> Option<Kind> {
+        if !self.contains(class) {
+            return None;
+        }
+        Some(if self.is_assignable(RUNTIME_EXCEPTION, class) {
+            Kind::Runtime
+        } else if self.is_assignable("java.lang.Error", class) {
+            Kind::Error
+        } else {
+            Kind::Checked
+        })
+    }
+}

@@ -1,0 +1,13 @@
+//! toolcall-model: a reference model of how Spring AI 2.0.1 executes the
+//! tool calls a model asks for, enforces tool-call limits, turns tool
+//! failures into responses and converts tool responses for Gemini.
+#![forbid(unsafe_code)]
+
+pub mod behavior;
+pub mod jackson;
+pub mod java;
+pub mod limits;
+pub mod manager;
+pub mod message;
+pub mod processor;
+pub mod tools;

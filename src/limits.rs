@@ -1,0 +1,428 @@
+//! Tool-call limits: `ToolCallLimits` and the limit half of
+//! `DefaultToolCallingManager.Builder`.
+//!
+//! Counting follows `ToolCallLimits.countPriorToolCalls`: the turn is the
+//! messages from the last user message on, and every response of every tool
+//! message in it counts once for its name. [`Counts`] is the incremental form
+//! of that recount; [`Counts::recount`] is the recount itself.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::message::Message;
+
+/// Upstream default per-tool maximum (`DEFAULT_MAX_CALLS_PER_TOOL`).
+pub const DEFAULT_MAX_CALLS_PER_TOOL: u32 = 40;
+/// Upstream default total maximum (`DEFAULT_MAX_TOTAL_TOOL_CALLS`).
+pub const DEFAULT_MAX_TOTAL_TOOL_CALLS: u32 = 150;
+
+/// A maximum: a positive count or unlimited (`ToolCallLimits.NO_LIMIT`).
+///
+/// ```
+/// use toolcall_model::limits::Max;
+/// assert!(Max::Limited(2).exceeded_by(3));
+/// assert!(!Max::Unlimited.exceeded_by(u64::MAX));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Max {
+    /// At most this many (always > 0).
+    Limited(u32),
+    /// No limit.
+    Unlimited,
+}
+
+impl Max {
+    /// `count > max` (`ToolCallLimits.check`'s comparison).
+    ///
+    /// ```
+    /// assert!(!toolcall_model::limits::Max::Limited(1).exceeded_by(1));
+    /// ```
+    pub fn exceeded_by(self, count: u64) -> bool {
+        match self {
+            Max::Limited(m) => count > u64::from(m),
+            Max::Unlimited => false,
+        }
+    }
+}
+
+/// What happens on a breach (`ToolCallLimitBehavior`).
+///
+/// ```
+/// assert_eq!(toolcall_model::limits::OnExceeded::default(), toolcall_model::limits::OnExceeded::Throw);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnExceeded {
+    /// `THROW`: stop the batch with `ToolCallLimitExceededException`.
+    #[default]
+    Throw,
+    /// `RETURN_ERROR_RESPONSE`: answer the call with the breach text and go on.
+    ReturnErrorResponse,
+}
+
+/// A builder call that the builder refused (`Assert.isTrue` / `Assert.hasText`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LimitsError {
+    /// A maximum was not > 0; the text is the builder's own.
+    #[error("java.lang.IllegalArgumentException: {0}")]
+    NotPositive(&'static str),
+    /// A tool name was empty or blank.
+    #[error("java.lang.IllegalArgumentException: toolName cannot be null or empty")]
+    BlankName,
+}
+
+impl LimitsError {
+    /// The Java exception message alone.
+    ///
+    /// ```
+    /// use toolcall_model::limits::Limits;
+    /// let e = Limits::default().max_total_tool_calls(0).unwrap_err();
+    /// assert_eq!(e.java_message(), "maxTotalToolCalls must be greater than 0");
+    /// ```
+    pub fn java_message(&self) -> &'static str {
+        match self {
+            LimitsError::NotPositive(m) => m,
+            LimitsError::BlankName => "toolName cannot be null or empty",
+        }
+    }
+}
+
+/// The configured limits (`ToolCallLimits`), built with the builder's rules.
+///
+/// ```
+/// use toolcall_model::limits::{Limits, Max};
+/// let l = Limits::default().max_calls_per_tool_for("x", 3).unwrap().exclude_tool_from_limit("x").unwrap();
+/// assert_eq!(l.max_for("x"), None); // excluding removed the override
+/// assert_eq!(l.max_for("y"), Some(Max::Limited(40)));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// The per-tool default maximum.
+    pub default_max_per_tool: Max,
+    /// Per-name overrides.
+    pub overrides: BTreeMap<String, u32>,
+    /// Names exempt from the per-tool limit (they still count toward the total).
+    pub excluded: BTreeSet<String>,
+    /// The total maximum.
+    pub max_total: Max,
+    /// What a breach does.
+    pub on_exceeded: OnExceeded,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            default_max_per_tool: Max::Limited(DEFAULT_MAX_CALLS_PER_TOOL),
+            overrides: BTreeMap::new(),
+            excluded: BTreeSet::new(),
+            max_total: Max::Limited(DEFAULT_MAX_TOTAL_TOOL_CALLS),
+            on_exceeded: OnExceeded::Throw,
+        }
+    }
+}
+
+fn positive(n: i64, what: &'static str) -> Result<u32, LimitsError> {
+    if n > 0 {
+        u32::try_from(n).map_err(|_| LimitsError::NotPositive(what))
+    } else {
+        Err(LimitsError::NotPositive(what))
+    }
+}
+
+/// `StringUtils.hasText`: some character that is not Java whitespace.
+///
+/// ```
+/// assert!(!toolcall_model::limits::has_text(" \t\u{1c}\u{2003}"));
+/// assert!(toolcall_model::limits::has_text("\u{a0}"));
+/// ```
+pub fn has_text(s: &str) -> bool {
+    s.chars().any(|c| !is_java_whitespace(c))
+}
+
+/// `Character.isWhitespace`: Unicode space separators except the no-break
+/// ones (U+00A0, U+2007, U+202F), plus `\t \n U+000B \f \r` and U+001C..U+001F.
+///
+/// ```
+/// assert!(toolcall_model::limits::is_java_whitespace('\u{3000}'));
+/// assert!(!toolcall_model::limits::is_java_whitespace('\u{200b}'));
+/// ```
+pub fn is_java_whitespace(c: char) -> bool {
+    matches!(c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\u{1C}'..='\u{1F}'
+        | ' ' | '\u{1680}' | '\u{2000}'..='\u{2006}' | '\u{2008}'..='\u{200A}'
+        | '\u{2028}' | '\u{2029}' | '\u{205F}' | '\u{3000}')
+}
+
+impl Limits {
+    /// `maxCallsPerTool(int)`.
+    ///
+    /// ```
+    /// assert!(toolcall_model::limits::Limits::default().max_calls_per_tool(0).is_err());
+    /// ```
+    pub fn max_calls_per_tool(mut self, n: i64) -> Result<Self, LimitsError> {
+        self.default_max_per_tool = Max::Limited(positive(n, "maxCallsPerTool must be greater than 0")?);
+        Ok(self)
+    }
+
+    /// `unlimitedCallsPerTool()`.
+    ///
+    /// ```
+    /// use toolcall_model::limits::{Limits, Max};
+    /// assert_eq!(Limits::default().unlimited_calls_per_tool().default_max_per_tool, Max::Unlimited);
+    /// ```
+    pub fn unlimited_calls_per_tool(mut self) -> Self {
+        self.default_max_per_tool = Max::Unlimited;
+        self
+    }
+
+    /// `maxCallsPerTool(String, int)`: sets an override and removes the name from the excluded set.
+    ///
+    /// ```
+    /// use toolcall_model::limits::{Limits, Max};
+    /// let l = Limits::default().exclude_tool_from_limit("x").unwrap().max_calls_per_tool_for("x", 2).unwrap();
+    /// assert_eq!(l.max_for("x"), Some(Max::Limited(2)));
+    /// ```
+    pub fn max_calls_per_tool_for(mut self, name: &str, n: i64) -> Result<Self, LimitsError> {
+        if !crate::limits::has_text(name) {
+            return Err(LimitsError::BlankName);
+        }
+        let n = positive(n, "maxCallsPerTool must be greater than 0")?;
+        self.overrides.insert(name.to_owned(), n);
+        self.excluded.remove(name);
+        Ok(self)
+    }
+
+    /// `excludeToolFromLimit(String)`: excludes the name and removes its override.
+    ///
+    /// ```
+    /// assert!(toolcall_model::limits::Limits::default().exclude_tool_from_limit(" ").is_err());
+    /// ```
+    pub fn exclude_tool_from_limit(mut self, name: &str) -> Result<Self, LimitsError> {
+        if !has_text(name) {
+            return Err(LimitsError::BlankName);
+        }
+        self.excluded.insert(name.to_owned());
+        self.overrides.remove(name);
+        Ok(self)
+    }
+
+    /// `maxTotalToolCalls(int)`.
+    ///
+    /// ```
+    /// use toolcall_model::limits::{Limits, Max};
+    /// assert_eq!(Limits::default().max_total_tool_calls(2).unwrap().max_total, Max::Limited(2));
+    /// ```
+    pub fn max_total_tool_calls(mut self, n: i64) -> Result<Self, LimitsError> {
+        self.max_total = Max::Limited(positive(n, "maxTotalToolCalls must be greater than 0")?);
+        Ok(self)
+    }
+
+    /// `unlimitedTotalToolCalls()`.
+    ///
+    /// ```
+    /// use toolcall_model::limits::{Limits, Max};
+    /// assert_eq!(Limits::default().unlimited_total_tool_calls().max_total, Max::Unlimited);
+    /// ```
+    pub fn unlimited_total_tool_calls(mut self) -> Self {
+        self.max_total = Max::Unlimited;
+        self
+    }
+
+    /// The per-tool maximum that applies to `name`; `None` when excluded.
+    ///
+    /// ```
+    /// use toolcall_model::limits::{Limits, Max};
+    /// assert_eq!(Limits::default().max_for("any"), Some(Max::Limited(40)));
+    /// ```
+    pub fn max_for(&self, name: &str) -> Option<Max> {
+        if self.excluded.contains(name) {
+            return None;
+        }
+        Some(
+            self.overrides
+                .get(name)
+                .map_or(self.default_max_per_tool, |&n| Max::Limited(n)),
+        )
+    }
+
+    /// `ToolCallLimits.check`: with counts that include the call being checked,
+    /// the breach if any. The per-tool check comes first.
+    ///
+    /// ```
+    /// use toolcall_model::limits::Limits;
+    /// let l = Limits::default().max_calls_per_tool(1).unwrap();
+    /// let b = l.check("x", 2, 2).unwrap();
+    /// assert_eq!(b.message(), "Tool call limit (1) exceeded for tool 'x'. No further calls to this tool are allowed in this turn.");
+    /// ```
+    pub fn check(&self, name: &str, count: u64, total: u64) -> Option<Breach> {
+        if let Some(Max::Limited(max)) = self.max_for(name) {
+            if Max::Limited(max).exceeded_by(count) {
+                return Some(Breach {
+                    tool_name: Some(name.to_owned()),
+                    limit: max,
+                });
+            }
+        }
+        match self.max_total {
+            Max::Limited(max) if self.max_total.exceeded_by(total) => Some(Breach {
+                tool_name: None,
+                limit: max,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// A limit breach (`ToolCallLimits.Breach`).
+///
+/// ```
+/// let b = toolcall_model::limits::Breach { tool_name: None, limit: 2 };
+/// assert_eq!(b.exception_message(), "Total tool call limit (2) exceeded for this turn");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Breach {
+    /// The tool whose per-tool limit broke; `None` for the total limit.
+    pub tool_name: Option<String>,
+    /// The maximum that was exceeded.
+    pub limit: u32,
+}
+
+impl Breach {
+    /// The response text (`Breach.message()`).
+    ///
+    /// ```
+    /// let b = toolcall_model::limits::Breach { tool_name: None, limit: 2 };
+    /// assert_eq!(b.message(), "Total tool call limit (2) exceeded for this turn. No further tool calls are allowed.");
+    /// ```
+    pub fn message(&self) -> String {
+        match &self.tool_name {
+            Some(n) => format!(
+                "Tool call limit ({}) exceeded for tool '{}'. No further calls to this tool are allowed in this turn.",
+                self.limit, n
+            ),
+            None => format!(
+                "Total tool call limit ({}) exceeded for this turn. No further tool calls are allowed.",
+                self.limit
+            ),
+        }
+    }
+
+    /// The exception message (`ToolCallLimitExceededException.buildMessage`).
+    ///
+    /// ```
+    /// let b = toolcall_model::limits::Breach { tool_name: Some("x".into()), limit: 40 };
+    /// assert_eq!(b.exception_message(), "Tool call limit (40) exceeded for tool 'x'");
+    /// ```
+    pub fn exception_message(&self) -> String {
+        match &self.tool_name {
+            Some(n) => format!("Tool call limit ({}) exceeded for tool '{}'", self.limit, n),
+            None => format!("Total tool call limit ({}) exceeded for this turn", self.limit),
+        }
+    }
+}
+
+/// Calls counted so far in the turn: per name and in total (h2-style counters,
+/// checked arithmetic).
+///
+/// ```
+/// use toolcall_model::limits::Counts;
+/// let mut c = Counts::default();
+/// assert_eq!(c.add("x"), (1, 1));
+/// assert_eq!(c.add("x"), (2, 2));
+/// assert_eq!(c.get("x"), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Counts {
+    per_name: HashMap<String, u64>,
+    total: u64,
+}
+
+/// The messages of the current turn: from the last user message (inclusive)
+/// to the end, or all messages when there is none
+/// (`ToolCallLimits.currentTurnMessages`).
+///
+/// ```
+/// use toolcall_model::message::Message;
+/// let h = [Message::user("a"), Message::Tool { responses: vec![] }, Message::user("b")];
+/// assert_eq!(toolcall_model::limits::current_turn(&h).len(), 1);
+/// ```
+pub fn current_turn(history: &[Message]) -> &[Message] {
+    match history.iter().rposition(Message::is_user) {
+        Some(i) => &history[i..],
+        None => history,
+    }
+}
+
+impl Counts {
+    /// The recount of section 3.1: every response of every tool message of
+    /// the current turn counts once for its name.
+    ///
+    /// ```
+    /// use toolcall_model::{limits::Counts, message::{Message, ToolResponse}};
+    /// let h = [Message::user("u"), Message::Tool { responses: vec![ToolResponse::new("1", "x", "")] }];
+    /// assert_eq!(Counts::recount(&h).total(), 1);
+    /// ```
+    pub fn recount(history: &[Message]) -> Counts {
+        let mut c = Counts::default();
+        for m in current_turn(history) {
+            for r in m.responses() {
+                c.add(&r.name);
+            }
+        }
+        c
+    }
+
+    /// Counts one more call to `name`; returns (this name's count, total),
+    /// both including the call. Saturates rather than wraps: no turn can hold
+    /// 2^64 calls, and a saturated count still compares as exceeded.
+    ///
+    /// ```
+    /// let mut c = toolcall_model::limits::Counts::default();
+    /// c.add("a");
+    /// assert_eq!(c.add("b"), (1, 2));
+    /// ```
+    pub fn add(&mut self, name: &str) -> (u64, u64) {
+        self.total = self.total.saturating_add(1);
+        let n = match self.per_name.get_mut(name) {
+            Some(n) => {
+                *n = n.saturating_add(1);
+                *n
+            }
+            None => {
+                self.per_name.insert(name.to_owned(), 1);
+                1
+            }
+        };
+        (n, self.total)
+    }
+
+    /// The count for `name`.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::limits::Counts::default().get("x"), 0);
+    /// ```
+    pub fn get(&self, name: &str) -> u64 {
+        self.per_name.get(name).copied().unwrap_or(0)
+    }
+
+    /// The total count.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::limits::Counts::default().total(), 0);
+    /// ```
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Per-name counts, sorted by name (for reports and comparisons).
+    ///
+    /// ```
+    /// let mut c = toolcall_model::limits::Counts::default();
+    /// c.add("b"); c.add("a");
+    /// assert_eq!(c.sorted(), vec![("a".to_string(), 1), ("b".to_string(), 1)]);
+    /// ```
+    pub fn sorted(&self) -> Vec<(String, u64)> {
+        let mut v: Vec<_> = self.per_name.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        v.sort();
+        v
+    }
+}

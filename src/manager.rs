@@ -1,0 +1,468 @@
+//! The tool-calling manager: `DefaultToolCallingManager.executeToolCalls`
+//! as a pure state machine.
+//!
+//! A [`Batch`] is the state of one batch of tool calls (the turn's counts, the
+//! responses so far and the `returnDirect` accumulated so far). Each call is
+//! one step, [`Batch::call`], which consumes the state and says what happens
+//! next: the call was answered without running the tool, the tool must run
+//! (the caller runs it and hands the result to [`Pending::complete`]), or the
+//! batch stops. [`execute_tool_calls`] is the thin driver that runs a whole
+//! batch against a scripted [`Toolbox`].
+
+use crate::behavior::Fixes;
+use crate::java::{ClassTable, JavaException, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED};
+use crate::limits::{has_text, Breach, Counts, Limits, OnExceeded};
+use crate::message::{Generation, Message, ToolCall, ToolResponse};
+use crate::processor::Processor;
+use crate::tools::{ToolRef, ToolResult, Toolbox};
+use serde_json::{Map, Value};
+
+/// The data of a call closed by `close-dangling-calls`.
+pub const NOT_EXECUTED: &str = "Not executed: a tool call limit was exceeded earlier in this batch.";
+/// `ToolCallLimitExceededException.FINISH_REASON`.
+pub const FINISH_REASON_LIMIT: &str = "toolCallLimitExceeded";
+/// `ToolCallLimitExceededException.METADATA_PARTIAL_TOOL_RESPONSES`.
+pub const METADATA_PARTIAL_TOOL_RESPONSES: &str = "partialToolResponses";
+
+/// Everything that configures the manager.
+///
+/// ```
+/// let cfg = toolcall_model::manager::Config::default();
+/// assert!(!cfg.resolution_fallback);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Config {
+    /// The limits.
+    pub limits: Limits,
+    /// Whether a name not among the request's tools is looked up in the resolver.
+    pub resolution_fallback: bool,
+    /// The exception processor.
+    pub processor: Processor,
+    /// The exception classes the processor reasons about.
+    pub classes: ClassTable,
+    /// The behaviour set.
+    pub fixes: Fixes,
+}
+
+/// `ToolExecutionResult`: the conversation history after the batch and the
+/// `returnDirect` flag.
+///
+/// ```
+/// let r = toolcall_model::manager::ExecResult { history: vec![], return_direct: false };
+/// assert!(r.last_responses().is_empty());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecResult {
+    /// `instructions` + the assistant message + one tool message.
+    pub history: Vec<Message>,
+    /// Whether the loop should hand the responses to the client directly.
+    pub return_direct: bool,
+}
+
+impl ExecResult {
+    /// The responses of the last message if it is a tool message.
+    ///
+    /// ```
+    /// use toolcall_model::{manager::ExecResult, message::{Message, ToolResponse}};
+    /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "")] }], return_direct: true };
+    /// assert_eq!(r.last_responses().len(), 1);
+    /// ```
+    pub fn last_responses(&self) -> &[ToolResponse] {
+        self.history.last().map_or(&[], Message::responses)
+    }
+
+    /// `ToolExecutionResult.buildGenerations`: one generation per response of
+    /// the last tool message: text = data, finish reason `returnDirect`,
+    /// metadata `toolId` and `toolName`.
+    ///
+    /// ```
+    /// use toolcall_model::{manager::ExecResult, message::{Message, ToolResponse}};
+    /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "hi")] }], return_direct: true };
+    /// assert_eq!(r.build_generations()[0].finish_reason.as_deref(), Some("returnDirect"));
+    /// ```
+    pub fn build_generations(&self) -> Vec<Generation> {
+        self.last_responses()
+            .iter()
+            .map(|r| {
+                let mut metadata = Map::new();
+                metadata.insert("toolId".into(), Value::String(r.id.clone()));
+                metadata.insert("toolName".into(), Value::String(r.name.clone()));
+                Generation {
+                    kind: None,
+                    text: Some(r.data.clone()),
+                    tool_calls: vec![],
+                    finish_reason: Some("returnDirect".into()),
+                    metadata,
+                }
+            })
+            .collect()
+    }
+}
+
+/// `ToolCallLimitExceededException`.
+///
+/// ```
+/// use toolcall_model::{limits::Breach, manager::{ExecResult, LimitExceeded}};
+/// let e = LimitExceeded { breach: Breach { tool_name: None, limit: 2 },
+///     partial: ExecResult { history: vec![], return_direct: false }, breach_index: 0 };
+/// assert_eq!(e.message(), "Total tool call limit (2) exceeded for this turn");
+/// assert_eq!(e.build_generation().text.as_deref(), Some("Total tool call limit (2) exceeded for this turn"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct LimitExceeded {
+    /// Which limit broke.
+    pub breach: Breach,
+    /// `getPartialToolExecutionResult()`.
+    pub partial: ExecResult,
+    /// Index of the breach response in the partial result's last message
+    /// (upstream: always the last; with `close-dangling-calls` the closed
+    /// calls follow it).
+    pub breach_index: usize,
+}
+
+impl LimitExceeded {
+    /// `getMessage()`.
+    pub fn message(&self) -> String {
+        self.breach.exception_message()
+    }
+
+    /// `buildGeneration()`: text = the breach response's data (or the
+    /// exception message when the partial result ends without responses),
+    /// finish reason `toolCallLimitExceeded`, metadata `partialToolResponses`
+    /// = the responses before the breach one.
+    pub fn build_generation(&self) -> Generation {
+        let responses = self.partial.last_responses();
+        let (text, partial) = match responses.get(self.breach_index) {
+            Some(r) => (r.data.clone(), &responses[..self.breach_index]),
+            None => (self.message(), &[][..]),
+        };
+        let partial = partial
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+            .collect();
+        let mut metadata = Map::new();
+        metadata.insert(METADATA_PARTIAL_TOOL_RESPONSES.into(), Value::Array(partial));
+        Generation {
+            kind: None,
+            text: Some(text),
+            tool_calls: vec![],
+            finish_reason: Some(FINISH_REASON_LIMIT.into()),
+            metadata,
+        }
+    }
+}
+
+/// Why `executeToolCalls` did not return a result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ManagerError {
+    /// A Java exception escaped (lookup failure, processor rethrow, an
+    /// unwrapped tool exception, no tool call requested).
+    #[error("{0}")]
+    Java(JavaException),
+    /// `ToolCallLimitExceededException` under `THROW`.
+    #[error("{}: {}", TOOL_CALL_LIMIT_EXCEEDED, .0.message())]
+    LimitExceeded(Box<LimitExceeded>),
+}
+
+impl ManagerError {
+    /// The Java exception as class and message.
+    ///
+    /// ```
+    /// use toolcall_model::{java::JavaException, manager::ManagerError};
+    /// let e = ManagerError::Java(JavaException::new("java.lang.IllegalStateException", Some("x")));
+    /// assert_eq!(e.java().class, "java.lang.IllegalStateException");
+    /// ```
+    pub fn java(&self) -> JavaException {
+        match self {
+            ManagerError::Java(e) => e.clone(),
+            ManagerError::LimitExceeded(l) => {
+                JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(&l.message()))
+            }
+        }
+    }
+}
+
+fn illegal_state(message: String) -> ManagerError {
+    ManagerError::Java(JavaException {
+        class: ILLEGAL_STATE.to_owned(),
+        message: Some(message),
+    })
+}
+
+/// The state of one batch: the turn's counts (including every call of the
+/// batch checked so far), the responses so far, and `returnDirect` so far
+/// (`None` until a tool runs).
+///
+/// ```
+/// use toolcall_model::{manager::{Batch, Config, Step}, message::ToolCall, tools::Toolbox};
+/// let b = Batch::new(Default::default());
+/// let tb = Toolbox::new(vec![]);
+/// // an unknown tool fails the batch
+/// let step = b.call(&ToolCall::new("1", "nope", "{}"), &Config::default(), |n| tb.find(n, false));
+/// assert!(matches!(step, Step::Failed(_)));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    counts: Counts,
+    responses: Vec<ToolResponse>,
+    return_direct: Option<bool>,
+}
+
+/// What one call step leads to.
+#[derive(Debug)]
+pub enum Step {
+    /// The call was answered without running a tool (a breach under
+    /// `RETURN_ERROR_RESPONSE`); go on with the next call.
+    Answered(Batch),
+    /// The tool must run; hand its result to [`Pending::complete`].
+    Invoke(Pending),
+    /// A breach under `THROW`: the batch stops. The batch holds the breach
+    /// response as its last response.
+    Breached(Batch, Breach),
+    /// The batch failed; earlier responses are discarded.
+    Failed(ManagerError),
+}
+
+/// A call whose tool must run before the batch can go on.
+#[derive(Debug)]
+pub struct Pending {
+    batch: Batch,
+    id: String,
+    name: String,
+    arguments: String,
+    tool: ToolRef,
+}
+
+impl Pending {
+    /// The tool to run.
+    pub fn tool(&self) -> ToolRef {
+        self.tool
+    }
+
+    /// The argument text the tool receives (blank became `{}`).
+    pub fn arguments(&self) -> &str {
+        &self.arguments
+    }
+
+    /// Feeds the tool's result back: a returned value (null as `""`) or the
+    /// processor's text becomes the response; what the processor throws, or
+    /// an unwrapped exception, fails the batch.
+    pub fn complete(self, result: ToolResult, cfg: &Config) -> Result<Batch, ManagerError> {
+        let Pending {
+            mut batch, id, name, ..
+        } = self;
+        let (data, error) = match result {
+            ToolResult::Returned(t) => (t.unwrap_or_default(), false),
+            ToolResult::Failed(cause) => {
+                match cfg.processor.process(&name, &cause, &cfg.classes) {
+                    Ok(text) => (text, true),
+                    Err(thrown) => return Err(ManagerError::Java(thrown)),
+                }
+            }
+            ToolResult::Escaped(e) => return Err(ManagerError::Java(e)),
+        };
+        batch.responses.push(ToolResponse {
+            id,
+            name,
+            data,
+            error,
+        });
+        Ok(batch)
+    }
+}
+
+impl Batch {
+    /// A batch starting from the turn's prior counts.
+    pub fn new(prior: Counts) -> Self {
+        Batch {
+            counts: prior,
+            responses: Vec::new(),
+            return_direct: None,
+        }
+    }
+
+    /// The counts so far (prior calls plus every call of this batch checked so far).
+    pub fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    /// The responses so far.
+    pub fn responses(&self) -> &[ToolResponse] {
+        &self.responses
+    }
+
+    /// One step of `executeToolCall`'s loop: count, check the limits, then
+    /// normalise arguments, look the tool up and ask for it to run.
+    ///
+    /// `find` is the lookup (request tools, then the resolver when fallback is on).
+    pub fn call(
+        mut self,
+        call: &ToolCall,
+        cfg: &Config,
+        find: impl FnOnce(&str) -> Option<ToolRef>,
+    ) -> Step {
+        let (count, total) = self.counts.add(&call.name);
+        if let Some(breach) = cfg.limits.check(&call.name, count, total) {
+            let text = breach.message();
+            let data = if cfg.fixes.breach_through_processor {
+                // The fix wraps the breach as a ToolExecutionException whose
+                // cause carries the breach text, so the user's processor shapes it.
+                let cause = JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(&text));
+                match cfg.processor.process(&call.name, &cause, &cfg.classes) {
+                    Ok(t) => t,
+                    Err(thrown) => return Step::Failed(ManagerError::Java(thrown)),
+                }
+            } else {
+                text
+            };
+            self.responses.push(ToolResponse {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                data,
+                error: true,
+            });
+            return match cfg.limits.on_exceeded {
+                OnExceeded::Throw => Step::Breached(self, breach),
+                OnExceeded::ReturnErrorResponse => Step::Answered(self),
+            };
+        }
+        let arguments = match &call.arguments {
+            Some(a) if has_text(a) => a.clone(),
+            _ => "{}".to_owned(),
+        };
+        let Some(tool) = find(&call.name) else {
+            return Step::Failed(illegal_state(format!(
+                "No ToolCallback found for tool name: {}",
+                call.name
+            )));
+        };
+        self.return_direct = Some(self.return_direct.unwrap_or(true) && tool.return_direct);
+        Step::Invoke(Pending {
+            batch: self,
+            id: call.id.clone(),
+            name: call.name.clone(),
+            arguments,
+            tool,
+        })
+    }
+
+    /// Ends the batch: `instructions` + the assistant message + one tool
+    /// message with the responses; `returnDirect` false when no tool ran.
+    pub fn finish(self, instructions: Vec<Message>, assistant: Message) -> (ExecResult, Counts) {
+        // Taking the history by value keeps a batch O(its own calls): the
+        // turn's earlier messages are moved, never copied.
+        let mut history = instructions;
+        history.push(assistant);
+        history.push(Message::Tool {
+            responses: self.responses,
+        });
+        (
+            ExecResult {
+                history,
+                return_direct: self.return_direct.unwrap_or(false),
+            },
+            self.counts,
+        )
+    }
+
+    /// Ends a batch stopped by a breach under `THROW`: with
+    /// `close-dangling-calls`, every later call gets a [`NOT_EXECUTED`]
+    /// error response after the breach response.
+    pub fn throw(
+        mut self,
+        breach: Breach,
+        later_calls: &[ToolCall],
+        instructions: Vec<Message>,
+        assistant: Message,
+        cfg: &Config,
+    ) -> LimitExceeded {
+        let breach_index = self.responses.len().saturating_sub(1);
+        if cfg.fixes.close_dangling_calls {
+            self.responses
+                .extend(later_calls.iter().map(|c| ToolResponse {
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    data: NOT_EXECUTED.to_owned(),
+                    error: true,
+                }));
+        }
+        let (partial, _) = self.finish(instructions, assistant);
+        LimitExceeded {
+            breach,
+            partial,
+            breach_index,
+        }
+    }
+}
+
+/// The first generation with at least one tool call, as an assistant message.
+///
+/// ```
+/// use toolcall_model::{manager::tool_call_message, message::{Generation, ToolCall}};
+/// let gens = [Generation::default(), Generation { tool_calls: vec![ToolCall::new("1", "x", "")], ..Default::default() }];
+/// assert!(tool_call_message(&gens).is_some());
+/// ```
+pub fn tool_call_message(generations: &[Generation]) -> Option<Message> {
+    generations
+        .iter()
+        .find(|g| !g.tool_calls.is_empty())
+        .map(Generation::to_message)
+}
+
+/// `executeToolCalls(prompt, chatResponse)`: counts are rebuilt from the
+/// history, as upstream does on every batch.
+///
+/// ```
+/// use toolcall_model::{manager::{execute_tool_calls, Config}, message::{Generation, Message, ToolCall}, tools::{Toolbox, ToolSpec}};
+/// let mut tb = Toolbox::new(vec![ToolSpec::returning("echo", "\"HI\"")]);
+/// let gens = [Generation { tool_calls: vec![ToolCall::new("c1", "echo", "{}")], ..Default::default() }];
+/// let r = execute_tool_calls(&Config::default(), &[Message::user("hi")], &gens, &mut tb).unwrap();
+/// assert_eq!(r.history.len(), 3);
+/// assert_eq!(r.last_responses()[0].data, "\"HI\"");
+/// ```
+pub fn execute_tool_calls(
+    cfg: &Config,
+    instructions: &[Message],
+    generations: &[Generation],
+    toolbox: &mut Toolbox,
+) -> Result<ExecResult, ManagerError> {
+    let prior = Counts::recount(instructions);
+    execute_with_counts(cfg, instructions.to_vec(), generations, prior, toolbox).map(|(r, _)| r)
+}
+
+/// `executeToolCalls` with the turn's prior counts given rather than rebuilt:
+/// the incremental path the tool loop uses. Returns the counts after the
+/// batch too. `prior` must equal `Counts::recount(&instructions)`.
+pub fn execute_with_counts(
+    cfg: &Config,
+    instructions: Vec<Message>,
+    generations: &[Generation],
+    prior: Counts,
+    toolbox: &mut Toolbox,
+) -> Result<(ExecResult, Counts), ManagerError> {
+    let Some(assistant) = tool_call_message(generations) else {
+        return Err(illegal_state(
+            "No tool call requested by the chat model".to_owned(),
+        ));
+    };
+    let calls = assistant.tool_calls();
+    let mut batch = Batch::new(prior);
+    for (i, call) in calls.iter().enumerate() {
+        let fallback = cfg.resolution_fallback;
+        batch = match batch.call(call, cfg, |n| toolbox.find(n, fallback)) {
+            Step::Answered(b) => b,
+            Step::Invoke(p) => {
+                let result = toolbox.invoke(p.tool(), p.arguments());
+                p.complete(result, cfg)?
+            }
+            Step::Breached(b, breach) => {
+                let later = &calls[i + 1..];
+                let e = b.throw(breach, later, instructions, assistant.clone(), cfg);
+                return Err(ManagerError::LimitExceeded(Box::new(e)));
+            }
+            Step::Failed(e) => return Err(e),
+        };
+    }
+    Ok(batch.finish(instructions, assistant))
+}

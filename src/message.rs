@@ -1,0 +1,248 @@
+//! Conversation data: messages, tool calls, tool responses and generations.
+//!
+//! These mirror Spring AI's `Message` hierarchy (`SystemMessage`, `UserMessage`,
+//! `AssistantMessage`, `ToolResponseMessage`), `AssistantMessage.ToolCall`,
+//! `ToolResponseMessage.ToolResponse` and `Generation`. Their serde form is the
+//! JSON shape of the conformance vectors (see `docs/VECTORS.md`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One tool call requested by the model (`AssistantMessage.ToolCall`).
+///
+/// ```
+/// use toolcall_model::message::ToolCall;
+/// let call = ToolCall::new("c1", "echo", "{}");
+/// assert_eq!(call.kind, "function");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    /// The call id the model chose.
+    pub id: String,
+    /// The call type, normally `"function"`.
+    #[serde(rename = "type", default = "function_kind")]
+    pub kind: String,
+    /// The tool's name.
+    pub name: String,
+    /// The raw argument text: may be null, blank, or not JSON at all.
+    #[serde(default)]
+    pub arguments: Option<String>,
+}
+
+fn function_kind() -> String {
+    "function".to_owned()
+}
+
+impl ToolCall {
+    /// A `function` call with the given id, name and arguments.
+    ///
+    /// ```
+    /// let c = toolcall_model::message::ToolCall::new("1", "x", "{\"a\":1}");
+    /// assert_eq!(c.arguments.as_deref(), Some("{\"a\":1}"));
+    /// ```
+    pub fn new(id: &str, name: &str, arguments: &str) -> Self {
+        ToolCall {
+            id: id.to_owned(),
+            kind: function_kind(),
+            name: name.to_owned(),
+            arguments: Some(arguments.to_owned()),
+        }
+    }
+}
+
+/// One tool response (`ToolResponseMessage.ToolResponse`).
+///
+/// `error` is the model's own mark for a response produced by a failure
+/// (processor output, limit breach, closed dangling call); Spring's record has
+/// no such field and only the `error-key` fix reads it.
+///
+/// ```
+/// use toolcall_model::message::ToolResponse;
+/// let r = ToolResponse::new("c1", "echo", "\"hi\"");
+/// assert!(!r.error);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolResponse {
+    /// The id of the call this answers.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// `responseData`: the text handed back to the model.
+    pub data: String,
+    /// Whether a failure produced this response.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub error: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl ToolResponse {
+    /// A successful response.
+    ///
+    /// ```
+    /// let r = toolcall_model::message::ToolResponse::new("1", "x", "42");
+    /// assert_eq!(r.data, "42");
+    /// ```
+    pub fn new(id: &str, name: &str, data: &str) -> Self {
+        ToolResponse {
+            id: id.to_owned(),
+            name: name.to_owned(),
+            data: data.to_owned(),
+            error: false,
+        }
+    }
+}
+
+/// A conversation message.
+///
+/// ```
+/// use toolcall_model::message::Message;
+/// let m: Message = serde_json::from_str(r#"{"type":"user","text":"hi"}"#).unwrap();
+/// assert!(matches!(m, Message::User { .. }));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Message {
+    /// `SystemMessage`.
+    System {
+        /// The text (may be null).
+        #[serde(default)]
+        text: Option<String>,
+    },
+    /// `UserMessage`.
+    User {
+        /// The text (may be null).
+        #[serde(default)]
+        text: Option<String>,
+    },
+    /// `AssistantMessage`.
+    Assistant {
+        /// The text (may be null).
+        #[serde(default)]
+        text: Option<String>,
+        /// The tool calls, in order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+        /// Message metadata (where `thoughtSignatures` lives).
+        #[serde(default, skip_serializing_if = "Map::is_empty")]
+        metadata: Map<String, Value>,
+    },
+    /// `ToolResponseMessage`.
+    Tool {
+        /// The responses, in call order.
+        responses: Vec<ToolResponse>,
+    },
+}
+
+impl Message {
+    /// A user message.
+    ///
+    /// ```
+    /// assert!(toolcall_model::message::Message::user("hi").is_user());
+    /// ```
+    pub fn user(text: &str) -> Self {
+        Message::User {
+            text: Some(text.to_owned()),
+        }
+    }
+
+    /// An assistant message with text and tool calls and no metadata.
+    ///
+    /// ```
+    /// use toolcall_model::message::{Message, ToolCall};
+    /// let m = Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]);
+    /// assert_eq!(m.tool_calls().len(), 1);
+    /// ```
+    pub fn assistant(text: Option<&str>, tool_calls: Vec<ToolCall>) -> Self {
+        Message::Assistant {
+            text: text.map(str::to_owned),
+            tool_calls,
+            metadata: Map::new(),
+        }
+    }
+
+    /// Whether this is a user message (a turn starts at the last one).
+    ///
+    /// ```
+    /// assert!(!toolcall_model::message::Message::Tool { responses: vec![] }.is_user());
+    /// ```
+    pub fn is_user(&self) -> bool {
+        matches!(self, Message::User { .. })
+    }
+
+    /// The tool calls of an assistant message; empty for any other message.
+    ///
+    /// ```
+    /// assert!(toolcall_model::message::Message::user("x").tool_calls().is_empty());
+    /// ```
+    pub fn tool_calls(&self) -> &[ToolCall] {
+        match self {
+            Message::Assistant { tool_calls, .. } => tool_calls,
+            _ => &[],
+        }
+    }
+
+    /// The responses of a tool message; empty for any other message.
+    ///
+    /// ```
+    /// assert!(toolcall_model::message::Message::user("x").responses().is_empty());
+    /// ```
+    pub fn responses(&self) -> &[ToolResponse] {
+        match self {
+            Message::Tool { responses } => responses,
+            _ => &[],
+        }
+    }
+}
+
+/// A generation: an assistant message plus generation metadata.
+///
+/// In a model reply, `metadata` is the assistant message's metadata; in a
+/// produced generation (`buildGeneration()`, `returnDirect`) it is the
+/// generation's metadata. The vector format uses one key for both.
+///
+/// ```
+/// use toolcall_model::message::Generation;
+/// let g: Generation = serde_json::from_str(r#"{"type":"assistant","text":"hi"}"#).unwrap();
+/// assert!(g.tool_calls.is_empty());
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Generation {
+    /// Ignored `"type": "assistant"` marker.
+    #[serde(rename = "type", default, skip_serializing)]
+    pub kind: Option<String>,
+    /// The text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// The tool calls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The finish reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// Metadata (see the type's doc).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub metadata: Map<String, Value>,
+}
+
+impl Generation {
+    /// The assistant message this generation carries.
+    ///
+    /// ```
+    /// use toolcall_model::message::Generation;
+    /// let g = Generation { text: Some("hi".into()), ..Default::default() };
+    /// assert!(matches!(g.to_message(), toolcall_model::message::Message::Assistant { .. }));
+    /// ```
+    pub fn to_message(&self) -> Message {
+        Message::Assistant {
+            text: self.text.clone(),
+            tool_calls: self.tool_calls.clone(),
+            metadata: self.metadata.clone(),
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! Tool failures: `DefaultToolExecutionExceptionProcessor.process` and the
+//! seed's JSON-error processor.
+
+use crate::java::{simple_name, ClassTable, JavaException, Kind, TOOL_EXECUTION_EXCEPTION};
+
+/// Which processor the manager uses.
+///
+/// ```
+/// assert_eq!(toolcall_model::processor::ProcessorKind::default(), toolcall_model::processor::ProcessorKind::Default);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProcessorKind {
+    /// `DefaultToolExecutionExceptionProcessor`: the message as plain text.
+    #[default]
+    Default,
+    /// The seed's processor: the same decisions, but the text it returns is
+    /// `{"error":"MESSAGE"}`, written as Spring's `JsonHelper.toJson(Map.of("error", message))`.
+    JsonError,
+}
+
+/// A configured exception processor.
+///
+/// ```
+/// use toolcall_model::{java::{ClassTable, JavaException}, processor::Processor};
+/// let p = Processor::default();
+/// let cause = JavaException::new("java.lang.IllegalStateException", Some("nope"));
+/// assert_eq!(p.process("t", &cause, &ClassTable::builtin()), Ok("nope".to_string()));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Processor {
+    /// Which kind.
+    pub kind: ProcessorKind,
+    /// `alwaysThrow`.
+    pub always_throw: bool,
+    /// `rethrowExceptions`: class names whose instances (and subclasses' instances) are rethrown.
+    pub rethrow: Vec<String>,
+}
+
+/// The `ToolExecutionException` a tool failure is wrapped in: its message is
+/// the cause's message (`super(cause.getMessage(), cause)`).
+///
+/// ```
+/// let c = toolcall_model::java::JavaException::new("java.io.IOException", None);
+/// let e = toolcall_model::processor::tool_execution_exception(&c);
+/// assert_eq!(e.message, None);
+/// ```
+pub fn tool_execution_exception(cause: &JavaException) -> JavaException {
+    JavaException {
+        class: TOOL_EXECUTION_EXCEPTION.to_owned(),
+        message: cause.message.clone(),
+    }
+}
+
+impl Processor {
+    /// `process(new ToolExecutionException(definition(tool), cause))`: the
+    /// text for the model, or the exception that propagates.
+    ///
+    /// 1. a cause that is not a runtime exception rethrows the `ToolExecutionException`;
+    /// 2. a cause assignable to a rethrow class is rethrown itself;
+    /// 3. `alwaysThrow` rethrows the `ToolExecutionException`;
+    /// 4. else the message, or `Exception occurred in tool: NAME (SIMPLE_NAME)`
+    ///    when it is null or blank (`String.isBlank`).
+    ///
+    /// An unknown cause class counts as a runtime exception: the vector loader
+    /// refuses unknown classes, so this only matters to library callers.
+    ///
+    /// ```
+    /// use toolcall_model::{java::{ClassTable, JavaException}, processor::Processor};
+    /// let p = Processor::default();
+    /// let cause = JavaException::new("java.lang.NullPointerException", None);
+    /// assert_eq!(p.process("calc", &cause, &ClassTable::builtin()).unwrap(),
+    ///            "Exception occurred in tool: calc (NullPointerException)");
+    /// ```
+    pub fn process(
+        &self,
+        tool_name: &str,
+        cause: &JavaException,
+        classes: &ClassTable,
+    ) -> Result<String, JavaException> {
+        match classes.kind(&cause.class).unwrap_or(Kind::Runtime) {
+            Kind::Runtime => {
+                if self
+                    .rethrow
+                    .iter()
+                    .any(|r| classes.is_assignable(r, &cause.class))
+                {
+                    return Err(cause.clone());
+                }
+            }
+            Kind::Checked | Kind::Error => return Err(tool_execution_exception(cause)),
+        }
+        if self.always_throw {
+            return Err(tool_execution_exception(cause));
+        }
+        let message = match &cause.message {
+            Some(m) if !is_blank(m) => m.clone(),
+            _ => format!(
+                "Exception occurred in tool: {} ({})",
+                tool_name,
+                simple_name(&cause.class)
+            ),
+        };
+        Ok(match self.kind {
+            ProcessorKind::Default => message,
+            ProcessorKind::JsonError => json_error_text(&message),
+        })
+    }
+}
+
+/// `String.isBlank`: empty or only code points that are `Character.isWhitespace`.
+///
+/// ```
+/// assert!(toolcall_model::processor::is_blank(" \u{2003}"));
+/// assert!(!toolcall_model::processor::is_blank("\u{a0}"));
+/// ```
+pub fn is_blank(s: &str) -> bool {
+    !crate::limits::has_text(s)
+}
+
+/// `{"error":"TEXT"}` as Jackson writes a one-entry map: no spaces, `"` and
+/// `\` escaped, `\b \t \n \f \r` as short escapes, other controls below
+/// U+0020 as upper-case `\u00XX`, everything else (including `/` and
+/// non-ASCII) as is.
+///
+/// ```
+/// assert_eq!(toolcall_model::processor::json_error_text("a\"b\u{1}"), r#"{"error":"a\"b\u0001"}"#);
+/// ```
+pub fn json_error_text(message: &str) -> String {
+    let mut out = String::with_capacity(message.len() + 12);
+    out.push_str("{\"error\":");
+    write_jackson_string(&mut out, message);
+    out.push('}');
+    out
+}
+
+/// Appends `s` as a JSON string literal the way Jackson's generator escapes it.
+///
+/// ```
+/// let mut s = String::new();
+/// toolcall_model::processor::write_jackson_string(&mut s, "\n\u{1f}");
+/// assert_eq!(s, r#""\n\u001F""#);
+/// ```
+pub fn write_jackson_string(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{08}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{0C}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => {
+                let b = c as u32 as usize;
+                out.push_str("\\u00");
+                out.push(HEX[b >> 4] as char);
+                out.push(HEX[b & 15] as char);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}

@@ -1,0 +1,239 @@
+//! Scripted tools: what each tool's callback does on each invocation.
+//!
+//! A [`Toolbox`] is a value: invoking a tool advances that tool's script and
+//! records the invocation, so a run is reproducible from its inputs alone.
+
+use std::collections::HashMap;
+
+use crate::java::JavaException;
+
+/// Where a tool is registered.
+///
+/// ```
+/// assert_eq!(toolcall_model::tools::Registered::default(), toolcall_model::tools::Registered::Request);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Registered {
+    /// In the request's tool callbacks (`ToolCallingChatOptions.getToolCallbacks`).
+    #[default]
+    Request,
+    /// Only reachable through the resolver, when resolution fallback is on.
+    Resolver,
+}
+
+/// What one invocation of a tool's callback does.
+///
+/// ```
+/// use toolcall_model::tools::Outcome;
+/// let o = Outcome::Returns(Some("42".into()));
+/// assert!(matches!(o, Outcome::Returns(_)));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Returns this text exactly; `None` is Java's null.
+    Returns(Option<String>),
+    /// Returns the argument text it received.
+    EchoArguments,
+    /// Throws. `wrapped` wraps the exception in a `ToolExecutionException`
+    /// (as method tools do), so it reaches the exception processor; unwrapped
+    /// exceptions escape the manager.
+    Throws {
+        /// The exception thrown (the cause, when wrapped).
+        exception: JavaException,
+        /// Whether it is wrapped in `ToolExecutionException`.
+        wrapped: bool,
+    },
+}
+
+/// One tool: its name, `returnDirect` flag, registration and script.
+///
+/// ```
+/// use toolcall_model::tools::{Outcome, ToolSpec};
+/// let t = ToolSpec::returning("x", "1");
+/// assert_eq!(t.outcomes, vec![Outcome::Returns(Some("1".into()))]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSpec {
+    /// The tool name (`ToolDefinition.name`).
+    pub name: String,
+    /// `ToolMetadata.returnDirect`.
+    pub return_direct: bool,
+    /// Where it is registered.
+    pub registered: Registered,
+    /// The n-th invocation takes the n-th outcome; the last one repeats.
+    /// Empty means every invocation returns null.
+    pub outcomes: Vec<Outcome>,
+}
+
+impl ToolSpec {
+    /// A request tool that always returns `text`.
+    ///
+    /// ```
+    /// assert!(!toolcall_model::tools::ToolSpec::returning("x", "1").return_direct);
+    /// ```
+    pub fn returning(name: &str, text: &str) -> Self {
+        ToolSpec {
+            name: name.to_owned(),
+            return_direct: false,
+            registered: Registered::Request,
+            outcomes: vec![Outcome::Returns(Some(text.to_owned()))],
+        }
+    }
+}
+
+/// One recorded invocation: which tool, with which argument text.
+///
+/// ```
+/// let i = toolcall_model::tools::Invocation { tool: "x".into(), arguments: "{}".into() };
+/// assert_eq!(i.tool, "x");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    /// The tool's name.
+    pub tool: String,
+    /// The arguments it received (after blank normalisation).
+    pub arguments: String,
+}
+
+/// A handle to a registered tool, as found by [`Toolbox::find`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolRef {
+    index: usize,
+    /// The tool's `returnDirect` flag.
+    pub return_direct: bool,
+}
+
+/// What an invocation produced.
+///
+/// ```
+/// use toolcall_model::tools::{ToolResult, Toolbox, ToolSpec};
+/// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
+/// let t = tb.find("x", false).unwrap();
+/// assert_eq!(tb.invoke(t, "{}"), ToolResult::Returned(Some("1".into())));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolResult {
+    /// The callback returned (null is `None`).
+    Returned(Option<String>),
+    /// The callback threw `ToolExecutionException` with this cause.
+    Failed(JavaException),
+    /// The callback threw this exception unwrapped.
+    Escaped(JavaException),
+}
+
+/// The registered tools, their scripts' positions and the invocations so far.
+///
+/// ```
+/// use toolcall_model::tools::{Registered, Toolbox, ToolSpec};
+/// let mut r = ToolSpec::returning("late", "1");
+/// r.registered = Registered::Resolver;
+/// let tb = Toolbox::new(vec![r]);
+/// assert!(tb.find("late", false).is_none());
+/// assert!(tb.find("late", true).is_some());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toolbox {
+    tools: Vec<ToolSpec>,
+    by_name_request: HashMap<String, usize>,
+    by_name_resolver: HashMap<String, usize>,
+    next: Vec<usize>,
+    invocations: Vec<Invocation>,
+}
+
+impl Toolbox {
+    /// A toolbox over these tools. When a name is registered twice in one
+    /// place, the first wins (`stream().filter(..).findFirst()`).
+    ///
+    /// ```
+    /// assert!(toolcall_model::tools::Toolbox::new(vec![]).invocations().is_empty());
+    /// ```
+    pub fn new(tools: Vec<ToolSpec>) -> Self {
+        let mut by_name_request = HashMap::new();
+        let mut by_name_resolver = HashMap::new();
+        for (i, t) in tools.iter().enumerate() {
+            let map = match t.registered {
+                Registered::Request => &mut by_name_request,
+                Registered::Resolver => &mut by_name_resolver,
+            };
+            map.entry(t.name.clone()).or_insert(i);
+        }
+        let next = vec![0; tools.len()];
+        Toolbox {
+            tools,
+            by_name_request,
+            by_name_resolver,
+            next,
+            invocations: Vec::new(),
+        }
+    }
+
+    /// The tools.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::tools::Toolbox::new(vec![]).tools().len(), 0);
+    /// ```
+    pub fn tools(&self) -> &[ToolSpec] {
+        &self.tools
+    }
+
+    /// The lookup of `DefaultToolCallingManager.executeToolCall`: the first
+    /// request tool with this name, else (with resolution fallback) the
+    /// resolver's tool.
+    ///
+    /// ```
+    /// let tb = toolcall_model::tools::Toolbox::new(vec![toolcall_model::tools::ToolSpec::returning("x", "1")]);
+    /// assert!(tb.find("y", true).is_none());
+    /// ```
+    pub fn find(&self, name: &str, resolution_fallback: bool) -> Option<ToolRef> {
+        let index = match self.by_name_request.get(name) {
+            Some(&i) => i,
+            None if resolution_fallback => *self.by_name_resolver.get(name)?,
+            None => return None,
+        };
+        Some(ToolRef {
+            index,
+            return_direct: self.tools[index].return_direct,
+        })
+    }
+
+    /// Runs the tool's next scripted outcome with `arguments`, recording the invocation.
+    ///
+    /// ```
+    /// use toolcall_model::tools::{Outcome, ToolResult, Toolbox, ToolSpec};
+    /// let mut spec = ToolSpec::returning("e", "");
+    /// spec.outcomes = vec![Outcome::EchoArguments];
+    /// let mut tb = Toolbox::new(vec![spec]);
+    /// let t = tb.find("e", false).unwrap();
+    /// assert_eq!(tb.invoke(t, "{}"), ToolResult::Returned(Some("{}".into())));
+    /// assert_eq!(tb.invocations().len(), 1);
+    /// ```
+    pub fn invoke(&mut self, tool: ToolRef, arguments: &str) -> ToolResult {
+        let spec = &self.tools[tool.index];
+        let n = self.next[tool.index];
+        self.next[tool.index] = n.saturating_add(1);
+        self.invocations.push(Invocation {
+            tool: spec.name.clone(),
+            arguments: arguments.to_owned(),
+        });
+        match spec.outcomes.get(n).or(spec.outcomes.last()) {
+            None => ToolResult::Returned(None),
+            Some(Outcome::Returns(t)) => ToolResult::Returned(t.clone()),
+            Some(Outcome::EchoArguments) => ToolResult::Returned(Some(arguments.to_owned())),
+            Some(Outcome::Throws { exception, wrapped: true }) => {
+                ToolResult::Failed(exception.clone())
+            }
+            Some(Outcome::Throws { exception, wrapped: false }) => {
+                ToolResult::Escaped(exception.clone())
+            }
+        }
+    }
+
+    /// Every invocation so far, in order.
+    ///
+    /// ```
+    /// assert!(toolcall_model::tools::Toolbox::new(vec![]).invocations().is_empty());
+    /// ```
+    pub fn invocations(&self) -> &[Invocation] {
+        &self.invocations
+    }
+}
