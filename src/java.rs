@@ -114,11 +114,20 @@ const BUILTIN: &[(&str, &str)] = &[
     ("java.lang.ArrayStoreException", RUNTIME_EXCEPTION),
     ("java.lang.IllegalMonitorStateException", RUNTIME_EXCEPTION),
     ("java.util.NoSuchElementException", RUNTIME_EXCEPTION),
-    ("java.util.ConcurrentModificationException", RUNTIME_EXCEPTION),
+    (
+        "java.util.ConcurrentModificationException",
+        RUNTIME_EXCEPTION,
+    ),
     ("java.io.UncheckedIOException", RUNTIME_EXCEPTION),
     ("java.lang.InterruptedException", "java.lang.Exception"),
-    ("java.lang.CloneNotSupportedException", "java.lang.Exception"),
-    ("java.lang.ReflectiveOperationException", "java.lang.Exception"),
+    (
+        "java.lang.CloneNotSupportedException",
+        "java.lang.Exception",
+    ),
+    (
+        "java.lang.ReflectiveOperationException",
+        "java.lang.Exception",
+    ),
     (
         "java.lang.ClassNotFoundException",
         "java.lang.ReflectiveOperationException",
@@ -126,16 +135,31 @@ const BUILTIN: &[(&str, &str)] = &[
     ("java.io.IOException", "java.lang.Exception"),
     ("java.io.FileNotFoundException", "java.io.IOException"),
     ("java.io.EOFException", "java.io.IOException"),
-    ("java.io.UnsupportedEncodingException", "java.io.IOException"),
+    (
+        "java.io.UnsupportedEncodingException",
+        "java.io.IOException",
+    ),
     ("java.io.InterruptedIOException", "java.io.IOException"),
-    ("java.util.concurrent.TimeoutException", "java.lang.Exception"),
-    ("java.util.concurrent.ExecutionException", "java.lang.Exception"),
+    (
+        "java.util.concurrent.TimeoutException",
+        "java.lang.Exception",
+    ),
+    (
+        "java.util.concurrent.ExecutionException",
+        "java.lang.Exception",
+    ),
     ("java.lang.AssertionError", "java.lang.Error"),
     ("java.lang.LinkageError", "java.lang.Error"),
     ("java.lang.NoClassDefFoundError", "java.lang.LinkageError"),
     ("java.lang.VirtualMachineError", "java.lang.Error"),
-    ("java.lang.OutOfMemoryError", "java.lang.VirtualMachineError"),
-    ("java.lang.StackOverflowError", "java.lang.VirtualMachineError"),
+    (
+        "java.lang.OutOfMemoryError",
+        "java.lang.VirtualMachineError",
+    ),
+    (
+        "java.lang.StackOverflowError",
+        "java.lang.VirtualMachineError",
+    ),
     (TOOL_EXECUTION_EXCEPTION, RUNTIME_EXCEPTION),
     (TOOL_CALL_LIMIT_EXCEEDED, RUNTIME_EXCEPTION),
 ];

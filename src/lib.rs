@@ -4,10 +4,14 @@
 #![forbid(unsafe_code)]
 
 pub mod behavior;
+pub mod gemini;
 pub mod jackson;
 pub mod java;
 pub mod limits;
 pub mod manager;
 pub mod message;
 pub mod processor;
+pub mod seed;
+pub mod tool_loop;
 pub mod tools;
+pub mod vectors;

@@ -159,7 +159,8 @@ impl Limits {
     /// assert!(toolcall_model::limits::Limits::default().max_calls_per_tool(0).is_err());
     /// ```
     pub fn max_calls_per_tool(mut self, n: i64) -> Result<Self, LimitsError> {
-        self.default_max_per_tool = Max::Limited(positive(n, "maxCallsPerTool must be greater than 0")?);
+        self.default_max_per_tool =
+            Max::Limited(positive(n, "maxCallsPerTool must be greater than 0")?);
         Ok(self)
     }
 
@@ -315,7 +316,10 @@ impl Breach {
     pub fn exception_message(&self) -> String {
         match &self.tool_name {
             Some(n) => format!("Tool call limit ({}) exceeded for tool '{}'", self.limit, n),
-            None => format!("Total tool call limit ({}) exceeded for this turn", self.limit),
+            None => format!(
+                "Total tool call limit ({}) exceeded for this turn",
+                self.limit
+            ),
         }
     }
 }

@@ -1,1 +1,233 @@
-fn main() {}
+//! The `toolcall-model` command: a thin driver around the library that
+//! reads files and standard input and prints results.
+#![forbid(unsafe_code)]
+
+use std::io::{BufRead, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use toolcall_model::behavior::Fixes;
+use toolcall_model::gemini::convert_tool_response;
+use toolcall_model::vectors::Vector;
+
+#[derive(Parser)]
+#[command(
+    name = "toolcall-model",
+    version,
+    about = "Reference model of Spring AI 2.0.1 tool calling and its Gemini conversion"
+)]
+struct Cli {
+    /// Print the main job's result as JSON (no subcommand only).
+    #[arg(long)]
+    json: bool,
+    #[command(subcommand)]
+    command: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run every vector in the given files and folders (folders recursively, *.json).
+    Verify {
+        /// Files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Print what a vector's op produces, in the `expect` shape.
+    Run {
+        /// The vector file.
+        file: PathBuf,
+    },
+    /// Convert tool output from standard input to `functionResponse.response`.
+    Convert {
+        /// Fixes: comma-separated names or `all`.
+        #[arg(long, default_value = "")]
+        fixes: String,
+        /// The output came from a failure (read by the error-key fix).
+        #[arg(long)]
+        error: bool,
+        /// One JSON string literal per input line; one result object per output line.
+        #[arg(long)]
+        jsonl: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        None => main_job(cli.json),
+        Some(Cmd::Verify { paths }) => verify(&paths),
+        Some(Cmd::Run { file }) => run(&file),
+        Some(Cmd::Convert {
+            fixes,
+            error,
+            jsonl,
+        }) => convert(&fixes, error, jsonl),
+    }
+}
+
+fn collect(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if path.is_dir() {
+        let mut entries: Vec<_> = std::fs::read_dir(path)?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for e in entries {
+            if e.is_dir() || e.extension().is_some_and(|x| x == "json") {
+                collect(&e, out)?;
+            }
+        }
+    } else {
+        out.push(path.to_path_buf());
+    }
+    Ok(())
+}
+
+fn load(path: &Path) -> Result<Vector, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    Vector::parse(&bytes).map_err(|e| format!("{}: invalid vector at {}", path.display(), e))
+}
+
+fn verify(paths: &[PathBuf]) -> ExitCode {
+    let mut files = Vec::new();
+    let mut failed = 0usize;
+    let mut passed = 0usize;
+    for p in paths {
+        if let Err(e) = collect(p, &mut files) {
+            println!("{}: cannot read: {e}", p.display());
+            failed += 1;
+        }
+    }
+    for f in &files {
+        match load(f) {
+            Err(e) => {
+                println!("FAIL {e}");
+                failed += 1;
+            }
+            Ok(v) => {
+                let diffs = v.check();
+                if diffs.is_empty() {
+                    passed += 1;
+                } else {
+                    failed += 1;
+                    println!("FAIL {} ({}): {}", v.name, f.display(), diffs.join("; "));
+                }
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn run(file: &Path) -> ExitCode {
+    match load(file).and_then(|v| v.run()) {
+        Ok(value) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&value).unwrap_or_default()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
+    let fixes = match Fixes::parse_list(fixes) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if !jsonl {
+        let mut bytes = Vec::new();
+        if let Err(e) = stdin.lock().read_to_end(&mut bytes) {
+            eprintln!("error: cannot read standard input: {e}");
+            return ExitCode::FAILURE;
+        }
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!(
+                    "error: standard input is not valid UTF-8 (byte {})",
+                    e.utf8_error().valid_up_to()
+                );
+                return ExitCode::FAILURE;
+            }
+        };
+        return match convert_tool_response(&text, error, fixes) {
+            Ok(p) => {
+                let _ = writeln!(out, "{}", p.to_value());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let mut reader = stdin.lock();
+    let mut line = Vec::new();
+    let mut n = 0usize;
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("error: cannot read standard input: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        n += 1;
+        let raw = line.strip_suffix(b"\n").unwrap_or(&line);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let result = match std::str::from_utf8(raw) {
+            Err(e) => {
+                serde_json::json!({"error": format!("line {n}: not valid UTF-8 (byte {})", e.valid_up_to())})
+            }
+            Ok(s) => match serde_json::from_str::<String>(s) {
+                Err(e) => {
+                    serde_json::json!({"error": format!("line {n}: not a JSON string literal: {e}")})
+                }
+                Ok(text) => match convert_tool_response(&text, error, fixes) {
+                    Ok(p) => serde_json::json!({"ok": p.to_value()}),
+                    Err(e) => serde_json::json!({"error": e.to_string()}),
+                },
+            },
+        };
+        if writeln!(out, "{result}").is_err() {
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn main_job(json: bool) -> ExitCode {
+    let rows = match toolcall_model::seed::reproduce() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: the model failed: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if json {
+        let v: Vec<_> = rows.iter().map(|r| r.to_value()).collect();
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        print!("{}", toolcall_model::seed::table(&rows));
+    }
+    ExitCode::SUCCESS
+}

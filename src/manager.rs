@@ -18,7 +18,8 @@ use crate::tools::{ToolRef, ToolResult, Toolbox};
 use serde_json::{Map, Value};
 
 /// The data of a call closed by `close-dangling-calls`.
-pub const NOT_EXECUTED: &str = "Not executed: a tool call limit was exceeded earlier in this batch.";
+pub const NOT_EXECUTED: &str =
+    "Not executed: a tool call limit was exceeded earlier in this batch.";
 /// `ToolCallLimitExceededException.FINISH_REASON`.
 pub const FINISH_REASON_LIMIT: &str = "toolCallLimitExceeded";
 /// `ToolCallLimitExceededException.METADATA_PARTIAL_TOOL_RESPONSES`.
@@ -141,7 +142,10 @@ impl LimitExceeded {
             .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
             .collect();
         let mut metadata = Map::new();
-        metadata.insert(METADATA_PARTIAL_TOOL_RESPONSES.into(), Value::Array(partial));
+        metadata.insert(
+            METADATA_PARTIAL_TOOL_RESPONSES.into(),
+            Value::Array(partial),
+        );
         Generation {
             kind: None,
             text: Some(text),
@@ -250,16 +254,17 @@ impl Pending {
     /// an unwrapped exception, fails the batch.
     pub fn complete(self, result: ToolResult, cfg: &Config) -> Result<Batch, ManagerError> {
         let Pending {
-            mut batch, id, name, ..
+            mut batch,
+            id,
+            name,
+            ..
         } = self;
         let (data, error) = match result {
             ToolResult::Returned(t) => (t.unwrap_or_default(), false),
-            ToolResult::Failed(cause) => {
-                match cfg.processor.process(&name, &cause, &cfg.classes) {
-                    Ok(text) => (text, true),
-                    Err(thrown) => return Err(ManagerError::Java(thrown)),
-                }
-            }
+            ToolResult::Failed(cause) => match cfg.processor.process(&name, &cause, &cfg.classes) {
+                Ok(text) => (text, true),
+                Err(thrown) => return Err(ManagerError::Java(thrown)),
+            },
             ToolResult::Escaped(e) => return Err(ManagerError::Java(e)),
         };
         batch.responses.push(ToolResponse {

@@ -219,12 +219,14 @@ impl Toolbox {
             None => ToolResult::Returned(None),
             Some(Outcome::Returns(t)) => ToolResult::Returned(t.clone()),
             Some(Outcome::EchoArguments) => ToolResult::Returned(Some(arguments.to_owned())),
-            Some(Outcome::Throws { exception, wrapped: true }) => {
-                ToolResult::Failed(exception.clone())
-            }
-            Some(Outcome::Throws { exception, wrapped: false }) => {
-                ToolResult::Escaped(exception.clone())
-            }
+            Some(Outcome::Throws {
+                exception,
+                wrapped: true,
+            }) => ToolResult::Failed(exception.clone()),
+            Some(Outcome::Throws {
+                exception,
+                wrapped: false,
+            }) => ToolResult::Escaped(exception.clone()),
         }
     }
 

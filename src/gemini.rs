@@ -1,0 +1,448 @@
+//! The Gemini conversion of `GoogleGenAiChatModel` (`createGeminiRequest`,
+//! `messageToGeminiParts`, `parseJsonToMap`), its fixes, and a validator of
+//! what the Gemini API accepts (`GEMINI.md`).
+
+use serde_json::{Map, Value};
+
+use crate::behavior::Fixes;
+use crate::jackson::{self, JValue};
+use crate::java::{JavaException, ILLEGAL_ARGUMENT, RUNTIME_EXCEPTION};
+use crate::limits::has_text;
+use crate::message::Message;
+
+/// A JSON object sent as `functionCall.args` or `functionResponse.response`.
+///
+/// ```
+/// let p = toolcall_model::gemini::convert_tool_response("42", false, Default::default()).unwrap();
+/// assert_eq!(p.to_value(), serde_json::json!({"result": 42}));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Payload(Map<String, Value>);
+
+impl Payload {
+    /// The object as a JSON value.
+    pub fn to_value(&self) -> Value {
+        Value::Object(self.0.clone())
+    }
+
+    /// The object's entries.
+    pub fn as_map(&self) -> &Map<String, Value> {
+        &self.0
+    }
+
+    fn wrap(key: &str, v: Value) -> Payload {
+        let mut m = Map::with_capacity(1);
+        m.insert(key.to_owned(), v);
+        Payload(m)
+    }
+
+    fn from_jvalue(v: JValue, key: &str) -> Payload {
+        match v.to_serde() {
+            Value::Object(m) => Payload(m),
+            other => Payload::wrap(key, other),
+        }
+    }
+}
+
+/// One part of a content.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    /// A text part.
+    Text(String),
+    /// A function call, with its thought signature if one was restored.
+    FunctionCall {
+        /// The tool name.
+        name: String,
+        /// The parsed arguments.
+        args: Payload,
+        /// The thought signature (as stored in the message metadata).
+        thought_signature: Option<Value>,
+    },
+    /// A function response. No call id is sent.
+    FunctionResponse {
+        /// The tool name.
+        name: String,
+        /// The converted response.
+        response: Payload,
+    },
+}
+
+impl Part {
+    /// The REST JSON shape of the part.
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        match self {
+            Part::Text(t) => {
+                m.insert("text".into(), Value::String(t.clone()));
+            }
+            Part::FunctionCall {
+                name,
+                args,
+                thought_signature,
+            } => {
+                let mut fc = Map::new();
+                fc.insert("name".into(), Value::String(name.clone()));
+                fc.insert("args".into(), args.to_value());
+                m.insert("functionCall".into(), Value::Object(fc));
+                if let Some(sig) = thought_signature {
+                    m.insert("thoughtSignature".into(), sig.clone());
+                }
+            }
+            Part::FunctionResponse { name, response } => {
+                let mut fr = Map::new();
+                fr.insert("name".into(), Value::String(name.clone()));
+                fr.insert("response".into(), response.to_value());
+                m.insert("functionResponse".into(), Value::Object(fr));
+            }
+        }
+        Value::Object(m)
+    }
+}
+
+/// A content: a role (`user` or `model`) and its parts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Content {
+    /// `user` or `model`.
+    pub role: String,
+    /// The parts, in order.
+    pub parts: Vec<Part>,
+}
+
+impl Content {
+    /// The REST JSON shape of the content.
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("role".into(), Value::String(self.role.clone()));
+        m.insert(
+            "parts".into(),
+            Value::Array(self.parts.iter().map(Part::to_value).collect()),
+        );
+        Value::Object(m)
+    }
+
+    fn calls(&self) -> usize {
+        self.parts
+            .iter()
+            .filter(|p| matches!(p, Part::FunctionCall { .. }))
+            .count()
+    }
+
+    fn responses(&self) -> usize {
+        self.parts
+            .iter()
+            .filter(|p| matches!(p, Part::FunctionResponse { .. }))
+            .count()
+    }
+}
+
+/// A built request: the system instruction and the contents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The system instruction (a `user` content), if any.
+    pub system_instruction: Option<Content>,
+    /// The contents.
+    pub contents: Vec<Content>,
+}
+
+impl Request {
+    /// The vector shape: `{"system_instruction": content or null, "contents": [...]}`.
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert(
+            "system_instruction".into(),
+            self.system_instruction
+                .as_ref()
+                .map_or(Value::Null, Content::to_value),
+        );
+        m.insert(
+            "contents".into(),
+            Value::Array(self.contents.iter().map(Content::to_value).collect()),
+        );
+        Value::Object(m)
+    }
+}
+
+fn parse_failure(text: &str) -> JavaException {
+    JavaException {
+        class: RUNTIME_EXCEPTION.to_owned(),
+        message: Some(format!("Failed to parse JSON: {text}")),
+    }
+}
+
+/// `parseJsonToMap` upstream: Jackson's lenient read as `Object`; an object
+/// as is, anything else under `result`; a failure becomes
+/// `RuntimeException: Failed to parse JSON: TEXT`. Java's `null` text fails
+/// too (`readValue(null)`), and prints as `null`.
+///
+/// ```
+/// use toolcall_model::gemini::parse_json_to_map;
+/// assert_eq!(parse_json_to_map(Some("3.0 + 5.0 = 8.0")).unwrap().to_value(), serde_json::json!({"result": 3.0}));
+/// assert_eq!(parse_json_to_map(Some("oops")).unwrap_err().message.as_deref(), Some("Failed to parse JSON: oops"));
+/// ```
+pub fn parse_json_to_map(text: Option<&str>) -> Result<Payload, JavaException> {
+    let Some(text) = text else {
+        return Err(parse_failure("null"));
+    };
+    match jackson::read_lenient(text) {
+        Ok(v) => Ok(Payload::from_jvalue(v, "result")),
+        Err(_) => Err(parse_failure(text)),
+    }
+}
+
+/// Converts one tool response's data to `functionResponse.response` under
+/// the behaviour set. `error` says a failure produced the response (read
+/// only by `error-key`).
+///
+/// * `error-key` and `error`: one whole JSON object is sent as is, anything
+///   else as `{"error": TEXT}`, unparsed.
+/// * `strict-json-or-wrap`: one whole JSON value (only RFC whitespace
+///   around it); an object as is, another value under `result`, and any
+///   other text as `{"result": TEXT}`. Never fails.
+/// * otherwise upstream [`parse_json_to_map`].
+///
+/// ```
+/// use toolcall_model::{behavior::{Fix, Fixes}, gemini::convert_tool_response};
+/// let f = Fixes::only(Fix::StrictJsonOrWrap);
+/// assert_eq!(convert_tool_response("3.0 + 5.0 = 8.0", false, f).unwrap().to_value(),
+///            serde_json::json!({"result": "3.0 + 5.0 = 8.0"}));
+/// ```
+pub fn convert_tool_response(
+    text: &str,
+    error: bool,
+    fixes: Fixes,
+) -> Result<Payload, JavaException> {
+    if fixes.error_key && error {
+        return Ok(match jackson::read_strict(text) {
+            Some(v @ JValue::Object(_)) => Payload::from_jvalue(v, "error"),
+            _ => Payload::wrap("error", Value::String(text.to_owned())),
+        });
+    }
+    if fixes.strict_json_or_wrap {
+        return Ok(match jackson::read_strict(text) {
+            Some(v) => Payload::from_jvalue(v, "result"),
+            None => Payload::wrap("result", Value::String(text.to_owned())),
+        });
+    }
+    parse_json_to_map(Some(text))
+}
+
+/// Converts function-call arguments: upstream rules, except that with
+/// `strict-json-or-wrap` null or blank arguments become `{}`.
+///
+/// ```
+/// use toolcall_model::{behavior::Fixes, gemini::convert_arguments};
+/// assert!(convert_arguments(Some("  "), Fixes::upstream()).is_err());
+/// assert!(convert_arguments(Some("  "), Fixes::all()).unwrap().as_map().is_empty());
+/// ```
+pub fn convert_arguments(arguments: Option<&str>, fixes: Fixes) -> Result<Payload, JavaException> {
+    if fixes.strict_json_or_wrap && !arguments.is_some_and(has_text) {
+        return Ok(Payload(Map::new()));
+    }
+    parse_json_to_map(arguments)
+}
+
+/// `messageToGeminiParts`: the parts of one message.
+pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Vec<Part>, JavaException> {
+    Ok(match message {
+        Message::System { text } | Message::User { text } => {
+            text.iter().map(|t| Part::Text(t.clone())).collect()
+        }
+        Message::Assistant {
+            text,
+            tool_calls,
+            metadata,
+        } => {
+            let mut parts = Vec::with_capacity(tool_calls.len() + 1);
+            if text.as_deref().is_some_and(has_text) {
+                parts.push(Part::Text(text.clone().unwrap_or_default()));
+            }
+            let mut signatures = match metadata.get("thoughtSignatures") {
+                Some(Value::Array(list)) => list.iter(),
+                _ => [].iter(),
+            };
+            for call in tool_calls {
+                parts.push(Part::FunctionCall {
+                    name: call.name.clone(),
+                    args: convert_arguments(call.arguments.as_deref(), fixes)?,
+                    thought_signature: signatures.next().cloned(),
+                });
+            }
+            parts
+        }
+        Message::Tool { responses } => responses
+            .iter()
+            .map(|r| {
+                Ok(Part::FunctionResponse {
+                    name: r.name.clone(),
+                    response: convert_tool_response(&r.data, r.error, fixes)?,
+                })
+            })
+            .collect::<Result<_, JavaException>>()?,
+    })
+}
+
+/// `createGeminiRequest`: system messages (wherever they stand) become the
+/// system instruction, checked first (more than one fails); every other
+/// message becomes one content in order: user and tool messages `user`,
+/// assistant messages `model`.
+///
+/// ```
+/// use toolcall_model::{gemini::build_request, message::Message};
+/// let r = build_request(&[Message::user("hi")], Default::default()).unwrap();
+/// assert_eq!(r.contents[0].role, "user");
+/// let two = [Message::System { text: Some("a".into()) }, Message::System { text: Some("b".into()) }];
+/// assert_eq!(build_request(&two, Default::default()).unwrap_err().message.as_deref(),
+///            Some("Only one system message is allowed in the prompt"));
+/// ```
+pub fn build_request(messages: &[Message], fixes: Fixes) -> Result<Request, JavaException> {
+    let mut system = None;
+    for m in messages {
+        if let Message::System { .. } = m {
+            if system.is_some() {
+                return Err(JavaException::new(
+                    ILLEGAL_ARGUMENT,
+                    Some("Only one system message is allowed in the prompt"),
+                ));
+            }
+            system = Some(Content {
+                role: "user".into(),
+                parts: message_parts(m, fixes)?,
+            });
+        }
+    }
+    let mut contents = Vec::with_capacity(messages.len());
+    for m in messages {
+        contents.push(match m {
+            Message::System { .. } => continue,
+            Message::Assistant { .. } => Content {
+                role: "model".into(),
+                parts: message_parts(m, fixes)?,
+            },
+            Message::User { .. } | Message::Tool { .. } => Content {
+                role: "user".into(),
+                parts: message_parts(m, fixes)?,
+            },
+        });
+    }
+    Ok(Request {
+        system_instruction: system,
+        contents,
+    })
+}
+
+/// Which optional rules the validator applies (GEMINI.md: the unconfirmed
+/// and model-specific ones are off by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ValidatorOptions {
+    /// Rule 12: Gemini 3 thought signatures on the first call of each step.
+    pub thought_signatures: bool,
+    /// Rule 14: consecutive same-role contents rejected (older models).
+    pub alternate_roles: bool,
+}
+
+/// Rule 5's text.
+pub const CALL_PLACEMENT: &str = "Please ensure that function call turn comes immediately after a user turn or after a function response turn.";
+/// Rule 6's text.
+pub const RESPONSE_PLACEMENT: &str =
+    "Please ensure that function response turn comes immediately after a function call turn.";
+/// Rule 7's text.
+pub const COUNTS_MATCH: &str = "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.";
+/// Rule 8's text.
+pub const NO_MIXING: &str = "Please ensure that function call turn contains at least one function_call part which can not be mixed with function_response parts.";
+
+/// The Gemini API's verdict on a request: `Ok` or its rejection text.
+///
+/// Checks in content order: parts present (2), role (4), non-empty text (3),
+/// response names (10), no mixing (8), call placement (5), response
+/// placement (6), counts (7); then the optional rules 12 and 14.
+/// Rule 9 (response is an object) holds by construction of [`Payload`].
+///
+/// ```
+/// use toolcall_model::{gemini::{build_request, validate, ValidatorOptions}, message::{Message, ToolCall}};
+/// let dangling = [Message::user("a"), Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]), Message::user("b")];
+/// let r = build_request(&dangling, Default::default()).unwrap();
+/// assert!(validate(&r, ValidatorOptions::default()).unwrap_err().starts_with("Please ensure that the number"));
+/// ```
+pub fn validate(request: &Request, opts: ValidatorOptions) -> Result<(), String> {
+    let contents = &request.contents;
+    if contents.is_empty() {
+        return Err("* GenerateContentRequest.contents: contents is not specified".into());
+    }
+    for (i, c) in contents.iter().enumerate() {
+        if c.parts.is_empty() {
+            return Err(format!(
+                "* GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty."
+            ));
+        }
+        if c.role != "user" && c.role != "model" {
+            return Err("Please use a valid role: user, model.".into());
+        }
+        for (j, p) in c.parts.iter().enumerate() {
+            match p {
+                Part::Text(t) if t.is_empty() => {
+                    return Err("Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again.".into());
+                }
+                Part::FunctionResponse { name, .. } if name.is_empty() => {
+                    return Err(format!("* GenerateContentRequest.contents[{i}].parts[{j}].function_response.name: Name cannot be empty."));
+                }
+                _ => {}
+            }
+        }
+        let calls = c.calls();
+        let responses = c.responses();
+        if calls > 0 && responses > 0 {
+            return Err(NO_MIXING.into());
+        }
+        let prev = i.checked_sub(1).map(|p| &contents[p]);
+        if calls > 0 {
+            let ok = match prev {
+                Some(p) if p.responses() > 0 => true,
+                Some(p) => p.role == "user" && p.calls() == 0,
+                None => false,
+            };
+            if !ok || c.role != "model" {
+                return Err(CALL_PLACEMENT.into());
+            }
+        }
+        if responses > 0 && !prev.is_some_and(|p| p.calls() > 0) {
+            return Err(RESPONSE_PLACEMENT.into());
+        }
+        if calls > 0 {
+            let answered = contents.get(i + 1).map_or(0, Content::responses);
+            if answered != calls {
+                return Err(COUNTS_MATCH.into());
+            }
+        }
+    }
+    if opts.alternate_roles && contents.windows(2).any(|w| w[0].role == w[1].role) {
+        return Err(
+            "Please ensure that multiturn requests alternate between user and model.".into(),
+        );
+    }
+    if opts.thought_signatures {
+        check_signatures(contents)?;
+    }
+    Ok(())
+}
+
+/// Rule 12: in the current turn (from the last user content without function
+/// responses), the first function-call part of each model step carries a
+/// thought signature.
+fn check_signatures(contents: &[Content]) -> Result<(), String> {
+    let start = contents
+        .iter()
+        .rposition(|c| c.role == "user" && c.responses() == 0)
+        .unwrap_or(0);
+    for c in &contents[start..] {
+        let first_call = c.parts.iter().find_map(|p| match p {
+            Part::FunctionCall {
+                thought_signature, ..
+            } => Some(thought_signature.is_some()),
+            _ => None,
+        });
+        if first_call == Some(false) {
+            return Err("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:...` , position 1. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.".into());
+        }
+    }
+    Ok(())
+}

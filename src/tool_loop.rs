@@ -1,0 +1,405 @@
+//! The tool loop of `ToolCallingAdvisor.adviseCall` (blocking path), with a
+//! scripted model, chat memory inside or outside the loop
+//! (`MessageChatMemoryAdvisor`), and the seed's workaround advisor
+//! (`GeminiToolTextAdvisor`).
+//!
+//! The advisor chain inside the loop is, outermost first:
+//! `ToolCallingAdvisor` → `GeminiToolTextAdvisor` (if on) → memory (if
+//! inside) → the chat model. The loop keeps the turn's tool-call counts
+//! incrementally from round to round instead of recounting the history.
+
+use serde_json::Value;
+
+use crate::behavior::Fixes;
+use crate::gemini::{build_request, validate, Request, ValidatorOptions};
+use crate::java::JavaException;
+use crate::limits::Counts;
+use crate::manager::{execute_with_counts, Config, ManagerError};
+use crate::message::{Generation, Message, ToolResponse};
+use crate::processor::json_error_text;
+use crate::tools::Toolbox;
+
+/// Where the chat model's requests go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Provider {
+    /// `GoogleGenAiChatModel`: every call builds and validates a Gemini request.
+    #[default]
+    Gemini,
+    /// A provider that takes the messages as they are.
+    None,
+}
+
+/// Where a `MessageChatMemoryAdvisor` stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Memory {
+    /// No memory.
+    #[default]
+    None,
+    /// Inside the tool loop: sees every model call.
+    Inside,
+    /// Outside the tool loop (Spring's default order): sees the turn once.
+    Outside,
+}
+
+/// Everything that configures a loop run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LoopConfig {
+    /// The manager.
+    pub manager: Config,
+    /// `ToolCallingAdvisor.conversationHistoryEnabled` (default true).
+    pub conversation_history: bool,
+    /// The provider.
+    pub provider: Provider,
+    /// The memory placement.
+    pub memory: Memory,
+    /// Whether the seed's `GeminiToolTextAdvisor` runs inside the loop.
+    pub gemini_tool_text: bool,
+    /// The validator's optional rules.
+    pub validator: ValidatorOptions,
+    /// At most this many model calls (a guard; the script bounds it anyway).
+    pub max_rounds: usize,
+}
+
+impl LoopConfig {
+    /// Defaults: history on, Gemini, no memory, no advisor, 1000 rounds at most.
+    ///
+    /// ```
+    /// let c = toolcall_model::tool_loop::LoopConfig::new(Default::default());
+    /// assert!(c.conversation_history);
+    /// ```
+    pub fn new(manager: Config) -> Self {
+        LoopConfig {
+            manager,
+            conversation_history: true,
+            provider: Provider::Gemini,
+            memory: Memory::None,
+            gemini_tool_text: false,
+            validator: ValidatorOptions::default(),
+            max_rounds: 1000,
+        }
+    }
+
+    fn fixes(&self) -> Fixes {
+        self.manager.fixes
+    }
+}
+
+/// How the loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndKind {
+    /// The model answered without tool calls.
+    Completed,
+    /// A `returnDirect` batch handed the responses to the client.
+    ReturnDirect,
+    /// `ToolCallLimitExceededException` became `buildGeneration()`.
+    LimitExceeded,
+    /// An exception reached the caller.
+    Error,
+}
+
+impl EndKind {
+    /// The vector name.
+    pub fn name(self) -> &'static str {
+        match self {
+            EndKind::Completed => "completed",
+            EndKind::ReturnDirect => "return_direct",
+            EndKind::LimitExceeded => "limit_exceeded",
+            EndKind::Error => "error",
+        }
+    }
+}
+
+/// A request as sent to the provider.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sent {
+    /// A Gemini request.
+    Gemini(Request),
+    /// The messages, for provider `none`.
+    Messages(Vec<Message>),
+}
+
+impl Sent {
+    /// The vector shape.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Sent::Gemini(r) => r.to_value(),
+            Sent::Messages(m) => serde_json::to_value(m).unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// What a loop run produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopRun {
+    /// How it ended.
+    pub kind: EndKind,
+    /// The generations the caller received (empty on error).
+    pub generations: Vec<Generation>,
+    /// The exception that reached the caller, on error.
+    pub error: Option<JavaException>,
+    /// The requests sent, one per model call.
+    pub requests: Vec<Sent>,
+    /// The validator's verdict on each Gemini request, in order.
+    pub verdicts: Vec<Result<(), String>>,
+    /// The transcript the memory holds at the end.
+    pub memory: Vec<Message>,
+    /// The verdict on a request built from the memory plus one new user
+    /// message (`CLASS: MESSAGE` if it cannot be built).
+    pub memory_verdict: Result<(), String>,
+    /// The tool calls' counts at the end of the turn.
+    pub counts: Counts,
+}
+
+impl LoopRun {
+    /// Accepted if every request was, else the first rejection.
+    pub fn api(&self) -> Result<(), String> {
+        self.verdicts
+            .iter()
+            .find(|v| v.is_err())
+            .cloned()
+            .unwrap_or(Ok(()))
+    }
+}
+
+/// A fault of the scenario itself, not of the modelled system.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoopError {
+    /// The model was called more times than the script has replies.
+    #[error(
+        "the model script ran out: model call {call} has no scripted reply (the script has {len})"
+    )]
+    ScriptExhausted {
+        /// The 1-based model call that found no reply.
+        call: usize,
+        /// The script's length.
+        len: usize,
+    },
+    /// The loop reached `max_rounds` model calls.
+    #[error("the loop reached its bound of {0} model calls")]
+    TooManyRounds(usize),
+}
+
+/// `GeminiToolTextAdvisor.isJson`: non-empty and starting with `{`, `[` or `"`.
+///
+/// ```
+/// assert!(toolcall_model::tool_loop::advisor_thinks_json("[ERROR] disk full"));
+/// assert!(!toolcall_model::tool_loop::advisor_thinks_json("42"));
+/// ```
+pub fn advisor_thinks_json(text: &str) -> bool {
+    matches!(text.chars().next(), Some('{' | '[' | '"'))
+}
+
+/// The workaround advisor's rewrite of a request: if its last message is a
+/// tool message, each response its test calls non-JSON becomes
+/// `{"error":DATA}` (`JsonHelper.toJson(Map.of("error", data))`).
+pub fn gemini_tool_text(messages: &mut [Message]) {
+    if let Some(Message::Tool { responses }) = messages.last_mut() {
+        for r in responses.iter_mut() {
+            if !advisor_thinks_json(&r.data) {
+                *r = ToolResponse {
+                    id: r.id.clone(),
+                    name: r.name.clone(),
+                    data: json_error_text(&r.data),
+                    // Spring's ToolResponse has no error mark: the rewritten
+                    // response is an ordinary one.
+                    error: false,
+                };
+            }
+        }
+    }
+}
+
+/// A chat memory's conversation (`MessageWindowChatMemory`, window not modelled).
+#[derive(Debug, Clone, Default)]
+struct ChatMemory {
+    messages: Vec<Message>,
+}
+
+impl ChatMemory {
+    /// `MessageChatMemoryAdvisor.before`: memory + prompt (unless the prompt
+    /// already holds the memory as a contiguous run), the first system message
+    /// moved to the front; then the last user-or-tool message is stored.
+    fn before(&mut self, prompt: Vec<Message>) -> Vec<Message> {
+        let mut processed = if self.already_in(&prompt) {
+            prompt
+        } else {
+            let mut v = self.messages.clone();
+            v.extend(prompt);
+            v
+        };
+        if let Some(i) = processed
+            .iter()
+            .position(|m| matches!(m, Message::System { .. }))
+        {
+            let s = processed.remove(i);
+            processed.insert(0, s);
+        }
+        if let Some(m) = processed
+            .iter()
+            .rev()
+            .find(|m| matches!(m, Message::User { .. } | Message::Tool { .. }))
+        {
+            self.messages.push(m.clone());
+        }
+        processed
+    }
+
+    fn already_in(&self, prompt: &[Message]) -> bool {
+        let mem = &self.messages;
+        mem.is_empty()
+            || (prompt.len() >= mem.len() && prompt.windows(mem.len()).any(|w| w == mem.as_slice()))
+    }
+
+    /// `MessageChatMemoryAdvisor.after`: every generation's message.
+    fn after(&mut self, generations: &[Generation]) {
+        self.messages
+            .extend(generations.iter().map(Generation::to_message));
+    }
+}
+
+fn verdict_of(build: Result<Request, JavaException>, opts: ValidatorOptions) -> Result<(), String> {
+    match build {
+        Ok(r) => validate(&r, opts),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Runs one user turn through the tool loop.
+///
+/// `history` is the request's messages, `model` the scripted replies (one
+/// generation list per model call), `toolbox` the tools.
+///
+/// ```
+/// use toolcall_model::{message::{Generation, Message, ToolCall}, tool_loop::*, tools::{Toolbox, ToolSpec}};
+/// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "\"sunny\"")]);
+/// let model = vec![
+///     vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }],
+///     vec![Generation { text: Some("done".into()), ..Default::default() }],
+/// ];
+/// let run = run_loop(&LoopConfig::new(Default::default()), vec![Message::user("hi")], &model, &mut tb).unwrap();
+/// assert_eq!(run.kind, EndKind::Completed);
+/// assert_eq!(run.requests.len(), 2);
+/// ```
+pub fn run_loop(
+    cfg: &LoopConfig,
+    history: Vec<Message>,
+    model: &[Vec<Generation>],
+    toolbox: &mut Toolbox,
+) -> Result<LoopRun, LoopError> {
+    let fixes = cfg.fixes();
+    let mut outside = ChatMemory::default();
+    let mut inside = ChatMemory::default();
+    let history = match cfg.memory {
+        Memory::Outside => outside.before(history),
+        _ => history,
+    };
+    let mut counts = Counts::recount(&history);
+    let mut full = history;
+    // Some(trimmed) only when conversation history is off.
+    let mut trimmed: Option<Vec<Message>> = None;
+    let mut requests = Vec::new();
+    let mut verdicts = Vec::new();
+    let mut call = 0usize;
+    let (kind, generations, error) = loop {
+        if call >= cfg.max_rounds {
+            return Err(LoopError::TooManyRounds(cfg.max_rounds));
+        }
+        let mut instructions = trimmed.clone().unwrap_or_else(|| full.clone());
+        // Prompt.getSystemMessage() of the loop's own prompt, before the
+        // nested advisors touch it; an empty one if there is none.
+        let system = instructions
+            .iter()
+            .find(|m| matches!(m, Message::System { .. }))
+            .cloned()
+            .unwrap_or(Message::System {
+                text: Some(String::new()),
+            });
+        if cfg.gemini_tool_text {
+            gemini_tool_text(&mut instructions);
+        }
+        if cfg.memory == Memory::Inside {
+            instructions = inside.before(instructions);
+        }
+        match cfg.provider {
+            Provider::Gemini => match build_request(&instructions, fixes) {
+                Ok(r) => {
+                    verdicts.push(validate(&r, cfg.validator));
+                    requests.push(Sent::Gemini(r));
+                }
+                Err(e) => break (EndKind::Error, vec![], Some(e)),
+            },
+            Provider::None => requests.push(Sent::Messages(instructions)),
+        }
+        let Some(reply) = model.get(call) else {
+            return Err(LoopError::ScriptExhausted {
+                call: call + 1,
+                len: model.len(),
+            });
+        };
+        call += 1;
+        if cfg.memory == Memory::Inside {
+            inside.after(reply);
+        }
+        if reply.iter().all(|g| g.tool_calls.is_empty()) {
+            break (EndKind::Completed, reply.clone(), None);
+        }
+        let turn = std::mem::take(&mut full);
+        match execute_with_counts(
+            &cfg.manager,
+            turn,
+            reply,
+            std::mem::take(&mut counts),
+            toolbox,
+        ) {
+            Err(ManagerError::LimitExceeded(e)) => {
+                if fixes.close_dangling_calls && cfg.memory == Memory::Inside {
+                    if let Some(m) = e.partial.history.last() {
+                        inside.messages.push(m.clone());
+                    }
+                }
+                break (EndKind::LimitExceeded, vec![e.build_generation()], None);
+            }
+            Err(e) => break (EndKind::Error, vec![], Some(e.java())),
+            Ok((result, after)) => {
+                counts = after;
+                if result.return_direct {
+                    if fixes.close_dangling_calls && cfg.memory == Memory::Inside {
+                        if let Some(m) = result.history.last() {
+                            inside.messages.push(m.clone());
+                        }
+                    }
+                    break (EndKind::ReturnDirect, result.build_generations(), None);
+                }
+                full = result.history;
+                if !cfg.conversation_history {
+                    // doGetNextInstructionsForToolCall: the prompt's system
+                    // message (an empty one if none) and the last message.
+                    let last = full.last().cloned();
+                    trimmed = Some(std::iter::once(system).chain(last).collect());
+                }
+            }
+        }
+    };
+    if cfg.memory == Memory::Outside && error.is_none() {
+        outside.after(&generations);
+    }
+    let memory = match cfg.memory {
+        Memory::None => vec![],
+        Memory::Inside => inside.messages,
+        Memory::Outside => outside.messages,
+    };
+    let mut next = memory.clone();
+    next.push(Message::user("next question"));
+    let memory_verdict = verdict_of(build_request(&next, fixes), cfg.validator);
+    Ok(LoopRun {
+        kind,
+        generations,
+        error,
+        requests,
+        verdicts,
+        memory,
+        memory_verdict,
+        counts,
+    })
+}

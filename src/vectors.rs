@@ -1,0 +1,1007 @@
+//! Conformance vectors, format `toolcall-model/1` (`docs/VECTORS.md`):
+//! loading with located errors, running each op, and matching the result
+//! against `expect`.
+//!
+//! This module does no IO: callers hand it bytes and a name for messages.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::behavior::{Fix, Fixes};
+use crate::gemini::{build_request, convert_tool_response, validate, ValidatorOptions};
+use crate::java::{ClassTable, JavaException};
+use crate::limits::{Limits, LimitsError, OnExceeded};
+use crate::manager::{execute_tool_calls, Config, ExecResult, ManagerError};
+use crate::message::{Generation, Message};
+use crate::processor::{Processor, ProcessorKind};
+use crate::tool_loop::{run_loop, LoopConfig, LoopRun, Memory, Provider};
+use crate::tools::{Invocation, Outcome, Registered, ToolSpec, Toolbox};
+
+/// The format tag every vector carries.
+pub const FORMAT: &str = "toolcall-model/1";
+
+/// Largest vector file accepted, in bytes.
+pub const MAX_VECTOR_BYTES: usize = 64 << 20;
+
+/// Why a file is not a valid vector: where in it, and why.
+///
+/// ```
+/// let e = toolcall_model::vectors::Vector::parse(b"{").unwrap_err();
+/// assert!(e.to_string().contains("not JSON"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{place}: {reason}")]
+pub struct VectorError {
+    /// A JSON pointer into the file, or `line L column C` for syntax errors.
+    pub place: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+fn err(place: impl Into<String>, reason: impl Into<String>) -> VectorError {
+    VectorError {
+        place: place.into(),
+        reason: reason.into(),
+    }
+}
+
+/// An operation with its input.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// `executeToolCalls(prompt(history), chatResponse(generations))`.
+    ExecuteToolCalls {
+        /// The prompt's messages.
+        history: Vec<Message>,
+        /// The chat response's generations.
+        generations: Vec<Generation>,
+    },
+    /// `createGeminiRequest(prompt(history))`.
+    GeminiRequest {
+        /// The prompt's messages.
+        history: Vec<Message>,
+    },
+    /// One tool response's conversion.
+    ConvertToolResponse {
+        /// The response data.
+        text: String,
+        /// Whether a failure produced it.
+        error: bool,
+    },
+    /// One user turn through the tool loop.
+    ToolLoop {
+        /// The request's messages.
+        history: Vec<Message>,
+        /// The scripted model replies.
+        model: Vec<Vec<Generation>>,
+        /// The provider.
+        provider: Provider,
+        /// The memory placement.
+        memory: Memory,
+    },
+}
+
+/// A loaded vector.
+#[derive(Debug, Clone)]
+pub struct Vector {
+    /// `name`.
+    pub name: String,
+    /// `about`.
+    pub about: String,
+    /// The loop configuration (the manager's is inside it); a builder
+    /// call the builder refused is kept as the op's error.
+    pub config: Result<LoopConfig, LimitsError>,
+    /// The tools.
+    pub tools: Vec<ToolSpec>,
+    /// The op.
+    pub op: Op,
+    /// `expect`.
+    pub expect: Value,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProcessorDoc {
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    always_throw: bool,
+    #[serde(default)]
+    rethrow: Vec<String>,
+}
+
+fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    obj.get(key).filter(|v| !v.is_null())
+}
+
+fn typed<T: serde::de::DeserializeOwned>(v: &Value, place: &str) -> Result<T, VectorError> {
+    T::deserialize(v).map_err(|e| err(place, e.to_string()))
+}
+
+fn as_max(v: &Value, place: &str) -> Result<Option<i64>, VectorError> {
+    match v {
+        Value::String(s) if s == "unlimited" => Ok(None),
+        Value::Number(n) => n.as_i64().map(Some).ok_or_else(|| {
+            err(
+                place,
+                format!("a maximum must be an integer or \"unlimited\", not {n}"),
+            )
+        }),
+        other => Err(err(
+            place,
+            format!("a maximum must be an integer or \"unlimited\", not {other}"),
+        )),
+    }
+}
+
+fn apply_max(
+    l: Limits,
+    per_tool: bool,
+    v: &Value,
+    place: &str,
+) -> Result<Result<Limits, LimitsError>, VectorError> {
+    Ok(match (as_max(v, place)?, per_tool) {
+        (None, true) => Ok(l.unlimited_calls_per_tool()),
+        (None, false) => Ok(l.unlimited_total_tool_calls()),
+        (Some(n), true) => l.max_calls_per_tool(n),
+        (Some(n), false) => l.max_total_tool_calls(n),
+    })
+}
+
+fn names(v: &Value, place: &str) -> Result<Vec<String>, VectorError> {
+    match v {
+        Value::String(s) => Ok(vec![s.clone()]),
+        _ => typed(v, place),
+    }
+}
+
+fn limits_from(m: &Map<String, Value>) -> Result<Result<Limits, LimitsError>, VectorError> {
+    let mut l = Ok(Limits::default());
+    macro_rules! step {
+        ($e:expr) => {
+            l = match l {
+                Ok(x) => $e(x)?,
+                Err(e) => Err(e),
+            }
+        };
+    }
+    if let Some(v) = field(m, "max_calls_per_tool") {
+        step!(|x| apply_max(x, true, v, "/manager/max_calls_per_tool"));
+    }
+    if let Some(v) = field(m, "max_calls_per_tool_overrides") {
+        let o: std::collections::BTreeMap<String, Value> =
+            typed(v, "/manager/max_calls_per_tool_overrides")?;
+        for (name, n) in o {
+            let place = format!("/manager/max_calls_per_tool_overrides/{name}");
+            let n =
+                as_max(&n, &place)?.ok_or_else(|| err(&place, "an override must be an integer"))?;
+            step!(|x: Limits| Ok::<_, VectorError>(x.max_calls_per_tool_for(&name, n)));
+        }
+    }
+    if let Some(v) = field(m, "exclude_from_limit") {
+        for name in names(v, "/manager/exclude_from_limit")? {
+            step!(|x: Limits| Ok::<_, VectorError>(x.exclude_tool_from_limit(&name)));
+        }
+    }
+    if let Some(v) = field(m, "max_total_tool_calls") {
+        step!(|x| apply_max(x, false, v, "/manager/max_total_tool_calls"));
+    }
+    if let Some(v) = field(m, "on_limit_exceeded") {
+        let b = match v.as_str() {
+            Some("THROW") => OnExceeded::Throw,
+            Some("RETURN_ERROR_RESPONSE") => OnExceeded::ReturnErrorResponse,
+            _ => {
+                return Err(err(
+                    "/manager/on_limit_exceeded",
+                    format!("must be \"THROW\" or \"RETURN_ERROR_RESPONSE\", not {v}"),
+                ))
+            }
+        };
+        step!(|mut x: Limits| {
+            x.on_exceeded = b;
+            Ok::<_, VectorError>(Ok(x))
+        });
+    }
+    if let Some(v) = field(m, "builder") {
+        let calls: Vec<Map<String, Value>> = typed(v, "/manager/builder")?;
+        for (i, c) in calls.iter().enumerate() {
+            let place = format!("/manager/builder/{i}");
+            if c.len() != 1 {
+                return Err(err(
+                    &place,
+                    "each builder call is an object with exactly one key",
+                ));
+            }
+            let (k, v) = c.iter().next().expect("one key");
+            match (k.as_str(), v) {
+                ("max_calls_per_tool", Value::Object(o)) => {
+                    for (name, n) in o {
+                        let n = as_max(n, &place)?
+                            .ok_or_else(|| err(&place, "an override must be an integer"))?;
+                        step!(|x: Limits| Ok::<_, VectorError>(x.max_calls_per_tool_for(name, n)));
+                    }
+                }
+                ("max_calls_per_tool", v) => step!(|x| apply_max(x, true, v, &place)),
+                ("max_total_tool_calls", v) => step!(|x| apply_max(x, false, v, &place)),
+                ("exclude_from_limit", v) => {
+                    for name in names(v, &place)? {
+                        step!(|x: Limits| Ok::<_, VectorError>(x.exclude_tool_from_limit(&name)));
+                    }
+                }
+                ("unlimited_calls_per_tool", _) => {
+                    step!(|x: Limits| Ok::<_, VectorError>(Ok(x.unlimited_calls_per_tool())))
+                }
+                ("unlimited_total_tool_calls", _) => {
+                    step!(|x: Limits| Ok::<_, VectorError>(Ok(x.unlimited_total_tool_calls())))
+                }
+                (other, _) => {
+                    return Err(err(
+                        &place,
+                        format!("unknown builder call '{other}' (known: max_calls_per_tool, exclude_from_limit, max_total_tool_calls, unlimited_calls_per_tool, unlimited_total_tool_calls)"),
+                    ))
+                }
+            }
+        }
+    }
+    Ok(l)
+}
+
+const MANAGER_KEYS: &[&str] = &[
+    "max_calls_per_tool",
+    "max_calls_per_tool_overrides",
+    "exclude_from_limit",
+    "max_total_tool_calls",
+    "on_limit_exceeded",
+    "resolution_fallback",
+    "conversation_history",
+    "exception_processor",
+    "builder",
+    "validator",
+];
+
+fn declare(
+    classes: &mut ClassTable,
+    t: &Map<String, Value>,
+    place: &str,
+) -> Result<(), VectorError> {
+    let class = t
+        .get("class")
+        .and_then(Value::as_str)
+        .ok_or_else(|| err(place, "\"class\" must be a string"))?;
+    if let Some(sup) = field(t, "extends") {
+        let sup = sup
+            .as_str()
+            .ok_or_else(|| err(place, "\"extends\" must be a string"))?;
+        classes
+            .declare(class, sup)
+            .map_err(|e| err(place, e.to_string()))?;
+    }
+    if !classes.contains(class) {
+        return Err(err(
+            place,
+            format!("unknown exception class '{class}' (declare it with \"extends\")"),
+        ));
+    }
+    Ok(())
+}
+
+fn outcome_from(v: &Value, place: &str, classes: &mut ClassTable) -> Result<Outcome, VectorError> {
+    let o = v
+        .as_object()
+        .ok_or_else(|| err(place, "an outcome is an object"))?;
+    if o.len() != 1 {
+        return Err(err(
+            place,
+            "an outcome has exactly one of \"returns\", \"echo_arguments\", \"throws\"",
+        ));
+    }
+    if let Some(r) = o.get("returns") {
+        return match r {
+            Value::Null => Ok(Outcome::Returns(None)),
+            Value::String(s) => Ok(Outcome::Returns(Some(s.clone()))),
+            _ => Err(err(format!("{place}/returns"), "must be a string or null")),
+        };
+    }
+    if let Some(e) = o.get("echo_arguments") {
+        return match e {
+            Value::Bool(true) => Ok(Outcome::EchoArguments),
+            _ => Err(err(format!("{place}/echo_arguments"), "must be true")),
+        };
+    }
+    if let Some(t) = o.get("throws") {
+        let p = format!("{place}/throws");
+        let t = t.as_object().ok_or_else(|| err(&p, "must be an object"))?;
+        for k in t.keys() {
+            if !["class", "message", "wrapped", "extends"].contains(&k.as_str()) {
+                return Err(err(&p, format!("unknown key '{k}'")));
+            }
+        }
+        declare(classes, t, &p)?;
+        let message = match t.get("message") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(err(format!("{p}/message"), "must be a string or null")),
+        };
+        let wrapped = match t.get("wrapped") {
+            None | Some(Value::Null) => true,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(err(format!("{p}/wrapped"), "must be a boolean")),
+        };
+        return Ok(Outcome::Throws {
+            exception: JavaException {
+                class: t["class"].as_str().unwrap_or_default().to_owned(),
+                message,
+            },
+            wrapped,
+        });
+    }
+    Err(err(
+        place,
+        "an outcome has exactly one of \"returns\", \"echo_arguments\", \"throws\"",
+    ))
+}
+
+fn tools_from(v: &Value, classes: &mut ClassTable) -> Result<Vec<ToolSpec>, VectorError> {
+    let list = v
+        .as_array()
+        .ok_or_else(|| err("/tools", "must be an array"))?;
+    let mut out: Vec<ToolSpec> = Vec::new();
+    for (i, t) in list.iter().enumerate() {
+        let place = format!("/tools/{i}");
+        let t = t
+            .as_object()
+            .ok_or_else(|| err(&place, "a tool is an object"))?;
+        for k in t.keys() {
+            if !["name", "return_direct", "registered", "outcomes"].contains(&k.as_str()) {
+                return Err(err(&place, format!("unknown key '{k}'")));
+            }
+        }
+        let name = t
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| err(format!("{place}/name"), "must be a string"))?;
+        let return_direct = match t.get("return_direct") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(err(format!("{place}/return_direct"), "must be a boolean")),
+        };
+        let registered =
+            match t
+                .get("registered")
+                .and_then(|v| if v.is_null() { None } else { Some(v) })
+            {
+                None => Registered::Request,
+                Some(Value::String(s)) if s == "request" => Registered::Request,
+                Some(Value::String(s)) if s == "resolver" => Registered::Resolver,
+                Some(v) => {
+                    return Err(err(
+                        format!("{place}/registered"),
+                        format!("must be \"request\" or \"resolver\", not {v}"),
+                    ))
+                }
+            };
+        if out
+            .iter()
+            .any(|o| o.name == name && o.registered == registered)
+        {
+            return Err(err(
+                &place,
+                format!("tool '{name}' appears twice under the same registration"),
+            ));
+        }
+        let outcomes = match t.get("outcomes") {
+            None | Some(Value::Null) => vec![],
+            Some(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(j, o)| outcome_from(o, &format!("{place}/outcomes/{j}"), classes))
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(err(format!("{place}/outcomes"), "must be an array")),
+        };
+        out.push(ToolSpec {
+            name: name.to_owned(),
+            return_direct,
+            registered,
+            outcomes,
+        });
+    }
+    Ok(out)
+}
+
+fn fixes_from(v: Option<&Value>) -> Result<Fixes, VectorError> {
+    match v {
+        None | Some(Value::Null) => Ok(Fixes::upstream()),
+        Some(Value::String(s)) if s == "all" => Ok(Fixes::all()),
+        Some(Value::Array(a)) => {
+            let mut f = Fixes::upstream();
+            for (i, x) in a.iter().enumerate() {
+                let place = format!("/fixes/{i}");
+                let s = x.as_str().ok_or_else(|| err(&place, "a fix is a string"))?;
+                f = if s == "all" {
+                    Fixes::all()
+                } else {
+                    f.with(s.parse::<Fix>().map_err(|e| err(&place, e.to_string()))?)
+                };
+            }
+            Ok(f)
+        }
+        Some(other) => Err(err(
+            "/fixes",
+            format!("must be a list of fix names or \"all\", not {other}"),
+        )),
+    }
+}
+
+fn messages(v: Option<&Value>, place: &str) -> Result<Vec<Message>, VectorError> {
+    match v {
+        None => Err(err(place, "missing")),
+        Some(v) => {
+            let list = v
+                .as_array()
+                .ok_or_else(|| err(place, "must be an array of messages"))?;
+            list.iter()
+                .enumerate()
+                .map(|(i, m)| typed(m, &format!("{place}/{i}")))
+                .collect()
+        }
+    }
+}
+
+fn generations(v: Option<&Value>, place: &str) -> Result<Vec<Generation>, VectorError> {
+    match v {
+        None => Err(err(place, "missing")),
+        Some(v) => {
+            let list = v
+                .as_array()
+                .ok_or_else(|| err(place, "must be an array of generations"))?;
+            list.iter()
+                .enumerate()
+                .map(|(i, m)| typed(m, &format!("{place}/{i}")))
+                .collect()
+        }
+    }
+}
+
+impl Vector {
+    /// Loads a vector from its bytes.
+    ///
+    /// ```
+    /// use toolcall_model::vectors::Vector;
+    /// let v = Vector::parse(br#"{"format":"toolcall-model/1","name":"n","op":"convert_tool_response","input":{"text":"1"},"expect":{}}"#).unwrap();
+    /// assert_eq!(v.name, "n");
+    /// assert!(Vector::parse(br#"{"format":"toolcall-model/2"}"#).unwrap_err().to_string().contains("format"));
+    /// ```
+    pub fn parse(bytes: &[u8]) -> Result<Vector, VectorError> {
+        if bytes.len() > MAX_VECTOR_BYTES {
+            return Err(err(
+                "(file)",
+                format!("larger than {MAX_VECTOR_BYTES} bytes"),
+            ));
+        }
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| err(format!("byte {}", e.valid_up_to()), "not valid UTF-8"))?;
+        let doc: Value = serde_json::from_str(text).map_err(|e| {
+            err(
+                format!("line {} column {}", e.line(), e.column()),
+                format!("not JSON: {e}"),
+            )
+        })?;
+        Self::from_value(&doc)
+    }
+
+    /// Loads a vector from a parsed JSON document.
+    pub fn from_value(doc: &Value) -> Result<Vector, VectorError> {
+        let obj = doc
+            .as_object()
+            .ok_or_else(|| err("/", "a vector is a JSON object"))?;
+        for k in obj.keys() {
+            if ![
+                "format", "name", "about", "fixes", "advisors", "manager", "tools", "op", "input",
+                "expect",
+            ]
+            .contains(&k.as_str())
+            {
+                return Err(err(format!("/{k}"), "unknown key"));
+            }
+        }
+        match obj.get("format").and_then(Value::as_str) {
+            Some(FORMAT) => {}
+            Some(other) => return Err(err("/format", format!("format '{other}' is not {FORMAT}"))),
+            None => {
+                return Err(err(
+                    "/format",
+                    format!("missing format (expected \"{FORMAT}\")"),
+                ))
+            }
+        }
+        let name = obj
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("(unnamed)")
+            .to_owned();
+        let about = obj
+            .get("about")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let fixes = fixes_from(obj.get("fixes"))?;
+        let gemini_tool_text = match obj.get("advisors") {
+            None | Some(Value::Null) => false,
+            Some(Value::Array(a)) => {
+                let mut on = false;
+                for (i, x) in a.iter().enumerate() {
+                    match x.as_str() {
+                        Some("gemini-tool-text") => on = true,
+                        _ => {
+                            return Err(err(
+                                format!("/advisors/{i}"),
+                                format!("unknown advisor {x} (known: \"gemini-tool-text\")"),
+                            ))
+                        }
+                    }
+                }
+                on
+            }
+            Some(other) => return Err(err("/advisors", format!("must be a list, not {other}"))),
+        };
+        let empty = Map::new();
+        let m = match obj.get("manager") {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(err("/manager", "must be an object")),
+        };
+        for k in m.keys() {
+            if !MANAGER_KEYS.contains(&k.as_str()) {
+                return Err(err(format!("/manager/{k}"), "unknown key"));
+            }
+        }
+        let mut classes = ClassTable::builtin();
+        let tools = match obj.get("tools") {
+            None | Some(Value::Null) => vec![],
+            Some(v) => tools_from(v, &mut classes)?,
+        };
+        let processor = match field(m, "exception_processor") {
+            None => Processor::default(),
+            Some(v) => {
+                let d: ProcessorDoc = typed(v, "/manager/exception_processor")?;
+                let kind = match d.kind.as_deref() {
+                    None | Some("default") => ProcessorKind::Default,
+                    Some("json_error") => ProcessorKind::JsonError,
+                    Some(k) => {
+                        return Err(err(
+                            "/manager/exception_processor/kind",
+                            format!("unknown processor kind '{k}' (known: default, json_error)"),
+                        ))
+                    }
+                };
+                for (i, c) in d.rethrow.iter().enumerate() {
+                    if !classes.contains(c) {
+                        return Err(err(format!("/manager/exception_processor/rethrow/{i}"), format!("unknown exception class '{c}' (declare it in a tool outcome with \"extends\")")));
+                    }
+                }
+                Processor {
+                    kind,
+                    always_throw: d.always_throw,
+                    rethrow: d.rethrow,
+                }
+            }
+        };
+        let bool_key = |k: &str, default: bool| -> Result<bool, VectorError> {
+            match field(m, k) {
+                None => Ok(default),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(_) => Err(err(format!("/manager/{k}"), "must be a boolean")),
+            }
+        };
+        let resolution_fallback = bool_key("resolution_fallback", false)?;
+        let conversation_history = bool_key("conversation_history", true)?;
+        let validator = match field(m, "validator") {
+            None => ValidatorOptions::default(),
+            Some(Value::Object(v)) => {
+                let mut o = ValidatorOptions::default();
+                for (k, x) in v {
+                    let b = x.as_bool().ok_or_else(|| {
+                        err(format!("/manager/validator/{k}"), "must be a boolean")
+                    })?;
+                    match k.as_str() {
+                        "thought_signatures" => o.thought_signatures = b,
+                        "alternate_roles" => o.alternate_roles = b,
+                        _ => return Err(err(
+                            format!("/manager/validator/{k}"),
+                            "unknown validator switch (known: thought_signatures, alternate_roles)",
+                        )),
+                    }
+                }
+                o
+            }
+            Some(_) => return Err(err("/manager/validator", "must be an object")),
+        };
+        let config = limits_from(m)?.map(|limits| {
+            let manager = Config {
+                limits,
+                resolution_fallback,
+                processor,
+                classes,
+                fixes,
+            };
+            LoopConfig {
+                conversation_history,
+                gemini_tool_text,
+                validator,
+                ..LoopConfig::new(manager)
+            }
+        });
+        let input = match obj.get("input") {
+            Some(Value::Object(i)) => i,
+            _ => return Err(err("/input", "missing or not an object")),
+        };
+        let op = match obj.get("op").and_then(Value::as_str) {
+            Some("execute_tool_calls") => Op::ExecuteToolCalls {
+                history: messages(input.get("history"), "/input/history")?,
+                generations: generations(input.get("generations"), "/input/generations")?,
+            },
+            Some("gemini_request") => Op::GeminiRequest {
+                history: messages(input.get("history"), "/input/history")?,
+            },
+            Some("convert_tool_response") => Op::ConvertToolResponse {
+                text: input
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| err("/input/text", "must be a string"))?
+                    .to_owned(),
+                error: match input.get("error") {
+                    None | Some(Value::Null) => false,
+                    Some(Value::Bool(b)) => *b,
+                    Some(_) => return Err(err("/input/error", "must be a boolean")),
+                },
+            },
+            Some("tool_loop") => {
+                let model = match input.get("model") {
+                    Some(Value::Array(a)) => a
+                        .iter()
+                        .enumerate()
+                        .map(|(i, g)| generations(Some(g), &format!("/input/model/{i}")))
+                        .collect::<Result<_, _>>()?,
+                    _ => return Err(err("/input/model", "must be an array of generation lists")),
+                };
+                let provider = match input.get("provider").and_then(Value::as_str) {
+                    None | Some("gemini") => Provider::Gemini,
+                    Some("none") => Provider::None,
+                    Some(p) => return Err(err("/input/provider", format!("unknown provider '{p}' (known: gemini, none)"))),
+                };
+                let memory = match input.get("memory").and_then(Value::as_str) {
+                    None | Some("none") => Memory::None,
+                    Some("inside") => Memory::Inside,
+                    Some("outside") => Memory::Outside,
+                    Some(p) => return Err(err("/input/memory", format!("unknown memory '{p}' (known: none, inside, outside)"))),
+                };
+                Op::ToolLoop {
+                    history: messages(input.get("history"), "/input/history")?,
+                    model,
+                    provider,
+                    memory,
+                }
+            }
+            Some(other) => return Err(err("/op", format!("unknown op '{other}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)"))),
+            None => return Err(err("/op", "missing")),
+        };
+        let expect = match obj.get("expect") {
+            Some(v @ Value::Object(_)) => v.clone(),
+            _ => return Err(err("/expect", "missing or not an object")),
+        };
+        Ok(Vector {
+            name,
+            about,
+            config,
+            tools,
+            op,
+            expect,
+        })
+    }
+
+    /// Runs the op and returns what it produced, in the `expect` shape.
+    ///
+    /// ```
+    /// use toolcall_model::vectors::Vector;
+    /// let v = Vector::parse(br#"{"format":"toolcall-model/1","name":"n","op":"convert_tool_response","input":{"text":"42"},"expect":{}}"#).unwrap();
+    /// assert_eq!(v.run().unwrap(), serde_json::json!({"response": {"result": 42}}));
+    /// ```
+    pub fn run(&self) -> Result<Value, String> {
+        let mut out = Map::new();
+        let mut toolbox = Toolbox::new(self.tools.clone());
+        let cfg = match &self.config {
+            Ok(c) => c,
+            Err(e) => {
+                out.insert(
+                    "error".into(),
+                    error_value(&JavaException::new(
+                        crate::java::ILLEGAL_ARGUMENT,
+                        Some(e.java_message()),
+                    )),
+                );
+                out.insert("invocations".into(), Value::Array(vec![]));
+                return Ok(Value::Object(out));
+            }
+        };
+        let fixes = cfg.manager.fixes;
+        match &self.op {
+            Op::ExecuteToolCalls {
+                history,
+                generations,
+            } => match execute_tool_calls(&cfg.manager, history, generations, &mut toolbox) {
+                Ok(r) => {
+                    out.insert("result".into(), result_value(&r));
+                }
+                Err(e) => {
+                    out.insert("error".into(), manager_error_value(&e));
+                }
+            },
+            Op::GeminiRequest { history } => match build_request(history, fixes) {
+                Ok(r) => {
+                    out.insert("api".into(), api_value(&validate(&r, cfg.validator)));
+                    out.insert("request".into(), r.to_value());
+                }
+                Err(e) => {
+                    out.insert("error".into(), error_value(&e));
+                }
+            },
+            Op::ConvertToolResponse { text, error } => {
+                match convert_tool_response(text, *error, fixes) {
+                    Ok(p) => out.insert("response".into(), p.to_value()),
+                    Err(e) => out.insert("error".into(), error_value(&e)),
+                };
+            }
+            Op::ToolLoop {
+                history,
+                model,
+                provider,
+                memory,
+            } => {
+                let lc = LoopConfig {
+                    provider: *provider,
+                    memory: *memory,
+                    ..cfg.clone()
+                };
+                let run = run_loop(&lc, history.clone(), model, &mut toolbox)
+                    .map_err(|e| e.to_string())?;
+                loop_value(&run, &mut out);
+            }
+        }
+        out.insert(
+            "invocations".into(),
+            invocations_value(toolbox.invocations()),
+        );
+        Ok(Value::Object(out))
+    }
+
+    /// Runs the vector and matches the result against `expect`: the list of
+    /// differences, empty when it passes.
+    ///
+    /// ```
+    /// use toolcall_model::vectors::Vector;
+    /// let v = Vector::parse(br#"{"format":"toolcall-model/1","name":"n","op":"convert_tool_response","input":{"text":"x"},"expect":{"response":{"result":"x"}}}"#).unwrap();
+    /// assert!(!v.check().is_empty()); // upstream fails to parse "x"
+    /// ```
+    pub fn check(&self) -> Vec<String> {
+        match self.run() {
+            Ok(actual) => {
+                let mut diffs = Vec::new();
+                match_value(&self.expect, &actual, "", &mut diffs);
+                diffs
+            }
+            Err(e) => vec![format!("the run failed: {e}")],
+        }
+    }
+}
+
+/// `{"class": ..., "message": ...}`.
+pub fn error_value(e: &JavaException) -> Value {
+    let mut m = Map::new();
+    m.insert("class".into(), Value::String(e.class.clone()));
+    m.insert(
+        "message".into(),
+        e.message.clone().map_or(Value::Null, Value::String),
+    );
+    Value::Object(m)
+}
+
+fn api_value(v: &Result<(), String>) -> Value {
+    match v {
+        Ok(()) => serde_json::json!({"accepted": true}),
+        Err(m) => serde_json::json!({"accepted": false, "message": m}),
+    }
+}
+
+fn result_value(r: &ExecResult) -> Value {
+    serde_json::json!({
+        "history": serde_json::to_value(&r.history).unwrap_or(Value::Null),
+        "return_direct": r.return_direct,
+    })
+}
+
+/// The `error` value of a manager failure; a limit breach carries
+/// `tool_name`, `limit`, `partial` and `generation`.
+pub fn manager_error_value(e: &ManagerError) -> Value {
+    let mut v = error_value(&e.java());
+    if let (ManagerError::LimitExceeded(l), Value::Object(m)) = (e, &mut v) {
+        m.insert(
+            "tool_name".into(),
+            l.breach
+                .tool_name
+                .clone()
+                .map_or(Value::Null, Value::String),
+        );
+        m.insert("limit".into(), Value::from(l.breach.limit));
+        m.insert("partial".into(), result_value(&l.partial));
+        m.insert(
+            "generation".into(),
+            serde_json::to_value(l.build_generation()).unwrap_or(Value::Null),
+        );
+    }
+    v
+}
+
+fn invocations_value(inv: &[Invocation]) -> Value {
+    Value::Array(
+        inv.iter()
+            .map(|i| serde_json::json!({"tool": i.tool, "arguments": i.arguments}))
+            .collect(),
+    )
+}
+
+fn loop_value(run: &LoopRun, out: &mut Map<String, Value>) {
+    let mut outcome = Map::new();
+    outcome.insert("kind".into(), Value::String(run.kind.name().into()));
+    outcome.insert(
+        "generations".into(),
+        serde_json::to_value(&run.generations).unwrap_or(Value::Null),
+    );
+    outcome.insert(
+        "error".into(),
+        run.error.as_ref().map_or(Value::Null, error_value),
+    );
+    out.insert("outcome".into(), Value::Object(outcome));
+    out.insert(
+        "requests".into(),
+        Value::Array(run.requests.iter().map(|r| r.to_value()).collect()),
+    );
+    out.insert(
+        "memory".into(),
+        serde_json::json!({
+            "messages": serde_json::to_value(&run.memory).unwrap_or(Value::Null),
+            "api": api_value(&run.memory_verdict),
+        }),
+    );
+    out.insert("api".into(), api_value(&run.api()));
+}
+
+/// Numbers compare by value: both as exact decimals (sign, significant
+/// digits, exponent).
+fn decimal(n: &serde_json::Number) -> Option<(bool, String, i64)> {
+    let s = n.to_string();
+    let (neg, s) = s
+        .strip_prefix('-')
+        .map_or((false, s.as_str()), |r| (true, r));
+    let (mant, exp) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], s[i + 1..].parse::<i64>().ok()?),
+        None => (s, 0),
+    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    let mut digits: String = format!("{int}{frac}");
+    let mut exp = exp - frac.len() as i64;
+    let lead = digits.len() - digits.trim_start_matches('0').len();
+    digits.drain(..lead);
+    while digits.ends_with('0') {
+        digits.pop();
+        exp += 1;
+    }
+    if digits.is_empty() {
+        return Some((false, String::new(), 0));
+    }
+    Some((neg, digits, exp))
+}
+
+fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
+    match (decimal(a), decimal(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a.to_string() == b.to_string(),
+    }
+}
+
+/// Whole-value equality (payloads): same keys (any order), same values,
+/// numbers by value.
+fn equal_whole(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => numbers_equal(x, y),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal_whole(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| equal_whole(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 300 {
+        let cut = (0..=300)
+            .rev()
+            .find(|&i| s.is_char_boundary(i))
+            .unwrap_or(0);
+        format!("{}…", &s[..cut])
+    } else {
+        s
+    }
+}
+
+/// Matches `expected` against `actual` with the vector rules, pushing one
+/// line per difference (JSON pointer, expected, actual).
+///
+/// ```
+/// use serde_json::json;
+/// let mut d = vec![];
+/// toolcall_model::vectors::match_value(&json!({"a": 1.0}), &json!({"a": 1, "b": 2}), "", &mut d);
+/// assert!(d.is_empty());
+/// toolcall_model::vectors::match_value(&json!({"a": [1]}), &json!({"a": [1, 2]}), "", &mut d);
+/// assert_eq!(d.len(), 1);
+/// ```
+pub fn match_value(expected: &Value, actual: &Value, path: &str, diffs: &mut Vec<String>) {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => {
+            for (k, ev) in e {
+                let p = format!("{path}/{k}");
+                if k == "history_tail" {
+                    if let (Value::Array(tail), Some(Value::Array(h))) = (ev, a.get("history")) {
+                        if tail.len() > h.len() {
+                            diffs.push(format!(
+                                "{p}: expected the last {} messages, the history has {}",
+                                tail.len(),
+                                h.len()
+                            ));
+                        } else {
+                            let actual_tail = Value::Array(h[h.len() - tail.len()..].to_vec());
+                            match_value(ev, &actual_tail, &p, diffs);
+                        }
+                        continue;
+                    }
+                }
+                match a.get(k) {
+                    None => diffs.push(format!("{p}: expected {}, got nothing", short(ev))),
+                    Some(av)
+                        if k == "args" || k == "response" && path.ends_with("functionResponse") =>
+                    {
+                        if !equal_whole(ev, av) {
+                            diffs.push(format!("{p}: expected {}, got {}", short(ev), short(av)));
+                        }
+                    }
+                    Some(av) => match_value(ev, av, &p, diffs),
+                }
+            }
+        }
+        (Value::Array(e), Value::Array(a)) => {
+            if e.len() != a.len() {
+                diffs.push(format!(
+                    "{path}: expected {} elements, got {}: {}",
+                    e.len(),
+                    a.len(),
+                    short(actual)
+                ));
+                return;
+            }
+            for (i, (x, y)) in e.iter().zip(a).enumerate() {
+                match_value(x, y, &format!("{path}/{i}"), diffs);
+            }
+        }
+        (Value::Number(x), Value::Number(y)) if numbers_equal(x, y) => {}
+        (e, a) if e == a => {}
+        (e, a) => diffs.push(format!(
+            "{}: expected {}, got {}",
+            if path.is_empty() { "/" } else { path },
+            short(e),
+            short(a)
+        )),
+    }
+}
