@@ -292,6 +292,16 @@ impl ClassTable {
         }
     }
 
+    /// The direct superclass of a known class (`None` for `Throwable` or an unknown class).
+    ///
+    /// ```
+    /// let t = toolcall_model::java::ClassTable::builtin();
+    /// assert_eq!(t.superclass("java.io.IOException"), Some("java.lang.Exception"));
+    /// ```
+    pub fn superclass(&self, class: &str) -> Option<&str> {
+        self.parents.get(class).map(String::as_str)
+    }
+
     /// The kind of a known class, `None` if unknown.
     ///
     /// ```

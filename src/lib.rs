@@ -11,6 +11,7 @@ pub mod limits;
 pub mod manager;
 pub mod message;
 pub mod processor;
+pub mod scenario;
 pub mod seed;
 pub mod tool_loop;
 pub mod tools;

@@ -1,0 +1,158 @@
+//! A scenario: one user turn with everything that determines it (behaviour
+//! set, manager, tools, request, scripted model, provider, memory). It is
+//! what property tests and fuzz targets generate, and it prints as a
+//! format-1 vector, so any counterexample can be replayed with
+//! `toolcall-model run`.
+
+use serde_json::{json, Map, Value};
+
+use crate::limits::{Max, OnExceeded};
+use crate::message::{Generation, Message};
+use crate::processor::ProcessorKind;
+use crate::tool_loop::{run_loop, LoopConfig, LoopError, LoopRun, Memory, Provider};
+use crate::tools::{Outcome, Registered, ToolSpec, Toolbox};
+use crate::vectors::FORMAT;
+
+/// One user turn, fully determined.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// The loop's configuration (manager, fixes, advisor, provider, memory).
+    pub config: LoopConfig,
+    /// The tools.
+    pub tools: Vec<ToolSpec>,
+    /// The request's messages.
+    pub history: Vec<Message>,
+    /// The scripted model: one generation list per model call.
+    pub model: Vec<Vec<Generation>>,
+}
+
+impl Scenario {
+    /// Runs the turn through the tool loop; also returns the toolbox, whose
+    /// invocations say which tools ran.
+    ///
+    /// ```
+    /// use toolcall_model::{message::{Generation, Message}, scenario::Scenario, tool_loop::LoopConfig};
+    /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+    ///     history: vec![Message::user("hi")], model: vec![vec![Generation { text: Some("hello".into()), ..Default::default() }]] };
+    /// let (run, _) = s.run().unwrap();
+    /// assert_eq!(run.requests.len(), 1);
+    /// ```
+    pub fn run(&self) -> Result<(LoopRun, Toolbox), LoopError> {
+        let mut tb = Toolbox::new(self.tools.clone());
+        let run = run_loop(&self.config, self.history.clone(), &self.model, &mut tb)?;
+        Ok((run, tb))
+    }
+
+    /// The scenario as a `tool_loop` vector with the given name, `about` and
+    /// `expect`. [`crate::vectors::Vector::from_value`] reads it back.
+    ///
+    /// ```
+    /// use toolcall_model::{message::Message, scenario::Scenario, tool_loop::LoopConfig, vectors::Vector};
+    /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+    ///     history: vec![Message::user("hi")], model: vec![] };
+    /// let v = s.to_vector("n", "about", serde_json::json!({}));
+    /// assert!(Vector::from_value(&v).is_ok());
+    /// ```
+    pub fn to_vector(&self, name: &str, about: &str, expect: Value) -> Value {
+        let c = &self.config;
+        let m = &c.manager;
+        let max = |x: Max| match x {
+            Max::Limited(n) => json!(n),
+            Max::Unlimited => json!("unlimited"),
+        };
+        let mut manager = Map::new();
+        manager.insert(
+            "max_calls_per_tool".into(),
+            max(m.limits.default_max_per_tool),
+        );
+        manager.insert(
+            "max_calls_per_tool_overrides".into(),
+            json!(m.limits.overrides),
+        );
+        manager.insert("exclude_from_limit".into(), json!(m.limits.excluded));
+        manager.insert("max_total_tool_calls".into(), max(m.limits.max_total));
+        manager.insert(
+            "on_limit_exceeded".into(),
+            json!(match m.limits.on_exceeded {
+                OnExceeded::Throw => "THROW",
+                OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
+            }),
+        );
+        manager.insert("resolution_fallback".into(), json!(m.resolution_fallback));
+        manager.insert("conversation_history".into(), json!(c.conversation_history));
+        manager.insert(
+            "exception_processor".into(),
+            json!({
+                "kind": match m.processor.kind {
+                    ProcessorKind::Default => "default",
+                    ProcessorKind::JsonError => "json_error",
+                },
+                "always_throw": m.processor.always_throw,
+                "rethrow": m.processor.rethrow,
+            }),
+        );
+        if c.validator != Default::default() {
+            manager.insert(
+                "validator".into(),
+                json!({
+                    "thought_signatures": c.validator.thought_signatures,
+                    "alternate_roles": c.validator.alternate_roles,
+                }),
+            );
+        }
+        let tools: Vec<Value> = self
+            .tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "name": t.name,
+                    "return_direct": t.return_direct,
+                    "registered": match t.registered {
+                        Registered::Request => "request",
+                        Registered::Resolver => "resolver",
+                    },
+                    "outcomes": t.outcomes.iter().map(|o| outcome_value(o, m)).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        json!({
+            "format": FORMAT,
+            "name": name,
+            "about": about,
+            "fixes": m.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
+            "advisors": if c.gemini_tool_text { vec!["gemini-tool-text"] } else { vec![] },
+            "manager": manager,
+            "tools": tools,
+            "op": "tool_loop",
+            "input": {
+                "history": self.history,
+                "model": self.model,
+                "provider": match c.provider { Provider::Gemini => "gemini", Provider::None => "none" },
+                "memory": match c.memory { Memory::None => "none", Memory::Inside => "inside", Memory::Outside => "outside" },
+            },
+            "expect": expect,
+        })
+    }
+}
+
+fn outcome_value(o: &Outcome, m: &crate::manager::Config) -> Value {
+    match o {
+        Outcome::Returns(t) => json!({ "returns": t }),
+        Outcome::EchoArguments => json!({ "echo_arguments": true }),
+        Outcome::Throws { exception, wrapped } => {
+            let mut t = json!({
+                "class": exception.class,
+                "message": exception.message,
+                "wrapped": wrapped,
+            });
+            // A class outside the built-in table is declared with its
+            // superclass so that the vector stands alone.
+            if !crate::java::ClassTable::builtin().contains(&exception.class) {
+                if let Some(sup) = m.classes.superclass(&exception.class) {
+                    t["extends"] = json!(sup);
+                }
+            }
+            json!({ "throws": t })
+        }
+    }
+}
