@@ -1,0 +1,97 @@
+//! Bad input gets a clear error, never a panic: malformed vectors, huge and
+//! deeply nested documents, invalid UTF-8.
+
+use toolcall_model::vectors::Vector;
+
+fn reason(bytes: &[u8]) -> String {
+    Vector::parse(bytes).expect_err("must be refused").to_string()
+}
+
+const GOOD: &str = r#"{"format":"toolcall-model/1","name":"n","about":"a","op":"execute_tool_calls",
+ "tools":[{"name":"x","outcomes":[{"returns":"1"}]}],
+ "input":{"history":[{"type":"user","text":"u"}],"generations":[{"tool_calls":[{"id":"1","name":"x","arguments":"{}"}]}]},
+ "expect":{}}"#;
+
+#[test]
+fn the_good_vector_loads() {
+    assert!(Vector::parse(GOOD.as_bytes()).is_ok());
+}
+
+#[test]
+fn not_json_names_line_and_column() {
+    let r = reason(b"{\n  \"format\": tru }");
+    assert!(r.starts_with("line 2 column"), "{r}");
+    assert!(r.contains("not JSON"), "{r}");
+}
+
+#[test]
+fn wrong_format_is_named() {
+    let r = reason(GOOD.replace("toolcall-model/1", "toolcall-model/9").as_bytes());
+    assert_eq!(r, "/format: format 'toolcall-model/9' is not toolcall-model/1");
+    let r = reason(br#"{"name":"n"}"#);
+    assert!(r.starts_with("/format: missing"), "{r}");
+}
+
+#[test]
+fn unknown_op_fix_class_and_keys_are_named() {
+    let r = reason(GOOD.replace("execute_tool_calls", "teleport").as_bytes());
+    assert!(r.starts_with("/op: unknown op 'teleport'"), "{r}");
+    let r = reason(GOOD.replace("\"op\"", "\"fixes\":[\"magic\"],\"op\"").as_bytes());
+    assert!(r.starts_with("/fixes/0: unknown fix 'magic'"), "{r}");
+    let r = reason(
+        GOOD.replace(r#"{"returns":"1"}"#, r#"{"throws":{"class":"com.acme.Oops","message":"m"}}"#)
+            .as_bytes(),
+    );
+    assert!(r.starts_with("/tools/0/outcomes/0/throws: unknown exception class 'com.acme.Oops'"), "{r}");
+    let r = reason(GOOD.replace("\"op\"", "\"manager\":{\"max_calls\":1},\"op\"").as_bytes());
+    assert!(r.starts_with("/manager/max_calls: unknown key"), "{r}");
+    let r = reason(GOOD.replace("\"history\"", "\"histroy\"").as_bytes());
+    assert!(r.starts_with("/input/history: missing"), "{r}");
+}
+
+#[test]
+fn a_declared_class_is_accepted() {
+    let v = GOOD.replace(
+        r#"{"returns":"1"}"#,
+        r#"{"throws":{"class":"com.acme.Oops","extends":"java.lang.IllegalStateException","message":null}}"#,
+    );
+    let v = Vector::parse(v.as_bytes()).unwrap();
+    let out = v.run().unwrap();
+    assert_eq!(
+        out["result"]["history"][2]["responses"][0]["data"],
+        "Exception occurred in tool: x (Oops)"
+    );
+}
+
+#[test]
+fn invalid_utf8_is_refused() {
+    let mut b = GOOD.as_bytes().to_vec();
+    b.insert(40, 0xff);
+    assert!(reason(&b).contains("not valid UTF-8"));
+}
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let deep = "[".repeat(100_000);
+    let r = reason(deep.as_bytes());
+    assert!(r.contains("not JSON"), "{r}");
+    let deep_in_text = format!(
+        r#"{{"format":"toolcall-model/1","name":"d","op":"convert_tool_response","input":{{"text":"{}"}},"expect":{{}}}}"#,
+        "[".repeat(100_000)
+    );
+    let v = Vector::parse(deep_in_text.as_bytes()).unwrap();
+    let out = v.run().unwrap();
+    assert_eq!(out["error"]["class"], "java.lang.RuntimeException");
+}
+
+#[test]
+fn a_100_mb_input_is_refused_or_handled() {
+    let big = vec![b' '; 100 << 20];
+    let r = reason(&big);
+    assert!(r.contains("larger than"), "{r}");
+    // A 100 MB tool output goes through the conversion without trouble.
+    let text = format!("\"{}\"", "a".repeat(100 << 20));
+    let p = toolcall_model::gemini::convert_tool_response(&text, false, Default::default());
+    // Jackson 3's default string limit (20,000,000 chars) refuses it.
+    assert!(p.is_err());
+}

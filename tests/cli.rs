@@ -1,0 +1,134 @@
+//! The command line's contract (docs/VECTORS.md): `verify`, `run`,
+//! `convert`, and the main job.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use crate::support::{bin, root};
+
+fn run_with_stdin(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("binary finishes");
+    writer.join().expect("writer");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn verify_ends_with_the_count_line_and_exit_status() {
+    let dir = root().join("tests/vectors/manager");
+    let (code, out, _) = run_with_stdin(&["verify", dir.to_str().unwrap()], b"");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(last.ends_with(" failed") && last.contains(" passed, "), "last line: {last}");
+    assert_eq!(code, 0, "{out}");
+    assert!(last.ends_with(", 0 failed"));
+}
+
+#[test]
+fn verify_reports_a_broken_file_and_goes_on() {
+    let dir = std::env::temp_dir().join(format!("tcm-verify-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a-broken.json"), b"{\"format\": ").unwrap();
+    std::fs::copy(
+        root().join("tests/vectors/gemini").read_dir().unwrap().flatten().next().unwrap().path(),
+        dir.join("b-good.json"),
+    )
+    .unwrap();
+    let (code, out, _) = run_with_stdin(&["verify", dir.to_str().unwrap()], b"");
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(code, 1);
+    assert!(out.contains("a-broken.json"), "{out}");
+    assert!(out.contains("line 1 column"), "{out}");
+    assert_eq!(out.lines().last(), Some("1 passed, 1 failed"));
+}
+
+#[test]
+fn convert_plain_prints_the_object_or_the_error() {
+    let (code, out, _) = run_with_stdin(&["convert"], b"{\"a\":1} trailing");
+    assert_eq!((code, out.trim()), (0, "{\"a\":1}"));
+    let (code, out, err) = run_with_stdin(&["convert"], b"Tool call limit (1) exceeded");
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert_eq!(
+        err.trim(),
+        "error: java.lang.RuntimeException: Failed to parse JSON: Tool call limit (1) exceeded"
+    );
+    let (code, out, _) = run_with_stdin(&["convert", "--fixes", "all"], b"3.0 + 5.0 = 8.0");
+    assert_eq!((code, out.trim()), (0, "{\"result\":\"3.0 + 5.0 = 8.0\"}"));
+    let (code, out, _) = run_with_stdin(&["convert", "--fixes", "error-key", "--error"], b"boom");
+    assert_eq!((code, out.trim()), (0, "{\"error\":\"boom\"}"));
+}
+
+#[test]
+fn convert_jsonl_answers_every_line_in_order() {
+    let input = b"\"42\"\nnot a literal\n\"x\"\n\xff\xfe\n\"{\\\"k\\\":true}\"\n";
+    let (code, out, _) = run_with_stdin(&["convert", "--jsonl"], input);
+    assert_eq!(code, 0);
+    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0], serde_json::json!({"ok": {"result": 42}}));
+    assert!(lines[1]["error"].as_str().unwrap().starts_with("line 2: not a JSON string literal"));
+    assert_eq!(lines[2], serde_json::json!({"error": "java.lang.RuntimeException: Failed to parse JSON: x"}));
+    assert!(lines[3]["error"].as_str().unwrap().contains("line 4: not valid UTF-8"));
+    assert_eq!(lines[4], serde_json::json!({"ok": {"k": true}}));
+}
+
+#[test]
+fn convert_rejects_invalid_utf8_and_unknown_fixes_clearly() {
+    let (code, _, err) = run_with_stdin(&["convert"], b"ab\xffcd");
+    assert_eq!(code, 1);
+    assert!(err.contains("not valid UTF-8 (byte 2)"), "{err}");
+    let (code, _, err) = run_with_stdin(&["convert", "--fixes", "nope"], b"1");
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown fix 'nope'"), "{err}");
+}
+
+#[test]
+fn run_prints_the_expect_shape() {
+    let f = root().join("tests/vectors/gemini").read_dir().unwrap().flatten().next().unwrap().path();
+    let (code, out, _) = run_with_stdin(&["run", f.to_str().unwrap()], b"");
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v.get("invocations").is_some(), "{out}");
+}
+
+#[test]
+fn main_job_shows_upstream_failing_and_all_fixes_passing() {
+    let (code, out, _) = run_with_stdin(&["--json"], b"");
+    assert_eq!(code, 0);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let find = |scenario: &str, set: &str| {
+        rows.iter()
+            .find(|r| r["scenario"] == scenario && r["set"] == set)
+            .unwrap_or_else(|| panic!("no row {scenario}/{set}"))
+            .clone()
+    };
+    let up = find("breach", "upstream");
+    assert_eq!(up["fails"], true);
+    assert!(up["outcome"].as_str().unwrap().contains(
+        "Failed to parse JSON: Tool call limit (1) exceeded for tool 'x'. No further calls to this tool are allowed in this turn."
+    ));
+    let dangling = find("throw+memory", "upstream");
+    assert_eq!(dangling["fails"], true);
+    assert!(dangling["next_turn"].as_str().unwrap().contains("number of function response parts"));
+    for s in ["breach", "throw+memory"] {
+        assert_eq!(find(s, "all")["fails"], false);
+    }
+    let (code, table, _) = run_with_stdin(&[], b"");
+    assert_eq!(code, 0);
+    assert!(table.contains("upstream") && table.contains("gemini-tool-text"));
+}
