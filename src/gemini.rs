@@ -2,6 +2,8 @@
 //! `messageToGeminiParts`, `parseJsonToMap`), its fixes, and a validator of
 //! what the Gemini API accepts (`GEMINI.md`).
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use crate::behavior::Fixes;
@@ -136,12 +138,15 @@ impl Content {
 }
 
 /// A built request: the system instruction and the contents.
+///
+/// Contents are shared (`Arc`) so that the requests of a tool loop, each of
+/// which extends the one before, hold each converted message once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     /// The system instruction (a `user` content), if any.
-    pub system_instruction: Option<Content>,
+    pub system_instruction: Option<Arc<Content>>,
     /// The contents.
-    pub contents: Vec<Content>,
+    pub contents: Vec<Arc<Content>>,
 }
 
 impl Request {
@@ -152,11 +157,11 @@ impl Request {
             "system_instruction".into(),
             self.system_instruction
                 .as_ref()
-                .map_or(Value::Null, Content::to_value),
+                .map_or(Value::Null, |c| c.to_value()),
         );
         m.insert(
             "contents".into(),
-            Value::Array(self.contents.iter().map(Content::to_value).collect()),
+            Value::Array(self.contents.iter().map(|c| c.to_value()).collect()),
         );
         Value::Object(m)
     }
@@ -299,35 +304,99 @@ pub fn build_request(messages: &[Message], fixes: Fixes) -> Result<Request, Java
     for m in messages {
         if let Message::System { .. } = m {
             if system.is_some() {
-                return Err(JavaException::new(
-                    ILLEGAL_ARGUMENT,
-                    Some("Only one system message is allowed in the prompt"),
-                ));
+                return Err(only_one_system());
             }
-            system = Some(Content {
+            system = Some(Arc::new(Content {
                 role: "user".into(),
                 parts: message_parts(m, fixes)?,
-            });
+            }));
         }
     }
     let mut contents = Vec::with_capacity(messages.len());
     for m in messages {
-        contents.push(match m {
-            Message::System { .. } => continue,
-            Message::Assistant { .. } => Content {
-                role: "model".into(),
-                parts: message_parts(m, fixes)?,
-            },
-            Message::User { .. } | Message::Tool { .. } => Content {
-                role: "user".into(),
-                parts: message_parts(m, fixes)?,
-            },
-        });
+        if let Some(c) = content_of(m, fixes)? {
+            contents.push(Arc::new(c));
+        }
     }
     Ok(Request {
         system_instruction: system,
         contents,
     })
+}
+
+fn only_one_system() -> JavaException {
+    JavaException::new(
+        ILLEGAL_ARGUMENT,
+        Some("Only one system message is allowed in the prompt"),
+    )
+}
+
+/// The content of a non-system message (`None` for a system message).
+fn content_of(m: &Message, fixes: Fixes) -> Result<Option<Content>, JavaException> {
+    let role = match m {
+        Message::System { .. } => return Ok(None),
+        Message::Assistant { .. } => "model",
+        Message::User { .. } | Message::Tool { .. } => "user",
+    };
+    Ok(Some(Content {
+        role: role.into(),
+        parts: message_parts(m, fixes)?,
+    }))
+}
+
+/// Builds the requests of a conversation that only grows at its end, as a
+/// tool loop's does: each message is converted once, and each request
+/// shares the contents of the one before.
+///
+/// [`IncrementalRequests::build`] gives exactly what [`build_request`]
+/// gives, provided the messages seen by earlier calls are unchanged (the
+/// caller's promise; the tool loop keeps it by only appending).
+///
+/// ```
+/// use toolcall_model::{gemini::{build_request, IncrementalRequests}, message::Message};
+/// let mut inc = IncrementalRequests::default();
+/// let mut msgs = vec![Message::user("a")];
+/// inc.build(&msgs, Default::default()).unwrap();
+/// msgs.push(Message::user("b"));
+/// assert_eq!(inc.build(&msgs, Default::default()).unwrap(), build_request(&msgs, Default::default()).unwrap());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct IncrementalRequests {
+    system: Option<Arc<Content>>,
+    contents: Vec<Arc<Content>>,
+    seen: usize,
+}
+
+impl IncrementalRequests {
+    /// The request for `messages`, converting only the messages added since
+    /// the last call.
+    pub fn build(&mut self, messages: &[Message], fixes: Fixes) -> Result<Request, JavaException> {
+        let fresh = messages.get(self.seen..).unwrap_or_default();
+        if self.seen == 0
+            || self.seen > messages.len()
+            || fresh.iter().any(|m| matches!(m, Message::System { .. }))
+        {
+            // A system message changes the instruction and is checked before
+            // anything else converts: start over.
+            let r = build_request(messages, fixes)?;
+            self.system = r.system_instruction.clone();
+            self.contents = r.contents.clone();
+            self.seen = messages.len();
+            return Ok(r);
+        }
+        let mut added = Vec::with_capacity(fresh.len());
+        for m in fresh {
+            if let Some(c) = content_of(m, fixes)? {
+                added.push(Arc::new(c));
+            }
+        }
+        self.contents.extend(added);
+        self.seen = messages.len();
+        Ok(Request {
+            system_instruction: self.system.clone(),
+            contents: self.contents.clone(),
+        })
+    }
 }
 
 /// Which optional rules the validator applies (GEMINI.md: the unconfirmed
@@ -408,7 +477,7 @@ pub fn validate(request: &Request, opts: ValidatorOptions) -> Result<(), String>
             return Err(RESPONSE_PLACEMENT.into());
         }
         if calls > 0 {
-            let answered = contents.get(i + 1).map_or(0, Content::responses);
+            let answered = contents.get(i + 1).map_or(0, |c| c.responses());
             if answered != calls {
                 return Err(COUNTS_MATCH.into());
             }
@@ -428,7 +497,7 @@ pub fn validate(request: &Request, opts: ValidatorOptions) -> Result<(), String>
 /// Rule 12: in the current turn (from the last user content without function
 /// responses), the first function-call part of each model step carries a
 /// thought signature.
-fn check_signatures(contents: &[Content]) -> Result<(), String> {
+fn check_signatures(contents: &[Arc<Content>]) -> Result<(), String> {
     let start = contents
         .iter()
         .rposition(|c| c.role == "user" && c.responses() == 0)

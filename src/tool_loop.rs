@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use crate::behavior::Fixes;
-use crate::gemini::{build_request, validate, Request, ValidatorOptions};
+use crate::gemini::{build_request, validate, IncrementalRequests, Request, ValidatorOptions};
 use crate::java::JavaException;
 use crate::limits::Counts;
 use crate::manager::{execute_with_counts, Config, ManagerError};
@@ -301,35 +301,59 @@ pub fn run_loop(
     let mut requests = Vec::new();
     let mut verdicts = Vec::new();
     let mut call = 0usize;
+    // Whether each prompt is the turn history unchanged, so that requests
+    // can be built incrementally (no trimming, no rewriting advisor, no
+    // memory merging inside the loop).
+    let reuse = cfg.provider == Provider::Gemini
+        && cfg.conversation_history
+        && !cfg.gemini_tool_text
+        && cfg.memory != Memory::Inside;
+    let mut incremental = IncrementalRequests::default();
     let (kind, generations, error) = loop {
         if call >= cfg.max_rounds {
             return Err(LoopError::TooManyRounds(cfg.max_rounds));
         }
-        let mut instructions = trimmed.clone().unwrap_or_else(|| full.clone());
         // Prompt.getSystemMessage() of the loop's own prompt, before the
-        // nested advisors touch it; an empty one if there is none.
-        let system = instructions
-            .iter()
-            .find(|m| matches!(m, Message::System { .. }))
-            .cloned()
-            .unwrap_or(Message::System {
-                text: Some(String::new()),
-            });
-        if cfg.gemini_tool_text {
-            gemini_tool_text(&mut instructions);
-        }
-        if cfg.memory == Memory::Inside {
-            instructions = inside.before(instructions);
-        }
-        match cfg.provider {
-            Provider::Gemini => match build_request(&instructions, fixes) {
+        // nested advisors touch it; an empty one if there is none. Only the
+        // trimmed next-round prompt (history off) needs it.
+        let mut system = None;
+        if reuse {
+            // The prompt is the turn history itself, which only grows:
+            // convert just the new messages.
+            match incremental.build(&full, fixes) {
                 Ok(r) => {
                     verdicts.push(validate(&r, cfg.validator));
                     requests.push(Sent::Gemini(r));
                 }
                 Err(e) => break (EndKind::Error, vec![], Some(e)),
-            },
-            Provider::None => requests.push(Sent::Messages(instructions)),
+            }
+        } else {
+            let mut instructions = trimmed.clone().unwrap_or_else(|| full.clone());
+            system = Some(
+                instructions
+                    .iter()
+                    .find(|m| matches!(m, Message::System { .. }))
+                    .cloned()
+                    .unwrap_or(Message::System {
+                        text: Some(String::new()),
+                    }),
+            );
+            if cfg.gemini_tool_text {
+                gemini_tool_text(&mut instructions);
+            }
+            if cfg.memory == Memory::Inside {
+                instructions = inside.before(instructions);
+            }
+            match cfg.provider {
+                Provider::Gemini => match build_request(&instructions, fixes) {
+                    Ok(r) => {
+                        verdicts.push(validate(&r, cfg.validator));
+                        requests.push(Sent::Gemini(r));
+                    }
+                    Err(e) => break (EndKind::Error, vec![], Some(e)),
+                },
+                Provider::None => requests.push(Sent::Messages(instructions)),
+            }
         }
         let Some(reply) = model.get(call) else {
             return Err(LoopError::ScriptExhausted {
@@ -376,7 +400,7 @@ pub fn run_loop(
                     // doGetNextInstructionsForToolCall: the prompt's system
                     // message (an empty one if none) and the last message.
                     let last = full.last().cloned();
-                    trimmed = Some(std::iter::once(system).chain(last).collect());
+                    trimmed = Some(system.into_iter().chain(last).collect());
                 }
             }
         }

@@ -196,6 +196,33 @@ impl Toolbox {
         })
     }
 
+    /// The same lookup done as 2.0.1 does it, scanning the tool list
+    /// (`toolCallbacks.stream().filter(..).findFirst()`); it gives the same
+    /// answer as [`Toolbox::find`] and exists to measure the difference.
+    ///
+    /// ```
+    /// let tb = toolcall_model::tools::Toolbox::new(vec![toolcall_model::tools::ToolSpec::returning("x", "1")]);
+    /// assert_eq!(tb.find_by_scan("x", false), tb.find("x", false));
+    /// ```
+    pub fn find_by_scan(&self, name: &str, resolution_fallback: bool) -> Option<ToolRef> {
+        let scan = |reg: Registered| {
+            self.tools
+                .iter()
+                .position(|t| t.registered == reg && t.name == name)
+        };
+        let index = scan(Registered::Request).or_else(|| {
+            if resolution_fallback {
+                scan(Registered::Resolver)
+            } else {
+                None
+            }
+        })?;
+        Some(ToolRef {
+            index,
+            return_direct: self.tools[index].return_direct,
+        })
+    }
+
     /// Runs the tool's next scripted outcome with `arguments`, recording the invocation.
     ///
     /// ```
