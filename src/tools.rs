@@ -257,6 +257,17 @@ impl Toolbox {
         }
     }
 
+    /// Takes the invocations recorded so far, leaving none: a long-running
+    /// driver drains them so the record does not grow without bound.
+    ///
+    /// ```
+    /// let mut tb = toolcall_model::tools::Toolbox::new(vec![]);
+    /// assert!(tb.take_invocations().is_empty());
+    /// ```
+    pub fn take_invocations(&mut self) -> Vec<Invocation> {
+        std::mem::take(&mut self.invocations)
+    }
+
     /// Every invocation so far, in order.
     ///
     /// ```
