@@ -235,13 +235,15 @@ impl ChatMemory {
             let s = processed.remove(i);
             processed.insert(0, s);
         }
-        if let Some(m) = processed
+        // Prompt.getLastUserOrToolResponseMessage(): an empty user message
+        // when the prompt has neither.
+        let last = processed
             .iter()
             .rev()
             .find(|m| matches!(m, Message::User { .. } | Message::Tool { .. }))
-        {
-            self.messages.push(m.clone());
-        }
+            .cloned()
+            .unwrap_or_else(|| Message::user(""));
+        self.messages.push(last);
         processed
     }
 
@@ -255,6 +257,18 @@ impl ChatMemory {
     fn after(&mut self, generations: &[Generation]) {
         self.messages
             .extend(generations.iter().map(Generation::to_message));
+    }
+
+    /// `after` for generations the loop produced (`buildGeneration()`,
+    /// returnDirect): their metadata is the generation's, not the message's,
+    /// so the stored `AssistantMessage` carries the text alone.
+    fn after_produced(&mut self, generations: &[Generation]) {
+        self.messages
+            .extend(generations.iter().map(|g| Message::Assistant {
+                text: g.text.clone(),
+                tool_calls: vec![],
+                metadata: Default::default(),
+            }));
     }
 }
 
@@ -406,7 +420,10 @@ pub fn run_loop(
         }
     };
     if cfg.memory == Memory::Outside && error.is_none() {
-        outside.after(&generations);
+        match kind {
+            EndKind::Completed => outside.after(&generations),
+            _ => outside.after_produced(&generations),
+        }
     }
     let memory = match cfg.memory {
         Memory::None => vec![],

@@ -4,7 +4,9 @@
 use toolcall_model::vectors::Vector;
 
 fn reason(bytes: &[u8]) -> String {
-    Vector::parse(bytes).expect_err("must be refused").to_string()
+    Vector::parse(bytes)
+        .expect_err("must be refused")
+        .to_string()
 }
 
 const GOOD: &str = r#"{"format":"toolcall-model/1","name":"n","about":"a","op":"execute_tool_calls",
@@ -26,8 +28,14 @@ fn not_json_names_line_and_column() {
 
 #[test]
 fn wrong_format_is_named() {
-    let r = reason(GOOD.replace("toolcall-model/1", "toolcall-model/9").as_bytes());
-    assert_eq!(r, "/format: format 'toolcall-model/9' is not toolcall-model/1");
+    let r = reason(
+        GOOD.replace("toolcall-model/1", "toolcall-model/9")
+            .as_bytes(),
+    );
+    assert_eq!(
+        r,
+        "/format: format 'toolcall-model/9' is not toolcall-model/1"
+    );
     let r = reason(br#"{"name":"n"}"#);
     assert!(r.starts_with("/format: missing"), "{r}");
 }
@@ -36,14 +44,26 @@ fn wrong_format_is_named() {
 fn unknown_op_fix_class_and_keys_are_named() {
     let r = reason(GOOD.replace("execute_tool_calls", "teleport").as_bytes());
     assert!(r.starts_with("/op: unknown op 'teleport'"), "{r}");
-    let r = reason(GOOD.replace("\"op\"", "\"fixes\":[\"magic\"],\"op\"").as_bytes());
-    assert!(r.starts_with("/fixes/0: unknown fix 'magic'"), "{r}");
     let r = reason(
-        GOOD.replace(r#"{"returns":"1"}"#, r#"{"throws":{"class":"com.acme.Oops","message":"m"}}"#)
+        GOOD.replace("\"op\"", "\"fixes\":[\"magic\"],\"op\"")
             .as_bytes(),
     );
-    assert!(r.starts_with("/tools/0/outcomes/0/throws: unknown exception class 'com.acme.Oops'"), "{r}");
-    let r = reason(GOOD.replace("\"op\"", "\"manager\":{\"max_calls\":1},\"op\"").as_bytes());
+    assert!(r.starts_with("/fixes/0: unknown fix 'magic'"), "{r}");
+    let r = reason(
+        GOOD.replace(
+            r#"{"returns":"1"}"#,
+            r#"{"throws":{"class":"com.acme.Oops","message":"m"}}"#,
+        )
+        .as_bytes(),
+    );
+    assert!(
+        r.starts_with("/tools/0/outcomes/0/throws: unknown exception class 'com.acme.Oops'"),
+        "{r}"
+    );
+    let r = reason(
+        GOOD.replace("\"op\"", "\"manager\":{\"max_calls\":1},\"op\"")
+            .as_bytes(),
+    );
     assert!(r.starts_with("/manager/max_calls: unknown key"), "{r}");
     let r = reason(GOOD.replace("\"history\"", "\"histroy\"").as_bytes());
     assert!(r.starts_with("/input/history: missing"), "{r}");

@@ -33,7 +33,10 @@ fn verify_ends_with_the_count_line_and_exit_status() {
     let dir = root().join("tests/vectors/manager");
     let (code, out, _) = run_with_stdin(&["verify", dir.to_str().unwrap()], b"");
     let last = out.lines().last().unwrap_or_default();
-    assert!(last.ends_with(" failed") && last.contains(" passed, "), "last line: {last}");
+    assert!(
+        last.ends_with(" failed") && last.contains(" passed, "),
+        "last line: {last}"
+    );
     assert_eq!(code, 0, "{out}");
     assert!(last.ends_with(", 0 failed"));
 }
@@ -44,7 +47,14 @@ fn verify_reports_a_broken_file_and_goes_on() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("a-broken.json"), b"{\"format\": ").unwrap();
     std::fs::copy(
-        root().join("tests/vectors/gemini").read_dir().unwrap().flatten().next().unwrap().path(),
+        root()
+            .join("tests/vectors/gemini")
+            .read_dir()
+            .unwrap()
+            .flatten()
+            .next()
+            .unwrap()
+            .path(),
         dir.join("b-good.json"),
     )
     .unwrap();
@@ -78,12 +88,24 @@ fn convert_jsonl_answers_every_line_in_order() {
     let input = b"\"42\"\nnot a literal\n\"x\"\n\xff\xfe\n\"{\\\"k\\\":true}\"\n";
     let (code, out, _) = run_with_stdin(&["convert", "--jsonl"], input);
     assert_eq!(code, 0);
-    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 5);
     assert_eq!(lines[0], serde_json::json!({"ok": {"result": 42}}));
-    assert!(lines[1]["error"].as_str().unwrap().starts_with("line 2: not a JSON string literal"));
-    assert_eq!(lines[2], serde_json::json!({"error": "java.lang.RuntimeException: Failed to parse JSON: x"}));
-    assert!(lines[3]["error"].as_str().unwrap().contains("line 4: not valid UTF-8"));
+    assert!(lines[1]["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("line 2: not a JSON string literal"));
+    assert_eq!(
+        lines[2],
+        serde_json::json!({"error": "java.lang.RuntimeException: Failed to parse JSON: x"})
+    );
+    assert!(lines[3]["error"]
+        .as_str()
+        .unwrap()
+        .contains("line 4: not valid UTF-8"));
     assert_eq!(lines[4], serde_json::json!({"ok": {"k": true}}));
 }
 
@@ -99,7 +121,14 @@ fn convert_rejects_invalid_utf8_and_unknown_fixes_clearly() {
 
 #[test]
 fn run_prints_the_expect_shape() {
-    let f = root().join("tests/vectors/gemini").read_dir().unwrap().flatten().next().unwrap().path();
+    let f = root()
+        .join("tests/vectors/gemini")
+        .read_dir()
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
     let (code, out, _) = run_with_stdin(&["run", f.to_str().unwrap()], b"");
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -124,7 +153,10 @@ fn main_job_shows_upstream_failing_and_all_fixes_passing() {
     ));
     let dangling = find("throw+memory", "upstream");
     assert_eq!(dangling["fails"], true);
-    assert!(dangling["next_turn"].as_str().unwrap().contains("number of function response parts"));
+    assert!(dangling["next_turn"]
+        .as_str()
+        .unwrap()
+        .contains("number of function response parts"));
     for s in ["breach", "throw+memory"] {
         assert_eq!(find(s, "all")["fails"], false);
     }

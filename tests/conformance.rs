@@ -18,15 +18,30 @@ fn run_dir(dir: &std::path::Path, min: usize) {
         match Vector::parse(&bytes) {
             Err(e) => failures.push(format!("{}: invalid vector at {e}", f.display())),
             Ok(v) => {
-                assert!(!v.about.is_empty(), "{}: every vector names its source in `about`", f.display());
+                assert!(
+                    !v.about.is_empty(),
+                    "{}: every vector names its source in `about`",
+                    f.display()
+                );
                 let diffs = v.check();
                 if !diffs.is_empty() {
-                    failures.push(format!("{} ({}): {}", v.name, f.display(), diffs.join("; ")));
+                    failures.push(format!(
+                        "{} ({}): {}",
+                        v.name,
+                        f.display(),
+                        diffs.join("; ")
+                    ));
                 }
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {} vectors failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} vectors failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
