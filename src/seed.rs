@@ -227,50 +227,58 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
-/// The rows as a compact text table.
+/// A short phrase for one row: what happened, in a few words.
+fn phrase(r: &Row) -> String {
+    match &r.next_turn {
+        None if r.fails => r
+            .outcome
+            .trim_start_matches("error: ")
+            .trim_start_matches("java.lang.RuntimeException: ")
+            .to_owned(),
+        None => format!("Gemini got {}", r.reached_gemini),
+        Some(n) if n == "accepted" => "next turn accepted".to_owned(),
+        Some(n) if n.contains("number of function response parts") => {
+            "next turn rejected: dangling call".to_owned()
+        }
+        Some(n) => format!(
+            "next turn fails: {}",
+            n.trim_start_matches("rejected: ")
+                .trim_start_matches("java.lang.RuntimeException: ")
+        ),
+    }
+}
+
+/// The rows as a compact text table: one line per behaviour set, one
+/// column per scenario.
 ///
 /// ```
 /// let t = toolcall_model::seed::table(&toolcall_model::seed::reproduce().unwrap());
-/// assert!(t.contains("upstream"));
+/// assert!(t.lines().any(|l| l.starts_with("upstream ") && l.contains("FAIL")));
 /// ```
 pub fn table(rows: &[Row]) -> String {
+    const W: usize = 50;
     let mut out = String::new();
-    out.push_str("Seed 000 under each behaviour set (x limited to 1 call per turn; the model calls x twice)\n\n");
-    let mut last = "";
-    for r in rows {
-        if r.scenario != last {
-            last = r.scenario;
-            if r.scenario == "breach" {
-                out.push_str("RETURN_ERROR_RESPONSE, Gemini: does the breach reach the model?\n");
-                out.push_str(&format!(
-                    "  {:<26} {:<4} {:<44} {}\n",
-                    "behaviour set", "ok?", "2nd response as sent to Gemini", "outcome"
-                ));
-            } else {
-                out.push_str("\nTHROW, memory inside the loop: is the next turn accepted?\n");
-                out.push_str(&format!(
-                    "  {:<26} {:<4} {:<44} {}\n",
-                    "behaviour set", "ok?", "outcome", "next turn from memory"
-                ));
-            }
-        }
-        let ok = if r.fails { "FAIL" } else { "ok" };
-        match &r.next_turn {
-            None => out.push_str(&format!(
-                "  {:<26} {:<4} {:<44} {}\n",
-                r.set,
-                ok,
-                clip(&r.reached_gemini, 44),
-                clip(&r.outcome, 90)
-            )),
-            Some(n) => out.push_str(&format!(
-                "  {:<26} {:<4} {:<44} {}\n",
-                r.set,
-                ok,
-                clip(&r.outcome, 44),
-                clip(n, 90)
-            )),
-        }
+    out.push_str("Seed 000: tool x is limited to 1 call per turn; the model calls it twice in one round.\n\n");
+    out.push_str(&format!(
+        "{:<26}{:<W$}  {}\n",
+        "behaviour set", "RETURN_ERROR_RESPONSE, Gemini", "THROW, chat memory inside the loop"
+    ));
+    for set in behavior_sets() {
+        let cell = |scenario: &str| {
+            rows.iter()
+                .find(|r| r.set == set.name && r.scenario == scenario)
+                .map_or_else(String::new, |r| {
+                    let mark = if r.fails { "FAIL" } else { "ok" };
+                    clip(&format!("{mark:<5} {}", phrase(r)), W)
+                })
+        };
+        out.push_str(&format!(
+            "{:<26}{:<W$}  {}\n",
+            set.name,
+            cell("breach"),
+            cell("throw+memory")
+        ));
     }
+    out.push_str("\nFull texts: toolcall-model --json\n");
     out
 }
