@@ -937,6 +937,13 @@ fn short(v: &Value) -> String {
     }
 }
 
+/// `functionCall.args`, `functionResponse.response` and the
+/// `convert_tool_response` op's `response` are payloads: equal as a whole.
+fn is_payload(path: &str, key: &str) -> bool {
+    (key == "args" && path.ends_with("/functionCall"))
+        || (key == "response" && (path.ends_with("/functionResponse") || path.is_empty()))
+}
+
 /// Matches `expected` against `actual` with the vector rules, pushing one
 /// line per difference (JSON pointer, expected, actual).
 ///
@@ -970,9 +977,7 @@ pub fn match_value(expected: &Value, actual: &Value, path: &str, diffs: &mut Vec
                 }
                 match a.get(k) {
                     None => diffs.push(format!("{p}: expected {}, got nothing", short(ev))),
-                    Some(av)
-                        if k == "args" || k == "response" && path.ends_with("functionResponse") =>
-                    {
+                    Some(av) if is_payload(path, k) => {
                         if !equal_whole(ev, av) {
                             diffs.push(format!("{p}: expected {}, got {}", short(ev), short(av)));
                         }
