@@ -14,34 +14,89 @@ use crate::message::Message;
 
 /// A JSON object sent as `functionCall.args` or `functionResponse.response`.
 ///
+/// An object the fixed conversion only had to check is kept as its text
+/// (rebuilding it as a tree would cost several times the check); everything
+/// else is a tree.
+///
 /// ```
 /// let p = toolcall_model::gemini::convert_tool_response("42", false, Default::default()).unwrap();
 /// assert_eq!(p.to_value(), serde_json::json!({"result": 42}));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-pub struct Payload(Map<String, Value>);
+pub struct Payload(Repr);
+
+const JSON_WS: [char; 4] = [' ', '\t', '\n', '\r'];
+
+#[derive(Debug, Clone, PartialEq)]
+enum Repr {
+    /// A built object.
+    Tree(Map<String, Value>),
+    /// Text that is one whole strict JSON object with distinct keys
+    /// ([`jackson::StrictShape::PlainObject`]).
+    Raw(String),
+}
 
 impl Payload {
     /// The object as a JSON value.
     pub fn to_value(&self) -> Value {
-        Value::Object(self.0.clone())
+        match &self.0 {
+            Repr::Tree(m) => Value::Object(m.clone()),
+            // The text was checked when it was kept, so it reads back.
+            Repr::Raw(t) => jackson::read_strict(t).map_or(Value::Null, |v| v.to_serde()),
+        }
     }
 
-    /// The object's entries.
-    pub fn as_map(&self) -> &Map<String, Value> {
-        &self.0
+    /// Whether the object was passed on as text, unbuilt.
+    ///
+    /// ```
+    /// use toolcall_model::{behavior::Fixes, gemini::convert_tool_response};
+    /// assert!(convert_tool_response(r#"{"a":1}"#, false, Fixes::all()).unwrap().is_raw());
+    /// assert!(!convert_tool_response(r#"{"a":1,"a":2}"#, false, Fixes::all()).unwrap().is_raw());
+    /// ```
+    pub fn is_raw(&self) -> bool {
+        matches!(self.0, Repr::Raw(_))
+    }
+
+    /// Whether the object has no entries.
+    ///
+    /// ```
+    /// use toolcall_model::{behavior::Fixes, gemini::convert_arguments};
+    /// assert!(convert_arguments(None, Fixes::all()).unwrap().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        match &self.0 {
+            Repr::Tree(m) => m.is_empty(),
+            // A checked object is empty when only JSON whitespace stands
+            // between its braces.
+            Repr::Raw(t) => t
+                .trim_matches(JSON_WS)
+                .strip_prefix('{')
+                .and_then(|r| r.strip_suffix('}'))
+                .is_some_and(|inner| inner.trim_matches(JSON_WS).is_empty()),
+        }
     }
 
     fn wrap(key: &str, v: Value) -> Payload {
         let mut m = Map::with_capacity(1);
         m.insert(key.to_owned(), v);
-        Payload(m)
+        Payload(Repr::Tree(m))
     }
 
     fn from_jvalue(v: JValue, key: &str) -> Payload {
         match v.to_serde() {
-            Value::Object(m) => Payload(m),
+            Value::Object(m) => Payload(Repr::Tree(m)),
             other => Payload::wrap(key, other),
+        }
+    }
+
+    /// The fixed conversions' reading of `text`: an object that only needs
+    /// checking is kept as text; another whole value is built (once);
+    /// `None` when the text is not one whole strict JSON value.
+    fn strict(text: &str) -> Option<Result<Payload, JValue>> {
+        match jackson::strict_shape(text) {
+            jackson::StrictShape::Invalid => None,
+            jackson::StrictShape::PlainObject => Some(Ok(Payload(Repr::Raw(text.to_owned())))),
+            jackson::StrictShape::Other => jackson::read_strict(text).map(Err),
         }
     }
 }
@@ -217,14 +272,16 @@ pub fn convert_tool_response(
     fixes: Fixes,
 ) -> Result<Payload, JavaException> {
     if fixes.error_key && error {
-        return Ok(match jackson::read_strict(text) {
-            Some(v @ JValue::Object(_)) => Payload::from_jvalue(v, "error"),
+        return Ok(match Payload::strict(text) {
+            Some(Ok(p)) => p,
+            Some(Err(v @ JValue::Object(_))) => Payload::from_jvalue(v, "error"),
             _ => Payload::wrap("error", Value::String(text.to_owned())),
         });
     }
     if fixes.strict_json_or_wrap {
-        return Ok(match jackson::read_strict(text) {
-            Some(v) => Payload::from_jvalue(v, "result"),
+        return Ok(match Payload::strict(text) {
+            Some(Ok(p)) => p,
+            Some(Err(v)) => Payload::from_jvalue(v, "result"),
             None => Payload::wrap("result", Value::String(text.to_owned())),
         });
     }
@@ -237,11 +294,11 @@ pub fn convert_tool_response(
 /// ```
 /// use toolcall_model::{behavior::Fixes, gemini::convert_arguments};
 /// assert!(convert_arguments(Some("  "), Fixes::upstream()).is_err());
-/// assert!(convert_arguments(Some("  "), Fixes::all()).unwrap().as_map().is_empty());
+/// assert!(convert_arguments(Some("  "), Fixes::all()).unwrap().is_empty());
 /// ```
 pub fn convert_arguments(arguments: Option<&str>, fixes: Fixes) -> Result<Payload, JavaException> {
     if fixes.strict_json_or_wrap && !arguments.is_some_and(has_text) {
-        return Ok(Payload(Map::new()));
+        return Ok(Payload(Repr::Tree(Map::new())));
     }
     parse_json_to_map(arguments)
 }

@@ -368,7 +368,128 @@ pub fn read_strict(text: &str) -> Option<JValue> {
 /// ```
 #[must_use]
 pub fn is_strict_json(text: &str) -> bool {
+    scan_strict(text.as_bytes(), &mut NoKeys)
+}
+
+/// What the strict scanner found, for a conversion that wants to pass an
+/// object on without building it.
+///
+/// ```
+/// use toolcall_model::jackson::{strict_shape, StrictShape};
+/// assert_eq!(strict_shape(r#" {"a":1,"b":{"a":2}} "#), StrictShape::PlainObject);
+/// assert_eq!(strict_shape(r#"{"a":1,"a":2}"#), StrictShape::Other);
+/// assert_eq!(strict_shape("[1]"), StrictShape::Other);
+/// assert_eq!(strict_shape("3.0 + 5.0 = 8.0"), StrictShape::Invalid);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StrictShape {
+    /// Not one whole strict value ([`read_strict`] gives `None`).
+    Invalid,
+    /// One whole object in which no object repeats a key and no key holds
+    /// an escape: its text means exactly what [`read_strict`] would build.
+    PlainObject,
+    /// Any other whole value: a scalar, an array, or an object that may
+    /// repeat a key (Jackson keeps the last value; the text does not).
+    Other,
+}
+
+/// One pass of the strict scanner that also says whether the text is an
+/// object that can be passed on as it is. Same acceptance as
+/// [`is_strict_json`]; keys are compared by their raw text, and a key with
+/// an escape counts as a possible repeat (the caller then builds the value).
+pub fn strict_shape(text: &str) -> StrictShape {
     let b = text.as_bytes();
+    let mut keys = DistinctKeys::default();
+    if !scan_strict(b, &mut keys) {
+        return StrictShape::Invalid;
+    }
+    let root_is_object = b.get(skip_plain_ws(b, 0)) == Some(&b'{');
+    if root_is_object && !keys.repeated {
+        StrictShape::PlainObject
+    } else {
+        StrictShape::Other
+    }
+}
+
+/// What the strict scanner tells about object keys as it passes them.
+trait KeySink<'a> {
+    fn open(&mut self);
+    fn key(&mut self, raw: &'a [u8]);
+    fn close(&mut self);
+}
+
+/// For plain validation: keys are not looked at.
+struct NoKeys;
+
+impl KeySink<'_> for NoKeys {
+    #[inline(always)]
+    fn open(&mut self) {}
+    #[inline(always)]
+    fn key(&mut self, _: &[u8]) {}
+    #[inline(always)]
+    fn close(&mut self) {}
+}
+
+/// Records the keys of the open objects on one shared stack and checks each
+/// object's keys for repeats when it closes.
+#[derive(Default)]
+struct DistinctKeys<'a> {
+    keys: Vec<&'a [u8]>,
+    starts: Vec<usize>,
+    repeated: bool,
+}
+
+impl<'a> KeySink<'a> for DistinctKeys<'a> {
+    #[inline]
+    fn open(&mut self) {
+        self.starts.push(self.keys.len());
+    }
+    #[inline]
+    fn key(&mut self, raw: &'a [u8]) {
+        if self.repeated {
+            return;
+        }
+        // An escape can spell a key two ways; let the tree decide.
+        if raw.contains(&b'\\') {
+            self.repeated = true;
+        } else {
+            self.keys.push(raw);
+        }
+    }
+    fn close(&mut self) {
+        let start = self.starts.pop().unwrap_or(0);
+        if !self.repeated {
+            let seg = &mut self.keys[start..];
+            self.repeated = if seg.len() <= 16 {
+                seg.iter().enumerate().any(|(i, k)| seg[..i].contains(k))
+            } else {
+                seg.sort_unstable();
+                seg.windows(2).any(|w| w[0] == w[1])
+            };
+        }
+        self.keys.truncate(start);
+    }
+}
+
+/// `"name"` then `:`, reporting the name's raw text to `sink`.
+#[inline]
+fn scan_key_into<'a, S: KeySink<'a>>(b: &'a [u8], i: usize, sink: &mut S) -> Option<usize> {
+    let q = skip_plain_ws(b, i);
+    if b.get(q) != Some(&b'"') {
+        return None;
+    }
+    let end = scan_string(b, q + 1)?;
+    sink.key(&b[q + 1..end - 1]);
+    let i = skip_plain_ws(b, end);
+    if b.get(i) != Some(&b':') {
+        return None;
+    }
+    Some(i + 1)
+}
+
+/// The strict scanner: one whole RFC 8259 value, plain whitespace around it,
+/// at most [`MAX_TREE_DEPTH`] deep, escapes checked as `read_strict` does.
+fn scan_strict<'a, S: KeySink<'a>>(b: &'a [u8], sink: &mut S) -> bool {
     let mut i = 0;
     let mut depth = 0usize;
     // One bit per open container, set for objects; 512 bits cover MAX_TREE_DEPTH.
@@ -389,13 +510,19 @@ pub fn is_strict_json(text: &str) -> bool {
                     kinds[word] &= !bit;
                 }
                 depth += 1;
+                if obj {
+                    sink.open();
+                }
                 i = skip_plain_ws(b, i + 1);
                 let close = if obj { b'}' } else { b']' };
                 if b.get(i) == Some(&close) {
                     depth -= 1;
                     i += 1;
+                    if obj {
+                        sink.close();
+                    }
                 } else if obj {
-                    match scan_key(b, i) {
+                    match scan_key_into(b, i, sink) {
                         Some(n) => {
                             i = n;
                             continue;
@@ -437,7 +564,7 @@ pub fn is_strict_json(text: &str) -> bool {
             match b.get(i) {
                 Some(b',') => {
                     if obj {
-                        match scan_key(b, i + 1) {
+                        match scan_key_into(b, i + 1, sink) {
                             Some(n) => i = n,
                             None => return false,
                         }
@@ -453,6 +580,7 @@ pub fn is_strict_json(text: &str) -> bool {
                 Some(b'}') if obj => {
                     depth -= 1;
                     i += 1;
+                    sink.close();
                 }
                 _ => return false,
             }
@@ -473,20 +601,6 @@ fn skip_plain_ws(b: &[u8], mut i: usize) -> usize {
         }
     }
     i
-}
-
-/// `"name"` then `:`, starting at or before the quote; returns the index after the colon.
-#[inline]
-fn scan_key(b: &[u8], i: usize) -> Option<usize> {
-    let i = skip_plain_ws(b, i);
-    if b.get(i) != Some(&b'"') {
-        return None;
-    }
-    let i = skip_plain_ws(b, scan_string(b, i + 1)?);
-    if b.get(i) != Some(&b':') {
-        return None;
-    }
-    Some(i + 1)
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -2221,6 +2335,8 @@ mod tests {
             "/",
             "#",
             "\"k\":",
+            "{\"k\":1,",
+            "\"k\":0}",
             "1.5",
             "\\n",
             "\\\"",
@@ -2257,6 +2373,7 @@ mod tests {
     fn strict_validator_agrees_with_strict_reader_and_serde() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let mut accepted = 0;
+        let mut plain = 0;
         for _ in 0..300_000 {
             let text = random_text(&mut rng);
             let strict = read_strict(&text);
@@ -2271,8 +2388,112 @@ mod tests {
                 // One whole value is also what the lenient reader reads.
                 assert_eq!(read_lenient(&text).ok(), strict, "{text:?}");
             }
+            let shape = strict_shape(&text);
+            assert_eq!(shape == StrictShape::Invalid, strict.is_none(), "{text:?}");
+            if shape == StrictShape::PlainObject {
+                plain += 1;
+                assert!(matches!(strict, Some(JValue::Object(_))), "{text:?}");
+                let distinct = serde_json::from_str::<DistinctCheck>(&text).unwrap();
+                assert!(distinct.0, "{text:?} has a repeated key");
+            }
         }
         assert!(accepted > 1000, "{accepted}");
+        assert!(plain > 20, "{plain}");
+    }
+
+    /// A reference for "no object repeats a key", by decoded key, through
+    /// serde's visitor (which sees every key, repeats included).
+    struct DistinctCheck(bool);
+
+    impl<'de> serde::Deserialize<'de> for DistinctCheck {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = DistinctCheck;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("any JSON")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut m: A,
+                ) -> Result<DistinctCheck, A::Error> {
+                    let mut keys: Vec<String> = Vec::new();
+                    let mut ok = true;
+                    while let Some(k) = m.next_key::<String>()? {
+                        ok &= !keys.contains(&k);
+                        keys.push(k);
+                        ok &= m.next_value::<DistinctCheck>()?.0;
+                    }
+                    // arbitrary_precision hands numbers over as a one-key map.
+                    Ok(DistinctCheck(ok))
+                }
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    mut a: A,
+                ) -> Result<DistinctCheck, A::Error> {
+                    let mut ok = true;
+                    while let Some(x) = a.next_element::<DistinctCheck>()? {
+                        ok &= x.0;
+                    }
+                    Ok(DistinctCheck(ok))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<DistinctCheck, E> {
+                    Ok(DistinctCheck(true))
+                }
+                fn visit_str<E>(self, _: &str) -> Result<DistinctCheck, E> {
+                    Ok(DistinctCheck(true))
+                }
+                fn visit_unit<E>(self) -> Result<DistinctCheck, E> {
+                    Ok(DistinctCheck(true))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<DistinctCheck, E> {
+                    Ok(DistinctCheck(true))
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<DistinctCheck, E> {
+                    Ok(DistinctCheck(true))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<DistinctCheck, E> {
+                    Ok(DistinctCheck(true))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    #[test]
+    fn strict_shape_examples() {
+        use StrictShape::*;
+        for (text, want) in [
+            ("{}", PlainObject),
+            (" { } ", PlainObject),
+            (r#"{"a":{"a":1},"b":[{"a":1,"b":2}]}"#, PlainObject),
+            (r#"{"a":1,"b":2,"a":3}"#, Other),
+            (r#"{"x":{"a":1,"a":2}}"#, Other),
+            (r#"{"\u0061":1,"a":2}"#, Other),
+            (r#"{"a\n":1}"#, Other),
+            ("[]", Other),
+            ("\"s\"", Other),
+            ("{\"a\":1} x", Invalid),
+            ("", Invalid),
+        ] {
+            assert_eq!(strict_shape(text), want, "{text:?}");
+        }
+        let many: String = format!(
+            "{{{}}}",
+            (0..40)
+                .map(|i| format!("\"k{}\":{i}", i % 39))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        assert_eq!(strict_shape(&many), Other);
+        let distinct: String = format!(
+            "{{{}}}",
+            (0..40)
+                .map(|i| format!("\"k{i}\":{i}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        assert_eq!(strict_shape(&distinct), PlainObject);
     }
 
     #[test]
