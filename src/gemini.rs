@@ -34,6 +34,9 @@ enum Repr {
     /// Text that is one whole strict JSON object with distinct keys
     /// ([`jackson::StrictShape::PlainObject`]).
     Raw(String),
+    /// `{KEY: TEXT}` for text that is not JSON, kept flat: wrapping is the
+    /// fail-fast path and should cost one copy of the text, not a map.
+    Wrapped(&'static str, String),
 }
 
 impl Payload {
@@ -43,6 +46,11 @@ impl Payload {
             Repr::Tree(m) => Value::Object(m.clone()),
             // The text was checked when it was kept, so it reads back.
             Repr::Raw(t) => jackson::read_strict(t).map_or(Value::Null, |v| v.to_serde()),
+            Repr::Wrapped(k, t) => {
+                let mut m = Map::with_capacity(1);
+                m.insert((*k).to_owned(), Value::String(t.clone()));
+                Value::Object(m)
+            }
         }
     }
 
@@ -73,6 +81,7 @@ impl Payload {
                 .strip_prefix('{')
                 .and_then(|r| r.strip_suffix('}'))
                 .is_some_and(|inner| inner.trim_matches(JSON_WS).is_empty()),
+            Repr::Wrapped(..) => false,
         }
     }
 
@@ -275,14 +284,14 @@ pub fn convert_tool_response(
         return Ok(match Payload::strict(text) {
             Some(Ok(p)) => p,
             Some(Err(v @ JValue::Object(_))) => Payload::from_jvalue(v, "error"),
-            _ => Payload::wrap("error", Value::String(text.to_owned())),
+            _ => Payload(Repr::Wrapped("error", text.to_owned())),
         });
     }
     if fixes.strict_json_or_wrap {
         return Ok(match Payload::strict(text) {
             Some(Ok(p)) => p,
             Some(Err(v)) => Payload::from_jvalue(v, "result"),
-            None => Payload::wrap("result", Value::String(text.to_owned())),
+            None => Payload(Repr::Wrapped("result", text.to_owned())),
         });
     }
     parse_json_to_map(Some(text))
