@@ -4,7 +4,12 @@
 #![forbid(unsafe_code)]
 
 pub mod behavior;
+pub mod explore;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gemini;
+pub mod gen;
+pub mod invariants;
 pub mod jackson;
 pub mod java;
 pub mod limits;

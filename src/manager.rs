@@ -105,7 +105,8 @@ impl ExecResult {
 /// ```
 /// use toolcall_model::{limits::Breach, manager::{ExecResult, LimitExceeded}};
 /// let e = LimitExceeded { breach: Breach { tool_name: None, limit: 2 },
-///     partial: ExecResult { history: vec![], return_direct: false }, breach_index: 0 };
+///     partial: ExecResult { history: vec![], return_direct: false }, breach_index: 0,
+///     counts: Default::default() };
 /// assert_eq!(e.message(), "Total tool call limit (2) exceeded for this turn");
 /// assert_eq!(e.build_generation().text.as_deref(), Some("Total tool call limit (2) exceeded for this turn"));
 /// ```
@@ -119,6 +120,9 @@ pub struct LimitExceeded {
     /// (upstream: always the last; with `close-dangling-calls` the closed
     /// calls follow it).
     pub breach_index: usize,
+    /// The turn's counts at the breach, the breached call included (not
+    /// part of the Java exception: the model's record for the loop).
+    pub counts: Counts,
 }
 
 impl LimitExceeded {
@@ -392,11 +396,12 @@ impl Batch {
                     error: true,
                 }));
         }
-        let (partial, _) = self.finish(instructions, assistant);
+        let (partial, counts) = self.finish(instructions, assistant);
         LimitExceeded {
             breach,
             partial,
             breach_index,
+            counts,
         }
     }
 }

@@ -146,7 +146,9 @@ pub struct LoopRun {
     /// The verdict on a request built from the memory plus one new user
     /// message (`CLASS: MESSAGE` if it cannot be built).
     pub memory_verdict: Result<(), String>,
-    /// The tool calls' counts at the end of the turn.
+    /// The turn's tool-call counts at the end: after the last batch that
+    /// finished or breached a limit (the breached call counts); a batch that
+    /// failed with an exception leaves the counts from before it.
     pub counts: Counts,
 }
 
@@ -387,10 +389,13 @@ pub fn run_loop(
             &cfg.manager,
             turn,
             reply,
-            std::mem::take(&mut counts),
+            // A failing batch ends the turn without handing its counts back;
+            // the clone (one entry per tool name) keeps the last good ones.
+            counts.clone(),
             toolbox,
         ) {
             Err(ManagerError::LimitExceeded(e)) => {
+                counts = e.counts.clone();
                 if fixes.close_dangling_calls && cfg.memory == Memory::Inside {
                     if let Some(m) = e.partial.history.last() {
                         inside.messages.push(m.clone());

@@ -703,7 +703,7 @@ impl Vector {
     /// ```
     /// use toolcall_model::vectors::Vector;
     /// let v = Vector::parse(br#"{"format":"toolcall-model/1","name":"n","op":"convert_tool_response","input":{"text":"42"},"expect":{}}"#).unwrap();
-    /// assert_eq!(v.run().unwrap(), serde_json::json!({"response": {"result": 42}}));
+    /// assert_eq!(v.run().unwrap(), serde_json::json!({"response": {"result": 42}, "invocations": []}));
     /// ```
     pub fn run(&self) -> Result<Value, String> {
         let mut out = Map::new();

@@ -1,0 +1,3 @@
+//! The `convert` target; its body is `toolcall_model::fuzzing::convert`.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| toolcall_model::fuzzing::convert(data));

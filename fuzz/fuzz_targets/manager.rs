@@ -1,0 +1,3 @@
+//! The `manager` target; its body is `toolcall_model::fuzzing::manager`.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| toolcall_model::fuzzing::manager(data));

@@ -1,0 +1,3 @@
+//! The `tool_loop` target; its body is `toolcall_model::fuzzing::tool_loop`.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| toolcall_model::fuzzing::tool_loop(data));

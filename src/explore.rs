@@ -1,0 +1,588 @@
+//! The verdict matrix: every [`Invariant`] under every behaviour set of
+//! [`crate::seed::behavior_sets`], each cell a proptest run over generated
+//! turns ([`crate::gen::scenario`]), with the shrunk counterexample of every
+//! refuted cell printed as a `tool_loop` vector that `toolcall-model run`
+//! replays and whose `expect` records what the invariant wanted.
+//!
+//! Each cell draws its cases from a ChaCha generator seeded with the same
+//! seed, so a seed reproduces the whole matrix, and every cell of one
+//! invariant sees the same turns. This module does no IO and reads no
+//! clock; the command line times the cells and draws the progress display.
+//!
+//! ```
+//! use toolcall_model::explore::{cells, run_cell, CellOutcome, Options};
+//! use toolcall_model::invariants::Invariant;
+//! let cell = cells().into_iter()
+//!     .find(|c| c.set.name == "upstream" && c.invariant == Invariant::JsonSafe).unwrap();
+//! let opts = Options { cases: 300, seed: 1, max_shrink_iters: 32 };
+//! let r = run_cell(&cell, &opts, &|_| {});
+//! let CellOutcome::Refuted { counterexample, .. } = &r.outcome else { panic!("upstream breaks json-safe") };
+//! // The counterexample is a vector that replays and shows the failure.
+//! let v = toolcall_model::vectors::Vector::from_value(counterexample).unwrap();
+//! assert!(!v.check().is_empty());
+//! ```
+
+use std::cell::Cell as StdCell;
+
+use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
+use serde_json::{json, Map, Value};
+
+use crate::gen::{scenario, with_set};
+use crate::invariants::{check_scenario, refutation, Evidence, Invariant, Locus, Verdict};
+use crate::scenario::Scenario;
+use crate::seed::{behavior_sets, BehaviorSet};
+use crate::tool_loop::{Memory, Provider};
+use crate::vectors::Vector;
+
+/// How to explore.
+///
+/// ```
+/// assert_eq!(toolcall_model::explore::Options::default().cases, 256);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Generated turns per cell.
+    pub cases: u32,
+    /// The seed of every cell's random generator.
+    pub seed: u64,
+    /// At most this many shrinking steps per refuted cell.
+    pub max_shrink_iters: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            cases: 256,
+            seed: 0,
+            max_shrink_iters: 4096,
+        }
+    }
+}
+
+/// One cell of the matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MatrixCell {
+    /// The behaviour set.
+    pub set: BehaviorSet,
+    /// The invariant.
+    pub invariant: Invariant,
+}
+
+/// Every cell, set by set, invariants in section 10's order.
+///
+/// ```
+/// assert_eq!(toolcall_model::explore::cells().len(), 49);
+/// ```
+pub fn cells() -> Vec<MatrixCell> {
+    behavior_sets()
+        .into_iter()
+        .flat_map(|set| {
+            Invariant::ALL
+                .into_iter()
+                .map(move |invariant| MatrixCell { set, invariant })
+        })
+        .collect()
+}
+
+/// What a running cell reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// This many cases have run.
+    Cases(u32),
+    /// A case failed; this many shrinking steps have run.
+    Shrinking(u32),
+}
+
+/// How a cell came out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CellOutcome {
+    /// No generated case refuted the invariant.
+    Holds,
+    /// Refuted.
+    Refuted {
+        /// What the invariant wanted, on the shrunk case.
+        wanted: String,
+        /// The shrunk case as a format-1 `tool_loop` vector.
+        counterexample: Value,
+        /// Whether running the vector shows a difference from its `expect`.
+        replays: bool,
+    },
+    /// Proptest gave up (for example, the generator failed).
+    Aborted(String),
+}
+
+/// The result of one cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellResult {
+    /// The behaviour set's name.
+    pub set: &'static str,
+    /// The invariant.
+    pub invariant: Invariant,
+    /// Generated cases evaluated (the failing one included).
+    pub cases_run: u32,
+    /// Of those, the ones that met the invariant's preconditions and held.
+    pub applicable: u32,
+    /// Shrinking steps run.
+    pub shrink_steps: u32,
+    /// How it came out.
+    pub outcome: CellOutcome,
+}
+
+impl CellResult {
+    /// `holds`, `refuted` or `aborted`.
+    ///
+    /// ```
+    /// use toolcall_model::{explore::{CellOutcome, CellResult}, invariants::Invariant};
+    /// let r = CellResult { set: "all", invariant: Invariant::Limits, cases_run: 1, applicable: 1, shrink_steps: 0, outcome: CellOutcome::Holds };
+    /// assert_eq!(r.verdict(), "holds");
+    /// ```
+    pub fn verdict(&self) -> &'static str {
+        match self.outcome {
+            CellOutcome::Holds => "holds",
+            CellOutcome::Refuted { .. } => "refuted",
+            CellOutcome::Aborted(_) => "aborted",
+        }
+    }
+}
+
+/// The ChaCha generator every cell starts from for `seed`.
+///
+/// ```
+/// use proptest::strategy::{Strategy, ValueTree};
+/// use proptest::test_runner::{Config, TestRunner};
+/// let draw = |seed| {
+///     let mut r = TestRunner::new_with_rng(Config::default(), toolcall_model::explore::rng(seed));
+///     (0u64..u64::MAX).new_tree(&mut r).unwrap().current()
+/// };
+/// assert_eq!(draw(7), draw(7));
+/// assert_ne!(draw(7), draw(8));
+/// ```
+pub fn rng(seed: u64) -> TestRng {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8..].copy_from_slice(b"toolcall-model explore matrix\0\0\0"[..24].as_ref());
+    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
+}
+
+/// The proptest configuration of a cell: `cases` cases, no failure
+/// persistence, bounded shrinking.
+///
+/// ```
+/// let c = toolcall_model::explore::config(&Default::default());
+/// assert!(c.failure_persistence.is_none());
+/// ```
+pub fn config(opts: &Options) -> Config {
+    Config {
+        cases: opts.cases,
+        max_shrink_iters: opts.max_shrink_iters,
+        max_shrink_time: 0,
+        failure_persistence: None,
+        max_local_rejects: 65_536,
+        max_global_rejects: 65_536,
+        fork: false,
+        timeout: 0,
+        verbose: 0,
+        source_file: None,
+        test_name: None,
+        ..Config::default()
+    }
+}
+
+/// Runs one cell: `opts.cases` generated turns under the cell's set, judged
+/// by its invariant; on a refutation, the shrunk turn as a vector.
+/// `progress` is called every few cases.
+pub fn run_cell(cell: &MatrixCell, opts: &Options, progress: &dyn Fn(Progress)) -> CellResult {
+    let mut runner = TestRunner::new_with_rng(config(opts), rng(opts.seed));
+    let cases = StdCell::new(0u32);
+    let applicable = StdCell::new(0u32);
+    let shrinks = StdCell::new(0u32);
+    let failed = StdCell::new(false);
+    let result = runner.run(&scenario(), |s| {
+        let s = with_set(&s, &cell.set);
+        let verdict = check_scenario(cell.invariant, &s);
+        if failed.get() {
+            shrinks.set(shrinks.get() + 1);
+            if shrinks.get() % 16 == 0 {
+                progress(Progress::Shrinking(shrinks.get()));
+            }
+        } else {
+            cases.set(cases.get() + 1);
+            if cases.get() % 16 == 0 {
+                progress(Progress::Cases(cases.get()));
+            }
+        }
+        match verdict {
+            Verdict::Holds => {
+                if !failed.get() {
+                    applicable.set(applicable.get() + 1);
+                }
+                Ok(())
+            }
+            Verdict::NotApplicable => Ok(()),
+            Verdict::Refuted(w) => {
+                failed.set(true);
+                Err(proptest::test_runner::TestCaseError::fail(w))
+            }
+        }
+    });
+    let outcome = match result {
+        Ok(()) => CellOutcome::Holds,
+        Err(TestError::Fail(reason, value)) => {
+            let s = with_set(&value, &cell.set);
+            match counterexample(cell, &s, opts) {
+                Some((counterexample, wanted, replays)) => CellOutcome::Refuted {
+                    wanted,
+                    counterexample,
+                    replays,
+                },
+                None => CellOutcome::Refuted {
+                    wanted: reason.to_string(),
+                    counterexample: s.to_vector(
+                        &vector_name(cell),
+                        &format!("(the shrunk case no longer refutes the invariant on a rerun: {reason})"),
+                        json!({}),
+                    ),
+                    replays: false,
+                },
+            }
+        }
+        Err(TestError::Abort(reason)) => CellOutcome::Aborted(reason.to_string()),
+    };
+    CellResult {
+        set: cell.set.name,
+        invariant: cell.invariant,
+        cases_run: cases.get(),
+        applicable: applicable.get(),
+        shrink_steps: shrinks.get(),
+        outcome,
+    }
+}
+
+/// Runs every cell in order (the command line runs them in parallel).
+pub fn explore(opts: &Options, progress: &dyn Fn(usize, Progress)) -> Vec<CellResult> {
+    cells()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| run_cell(c, opts, &|p| progress(i, p)))
+        .collect()
+}
+
+fn vector_name(cell: &MatrixCell) -> String {
+    format!("explore-{}-{}", cell.set.name, cell.invariant.name())
+}
+
+/// What `toolcall-model run` prints for the scenario, or `None`.
+fn actual_output(s: &Scenario) -> Option<Value> {
+    Vector::from_value(&s.to_vector("x", "", json!({})))
+        .ok()?
+        .run()
+        .ok()
+}
+
+/// Builds the counterexample vector for a refuted cell: the scenario, an
+/// `about` saying what was wanted, and an `expect` holding, at the place
+/// where the run shows the failure, what the invariant wanted there.
+/// Returns the vector, the wanted text, and whether the vector replays as a
+/// failure.
+fn counterexample(
+    cell: &MatrixCell,
+    s: &Scenario,
+    opts: &Options,
+) -> Option<(Value, String, bool)> {
+    let ev = Evidence::gather(s).ok()?;
+    let r = refutation(cell.invariant, &ev)?;
+    let (used, expect, note) = expect_for(s, &r.locus);
+    let about = format!(
+        "Found by `toolcall-model explore --cases {} --seed {}`: under {}, {} ({}) is refuted. Wanted: {}.{}",
+        opts.cases,
+        opts.seed,
+        cell.set.name,
+        cell.invariant.name(),
+        cell.invariant.statement(),
+        r.wanted,
+        note
+    );
+    let v = used.to_vector(&vector_name(cell), &about, expect);
+    let replays = Vector::from_value(&v).is_ok_and(|x| !x.check().is_empty());
+    Some((v, r.wanted, replays))
+}
+
+fn expect_for(s: &Scenario, locus: &Locus) -> (Scenario, Value, &'static str) {
+    let generic = |s: &Scenario| {
+        (
+            s.clone(),
+            json!({ "refuted": "see about: the run does not show this invariant's failure in the vector output" }),
+            "",
+        )
+    };
+    let edits: Vec<(String, Value)> = match locus {
+        Locus::OutcomeError => vec![("/outcome/error".into(), Value::Null)],
+        Locus::MemoryApi => vec![("/memory/api".into(), json!({"accepted": true}))],
+        Locus::Api => vec![("/api".into(), json!({"accepted": true}))],
+        Locus::Payload {
+            request,
+            content,
+            part,
+            wanted,
+            ..
+        } => vec![(
+            format!(
+                "/requests/{request}/contents/{content}/parts/{part}/functionResponse/response"
+            ),
+            wanted.clone(),
+        )],
+        Locus::Invocations(list) => vec![(
+            "/invocations".into(),
+            Value::Array(
+                list.iter()
+                    .map(|i| json!({"tool": i.tool, "arguments": i.arguments}))
+                    .collect(),
+            ),
+        )],
+        Locus::Text { data, wanted } => {
+            // The emitted text surfaces in generations, in memory, or (with
+            // provider none) in the requests; the manager's output does not
+            // depend on either switch, so try them in turn.
+            let mut variants = vec![(s.clone(), "")];
+            let mut none = s.clone();
+            none.config.provider = Provider::None;
+            variants.push((none.clone(), " The vector uses provider none so that the emitted response shows in the requests; the manager's output does not depend on the provider."));
+            let mut inside = none;
+            inside.config.memory = Memory::Inside;
+            variants.push((inside, " The vector uses provider none and a memory inside the loop so that the emitted response shows; the manager's output depends on neither."));
+            for (v, note) in variants {
+                let Some(actual) = actual_output(&v) else {
+                    continue;
+                };
+                let mut found = Vec::new();
+                find_text(&actual, data, &mut String::new(), &mut found);
+                if !found.is_empty() {
+                    let edits: Vec<(String, Value)> = found
+                        .into_iter()
+                        .map(|p| (p, Value::String(wanted.clone())))
+                        .collect();
+                    return (v, skeleton(&actual, &edits), note);
+                }
+            }
+            return generic(s);
+        }
+        Locus::Unlocated => return generic(s),
+    };
+    match actual_output(s) {
+        Some(actual) => (s.clone(), skeleton(&actual, &edits), ""),
+        None => generic(s),
+    }
+}
+
+fn escape_token(t: &str) -> String {
+    t.replace('~', "~0").replace('/', "~1")
+}
+
+/// JSON pointers of every `data` or `text` string equal to `needle`.
+fn find_text(v: &Value, needle: &str, path: &mut String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&escape_token(k));
+                if (k == "data" || k == "text") && x.as_str() == Some(needle) {
+                    out.push(path.clone());
+                } else {
+                    find_text(x, needle, path, out);
+                }
+                path.truncate(len);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&i.to_string());
+                find_text(x, needle, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A stand-in that matches anything of the same shape: `{}` for objects,
+/// arrays of stand-ins, scalars as they are.
+fn placeholder(v: &Value) -> Value {
+    match v {
+        Value::Object(_) => Value::Object(Map::new()),
+        Value::Array(a) => Value::Array(a.iter().map(placeholder).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The smallest `expect` that holds `actual` with `edits` applied: only the
+/// keys on an edited path, arrays at full length with stand-ins elsewhere.
+fn skeleton(actual: &Value, edits: &[(String, Value)]) -> Value {
+    let split: Vec<(Vec<String>, &Value)> = edits
+        .iter()
+        .map(|(p, v)| {
+            let tokens = p
+                .split('/')
+                .skip(1)
+                .map(|t| t.replace("~1", "/").replace("~0", "~"))
+                .collect();
+            (tokens, v)
+        })
+        .collect();
+    build(
+        actual,
+        &split.iter().map(|(t, v)| (&t[..], *v)).collect::<Vec<_>>(),
+    )
+}
+
+fn build(actual: &Value, edits: &[(&[String], &Value)]) -> Value {
+    if let Some((_, v)) = edits.iter().find(|(p, _)| p.is_empty()) {
+        return (*v).clone();
+    }
+    match actual {
+        Value::Array(a) => Value::Array(
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    let sub: Vec<(&[String], &Value)> = edits
+                        .iter()
+                        .filter(|(p, _)| p[0] == i.to_string())
+                        .map(|(p, v)| (&p[1..], *v))
+                        .collect();
+                    if sub.is_empty() {
+                        placeholder(x)
+                    } else {
+                        build(x, &sub)
+                    }
+                })
+                .collect(),
+        ),
+        _ => {
+            let mut m = Map::new();
+            for (p, _) in edits {
+                let key = &p[0];
+                if m.contains_key(key) {
+                    continue;
+                }
+                let sub: Vec<(&[String], &Value)> = edits
+                    .iter()
+                    .filter(|(q, _)| &q[0] == key)
+                    .map(|(q, v)| (&q[1..], *v))
+                    .collect();
+                let child = actual.get(key).unwrap_or(&Value::Null);
+                m.insert(key.clone(), build(child, &sub));
+            }
+            Value::Object(m)
+        }
+    }
+}
+
+/// The matrix as one JSON object:
+/// `{"cases": N, "seed": S, "results": [{"set", "invariant", "verdict",
+/// "cases_run", "applicable", "wanted", "counterexample"}]}`.
+///
+/// ```
+/// let v = toolcall_model::explore::to_json(&Default::default(), &[]);
+/// assert_eq!(v["cases"], 256);
+/// ```
+pub fn to_json(opts: &Options, results: &[CellResult]) -> Value {
+    json!({
+        "cases": opts.cases,
+        "seed": opts.seed,
+        "results": results.iter().map(|r| {
+            let (wanted, cx) = match &r.outcome {
+                CellOutcome::Refuted { wanted, counterexample, .. } => (json!(wanted), counterexample.clone()),
+                CellOutcome::Aborted(why) => (json!(why), Value::Null),
+                CellOutcome::Holds => (Value::Null, Value::Null),
+            };
+            json!({
+                "set": r.set,
+                "invariant": r.invariant.name(),
+                "verdict": r.verdict(),
+                "cases_run": r.cases_run,
+                "applicable": r.applicable,
+                "wanted": wanted,
+                "counterexample": cx,
+            })
+        }).collect::<Vec<_>>(),
+    })
+}
+
+/// The matrix as text: a table (invariants down, sets across), then each
+/// cell's verdict, with the counterexample vector of every refuted one.
+///
+/// ```
+/// let t = toolcall_model::explore::to_text(&Default::default(), &[]);
+/// assert!(t.contains("json-safe"));
+/// ```
+pub fn to_text(opts: &Options, results: &[CellResult]) -> String {
+    let sets = behavior_sets();
+    let mut out = format!(
+        "toolcall-model explore: {} invariants under {} behaviour sets, {} cases per cell, seed {}\n\n",
+        Invariant::ALL.len(),
+        sets.len(),
+        opts.cases,
+        opts.seed
+    );
+    let w0 = 22;
+    out.push_str(&format!("{:<w0$}", "invariant"));
+    for s in &sets {
+        out.push_str(&format!(" {:<w$}", s.name, w = s.name.len().max(8)));
+    }
+    out.push('\n');
+    for inv in Invariant::ALL {
+        out.push_str(&format!("{:<w0$}", inv.name()));
+        for s in &sets {
+            let cell = results
+                .iter()
+                .find(|r| r.set == s.name && r.invariant == inv)
+                .map_or("-", |r| match r.outcome {
+                    CellOutcome::Holds => "holds",
+                    CellOutcome::Refuted { .. } => "REFUTED",
+                    CellOutcome::Aborted(_) => "aborted",
+                });
+            out.push_str(&format!(" {:<w$}", cell, w = s.name.len().max(8)));
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+    for r in results {
+        match &r.outcome {
+            CellOutcome::Holds => out.push_str(&format!(
+                "{} × {}: holds ({} cases, {} applicable)\n",
+                r.set, r.invariant, r.cases_run, r.applicable
+            )),
+            CellOutcome::Aborted(why) => out.push_str(&format!(
+                "{} × {}: aborted after {} cases: {why}\n",
+                r.set, r.invariant, r.cases_run
+            )),
+            CellOutcome::Refuted {
+                wanted,
+                counterexample,
+                replays,
+            } => {
+                out.push_str(&format!(
+                    "{} × {}: refuted at case {} (shrunk in {} steps)\n  wanted: {wanted}\n  counterexample{}:\n",
+                    r.set,
+                    r.invariant,
+                    r.cases_run,
+                    r.shrink_steps,
+                    if *replays {
+                        " (save it and replay with `toolcall-model run FILE`)"
+                    } else {
+                        " (its expect does not show the failure: see about)"
+                    }
+                ));
+                let text = serde_json::to_string_pretty(counterexample).unwrap_or_default();
+                for line in text.lines() {
+                    out.push_str("    ");
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
+}

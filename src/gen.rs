@@ -1,0 +1,758 @@
+//! Proptest generators of whole turns ([`Scenario`]s) for the property suite
+//! and `toolcall-model explore`.
+//!
+//! The generators are wide on purpose: nothing known to break upstream is fed
+//! in by hand. Texts are built from pieces (numbers, operators, words,
+//! brackets, quotes, literals, JSON values, whitespace of every kind), so
+//! that tool outputs such as `3.0 + 5.0 = 8.0` or `[ERROR] disk full`, and
+//! limit breaches, dangling calls and the like, arise from random generation
+//! and shrinking alone.
+//!
+//! What a generated scenario varies:
+//!
+//! * batches of 1 to 4 calls over a pool of three tool names (plus, rarely, a
+//!   name no tool has), with small maxima so that limits bite, both
+//!   behaviours on breach, both processors, `alwaysThrow` and rethrow lists;
+//! * arguments that are `{}`, JSON objects, other JSON, blank, null or broken;
+//! * tool outcomes of every kind: JSON of each type, JSON followed by text,
+//!   text that starts like JSON, empty, whitespace, non-ASCII, very long,
+//!   deeply nested (past Jackson's depth limit), null, echoed arguments, and
+//!   exceptions of each kind (runtime, checked, error, user-declared) with
+//!   null, blank or generated messages, wrapped and unwrapped;
+//! * about half the scenarios use "method tools": every tool returns JSON
+//!   text or throws a wrapped exception, as Spring's method tools do (the
+//!   precondition of the JSON-safe invariant);
+//! * request histories with a system message, prior turns and prior rounds
+//!   of the current turn (and, rarely, no user message at all);
+//! * scripted multi-round loops (0 to 3 tool rounds and a final answer; a
+//!   reply rarely holds two generations), memory none, inside or outside,
+//!   provider Gemini (mostly) or none, the `returnDirect` flag.
+//!
+//! Scenarios are generated under upstream; [`with_set`] puts one under a
+//! behaviour set.
+//!
+//! `conversation_history: false` is generated only together with a memory
+//! inside the loop: that is the configuration Spring documents for it (the
+//! loop then sends only the system message and the last message, and relies
+//! on the memory for the rest). Without such a memory every request after
+//! the first is a lone tool message, which no fix is meant to address.
+
+use proptest::collection::vec;
+use proptest::option;
+use proptest::prelude::*;
+use proptest::sample::select;
+
+use crate::java::{ClassTable, JavaException};
+use crate::limits::{Limits, OnExceeded};
+use crate::manager::Config;
+use crate::message::{Generation, Message, ToolCall, ToolResponse};
+use crate::processor::{Processor, ProcessorKind};
+use crate::scenario::Scenario;
+use crate::seed::BehaviorSet;
+use crate::tool_loop::{LoopConfig, Memory, Provider};
+use crate::tools::{Outcome, Registered, ToolSpec};
+
+/// The tool names every generated scenario registers.
+pub const TOOL_NAMES: [&str; 3] = ["a", "b", "c"];
+
+/// A name the model sometimes calls that no tool has.
+pub const UNKNOWN_TOOL: &str = "d";
+
+/// A user-declared runtime exception class (extends `IllegalStateException`).
+pub const CUSTOM_RUNTIME: &str = "com.example.QuotaExceededException";
+
+/// A user-declared checked exception class (extends `java.io.IOException`).
+pub const CUSTOM_CHECKED: &str = "com.example.RemoteCallException";
+
+/// Puts a scenario under a behaviour set: its fixes and whether the
+/// workaround advisor runs. Nothing else changes.
+///
+/// ```
+/// use toolcall_model::{gen::with_set, message::Message, scenario::Scenario, seed::behavior_sets, tool_loop::LoopConfig};
+/// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+///     history: vec![Message::user("hi")], model: vec![] };
+/// let all = behavior_sets().into_iter().find(|b| b.name == "all").unwrap();
+/// assert!(with_set(&s, &all).config.manager.fixes.error_key);
+/// ```
+pub fn with_set(scenario: &Scenario, set: &BehaviorSet) -> Scenario {
+    let mut s = scenario.clone();
+    s.config.manager.fixes = set.fixes;
+    s.config.gemini_tool_text = set.gemini_tool_text;
+    s
+}
+
+/// The exception classes generated scenarios use: the built-in ones plus
+/// [`CUSTOM_RUNTIME`] and [`CUSTOM_CHECKED`].
+///
+/// ```
+/// let t = toolcall_model::gen::class_table();
+/// assert!(t.is_assignable("java.lang.RuntimeException", toolcall_model::gen::CUSTOM_RUNTIME));
+/// ```
+pub fn class_table() -> ClassTable {
+    let mut t = ClassTable::builtin();
+    t.declare(CUSTOM_RUNTIME, "java.lang.IllegalStateException")
+        .expect("a valid declaration");
+    t.declare(CUSTOM_CHECKED, "java.io.IOException")
+        .expect("a valid declaration");
+    t
+}
+
+fn s(v: &[&'static str]) -> BoxedStrategy<String> {
+    select(v.to_vec()).prop_map(str::to_owned).boxed()
+}
+
+/// A JSON number's text: small and big integers, decimals, exponents
+/// (some overflowing a double), and decimals with more digits than a
+/// double holds.
+///
+/// ```
+/// use proptest::{strategy::{Strategy, ValueTree}, test_runner::TestRunner};
+/// let t = toolcall_model::gen::number().new_tree(&mut TestRunner::deterministic()).unwrap().current();
+/// assert!(toolcall_model::invariants::is_whole_json(&t));
+/// ```
+pub fn number() -> BoxedStrategy<String> {
+    prop_oneof![
+        6 => "-?(0|[1-9][0-9]{0,3})",
+        4 => "-?(0|[1-9][0-9]{0,2})\\.[0-9]{1,3}",
+        2 => "-?[1-9](\\.[0-9]{1,2})?[eE][+-]?[0-9]{1,3}",
+        1 => "-?[1-9][0-9]{17,30}",
+        1 => "-?[0-9]\\.[0-9]{16,30}",
+    ]
+    .boxed()
+}
+
+/// A word: ASCII letters, upper case, or a non-ASCII or JSON-ish word.
+pub fn word() -> BoxedStrategy<String> {
+    prop_oneof![
+        6 => "[a-z]{1,6}",
+        2 => "[A-Z][A-Za-z]{0,5}",
+        2 => s(&["größe", "日本語", "naïve", "😀", "Ωmega", "NaN", "Infinity", "nullable", "e", "x1"]),
+    ]
+    .boxed()
+}
+
+/// Whitespace of every kind: JSON's four, Java-only ones, non-breaking and
+/// other Unicode spaces, a BOM.
+pub fn whitespace() -> BoxedStrategy<String> {
+    vec(
+        s(&[
+            " ", "\t", "\n", "\r", "\u{a0}", "\u{2003}", "\u{3000}", "\u{b}", "\u{c}", "\u{feff}",
+            "\u{1c}",
+        ]),
+        1..4,
+    )
+    .prop_map(|v| v.concat())
+    .boxed()
+}
+
+/// The content of a JSON string literal, already escaped: plain text,
+/// escapes of every kind, non-ASCII characters.
+fn string_content() -> BoxedStrategy<String> {
+    vec(
+        prop_oneof![
+            5 => "[a-z ]{0,6}",
+            2 => s(&["\\\"", "\\\\", "\\n", "\\t", "\\/", "\\u00e9", "\\ud83d\\ude00", "\\u0000"]),
+            1 => s(&["é", "日本", "😀", "\u{7f}", "\u{2028}"]),
+        ],
+        0..4,
+    )
+    .prop_map(|v| v.concat())
+    .boxed()
+}
+
+/// A JSON value as a tree; rendered by [`render`].
+#[derive(Debug, Clone)]
+enum J {
+    Null,
+    Bool(bool),
+    Num(String),
+    Str(String),
+    Arr(Vec<J>),
+    Obj(Vec<(String, J)>),
+}
+
+fn json_tree() -> BoxedStrategy<J> {
+    let leaf = prop_oneof![
+        3 => number().prop_map(J::Num),
+        3 => string_content().prop_map(J::Str),
+        1 => any::<bool>().prop_map(J::Bool),
+        1 => Just(J::Null),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            vec(inner.clone(), 0..4).prop_map(J::Arr),
+            // A small pool of keys so that duplicate keys arise.
+            vec((s(&["a", "b", "k", "result", "error"]), inner), 0..4).prop_map(J::Obj),
+        ]
+    })
+    .boxed()
+}
+
+fn render(j: &J, spaced: bool, out: &mut String) {
+    let sep = if spaced { ", " } else { "," };
+    let colon = if spaced { ": " } else { ":" };
+    match j {
+        J::Null => out.push_str("null"),
+        J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        J::Num(n) => out.push_str(n),
+        J::Str(c) => {
+            out.push('"');
+            out.push_str(c);
+            out.push('"');
+        }
+        J::Arr(items) => {
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(sep);
+                }
+                render(x, spaced, out);
+            }
+            out.push(']');
+        }
+        J::Obj(entries) => {
+            out.push('{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(sep);
+                }
+                out.push('"');
+                out.push_str(k);
+                out.push('"');
+                out.push_str(colon);
+                render(v, spaced, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// One whole JSON value of any type, compact or spaced, sometimes with JSON
+/// whitespace around it.
+pub fn json_text() -> BoxedStrategy<String> {
+    (
+        json_tree(),
+        any::<bool>(),
+        prop_oneof![8 => Just(String::new()), 1 => s(&[" ", "\n", "\t", "\r\n"])],
+        prop_oneof![8 => Just(String::new()), 1 => s(&[" ", "\n", "\r\n  "])],
+    )
+        .prop_map(|(j, spaced, lead, trail)| {
+            let mut out = lead;
+            render(&j, spaced, &mut out);
+            out.push_str(&trail);
+            out
+        })
+        .boxed()
+}
+
+/// A JSON object's text (for arguments).
+pub fn json_object_text() -> BoxedStrategy<String> {
+    (
+        vec((s(&["q", "city", "n", "q"]), json_tree()), 0..3),
+        any::<bool>(),
+    )
+        .prop_map(|(entries, spaced)| {
+            let mut out = String::new();
+            render(&J::Obj(entries), spaced, &mut out);
+            out
+        })
+        .boxed()
+}
+
+/// One piece of free text.
+fn token() -> BoxedStrategy<String> {
+    prop_oneof![
+        4 => number(),
+        3 => word(),
+        2 => s(&["+", "-", "*", "/", "=", "%", ":", ",", ".", "!", "?", "#", "$"]),
+        2 => s(&["[", "]", "{", "}", "(", ")", "\"", "'"]),
+        1 => s(&["true", "false", "null"]),
+        1 => string_content().prop_map(|c| format!("\"{c}\"")),
+    ]
+    .boxed()
+}
+
+/// Free text built from pieces with a separator after each: numbers,
+/// words, operators, brackets, quotes, literals. `3.0 + 5.0 = 8.0` and
+/// `[ERROR] disk full` are two of the texts this builds.
+pub fn expression() -> BoxedStrategy<String> {
+    vec((token(), s(&[" ", "", " ", "\n", ", ", "\t"])), 1..6)
+        .prop_map(|pieces| {
+            let n = pieces.len();
+            let mut out = String::new();
+            for (i, (t, sep)) in pieces.into_iter().enumerate() {
+                out.push_str(&t);
+                if i + 1 < n {
+                    out.push_str(&sep);
+                }
+            }
+            out
+        })
+        .boxed()
+}
+
+/// A very long text: a repeated word (2 to 60 thousand bytes), sometimes
+/// as a JSON string.
+pub fn long_text() -> BoxedStrategy<String> {
+    (word(), 1000usize..6000, any::<bool>())
+        .prop_map(|(t, n, quoted)| {
+            let body = format!("{t} ").repeat(n.max(1));
+            if quoted {
+                format!("\"{body}\"")
+            } else {
+                body
+            }
+        })
+        .boxed()
+}
+
+/// A deeply nested text, balanced or not, up to 700 levels (Jackson's limit
+/// is 500).
+pub fn deep_text(balanced_only: bool) -> BoxedStrategy<String> {
+    (1usize..700, 0u8..4)
+        .prop_map(move |(d, kind)| {
+            let kind = if balanced_only { kind % 2 } else { kind };
+            match kind {
+                0 => format!("{}1{}", "[".repeat(d), "]".repeat(d)),
+                1 => format!("{}1{}", "{\"a\":".repeat(d), "}".repeat(d)),
+                2 => format!("{} x", "[".repeat(d)),
+                _ => format!("{}{} tail", "[".repeat(d), "]".repeat(d)),
+            }
+        })
+        .boxed()
+}
+
+/// Any text a tool, a model or an exception may produce.
+pub fn text() -> BoxedStrategy<String> {
+    prop_oneof![
+        30 => json_text(),
+        20 => expression(),
+        10 => (json_text(), s(&["", " ", "\n"]), expression())
+            .prop_map(|(j, sep, tail)| format!("{j}{sep}{tail}")),
+        8 => vec(word(), 1..4).prop_map(|w| w.join(" ")),
+        4 => Just(String::new()),
+        4 => whitespace(),
+        1 => long_text(),
+        1 => deep_text(false),
+    ]
+    .boxed()
+}
+
+/// Text a method tool returns: one whole JSON value.
+pub fn json_only_text() -> BoxedStrategy<String> {
+    prop_oneof![
+        30 => json_text(),
+        1 => long_text().prop_map(|t| format!("\"{}\"", t.trim_matches('"'))),
+        1 => deep_text(true),
+    ]
+    .boxed()
+}
+
+const RUNTIME_CLASSES: [&str; 5] = [
+    "java.lang.RuntimeException",
+    "java.lang.IllegalStateException",
+    "java.lang.IllegalArgumentException",
+    "java.lang.NullPointerException",
+    CUSTOM_RUNTIME,
+];
+const CHECKED_CLASSES: [&str; 2] = ["java.io.IOException", CUSTOM_CHECKED];
+const ERROR_CLASSES: [&str; 2] = ["java.lang.AssertionError", "java.lang.OutOfMemoryError"];
+
+/// An exception's message: generated text, null, empty or blank.
+fn message() -> BoxedStrategy<Option<String>> {
+    prop_oneof![
+        6 => text().prop_map(Some),
+        2 => Just(None),
+        1 => Just(Some(String::new())),
+        1 => whitespace().prop_map(Some),
+    ]
+    .boxed()
+}
+
+/// An exception of any kind: runtime (built-in or declared), checked, error.
+pub fn exception() -> BoxedStrategy<JavaException> {
+    let class = prop_oneof![
+        6 => s(&RUNTIME_CLASSES),
+        2 => s(&CHECKED_CLASSES),
+        1 => s(&ERROR_CLASSES),
+    ];
+    (class, message())
+        .prop_map(|(class, message)| JavaException { class, message })
+        .boxed()
+}
+
+/// What one invocation does. Method tools return JSON or throw wrapped
+/// exceptions; other callbacks do anything.
+pub fn outcome(method_tools: bool) -> BoxedStrategy<Outcome> {
+    if method_tools {
+        prop_oneof![
+            8 => json_only_text().prop_map(|t| Outcome::Returns(Some(t))),
+            2 => exception().prop_map(|exception| Outcome::Throws { exception, wrapped: true }),
+        ]
+        .boxed()
+    } else {
+        prop_oneof![
+            10 => text().prop_map(|t| Outcome::Returns(Some(t))),
+            1 => Just(Outcome::Returns(None)),
+            1 => Just(Outcome::EchoArguments),
+            3 => exception().prop_map(|exception| Outcome::Throws { exception, wrapped: true }),
+            1 => exception().prop_map(|exception| Outcome::Throws { exception, wrapped: false }),
+        ]
+        .boxed()
+    }
+}
+
+fn tool(name: &'static str, method_tools: bool) -> BoxedStrategy<ToolSpec> {
+    (
+        prop_oneof![11 => Just(false), 1 => Just(true)],
+        prop_oneof![6 => Just(Registered::Request), 1 => Just(Registered::Resolver)],
+        vec(outcome(method_tools), 1..=3),
+    )
+        .prop_map(move |(return_direct, registered, outcomes)| ToolSpec {
+            name: name.to_owned(),
+            return_direct,
+            registered,
+            outcomes,
+        })
+        .boxed()
+}
+
+/// The three tools, all method tools or all free callbacks.
+pub fn tools() -> BoxedStrategy<Vec<ToolSpec>> {
+    prop_oneof![Just(true), Just(false)]
+        .prop_flat_map(|method| {
+            (tool("a", method), tool("b", method), tool("c", method))
+                .prop_map(|(a, b, c)| vec![a, b, c])
+        })
+        .boxed()
+}
+
+fn pool_name() -> BoxedStrategy<String> {
+    s(&TOOL_NAMES)
+}
+
+/// Limits with small maxima: a default per-tool maximum of 1 to 3 (or
+/// unlimited, or upstream's 40), an override, an exclusion, a total maximum
+/// of 1 to 6 (or unlimited, or 150), either behaviour on breach. Built with
+/// the builder, so its rules apply.
+pub fn limits() -> BoxedStrategy<Limits> {
+    (
+        prop_oneof![6 => (1i64..=3).prop_map(Some), 1 => Just(None), 1 => Just(Some(40))],
+        option::weighted(0.2, (pool_name(), 1i64..=3)),
+        option::weighted(0.12, pool_name()),
+        any::<bool>(),
+        prop_oneof![4 => (1i64..=6).prop_map(Some), 2 => Just(None), 1 => Just(Some(150))],
+        prop_oneof![
+            Just(OnExceeded::Throw),
+            Just(OnExceeded::ReturnErrorResponse)
+        ],
+    )
+        .prop_map(
+            |(per_tool, override_, exclude, exclude_first, total, on_exceeded)| {
+                let mut l = Limits::default();
+                l = match per_tool {
+                    Some(n) => l.max_calls_per_tool(n).expect("positive"),
+                    None => l.unlimited_calls_per_tool(),
+                };
+                let apply_override = |l: Limits| match &override_ {
+                    Some((name, n)) => l.max_calls_per_tool_for(name, *n).expect("valid"),
+                    None => l,
+                };
+                let apply_exclude = |l: Limits| match &exclude {
+                    Some(name) => l.exclude_tool_from_limit(name).expect("valid"),
+                    None => l,
+                };
+                l = if exclude_first {
+                    apply_override(apply_exclude(l))
+                } else {
+                    apply_exclude(apply_override(l))
+                };
+                l = match total {
+                    Some(n) => l.max_total_tool_calls(n).expect("positive"),
+                    None => l.unlimited_total_tool_calls(),
+                };
+                l.on_exceeded = on_exceeded;
+                l
+            },
+        )
+        .boxed()
+}
+
+/// The default or the JSON-error processor, rarely with `alwaysThrow` or a
+/// rethrow list.
+pub fn processor() -> BoxedStrategy<Processor> {
+    (
+        prop_oneof![Just(ProcessorKind::Default), Just(ProcessorKind::JsonError)],
+        prop_oneof![24 => Just(false), 1 => Just(true)],
+        option::weighted(
+            0.08,
+            s(&[
+                "java.lang.IllegalStateException",
+                "java.lang.RuntimeException",
+                "java.lang.IllegalArgumentException",
+            ]),
+        ),
+    )
+        .prop_map(|(kind, always_throw, rethrow)| Processor {
+            kind,
+            always_throw,
+            rethrow: rethrow.into_iter().collect(),
+        })
+        .boxed()
+}
+
+/// Call arguments as a model sends them: `{}`, a JSON object, other text
+/// (JSON or not), blank, null.
+pub fn arguments() -> BoxedStrategy<Option<String>> {
+    prop_oneof![
+        6 => Just(Some("{}".to_owned())),
+        4 => json_object_text().prop_map(Some),
+        1 => text().prop_map(Some),
+        1 => s(&["", " ", "\t\n", "\u{2003}"]).prop_map(Some),
+        1 => Just(None),
+    ]
+    .boxed()
+}
+
+/// Arguments of calls already in the history: mostly JSON objects, rarely
+/// blank (a broken one there would fail every request of every set).
+fn history_arguments() -> BoxedStrategy<Option<String>> {
+    prop_oneof![
+        8 => Just(Some("{}".to_owned())),
+        4 => json_object_text().prop_map(Some),
+        1 => s(&["", " "]).prop_map(Some),
+    ]
+    .boxed()
+}
+
+fn call_name() -> BoxedStrategy<String> {
+    prop_oneof![
+        10 => Just("a".to_owned()),
+        7 => Just("b".to_owned()),
+        4 => Just("c".to_owned()),
+        1 => Just(UNKNOWN_TOOL.to_owned()),
+    ]
+    .boxed()
+}
+
+/// A batch of 1 to 4 calls (ids are assigned later).
+fn calls() -> BoxedStrategy<Vec<(String, Option<String>)>> {
+    vec((call_name(), arguments()), 1..=4).boxed()
+}
+
+fn history_calls() -> BoxedStrategy<Vec<(String, Option<String>)>> {
+    vec((call_name(), history_arguments()), 1..=4).boxed()
+}
+
+fn to_calls(prefix: &str, calls: Vec<(String, Option<String>)>) -> Vec<ToolCall> {
+    calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, arguments))| ToolCall {
+            id: format!("{prefix}-{i}"),
+            kind: "function".to_owned(),
+            name,
+            arguments,
+        })
+        .collect()
+}
+
+/// One model reply in which the model asks for tools. Usually one
+/// generation; rarely two (a text-only one and one with calls, or two with
+/// calls), as a model asked for several candidates returns.
+#[derive(Debug, Clone)]
+enum Reply {
+    One(Vec<(String, Option<String>)>, Option<String>),
+    TextThenCalls(String, Vec<(String, Option<String>)>),
+    CallsThenText(Vec<(String, Option<String>)>, String),
+    TwoCalls(Vec<(String, Option<String>)>, Vec<(String, Option<String>)>),
+}
+
+fn reply() -> BoxedStrategy<Reply> {
+    prop_oneof![
+        30 => (calls(), option::weighted(0.15, word())).prop_map(|(c, t)| Reply::One(c, t)),
+        1 => (word(), calls()).prop_map(|(t, c)| Reply::TextThenCalls(t, c)),
+        1 => (calls(), word()).prop_map(|(c, t)| Reply::CallsThenText(c, t)),
+        1 => (calls(), calls()).prop_map(|(a, b)| Reply::TwoCalls(a, b)),
+    ]
+    .boxed()
+}
+
+fn generation(text: Option<String>, tool_calls: Vec<ToolCall>) -> Generation {
+    Generation {
+        text,
+        tool_calls,
+        ..Generation::default()
+    }
+}
+
+fn reply_generations(round: usize, r: Reply) -> Vec<Generation> {
+    let p = |g: usize| format!("call-{round}-{g}");
+    match r {
+        Reply::One(c, t) => vec![generation(t, to_calls(&p(0), c))],
+        Reply::TextThenCalls(t, c) => vec![
+            generation(Some(t), vec![]),
+            generation(None, to_calls(&p(1), c)),
+        ],
+        Reply::CallsThenText(c, t) => vec![
+            generation(None, to_calls(&p(0), c)),
+            generation(Some(t), vec![]),
+        ],
+        Reply::TwoCalls(a, b) => vec![
+            generation(None, to_calls(&p(0), a)),
+            generation(None, to_calls(&p(1), b)),
+        ],
+    }
+}
+
+/// The scripted model: 0 to 3 tool rounds, then a final answer.
+pub fn model() -> BoxedStrategy<Vec<Vec<Generation>>> {
+    (vec(reply(), 0..=3), word())
+        .prop_map(|(replies, last)| {
+            let mut m: Vec<Vec<Generation>> = replies
+                .into_iter()
+                .enumerate()
+                .map(|(i, r)| reply_generations(i, r))
+                .collect();
+            m.push(vec![generation(Some(last), vec![])]);
+            m
+        })
+        .boxed()
+}
+
+/// A round already in the history: an assistant message with calls and a
+/// tool message answering each call (responses to breached or failed calls
+/// look the same: any text, sometimes marked as an error).
+type PriorRound = (Vec<(String, Option<String>)>, Vec<(String, bool)>);
+
+fn prior_round() -> BoxedStrategy<PriorRound> {
+    (
+        history_calls(),
+        vec((text(), prop_oneof![4 => Just(false), 1 => Just(true)]), 4),
+    )
+        .boxed()
+}
+
+fn push_round(out: &mut Vec<Message>, prefix: &str, (calls, data): PriorRound) {
+    let calls = to_calls(prefix, calls);
+    let responses = calls
+        .iter()
+        .zip(data)
+        .map(|(c, (d, error))| ToolResponse {
+            id: c.id.clone(),
+            name: c.name.clone(),
+            data: d,
+            error,
+        })
+        .collect();
+    out.push(Message::assistant(None, calls));
+    out.push(Message::Tool { responses });
+}
+
+fn phrase() -> BoxedStrategy<String> {
+    vec(word(), 1..4).prop_map(|w| w.join(" ")).boxed()
+}
+
+/// The request's messages: an optional system message, 0 to 2 prior turns
+/// (user, rounds, answer), then the current user message and 0 to 2 rounds
+/// of this turn already done; rarely no user message at all.
+pub fn history() -> BoxedStrategy<Vec<Message>> {
+    let turn = (phrase(), vec(prior_round(), 0..=1), phrase());
+    (
+        option::weighted(0.3, phrase()),
+        vec(turn, 0..=2),
+        prop_oneof![14 => phrase().prop_map(Some), 1 => Just(None)],
+        prop_oneof![3 => Just(vec![]), 1 => vec(prior_round(), 1..=2)],
+    )
+        .prop_map(|(system, turns, user, rounds)| {
+            let mut h = Vec::new();
+            if let Some(t) = system {
+                h.push(Message::System { text: Some(t) });
+            }
+            let Some(user) = user else {
+                // No user message anywhere: the whole history is the turn.
+                for (j, r) in rounds.into_iter().enumerate() {
+                    push_round(&mut h, &format!("h-{j}"), r);
+                }
+                return h;
+            };
+            for (t, (u, rs, answer)) in turns.into_iter().enumerate() {
+                h.push(Message::user(&u));
+                for (j, r) in rs.into_iter().enumerate() {
+                    push_round(&mut h, &format!("t{t}-{j}"), r);
+                }
+                h.push(Message::assistant(Some(&answer), vec![]));
+            }
+            h.push(Message::user(&user));
+            for (j, r) in rounds.into_iter().enumerate() {
+                push_round(&mut h, &format!("h-{j}"), r);
+            }
+            h
+        })
+        .boxed()
+}
+
+/// Memory placement and the conversation-history switch (off only with a
+/// memory inside the loop, see the module doc).
+fn memory_and_history() -> BoxedStrategy<(Memory, bool)> {
+    prop_oneof![
+        6 => Just((Memory::None, true)),
+        2 => Just((Memory::Outside, true)),
+        3 => prop_oneof![4 => Just(true), 1 => Just(false)].prop_map(|h| (Memory::Inside, h)),
+    ]
+    .boxed()
+}
+
+/// A whole turn under upstream (see the module doc for what varies).
+///
+/// ```
+/// use proptest::{strategy::{Strategy, ValueTree}, test_runner::TestRunner};
+/// let mut runner = TestRunner::deterministic();
+/// let s = toolcall_model::gen::scenario().new_tree(&mut runner).unwrap().current();
+/// assert!(s.config.manager.fixes.is_upstream());
+/// assert!(s.run().is_ok());
+/// ```
+pub fn scenario() -> BoxedStrategy<Scenario> {
+    (
+        limits(),
+        processor(),
+        any::<bool>(),
+        memory_and_history(),
+        prop_oneof![9 => Just(Provider::Gemini), 1 => Just(Provider::None)],
+        tools(),
+        history(),
+        model(),
+    )
+        .prop_map(
+            |(
+                limits,
+                processor,
+                resolution_fallback,
+                (memory, conversation_history),
+                provider,
+                tools,
+                history,
+                model,
+            )| {
+                let manager = Config {
+                    limits,
+                    resolution_fallback,
+                    processor,
+                    classes: class_table(),
+                    fixes: Default::default(),
+                };
+                Scenario {
+                    config: LoopConfig {
+                        conversation_history,
+                        provider,
+                        memory,
+                        ..LoopConfig::new(manager)
+                    },
+                    tools,
+                    history,
+                    model,
+                }
+            },
+        )
+        .boxed()
+}

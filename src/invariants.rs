@@ -1,0 +1,1897 @@
+//! The invariants of SEMANTICS.md section 10 as pure checkers over one
+//! generated turn.
+//!
+//! [`Evidence::gather`] runs a [`Scenario`] through the tool loop and keeps
+//! what the checkers need: the run itself, the toolbox after it, a replay of
+//! every batch through the manager's step engine ([`Trace`]), and the
+//! messages each request was built from. [`check`] then judges one
+//! [`Invariant`] on that evidence; [`refutation`] says where a refuted one
+//! failed, for building a counterexample vector.
+//!
+//! Every invariant is evaluated under every behaviour set; the ones SEMANTICS.md
+//! claims only "with" a fix are expected to be refuted without it.
+//!
+//! The checkers share no code with what they check where it matters: JSON
+//! validity and values come from an independent RFC 8259 reader
+//! ([`is_whole_json`]), the reference counts are a plain `BTreeMap`, the
+//! limit rule and the pairing rule ([`pairing`]) are restated here.
+//!
+//! ```
+//! use toolcall_model::invariants::{check, Evidence, Invariant, Verdict};
+//! use toolcall_model::{limits::{Limits, OnExceeded}, manager::Config, message::{Generation, Message, ToolCall},
+//!     processor::{Processor, ProcessorKind}, scenario::Scenario, tool_loop::LoopConfig, tools::ToolSpec};
+//! // Seed 000: two calls to a tool limited to one call, the JSON processor.
+//! let limits = Limits { on_exceeded: OnExceeded::ReturnErrorResponse, ..Limits::default() }.max_calls_per_tool(1).unwrap();
+//! let processor = Processor { kind: ProcessorKind::JsonError, ..Processor::default() };
+//! let s = Scenario {
+//!     config: LoopConfig::new(Config { limits, processor, ..Config::default() }),
+//!     tools: vec![ToolSpec::returning("x", "\"sunny\"")],
+//!     history: vec![Message::user("weather twice")],
+//!     model: vec![
+//!         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}"), ToolCall::new("2", "x", "{}")], ..Default::default() }],
+//!         vec![Generation { text: Some("sunny".into()), ..Default::default() }],
+//!     ],
+//! };
+//! let ev = Evidence::gather(&s).unwrap();
+//! assert!(matches!(check(Invariant::JsonSafe, &ev), Verdict::Refuted(_)));
+//! assert!(matches!(check(Invariant::GeminiSafe, &ev), Verdict::Refuted(_)));
+//! assert_eq!(check(Invariant::Limits, &ev), Verdict::Holds);
+//! ```
+
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::behavior::Fixes;
+use crate::gemini::{build_request, convert_tool_response, Part};
+use crate::limits::{Counts, Limits, Max, OnExceeded};
+use crate::manager::{
+    execute_with_counts, tool_call_message, Batch, ExecResult, LimitExceeded, ManagerError, Step,
+};
+use crate::message::{Message, ToolCall, ToolResponse};
+use crate::processor::{json_error_text, ProcessorKind};
+use crate::scenario::Scenario;
+use crate::tool_loop::{LoopError, LoopRun, Provider, Sent};
+use crate::tools::{Invocation, Outcome, Toolbox};
+
+/// One invariant of SEMANTICS.md section 10.
+///
+/// ```
+/// use toolcall_model::invariants::Invariant;
+/// assert_eq!(Invariant::ALL.len(), 7);
+/// assert_eq!("json-safe".parse::<Invariant>(), Ok(Invariant::JsonSafe));
+/// assert_eq!(Invariant::TranscriptValid.to_string(), "transcript-valid");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Invariant {
+    /// 1. One response per executed-or-breached call, same id and name, in
+    ///    call order; under `RETURN_ERROR_RESPONSE` exactly one per call.
+    OneResponsePerCall,
+    /// 2. At most `max` invocations per name and `total` in all per turn;
+    ///    no breach while under both.
+    Limits,
+    /// 3. Counts kept incrementally equal the counts rebuilt from the history.
+    Counting,
+    /// 4. Every emitted tool response is one whole JSON value (claimed with
+    ///    the JSON processor and tools that return JSON).
+    JsonSafe,
+    /// 5. Every tool response conversion in the Gemini requests succeeds and
+    ///    yields an object.
+    GeminiSafe,
+    /// 6. The tool's output can be recovered from the converted response.
+    Lossless,
+    /// 7. Every request and stored transcript is well paired.
+    TranscriptValid,
+}
+
+impl Invariant {
+    /// Every invariant, in section 10's order.
+    pub const ALL: [Invariant; 7] = [
+        Invariant::OneResponsePerCall,
+        Invariant::Limits,
+        Invariant::Counting,
+        Invariant::JsonSafe,
+        Invariant::GeminiSafe,
+        Invariant::Lossless,
+        Invariant::TranscriptValid,
+    ];
+
+    /// The kebab-case name.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::invariants::Invariant::OneResponsePerCall.name(), "one-response-per-call");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Invariant::OneResponsePerCall => "one-response-per-call",
+            Invariant::Limits => "limits",
+            Invariant::Counting => "counting",
+            Invariant::JsonSafe => "json-safe",
+            Invariant::GeminiSafe => "gemini-safe",
+            Invariant::Lossless => "lossless",
+            Invariant::TranscriptValid => "transcript-valid",
+        }
+    }
+
+    /// The statement checked, in one line.
+    ///
+    /// ```
+    /// assert!(toolcall_model::invariants::Invariant::Lossless.statement().contains("recovered"));
+    /// ```
+    pub fn statement(self) -> &'static str {
+        match self {
+            Invariant::OneResponsePerCall => "one response per executed-or-breached call, same id and name, in call order; exactly one per call under RETURN_ERROR_RESPONSE",
+            Invariant::Limits => "per name at most max invocations per turn, at most total invocations per turn, no breach while under both",
+            Invariant::Counting => "counts kept incrementally across rounds equal the counts rebuilt from the history",
+            Invariant::JsonSafe => "every emitted tool response is one whole JSON value (with the JSON processor and tools that return JSON)",
+            Invariant::GeminiSafe => "every tool response conversion in the Gemini requests succeeds and yields a JSON object",
+            Invariant::Lossless => "the tool's output can be recovered from the converted response",
+            Invariant::TranscriptValid => "every request and stored transcript is well paired",
+        }
+    }
+}
+
+impl fmt::Display for Invariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not an invariant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown invariant '{0}' (known: one-response-per-call, limits, counting, json-safe, gemini-safe, lossless, transcript-valid)")]
+pub struct UnknownInvariant(pub String);
+
+impl std::str::FromStr for Invariant {
+    type Err = UnknownInvariant;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Invariant::ALL
+            .into_iter()
+            .find(|i| i.name() == s)
+            .ok_or_else(|| UnknownInvariant(s.to_owned()))
+    }
+}
+
+/// The verdict of one invariant on one scenario.
+///
+/// ```
+/// let v = toolcall_model::invariants::Verdict::Refuted("x".into());
+/// assert!(v.is_refuted());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The invariant holds.
+    Holds,
+    /// The scenario does not meet the invariant's preconditions (or is not
+    /// a valid turn: its script ran out).
+    NotApplicable,
+    /// Refuted; the text says what the invariant wanted and what happened.
+    Refuted(String),
+}
+
+impl Verdict {
+    /// Whether this is [`Verdict::Refuted`].
+    ///
+    /// ```
+    /// assert!(!toolcall_model::invariants::Verdict::Holds.is_refuted());
+    /// ```
+    pub fn is_refuted(&self) -> bool {
+        matches!(self, Verdict::Refuted(_))
+    }
+}
+
+/// Where in the `tool_loop` vector output a refutation shows, and what the
+/// invariant wanted there.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Locus {
+    /// An emitted response whose data is this text; the invariant wanted
+    /// `wanted` (JSON) in its place. Found wherever the text surfaces
+    /// (generations, memory, provider-`none` requests).
+    Text {
+        /// The offending data.
+        data: String,
+        /// What the invariant wanted instead.
+        wanted: String,
+    },
+    /// The loop should not have ended with an exception (`outcome.error`).
+    OutcomeError,
+    /// The request built from memory should have been accepted (`memory.api`).
+    MemoryApi,
+    /// Every request should have been accepted (`api`).
+    Api,
+    /// A built request's `functionResponse.response` should have been `wanted`.
+    Payload {
+        /// Index in `requests`.
+        request: usize,
+        /// Index in the request's `contents`.
+        content: usize,
+        /// Index in the content's `parts`.
+        part: usize,
+        /// The payload that recovers the tool's output.
+        wanted: Value,
+        /// The payload sent.
+        got: Value,
+    },
+    /// The tools should have been invoked exactly so.
+    Invocations(Vec<Invocation>),
+    /// Not visible in the vector output.
+    Unlocated,
+}
+
+/// A refuted invariant: what was wanted, and where it shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refutation {
+    /// What the invariant wanted and what happened.
+    pub wanted: String,
+    /// Where it shows in the vector output.
+    pub locus: Locus,
+    /// The tool response the refutation is about, if it is about one
+    /// (JSON-safe, Gemini-safe, lossless).
+    pub response: Option<ToolResponse>,
+    /// The index of the model call whose request the refutation is about
+    /// (Gemini-safe, lossless, transcript-valid), if it is about one.
+    pub request: Option<usize>,
+}
+
+// ---------------------------------------------------------------------------
+// An independent RFC 8259 reader.
+
+/// A JSON value as the reference reader builds it. Objects hold each key
+/// once: a repeated key replaces the value at the key's first position, as
+/// Jackson's `LinkedHashMap.put` does.
+#[derive(Debug, Clone, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Num(String),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+/// Deepest nesting the reference reader builds a tree for; deeper texts are
+/// only validated.
+const REF_MAX_DEPTH: usize = 2000;
+
+/// Jackson 3's nesting-depth limit.
+const JACKSON_MAX_DEPTH: usize = 500;
+
+/// What the reference reader made of a text.
+#[derive(Debug, Clone, PartialEq)]
+enum Whole {
+    /// One whole value. `beyond` says Jackson's limits or Rust strings cannot
+    /// carry it faithfully (deeper than 500, or an unpaired surrogate
+    /// escape held as U+FFFD), so a verbatim wrap also counts as recovered.
+    Value { value: Json, beyond: bool },
+    /// Valid, but deeper than [`REF_MAX_DEPTH`]: no tree was built.
+    TooDeep,
+    /// Not one whole JSON value.
+    NotJson,
+}
+
+enum Frame {
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>, HashMap<String, usize>, String),
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    s: &'a str,
+    i: usize,
+    build: bool,
+    surrogate: bool,
+}
+
+impl<'a> Reader<'a> {
+    fn ws(&mut self) {
+        while matches!(self.b.get(self.i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.i += 1;
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.i;
+        while self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
+            self.i += 1;
+        }
+        self.i - start
+    }
+
+    fn number(&mut self) -> Option<Json> {
+        let start = self.i;
+        if self.b.get(self.i) == Some(&b'-') {
+            self.i += 1;
+        }
+        match self.b.get(self.i) {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return None,
+        }
+        if self.b.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        if matches!(self.b.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.b.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        Some(if self.build {
+            Json::Num(self.s[start..self.i].to_owned())
+        } else {
+            Json::Null
+        })
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let h = self.s.get(self.i..self.i + 4)?;
+        if !h.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        self.i += 4;
+        u32::from_str_radix(h, 16).ok()
+    }
+
+    /// A string literal; `self.i` is at the opening quote.
+    fn string(&mut self) -> Option<String> {
+        self.i += 1;
+        let mut out = String::new();
+        loop {
+            let start = self.i;
+            while let Some(&c) = self.b.get(self.i) {
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                self.i += 1;
+            }
+            if self.build {
+                out.push_str(&self.s[start..self.i]);
+            }
+            match self.b.get(self.i)? {
+                b'"' => {
+                    self.i += 1;
+                    return Some(out);
+                }
+                b'\\' => {
+                    self.i += 1;
+                    let e = *self.b.get(self.i)?;
+                    self.i += 1;
+                    let c = match e {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            let u = self.hex4()?;
+                            if (0xD800..0xDC00).contains(&u) && self.s[self.i..].starts_with("\\u")
+                            {
+                                let save = self.i;
+                                self.i += 2;
+                                match self.hex4() {
+                                    Some(l) if (0xDC00..0xE000).contains(&l) => {
+                                        let cp = 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00);
+                                        char::from_u32(cp).unwrap_or('\u{fffd}')
+                                    }
+                                    _ => {
+                                        self.i = save;
+                                        self.surrogate = true;
+                                        '\u{fffd}'
+                                    }
+                                }
+                            } else {
+                                char::from_u32(u).unwrap_or_else(|| {
+                                    self.surrogate = true;
+                                    '\u{fffd}'
+                                })
+                            }
+                        }
+                        _ => return None,
+                    };
+                    if self.build {
+                        out.push(c);
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn literal(&mut self, word: &str, v: Json) -> Option<Json> {
+        if self.s[self.i..].starts_with(word) {
+            self.i += word.len();
+            Some(v)
+        } else {
+            None
+        }
+    }
+
+    /// Reads one whole value with only JSON whitespace around it.
+    fn whole(&mut self) -> Whole {
+        let building = self.build;
+        match self.whole_inner() {
+            Ok((value, depth)) => {
+                if depth > REF_MAX_DEPTH && building {
+                    Whole::TooDeep
+                } else {
+                    Whole::Value {
+                        value,
+                        beyond: depth > JACKSON_MAX_DEPTH || self.surrogate,
+                    }
+                }
+            }
+            Err(()) => Whole::NotJson,
+        }
+    }
+
+    fn whole_inner(&mut self) -> Result<(Json, usize), ()> {
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut max_depth = 0usize;
+        'value: loop {
+            self.ws();
+            let mut value = match self.b.get(self.i).ok_or(())? {
+                b'{' | b'[' => {
+                    let obj = self.b[self.i] == b'{';
+                    self.i += 1;
+                    max_depth = max_depth.max(stack.len() + 1);
+                    if self.build && stack.len() >= REF_MAX_DEPTH {
+                        // Validate the rest without building.
+                        self.build = false;
+                    }
+                    self.ws();
+                    let close = if obj { b'}' } else { b']' };
+                    if self.b.get(self.i) == Some(&close) {
+                        self.i += 1;
+                        if obj {
+                            Json::Obj(vec![])
+                        } else {
+                            Json::Arr(vec![])
+                        }
+                    } else if obj {
+                        let key = self.key()?;
+                        stack.push(Frame::Obj(vec![], HashMap::new(), key));
+                        continue 'value;
+                    } else {
+                        stack.push(Frame::Arr(vec![]));
+                        continue 'value;
+                    }
+                }
+                b'"' => {
+                    let s = self.string().ok_or(())?;
+                    Json::Str(s)
+                }
+                b't' => self.literal("true", Json::Bool(true)).ok_or(())?,
+                b'f' => self.literal("false", Json::Bool(false)).ok_or(())?,
+                b'n' => self.literal("null", Json::Null).ok_or(())?,
+                b'-' | b'0'..=b'9' => self.number().ok_or(())?,
+                _ => return Err(()),
+            };
+            loop {
+                let Some(top) = stack.last_mut() else {
+                    self.ws();
+                    return if self.i == self.b.len() {
+                        Ok((value, max_depth))
+                    } else {
+                        Err(())
+                    };
+                };
+                match top {
+                    Frame::Arr(items) => {
+                        if self.build {
+                            items.push(value);
+                        }
+                    }
+                    Frame::Obj(entries, index, key) => {
+                        if self.build {
+                            let k = std::mem::take(key);
+                            match index.get(&k) {
+                                Some(&at) => entries[at].1 = value,
+                                None => {
+                                    index.insert(k.clone(), entries.len());
+                                    entries.push((k, value));
+                                }
+                            }
+                        }
+                    }
+                }
+                self.ws();
+                let is_obj = matches!(top, Frame::Obj(..));
+                match self.b.get(self.i).ok_or(())? {
+                    b',' => {
+                        self.i += 1;
+                        if is_obj {
+                            let k = self.key()?;
+                            if let Some(Frame::Obj(_, _, key)) = stack.last_mut() {
+                                *key = k;
+                            }
+                        }
+                        continue 'value;
+                    }
+                    b']' if !is_obj => {
+                        self.i += 1;
+                        value = match stack.pop() {
+                            Some(Frame::Arr(items)) => Json::Arr(items),
+                            _ => Json::Null,
+                        };
+                    }
+                    b'}' if is_obj => {
+                        self.i += 1;
+                        value = match stack.pop() {
+                            Some(Frame::Obj(entries, _, _)) => Json::Obj(entries),
+                            _ => Json::Null,
+                        };
+                    }
+                    _ => return Err(()),
+                }
+            }
+        }
+    }
+
+    /// `"key" :` inside an object.
+    fn key(&mut self) -> Result<String, ()> {
+        self.ws();
+        if self.b.get(self.i) != Some(&b'"') {
+            return Err(());
+        }
+        let k = self.string().ok_or(())?;
+        self.ws();
+        if self.b.get(self.i) != Some(&b':') {
+            return Err(());
+        }
+        self.i += 1;
+        Ok(k)
+    }
+}
+
+fn read_whole(text: &str, build: bool) -> Whole {
+    Reader {
+        b: text.as_bytes(),
+        s: text,
+        i: 0,
+        build,
+        surrogate: false,
+    }
+    .whole()
+}
+
+/// Whether `text` is one whole JSON value by RFC 8259: one value, only
+/// space, tab, LF and CR around it, any nesting depth, unpaired surrogate
+/// escapes allowed (the RFC's grammar allows them). Written independently of
+/// [`crate::jackson`], as the oracle for the JSON-safe invariant.
+///
+/// ```
+/// use toolcall_model::invariants::is_whole_json;
+/// assert!(is_whole_json(" {\"a\": [1, -2.5e3, \"\\ud800\"]}\n"));
+/// assert!(!is_whole_json("3.0 + 5.0 = 8.0"));
+/// assert!(!is_whole_json(""));
+/// assert!(!is_whole_json("Tool call limit (1) exceeded for tool 'x'."));
+/// assert!(is_whole_json(&format!("{}{}", "[".repeat(10_000), "]".repeat(10_000))));
+/// ```
+pub fn is_whole_json(text: &str) -> bool {
+    !matches!(read_whole(text, false), Whole::NotJson)
+}
+
+fn json_to_value(j: &Json) -> Value {
+    match j {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Num(n) => n
+            .parse::<serde_json::Number>()
+            .map_or_else(|_| Value::String(n.clone()), Value::Number),
+        Json::Str(s) => Value::String(s.clone()),
+        Json::Arr(a) => Value::Array(a.iter().map(json_to_value).collect()),
+        Json::Obj(o) => {
+            let mut m = Map::new();
+            for (k, v) in o {
+                m.insert(k.clone(), json_to_value(v));
+            }
+            Value::Object(m)
+        }
+    }
+}
+
+/// A number as an exact decimal: sign, significant digits, exponent.
+/// `None` if the text is not a JSON number or its exponent does not fit.
+fn decimal(text: &str) -> Option<(bool, String, i128)> {
+    let (neg, t) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let (mant, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], t[i + 1..].parse::<i128>().ok()?),
+        None => (t, 0),
+    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    if int.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut digits = format!("{int}{frac}");
+    let mut exp = exp.checked_sub(i128::try_from(frac.len()).ok()?)?;
+    let lead = digits.len() - digits.trim_start_matches('0').len();
+    digits.drain(..lead);
+    while digits.ends_with('0') {
+        digits.pop();
+        exp = exp.checked_add(1)?;
+    }
+    if digits.is_empty() {
+        return Some((false, String::new(), 0));
+    }
+    Some((neg, digits, exp))
+}
+
+fn numbers_equal(a: &str, b: &str) -> bool {
+    match (decimal(a), decimal(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Whether the payload value equals the reference value: numbers as exact
+/// decimals, objects as key sets.
+fn json_equals(a: &Json, b: &Value) -> bool {
+    match (a, b) {
+        (Json::Null, Value::Null) => true,
+        (Json::Bool(x), Value::Bool(y)) => x == y,
+        (Json::Num(x), Value::Number(y)) => numbers_equal(x, &y.to_string()),
+        (Json::Str(x), Value::String(y)) => x == y,
+        (Json::Arr(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equals(p, q))
+        }
+        (Json::Obj(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equals(v, w)))
+        }
+        _ => false,
+    }
+}
+
+fn wrap(key: &str, v: Value) -> Value {
+    let mut m = Map::new();
+    m.insert(key.to_owned(), v);
+    Value::Object(m)
+}
+
+/// Whether `payload` recovers `data` (invariant 6), and if not, the payload
+/// that would have.
+///
+/// * An error response under `error-key`: a whole JSON object as is, any
+///   other data verbatim under `error` (that fix's design: error data is
+///   never parsed).
+/// * Otherwise: one whole JSON value as an equal value (an object as is,
+///   anything else under `result`); any other text verbatim under `result`.
+///   A value Jackson or Rust cannot carry faithfully (deeper than 500, an
+///   unpaired surrogate escape) may also come back verbatim.
+fn recovered(data: &str, error: bool, fixes: Fixes, payload: &Value) -> Result<(), Value> {
+    let verbatim = |key: &str| wrap(key, Value::String(data.to_owned()));
+    let whole = read_whole(data, true);
+    if fixes.error_key && error {
+        return match whole {
+            Whole::Value {
+                value: v @ Json::Obj(_),
+                beyond,
+            } => {
+                if json_equals(&v, payload) || (beyond && *payload == verbatim("error")) {
+                    Ok(())
+                } else {
+                    Err(json_to_value(&v))
+                }
+            }
+            _ if *payload == verbatim("error") => Ok(()),
+            _ => Err(verbatim("error")),
+        };
+    }
+    match whole {
+        Whole::Value { value, beyond } => {
+            let ok = match (&value, payload) {
+                (Json::Obj(_), p) => json_equals(&value, p),
+                (v, Value::Object(m)) => {
+                    m.len() == 1 && m.get("result").is_some_and(|r| json_equals(v, r))
+                }
+                _ => false,
+            };
+            if ok || (beyond && *payload == verbatim("result")) {
+                Ok(())
+            } else if matches!(value, Json::Obj(_)) {
+                Err(json_to_value(&value))
+            } else {
+                Err(wrap("result", json_to_value(&value)))
+            }
+        }
+        Whole::TooDeep | Whole::NotJson => {
+            if *payload == verbatim("result") {
+                Ok(())
+            } else {
+                Err(verbatim("result"))
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Pairing (invariant 7).
+
+/// The pairing rules of GEMINI.md 5 to 8, checked on messages (system
+/// messages, which become the system instruction, are skipped): each
+/// assistant message with N > 0 tool calls follows a user or tool message
+/// and is followed at once by a tool message with exactly N responses, and
+/// every tool message follows an assistant message with tool calls.
+///
+/// ```
+/// use toolcall_model::{invariants::pairing, message::{Message, ToolCall, ToolResponse}};
+/// let call = Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]);
+/// let answer = Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")] };
+/// assert!(pairing(&[Message::user("q"), call.clone(), answer]).is_ok());
+/// assert!(pairing(&[Message::user("q"), call, Message::user("next")]).is_err());
+/// ```
+pub fn pairing(messages: &[Message]) -> Result<(), String> {
+    let ms: Vec<(usize, &Message)> = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !matches!(m, Message::System { .. }))
+        .collect();
+    for (j, &(i, m)) in ms.iter().enumerate() {
+        let prev = j.checked_sub(1).map(|p| ms[p].1);
+        match m {
+            Message::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
+                let n = tool_calls.len();
+                if !matches!(prev, Some(Message::User { .. } | Message::Tool { .. })) {
+                    return Err(format!(
+                        "message {i}, an assistant message with {n} tool call(s), does not follow a user or tool message"
+                    ));
+                }
+                match ms.get(j + 1) {
+                    Some((_, Message::Tool { responses })) if responses.len() == n => {}
+                    Some((k, Message::Tool { responses })) => {
+                        return Err(format!(
+                            "message {i} has {n} tool call(s) but the tool message {k} after it has {} response(s)",
+                            responses.len()
+                        ))
+                    }
+                    _ => {
+                        return Err(format!(
+                            "message {i} has {n} tool call(s) and no tool message follows it (a dangling call)"
+                        ))
+                    }
+                }
+            }
+            Message::Tool { .. } if !matches!(prev, Some(Message::Assistant { tool_calls, .. }) if !tool_calls.is_empty()) =>
+            {
+                return Err(format!(
+                    "message {i}, a tool message, does not follow an assistant message with tool calls"
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// The trace: every batch of the turn replayed through the step engine.
+
+/// What one call of a batch did, as [`Batch::call`] and
+/// [`crate::manager::Pending::complete`] reported it, with the batch's counts
+/// after the step (when the batch goes on).
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallEvent {
+    /// The tool ran; `failed` when its result failed the batch.
+    Invoked {
+        /// The batch's counts after the call (none if the batch failed).
+        counts: Option<Counts>,
+        /// The failure its result caused, if any.
+        failed: Option<ManagerError>,
+    },
+    /// A breach answered with an error response (`RETURN_ERROR_RESPONSE`).
+    Answered {
+        /// The batch's counts after the call.
+        counts: Counts,
+    },
+    /// A breach under `THROW`: the batch stopped.
+    Thrown {
+        /// The batch's counts after the call.
+        counts: Counts,
+    },
+    /// The step failed the batch without running a tool: the lookup failed,
+    /// or (with `breach-through-processor`) the processor threw on a breach.
+    Failed(ManagerError),
+}
+
+/// How a batch ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RoundEnd {
+    /// Every call answered.
+    Done {
+        /// The result.
+        result: ExecResult,
+        /// The counts after the batch.
+        counts: Counts,
+    },
+    /// `ToolCallLimitExceededException`.
+    Limit(Box<LimitExceeded>),
+    /// Another exception.
+    Failed(ManagerError),
+}
+
+/// One batch of the turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Round {
+    /// The history the batch ran on.
+    pub history: Vec<Message>,
+    /// The counts the batch started from.
+    pub before: Counts,
+    /// The batch's calls.
+    pub calls: Vec<ToolCall>,
+    /// One event per call reached.
+    pub events: Vec<CallEvent>,
+    /// How the batch ended.
+    pub end: RoundEnd,
+    /// Whether `execute_with_counts` (the loop's driver) gave the same
+    /// result and invocations; the difference otherwise.
+    pub driver: Result<(), String>,
+}
+
+/// The turn's batches replayed step by step, as the loop ran them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    /// The batches, in order.
+    pub rounds: Vec<Round>,
+    /// Whether the replay invoked the tools exactly as the loop did.
+    pub mirror: Result<(), String>,
+}
+
+fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Trace {
+    let cfg = &scenario.config.manager;
+    let fallback = cfg.resolution_fallback;
+    let mut tb = Toolbox::new(scenario.tools.clone());
+    let mut full = scenario.history.clone();
+    let mut counts = Counts::recount(&full);
+    let mut rounds = Vec::new();
+    for reply in scenario.model.iter().take(model_calls) {
+        let Some(assistant) = tool_call_message(reply) else {
+            break;
+        };
+        let calls = assistant.tool_calls().to_vec();
+        let mut driver_tb = tb.clone();
+        let driver = execute_with_counts(cfg, full.clone(), reply, counts.clone(), &mut driver_tb);
+        let mut batch = Some(Batch::new(counts.clone()));
+        let mut events = Vec::new();
+        let mut end = None;
+        for (i, call) in calls.iter().enumerate() {
+            let Some(b) = batch.take() else { break };
+            match b.call(call, cfg, |n| tb.find(n, fallback)) {
+                Step::Answered(b) => {
+                    events.push(CallEvent::Answered {
+                        counts: b.counts().clone(),
+                    });
+                    batch = Some(b);
+                }
+                Step::Invoke(p) => {
+                    let result = tb.invoke(p.tool(), p.arguments());
+                    match p.complete(result, cfg) {
+                        Ok(b) => {
+                            events.push(CallEvent::Invoked {
+                                counts: Some(b.counts().clone()),
+                                failed: None,
+                            });
+                            batch = Some(b);
+                        }
+                        Err(e) => {
+                            events.push(CallEvent::Invoked {
+                                counts: None,
+                                failed: Some(e.clone()),
+                            });
+                            end = Some(RoundEnd::Failed(e));
+                            break;
+                        }
+                    }
+                }
+                Step::Breached(b, breach) => {
+                    events.push(CallEvent::Thrown {
+                        counts: b.counts().clone(),
+                    });
+                    let e = b.throw(
+                        breach,
+                        &calls[i + 1..],
+                        full.clone(),
+                        assistant.clone(),
+                        cfg,
+                    );
+                    end = Some(RoundEnd::Limit(Box::new(e)));
+                    break;
+                }
+                Step::Failed(e) => {
+                    events.push(CallEvent::Failed(e.clone()));
+                    end = Some(RoundEnd::Failed(e));
+                    break;
+                }
+            }
+        }
+        let end = match (end, batch) {
+            (Some(e), _) => e,
+            (None, Some(b)) => {
+                let (result, counts) = b.finish(full.clone(), assistant.clone());
+                RoundEnd::Done { result, counts }
+            }
+            (None, None) => unreachable!("a batch that did not end is still held"),
+        };
+        let same = match (&driver, &end) {
+            (Ok((r, c)), RoundEnd::Done { result, counts }) => r == result && c == counts,
+            (Err(ManagerError::LimitExceeded(a)), RoundEnd::Limit(b)) => a == b,
+            (Err(a), RoundEnd::Failed(b)) => a == b,
+            _ => false,
+        };
+        let driver = if !same {
+            Err("execute_with_counts and the step engine end the batch differently".to_owned())
+        } else if driver_tb != tb {
+            Err("execute_with_counts and the step engine invoke the tools differently".to_owned())
+        } else {
+            Ok(())
+        };
+        let next = match &end {
+            RoundEnd::Done { result, counts } if !result.return_direct => {
+                Some((result.history.clone(), counts.clone()))
+            }
+            _ => None,
+        };
+        rounds.push(Round {
+            history: std::mem::take(&mut full),
+            before: counts.clone(),
+            calls,
+            events,
+            end,
+            driver,
+        });
+        match next {
+            Some((h, c)) => {
+                full = h;
+                counts = c;
+            }
+            None => break,
+        }
+    }
+    let mirror = if tb.invocations() == loop_toolbox.invocations() {
+        Ok(())
+    } else {
+        Err(format!(
+            "replaying the turn's batches through the manager invoked {} tool(s), the loop {}",
+            tb.invocations().len(),
+            loop_toolbox.invocations().len()
+        ))
+    };
+    Trace { rounds, mirror }
+}
+
+// ---------------------------------------------------------------------------
+// Evidence.
+
+/// What the checkers look at: the scenario, its run, and (computed on first
+/// use) the step-by-step replay of its batches and the messages each
+/// request was built from.
+#[derive(Debug)]
+pub struct Evidence<'a> {
+    /// The scenario.
+    pub scenario: &'a Scenario,
+    /// The loop's run.
+    pub run: LoopRun,
+    /// The toolbox after the run (its invocations).
+    pub toolbox: Toolbox,
+    trace: OnceCell<Trace>,
+    messages: OnceCell<Option<Vec<Vec<Message>>>>,
+}
+
+impl<'a> Evidence<'a> {
+    /// Runs the scenario. Fails only if the scenario is not a valid turn
+    /// (its model script ran out).
+    ///
+    /// ```
+    /// use toolcall_model::{invariants::Evidence, message::Message, scenario::Scenario, tool_loop::LoopConfig};
+    /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+    ///     history: vec![Message::user("hi")], model: vec![] };
+    /// assert!(Evidence::gather(&s).is_err()); // no reply scripted
+    /// ```
+    pub fn gather(scenario: &'a Scenario) -> Result<Self, LoopError> {
+        let (run, toolbox) = scenario.run()?;
+        Ok(Evidence {
+            scenario,
+            run,
+            toolbox,
+            trace: OnceCell::new(),
+            messages: OnceCell::new(),
+        })
+    }
+
+    /// Every batch of the turn replayed through the step engine.
+    pub fn trace(&self) -> &Trace {
+        self.trace
+            .get_or_init(|| replay(self.scenario, self.run.requests.len(), &self.toolbox))
+    }
+
+    /// The message list each model call received (after the advisor and
+    /// the memory), taken from the same turn run with provider `none`, which
+    /// does not stop where a Gemini conversion fails. `None` if that run
+    /// failed.
+    pub fn request_messages(&self) -> Option<&[Vec<Message>]> {
+        self.messages
+            .get_or_init(|| {
+                let none_run;
+                let run = if self.scenario.config.provider == Provider::None {
+                    &self.run
+                } else {
+                    // Past the point where the Gemini run stopped, the
+                    // provider-none run may need a reply the script lacks:
+                    // a final answer is appended, which only ever comes
+                    // after every request the Gemini run made.
+                    let mut s = self.scenario.clone();
+                    s.config.provider = Provider::None;
+                    s.model.push(vec![crate::message::Generation {
+                        text: Some("(end)".to_owned()),
+                        ..Default::default()
+                    }]);
+                    none_run = s.run().ok()?.0;
+                    &none_run
+                };
+                Some(
+                    run.requests
+                        .iter()
+                        .filter_map(|r| match r {
+                            Sent::Messages(m) => Some(m.clone()),
+                            Sent::Gemini(_) => None,
+                        })
+                        .collect(),
+                )
+            })
+            .as_deref()
+    }
+
+    /// How many requests the loop tried to send: the built ones, plus the
+    /// one whose conversion failed, if any.
+    pub fn attempted(&self) -> usize {
+        let built = self.run.requests.len();
+        match self.request_messages() {
+            Some(m) if self.scenario.config.provider == Provider::Gemini && built < m.len() => {
+                if build_request(&m[built], self.fixes()).is_err() {
+                    built + 1
+                } else {
+                    built
+                }
+            }
+            _ => built,
+        }
+    }
+
+    fn fixes(&self) -> Fixes {
+        self.scenario.config.manager.fixes
+    }
+
+    /// The request built from memory after the turn, as messages.
+    fn next_turn(&self) -> Vec<Message> {
+        let mut next = self.run.memory.clone();
+        next.push(Message::user("next question"));
+        next
+    }
+}
+
+/// Judges `invariant` on the evidence.
+///
+/// ```
+/// use toolcall_model::{invariants::{check, Evidence, Invariant, Verdict}, message::{Generation, Message}, scenario::Scenario, tool_loop::LoopConfig};
+/// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+///     history: vec![Message::user("hi")], model: vec![vec![Generation { text: Some("hello".into()), ..Default::default() }]] };
+/// let ev = Evidence::gather(&s).unwrap();
+/// for inv in Invariant::ALL {
+///     assert!(!check(inv, &ev).is_refuted());
+/// }
+/// ```
+pub fn check(invariant: Invariant, evidence: &Evidence<'_>) -> Verdict {
+    match judge(invariant, evidence) {
+        Judged::Holds => Verdict::Holds,
+        Judged::NotApplicable => Verdict::NotApplicable,
+        Judged::Refuted(r) => Verdict::Refuted(r.wanted),
+    }
+}
+
+/// Runs the scenario and judges `invariant`; a scenario that is not a valid
+/// turn is [`Verdict::NotApplicable`].
+///
+/// ```
+/// use toolcall_model::{invariants::{check_scenario, Invariant, Verdict}, message::Message, scenario::Scenario, tool_loop::LoopConfig};
+/// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+///     history: vec![Message::user("hi")], model: vec![] };
+/// assert_eq!(check_scenario(Invariant::Counting, &s), Verdict::NotApplicable);
+/// ```
+pub fn check_scenario(invariant: Invariant, scenario: &Scenario) -> Verdict {
+    match Evidence::gather(scenario) {
+        Ok(ev) => check(invariant, &ev),
+        Err(_) => Verdict::NotApplicable,
+    }
+}
+
+/// Where and how `invariant` is refuted on the evidence; `None` if it is not.
+///
+/// ```
+/// use toolcall_model::{invariants::{refutation, Evidence, Invariant}, message::{Generation, Message}, scenario::Scenario, tool_loop::LoopConfig};
+/// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+///     history: vec![Message::user("hi")], model: vec![vec![Generation::default()]] };
+/// assert!(refutation(Invariant::Lossless, &Evidence::gather(&s).unwrap()).is_none());
+/// ```
+pub fn refutation(invariant: Invariant, evidence: &Evidence<'_>) -> Option<Refutation> {
+    match judge(invariant, evidence) {
+        Judged::Refuted(r) => Some(*r),
+        _ => None,
+    }
+}
+
+enum Judged {
+    Holds,
+    NotApplicable,
+    Refuted(Box<Refutation>),
+}
+
+fn refuted(wanted: String, locus: Locus) -> Judged {
+    Judged::Refuted(Box::new(Refutation {
+        wanted,
+        locus,
+        response: None,
+        request: None,
+    }))
+}
+
+fn refuted_on(wanted: String, locus: Locus, response: &ToolResponse) -> Judged {
+    Judged::Refuted(Box::new(Refutation {
+        wanted,
+        locus,
+        response: Some(response.clone()),
+        request: None,
+    }))
+}
+
+fn in_request(judged: Judged, k: usize) -> Judged {
+    match judged {
+        Judged::Refuted(mut r) => {
+            r.request = Some(k);
+            Judged::Refuted(r)
+        }
+        other => other,
+    }
+}
+
+fn judge(invariant: Invariant, ev: &Evidence<'_>) -> Judged {
+    match invariant {
+        Invariant::OneResponsePerCall => one_response_per_call(ev),
+        Invariant::Limits => limits(ev),
+        Invariant::Counting => counting(ev),
+        Invariant::JsonSafe => json_safe(ev),
+        Invariant::GeminiSafe => gemini_safe(ev),
+        Invariant::Lossless => lossless(ev),
+        Invariant::TranscriptValid => transcript_valid(ev),
+    }
+}
+
+fn clip(s: &str) -> String {
+    const N: usize = 80;
+    if s.chars().count() <= N {
+        format!("{s:?}")
+    } else {
+        let t: String = s.chars().take(N).collect();
+        format!("{t:?}… ({} bytes)", s.len())
+    }
+}
+
+fn one_response_per_call(ev: &Evidence<'_>) -> Judged {
+    let trace = ev.trace();
+    if let Err(e) = &trace.mirror {
+        return refuted(
+            format!("the loop to run its batches as the manager does, but {e}"),
+            Locus::Unlocated,
+        );
+    }
+    let throw = ev.scenario.config.manager.limits.on_exceeded == OnExceeded::Throw;
+    for (r, round) in trace.rounds.iter().enumerate() {
+        if let Err(e) = &round.driver {
+            return refuted(format!("batch {r}: {e}"), Locus::Unlocated);
+        }
+        let calls = &round.calls;
+        let (responses, answered) = match &round.end {
+            RoundEnd::Done { result, .. } => {
+                if !matches!(result.history.last(), Some(Message::Tool { .. })) {
+                    return refuted(
+                        format!("batch {r}: the result to end with a tool message"),
+                        Locus::Unlocated,
+                    );
+                }
+                (result.last_responses(), calls.len())
+            }
+            RoundEnd::Limit(e) => {
+                let k = round.events.len().saturating_sub(1);
+                if !throw || !matches!(round.events.last(), Some(CallEvent::Thrown { .. })) {
+                    return refuted(
+                        format!("batch {r}: a limit exception only from a breach under THROW"),
+                        Locus::Unlocated,
+                    );
+                }
+                if e.breach_index != k {
+                    return refuted(
+                        format!(
+                            "batch {r}: the breach response at index {k}, not {}",
+                            e.breach_index
+                        ),
+                        Locus::Unlocated,
+                    );
+                }
+                (e.partial.last_responses(), k + 1)
+            }
+            RoundEnd::Failed(_) => continue,
+        };
+        if responses.len() < answered || responses.len() > calls.len() {
+            return refuted(
+                format!(
+                    "batch {r}: {answered} response(s) for {} call(s) executed or breached (of {}), got {}",
+                    answered,
+                    calls.len(),
+                    responses.len()
+                ),
+                Locus::Unlocated,
+            );
+        }
+        if !throw && responses.len() != calls.len() {
+            return refuted(
+                format!(
+                    "batch {r}: exactly one response per call under RETURN_ERROR_RESPONSE ({}), got {}",
+                    calls.len(),
+                    responses.len()
+                ),
+                Locus::Unlocated,
+            );
+        }
+        for (i, (resp, call)) in responses.iter().zip(calls).enumerate() {
+            if resp.id != call.id || resp.name != call.name {
+                return refuted(
+                    format!(
+                        "batch {r}: response {i} for call {:?} ({}), got one for {:?} ({})",
+                        call.id, call.name, resp.id, resp.name
+                    ),
+                    Locus::Unlocated,
+                );
+            }
+        }
+    }
+    Judged::Holds
+}
+
+/// The reference counts: a plain map and a total.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct RefCounts {
+    per_name: BTreeMap<String, u64>,
+    total: u64,
+}
+
+impl RefCounts {
+    /// Section 3.1, restated: from the last user message on (or everything),
+    /// every response of every tool message counts for its name.
+    fn of(history: &[Message]) -> Self {
+        let start = history
+            .iter()
+            .rposition(|m| matches!(m, Message::User { .. }))
+            .unwrap_or(0);
+        let mut c = RefCounts::default();
+        for m in &history[start..] {
+            if let Message::Tool { responses } = m {
+                for r in responses {
+                    c.add(&r.name);
+                }
+            }
+        }
+        c
+    }
+
+    fn add(&mut self, name: &str) -> (u64, u64) {
+        let n = self.per_name.entry(name.to_owned()).or_insert(0);
+        *n += 1;
+        self.total += 1;
+        (*n, self.total)
+    }
+
+    fn get(&self, name: &str) -> u64 {
+        self.per_name.get(name).copied().unwrap_or(0)
+    }
+
+    fn matches(&self, c: &Counts) -> bool {
+        c.total() == self.total
+            && c.sorted()
+                == self
+                    .per_name
+                    .iter()
+                    .map(|(k, v)| (k.clone(), *v))
+                    .collect::<Vec<_>>()
+    }
+}
+
+fn show_counts(c: &Counts) -> String {
+    let parts: Vec<String> = c.sorted().iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{{{}}} total {}", parts.join(", "), c.total())
+}
+
+fn show_ref(c: &RefCounts) -> String {
+    let parts: Vec<String> = c.per_name.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{{{}}} total {}", parts.join(", "), c.total)
+}
+
+/// The per-tool maximum, restated from section 3.2: none when excluded, the
+/// override, else the default.
+fn max_for(l: &Limits, name: &str) -> Max {
+    if l.excluded.contains(name) {
+        Max::Unlimited
+    } else {
+        l.overrides
+            .get(name)
+            .map_or(l.default_max_per_tool, |&n| Max::Limited(n))
+    }
+}
+
+fn over(m: Max, n: u64) -> bool {
+    matches!(m, Max::Limited(max) if n > u64::from(max))
+}
+
+fn limits(ev: &Evidence<'_>) -> Judged {
+    let l = &ev.scenario.config.manager.limits;
+    let btp = ev.scenario.config.manager.fixes.breach_through_processor;
+    let trace = ev.trace();
+    let mut reference = RefCounts::of(&ev.scenario.history);
+    let prior = reference.clone();
+    let mut invoked: BTreeMap<String, u64> = BTreeMap::new();
+    let mut expected_invocations = Vec::new();
+    for (r, round) in trace.rounds.iter().enumerate() {
+        for (i, (call, event)) in round.calls.iter().zip(&round.events).enumerate() {
+            let (count, total) = reference.add(&call.name);
+            let per_tool = max_for(l, &call.name);
+            let want_breach = over(per_tool, count) || over(l.max_total, total);
+            let breached = match event {
+                CallEvent::Answered { .. } | CallEvent::Thrown { .. } => true,
+                CallEvent::Invoked { .. } => false,
+                CallEvent::Failed(e) => {
+                    let lookup = e
+                        .java()
+                        .message
+                        .is_some_and(|m| m.starts_with("No ToolCallback found for tool name"));
+                    // With breach-through-processor a breach can fail the
+                    // batch when the processor throws.
+                    !lookup && btp
+                }
+            };
+            if !want_breach && !matches!(event, CallEvent::Failed(_)) {
+                expected_invocations.push(Invocation {
+                    tool: call.name.clone(),
+                    arguments: match &call.arguments {
+                        Some(a) if crate::limits::has_text(a) => a.clone(),
+                        _ => "{}".to_owned(),
+                    },
+                });
+            }
+            if breached != want_breach {
+                let show = |m: Max| match m {
+                    Max::Limited(n) => n.to_string(),
+                    Max::Unlimited => "unlimited".to_owned(),
+                };
+                return refuted(
+                    format!(
+                        "batch {r}, call {i} ({}): {} with {} call(s) to it (max {}) and {} in all (max {}), got {}",
+                        call.name,
+                        if want_breach { "a breach" } else { "no breach" },
+                        count,
+                        show(per_tool),
+                        total,
+                        show(l.max_total),
+                        if breached { "a breach" } else { "none" }
+                    ),
+                    Locus::Invocations(expected_invocations),
+                );
+            }
+            if matches!(event, CallEvent::Invoked { .. }) {
+                *invoked.entry(call.name.clone()).or_insert(0) += 1;
+            }
+        }
+    }
+    for (name, n) in &invoked {
+        if let Max::Limited(max) = max_for(l, name) {
+            if *n > u64::from(max).saturating_sub(prior.get(name)) {
+                return refuted(
+                    format!(
+                        "at most {max} call(s) to {name} in the turn ({} before this request), got {n} invocation(s)",
+                        prior.get(name)
+                    ),
+                    Locus::Unlocated,
+                );
+            }
+        }
+    }
+    let all: u64 = invoked.values().sum();
+    if let Max::Limited(max) = l.max_total {
+        if all > u64::from(max).saturating_sub(prior.total) {
+            return refuted(
+                format!(
+                    "at most {max} tool call(s) in the turn ({} before this request), got {all} invocation(s)",
+                    prior.total
+                ),
+                Locus::Unlocated,
+            );
+        }
+    }
+    Judged::Holds
+}
+
+fn counting(ev: &Evidence<'_>) -> Judged {
+    let trace = ev.trace();
+    let mut reference = RefCounts::of(&ev.scenario.history);
+    for (r, round) in trace.rounds.iter().enumerate() {
+        let rebuilt = RefCounts::of(&round.history);
+        if !rebuilt.matches(&round.before) || rebuilt != reference {
+            return refuted(
+                format!(
+                    "batch {r}: to start from the counts rebuilt from its history, {}, got {}",
+                    show_ref(&rebuilt),
+                    show_counts(&round.before)
+                ),
+                Locus::Unlocated,
+            );
+        }
+        for (i, (call, event)) in round.calls.iter().zip(&round.events).enumerate() {
+            reference.add(&call.name);
+            let counts = match event {
+                CallEvent::Answered { counts } | CallEvent::Thrown { counts } => Some(counts),
+                CallEvent::Invoked { counts, .. } => counts.as_ref(),
+                CallEvent::Failed(_) => None,
+            };
+            if let Some(c) = counts {
+                if !reference.matches(c) {
+                    return refuted(
+                        format!(
+                            "batch {r}, after call {i}: counts {}, got {}",
+                            show_ref(&reference),
+                            show_counts(c)
+                        ),
+                        Locus::Unlocated,
+                    );
+                }
+            }
+        }
+        if let RoundEnd::Done { result, counts } = &round.end {
+            let rebuilt = Counts::recount(&result.history);
+            if *counts != rebuilt || !reference.matches(counts) {
+                return refuted(
+                    format!(
+                        "after batch {r}: the kept counts {} to equal the recount of the history, {}",
+                        show_counts(counts),
+                        show_counts(&rebuilt)
+                    ),
+                    Locus::Unlocated,
+                );
+            }
+        }
+    }
+    // The loop's own counts at the end of a turn that ended normally.
+    let last_ok = match trace.rounds.last() {
+        None => Some(Counts::recount(&ev.scenario.history)),
+        Some(Round {
+            end: RoundEnd::Done { counts, .. },
+            ..
+        }) => Some(counts.clone()),
+        Some(_) => None,
+    };
+    if let Some(expected) = last_ok {
+        if ev.run.error.is_none()
+            && matches!(
+                ev.run.kind,
+                crate::tool_loop::EndKind::Completed | crate::tool_loop::EndKind::ReturnDirect
+            )
+            && ev.run.counts != expected
+        {
+            return refuted(
+                format!(
+                    "the loop's counts at the end of the turn, {}, got {}",
+                    show_counts(&expected),
+                    show_counts(&ev.run.counts)
+                ),
+                Locus::Unlocated,
+            );
+        }
+    }
+    Judged::Holds
+}
+
+fn json_safe(ev: &Evidence<'_>) -> Judged {
+    let cfg = &ev.scenario.config.manager;
+    if cfg.processor.kind != ProcessorKind::JsonError {
+        return Judged::NotApplicable;
+    }
+    let method_tools = ev.scenario.tools.iter().all(|t| {
+        !t.outcomes.is_empty()
+            && t.outcomes.iter().all(|o| match o {
+                Outcome::Returns(Some(text)) => is_whole_json(text),
+                Outcome::Throws { .. } => true,
+                Outcome::Returns(None) | Outcome::EchoArguments => false,
+            })
+    });
+    if !method_tools {
+        return Judged::NotApplicable;
+    }
+    for (r, round) in ev.trace().rounds.iter().enumerate() {
+        let responses = match &round.end {
+            RoundEnd::Done { result, .. } => result.last_responses(),
+            RoundEnd::Limit(e) => e.partial.last_responses(),
+            RoundEnd::Failed(_) => continue,
+        };
+        for (i, resp) in responses.iter().enumerate() {
+            if !is_whole_json(&resp.data) {
+                return refuted_on(
+                    format!(
+                        "batch {r}: response {i} (tool '{}') to be one whole JSON value, got {}",
+                        resp.name,
+                        clip(&resp.data)
+                    ),
+                    Locus::Text {
+                        data: resp.data.clone(),
+                        wanted: json_error_text(&resp.data),
+                    },
+                    resp,
+                );
+            }
+        }
+    }
+    Judged::Holds
+}
+
+fn tool_responses(messages: &[Message]) -> impl Iterator<Item = &ToolResponse> {
+    messages.iter().flat_map(|m| m.responses().iter())
+}
+
+/// A conversion that succeeds but does not read back as a JSON object.
+fn not_an_object(r: &ToolResponse, fixes: Fixes, k: usize) -> Option<Judged> {
+    let p = convert_tool_response(&r.data, r.error, fixes).ok()?;
+    if p.to_value().is_object() {
+        return None;
+    }
+    Some(in_request(
+        refuted_on(
+            format!(
+                "request {k}: the response of tool '{}', {}, to convert to a JSON object; got {}",
+                r.name,
+                clip(&r.data),
+                p.to_value()
+            ),
+            Locus::Unlocated,
+            r,
+        ),
+        k,
+    ))
+}
+
+fn gemini_safe(ev: &Evidence<'_>) -> Judged {
+    if ev.scenario.config.provider != Provider::Gemini {
+        return Judged::NotApplicable;
+    }
+    let fixes = ev.fixes();
+    let Some(all) = ev.request_messages() else {
+        return Judged::NotApplicable;
+    };
+    let attempted = ev.attempted().min(all.len());
+    for (k, msgs) in all[..attempted].iter().enumerate() {
+        for r in tool_responses(msgs) {
+            if let Some(judged) = not_an_object(r, fixes, k) {
+                return judged;
+            }
+            if let Err(e) = convert_tool_response(&r.data, r.error, fixes) {
+                return in_request(
+                    refuted_on(
+                        format!(
+                            "request {k}: the response of tool '{}', {}, to convert to a JSON object; got {e}",
+                            r.name,
+                            clip(&r.data)
+                        ),
+                        Locus::OutcomeError,
+                        r,
+                    ),
+                    k,
+                );
+            }
+        }
+    }
+    for r in tool_responses(&ev.run.memory) {
+        if let Err(e) = convert_tool_response(&r.data, r.error, fixes) {
+            return refuted_on(
+                format!(
+                    "the next turn's request, built from memory: the response of tool '{}', {}, to convert to a JSON object; got {e}",
+                    r.name,
+                    clip(&r.data)
+                ),
+                Locus::MemoryApi,
+                r,
+            );
+        }
+    }
+    Judged::Holds
+}
+
+/// Pairs each tool response of `messages` with its converted payload in
+/// `contents` (the request built from them): (content index, part index,
+/// response, payload).
+#[allow(clippy::type_complexity)]
+fn aligned<'m>(
+    messages: &'m [Message],
+    contents: &'m [Arc<crate::gemini::Content>],
+) -> Result<Vec<(usize, usize, &'m ToolResponse, Value)>, String> {
+    let ms: Vec<&Message> = messages
+        .iter()
+        .filter(|m| !matches!(m, Message::System { .. }))
+        .collect();
+    if ms.len() != contents.len() {
+        return Err(format!(
+            "{} messages but {} contents",
+            ms.len(),
+            contents.len()
+        ));
+    }
+    let mut out = Vec::new();
+    for (c, (m, content)) in ms.iter().zip(contents).enumerate() {
+        if let Message::Tool { responses } = m {
+            if responses.len() != content.parts.len() {
+                return Err(format!("content {c}: parts do not match the responses"));
+            }
+            for (p, (r, part)) in responses.iter().zip(&content.parts).enumerate() {
+                match part {
+                    Part::FunctionResponse { response, .. } => {
+                        out.push((c, p, r, response.to_value()))
+                    }
+                    _ => return Err(format!("content {c} part {p} is not a function response")),
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn lossless(ev: &Evidence<'_>) -> Judged {
+    if ev.scenario.config.provider != Provider::Gemini {
+        return Judged::NotApplicable;
+    }
+    let fixes = ev.fixes();
+    let Some(all) = ev.request_messages() else {
+        return Judged::NotApplicable;
+    };
+    for (k, sent) in ev.run.requests.iter().enumerate() {
+        let (Sent::Gemini(req), Some(msgs)) = (sent, all.get(k)) else {
+            return refuted(
+                format!("request {k} to be a Gemini request built from the loop's messages"),
+                Locus::Unlocated,
+            );
+        };
+        let pairs = match aligned(msgs, &req.contents) {
+            Ok(p) => p,
+            Err(e) => {
+                return refuted(
+                    format!("request {k} to be built from the loop's messages: {e}"),
+                    Locus::Unlocated,
+                )
+            }
+        };
+        for (c, p, r, payload) in pairs {
+            if let Err(want) = recovered(&r.data, r.error, fixes, &payload) {
+                let locus = if depth_of(&want) <= 100 {
+                    Locus::Payload {
+                        request: k,
+                        content: c,
+                        part: p,
+                        wanted: want.clone(),
+                        got: payload.clone(),
+                    }
+                } else {
+                    Locus::Unlocated
+                };
+                return in_request(
+                    refuted_on(
+                        format!(
+                            "request {k}: the response of tool '{}', {}, to come through recoverable as {}, got {}",
+                            r.name,
+                            clip(&r.data),
+                            clip(&want.to_string()),
+                            clip(&payload.to_string())
+                        ),
+                        locus,
+                        r,
+                    ),
+                    k,
+                );
+            }
+        }
+    }
+    let next = ev.next_turn();
+    if let Ok(req) = build_request(&next, fixes) {
+        if let Ok(pairs) = aligned(&next, &req.contents) {
+            for (_, _, r, payload) in pairs {
+                if let Err(want) = recovered(&r.data, r.error, fixes, &payload) {
+                    return refuted_on(
+                        format!(
+                            "the next turn's request, built from memory: the response of tool '{}', {}, to come through recoverable as {}, got {}",
+                            r.name,
+                            clip(&r.data),
+                            clip(&want.to_string()),
+                            clip(&payload.to_string())
+                        ),
+                        Locus::Unlocated,
+                        r,
+                    );
+                }
+            }
+        }
+    }
+    Judged::Holds
+}
+
+fn depth_of(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(depth_of).max().unwrap_or(0),
+        Value::Object(o) => 1 + o.values().map(depth_of).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn transcript_valid(ev: &Evidence<'_>) -> Judged {
+    if pairing(&ev.scenario.history).is_err() {
+        // The request's own history is not well paired: nothing the loop
+        // does can make its requests so.
+        return Judged::NotApplicable;
+    }
+    let Some(all) = ev.request_messages() else {
+        return Judged::NotApplicable;
+    };
+    let gemini = ev.scenario.config.provider == Provider::Gemini;
+    let attempted = if gemini { ev.attempted() } else { all.len() };
+    for (k, msgs) in all.iter().take(attempted).enumerate() {
+        if let Err(e) = pairing(msgs) {
+            let locus = if !gemini {
+                Locus::Unlocated
+            } else if k < ev.run.requests.len() {
+                Locus::Api
+            } else {
+                Locus::OutcomeError
+            };
+            return in_request(
+                refuted(format!("request {k} to be well paired, but {e}"), locus),
+                k,
+            );
+        }
+    }
+    if ev.scenario.config.memory != crate::tool_loop::Memory::None {
+        if let Err(e) = pairing(&ev.next_turn()) {
+            return refuted(
+                format!(
+                    "the stored transcript (plus the next user message) to be well paired, but {e}"
+                ),
+                Locus::MemoryApi,
+            );
+        }
+    }
+    Judged::Holds
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reader_agrees_with_serde_on_simple_texts() {
+        for t in [
+            "1",
+            "-0",
+            "1.5e3",
+            "\"a\\u00e9\"",
+            "[1,2]",
+            "{\"a\":1}",
+            " true ",
+            "null",
+            "[]",
+            "{}",
+            "01",
+            "1.",
+            "[1,]",
+            "{\"a\"}",
+            "nul",
+            "\"\\x\"",
+            "1 2",
+            "",
+        ] {
+            assert_eq!(
+                is_whole_json(t),
+                serde_json::from_str::<Value>(t).is_ok(),
+                "{t:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn deep_texts_are_validated_without_a_tree() {
+        let deep = format!("{}1{}", "[".repeat(3000), "]".repeat(3000));
+        assert!(is_whole_json(&deep));
+        assert_eq!(read_whole(&deep, true), Whole::TooDeep);
+        let v = format!("{}1{}", "[".repeat(600), "]".repeat(600));
+        assert!(matches!(
+            read_whole(&v, true),
+            Whole::Value { beyond: true, .. }
+        ));
+        assert!(!is_whole_json(&"[".repeat(100_000)));
+    }
+
+    #[test]
+    fn pairing_rules() {
+        use crate::message::ToolResponse;
+        let call = |n: usize| {
+            Message::assistant(
+                None,
+                (0..n)
+                    .map(|i| ToolCall::new(&i.to_string(), "x", "{}"))
+                    .collect(),
+            )
+        };
+        let answer = |n: usize| Message::Tool {
+            responses: (0..n)
+                .map(|i| ToolResponse::new(&i.to_string(), "x", "1"))
+                .collect(),
+        };
+        let sys = Message::System { text: None };
+        assert!(pairing(&[sys.clone(), Message::user("q"), call(2), answer(2)]).is_ok());
+        assert!(pairing(&[Message::user("q"), call(2), answer(1)]).is_err());
+        assert!(pairing(&[Message::user("q"), answer(1)]).is_err());
+        assert!(pairing(&[call(1), answer(1)]).is_err());
+        assert!(pairing(&[Message::user("q"), call(1), answer(1), call(1), answer(1)]).is_ok());
+        assert!(pairing(&[
+            Message::user("q"),
+            Message::assistant(Some("t"), vec![]),
+            call(1),
+            answer(1)
+        ])
+        .is_err());
+    }
+
+    #[test]
+    fn duplicate_keys_keep_the_first_position_and_the_last_value() {
+        let Whole::Value { value, .. } = read_whole(r#"{"a":1,"b":2,"a":3}"#, true) else {
+            panic!()
+        };
+        assert_eq!(
+            json_to_value(&value).to_string(),
+            r#"{"a":3,"b":2}"#.to_owned()
+        );
+    }
+
+    #[test]
+    fn decimals_compare_exactly() {
+        assert!(numbers_equal("1.50", "1.5"));
+        assert!(numbers_equal("1e2", "100"));
+        assert!(numbers_equal("-0", "0.0"));
+        assert!(!numbers_equal("0.1000000000000000000001", "0.1"));
+    }
+
+    #[test]
+    fn recovery_rules() {
+        let up = Fixes::upstream();
+        let v = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+        assert!(recovered("3.0 + 5.0 = 8.0", false, up, &v(r#"{"result":3.0}"#)).is_err());
+        assert!(recovered("42", false, up, &v(r#"{"result":42}"#)).is_ok());
+        assert!(recovered("x", true, Fixes::all(), &v(r#"{"error":"x"}"#)).is_ok());
+        assert!(recovered("42", true, Fixes::all(), &v(r#"{"error":"42"}"#)).is_ok());
+    }
+}

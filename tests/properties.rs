@@ -1,0 +1,1185 @@
+//! The property suite: the invariants of SEMANTICS.md section 10, each
+//! evaluated under every behaviour set of `seed::behavior_sets()`, on turns
+//! drawn from `toolcall_model::gen` (nothing known to fail is fed in by
+//! hand); the upstream counterexamples rediscovered from random generation;
+//! each fix closing the gap it is meant to close; a reference state machine
+//! for counting and limits; and a check that the generators stay wide.
+//!
+//! Budget: `PROPTEST_CASES` (default 48) cases per cell that must hold,
+//! with failures persisted to `proptest-regressions/properties.txt` and
+//! replayed first. A cell expected to be refuted runs from a fixed seed
+//! until its first refutation (at most `max(PROPTEST_CASES, 2000)` cases),
+//! and an unexpected pass fails the suite too, so the expected matrix
+//! ([`REFUTED`]) stays true. `toolcall-model explore` prints the same
+//! matrix with shrunk counterexamples.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
+use serde_json::Value;
+use toolcall_model::behavior::Fixes;
+use toolcall_model::explore::{rng, run_cell, CellOutcome, MatrixCell, Options};
+use toolcall_model::gemini::convert_tool_response;
+use toolcall_model::gen::{self, with_set};
+use toolcall_model::invariants::{
+    check, check_scenario, is_whole_json, refutation, Evidence, Invariant, Locus, Refutation,
+    Verdict,
+};
+use toolcall_model::limits::{Counts, Limits, OnExceeded};
+use toolcall_model::manager::{
+    execute_with_counts, Batch, Config as ManagerConfig, ManagerError, Step, NOT_EXECUTED,
+};
+use toolcall_model::message::{Generation, Message, ToolCall};
+use toolcall_model::processor::{Processor, ProcessorKind};
+use toolcall_model::scenario::Scenario;
+use toolcall_model::seed::{behavior_sets, BehaviorSet};
+use toolcall_model::tool_loop::{EndKind, Memory, Provider};
+use toolcall_model::tools::{Outcome, ToolSpec, Toolbox};
+
+const REGRESSIONS: &str = "proptest-regressions/properties.txt";
+
+/// The seed of the runs that must find a refutation.
+const SEED: u64 = 20_260_430;
+
+/// The cells expected to be refuted, with the reason. Every other cell
+/// must hold. Entries marked FINDING are refutations SEMANTICS.md does not
+/// predict; the tests below pin down their exact class.
+const REFUTED: &[(&str, Invariant, &str)] = &[
+    (
+        "upstream",
+        Invariant::JsonSafe,
+        "the breach text bypasses the processor (seed 000)",
+    ),
+    (
+        "upstream",
+        Invariant::GeminiSafe,
+        "non-JSON tool output fails parseJsonToMap",
+    ),
+    (
+        "upstream",
+        Invariant::Lossless,
+        "the lenient read drops trailing text (issue 5437)",
+    ),
+    (
+        "upstream",
+        Invariant::TranscriptValid,
+        "dangling calls in stored transcripts",
+    ),
+    (
+        "breach-through-processor",
+        Invariant::GeminiSafe,
+        "only breach texts are fixed",
+    ),
+    (
+        "breach-through-processor",
+        Invariant::Lossless,
+        "conversion unchanged",
+    ),
+    (
+        "breach-through-processor",
+        Invariant::TranscriptValid,
+        "pairing unchanged",
+    ),
+    (
+        "strict-json-or-wrap",
+        Invariant::JsonSafe,
+        "the manager's output is unchanged",
+    ),
+    (
+        "strict-json-or-wrap",
+        Invariant::Lossless,
+        "FINDING: numbers are read as doubles",
+    ),
+    (
+        "strict-json-or-wrap",
+        Invariant::TranscriptValid,
+        "pairing unchanged",
+    ),
+    (
+        "error-key",
+        Invariant::JsonSafe,
+        "the manager's output is unchanged",
+    ),
+    (
+        "error-key",
+        Invariant::GeminiSafe,
+        "only error responses are fixed",
+    ),
+    (
+        "error-key",
+        Invariant::Lossless,
+        "only error responses are fixed",
+    ),
+    ("error-key", Invariant::TranscriptValid, "pairing unchanged"),
+    (
+        "close-dangling-calls",
+        Invariant::JsonSafe,
+        "the breach text and the closed calls' text",
+    ),
+    (
+        "close-dangling-calls",
+        Invariant::GeminiSafe,
+        "conversion unchanged",
+    ),
+    (
+        "close-dangling-calls",
+        Invariant::Lossless,
+        "conversion unchanged",
+    ),
+    (
+        "close-dangling-calls",
+        Invariant::TranscriptValid,
+        "FINDING: error ends, several generations, tool-ended requests",
+    ),
+    (
+        "all",
+        Invariant::JsonSafe,
+        "FINDING: the closed calls' text is not JSON",
+    ),
+    (
+        "all",
+        Invariant::Lossless,
+        "FINDING: numbers are read as doubles",
+    ),
+    (
+        "all",
+        Invariant::TranscriptValid,
+        "FINDING: error ends, several generations, tool-ended requests",
+    ),
+    (
+        "gemini-tool-text",
+        Invariant::JsonSafe,
+        "the advisor does not change the manager's output",
+    ),
+    (
+        "gemini-tool-text",
+        Invariant::GeminiSafe,
+        "`[...`-texts pass the advisor; rewrites are raw one round later",
+    ),
+    (
+        "gemini-tool-text",
+        Invariant::Lossless,
+        "`[...`/`\"...`-texts pass the advisor",
+    ),
+    (
+        "gemini-tool-text",
+        Invariant::TranscriptValid,
+        "dangling calls in stored transcripts",
+    ),
+];
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48)
+}
+
+fn set(name: &str) -> BehaviorSet {
+    behavior_sets()
+        .into_iter()
+        .find(|s| s.name == name)
+        .expect("a known behaviour set")
+}
+
+fn expected_refuted(set: &str, inv: Invariant) -> bool {
+    REFUTED.iter().any(|(s, i, _)| *s == set && *i == inv)
+}
+
+fn holding_runner() -> TestRunner {
+    TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(REGRESSIONS))),
+        source_file: Some(file!()),
+        max_shrink_iters: 1024,
+        ..Config::default()
+    })
+}
+
+fn seeded_runner(cases: u32) -> TestRunner {
+    TestRunner::new_with_rng(
+        Config {
+            cases,
+            failure_persistence: None,
+            max_shrink_iters: 0,
+            ..Config::default()
+        },
+        rng(SEED),
+    )
+}
+
+/// One invariant under every behaviour set: the cells of [`REFUTED`] must
+/// be refuted, the others must hold.
+fn property(inv: Invariant) {
+    for set in behavior_sets() {
+        let test = |s: Scenario| {
+            let s = with_set(&s, &set);
+            match check_scenario(inv, &s) {
+                Verdict::Refuted(w) => Err(TestCaseError::fail(w)),
+                _ => Ok(()),
+            }
+        };
+        if expected_refuted(set.name, inv) {
+            // Through `explore`'s own code path: the refutation is found,
+            // and its counterexample vector replays as a failure.
+            let opts = Options {
+                cases: cases().max(2000),
+                seed: SEED,
+                max_shrink_iters: 16,
+            };
+            let r = run_cell(
+                &MatrixCell {
+                    set,
+                    invariant: inv,
+                },
+                &opts,
+                &|_| {},
+            );
+            match r.outcome {
+                CellOutcome::Refuted {
+                    replays, wanted, ..
+                } => assert!(
+                    replays,
+                    "{} × {inv}: the counterexample vector does not show the failure ({wanted})",
+                    set.name
+                ),
+                CellOutcome::Holds => panic!(
+                    "{} × {inv}: expected a refutation, none in {} generated turns",
+                    set.name, opts.cases
+                ),
+                CellOutcome::Aborted(e) => panic!("{} × {inv}: {e}", set.name),
+            }
+        } else {
+            match holding_runner().run(&gen::scenario(), test) {
+                Ok(()) => {}
+                Err(TestError::Fail(reason, value)) => {
+                    let s = with_set(&value, &set);
+                    panic!(
+                        "{} × {inv} is refuted: {reason}\ncounterexample:\n{}",
+                        set.name,
+                        serde_json::to_string_pretty(&s.to_vector(
+                            "counterexample",
+                            &reason.to_string(),
+                            serde_json::json!({})
+                        ))
+                        .unwrap_or_default()
+                    )
+                }
+                Err(e) => panic!("{} × {inv}: {e}", set.name),
+            }
+        }
+    }
+}
+
+#[test]
+fn one_response_per_call() {
+    property(Invariant::OneResponsePerCall);
+}
+
+#[test]
+fn limits() {
+    property(Invariant::Limits);
+}
+
+#[test]
+fn counting() {
+    property(Invariant::Counting);
+}
+
+#[test]
+fn json_safe() {
+    property(Invariant::JsonSafe);
+}
+
+#[test]
+fn gemini_safe() {
+    property(Invariant::GeminiSafe);
+}
+
+#[test]
+fn lossless() {
+    property(Invariant::Lossless);
+}
+
+#[test]
+fn transcript_valid() {
+    property(Invariant::TranscriptValid);
+}
+
+// ---------------------------------------------------------------------------
+// Classes of counterexample: rediscovered upstream, closed by their fix.
+
+/// Draws up to `max` generated turns (from the fixed seed) and returns the
+/// first one, under `set`, on which `inv` is refuted with a refutation of
+/// the class `class`.
+fn find(
+    set_name: &str,
+    inv: Invariant,
+    max: u32,
+    class: impl Fn(&Evidence<'_>, &Refutation) -> bool,
+) -> Option<(Scenario, Refutation)> {
+    let set = set(set_name);
+    let strategy = gen::scenario();
+    let mut runner = seeded_runner(1);
+    for _ in 0..max {
+        let s = with_set(&strategy.new_tree(&mut runner).ok()?.current(), &set);
+        let Ok(ev) = Evidence::gather(&s) else {
+            continue;
+        };
+        if let Some(r) = refutation(inv, &ev) {
+            if class(&ev, &r) {
+                return Some((s, r));
+            }
+        }
+    }
+    None
+}
+
+fn under(s: &Scenario, set_name: &str) -> Scenario {
+    with_set(s, &set(set_name))
+}
+
+fn data(r: &Refutation) -> &str {
+    r.response.as_ref().map_or("", |x| x.data.as_str())
+}
+
+#[test]
+fn rediscovers_the_breach_text_and_breach_through_processor_closes_it() {
+    let (s, r) = find("upstream", Invariant::JsonSafe, 3000, |_, r| {
+        is_breach_text(data(r))
+    })
+    .expect("random generation finds the breach text of seed 000");
+    assert!(r.wanted.contains("limit"));
+    let fixed = under(&s, "breach-through-processor");
+    assert_eq!(check_scenario(Invariant::JsonSafe, &fixed), Verdict::Holds);
+}
+
+#[test]
+fn rediscovers_issue_5437_and_strict_json_or_wrap_closes_it() {
+    // A number followed by whitespace and more text, read as just the number.
+    let (_, r) = find("upstream", Invariant::Lossless, 3000, |_, r| {
+        let d = data(r).trim_start_matches([' ', '\t', '\n', '\r']);
+        let Locus::Payload { got, .. } = &r.locus else {
+            return false;
+        };
+        d.starts_with(|c: char| c == '-' || c.is_ascii_digit())
+            && d.contains([' ', '\t', '\n', '\r'])
+            && got.get("result").is_some_and(Value::is_number)
+    })
+    .expect("random generation finds a `3.0 + 5.0 = 8.0`-like text");
+    let text = data(&r);
+    let fixed = convert_tool_response(
+        text,
+        false,
+        Fixes::only(toolcall_model::behavior::Fix::StrictJsonOrWrap),
+    )
+    .expect("the fix never fails");
+    assert_eq!(
+        fixed.to_value(),
+        serde_json::json!({ "result": text }),
+        "the fix keeps {text:?} whole"
+    );
+}
+
+fn single_generation_replies(s: &Scenario) -> bool {
+    s.model.iter().all(|r| r.len() == 1)
+}
+
+fn request_ends_with_user(s: &Scenario) -> bool {
+    matches!(s.history.last(), Some(Message::User { .. }))
+}
+
+#[test]
+fn rediscovers_the_dangling_call_under_throw_and_close_dangling_calls_closes_it() {
+    let (s, r) = find("upstream", Invariant::TranscriptValid, 3000, |ev, r| {
+        ev.scenario.config.memory == Memory::Inside
+            && ev.run.kind == EndKind::LimitExceeded
+            && r.wanted.contains("dangling")
+            && single_generation_replies(ev.scenario)
+            && request_ends_with_user(ev.scenario)
+    })
+    .expect("random generation finds the dangling call of seed 000");
+    assert!(matches!(r.locus, Locus::MemoryApi));
+    let fixed = under(&s, "close-dangling-calls");
+    assert_eq!(
+        check_scenario(Invariant::TranscriptValid, &fixed),
+        Verdict::Holds
+    );
+}
+
+#[test]
+fn rediscovers_error_texts_passing_the_workaround_advisor() {
+    // `[ERROR] disk full`-like: starts like JSON, so the advisor keeps it.
+    let (_, r) = find("gemini-tool-text", Invariant::GeminiSafe, 3000, |_, r| {
+        let d = data(r);
+        d.starts_with('[') && d[1..].starts_with(|c: char| c.is_ascii_alphabetic())
+    })
+    .expect("random generation finds an `[ERROR] ...` text the advisor lets through");
+    assert!(r.wanted.contains("Failed to parse JSON: ["));
+}
+
+#[test]
+fn rediscovers_the_advisor_rewrite_that_is_raw_one_round_later() {
+    // A text the advisor would rewrite reaches Gemini raw: it is no longer
+    // the last message when the next request is built.
+    let (_, r) = find("gemini-tool-text", Invariant::GeminiSafe, 3000, |ev, r| {
+        let d = data(r);
+        !d.is_empty()
+            && !d.starts_with(['{', '[', '"'])
+            && ev.run.requests.len() >= 2
+            && matches!(r.locus, Locus::OutcomeError)
+    })
+    .expect("random generation finds SEMANTICS.md 7's third fault");
+    assert!(r.wanted.contains("Failed to parse JSON"));
+}
+
+fn is_breach_text(d: &str) -> bool {
+    d.starts_with("Tool call limit (") || d.starts_with("Total tool call limit (")
+}
+
+#[test]
+fn gemini_tool_text_rewrites_the_breach_text_of_the_round_just_run() {
+    // What the advisor does fix: a breach text in the request right after
+    // its batch (seed 000's case) is rewritten; one that still fails is from
+    // an earlier round (the advisor's third fault).
+    for_all("gemini-tool-text", |ev| {
+        let Some(r) = refutation(Invariant::GeminiSafe, ev) else {
+            return Ok(());
+        };
+        let (Some(resp), Some(k)) = (&r.response, r.request) else {
+            return Ok(());
+        };
+        if !is_breach_text(&resp.data) {
+            return Ok(());
+        }
+        let last = ev
+            .request_messages()
+            .and_then(|m| m.get(k))
+            .and_then(|m| m.last())
+            .map_or(&[][..], Message::responses);
+        if last.iter().any(|x| x.id == resp.id) {
+            return Err(format!(
+                "the advisor let the last round's breach text through: {}",
+                r.wanted
+            ));
+        }
+        Ok(())
+    });
+    // Upstream fails on that very case, random generation finds it, and the
+    // advisor makes that response convert.
+    let (s, r) = find("upstream", Invariant::GeminiSafe, 3000, |ev, r| {
+        let (Some(resp), Some(k)) = (&r.response, r.request) else {
+            return false;
+        };
+        is_breach_text(&resp.data)
+            && ev
+                .request_messages()
+                .and_then(|m| m.get(k))
+                .and_then(|m| m.last())
+                .is_some_and(|m| m.responses().iter().any(|x| x.id == resp.id))
+    })
+    .expect("random generation finds seed 000's breach text in the next request");
+    let (k, id) = (
+        r.request.unwrap_or_default(),
+        r.response.map(|x| x.id).unwrap_or_default(),
+    );
+    let advised = under(&s, "gemini-tool-text");
+    let ev = Evidence::gather(&advised).expect("a valid turn");
+    let sent = ev
+        .request_messages()
+        .and_then(|m| m.get(k))
+        .and_then(|m| m.last())
+        .and_then(|m| m.responses().iter().find(|x| x.id == id).cloned())
+        .expect("the same request holds the same response");
+    assert!(
+        convert_tool_response(&sent.data, sent.error, Fixes::upstream()).is_ok(),
+        "the advisor rewrote {:?}",
+        sent.data
+    );
+}
+
+/// Runs `body` on `cases()` generated turns under `set` (random seed,
+/// failures persisted).
+fn for_all(set_name: &str, body: impl Fn(&Evidence<'_>) -> Result<(), String>) {
+    let set = set(set_name);
+    let result = holding_runner().run(&gen::scenario(), |s| {
+        let s = with_set(&s, &set);
+        match Evidence::gather(&s) {
+            Ok(ev) => body(&ev).map_err(TestCaseError::fail),
+            Err(_) => Ok(()),
+        }
+    });
+    if let Err(e) = result {
+        panic!("{set_name}: {e}");
+    }
+}
+
+fn f64_equal(a: &Value, b: &Value) -> bool {
+    let num = |v: &Value| match v {
+        Value::Number(n) => n.to_string().parse::<f64>().ok(),
+        Value::String(s) if s == "Infinity" => Some(f64::INFINITY),
+        Value::String(s) if s == "-Infinity" => Some(f64::NEG_INFINITY),
+        _ => None,
+    };
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| f64_equal(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| f64_equal(v, w)))
+        }
+        (Value::Number(_), _) => num(a).is_some() && num(a) == num(b),
+        _ => a == b,
+    }
+}
+
+#[test]
+fn strict_json_or_wrap_loses_nothing_but_digits_beyond_a_double() {
+    for name in ["strict-json-or-wrap", "all"] {
+        for_all(name, |ev| match refutation(Invariant::Lossless, ev) {
+            None => Ok(()),
+            Some(Refutation {
+                locus: Locus::Payload { wanted, got, .. },
+                ..
+            }) if f64_equal(&wanted, &got) => Ok(()),
+            Some(r) => Err(format!(
+                "a loss other than a double's precision: {}",
+                r.wanted
+            )),
+        });
+    }
+    // And the loss is found by random generation.
+    let (_, r) = find("strict-json-or-wrap", Invariant::Lossless, 3000, |_, _| {
+        true
+    })
+    .expect("random generation finds a number a double cannot hold");
+    assert!(matches!(r.locus, Locus::Payload { .. }), "{}", r.wanted);
+}
+
+#[test]
+fn error_key_converts_every_error_response() {
+    for name in ["error-key", "all"] {
+        for_all(name, |ev| {
+            for inv in [Invariant::GeminiSafe, Invariant::Lossless] {
+                if let Some(r) = refutation(inv, ev) {
+                    if r.response.as_ref().is_some_and(|x| x.error) {
+                        return Err(format!("{inv} fails on an error response: {}", r.wanted));
+                    }
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
+#[test]
+fn close_dangling_calls_pairs_every_turn_that_ends_without_an_exception() {
+    // The fix's scope: turns that end normally, by THROW or by returnDirect,
+    // from a request that ends with a user message, with one generation per
+    // reply. Outside that scope transcript-valid is refuted under every set
+    // (see the findings below).
+    for name in ["close-dangling-calls", "all"] {
+        for_all(name, |ev| {
+            let s = ev.scenario;
+            let in_scope = ev.run.kind != EndKind::Error
+                && request_ends_with_user(s)
+                && single_generation_replies(s);
+            match check(Invariant::TranscriptValid, ev) {
+                Verdict::Refuted(w) if in_scope => Err(w),
+                _ => Ok(()),
+            }
+        });
+    }
+}
+
+#[test]
+fn all_emits_json_except_for_closed_calls() {
+    for_all("all", |ev| match refutation(Invariant::JsonSafe, ev) {
+        Some(r) if data(&r) != NOT_EXECUTED => Err(r.wanted),
+        _ => Ok(()),
+    });
+    let (_, r) = find("all", Invariant::JsonSafe, 3000, |_, _| true)
+        .expect("random generation finds a closed call under a JSON processor");
+    assert_eq!(data(&r), NOT_EXECUTED);
+}
+
+#[test]
+fn finding_a_turn_ending_in_an_exception_leaves_a_dangling_call_under_every_set() {
+    let (s, _) = find("all", Invariant::TranscriptValid, 3000, |ev, r| {
+        ev.run.kind == EndKind::Error
+            && ev.scenario.config.memory == Memory::Inside
+            && r.wanted.contains("dangling")
+            && request_ends_with_user(ev.scenario)
+            && single_generation_replies(ev.scenario)
+    })
+    .expect("random generation finds a batch failure with memory inside the loop");
+    for set in behavior_sets() {
+        assert!(
+            check_scenario(Invariant::TranscriptValid, &with_set(&s, &set)).is_refuted(),
+            "{}",
+            set.name
+        );
+    }
+}
+
+#[test]
+fn finding_several_generations_break_the_memory_transcript_under_every_set() {
+    let (s, _) = find("all", Invariant::TranscriptValid, 4000, |ev, _| {
+        ev.run.kind != EndKind::Error
+            && request_ends_with_user(ev.scenario)
+            && !single_generation_replies(ev.scenario)
+    })
+    .expect("random generation finds a reply with two generations and a memory");
+    assert_ne!(s.config.memory, Memory::None);
+}
+
+#[test]
+fn finding_a_request_ending_in_a_tool_message_is_stored_without_its_call() {
+    let (s, r) = find("all", Invariant::TranscriptValid, 3000, |ev, _| {
+        ev.run.kind != EndKind::Error
+            && single_generation_replies(ev.scenario)
+            && matches!(ev.scenario.history.last(), Some(Message::Tool { .. }))
+    })
+    .expect("random generation finds a request that ends with a tool round and a memory");
+    assert_ne!(s.config.memory, Memory::None);
+    assert!(
+        matches!(r.locus, Locus::MemoryApi | Locus::Api),
+        "{}",
+        r.wanted
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The generators stay wide.
+
+#[test]
+fn generators_reach_every_kind_of_turn() {
+    let strategy = gen::scenario();
+    let mut runner = seeded_runner(1);
+    let mut seen: BTreeMap<&str, u32> = BTreeMap::new();
+    let n = 600;
+    for _ in 0..n {
+        let s = strategy.new_tree(&mut runner).expect("a turn").current();
+        let (run, tb) = s.run().expect("a generated turn is valid");
+        let mut hit = |k: &'static str, b: bool| {
+            if b {
+                *seen.entry(k).or_insert(0) += 1;
+            }
+        };
+        let outcomes: Vec<&Outcome> = s.tools.iter().flat_map(|t| &t.outcomes).collect();
+        let returns = |f: &dyn Fn(&str) -> bool| {
+            outcomes
+                .iter()
+                .any(|o| matches!(o, Outcome::Returns(Some(t)) if f(t)))
+        };
+        hit("completed", run.kind == EndKind::Completed);
+        hit("limit_exceeded", run.kind == EndKind::LimitExceeded);
+        hit("return_direct", run.kind == EndKind::ReturnDirect);
+        hit("error", run.kind == EndKind::Error);
+        hit("memory inside", s.config.memory == Memory::Inside);
+        hit("memory outside", s.config.memory == Memory::Outside);
+        hit("provider none", s.config.provider == Provider::None);
+        hit("no conversation history", !s.config.conversation_history);
+        hit("two or more batches", run.requests.len() >= 3);
+        hit("three tool rounds", s.model.len() >= 4);
+        hit("invocations", !tb.invocations().is_empty());
+        hit(
+            "json processor",
+            s.config.manager.processor.kind == ProcessorKind::JsonError,
+        );
+        hit(
+            "return error response",
+            s.config.manager.limits.on_exceeded == OnExceeded::ReturnErrorResponse,
+        );
+        hit(
+            "prior rounds",
+            s.history.iter().any(|m| !m.tool_calls().is_empty()),
+        );
+        hit("no user message", !s.history.iter().any(Message::is_user));
+        hit(
+            "unknown tool called",
+            s.model
+                .iter()
+                .flatten()
+                .flat_map(|g| &g.tool_calls)
+                .any(|c| c.name == gen::UNKNOWN_TOOL),
+        );
+        hit(
+            "blank arguments",
+            s.model
+                .iter()
+                .flatten()
+                .flat_map(|g| &g.tool_calls)
+                .any(|c| c.arguments.as_deref().map_or(true, |a| a.trim().is_empty())),
+        );
+        hit(
+            "unwrapped exception",
+            outcomes
+                .iter()
+                .any(|o| matches!(o, Outcome::Throws { wrapped: false, .. })),
+        );
+        hit(
+            "null message",
+            outcomes.iter().any(
+                |o| matches!(o, Outcome::Throws { exception, .. } if exception.message.is_none()),
+            ),
+        );
+        hit("checked exception", outcomes.iter().any(|o| matches!(o, Outcome::Throws { exception, .. } if exception.class.contains("IOException") || exception.class == gen::CUSTOM_CHECKED)));
+        hit(
+            "returns null",
+            outcomes.iter().any(|o| matches!(o, Outcome::Returns(None))),
+        );
+        hit(
+            "echoes arguments",
+            outcomes.iter().any(|o| matches!(o, Outcome::EchoArguments)),
+        );
+        hit("empty text", returns(&|t| t.is_empty()));
+        hit(
+            "whitespace text",
+            returns(&|t| !t.is_empty() && t.trim().is_empty()),
+        );
+        hit(
+            "JSON then text",
+            returns(&|t| !is_whole_json(t) && t.starts_with(['{', '[', '"'])),
+        );
+        hit(
+            "number then text",
+            returns(&|t| {
+                t.starts_with(|c: char| c.is_ascii_digit()) && t.contains(' ') && !is_whole_json(t)
+            }),
+        );
+        hit("non-ASCII", returns(&|t| !t.is_ascii()));
+        hit("very long", returns(&|t| t.len() > 4000));
+        hit(
+            "deeper than 500",
+            returns(&|t| t.starts_with(&"[".repeat(501)) || t.starts_with(&"{\"a\":".repeat(501))),
+        );
+        hit(
+            "a JSON object",
+            returns(&|t| t.starts_with('{') && is_whole_json(t)),
+        );
+        hit(
+            "a JSON string",
+            returns(&|t| t.starts_with('"') && is_whole_json(t)),
+        );
+        hit(
+            "a JSON literal",
+            returns(&|t| ["true", "false", "null"].contains(&t)),
+        );
+        hit("several generations", s.model.iter().any(|r| r.len() > 1));
+    }
+    let mut missing = Vec::new();
+    for k in [
+        "completed",
+        "limit_exceeded",
+        "return_direct",
+        "error",
+        "memory inside",
+        "memory outside",
+        "provider none",
+        "no conversation history",
+        "two or more batches",
+        "three tool rounds",
+        "invocations",
+        "json processor",
+        "return error response",
+        "prior rounds",
+        "no user message",
+        "unknown tool called",
+        "blank arguments",
+        "unwrapped exception",
+        "null message",
+        "checked exception",
+        "returns null",
+        "echoes arguments",
+        "empty text",
+        "whitespace text",
+        "JSON then text",
+        "number then text",
+        "non-ASCII",
+        "very long",
+        "deeper than 500",
+        "a JSON object",
+        "a JSON string",
+        "a JSON literal",
+        "several generations",
+    ] {
+        if seen.get(k).copied().unwrap_or(0) < 3 {
+            missing.push(k);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "rarely or never generated in {n} turns: {missing:?}\nseen: {seen:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The reference state machine: counting and limits step by step.
+
+/// One operation on the conversation.
+#[derive(Debug, Clone)]
+enum Op {
+    /// A new user message: a new turn.
+    User,
+    /// A model answer without tool calls.
+    Answer,
+    /// A batch of calls: (tool index into `NAMES`, blank arguments).
+    Batch(Vec<(usize, bool)>),
+}
+
+/// `a`, `b` and `c` are tools (`c` returns directly when `direct` is on);
+/// `d` is not.
+const NAMES: [&str; 4] = ["a", "b", "c", "d"];
+
+#[derive(Debug, Clone)]
+struct Machine {
+    per_tool: Option<u32>,
+    override_b: Option<u32>,
+    exclude_c: bool,
+    total: Option<u32>,
+    on_exceeded: OnExceeded,
+    direct: bool,
+    fixes: Fixes,
+    ops: Vec<Op>,
+}
+
+fn machine() -> impl Strategy<Value = Machine> {
+    let op = prop_oneof![
+        1 => Just(Op::User),
+        1 => Just(Op::Answer),
+        5 => proptest::collection::vec((prop_oneof![6 => 0usize..3, 1 => Just(3usize)], any::<bool>()), 1..5)
+            .prop_map(Op::Batch),
+    ];
+    (
+        proptest::option::weighted(0.8, 1u32..4),
+        proptest::option::weighted(0.3, 1u32..4),
+        proptest::bool::weighted(0.2),
+        proptest::option::weighted(0.7, 1u32..8),
+        prop_oneof![
+            Just(OnExceeded::Throw),
+            Just(OnExceeded::ReturnErrorResponse)
+        ],
+        proptest::bool::weighted(0.2),
+        prop_oneof![
+            Just(Fixes::upstream()),
+            Just(Fixes::all()),
+            Just(Fixes::only(
+                toolcall_model::behavior::Fix::CloseDanglingCalls
+            )),
+            Just(Fixes::only(
+                toolcall_model::behavior::Fix::BreachThroughProcessor
+            )),
+        ],
+        proptest::collection::vec(op, 1..24),
+    )
+        .prop_map(
+            |(per_tool, override_b, exclude_c, total, on_exceeded, direct, fixes, ops)| Machine {
+                per_tool,
+                override_b,
+                exclude_c,
+                total,
+                on_exceeded,
+                direct,
+                fixes,
+                ops,
+            },
+        )
+}
+
+/// The deliberately simple reference: a map of counts and a total, reset by
+/// a user message.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Reference {
+    counts: BTreeMap<String, u64>,
+    total: u64,
+}
+
+impl Reference {
+    fn agrees(&self, c: &Counts) -> bool {
+        c.total() == self.total
+            && c.sorted()
+                == self
+                    .counts
+                    .iter()
+                    .map(|(k, v)| (k.clone(), *v))
+                    .collect::<Vec<_>>()
+    }
+}
+
+fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
+    let mut limits = Limits::default();
+    limits = match m.per_tool {
+        Some(n) => limits.max_calls_per_tool(i64::from(n)).expect("positive"),
+        None => limits.unlimited_calls_per_tool(),
+    };
+    if let Some(n) = m.override_b {
+        limits = limits
+            .max_calls_per_tool_for("b", i64::from(n))
+            .expect("valid");
+    }
+    if m.exclude_c {
+        limits = limits.exclude_tool_from_limit("c").expect("valid");
+    }
+    limits = match m.total {
+        Some(n) => limits.max_total_tool_calls(i64::from(n)).expect("positive"),
+        None => limits.unlimited_total_tool_calls(),
+    };
+    limits.on_exceeded = m.on_exceeded;
+    let cfg = ManagerConfig {
+        limits: limits.clone(),
+        processor: Processor::default(),
+        fixes: m.fixes,
+        ..ManagerConfig::default()
+    };
+    let mut c = ToolSpec::returning("c", "\"c\"");
+    c.return_direct = m.direct;
+    let mut toolbox = Toolbox::new(vec![
+        ToolSpec::returning("a", "1"),
+        ToolSpec::returning("b", "[2]"),
+        c,
+    ]);
+    // The reference's own limit rule.
+    let max_of = |name: &str| -> Option<u64> {
+        if m.exclude_c && name == "c" {
+            return None;
+        }
+        if name == "b" {
+            if let Some(n) = m.override_b {
+                return Some(u64::from(n));
+            }
+        }
+        m.per_tool.map(u64::from)
+    };
+    let mut history = vec![Message::user("start")];
+    let mut counts = Counts::recount(&history);
+    let mut reference = Reference::default();
+    let mut turn_over = false;
+    let mut thrown = false;
+    for (step, op) in m.ops.iter().enumerate() {
+        match op {
+            Op::User => {
+                history.push(Message::user(&format!("turn {step}")));
+                counts = Counts::recount(&history);
+                reference = Reference::default();
+                turn_over = false;
+                thrown = false;
+                prop_assert!(
+                    reference.agrees(&counts),
+                    "step {step}: a new turn starts from zero, got {counts:?}"
+                );
+            }
+            Op::Answer => {
+                // Precondition (re-checked because shrinking removes steps):
+                // the model answers only in a live turn.
+                if turn_over {
+                    continue;
+                }
+                history.push(Message::assistant(Some("ok"), vec![]));
+                turn_over = true;
+            }
+            Op::Batch(calls) => {
+                // Precondition: a batch only in a live turn.
+                if turn_over {
+                    continue;
+                }
+                let calls: Vec<ToolCall> = calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (t, blank))| {
+                        ToolCall::new(
+                            &format!("s{step}-{i}"),
+                            NAMES[*t],
+                            if *blank { " " } else { "{}" },
+                        )
+                    })
+                    .collect();
+                let generations = vec![Generation {
+                    tool_calls: calls.clone(),
+                    ..Generation::default()
+                }];
+                let assistant = generations[0].to_message();
+                // The loop's driver, on a copy of the tools.
+                let mut driver_tools = toolbox.clone();
+                let driver = execute_with_counts(
+                    &cfg,
+                    history.clone(),
+                    &generations,
+                    counts.clone(),
+                    &mut driver_tools,
+                );
+                // The step engine, checked against the reference after every call.
+                let before = reference.clone();
+                let mut batch = Some(Batch::new(counts.clone()));
+                let mut ended: Option<Result<(), toolcall_model::manager::LimitExceeded>> = None;
+                for (i, call) in calls.iter().enumerate() {
+                    let name = call.name.clone();
+                    let n = {
+                        let e = reference.counts.entry(name.clone()).or_insert(0);
+                        *e += 1;
+                        *e
+                    };
+                    reference.total += 1;
+                    let want_breach = max_of(&name).is_some_and(|mx| n > mx)
+                        || m.total.is_some_and(|t| reference.total > u64::from(t));
+                    let b = batch.take().expect("a live batch");
+                    match b.call(call, &cfg, |x| toolbox.find(x, false)) {
+                        Step::Answered(b) => {
+                            prop_assert!(
+                                want_breach && m.on_exceeded == OnExceeded::ReturnErrorResponse,
+                                "step {step} call {i}: unexpected breach"
+                            );
+                            prop_assert!(
+                                reference.agrees(b.counts()),
+                                "step {step} call {i}: {:?} vs {:?}",
+                                b.counts(),
+                                reference
+                            );
+                            batch = Some(b);
+                        }
+                        Step::Breached(b, breach) => {
+                            prop_assert!(
+                                want_breach && m.on_exceeded == OnExceeded::Throw,
+                                "step {step} call {i}: unexpected breach"
+                            );
+                            prop_assert!(
+                                reference.agrees(b.counts()),
+                                "step {step} call {i}: {:?} vs {:?}",
+                                b.counts(),
+                                reference
+                            );
+                            let per_tool = max_of(&name).is_some_and(|mx| n > mx);
+                            prop_assert_eq!(
+                                breach.tool_name.is_some(),
+                                per_tool,
+                                "the per-tool check wins"
+                            );
+                            ended = Some(Err(b.throw(
+                                breach,
+                                &calls[i + 1..],
+                                history.clone(),
+                                assistant.clone(),
+                                &cfg,
+                            )));
+                            break;
+                        }
+                        Step::Invoke(p) => {
+                            prop_assert!(!want_breach, "step {step} call {i}: a breach was due");
+                            let result = toolbox.invoke(p.tool(), p.arguments());
+                            let b = p
+                                .complete(result, &cfg)
+                                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+                            prop_assert!(
+                                reference.agrees(b.counts()),
+                                "step {step} call {i}: {:?} vs {:?}",
+                                b.counts(),
+                                reference
+                            );
+                            batch = Some(b);
+                        }
+                        Step::Failed(e) => {
+                            prop_assert!(
+                                !want_breach && name == "d",
+                                "step {step} call {i}: unexpected failure {e}"
+                            );
+                            ended = Some(Ok(()));
+                            break;
+                        }
+                    }
+                }
+                prop_assert_eq!(
+                    &driver_tools,
+                    &toolbox,
+                    "step {}: the driver and the step engine invoke alike",
+                    step
+                );
+                match ended {
+                    None => {
+                        let (result, after) = batch
+                            .take()
+                            .expect("a live batch")
+                            .finish(history.clone(), assistant);
+                        let Ok((dr, dc)) = &driver else {
+                            return Err(TestCaseError::fail(format!(
+                                "step {step}: the driver failed: {driver:?}"
+                            )));
+                        };
+                        prop_assert_eq!(dr, &result);
+                        prop_assert_eq!(dc, &after);
+                        prop_assert!(reference.agrees(&after));
+                        prop_assert_eq!(
+                            &Counts::recount(&result.history),
+                            &after,
+                            "step {}: kept counts equal the recount",
+                            step
+                        );
+                        history = result.history;
+                        counts = after;
+                        if result.return_direct {
+                            turn_over = true;
+                        }
+                    }
+                    Some(Err(limit)) => {
+                        let Err(ManagerError::LimitExceeded(dl)) = &driver else {
+                            return Err(TestCaseError::fail(format!(
+                                "step {step}: the driver did not throw: {driver:?}"
+                            )));
+                        };
+                        prop_assert_eq!(&**dl, &limit);
+                        // The partial history recounts to the reference, plus
+                        // one per closed call with close-dangling-calls.
+                        let mut expected = reference.clone();
+                        if m.fixes.close_dangling_calls {
+                            for c in &calls[limit.breach_index + 1..] {
+                                *expected.counts.entry(c.name.clone()).or_insert(0) += 1;
+                                expected.total += 1;
+                            }
+                        }
+                        prop_assert!(
+                            expected.agrees(&Counts::recount(&limit.partial.history)),
+                            "step {step}: partial history recount"
+                        );
+                        turn_over = true;
+                        thrown = true;
+                    }
+                    Some(Ok(_)) => {
+                        prop_assert!(
+                            matches!(driver, Err(ManagerError::Java(_))),
+                            "step {step}: the driver failed alike"
+                        );
+                        // The batch is discarded: nothing was added.
+                        reference = before;
+                        prop_assert!(reference.agrees(&counts));
+                        turn_over = true;
+                    }
+                }
+            }
+        }
+    }
+    // Unless the last batch threw (its calls count but its history was
+    // discarded), the recount of the whole history is the reference.
+    if !thrown {
+        prop_assert!(
+            reference.agrees(&Counts::recount(&history)),
+            "final recount"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn reference_state_machine() {
+    let mut runner = TestRunner::new(Config {
+        cases: cases() * 8,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(REGRESSIONS))),
+        source_file: Some(file!()),
+        ..Config::default()
+    });
+    if let Err(e) = runner.run(&machine(), |m| run_machine(&m)) {
+        panic!("{e}");
+    }
+}
