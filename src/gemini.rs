@@ -32,7 +32,8 @@ enum Repr {
     /// A built object.
     Tree(Map<String, Value>),
     /// Text that is one whole strict JSON object with distinct keys
-    /// ([`jackson::StrictShape::PlainObject`]).
+    /// ([`jackson::StrictShape`] `Object { plain: true }`), or such a
+    /// value wrapped as `{"result": VALUE}`.
     Raw(String),
     /// `{KEY: TEXT}` for text that is not JSON, kept flat: wrapping is the
     /// fail-fast path and should cost one copy of the text, not a map.
@@ -44,8 +45,11 @@ impl Payload {
     pub fn to_value(&self) -> Value {
         match &self.0 {
             Repr::Tree(m) => Value::Object(m.clone()),
-            // The text was checked when it was kept, so it reads back.
-            Repr::Raw(t) => jackson::read_strict(t).map_or(Value::Null, |v| v.to_serde()),
+            // The text was checked when it was kept, so it reads back;
+            // serde_json keeps its numbers exact (past its nesting limit the
+            // Jackson reader takes over).
+            Repr::Raw(t) => serde_json::from_str(t)
+                .unwrap_or_else(|_| jackson::read_strict(t).map_or(Value::Null, |v| v.to_serde())),
             Repr::Wrapped(k, t) => {
                 let mut m = Map::with_capacity(1);
                 m.insert((*k).to_owned(), Value::String(t.clone()));
@@ -98,14 +102,46 @@ impl Payload {
         }
     }
 
-    /// The fixed conversions' reading of `text`: an object that only needs
-    /// checking is kept as text; another whole value is built (once);
+    /// The fixed conversions' reading of `text` (`key` names a value that
+    /// is not an object): a plain value is passed on as text, never built,
+    /// so its numbers stay exact; one with repeated keys is built once, as
+    /// Jackson reads it (the last value wins, at the key's first place).
     /// `None` when the text is not one whole strict JSON value.
-    fn strict(text: &str) -> Option<Result<Payload, JValue>> {
+    fn strict(text: &str, key: &str, objects_only: bool) -> Option<Payload> {
+        let trimmed = text.trim_matches(JSON_WS);
         match jackson::strict_shape(text) {
             jackson::StrictShape::Invalid => None,
-            jackson::StrictShape::PlainObject => Some(Ok(Payload(Repr::Raw(text.to_owned())))),
-            jackson::StrictShape::Other => jackson::read_strict(text).map(Err),
+            jackson::StrictShape::Object { plain: true } => {
+                Some(Payload(Repr::Raw(text.to_owned())))
+            }
+            jackson::StrictShape::Value { .. } if objects_only => None,
+            jackson::StrictShape::Value { plain: true } => {
+                let mut raw = String::with_capacity(trimmed.len() + key.len() + 5);
+                raw.push_str("{\"");
+                raw.push_str(key);
+                raw.push_str("\":");
+                raw.push_str(trimmed);
+                raw.push('}');
+                Some(Payload(Repr::Raw(raw)))
+            }
+            jackson::StrictShape::Object { plain: false }
+            | jackson::StrictShape::Value { plain: false } => Some(Payload::exact_tree(text, key)),
+        }
+    }
+
+    /// Builds a strict value with exact numbers: serde_json with
+    /// `arbitrary_precision` keeps number text, and with `preserve_order` a
+    /// repeated key keeps its first place and its last value, as Jackson's
+    /// `LinkedHashMap` does. Past serde_json's nesting limit (128) the
+    /// Jackson reader (500) builds it, numbers as doubles.
+    fn exact_tree(text: &str, key: &str) -> Payload {
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(m)) => Payload(Repr::Tree(m)),
+            Ok(other) => Payload::wrap(key, other),
+            Err(_) => jackson::read_strict(text).map_or_else(
+                || Payload(Repr::Wrapped("result", text.to_owned())),
+                |v| Payload::from_jvalue(v, key),
+            ),
         }
     }
 }
@@ -281,18 +317,12 @@ pub fn convert_tool_response(
     fixes: Fixes,
 ) -> Result<Payload, JavaException> {
     if fixes.error_key && error {
-        return Ok(match Payload::strict(text) {
-            Some(Ok(p)) => p,
-            Some(Err(v @ JValue::Object(_))) => Payload::from_jvalue(v, "error"),
-            _ => Payload(Repr::Wrapped("error", text.to_owned())),
-        });
+        return Ok(Payload::strict(text, "error", true)
+            .unwrap_or_else(|| Payload(Repr::Wrapped("error", text.to_owned()))));
     }
     if fixes.strict_json_or_wrap {
-        return Ok(match Payload::strict(text) {
-            Some(Ok(p)) => p,
-            Some(Err(v)) => Payload::from_jvalue(v, "result"),
-            None => Payload(Repr::Wrapped("result", text.to_owned())),
-        });
+        return Ok(Payload::strict(text, "result", false)
+            .unwrap_or_else(|| Payload(Repr::Wrapped("result", text.to_owned()))));
     }
     parse_json_to_map(Some(text))
 }

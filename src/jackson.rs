@@ -371,43 +371,50 @@ pub fn is_strict_json(text: &str) -> bool {
     scan_strict(text.as_bytes(), &mut NoKeys)
 }
 
-/// What the strict scanner found, for a conversion that wants to pass an
-/// object on without building it.
+/// What the strict scanner found, for a conversion that wants to pass a
+/// value on without building it.
 ///
 /// ```
 /// use toolcall_model::jackson::{strict_shape, StrictShape};
-/// assert_eq!(strict_shape(r#" {"a":1,"b":{"a":2}} "#), StrictShape::PlainObject);
-/// assert_eq!(strict_shape(r#"{"a":1,"a":2}"#), StrictShape::Other);
-/// assert_eq!(strict_shape("[1]"), StrictShape::Other);
+/// assert_eq!(strict_shape(r#" {"a":1,"b":{"a":2}} "#), StrictShape::Object { plain: true });
+/// assert_eq!(strict_shape(r#"{"a":1,"a":2}"#), StrictShape::Object { plain: false });
+/// assert_eq!(strict_shape("[1e400]"), StrictShape::Value { plain: true });
 /// assert_eq!(strict_shape("3.0 + 5.0 = 8.0"), StrictShape::Invalid);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StrictShape {
     /// Not one whole strict value ([`read_strict`] gives `None`).
     Invalid,
-    /// One whole object in which no object repeats a key and no key holds
-    /// an escape: its text means exactly what [`read_strict`] would build.
-    PlainObject,
-    /// Any other whole value: a scalar, an array, or an object that may
-    /// repeat a key (Jackson keeps the last value; the text does not).
-    Other,
+    /// One whole object.
+    Object {
+        /// No object in it repeats a key and no key holds an escape, so its
+        /// text means exactly what [`read_strict`] builds (Jackson keeps the
+        /// last of repeated keys; the text would keep them all).
+        plain: bool,
+    },
+    /// One whole value that is not an object (`plain` as for objects
+    /// nested in it).
+    Value {
+        /// No object in it repeats a key or escapes one.
+        plain: bool,
+    },
 }
 
-/// One pass of the strict scanner that also says whether the text is an
-/// object that can be passed on as it is. Same acceptance as
-/// [`is_strict_json`]; keys are compared by their raw text, and a key with
-/// an escape counts as a possible repeat (the caller then builds the value).
+/// One pass of the strict scanner that also says whether the text can be
+/// passed on as it is. Same acceptance as [`is_strict_json`]; keys are
+/// compared by their raw text, and a key with an escape counts as a
+/// possible repeat (the caller then builds the value).
 pub fn strict_shape(text: &str) -> StrictShape {
     let b = text.as_bytes();
     let mut keys = DistinctKeys::default();
     if !scan_strict(b, &mut keys) {
         return StrictShape::Invalid;
     }
-    let root_is_object = b.get(skip_plain_ws(b, 0)) == Some(&b'{');
-    if root_is_object && !keys.repeated {
-        StrictShape::PlainObject
+    let plain = !keys.repeated;
+    if b.get(skip_plain_ws(b, 0)) == Some(&b'{') {
+        StrictShape::Object { plain }
     } else {
-        StrictShape::Other
+        StrictShape::Value { plain }
     }
 }
 
@@ -2390,9 +2397,14 @@ mod tests {
             }
             let shape = strict_shape(&text);
             assert_eq!(shape == StrictShape::Invalid, strict.is_none(), "{text:?}");
-            if shape == StrictShape::PlainObject {
+            if let StrictShape::Object { plain: true } | StrictShape::Value { plain: true } = shape
+            {
                 plain += 1;
-                assert!(matches!(strict, Some(JValue::Object(_))), "{text:?}");
+                assert_eq!(
+                    matches!(strict, Some(JValue::Object(_))),
+                    matches!(shape, StrictShape::Object { .. }),
+                    "{text:?}"
+                );
                 let distinct = serde_json::from_str::<DistinctCheck>(&text).unwrap();
                 assert!(distinct.0, "{text:?} has a repeated key");
             }
@@ -2463,16 +2475,19 @@ mod tests {
     #[test]
     fn strict_shape_examples() {
         use StrictShape::*;
+        const PLAIN_OBJECT: StrictShape = Object { plain: true };
+        const OTHER: StrictShape = Object { plain: false };
         for (text, want) in [
-            ("{}", PlainObject),
-            (" { } ", PlainObject),
-            (r#"{"a":{"a":1},"b":[{"a":1,"b":2}]}"#, PlainObject),
-            (r#"{"a":1,"b":2,"a":3}"#, Other),
-            (r#"{"x":{"a":1,"a":2}}"#, Other),
-            (r#"{"\u0061":1,"a":2}"#, Other),
-            (r#"{"a\n":1}"#, Other),
-            ("[]", Other),
-            ("\"s\"", Other),
+            ("{}", PLAIN_OBJECT),
+            (" { } ", PLAIN_OBJECT),
+            (r#"{"a":{"a":1},"b":[{"a":1,"b":2}]}"#, PLAIN_OBJECT),
+            (r#"{"a":1,"b":2,"a":3}"#, OTHER),
+            (r#"{"x":{"a":1,"a":2}}"#, OTHER),
+            (r#"{"\u0061":1,"a":2}"#, OTHER),
+            (r#"{"a\n":1}"#, OTHER),
+            ("[]", Value { plain: true }),
+            ("[{\"a\":1,\"a\":1}]", Value { plain: false }),
+            ("\"s\"", Value { plain: true }),
             ("{\"a\":1} x", Invalid),
             ("", Invalid),
         ] {
@@ -2485,7 +2500,7 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(",")
         );
-        assert_eq!(strict_shape(&many), Other);
+        assert_eq!(strict_shape(&many), OTHER);
         let distinct: String = format!(
             "{{{}}}",
             (0..40)
@@ -2493,7 +2508,7 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(",")
         );
-        assert_eq!(strict_shape(&distinct), PlainObject);
+        assert_eq!(strict_shape(&distinct), PLAIN_OBJECT);
     }
 
     #[test]

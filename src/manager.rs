@@ -20,6 +20,10 @@ use serde_json::{Map, Value};
 /// The data of a call closed by `close-dangling-calls`.
 pub const NOT_EXECUTED: &str =
     "Not executed: a tool call limit was exceeded earlier in this batch.";
+/// The data of a call closed by `close-dangling-calls` when its batch failed
+/// with an exception (this project's extension of the fix; the exception
+/// still reaches the caller).
+pub const NOT_EXECUTED_FAILED: &str = "Not executed: the batch of tool calls failed.";
 /// `ToolCallLimitExceededException.FINISH_REASON`.
 pub const FINISH_REASON_LIMIT: &str = "toolCallLimitExceeded";
 /// `ToolCallLimitExceededException.METADATA_PARTIAL_TOOL_RESPONSES`.
@@ -377,7 +381,13 @@ impl Batch {
 
     /// Ends a batch stopped by a breach under `THROW`: with
     /// `close-dangling-calls`, every later call gets a [`NOT_EXECUTED`]
-    /// error response after the breach response.
+    /// error response after the breach response. With
+    /// `breach-through-processor` too, that text is shaped by the exception
+    /// processor like the breach text (the default processor leaves it as
+    /// it is; the JSON-error one makes it `{"error":...}`), so that a
+    /// processor chosen for provider safety reaches every text the manager
+    /// writes. The processor accepted the breach, whose cause has the same
+    /// class, so it accepts these too; should it not, the plain text stands.
     pub fn throw(
         mut self,
         breach: Breach,
@@ -388,13 +398,22 @@ impl Batch {
     ) -> LimitExceeded {
         let breach_index = self.responses.len().saturating_sub(1);
         if cfg.fixes.close_dangling_calls {
-            self.responses
-                .extend(later_calls.iter().map(|c| ToolResponse {
+            self.responses.extend(later_calls.iter().map(|c| {
+                let data = if cfg.fixes.breach_through_processor {
+                    let cause = JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(NOT_EXECUTED));
+                    cfg.processor
+                        .process(&c.name, &cause, &cfg.classes)
+                        .unwrap_or_else(|_| NOT_EXECUTED.to_owned())
+                } else {
+                    NOT_EXECUTED.to_owned()
+                };
+                ToolResponse {
                     id: c.id.clone(),
                     name: c.name.clone(),
-                    data: NOT_EXECUTED.to_owned(),
+                    data,
                     error: true,
-                }));
+                }
+            }));
         }
         let (partial, counts) = self.finish(instructions, assistant);
         LimitExceeded {

@@ -14,7 +14,9 @@ use crate::behavior::Fixes;
 use crate::gemini::{build_request, validate, IncrementalRequests, Request, ValidatorOptions};
 use crate::java::JavaException;
 use crate::limits::Counts;
-use crate::manager::{execute_with_counts, Config, ManagerError};
+use crate::manager::{
+    execute_with_counts, tool_call_message, Config, ManagerError, NOT_EXECUTED_FAILED,
+};
 use crate::message::{Generation, Message, ToolResponse};
 use crate::processor::json_error_text;
 use crate::tools::Toolbox;
@@ -403,7 +405,27 @@ pub fn run_loop(
                 }
                 break (EndKind::LimitExceeded, vec![e.build_generation()], None);
             }
-            Err(e) => break (EndKind::Error, vec![], Some(e.java())),
+            Err(e) => {
+                if fixes.close_dangling_calls && cfg.memory == Memory::Inside {
+                    // The batch failed, yet the inside memory already holds
+                    // the calls: answer each so the transcript stays paired.
+                    if let Some(calls) = tool_call_message(reply) {
+                        inside.messages.push(Message::Tool {
+                            responses: calls
+                                .tool_calls()
+                                .iter()
+                                .map(|c| ToolResponse {
+                                    id: c.id.clone(),
+                                    name: c.name.clone(),
+                                    data: NOT_EXECUTED_FAILED.to_owned(),
+                                    error: true,
+                                })
+                                .collect(),
+                        });
+                    }
+                }
+                break (EndKind::Error, vec![], Some(e.java()));
+            }
             Ok((result, after)) => {
                 counts = after;
                 if result.return_direct {

@@ -89,11 +89,6 @@ const REFUTED: &[(&str, Invariant, &str)] = &[
     ),
     (
         "strict-json-or-wrap",
-        Invariant::Lossless,
-        "FINDING: numbers are read as doubles",
-    ),
-    (
-        "strict-json-or-wrap",
         Invariant::TranscriptValid,
         "pairing unchanged",
     ),
@@ -131,22 +126,12 @@ const REFUTED: &[(&str, Invariant, &str)] = &[
     (
         "close-dangling-calls",
         Invariant::TranscriptValid,
-        "FINDING: error ends, several generations, tool-ended requests",
-    ),
-    (
-        "all",
-        Invariant::JsonSafe,
-        "FINDING: the closed calls' text is not JSON",
-    ),
-    (
-        "all",
-        Invariant::Lossless,
-        "FINDING: numbers are read as doubles",
+        "FINDING: several generations, tool-ended requests",
     ),
     (
         "all",
         Invariant::TranscriptValid,
-        "FINDING: error ends, several generations, tool-ended requests",
+        "FINDING: several generations, tool-ended requests",
     ),
     (
         "gemini-tool-text",
@@ -516,50 +501,6 @@ fn for_all(set_name: &str, body: impl Fn(&Evidence<'_>) -> Result<(), String>) {
     }
 }
 
-fn f64_equal(a: &Value, b: &Value) -> bool {
-    let num = |v: &Value| match v {
-        Value::Number(n) => n.to_string().parse::<f64>().ok(),
-        Value::String(s) if s == "Infinity" => Some(f64::INFINITY),
-        Value::String(s) if s == "-Infinity" => Some(f64::NEG_INFINITY),
-        _ => None,
-    };
-    match (a, b) {
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| f64_equal(p, q))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| f64_equal(v, w)))
-        }
-        (Value::Number(_), _) => num(a).is_some() && num(a) == num(b),
-        _ => a == b,
-    }
-}
-
-#[test]
-fn strict_json_or_wrap_loses_nothing_but_digits_beyond_a_double() {
-    for name in ["strict-json-or-wrap", "all"] {
-        for_all(name, |ev| match refutation(Invariant::Lossless, ev) {
-            None => Ok(()),
-            Some(Refutation {
-                locus: Locus::Payload { wanted, got, .. },
-                ..
-            }) if f64_equal(&wanted, &got) => Ok(()),
-            Some(r) => Err(format!(
-                "a loss other than a double's precision: {}",
-                r.wanted
-            )),
-        });
-    }
-    // And the loss is found by random generation.
-    let (_, r) = find("strict-json-or-wrap", Invariant::Lossless, 3000, |_, _| {
-        true
-    })
-    .expect("random generation finds a number a double cannot hold");
-    assert!(matches!(r.locus, Locus::Payload { .. }), "{}", r.wanted);
-}
-
 #[test]
 fn error_key_converts_every_error_response() {
     for name in ["error-key", "all"] {
@@ -577,17 +518,15 @@ fn error_key_converts_every_error_response() {
 }
 
 #[test]
-fn close_dangling_calls_pairs_every_turn_that_ends_without_an_exception() {
-    // The fix's scope: turns that end normally, by THROW or by returnDirect,
-    // from a request that ends with a user message, with one generation per
-    // reply. Outside that scope transcript-valid is refuted under every set
-    // (see the findings below).
+fn close_dangling_calls_pairs_every_turn_that_ends_after_a_batch() {
+    // The fix's scope: turns that end after a batch (THROW, returnDirect, or
+    // an exception) from a request that ends with a user message, with one
+    // generation per reply. Outside that scope transcript-valid is refuted
+    // under every set (see the findings below).
     for name in ["close-dangling-calls", "all"] {
         for_all(name, |ev| {
             let s = ev.scenario;
-            let in_scope = ev.run.kind != EndKind::Error
-                && request_ends_with_user(s)
-                && single_generation_replies(s);
+            let in_scope = request_ends_with_user(s) && single_generation_replies(s);
             match check(Invariant::TranscriptValid, ev) {
                 Verdict::Refuted(w) if in_scope => Err(w),
                 _ => Ok(()),
@@ -597,19 +536,64 @@ fn close_dangling_calls_pairs_every_turn_that_ends_without_an_exception() {
 }
 
 #[test]
-fn all_emits_json_except_for_closed_calls() {
-    for_all("all", |ev| match refutation(Invariant::JsonSafe, ev) {
-        Some(r) if data(&r) != NOT_EXECUTED => Err(r.wanted),
-        _ => Ok(()),
-    });
-    let (_, r) = find("all", Invariant::JsonSafe, 3000, |_, _| true)
-        .expect("random generation finds a closed call under a JSON processor");
-    assert_eq!(data(&r), NOT_EXECUTED);
+fn all_shapes_closed_calls_through_the_processor() {
+    // Under `all`, json-safe holds because the closed calls' text goes
+    // through the JSON processor like the breach text: pin the exact bytes.
+    let mut cfg = ManagerConfig {
+        fixes: Fixes::all(),
+        ..ManagerConfig::default()
+    };
+    cfg.limits = cfg.limits.max_calls_per_tool(1).expect("positive");
+    cfg.processor.kind = toolcall_model::processor::ProcessorKind::JsonError;
+    let calls = ["1", "2", "3"]
+        .map(|id| toolcall_model::message::ToolCall::new(id, "x", "{}"))
+        .to_vec();
+    let gens = [toolcall_model::message::Generation {
+        tool_calls: calls,
+        ..Default::default()
+    }];
+    let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
+    let err = toolcall_model::manager::execute_tool_calls(
+        &cfg,
+        &[toolcall_model::message::Message::user("go")],
+        &gens,
+        &mut tb,
+    )
+    .expect_err("the second call breaches under THROW");
+    let ManagerError::LimitExceeded(e) = err else {
+        panic!("a limit breach")
+    };
+    let data: Vec<&str> = e
+        .partial
+        .last_responses()
+        .iter()
+        .map(|r| r.data.as_str())
+        .collect();
+    assert_eq!(
+        data,
+        [
+            "1",
+            r#"{"error":"Tool call limit (1) exceeded for tool 'x'. No further calls to this tool are allowed in this turn."}"#,
+            &format!(r#"{{"error":"{NOT_EXECUTED}"}}"#),
+        ]
+    );
+    // With the default processor the closed calls' text is exactly the fix's.
+    cfg.processor.kind = toolcall_model::processor::ProcessorKind::Default;
+    let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
+    let Err(ManagerError::LimitExceeded(e)) = toolcall_model::manager::execute_tool_calls(
+        &cfg,
+        &[toolcall_model::message::Message::user("go")],
+        &gens,
+        &mut tb,
+    ) else {
+        panic!("a limit breach")
+    };
+    assert_eq!(e.partial.last_responses()[2].data, NOT_EXECUTED);
 }
 
 #[test]
-fn finding_a_turn_ending_in_an_exception_leaves_a_dangling_call_under_every_set() {
-    let (s, _) = find("all", Invariant::TranscriptValid, 3000, |ev, r| {
+fn a_turn_ending_in_an_exception_leaves_a_dangling_call_unless_closed() {
+    let (s, _) = find("upstream", Invariant::TranscriptValid, 3000, |ev, r| {
         ev.run.kind == EndKind::Error
             && ev.scenario.config.memory == Memory::Inside
             && r.wanted.contains("dangling")
@@ -618,8 +602,10 @@ fn finding_a_turn_ending_in_an_exception_leaves_a_dangling_call_under_every_set(
     })
     .expect("random generation finds a batch failure with memory inside the loop");
     for set in behavior_sets() {
-        assert!(
+        let closes = set.fixes.close_dangling_calls;
+        assert_eq!(
             check_scenario(Invariant::TranscriptValid, &with_set(&s, &set)).is_refuted(),
+            !closes,
             "{}",
             set.name
         );
