@@ -11,6 +11,27 @@ use toolcall_model::behavior::Fixes;
 use toolcall_model::gemini::convert_tool_response;
 use toolcall_model::vectors::Vector;
 
+/// Writes to standard output; a closed pipe (`| head`) ends the program
+/// quietly instead of panicking as `println!` would.
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if write!(std::io::stdout().lock(), $($t)*).is_err() {
+            std::process::exit(1);
+        }
+    }};
+}
+
+/// [`out!`] with a newline.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout().lock(), $($t)*).is_err() {
+            std::process::exit(1);
+        }
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "toolcall-model",
@@ -205,12 +226,12 @@ mod explore {
         speed_report(&timed, started.elapsed(), jobs);
         let results: Vec<CellResult> = timed.into_iter().map(|(r, _)| r).collect();
         if json {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&ex::to_json(&opts, &results)).unwrap_or_default()
             );
         } else {
-            print!("{}", ex::to_text(&opts, &results));
+            out!("{}", ex::to_text(&opts, &results));
         }
         if results
             .iter()
@@ -277,14 +298,14 @@ fn verify(paths: &[PathBuf]) -> ExitCode {
     let mut passed = 0usize;
     for p in paths {
         if let Err(e) = collect(p, &mut files) {
-            println!("{}: cannot read: {e}", p.display());
+            outln!("{}: cannot read: {e}", p.display());
             failed += 1;
         }
     }
     for f in &files {
         match load(f) {
             Err(e) => {
-                println!("FAIL {e}");
+                outln!("FAIL {e}");
                 failed += 1;
             }
             Ok(v) => {
@@ -293,12 +314,12 @@ fn verify(paths: &[PathBuf]) -> ExitCode {
                     passed += 1;
                 } else {
                     failed += 1;
-                    println!("FAIL {} ({}): {}", v.name, f.display(), diffs.join("; "));
+                    outln!("FAIL {} ({}): {}", v.name, f.display(), diffs.join("; "));
                 }
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
+    outln!("{passed} passed, {failed} failed");
     if failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -309,7 +330,7 @@ fn verify(paths: &[PathBuf]) -> ExitCode {
 fn run(file: &Path) -> ExitCode {
     match load(file).and_then(|v| v.run()) {
         Ok(value) => {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&value).unwrap_or_default()
             );
@@ -407,9 +428,9 @@ fn main_job(json: bool) -> ExitCode {
     };
     if json {
         let v: Vec<_> = rows.iter().map(|r| r.to_value()).collect();
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
-        print!("{}", toolcall_model::seed::table(&rows));
+        out!("{}", toolcall_model::seed::table(&rows));
     }
     ExitCode::SUCCESS
 }
