@@ -164,3 +164,18 @@ fn main_job_shows_upstream_failing_and_all_fixes_passing() {
     assert_eq!(code, 0);
     assert!(table.contains("upstream") && table.contains("gemini-tool-text"));
 }
+
+#[test]
+fn a_closed_output_pipe_is_not_a_panic() {
+    let mut child = Command::new(bin())
+        .args(["verify", root().join("tests/vectors").to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    // Close our end of its standard output before it writes anything.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("binary finishes");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}
