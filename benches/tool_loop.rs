@@ -1,13 +1,14 @@
 //! A whole user turn of R rounds through the tool loop with a Gemini request
-//! built and validated at every model call, against the conversion work of
-//! 2.0.1, which rebuilds every round's request from the whole history.
+//! built and validated at every model call; and the conversion work alone,
+//! done incrementally (each message once, as the loop does) against the way
+//! 2.0.1 does it (every round's request rebuilt from the whole history).
 // criterion_group! generates a public function that cannot carry a doc comment.
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use toolcall_model::behavior::Fixes;
-use toolcall_model::gemini::build_request;
+use toolcall_model::gemini::{build_request, IncrementalRequests};
 use toolcall_model::limits::Limits;
 use toolcall_model::manager::Config;
 use toolcall_model::message::{Generation, Message, ToolCall};
@@ -91,6 +92,14 @@ fn bench(c: &mut Criterion) {
             }
             _ => unreachable!("provider is gemini"),
         };
+        g.bench_function(BenchmarkId::new("convert-incrementally", r), |b| {
+            b.iter(|| {
+                let mut inc = IncrementalRequests::default();
+                for h in &last {
+                    black_box(inc.build(h, Fixes::all()).expect("builds"));
+                }
+            })
+        });
         g.bench_function(BenchmarkId::new("reconvert-every-round", r), |b| {
             b.iter(|| {
                 for h in &last {

@@ -521,17 +521,6 @@ fn serde_reference(text: &str) -> Option<Value> {
     serde_json::from_str(text).ok()
 }
 
-/// Whether `text` is strict JSON holding a number that the strict reader
-/// cannot keep as an exact decimal (a float beyond a double's precision or
-/// range, such as `0.1000000000000000000001` or `1e400`): the known gap of
-/// `strict-json-or-wrap` against invariant 6 (see `fuzz/known-failures/`).
-pub fn lossy_float(text: &str) -> bool {
-    match (serde_reference(text), jackson::read_strict(text)) {
-        (Some(reference), Some(v)) => !exactly_same_json(&reference, &v.to_serde()),
-        _ => false,
-    }
-}
-
 /// The payload the fixed conversion must produce for a value: an object as
 /// is, anything else under `key`.
 fn wrapped(v: Value, key: &str) -> Value {
@@ -549,7 +538,7 @@ fn wrapped(v: Value, key: &str) -> Value {
 /// [`jackson::read_lenient`] and [`jackson::read_strict`].
 ///
 /// * neither panics nor overflows the stack, at any depth;
-/// * `is_strict_json` agrees with `read_strict`, and both with the reference
+/// * `is_strict_json` and `strict_shape` agree with `read_strict`, and all with the reference
 ///   scanner (one whole RFC 8259 value, nesting at most 500, no lone
 ///   surrogate);
 /// * where `read_strict` accepts, `read_lenient` gives the same value;
@@ -573,6 +562,20 @@ pub fn lenient_parser(data: &[u8]) {
     let strict = jackson::read_strict(text);
     if jackson::is_strict_json(text) != strict.is_some() {
         fail(T, "is_strict_json disagrees with read_strict", &text);
+    }
+    let shape = jackson::strict_shape(text);
+    let shape_ok = match (&shape, &strict) {
+        (jackson::StrictShape::Invalid, None) => true,
+        (jackson::StrictShape::Object { .. }, Some(v)) => matches!(v, jackson::JValue::Object(_)),
+        (jackson::StrictShape::Value { .. }, Some(v)) => !matches!(v, jackson::JValue::Object(_)),
+        _ => false,
+    };
+    if !shape_ok {
+        fail(
+            T,
+            "strict_shape disagrees with read_strict",
+            &(text, shape, &strict),
+        );
     }
     // read_strict's contract: one whole RFC 8259 value, nesting at most
     // 500, no lone surrogate, no length limits.
@@ -731,9 +734,10 @@ fn convert_fix_sets() -> [Fixes; 5] {
 /// * upstream never panics and, wherever the text is strict JSON, gives the
 ///   strict parser's value (an object as is, anything else under `result`);
 /// * with `strict-json-or-wrap` the conversion never fails, always yields an
-///   object and loses nothing: one whole JSON value is kept (and equals
-///   serde_json's reading where that exists), any other text is under
-///   `result` byte for byte;
+///   object and loses nothing (invariant 6): one whole JSON value is kept,
+///   its numbers as exact decimals (serde_json's reading is the reference
+///   up to its nesting limit of 128), any other text is under `result` byte
+///   for byte;
 /// * with `error-key` a failure's output is an object as is, or `{"error": TEXT}`;
 /// * the JSON-error processor's text is strict JSON that reads back as the text.
 ///
@@ -787,20 +791,7 @@ pub fn convert(data: &[u8]) {
                 );
             }
             let key = if keyed { "error" } else { "result" };
-            let expected = match (&strict, keyed) {
-                (Some(v), false) => wrapped(v.to_serde(), "result"),
-                (Some(v), true) if v.to_serde().is_object() => v.to_serde(),
-                _ => json!({ key: text }),
-            };
-            if got != expected {
-                fail(
-                    T,
-                    "a fixed conversion lost or changed the output",
-                    &(text, fixes, error, got, expected),
-                );
-            }
-            // Lossless against references independent of jackson.rs.
-            if strict.is_none() {
+            let Some(v) = &strict else {
                 if got != json!({ key: text }) {
                     fail(
                         T,
@@ -808,25 +799,39 @@ pub fn convert(data: &[u8]) {
                         &(text, fixes, error, got),
                     );
                 }
-            } else if reference.is_none() {
+                continue;
+            };
+            if reference.is_none() {
                 fail(
                     T,
                     "read_strict accepted text that is not one whole JSON value",
                     &text,
                 );
-            } else if let Some(sv) = &serde_value {
-                let want = match (sv, keyed) {
-                    (Value::Object(_), _) => sv.clone(),
-                    (_, false) => json!({ "result": sv }),
-                    (_, true) => json!({ "error": text }),
-                };
-                if !same_json(&want, &got) {
-                    fail(
-                        T,
-                        "strict JSON output did not keep its value",
-                        &(text, fixes, error, got, want),
-                    );
-                }
+            }
+            let v = v.to_serde();
+            // Invariant 6: numbers come through as exact decimals. serde_json
+            // (arbitrary_precision) is the reference up to its nesting limit;
+            // past it the strict reader's own value is.
+            let (want, exact) = match &serde_value {
+                Some(sv) => (sv.clone(), true),
+                None => (v, false),
+            };
+            let want = match (want, keyed) {
+                (w @ Value::Object(_), _) => w,
+                (w, false) => json!({ "result": w }),
+                (_, true) => json!({ "error": text }),
+            };
+            let same = if exact {
+                exactly_same_json(&want, &got)
+            } else {
+                want == got
+            };
+            if !same {
+                fail(
+                    T,
+                    "strict JSON output did not keep its value",
+                    &(text, fixes, error, got, want),
+                );
             }
         }
     }
@@ -846,38 +851,6 @@ pub fn convert(data: &[u8]) {
             "read_strict misreads the JSON-error text",
             &(text, &error_text, other),
         ),
-    }
-}
-
-/// Invariant 6 as SEMANTICS.md states it, on one tool output: with every
-/// fix, a non-error output that is one whole JSON value comes through with
-/// every number equal as an exact decimal. Not a fuzz target: the strict
-/// reader keeps floats as doubles, so this fails on the inputs of
-/// `fuzz/known-failures/convert_exact/`, which `tests/fuzz_replay.rs`
-/// expects to keep failing until that gap is closed.
-///
-/// ```
-/// toolcall_model::fuzzing::convert_exact(b"{\"a\": 1.5}");
-/// ```
-pub fn convert_exact(data: &[u8]) {
-    if data.len() > MAX_BYTES {
-        return;
-    }
-    let text = String::from_utf8_lossy(data);
-    let text = text.as_ref();
-    let Some(reference) = serde_reference(text) else {
-        return;
-    };
-    let got = match convert_tool_response(text, false, Fixes::all()) {
-        Ok(p) => p.to_value(),
-        Err(e) => fail("convert_exact", "a fixed conversion failed", &(text, e)),
-    };
-    if !exactly_same_json(&wrapped(reference, "result"), &got) {
-        fail(
-            "convert_exact",
-            "a number did not come through as an exact decimal",
-            &(text, got),
-        );
     }
 }
 
@@ -1600,51 +1573,16 @@ pub fn manager(data: &[u8]) {
     check_invariants(T, &input, &scenario);
 }
 
-/// Every text of a scenario that can become a tool response's data: tool
-/// outputs, exception messages, arguments (echoed) and prior responses.
-fn response_texts(s: &Scenario) -> Vec<&str> {
-    let mut v: Vec<&str> = Vec::new();
-    for t in &s.tools {
-        for o in &t.outcomes {
-            match o {
-                Outcome::Returns(Some(t)) => v.push(t),
-                Outcome::Throws { exception, .. } => v.extend(exception.message.as_deref()),
-                _ => {}
-            }
-        }
-    }
-    let calls = s
-        .history
-        .iter()
-        .flat_map(|m| m.tool_calls())
-        .chain(s.model.iter().flatten().flat_map(|g| &g.tool_calls));
-    v.extend(calls.filter_map(|c| c.arguments.as_deref()));
-    v.extend(
-        s.history
-            .iter()
-            .flat_map(|m| m.responses())
-            .map(|r| r.data.as_str()),
-    );
-    v
-}
-
 /// Whether the fuzz targets claim `invariant` for the scenario and its run:
 /// the invariants SEMANTICS.md section 10 states for its behaviour set,
-/// under the preconditions and minus the known gaps documented in
-/// `fuzz/README.md`.
+/// under the preconditions documented in `fuzz/README.md`.
 pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
     let s = evidence.scenario;
     let f = s.config.manager.fixes;
-    let throw = s.config.manager.limits.on_exceeded == OnExceeded::Throw;
     match invariant {
         Invariant::OneResponsePerCall | Invariant::Limits | Invariant::Counting => true,
-        // close-dangling-calls answers with a fixed text that is not JSON.
-        Invariant::JsonSafe => f.breach_through_processor && !(f.close_dangling_calls && throw),
-        Invariant::GeminiSafe => f.strict_json_or_wrap,
-        // Floats beyond a double are read as doubles (fuzz/known-failures).
-        Invariant::Lossless => {
-            f.strict_json_or_wrap && !response_texts(s).into_iter().any(lossy_float)
-        }
+        Invariant::JsonSafe => f.breach_through_processor,
+        Invariant::GeminiSafe | Invariant::Lossless => f.strict_json_or_wrap,
         // Preconditions: the request is a new turn (its last non-system
         // message is a user message); without conversation history the loop
         // sends the last message alone, so only a memory inside the loop
@@ -1658,13 +1596,9 @@ pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
                 .rev()
                 .find(|m| !matches!(m, Message::System { .. }))
                 .is_some_and(Message::is_user);
-            // close-dangling-calls closes the calls of a THROW batch only: a
-            // batch that fails with an exception (unknown tool, rethrown or
-            // unwrapped exception) leaves its calls open in an inside memory.
             let inside = s.config.memory == Memory::Inside;
             f.close_dangling_calls
                 && new_turn
-                && evidence.run.kind != EndKind::Error
                 && (s.config.conversation_history || inside)
                 && (!inside || s.model.iter().all(|reply| reply.len() <= 1))
         }

@@ -529,11 +529,27 @@ pub const NO_MIXING: &str = "Please ensure that function call turn contains at l
 /// assert!(validate(&r, ValidatorOptions::default()).unwrap_err().starts_with("Please ensure that the number"));
 /// ```
 pub fn validate(request: &Request, opts: ValidatorOptions) -> Result<(), String> {
+    validate_from(request, 0, opts)
+}
+
+/// [`validate`] for a request whose contents before `from` were already
+/// accepted as part of an earlier request that this one extends: each
+/// content rule looks only at a content and its neighbours, so only the
+/// contents from `from` on are checked (`from` must include the earlier
+/// request's last content, whose successor is new). The optional rules,
+/// which look across the turn, always check everything.
+///
+/// ```
+/// use toolcall_model::{gemini::{build_request, validate, validate_from}, message::Message};
+/// let r = build_request(&[Message::user("a"), Message::user("b")], Default::default()).unwrap();
+/// assert_eq!(validate_from(&r, 1, Default::default()), validate(&r, Default::default()));
+/// ```
+pub fn validate_from(request: &Request, from: usize, opts: ValidatorOptions) -> Result<(), String> {
     let contents = &request.contents;
     if contents.is_empty() {
         return Err("* GenerateContentRequest.contents: contents is not specified".into());
     }
-    for (i, c) in contents.iter().enumerate() {
+    for (i, c) in contents.iter().enumerate().skip(from) {
         if c.parts.is_empty() {
             return Err(format!(
                 "* GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty."
@@ -610,4 +626,64 @@ fn check_signatures(contents: &[Arc<Content>]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{ToolCall, ToolResponse};
+
+    fn call(id: &str) -> ToolCall {
+        ToolCall::new(id, "x", "{}")
+    }
+
+    #[test]
+    fn validating_from_the_last_accepted_content_equals_a_full_validation() {
+        let user = Message::user("u");
+        let asst =
+            |n: usize| Message::assistant(None, (0..n).map(|i| call(&i.to_string())).collect());
+        let tool = |n: usize| Message::Tool {
+            responses: (0..n)
+                .map(|i| ToolResponse::new(&i.to_string(), "x", "1"))
+                .collect(),
+        };
+        // An accepted prefix ending in a call content, then what follows it.
+        let prefixes = [vec![user.clone()], vec![user.clone(), asst(2)]];
+        let suffixes = [
+            vec![tool(2)],
+            vec![tool(1)],
+            vec![Message::user("v")],
+            vec![asst(1), tool(1)],
+            vec![Message::user("")],
+        ];
+        let mut checked = 0;
+        for p in &prefixes {
+            let prev = build_request(p, Fixes::all()).unwrap();
+            let prev_ok = validate(&prev, ValidatorOptions::default()).is_ok();
+            for sfx in &suffixes {
+                let mut all = p.clone();
+                all.extend(sfx.iter().cloned());
+                let r = build_request(&all, Fixes::all()).unwrap();
+                let full = validate(&r, ValidatorOptions::default());
+                if prev_ok {
+                    let from = prev.contents.len() - 1;
+                    assert_eq!(
+                        validate_from(&r, from, ValidatorOptions::default()),
+                        full,
+                        "{all:?}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, suffixes.len());
+        // The last accepted content must be checked again: [user, call×2]
+        // followed by one response breaks the count rule at the call.
+        let r = build_request(&[user, asst(2), tool(1)], Fixes::all()).unwrap();
+        assert_eq!(
+            validate_from(&r, 1, ValidatorOptions::default()),
+            Err(COUNTS_MATCH.into())
+        );
+        assert_eq!(validate_from(&r, 2, ValidatorOptions::default()), Ok(()));
+    }
 }

@@ -11,7 +11,9 @@
 use serde_json::Value;
 
 use crate::behavior::Fixes;
-use crate::gemini::{build_request, validate, IncrementalRequests, Request, ValidatorOptions};
+use crate::gemini::{
+    build_request, validate, validate_from, IncrementalRequests, Request, ValidatorOptions,
+};
 use crate::java::JavaException;
 use crate::limits::Counts;
 use crate::manager::{
@@ -327,6 +329,7 @@ pub fn run_loop(
         && !cfg.gemini_tool_text
         && cfg.memory != Memory::Inside;
     let mut incremental = IncrementalRequests::default();
+    let mut accepted_len = 0usize;
     let (kind, generations, error) = loop {
         if call >= cfg.max_rounds {
             return Err(LoopError::TooManyRounds(cfg.max_rounds));
@@ -340,7 +343,17 @@ pub fn run_loop(
             // convert just the new messages.
             match incremental.build(&full, fixes) {
                 Ok(r) => {
-                    verdicts.push(validate(&r, cfg.validator));
+                    // This request extends the last one; if that one was
+                    // accepted, only its last content and the new ones can
+                    // break a rule.
+                    let verdict = match verdicts.last() {
+                        Some(Ok(())) => {
+                            validate_from(&r, accepted_len.saturating_sub(1), cfg.validator)
+                        }
+                        _ => validate(&r, cfg.validator),
+                    };
+                    accepted_len = r.contents.len();
+                    verdicts.push(verdict);
                     requests.push(Sent::Gemini(r));
                 }
                 Err(e) => break (EndKind::Error, vec![], Some(e)),

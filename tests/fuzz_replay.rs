@@ -90,39 +90,6 @@ fn regressions_replay() {
     run("regressions");
 }
 
-/// Known gaps (rust-url's expected-failure pattern): each input under
-/// `fuzz/known-failures/<check>/` must still fail its check, so that a fix
-/// shows up as an unexpected pass and the list stays true. When one passes,
-/// move it to `fuzz/regressions/` and drop the gap from `fuzz/README.md`.
-#[test]
-fn known_failures_still_fail() {
-    const CHECKS: &[(&str, Target)] = &[("convert_exact", fuzzing::convert_exact)];
-    let mut passed = Vec::new();
-    let mut n = 0;
-    for (name, check) in CHECKS {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fuzz/known-failures")
-            .join(name);
-        for path in files(&dir) {
-            n += 1;
-            let data = fs::read(&path).expect("a readable fuzz input");
-            let quiet = std::panic::take_hook();
-            std::panic::set_hook(Box::new(|_| {}));
-            let result = catch_unwind(AssertUnwindSafe(|| check(&data)));
-            std::panic::set_hook(quiet);
-            if result.is_ok() {
-                passed.push(path.display().to_string());
-            }
-        }
-    }
-    assert!(n > 0, "the known failures are checked in");
-    assert!(
-        passed.is_empty(),
-        "known failures now pass (fixed? move them to fuzz/regressions/ and update fuzz/README.md):\n{}",
-        passed.join("\n")
-    );
-}
-
 #[test]
 fn every_target_has_a_seed_corpus() {
     for (name, _) in TARGETS {
