@@ -45,6 +45,11 @@ pub const MAX_BYTES: usize = 64 * 1024;
 /// decoded scenarios are bounded anyway (see [`MAX_CALLS`] and friends).
 pub const MAX_CASE_BYTES: usize = 16 * 1024;
 
+/// serde_json's recursion limit: it reads fewer than this many nested
+/// levels; a deeper payload the fixed conversion builds with the strict
+/// reader (floats as doubles).
+pub const SERDE_MAX_DEPTH: usize = 128;
+
 /// Jackson 3's nesting-depth limit (`StreamReadConstraints`).
 pub const JACKSON_MAX_DEPTH: usize = 500;
 
@@ -809,24 +814,24 @@ pub fn convert(data: &[u8]) {
                 );
             }
             let v = v.to_serde();
-            // Invariant 6: numbers come through as exact decimals. serde_json
-            // (arbitrary_precision) is the reference up to its nesting limit;
-            // past it the strict reader's own value is.
-            let (want, exact) = match &serde_value {
-                Some(sv) => (sv.clone(), true),
-                None => (v, false),
-            };
-            let want = match (want, keyed) {
+            let as_payload = |w: Value| match (w, keyed) {
                 (w @ Value::Object(_), _) => w,
                 (w, false) => json!({ "result": w }),
                 (_, true) => json!({ "error": text }),
             };
-            let same = if exact {
-                exactly_same_json(&want, &got)
-            } else {
-                want == got
-            };
+            // Invariant 6: numbers come through as exact decimals, with
+            // serde_json (arbitrary_precision) as the reference. The
+            // conversion builds exact values with serde_json too, which
+            // reads fewer than 128 levels: a payload 128 deep (a text 127
+            // deep wrapped under `result`) or deeper is built by the strict
+            // reader, floats as doubles, as gemini.rs documents.
+            let depth = reference.map_or(0, |sc| sc.depth);
+            let exact = serde_value
+                .as_ref()
+                .is_some_and(|sv| exactly_same_json(&as_payload(sv.clone()), &got));
+            let same = exact || (depth >= SERDE_MAX_DEPTH - 1 && as_payload(v) == got);
             if !same {
+                let want = serde_value.clone().map(as_payload);
                 fail(
                     T,
                     "strict JSON output did not keep its value",
@@ -1584,7 +1589,7 @@ pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
         Invariant::JsonSafe => f.breach_through_processor,
         Invariant::GeminiSafe | Invariant::Lossless => f.strict_json_or_wrap,
         // Preconditions: the request is a new turn (its last non-system
-        // message is a user message); without conversation history the loop
+        // message is a user message) whose system messages lead it; without conversation history the loop
         // sends the last message alone, so only a memory inside the loop
         // restores the pairs; and an inside memory stores every generation
         // of a reply, so a reply holds at most one (Gemini's default
@@ -1596,9 +1601,19 @@ pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
                 .rev()
                 .find(|m| !matches!(m, Message::System { .. }))
                 .is_some_and(Message::is_user);
+            // An inside memory finds itself in the prompt only as one
+            // contiguous run; a system message after the first non-system
+            // one breaks the run, and the memory is prepended again.
+            let is_system = |m: &&Message| matches!(m, Message::System { .. });
+            let system_leads = s
+                .history
+                .iter()
+                .skip_while(is_system)
+                .all(|m| !is_system(&m));
             let inside = s.config.memory == Memory::Inside;
             f.close_dangling_calls
                 && new_turn
+                && (system_leads || !inside)
                 && (s.config.conversation_history || inside)
                 && (!inside || s.model.iter().all(|reply| reply.len() <= 1))
         }

@@ -35,6 +35,8 @@ enum Repr {
     /// ([`jackson::StrictShape`] `Object { plain: true }`), or such a
     /// value wrapped as `{"result": VALUE}`.
     Raw(String),
+    /// A built object holding an infinite double (see [`Payload::has_non_finite`]).
+    NonFinite(Map<String, Value>),
     /// `{KEY: TEXT}` for text that is not JSON, kept flat: wrapping is the
     /// fail-fast path and should cost one copy of the text, not a map.
     Wrapped(&'static str, String),
@@ -44,7 +46,7 @@ impl Payload {
     /// The object as a JSON value.
     pub fn to_value(&self) -> Value {
         match &self.0 {
-            Repr::Tree(m) => Value::Object(m.clone()),
+            Repr::Tree(m) | Repr::NonFinite(m) => Value::Object(m.clone()),
             // The text was checked when it was kept, so it reads back;
             // serde_json keeps its numbers exact (past its nesting limit the
             // Jackson reader takes over).
@@ -77,7 +79,7 @@ impl Payload {
     /// ```
     pub fn is_empty(&self) -> bool {
         match &self.0 {
-            Repr::Tree(m) => m.is_empty(),
+            Repr::Tree(m) | Repr::NonFinite(m) => m.is_empty(),
             // A checked object is empty when only JSON whitespace stands
             // between its braces.
             Repr::Raw(t) => t
@@ -96,10 +98,27 @@ impl Payload {
     }
 
     fn from_jvalue(v: JValue, key: &str) -> Payload {
-        match v.to_serde() {
+        let non_finite = has_non_finite(&v);
+        let p = match v.to_serde() {
             Value::Object(m) => Payload(Repr::Tree(m)),
             other => Payload::wrap(key, other),
+        };
+        match p.0 {
+            Repr::Tree(m) if non_finite => Payload(Repr::NonFinite(m)),
+            _ => p,
         }
+    }
+
+    /// Whether the value holds a number a protobuf `Struct` cannot carry:
+    /// Jackson read it as an infinite double (GEMINI.md rule 13). Its JSON
+    /// form shows it as the string `"Infinity"`, as Jackson writes it.
+    ///
+    /// ```
+    /// use toolcall_model::gemini::convert_tool_response;
+    /// assert!(convert_tool_response("1e400", false, Default::default()).unwrap().has_non_finite());
+    /// ```
+    pub fn has_non_finite(&self) -> bool {
+        matches!(self.0, Repr::NonFinite(_))
     }
 
     /// The fixed conversions' reading of `text` (`key` names a value that
@@ -144,6 +163,20 @@ impl Payload {
             ),
         }
     }
+}
+
+fn has_non_finite(v: &JValue) -> bool {
+    // An explicit stack: the value may be 500 deep.
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            JValue::Double(d) if !d.is_finite() => return true,
+            JValue::Array(items) => stack.extend(items.iter()),
+            JValue::Object(entries) => stack.extend(entries.iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// One part of a content.
@@ -512,15 +545,17 @@ pub const RESPONSE_PLACEMENT: &str =
     "Please ensure that function response turn comes immediately after a function call turn.";
 /// Rule 7's text.
 pub const COUNTS_MATCH: &str = "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.";
+/// Rule 13, in this project's words: the API's own text is not known.
+pub const NON_FINITE: &str = "A function payload holds an infinite or NaN number, which a protobuf Struct cannot represent (GEMINI.md rule 13; the API's own text is not known)";
 /// Rule 8's text.
 pub const NO_MIXING: &str = "Please ensure that function call turn contains at least one function_call part which can not be mixed with function_response parts.";
 
 /// The Gemini API's verdict on a request: `Ok` or its rejection text.
 ///
 /// Checks in content order: parts present (2), role (4), non-empty text (3),
-/// response names (10), no mixing (8), call placement (5), response
-/// placement (6), counts (7); then the optional rules 12 and 14.
-/// Rule 9 (response is an object) holds by construction of [`Payload`].
+/// response names (10), payload numbers (13), no mixing (8), call placement
+/// (5), response placement (6), counts (7); then the optional rules 12 and
+/// 14. Rule 9 (response is an object) holds by construction of [`Payload`].
 ///
 /// ```
 /// use toolcall_model::{gemini::{build_request, validate, ValidatorOptions}, message::{Message, ToolCall}};
@@ -565,6 +600,11 @@ pub fn validate_from(request: &Request, from: usize, opts: ValidatorOptions) -> 
                 }
                 Part::FunctionResponse { name, .. } if name.is_empty() => {
                     return Err(format!("* GenerateContentRequest.contents[{i}].parts[{j}].function_response.name: Name cannot be empty."));
+                }
+                Part::FunctionResponse { response: p, .. } | Part::FunctionCall { args: p, .. }
+                    if p.has_non_finite() =>
+                {
+                    return Err(format!("{NON_FINITE} (contents[{i}].parts[{j}])"));
                 }
                 _ => {}
             }
