@@ -425,6 +425,33 @@ trait KeySink<'a> {
     fn close(&mut self);
 }
 
+/// FNV-1a over a key's raw bytes: keys are short and come from one
+/// document, so a keyed hash buys nothing here.
+#[inline]
+fn fnv(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Passes an already mixed `u64` through as its own hash.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl std::hash::Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("only u64 keys are hashed")
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 /// For plain validation: keys are not looked at.
 struct NoKeys;
 
@@ -437,11 +464,12 @@ impl KeySink<'_> for NoKeys {
     fn close(&mut self) {}
 }
 
-/// Records the keys of the open objects on one shared stack and checks each
-/// object's keys for repeats when it closes.
+/// Records the keys of the open objects on one shared stack, each with its
+/// hash, and checks each object's keys for repeats when it closes: hashes
+/// are compared first, bytes only when hashes meet.
 #[derive(Default)]
 struct DistinctKeys<'a> {
-    keys: Vec<&'a [u8]>,
+    keys: Vec<(u64, &'a [u8])>,
     starts: Vec<usize>,
     repeated: bool,
 }
@@ -460,18 +488,28 @@ impl<'a> KeySink<'a> for DistinctKeys<'a> {
         if raw.contains(&b'\\') {
             self.repeated = true;
         } else {
-            self.keys.push(raw);
+            self.keys.push((fnv(raw), raw));
         }
     }
     fn close(&mut self) {
         let start = self.starts.pop().unwrap_or(0);
         if !self.repeated {
-            let seg = &mut self.keys[start..];
+            let seg = &self.keys[start..];
             self.repeated = if seg.len() <= 16 {
-                seg.iter().enumerate().any(|(i, k)| seg[..i].contains(k))
+                seg.iter()
+                    .enumerate()
+                    .any(|(i, k)| seg[..i].iter().any(|j| j.0 == k.0 && j.1 == k.1))
             } else {
-                seg.sort_unstable();
-                seg.windows(2).any(|w| w[0] == w[1])
+                // Large objects: one probe per key. Two different keys with
+                // one hash count as a repeat: rare, and the tree is right.
+                let mut seen: std::collections::HashSet<
+                    u64,
+                    std::hash::BuildHasherDefault<Prehashed>,
+                > = std::collections::HashSet::with_capacity_and_hasher(
+                    seg.len(),
+                    Default::default(),
+                );
+                !seg.iter().all(|k| seen.insert(k.0))
             };
         }
         self.keys.truncate(start);
