@@ -50,8 +50,7 @@ impl Payload {
             // The text was checked when it was kept, so it reads back;
             // serde_json keeps its numbers exact (past its nesting limit the
             // Jackson reader takes over).
-            Repr::Raw(t) => serde_json::from_str(t)
-                .unwrap_or_else(|_| jackson::read_strict(t).map_or(Value::Null, |v| v.to_serde())),
+            Repr::Raw(t) => exact_value(t).unwrap_or(Value::Null),
             Repr::Wrapped(k, t) => {
                 let mut m = Map::with_capacity(1);
                 m.insert((*k).to_owned(), Value::String(t.clone()));
@@ -126,7 +125,7 @@ impl Payload {
     /// so its numbers stay exact; one with repeated keys is built once, as
     /// Jackson reads it (the last value wins, at the key's first place).
     /// `None` when the text is not one whole strict JSON value.
-    fn strict(text: &str, key: &str, objects_only: bool) -> Option<Payload> {
+    fn strict(text: &str, key: &'static str, objects_only: bool) -> Option<Payload> {
         let trimmed = text.trim_matches(JSON_WS);
         match jackson::strict_shape(text) {
             jackson::StrictShape::Invalid => None,
@@ -148,21 +147,33 @@ impl Payload {
         }
     }
 
-    /// Builds a strict value with exact numbers: serde_json with
-    /// `arbitrary_precision` keeps number text, and with `preserve_order` a
-    /// repeated key keeps its first place and its last value, as Jackson's
-    /// `LinkedHashMap` does. Past serde_json's nesting limit (128) the
-    /// Jackson reader (500) builds it, numbers as doubles.
-    fn exact_tree(text: &str, key: &str) -> Payload {
-        match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(m)) => Payload(Repr::Tree(m)),
-            Ok(other) => Payload::wrap(key, other),
-            Err(_) => jackson::read_strict(text).map_or_else(
-                || Payload(Repr::Wrapped("result", text.to_owned())),
-                |v| Payload::from_jvalue(v, key),
-            ),
+    /// Builds a strict value with exact numbers, as Jackson would shape it:
+    /// serde_json with `arbitrary_precision` keeps number text, and with
+    /// `preserve_order` a repeated key keeps its first place and its last
+    /// value, as Jackson's `LinkedHashMap` does.
+    fn exact_tree(text: &str, key: &'static str) -> Payload {
+        match exact_value(text) {
+            Some(Value::Object(m)) => Payload(Repr::Tree(m)),
+            Some(other) => Payload::wrap(key, other),
+            None => Payload(Repr::Wrapped(key, text.to_owned())),
         }
     }
+}
+
+/// A strict text as a `Value` with exact numbers. serde_json's own nesting
+/// limit (128) is lifted: only texts the strict scanner accepts get here,
+/// and those are at most [`jackson::MAX_TREE_DEPTH`] (500) deep, a depth
+/// serde_json's recursion (and `Value`'s drop) handles on any thread.
+fn exact_value(text: &str) -> Option<Value> {
+    use serde::Deserialize;
+    if !jackson::is_strict_json(text) {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let v = Value::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(v)
 }
 
 fn has_non_finite(v: &JValue) -> bool {
@@ -725,5 +736,42 @@ mod tests {
             Err(COUNTS_MATCH.into())
         );
         assert_eq!(validate_from(&r, 2, ValidatorOptions::default()), Ok(()));
+    }
+
+    #[test]
+    fn deep_values_convert_exactly_on_a_small_stack() {
+        // 2 MiB is a spawned thread's default stack, test threads included.
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(|| {
+                for depth in [127, 128, 129, 499] {
+                    let arr = format!(
+                        "{}0.11623512015512211{}",
+                        "[".repeat(depth),
+                        "]".repeat(depth)
+                    );
+                    // Repeated keys make the conversion build the value.
+                    let obj = format!(
+                        "{}{{\"k\":0.11623512015512211,\"j\":1.10,\"k\":0.11623512015512211}}{}",
+                        "{\"a\":[".repeat(depth / 2),
+                        "]}".repeat(depth / 2)
+                    );
+                    for text in [arr, obj] {
+                        let p = convert_tool_response(&text, false, Fixes::all()).unwrap();
+                        let printed = p.to_value().to_string();
+                        assert!(
+                            printed.contains("0.11623512015512211"),
+                            "{depth}: {printed:.80}"
+                        );
+                        assert!(
+                            !printed.contains("\"result\":\""),
+                            "{depth}: wrapped as text"
+                        );
+                    }
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }
