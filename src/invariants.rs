@@ -604,49 +604,13 @@ fn json_to_value(j: &Json) -> Value {
     }
 }
 
-/// A number as an exact decimal: sign, significant digits, exponent.
-/// `None` if the text is not a JSON number or its exponent does not fit.
-fn decimal(text: &str) -> Option<(bool, String, i128)> {
-    let (neg, t) = match text.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, text),
-    };
-    let (mant, exp) = match t.find(['e', 'E']) {
-        Some(i) => (&t[..i], t[i + 1..].parse::<i128>().ok()?),
-        None => (t, 0),
-    };
-    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
-    if int.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let mut digits = format!("{int}{frac}");
-    let mut exp = exp.checked_sub(i128::try_from(frac.len()).ok()?)?;
-    let lead = digits.len() - digits.trim_start_matches('0').len();
-    digits.drain(..lead);
-    while digits.ends_with('0') {
-        digits.pop();
-        exp = exp.checked_add(1)?;
-    }
-    if digits.is_empty() {
-        return Some((false, String::new(), 0));
-    }
-    Some((neg, digits, exp))
-}
-
-fn numbers_equal(a: &str, b: &str) -> bool {
-    match (decimal(a), decimal(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => a == b,
-    }
-}
-
 /// Whether the payload value equals the reference value: numbers as exact
 /// decimals, objects as key sets.
 fn json_equals(a: &Json, b: &Value) -> bool {
     match (a, b) {
         (Json::Null, Value::Null) => true,
         (Json::Bool(x), Value::Bool(y)) => x == y,
-        (Json::Num(x), Value::Number(y)) => numbers_equal(x, &y.to_string()),
+        (Json::Num(x), Value::Number(y)) => crate::decimal::same_number(x, &y.to_string()),
         (Json::Str(x), Value::String(y)) => x == y,
         (Json::Arr(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equals(p, q))
@@ -1879,6 +1843,7 @@ mod tests {
 
     #[test]
     fn decimals_compare_exactly() {
+        use crate::decimal::same_number as numbers_equal;
         assert!(numbers_equal("1.50", "1.5"));
         assert!(numbers_equal("1e2", "100"));
         assert!(numbers_equal("-0", "0.0"));

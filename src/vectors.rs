@@ -874,37 +874,8 @@ fn loop_value(run: &LoopRun, out: &mut Map<String, Value>) {
     out.insert("api".into(), api_value(&run.api()));
 }
 
-/// Numbers compare by value: both as exact decimals (sign, significant
-/// digits, exponent).
-fn decimal(n: &serde_json::Number) -> Option<(bool, String, i64)> {
-    let s = n.to_string();
-    let (neg, s) = s
-        .strip_prefix('-')
-        .map_or((false, s.as_str()), |r| (true, r));
-    let (mant, exp) = match s.find(['e', 'E']) {
-        Some(i) => (&s[..i], s[i + 1..].parse::<i64>().ok()?),
-        None => (s, 0),
-    };
-    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
-    let mut digits: String = format!("{int}{frac}");
-    let mut exp = exp - frac.len() as i64;
-    let lead = digits.len() - digits.trim_start_matches('0').len();
-    digits.drain(..lead);
-    while digits.ends_with('0') {
-        digits.pop();
-        exp += 1;
-    }
-    if digits.is_empty() {
-        return Some((false, String::new(), 0));
-    }
-    Some((neg, digits, exp))
-}
-
 fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
-    match (decimal(a), decimal(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => a.to_string() == b.to_string(),
-    }
+    crate::decimal::same_number(&a.to_string(), &b.to_string())
 }
 
 /// Whole-value equality (payloads): same keys (any order), same values,
