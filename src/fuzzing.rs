@@ -23,6 +23,7 @@ use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{json, Map, Value};
 
 use crate::behavior::Fixes;
+use crate::decimal::decimal;
 use crate::gemini::{convert_tool_response, parse_json_to_map};
 use crate::invariants::{check, Evidence, Invariant, Verdict};
 use crate::jackson;
@@ -44,11 +45,6 @@ pub const MAX_BYTES: usize = 64 * 1024;
 /// Largest input of the scenario targets ([`manager`], [`tool_loop`]); the
 /// decoded scenarios are bounded anyway (see [`MAX_CALLS`] and friends).
 pub const MAX_CASE_BYTES: usize = 16 * 1024;
-
-/// serde_json's recursion limit: it reads fewer than this many nested
-/// levels; a deeper payload the fixed conversion builds with the strict
-/// reader (floats as doubles).
-pub const SERDE_MAX_DEPTH: usize = 128;
 
 /// Jackson 3's nesting-depth limit (`StreamReadConstraints`).
 pub const JACKSON_MAX_DEPTH: usize = 500;
@@ -419,31 +415,6 @@ pub fn lenient_reference(text: &str) -> Lenient {
 // Value comparison: numbers as Jackson reads them.
 // ---------------------------------------------------------------------------
 
-/// Sign, significant digits and exponent of a decimal number text.
-fn decimal(text: &str) -> Option<(bool, String, i64)> {
-    let (neg, s) = text.strip_prefix('-').map_or((false, text), |r| (true, r));
-    let (mant, exp) = match s.find(['e', 'E']) {
-        Some(i) => (&s[..i], s[i + 1..].parse::<i64>().ok()?),
-        None => (s, 0),
-    };
-    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
-    if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let mut digits = format!("{int}{frac}");
-    let mut exp = exp.checked_sub(i64::try_from(frac.len()).ok()?)?;
-    let lead = digits.len() - digits.trim_start_matches('0').len();
-    digits.drain(..lead);
-    while digits.ends_with('0') {
-        digits.pop();
-        exp = exp.checked_add(1)?;
-    }
-    if digits.is_empty() {
-        return Some((false, String::new(), 0));
-    }
-    Some((neg, digits, exp))
-}
-
 /// Whether `got` is the number that Jackson reads from the lexeme
 /// `expected`: an integer exactly; a float as the same `f64` (or, for an
 /// infinity, the string Jackson writes for it).
@@ -523,10 +494,20 @@ fn compare_json(expected: &Value, got: &Value, exact: bool) -> bool {
     true
 }
 
-/// The reference value of a strict JSON text, when serde_json can read it
-/// (it refuses nesting deeper than 128 and lone surrogates).
+/// The reference value of a strict JSON text nested at most 500 deep (the
+/// strict reader's bound), read by serde_json (`arbitrary_precision`,
+/// `preserve_order`, no recursion limit); `None` for other texts and for
+/// lone surrogates, which serde_json refuses.
 fn serde_reference(text: &str) -> Option<Value> {
-    serde_json::from_str(text).ok()
+    use serde::Deserialize;
+    if scan_strict(text)?.depth > JACKSON_MAX_DEPTH {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let v = Value::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(v)
 }
 
 /// The payload the fixed conversion must produce for a value: an object as
@@ -743,9 +724,8 @@ fn convert_fix_sets() -> [Fixes; 5] {
 ///   strict parser's value (an object as is, anything else under `result`);
 /// * with `strict-json-or-wrap` the conversion never fails, always yields an
 ///   object and loses nothing (invariant 6): one whole JSON value is kept,
-///   its numbers as exact decimals (serde_json's reading is the reference
-///   up to its nesting limit of 128), any other text is under `result` byte
-///   for byte;
+///   its numbers as exact decimals (serde_json's reading is the reference),
+///   any other text is under `result` byte for byte;
 /// * with `error-key` a failure's output is an object as is, or `{"error": TEXT}`;
 /// * the JSON-error processor's text is strict JSON that reads back as the text.
 ///
@@ -823,16 +803,12 @@ pub fn convert(data: &[u8]) {
                 (_, true) => json!({ "error": text }),
             };
             // Invariant 6: numbers come through as exact decimals, with
-            // serde_json (arbitrary_precision) as the reference. The
-            // conversion builds exact values with serde_json too, which
-            // reads fewer than 128 levels: a payload 128 deep (a text 127
-            // deep wrapped under `result`) or deeper is built by the strict
-            // reader, floats as doubles, as gemini.rs documents.
-            let depth = reference.map_or(0, |sc| sc.depth);
-            let exact = serde_value
-                .as_ref()
-                .is_some_and(|sv| exactly_same_json(&as_payload(sv.clone()), &got));
-            let same = exact || (depth >= SERDE_MAX_DEPTH - 1 && as_payload(v) == got);
+            // serde_json (arbitrary_precision) as the reference at every
+            // depth the strict reader accepts.
+            let same = match &serde_value {
+                Some(sv) => exactly_same_json(&as_payload(sv.clone()), &got),
+                None => as_payload(v) == got,
+            };
             if !same {
                 let want = serde_value.clone().map(as_payload);
                 fail(
