@@ -1,0 +1,149 @@
+package toolcallmodel.conformance;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.metadata.ChatGenerationMetadata;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.DefaultToolCallingManager;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolExecutionResult;
+
+/**
+ * Runs toolcall-model/1 vectors on the real Spring AI 2.0.1 classes.
+ *
+ * <p>
+ * {@code java ... Runner FILE...} or, with {@code -}, one path per line on
+ * standard input. For each vector it prints one JSON line:
+ * {@code {"path", "status": "result", "result": {...}}} in the shape of
+ * {@code toolcall-model run}, {@code {"path", "status": "out_of_scope", "reason"}}
+ * for a vector the real classes cannot express (fixes, for one), or
+ * {@code {"path", "status": "fault", "reason"}} for a vector that is not valid.
+ */
+public final class Runner {
+
+	private Runner() {
+	}
+
+	public static void main(String[] args) throws IOException {
+		PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
+				StandardCharsets.UTF_8);
+		List<String> paths = new ArrayList<>();
+		boolean stdin = false;
+		for (String a : args) {
+			if (a.equals("-")) {
+				stdin = true;
+			}
+			else {
+				paths.add(a);
+			}
+		}
+		if (stdin) {
+			BufferedReader r = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+			for (String line; (line = r.readLine()) != null;) {
+				if (!line.isBlank()) {
+					out.println(Json.write(runFile(line.strip())));
+					out.flush();
+				}
+			}
+		}
+		for (String p : paths) {
+			out.println(Json.write(runFile(p)));
+		}
+		out.flush();
+	}
+
+	static Map<String, Object> runFile(String path) {
+		Map<String, Object> line = Json.map("path", path);
+		try {
+			String text = Files.readString(Path.of(path), StandardCharsets.UTF_8);
+			Map<String, Object> result = run(Json.obj(Json.parse(text), ""));
+			line.put("status", "result");
+			line.put("result", result);
+		}
+		catch (Json.OutOfScope e) {
+			line.put("status", "out_of_scope");
+			line.put("reason", e.getMessage());
+		}
+		catch (Json.Fault e) {
+			line.put("status", "fault");
+			line.put("reason", e.getMessage());
+		}
+		catch (Throwable e) {
+			line.put("status", "fault");
+			line.put("reason", "runner: " + e);
+		}
+		return line;
+	}
+
+	static Map<String, Object> run(Map<String, Object> vector) {
+		if (!"toolcall-model/1".equals(vector.get("format"))) {
+			throw new Json.Fault("/format: not toolcall-model/1");
+		}
+		Object fixes = vector.get("fixes");
+		if (fixes != null && !(fixes instanceof List<?> l && l.isEmpty())) {
+			throw new Json.OutOfScope("fixes are not in Spring AI 2.0.1");
+		}
+		List<Object> advisors = Json.arr(vector.get("advisors"), "/advisors");
+		if (!advisors.isEmpty()) {
+			throw new Json.OutOfScope("advisors are not in Spring AI 2.0.1");
+		}
+		String op = Json.str(vector.get("op"), "/op");
+		Map<String, Object> input = Json.obj(vector.get("input"), "/input");
+		if (op == null) {
+			throw new Json.Fault("/op: missing");
+		}
+		return switch (op) {
+			case "execute_tool_calls" -> executeToolCalls(new Scenario(vector), input);
+			case "convert_tool_response", "gemini_request" -> GeminiOps.run(new Scenario(vector), op, input);
+			case "tool_loop" -> LoopOp.run(new Scenario(vector), input);
+			default -> throw new Json.Fault("/op: unknown op '" + op + "'");
+		};
+	}
+
+	/** A model reply: one generation per element, the first with calls is executed. */
+	static ChatResponse chatResponse(Object generations, String where) {
+		List<Generation> gens = new ArrayList<>();
+		List<Object> list = Json.arr(generations, where);
+		for (int i = 0; i < list.size(); i++) {
+			Map<String, Object> g = Json.obj(list.get(i), where + "/" + i);
+			AssistantMessage a = Scenario.assistant(g, where + "/" + i);
+			String finish = Json.str(g.get("finish_reason"), where + "/" + i + "/finish_reason");
+			gens.add(finish == null ? new Generation(a)
+					: new Generation(a, ChatGenerationMetadata.builder().finishReason(finish).build()));
+		}
+		return new ChatResponse(gens);
+	}
+
+	static Map<String, Object> executeToolCalls(Scenario s, Map<String, Object> input) {
+		Map<String, Object> out = new java.util.LinkedHashMap<>();
+		try {
+			DefaultToolCallingManager manager = s.buildManager();
+			var options = ToolCallingChatOptions.builder().toolCallbacks(s.requestTools).build();
+			Prompt prompt = new Prompt(Scenario.messages(input.get("history"), "/input/history"), options);
+			ChatResponse response = chatResponse(input.get("generations"), "/input/generations");
+			ToolExecutionResult r = manager.executeToolCalls(prompt, response);
+			out.put("result", Scenario.printResult(r));
+		}
+		catch (Json.Fault | Json.OutOfScope e) {
+			throw e;
+		}
+		catch (Throwable t) {
+			out.put("error", Scenario.printError(t));
+		}
+		out.put("invocations", s.invocations);
+		return out;
+	}
+
+}
