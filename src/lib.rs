@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod behavior;
+pub mod conformance;
 pub mod decimal;
 pub mod explore;
 #[doc(hidden)]

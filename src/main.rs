@@ -74,6 +74,21 @@ enum Cmd {
         #[arg(long)]
         jobs: Option<usize>,
     },
+    /// Judge the Java conformance runner's output (one JSON line per vector)
+    /// against the model: one line per disagreement, then `N passed, M failed`.
+    Conform {
+        /// The runner's output (`-` for standard input).
+        java_results: PathBuf,
+        /// Also print one line per out-of-scope vector.
+        #[arg(long)]
+        verbose: bool,
+    },
+    /// List the vector files under the given files and folders, one per line.
+    Files {
+        /// Files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
     /// Convert tool output from standard input to `functionResponse.response`.
     Convert {
         /// Fixes: comma-separated names or `all`.
@@ -105,6 +120,84 @@ fn main() -> ExitCode {
             error,
             jsonl,
         }) => convert(&fixes, error, jsonl),
+        Some(Cmd::Conform {
+            java_results,
+            verbose,
+        }) => conform(&java_results, verbose),
+        Some(Cmd::Files { paths }) => files(&paths),
+    }
+}
+
+fn files(paths: &[PathBuf]) -> ExitCode {
+    let mut found = Vec::new();
+    let mut ok = true;
+    for p in paths {
+        if let Err(e) = collect(p, &mut found) {
+            eprintln!("{}: cannot read: {e}", p.display());
+            ok = false;
+        }
+    }
+    for f in &found {
+        outln!("{}", f.display());
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn conform(java_results: &Path, verbose: bool) -> ExitCode {
+    use toolcall_model::conformance::{judge, JavaLine, Tally, Verdict};
+    let text = if java_results.as_os_str() == "-" {
+        let mut s = String::new();
+        if let Err(e) = std::io::stdin().read_to_string(&mut s) {
+            eprintln!("error: cannot read standard input: {e}");
+            return ExitCode::FAILURE;
+        }
+        s
+    } else {
+        match std::fs::read_to_string(java_results) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {}: {e}", java_results.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    let mut tally = Tally::default();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let verdict = match JavaLine::parse(line) {
+            Err(e) => Verdict::Disagree(vec![format!("runner output line {}: {e}", i + 1)]),
+            Ok(java) => match std::fs::read(java.path()) {
+                Err(e) => Verdict::Disagree(vec![format!("{}: cannot read: {e}", java.path())]),
+                Ok(bytes) => {
+                    let v = judge(&bytes, &java);
+                    match &v {
+                        Verdict::Disagree(d) => outln!("FAIL {}: {}", java.path(), d.join("; ")),
+                        Verdict::OutOfScope(r) if verbose => {
+                            outln!("OUT OF SCOPE {}: {r}", java.path())
+                        }
+                        _ => {}
+                    }
+                    v
+                }
+            },
+        };
+        if let (Verdict::Disagree(d), Err(_)) = (&verdict, JavaLine::parse(line)) {
+            outln!("FAIL {}", d.join("; "));
+        }
+        tally.add(&verdict);
+    }
+    outln!("{}", tally.summary());
+    if tally.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 
