@@ -61,7 +61,12 @@ impl JavaLine {
     /// assert!(JavaLine::parse("{}").is_err());
     /// ```
     pub fn parse(line: &str) -> Result<JavaLine, String> {
-        let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+        // The runner's output nests as deep as a payload Jackson accepted
+        // (its limit is 500), past serde_json's default limit of 128.
+        let mut de = serde_json::Deserializer::from_str(line);
+        de.disable_recursion_limit();
+        let v: Value =
+            serde::Deserialize::deserialize(&mut de).map_err(|e| format!("not JSON: {e}"))?;
         let path = v
             .get("path")
             .and_then(Value::as_str)
@@ -129,14 +134,53 @@ pub enum Verdict {
 ///     {"type": "tool", "responses": [{"id": "1", "name": "x", "data": "d"}]}]}}));
 /// ```
 pub fn java_view(v: &Value) -> Value {
+    let Value::Object(top) = v else {
+        return v.clone();
+    };
+    Value::Object(
+        top.iter()
+            .filter(|(k, _)| *k != "api")
+            .map(|(k, v)| {
+                let v = match (k.as_str(), v) {
+                    ("memory", Value::Object(m)) => Value::Object(
+                        m.iter()
+                            .filter(|(k, _)| *k != "api")
+                            .map(|(k, v)| (k.clone(), unmark(v, k)))
+                            .collect(),
+                    ),
+                    _ => unmark(v, k),
+                };
+                (k.clone(), v)
+            })
+            .collect(),
+    )
+}
+
+/// Removes the `error` mark of tool responses: the elements of a
+/// `responses` or `partialToolResponses` array. Gemini parts and the
+/// converted `response` are payloads and are left whole.
+fn unmark(v: &Value, key: &str) -> Value {
     match v {
+        _ if matches!(key, "functionCall" | "functionResponse" | "response") => v.clone(),
+        Value::Array(a) if key == "responses" || key == "partialToolResponses" => Value::Array(
+            a.iter()
+                .map(|r| match r {
+                    Value::Object(m) => Value::Object(
+                        m.iter()
+                            .filter(|(k, v)| !(*k == "error" && v.is_boolean()))
+                            .map(|(k, v)| (k.clone(), unmark(v, k)))
+                            .collect(),
+                    ),
+                    other => unmark(other, ""),
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|x| unmark(x, "")).collect()),
         Value::Object(m) => Value::Object(
             m.iter()
-                .filter(|(k, v)| !(*k == "api" || (*k == "error" && v.is_boolean())))
-                .map(|(k, v)| (k.clone(), java_view(v)))
+                .map(|(k, v)| (k.clone(), unmark(v, k)))
                 .collect::<Map<String, Value>>(),
         ),
-        Value::Array(a) => Value::Array(a.iter().map(java_view).collect()),
         other => other.clone(),
     }
 }

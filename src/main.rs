@@ -83,6 +83,24 @@ enum Cmd {
         #[arg(long)]
         verbose: bool,
     },
+    /// Write generated upstream vectors of every op (for the Java differential).
+    Gen {
+        /// How many vectors.
+        #[arg(long, default_value_t = 1000)]
+        count: usize,
+        /// The generator's seed (a seed reproduces the set).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The folder to write them to (created if absent).
+        #[arg(long)]
+        out: PathBuf,
+        /// Ops, comma-separated (default: all four).
+        #[arg(
+            long,
+            default_value = "execute_tool_calls,gemini_request,convert_tool_response,tool_loop"
+        )]
+        ops: String,
+    },
     /// List the vector files under the given files and folders, one per line.
     Files {
         /// Files or folders.
@@ -125,7 +143,47 @@ fn main() -> ExitCode {
             verbose,
         }) => conform(&java_results, verbose),
         Some(Cmd::Files { paths }) => files(&paths),
+        Some(Cmd::Gen {
+            count,
+            seed,
+            out,
+            ops,
+        }) => gen(count, seed, &out, &ops),
     }
+}
+
+fn gen(count: usize, seed: u64, out: &Path, ops: &str) -> ExitCode {
+    use toolcall_model::gen::{vectors, VectorOp};
+    let mut chosen = Vec::new();
+    for name in ops.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match VectorOp::ALL.iter().find(|o| o.name() == name) {
+            Some(o) => chosen.push(*o),
+            None => {
+                eprintln!("error: unknown op '{name}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if chosen.is_empty() {
+        eprintln!("error: --ops names no op");
+        return ExitCode::FAILURE;
+    }
+    if let Err(e) = std::fs::create_dir_all(out) {
+        eprintln!("error: {}: {e}", out.display());
+        return ExitCode::FAILURE;
+    }
+    let all = vectors(seed, count, &chosen);
+    for v in &all {
+        let name = v["name"].as_str().unwrap_or("generated");
+        let path = out.join(format!("{name}.json"));
+        let text = serde_json::to_string_pretty(v).unwrap_or_default();
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("error: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    outln!("wrote {} vectors to {}", all.len(), out.display());
+    ExitCode::SUCCESS
 }
 
 fn files(paths: &[PathBuf]) -> ExitCode {

@@ -54,8 +54,22 @@ final class Exceptions {
 		}
 	}
 
+	/** Class loaders of compiled declarations, by declaration: javac runs once per distinct set. */
+	private static final Map<String, ClassLoader> COMPILED = new HashMap<>();
+
 	/** Compiles the declared classes that the JDK and Spring do not already have. */
 	void compile() {
+		String key = new TreeMap<>(this.declared).toString();
+		ClassLoader cached = COMPILED.get(key);
+		if (cached != null) {
+			this.loader = cached;
+			return;
+		}
+		compileNow();
+		COMPILED.put(key, this.loader);
+	}
+
+	private void compileNow() {
 		Map<String, String> toCompile = new LinkedHashMap<>();
 		for (var e : this.declared.entrySet()) {
 			if (existing(e.getKey()) == null) {
