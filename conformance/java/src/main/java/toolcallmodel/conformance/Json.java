@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.StreamWriteConstraints;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,6 +26,9 @@ final class Json {
 			.maxNumberLength(Integer.MAX_VALUE)
 			.maxDocumentLength(-1L)
 			.build())
+		// Results nest as deep as a payload Jackson accepted (500) plus the
+		// request and line around it, past the writer's default of 500.
+		.streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(100_000).build())
 		.build()).enable(tools.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
 
 	private Json() {

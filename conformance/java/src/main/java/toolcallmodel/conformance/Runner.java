@@ -53,15 +53,27 @@ public final class Runner {
 			BufferedReader r = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
 			for (String line; (line = r.readLine()) != null;) {
 				if (!line.isBlank()) {
-					out.println(Json.write(runFile(line.strip())));
+					out.println(printed(line.strip()));
 					out.flush();
 				}
 			}
 		}
 		for (String p : paths) {
-			out.println(Json.write(runFile(p)));
+			out.println(printed(p));
 		}
 		out.flush();
+	}
+
+	/** The printed line of one vector; a result that cannot be written is a fault, not the end of the run. */
+	static String printed(String path) {
+		try {
+			return Json.write(runFile(path));
+		}
+		catch (RuntimeException e) {
+			String why = String.valueOf(e);
+			return Json.write(Json.map("path", path, "status", "fault", "reason",
+					"runner: cannot write the result: " + why.substring(0, Math.min(why.length(), 500))));
+		}
 	}
 
 	static Map<String, Object> runFile(String path) {
