@@ -9,4 +9,5 @@ mod cli;
 mod conformance;
 mod fuzz_replay;
 mod jackson_diff;
+mod java_diff;
 mod properties;

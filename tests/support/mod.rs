@@ -32,3 +32,102 @@ pub fn json_files(dir: &Path) -> Vec<PathBuf> {
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_toolcall-model"))
 }
+
+/// The conformance project's runner script (`conformance/java/runner`).
+pub fn java_runner_script() -> PathBuf {
+    root().join("conformance/java/runner")
+}
+
+/// Whether a program answers `--version` (`java`, `mvn`).
+pub fn has_program(name: &str) -> bool {
+    std::process::Command::new(name)
+        .arg("-version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Builds the conformance project once per test run (Maven, Java 17), so
+/// that the tests that use the real classes never run two builds at once.
+/// `Err` says why it cannot be built here.
+pub fn java_build() -> Result<(), String> {
+    static BUILT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            if !has_program("java") {
+                return Err("no `java` on PATH".into());
+            }
+            if !has_program("mvn") {
+                return Err("no `mvn` on PATH".into());
+            }
+            // `runner --build` builds when stale and exits.
+            let out = std::process::Command::new(java_runner_script())
+                .arg("--build")
+                .output()
+                .map_err(|e| format!("cannot start conformance/java/runner: {e}"))?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the conformance project does not build: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                ))
+            }
+        })
+        .clone()
+}
+
+/// Whether the tests that need Java must run (`TOOLCALL_REQUIRE_JAVA=1`,
+/// set by `.ci/run`) instead of printing SKIPPED.
+pub fn java_required() -> bool {
+    std::env::var("TOOLCALL_REQUIRE_JAVA").is_ok_and(|v| v == "1")
+}
+
+/// One conformance runner process, asked one vector at a time.
+pub struct JavaSession {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl JavaSession {
+    /// Starts the runner (after [`java_build`]).
+    pub fn start() -> Result<JavaSession, String> {
+        use std::process::Stdio;
+        let mut child = std::process::Command::new(java_runner_script())
+            .arg("-")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start the runner: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = std::io::BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        Ok(JavaSession {
+            child,
+            stdin,
+            stdout,
+        })
+    }
+
+    /// The runner's line for one vector file.
+    pub fn run(&mut self, path: &Path) -> Result<String, String> {
+        use std::io::{BufRead, Write};
+        writeln!(self.stdin, "{}", path.display()).map_err(|e| format!("runner stdin: {e}"))?;
+        self.stdin.flush().map_err(|e| format!("runner stdin: {e}"))?;
+        let mut line = String::new();
+        match self.stdout.read_line(&mut line) {
+            Ok(0) => Err("the runner exited".into()),
+            Ok(_) => Ok(line),
+            Err(e) => Err(format!("runner stdout: {e}")),
+        }
+    }
+}
+
+impl Drop for JavaSession {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

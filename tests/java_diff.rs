@@ -1,0 +1,243 @@
+//! The differential against the real Spring AI 2.0.1 classes: every vector
+//! of the project and of `../shared/vectors`, and a fixed budget of freshly
+//! generated scenarios of every op, run through the model and through the
+//! conformance runner (`conformance/java`, one JVM), judged by
+//! `toolcall_model::conformance::judge`.
+//!
+//! A generated disagreement is shrunk with the generator's own shrinking,
+//! asking the real classes at each step, and the smallest is written to
+//! `target/java-diff/disagreements/` with the Java result as its `expect`,
+//! ready to join `tests/vectors/`.
+//!
+//! Knobs: `TOOLCALL_DIFF_CASES` (generated scenarios, default 3000),
+//! `TOOLCALL_DIFF_SEED` (default 0). Without Java 17 and Maven the tests
+//! print `SKIPPED` and pass, unless `TOOLCALL_REQUIRE_JAVA=1`.
+
+use std::path::{Path, PathBuf};
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use serde_json::Value;
+use toolcall_model::conformance::{judge, JavaLine, Tally, Verdict};
+use toolcall_model::gen::{vector, VectorOp};
+
+use crate::support::{java_build, java_required, json_files, root, JavaSession};
+
+/// Vectors with no fixes and no advisors that the real classes cannot
+/// express, with the reason: `conformance/expected-differences.txt`.
+fn expected_differences() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(root().join("conformance/expected-differences.txt"))
+        .expect("conformance/expected-differences.txt");
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (name, reason) = l.split_once(':').unwrap_or((l, ""));
+            (name.trim().to_owned(), reason.trim().to_owned())
+        })
+        .collect()
+}
+
+fn ready(test: &str) -> Option<JavaSession> {
+    match java_build().and_then(|()| JavaSession::start()) {
+        Ok(s) => Some(s),
+        Err(e) if java_required() => panic!("{test}: Java is required here: {e}"),
+        Err(e) => {
+            println!("SKIPPED {test}: {e}");
+            eprintln!("SKIPPED {test}: {e}");
+            None
+        }
+    }
+}
+
+fn has_fixes_or_advisors(bytes: &[u8]) -> bool {
+    let Ok(v) = serde_json::from_slice::<Value>(bytes) else {
+        return false;
+    };
+    let nonempty = |k: &str| match v.get(k) {
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::Null) | None => false,
+        Some(_) => true,
+    };
+    nonempty("fixes") || nonempty("advisors")
+}
+
+#[test]
+fn every_vector_agrees_with_the_real_classes() {
+    let Some(mut java) = ready("every_vector_agrees_with_the_real_classes") else {
+        return;
+    };
+    let mut files = json_files(&root().join("tests/vectors"));
+    files.extend(json_files(&root().join("../shared/vectors")));
+    let expected = expected_differences();
+    let mut tally = Tally::default();
+    let mut failures = Vec::new();
+    let mut listed_and_seen = Vec::new();
+    for f in &files {
+        let bytes = std::fs::read(f).expect("readable vector");
+        let line = java.run(f).expect("the runner answers");
+        let java_line = JavaLine::parse(&line).expect("a runner line");
+        let verdict = judge(&bytes, &java_line);
+        let name = f.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        match &verdict {
+            Verdict::Disagree(d) => failures.push(format!("{}: {}", f.display(), d.join("; "))),
+            Verdict::OutOfScope(reason) if !has_fixes_or_advisors(&bytes) => {
+                if expected.iter().any(|(n, _)| *n == name) {
+                    listed_and_seen.push(name.clone());
+                } else {
+                    failures.push(format!(
+                        "{}: upstream vector out of the real classes' scope ({reason}) and not in conformance/expected-differences.txt",
+                        f.display()
+                    ));
+                }
+            }
+            _ => {}
+        }
+        tally.add(&verdict);
+    }
+    for (name, _) in &expected {
+        if !listed_and_seen.contains(name) {
+            failures.push(format!(
+                "conformance/expected-differences.txt lists {name}, which now runs on the real classes (or is gone): remove it"
+            ));
+        }
+    }
+    println!("vectors against the real classes: {}", tally.summary());
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(tally.passed >= 300, "too few vectors ran: {}", tally.summary());
+}
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Writes `v` and asks both sides; `Some(differences)` when they disagree.
+fn disagreement(java: &mut JavaSession, dir: &Path, v: &Value) -> Option<Vec<String>> {
+    let path = dir.join("current.json");
+    let text = serde_json::to_string_pretty(v).expect("a vector prints");
+    std::fs::write(&path, &text).expect("writable target dir");
+    let line = java.run(&path).expect("the runner answers");
+    let java_line = JavaLine::parse(&line).expect("a runner line");
+    match judge(text.as_bytes(), &java_line) {
+        Verdict::Disagree(d) => Some(d),
+        _ => None,
+    }
+}
+
+/// Shrinks a disagreeing case: simplify while the sides still disagree.
+fn shrink(
+    java: &mut JavaSession,
+    dir: &Path,
+    tree: &mut impl ValueTree<Value = Value>,
+) -> (Value, Vec<String>) {
+    let mut best = tree.current();
+    let mut best_diffs = disagreement(java, dir, &best).unwrap_or_default();
+    let mut steps = 0;
+    if !tree.simplify() {
+        return (best, best_diffs);
+    }
+    loop {
+        steps += 1;
+        let candidate = tree.current();
+        let still = disagreement(java, dir, &candidate);
+        let more = match still {
+            Some(d) => {
+                best = candidate;
+                best_diffs = d;
+                tree.simplify()
+            }
+            None => tree.complicate(),
+        };
+        if !more || steps > 2000 {
+            return (best, best_diffs);
+        }
+    }
+}
+
+#[test]
+fn generated_scenarios_agree_with_the_real_classes() {
+    let Some(mut java) = ready("generated_scenarios_agree_with_the_real_classes") else {
+        return;
+    };
+    let cases = env_number("TOOLCALL_DIFF_CASES", 3000);
+    let seed = env_number("TOOLCALL_DIFF_SEED", 0);
+    let dir: PathBuf = root().join("target/java-diff");
+    let saved = dir.join("disagreements");
+    std::fs::create_dir_all(&dir).expect("target/java-diff");
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+    );
+    let strategies: Vec<_> = VectorOp::ALL.iter().map(|&op| (op, vector(op))).collect();
+    let mut tally = Tally::default();
+    let mut per_op = [0usize; 4];
+    let mut found = Vec::new();
+    for i in 0..cases {
+        let k = (i as usize) % strategies.len();
+        let (op, strategy) = &strategies[k];
+        let mut tree = strategy.new_tree(&mut runner).expect("a generated vector");
+        let v = tree.current();
+        match disagreement(&mut java, &dir, &v) {
+            None => {
+                tally.add(&Verdict::Agree);
+                per_op[k] += 1;
+            }
+            Some(_) => {
+                tally.add(&Verdict::Disagree(vec![]));
+                if found.len() < 5 {
+                    let (small, diffs) = shrink(&mut java, &dir, &mut tree);
+                    let name = format!("java-diff-{seed}-{i}-{}", op.name());
+                    let file = save(&saved, &name, &small, &mut java, &dir);
+                    found.push(format!("{} ({}): {}", name, file.display(), diffs.join("; ")));
+                }
+            }
+        }
+    }
+    println!(
+        "generated scenarios against the real classes (seed {seed}): {}; agreeing per op: {}",
+        tally.summary(),
+        VectorOp::ALL
+            .iter()
+            .zip(per_op)
+            .map(|(o, n)| format!("{} {n}", o.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    assert!(
+        found.is_empty(),
+        "{} of {cases} generated scenarios disagree; the first, shrunk, with the real classes' result as expect:\n{}",
+        tally.failed,
+        found.join("\n")
+    );
+}
+
+/// Saves a shrunk disagreement as a vector whose `expect` is what the real
+/// classes produced.
+fn save(saved: &Path, name: &str, v: &Value, java: &mut JavaSession, dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(saved).expect("target/java-diff/disagreements");
+    let probe = dir.join("current.json");
+    std::fs::write(&probe, serde_json::to_string_pretty(v).expect("prints")).expect("writable");
+    let line = java.run(&probe).expect("the runner answers");
+    let mut out = v.clone();
+    out["name"] = Value::String(name.to_owned());
+    out["about"] = Value::String(
+        "found by the Java differential (tests/java_diff.rs); expect is what the real Spring AI 2.0.1 classes produced"
+            .to_owned(),
+    );
+    if let Ok(JavaLine::Result { result, .. }) = JavaLine::parse(&line) {
+        out["expect"] = result;
+    }
+    let file = saved.join(format!("{name}.json"));
+    std::fs::write(&file, serde_json::to_string_pretty(&out).expect("prints")).expect("writable");
+    file
+}
