@@ -1,15 +1,342 @@
 package toolcallmodel.conformance;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-/** tool_loop on a real ChatClient with ToolCallingAdvisor and the chat memory. */
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
+import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
+import org.springframework.ai.chat.client.advisor.api.Advisor;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.memory.InMemoryChatMemoryRepository;
+import org.springframework.ai.chat.memory.MessageWindowChatMemory;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.metadata.ChatGenerationMetadata;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.google.genai.GeminiBridge;
+import org.springframework.ai.model.tool.DefaultToolCallingManager;
+import org.springframework.ai.model.tool.ToolCallLimitExceededException;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolExecutionResult;
+
+/**
+ * tool_loop on a real {@link ChatClient}: the real {@link ToolCallingAdvisor}
+ * (the vector's manager, its {@code conversation_history}) registered
+ * explicitly, so that {@code DefaultChatClient} neither adds a second one nor
+ * turns the history off for a memory inside the loop; a real
+ * {@link MessageChatMemoryAdvisor} over a real {@link MessageWindowChatMemory}
+ * and {@link InMemoryChatMemoryRepository}, outside the loop (its default
+ * order, {@code Advisor.DEFAULT_CHAT_MEMORY_PRECEDENCE_ORDER}, before
+ * {@code ToolCallingAdvisor.DEFAULT_ORDER}) or inside it (an order after it and
+ * after the seed's advisor, so that it sees every model call); the seed's
+ * {@link GeminiToolTextAdvisor} between them when the vector asks for it; and
+ * a scripted {@link ChatModel} that replays {@code input.model} and records
+ * each request (a Gemini request through the real request building, or the
+ * messages with provider {@code none}).
+ *
+ * <p>
+ * The tool callbacks go through {@code ChatClientRequestSpec.toolCallbacks},
+ * which puts them in the {@link ToolCallingChatOptions} built from the chat
+ * model's options ({@code DefaultChatClientUtils.toChatClientRequest}): the
+ * scripted model's options are {@code ToolCallingChatOptions}, so the advisor
+ * loops (with other options it would pass the request through), and the
+ * scripted model executes nothing itself.
+ *
+ * <p>
+ * The outcome's kind is read off what {@code ChatClient} returns or throws:
+ * an exception that escapes it is {@code error} (printed as it escapes:
+ * nothing on the way wraps it, and the model prints the exception that
+ * reaches the caller); a final response that carries the scripted model's
+ * own last generations is {@code completed}; otherwise the advisor replaced
+ * them, and the finish reason says with what ({@code toolCallLimitExceeded}:
+ * {@code buildGeneration()}, {@code returnDirect}: {@code buildGenerations}).
+ */
 final class LoopOp {
+
+	/** The conversation id the memory advisor reads from the request context. */
+	static final String CONVERSATION_ID = "default";
+
+	/** Inside the loop: after ToolCallingAdvisor (+300) and the seed's advisor (+350). */
+	static final int INSIDE_ORDER = ToolCallingAdvisor.DEFAULT_ORDER + 100;
+
+	/** The model's own guard ({@code LoopConfig.max_rounds}): a fault of the vector. */
+	static final int MAX_ROUNDS = 1000;
 
 	private LoopOp() {
 	}
 
+	/** Messages of the vector; one Spring refuses to build makes the vector out of scope. */
+	private static List<Message> messages(Object v, String where) {
+		try {
+			return Scenario.messages(v, where);
+		}
+		catch (IllegalArgumentException e) {
+			StackTraceElement[] at = e.getStackTrace();
+			if (at.length > 0 && at[0].getClassName().equals("org.springframework.util.Assert")) {
+				throw new Json.OutOfScope("Spring AI 2.0.1 refuses to build a message of " + where + ": "
+						+ e.getMessage());
+			}
+			throw e;
+		}
+	}
+
 	static Map<String, Object> run(Scenario s, Map<String, Object> input) {
-		throw new Json.OutOfScope("tool_loop not yet run on the real classes");
+		return run(s, input, false);
+	}
+
+	static Map<String, Object> run(Scenario s, Map<String, Object> input, boolean geminiToolText) {
+		List<Message> history = messages(input.get("history"), "/input/history");
+		List<Object> script = Json.arr(input.get("model"), "/input/model");
+		List<ChatResponse> replies = new ArrayList<>();
+		for (int i = 0; i < script.size(); i++) {
+			replies.add(Runner.chatResponse(script.get(i), "/input/model/" + i));
+		}
+		String provider = input.get("provider") == null ? "gemini" : Json.str(input.get("provider"), "/input/provider");
+		if (!provider.equals("gemini") && !provider.equals("none")) {
+			throw new Json.Fault("/input/provider: unknown provider '" + provider + "' (known: gemini, none)");
+		}
+		String memory = input.get("memory") == null ? "none" : Json.str(input.get("memory"), "/input/memory");
+		if (!List.of("none", "inside", "outside").contains(memory)) {
+			throw new Json.Fault("/input/memory: unknown memory '" + memory + "' (known: none, inside, outside)");
+		}
+		Integer maxMessages = null;
+		List<Message> start = List.of();
+		if (input.get("memory_max_messages") != null) {
+			maxMessages = Json.javaInt(input.get("memory_max_messages"), "/input/memory_max_messages");
+		}
+		if (input.get("memory_start") != null) {
+			start = messages(input.get("memory_start"), "/input/memory_start");
+		}
+		if (memory.equals("none")) {
+			for (String k : List.of("memory_max_messages", "memory_start")) {
+				if (input.get(k) != null) {
+					throw new Json.Fault("/input/" + k + ": needs a memory (\"memory\": \"inside\" or \"outside\")");
+				}
+			}
+		}
+		boolean conversationHistory = Json.bool(s.manager.get("conversation_history"), true,
+				"/manager/conversation_history");
+
+		Map<String, Object> out = new LinkedHashMap<>();
+
+		// The manager through its builder, then the memory through its own: a
+		// configuration either refuses is the op's error, as the model prints it.
+		DefaultToolCallingManager manager;
+		InMemoryChatMemoryRepository repository = new InMemoryChatMemoryRepository();
+		ChatMemory chatMemory = null;
+		try {
+			manager = s.buildManager();
+			if (!memory.equals("none")) {
+				var b = MessageWindowChatMemory.builder().chatMemoryRepository(repository);
+				if (maxMessages != null) {
+					b.maxMessages(maxMessages);
+				}
+				chatMemory = b.build();
+			}
+		}
+		catch (Json.Fault | Json.OutOfScope e) {
+			throw e;
+		}
+		catch (RuntimeException e) {
+			out.put("error", Scenario.printError(e));
+			out.put("invocations", s.invocations);
+			return out;
+		}
+		if (!start.isEmpty()) {
+			// What the repository holds before the turn, stored as is.
+			repository.saveAll(CONVERSATION_ID, new ArrayList<>(start));
+		}
+
+		List<Advisor> advisors = new ArrayList<>();
+		advisors.add(ToolCallingAdvisor.builder()
+			.toolCallingManager(manager)
+			.conversationHistoryEnabled(conversationHistory)
+			.build());
+		if (geminiToolText) {
+			advisors.add(new GeminiToolTextAdvisor());
+		}
+		if (chatMemory != null) {
+			var b = MessageChatMemoryAdvisor.builder(chatMemory);
+			if (memory.equals("inside")) {
+				b.order(INSIDE_ORDER);
+			}
+			advisors.add(b.build());
+		}
+
+		ScriptedModel model = new ScriptedModel(replies, provider.equals("gemini"));
+		ChatClient client = ChatClient.builder(model).build();
+
+		Map<String, Object> outcome = new LinkedHashMap<>();
+		try {
+			ChatClientResponse response = client.prompt()
+				.messages(history)
+				.toolCallbacks(s.requestTools)
+				.advisors(a -> a.advisors(advisors).param(ChatMemory.CONVERSATION_ID, CONVERSATION_ID))
+				.call()
+				.chatClientResponse();
+			if (model.fault != null) {
+				throw model.fault;
+			}
+			ChatResponse chatResponse = response.chatResponse();
+			if (chatResponse == null) {
+				throw new Json.Fault("runner: ChatClient returned no chat response");
+			}
+			List<Generation> gens = chatResponse.getResults();
+			String kind = kind(gens, model.lastReply);
+			outcome.put("kind", kind);
+			List<Object> printed = new ArrayList<>();
+			for (Generation g : gens) {
+				printed.add(kind.equals("completed") ? printReply(g) : Scenario.printGeneration(g));
+			}
+			outcome.put("generations", printed);
+			outcome.put("error", null);
+		}
+		catch (Json.Fault | Json.OutOfScope e) {
+			throw e;
+		}
+		catch (Throwable t) {
+			if (model.fault != null) {
+				throw model.fault;
+			}
+			outcome.put("kind", "error");
+			outcome.put("generations", List.of());
+			outcome.put("error", Scenario.printError(t));
+		}
+		out.put("outcome", outcome);
+		out.put("requests", model.requests);
+		out.put("memory",
+				Json.map("messages", chatMemory == null ? List.of() : Scenario.printAll(chatMemory.get(CONVERSATION_ID))));
+		out.put("invocations", s.invocations);
+		return out;
+	}
+
+	/**
+	 * completed when the final generations are the model's own last reply
+	 * (the advisor stopped because no generation asks for a tool); otherwise
+	 * the advisor built them, and their finish reason says how.
+	 */
+	private static String kind(List<Generation> gens, List<Generation> lastReply) {
+		if (lastReply != null && gens.size() == lastReply.size()) {
+			boolean same = true;
+			for (int i = 0; i < gens.size(); i++) {
+				same &= gens.get(i) == lastReply.get(i);
+			}
+			if (same) {
+				return "completed";
+			}
+		}
+		List<String> reasons = new ArrayList<>();
+		for (Generation g : gens) {
+			reasons.add(g.getMetadata() == null ? null : g.getMetadata().getFinishReason());
+		}
+		if (reasons.size() == 1 && ToolCallLimitExceededException.FINISH_REASON.equals(reasons.get(0))) {
+			return "limit_exceeded";
+		}
+		if (!reasons.isEmpty() && reasons.stream().allMatch(ToolExecutionResult.FINISH_REASON::equals)) {
+			return "return_direct";
+		}
+		throw new Json.Fault("runner: ChatClient's final generations are neither the model's reply nor built by "
+				+ "ToolCallingAdvisor (finish reasons " + reasons + ")");
+	}
+
+	/**
+	 * A model reply's generation as the vectors print it: the metadata is the
+	 * assistant message's (where thoughtSignatures lives).
+	 */
+	static Map<String, Object> printReply(Generation g) {
+		Map<String, Object> out = new LinkedHashMap<>();
+		AssistantMessage a = g.getOutput();
+		out.put("text", a.getText());
+		if (!a.getToolCalls().isEmpty()) {
+			out.put("tool_calls", Scenario.printCalls(a.getToolCalls()));
+		}
+		ChatGenerationMetadata md = g.getMetadata();
+		if (md != null && md.getFinishReason() != null) {
+			out.put("finish_reason", md.getFinishReason());
+		}
+		Map<String, Object> meta = Scenario.printMetadata(a.getMetadata());
+		if (!meta.isEmpty()) {
+			out.put("metadata", meta);
+		}
+		return out;
+	}
+
+	/**
+	 * The chat model: replays one scripted reply per call and records each
+	 * request as it arrives (after every advisor). A request Gemini's request
+	 * building refuses is not recorded: its exception leaves the call, as it
+	 * leaves {@code GoogleGenAiChatModel.call}.
+	 */
+	static final class ScriptedModel implements ChatModel {
+
+		private final List<ChatResponse> replies;
+
+		private final boolean gemini;
+
+		final List<Object> requests = new ArrayList<>();
+
+		/** The last reply's generations, to tell them from generations the advisor built. */
+		List<Generation> lastReply;
+
+		/** A fault of the vector met during the call (the script ran out). */
+		Json.Fault fault;
+
+		private int calls;
+
+		ScriptedModel(List<ChatResponse> replies, boolean gemini) {
+			this.replies = replies;
+			this.gemini = gemini;
+		}
+
+		@Override
+		public ChatOptions getOptions() {
+			return ToolCallingChatOptions.builder().build();
+		}
+
+		@Override
+		public ChatResponse call(Prompt prompt) {
+			if (this.calls >= MAX_ROUNDS) {
+				throw fault(new Json.Fault("the loop reached its bound of " + MAX_ROUNDS + " model calls"));
+			}
+			List<Message> instructions = prompt.getInstructions();
+			if (this.gemini) {
+				Map<String, Object> request;
+				try {
+					request = GeminiBridge.request(instructions);
+				}
+				catch (IllegalStateException e) {
+					if (e.getMessage() != null && e.getMessage().startsWith("runner:")) {
+						throw fault(new Json.Fault(e.getMessage()));
+					}
+					throw e;
+				}
+				this.requests.add(request);
+			}
+			else {
+				this.requests.add(Scenario.printAll(instructions));
+			}
+			if (this.calls >= this.replies.size()) {
+				throw fault(new Json.Fault("the model script ran out: model call " + (this.calls + 1)
+						+ " has no scripted reply (the script has " + this.replies.size() + ")"));
+			}
+			ChatResponse reply = this.replies.get(this.calls++);
+			this.lastReply = reply.getResults();
+			return reply;
+		}
+
+		private Json.Fault fault(Json.Fault f) {
+			this.fault = f;
+			return f;
+		}
+
 	}
 
 }
