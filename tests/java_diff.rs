@@ -78,7 +78,11 @@ fn every_vector_agrees_with_the_real_classes() {
         let line = java.run(f).expect("the runner answers");
         let java_line = JavaLine::parse(&line).expect("a runner line");
         let verdict = judge(&bytes, &java_line);
-        let name = f.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         match &verdict {
             Verdict::Disagree(d) => failures.push(format!("{}: {}", f.display(), d.join("; "))),
             Verdict::OutOfScope(reason) if !has_fixes_or_advisors(&bytes) => {
@@ -109,7 +113,11 @@ fn every_vector_agrees_with_the_real_classes() {
         failures.len(),
         failures.join("\n")
     );
-    assert!(tally.passed >= 300, "too few vectors ran: {}", tally.summary());
+    assert!(
+        tally.passed >= 300,
+        "too few vectors ran: {}",
+        tally.summary()
+    );
 }
 
 fn env_number(name: &str, default: u64) -> u64 {
@@ -169,8 +177,11 @@ fn generated_scenarios_agree_with_the_real_classes() {
     };
     let cases = env_number("TOOLCALL_DIFF_CASES", 3000);
     let seed = env_number("TOOLCALL_DIFF_SEED", 0);
-    let dir: PathBuf = root().join("target/java-diff");
-    let saved = dir.join("disagreements");
+    // One folder per process: two `cargo test` runs may share a target dir.
+    let dir: PathBuf = root()
+        .join("target/java-diff")
+        .join(std::process::id().to_string());
+    let saved = root().join("target/java-diff/disagreements");
     std::fs::create_dir_all(&dir).expect("target/java-diff");
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
@@ -198,11 +209,17 @@ fn generated_scenarios_agree_with_the_real_classes() {
                     let (small, diffs) = shrink(&mut java, &dir, &mut tree);
                     let name = format!("java-diff-{seed}-{i}-{}", op.name());
                     let file = save(&saved, &name, &small, &mut java, &dir);
-                    found.push(format!("{} ({}): {}", name, file.display(), diffs.join("; ")));
+                    found.push(format!(
+                        "{} ({}): {}",
+                        name,
+                        file.display(),
+                        diffs.join("; ")
+                    ));
                 }
             }
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
     println!(
         "generated scenarios against the real classes (seed {seed}): {}; agreeing per op: {}",
         tally.summary(),
