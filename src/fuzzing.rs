@@ -1289,6 +1289,7 @@ fn outcome(o: &OutcomeInput) -> Outcome {
             exception: JavaException {
                 class: pick(CLASSES, *class).to_owned(),
                 message: message.as_ref().map(|t| t.resolve(OUTPUTS)),
+                cause: None,
             },
             wrapped: *wrapped,
         },

@@ -315,6 +315,8 @@ fn parse_failure(text: &str) -> JavaException {
     JavaException {
         class: RUNTIME_EXCEPTION.to_owned(),
         message: Some(format!("Failed to parse JSON: {text}")),
+        // Jackson's exception is the cause; nothing reads it.
+        cause: None,
     }
 }
 

@@ -377,7 +377,11 @@ pub fn exception() -> BoxedStrategy<JavaException> {
         1 => s(&ERROR_CLASSES),
     ];
     (class, message())
-        .prop_map(|(class, message)| JavaException { class, message })
+        .prop_map(|(class, message)| JavaException {
+            class,
+            message,
+            cause: None,
+        })
         .boxed()
 }
 

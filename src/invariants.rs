@@ -1328,10 +1328,15 @@ fn limits(ev: &Evidence<'_>) -> Judged {
                 CallEvent::Answered { .. } | CallEvent::Thrown { .. } => true,
                 CallEvent::Invoked { .. } => false,
                 CallEvent::Failed(e) => {
-                    let lookup = e
-                        .java()
+                    // A failed lookup: no tool, or (with resolution
+                    // fallback) the resolver refusing a blank name.
+                    let j = e.java();
+                    let lookup = j
                         .message
-                        .is_some_and(|m| m.starts_with("No ToolCallback found for tool name"));
+                        .as_deref()
+                        .is_some_and(|m| m.starts_with("No ToolCallback found for tool name"))
+                        || (j.class == crate::java::ILLEGAL_ARGUMENT
+                            && j.message.as_deref() == Some(crate::manager::BLANK_TOOL_NAME));
                     // With breach-through-processor a breach can fail the
                     // batch when the processor throws.
                     !lookup && btp

@@ -24,7 +24,8 @@ pub enum Kind {
     Error,
 }
 
-/// A thrown exception: its class and its message (`getMessage()`, may be null).
+/// A thrown exception: its class, its message (`getMessage()`, may be null)
+/// and its cause (`getCause()`, may be null).
 ///
 /// ```
 /// let e = toolcall_model::java::JavaException::new("java.lang.IllegalStateException", Some("boom"));
@@ -36,6 +37,10 @@ pub struct JavaException {
     pub class: String,
     /// The message; `None` is Java's null.
     pub message: Option<String>,
+    /// The cause; `None` is Java's null. Only a `ToolExecutionException`'s
+    /// cause is ever read (`DefaultToolExecutionExceptionProcessor.process`
+    /// looks at `getCause()`); other causes are carried along.
+    pub cause: Option<Box<JavaException>>,
 }
 
 impl JavaException {
@@ -49,6 +54,27 @@ impl JavaException {
         JavaException {
             class: class.to_owned(),
             message: message.map(str::to_owned),
+            cause: None,
+        }
+    }
+
+    /// `new ToolExecutionException(toolDefinition, cause)` for a class that
+    /// is `ToolExecutionException` or a subclass (whose only way to build
+    /// itself is that constructor): the message is the cause's message
+    /// (`super(cause.getMessage(), cause)`).
+    ///
+    /// ```
+    /// use toolcall_model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
+    /// let c = JavaException::new("java.io.IOException", Some("disk"));
+    /// let e = JavaException::caused(TOOL_EXECUTION_EXCEPTION, c);
+    /// assert_eq!(e.message.as_deref(), Some("disk"));
+    /// assert_eq!(e.cause.unwrap().class, "java.io.IOException");
+    /// ```
+    pub fn caused(class: &str, cause: JavaException) -> Self {
+        JavaException {
+            class: class.to_owned(),
+            message: cause.message.clone(),
+            cause: Some(Box::new(cause)),
         }
     }
 }
@@ -81,6 +107,15 @@ pub const RUNTIME_EXCEPTION: &str = "java.lang.RuntimeException";
 pub const ILLEGAL_STATE: &str = "java.lang.IllegalStateException";
 /// `java.lang.IllegalArgumentException`.
 pub const ILLEGAL_ARGUMENT: &str = "java.lang.IllegalArgumentException";
+/// `java.lang.NullPointerException`.
+pub const NULL_POINTER: &str = "java.lang.NullPointerException";
+/// The message of the `NullPointerException` that
+/// `new ToolExecutionException(toolDefinition, null)` throws: its constructor
+/// calls `cause.getMessage()` on the null cause. This is the JDK's helpful
+/// message (on by default since JDK 15) for Spring AI 2.0.1's jar, which is
+/// compiled with local variable names; checked on JDK 17 with the real jar.
+pub const TOOL_EXECUTION_NULL_CAUSE: &str =
+    "Cannot invoke \"java.lang.Throwable.getMessage()\" because \"cause\" is null";
 /// Spring AI's `ToolExecutionException`.
 pub const TOOL_EXECUTION_EXCEPTION: &str =
     "org.springframework.ai.tool.execution.ToolExecutionException";
@@ -290,6 +325,68 @@ impl ClassTable {
                 None => return false,
             }
         }
+    }
+
+    /// What a tool's `throw new CLASS(...)` throws, for an exception as a
+    /// vector describes it (class, message, cause): causes are built first,
+    /// as Java evaluates a constructor's arguments first. A class that is
+    /// `ToolExecutionException` or a subclass can only be built with
+    /// `ToolExecutionException(ToolDefinition, Throwable)`, so its message is
+    /// its cause's (`super(cause.getMessage(), cause)`, any given message is
+    /// ignored), and without a cause that constructor throws a
+    /// `NullPointerException` ([`TOOL_EXECUTION_NULL_CAUSE`]), which is then
+    /// what the tool throws. Other classes keep their message and cause.
+    ///
+    /// ```
+    /// use toolcall_model::java::{ClassTable, JavaException, NULL_POINTER, TOOL_EXECUTION_EXCEPTION};
+    /// let t = ClassTable::builtin();
+    /// let no_cause = JavaException::new(TOOL_EXECUTION_EXCEPTION, None);
+    /// assert_eq!(t.instantiate(&no_cause).class, NULL_POINTER);
+    /// let mut tee = no_cause.clone();
+    /// tee.cause = Some(Box::new(JavaException::new("java.lang.IllegalStateException", Some("boom"))));
+    /// assert_eq!(t.instantiate(&tee).message.as_deref(), Some("boom"));
+    /// ```
+    pub fn instantiate(&self, spec: &JavaException) -> JavaException {
+        match self.construct(spec) {
+            Ok(e) | Err(e) => e,
+        }
+    }
+
+    /// `Ok(the exception built)`, or `Err(what its construction threw)`.
+    fn construct(&self, spec: &JavaException) -> Result<JavaException, JavaException> {
+        let cause = match &spec.cause {
+            Some(c) => Some(self.construct(c)?),
+            None => None,
+        };
+        if self.is_assignable(TOOL_EXECUTION_EXCEPTION, &spec.class) {
+            match cause {
+                Some(c) => Ok(JavaException::caused(&spec.class, c)),
+                None => Err(JavaException::new(
+                    NULL_POINTER,
+                    Some(TOOL_EXECUTION_NULL_CAUSE),
+                )),
+            }
+        } else {
+            Ok(JavaException {
+                class: spec.class.clone(),
+                message: spec.message.clone(),
+                cause: cause.map(Box::new),
+            })
+        }
+    }
+
+    /// Whether `class` is `ToolExecutionException` or a subclass: what
+    /// `catch (ToolExecutionException ex)` in
+    /// `DefaultToolCallingManager.executeToolCall` catches.
+    ///
+    /// ```
+    /// let mut t = toolcall_model::java::ClassTable::builtin();
+    /// t.declare("com.acme.ToolFailed", toolcall_model::java::TOOL_EXECUTION_EXCEPTION).unwrap();
+    /// assert!(t.is_tool_execution_exception("com.acme.ToolFailed"));
+    /// assert!(!t.is_tool_execution_exception("java.lang.RuntimeException"));
+    /// ```
+    pub fn is_tool_execution_exception(&self, class: &str) -> bool {
+        self.is_assignable(TOOL_EXECUTION_EXCEPTION, class)
     }
 
     /// The direct superclass of a known class (`None` for `Throwable` or an unknown class).

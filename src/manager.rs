@@ -10,10 +10,12 @@
 //! batch against a scripted [`Toolbox`].
 
 use crate::behavior::Fixes;
-use crate::java::{ClassTable, JavaException, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED};
+use crate::java::{
+    ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
+};
 use crate::limits::{has_text, Breach, Counts, Limits, OnExceeded};
 use crate::message::{Generation, Message, ToolCall, ToolResponse};
-use crate::processor::Processor;
+use crate::processor::{tool_execution_exception, Processor};
 use crate::tools::{ToolRef, ToolResult, Toolbox};
 use serde_json::{Map, Value};
 
@@ -24,6 +26,10 @@ pub const NOT_EXECUTED: &str =
 /// with an exception (this project's extension of the fix; the exception
 /// still reaches the caller).
 pub const NOT_EXECUTED_FAILED: &str = "Not executed: the batch of tool calls failed.";
+/// The message of `Assert.hasText(toolName, ...)` in
+/// `DelegatingToolCallbackResolver.resolve` (and in the builder's
+/// `maxCallsPerTool(String, int)` and `excludeToolFromLimit`).
+pub const BLANK_TOOL_NAME: &str = "toolName cannot be null or empty";
 /// `ToolCallLimitExceededException.FINISH_REASON`.
 pub const FINISH_REASON_LIMIT: &str = "toolCallLimitExceeded";
 /// `ToolCallLimitExceededException.METADATA_PARTIAL_TOOL_RESPONSES`.
@@ -199,6 +205,7 @@ fn illegal_state(message: String) -> ManagerError {
     ManagerError::Java(JavaException {
         class: ILLEGAL_STATE.to_owned(),
         message: Some(message),
+        cause: None,
     })
 }
 
@@ -259,7 +266,14 @@ impl Pending {
 
     /// Feeds the tool's result back: a returned value (null as `""`) or the
     /// processor's text becomes the response; what the processor throws, or
-    /// an unwrapped exception, fails the batch.
+    /// an exception that is not a `ToolExecutionException`, fails the batch.
+    ///
+    /// `DefaultToolCallingManager.executeToolCall` wraps the callback in
+    /// `catch (ToolExecutionException ex)`: what the callback threw (built
+    /// by [`ClassTable::instantiate`](crate::java::ClassTable::instantiate),
+    /// wrapped once more if the outcome says so) is caught when its class is
+    /// `ToolExecutionException` or a subclass, whoever threw it, and handed
+    /// to the exception processor; anything else escapes unchanged.
     pub fn complete(self, result: ToolResult, cfg: &Config) -> Result<Batch, ManagerError> {
         let Pending {
             mut batch,
@@ -269,11 +283,24 @@ impl Pending {
         } = self;
         let (data, error) = match result {
             ToolResult::Returned(t) => (t.unwrap_or_default(), false),
-            ToolResult::Failed(cause) => match cfg.processor.process(&name, &cause, &cfg.classes) {
-                Ok(text) => (text, true),
-                Err(thrown) => return Err(ManagerError::Java(thrown)),
-            },
-            ToolResult::Escaped(e) => return Err(ManagerError::Java(e)),
+            ToolResult::Threw { exception, wrapped } => {
+                let thrown = cfg.classes.instantiate(&exception);
+                let thrown = if wrapped {
+                    tool_execution_exception(&thrown)
+                } else {
+                    thrown
+                };
+                if !cfg.classes.is_tool_execution_exception(&thrown.class) {
+                    return Err(ManagerError::Java(thrown));
+                }
+                match cfg
+                    .processor
+                    .process_exception(&name, &thrown, &cfg.classes)
+                {
+                    Ok(text) => (text, true),
+                    Err(e) => return Err(ManagerError::Java(e)),
+                }
+            }
         };
         batch.responses.push(ToolResponse {
             id,
@@ -305,10 +332,18 @@ impl Batch {
         &self.responses
     }
 
-    /// One step of `executeToolCall`'s loop: count, check the limits, then
-    /// normalise arguments, look the tool up and ask for it to run.
+    /// One step of `DefaultToolCallingManager.executeToolCall`'s loop, in its
+    /// order: count, check the limits, then normalise arguments, look the
+    /// tool up among the request's callbacks (exact name), then ask the
+    /// resolver when resolution fallback is on, and ask for the tool to run.
     ///
-    /// `find` is the lookup (request tools, then the resolver when fallback is on).
+    /// `find` is the lookup (request tools, then the resolver when
+    /// `cfg.resolution_fallback` is on). When it finds nothing, the batch
+    /// fails: with fallback on and a name without text
+    /// (`!StringUtils.hasText`), the resolver's own assertion fails first
+    /// (`IllegalArgumentException: toolName cannot be null or empty`,
+    /// `DelegatingToolCallbackResolver.resolve`); otherwise
+    /// `IllegalStateException: No ToolCallback found for tool name: NAME`.
     pub fn call(
         mut self,
         call: &ToolCall,
@@ -345,6 +380,16 @@ impl Batch {
             _ => "{}".to_owned(),
         };
         let Some(tool) = find(&call.name) else {
+            if cfg.resolution_fallback && !has_text(&call.name) {
+                // Not among the request's callbacks, so the resolver was
+                // asked: DelegatingToolCallbackResolver.resolve (like
+                // StaticToolCallbackResolver.resolve) starts with
+                // Assert.hasText(toolName, ...).
+                return Step::Failed(ManagerError::Java(JavaException::new(
+                    ILLEGAL_ARGUMENT,
+                    Some(BLANK_TOOL_NAME),
+                )));
+            }
             return Step::Failed(illegal_state(format!(
                 "No ToolCallback found for tool name: {}",
                 call.name

@@ -43,26 +43,16 @@ pub struct Processor {
 /// let c = toolcall_model::java::JavaException::new("java.io.IOException", None);
 /// let e = toolcall_model::processor::tool_execution_exception(&c);
 /// assert_eq!(e.message, None);
+/// assert_eq!(e.cause.as_deref(), Some(&c));
 /// ```
 pub fn tool_execution_exception(cause: &JavaException) -> JavaException {
-    JavaException {
-        class: TOOL_EXECUTION_EXCEPTION.to_owned(),
-        message: cause.message.clone(),
-    }
+    JavaException::caused(TOOL_EXECUTION_EXCEPTION, cause.clone())
 }
 
 impl Processor {
     /// `process(new ToolExecutionException(definition(tool), cause))`: the
-    /// text for the model, or the exception that propagates.
-    ///
-    /// 1. a cause that is not a runtime exception rethrows the `ToolExecutionException`;
-    /// 2. a cause assignable to a rethrow class is rethrown itself;
-    /// 3. `alwaysThrow` rethrows the `ToolExecutionException`;
-    /// 4. else the message, or `Exception occurred in tool: NAME (SIMPLE_NAME)`
-    ///    when it is null or blank (`String.isBlank`).
-    ///
-    /// An unknown cause class counts as a runtime exception: the vector loader
-    /// refuses unknown classes, so this only matters to library callers.
+    /// text for the model, or the exception that propagates. See
+    /// [`Processor::process_exception`].
     ///
     /// ```
     /// use toolcall_model::{java::{ClassTable, JavaException}, processor::Processor};
@@ -77,6 +67,41 @@ impl Processor {
         cause: &JavaException,
         classes: &ClassTable,
     ) -> Result<String, JavaException> {
+        self.process_exception(tool_name, &tool_execution_exception(cause), classes)
+    }
+
+    /// `DefaultToolExecutionExceptionProcessor.process(exception)` for a
+    /// `ToolExecutionException` (or subclass) `exception` thrown by tool
+    /// `tool_name`; the cause is `exception.cause` (`getCause()`):
+    ///
+    /// 1. a cause that is not a runtime exception (or no cause) rethrows
+    ///    `exception` itself;
+    /// 2. a cause assignable to a rethrow class is rethrown itself;
+    /// 3. `alwaysThrow` rethrows `exception`;
+    /// 4. else `exception`'s message (its cause's, as the constructor set
+    ///    it), or `Exception occurred in tool: NAME (SIMPLE_NAME)` with the
+    ///    cause's simple name when it is null or blank (`String.isBlank`).
+    ///
+    /// An unknown cause class counts as a runtime exception: the vector loader
+    /// refuses unknown classes, so this only matters to library callers.
+    ///
+    /// ```
+    /// use toolcall_model::{java::{ClassTable, JavaException}, processor::Processor};
+    /// let mut t = ClassTable::builtin();
+    /// t.declare("com.acme.ToolFailed", toolcall_model::java::TOOL_EXECUTION_EXCEPTION).unwrap();
+    /// let tee = JavaException::caused("com.acme.ToolFailed", JavaException::new("java.io.IOException", Some("io")));
+    /// let p = Processor::default();
+    /// assert_eq!(p.process_exception("x", &tee, &t).unwrap_err(), tee); // checked cause: rethrown as is
+    /// ```
+    pub fn process_exception(
+        &self,
+        tool_name: &str,
+        exception: &JavaException,
+        classes: &ClassTable,
+    ) -> Result<String, JavaException> {
+        let Some(cause) = exception.cause.as_deref() else {
+            return Err(exception.clone());
+        };
         match classes.kind(&cause.class).unwrap_or(Kind::Runtime) {
             Kind::Runtime => {
                 if self
@@ -87,12 +112,12 @@ impl Processor {
                     return Err(cause.clone());
                 }
             }
-            Kind::Checked | Kind::Error => return Err(tool_execution_exception(cause)),
+            Kind::Checked | Kind::Error => return Err(exception.clone()),
         }
         if self.always_throw {
-            return Err(tool_execution_exception(cause));
+            return Err(exception.clone());
         }
-        let message = match &cause.message {
+        let message = match &exception.message {
             Some(m) if !is_blank(m) => m.clone(),
             _ => format!(
                 "Exception occurred in tool: {} ({})",

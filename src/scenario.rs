@@ -140,19 +140,28 @@ fn outcome_value(o: &Outcome, m: &crate::manager::Config) -> Value {
         Outcome::Returns(t) => json!({ "returns": t }),
         Outcome::EchoArguments => json!({ "echo_arguments": true }),
         Outcome::Throws { exception, wrapped } => {
-            let mut t = json!({
-                "class": exception.class,
-                "message": exception.message,
-                "wrapped": wrapped,
-            });
-            // A class outside the built-in table is declared with its
-            // superclass so that the vector stands alone.
-            if !crate::java::ClassTable::builtin().contains(&exception.class) {
-                if let Some(sup) = m.classes.superclass(&exception.class) {
-                    t["extends"] = json!(sup);
-                }
-            }
+            let mut t = throwable_value(exception, m);
+            t["wrapped"] = json!(wrapped);
             json!({ "throws": t })
         }
     }
+}
+
+/// A `throws` (or `cause`) object: class, message, cause.
+fn throwable_value(e: &crate::java::JavaException, m: &crate::manager::Config) -> Value {
+    let mut t = json!({
+        "class": e.class,
+        "message": e.message,
+    });
+    // A class outside the built-in table is declared with its superclass so
+    // that the vector stands alone.
+    if !crate::java::ClassTable::builtin().contains(&e.class) {
+        if let Some(sup) = m.classes.superclass(&e.class) {
+            t["extends"] = json!(sup);
+        }
+    }
+    if let Some(c) = &e.cause {
+        t["cause"] = throwable_value(c, m);
+    }
+    t
 }

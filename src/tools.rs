@@ -34,13 +34,18 @@ pub enum Outcome {
     Returns(Option<String>),
     /// Returns the argument text it received.
     EchoArguments,
-    /// Throws. `wrapped` wraps the exception in a `ToolExecutionException`
-    /// (as method tools do), so it reaches the exception processor; unwrapped
-    /// exceptions escape the manager.
+    /// Throws. The tool's body throws `exception` (built as
+    /// [`crate::java::ClassTable::instantiate`] says: a
+    /// `ToolExecutionException` takes its cause's message, and one without a
+    /// cause is a `NullPointerException`); `wrapped` wraps what the body
+    /// threw in one more `ToolExecutionException` (as method tools do). What
+    /// the callback throws reaches the exception processor when it is a
+    /// `ToolExecutionException` or a subclass, and escapes the manager
+    /// otherwise (`DefaultToolCallingManager.executeToolCall` catches by type).
     Throws {
-        /// The exception thrown (the cause, when wrapped).
+        /// The exception the body throws (the cause, when wrapped).
         exception: JavaException,
-        /// Whether it is wrapped in `ToolExecutionException`.
+        /// Whether the callback wraps it in a `ToolExecutionException`.
         wrapped: bool,
     },
 }
@@ -115,10 +120,17 @@ pub struct ToolRef {
 pub enum ToolResult {
     /// The callback returned (null is `None`).
     Returned(Option<String>),
-    /// The callback threw `ToolExecutionException` with this cause.
-    Failed(JavaException),
-    /// The callback threw this exception unwrapped.
-    Escaped(JavaException),
+    /// The callback threw: its body threw `exception` (as the outcome
+    /// describes it, not yet built, see
+    /// [`crate::java::ClassTable::instantiate`]), wrapped in one more
+    /// `ToolExecutionException` when `wrapped`. The manager, which knows the
+    /// classes, decides what is caught.
+    Threw {
+        /// The exception the body throws.
+        exception: JavaException,
+        /// Whether the callback wraps it.
+        wrapped: bool,
+    },
 }
 
 /// The registered tools, their scripts' positions and the invocations so far.
@@ -178,16 +190,25 @@ impl Toolbox {
 
     /// The lookup of `DefaultToolCallingManager.executeToolCall`: the first
     /// request tool with this name, else (with resolution fallback) the
-    /// resolver's tool.
+    /// resolver's tool. The resolver refuses a name without text before it
+    /// looks (`DelegatingToolCallbackResolver.resolve` asserts
+    /// `StringUtils.hasText`), so such a name is never resolved; the manager
+    /// turns that refusal into its `IllegalArgumentException`.
     ///
     /// ```
-    /// let tb = toolcall_model::tools::Toolbox::new(vec![toolcall_model::tools::ToolSpec::returning("x", "1")]);
+    /// use toolcall_model::tools::{Registered, Toolbox, ToolSpec};
+    /// let mut blank = ToolSpec::returning(" ", "1");
+    /// blank.registered = Registered::Resolver;
+    /// let tb = Toolbox::new(vec![ToolSpec::returning("x", "1"), blank]);
     /// assert!(tb.find("y", true).is_none());
+    /// assert!(tb.find(" ", true).is_none());
     /// ```
     pub fn find(&self, name: &str, resolution_fallback: bool) -> Option<ToolRef> {
         let index = match self.by_name_request.get(name) {
             Some(&i) => i,
-            None if resolution_fallback => *self.by_name_resolver.get(name)?,
+            None if resolution_fallback && crate::limits::has_text(name) => {
+                *self.by_name_resolver.get(name)?
+            }
             None => return None,
         };
         Some(ToolRef {
@@ -211,7 +232,7 @@ impl Toolbox {
                 .position(|t| t.registered == reg && t.name == name)
         };
         let index = scan(Registered::Request).or_else(|| {
-            if resolution_fallback {
+            if resolution_fallback && crate::limits::has_text(name) {
                 scan(Registered::Resolver)
             } else {
                 None
@@ -246,14 +267,10 @@ impl Toolbox {
             None => ToolResult::Returned(None),
             Some(Outcome::Returns(t)) => ToolResult::Returned(t.clone()),
             Some(Outcome::EchoArguments) => ToolResult::Returned(Some(arguments.to_owned())),
-            Some(Outcome::Throws {
-                exception,
-                wrapped: true,
-            }) => ToolResult::Failed(exception.clone()),
-            Some(Outcome::Throws {
-                exception,
-                wrapped: false,
-            }) => ToolResult::Escaped(exception.clone()),
+            Some(Outcome::Throws { exception, wrapped }) => ToolResult::Threw {
+                exception: exception.clone(),
+                wrapped: *wrapped,
+            },
         }
     }
 

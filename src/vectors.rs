@@ -284,6 +284,66 @@ fn declare(
     Ok(())
 }
 
+/// How deep `cause` objects may nest in a `throws` object.
+pub const MAX_CAUSE_DEPTH: usize = 32;
+
+/// A `throws` object (depth 0) or one of its `cause` objects: class (declared
+/// with `extends` if not built in), message and cause. A
+/// `ToolExecutionException` (or subclass) takes its cause's message, so a
+/// message given for one must be null or that message.
+fn throwable_from(
+    t: &Map<String, Value>,
+    place: &str,
+    classes: &mut ClassTable,
+    depth: usize,
+) -> Result<JavaException, VectorError> {
+    let keys: &[&str] = if depth == 0 {
+        &["class", "message", "wrapped", "extends", "cause"]
+    } else {
+        &["class", "message", "extends", "cause"]
+    };
+    for k in t.keys() {
+        if !keys.contains(&k.as_str()) {
+            return Err(err(place, format!("unknown key '{k}'")));
+        }
+    }
+    declare(classes, t, place)?;
+    let class = t["class"].as_str().unwrap_or_default().to_owned();
+    let message = match t.get("message") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(err(format!("{place}/message"), "must be a string or null")),
+    };
+    let cause = match t.get("cause") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(c)) => {
+            let p = format!("{place}/cause");
+            if depth + 1 > MAX_CAUSE_DEPTH {
+                return Err(err(
+                    &p,
+                    format!("causes nest deeper than {MAX_CAUSE_DEPTH}"),
+                ));
+            }
+            Some(Box::new(throwable_from(c, &p, classes, depth + 1)?))
+        }
+        Some(_) => return Err(err(format!("{place}/cause"), "must be an object or null")),
+    };
+    if classes.is_tool_execution_exception(&class) && message.is_some() {
+        let derived = cause.as_deref().map(|c| classes.instantiate(c).message);
+        if derived.as_ref() != Some(&message) {
+            return Err(err(
+                format!("{place}/message"),
+                "a ToolExecutionException's message is its cause's message (super(cause.getMessage(), cause)): leave \"message\" out and give the \"cause\"",
+            ));
+        }
+    }
+    Ok(JavaException {
+        class,
+        message,
+        cause,
+    })
+}
+
 fn outcome_from(v: &Value, place: &str, classes: &mut ClassTable) -> Result<Outcome, VectorError> {
     let o = v
         .as_object()
@@ -310,27 +370,13 @@ fn outcome_from(v: &Value, place: &str, classes: &mut ClassTable) -> Result<Outc
     if let Some(t) = o.get("throws") {
         let p = format!("{place}/throws");
         let t = t.as_object().ok_or_else(|| err(&p, "must be an object"))?;
-        for k in t.keys() {
-            if !["class", "message", "wrapped", "extends"].contains(&k.as_str()) {
-                return Err(err(&p, format!("unknown key '{k}'")));
-            }
-        }
-        declare(classes, t, &p)?;
-        let message = match t.get("message") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => return Err(err(format!("{p}/message"), "must be a string or null")),
-        };
         let wrapped = match t.get("wrapped") {
             None | Some(Value::Null) => true,
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err(err(format!("{p}/wrapped"), "must be a boolean")),
         };
         return Ok(Outcome::Throws {
-            exception: JavaException {
-                class: t["class"].as_str().unwrap_or_default().to_owned(),
-                message,
-            },
+            exception: throwable_from(t, &p, classes, 0)?,
             wrapped,
         });
     }

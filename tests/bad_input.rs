@@ -115,3 +115,65 @@ fn a_100_mb_input_is_refused_or_handled() {
     // Jackson 3's default string limit (20,000,000 chars) refuses it.
     assert!(p.is_err());
 }
+
+#[test]
+fn throws_causes_are_checked() {
+    let throws = |t: &str| GOOD.replace(r#"{"returns":"1"}"#, &format!(r#"{{"throws":{t}}}"#));
+    let tee = "org.springframework.ai.tool.execution.ToolExecutionException";
+    let r = reason(
+        throws(&format!(
+            r#"{{"class":"{tee}","message":"other","wrapped":false,"cause":{{"class":"java.lang.IllegalStateException","message":"boom"}}}}"#
+        ))
+        .as_bytes(),
+    );
+    assert!(
+        r.starts_with("/tools/0/outcomes/0/throws/message: a ToolExecutionException's message is its cause's message"),
+        "{r}"
+    );
+    // The cause's own message is accepted.
+    assert!(Vector::parse(
+        throws(&format!(
+            r#"{{"class":"{tee}","message":"boom","wrapped":false,"cause":{{"class":"java.lang.IllegalStateException","message":"boom"}}}}"#
+        ))
+        .as_bytes()
+    )
+    .is_ok());
+    let r = reason(
+        throws(r#"{"class":"java.lang.RuntimeException","cause":{"class":"java.io.IOException","wrapped":true}}"#)
+            .as_bytes(),
+    );
+    assert!(
+        r.starts_with("/tools/0/outcomes/0/throws/cause: unknown key 'wrapped'"),
+        "{r}"
+    );
+    let r = reason(throws(r#"{"class":"java.lang.RuntimeException","cause":"x"}"#).as_bytes());
+    assert!(
+        r.starts_with("/tools/0/outcomes/0/throws/cause: must be an object"),
+        "{r}"
+    );
+    let r = reason(
+        throws(r#"{"class":"java.lang.RuntimeException","cause":{"class":"com.acme.Nope"}}"#)
+            .as_bytes(),
+    );
+    assert!(
+        r.starts_with("/tools/0/outcomes/0/throws/cause: unknown exception class 'com.acme.Nope'"),
+        "{r}"
+    );
+    // Causes nest at most MAX_CAUSE_DEPTH deep.
+    let nest = |n: usize| {
+        let mut c = r#"{"class":"java.lang.RuntimeException"}"#.to_owned();
+        for _ in 0..n {
+            c = format!(r#"{{"class":"java.lang.RuntimeException","cause":{c}}}"#);
+        }
+        throws(&c)
+    };
+    let max = toolcall_model::vectors::MAX_CAUSE_DEPTH;
+    assert!(Vector::parse(nest(max).as_bytes()).is_ok());
+    let r = reason(nest(max + 1).as_bytes());
+    assert!(r.contains("causes nest deeper than 32"), "{r}");
+    let r = reason(nest(60).as_bytes());
+    assert!(r.contains("causes nest deeper than 32"), "{r}");
+    // Deeper than the JSON reader's own limit: refused as not JSON, no overflow.
+    let r = reason(nest(10_000).as_bytes());
+    assert!(r.contains("not JSON"), "{r}");
+}
