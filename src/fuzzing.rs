@@ -1185,13 +1185,13 @@ impl Setup {
         let mut l = Limits::default();
         for op in bounded(&self.limits, 6) {
             let next = match op {
-                LimitOp::MaxPerTool(n) => l.clone().max_calls_per_tool(i64::from(n % 6)),
+                LimitOp::MaxPerTool(n) => l.clone().max_calls_per_tool(i32::from(n % 6)),
                 LimitOp::UnlimitedPerTool => Ok(l.clone().unlimited_calls_per_tool()),
                 LimitOp::Override(i, n) => l
                     .clone()
-                    .max_calls_per_tool_for(&name(*i), i64::from(n % 6)),
+                    .max_calls_per_tool_for(&name(*i), i32::from(n % 6)),
                 LimitOp::Exclude(i) => l.clone().exclude_tool_from_limit(&name(*i)),
-                LimitOp::MaxTotal(n) => l.clone().max_total_tool_calls(i64::from(n % 10)),
+                LimitOp::MaxTotal(n) => l.clone().max_total_tool_calls(i32::from(n % 10)),
                 LimitOp::UnlimitedTotal => Ok(l.clone().unlimited_total_tool_calls()),
             };
             if let Ok(next) = next {

@@ -441,11 +441,11 @@ fn pool_name() -> BoxedStrategy<String> {
 /// the builder, so its rules apply.
 pub fn limits() -> BoxedStrategy<Limits> {
     (
-        prop_oneof![6 => (1i64..=3).prop_map(Some), 1 => Just(None), 1 => Just(Some(40))],
-        option::weighted(0.2, (pool_name(), 1i64..=3)),
+        prop_oneof![6 => (1i32..=3).prop_map(Some), 1 => Just(None), 1 => Just(Some(40))],
+        option::weighted(0.2, (pool_name(), 1i32..=3)),
         option::weighted(0.12, pool_name()),
         any::<bool>(),
-        prop_oneof![4 => (1i64..=6).prop_map(Some), 2 => Just(None), 1 => Just(Some(150))],
+        prop_oneof![4 => (1i32..=6).prop_map(Some), 2 => Just(None), 1 => Just(Some(150))],
         prop_oneof![
             Just(OnExceeded::Throw),
             Just(OnExceeded::ReturnErrorResponse)

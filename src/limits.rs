@@ -120,12 +120,13 @@ impl Default for Limits {
     }
 }
 
-fn positive(n: i64, what: &'static str) -> Result<u32, LimitsError> {
-    if n > 0 {
-        u32::try_from(n).map_err(|_| LimitsError::NotPositive(what))
-    } else {
-        Err(LimitsError::NotPositive(what))
-    }
+/// `Assert.isTrue(n > 0, what)` on a Java `int`: a positive `int` always
+/// fits a `u32`.
+fn positive(n: i32, what: &'static str) -> Result<u32, LimitsError> {
+    u32::try_from(n)
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or(LimitsError::NotPositive(what))
 }
 
 /// `StringUtils.hasText`: some character that is not Java whitespace.
@@ -153,12 +154,16 @@ pub fn is_java_whitespace(c: char) -> bool {
 }
 
 impl Limits {
-    /// `maxCallsPerTool(int)`.
+    /// `maxCallsPerTool(int)`. The builder methods take Java's `int`, so
+    /// their maxima are `i32`: `Integer.MAX_VALUE` is the largest limit.
     ///
     /// ```
-    /// assert!(toolcall_model::limits::Limits::default().max_calls_per_tool(0).is_err());
+    /// use toolcall_model::limits::{Limits, Max};
+    /// assert!(Limits::default().max_calls_per_tool(0).is_err());
+    /// assert!(Limits::default().max_calls_per_tool(i32::MIN).is_err());
+    /// assert_eq!(Limits::default().max_calls_per_tool(i32::MAX).unwrap().default_max_per_tool, Max::Limited(2147483647));
     /// ```
-    pub fn max_calls_per_tool(mut self, n: i64) -> Result<Self, LimitsError> {
+    pub fn max_calls_per_tool(mut self, n: i32) -> Result<Self, LimitsError> {
         self.default_max_per_tool =
             Max::Limited(positive(n, "maxCallsPerTool must be greater than 0")?);
         Ok(self)
@@ -182,7 +187,7 @@ impl Limits {
     /// let l = Limits::default().exclude_tool_from_limit("x").unwrap().max_calls_per_tool_for("x", 2).unwrap();
     /// assert_eq!(l.max_for("x"), Some(Max::Limited(2)));
     /// ```
-    pub fn max_calls_per_tool_for(mut self, name: &str, n: i64) -> Result<Self, LimitsError> {
+    pub fn max_calls_per_tool_for(mut self, name: &str, n: i32) -> Result<Self, LimitsError> {
         if !crate::limits::has_text(name) {
             return Err(LimitsError::BlankName);
         }
@@ -212,7 +217,7 @@ impl Limits {
     /// use toolcall_model::limits::{Limits, Max};
     /// assert_eq!(Limits::default().max_total_tool_calls(2).unwrap().max_total, Max::Limited(2));
     /// ```
-    pub fn max_total_tool_calls(mut self, n: i64) -> Result<Self, LimitsError> {
+    pub fn max_total_tool_calls(mut self, n: i32) -> Result<Self, LimitsError> {
         self.max_total = Max::Limited(positive(n, "maxTotalToolCalls must be greater than 0")?);
         Ok(self)
     }

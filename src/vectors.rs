@@ -117,15 +117,41 @@ fn typed<T: serde::de::DeserializeOwned>(v: &Value, place: &str) -> Result<T, Ve
     T::deserialize(v).map_err(|e| err(place, e.to_string()))
 }
 
-fn as_max(v: &Value, place: &str) -> Result<Option<i64>, VectorError> {
+/// A JSON pointer reference token (RFC 6901): `~` as `~0`, `/` as `~1`.
+///
+/// ```
+/// assert_eq!(toolcall_model::vectors::pointer_token("a/b~c"), "a~1b~0c");
+/// ```
+pub fn pointer_token(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+/// A maximum: `None` for `"unlimited"`, else a Java `int` (the builder's
+/// parameters are `int`, so nothing outside -2^31 .. 2^31-1 can reach it).
+fn as_max(v: &Value, place: &str) -> Result<Option<i32>, VectorError> {
     match v {
         Value::String(s) if s == "unlimited" => Ok(None),
-        Value::Number(n) => n.as_i64().map(Some).ok_or_else(|| {
-            err(
-                place,
-                format!("a maximum must be an integer or \"unlimited\", not {n}"),
-            )
-        }),
+        Value::Number(n) => {
+            // With arbitrary_precision the number keeps its text.
+            let text = n.to_string();
+            let digits = text.strip_prefix('-').unwrap_or(&text);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(err(
+                    place,
+                    format!("a maximum must be an integer or \"unlimited\", not {n}"),
+                ));
+            }
+            text.parse::<i32>().map(Some).map_err(|_| {
+                err(
+                    place,
+                    format!(
+                        "{n} is not a Java int (the builder takes an int: {} to {})",
+                        i32::MIN,
+                        i32::MAX
+                    ),
+                )
+            })
+        }
         other => Err(err(
             place,
             format!("a maximum must be an integer or \"unlimited\", not {other}"),
@@ -133,18 +159,9 @@ fn as_max(v: &Value, place: &str) -> Result<Option<i64>, VectorError> {
     }
 }
 
-fn apply_max(
-    l: Limits,
-    per_tool: bool,
-    v: &Value,
-    place: &str,
-) -> Result<Result<Limits, LimitsError>, VectorError> {
-    Ok(match (as_max(v, place)?, per_tool) {
-        (None, true) => Ok(l.unlimited_calls_per_tool()),
-        (None, false) => Ok(l.unlimited_total_tool_calls()),
-        (Some(n), true) => l.max_calls_per_tool(n),
-        (Some(n), false) => l.max_total_tool_calls(n),
-    })
+/// An override's maximum: a Java `int`, never `"unlimited"`.
+fn as_override(v: &Value, place: &str) -> Result<i32, VectorError> {
+    as_max(v, place)?.ok_or_else(|| err(place, "an override must be an integer"))
 }
 
 fn names(v: &Value, place: &str) -> Result<Vec<String>, VectorError> {
@@ -154,39 +171,78 @@ fn names(v: &Value, place: &str) -> Result<Vec<String>, VectorError> {
     }
 }
 
-fn limits_from(m: &Map<String, Value>) -> Result<Result<Limits, LimitsError>, VectorError> {
-    let mut l = Ok(Limits::default());
-    macro_rules! step {
-        ($e:expr) => {
-            l = match l {
-                Ok(x) => $e(x)?,
-                Err(e) => Err(e),
-            }
-        };
+/// One call on `DefaultToolCallingManager.Builder`'s limit half.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum BuilderCall {
+    /// `maxCallsPerTool(int)`, or `unlimitedCallsPerTool()` for `None`.
+    MaxPerTool(Option<i32>),
+    /// `maxCallsPerTool(String, int)`.
+    Override(String, i32),
+    /// `excludeToolFromLimit(String)`.
+    Exclude(String),
+    /// `maxTotalToolCalls(int)`, or `unlimitedTotalToolCalls()` for `None`.
+    MaxTotal(Option<i32>),
+    /// `onLimitExceeded(behavior)`.
+    OnExceeded(OnExceeded),
+}
+
+impl BuilderCall {
+    /// The call on the builder; the first refused call is the error (the
+    /// builder asserts at each call, so call order decides which one).
+    fn apply(&self, l: Limits) -> Result<Limits, LimitsError> {
+        match self {
+            BuilderCall::MaxPerTool(Some(n)) => l.max_calls_per_tool(*n),
+            BuilderCall::MaxPerTool(None) => Ok(l.unlimited_calls_per_tool()),
+            BuilderCall::Override(name, n) => l.max_calls_per_tool_for(name, *n),
+            BuilderCall::Exclude(name) => l.exclude_tool_from_limit(name),
+            BuilderCall::MaxTotal(Some(n)) => l.max_total_tool_calls(*n),
+            BuilderCall::MaxTotal(None) => Ok(l.unlimited_total_tool_calls()),
+            BuilderCall::OnExceeded(b) => Ok(Limits {
+                on_exceeded: *b,
+                ..l
+            }),
+        }
     }
+}
+
+/// The builder calls the `manager` object stands for, in order: default,
+/// overrides (in the file's key order: serde_json keeps it), exclusions,
+/// total, behaviour, then the `builder` list. Every value is checked first,
+/// so a maximum that is not a Java `int` is a fault of the vector wherever
+/// it stands.
+fn builder_calls(m: &Map<String, Value>) -> Result<Vec<BuilderCall>, VectorError> {
+    let mut calls = Vec::new();
     if let Some(v) = field(m, "max_calls_per_tool") {
-        step!(|x| apply_max(x, true, v, "/manager/max_calls_per_tool"));
+        calls.push(BuilderCall::MaxPerTool(as_max(
+            v,
+            "/manager/max_calls_per_tool",
+        )?));
     }
     if let Some(v) = field(m, "max_calls_per_tool_overrides") {
-        let o: std::collections::BTreeMap<String, Value> =
-            typed(v, "/manager/max_calls_per_tool_overrides")?;
+        let o = v
+            .as_object()
+            .ok_or_else(|| err("/manager/max_calls_per_tool_overrides", "must be an object"))?;
         for (name, n) in o {
-            let place = format!("/manager/max_calls_per_tool_overrides/{name}");
-            let n =
-                as_max(&n, &place)?.ok_or_else(|| err(&place, "an override must be an integer"))?;
-            step!(|x: Limits| Ok::<_, VectorError>(x.max_calls_per_tool_for(&name, n)));
+            let place = format!(
+                "/manager/max_calls_per_tool_overrides/{}",
+                pointer_token(name)
+            );
+            calls.push(BuilderCall::Override(name.clone(), as_override(n, &place)?));
         }
     }
     if let Some(v) = field(m, "exclude_from_limit") {
         for name in names(v, "/manager/exclude_from_limit")? {
-            step!(|x: Limits| Ok::<_, VectorError>(x.exclude_tool_from_limit(&name)));
+            calls.push(BuilderCall::Exclude(name));
         }
     }
     if let Some(v) = field(m, "max_total_tool_calls") {
-        step!(|x| apply_max(x, false, v, "/manager/max_total_tool_calls"));
+        calls.push(BuilderCall::MaxTotal(as_max(
+            v,
+            "/manager/max_total_tool_calls",
+        )?));
     }
     if let Some(v) = field(m, "on_limit_exceeded") {
-        let b = match v.as_str() {
+        calls.push(BuilderCall::OnExceeded(match v.as_str() {
             Some("THROW") => OnExceeded::Throw,
             Some("RETURN_ERROR_RESPONSE") => OnExceeded::ReturnErrorResponse,
             _ => {
@@ -195,15 +251,11 @@ fn limits_from(m: &Map<String, Value>) -> Result<Result<Limits, LimitsError>, Ve
                     format!("must be \"THROW\" or \"RETURN_ERROR_RESPONSE\", not {v}"),
                 ))
             }
-        };
-        step!(|mut x: Limits| {
-            x.on_exceeded = b;
-            Ok::<_, VectorError>(Ok(x))
-        });
+        }));
     }
     if let Some(v) = field(m, "builder") {
-        let calls: Vec<Map<String, Value>> = typed(v, "/manager/builder")?;
-        for (i, c) in calls.iter().enumerate() {
+        let list: Vec<Map<String, Value>> = typed(v, "/manager/builder")?;
+        for (i, c) in list.iter().enumerate() {
             let place = format!("/manager/builder/{i}");
             if c.len() != 1 {
                 return Err(err(
@@ -212,27 +264,23 @@ fn limits_from(m: &Map<String, Value>) -> Result<Result<Limits, LimitsError>, Ve
                 ));
             }
             let (k, v) = c.iter().next().expect("one key");
+            let at = format!("{place}/{}", pointer_token(k));
             match (k.as_str(), v) {
                 ("max_calls_per_tool", Value::Object(o)) => {
                     for (name, n) in o {
-                        let n = as_max(n, &place)?
-                            .ok_or_else(|| err(&place, "an override must be an integer"))?;
-                        step!(|x: Limits| Ok::<_, VectorError>(x.max_calls_per_tool_for(name, n)));
+                        let at = format!("{at}/{}", pointer_token(name));
+                        calls.push(BuilderCall::Override(name.clone(), as_override(n, &at)?));
                     }
                 }
-                ("max_calls_per_tool", v) => step!(|x| apply_max(x, true, v, &place)),
-                ("max_total_tool_calls", v) => step!(|x| apply_max(x, false, v, &place)),
+                ("max_calls_per_tool", v) => calls.push(BuilderCall::MaxPerTool(as_max(v, &at)?)),
+                ("max_total_tool_calls", v) => calls.push(BuilderCall::MaxTotal(as_max(v, &at)?)),
                 ("exclude_from_limit", v) => {
-                    for name in names(v, &place)? {
-                        step!(|x: Limits| Ok::<_, VectorError>(x.exclude_tool_from_limit(&name)));
+                    for name in names(v, &at)? {
+                        calls.push(BuilderCall::Exclude(name));
                     }
                 }
-                ("unlimited_calls_per_tool", _) => {
-                    step!(|x: Limits| Ok::<_, VectorError>(Ok(x.unlimited_calls_per_tool())))
-                }
-                ("unlimited_total_tool_calls", _) => {
-                    step!(|x: Limits| Ok::<_, VectorError>(Ok(x.unlimited_total_tool_calls())))
-                }
+                ("unlimited_calls_per_tool", _) => calls.push(BuilderCall::MaxPerTool(None)),
+                ("unlimited_total_tool_calls", _) => calls.push(BuilderCall::MaxTotal(None)),
                 (other, _) => {
                     return Err(err(
                         &place,
@@ -242,7 +290,14 @@ fn limits_from(m: &Map<String, Value>) -> Result<Result<Limits, LimitsError>, Ve
             }
         }
     }
-    Ok(l)
+    Ok(calls)
+}
+
+/// The limits the builder calls give, or the first call the builder refused.
+fn limits_from(m: &Map<String, Value>) -> Result<Result<Limits, LimitsError>, VectorError> {
+    Ok(builder_calls(m)?
+        .iter()
+        .try_fold(Limits::default(), |l, c| c.apply(l)))
 }
 
 const MANAGER_KEYS: &[&str] = &[

@@ -116,6 +116,75 @@ fn a_100_mb_input_is_refused_or_handled() {
     assert!(p.is_err());
 }
 
+/// GOOD with `"manager": MANAGER` inserted.
+fn with_manager(manager: &str) -> String {
+    GOOD.replace("\"op\"", &format!("\"manager\":{manager},\"op\""))
+}
+
+#[test]
+fn a_maximum_outside_java_int_is_named_with_its_pointer() {
+    for (manager, place) in [
+        (
+            r#"{"max_calls_per_tool":2147483648}"#,
+            "/manager/max_calls_per_tool",
+        ),
+        (
+            r#"{"max_total_tool_calls":-2147483649}"#,
+            "/manager/max_total_tool_calls",
+        ),
+        (
+            r#"{"max_calls_per_tool_overrides":{"x":4294967296}}"#,
+            "/manager/max_calls_per_tool_overrides/x",
+        ),
+        (
+            r#"{"max_calls_per_tool_overrides":{"a/b~":4294967296}}"#,
+            "/manager/max_calls_per_tool_overrides/a~1b~0",
+        ),
+        (
+            r#"{"builder":[{"max_calls_per_tool":4294967296}]}"#,
+            "/manager/builder/0/max_calls_per_tool",
+        ),
+        (
+            r#"{"builder":[{"unlimited_calls_per_tool":true},{"max_calls_per_tool":{"x":1,"y":4294967297}}]}"#,
+            "/manager/builder/1/max_calls_per_tool/y",
+        ),
+        (
+            r#"{"builder":[{"max_total_tool_calls":100000000000000000000000000000}]}"#,
+            "/manager/builder/0/max_total_tool_calls",
+        ),
+        // An earlier call the builder refuses does not hide the fault.
+        (
+            r#"{"max_calls_per_tool":0,"max_total_tool_calls":4294967296}"#,
+            "/manager/max_total_tool_calls",
+        ),
+    ] {
+        let r = reason(with_manager(manager).as_bytes());
+        assert!(r.starts_with(&format!("{place}: ")), "{manager}: {r}");
+        assert!(r.contains("is not a Java int"), "{manager}: {r}");
+    }
+    let r = reason(with_manager(r#"{"max_calls_per_tool":3.5}"#).as_bytes());
+    assert!(r.contains("must be an integer"), "{r}");
+}
+
+#[test]
+fn java_int_bounds_reach_the_builder() {
+    // In range: the builder decides (Integer.MIN_VALUE is refused by the
+    // builder, not by the loader; Integer.MAX_VALUE is a valid maximum).
+    let v =
+        Vector::parse(with_manager(r#"{"max_calls_per_tool":-2147483648}"#).as_bytes()).unwrap();
+    let out = v.run().unwrap();
+    assert_eq!(
+        out["error"]["message"],
+        "maxCallsPerTool must be greater than 0"
+    );
+    let v = Vector::parse(
+        with_manager(r#"{"max_calls_per_tool":2147483647,"max_total_tool_calls":2147483647}"#)
+            .as_bytes(),
+    )
+    .unwrap();
+    assert!(v.run().unwrap()["result"].is_object());
+}
+
 #[test]
 fn throws_causes_are_checked() {
     let throws = |t: &str| GOOD.replace(r#"{"returns":"1"}"#, &format!(r#"{{"throws":{t}}}"#));

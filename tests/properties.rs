@@ -900,19 +900,23 @@ impl Reference {
 fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
     let mut limits = Limits::default();
     limits = match m.per_tool {
-        Some(n) => limits.max_calls_per_tool(i64::from(n)).expect("positive"),
+        Some(n) => limits
+            .max_calls_per_tool(i32::try_from(n).expect("small"))
+            .expect("positive"),
         None => limits.unlimited_calls_per_tool(),
     };
     if let Some(n) = m.override_b {
         limits = limits
-            .max_calls_per_tool_for("b", i64::from(n))
+            .max_calls_per_tool_for("b", i32::try_from(n).expect("small"))
             .expect("valid");
     }
     if m.exclude_c {
         limits = limits.exclude_tool_from_limit("c").expect("valid");
     }
     limits = match m.total {
-        Some(n) => limits.max_total_tool_calls(i64::from(n)).expect("positive"),
+        Some(n) => limits
+            .max_total_tool_calls(i32::try_from(n).expect("small"))
+            .expect("positive"),
         None => limits.unlimited_total_tool_calls(),
     };
     limits.on_exceeded = m.on_exceeded;
