@@ -878,14 +878,25 @@ pub fn vector_file(data: &[u8]) {
             model,
             provider,
             memory,
+            memory_max_messages,
+            memory_start,
         },
         Ok(cfg),
     ) = (&v.op, &v.config)
     {
+        // A window the builder refuses has no scenario.
+        let Some(max) = u32::try_from(*memory_max_messages)
+            .ok()
+            .and_then(std::num::NonZeroU32::new)
+        else {
+            return;
+        };
         let scenario = Scenario {
             config: LoopConfig {
                 provider: *provider,
                 memory: *memory,
+                memory_max_messages: max,
+                memory_start: memory_start.clone(),
                 ..cfg.clone()
             },
             tools: v.tools.clone(),

@@ -104,7 +104,7 @@ impl ToolResponse {
 /// let m: Message = serde_json::from_str(r#"{"type":"user","text":"hi"}"#).unwrap();
 /// assert!(matches!(m, Message::User { .. }));
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Message {
     /// `SystemMessage`.

@@ -115,6 +115,20 @@ impl Scenario {
                 })
             })
             .collect();
+        let mut input = json!({
+            "history": self.history,
+            "model": self.model,
+            "provider": match c.provider { Provider::Gemini => "gemini", Provider::None => "none" },
+            "memory": match c.memory { Memory::None => "none", Memory::Inside => "inside", Memory::Outside => "outside" },
+        });
+        if c.memory != Memory::None {
+            if c.memory_max_messages != crate::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES {
+                input["memory_max_messages"] = json!(c.memory_max_messages.get());
+            }
+            if !c.memory_start.is_empty() {
+                input["memory_start"] = json!(c.memory_start);
+            }
+        }
         json!({
             "format": FORMAT,
             "name": name,
@@ -124,12 +138,7 @@ impl Scenario {
             "manager": manager,
             "tools": tools,
             "op": "tool_loop",
-            "input": {
-                "history": self.history,
-                "model": self.model,
-                "provider": match c.provider { Provider::Gemini => "gemini", Provider::None => "none" },
-                "memory": match c.memory { Memory::None => "none", Memory::Inside => "inside", Memory::Outside => "outside" },
-            },
+            "input": input,
             "expect": expect,
         })
     }

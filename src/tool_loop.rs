@@ -1,12 +1,15 @@
 //! The tool loop of `ToolCallingAdvisor.adviseCall` (blocking path), with a
 //! scripted model, chat memory inside or outside the loop
-//! (`MessageChatMemoryAdvisor`), and the seed's workaround advisor
+//! (`MessageChatMemoryAdvisor` over a `MessageWindowChatMemory`, whose
+//! window is [`message_window`]), and the seed's workaround advisor
 //! (`GeminiToolTextAdvisor`).
 //!
 //! The advisor chain inside the loop is, outermost first:
 //! `ToolCallingAdvisor` → `GeminiToolTextAdvisor` (if on) → memory (if
 //! inside) → the chat model. The loop keeps the turn's tool-call counts
 //! incrementally from round to round instead of recounting the history.
+
+use std::num::NonZeroU32;
 
 use serde_json::Value;
 
@@ -45,8 +48,17 @@ pub enum Memory {
     Outside,
 }
 
+/// `MessageWindowChatMemory`'s default `maxMessages`.
+pub const DEFAULT_MEMORY_MAX_MESSAGES: NonZeroU32 = match NonZeroU32::new(20) {
+    Some(n) => n,
+    None => unreachable!(),
+};
+
+/// The message of `MessageWindowChatMemory`'s `Assert.isTrue(maxMessages > 0, ...)`.
+pub const MEMORY_MAX_MESSAGES_NOT_POSITIVE: &str = "maxMessages must be greater than 0";
+
 /// Everything that configures a loop run.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoopConfig {
     /// The manager.
     pub manager: Config,
@@ -62,10 +74,25 @@ pub struct LoopConfig {
     pub validator: ValidatorOptions,
     /// At most this many model calls (a guard; the script bounds it anyway).
     pub max_rounds: usize,
+    /// The memory's window: `MessageWindowChatMemory.builder().maxMessages(n)`
+    /// (default 20; the builder refuses anything not > 0).
+    pub memory_max_messages: NonZeroU32,
+    /// What the memory's `InMemoryChatMemoryRepository` holds for the
+    /// conversation before the turn (stored as is, as `saveAll` does; the
+    /// window applies from the first `add`).
+    pub memory_start: Vec<Message>,
+}
+
+impl Default for LoopConfig {
+    /// [`LoopConfig::new`] with the default manager.
+    fn default() -> Self {
+        LoopConfig::new(Config::default())
+    }
 }
 
 impl LoopConfig {
-    /// Defaults: history on, Gemini, no memory, no advisor, 1000 rounds at most.
+    /// Defaults: history on, Gemini, no memory (a window of 20 messages,
+    /// empty at the start, when there is one), no advisor, 1000 rounds at most.
     ///
     /// ```
     /// let c = toolcall_model::tool_loop::LoopConfig::new(Default::default());
@@ -80,6 +107,8 @@ impl LoopConfig {
             gemini_tool_text: false,
             validator: ValidatorOptions::default(),
             max_rounds: 1000,
+            memory_max_messages: DEFAULT_MEMORY_MAX_MESSAGES,
+            memory_start: Vec::new(),
         }
     }
 
@@ -216,16 +245,90 @@ pub fn gemini_tool_text(messages: &mut [Message]) {
     }
 }
 
-/// A chat memory's conversation (`MessageWindowChatMemory`, window not modelled).
-#[derive(Debug, Clone, Default)]
+/// `MessageWindowChatMemory.process`: what the memory holds after
+/// `add(conversationId, new)` to a memory holding `memory`, with window
+/// `max_messages`:
+///
+/// 1. if `new` holds a system message not already in memory (Java
+///    equality), the memory's system messages are dropped;
+/// 2. `new` is appended;
+/// 3. over the window, `cutIndex = size - maxMessages` indexes the list of
+///    non-system positions; it moves forward to the next `USER` message (by
+///    message type), is clamped to that list's length, and the non-system
+///    messages before it are removed. System messages always stay, so the
+///    result can still exceed the window, and with no user message after the
+///    cut every non-system message goes.
+///
+/// ```
+/// use toolcall_model::{message::Message, tool_loop::message_window};
+/// let a = |t: &str| Message::assistant(Some(t), vec![]);
+/// let mem = vec![Message::user("u1"), a("a1"), Message::user("u2")];
+/// // 4 > 3: the cut (1) is at a1, not a user message, so it moves to u2.
+/// assert_eq!(message_window(mem.clone(), vec![a("a2")], 3), vec![Message::user("u2"), a("a2")]);
+/// // no user message after the cut: every non-system message goes
+/// assert!(message_window(vec![Message::user("u"), a("a1"), a("a2")], vec![a("a3")], 3).is_empty());
+/// ```
+pub fn message_window(
+    memory: Vec<Message>,
+    new: Vec<Message>,
+    max_messages: usize,
+) -> Vec<Message> {
+    let is_system = |m: &Message| matches!(m, Message::System { .. });
+    let has_new_system = new.iter().any(|m| is_system(m) && !memory.contains(m));
+    let mut processed: Vec<Message> = memory
+        .into_iter()
+        .filter(|m| !(has_new_system && is_system(m)))
+        .collect();
+    processed.extend(new);
+    if processed.len() <= max_messages {
+        return processed;
+    }
+    let non_system: Vec<usize> = (0..processed.len())
+        .filter(|&i| !is_system(&processed[i]))
+        .collect();
+    let mut cut = processed.len() - max_messages;
+    while cut < non_system.len() && !processed[non_system[cut]].is_user() {
+        cut += 1;
+    }
+    let cut = cut.min(non_system.len());
+    // non_system is sorted: the removed positions are those before the
+    // cut's position (or every non-system one when the cut is at the end).
+    let first_kept = non_system.get(cut).copied().unwrap_or(processed.len());
+    processed
+        .into_iter()
+        .enumerate()
+        .filter(|(i, m)| is_system(m) || *i >= first_kept)
+        .map(|(_, m)| m)
+        .collect()
+}
+
+/// A `MessageChatMemoryAdvisor` over a `MessageWindowChatMemory` backed by an
+/// `InMemoryChatMemoryRepository`, for one conversation.
+#[derive(Debug, Clone)]
 struct ChatMemory {
     messages: Vec<Message>,
+    max_messages: usize,
 }
 
 impl ChatMemory {
-    /// `MessageChatMemoryAdvisor.before`: memory + prompt (unless the prompt
-    /// already holds the memory as a contiguous run), the first system message
-    /// moved to the front; then the last user-or-tool message is stored.
+    fn new(cfg: &LoopConfig) -> Self {
+        ChatMemory {
+            messages: cfg.memory_start.clone(),
+            max_messages: usize::try_from(cfg.memory_max_messages.get()).unwrap_or(usize::MAX),
+        }
+    }
+
+    /// `ChatMemory.add(conversationId, messages)`: one
+    /// `MessageWindowChatMemory.process` over the stored messages.
+    fn add(&mut self, new: Vec<Message>) {
+        let memory = std::mem::take(&mut self.messages);
+        self.messages = message_window(memory, new, self.max_messages);
+    }
+
+    /// `MessageChatMemoryAdvisor.before`: `get()`, then memory + prompt
+    /// (unless the prompt already holds the memory as a contiguous run), the
+    /// first system message moved to the front; then the last user-or-tool
+    /// message is stored with `add(conversationId, message)`.
     fn before(&mut self, prompt: Vec<Message>) -> Vec<Message> {
         let mut processed = if self.already_in(&prompt) {
             prompt
@@ -249,7 +352,7 @@ impl ChatMemory {
             .find(|m| matches!(m, Message::User { .. } | Message::Tool { .. }))
             .cloned()
             .unwrap_or_else(|| Message::user(""));
-        self.messages.push(last);
+        self.add(vec![last]);
         processed
     }
 
@@ -259,22 +362,26 @@ impl ChatMemory {
             || (prompt.len() >= mem.len() && prompt.windows(mem.len()).any(|w| w == mem.as_slice()))
     }
 
-    /// `MessageChatMemoryAdvisor.after`: every generation's message.
+    /// `MessageChatMemoryAdvisor.after`: every generation's message, in one
+    /// `add(conversationId, messages)`.
     fn after(&mut self, generations: &[Generation]) {
-        self.messages
-            .extend(generations.iter().map(Generation::to_message));
+        self.add(generations.iter().map(Generation::to_message).collect());
     }
 
     /// `after` for generations the loop produced (`buildGeneration()`,
     /// returnDirect): their metadata is the generation's, not the message's,
     /// so the stored `AssistantMessage` carries the text alone.
     fn after_produced(&mut self, generations: &[Generation]) {
-        self.messages
-            .extend(generations.iter().map(|g| Message::Assistant {
-                text: g.text.clone(),
-                tool_calls: vec![],
-                metadata: Default::default(),
-            }));
+        self.add(
+            generations
+                .iter()
+                .map(|g| Message::Assistant {
+                    text: g.text.clone(),
+                    tool_calls: vec![],
+                    metadata: Default::default(),
+                })
+                .collect(),
+        );
     }
 }
 
@@ -308,8 +415,8 @@ pub fn run_loop(
     toolbox: &mut Toolbox,
 ) -> Result<LoopRun, LoopError> {
     let fixes = cfg.fixes();
-    let mut outside = ChatMemory::default();
-    let mut inside = ChatMemory::default();
+    let mut outside = ChatMemory::new(cfg);
+    let mut inside = ChatMemory::new(cfg);
     let history = match cfg.memory {
         Memory::Outside => outside.before(history),
         _ => history,
@@ -413,7 +520,7 @@ pub fn run_loop(
                 counts = e.counts.clone();
                 if fixes.close_dangling_calls && cfg.memory == Memory::Inside {
                     if let Some(m) = e.partial.history.last() {
-                        inside.messages.push(m.clone());
+                        inside.add(vec![m.clone()]);
                     }
                 }
                 break (EndKind::LimitExceeded, vec![e.build_generation()], None);
@@ -423,7 +530,7 @@ pub fn run_loop(
                     // The batch failed, yet the inside memory already holds
                     // the calls: answer each so the transcript stays paired.
                     if let Some(calls) = tool_call_message(reply) {
-                        inside.messages.push(Message::Tool {
+                        inside.add(vec![Message::Tool {
                             responses: calls
                                 .tool_calls()
                                 .iter()
@@ -434,7 +541,7 @@ pub fn run_loop(
                                     error: true,
                                 })
                                 .collect(),
-                        });
+                        }]);
                     }
                 }
                 break (EndKind::Error, vec![], Some(e.java()));
@@ -444,7 +551,7 @@ pub fn run_loop(
                 if result.return_direct {
                     if fixes.close_dangling_calls && cfg.memory == Memory::Inside {
                         if let Some(m) = result.history.last() {
-                            inside.messages.push(m.clone());
+                            inside.add(vec![m.clone()]);
                         }
                     }
                     break (EndKind::ReturnDirect, result.build_generations(), None);
@@ -483,4 +590,70 @@ pub fn run_loop(
         memory_verdict,
         counts,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a(t: &str) -> Message {
+        Message::assistant(Some(t), vec![])
+    }
+
+    fn sys(t: &str) -> Message {
+        Message::System {
+            text: Some(t.to_owned()),
+        }
+    }
+
+    #[test]
+    fn within_the_window_nothing_goes() {
+        let m = message_window(vec![Message::user("u")], vec![a("a")], 2);
+        assert_eq!(m, vec![Message::user("u"), a("a")]);
+    }
+
+    #[test]
+    fn a_new_system_message_replaces_the_stored_ones() {
+        let m = message_window(
+            vec![sys("old"), Message::user("u"), sys("older")],
+            vec![sys("new")],
+            20,
+        );
+        assert_eq!(m, vec![Message::user("u"), sys("new")]);
+        // A system message equal to a stored one is not new: nothing is dropped.
+        let m = message_window(vec![sys("s"), Message::user("u")], vec![sys("s")], 20);
+        assert_eq!(m, vec![sys("s"), Message::user("u"), sys("s")]);
+    }
+
+    #[test]
+    fn system_messages_stay_and_count() {
+        // 5 messages, window 2: cut = 3 among the 3 non-system ones, i.e.
+        // all of them; the two system messages stay, over the window.
+        let m = message_window(
+            vec![sys("s1"), Message::user("u"), sys("s2"), a("a1")],
+            vec![a("a2")],
+            2,
+        );
+        assert_eq!(m, vec![sys("s1"), sys("s2")]);
+    }
+
+    #[test]
+    fn the_cut_moves_to_the_next_user_message() {
+        let mem = vec![
+            Message::user("u1"),
+            a("a1"),
+            Message::Tool { responses: vec![] },
+            Message::user("u2"),
+            a("a2"),
+        ];
+        // 6 > 5: cut 1 (a1), then the tool message, then u2.
+        let m = message_window(mem, vec![Message::user("u3")], 5);
+        assert_eq!(m, vec![Message::user("u2"), a("a2"), Message::user("u3")]);
+    }
+
+    #[test]
+    fn an_empty_user_message_is_a_user_message() {
+        let m = message_window(vec![a("a0"), Message::user("")], vec![a("a1")], 2);
+        assert_eq!(m, vec![Message::user(""), a("a1")]);
+    }
 }

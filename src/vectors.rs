@@ -77,6 +77,11 @@ pub enum Op {
         provider: Provider,
         /// The memory placement.
         memory: Memory,
+        /// The memory window's `maxMessages` as given (a Java `int`; the
+        /// builder refuses one that is not > 0 when the op runs).
+        memory_max_messages: i32,
+        /// The memory's content at the start.
+        memory_start: Vec<Message>,
     },
 }
 
@@ -775,11 +780,33 @@ impl Vector {
                     Some("outside") => Memory::Outside,
                     Some(p) => return Err(err("/input/memory", format!("unknown memory '{p}' (known: none, inside, outside)"))),
                 };
+                let memory_max_messages = match field(input, "memory_max_messages") {
+                    None => crate::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES.get() as i32,
+                    Some(v) => as_max(v, "/input/memory_max_messages")?.ok_or_else(|| {
+                        err("/input/memory_max_messages", "must be an integer")
+                    })?,
+                };
+                let memory_start = match field(input, "memory_start") {
+                    None => vec![],
+                    Some(v) => messages(Some(v), "/input/memory_start")?,
+                };
+                if memory == Memory::None {
+                    for k in ["memory_max_messages", "memory_start"] {
+                        if field(input, k).is_some() {
+                            return Err(err(
+                                format!("/input/{k}"),
+                                "needs a memory (\"memory\": \"inside\" or \"outside\")",
+                            ));
+                        }
+                    }
+                }
                 Op::ToolLoop {
                     history: messages(input.get("history"), "/input/history")?,
                     model,
                     provider,
                     memory,
+                    memory_max_messages,
+                    memory_start,
                 }
             }
             Some(other) => return Err(err("/op", format!("unknown op '{other}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)"))),
@@ -856,10 +883,30 @@ impl Vector {
                 model,
                 provider,
                 memory,
+                memory_max_messages,
+                memory_start,
             } => {
+                // MessageWindowChatMemory.Builder.build(): the constructor
+                // asserts maxMessages > 0 (the manager is built first).
+                let Some(max) = u32::try_from(*memory_max_messages)
+                    .ok()
+                    .and_then(std::num::NonZeroU32::new)
+                else {
+                    out.insert(
+                        "error".into(),
+                        error_value(&JavaException::new(
+                            crate::java::ILLEGAL_ARGUMENT,
+                            Some(crate::tool_loop::MEMORY_MAX_MESSAGES_NOT_POSITIVE),
+                        )),
+                    );
+                    out.insert("invocations".into(), Value::Array(vec![]));
+                    return Ok(Value::Object(out));
+                };
                 let lc = LoopConfig {
                     provider: *provider,
                     memory: *memory,
+                    memory_max_messages: max,
+                    memory_start: memory_start.clone(),
                     ..cfg.clone()
                 };
                 let run = run_loop(&lc, history.clone(), model, &mut toolbox)

@@ -246,3 +246,43 @@ fn throws_causes_are_checked() {
     let r = reason(nest(10_000).as_bytes());
     assert!(r.contains("not JSON"), "{r}");
 }
+
+#[test]
+fn memory_keys_are_checked() {
+    let lp = |input: &str| {
+        format!(
+            r#"{{"format":"toolcall-model/1","name":"m","op":"tool_loop","input":{{"history":[{{"type":"user","text":"u"}}],"model":[[{{"text":"done"}}]],{input}}},"expect":{{}}}}"#
+        )
+    };
+    let r = reason(lp(r#""memory":"inside","memory_max_messages":2147483648"#).as_bytes());
+    assert!(
+        r.starts_with("/input/memory_max_messages: 2147483648 is not a Java int"),
+        "{r}"
+    );
+    let r = reason(lp(r#""memory":"inside","memory_max_messages":"unlimited""#).as_bytes());
+    assert!(
+        r.starts_with("/input/memory_max_messages: must be an integer"),
+        "{r}"
+    );
+    let r = reason(lp(r#""memory":"none","memory_max_messages":5"#).as_bytes());
+    assert!(
+        r.starts_with("/input/memory_max_messages: needs a memory"),
+        "{r}"
+    );
+    let r = reason(lp(r#""memory_start":[]"#).as_bytes());
+    assert!(r.starts_with("/input/memory_start: needs a memory"), "{r}");
+    let r = reason(lp(r#""memory":"outside","memory_start":{}"#).as_bytes());
+    assert!(
+        r.starts_with("/input/memory_start: must be an array"),
+        "{r}"
+    );
+    // In range but not positive: the memory's builder refuses it when the op runs.
+    let v = Vector::parse(lp(r#""memory":"outside","memory_max_messages":-1"#).as_bytes()).unwrap();
+    let out = v.run().unwrap();
+    assert_eq!(out["error"]["class"], "java.lang.IllegalArgumentException");
+    assert_eq!(
+        out["error"]["message"],
+        "maxMessages must be greater than 0"
+    );
+    assert!(out.get("outcome").is_none());
+}
