@@ -1,142 +1,359 @@
-//! Differential test of `toolcall_model::jackson::read_lenient` against real
-//! Jackson (Debian's `libjackson2-databind-java` 2.14, run by
-//! `tests/jackson_diff/Harness.java`).
+//! Differential test of `toolcall_model::jackson` against the real Jackson 3
+//! of Spring AI 2.0.1, through the real, private
+//! `GoogleGenAiChatModel.parseJsonToMap` (run by
+//! `conformance/java/src/main/java/org/springframework/ai/google/genai/JacksonProbe.java`,
+//! built with Maven from the conformance project: `spring-ai-bom` 2.0.1,
+//! the Jackson 3 family aligned on the jackson-databind 3.1.5 Spring AI
+//! declares). The first line of output names the jackson-core and
+//! jackson-databind versions the probe ran on.
 //!
 //! Texts: `tests/jackson_diff/corpus.txt` (one JSON string literal per line,
 //! written by `make_corpus.py`) plus texts generated here from a constant
-//! seed. Both sides must agree on accept/reject, on the value (integers by
-//! exact text, doubles by bits, object key order included) and on the
-//! exception class once Jackson 2.14's names are mapped to Jackson 3's.
+//! seed, and three texts of 20 to 100 million chars for the string length
+//! limit. One Java process reads them all, one per line; a text longer than
+//! one Jackson buffer (32,768 units) is read through a fresh recycler pool
+//! (see `JacksonProbe`). For each text:
 //!
-//! Without `javac`/`java` or the Jackson jars the test prints `SKIPPED` and
-//! passes, unless `TOOLCALL_REQUIRE_JAVA=1` is set.
+//! * `read_lenient`, shaped as `parseJsonToMap` shapes it (an object as is,
+//!   anything else under `result`), must give exactly the map the real method
+//!   returns: integers by exact text and Java class (Integer/Long/BigInteger
+//!   by magnitude), doubles by bits (so -0.0 and ±Infinity), strings by UTF-16
+//!   unit, object key order included, and Spring's `HashMap` wrapper apart
+//!   from Jackson's own `LinkedHashMap`; or the method must throw
+//!   `RuntimeException("Failed to parse JSON: " + text)` caused by the Jackson
+//!   3 exception class the model names.
+//! * `read_strict`'s accept/reject verdict must equal that of Spring's mapper
+//!   with `FAIL_ON_TRAILING_TOKENS` enabled (the Java form of
+//!   `strict-json-or-wrap`'s "one whole JSON value"), except where the model's
+//!   strict reader differs on purpose: it has no length limits (Jackson's
+//!   number, string and name limits reject; counted apart when the model's
+//!   lenient reader hits the same limit) and it rejects escaped lone
+//!   surrogates, which Jackson accepts (counted apart when the text has one).
+//!
+//! Debian's Jackson 2.14 (`libjackson2-databind-java`), this test's earlier
+//! oracle, is no longer used: Jackson 3 itself covers everything it did, and
+//! also the name length limit and the 19-digit `Long`s the 2.14 backport got
+//! wrong.
+//!
+//! Strings longer than [`HASHED`] UTF-16 units are compared by length and
+//! FNV-1a hash of their units, so that the 100,000,000-unit strings of the
+//! limit checks do not travel back as text.
+//!
+//! Without `java` and `mvn` (or when the conformance project does not build:
+//! the first build downloads Spring AI and its dependencies into `~/.m2`) the
+//! test prints `SKIPPED` and passes, unless `TOOLCALL_REQUIRE_JAVA=1` is set.
+//! The build is shared with `tests/java_diff.rs` (`support::java_build`).
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
-use toolcall_model::jackson::{
-    is_strict_json, read_lenient, read_lenient_with, read_strict, JValue, JacksonError, Limits,
-};
+use toolcall_model::jackson::{is_strict_json, read_lenient, read_strict, JValue, JacksonError};
 
-const JARS: [&str; 3] = [
-    "jackson-core.jar",
-    "jackson-databind.jar",
-    "jackson-annotations.jar",
-];
+use crate::support;
+
+const PROBE: &str = "org.springframework.ai.google.genai.JacksonProbe";
+
+/// Strings longer than this many UTF-16 units print as `s#LEN#HASH`
+/// (same constant in `JacksonProbe.java`).
+const HASHED: usize = 1000;
 
 #[test]
 fn jackson_differential() {
-    let jar_dir = PathBuf::from(
-        std::env::var("JACKSON_JAR_DIR").unwrap_or_else(|_| "/usr/share/java".to_owned()),
-    );
-    if let Err(reason) = check_tools(&jar_dir) {
-        if std::env::var("TOOLCALL_REQUIRE_JAVA").as_deref() == Ok("1") {
-            panic!("TOOLCALL_REQUIRE_JAVA=1 but the Java differential cannot run: {reason}");
-        }
-        println!("SKIPPED: jackson differential ({reason})");
+    let started = Instant::now();
+    if let Err(reason) = support::java_build() {
+        assert!(
+            !support::java_required(),
+            "TOOLCALL_REQUIRE_JAVA=1 but the Jackson 3 differential cannot run: {reason}"
+        );
+        println!("SKIPPED: jackson differential against Jackson 3 ({reason})");
         return;
     }
+    let java_dir = support::root().join("conformance/java");
+    let deps = std::fs::read_to_string(java_dir.join("target/classpath.txt"))
+        .expect("read conformance/java/target/classpath.txt");
+    let classpath = format!(
+        "{}:{}",
+        java_dir.join("target/classes").display(),
+        deps.trim()
+    );
+    let built = started.elapsed();
 
     // Per process, so concurrent test runs sharing a target dir do not clash.
     let work =
         Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("jackson_diff-{}", std::process::id()));
-    std::fs::create_dir_all(work.join("classes")).expect("create work dir");
-    let classpath = std::iter::once(work.join("classes"))
-        .chain(JARS.iter().map(|j| jar_dir.join(j)))
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(":");
-    let harness = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jackson_diff/Harness.java");
-    run(Command::new("javac")
-        .arg("-cp")
-        .arg(&classpath)
-        .arg("-d")
-        .arg(work.join("classes"))
-        .arg(&harness));
+    std::fs::create_dir_all(&work).expect("create work dir");
 
-    let (texts, skipped) = all_texts();
-
+    let (mut texts, skipped) = all_texts();
+    huge_texts(&mut texts);
+    let generated = started.elapsed();
     let input = work.join("texts.txt");
-    let output = work.join("results.txt");
     {
         let mut w = BufWriter::new(std::fs::File::create(&input).expect("create input"));
         for t in &texts {
-            w.write_all(literal(t).as_bytes()).expect("write");
-            w.write_all(b"\n").expect("write");
+            write_literal(&mut w, t).expect("write");
         }
         w.flush().expect("flush");
     }
-    run(Command::new("java")
-        .arg("-Xss16m")
+    let written = started.elapsed();
+
+    // Java reads while this thread asks the model.
+    let java_started = Instant::now();
+    let output = work.join("results.txt");
+    let child = Command::new("java")
+        .arg("-Xmx3g")
         .arg("-cp")
         .arg(&classpath)
-        .arg("Harness")
+        .arg(PROBE)
         .arg(&input)
-        .arg(&output));
-
+        .arg(&output)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start java: {e}"));
+    let expected = model_answers(&texts);
+    let rust_time = java_started.elapsed();
+    let finished = child.wait_with_output().expect("wait for java");
+    let java_time = java_started.elapsed();
+    assert!(
+        finished.status.success(),
+        "JacksonProbe failed: {}\n{}",
+        String::from_utf8_lossy(&finished.stdout),
+        String::from_utf8_lossy(&finished.stderr)
+    );
     let results: Vec<String> =
-        std::io::BufReader::new(std::fs::File::open(&output).expect("open output"))
+        std::io::BufReader::new(std::fs::File::open(&output).expect("open the probe's output"))
             .split(b'\n')
-            .map(|l| String::from_utf8_lossy(&l.expect("read output")).into_owned())
+            .map(|l| String::from_utf8_lossy(&l.expect("read the probe's output")).into_owned())
             .collect();
     assert_eq!(
         results.len(),
         texts.len(),
-        "the harness must answer every text"
+        "the probe must answer every text"
     );
 
-    let mut explained = 0usize;
+    let mut tally = Tally::default();
     let mut unexplained = Vec::new();
-    for (text, java) in texts.iter().zip(&results) {
-        let rust = outcome(&read_lenient(text));
-        if rust == normalize_java(java) {
-            continue;
-        }
-        // JACKSON.md B.1: Debian's 2.14 backport has no 50,000-char property
-        // name limit (Jackson 3's StreamReadConstraints.maxNameLength), so a
-        // text that differs only through that limit is explained when the
-        // model without the name limit agrees with Debian's Jackson.
-        let no_name_limit = Limits {
-            max_name_length: usize::MAX,
-            ..Limits::default()
-        };
-        if outcome(&read_lenient_with(text, &no_name_limit)) == normalize_java(java) {
-            explained += 1;
-            continue;
-        }
-        unexplained.push((text, rust, java.clone()));
+    for ((text, (rust_strict, rust_lenient)), java) in texts.iter().zip(&expected).zip(&results) {
+        tally.compare(text, *rust_strict, rust_lenient, java, &mut unexplained);
     }
 
-    // The inputs hold ~150 MB of long texts; keep them only for a failure.
+    // The inputs hold ~300 MB of long texts; keep them only for a failure.
     if unexplained.is_empty() {
         let _ = std::fs::remove_dir_all(&work);
     }
     println!(
-        "jackson differential: {} texts compared, {} mismatches explained, {} unexplained \
-         ({} corpus lines skipped: raw lone surrogates cannot be a Rust &str)",
+        "jackson differential against Jackson 3 through the real parseJsonToMap ({}): {} texts \
+         compared, {} unexplained mismatches ({} corpus lines skipped: raw lone surrogates \
+         cannot be a Rust &str); strict verdicts: {} equal, {} differ by design on length \
+         limits, {} on escaped lone surrogates; times: build {:.1}s, texts {:.1}s, written \
+         {:.1}s, model {:.1}s and java {:.1}s in parallel, total {:.1}s",
+        jackson_versions(&classpath),
         texts.len(),
-        explained,
         unexplained.len(),
-        skipped
+        skipped,
+        tally.strict_same,
+        tally.strict_limits,
+        tally.strict_surrogates,
+        built.as_secs_f64(),
+        (generated - built).as_secs_f64(),
+        (written - generated).as_secs_f64(),
+        rust_time.as_secs_f64(),
+        java_time.as_secs_f64(),
+        started.elapsed().as_secs_f64()
     );
     if !unexplained.is_empty() {
         let mut report = String::new();
-        for (text, rust, java) in unexplained.iter().take(40) {
+        for (what, text, rust, java) in unexplained.iter().take(40) {
             let _ = writeln!(
                 report,
-                "text {}\n  rust: {}\n  java: {}",
+                "{what} of {}\n  rust: {}\n  java: {}",
                 shorten(&format!("{text:?}")),
                 shorten(rust),
                 shorten(java)
             );
         }
         panic!(
-            "{} unexplained mismatches, first ones:\n{report}",
-            unexplained.len()
+            "{} unexplained mismatches (inputs kept in {}), first ones:\n{report}",
+            unexplained.len(),
+            work.display()
         );
     }
+}
+
+/// The model's answers, `(strict verdict, LENIENT field)` per text, on
+/// every core (Java needs one only until it is done). `is_strict_json` is
+/// `read_strict(..).is_some()` without the tree (`strict_reader_consistency`
+/// checks that on every text).
+fn model_answers(texts: &[String]) -> Vec<(bool, String)> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
+    // Longest first, each taken by the next free worker: the 100 MB texts
+    // go to different cores.
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
+    let next = AtomicUsize::new(0);
+    let mut out = vec![(false, String::new()); texts.len()];
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let t = &texts[i];
+                        done.push((i, is_strict_json(t), lenient_line(&read_lenient(t))));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for w in workers {
+            for (i, strict, lenient) in w.join().expect("model worker") {
+                out[i] = (strict, lenient);
+            }
+        }
+    });
+    out
+}
+
+/// A mismatch: which comparison, the text, the model's answer, Java's.
+type Mismatch<'a> = (&'static str, &'a str, String, String);
+
+#[derive(Default)]
+struct Tally {
+    strict_same: usize,
+    strict_limits: usize,
+    strict_surrogates: usize,
+}
+
+impl Tally {
+    /// One probe line (`STRICT LENIENT`) against the model's answers.
+    fn compare<'a>(
+        &mut self,
+        text: &'a str,
+        rust_strict: bool,
+        rust_lenient: &str,
+        java: &str,
+        unexplained: &mut Vec<Mismatch<'a>>,
+    ) {
+        let (java_strict, java_lenient) = java.split_once(' ').unwrap_or((java, ""));
+        if rust_lenient != java_lenient {
+            unexplained.push((
+                "parseJsonToMap",
+                text,
+                rust_lenient.to_owned(),
+                java_lenient.to_owned(),
+            ));
+        }
+        match strict_verdict(text, rust_strict, java_strict) {
+            Some(StrictAgreement::Same) => self.strict_same += 1,
+            Some(StrictAgreement::Limits) => self.strict_limits += 1,
+            Some(StrictAgreement::LoneSurrogate) => self.strict_surrogates += 1,
+            None => unexplained.push((
+                "strict verdict",
+                text,
+                if rust_strict { "+" } else { "-" }.to_owned(),
+                java_strict.to_owned(),
+            )),
+        }
+    }
+}
+
+enum StrictAgreement {
+    Same,
+    /// The model's strict reader has no length limits; Jackson's refused
+    /// the text for one, and the model's lenient reader hits it too.
+    Limits,
+    /// The model's strict reader refuses an escaped lone surrogate, which
+    /// Jackson reads into a Java string.
+    LoneSurrogate,
+}
+
+fn strict_verdict(text: &str, rust: bool, java: &str) -> Option<StrictAgreement> {
+    match (rust, java) {
+        (true, "+") => Some(StrictAgreement::Same),
+        (false, j) if j.starts_with('-') => Some(StrictAgreement::Same),
+        (true, "-StreamConstraintsException")
+            if matches!(
+                read_lenient(text),
+                Err(JacksonError {
+                    class: "StreamConstraintsException",
+                    ..
+                })
+            ) =>
+        {
+            Some(StrictAgreement::Limits)
+        }
+        (false, "+") if has_lone_surrogate_escape(text) => Some(StrictAgreement::LoneSurrogate),
+        _ => None,
+    }
+}
+
+/// Whether a string (value or key) of `text`, a text Jackson accepted as
+/// whole JSON, holds a `\uXXXX` surrogate escape that is not half of a pair.
+fn has_lone_surrogate_escape(text: &str) -> bool {
+    let b = text.as_bytes();
+    let unit = |i: usize| -> Option<u16> {
+        let hex = std::str::from_utf8(b.get(i..i + 4)?).ok()?;
+        u16::from_str_radix(hex, 16).ok()
+    };
+    let mut i = 0;
+    let mut in_string = false;
+    // The high surrogate escape just read, waiting for its low half.
+    let mut pending_high = false;
+    while i < b.len() {
+        let c = b[i];
+        if !in_string {
+            in_string = c == b'"';
+            i += 1;
+            continue;
+        }
+        if c == b'\\' && b.get(i + 1) == Some(&b'u') {
+            let u = unit(i + 2).unwrap_or(0);
+            let low = (0xdc00..0xe000).contains(&u);
+            if pending_high != low {
+                return true;
+            }
+            pending_high = (0xd800..0xdc00).contains(&u);
+            i += 6;
+            continue;
+        }
+        if pending_high {
+            return true;
+        }
+        match c {
+            b'\\' => i += 2,
+            b'"' => {
+                in_string = false;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    pending_high
+}
+
+/// `jackson-core X, jackson-databind Y` as found on a classpath.
+fn jackson_versions(classpath: &str) -> String {
+    let version = |artifact: &str| {
+        classpath
+            .split(':')
+            .filter_map(|e| Path::new(e).file_name()?.to_str())
+            .find_map(|f| {
+                f.strip_prefix(&format!("{artifact}-"))?
+                    .strip_suffix(".jar")
+                    .filter(|v| v.starts_with('3'))
+            })
+            .unwrap_or("?")
+            .to_owned()
+    };
+    format!(
+        "jackson-core {}, jackson-databind {}",
+        version("jackson-core"),
+        version("jackson-databind")
+    )
 }
 
 /// The strict reader over the same texts, no Java needed: `is_strict_json`
@@ -193,42 +410,6 @@ fn all_texts() -> (Vec<String>, usize) {
     (texts, skipped)
 }
 
-fn check_tools(jar_dir: &Path) -> Result<(), String> {
-    for tool in ["javac", "java"] {
-        match Command::new(tool).arg("-version").output() {
-            Ok(o) if o.status.success() => {}
-            Ok(o) => {
-                return Err(format!(
-                    "`{tool} -version` failed: {}",
-                    String::from_utf8_lossy(&o.stderr).trim()
-                ))
-            }
-            Err(e) => return Err(format!("`{tool}` not runnable: {e}")),
-        }
-    }
-    for jar in JARS {
-        if !jar_dir.join(jar).is_file() {
-            return Err(format!(
-                "{} missing; install with `apt-get install -y libjackson2-databind-java` or set JACKSON_JAR_DIR",
-                jar_dir.join(jar).display()
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn run(cmd: &mut Command) {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// Corpus texts Rust can hold; a line whose text has a raw lone surrogate is
 /// skipped (Jackson's answer for those is in JACKSON.md; the model cannot be
 /// asked).
@@ -247,58 +428,59 @@ fn read_corpus() -> (Vec<String>, usize) {
     (texts, skipped)
 }
 
-/// A JSON string literal: only '"', '\\' and control chars are escaped, so
-/// long non-ASCII texts stay compact.
-fn literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            _ => out.push(c),
+/// One line for the probe: `text` between quotes with '"', '\\', CR and LF
+/// escaped (the probe splits lines at CR and LF; other chars pass raw).
+/// The escapes are found with `memchr` (`str::find` of a char), so the
+/// 100,000,000-unit texts are written in a few runs.
+fn write_literal(w: &mut impl Write, text: &str) -> std::io::Result<()> {
+    const SPECIAL: [char; 4] = ['"', '\\', '\n', '\r'];
+    let next = |from: usize, c: char| text[from..].find(c).map_or(text.len(), |i| from + i);
+    let mut at = SPECIAL.map(|c| next(0, c));
+    let mut run = 0;
+    w.write_all(b"\"")?;
+    loop {
+        let (k, &i) = at
+            .iter()
+            .enumerate()
+            .min_by_key(|&(_, i)| *i)
+            .expect("four specials");
+        w.write_all(&text.as_bytes()[run..i])?;
+        if i == text.len() {
+            break;
         }
+        w.write_all(match SPECIAL[k] {
+            '"' => b"\\\"",
+            '\\' => b"\\\\",
+            '\n' => b"\\n",
+            _ => b"\\r",
+        })?;
+        run = i + 1;
+        at[k] = next(run, SPECIAL[k]);
     }
-    out.push('"');
-    out
+    w.write_all(b"\"\n")
 }
 
-/// The harness line the model predicts.
-fn outcome(r: &Result<JValue, JacksonError>) -> String {
+/// The probe's LENIENT field the model predicts: `parseJsonToMap` returns
+/// Jackson's map for an object (`L`) and Spring's `{"result": value}`
+/// wrapper for anything else (`H`), or throws with a Jackson 3 cause.
+fn lenient_line(r: &Result<JValue, JacksonError>) -> String {
     match r {
-        Ok(v) => {
-            let mut s = String::from("OK ");
+        Ok(v @ JValue::Object(_)) => {
+            let mut s = String::from("OK L");
             canon(v, &mut s);
+            s
+        }
+        Ok(v) => {
+            let mut s = String::from("OK H{s\"result\":");
+            canon(v, &mut s);
+            s.push('}');
             s
         }
         Err(e) => format!("ERR {}", e.class),
     }
 }
 
-/// Harness line without the message, 2.14 class names mapped to 3.x ones.
-fn normalize_java(line: &str) -> String {
-    if line.starts_with("OK ") {
-        return line.to_owned();
-    }
-    let class = line
-        .strip_prefix("ERR ")
-        .and_then(|rest| rest.split(' ').next())
-        .unwrap_or(line);
-    // JACKSON.md B.3: 2.14's JsonParseException is 3.x's StreamReadException,
-    // and JsonEOFException is UnexpectedEndOfInputException; the others kept
-    // their simple names.
-    let class = match class {
-        "JsonParseException" => "StreamReadException",
-        "JsonEOFException" => "UnexpectedEndOfInputException",
-        other => other,
-    };
-    format!("ERR {class}")
-}
-
-/// Same canonical form as `Harness.canon`. Recursion is bounded by the
+/// Same canonical form as `JacksonProbe.canon`. Recursion is bounded by the
 /// model's depth limit (500).
 fn canon(v: &JValue, out: &mut String) {
     match v {
@@ -337,7 +519,27 @@ fn canon(v: &JValue, out: &mut String) {
     }
 }
 
+/// A long string prints as `s#LEN#HASH`: its UTF-16 length and the FNV-1a
+/// 64 hash of its units (as `JacksonProbe.canonString`).
 fn canon_string(s: &str, out: &mut String) {
+    if s.len() > HASHED {
+        let (mut len, mut h) = (0usize, 0xcbf2_9ce4_8422_2325_u64);
+        if s.is_ascii() {
+            len = s.len();
+            for &b in s.as_bytes() {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        } else {
+            for unit in s.encode_utf16() {
+                len += 1;
+                h = (h ^ u64::from(unit)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        if len > HASHED {
+            let _ = write!(out, "s#{len}#{h:016x}");
+            return;
+        }
+    }
     out.push_str("s\"");
     for unit in s.encode_utf16() {
         if (0x20..0x7f).contains(&unit) && unit != u16::from(b'"') && unit != u16::from(b'\\') {
@@ -651,25 +853,30 @@ fn generate(corpus: &[String], out: &mut Vec<String>) {
     out.push("{\"a\":".repeat(100_000));
     out.push("[".repeat(100_000) + &"]".repeat(100_000));
 
-    // String and name length limits (20,000,000 and 50,000 UTF-16 units).
-    let x = "x".repeat(20_000_000);
-    out.push(format!("\"{x}\""));
-    out.push(format!("\"{x}x\""));
-    out.push(format!("[\"{x}\"]"));
-    out.push(format!("\"{}\\n\"", &x[1..]));
-    out.push(format!("\"{x}\\n\""));
-    out.push(format!("\"{x}{}", "x".repeat(5_000_000)));
-    drop(x);
-    let emoji = "😀".repeat(10_000_000);
-    out.push(format!("\"{emoji}\""));
-    out.push(format!("\"{emoji}x\""));
-    drop(emoji);
+    // The name length limit (50,000 UTF-16 units); see `huge_texts` for strings.
     for n in [49_999usize, 50_000, 50_001] {
         out.push(format!("{{\"{}\":1}}", "k".repeat(n)));
         out.push(format!("{{\"{}\":1}}", "é".repeat(n)));
         out.push(format!("{{\"{}\":1}}", "😀".repeat(n / 2)));
         out.push(format!("{{\"a\":1,\"{}\\u0041\":1}}", "k".repeat(n - 1)));
     }
+}
+
+/// The string length limit (100,000,000 UTF-16 units), for the
+/// differential only (~220 MB of text): a plain string at the limit; one
+/// unit over it, with non-BMP chars (two units each) and an escape (one
+/// unit for two chars), in an array; and one just over jackson-core 3.0's
+/// limit (20,000,000), which 3.1 accepts.
+fn huge_texts(out: &mut Vec<String>) {
+    const LIMIT: usize = 100_000_000;
+    let x = "x".repeat(LIMIT);
+    out.push(format!("\"{x}\""));
+    out.push(format!(
+        "[\"{}{}\\n\"]",
+        "😀".repeat(1000),
+        &x[..LIMIT - 2000]
+    ));
+    out.push(format!("\"{}x\"", &x[..20_000_000]));
 }
 
 fn digits(rng: &mut Rng, n: usize, nonzero_first: bool) -> String {
