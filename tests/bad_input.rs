@@ -112,7 +112,7 @@ fn a_100_mb_input_is_refused_or_handled() {
     // A 100 MB tool output goes through the conversion without trouble.
     let text = format!("\"{}\"", "a".repeat(100 << 20));
     let p = toolcall_model::gemini::convert_tool_response(&text, false, Default::default());
-    // Jackson 3's default string limit (20,000,000 chars) refuses it.
+    // Jackson 3.1's default string limit (100,000,000 chars) refuses it.
     assert!(p.is_err());
 }
 
