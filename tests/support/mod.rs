@@ -115,7 +115,9 @@ impl JavaSession {
     pub fn run(&mut self, path: &Path) -> Result<String, String> {
         use std::io::{BufRead, Write};
         writeln!(self.stdin, "{}", path.display()).map_err(|e| format!("runner stdin: {e}"))?;
-        self.stdin.flush().map_err(|e| format!("runner stdin: {e}"))?;
+        self.stdin
+            .flush()
+            .map_err(|e| format!("runner stdin: {e}"))?;
         let mut line = String::new();
         match self.stdout.read_line(&mut line) {
             Ok(0) => Err("the runner exited".into()),
