@@ -376,13 +376,28 @@ pub fn exception() -> BoxedStrategy<JavaException> {
         2 => s(&CHECKED_CLASSES),
         1 => s(&ERROR_CLASSES),
     ];
-    (class, message())
-        .prop_map(|(class, message)| JavaException {
-            class,
-            message,
+    let plain = (class, message()).prop_map(|(class, message)| JavaException {
+        class,
+        message,
+        cause: None,
+    });
+    prop_oneof![
+        12 => plain.clone(),
+        // A callback's own ToolExecutionException (the manager catches it by
+        // type), its message taken from its cause; rarely without a cause,
+        // which Java's constructor answers with a NullPointerException.
+        2 => plain.prop_map(|cause| JavaException {
+            class: crate::java::TOOL_EXECUTION_EXCEPTION.to_owned(),
+            message: cause.message.clone(),
+            cause: Some(Box::new(cause)),
+        }),
+        1 => Just(JavaException {
+            class: crate::java::TOOL_EXECUTION_EXCEPTION.to_owned(),
+            message: None,
             cause: None,
-        })
-        .boxed()
+        }),
+    ]
+    .boxed()
 }
 
 /// What one invocation does. Method tools return JSON or throw wrapped
@@ -535,6 +550,8 @@ fn call_name() -> BoxedStrategy<String> {
         7 => Just("b".to_owned()),
         4 => Just("c".to_owned()),
         1 => Just(UNKNOWN_TOOL.to_owned()),
+        // Blank names: with resolution fallback the resolver asserts hasText.
+        1 => s(&["", " "]),
     ]
     .boxed()
 }
@@ -698,6 +715,34 @@ pub fn history() -> BoxedStrategy<Vec<Message>> {
 
 /// Memory placement and the conversation-history switch (off only with a
 /// memory inside the loop, see the module doc).
+/// The memory's window: Spring's default of 20 mostly, else 2 to 8
+/// messages, small enough for a turn of a few rounds to pass it.
+fn memory_window() -> BoxedStrategy<std::num::NonZeroU32> {
+    prop_oneof![
+        3 => Just(crate::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES),
+        2 => (2u32..=8).prop_map(|n| std::num::NonZeroU32::new(n).expect("positive")),
+    ]
+    .boxed()
+}
+
+/// What the memory holds before the turn: nothing mostly, else an earlier
+/// turn (a user message and the answer, sometimes after a system message).
+fn memory_start() -> BoxedStrategy<Vec<Message>> {
+    prop_oneof![
+        4 => Just(vec![]),
+        1 => (option::weighted(0.3, phrase()), phrase(), phrase()).prop_map(|(sys, u, a)| {
+            let mut m = Vec::new();
+            if let Some(t) = sys {
+                m.push(Message::System { text: Some(t) });
+            }
+            m.push(Message::user(&u));
+            m.push(Message::assistant(Some(&a), vec![]));
+            m
+        }),
+    ]
+    .boxed()
+}
+
 fn memory_and_history() -> BoxedStrategy<(Memory, bool)> {
     prop_oneof![
         6 => Just((Memory::None, true)),
@@ -726,6 +771,8 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
         tools(),
         history(),
         model(),
+        memory_window(),
+        memory_start(),
     )
         .prop_map(
             |(
@@ -737,6 +784,8 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                 tools,
                 history,
                 model,
+                window,
+                start,
             )| {
                 let manager = Config {
                     limits,
@@ -750,6 +799,16 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                         conversation_history,
                         provider,
                         memory,
+                        memory_max_messages: if memory == Memory::None {
+                            crate::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES
+                        } else {
+                            window
+                        },
+                        memory_start: if memory == Memory::None {
+                            vec![]
+                        } else {
+                            start
+                        },
                         ..LoopConfig::new(manager)
                     },
                     tools,
