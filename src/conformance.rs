@@ -276,6 +276,8 @@ pub fn judge(bytes: &[u8], java: &JavaLine) -> Verdict {
     match (java, vector) {
         (JavaLine::OutOfScope { reason, .. }, _) => Verdict::OutOfScope(reason.clone()),
         (JavaLine::Fault { .. }, Err(_)) => Verdict::Agree,
+        // A vector fault found while running (a model script that runs out).
+        (JavaLine::Fault { .. }, Ok(v)) if v.run().is_err() => Verdict::Agree,
         (JavaLine::Fault { reason, .. }, Ok(_)) => Verdict::Disagree(vec![format!(
             "the Java runner refused the vector ({reason}); the model runs it"
         )]),

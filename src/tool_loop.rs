@@ -227,8 +227,21 @@ pub fn advisor_thinks_json(text: &str) -> bool {
 
 /// The workaround advisor's rewrite of a request: if its last message is a
 /// tool message, each response its test calls non-JSON becomes
-/// `{"error":DATA}` (`JsonHelper.toJson(Map.of("error", data))`).
-pub fn gemini_tool_text(messages: &mut [Message]) {
+/// `{"error":DATA}` (`JsonHelper.toJson(Map.of("error", data))`). The seed's
+/// advisor reads `messages.getLast()`, which throws
+/// `java.util.NoSuchElementException` (no message) on an empty request.
+///
+/// ```
+/// use toolcall_model::{message::{Message, ToolResponse}, tool_loop::gemini_tool_text};
+/// let mut m = vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "plain")] }];
+/// gemini_tool_text(&mut m).unwrap();
+/// assert_eq!(m[0].responses()[0].data, r#"{"error":"plain"}"#);
+/// assert_eq!(gemini_tool_text(&mut []).unwrap_err().class, "java.util.NoSuchElementException");
+/// ```
+pub fn gemini_tool_text(messages: &mut [Message]) -> Result<(), JavaException> {
+    if messages.is_empty() {
+        return Err(JavaException::new("java.util.NoSuchElementException", None));
+    }
     if let Some(Message::Tool { responses }) = messages.last_mut() {
         for r in responses.iter_mut() {
             if !advisor_thinks_json(&r.data) {
@@ -243,6 +256,7 @@ pub fn gemini_tool_text(messages: &mut [Message]) {
             }
         }
     }
+    Ok(())
 }
 
 /// `MessageWindowChatMemory.process`: what the memory holds after
@@ -273,33 +287,49 @@ pub fn message_window(
     new: Vec<Message>,
     max_messages: usize,
 ) -> Vec<Message> {
+    let keep = window_keep(&memory, &new, max_messages);
+    memory
+        .into_iter()
+        .chain(new)
+        .zip(keep)
+        .filter_map(|(m, k)| k.then_some(m))
+        .collect()
+}
+
+/// [`message_window`] as keep flags over `memory` followed by `new`, so that
+/// what travels with each message (where it came from) can follow it.
+fn window_keep(memory: &[Message], new: &[Message], max_messages: usize) -> Vec<bool> {
     let is_system = |m: &Message| matches!(m, Message::System { .. });
     let has_new_system = new.iter().any(|m| is_system(m) && !memory.contains(m));
-    let mut processed: Vec<Message> = memory
-        .into_iter()
-        .filter(|m| !(has_new_system && is_system(m)))
+    let mut keep: Vec<bool> = memory
+        .iter()
+        .map(|m| !(has_new_system && is_system(m)))
+        .chain(new.iter().map(|_| true))
         .collect();
-    processed.extend(new);
+    let all: Vec<&Message> = memory.iter().chain(new).collect();
+    let processed: Vec<usize> = (0..all.len()).filter(|&i| keep[i]).collect();
     if processed.len() <= max_messages {
-        return processed;
+        return keep;
     }
-    let non_system: Vec<usize> = (0..processed.len())
-        .filter(|&i| !is_system(&processed[i]))
+    let non_system: Vec<usize> = processed
+        .iter()
+        .copied()
+        .filter(|&i| !is_system(all[i]))
         .collect();
     let mut cut = processed.len() - max_messages;
-    while cut < non_system.len() && !processed[non_system[cut]].is_user() {
+    while cut < non_system.len() && !all[non_system[cut]].is_user() {
         cut += 1;
     }
-    let cut = cut.min(non_system.len());
-    // non_system is sorted: the removed positions are those before the
-    // cut's position (or every non-system one when the cut is at the end).
-    let first_kept = non_system.get(cut).copied().unwrap_or(processed.len());
-    processed
-        .into_iter()
-        .enumerate()
-        .filter(|(i, m)| is_system(m) || *i >= first_kept)
-        .map(|(_, m)| m)
-        .collect()
+    for &i in &non_system[..cut.min(non_system.len())] {
+        keep[i] = false;
+    }
+    keep
+}
+
+/// Whether a message's metadata holds byte arrays in Java: Gemini's
+/// `thoughtSignatures` (a `List<byte[]>`).
+fn has_byte_metadata(m: &Message) -> bool {
+    matches!(m, Message::Assistant { metadata, .. } if metadata.contains_key("thoughtSignatures"))
 }
 
 /// A `MessageChatMemoryAdvisor` over a `MessageWindowChatMemory` backed by an
@@ -307,6 +337,9 @@ pub fn message_window(
 #[derive(Debug, Clone)]
 struct ChatMemory {
     messages: Vec<Message>,
+    /// Per message: it was given as `memory_start`, so it is a Java object of
+    /// its own, never the one the request holds (see `already_in`).
+    from_start: Vec<bool>,
     max_messages: usize,
 }
 
@@ -314,6 +347,7 @@ impl ChatMemory {
     fn new(cfg: &LoopConfig) -> Self {
         ChatMemory {
             messages: cfg.memory_start.clone(),
+            from_start: vec![true; cfg.memory_start.len()],
             max_messages: usize::try_from(cfg.memory_max_messages.get()).unwrap_or(usize::MAX),
         }
     }
@@ -321,8 +355,20 @@ impl ChatMemory {
     /// `ChatMemory.add(conversationId, messages)`: one
     /// `MessageWindowChatMemory.process` over the stored messages.
     fn add(&mut self, new: Vec<Message>) {
+        let keep = window_keep(&self.messages, &new, self.max_messages);
         let memory = std::mem::take(&mut self.messages);
-        self.messages = message_window(memory, new, self.max_messages);
+        let tags = std::mem::take(&mut self.from_start);
+        for ((m, tag), k) in memory
+            .into_iter()
+            .zip(tags)
+            .chain(new.into_iter().map(|m| (m, false)))
+            .zip(keep)
+        {
+            if k {
+                self.messages.push(m);
+                self.from_start.push(tag);
+            }
+        }
     }
 
     /// `MessageChatMemoryAdvisor.before`: `get()`, then memory + prompt
@@ -356,10 +402,26 @@ impl ChatMemory {
         processed
     }
 
+    /// `isMemoryAlreadyInPrompt`: the memory is a contiguous run of the
+    /// prompt, by `Message.equals`. `AbstractMessage.equals` compares the
+    /// metadata maps, and Gemini's `thoughtSignatures` is a list of `byte[]`,
+    /// equal only to itself: a message given as `memory_start` carrying them
+    /// is a separate object from any message of the request, so never equal
+    /// to one. (Messages stored during the turn are the request's own
+    /// objects, so value equality is identity there.)
     fn already_in(&self, prompt: &[Message]) -> bool {
         let mem = &self.messages;
+        let equal = |(m, start): (&Message, &bool), p: &Message| {
+            !(*start && has_byte_metadata(m)) && m == p
+        };
         mem.is_empty()
-            || (prompt.len() >= mem.len() && prompt.windows(mem.len()).any(|w| w == mem.as_slice()))
+            || (prompt.len() >= mem.len()
+                && prompt.windows(mem.len()).any(|w| {
+                    mem.iter()
+                        .zip(&self.from_start)
+                        .zip(w)
+                        .all(|(ms, p)| equal(ms, p))
+                }))
     }
 
     /// `MessageChatMemoryAdvisor.after`: every generation's message, in one
@@ -477,7 +539,9 @@ pub fn run_loop(
                     }),
             );
             if cfg.gemini_tool_text {
-                gemini_tool_text(&mut instructions);
+                if let Err(e) = gemini_tool_text(&mut instructions) {
+                    break (EndKind::Error, vec![], Some(e));
+                }
             }
             if cfg.memory == Memory::Inside {
                 instructions = inside.before(instructions);

@@ -397,7 +397,7 @@ fn rediscovers_the_dangling_call_under_throw_and_close_dangling_calls_closes_it(
 #[test]
 fn rediscovers_error_texts_passing_the_workaround_advisor() {
     // `[ERROR] disk full`-like: starts like JSON, so the advisor keeps it.
-    let (_, r) = find("gemini-tool-text", Invariant::GeminiSafe, 3000, |_, r| {
+    let (_, r) = find("gemini-tool-text", Invariant::GeminiSafe, 10_000, |_, r| {
         let d = data(r);
         d.starts_with('[') && d[1..].starts_with(|c: char| c.is_ascii_alphabetic())
     })

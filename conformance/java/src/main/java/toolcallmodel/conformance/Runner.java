@@ -39,6 +39,11 @@ public final class Runner {
 	public static void main(String[] args) throws IOException {
 		PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
 				StandardCharsets.UTF_8);
+		if (args.length == 2 && args[0].equals("--expect")) {
+			out.println(withExpect(args[1]));
+			out.flush();
+			return;
+		}
 		List<String> paths = new ArrayList<>();
 		boolean stdin = false;
 		for (String a : args) {
@@ -62,6 +67,23 @@ public final class Runner {
 			out.println(printed(p));
 		}
 		out.flush();
+	}
+
+	/**
+	 * {@code --expect FILE}: the vector with its {@code expect} replaced by what
+	 * the real classes produce, pretty-printed, to adopt a vector whose
+	 * expectation comes from Java. A vector that does not run is an error.
+	 */
+	static String withExpect(String path) throws IOException {
+		Map<String, Object> line = runFile(path);
+		if (!"result".equals(line.get("status"))) {
+			System.err.println("error: " + path + ": " + line.get("status") + ": " + line.get("reason"));
+			System.exit(1);
+		}
+		Map<String, Object> vector = Json.obj(Json.parse(Files.readString(Path.of(path), StandardCharsets.UTF_8)),
+				"");
+		vector.put("expect", line.get("result"));
+		return Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(vector);
 	}
 
 	/** The printed line of one vector; a result that cannot be written is a fault, not the end of the run. */
