@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod behavior;
+pub mod check;
 pub mod conformance;
 pub mod decimal;
 pub mod explore;

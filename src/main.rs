@@ -570,18 +570,19 @@ fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
 }
 
 fn main_job(json: bool) -> ExitCode {
-    let rows = match toolcall_model::seed::reproduce() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: the model failed: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let job = toolcall_model::seed::reproduce();
+    let faults = job.faults();
+    if let Some(f) = faults.first() {
+        eprintln!("error: the model failed: {f}");
+        return ExitCode::FAILURE;
+    }
     if json {
-        let v: Vec<_> = rows.iter().map(|r| r.to_value()).collect();
-        outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&job.to_value()).unwrap_or_default()
+        );
     } else {
-        out!("{}", toolcall_model::seed::table(&rows));
+        out!("{}", toolcall_model::seed::table(&job));
     }
     ExitCode::SUCCESS
 }

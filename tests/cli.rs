@@ -136,33 +136,85 @@ fn run_prints_the_expect_shape() {
 }
 
 #[test]
-fn main_job_shows_upstream_failing_and_all_fixes_passing() {
+fn main_job_shows_the_configurations_that_change_the_answer() {
     let (code, out, _) = run_with_stdin(&["--json"], b"");
     assert_eq!(code, 0);
-    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
-    let find = |scenario: &str, set: &str| {
-        rows.iter()
-            .find(|r| r["scenario"] == scenario && r["set"] == set)
-            .unwrap_or_else(|| panic!("no row {scenario}/{set}"))
-            .clone()
+    let job: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cell = |column: &str, set: &str| {
+        job["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["set"] == set)
+            .and_then(|r| {
+                r["cells"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|c| c["column"] == column)
+                    .cloned()
+            })
+            .unwrap_or_else(|| panic!("no cell {column}/{set}"))
     };
-    let up = find("breach", "upstream");
-    assert_eq!(up["fails"], true);
-    assert!(up["outcome"].as_str().unwrap().contains(
+    // Every column states its assumptions.
+    for c in job["columns"].as_array().unwrap() {
+        assert!(c["assumptions"].as_str().unwrap().contains("Gemini"), "{c}");
+    }
+    let up = cell("breach/json-error-processor", "upstream");
+    assert_eq!(up["survives"], false);
+    assert!(up["detail"].as_str().unwrap().contains(
         "Failed to parse JSON: Tool call limit (1) exceeded for tool 'x'. No further calls to this tool are allowed in this turn."
     ));
-    let dangling = find("throw+memory", "upstream");
-    assert_eq!(dangling["fails"], true);
+    // breach-through-processor alone: fails with Spring's processor, works with the JSON one.
+    assert_eq!(
+        cell("breach/default-processor", "breach-through-processor")["survives"],
+        false
+    );
+    assert_eq!(
+        cell("breach/json-error-processor", "breach-through-processor")["survives"],
+        true
+    );
+    assert_eq!(
+        cell("breach/default-processor", "strict-json-or-wrap")["survives"],
+        true
+    );
+    // THROW: dangling only with the memory inside the loop.
+    for c in ["throw/memory-none", "throw/memory-outside"] {
+        assert_eq!(cell(c, "upstream")["survives"], true, "{c}");
+    }
+    let dangling = cell("throw/memory-inside", "upstream");
+    assert_eq!(dangling["mark"], "dangling");
     assert!(dangling["next_turn"]
         .as_str()
         .unwrap()
         .contains("number of function response parts"));
-    for s in ["breach", "throw+memory"] {
-        assert_eq!(find(s, "all")["fails"], false);
+    // The long turn: the memory window evicts the turn inside the loop.
+    assert_eq!(
+        cell("long-turn/memory-outside", "upstream")["survives"],
+        true
+    );
+    assert_eq!(
+        cell("long-turn/memory-inside", "upstream")["survives"],
+        false
+    );
+    for c in job["columns"].as_array().unwrap() {
+        assert_eq!(
+            cell(c["id"].as_str().unwrap(), "all")["survives"],
+            true,
+            "{c}"
+        );
     }
+    let started = std::time::Instant::now();
     let (code, table, _) = run_with_stdin(&[], b"");
     assert_eq!(code, 0);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
     assert!(table.contains("upstream") && table.contains("gemini-tool-text"));
+    assert!(table.contains("JSON-error") && table.contains("inside*"));
+    assert!(table.contains("breach-through-processor is enough only for teams that configured a JSON-error processor"), "{table}");
+    for l in table.lines() {
+        assert!(l.chars().count() <= 100, "wider than 100 columns: {l}");
+    }
+    assert!(table.lines().count() <= 45, "{table}");
 }
 
 #[test]

@@ -1,0 +1,868 @@
+//! Whether a Spring AI 2.0.1 setup survives the situations that break tool
+//! calling, under every behaviour set: the engine of `toolcall-model check`
+//! and of the main job's table.
+//!
+//! A [`Setup`] is what an application configures: the limits and processor
+//! flags its `spring.ai.tools.*` properties give (see [`crate::spring_config`]),
+//! plus what properties cannot say (which exception processor bean, its
+//! rethrow list, where the chat memory advisor stands, its window, the
+//! provider). A [`Scenario`] is one situation, played as a scripted tool loop
+//! ([`crate::tool_loop::run_loop`]) on the setup; [`evaluate`] says whether
+//! the setup survives it and, if not, how it breaks.
+//!
+//! "Survives" means: the turn ends the way the setup intends (the model's
+//! answer, the limit's own generation under `THROW`, or an exception the
+//! configuration asked for: `throw-exception-on-error`, a rethrow class),
+//! every request the provider received was accepted, no tool output reached
+//! the model altered, and, with a chat memory, the next turn built from it is
+//! accepted.
+//!
+//! Pure: no IO, no global state.
+
+use std::num::NonZeroU32;
+
+use serde_json::{json, Value};
+
+use crate::gemini::{Part, Request};
+use crate::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
+use crate::limits::{Limits, Max, OnExceeded};
+use crate::manager::Config;
+use crate::message::{Generation, Message, ToolCall};
+use crate::processor::{Processor, ProcessorKind};
+use crate::seed::{behavior_sets, BehaviorSet};
+use crate::tool_loop::{
+    run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent, DEFAULT_MEMORY_MAX_MESSAGES,
+};
+use crate::tools::{Outcome, ToolSpec, Toolbox};
+
+/// The largest limit a breach scenario plays out call by call; past it the
+/// scenario is reported as not played (the outcome does not depend on the
+/// number, but a test turn of millions of calls says nothing more).
+pub const MAX_PLAYED_LIMIT: u32 = 200;
+
+/// Tool rounds of the long-turn scenario: a dozen.
+pub const LONG_TURN_ROUNDS: usize = 12;
+
+/// An application's tool-calling setup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setup {
+    /// The limits (`spring.ai.tools.limits.*`).
+    pub limits: Limits,
+    /// `spring.ai.tools.resolution.fallback.enabled`.
+    pub resolution_fallback: bool,
+    /// The exception processor: its kind (a bean of the application's, or
+    /// the auto-configured default), `alwaysThrow`
+    /// (`spring.ai.tools.throw-exception-on-error`) and rethrow list.
+    pub processor: Processor,
+    /// Where `MessageChatMemoryAdvisor` stands.
+    pub memory: Memory,
+    /// `MessageWindowChatMemory`'s `maxMessages`.
+    pub memory_max_messages: NonZeroU32,
+    /// `ToolCallingAdvisor.conversationHistoryEnabled`. `None` is what
+    /// `ChatClient` registers by itself: off when a memory advisor stands
+    /// inside the loop (a higher order than the tool advisor's), else on.
+    pub conversation_history: Option<bool>,
+    /// The chat model.
+    pub provider: Provider,
+}
+
+impl Default for Setup {
+    /// Spring AI 2.0.1's defaults on Gemini with no chat memory.
+    fn default() -> Self {
+        Setup {
+            limits: Limits::default(),
+            resolution_fallback: false,
+            processor: Processor::default(),
+            memory: Memory::None,
+            memory_max_messages: DEFAULT_MEMORY_MAX_MESSAGES,
+            conversation_history: None,
+            provider: Provider::Gemini,
+        }
+    }
+}
+
+impl Setup {
+    /// The conversation-history switch in force: explicit, or what
+    /// `DefaultChatClient.autoRegisterToolCallingAdvisor` chooses
+    /// (`!hasDownstreamMemoryAdvisor`).
+    ///
+    /// ```
+    /// use toolcall_model::{check::Setup, tool_loop::Memory};
+    /// assert!(Setup::default().history());
+    /// assert!(!Setup { memory: Memory::Inside, ..Setup::default() }.history());
+    /// ```
+    pub fn history(&self) -> bool {
+        self.conversation_history
+            .unwrap_or(self.memory != Memory::Inside)
+    }
+
+    fn loop_config(&self, set: &BehaviorSet) -> LoopConfig {
+        let manager = Config {
+            limits: self.limits.clone(),
+            resolution_fallback: self.resolution_fallback,
+            processor: self.processor.clone(),
+            fixes: set.fixes,
+            ..Config::default()
+        };
+        LoopConfig {
+            conversation_history: self.history(),
+            provider: self.provider,
+            memory: self.memory,
+            gemini_tool_text: set.gemini_tool_text,
+            memory_max_messages: self.memory_max_messages,
+            ..LoopConfig::new(manager)
+        }
+    }
+}
+
+/// A situation a setup must survive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scenario {
+    /// The model calls one tool once more than its limit in one round
+    /// (seed 000's breach).
+    BreachOneRound,
+    /// The model calls one tool once per round until the limit breaks.
+    BreachAcrossRounds,
+    /// A tool returns plain text (`Sunny, 22 °C`).
+    PlainText,
+    /// A tool returns text that starts like JSON (`3.0 + 5.0 = 8.0`).
+    HalfJson,
+    /// A tool returns the empty string.
+    EmptyText,
+    /// A tool callback returns null.
+    NullResult,
+    /// A tool throws (`IllegalStateException: Service unavailable`, wrapped
+    /// in a `ToolExecutionException` as method tools do).
+    ToolThrows,
+    /// A long turn: a dozen tool rounds, one call each, within the limits.
+    LongTurn,
+}
+
+impl Scenario {
+    /// Every scenario, in report order.
+    pub const ALL: [Scenario; 8] = [
+        Scenario::BreachOneRound,
+        Scenario::BreachAcrossRounds,
+        Scenario::PlainText,
+        Scenario::HalfJson,
+        Scenario::EmptyText,
+        Scenario::NullResult,
+        Scenario::ToolThrows,
+        Scenario::LongTurn,
+    ];
+
+    /// The name used in reports and JSON.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::check::Scenario::HalfJson.name(), "half-json");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::BreachOneRound => "breach-one-round",
+            Scenario::BreachAcrossRounds => "breach-across-rounds",
+            Scenario::PlainText => "plain-text",
+            Scenario::HalfJson => "half-json",
+            Scenario::EmptyText => "empty-text",
+            Scenario::NullResult => "null-result",
+            Scenario::ToolThrows => "tool-throws",
+            Scenario::LongTurn => "long-turn",
+        }
+    }
+
+    /// A one-line description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Scenario::BreachOneRound => {
+                "the model calls the tightest-limited tool once past its limit, in one round"
+            }
+            Scenario::BreachAcrossRounds => {
+                "the model calls that tool once per round until its limit breaks"
+            }
+            Scenario::PlainText => "a tool returns plain text: Sunny, 22 °C",
+            Scenario::HalfJson => "a tool returns half-JSON: 3.0 + 5.0 = 8.0",
+            Scenario::EmptyText => "a tool returns the empty string",
+            Scenario::NullResult => "a tool callback returns null",
+            Scenario::ToolThrows => "a tool throws IllegalStateException(\"Service unavailable\")",
+            Scenario::LongTurn => "a dozen tool rounds in one turn, within the limits",
+        }
+    }
+
+    /// The tool output the scenario feeds, for the scenarios that feed one.
+    fn tool_text(self) -> Option<Option<&'static str>> {
+        match self {
+            Scenario::PlainText => Some(Some("Sunny, 22 °C")),
+            Scenario::HalfJson => Some(Some("3.0 + 5.0 = 8.0")),
+            Scenario::EmptyText => Some(Some("")),
+            Scenario::NullResult => Some(None),
+            _ => None,
+        }
+    }
+}
+
+/// How a scenario ended for a setup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mark {
+    /// Survived.
+    Ok,
+    /// Survived, with an exception the configuration asked for.
+    Thrown,
+    /// Not played (no limit to breach, or one too large to play).
+    NotApplicable,
+    /// A conversion failure (`Failed to parse JSON: ...`) reached the caller.
+    ParseError,
+    /// Another exception reached the caller, which nothing configured.
+    Error,
+    /// The provider rejected a request of the turn.
+    Rejected,
+    /// A tool's output reached the model altered.
+    Lost,
+    /// The next turn, built from the memory, is rejected: calls without responses.
+    Dangling,
+    /// The next turn, built from the memory, fails to convert.
+    NextParse,
+    /// The next turn, built from the memory, is rejected otherwise.
+    NextRejected,
+}
+
+impl Mark {
+    /// Whether the setup survived.
+    pub fn survives(self) -> bool {
+        matches!(self, Mark::Ok | Mark::Thrown | Mark::NotApplicable)
+    }
+
+    /// A short word for tables.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::check::Mark::Dangling.word(), "dangling");
+    /// assert!(toolcall_model::check::Mark::NextParse.word().len() <= 9);
+    /// ```
+    pub fn word(self) -> &'static str {
+        match self {
+            Mark::Ok => "ok",
+            Mark::Thrown => "thrown",
+            Mark::NotApplicable => "n/a",
+            Mark::ParseError => "parse",
+            Mark::Error => "error",
+            Mark::Rejected => "rejected",
+            Mark::Lost => "lost",
+            Mark::Dangling => "dangling",
+            Mark::NextParse => "next-json",
+            Mark::NextRejected => "next-rej",
+        }
+    }
+
+    /// What the word means, for legends.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Mark::Ok => "survives",
+            Mark::Thrown => "survives; an exception the configuration asked for reached the caller",
+            Mark::NotApplicable => "not played (no finite limit, or one too large to play)",
+            Mark::ParseError => "\"Failed to parse JSON: ...\" reached the caller",
+            Mark::Error => "an exception nothing configured reached the caller",
+            Mark::Rejected => "Gemini rejected a request of the turn",
+            Mark::Lost => "a tool's output reached the model altered",
+            Mark::Dangling => "the next turn is rejected: a call without a response in memory",
+            Mark::NextParse => "the next turn fails: a stored response does not convert",
+            Mark::NextRejected => "the next turn is rejected by Gemini",
+        }
+    }
+}
+
+/// One scenario's result for one setup and behaviour set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// The behaviour set's name.
+    pub set: &'static str,
+    /// The mark.
+    pub mark: Mark,
+    /// What happened, in one sentence with the texts in full.
+    pub detail: String,
+    /// How the turn ended (`completed`, `limit_exceeded`, `error`, ...).
+    pub ended: &'static str,
+    /// What the provider received for the response that matters, if sent.
+    pub sent: Option<Value>,
+    /// The next turn's verdict, with a memory.
+    pub next_turn: Option<Result<(), String>>,
+    /// A fault of the scenario itself (its script ran out): the model, not
+    /// the setup, failed.
+    pub fault: Option<String>,
+}
+
+impl Verdict {
+    /// The verdict as JSON.
+    pub fn to_value(&self) -> Value {
+        json!({
+            "scenario": self.scenario.name(),
+            "set": self.set,
+            "survives": self.mark.survives(),
+            "mark": self.mark.word(),
+            "detail": self.detail,
+            "ended": self.ended,
+            "sent": self.sent,
+            "next_turn": self.next_turn.as_ref().map(|r| match r {
+                Ok(()) => "accepted".to_owned(),
+                Err(e) => format!("rejected: {e}"),
+            }),
+        })
+    }
+}
+
+/// The tool a breach scenario calls, and the number of calls that breaks a
+/// limit: the tool with the smallest per-tool limit (an override, else any
+/// other name under the default), or the total limit if smaller; `None`
+/// when every limit is off for it.
+fn breach_target(limits: &Limits) -> Option<(String, u32)> {
+    let mut best: Option<(String, u32)> = None;
+    let mut consider = |name: &str, max: Option<Max>| {
+        let per = match max {
+            Some(Max::Limited(n)) => Some(n),
+            _ => None,
+        };
+        let total = match limits.max_total {
+            Max::Limited(n) => Some(n),
+            Max::Unlimited => None,
+        };
+        let n = match (per, total) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(n) = n {
+            if !matches!(&best, Some((_, m)) if *m <= n) {
+                best = Some((name.to_owned(), n));
+            }
+        }
+    };
+    for name in limits.overrides.keys() {
+        consider(name, limits.max_for(name));
+    }
+    // A name with no override and not excluded stands for every other tool.
+    let mut other = "x".to_owned();
+    while limits.overrides.contains_key(&other) || limits.excluded.contains(&other) {
+        other.push('x');
+    }
+    consider(&other, limits.max_for(&other));
+    best
+}
+
+fn calls(prefix: &str, tool: &str, n: usize) -> Vec<ToolCall> {
+    (1..=n)
+        .map(|i| ToolCall::new(&format!("{prefix}-{i}"), tool, "{}"))
+        .collect()
+}
+
+fn reply_calls(c: Vec<ToolCall>) -> Vec<Generation> {
+    vec![Generation {
+        tool_calls: c,
+        ..Generation::default()
+    }]
+}
+
+fn reply_text(t: &str) -> Vec<Generation> {
+    vec![Generation {
+        text: Some(t.to_owned()),
+        ..Generation::default()
+    }]
+}
+
+/// The response part the scenario is about: the last function response of
+/// the request sent after the first batch (the breach scenarios: after the
+/// breaching batch, i.e. the last request).
+fn sent_response(run: &LoopRun, which: usize) -> Option<Value> {
+    let req: &Request = match run.requests.get(which)? {
+        Sent::Gemini(r) => r,
+        Sent::Messages(_) => return None,
+    };
+    req.contents.iter().rev().find_map(|c| {
+        c.parts.iter().rev().find_map(|p| match p {
+            Part::FunctionResponse { response, .. } => Some(response.to_value()),
+            _ => None,
+        })
+    })
+}
+
+/// Whether `payload` carries `text` whole: the JSON value the text is (an
+/// object as is, another value as its one entry), or the text itself as one
+/// string entry.
+fn carries(text: &str, payload: &Value) -> bool {
+    let whole = serde_json::from_str::<Value>(text).ok();
+    match (whole, payload) {
+        (Some(v @ Value::Object(_)), p) => &v == p,
+        (Some(v), Value::Object(m)) if m.len() == 1 => m.values().next() == Some(&v),
+        (_, Value::Object(m)) if m.len() == 1 => {
+            m.values().next() == Some(&Value::String(text.to_owned()))
+        }
+        _ => false,
+    }
+}
+
+fn is_parse_failure(e: &JavaException) -> bool {
+    e.message
+        .as_deref()
+        .is_some_and(|m| m.starts_with("Failed to parse JSON"))
+}
+
+/// Whether the setup asked for `e` to reach the caller.
+fn configured(setup: &Setup, e: &JavaException) -> bool {
+    let asked = |class: &str| {
+        setup
+            .processor
+            .rethrow
+            .iter()
+            .any(|r| r == class || r == "java.lang.RuntimeException")
+    };
+    (setup.processor.always_throw && e.class == TOOL_EXECUTION_EXCEPTION)
+        || asked(&e.class)
+        || e.cause.as_deref().is_some_and(|c| asked(&c.class))
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        let t: String = s.chars().take(n.saturating_sub(1)).collect();
+        format!("{t}…")
+    }
+}
+
+/// Plays `scenario` on `setup` under `set`.
+///
+/// ```
+/// use toolcall_model::{check::{evaluate, Mark, Scenario, Setup}, seed::behavior_sets};
+/// let upstream = behavior_sets()[0];
+/// let v = evaluate(&Setup::default(), &upstream, Scenario::HalfJson);
+/// assert_eq!(v.mark, Mark::Lost); // {"result":3.0}
+/// ```
+pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict {
+    let mut verdict = Verdict {
+        scenario,
+        set: set.name,
+        mark: Mark::NotApplicable,
+        detail: String::new(),
+        ended: "-",
+        sent: None,
+        next_turn: None,
+        fault: None,
+    };
+    let cfg = setup.loop_config(set);
+    let user = vec![Message::user("What is the weather?")];
+    // (tools, model script, which request carries the response that matters)
+    let (tools, model, watch) = match scenario {
+        Scenario::BreachOneRound | Scenario::BreachAcrossRounds => {
+            let Some((tool, n)) = breach_target(&setup.limits) else {
+                verdict.detail = "no limit applies to any tool: nothing to breach".into();
+                return verdict;
+            };
+            if n > MAX_PLAYED_LIMIT {
+                verdict.detail = format!(
+                    "the smallest limit ({n}, tool '{tool}') is past {MAX_PLAYED_LIMIT} calls: not played"
+                );
+                return verdict;
+            }
+            let n = n as usize;
+            let tools = vec![ToolSpec::returning(&tool, "{\"temp\":22}")];
+            if scenario == Scenario::BreachOneRound {
+                let model = vec![
+                    reply_calls(calls("call", &tool, n + 1)),
+                    reply_text("Done."),
+                ];
+                (tools, model, 1)
+            } else {
+                let mut model: Vec<_> = (1..=n + 1)
+                    .map(|r| reply_calls(calls(&format!("r{r}"), &tool, 1)))
+                    .collect();
+                model.push(reply_text("Done."));
+                (tools, model, n + 1)
+            }
+        }
+        Scenario::PlainText | Scenario::HalfJson | Scenario::EmptyText | Scenario::NullResult => {
+            let text = scenario.tool_text().flatten();
+            let tools = vec![ToolSpec {
+                outcomes: vec![Outcome::Returns(text.map(str::to_owned))],
+                ..ToolSpec::returning("weather", "")
+            }];
+            let model = vec![
+                reply_calls(calls("call", "weather", 1)),
+                reply_text("Done."),
+            ];
+            (tools, model, 1)
+        }
+        Scenario::ToolThrows => {
+            let tools = vec![ToolSpec {
+                outcomes: vec![Outcome::Throws {
+                    exception: JavaException::new(
+                        "java.lang.IllegalStateException",
+                        Some("Service unavailable"),
+                    ),
+                    wrapped: true,
+                }],
+                ..ToolSpec::returning("weather", "")
+            }];
+            let model = vec![
+                reply_calls(calls("call", "weather", 1)),
+                reply_text("Done."),
+            ];
+            (tools, model, 1)
+        }
+        Scenario::LongTurn => {
+            let tools = vec![ToolSpec::returning("weather", "{\"temp\":22}")];
+            let mut model: Vec<_> = (1..=LONG_TURN_ROUNDS)
+                .map(|r| reply_calls(calls(&format!("r{r}"), "weather", 1)))
+                .collect();
+            model.push(reply_text("Done."));
+            (tools, model, LONG_TURN_ROUNDS)
+        }
+    };
+    let mut toolbox = Toolbox::new(tools);
+    let run = match run_loop(&cfg, user, &model, &mut toolbox) {
+        Ok(r) => r,
+        Err(e) => {
+            verdict.mark = Mark::Error;
+            verdict.detail = format!("the scenario could not be played: {e}");
+            verdict.fault = Some(e.to_string());
+            return verdict;
+        }
+    };
+    verdict.ended = run.kind.name();
+    verdict.sent = sent_response(&run, watch);
+    if setup.memory != Memory::None {
+        verdict.next_turn = Some(run.memory_verdict.clone());
+    }
+    let rejected = run
+        .verdicts
+        .iter()
+        .enumerate()
+        .find_map(|(i, v)| v.as_ref().err().map(|e| (i, e.clone())));
+    let (mark, detail) = if let Some((i, e)) = rejected {
+        (
+            Mark::Rejected,
+            format!("Gemini rejects request {} of the turn: {e}", i + 1),
+        )
+    } else if let (EndKind::Error, Some(e)) = (run.kind, &run.error) {
+        if is_parse_failure(e) {
+            (Mark::ParseError, format!("the caller gets {e}"))
+        } else if configured(setup, e) {
+            (Mark::Thrown, format!("the caller gets {e}, as configured"))
+        } else {
+            (Mark::Error, format!("the caller gets {e}"))
+        }
+    } else {
+        let lost = match (scenario.tool_text(), &verdict.sent) {
+            (Some(Some(text)), Some(p)) if !carries(text, p) => Some(format!(
+                "the tool returned {} and Gemini got {p}",
+                Value::String(text.to_owned())
+            )),
+            _ => None,
+        };
+        match lost {
+            Some(d) => (Mark::Lost, d),
+            None => (
+                Mark::Ok,
+                match (&verdict.sent, run.kind) {
+                    (_, EndKind::LimitExceeded) => format!(
+                        "the turn ends with the limit's answer: {}",
+                        run.generations
+                            .first()
+                            .and_then(|g| g.text.clone())
+                            .unwrap_or_default()
+                    ),
+                    (Some(p), _) => format!("Gemini got {p}"),
+                    (None, k) => format!("the turn ends: {}", k.name()),
+                },
+            ),
+        }
+    };
+    verdict.mark = mark;
+    verdict.detail = detail;
+    if verdict.mark.survives() {
+        if let Some(Err(e)) = &verdict.next_turn {
+            verdict.mark = if e.contains("number of function response parts") {
+                Mark::Dangling
+            } else if e.contains("Failed to parse JSON") {
+                Mark::NextParse
+            } else {
+                Mark::NextRejected
+            };
+            verdict.detail = format!("{}; the next turn: {e}", verdict.detail);
+        }
+    }
+    verdict.detail = clip(&verdict.detail, 2000);
+    verdict
+}
+
+/// A change to a setup that a team can make without a new Spring AI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// `spring.ai.tools.limits.on-limit-exceeded=...`.
+    OnLimitExceeded(OnExceeded),
+    /// Another exception processor bean.
+    Processor(ProcessorKind),
+    /// `spring.ai.tools.throw-exception-on-error=false`.
+    NoAlwaysThrow,
+    /// An empty rethrow list.
+    NoRethrow,
+    /// The memory advisor elsewhere.
+    Memory(Memory),
+    /// A larger memory window.
+    MemoryWindow(NonZeroU32),
+    /// Register `ToolCallingAdvisor` yourself with conversation history on or off.
+    History(bool),
+}
+
+impl Change {
+    /// Applies the change.
+    pub fn apply(&self, s: &Setup) -> Setup {
+        let mut s = s.clone();
+        match self {
+            Change::OnLimitExceeded(b) => s.limits.on_exceeded = *b,
+            Change::Processor(k) => s.processor.kind = *k,
+            Change::NoAlwaysThrow => s.processor.always_throw = false,
+            Change::NoRethrow => s.processor.rethrow.clear(),
+            Change::Memory(m) => s.memory = *m,
+            Change::MemoryWindow(n) => s.memory_max_messages = *n,
+            Change::History(h) => s.conversation_history = Some(*h),
+        }
+        s
+    }
+
+    /// How to make the change, in the user's terms.
+    pub fn describe(&self) -> String {
+        match self {
+            Change::OnLimitExceeded(OnExceeded::Throw) => {
+                "spring.ai.tools.limits.on-limit-exceeded=THROW".into()
+            }
+            Change::OnLimitExceeded(OnExceeded::ReturnErrorResponse) => {
+                "spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE".into()
+            }
+            Change::Processor(ProcessorKind::Default) => {
+                "drop your ToolExecutionExceptionProcessor bean (--processor default)".into()
+            }
+            Change::Processor(ProcessorKind::JsonError) => {
+                "a ToolExecutionExceptionProcessor bean that writes {\"error\":MESSAGE} (--processor json-error)".into()
+            }
+            Change::NoAlwaysThrow => "spring.ai.tools.throw-exception-on-error=false".into(),
+            Change::NoRethrow => "rethrow no exception class (--rethrow none)".into(),
+            Change::Memory(Memory::Outside) => {
+                "MessageChatMemoryAdvisor at its default order, outside the tool loop (--memory outside)".into()
+            }
+            Change::Memory(Memory::None) => "no chat memory advisor (--memory none)".into(),
+            Change::Memory(Memory::Inside) => {
+                "MessageChatMemoryAdvisor inside the tool loop (--memory inside)".into()
+            }
+            Change::MemoryWindow(n) => {
+                format!("MessageWindowChatMemory.builder().maxMessages({n}) (--memory-window {n})")
+            }
+            Change::History(true) => "register ToolCallingAdvisor yourself with conversationHistoryEnabled(true) (--history on)".into(),
+            Change::History(false) => "register ToolCallingAdvisor yourself with conversationHistoryEnabled(false) (--history off)".into(),
+        }
+    }
+
+    /// A short name for JSON.
+    pub fn key(&self) -> String {
+        match self {
+            Change::OnLimitExceeded(OnExceeded::Throw) => "on-limit-exceeded=THROW".into(),
+            Change::OnLimitExceeded(OnExceeded::ReturnErrorResponse) => {
+                "on-limit-exceeded=RETURN_ERROR_RESPONSE".into()
+            }
+            Change::Processor(ProcessorKind::Default) => "processor=default".into(),
+            Change::Processor(ProcessorKind::JsonError) => "processor=json-error".into(),
+            Change::NoAlwaysThrow => "throw-exception-on-error=false".into(),
+            Change::NoRethrow => "rethrow=none".into(),
+            Change::Memory(Memory::None) => "memory=none".into(),
+            Change::Memory(Memory::Inside) => "memory=inside".into(),
+            Change::Memory(Memory::Outside) => "memory=outside".into(),
+            Change::MemoryWindow(n) => format!("memory-window={n}"),
+            Change::History(h) => format!("history={}", if *h { "on" } else { "off" }),
+        }
+    }
+}
+
+/// The changes worth trying on `s`: each differs from it.
+fn candidate_changes(s: &Setup) -> Vec<Change> {
+    let mut v = Vec::new();
+    v.push(Change::OnLimitExceeded(match s.limits.on_exceeded {
+        OnExceeded::Throw => OnExceeded::ReturnErrorResponse,
+        OnExceeded::ReturnErrorResponse => OnExceeded::Throw,
+    }));
+    v.push(Change::Processor(match s.processor.kind {
+        ProcessorKind::Default => ProcessorKind::JsonError,
+        ProcessorKind::JsonError => ProcessorKind::Default,
+    }));
+    if s.processor.always_throw {
+        v.push(Change::NoAlwaysThrow);
+    }
+    if !s.processor.rethrow.is_empty() {
+        v.push(Change::NoRethrow);
+    }
+    for m in [Memory::Outside, Memory::None] {
+        if s.memory != m && s.memory != Memory::None {
+            v.push(Change::Memory(m));
+        }
+    }
+    if s.memory != Memory::None {
+        // Room for the long turn: the user message, two messages per round
+        // and the answer, with some to spare.
+        let room =
+            NonZeroU32::new(4 * LONG_TURN_ROUNDS as u32).unwrap_or(DEFAULT_MEMORY_MAX_MESSAGES);
+        if s.memory_max_messages < room {
+            v.push(Change::MemoryWindow(room));
+        }
+        if s.memory == Memory::Inside {
+            v.push(Change::History(!s.history()));
+        }
+    }
+    v
+}
+
+/// One behaviour set's report for a setup.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetReport {
+    /// The behaviour set.
+    pub set: BehaviorSet,
+    /// One verdict per scenario, in [`Scenario::ALL`] order.
+    pub verdicts: Vec<Verdict>,
+    /// The smallest change (at most two) that makes every scenario
+    /// survive; `Some(vec![])` when the setup already does; `None` when no
+    /// such change exists.
+    pub smallest_change: Option<Vec<Change>>,
+}
+
+impl SetReport {
+    /// Whether every scenario survives.
+    pub fn safe(&self) -> bool {
+        self.verdicts.iter().all(|v| v.mark.survives())
+    }
+}
+
+fn survives_all(setup: &Setup, set: &BehaviorSet, scenarios: &[Scenario]) -> bool {
+    scenarios
+        .iter()
+        .all(|s| evaluate(setup, set, *s).mark.survives())
+}
+
+/// The smallest set of [`Change`]s (none, one, or two, in candidate order)
+/// after which `setup` survives every scenario under `set`.
+pub fn smallest_change(setup: &Setup, set: &BehaviorSet) -> Option<Vec<Change>> {
+    let all = Scenario::ALL;
+    if survives_all(setup, set, &all) {
+        return Some(vec![]);
+    }
+    let cands = candidate_changes(setup);
+    for c in &cands {
+        if survives_all(&c.apply(setup), set, &all) {
+            return Some(vec![c.clone()]);
+        }
+    }
+    for (i, a) in cands.iter().enumerate() {
+        for b in &cands[i + 1..] {
+            if std::mem::discriminant(a) == std::mem::discriminant(b) {
+                continue;
+            }
+            if survives_all(&b.apply(&a.apply(setup)), set, &all) {
+                return Some(vec![a.clone(), b.clone()]);
+            }
+        }
+    }
+    None
+}
+
+/// The whole report for a setup: every behaviour set, every scenario.
+pub fn report(setup: &Setup) -> Vec<SetReport> {
+    behavior_sets()
+        .into_iter()
+        .map(|set| {
+            let verdicts = Scenario::ALL
+                .iter()
+                .map(|s| evaluate(setup, &set, *s))
+                .collect::<Vec<_>>();
+            let smallest_change = if verdicts.iter().all(|v| v.mark.survives()) {
+                Some(vec![])
+            } else {
+                smallest_change(setup, &set)
+            };
+            SetReport {
+                set,
+                verdicts,
+                smallest_change,
+            }
+        })
+        .collect()
+}
+
+/// Which fixes the setup needs: the names of the behaviour sets under
+/// which it is safe as it is.
+pub fn safe_sets(reports: &[SetReport]) -> Vec<&'static str> {
+    reports
+        .iter()
+        .filter(|r| r.safe())
+        .map(|r| r.set.name)
+        .collect()
+}
+
+/// Describes a setup in one line (`Gemini, Spring's processor, memory inside the loop, ...`).
+pub fn describe_setup(s: &Setup) -> String {
+    let max = |m: Max| match m {
+        Max::Limited(n) => n.to_string(),
+        Max::Unlimited => "unlimited".into(),
+    };
+    let mut parts = vec![
+        match s.provider {
+            Provider::Gemini => "Gemini".to_owned(),
+            Provider::None => "a provider that takes messages as they are".to_owned(),
+        },
+        format!(
+            "on-limit-exceeded={}",
+            match s.limits.on_exceeded {
+                OnExceeded::Throw => "THROW",
+                OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
+            }
+        ),
+        format!(
+            "per tool {}{}",
+            max(s.limits.default_max_per_tool),
+            s.limits
+                .overrides
+                .iter()
+                .map(|(k, v)| format!(", {k} {v}"))
+                .collect::<String>()
+        ),
+    ];
+    if !s.limits.excluded.is_empty() {
+        parts.push(format!(
+            "excluded {}",
+            s.limits
+                .excluded
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    parts.push(format!("total {}", max(s.limits.max_total)));
+    parts.push(match s.processor.kind {
+        ProcessorKind::Default => "Spring's default processor".into(),
+        ProcessorKind::JsonError => "a JSON-error processor".into(),
+    });
+    if s.processor.always_throw {
+        parts.push("throw-exception-on-error".into());
+    }
+    if !s.processor.rethrow.is_empty() {
+        parts.push(format!("rethrow {}", s.processor.rethrow.join(", ")));
+    }
+    parts.push(match s.memory {
+        Memory::None => "no chat memory".into(),
+        Memory::Outside => format!("memory outside the loop (window {})", s.memory_max_messages),
+        Memory::Inside => format!("memory inside the loop (window {})", s.memory_max_messages),
+    });
+    parts.push(format!(
+        "conversation history {}{}",
+        if s.history() { "on" } else { "off" },
+        if s.conversation_history.is_none() {
+            " (ChatClient's choice)"
+        } else {
+            ""
+        }
+    ));
+    parts.join(", ")
+}
