@@ -479,8 +479,21 @@ pub fn run_loop(
     let fixes = cfg.fixes();
     let mut outside = ChatMemory::new(cfg);
     let mut inside = ChatMemory::new(cfg);
+    // DefaultChatClientUtils.toChatClientRequest validates the request's
+    // tool callbacks before any advisor runs
+    // (ToolCallingChatOptions.validateToolCallbacks).
+    let duplicates = crate::tools::duplicate_request_names(toolbox.tools());
+    let refused = (!duplicates.is_empty()).then(|| {
+        JavaException::new(
+            crate::java::ILLEGAL_STATE,
+            Some(&format!(
+                "Multiple tools with the same name ({}) found in ToolCallingChatOptions",
+                duplicates.join(", ")
+            )),
+        )
+    });
     let history = match cfg.memory {
-        Memory::Outside => outside.before(history),
+        Memory::Outside if refused.is_none() => outside.before(history),
         _ => history,
     };
     let mut counts = Counts::recount(&history);
@@ -500,6 +513,9 @@ pub fn run_loop(
     let mut incremental = IncrementalRequests::default();
     let mut accepted_len = 0usize;
     let (kind, generations, error) = loop {
+        if let Some(e) = &refused {
+            break (EndKind::Error, vec![], Some(e.clone()));
+        }
         if call >= cfg.max_rounds {
             return Err(LoopError::TooManyRounds(cfg.max_rounds));
         }

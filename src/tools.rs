@@ -153,8 +153,9 @@ pub struct Toolbox {
 }
 
 impl Toolbox {
-    /// A toolbox over these tools. When a name is registered twice in one
-    /// place, the first wins (`stream().filter(..).findFirst()`).
+    /// A toolbox over these tools. When a name is registered twice among the
+    /// request's tools the first wins (`stream().filter(..).findFirst()`);
+    /// twice in the resolver, the last (`StaticToolCallbackResolver`'s map).
     ///
     /// ```
     /// assert!(toolcall_model::tools::Toolbox::new(vec![]).invocations().is_empty());
@@ -163,11 +164,17 @@ impl Toolbox {
         let mut by_name_request = HashMap::new();
         let mut by_name_resolver = HashMap::new();
         for (i, t) in tools.iter().enumerate() {
-            let map = match t.registered {
-                Registered::Request => &mut by_name_request,
-                Registered::Resolver => &mut by_name_resolver,
-            };
-            map.entry(t.name.clone()).or_insert(i);
+            match t.registered {
+                // `toolCallbacks.stream().filter(..).findFirst()`: the first.
+                Registered::Request => {
+                    by_name_request.entry(t.name.clone()).or_insert(i);
+                }
+                // `StaticToolCallbackResolver` puts each callback in a map
+                // by name: the last one registered wins.
+                Registered::Resolver => {
+                    by_name_resolver.insert(t.name.clone(), i);
+                }
+            }
         }
         let next = vec![0; tools.len()];
         Toolbox {
@@ -233,7 +240,9 @@ impl Toolbox {
         };
         let index = scan(Registered::Request).or_else(|| {
             if resolution_fallback && crate::limits::has_text(name) {
-                scan(Registered::Resolver)
+                self.tools
+                    .iter()
+                    .rposition(|t| t.registered == Registered::Resolver && t.name == name)
             } else {
                 None
             }
@@ -293,4 +302,58 @@ impl Toolbox {
     pub fn invocations(&self) -> &[Invocation] {
         &self.invocations
     }
+}
+
+/// `ToolUtils.getDuplicateToolNames` over the request's tools: the names
+/// registered more than once, in the iteration order of the `HashMap` that
+/// `Collectors.groupingBy` fills with `computeIfAbsent`: Java's
+/// `String.hashCode`, spread, over 16 buckets doubled (order kept) whenever a
+/// call finds more entries than three quarters of the table; a new key goes
+/// to the head of its bucket.
+///
+/// ```
+/// use toolcall_model::tools::{duplicate_request_names, ToolSpec};
+/// let t = |n: &str| ToolSpec::returning(n, "1");
+/// assert!(duplicate_request_names(&[t("a"), t("b")]).is_empty());
+/// // "Aa" and "BB" share a hash code, and "zeta" their bucket.
+/// let names = ["zeta", "b", "zeta", "b", "Aa", "BB", "BB", "Aa"].map(t);
+/// assert_eq!(duplicate_request_names(&names), vec!["BB", "Aa", "zeta", "b"]);
+/// ```
+pub fn duplicate_request_names(tools: &[ToolSpec]) -> Vec<String> {
+    let hash = |name: &str| {
+        let h = name
+            .encode_utf16()
+            .fold(0i32, |h, u| h.wrapping_mul(31).wrapping_add(i32::from(u)))
+            as u32;
+        (h ^ (h >> 16)) as usize
+    };
+    let mut table: Vec<Vec<(&str, usize)>> = vec![Vec::new(); 16];
+    let mut size = 0usize;
+    for t in tools.iter().filter(|t| t.registered == Registered::Request) {
+        if size > table.len() * 3 / 4 {
+            let cap = table.len() * 2;
+            let mut next: Vec<Vec<(&str, usize)>> = vec![Vec::new(); cap];
+            for bucket in table {
+                for e in bucket {
+                    next[hash(e.0) & (cap - 1)].push(e);
+                }
+            }
+            table = next;
+        }
+        let cap = table.len();
+        let bucket = &mut table[hash(&t.name) & (cap - 1)];
+        match bucket.iter_mut().find(|(n, _)| *n == t.name) {
+            Some((_, c)) => *c += 1,
+            None => {
+                bucket.insert(0, (&t.name, 1));
+                size += 1;
+            }
+        }
+    }
+    table
+        .into_iter()
+        .flatten()
+        .filter(|(_, c)| *c > 1)
+        .map(|(n, _)| n.to_owned())
+        .collect()
 }

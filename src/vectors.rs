@@ -485,15 +485,6 @@ fn tools_from(v: &Value, classes: &mut ClassTable) -> Result<Vec<ToolSpec>, Vect
                     ))
                 }
             };
-        if out
-            .iter()
-            .any(|o| o.name == name && o.registered == registered)
-        {
-            return Err(err(
-                &place,
-                format!("tool '{name}' appears twice under the same registration"),
-            ));
-        }
         let outcomes = match t.get("outcomes") {
             None | Some(Value::Null) => vec![],
             Some(Value::Array(a)) => a

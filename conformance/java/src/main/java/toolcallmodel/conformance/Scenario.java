@@ -17,7 +17,6 @@ import org.springframework.ai.model.tool.ToolCallLimitBehavior;
 import org.springframework.ai.model.tool.ToolCallLimitExceededException;
 import org.springframework.ai.model.tool.ToolExecutionResult;
 import org.springframework.ai.tool.ToolCallback;
-import org.springframework.ai.tool.definition.DefaultToolDefinition;
 import org.springframework.ai.tool.definition.ToolDefinition;
 import org.springframework.ai.tool.execution.DefaultToolExecutionExceptionProcessor;
 import org.springframework.ai.tool.execution.ToolExecutionException;
@@ -79,6 +78,10 @@ final class Scenario {
 		}
 	}
 
+	/** A tool definition as any {@link ToolDefinition} implementation can give it. */
+	record Definition(String name, String description, String inputSchema) implements ToolDefinition {
+	}
+
 	/** A tool whose n-th call takes the n-th outcome (the last repeats). */
 	final class ScriptedTool implements ToolCallback {
 
@@ -93,7 +96,9 @@ final class Scenario {
 		private int calls;
 
 		ScriptedTool(String name, boolean returnDirect, List<Object> outcomes, String where) {
-			this.definition = DefaultToolDefinition.builder().name(name).description(name).inputSchema("{}").build();
+			// A definition of the runner's own: DefaultToolDefinition refuses a
+			// blank name, which a custom ToolDefinition (and so a vector) can have.
+			this.definition = new Definition(name, name, "{}");
 			this.metadata = ToolMetadata.builder().returnDirect(returnDirect).build();
 			this.outcomes = outcomes;
 			this.where = where;
