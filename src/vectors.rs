@@ -446,10 +446,43 @@ fn outcome_from(v: &Value, place: &str, classes: &mut ClassTable) -> Result<Outc
     ))
 }
 
+/// Declares every class the tools' `throws` objects (and their causes)
+/// declare, in whatever order they appear: a declaration may name a
+/// superclass declared further on, as Java source may. What cannot be
+/// resolved is left for [`declare`] to report at its place.
+fn predeclare(list: &[Value], classes: &mut ClassTable) {
+    let mut pending: Vec<(String, String)> = Vec::new();
+    let mut stack: Vec<&Value> = list
+        .iter()
+        .filter_map(|t| t.get("outcomes").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|o| o.get("throws"))
+        .collect();
+    while let Some(t) = stack.pop() {
+        if let (Some(c), Some(s)) = (
+            t.get("class").and_then(Value::as_str),
+            t.get("extends").and_then(Value::as_str),
+        ) {
+            pending.push((c.to_owned(), s.to_owned()));
+        }
+        if let Some(c) = t.get("cause") {
+            stack.push(c);
+        }
+    }
+    loop {
+        let before = pending.len();
+        pending.retain(|(c, s)| !(classes.contains(s) && classes.declare(c, s).is_ok()));
+        if pending.len() == before {
+            break;
+        }
+    }
+}
+
 fn tools_from(v: &Value, classes: &mut ClassTable) -> Result<Vec<ToolSpec>, VectorError> {
     let list = v
         .as_array()
         .ok_or_else(|| err("/tools", "must be an array"))?;
+    predeclare(list, classes);
     let mut out: Vec<ToolSpec> = Vec::new();
     for (i, t) in list.iter().enumerate() {
         let place = format!("/tools/{i}");

@@ -204,11 +204,19 @@ final class Exceptions {
 				src.append("public ").append(simple).append("(String m) { super(m); }\n");
 			}
 		}
+		// Direct members: declared classes one '$' deeper, and holders for
+		// deeper ones whose enclosing class is not declared itself.
 		String prefix = binary + "$";
+		java.util.Set<String> members = new java.util.TreeSet<>();
 		for (String other : toCompile.keySet()) {
-			if (other.startsWith(prefix) && !other.substring(prefix.length()).contains("$")) {
-				emit(src, other, toCompile, false);
+			if (other.startsWith(prefix)) {
+				String rest = other.substring(prefix.length());
+				int cut = rest.indexOf('$');
+				members.add(cut < 0 ? other : prefix + rest.substring(0, cut));
 			}
+		}
+		for (String member : members) {
+			emit(src, member, toCompile, false);
 		}
 		src.append("}\n");
 	}
