@@ -506,9 +506,22 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
             (tools, model, 1)
         }
         Scenario::LongTurn => {
-            let tools = vec![ToolSpec::returning("weather", "{\"temp\":22}")];
+            if let Max::Limited(n) = setup.limits.max_total {
+                if (n as usize) < LONG_TURN_ROUNDS {
+                    verdict.detail = format!(
+                        "the total limit ({n}) is below {LONG_TURN_ROUNDS} calls: not played"
+                    );
+                    return verdict;
+                }
+            }
+            // One call per round, each to a tool of its own: within any
+            // per-tool limit.
+            let name = |r: usize| format!("step{r}");
+            let tools = (1..=LONG_TURN_ROUNDS)
+                .map(|r| ToolSpec::returning(&name(r), "{\"temp\":22}"))
+                .collect();
             let mut model: Vec<_> = (1..=LONG_TURN_ROUNDS)
-                .map(|r| reply_calls(calls(&format!("r{r}"), "weather", 1)))
+                .map(|r| reply_calls(calls(&format!("r{r}"), &name(r), 1)))
                 .collect();
             model.push(reply_text("Done."));
             (tools, model, LONG_TURN_ROUNDS)

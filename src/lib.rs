@@ -21,6 +21,7 @@ pub mod message;
 pub mod processor;
 pub mod scenario;
 pub mod seed;
+pub mod spring_config;
 pub mod tool_loop;
 pub mod tools;
 pub mod vectors;

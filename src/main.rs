@@ -32,6 +32,11 @@ macro_rules! outln {
     }};
 }
 
+#[path = "cli/check.rs"]
+mod check;
+#[path = "cli/yaml.rs"]
+mod yaml;
+
 #[derive(Parser)]
 #[command(
     name = "toolcall-model",
@@ -107,6 +112,41 @@ enum Cmd {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Check a Spring setup: read `application.properties` or
+    /// `application.yml` (`spring.ai.tools.*`) as Spring Boot binds it, then
+    /// print per behaviour set which scenarios it survives and the smallest
+    /// change that makes it safe.
+    Check {
+        /// The `application.properties` or `application.yml` file.
+        file: PathBuf,
+        /// `properties` or `yaml` (default: by the file's extension).
+        #[arg(long)]
+        format: Option<String>,
+        /// The exception processor: `default` (Spring's, auto-configured) or
+        /// `json-error` (a bean of yours that writes `{"error":MESSAGE}`).
+        #[arg(long, default_value = "default")]
+        processor: String,
+        /// Exception classes your processor rethrows, comma-separated, or `none`.
+        #[arg(long, default_value = "none")]
+        rethrow: String,
+        /// Where `MessageChatMemoryAdvisor` stands: `none`, `outside` (its
+        /// default order) or `inside` (ordered after `ToolCallingAdvisor`).
+        #[arg(long, default_value = "none")]
+        memory: String,
+        /// `MessageWindowChatMemory`'s `maxMessages`.
+        #[arg(long, default_value_t = 20)]
+        memory_window: u32,
+        /// The tool advisor's conversation history: `auto` (what `ChatClient`
+        /// registers: off with the memory inside), `on` or `off`.
+        #[arg(long, default_value = "auto")]
+        history: String,
+        /// The chat model: `gemini` or `none` (a provider that takes messages as they are).
+        #[arg(long, default_value = "gemini")]
+        provider: String,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Convert tool output from standard input to `functionResponse.response`.
     Convert {
         /// Fixes: comma-separated names or `all`.
@@ -133,6 +173,29 @@ fn main() -> ExitCode {
             json,
             jobs,
         }) => explore::command(cases, seed, json, jobs),
+        Some(Cmd::Check {
+            file,
+            format,
+            processor,
+            rethrow,
+            memory,
+            memory_window,
+            history,
+            provider,
+            json,
+        }) => check::command(
+            &file,
+            &check::Flags {
+                processor,
+                rethrow,
+                memory,
+                memory_window,
+                history,
+                provider,
+                json,
+                format,
+            },
+        ),
         Some(Cmd::Convert {
             fixes,
             error,

@@ -1,0 +1,263 @@
+//! The command line's YAML reader for `check`: an `application.yml` read
+//! as Spring Boot reads it (`YamlPropertySourceLoader`,
+//! `OriginTrackedYamlLoader` over SnakeYAML 1.1): each document flattened to
+//! property names (`a.b`, `a[0]`, non-string keys as `[key]`), plain scalars
+//! typed by YAML 1.1 resolution ([`resolve_yaml_scalar`]), null as the
+//! empty string, an empty list or map as the empty string, duplicate keys
+//! refused, nesting past SnakeYAML's limit of 50 refused.
+//!
+//! The YAML syntax itself is saphyr-parser's (a maintained, safe, pure-Rust
+//! parser); only the typing and flattening are Spring's.
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle};
+use toolcall_model::spring_config::{resolve_yaml_scalar, Entry, JavaValue};
+
+/// SnakeYAML's `LoaderOptions.nestingDepthLimit` default.
+const NESTING_DEPTH_LIMIT: usize = 50;
+/// Nodes an alias may copy in all, against alias bombs.
+const MAX_NODES: usize = 1_000_000;
+
+#[derive(Clone)]
+enum Node {
+    /// `None` is null.
+    Scalar(Option<JavaValue>, usize, usize),
+    Seq(Vec<Node>, usize, usize),
+    Map(Vec<(String, Node)>, usize, usize),
+}
+
+enum Frame {
+    Seq(Vec<Node>, usize, usize, usize),
+    Map(Vec<(String, Node)>, Option<String>, usize, usize, usize),
+}
+
+fn scalar_value(
+    value: &str,
+    style: ScalarStyle,
+    tag: Option<(&str, &str)>,
+    line: usize,
+) -> Result<Option<JavaValue>, String> {
+    if let Some((handle, suffix)) = tag {
+        let full = format!("{handle}{suffix}");
+        let core = |s: &str| full == format!("!!{s}") || full == format!("tag:yaml.org,2002:{s}");
+        if core("str") {
+            return Ok(Some(JavaValue::String(value.to_owned())));
+        }
+        if core("int") || core("float") || core("bool") || core("null") {
+            return Ok(resolve_yaml_scalar(value));
+        }
+        return Err(format!(
+            "could not determine a constructor for the tag {full} (line {line})"
+        ));
+    }
+    Ok(match style {
+        ScalarStyle::Plain => resolve_yaml_scalar(value),
+        _ => Some(JavaValue::String(value.to_owned())),
+    })
+}
+
+fn key_text(n: &Node) -> Result<String, String> {
+    match n {
+        Node::Scalar(Some(JavaValue::String(s)), ..) => Ok(s.clone()),
+        Node::Scalar(Some(v), ..) => Ok(format!("[{}]", v.to_java_string())),
+        Node::Scalar(None, ..) => Ok("[null]".into()),
+        Node::Seq(_, l, _) | Node::Map(_, l, _) => Err(format!(
+            "a list or map as a key is not supported (line {l})"
+        )),
+    }
+}
+
+fn count(n: &Node) -> usize {
+    let mut stack = vec![n];
+    let mut c = 0;
+    while let Some(n) = stack.pop() {
+        c += 1;
+        match n {
+            Node::Scalar(..) => {}
+            Node::Seq(items, ..) => stack.extend(items.iter()),
+            Node::Map(items, ..) => stack.extend(items.iter().map(|(_, v)| v)),
+        }
+    }
+    c
+}
+
+/// Reads every document of `text` as flattened properties.
+pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
+    let mut docs = Vec::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut anchors: HashMap<usize, Node> = HashMap::new();
+    let mut root: Option<Node> = None;
+    let mut nodes = 0usize;
+    let parser = Parser::new_from_str(text);
+    for ev in parser {
+        let (ev, span) = ev.map_err(|e| {
+            format!(
+                "{} (line {}, column {})",
+                e.info(),
+                e.marker().line(),
+                e.marker().col() + 1
+            )
+        })?;
+        let (line, col) = (span.start.line(), span.start.col() + 1);
+        let depth = stack.len() + 1;
+        let complete: Option<(Node, usize)> = match ev {
+            Event::DocumentStart(_) => {
+                root = None;
+                anchors.clear();
+                None
+            }
+            Event::DocumentEnd => {
+                if let Some(r) = root.take() {
+                    docs.push(flatten(r)?);
+                }
+                None
+            }
+            Event::Scalar(v, style, anchor, tag) => {
+                if depth > NESTING_DEPTH_LIMIT + 1 {
+                    return Err(format!("org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"));
+                }
+                let tag = tag.as_ref().map(|t| (t.handle.as_str(), t.suffix.as_str()));
+                let value = scalar_value(&v, style, tag, line)?;
+                Some((Node::Scalar(value, line, col), anchor))
+            }
+            Event::Alias(id) => {
+                let n = anchors
+                    .get(&id)
+                    .cloned()
+                    .ok_or_else(|| format!("found undefined alias (line {line})"))?;
+                nodes += count(&n);
+                if nodes > MAX_NODES {
+                    return Err(format!(
+                        "aliases expand past {MAX_NODES} nodes (line {line})"
+                    ));
+                }
+                Some((n, 0))
+            }
+            Event::SequenceStart(anchor, _) => {
+                if depth > NESTING_DEPTH_LIMIT + 1 {
+                    return Err(format!("org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"));
+                }
+                stack.push(Frame::Seq(Vec::new(), anchor, line, col));
+                None
+            }
+            Event::MappingStart(anchor, _) => {
+                if depth > NESTING_DEPTH_LIMIT + 1 {
+                    return Err(format!("org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"));
+                }
+                stack.push(Frame::Map(Vec::new(), None, anchor, line, col));
+                None
+            }
+            Event::SequenceEnd => match stack.pop() {
+                Some(Frame::Seq(items, anchor, l, c)) => Some((Node::Seq(items, l, c), anchor)),
+                _ => return Err(format!("unbalanced sequence (line {line})")),
+            },
+            Event::MappingEnd => match stack.pop() {
+                Some(Frame::Map(items, _, anchor, l, c)) => Some((Node::Map(items, l, c), anchor)),
+                _ => return Err(format!("unbalanced mapping (line {line})")),
+            },
+            _ => None,
+        };
+        if let Some((node, anchor)) = complete {
+            nodes += 1;
+            if nodes > MAX_NODES {
+                return Err(format!("more than {MAX_NODES} nodes (line {line})"));
+            }
+            if anchor > 0 {
+                anchors.insert(anchor, node.clone());
+            }
+            match stack.last_mut() {
+                None => root = Some(node),
+                Some(Frame::Seq(items, ..)) => items.push(node),
+                Some(Frame::Map(items, pending, _, map_line, map_col)) => match pending.take() {
+                    None => *pending = Some(key_text(&node)?),
+                    Some(k) => {
+                        if k == "<<" {
+                            // A merge key: the merged map's entries that are not set.
+                            let merged = match node {
+                                Node::Map(m, ..) => m,
+                                Node::Seq(s, ..) => s
+                                    .into_iter()
+                                    .flat_map(|n| match n {
+                                        Node::Map(m, ..) => m,
+                                        _ => vec![],
+                                    })
+                                    .collect(),
+                                _ => vec![],
+                            };
+                            for (mk, mv) in merged {
+                                if !items.iter().any(|(x, _)| *x == mk) {
+                                    items.push((mk, mv));
+                                }
+                            }
+                        } else if items.iter().any(|(x, _)| *x == k) {
+                            return Err(format!(
+                                "while constructing a mapping (line {map_line}, column {map_col}): found duplicate key {k} (line {line})"
+                            ));
+                        } else {
+                            items.push((k, node));
+                        }
+                    }
+                },
+            }
+        }
+    }
+    if let Some(r) = root.take() {
+        docs.push(flatten(r)?);
+    }
+    Ok(docs)
+}
+
+/// `YamlProcessor.getFlattenedMap(map, true, "")` of one document.
+fn flatten(root: Node) -> Result<Vec<Entry>, String> {
+    let mut out = Vec::new();
+    let root = match root {
+        Node::Map(m, ..) => m,
+        Node::Scalar(None, ..) => return Ok(out),
+        other => vec![("document".to_owned(), other)],
+    };
+    // (path, node), explicit stack in document order.
+    let mut stack: Vec<(String, Node)> = root.into_iter().rev().collect();
+    while let Some((path, node)) = stack.pop() {
+        match node {
+            Node::Scalar(v, line, column) => out.push(Entry {
+                key: path,
+                value: v.unwrap_or(JavaValue::String(String::new())),
+                line,
+                column,
+            }),
+            Node::Map(m, line, column) => {
+                if m.is_empty() {
+                    out.push(Entry {
+                        key: path.clone(),
+                        value: JavaValue::String(String::new()),
+                        line,
+                        column,
+                    });
+                }
+                for (k, v) in m.into_iter().rev() {
+                    let key = if k.starts_with('[') {
+                        format!("{path}{k}")
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    stack.push((key, v));
+                }
+            }
+            Node::Seq(items, line, column) => {
+                if items.is_empty() {
+                    out.push(Entry {
+                        key: path.clone(),
+                        value: JavaValue::String(String::new()),
+                        line,
+                        column,
+                    });
+                }
+                for (i, v) in items.into_iter().enumerate().rev() {
+                    stack.push((format!("{path}[{i}]"), v));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
