@@ -761,9 +761,10 @@ impl Vector {
             }
         });
         let input = match obj.get("input") {
-            Some(Value::Object(i)) => i,
+            Some(Value::Object(i)) => canonical_signatures(i)?,
             _ => return Err(err("/input", "missing or not an object")),
         };
+        let input = &input;
         let op = match obj.get("op").and_then(Value::as_str) {
             Some("execute_tool_calls") => Op::ExecuteToolCalls {
                 history: messages(input.get("history"), "/input/history")?,
@@ -1152,4 +1153,129 @@ pub fn match_value(expected: &Value, actual: &Value, path: &str, diffs: &mut Vec
             short(a)
         )),
     }
+}
+
+/// `java.util.Base64.getDecoder().decode`: the standard alphabet, padding
+/// optional but correct when present, bits past the last whole byte
+/// ignored; `None` where Java throws `IllegalArgumentException`.
+fn java_base64_decode(s: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(u32::from(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        }))
+    };
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len() / 4 * 3 + 2);
+    let (mut bits, mut shift) = (0u32, 18i32);
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        i += 1;
+        if c == b'=' {
+            if shift == 18 {
+                return None;
+            }
+            if shift == 6 {
+                if i == b.len() || b[i] != b'=' {
+                    return None;
+                }
+                i += 1;
+            }
+            break;
+        }
+        bits |= value(c)? << shift;
+        shift -= 6;
+        if shift < 0 {
+            out.extend_from_slice(&[(bits >> 16) as u8, (bits >> 8) as u8, bits as u8]);
+            bits = 0;
+            shift = 18;
+        }
+    }
+    match shift {
+        6 => out.push((bits >> 16) as u8),
+        0 => out.extend_from_slice(&[(bits >> 16) as u8, (bits >> 8) as u8]),
+        12 => return None,
+        _ => {}
+    }
+    (i == b.len()).then_some(out)
+}
+
+/// `java.util.Base64.getEncoder().encodeToString`.
+fn java_base64_encode(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (k, &b)| n | u32::from(b) << (16 - 8 * k));
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * k)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Gemini thought signatures are bytes (`List<byte[]>` in the assistant
+/// message's metadata); a vector writes them in base64. Each is read as
+/// Java's decoder reads it and written back in canonical form, so that the
+/// model prints what the real classes print; one Java cannot decode makes
+/// the vector invalid.
+///
+/// ```
+/// use toolcall_model::vectors::Vector;
+/// let v = |sig: &str| Vector::parse(format!(r#"{{"format":"toolcall-model/1","name":"n","op":"gemini_request",
+///     "input":{{"history":[{{"type":"assistant","text":null,"tool_calls":[{{"id":"1","name":"x","arguments":"{{}}"}}],
+///     "metadata":{{"thoughtSignatures":["{sig}"]}}}}]}},"expect":{{"request":{{}}}}}}"#).as_bytes());
+/// let run = v("c2l").unwrap().run().unwrap();
+/// assert_eq!(run["request"]["contents"][0]["parts"][0]["thoughtSignature"], "c2k=");
+/// assert!(v("sig-1").is_err());
+/// ```
+fn canonical_signatures(input: &Map<String, Value>) -> Result<Map<String, Value>, VectorError> {
+    fn fix(v: &mut Value, place: &str) -> Result<(), VectorError> {
+        let Some(Value::Array(sigs)) = v
+            .get_mut("metadata")
+            .and_then(|m| m.get_mut("thoughtSignatures"))
+        else {
+            return Ok(());
+        };
+        for (k, sig) in sigs.iter_mut().enumerate() {
+            let at = format!("{place}/metadata/thoughtSignatures/{k}");
+            let Value::String(text) = sig else {
+                return Err(err(&at, "a thought signature is a base64 string"));
+            };
+            let bytes = java_base64_decode(text).ok_or_else(|| {
+                err(&at, "not base64 (java.util.Base64 refuses it): a thought signature is bytes")
+            })?;
+            *text = java_base64_encode(&bytes);
+        }
+        Ok(())
+    }
+    let mut out = input.clone();
+    for key in ["history", "memory_start", "generations"] {
+        if let Some(Value::Array(list)) = out.get_mut(key) {
+            for (i, m) in list.iter_mut().enumerate() {
+                fix(m, &format!("/input/{key}/{i}"))?;
+            }
+        }
+    }
+    if let Some(Value::Array(rounds)) = out.get_mut("model") {
+        for (r, round) in rounds.iter_mut().enumerate() {
+            if let Value::Array(gs) = round {
+                for (i, g) in gs.iter_mut().enumerate() {
+                    fix(g, &format!("/input/model/{r}/{i}"))?;
+                }
+            }
+        }
+    }
+    Ok(out)
 }
