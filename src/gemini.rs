@@ -59,6 +59,57 @@ impl Payload {
         }
     }
 
+    /// Writes the object as compact JSON without building a tree: a text
+    /// kept as is is copied with its whitespace outside strings dropped; a
+    /// built object is written from its map.
+    ///
+    /// ```
+    /// use toolcall_model::{behavior::Fixes, gemini::convert_tool_response};
+    /// let p = convert_tool_response("{ \"a\" : [1, 2] }", false, Fixes::all()).unwrap();
+    /// let mut out = Vec::new();
+    /// p.write_compact(&mut out).unwrap();
+    /// assert_eq!(out, br#"{"a":[1,2]}"#);
+    /// ```
+    pub fn write_compact<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        match &self.0 {
+            Repr::Tree(m) | Repr::NonFinite(m) => {
+                serde_json::to_writer(&mut *w, m).map_err(std::io::Error::from)
+            }
+            Repr::Raw(t) => {
+                // Strict JSON: outside strings only structure, numbers and
+                // literals, so dropping JSON whitespace there is exact.
+                let b = t.as_bytes();
+                let mut start = 0;
+                let mut in_str = false;
+                let mut esc = false;
+                for (i, &c) in b.iter().enumerate() {
+                    if in_str {
+                        if esc {
+                            esc = false;
+                        } else if c == b'\\' {
+                            esc = true;
+                        } else if c == b'"' {
+                            in_str = false;
+                        }
+                    } else if c == b'"' {
+                        in_str = true;
+                    } else if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                        w.write_all(&b[start..i])?;
+                        start = i + 1;
+                    }
+                }
+                w.write_all(&b[start..])
+            }
+            Repr::Wrapped(k, t) => {
+                w.write_all(b"{\"")?;
+                w.write_all(k.as_bytes())?;
+                w.write_all(b"\":")?;
+                serde_json::to_writer(&mut *w, t).map_err(std::io::Error::from)?;
+                w.write_all(b"}")
+            }
+        }
+    }
+
     /// Whether the object was passed on as text, unbuilt.
     ///
     /// ```

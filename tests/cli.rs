@@ -86,15 +86,17 @@ fn convert_plain_prints_the_object_or_the_error() {
 #[test]
 fn convert_jsonl_answers_every_line_in_order() {
     let input = b"\"42\"\nnot a literal\n\"x\"\n\xff\xfe\n\"{\\\"k\\\":true}\"\n";
-    let (code, out, _) = run_with_stdin(&["convert", "--jsonl"], input);
-    assert_eq!(code, 0);
+    let (code, out, err) = run_with_stdin(&["convert", "--jsonl"], input);
+    // Two lines were malformed: exit 1, and they are marked input_error.
+    assert_eq!(code, 1);
+    assert!(err.contains("2 of 5 lines"), "{err}");
     let lines: Vec<serde_json::Value> = out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), 5);
     assert_eq!(lines[0], serde_json::json!({"ok": {"result": 42}}));
-    assert!(lines[1]["error"]
+    assert!(lines[1]["input_error"]
         .as_str()
         .unwrap()
         .starts_with("line 2: not a JSON string literal"));
@@ -102,7 +104,7 @@ fn convert_jsonl_answers_every_line_in_order() {
         lines[2],
         serde_json::json!({"error": "java.lang.RuntimeException: Failed to parse JSON: x"})
     );
-    assert!(lines[3]["error"]
+    assert!(lines[3]["input_error"]
         .as_str()
         .unwrap()
         .contains("line 4: not valid UTF-8"));
@@ -230,4 +232,93 @@ fn a_closed_output_pipe_is_not_a_panic() {
     let out = child.wait_with_output().expect("binary finishes");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn convert_clips_the_echoed_input_and_marks_empty_lines() {
+    let big = "x".repeat(50_000);
+    let (code, _, err) = run_with_stdin(&["convert"], big.as_bytes());
+    assert_eq!(code, 1);
+    assert!(err.len() < 1_000, "{} bytes of stderr", err.len());
+    assert!(err.contains("characters in all]"), "{err}");
+    let (code, out, _) = run_with_stdin(&["convert", "--jsonl"], b"\"1\"\n\n");
+    assert_eq!(code, 1);
+    assert!(
+        out.lines()
+            .nth(1)
+            .unwrap()
+            .contains("an empty line is not a JSON string literal"),
+        "{out}"
+    );
+    let (code, out, _) = run_with_stdin(&["convert", "--fixes", "all"], b"{ \"a\" : [1, 2] }");
+    assert_eq!((code, out.trim()), (0, "{\"a\":[1,2]}"));
+}
+
+#[test]
+fn check_answers_for_a_five_line_properties_file() {
+    let dir = std::env::temp_dir().join(format!("toolcall-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("application.properties");
+    std::fs::write(
+        &f,
+        "spring.ai.tools.limits.max-calls-per-tool-default=3\n\
+         spring.ai.tools.limits.max-calls-per-tool.getWeather=1\n\
+         spring.ai.tools.limits.excluded-tools=listFiles\n\
+         spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n\
+         spring.ai.tools.limit.max-total-tool-calls=20\n",
+    )
+    .unwrap();
+    let (code, out, _) = run_with_stdin(&["check", f.to_str().unwrap(), "--json"], b"");
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["unknown_keys"][0]["suggestion"],
+        "spring.ai.tools.limits.max-total-tool-calls"
+    );
+    let up = &v["sets"][0];
+    assert_eq!(up["set"], "upstream");
+    assert_eq!(up["safe"], false);
+    assert!(up["verdicts"][0]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("Tool call limit (1) exceeded for tool 'getWeather'"));
+    let all = v["sets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["set"] == "all")
+        .unwrap();
+    assert_eq!(all["safe"], true);
+    // A value Spring's binding rejects: Spring's message, exit 1.
+    std::fs::write(&f, "spring.ai.tools.limits.max-total-tool-calls=ten\n").unwrap();
+    let (code, _, err) = run_with_stdin(&["check", f.to_str().unwrap()], b"");
+    assert_eq!(code, 1);
+    assert!(err.contains("Failed to bind properties under 'spring.ai.tools.limits.max-total-tool-calls' to java.lang.Integer"), "{err}");
+    assert!(err.contains(r#"For input string: "ten""#), "{err}");
+    std::fs::write(&f, "spring.ai.tools.limits.max-calls-per-tool-default=0\n").unwrap();
+    let (code, _, err) = run_with_stdin(&["check", f.to_str().unwrap()], b"");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("maxCallsPerTool must be greater than 0"),
+        "{err}"
+    );
+    // YAML, and broken YAML: a clear error, never a panic.
+    let y = dir.join("application.yml");
+    std::fs::write(&y, "spring:\n  ai:\n    tools:\n      limits:\n        max-calls-per-tool:\n          getWeather: 010\n").unwrap();
+    let (code, out, _) = run_with_stdin(&["check", y.to_str().unwrap(), "--json"], b"");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("Tool call limit (8) exceeded"),
+        "010 is octal 8 in YAML 1.1"
+    );
+    for bad in ["a: [1, 2", "a: 1\na: 2\n", &"[".repeat(100_000), "\u{0}"] {
+        std::fs::write(&y, bad).unwrap();
+        let (code, _, err) = run_with_stdin(&["check", y.to_str().unwrap()], b"");
+        assert_eq!(code, 1, "{bad:.20}: {err}");
+        assert!(
+            err.starts_with("error: ") && !err.contains("panicked"),
+            "{err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }
