@@ -887,8 +887,10 @@ pub fn vector(op: VectorOp) -> BoxedStrategy<serde_json::Value> {
 /// vector format the invariants do not need: Gemini thought signatures on
 /// model replies and on assistant messages of the history, other message
 /// metadata, finish reasons a model reports (including the ones Spring's own
-/// generations carry), a second system message, and builder calls replayed
-/// after the manager's keys (some of which the builder refuses).
+/// generations carry), a second system message, builder calls replayed
+/// after the manager's keys (some of which the builder refuses), and, for
+/// loops, conversation history off in any memory placement and the seed's
+/// workaround advisor.
 #[derive(Debug, Clone)]
 struct Extras {
     signatures: Option<Vec<String>>,
@@ -896,6 +898,8 @@ struct Extras {
     finish_reason: Option<&'static str>,
     second_system: Option<String>,
     builder: Vec<serde_json::Value>,
+    history_off: bool,
+    advisor: bool,
 }
 
 fn extras() -> BoxedStrategy<Extras> {
@@ -929,14 +933,26 @@ fn extras() -> BoxedStrategy<Extras> {
         ),
         option::weighted(0.05, phrase()),
         prop_oneof![8 => Just(vec![]), 1 => vec(builder_call, 1..=3)],
+        prop_oneof![9 => Just(false), 1 => Just(true)],
+        prop_oneof![9 => Just(false), 1 => Just(true)],
     )
         .prop_map(
-            |(signatures, other_metadata, finish_reason, second_system, builder)| Extras {
+            |(
                 signatures,
                 other_metadata,
                 finish_reason,
                 second_system,
                 builder,
+                history_off,
+                advisor,
+            )| Extras {
+                signatures,
+                other_metadata,
+                finish_reason,
+                second_system,
+                builder,
+                history_off,
+                advisor,
             },
         )
         .boxed()
@@ -988,6 +1004,17 @@ impl Extras {
         }
         if !self.builder.is_empty() && v.get("manager").is_some() {
             v["manager"]["builder"] = json!(self.builder);
+        }
+        if v["op"] == "tool_loop" {
+            // Conversation history off without a memory inside, and the
+            // seed's workaround advisor: setups the property suite leaves
+            // out on purpose, but the real classes run them all.
+            if self.history_off {
+                v["manager"]["conversation_history"] = json!(false);
+            }
+            if self.advisor {
+                v["advisors"] = json!(["gemini-tool-text"]);
+            }
         }
     }
 }
