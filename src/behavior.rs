@@ -1,7 +1,14 @@
 //! Behaviour sets: upstream Spring AI 2.0.1, or upstream plus chosen fixes
-//! (SEMANTICS.md section 9), plus the seed's workaround advisor.
+//! (SEMANTICS.md section 9, and the memory fixes of docs/INVARIANTS.md),
+//! plus the seed's workaround advisor.
 //!
 //! One engine reads these switches; there is no copy of the engine per mode.
+//!
+//! Most switches are this project's fixes, and `all` turns them all on.
+//! One is an upstream proposal modelled for comparison,
+//! [`Fix::EvictOrphanResponses`]: it replaces the same step of the memory
+//! window as [`Fix::KeepCurrentTurn`], so `all` leaves it off
+//! ([`Fix::in_all`]).
 
 use std::fmt;
 
@@ -22,16 +29,43 @@ pub enum Fix {
     ErrorKey,
     /// `close-dangling-calls`: a THROW batch answers every call.
     CloseDanglingCalls,
+    /// `store-answered-generation`: of a reply with tool calls, the memory
+    /// stores only the generation the manager answers.
+    StoreAnsweredGeneration,
+    /// `keep-current-turn`: the memory window never evicts the current
+    /// turn's user message.
+    KeepCurrentTurn,
+    /// `evict-orphan-responses`: the memory window cuts at the count and
+    /// evicts the tool responses left without their call (spring-ai PR
+    /// 6029, LangChain4j PR 666). Not in `all`.
+    EvictOrphanResponses,
 }
 
 impl Fix {
     /// Every fix, in a fixed order.
-    pub const ALL: [Fix; 4] = [
+    pub const ALL: [Fix; 7] = [
         Fix::BreachThroughProcessor,
         Fix::StrictJsonOrWrap,
         Fix::ErrorKey,
         Fix::CloseDanglingCalls,
+        Fix::StoreAnsweredGeneration,
+        Fix::KeepCurrentTurn,
+        Fix::EvictOrphanResponses,
     ];
+
+    /// Whether `all` turns this fix on: every fix except the upstream
+    /// proposal [`Fix::EvictOrphanResponses`], which replaces the step of
+    /// the memory window that [`Fix::KeepCurrentTurn`] fixes (with both on,
+    /// the cut would split earlier turns).
+    ///
+    /// ```
+    /// use toolcall_model::behavior::Fix;
+    /// assert!(Fix::KeepCurrentTurn.in_all());
+    /// assert!(!Fix::EvictOrphanResponses.in_all());
+    /// ```
+    pub fn in_all(self) -> bool {
+        self != Fix::EvictOrphanResponses
+    }
 
     /// The public name.
     ///
@@ -44,6 +78,9 @@ impl Fix {
             Fix::StrictJsonOrWrap => "strict-json-or-wrap",
             Fix::ErrorKey => "error-key",
             Fix::CloseDanglingCalls => "close-dangling-calls",
+            Fix::StoreAnsweredGeneration => "store-answered-generation",
+            Fix::KeepCurrentTurn => "keep-current-turn",
+            Fix::EvictOrphanResponses => "evict-orphan-responses",
         }
     }
 }
@@ -56,7 +93,7 @@ impl fmt::Display for Fix {
 
 /// A name that is not a fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown fix '{0}' (known: breach-through-processor, strict-json-or-wrap, error-key, close-dangling-calls, all)")]
+#[error("unknown fix '{0}' (known: breach-through-processor, strict-json-or-wrap, error-key, close-dangling-calls, store-answered-generation, keep-current-turn, evict-orphan-responses, all)")]
 pub struct UnknownFix(pub String);
 
 impl std::str::FromStr for Fix {
@@ -87,6 +124,44 @@ pub struct Fixes {
     pub error_key: bool,
     /// `close-dangling-calls`.
     pub close_dangling_calls: bool,
+    /// `store-answered-generation`: `MessageChatMemoryAdvisor.after` stores,
+    /// of a reply with tool calls, only the generation the manager answers
+    /// (the first with calls), the one the loop continues with; a reply
+    /// without calls is stored whole, as upstream. Why: upstream stores
+    /// every generation, so an unanswered one sits between the turn's
+    /// messages; the memory is then no longer one contiguous run of the
+    /// loop's prompt and is prepended again, repeating an answered call
+    /// (conversation history on), or two model turns follow each other and
+    /// a call follows a model turn (history off). Storing the generation
+    /// the loop continues with keeps the memory equal to the loop's own
+    /// history.
+    pub store_answered_generation: bool,
+    /// `keep-current-turn`: in `MessageWindowChatMemory.process`, when the
+    /// cut, moved forward to the next user message, finds none (the
+    /// current turn alone is longer than the window), it moves back to the
+    /// last user message instead: earlier turns go whole, the current turn
+    /// stays whole, over the window, until the next user message lets the
+    /// cut pass it. Why: upstream then removes every non-system message,
+    /// the turn's question first, so with conversation history off the
+    /// next requests lose the question, and the stored transcript starts
+    /// with a call no user message asked for (Gemini refuses it). The
+    /// memory exceeds the window by at most the current turn, which the
+    /// tool-call limits bound; the memory stays a suffix of the turn, so a
+    /// memory inside the loop still finds itself in the loop's prompt.
+    pub keep_current_turn: bool,
+    /// `evict-orphan-responses`: in `MessageWindowChatMemory.process`, the
+    /// cut is the plain count (`size - maxMessages`, without 2.0.1's move
+    /// to the next user message, PR 6312), then the tool messages left at
+    /// the head of the kept messages are removed too: spring-ai PR 6029
+    /// (issue 5940) as written, against the eviction before PR 6312, and
+    /// LangChain4j's eviction of orphan tool results with their call (its
+    /// PR 666), which keep the same messages for every transcript Spring
+    /// stores (one tool message after each call). On 2.0.1's own cut PR
+    /// 6029 changes nothing: the kept messages always start at a user
+    /// message or are none. Modelled for comparison; not in `all`: it
+    /// keeps the pairs, but evicts the oldest message first, the question
+    /// included, and splits earlier turns.
+    pub evict_orphan_responses: bool,
 }
 
 impl Fixes {
@@ -99,18 +174,19 @@ impl Fixes {
         Fixes::default()
     }
 
-    /// Every fix.
+    /// Every fix of this project ([`Fix::in_all`]): all but the upstream
+    /// proposal `evict-orphan-responses`.
     ///
     /// ```
-    /// assert!(!toolcall_model::behavior::Fixes::all().is_upstream());
+    /// use toolcall_model::behavior::{Fix, Fixes};
+    /// assert!(!Fixes::all().is_upstream());
+    /// assert!(!Fixes::all().has(Fix::EvictOrphanResponses));
     /// ```
     pub fn all() -> Self {
-        Fixes {
-            breach_through_processor: true,
-            strict_json_or_wrap: true,
-            error_key: true,
-            close_dangling_calls: true,
-        }
+        Fix::ALL
+            .into_iter()
+            .filter(|f| f.in_all())
+            .fold(Fixes::default(), Fixes::with)
     }
 
     /// Just one fix.
@@ -135,6 +211,9 @@ impl Fixes {
             Fix::StrictJsonOrWrap => self.strict_json_or_wrap = true,
             Fix::ErrorKey => self.error_key = true,
             Fix::CloseDanglingCalls => self.close_dangling_calls = true,
+            Fix::StoreAnsweredGeneration => self.store_answered_generation = true,
+            Fix::KeepCurrentTurn => self.keep_current_turn = true,
+            Fix::EvictOrphanResponses => self.evict_orphan_responses = true,
         }
         self
     }
@@ -151,6 +230,9 @@ impl Fixes {
             Fix::StrictJsonOrWrap => self.strict_json_or_wrap,
             Fix::ErrorKey => self.error_key,
             Fix::CloseDanglingCalls => self.close_dangling_calls,
+            Fix::StoreAnsweredGeneration => self.store_answered_generation,
+            Fix::KeepCurrentTurn => self.keep_current_turn,
+            Fix::EvictOrphanResponses => self.evict_orphan_responses,
         }
     }
 
@@ -166,13 +248,14 @@ impl Fixes {
     /// The fixes that are on, in [`Fix::ALL`] order.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::behavior::Fixes::all().enabled().len(), 4);
+    /// assert_eq!(toolcall_model::behavior::Fixes::all().enabled().len(), 6);
     /// ```
     pub fn enabled(self) -> Vec<Fix> {
         Fix::ALL.into_iter().filter(|f| self.has(*f)).collect()
     }
 
-    /// Parses a comma-separated list of fix names, or `all`; empty is upstream.
+    /// Parses a comma-separated list of fix names, or `all` (which can be
+    /// combined: `all,evict-orphan-responses`); empty is upstream.
     ///
     /// ```
     /// assert!(toolcall_model::behavior::Fixes::parse_list("nope").is_err());
@@ -182,7 +265,10 @@ impl Fixes {
         let mut f = Fixes::default();
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             if name == "all" {
-                f = Fixes::all();
+                f = Fix::ALL
+                    .into_iter()
+                    .filter(|x| x.in_all())
+                    .fold(f, Fixes::with);
             } else {
                 f = f.with(name.parse()?);
             }

@@ -71,7 +71,7 @@ pub struct MatrixCell {
 /// Every cell, set by set, invariants in section 10's order.
 ///
 /// ```
-/// assert_eq!(toolcall_model::explore::cells().len(), 49);
+/// assert_eq!(toolcall_model::explore::cells().len(), 90);
 /// ```
 pub fn cells() -> Vec<MatrixCell> {
     behavior_sets()

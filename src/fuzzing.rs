@@ -1225,6 +1225,7 @@ impl Setup {
             strict_json_or_wrap: b,
             error_key: c,
             close_dangling_calls: d,
+            ..Fixes::default()
         }
     }
 
@@ -1579,6 +1580,12 @@ pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
         Invariant::OneResponsePerCall | Invariant::Limits | Invariant::Counting => true,
         Invariant::JsonSafe => f.breach_through_processor,
         Invariant::GeminiSafe | Invariant::Lossless => f.strict_json_or_wrap,
+        // The memory's window: with the fixes that keep the current turn
+        // and store the generation the loop continues with (the seed's
+        // advisor, which rewrites what the memory stores, aside).
+        Invariant::QuestionKept | Invariant::MemoryKeepsTurns => {
+            f.keep_current_turn && f.store_answered_generation && !s.config.gemini_tool_text
+        }
         // Preconditions: the request is a new turn (its last non-system
         // message is a user message) whose system messages lead it; without conversation history the loop
         // sends the last message alone, so only a memory inside the loop

@@ -713,8 +713,6 @@ pub fn history() -> BoxedStrategy<Vec<Message>> {
         .boxed()
 }
 
-/// Memory placement and the conversation-history switch (off only with a
-/// memory inside the loop, see the module doc).
 /// The memory's window: Spring's default of 20 mostly, else 2 to 8
 /// messages, small enough for a turn of a few rounds to pass it.
 fn memory_window() -> BoxedStrategy<std::num::NonZeroU32> {
@@ -725,11 +723,31 @@ fn memory_window() -> BoxedStrategy<std::num::NonZeroU32> {
     .boxed()
 }
 
-/// What the memory holds before the turn: nothing mostly, else an earlier
-/// turn (a user message and the answer, sometimes after a system message).
-fn memory_start() -> BoxedStrategy<Vec<Message>> {
+/// What the memory holds before the turn, and how the request relates to
+/// it (see [`crate::invariants::memory_holds_conversation`]).
+#[derive(Debug, Clone)]
+enum MemoryStart {
+    /// Nothing.
+    Empty,
+    /// The request holds the conversation, and the memory its messages
+    /// right before the request's last one, from one of their user
+    /// messages on (the whole conversation, or the last turns a window
+    /// kept).
+    Held(proptest::sample::Index),
+    /// The memory holds the conversation before the request's last
+    /// message, and the request only that message (after its system
+    /// message): `.user(question)` with a memory advisor.
+    Rest,
+    /// An earlier turn the request knows nothing of (a user message and the
+    /// answer, sometimes after a system message).
+    Other(Vec<Message>),
+}
+
+fn memory_start() -> BoxedStrategy<MemoryStart> {
     prop_oneof![
-        4 => Just(vec![]),
+        6 => Just(MemoryStart::Empty),
+        2 => any::<proptest::sample::Index>().prop_map(MemoryStart::Held),
+        2 => Just(MemoryStart::Rest),
         1 => (option::weighted(0.3, phrase()), phrase(), phrase()).prop_map(|(sys, u, a)| {
             let mut m = Vec::new();
             if let Some(t) = sys {
@@ -737,17 +755,54 @@ fn memory_start() -> BoxedStrategy<Vec<Message>> {
             }
             m.push(Message::user(&u));
             m.push(Message::assistant(Some(&a), vec![]));
-            m
+            MemoryStart::Other(m)
         }),
     ]
     .boxed()
 }
 
+/// The memory's starting content and the request, for a memory.
+fn apply_memory_start(start: MemoryStart, history: Vec<Message>) -> (Vec<Message>, Vec<Message>) {
+    let is_system = |m: &Message| matches!(m, Message::System { .. });
+    let Some(last) = history.iter().rposition(|m| !is_system(m)) else {
+        return (vec![], history);
+    };
+    match start {
+        MemoryStart::Empty => (vec![], history),
+        MemoryStart::Other(m) => (m, history),
+        MemoryStart::Held(i) => {
+            let users: Vec<usize> = (0..last).filter(|&k| history[k].is_user()).collect();
+            if users.is_empty() {
+                return (vec![], history);
+            }
+            let from = users[i.index(users.len())];
+            (history[from..last].to_vec(), history)
+        }
+        MemoryStart::Rest => {
+            let memory: Vec<Message> = history[..last]
+                .iter()
+                .filter(|m| !is_system(m))
+                .cloned()
+                .collect();
+            let request: Vec<Message> = history[..last]
+                .iter()
+                .filter(|m| is_system(m))
+                .chain(&history[last..])
+                .cloned()
+                .collect();
+            (memory, request)
+        }
+    }
+}
+
+/// Memory placement and the conversation-history switch, off only with a
+/// memory inside the loop (see the module doc), as often as on: that is how
+/// `ChatClient` registers the loop in front of a memory advisor.
 fn memory_and_history() -> BoxedStrategy<(Memory, bool)> {
     prop_oneof![
         6 => Just((Memory::None, true)),
         2 => Just((Memory::Outside, true)),
-        3 => prop_oneof![4 => Just(true), 1 => Just(false)].prop_map(|h| (Memory::Inside, h)),
+        3 => any::<bool>().prop_map(|h| (Memory::Inside, h)),
     ]
     .boxed()
 }
@@ -794,6 +849,11 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                     classes: class_table(),
                     fixes: Default::default(),
                 };
+                let (memory_start, history) = if memory == Memory::None {
+                    (vec![], history)
+                } else {
+                    apply_memory_start(start, history)
+                };
                 Scenario {
                     config: LoopConfig {
                         conversation_history,
@@ -804,11 +864,7 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                         } else {
                             window
                         },
-                        memory_start: if memory == Memory::None {
-                            vec![]
-                        } else {
-                            start
-                        },
+                        memory_start,
                         ..LoopConfig::new(manager)
                     },
                     tools,

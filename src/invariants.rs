@@ -1,5 +1,5 @@
-//! The invariants of SEMANTICS.md section 10 as pure checkers over one
-//! generated turn.
+//! The invariants of SEMANTICS.md section 10, and two of the chat memory's
+//! window (docs/INVARIANTS.md), as pure checkers over one generated turn.
 //!
 //! [`Evidence::gather`] runs a [`Scenario`] through the tool loop and keeps
 //! what the checkers need: the run itself, the toolbox after it, a replay of
@@ -10,6 +10,11 @@
 //!
 //! Every invariant is evaluated under every behaviour set; the ones SEMANTICS.md
 //! claims only "with" a fix are expected to be refuted without it.
+//!
+//! Each invariant has a precondition ([`Invariant::precondition`], with its
+//! reason in docs/INVARIANTS.md); a turn outside it is
+//! [`Verdict::NotApplicable`]. The memory's precondition is shared:
+//! [`memory_holds_conversation`].
 //!
 //! The checkers share no code with what they check where it matters: JSON
 //! validity and values come from an independent RFC 8259 reader
@@ -54,14 +59,14 @@ use crate::manager::{
 use crate::message::{Message, ToolCall, ToolResponse};
 use crate::processor::{json_error_text, ProcessorKind};
 use crate::scenario::Scenario;
-use crate::tool_loop::{LoopError, LoopRun, Provider, Sent};
+use crate::tool_loop::{LoopError, LoopRun, Memory, Provider, Sent};
 use crate::tools::{Invocation, Outcome, Toolbox};
 
 /// One invariant of SEMANTICS.md section 10.
 ///
 /// ```
 /// use toolcall_model::invariants::Invariant;
-/// assert_eq!(Invariant::ALL.len(), 7);
+/// assert_eq!(Invariant::ALL.len(), 9);
 /// assert_eq!("json-safe".parse::<Invariant>(), Ok(Invariant::JsonSafe));
 /// assert_eq!(Invariant::TranscriptValid.to_string(), "transcript-valid");
 /// ```
@@ -85,11 +90,17 @@ pub enum Invariant {
     Lossless,
     /// 7. Every request and stored transcript is well paired.
     TranscriptValid,
+    /// 8. Every request of the turn still holds the turn's user message.
+    QuestionKept,
+    /// 9. The memory loses no earlier turn: it keeps the current turn whole
+    ///    and drops earlier turns only whole, oldest first, when the window
+    ///    is full.
+    MemoryKeepsTurns,
 }
 
 impl Invariant {
-    /// Every invariant, in section 10's order.
-    pub const ALL: [Invariant; 7] = [
+    /// Every invariant, in section 10's order, then the memory's two.
+    pub const ALL: [Invariant; 9] = [
         Invariant::OneResponsePerCall,
         Invariant::Limits,
         Invariant::Counting,
@@ -97,6 +108,8 @@ impl Invariant {
         Invariant::GeminiSafe,
         Invariant::Lossless,
         Invariant::TranscriptValid,
+        Invariant::QuestionKept,
+        Invariant::MemoryKeepsTurns,
     ];
 
     /// The kebab-case name.
@@ -113,6 +126,8 @@ impl Invariant {
             Invariant::GeminiSafe => "gemini-safe",
             Invariant::Lossless => "lossless",
             Invariant::TranscriptValid => "transcript-valid",
+            Invariant::QuestionKept => "question-kept",
+            Invariant::MemoryKeepsTurns => "memory-keeps-turns",
         }
     }
 
@@ -130,6 +145,39 @@ impl Invariant {
             Invariant::GeminiSafe => "every tool response conversion in the Gemini requests succeeds and yields a JSON object",
             Invariant::Lossless => "the tool's output can be recovered from the converted response",
             Invariant::TranscriptValid => "every request and stored transcript is well paired",
+            Invariant::QuestionKept => "every request of the turn still holds the turn's user message, as its last user message",
+            Invariant::MemoryKeepsTurns => "the memory loses no earlier turn: it keeps the current turn whole, and drops earlier turns only whole, oldest first, when the window is full",
+        }
+    }
+
+    /// The precondition: which turns the invariant speaks about. A turn
+    /// outside it is [`Verdict::NotApplicable`]; docs/INVARIANTS.md gives
+    /// each one's reason. Every invariant also needs a valid turn (the
+    /// model script does not run out).
+    ///
+    /// ```
+    /// use toolcall_model::invariants::Invariant;
+    /// assert!(Invariant::JsonSafe.precondition().contains("JSON-error processor"));
+    /// assert!(Invariant::ALL.iter().all(|i| !i.precondition().is_empty()));
+    /// ```
+    pub fn precondition(self) -> &'static str {
+        match self {
+            Invariant::OneResponsePerCall | Invariant::Limits | Invariant::Counting => {
+                "none: every turn"
+            }
+            Invariant::JsonSafe => {
+                "the JSON-error processor, and every tool returns one whole JSON value or throws (method tools)"
+            }
+            Invariant::GeminiSafe | Invariant::Lossless => "the provider is Gemini",
+            Invariant::TranscriptValid => {
+                "the request's history holds a message besides system messages and is well paired; conversation history is on, or a memory is inside the loop; with a memory, the memory holds the conversation so far (memory_holds_conversation)"
+            }
+            Invariant::QuestionKept => {
+                "the conversation has a user message; conversation history is on, or a memory is inside the loop; with a memory, the memory holds the conversation so far (memory_holds_conversation)"
+            }
+            Invariant::MemoryKeepsTurns => {
+                "a memory, inside or outside the loop, that holds the conversation so far (memory_holds_conversation)"
+            }
         }
     }
 }
@@ -142,7 +190,7 @@ impl fmt::Display for Invariant {
 
 /// A name that is not an invariant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown invariant '{0}' (known: one-response-per-call, limits, counting, json-safe, gemini-safe, lossless, transcript-valid)")]
+#[error("unknown invariant '{0}' (known: one-response-per-call, limits, counting, json-safe, gemini-safe, lossless, transcript-valid, question-kept, memory-keeps-turns)")]
 pub struct UnknownInvariant(pub String);
 
 impl std::str::FromStr for Invariant {
@@ -822,7 +870,7 @@ fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Tr
     let cfg = &scenario.config.manager;
     let fallback = cfg.resolution_fallback;
     let mut tb = Toolbox::new(scenario.tools.clone());
-    let mut full = scenario.history.clone();
+    let mut full = turn_history(scenario);
     let mut counts = Counts::recount(&full);
     let mut rounds = Vec::new();
     for reply in scenario.model.iter().take(model_calls) {
@@ -1143,6 +1191,8 @@ fn judge(invariant: Invariant, ev: &Evidence<'_>) -> Judged {
         Invariant::GeminiSafe => gemini_safe(ev),
         Invariant::Lossless => lossless(ev),
         Invariant::TranscriptValid => transcript_valid(ev),
+        Invariant::QuestionKept => question_kept(ev),
+        Invariant::MemoryKeepsTurns => memory_keeps_turns(ev),
     }
 }
 
@@ -1315,7 +1365,7 @@ fn limits(ev: &Evidence<'_>) -> Judged {
     let l = &ev.scenario.config.manager.limits;
     let btp = ev.scenario.config.manager.fixes.breach_through_processor;
     let trace = ev.trace();
-    let mut reference = RefCounts::of(&ev.scenario.history);
+    let mut reference = RefCounts::of(&turn_history(ev.scenario));
     let prior = reference.clone();
     let mut invoked: BTreeMap<String, u64> = BTreeMap::new();
     let mut expected_invocations = Vec::new();
@@ -1405,7 +1455,7 @@ fn limits(ev: &Evidence<'_>) -> Judged {
 
 fn counting(ev: &Evidence<'_>) -> Judged {
     let trace = ev.trace();
-    let mut reference = RefCounts::of(&ev.scenario.history);
+    let mut reference = RefCounts::of(&turn_history(ev.scenario));
     for (r, round) in trace.rounds.iter().enumerate() {
         let rebuilt = RefCounts::of(&round.history);
         if !rebuilt.matches(&round.before) || rebuilt != reference {
@@ -1454,7 +1504,7 @@ fn counting(ev: &Evidence<'_>) -> Judged {
     }
     // The loop's own counts at the end of a turn that ended normally.
     let last_ok = match trace.rounds.last() {
-        None => Some(Counts::recount(&ev.scenario.history)),
+        None => Some(Counts::recount(&turn_history(ev.scenario))),
         Some(Round {
             end: RoundEnd::Done { counts, .. },
             ..
@@ -1719,9 +1769,17 @@ fn depth_of(v: &Value) -> usize {
 }
 
 fn transcript_valid(ev: &Evidence<'_>) -> Judged {
-    if pairing(&ev.scenario.history).is_err() {
-        // The request's own history is not well paired: nothing the loop
-        // does can make its requests so.
+    if pairing(&conversation(ev.scenario)).is_err() {
+        // The conversation the turn starts from is not well paired: nothing
+        // the loop does can make its requests so.
+        return Judged::NotApplicable;
+    }
+    if non_system(&ev.scenario.history).is_empty()
+        || !history_restored(ev.scenario)
+        || memory_holds_conversation(ev.scenario).is_err()
+    {
+        // An empty request asks nothing: the model's first call would open
+        // the conversation, which no pairing rule allows.
         return Judged::NotApplicable;
     }
     let Some(all) = ev.request_messages() else {
@@ -1744,7 +1802,7 @@ fn transcript_valid(ev: &Evidence<'_>) -> Judged {
             );
         }
     }
-    if ev.scenario.config.memory != crate::tool_loop::Memory::None {
+    if ev.scenario.config.memory != Memory::None {
         if let Err(e) = pairing(&ev.next_turn()) {
             return refuted(
                 format!(
@@ -1753,6 +1811,283 @@ fn transcript_valid(ev: &Evidence<'_>) -> Judged {
                 Locus::MemoryApi,
             );
         }
+    }
+    Judged::Holds
+}
+
+// ---------------------------------------------------------------------------
+// The memory: its precondition and invariants 8 and 9.
+
+/// The turn history the loop starts from: the request, or with a memory
+/// outside the loop, what the memory advisor makes of it.
+fn turn_history(s: &Scenario) -> Vec<Message> {
+    match s.config.memory {
+        Memory::Outside => crate::tool_loop::with_memory(&s.config, s.history.clone()),
+        _ => s.history.clone(),
+    }
+}
+
+/// The conversation the turn starts from: the request, with what the
+/// memory holds before it (unless the request holds it).
+fn conversation(s: &Scenario) -> Vec<Message> {
+    match s.config.memory {
+        Memory::None => s.history.clone(),
+        _ => crate::tool_loop::with_memory(&s.config, s.history.clone()),
+    }
+}
+
+/// Whether the loop's requests carry the turn: conversation history is on,
+/// or a memory inside the loop restores it. With history off the loop sends
+/// only the system message and the last message
+/// (`doGetNextInstructionsForToolCall`), which is meant for a memory inside
+/// the loop (`ChatClient` turns history off only then).
+fn history_restored(s: &Scenario) -> bool {
+    s.config.conversation_history || s.config.memory == Memory::Inside
+}
+
+/// The messages without the system messages.
+fn non_system(messages: &[Message]) -> Vec<&Message> {
+    messages
+        .iter()
+        .filter(|m| !matches!(m, Message::System { .. }))
+        .collect()
+}
+
+/// The memory's precondition, "the memory holds the conversation so far";
+/// `Err` says which part a scenario misses. Met when there is no memory, or:
+///
+/// 1. the request's last non-system message is a user or tool message: the
+///    one `MessageChatMemoryAdvisor.before` stores
+///    (`Prompt.getLastUserOrToolResponseMessage`);
+/// 2. the memory's non-system messages followed by that message start with
+///    a user message: the memory holds whole turns, and a turn that already
+///    ran tool rounds has its start, and its calls, in the memory (the
+///    advisor stores only the request's last message, so a memory that
+///    lacks them stores responses to calls it never saw);
+/// 3. the request holds either that message alone besides system messages
+///    (the memory holds the rest: `.user(question)` with a memory advisor)
+///    or, exactly before that message, the memory's whole content (the
+///    request holds the conversation and the memory finds itself in it; a
+///    message carrying Gemini thought signatures never equals a copy in
+///    Java, so it does not count as found); the first way not with a memory
+///    inside the loop that holds something while conversation history is on
+///    (the loop then sends its own history every round, which lacks the
+///    memory's messages, so the memory is prepended again every round and
+///    repeats the turn's calls; `ChatClient` turns history off when it puts
+///    the loop in front of a memory advisor);
+/// 4. with a memory inside the loop, the request's system messages come
+///    first (the advisor moves the first system message to the front of
+///    what it sends, the loop keeps the request's order, and a system
+///    message inside the memory's run in the loop's prompt splits it, so
+///    the memory is prepended again).
+///
+/// ```
+/// use toolcall_model::{invariants::memory_holds_conversation, message::{Message, ToolCall, ToolResponse},
+///     scenario::Scenario, tool_loop::{LoopConfig, Memory}};
+/// let mut s = Scenario { config: LoopConfig { memory: Memory::Outside, ..LoopConfig::default() }, tools: vec![],
+///     history: vec![Message::user("q")], model: vec![] };
+/// assert!(memory_holds_conversation(&s).is_ok());
+/// // A request that already holds a tool round, with an empty memory.
+/// s.history.push(Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]));
+/// s.history.push(Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")] });
+/// assert!(memory_holds_conversation(&s).is_err());
+/// // The memory holds the turn's start: the request holds it too, right before its last message.
+/// s.config.memory_start = s.history[..2].to_vec();
+/// assert!(memory_holds_conversation(&s).is_ok());
+/// ```
+pub fn memory_holds_conversation(s: &Scenario) -> Result<(), String> {
+    let c = &s.config;
+    if c.memory == Memory::None {
+        return Ok(());
+    }
+    let Some(at) = s
+        .history
+        .iter()
+        .rposition(|m| !matches!(m, Message::System { .. }))
+    else {
+        return Err("the request has no message for the memory to store".into());
+    };
+    let last = &s.history[at];
+    if !matches!(last, Message::User { .. } | Message::Tool { .. }) {
+        return Err("the request does not end with a user or tool message".into());
+    }
+    let memory = non_system(&c.memory_start);
+    if !memory.first().copied().unwrap_or(last).is_user() {
+        return Err(
+            "the memory and the request's last message do not start with a user message: the memory misses the start of a turn".into(),
+        );
+    }
+    let alone = non_system(&s.history).len() == 1;
+    let alone_ok =
+        alone && !(c.memory == Memory::Inside && c.conversation_history && !memory.is_empty());
+    let n = c.memory_start.len();
+    let held = at >= n
+        && s.history[at - n..at] == c.memory_start[..]
+        && !c
+            .memory_start
+            .iter()
+            .any(crate::tool_loop::has_byte_metadata);
+    if !alone_ok && !held {
+        return Err(if alone {
+            "the memory, inside the loop with conversation history on, holds messages the request does not".into()
+        } else {
+            "the request holds more than its last message, but not the memory's content right before it".into()
+        });
+    }
+    if c.memory == Memory::Inside {
+        let is_system = |m: &&Message| matches!(m, Message::System { .. });
+        if !s
+            .history
+            .iter()
+            .skip_while(is_system)
+            .all(|m| !is_system(&m))
+        {
+            return Err("a system message follows another message of the request, with the memory inside the loop".into());
+        }
+    }
+    Ok(())
+}
+
+/// The turn's user message: the last user message of the request, else of
+/// the memory (a request that resumes a turn with its tool message alone).
+fn turn_question(s: &Scenario) -> Option<&Message> {
+    s.history
+        .iter()
+        .rev()
+        .find(|m| m.is_user())
+        .or_else(|| s.config.memory_start.iter().rev().find(|m| m.is_user()))
+}
+
+fn show_message(m: &Message) -> String {
+    match m {
+        Message::User { text } => format!(
+            "the user message {}",
+            clip(text.as_deref().unwrap_or("null"))
+        ),
+        Message::System { .. } => "a system message".into(),
+        Message::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
+            format!(
+                "an assistant message with {} tool call(s)",
+                tool_calls.len()
+            )
+        }
+        Message::Assistant { .. } => "an assistant message".into(),
+        Message::Tool { .. } => "a tool message".into(),
+    }
+}
+
+fn question_kept(ev: &Evidence<'_>) -> Judged {
+    let s = ev.scenario;
+    if !history_restored(s) || memory_holds_conversation(s).is_err() {
+        return Judged::NotApplicable;
+    }
+    let Some(q) = turn_question(s) else {
+        return Judged::NotApplicable;
+    };
+    let Some(all) = ev.request_messages() else {
+        return Judged::NotApplicable;
+    };
+    let attempted = if s.config.provider == Provider::Gemini {
+        ev.attempted()
+    } else {
+        all.len()
+    };
+    for (k, msgs) in all.iter().take(attempted).enumerate() {
+        let last = msgs.iter().rev().find(|m| m.is_user());
+        if last != Some(q) {
+            return in_request(
+                refuted(
+                    format!(
+                        "request {k} to hold the turn's question, {}, as its last user message, but {}",
+                        show_message(q),
+                        match last {
+                            None => "it holds no user message".to_owned(),
+                            Some(m) => format!("its last one is {}", show_message(m)),
+                        }
+                    ),
+                    Locus::Unlocated,
+                ),
+                k,
+            );
+        }
+    }
+    Judged::Holds
+}
+
+fn memory_keeps_turns(ev: &Evidence<'_>) -> Judged {
+    let s = ev.scenario;
+    if s.config.memory == Memory::None || memory_holds_conversation(s).is_err() {
+        return Judged::NotApplicable;
+    }
+    // What the memory would hold with no window: the same turn, since the
+    // window changes what is evicted, never what is stored.
+    let mut open = s.clone();
+    open.config.memory_max_messages = std::num::NonZeroU32::MAX;
+    let Ok((unbounded, _)) = open.run() else {
+        return Judged::NotApplicable;
+    };
+    let unbounded = unbounded.memory;
+    let window = usize::try_from(s.config.memory_max_messages.get()).unwrap_or(usize::MAX);
+    let kept = &ev.run.memory;
+    if unbounded.len() <= window {
+        if *kept != unbounded {
+            return refuted(
+                format!(
+                    "the memory, whose window ({window}) never filled, to hold all {} message(s) stored, but it holds {}",
+                    unbounded.len(),
+                    kept.len()
+                ),
+                Locus::Unlocated,
+            );
+        }
+        return Judged::Holds;
+    }
+    // The memory's view of the conversation: its earlier turns, then the
+    // current turn from its user message on.
+    let start = non_system(&s.config.memory_start);
+    let mut view = start.clone();
+    view.extend(non_system(&s.history).last());
+    let Some(q) = view.iter().rposition(|m| m.is_user()) else {
+        return Judged::NotApplicable;
+    };
+    let earlier = &start[..q];
+    let unbounded = non_system(&unbounded);
+    if unbounded.len() < q || unbounded[..q] != *earlier {
+        // Not reachable: a memory only appends to what it holds.
+        return Judged::NotApplicable;
+    }
+    let current = &unbounded[q..];
+    let kept = non_system(kept);
+    if !kept.ends_with(current) {
+        let how = match kept.first() {
+            None => "nothing".to_owned(),
+            Some(m) => format!("{} message(s), the first {}", kept.len(), show_message(m)),
+        };
+        return refuted(
+            format!(
+                "the memory to keep the current turn whole ({} message(s) from {}), but it holds {how}",
+                current.len(),
+                current.first().map_or_else(|| "its start".to_owned(), |m| show_message(m))
+            ),
+            Locus::Unlocated,
+        );
+    }
+    let before = &kept[..kept.len() - current.len()];
+    // Earlier turns start at their user messages; the memory may keep only
+    // the last whole ones.
+    let starts: Vec<usize> = (0..earlier.len())
+        .filter(|&i| earlier[i].is_user())
+        .chain([earlier.len()])
+        .collect();
+    if !starts.iter().any(|&i| earlier[i..] == *before) {
+        return refuted(
+            format!(
+                "the memory to drop earlier turns only whole, oldest first, but of their {} message(s) it keeps {} that are not the last whole turns",
+                earlier.len(),
+                before.len()
+            ),
+            Locus::Unlocated,
+        );
     }
     Judged::Holds
 }

@@ -287,7 +287,39 @@ pub fn message_window(
     new: Vec<Message>,
     max_messages: usize,
 ) -> Vec<Message> {
-    let keep = window_keep(&memory, &new, max_messages);
+    message_window_with(memory, new, max_messages, Fixes::upstream())
+}
+
+/// [`message_window`] under the window fixes of `fixes`:
+///
+/// * `keep-current-turn`: when no user message follows the cut, the cut
+///   moves back to the last user message instead, so the current turn
+///   stays whole (and with `evict-orphan-responses`, the count cut never
+///   passes the last user message);
+/// * `evict-orphan-responses` (spring-ai PR 6029, LangChain4j PR 666): the
+///   cut is the plain count, not moved to a user message, and the tool
+///   messages at the head of the kept non-system messages go too.
+///
+/// ```
+/// use toolcall_model::{behavior::{Fix, Fixes}, message::{Message, ToolCall, ToolResponse}, tool_loop::message_window_with};
+/// let call = |id: &str| Message::assistant(None, vec![ToolCall::new(id, "x", "{}")]);
+/// let resp = |id: &str| Message::Tool { responses: vec![ToolResponse::new(id, "x", "1")] };
+/// let mem = vec![Message::user("q"), call("1"), resp("1"), call("2")];
+/// // The fifth message passes a window of 4, and no user message follows the cut.
+/// let up = message_window_with(mem.clone(), vec![resp("2")], 4, Fixes::upstream());
+/// assert!(up.is_empty());
+/// let keep = message_window_with(mem.clone(), vec![resp("2")], 4, Fixes::only(Fix::KeepCurrentTurn));
+/// assert_eq!(keep.len(), 5);
+/// let evict = message_window_with(mem, vec![resp("2")], 4, Fixes::only(Fix::EvictOrphanResponses));
+/// assert_eq!(evict, vec![call("1"), resp("1"), call("2"), resp("2")]);
+/// ```
+pub fn message_window_with(
+    memory: Vec<Message>,
+    new: Vec<Message>,
+    max_messages: usize,
+    fixes: Fixes,
+) -> Vec<Message> {
+    let keep = window_keep(&memory, &new, max_messages, fixes);
     memory
         .into_iter()
         .chain(new)
@@ -296,9 +328,14 @@ pub fn message_window(
         .collect()
 }
 
-/// [`message_window`] as keep flags over `memory` followed by `new`, so that
-/// what travels with each message (where it came from) can follow it.
-fn window_keep(memory: &[Message], new: &[Message], max_messages: usize) -> Vec<bool> {
+/// [`message_window_with`] as keep flags over `memory` followed by `new`, so
+/// that what travels with each message (where it came from) can follow it.
+fn window_keep(
+    memory: &[Message],
+    new: &[Message],
+    max_messages: usize,
+    fixes: Fixes,
+) -> Vec<bool> {
     let is_system = |m: &Message| matches!(m, Message::System { .. });
     let has_new_system = new.iter().any(|m| is_system(m) && !memory.contains(m));
     let mut keep: Vec<bool> = memory
@@ -317,8 +354,24 @@ fn window_keep(memory: &[Message], new: &[Message], max_messages: usize) -> Vec<
         .filter(|&i| !is_system(all[i]))
         .collect();
     let mut cut = processed.len() - max_messages;
-    while cut < non_system.len() && !all[non_system[cut]].is_user() {
-        cut += 1;
+    let last_user = non_system.iter().rposition(|&i| all[i].is_user());
+    if fixes.evict_orphan_responses {
+        // The plain count, then the tool messages it left without a call.
+        cut = cut.min(non_system.len());
+        if fixes.keep_current_turn {
+            cut = last_user.map_or(cut, |u| cut.min(u));
+        }
+        while cut < non_system.len() && matches!(all[non_system[cut]], Message::Tool { .. }) {
+            cut += 1;
+        }
+    } else {
+        while cut < non_system.len() && !all[non_system[cut]].is_user() {
+            cut += 1;
+        }
+        if fixes.keep_current_turn && cut >= non_system.len() {
+            // No user message after the cut: keep the current turn whole.
+            cut = last_user.unwrap_or(cut);
+        }
     }
     for &i in &non_system[..cut.min(non_system.len())] {
         keep[i] = false;
@@ -328,7 +381,7 @@ fn window_keep(memory: &[Message], new: &[Message], max_messages: usize) -> Vec<
 
 /// Whether a message's metadata holds byte arrays in Java: Gemini's
 /// `thoughtSignatures` (a `List<byte[]>`).
-fn has_byte_metadata(m: &Message) -> bool {
+pub(crate) fn has_byte_metadata(m: &Message) -> bool {
     matches!(m, Message::Assistant { metadata, .. } if metadata.contains_key("thoughtSignatures"))
 }
 
@@ -341,6 +394,8 @@ struct ChatMemory {
     /// its own, never the one the request holds (see `already_in`).
     from_start: Vec<bool>,
     max_messages: usize,
+    /// The window and storage fixes.
+    fixes: Fixes,
 }
 
 impl ChatMemory {
@@ -349,13 +404,14 @@ impl ChatMemory {
             messages: cfg.memory_start.clone(),
             from_start: vec![true; cfg.memory_start.len()],
             max_messages: usize::try_from(cfg.memory_max_messages.get()).unwrap_or(usize::MAX),
+            fixes: cfg.fixes(),
         }
     }
 
     /// `ChatMemory.add(conversationId, messages)`: one
     /// `MessageWindowChatMemory.process` over the stored messages.
     fn add(&mut self, new: Vec<Message>) {
-        let keep = window_keep(&self.messages, &new, self.max_messages);
+        let keep = window_keep(&self.messages, &new, self.max_messages, self.fixes);
         let memory = std::mem::take(&mut self.messages);
         let tags = std::mem::take(&mut self.from_start);
         for ((m, tag), k) in memory
@@ -425,8 +481,16 @@ impl ChatMemory {
     }
 
     /// `MessageChatMemoryAdvisor.after`: every generation's message, in one
-    /// `add(conversationId, messages)`.
+    /// `add(conversationId, messages)`. With `store-answered-generation`, a
+    /// reply with tool calls stores only the generation the manager answers
+    /// (`DefaultToolCallingManager`: the first with tool calls).
     fn after(&mut self, generations: &[Generation]) {
+        if self.fixes.store_answered_generation {
+            if let Some(m) = tool_call_message(generations) {
+                self.add(vec![m]);
+                return;
+            }
+        }
         self.add(generations.iter().map(Generation::to_message).collect());
     }
 
@@ -452,6 +516,22 @@ fn verdict_of(build: Result<Request, JavaException>, opts: ValidatorOptions) -> 
         Ok(r) => validate(&r, opts),
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// What `MessageChatMemoryAdvisor.before` sends on for `prompt`, from a
+/// memory holding `cfg.memory_start` (whatever the memory's placement): the
+/// memory's messages, then the prompt's (unless the prompt already holds
+/// the memory as one contiguous run), the first system message moved to
+/// the front. With the memory outside the loop, this is the turn history
+/// the loop starts from.
+///
+/// ```
+/// use toolcall_model::{message::Message, tool_loop::{with_memory, LoopConfig}};
+/// let cfg = LoopConfig { memory_start: vec![Message::user("u0")], ..LoopConfig::default() };
+/// assert_eq!(with_memory(&cfg, vec![Message::user("u1")]), vec![Message::user("u0"), Message::user("u1")]);
+/// ```
+pub fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
+    ChatMemory::new(cfg).before(prompt)
 }
 
 /// Runs one user turn through the tool loop.
@@ -729,6 +809,83 @@ mod tests {
         // 6 > 5: cut 1 (a1), then the tool message, then u2.
         let m = message_window(mem, vec![Message::user("u3")], 5);
         assert_eq!(m, vec![Message::user("u2"), a("a2"), Message::user("u3")]);
+    }
+
+    fn call(id: &str) -> Message {
+        Message::assistant(None, vec![crate::message::ToolCall::new(id, "x", "{}")])
+    }
+
+    fn resp(id: &str) -> Message {
+        Message::Tool {
+            responses: vec![ToolResponse::new(id, "x", "1")],
+        }
+    }
+
+    #[test]
+    fn keep_current_turn_evicts_earlier_turns_whole_and_keeps_the_current_one() {
+        use crate::behavior::Fix;
+        let keep = Fixes::only(Fix::KeepCurrentTurn);
+        let mem = vec![
+            sys("s"),
+            Message::user("u0"),
+            a("a0"),
+            Message::user("u1"),
+            call("1"),
+            resp("1"),
+        ];
+        // 7 > 4: the cut (3) is past the last user message; upstream
+        // removes every non-system message, the fix only the earlier turn.
+        assert_eq!(
+            message_window_with(mem.clone(), vec![call("2")], 4, Fixes::upstream()),
+            vec![sys("s")]
+        );
+        assert_eq!(
+            message_window_with(mem.clone(), vec![call("2")], 4, keep),
+            vec![
+                sys("s"),
+                Message::user("u1"),
+                call("1"),
+                resp("1"),
+                call("2")
+            ]
+        );
+        // A user message after the cut: as upstream.
+        assert_eq!(
+            message_window_with(mem.clone(), vec![Message::user("u2")], 4, keep),
+            message_window(mem, vec![Message::user("u2")], 4)
+        );
+        // No user message at all: as upstream, everything goes.
+        assert!(message_window_with(vec![call("1"), resp("1")], vec![a("x")], 2, keep).is_empty());
+    }
+
+    #[test]
+    fn evict_orphan_responses_cuts_at_the_count_and_drops_leading_responses() {
+        use crate::behavior::Fix;
+        let evict = Fixes::only(Fix::EvictOrphanResponses);
+        let mem = vec![
+            Message::user("u0"),
+            a("a0"),
+            Message::user("u1"),
+            call("1"),
+            resp("1"),
+        ];
+        // 6 > 5: the count cut (1) keeps a0 without its question, where
+        // upstream moves on to u1.
+        assert_eq!(
+            message_window_with(mem.clone(), vec![a("a1")], 5, evict),
+            vec![a("a0"), Message::user("u1"), call("1"), resp("1"), a("a1")]
+        );
+        // 6 > 2: the cut (4) lands on resp 1, which goes with its call.
+        assert_eq!(
+            message_window_with(mem.clone(), vec![a("a1")], 2, evict),
+            vec![a("a1")]
+        );
+        // With keep-current-turn too, the count cut stops at the last user message.
+        let both = evict.with(Fix::KeepCurrentTurn);
+        assert_eq!(
+            message_window_with(mem, vec![a("a1")], 3, both),
+            vec![Message::user("u1"), call("1"), resp("1"), a("a1")]
+        );
     }
 
     #[test]

@@ -24,8 +24,8 @@ use toolcall_model::explore::{rng, run_cell, CellOutcome, MatrixCell, Options};
 use toolcall_model::gemini::convert_tool_response;
 use toolcall_model::gen::{self, with_set};
 use toolcall_model::invariants::{
-    check, check_scenario, is_whole_json, refutation, Evidence, Invariant, Locus, Refutation,
-    Verdict,
+    check, check_scenario, is_whole_json, memory_holds_conversation, pairing, refutation, Evidence,
+    Invariant, Locus, Refutation, Verdict,
 };
 use toolcall_model::limits::{Counts, Limits, OnExceeded};
 use toolcall_model::manager::{
@@ -44,8 +44,8 @@ const REGRESSIONS: &str = "proptest-regressions/properties.txt";
 const SEED: u64 = 20_260_430;
 
 /// The cells expected to be refuted, with the reason. Every other cell
-/// must hold. Entries marked FINDING are refutations SEMANTICS.md does not
-/// predict; the tests below pin down their exact class.
+/// must hold (under its precondition, docs/INVARIANTS.md): under `all`,
+/// every invariant holds.
 const REFUTED: &[(&str, Invariant, &str)] = &[
     (
         "upstream",
@@ -126,12 +126,67 @@ const REFUTED: &[(&str, Invariant, &str)] = &[
     (
         "close-dangling-calls",
         Invariant::TranscriptValid,
-        "FINDING: several generations, tool-ended requests",
+        "several generations stored whole; the window's wipe",
     ),
     (
-        "all",
+        "store-answered-generation",
+        Invariant::JsonSafe,
+        "the manager's output is unchanged",
+    ),
+    (
+        "store-answered-generation",
+        Invariant::GeminiSafe,
+        "conversion unchanged",
+    ),
+    (
+        "store-answered-generation",
+        Invariant::Lossless,
+        "conversion unchanged",
+    ),
+    (
+        "store-answered-generation",
         Invariant::TranscriptValid,
-        "FINDING: several generations, tool-ended requests",
+        "dangling calls in stored transcripts",
+    ),
+    (
+        "keep-current-turn",
+        Invariant::JsonSafe,
+        "the manager's output is unchanged",
+    ),
+    (
+        "keep-current-turn",
+        Invariant::GeminiSafe,
+        "conversion unchanged",
+    ),
+    (
+        "keep-current-turn",
+        Invariant::Lossless,
+        "conversion unchanged",
+    ),
+    (
+        "keep-current-turn",
+        Invariant::TranscriptValid,
+        "dangling calls in stored transcripts",
+    ),
+    (
+        "evict-orphan-responses",
+        Invariant::JsonSafe,
+        "the manager's output is unchanged",
+    ),
+    (
+        "evict-orphan-responses",
+        Invariant::GeminiSafe,
+        "conversion unchanged",
+    ),
+    (
+        "evict-orphan-responses",
+        Invariant::Lossless,
+        "conversion unchanged",
+    ),
+    (
+        "evict-orphan-responses",
+        Invariant::TranscriptValid,
+        "dangling calls in stored transcripts",
     ),
     (
         "gemini-tool-text",
@@ -152,6 +207,85 @@ const REFUTED: &[(&str, Invariant, &str)] = &[
         "gemini-tool-text",
         Invariant::TranscriptValid,
         "dangling calls in stored transcripts",
+    ),
+    // The memory's window: 2.0.1 wipes a turn longer than the window, its
+    // question first; only `keep-current-turn` keeps it (the upstream
+    // proposal keeps the pairs but evicts the oldest message first).
+    (
+        "upstream",
+        Invariant::QuestionKept,
+        "the window wipes the turn (history off)",
+    ),
+    (
+        "breach-through-processor",
+        Invariant::QuestionKept,
+        "the window unchanged",
+    ),
+    (
+        "strict-json-or-wrap",
+        Invariant::QuestionKept,
+        "the window unchanged",
+    ),
+    ("error-key", Invariant::QuestionKept, "the window unchanged"),
+    (
+        "close-dangling-calls",
+        Invariant::QuestionKept,
+        "the window unchanged",
+    ),
+    (
+        "store-answered-generation",
+        Invariant::QuestionKept,
+        "the window unchanged",
+    ),
+    (
+        "evict-orphan-responses",
+        Invariant::QuestionKept,
+        "the oldest message goes first, the question too",
+    ),
+    (
+        "gemini-tool-text",
+        Invariant::QuestionKept,
+        "the window unchanged",
+    ),
+    (
+        "upstream",
+        Invariant::MemoryKeepsTurns,
+        "the window wipes a turn longer than itself",
+    ),
+    (
+        "breach-through-processor",
+        Invariant::MemoryKeepsTurns,
+        "the window unchanged",
+    ),
+    (
+        "strict-json-or-wrap",
+        Invariant::MemoryKeepsTurns,
+        "the window unchanged",
+    ),
+    (
+        "error-key",
+        Invariant::MemoryKeepsTurns,
+        "the window unchanged",
+    ),
+    (
+        "close-dangling-calls",
+        Invariant::MemoryKeepsTurns,
+        "the window unchanged",
+    ),
+    (
+        "store-answered-generation",
+        Invariant::MemoryKeepsTurns,
+        "the window unchanged",
+    ),
+    (
+        "evict-orphan-responses",
+        Invariant::MemoryKeepsTurns,
+        "earlier turns split, the question evicted",
+    ),
+    (
+        "gemini-tool-text",
+        Invariant::MemoryKeepsTurns,
+        "the window unchanged",
     ),
 ];
 
@@ -293,6 +427,16 @@ fn transcript_valid() {
     property(Invariant::TranscriptValid);
 }
 
+#[test]
+fn question_kept() {
+    property(Invariant::QuestionKept);
+}
+
+#[test]
+fn memory_keeps_turns() {
+    property(Invariant::MemoryKeepsTurns);
+}
+
 // ---------------------------------------------------------------------------
 // Classes of counterexample: rediscovered upstream, closed by their fix.
 
@@ -388,8 +532,11 @@ fn rediscovers_the_dangling_call_under_throw_and_close_dangling_calls_closes_it(
     .expect("random generation finds the dangling call of seed 000");
     assert!(matches!(r.locus, Locus::MemoryApi));
     let fixed = under(&s, "close-dangling-calls");
+    if let Verdict::Refuted(w) = check_scenario(Invariant::TranscriptValid, &fixed) {
+        assert!(!w.contains("dangling"), "{w}");
+    }
     assert_eq!(
-        check_scenario(Invariant::TranscriptValid, &fixed),
+        check_scenario(Invariant::TranscriptValid, &under(&s, "all")),
         Verdict::Holds
     );
 }
@@ -523,12 +670,16 @@ fn close_dangling_calls_pairs_every_turn_that_ends_after_a_batch() {
     // an exception) from a request that ends with a user message, with one
     // generation per reply. Outside that scope transcript-valid is refuted
     // under every set (see the findings below).
+    // (The window's wipe, which `keep-current-turn` closes, can still
+    // break the transcript; never with a dangling call.)
     for name in ["close-dangling-calls", "all"] {
         for_all(name, |ev| {
             let s = ev.scenario;
             let in_scope = request_ends_with_user(s) && single_generation_replies(s);
             match check(Invariant::TranscriptValid, ev) {
-                Verdict::Refuted(w) if in_scope => Err(w),
+                Verdict::Refuted(w) if in_scope && (name == "all" || w.contains("dangling")) => {
+                    Err(w)
+                }
                 _ => Ok(()),
             }
         });
@@ -612,31 +763,214 @@ fn a_turn_ending_in_an_exception_leaves_a_dangling_call_unless_closed() {
     }
 }
 
-#[test]
-fn finding_several_generations_break_the_memory_transcript_under_every_set() {
-    let (s, _) = find("all", Invariant::TranscriptValid, 4000, |ev, _| {
-        ev.run.kind != EndKind::Error
-            && request_ends_with_user(ev.scenario)
-            && !single_generation_replies(ev.scenario)
-    })
-    .expect("random generation finds a reply with two generations and a memory");
-    assert_ne!(s.config.memory, Memory::None);
+fn with_fixes(s: &Scenario, fixes: Fixes) -> Scenario {
+    let mut s = s.clone();
+    s.config.manager.fixes = fixes;
+    s
 }
 
 #[test]
-fn finding_a_request_ending_in_a_tool_message_is_stored_without_its_call() {
-    let (s, r) = find("all", Invariant::TranscriptValid, 3000, |ev, _| {
-        ev.run.kind != EndKind::Error
-            && single_generation_replies(ev.scenario)
-            && matches!(ev.scenario.history.last(), Some(Message::Tool { .. }))
-    })
-    .expect("random generation finds a request that ends with a tool round and a memory");
-    assert_ne!(s.config.memory, Memory::None);
-    assert!(
-        matches!(r.locus, Locus::MemoryApi | Locus::Api),
-        "{}",
-        r.wanted
+fn rediscovers_several_generations_and_store_answered_generation_closes_it() {
+    // A reply with several generations, stored whole by a memory inside the
+    // loop, breaks the transcript even with every other fix on (the
+    // generation the manager does not answer sits between the turn's
+    // messages); storing the answered generation alone closes it.
+    let others = Fixes {
+        store_answered_generation: false,
+        ..Fixes::all()
+    };
+    let (s, _) = find(
+        "close-dangling-calls",
+        Invariant::TranscriptValid,
+        4000,
+        |ev, _| {
+            let s = ev.scenario;
+            s.config.memory == Memory::Inside
+                && !single_generation_replies(s)
+                && ev.run.kind != EndKind::Error
+                && check_scenario(Invariant::TranscriptValid, &with_fixes(s, others)).is_refuted()
+        },
+    )
+    .expect("random generation finds a reply with two generations and a memory inside the loop");
+    assert_eq!(
+        check_scenario(Invariant::TranscriptValid, &under(&s, "all")),
+        Verdict::Holds
     );
+}
+
+/// Draws up to `max` generated turns (from the fixed seed) under `set` and
+/// returns the first whose evidence satisfies `pick`.
+fn search(set_name: &str, max: u32, pick: impl Fn(&Evidence<'_>) -> bool) -> Option<Scenario> {
+    let set = set(set_name);
+    let strategy = gen::scenario();
+    let mut runner = seeded_runner(1);
+    for _ in 0..max {
+        let s = with_set(&strategy.new_tree(&mut runner).ok()?.current(), &set);
+        if let Ok(ev) = Evidence::gather(&s) {
+            if pick(&ev) {
+                return Some(s);
+            }
+        }
+    }
+    None
+}
+
+fn stored_with_next_question(ev: &Evidence<'_>) -> Vec<Message> {
+    let mut m = ev.run.memory.clone();
+    m.push(Message::user("next question"));
+    m
+}
+
+#[test]
+fn the_memory_precondition_is_needed() {
+    // Each part of "the memory holds the conversation so far" is needed:
+    // outside it, even `all` breaks the transcript. (a) A request that
+    // already holds a tool round, with a memory that lacks the turn's
+    // start: the memory stores the response alone.
+    let s = search("all", 3000, |ev| {
+        let s = ev.scenario;
+        s.config.memory != Memory::None
+            && s.config.memory_start.is_empty()
+            && matches!(s.history.last(), Some(Message::Tool { .. }))
+            && pairing(&stored_with_next_question(ev)).is_err()
+    })
+    .expect("random generation finds a request ending in a tool round with an empty memory");
+    assert!(memory_holds_conversation(&s).is_err());
+    assert_eq!(
+        check_scenario(Invariant::TranscriptValid, &s),
+        Verdict::NotApplicable
+    );
+    // (b) A memory inside the loop that holds an earlier turn the request
+    // does not, with conversation history on: the memory is prepended again
+    // every round, and a request repeats the turn's call.
+    let s = search("all", 3000, |ev| {
+        let s = ev.scenario;
+        s.config.memory == Memory::Inside
+            && s.config.conversation_history
+            && !s.config.memory_start.is_empty()
+            && ev
+                .request_messages()
+                .is_some_and(|r| r.iter().any(|m| pairing(m).is_err()))
+    })
+    .expect("random generation finds a memory inside the loop the request does not hold");
+    assert!(memory_holds_conversation(&s).is_err());
+    // (c) With the memory inside, a system message after the user message:
+    // the memory's run is split in the loop's prompt and prepended again.
+    let mut s = search("all", 3000, |ev| {
+        let s = ev.scenario;
+        s.config.memory == Memory::Inside
+            && s.config.conversation_history
+            && s.config.memory_start.is_empty()
+            && s.history.len() == 1
+            && ev.run.requests.len() >= 2
+    })
+    .expect("random generation finds a one-message request and a tool round");
+    s.history.push(Message::System {
+        text: Some("be brief".into()),
+    });
+    assert!(memory_holds_conversation(&s).is_err());
+    let ev = Evidence::gather(&s).expect("a valid turn");
+    assert!(ev
+        .request_messages()
+        .is_some_and(|r| r.iter().any(|m| pairing(m).is_err())));
+    // (d) Conversation history off without a memory inside: the loop sends
+    // the last message alone, a tool message without its call or question.
+    let mut s = search("all", 3000, |ev| {
+        ev.scenario.config.memory == Memory::None
+            && ev.scenario.history.len() == 1
+            && ev.run.requests.len() >= 2
+    })
+    .expect("random generation finds a turn with a tool round and no memory");
+    s.config.conversation_history = false;
+    let ev = Evidence::gather(&s).expect("a valid turn");
+    let second = &ev.request_messages().expect("requests")[1];
+    assert!(pairing(second).is_err() && !second.iter().any(Message::is_user));
+    assert_eq!(
+        check_scenario(Invariant::QuestionKept, &s),
+        Verdict::NotApplicable
+    );
+}
+
+#[test]
+fn rediscovers_the_window_wiping_the_question_and_keep_current_turn_closes_it() {
+    // ChatClient's own registration with a memory inside the loop:
+    // conversation history off. A turn longer than the window: 2.0.1's cut
+    // finds no user message after it and evicts the whole turn, so the
+    // next requests lose the question.
+    let (s, r) = find("upstream", Invariant::QuestionKept, 3000, |ev, _| {
+        let c = &ev.scenario.config;
+        c.memory == Memory::Inside && !c.conversation_history
+    })
+    .expect("random generation finds the window evicting the turn's question");
+    assert!(r.wanted.contains("question"), "{}", r.wanted);
+    for (name, holds) in [
+        ("keep-current-turn", true),
+        ("all", true),
+        ("evict-orphan-responses", false),
+    ] {
+        assert_eq!(
+            check_scenario(Invariant::QuestionKept, &under(&s, name)).is_refuted(),
+            !holds,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn rediscovers_the_memory_losing_the_turn_and_keep_current_turn_closes_it() {
+    let (s, _) = find("upstream", Invariant::MemoryKeepsTurns, 3000, |ev, r| {
+        single_generation_replies(ev.scenario) && r.wanted.contains("current turn whole")
+    })
+    .expect("random generation finds the window wiping the current turn");
+    for name in ["keep-current-turn", "all"] {
+        assert_eq!(
+            check_scenario(Invariant::MemoryKeepsTurns, &under(&s, name)),
+            Verdict::Holds,
+            "{name}"
+        );
+    }
+    assert!(check_scenario(
+        Invariant::MemoryKeepsTurns,
+        &under(&s, "evict-orphan-responses")
+    )
+    .is_refuted());
+}
+
+#[test]
+fn evict_orphan_responses_keeps_the_pairs_but_not_the_question() {
+    // What the upstream proposal does keep: no stored tool message loses
+    // the call before it.
+    for_all("evict-orphan-responses", |ev| {
+        if memory_holds_conversation(ev.scenario).is_err() {
+            return Ok(());
+        }
+        let m: Vec<&Message> = ev
+            .run
+            .memory
+            .iter()
+            .filter(|m| !matches!(m, Message::System { .. }))
+            .collect();
+        for (i, x) in m.iter().enumerate() {
+            let after_call = i
+                .checked_sub(1)
+                .is_some_and(|p| !m[p].tool_calls().is_empty());
+            if matches!(x, Message::Tool { .. }) && !after_call {
+                return Err(format!(
+                    "stored message {i}, a tool message, follows no call"
+                ));
+            }
+        }
+        Ok(())
+    });
+    // What it does not: the question, evicted first.
+    let (_, r) = find(
+        "evict-orphan-responses",
+        Invariant::MemoryKeepsTurns,
+        3000,
+        |_, r| r.wanted.contains("current turn whole"),
+    )
+    .expect("random generation finds the proposal evicting the question");
+    assert!(!r.wanted.contains("holds nothing"), "{}", r.wanted);
 }
 
 // ---------------------------------------------------------------------------
@@ -757,6 +1091,30 @@ fn generators_reach_every_kind_of_turn() {
             returns(&|t| ["true", "false", "null"].contains(&t)),
         );
         hit("several generations", s.model.iter().any(|r| r.len() > 1));
+        let memory = s.config.memory != Memory::None;
+        let holds = memory_holds_conversation(&s).is_ok();
+        hit(
+            "memory holds earlier turns",
+            memory && holds && !s.config.memory_start.is_empty(),
+        );
+        hit(
+            "request holds only its last message",
+            memory
+                && holds
+                && !s.config.memory_start.is_empty()
+                && s.history
+                    .iter()
+                    .filter(|m| !matches!(m, Message::System { .. }))
+                    .count()
+                    == 1,
+        );
+        hit("memory outside its precondition", memory && !holds);
+        if memory {
+            let mut open = s.clone();
+            open.config.memory_max_messages = std::num::NonZeroU32::MAX;
+            let (unbounded, _) = open.run().expect("the same turn");
+            hit("the memory window evicts", unbounded.memory != run.memory);
+        }
     }
     let mut missing = Vec::new();
     for k in [
@@ -793,6 +1151,10 @@ fn generators_reach_every_kind_of_turn() {
         "a JSON string",
         "a JSON literal",
         "several generations",
+        "memory holds earlier turns",
+        "request holds only its last message",
+        "memory outside its precondition",
+        "the memory window evicts",
     ] {
         if seen.get(k).copied().unwrap_or(0) < 3 {
             missing.push(k);
