@@ -26,13 +26,21 @@
 //!   of the current turn (and, rarely, no user message at all);
 //! * scripted multi-round loops (0 to 3 tool rounds and a final answer; a
 //!   reply rarely holds two generations), memory none, inside or outside,
-//!   provider Gemini (mostly) or none, the `returnDirect` flag.
+//!   provider Gemini (mostly) or none, the `returnDirect` flag;
+//! * the memory: its window (the default 20, or 2 to 8 messages, so that a
+//!   turn of a few rounds passes it), and what it holds before the turn:
+//!   nothing; the request's conversation, which the request holds too (from
+//!   one of its user messages on); the conversation before the request's
+//!   last message, which alone is sent; or an earlier turn the request knows
+//!   nothing of (outside the memory's precondition, see
+//!   [`crate::invariants::memory_holds_conversation`]).
 //!
 //! Scenarios are generated under upstream; [`with_set`] puts one under a
 //! behaviour set.
 //!
 //! `conversation_history: false` is generated only together with a memory
-//! inside the loop: that is the configuration Spring documents for it (the
+//! inside the loop, as often as `true` there: that is how `ChatClient`
+//! registers the loop in front of a memory advisor (the
 //! loop then sends only the system message and the last message, and relies
 //! on the memory for the rest). Without such a memory every request after
 //! the first is a lone tool message, which no fix is meant to address.
