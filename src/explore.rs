@@ -1,8 +1,19 @@
 //! The verdict matrix: every [`Invariant`] under every behaviour set of
 //! [`crate::seed::behavior_sets`], each cell a proptest run over generated
 //! turns ([`crate::gen::scenario`]), with the shrunk counterexample of every
-//! refuted cell printed as a `tool_loop` vector that `toolcall-model run`
-//! replays and whose `expect` records what the invariant wanted.
+//! refuted cell printed as a `tool_loop` vector whose `expect` records what
+//! the invariant wanted, so that `toolcall-model verify` on it fails and
+//! says where.
+//!
+//! A cell that holds says how many of its cases were applicable (met the
+//! invariant's preconditions): "not refuted in N applicable cases" is
+//! evidence, not proof. With no refutation in N independent applicable
+//! cases, a kind of refuting case that makes up a fraction p of the
+//! applicable ones had a chance of at most (1 - p)^N to be missed, so the
+//! fraction is below 3/N with 95% confidence (the rule of three). A cell
+//! with fewer than [`MIN_APPLICABLE`] applicable cases (a bound of 3%) says
+//! `too few` instead of `holds`. For proofs within a bound, see
+//! [`crate::exhaustive`].
 //!
 //! Each cell draws its cases from a ChaCha generator seeded with the same
 //! seed, so a seed reproduces the whole matrix, and every cell of one
@@ -33,6 +44,14 @@ use crate::scenario::Scenario;
 use crate::seed::{behavior_sets, BehaviorSet};
 use crate::tool_loop::{Memory, Provider};
 use crate::vectors::Vector;
+
+/// Fewer applicable cases than this and a cell that was not refuted says
+/// `too few` instead of `holds` (see the module doc).
+///
+/// ```
+/// assert_eq!(toolcall_model::explore::MIN_APPLICABLE, 100);
+/// ```
+pub const MIN_APPLICABLE: u32 = 100;
 
 /// How to explore.
 ///
@@ -96,7 +115,9 @@ pub enum Progress {
 /// How a cell came out.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CellOutcome {
-    /// No generated case refuted the invariant.
+    /// No generated case refuted the invariant (which says `holds` only with
+    /// at least [`MIN_APPLICABLE`] applicable cases, see
+    /// [`CellResult::verdict`]).
     Holds,
     /// Refuted.
     Refuted {
@@ -129,15 +150,20 @@ pub struct CellResult {
 }
 
 impl CellResult {
-    /// `holds`, `refuted` or `aborted`.
+    /// `holds` (not refuted, with at least [`MIN_APPLICABLE`] applicable
+    /// cases), `too-few` (not refuted, but fewer applicable cases),
+    /// `refuted` or `aborted`.
     ///
     /// ```
     /// use toolcall_model::{explore::{CellOutcome, CellResult}, invariants::Invariant};
-    /// let r = CellResult { set: "all", invariant: Invariant::Limits, cases_run: 1, applicable: 1, shrink_steps: 0, outcome: CellOutcome::Holds };
+    /// let mut r = CellResult { set: "all", invariant: Invariant::Limits, cases_run: 2000, applicable: 468, shrink_steps: 0, outcome: CellOutcome::Holds };
     /// assert_eq!(r.verdict(), "holds");
+    /// r.applicable = 12;
+    /// assert_eq!(r.verdict(), "too-few");
     /// ```
     pub fn verdict(&self) -> &'static str {
         match self.outcome {
+            CellOutcome::Holds if self.applicable < MIN_APPLICABLE => "too-few",
             CellOutcome::Holds => "holds",
             CellOutcome::Refuted { .. } => "refuted",
             CellOutcome::Aborted(_) => "aborted",
@@ -229,7 +255,11 @@ pub fn run_cell(cell: &MatrixCell, opts: &Options, progress: &dyn Fn(Progress)) 
         Ok(()) => CellOutcome::Holds,
         Err(TestError::Fail(reason, value)) => {
             let s = with_set(&value, &cell.set);
-            match counterexample(cell, &s, opts) {
+            let found_by = format!(
+                "`toolcall-model explore --cases {} --seed {}`",
+                opts.cases, opts.seed
+            );
+            match counterexample_vector(cell, &s, &found_by) {
                 Some((counterexample, wanted, replays)) => CellOutcome::Refuted {
                     wanted,
                     counterexample,
@@ -240,7 +270,7 @@ pub fn run_cell(cell: &MatrixCell, opts: &Options, progress: &dyn Fn(Progress)) 
                     counterexample: s.to_vector(
                         &vector_name(cell),
                         &format!("(the shrunk case no longer refutes the invariant on a rerun: {reason})"),
-                        json!({}),
+                        json!({ "refuted": "see about: the shrunk case no longer refutes the invariant on a rerun" }),
                     ),
                     replays: false,
                 },
@@ -279,23 +309,34 @@ fn actual_output(s: &Scenario) -> Option<Value> {
         .ok()
 }
 
-/// Builds the counterexample vector for a refuted cell: the scenario, an
-/// `about` saying what was wanted, and an `expect` holding, at the place
-/// where the run shows the failure, what the invariant wanted there.
-/// Returns the vector, the wanted text, and whether the vector replays as a
-/// failure.
-fn counterexample(
+/// Builds the counterexample vector for a refuted cell: the scenario (under
+/// the cell's set), an `about` saying who found it (`found_by`) and what was
+/// wanted, and an `expect` holding, at the place where the run shows the
+/// failure, what the invariant wanted there; where the run cannot show it,
+/// an `expect` with a key no run produces, so that the vector fails under
+/// every set and its `about` says why. Returns the vector, the wanted text,
+/// and whether `verify` on the vector fails. `None` if the scenario does not
+/// refute the cell's invariant.
+///
+/// ```
+/// use toolcall_model::explore::{cells, counterexample_vector};
+/// use toolcall_model::invariants::Invariant;
+/// use toolcall_model::{message::{Generation, Message}, scenario::Scenario, tool_loop::LoopConfig};
+/// let cell = cells().into_iter().find(|c| c.set.name == "all" && c.invariant == Invariant::Limits).unwrap();
+/// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+///     history: vec![Message::user("hi")], model: vec![vec![Generation::default()]] };
+/// assert!(counterexample_vector(&cell, &s, "a test").is_none()); // nothing to refute
+/// ```
+pub fn counterexample_vector(
     cell: &MatrixCell,
     s: &Scenario,
-    opts: &Options,
+    found_by: &str,
 ) -> Option<(Value, String, bool)> {
     let ev = Evidence::gather(s).ok()?;
     let r = refutation(cell.invariant, &ev)?;
     let (used, expect, note) = expect_for(s, &r.locus);
     let about = format!(
-        "Found by `toolcall-model explore --cases {} --seed {}`: under {}, {} ({}) is refuted. Wanted: {}.{}",
-        opts.cases,
-        opts.seed,
+        "Found by {found_by}: under {}, {} ({}) is refuted. Wanted: {}.{}",
         cell.set.name,
         cell.invariant.name(),
         cell.invariant.statement(),
@@ -480,17 +521,22 @@ fn build(actual: &Value, edits: &[(&[String], &Value)]) -> Value {
 }
 
 /// The matrix as one JSON object:
-/// `{"cases": N, "seed": S, "results": [{"set", "invariant", "verdict",
-/// "cases_run", "applicable", "wanted", "counterexample"}]}`.
+/// `{"mode": "random", "cases": N, "seed": S, "min_applicable": 100,
+/// "results": [{"set", "invariant", "verdict", "cases_run", "applicable",
+/// "precondition", "wanted", "counterexample"}]}`. `verdict` is `holds`,
+/// `too-few`, `refuted` or `aborted` ([`CellResult::verdict`]).
 ///
 /// ```
 /// let v = toolcall_model::explore::to_json(&Default::default(), &[]);
 /// assert_eq!(v["cases"], 256);
+/// assert_eq!(v["mode"], "random");
 /// ```
 pub fn to_json(opts: &Options, results: &[CellResult]) -> Value {
     json!({
+        "mode": "random",
         "cases": opts.cases,
         "seed": opts.seed,
+        "min_applicable": MIN_APPLICABLE,
         "results": results.iter().map(|r| {
             let (wanted, cx) = match &r.outcome {
                 CellOutcome::Refuted { wanted, counterexample, .. } => (json!(wanted), counterexample.clone()),
@@ -503,6 +549,7 @@ pub fn to_json(opts: &Options, results: &[CellResult]) -> Value {
                 "verdict": r.verdict(),
                 "cases_run": r.cases_run,
                 "applicable": r.applicable,
+                "precondition": r.invariant.precondition(),
                 "wanted": wanted,
                 "counterexample": cx,
             })
@@ -510,8 +557,126 @@ pub fn to_json(opts: &Options, results: &[CellResult]) -> Value {
     })
 }
 
-/// The matrix as text: a table (invariants down, sets across), then each
-/// cell's verdict, with the counterexample vector of every refuted one.
+/// A count for a table cell: exact below 100,000, else in thousands or
+/// millions with three significant digits.
+///
+/// ```
+/// use toolcall_model::explore::compact;
+/// assert_eq!(compact(2000), "2000");
+/// assert_eq!(compact(468_123), "468k");
+/// assert_eq!(compact(1_234_567), "1.23M");
+/// ```
+pub fn compact(n: u64) -> String {
+    if n < 100_000 {
+        n.to_string()
+    } else if n < 1_000_000 {
+        format!("{}k", n / 1000)
+    } else if n < 10_000_000 {
+        format!("{:.2}M", n as f64 / 1e6)
+    } else if n < 100_000_000 {
+        format!("{:.1}M", n as f64 / 1e6)
+    } else {
+        format!("{}M", n / 1_000_000)
+    }
+}
+
+/// The matrix as a table: invariants down, behaviour sets across, the
+/// text `cell(set, invariant)` gives in each cell (`-` for none).
+///
+/// ```
+/// let t = toolcall_model::explore::table(&|_, _| Some("holds 1/1".to_owned()));
+/// assert!(t.lines().nth(1).unwrap().starts_with("one-response-per-call"));
+/// ```
+pub fn table(cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
+    let sets = behavior_sets();
+    let w0 = Invariant::ALL
+        .iter()
+        .map(|i| i.name().len())
+        .max()
+        .unwrap_or(0)
+        .max("invariant".len());
+    let texts: Vec<Vec<String>> = Invariant::ALL
+        .iter()
+        .map(|&inv| {
+            sets.iter()
+                .map(|s| cell(s.name, inv).unwrap_or_else(|| "-".to_owned()))
+                .collect()
+        })
+        .collect();
+    let widths: Vec<usize> = sets
+        .iter()
+        .enumerate()
+        .map(|(j, s)| {
+            texts
+                .iter()
+                .map(|row| row[j].chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(s.name.len())
+        })
+        .collect();
+    let mut out = format!("{:<w0$}", "invariant");
+    for (s, w) in sets.iter().zip(&widths) {
+        out.push_str(&format!("  {:<w$}", s.name));
+    }
+    out = out.trim_end().to_owned();
+    out.push('\n');
+    for (inv, row) in Invariant::ALL.iter().zip(&texts) {
+        let mut line = format!("{:<w0$}", inv.name());
+        for (t, w) in row.iter().zip(&widths) {
+            line.push_str(&format!("  {t:<w$}"));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Prints a counterexample vector indented under its cell, with how to
+/// replay it.
+pub(crate) fn push_counterexample(out: &mut String, counterexample: &Value, replays: bool) {
+    out.push_str(if replays {
+        "  counterexample (save it as FILE.json: `toolcall-model verify FILE.json` shows the refutation, `toolcall-model run FILE.json` the whole run):\n"
+    } else {
+        "  counterexample (its expect cannot show this invariant's failure, see about; `toolcall-model verify FILE.json` fails on it under every set):\n"
+    });
+    let text = serde_json::to_string_pretty(counterexample).unwrap_or_default();
+    for line in text.lines() {
+        out.push_str("    ");
+        out.push_str(line);
+        out.push('\n');
+    }
+}
+
+/// The text of one cell in the table: `holds A/N`, `too few A/N`,
+/// `REFUTED` or `aborted`, where A is the applicable cases and N the cases
+/// run.
+///
+/// ```
+/// use toolcall_model::{explore::{cell_text, CellOutcome, CellResult}, invariants::Invariant};
+/// let r = CellResult { set: "all", invariant: Invariant::JsonSafe, cases_run: 2000, applicable: 468, shrink_steps: 0, outcome: CellOutcome::Holds };
+/// assert_eq!(cell_text(&r), "holds 468/2000");
+/// ```
+pub fn cell_text(r: &CellResult) -> String {
+    match r.verdict() {
+        "holds" => format!(
+            "holds {}/{}",
+            compact(r.applicable.into()),
+            compact(r.cases_run.into())
+        ),
+        "too-few" => format!(
+            "too few {}/{}",
+            compact(r.applicable.into()),
+            compact(r.cases_run.into())
+        ),
+        "refuted" => "REFUTED".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// The matrix as text: a table (invariants down, sets across) whose cells
+/// give each verdict with its applicable and run cases, then each cell's
+/// verdict in words, with the counterexample vector of every refuted one.
 ///
 /// ```
 /// let t = toolcall_model::explore::to_text(&Default::default(), &[]);
@@ -520,67 +685,49 @@ pub fn to_json(opts: &Options, results: &[CellResult]) -> Value {
 pub fn to_text(opts: &Options, results: &[CellResult]) -> String {
     let sets = behavior_sets();
     let mut out = format!(
-        "toolcall-model explore: {} invariants under {} behaviour sets, {} cases per cell, seed {}\n\n",
+        "toolcall-model explore: {} invariants under {} behaviour sets, {} random cases per cell, seed {}\n\
+         A cell shows its verdict and applicable/run cases. `holds` means not refuted in that many applicable cases \
+         (evidence, not proof: a refuting kind of case below 3/applicable of them may be missed, 95% confidence); \
+         fewer than {MIN_APPLICABLE} applicable cases say `too few`. `--exhaustive` proves within a bound.\n\n",
         Invariant::ALL.len(),
         sets.len(),
         opts.cases,
         opts.seed
     );
-    let w0 = 22;
-    out.push_str(&format!("{:<w0$}", "invariant"));
-    for s in &sets {
-        out.push_str(&format!(" {:<w$}", s.name, w = s.name.len().max(8)));
-    }
-    out.push('\n');
-    for inv in Invariant::ALL {
-        out.push_str(&format!("{:<w0$}", inv.name()));
-        for s in &sets {
-            let cell = results
-                .iter()
-                .find(|r| r.set == s.name && r.invariant == inv)
-                .map_or("-", |r| match r.outcome {
-                    CellOutcome::Holds => "holds",
-                    CellOutcome::Refuted { .. } => "REFUTED",
-                    CellOutcome::Aborted(_) => "aborted",
-                });
-            out.push_str(&format!(" {:<w$}", cell, w = s.name.len().max(8)));
-        }
-        out.push('\n');
-    }
+    out.push_str(&table(&|set, inv| {
+        results
+            .iter()
+            .find(|r| r.set == set && r.invariant == inv)
+            .map(cell_text)
+    }));
     out.push('\n');
     for r in results {
-        match &r.outcome {
-            CellOutcome::Holds => out.push_str(&format!(
-                "{} × {}: holds ({} cases, {} applicable)\n",
-                r.set, r.invariant, r.cases_run, r.applicable
+        match (&r.outcome, r.verdict()) {
+            (CellOutcome::Holds, "too-few") => out.push_str(&format!(
+                "{} × {}: too few applicable cases to say holds: {} of {} met the precondition ({}); fewer than {MIN_APPLICABLE}\n",
+                r.set, r.invariant, r.applicable, r.cases_run, r.invariant.precondition()
             )),
-            CellOutcome::Aborted(why) => out.push_str(&format!(
+            (CellOutcome::Holds, _) => out.push_str(&format!(
+                "{} × {}: holds: not refuted in {} applicable cases of {}\n",
+                r.set, r.invariant, r.applicable, r.cases_run
+            )),
+            (CellOutcome::Aborted(why), _) => out.push_str(&format!(
                 "{} × {}: aborted after {} cases: {why}\n",
                 r.set, r.invariant, r.cases_run
             )),
-            CellOutcome::Refuted {
-                wanted,
-                counterexample,
-                replays,
-            } => {
+            (
+                CellOutcome::Refuted {
+                    wanted,
+                    counterexample,
+                    replays,
+                },
+                _,
+            ) => {
                 out.push_str(&format!(
-                    "{} × {}: refuted at case {} (shrunk in {} steps)\n  wanted: {wanted}\n  counterexample{}:\n",
-                    r.set,
-                    r.invariant,
-                    r.cases_run,
-                    r.shrink_steps,
-                    if *replays {
-                        " (save it and replay with `toolcall-model run FILE`)"
-                    } else {
-                        " (its expect does not show the failure: see about)"
-                    }
+                    "{} × {}: refuted at case {} (shrunk in {} steps)\n  wanted: {wanted}\n",
+                    r.set, r.invariant, r.cases_run, r.shrink_steps,
                 ));
-                let text = serde_json::to_string_pretty(counterexample).unwrap_or_default();
-                for line in text.lines() {
-                    out.push_str("    ");
-                    out.push_str(line);
-                    out.push('\n');
-                }
+                push_counterexample(&mut out, counterexample, *replays);
             }
         }
     }

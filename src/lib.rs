@@ -7,6 +7,7 @@ pub mod behavior;
 pub mod check;
 pub mod conformance;
 pub mod decimal;
+pub mod exhaustive;
 pub mod explore;
 #[doc(hidden)]
 pub mod fuzzing;

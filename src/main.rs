@@ -44,7 +44,8 @@ mod yaml;
     about = "Reference model of Spring AI 2.0.1 tool calling and its Gemini conversion"
 )]
 struct Cli {
-    /// Print the main job's result as JSON (no subcommand only).
+    /// Print JSON: the main job's rows, or (before `explore` or `verify`)
+    /// what that subcommand's own `--json` prints; refused before others.
     #[arg(long)]
     json: bool,
     #[command(subcommand)]
@@ -58,19 +59,36 @@ enum Cmd {
         /// Files or folders.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        /// One JSON object per vector (`file`, `name`, `result`: passed,
+        /// failed or invalid, `differences`, `reason`); the count line goes
+        /// to standard error.
+        #[arg(long)]
+        json: bool,
     },
     /// Print what a vector's op produces, in the `expect` shape.
     Run {
         /// The vector file.
         file: PathBuf,
     },
-    /// Run every invariant under every behaviour set and print the verdict matrix.
+    /// Run every invariant under every behaviour set and print the verdict
+    /// matrix: on random turns (`--cases`), or on every turn of a bound
+    /// (`--exhaustive`).
     Explore {
-        /// Generated turns per cell.
-        #[arg(long, default_value_t = 256)]
+        /// Generated turns per cell (at least 1; a cell says `holds` only with
+        /// 100 applicable cases).
+        #[arg(long, default_value_t = 1000, value_parser = positive_cases, conflicts_with = "exhaustive")]
         cases: u32,
+        /// Every scenario of a bound instead of random ones: each cell is
+        /// proved within the bound or refuted by its smallest counterexample.
+        #[arg(long)]
+        exhaustive: bool,
+        /// The bound of `--exhaustive`: tiny, default (about a minute on 2
+        /// idle cores) or wide (the manager-level ranges as one product and
+        /// wider loops: 30 times the default).
+        #[arg(long, default_value = "default", requires = "exhaustive", value_parser = clap::builder::PossibleValuesParser::new(toolcall_model::exhaustive::BOUND_NAMES))]
+        bound: String,
         /// The seed of every cell's random generator (a seed reproduces the matrix).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, conflicts_with = "exhaustive")]
         seed: u64,
         /// Print one JSON object instead of the table.
         #[arg(long)]
@@ -161,18 +179,53 @@ enum Cmd {
     },
 }
 
+/// `--cases`: a positive count.
+fn positive_cases(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(0) => Err("0 cases would check nothing; give at least 1 (a cell says holds only with 100 applicable cases)".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Whether `--json` before the subcommand means something to it.
+fn takes_json(cmd: &Cmd) -> bool {
+    matches!(cmd, Cmd::Verify { .. } | Cmd::Explore { .. })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = <Cli as clap::CommandFactory>::command().get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    if let Some(cmd) = &cli.command {
+        if cli.json && !takes_json(cmd) {
+            eprintln!(
+                "error: --json before `{}` is not supported: it applies to the main job (no subcommand), `explore` and `verify`",
+                matches.subcommand_name().unwrap_or("this subcommand")
+            );
+            return ExitCode::from(2);
+        }
+    }
     match cli.command {
         None => main_job(cli.json),
-        Some(Cmd::Verify { paths }) => verify(&paths),
+        Some(Cmd::Verify { paths, json }) => verify(&paths, json || cli.json),
         Some(Cmd::Run { file }) => run(&file),
         Some(Cmd::Explore {
             cases,
+            exhaustive,
+            bound,
             seed,
             json,
             jobs,
-        }) => explore::command(cases, seed, json, jobs),
+        }) => {
+            if exhaustive {
+                explore::exhaustive(&bound, json || cli.json, jobs)
+            } else {
+                explore::command(cases, seed, json || cli.json, jobs)
+            }
+        }
         Some(Cmd::Check {
             file,
             format,
@@ -457,6 +510,77 @@ mod explore {
         }
     }
 
+    /// `explore --exhaustive`: every scenario of the bound, on `jobs`
+    /// threads, with progress and speed on standard error.
+    pub fn exhaustive(bound: &str, json: bool, jobs: Option<usize>) -> ExitCode {
+        use toolcall_model::exhaustive::{run, Bound, Space};
+        let Some(bound) = Bound::named(bound) else {
+            eprintln!("error: unknown bound '{bound}'");
+            return ExitCode::from(2);
+        };
+        let jobs = jobs
+            .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+            .unwrap_or(1)
+            .max(1);
+        let space = Space::new(&bound);
+        let tty = std::io::stderr().is_terminal();
+        eprintln!(
+            "explore --exhaustive: bound {}, {} scenarios ({} to run after symmetry) under {} behaviour sets, on {jobs} thread(s)",
+            bound.name,
+            space.scenarios(),
+            space.evaluated(),
+            toolcall_model::seed::behavior_sets().len()
+        );
+        let started = Instant::now();
+        let last = Mutex::new((Instant::now(), 0u64));
+        let report = run(&space, jobs, &|done, total| {
+            let Ok(mut l) = last.lock() else { return };
+            let tenth = total / 10;
+            let due = if tty {
+                l.0.elapsed() >= Duration::from_millis(200)
+            } else {
+                tenth > 0 && done / tenth > l.1 / tenth.max(1)
+            };
+            if !due && done < total {
+                return;
+            }
+            *l = (Instant::now(), done);
+            let secs = started.elapsed().as_secs_f64();
+            let line = format!(
+                "explore --exhaustive: {done}/{total} scenarios ({:.0}%), {secs:.0} s",
+                done as f64 * 100.0 / total.max(1) as f64
+            );
+            let mut e = std::io::stderr().lock();
+            if tty {
+                let _ = write!(e, "\r\x1b[K{line}");
+            } else {
+                let _ = writeln!(e, "{line}");
+            }
+            let _ = e.flush();
+        });
+        if tty {
+            eprintln!();
+        }
+        let wall = started.elapsed().as_secs_f64();
+        eprintln!(
+            "explore --exhaustive: {} scenarios ({} run) in {wall:.1} s on {jobs} thread(s): {:.0} scenarios/s ({:.0} run/s), each under {} behaviour sets",
+            report.scenarios,
+            report.evaluated,
+            report.scenarios as f64 / wall.max(1e-9),
+            report.evaluated as f64 / wall.max(1e-9),
+            toolcall_model::seed::behavior_sets().len()
+        );
+        if json {
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&report.to_json()).unwrap_or_default()
+            );
+        } else {
+            out!("{}", report.to_text());
+        }
+        ExitCode::SUCCESS
+    }
+
     /// Cases per second per invariant, over the cells that held (a refuted
     /// cell stops early and spends its time shrinking).
     fn speed_report(timed: &[(CellResult, Duration)], wall: Duration, jobs: usize) {
@@ -506,34 +630,94 @@ fn load(path: &Path) -> Result<Vector, String> {
     Vector::parse(&bytes).map_err(|e| format!("{}: invalid vector at {}", path.display(), e))
 }
 
-fn verify(paths: &[PathBuf]) -> ExitCode {
+/// One vector's result, as `verify` reports it.
+enum Judged {
+    Passed,
+    Failed(Vec<String>),
+    Invalid(String),
+}
+
+fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
+    use toolcall_model::vectors::Verification;
     let mut files = Vec::new();
-    let mut failed = 0usize;
-    let mut passed = 0usize;
+    let mut results: Vec<(PathBuf, Option<String>, Judged)> = Vec::new();
     for p in paths {
         if let Err(e) = collect(p, &mut files) {
-            outln!("{}: cannot read: {e}", p.display());
-            failed += 1;
+            results.push((
+                p.clone(),
+                None,
+                Judged::Invalid(format!("cannot read: {e}")),
+            ));
         }
+    }
+    if files.is_empty() && results.is_empty() {
+        let list: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        eprintln!(
+            "error: no vector found in {} (files are taken as given; folders are searched recursively for *.json)",
+            list.join(", ")
+        );
+        return ExitCode::FAILURE;
+    }
+    let (mut passed, mut failed) = (0usize, 0usize);
+    let mut report = |file: &Path, name: Option<&str>, judged: Judged| {
+        match &judged {
+            Judged::Passed => passed += 1,
+            _ => failed += 1,
+        }
+        if json {
+            let (result, differences, reason) = match judged {
+                Judged::Passed => ("passed", vec![], None),
+                Judged::Failed(d) => ("failed", d, None),
+                Judged::Invalid(r) => ("invalid", vec![], Some(r)),
+            };
+            outln!(
+                "{}",
+                serde_json::json!({
+                    "file": file.display().to_string(),
+                    "name": name,
+                    "result": result,
+                    "differences": differences,
+                    "reason": reason,
+                })
+            );
+        } else {
+            let label = match name {
+                Some(n) => format!("{n} ({})", file.display()),
+                None => file.display().to_string(),
+            };
+            match judged {
+                Judged::Passed => {}
+                Judged::Failed(d) => outln!("FAIL {label}: {}", d.join("; ")),
+                Judged::Invalid(r) => outln!("INVALID {label}: {r}"),
+            }
+        }
+    };
+    for (file, name, judged) in results {
+        report(&file, name.as_deref(), judged);
     }
     for f in &files {
-        match load(f) {
-            Err(e) => {
-                outln!("FAIL {e}");
-                failed += 1;
-            }
-            Ok(v) => {
-                let diffs = v.check();
-                if diffs.is_empty() {
-                    passed += 1;
-                } else {
-                    failed += 1;
-                    outln!("FAIL {} ({}): {}", v.name, f.display(), diffs.join("; "));
+        match std::fs::read(f) {
+            Err(e) => report(f, None, Judged::Invalid(format!("cannot read: {e}"))),
+            Ok(bytes) => match Vector::parse(&bytes) {
+                Err(e) => report(f, None, Judged::Invalid(format!("invalid vector at {e}"))),
+                Ok(v) => {
+                    let judged = match v.verify() {
+                        Verification::Passed => Judged::Passed,
+                        Verification::Failed(d) => Judged::Failed(d),
+                        Verification::Invalid(r) => {
+                            Judged::Invalid(format!("invalid vector at {r}"))
+                        }
+                    };
+                    report(f, Some(&v.name), judged);
                 }
-            }
+            },
         }
     }
-    outln!("{passed} passed, {failed} failed");
+    if json {
+        eprintln!("{passed} passed, {failed} failed");
+    } else {
+        outln!("{passed} passed, {failed} failed");
+    }
     if failed == 0 {
         ExitCode::SUCCESS
     } else {

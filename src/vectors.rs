@@ -964,6 +964,43 @@ impl Vector {
             Err(e) => vec![format!("the run failed: {e}")],
         }
     }
+
+    /// What `toolcall-model verify` says about the vector: invalid when it
+    /// expects nothing (`"expect": {}`, which any run would match), else
+    /// passed or failed as [`Vector::check`] says.
+    ///
+    /// ```
+    /// use toolcall_model::vectors::{Vector, Verification};
+    /// let v = |expect: &str| Vector::parse(format!(r#"{{"format":"toolcall-model/1","name":"n","op":"convert_tool_response","input":{{"text":"42"}},"expect":{expect}}}"#).as_bytes()).unwrap();
+    /// assert_eq!(v(r#"{"response":{"result":42}}"#).verify(), Verification::Passed);
+    /// assert!(matches!(v(r#"{"response":{"result":41}}"#).verify(), Verification::Failed(_)));
+    /// assert!(matches!(v("{}").verify(), Verification::Invalid(_)));
+    /// ```
+    pub fn verify(&self) -> Verification {
+        if self.expect.as_object().is_some_and(Map::is_empty) {
+            return Verification::Invalid(format!("/expect: {NO_EXPECTATION}"));
+        }
+        let diffs = self.check();
+        if diffs.is_empty() {
+            Verification::Passed
+        } else {
+            Verification::Failed(diffs)
+        }
+    }
+}
+
+/// Why a vector with `"expect": {}` is invalid.
+pub const NO_EXPECTATION: &str = "no expectation: `expect` is {}, which every run matches; say what the op must produce (`conformance/java/runner --expect FILE` fills it in with what the real Spring AI 2.0.1 classes produce)";
+
+/// What `toolcall-model verify` says about one vector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verification {
+    /// The run matches `expect`.
+    Passed,
+    /// The run differs from `expect`: one line per difference.
+    Failed(Vec<String>),
+    /// The vector cannot be judged (it expects nothing).
+    Invalid(String),
 }
 
 /// `{"class": ..., "message": ...}`.

@@ -322,3 +322,182 @@ fn check_answers_for_a_five_line_properties_file() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A fresh scratch folder for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tcm-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const CONVERT_42: &str = r#"{"format":"toolcall-model/1","name":"n","about":"a test","op":"convert_tool_response","input":{"text":"42"},"expect":EXPECT}"#;
+
+#[test]
+fn verify_without_any_vector_is_an_error() {
+    let dir = scratch("verify-empty");
+    let (code, out, err) = run_with_stdin(&["verify", dir.to_str().unwrap()], b"");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("no vector found"), "{err}");
+    let (code, _, err) = run_with_stdin(&["verify", "--json", dir.to_str().unwrap()], b"");
+    assert_eq!(code, 1);
+    assert!(err.contains("no vector found"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn verify_refuses_a_vector_that_expects_nothing() {
+    let dir = scratch("verify-no-expect");
+    std::fs::write(
+        dir.join("empty-expect.json"),
+        CONVERT_42.replace("EXPECT", "{}"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("no-expect.json"),
+        CONVERT_42.replace(r#","expect":EXPECT"#, ""),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("good.json"),
+        CONVERT_42.replace("EXPECT", r#"{"response":{"result":42}}"#),
+    )
+    .unwrap();
+    let (code, out, _) = run_with_stdin(&["verify", dir.to_str().unwrap()], b"");
+    assert_eq!(code, 1, "{out}");
+    let invalid: Vec<&str> = out.lines().filter(|l| l.starts_with("INVALID")).collect();
+    assert_eq!(invalid.len(), 2, "{out}");
+    assert!(
+        out.contains("empty-expect.json") && out.contains("no expectation"),
+        "{out}"
+    );
+    assert!(
+        out.contains("no-expect.json") && out.contains("/expect"),
+        "{out}"
+    );
+    assert_eq!(out.lines().last(), Some("1 passed, 2 failed"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn verify_json_prints_one_result_per_vector_before_or_after_the_subcommand() {
+    let dir = scratch("verify-json");
+    std::fs::write(
+        dir.join("a-pass.json"),
+        CONVERT_42.replace("EXPECT", r#"{"response":{"result":42}}"#),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b-fail.json"),
+        CONVERT_42.replace("EXPECT", r#"{"response":{"result":41}}"#),
+    )
+    .unwrap();
+    std::fs::write(dir.join("c-broken.json"), b"{").unwrap();
+    for args in [
+        vec!["verify", "--json", dir.to_str().unwrap()],
+        vec!["--json", "verify", dir.to_str().unwrap()],
+    ] {
+        let (code, out, err) = run_with_stdin(&args, b"");
+        assert_eq!(code, 1, "{args:?}");
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+            .collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        assert_eq!(lines[0]["result"], "passed");
+        assert_eq!(lines[0]["name"], "n");
+        assert_eq!(lines[1]["result"], "failed");
+        assert!(lines[1]["differences"][0]
+            .as_str()
+            .unwrap()
+            .contains("/response"));
+        assert_eq!(lines[2]["result"], "invalid");
+        assert!(lines[2]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("c-broken.json"));
+        assert!(lines[2]["reason"].as_str().unwrap().contains("line 1"));
+        assert_eq!(err.trim(), "1 passed, 2 failed");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn json_before_a_subcommand_without_json_is_refused() {
+    let (code, out, err) = run_with_stdin(&["--json", "convert"], b"42");
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("--json before `convert` is not supported"),
+        "{err}"
+    );
+}
+
+#[test]
+fn explore_refuses_zero_cases_and_says_too_few() {
+    let (code, _, err) = run_with_stdin(&["explore", "--cases", "0"], b"");
+    assert_eq!(code, 2);
+    assert!(err.contains("0 cases would check nothing"), "{err}");
+    // Three cases per cell: no cell has 100 applicable cases to say holds.
+    let (code, out, _) = run_with_stdin(&["--json", "explore", "--cases", "3"], b"");
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["mode"], "random");
+    let results = v["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for r in results {
+        assert_ne!(r["verdict"], "holds", "{r}");
+        assert!(r["applicable"].as_u64().unwrap() <= 3);
+        assert!(r["precondition"].is_string());
+    }
+    let (_, text, _) = run_with_stdin(&["explore", "--cases", "3"], b"");
+    assert!(text.contains("too few"), "{text}");
+    assert!(!text.contains(": holds:"), "{text}");
+    assert!(
+        !(0..=3).any(|n| text.contains(&format!("holds {n}/"))),
+        "{text}"
+    );
+}
+
+#[test]
+fn exhaustive_counterexamples_are_refuted_by_verify() {
+    let (code, out, err) = run_with_stdin(
+        &["explore", "--exhaustive", "--bound", "tiny", "--json"],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["mode"], "exhaustive");
+    assert_eq!(v["bound"]["name"], "tiny");
+    let scenarios = v["scenarios"].as_u64().unwrap();
+    let results = v["results"].as_array().unwrap();
+    let cell = |set: &str, inv: &str| {
+        results
+            .iter()
+            .find(|r| r["set"] == set && r["invariant"] == inv)
+            .unwrap_or_else(|| panic!("no cell {set} × {inv}"))
+    };
+    assert_eq!(cell("upstream", "limits")["verdict"], "proved");
+    assert_eq!(cell("upstream", "limits")["scenarios"], scenarios);
+    let dir = scratch("exhaustive-cx");
+    for inv in ["json-safe", "gemini-safe", "lossless", "transcript-valid"] {
+        let c = cell("upstream", inv);
+        assert_eq!(c["verdict"], "refuted", "{inv}");
+        let file = dir.join(format!("{inv}.json"));
+        std::fs::write(&file, c["counterexample"].to_string()).unwrap();
+        let (code, out, _) = run_with_stdin(&["verify", file.to_str().unwrap()], b"");
+        assert_eq!(
+            code, 1,
+            "{inv}: the counterexample should fail verify:\n{out}"
+        );
+        assert!(out.starts_with("FAIL "), "{out}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    let (_, text, _) = run_with_stdin(&["explore", "--exhaustive", "--bound", "tiny"], b"");
+    assert!(text.contains("proved ("), "{text}");
+    assert!(text.contains("bound tiny"), "{text}");
+    assert!(
+        text.contains("`toolcall-model verify FILE.json` shows the refutation"),
+        "{text}"
+    );
+}

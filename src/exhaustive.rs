@@ -1,0 +1,1514 @@
+//! Exhaustive small-scope exploration: every scenario within a stated bound,
+//! every invariant under every behaviour set, on all cores.
+//!
+//! Where `explore`'s random mode says "not refuted in N generated cases",
+//! this module says "proved for every scenario of bound B": it enumerates
+//! the whole of a finite space of turns ([`Bound`]), runs each one under
+//! every behaviour set of [`crate::seed::behavior_sets`] through the same
+//! [`Scenario`] model, and judges it with the same checkers
+//! ([`crate::invariants::check`]) as the random suite. A refuted cell keeps
+//! its first counterexample in order of size ([`Item::size`], then
+//! enumeration order), printed as a vector by [`crate::explore`]'s
+//! counterexample builder.
+//!
+//! # The space
+//!
+//! A bound is a union of [`Family`]s; a family is a product of ranges:
+//!
+//! * the calls: up to `max_rounds` tool rounds (at least `min_rounds`),
+//!   each a batch of 1 to `max_batch` calls, at most `max_turn_calls` calls
+//!   in all, every call naming tool `a`, tool `b` or a name no tool has
+//!   (`d`); each round is one model reply with one generation, followed by a
+//!   final text answer;
+//! * the tools: exactly the tools the calls name, each returning one
+//!   [`OutcomeClass`] on every invocation; the classes hold one
+//!   representative of every kind of tool output and failure the random
+//!   generator ([`crate::gen`]) produces;
+//! * the request: a user message, then (when there are prior calls) one
+//!   round of this turn already done, with 0 to `max_prior` calls to each
+//!   tool, answered with a JSON object;
+//! * the manager: the per-tool and total maxima (`None` is absent: Spring's
+//!   defaults, 40 and 150), the behaviour on a breach, the exception
+//!   processor;
+//! * the loop: Gemini; the memory ([`MemorySetup`]: none, inside or outside
+//!   the loop, its window, conversation history); a memory holds the
+//!   conversation so far (the request without its last message) when the
+//!   request already holds a round of this turn.
+//!
+//! Texts are not varied here (one representative per class); random
+//! generation ([`crate::gen`], `explore --cases`) stays for their contents.
+//!
+//! # Symmetry
+//!
+//! Tools `a` and `b` are interchangeable: swapping the two names everywhere
+//! (calls, prior calls, outcomes) maps a scenario to one with the same
+//! verdicts (nothing in the model or the checkers depends on which of two
+//! tool names is which; a test checks it on a small bound). Only the
+//! smaller scenario of each pair is run, and it counts for both; a scenario
+//! equal to its own swap (no call names a tool, so no outcome is chosen)
+//! counts once. Equal outcomes are therefore never permuted, and no
+//! dimension is cut: every scenario of the bound is either run or the swap
+//! of one that is.
+//!
+//! ```
+//! use toolcall_model::exhaustive::{Bound, Space};
+//! let space = Space::new(&Bound::tiny());
+//! assert!(space.evaluated() < space.scenarios());
+//! ```
+
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use serde_json::{json, Value};
+
+use crate::explore::{counterexample_vector, MatrixCell};
+use crate::gen::{class_table, with_set, UNKNOWN_TOOL};
+use crate::invariants::{check, Evidence, Invariant, Verdict};
+use crate::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
+use crate::limits::{Limits, OnExceeded};
+use crate::manager::Config;
+use crate::message::{Generation, Message, ToolCall, ToolResponse};
+use crate::processor::{Processor, ProcessorKind};
+use crate::scenario::Scenario;
+use crate::seed::{behavior_sets, BehaviorSet};
+use crate::tool_loop::{LoopConfig, Memory, Provider, DEFAULT_MEMORY_MAX_MESSAGES};
+use crate::tools::{Outcome, Registered, ToolSpec};
+
+/// A name a call uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Name {
+    /// Tool `a`.
+    A,
+    /// Tool `b`.
+    B,
+    /// A name no tool has (`d`).
+    Unknown,
+}
+
+impl Name {
+    const ALL: [Name; 3] = [Name::A, Name::B, Name::Unknown];
+
+    /// The tool name in the scenario.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::exhaustive::Name::Unknown.tool(), "d");
+    /// ```
+    pub fn tool(self) -> &'static str {
+        match self {
+            Name::A => "a",
+            Name::B => "b",
+            Name::Unknown => UNKNOWN_TOOL,
+        }
+    }
+
+    fn swapped(self) -> Name {
+        match self {
+            Name::A => Name::B,
+            Name::B => Name::A,
+            Name::Unknown => Name::Unknown,
+        }
+    }
+}
+
+/// One class of tool outcome, with its representative.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutcomeClass {
+    /// A short label (`json-object`, `runtime-wrapped`, ...).
+    pub label: &'static str,
+    /// What every invocation of the tool does.
+    pub outcome: Outcome,
+}
+
+fn returns(text: Option<&str>) -> Outcome {
+    Outcome::Returns(text.map(str::to_owned))
+}
+
+fn throws(class: &str, message: Option<&str>, wrapped: bool) -> Outcome {
+    Outcome::Throws {
+        exception: JavaException::new(class, message),
+        wrapped,
+    }
+}
+
+/// The outcome classes, one representative each, in the order the
+/// enumeration tries them: what a tool returns (a JSON object, other JSON,
+/// half JSON, plain text, empty, null), what it throws (a runtime
+/// exception, a checked exception and an error, each wrapped in a
+/// `ToolExecutionException` as method tools do and unwrapped), and a
+/// callback's own `ToolExecutionException` (its cause a runtime exception
+/// with a null message, so the processor's fallback text is covered).
+///
+/// ```
+/// let c = toolcall_model::exhaustive::outcome_classes();
+/// assert_eq!(c.len(), 13);
+/// assert_eq!(c[0].label, "json-object");
+/// ```
+pub fn outcome_classes() -> Vec<OutcomeClass> {
+    let c = |label, outcome| OutcomeClass { label, outcome };
+    vec![
+        c("json-object", returns(Some(r#"{"temp":21}"#))),
+        c("json-other", returns(Some("\"sunny\""))),
+        c("half-json", returns(Some("3.0 + 5.0 = 8.0"))),
+        c("plain-text", returns(Some("disk full"))),
+        c("empty", returns(Some(""))),
+        c("null", returns(None)),
+        c(
+            "runtime-wrapped",
+            throws("java.lang.IllegalStateException", Some("boom"), true),
+        ),
+        c(
+            "runtime-unwrapped",
+            throws("java.lang.IllegalStateException", Some("boom"), false),
+        ),
+        c(
+            "checked-wrapped",
+            throws("java.io.IOException", Some("io failed"), true),
+        ),
+        c(
+            "checked-unwrapped",
+            throws("java.io.IOException", Some("io failed"), false),
+        ),
+        c(
+            "error-wrapped",
+            throws("java.lang.AssertionError", Some("assertion"), true),
+        ),
+        c(
+            "error-unwrapped",
+            throws("java.lang.AssertionError", Some("assertion"), false),
+        ),
+        c(
+            "own-tool-execution-exception",
+            Outcome::Throws {
+                exception: JavaException::caused(
+                    TOOL_EXECUTION_EXCEPTION,
+                    JavaException::new("java.lang.IllegalArgumentException", None),
+                ),
+                wrapped: false,
+            },
+        ),
+    ]
+}
+
+/// Where the memory stands, its window, and the conversation-history
+/// switch of the tool loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemorySetup {
+    /// None, inside or outside the loop.
+    pub memory: Memory,
+    /// `ToolCallingAdvisor.conversationHistoryEnabled`.
+    pub conversation_history: bool,
+    /// The memory's window (`maxMessages`).
+    pub window: NonZeroU32,
+}
+
+impl MemorySetup {
+    /// A short label: `none`, `outside`, `inside`, `inside/no-history`,
+    /// with `/window N` when the window is not the default.
+    ///
+    /// ```
+    /// use toolcall_model::exhaustive::MemorySetup;
+    /// assert_eq!(MemorySetup::none().label(), "none");
+    /// ```
+    pub fn label(&self) -> String {
+        let mut s = match self.memory {
+            Memory::None => "none".to_owned(),
+            Memory::Inside => "inside".to_owned(),
+            Memory::Outside => "outside".to_owned(),
+        };
+        if !self.conversation_history {
+            s.push_str("/no-history");
+        }
+        if self.memory != Memory::None && self.window != DEFAULT_MEMORY_MAX_MESSAGES {
+            s.push_str(&format!("/window {}", self.window));
+        }
+        s
+    }
+
+    /// No memory, conversation history on.
+    pub fn none() -> Self {
+        MemorySetup {
+            memory: Memory::None,
+            conversation_history: true,
+            window: DEFAULT_MEMORY_MAX_MESSAGES,
+        }
+    }
+
+    fn with(memory: Memory, conversation_history: bool, window: u32) -> Self {
+        MemorySetup {
+            memory,
+            conversation_history,
+            window: NonZeroU32::new(window).unwrap_or(DEFAULT_MEMORY_MAX_MESSAGES),
+        }
+    }
+
+    /// How far from the simplest setup (counted in [`Item::size`]).
+    fn knobs(&self) -> usize {
+        usize::from(self.memory != Memory::None)
+            + usize::from(!self.conversation_history)
+            + usize::from(self.memory != Memory::None && self.window != DEFAULT_MEMORY_MAX_MESSAGES)
+    }
+}
+
+/// One product of ranges (see the module doc).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Family {
+    /// Its name in reports.
+    pub name: &'static str,
+    /// Calls per batch, at most.
+    pub max_batch: usize,
+    /// Tool rounds, at least.
+    pub min_rounds: usize,
+    /// Tool rounds, at most.
+    pub max_rounds: usize,
+    /// Calls in all the turn's rounds, at most.
+    pub max_turn_calls: usize,
+    /// Prior calls to each tool in the turn, at most.
+    pub max_prior: usize,
+    /// Per-tool maxima (`None`: absent, Spring's default of 40).
+    pub per_tool: Vec<Option<i32>>,
+    /// Total maxima (`None`: absent, Spring's default of 150).
+    pub total: Vec<Option<i32>>,
+    /// Behaviours on a breach.
+    pub breach: Vec<OnExceeded>,
+    /// Exception processors.
+    pub processors: Vec<Processor>,
+    /// Outcome classes, as indices into [`outcome_classes`].
+    pub outcomes: Vec<usize>,
+    /// Memory setups.
+    pub memories: Vec<MemorySetup>,
+}
+
+/// The rethrow list the bounds use.
+pub const RETHROW: &str = "java.lang.IllegalStateException";
+
+/// Every processor: default and JSON-error, with and without `alwaysThrow`,
+/// with and without a rethrow list ([`RETHROW`]), in that order.
+///
+/// ```
+/// assert_eq!(toolcall_model::exhaustive::all_processors().len(), 8);
+/// ```
+pub fn all_processors() -> Vec<Processor> {
+    let mut v = Vec::new();
+    for kind in [ProcessorKind::Default, ProcessorKind::JsonError] {
+        for always_throw in [false, true] {
+            for rethrow in [vec![], vec![RETHROW.to_owned()]] {
+                v.push(Processor {
+                    kind,
+                    always_throw,
+                    rethrow,
+                });
+            }
+        }
+    }
+    v
+}
+
+fn both_breaches() -> Vec<OnExceeded> {
+    vec![OnExceeded::Throw, OnExceeded::ReturnErrorResponse]
+}
+
+fn maxima() -> Vec<Option<i32>> {
+    vec![None, Some(1), Some(2), Some(3)]
+}
+
+impl Family {
+    fn describe(&self) -> String {
+        let max = |v: &[Option<i32>]| {
+            v.iter()
+                .map(|m| m.map_or("absent".to_owned(), |n| n.to_string()))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let classes = outcome_classes();
+        let outcomes: Vec<&str> = self
+            .outcomes
+            .iter()
+            .filter_map(|&i| classes.get(i).map(|c| c.label))
+            .collect();
+        let procs: Vec<String> = self.processors.iter().map(processor_label).collect();
+        let mems: Vec<String> = self.memories.iter().map(MemorySetup::label).collect();
+        let breach: Vec<&str> = self
+            .breach
+            .iter()
+            .map(|b| match b {
+                OnExceeded::Throw => "THROW",
+                OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
+            })
+            .collect();
+        format!(
+            "{}: {}..{} tool rounds of 1..{} calls over a, b and an unknown name (at most {} calls in the turn); \
+             prior calls 0..{} per tool; per-tool max {{{}}}; total max {{{}}}; {}; processors {{{}}}; \
+             outcomes {{{}}}; memory {{{}}}",
+            self.name,
+            self.min_rounds,
+            self.max_rounds,
+            self.max_batch,
+            self.max_turn_calls,
+            self.max_prior,
+            max(&self.per_tool),
+            max(&self.total),
+            breach.join(" and "),
+            procs.join(", "),
+            outcomes.join(", "),
+            mems.join(", ")
+        )
+    }
+}
+
+fn processor_label(p: &Processor) -> String {
+    let mut s = match p.kind {
+        ProcessorKind::Default => "default".to_owned(),
+        ProcessorKind::JsonError => "json".to_owned(),
+    };
+    if p.always_throw {
+        s.push_str("+alwaysThrow");
+    }
+    if !p.rethrow.is_empty() {
+        s.push_str("+rethrow");
+    }
+    s
+}
+
+/// A bound: a name and the families whose union it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bound {
+    /// The name reports give (`default`, `wide`, `tiny`).
+    pub name: &'static str,
+    /// The families.
+    pub families: Vec<Family>,
+}
+
+/// The names [`Bound::named`] knows.
+pub const BOUND_NAMES: [&str; 3] = ["tiny", "default", "wide"];
+
+impl Bound {
+    /// A bound by name: `tiny`, `default` or `wide`.
+    ///
+    /// ```
+    /// assert!(toolcall_model::exhaustive::Bound::named("default").is_some());
+    /// assert!(toolcall_model::exhaustive::Bound::named("huge").is_none());
+    /// ```
+    pub fn named(name: &str) -> Option<Bound> {
+        match name {
+            "tiny" => Some(Bound::tiny()),
+            "default" => Some(Bound::default_bound()),
+            "wide" => Some(Bound::wide()),
+            _ => None,
+        }
+    }
+
+    /// The default bound (about two minutes on two idle cores): the union of
+    /// three products, each varying every dimension, each widest where its
+    /// invariants look:
+    ///
+    /// * `limits` (counting and breaches): one tool round of 1 to 3 calls
+    ///   over `a`, `b` and an unknown name; per-tool and total maxima from
+    ///   {absent, 1, 2, 3}; both breach behaviours; 0 to 2 prior calls per
+    ///   tool; the default and JSON processors; outcomes JSON object, plain
+    ///   text, wrapped runtime exception; no memory;
+    /// * `outcomes` (every failure through every processor): one round of
+    ///   1 or 2 calls; per-tool and total maxima from {absent, 1}; both
+    ///   breach behaviours; all eight processors (default and JSON, with and
+    ///   without `alwaysThrow` and a rethrow list); 0 or 1 prior call per
+    ///   tool; every outcome class, for each tool; no memory;
+    /// * `loop` (memory and rounds): 0 to 2 tool rounds of 1 or 2 calls (at
+    ///   most 3 in the turn); per-tool maxima from {absent, 1}, total from
+    ///   {absent, 2}; both breach behaviours; the default and JSON
+    ///   processors; 0 or 1 prior call per tool; outcomes JSON object, half
+    ///   JSON, plain text, empty, wrapped and unwrapped runtime exception;
+    ///   memory none, outside, inside with and without conversation
+    ///   history, windows of 20 and 4 messages.
+    ///
+    /// ```
+    /// use toolcall_model::exhaustive::{Bound, Space};
+    /// assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 793_152);
+    /// ```
+    pub fn default_bound() -> Bound {
+        let procs = all_processors();
+        let plain = vec![procs[0].clone(), procs[4].clone()];
+        let every = (0..outcome_classes().len()).collect::<Vec<_>>();
+        Bound {
+            name: "default",
+            families: vec![
+                Family {
+                    name: "limits",
+                    max_batch: 3,
+                    min_rounds: 1,
+                    max_rounds: 1,
+                    max_turn_calls: 3,
+                    max_prior: 2,
+                    per_tool: maxima(),
+                    total: maxima(),
+                    breach: both_breaches(),
+                    processors: plain.clone(),
+                    outcomes: vec![0, 3, 6],
+                    memories: vec![MemorySetup::none()],
+                },
+                Family {
+                    name: "outcomes",
+                    max_batch: 2,
+                    min_rounds: 1,
+                    max_rounds: 1,
+                    max_turn_calls: 2,
+                    max_prior: 1,
+                    per_tool: vec![None, Some(1)],
+                    total: vec![None, Some(1)],
+                    breach: both_breaches(),
+                    processors: procs,
+                    outcomes: every,
+                    memories: vec![MemorySetup::none()],
+                },
+                Family {
+                    name: "loop",
+                    max_batch: 2,
+                    min_rounds: 0,
+                    max_rounds: 2,
+                    max_turn_calls: 3,
+                    max_prior: 1,
+                    per_tool: vec![None, Some(1)],
+                    total: vec![None, Some(2)],
+                    breach: both_breaches(),
+                    processors: plain,
+                    outcomes: vec![0, 2, 3, 4, 6, 7],
+                    memories: all_memories(),
+                },
+            ],
+        }
+    }
+
+    /// A wider bound (about 13 million scenarios; an hour or more on two
+    /// cores): the union of
+    ///
+    /// * `manager`: the issue's manager-level ranges as one product: one
+    ///   tool round of 1 to 3 calls over `a`, `b` and an unknown name;
+    ///   per-tool and total maxima from {absent, 1, 2, 3}; both breach
+    ///   behaviours; all eight processors; 0 to 2 prior calls per tool;
+    ///   every outcome class; no memory;
+    /// * `loop`: 0 to 2 tool rounds of 1 or 2 calls (at most 3 in the
+    ///   turn); per-tool maxima from {absent, 1, 2}, total from {absent, 2};
+    ///   both breach behaviours; default and JSON processors with and
+    ///   without `alwaysThrow`; 0 or 1 prior call per tool; every outcome
+    ///   class; every memory setup.
+    pub fn wide() -> Bound {
+        let procs = all_processors();
+        let every = (0..outcome_classes().len()).collect::<Vec<_>>();
+        Bound {
+            name: "wide",
+            families: vec![
+                Family {
+                    name: "manager",
+                    max_batch: 3,
+                    min_rounds: 1,
+                    max_rounds: 1,
+                    max_turn_calls: 3,
+                    max_prior: 2,
+                    per_tool: maxima(),
+                    total: maxima(),
+                    breach: both_breaches(),
+                    processors: procs.clone(),
+                    outcomes: every.clone(),
+                    memories: vec![MemorySetup::none()],
+                },
+                Family {
+                    name: "loop",
+                    max_batch: 2,
+                    min_rounds: 0,
+                    max_rounds: 2,
+                    max_turn_calls: 3,
+                    max_prior: 1,
+                    per_tool: vec![None, Some(1), Some(2)],
+                    total: vec![None, Some(2)],
+                    breach: both_breaches(),
+                    processors: vec![
+                        procs[0].clone(),
+                        procs[2].clone(),
+                        procs[4].clone(),
+                        procs[6].clone(),
+                    ],
+                    outcomes: every,
+                    memories: all_memories(),
+                },
+            ],
+        }
+    }
+
+    /// A bound small enough for a unit test (a few thousand scenarios) that
+    /// still holds seed 000's two failures and upstream's four refutations.
+    pub fn tiny() -> Bound {
+        Bound {
+            name: "tiny",
+            families: vec![Family {
+                name: "tiny",
+                max_batch: 2,
+                min_rounds: 1,
+                max_rounds: 1,
+                max_turn_calls: 2,
+                max_prior: 0,
+                per_tool: vec![None, Some(1)],
+                total: vec![None],
+                breach: both_breaches(),
+                processors: vec![
+                    Processor::default(),
+                    Processor {
+                        kind: ProcessorKind::JsonError,
+                        ..Processor::default()
+                    },
+                ],
+                outcomes: vec![0, 2, 3, 6],
+                memories: vec![
+                    MemorySetup::none(),
+                    MemorySetup::with(Memory::Inside, true, 20),
+                ],
+            }],
+        }
+    }
+
+    /// One line per family.
+    ///
+    /// ```
+    /// assert!(toolcall_model::exhaustive::Bound::tiny().describe().starts_with("tiny:"));
+    /// ```
+    pub fn describe(&self) -> String {
+        self.families
+            .iter()
+            .map(Family::describe)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The bound as JSON (for `--json`).
+    pub fn to_json(&self) -> Value {
+        let classes = outcome_classes();
+        json!({
+            "name": self.name,
+            "families": self.families.iter().map(|f| json!({
+                "name": f.name,
+                "max_batch": f.max_batch,
+                "rounds": [f.min_rounds, f.max_rounds],
+                "max_turn_calls": f.max_turn_calls,
+                "max_prior_per_tool": f.max_prior,
+                "per_tool_max": f.per_tool,
+                "total_max": f.total,
+                "on_limit_exceeded": f.breach.iter().map(|b| match b {
+                    OnExceeded::Throw => "THROW",
+                    OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
+                }).collect::<Vec<_>>(),
+                "processors": f.processors.iter().map(processor_label).collect::<Vec<_>>(),
+                "outcomes": f.outcomes.iter().filter_map(|&i| classes.get(i).map(|c| c.label)).collect::<Vec<_>>(),
+                "memories": f.memories.iter().map(MemorySetup::label).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Memory none, outside, inside with and without conversation history,
+/// each memory with a window of 20 (the default) and of 4 messages.
+fn all_memories() -> Vec<MemorySetup> {
+    let mut v = vec![MemorySetup::none()];
+    for (memory, history) in [
+        (Memory::Outside, true),
+        (Memory::Inside, true),
+        (Memory::Inside, false),
+    ] {
+        for window in [20, 4] {
+            v.push(MemorySetup::with(memory, history, window));
+        }
+    }
+    v
+}
+
+// ---------------------------------------------------------------------------
+// The space.
+
+/// The call structure of a scenario: its rounds and prior calls.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct ShapeKey {
+    family: usize,
+    rounds: Vec<Vec<Name>>,
+    prior: [usize; 2],
+}
+
+impl ShapeKey {
+    fn swapped(&self) -> ShapeKey {
+        ShapeKey {
+            family: self.family,
+            rounds: self
+                .rounds
+                .iter()
+                .map(|r| r.iter().map(|n| n.swapped()).collect())
+                .collect(),
+            prior: [self.prior[1], self.prior[0]],
+        }
+    }
+
+    /// Which of `a`, `b` the calls name (the tools the scenario has).
+    fn named(&self) -> [bool; 2] {
+        let mut n = [false; 2];
+        for c in self.rounds.iter().flatten() {
+            match c {
+                Name::A => n[0] = true,
+                Name::B => n[1] = true,
+                Name::Unknown => {}
+            }
+        }
+        n
+    }
+
+    fn calls(&self) -> usize {
+        self.rounds.iter().map(Vec::len).sum()
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Shape {
+    key: ShapeKey,
+    /// The swapped shape's index.
+    swap: usize,
+    /// Where the outcome digits come: `[a, b]` as present.
+    named: [bool; 2],
+    /// Prior calls + calls + rounds.
+    size: usize,
+    /// Scenarios of this shape.
+    configs: u64,
+    /// Global index of its first scenario.
+    start: u64,
+}
+
+/// The enumerated space of a bound: every scenario has a global index.
+#[derive(Debug, Clone)]
+pub struct Space {
+    bound: Bound,
+    shapes: Vec<Shape>,
+    total: u64,
+    evaluated: u64,
+}
+
+/// One scenario of the space, by its digits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// Global index.
+    pub index: u64,
+    shape: usize,
+    memory: usize,
+    processor: usize,
+    breach: usize,
+    total: usize,
+    per_tool: usize,
+    /// Outcome class per tool `[a, b]` (index into the family's list);
+    /// unused for a tool the calls do not name.
+    outcomes: [usize; 2],
+}
+
+fn batches(max_batch: usize) -> Vec<Vec<Name>> {
+    let mut out: Vec<Vec<Name>> = Vec::new();
+    let mut level: Vec<Vec<Name>> = vec![vec![]];
+    for _ in 0..max_batch {
+        let mut next = Vec::new();
+        for b in &level {
+            for n in Name::ALL {
+                let mut x = b.clone();
+                x.push(n);
+                next.push(x);
+            }
+        }
+        out.extend(next.iter().cloned());
+        level = next;
+    }
+    out
+}
+
+fn scripts(f: &Family) -> Vec<Vec<Vec<Name>>> {
+    let bs = batches(f.max_batch);
+    let mut all: Vec<Vec<Vec<Name>>> = vec![vec![]];
+    let mut level: Vec<Vec<Vec<Name>>> = vec![vec![]];
+    for _ in 0..f.max_rounds {
+        let mut next = Vec::new();
+        for s in &level {
+            let used: usize = s.iter().map(Vec::len).sum();
+            for b in &bs {
+                if used + b.len() <= f.max_turn_calls {
+                    let mut x = s.clone();
+                    x.push(b.clone());
+                    next.push(x);
+                }
+            }
+        }
+        all.extend(next.iter().cloned());
+        level = next;
+    }
+    all.retain(|s| s.len() >= f.min_rounds);
+    all
+}
+
+impl Space {
+    /// Enumerates the shapes of `bound` (cheap: no scenario is built).
+    pub fn new(bound: &Bound) -> Space {
+        let mut keys = Vec::new();
+        for (fi, f) in bound.families.iter().enumerate() {
+            for rounds in scripts(f) {
+                for pa in 0..=f.max_prior {
+                    for pb in 0..=f.max_prior {
+                        keys.push(ShapeKey {
+                            family: fi,
+                            rounds: rounds.clone(),
+                            prior: [pa, pb],
+                        });
+                    }
+                }
+            }
+        }
+        let size = |k: &ShapeKey| k.prior[0] + k.prior[1] + k.calls() + k.rounds.len();
+        // Smallest first; within a size, by family, then by the order of
+        // construction (which lists `a` before `b` before the unknown name).
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_by_key(|&i| (size(&keys[i]), keys[i].family, i));
+        let keys: Vec<ShapeKey> = order.into_iter().map(|i| keys[i].clone()).collect();
+        let index: HashMap<&ShapeKey, usize> =
+            keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
+        let mut shapes = Vec::with_capacity(keys.len());
+        let mut start = 0u64;
+        for k in &keys {
+            let f = &bound.families[k.family];
+            let named = k.named();
+            let outcomes =
+                (f.outcomes.len() as u64).pow(named.iter().filter(|x| **x).count() as u32);
+            let configs = (f.memories.len()
+                * f.processors.len()
+                * f.breach.len()
+                * f.total.len()
+                * f.per_tool.len()) as u64
+                * outcomes;
+            shapes.push(Shape {
+                key: k.clone(),
+                swap: index[&k.swapped()],
+                named,
+                size: size(k),
+                configs,
+                start,
+            });
+            start += configs;
+        }
+        let mut space = Space {
+            bound: bound.clone(),
+            shapes,
+            total: start,
+            evaluated: 0,
+        };
+        space.evaluated = space.count_canonical();
+        space
+    }
+
+    fn count_canonical(&self) -> u64 {
+        // A scenario is run unless its swap has a smaller index. A shape
+        // whose swap comes later runs all its scenarios, one whose swap comes
+        // earlier none. A shape equal to its own swap names neither tool
+        // (the swap turns every `a` into `b`), so each of its scenarios is
+        // its own swap, and runs.
+        self.shapes
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| s.swap >= *i)
+            .map(|(_, s)| s.configs)
+            .sum()
+    }
+
+    /// Scenarios in the bound.
+    pub fn scenarios(&self) -> u64 {
+        self.total
+    }
+
+    /// Scenarios actually run (one per symmetry class).
+    pub fn evaluated(&self) -> u64 {
+        self.evaluated
+    }
+
+    /// The bound.
+    pub fn bound(&self) -> &Bound {
+        &self.bound
+    }
+
+    /// The scenario with global index `index`.
+    ///
+    /// ```
+    /// use toolcall_model::exhaustive::{Bound, Space};
+    /// let space = Space::new(&Bound::tiny());
+    /// assert_eq!(space.item(0).unwrap().index, 0);
+    /// assert!(space.item(space.scenarios()).is_none());
+    /// ```
+    pub fn item(&self, index: u64) -> Option<Item> {
+        if index >= self.total {
+            return None;
+        }
+        let si = self.shapes.partition_point(|s| s.start <= index) - 1;
+        let s = &self.shapes[si];
+        let f = &self.bound.families[s.key.family];
+        let mut r = index - s.start;
+        let k = f.outcomes.len() as u64;
+        let mut outcomes = [0usize; 2];
+        // Least significant first: b's outcome, a's outcome, per-tool max,
+        // total max, breach, processor, memory.
+        for t in [1, 0] {
+            if s.named[t] {
+                outcomes[t] = (r % k) as usize;
+                r /= k;
+            }
+        }
+        let mut digit = |n: usize| {
+            let d = (r % n as u64) as usize;
+            r /= n as u64;
+            d
+        };
+        let per_tool = digit(f.per_tool.len());
+        let total = digit(f.total.len());
+        let breach = digit(f.breach.len());
+        let processor = digit(f.processors.len());
+        let memory = digit(f.memories.len());
+        Some(Item {
+            index,
+            shape: si,
+            memory,
+            processor,
+            breach,
+            total,
+            per_tool,
+            outcomes,
+        })
+    }
+
+    fn index_of(&self, shape: usize, item: &Item) -> u64 {
+        let s = &self.shapes[shape];
+        let f = &self.bound.families[s.key.family];
+        let k = f.outcomes.len() as u64;
+        let mut r = item.memory as u64;
+        r = r * f.processors.len() as u64 + item.processor as u64;
+        r = r * f.breach.len() as u64 + item.breach as u64;
+        r = r * f.total.len() as u64 + item.total as u64;
+        r = r * f.per_tool.len() as u64 + item.per_tool as u64;
+        for t in [0, 1] {
+            if s.named[t] {
+                r = r * k + item.outcomes[t] as u64;
+            }
+        }
+        s.start + r
+    }
+
+    /// The index of the item's swap (a and b exchanged everywhere).
+    fn swap_index(&self, item: &Item) -> u64 {
+        let swapped = Item {
+            outcomes: [item.outcomes[1], item.outcomes[0]],
+            ..item.clone()
+        };
+        self.index_of(self.shapes[item.shape].swap, &swapped)
+    }
+
+    /// Whether the item is run (its swap's index is not smaller), and how
+    /// many scenarios of the bound it stands for (1 or 2).
+    ///
+    /// ```
+    /// use toolcall_model::exhaustive::{Bound, Space};
+    /// let space = Space::new(&Bound::tiny());
+    /// let weight: u64 = (0..space.scenarios())
+    ///     .filter_map(|i| space.canonical(&space.item(i).unwrap()))
+    ///     .sum();
+    /// assert_eq!(weight, space.scenarios());
+    /// ```
+    pub fn canonical(&self, item: &Item) -> Option<u64> {
+        let j = self.swap_index(item);
+        match j.cmp(&item.index) {
+            std::cmp::Ordering::Less => None,
+            std::cmp::Ordering::Equal => Some(1),
+            std::cmp::Ordering::Greater => Some(2),
+        }
+    }
+
+    /// The swap of the item (for tests of the symmetry).
+    pub fn swap(&self, item: &Item) -> Item {
+        self.item(self.swap_index(item))
+            .unwrap_or_else(|| item.clone())
+    }
+
+    /// The item's size: prior calls, calls and rounds, plus one for each
+    /// setting away from the simplest (a maximum present, `RETURN_ERROR_RESPONSE`,
+    /// the JSON processor, `alwaysThrow`, a rethrow list, a memory, a small
+    /// window, conversation history off). Counterexamples are reported
+    /// smallest first.
+    pub fn size(&self, item: &Item) -> usize {
+        let s = &self.shapes[item.shape];
+        let f = &self.bound.families[s.key.family];
+        let p = &f.processors[item.processor];
+        s.size
+            + usize::from(f.per_tool[item.per_tool].is_some())
+            + usize::from(f.total[item.total].is_some())
+            + usize::from(f.breach[item.breach] == OnExceeded::ReturnErrorResponse)
+            + usize::from(p.kind == ProcessorKind::JsonError)
+            + usize::from(p.always_throw)
+            + usize::from(!p.rethrow.is_empty())
+            + f.memories[item.memory].knobs()
+    }
+
+    /// The family an item belongs to.
+    pub fn family(&self, item: &Item) -> &Family {
+        &self.bound.families[self.shapes[item.shape].key.family]
+    }
+
+    /// The item as a scenario, under upstream.
+    ///
+    /// ```
+    /// use toolcall_model::exhaustive::{Bound, Space};
+    /// let space = Space::new(&Bound::tiny());
+    /// let s = space.scenario(&space.item(0).unwrap());
+    /// assert!(s.run().is_ok());
+    /// ```
+    pub fn scenario(&self, item: &Item) -> Scenario {
+        let shape = &self.shapes[item.shape];
+        let f = &self.bound.families[shape.key.family];
+        let classes = outcome_classes();
+        let mut limits = Limits::default();
+        if let Some(n) = f.per_tool[item.per_tool] {
+            limits = limits.max_calls_per_tool(n).unwrap_or_default();
+        }
+        if let Some(n) = f.total[item.total] {
+            limits = limits.max_total_tool_calls(n).unwrap_or_default();
+        }
+        limits.on_exceeded = f.breach[item.breach];
+        let manager = Config {
+            limits,
+            resolution_fallback: false,
+            processor: f.processors[item.processor].clone(),
+            classes: class_table(),
+            fixes: Default::default(),
+        };
+        let mem = f.memories[item.memory];
+        let tools: Vec<ToolSpec> = [Name::A, Name::B]
+            .into_iter()
+            .enumerate()
+            .filter(|(t, _)| shape.named[*t])
+            .map(|(t, n)| ToolSpec {
+                name: n.tool().to_owned(),
+                return_direct: false,
+                registered: Registered::Request,
+                outcomes: vec![classes[f.outcomes[item.outcomes[t]]].outcome.clone()],
+            })
+            .collect();
+        let mut history = vec![Message::user("q")];
+        let prior: Vec<Name> = std::iter::repeat(Name::A)
+            .take(shape.key.prior[0])
+            .chain(std::iter::repeat(Name::B).take(shape.key.prior[1]))
+            .collect();
+        if !prior.is_empty() {
+            let calls = calls_of("prior", &prior);
+            let responses = calls
+                .iter()
+                .map(|c| ToolResponse::new(&c.id, &c.name, r#"{"ok":true}"#))
+                .collect();
+            history.push(Message::assistant(None, calls));
+            history.push(Message::Tool { responses });
+        }
+        let mut model: Vec<Vec<Generation>> = shape
+            .key
+            .rounds
+            .iter()
+            .enumerate()
+            .map(|(r, names)| {
+                vec![Generation {
+                    tool_calls: calls_of(&format!("call-{r}"), names),
+                    ..Generation::default()
+                }]
+            })
+            .collect();
+        model.push(vec![Generation {
+            text: Some("done".to_owned()),
+            ..Generation::default()
+        }]);
+        let memory_start = if mem.memory != Memory::None && history.len() > 1 {
+            // The memory has seen the conversation so far: everything but
+            // the message the advisor stores on this request.
+            history[..history.len() - 1].to_vec()
+        } else {
+            vec![]
+        };
+        Scenario {
+            config: LoopConfig {
+                conversation_history: mem.conversation_history,
+                provider: Provider::Gemini,
+                memory: mem.memory,
+                memory_max_messages: mem.window,
+                memory_start,
+                ..LoopConfig::new(manager)
+            },
+            tools,
+            history,
+            model,
+        }
+    }
+}
+
+fn calls_of(prefix: &str, names: &[Name]) -> Vec<ToolCall> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| ToolCall::new(&format!("{prefix}-{i}"), n.tool(), "{}"))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// Running.
+
+/// How a cell came out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Proof {
+    /// No scenario of the bound refutes it.
+    Proved,
+    /// Refuted; the first counterexample in order of size.
+    Refuted {
+        /// Its size ([`Space::size`]).
+        size: usize,
+        /// Its global index.
+        index: u64,
+        /// What the invariant wanted.
+        wanted: String,
+        /// The counterexample as a vector.
+        counterexample: Value,
+        /// Whether `verify` on the vector shows the failure.
+        replays: bool,
+    },
+}
+
+/// One cell of the exhaustive matrix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellProof {
+    /// The behaviour set's name.
+    pub set: &'static str,
+    /// The invariant.
+    pub invariant: Invariant,
+    /// Scenarios judged (all of the bound's when proved).
+    pub scenarios: u64,
+    /// Of those, the ones that met the invariant's preconditions.
+    pub applicable: u64,
+    /// How it came out.
+    pub proof: Proof,
+}
+
+impl CellProof {
+    /// `proved`, `vacuous` (proved, but no scenario of the bound is
+    /// applicable) or `refuted`.
+    pub fn verdict(&self) -> &'static str {
+        match self.proof {
+            Proof::Proved if self.applicable == 0 => "vacuous",
+            Proof::Proved => "proved",
+            Proof::Refuted { .. } => "refuted",
+        }
+    }
+}
+
+/// The result of an exhaustive run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The bound.
+    pub bound: Bound,
+    /// Scenarios in the bound.
+    pub scenarios: u64,
+    /// Scenarios run (one per symmetry class).
+    pub evaluated: u64,
+    /// Every cell, set by set, invariants in order.
+    pub cells: Vec<CellProof>,
+}
+
+const NONE: u64 = u64::MAX;
+
+fn key(size: usize, index: u64) -> u64 {
+    ((size as u64) << 44) | index
+}
+
+/// Items handed to a worker at a time.
+const CHUNK: u64 = 64;
+
+/// Runs every scenario of `space` under every behaviour set on `jobs`
+/// threads, judging every invariant. `progress(done, total)` is called as
+/// items finish (from worker threads).
+///
+/// ```
+/// use toolcall_model::exhaustive::{run, Bound, Space};
+/// let space = Space::new(&Bound::tiny());
+/// let r = run(&space, 2, &|_, _| {});
+/// let up = r.cells.iter().find(|c| c.set == "upstream" && c.invariant.name() == "limits").unwrap();
+/// assert_eq!(up.verdict(), "proved");
+/// assert_eq!(up.scenarios, space.scenarios());
+/// ```
+pub fn run(space: &Space, jobs: usize, progress: &(dyn Fn(u64, u64) + Sync)) -> Report {
+    let sets = behavior_sets();
+    let cells: Vec<MatrixCell> = crate::explore::cells();
+    let n_inv = Invariant::ALL.len();
+    let best: Vec<AtomicU64> = cells.iter().map(|_| AtomicU64::new(NONE)).collect();
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let totals: Mutex<Vec<(u64, u64)>> = Mutex::new(vec![(0, 0); cells.len()]);
+    let total = space.scenarios();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            let worker = || {
+                let mut local = vec![(0u64, 0u64); cells.len()];
+                loop {
+                    let from = next.fetch_add(CHUNK, Ordering::Relaxed);
+                    if from >= total {
+                        break;
+                    }
+                    let to = (from + CHUNK).min(total);
+                    for index in from..to {
+                        let Some(item) = space.item(index) else { break };
+                        let Some(weight) = space.canonical(&item) else {
+                            continue;
+                        };
+                        let k = key(space.size(&item), index);
+                        let base = space.scenario(&item);
+                        for (si, set) in sets.iter().enumerate() {
+                            judge_item(&base, set, si, n_inv, k, weight, &best, &mut local);
+                        }
+                    }
+                    let d = done.fetch_add(to - from, Ordering::Relaxed) + (to - from);
+                    progress(d, total);
+                }
+                if let Ok(mut t) = totals.lock() {
+                    for (a, b) in t.iter_mut().zip(&local) {
+                        a.0 += b.0;
+                        a.1 += b.1;
+                    }
+                }
+            };
+            std::thread::Builder::new()
+                .stack_size(16 << 20)
+                .spawn_scoped(scope, worker)
+                .expect("a worker thread");
+        }
+    });
+    let totals = totals.into_inner().unwrap_or_default();
+    let cells = cells
+        .iter()
+        .enumerate()
+        .map(|(c, cell)| {
+            let b = best[c].load(Ordering::Relaxed);
+            let proof = if b == NONE {
+                Proof::Proved
+            } else {
+                refuted(space, cell, b)
+            };
+            CellProof {
+                set: cell.set.name,
+                invariant: cell.invariant,
+                scenarios: totals[c].0,
+                applicable: totals[c].1,
+                proof,
+            }
+        })
+        .collect();
+    Report {
+        bound: space.bound.clone(),
+        scenarios: space.scenarios(),
+        evaluated: space.evaluated(),
+        cells,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn judge_item(
+    base: &Scenario,
+    set: &BehaviorSet,
+    si: usize,
+    n_inv: usize,
+    k: u64,
+    weight: u64,
+    best: &[AtomicU64],
+    local: &mut [(u64, u64)],
+) {
+    let live: Vec<usize> = (0..n_inv)
+        .map(|i| si * n_inv + i)
+        .filter(|&c| best[c].load(Ordering::Relaxed) > k)
+        .collect();
+    if live.is_empty() {
+        return;
+    }
+    let s = with_set(base, set);
+    let ev = Evidence::gather(&s);
+    for c in live {
+        let verdict = match &ev {
+            Ok(ev) => check(Invariant::ALL[c % n_inv], ev),
+            Err(_) => Verdict::NotApplicable,
+        };
+        match verdict {
+            Verdict::Holds => {
+                local[c].0 += weight;
+                local[c].1 += weight;
+            }
+            Verdict::NotApplicable => local[c].0 += weight,
+            Verdict::Refuted(_) => {
+                best[c].fetch_min(k, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+fn refuted(space: &Space, cell: &MatrixCell, k: u64) -> Proof {
+    let index = k & ((1 << 44) - 1);
+    let size = (k >> 44) as usize;
+    let item = space.item(index).expect("a recorded index is in the space");
+    let s = with_set(&space.scenario(&item), &cell.set);
+    let found_by = format!(
+        "`toolcall-model explore --exhaustive --bound {}` (scenario {index}, size {size}, the first in order of size)",
+        space.bound.name
+    );
+    match counterexample_vector(cell, &s, &found_by) {
+        Some((counterexample, wanted, replays)) => Proof::Refuted {
+            size,
+            index,
+            wanted,
+            counterexample,
+            replays,
+        },
+        None => Proof::Refuted {
+            size,
+            index,
+            wanted: "(the refutation did not recur on a rerun)".to_owned(),
+            counterexample: s.to_vector(
+                &format!("exhaustive-{}-{}", cell.set.name, cell.invariant.name()),
+                "the refutation did not recur on a rerun",
+                json!({"refuted": "see about"}),
+            ),
+            replays: false,
+        },
+    }
+}
+
+impl Report {
+    /// The cell for `set` and `invariant`.
+    pub fn cell(&self, set: &str, invariant: Invariant) -> Option<&CellProof> {
+        self.cells
+            .iter()
+            .find(|c| c.set == set && c.invariant == invariant)
+    }
+
+    /// The report as text: the bound, a table whose cells say `proved A/N`
+    /// (A applicable of N scenarios), `vacuous 0/N` or `REFUTED (size S)`,
+    /// then each cell in words: `proved (N scenarios, bound B)` or its
+    /// first counterexample in order of size, as a vector.
+    pub fn to_text(&self) -> String {
+        let sets = behavior_sets();
+        let mut out = format!(
+            "toolcall-model explore --exhaustive: {} invariants under {} behaviour sets, every scenario of bound {}: \
+             {} scenarios ({} run, the rest their mirror images with tools a and b swapped)\n",
+            Invariant::ALL.len(),
+            sets.len(),
+            self.bound.name,
+            self.scenarios,
+            self.evaluated
+        );
+        for line in self.bound.describe().lines() {
+            out.push_str("  ");
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push_str(
+            "A cell shows `proved A/N`: no scenario of the bound refutes it, A of its N scenarios met the precondition; \
+             `REFUTED (size S)`: the smallest counterexample has size S.\n\n",
+        );
+        out.push_str(&crate::explore::table(&|set, inv| {
+            self.cell(set, inv).map(|c| match &c.proof {
+                Proof::Proved => format!(
+                    "{} {}/{}",
+                    c.verdict(),
+                    crate::explore::compact(c.applicable),
+                    crate::explore::compact(c.scenarios)
+                ),
+                Proof::Refuted { size, .. } => format!("REFUTED (size {size})"),
+            })
+        }));
+        out.push('\n');
+        for c in &self.cells {
+            match &c.proof {
+                Proof::Proved if c.applicable == 0 => out.push_str(&format!(
+                    "{} × {}: vacuous: no scenario of bound {} meets the precondition ({})\n",
+                    c.set,
+                    c.invariant,
+                    self.bound.name,
+                    c.invariant.precondition()
+                )),
+                Proof::Proved => out.push_str(&format!(
+                    "{} × {}: proved ({} scenarios, bound {}; {} applicable)\n",
+                    c.set, c.invariant, c.scenarios, self.bound.name, c.applicable
+                )),
+                Proof::Refuted {
+                    size,
+                    index,
+                    wanted,
+                    counterexample,
+                    replays,
+                } => {
+                    out.push_str(&format!(
+                        "{} × {}: refuted; the first counterexample in order of size is scenario {index} (size {size})\n  wanted: {wanted}\n",
+                        c.set, c.invariant
+                    ));
+                    crate::explore::push_counterexample(&mut out, counterexample, *replays);
+                }
+            }
+        }
+        out
+    }
+
+    /// The report as JSON: `{"mode": "exhaustive", "bound": {...},
+    /// "scenarios", "evaluated", "results": [{"set", "invariant", "verdict",
+    /// "scenarios", "applicable", "precondition", "size", "wanted",
+    /// "counterexample"}]}`; `verdict` is `proved`, `vacuous` or `refuted`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "mode": "exhaustive",
+            "bound": self.bound.to_json(),
+            "scenarios": self.scenarios,
+            "evaluated": self.evaluated,
+            "results": self.cells.iter().map(|c| {
+                let (size, wanted, cx) = match &c.proof {
+                    Proof::Proved => (Value::Null, Value::Null, Value::Null),
+                    Proof::Refuted { size, wanted, counterexample, .. } => (json!(size), json!(wanted), counterexample.clone()),
+                };
+                json!({
+                    "set": c.set,
+                    "invariant": c.invariant.name(),
+                    "verdict": c.verdict(),
+                    "scenarios": c.scenarios,
+                    "applicable": c.applicable,
+                    "precondition": c.invariant.precondition(),
+                    "size": size,
+                    "wanted": wanted,
+                    "counterexample": cx,
+                })
+            }).collect::<Vec<_>>(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small(outcomes: Vec<usize>, max_batch: usize) -> Bound {
+        Bound {
+            name: "test",
+            families: vec![Family {
+                name: "test",
+                max_batch,
+                min_rounds: 1,
+                max_rounds: 1,
+                max_turn_calls: max_batch,
+                max_prior: 0,
+                per_tool: vec![None],
+                total: vec![None],
+                breach: vec![OnExceeded::Throw],
+                processors: vec![Processor::default()],
+                outcomes,
+                memories: vec![MemorySetup::none()],
+            }],
+        }
+    }
+
+    #[test]
+    fn counts_with_and_without_symmetry() {
+        // One call: a or b with one of 2 outcomes, or the unknown name.
+        let s = Space::new(&small(vec![0, 1], 1));
+        assert_eq!(s.scenarios(), 2 + 2 + 1);
+        assert_eq!(s.evaluated(), 2 + 1);
+        // Up to two calls: 12 call lists; 26 scenarios; by Burnside's lemma
+        // (26 + 2 fixed by the swap: `d` and `d d`) / 2 = 14 classes.
+        let s = Space::new(&small(vec![0, 1], 2));
+        assert_eq!(s.scenarios(), 26);
+        assert_eq!(s.evaluated(), 14);
+    }
+
+    #[test]
+    fn the_canonical_count_matches_the_enumeration_and_swaps_are_involutions() {
+        for b in [Bound::tiny(), small(vec![0, 1, 2], 3)] {
+            let s = Space::new(&b);
+            let mut run = 0u64;
+            let mut weight = 0u64;
+            for i in 0..s.scenarios() {
+                let item = s.item(i).unwrap();
+                assert_eq!(s.index_of(item.shape, &item), i);
+                let sw = s.swap(&item);
+                assert_eq!(s.swap(&sw), item);
+                assert_eq!(s.size(&sw), s.size(&item));
+                if let Some(w) = s.canonical(&item) {
+                    run += 1;
+                    weight += w;
+                }
+            }
+            assert_eq!(run, s.evaluated());
+            assert_eq!(weight, s.scenarios());
+        }
+    }
+
+    #[test]
+    fn swapped_scenarios_have_the_same_verdicts() {
+        let s = Space::new(&Bound::tiny());
+        let sets = behavior_sets();
+        for i in 0..s.scenarios() {
+            let item = s.item(i).unwrap();
+            if s.canonical(&item) != Some(2) {
+                continue;
+            }
+            let (x, y) = (s.scenario(&item), s.scenario(&s.swap(&item)));
+            for set in &sets {
+                let (x, y) = (with_set(&x, set), with_set(&y, set));
+                let (ex, ey) = (Evidence::gather(&x).unwrap(), Evidence::gather(&y).unwrap());
+                for inv in Invariant::ALL {
+                    assert_eq!(
+                        std::mem::discriminant(&check(inv, &ex)),
+                        std::mem::discriminant(&check(inv, &ey)),
+                        "{} × {inv} on scenario {i} and its swap",
+                        set.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_tiny_bound_refutes_upstream_and_proves_all() {
+        let space = Space::new(&Bound::tiny());
+        let r = run(&space, 2, &|_, _| {});
+        for inv in [
+            Invariant::JsonSafe,
+            Invariant::GeminiSafe,
+            Invariant::Lossless,
+            Invariant::TranscriptValid,
+        ] {
+            let c = r.cell("upstream", inv).unwrap();
+            let Proof::Refuted {
+                counterexample,
+                replays,
+                ..
+            } = &c.proof
+            else {
+                panic!("upstream × {inv} should be refuted")
+            };
+            assert!(replays, "upstream × {inv}");
+            let v = crate::vectors::Vector::from_value(counterexample).unwrap();
+            assert!(matches!(
+                v.verify(),
+                crate::vectors::Verification::Failed(_)
+            ));
+        }
+        for inv in Invariant::ALL {
+            let c = r.cell("all", inv).unwrap();
+            assert_eq!(c.proof, Proof::Proved, "all × {inv}");
+            assert_eq!(c.scenarios, space.scenarios());
+        }
+    }
+
+    #[test]
+    fn sizes_grow_along_the_shapes() {
+        let s = Space::new(&Bound::default_bound());
+        assert!(s.shapes.windows(2).all(|w| w[0].size <= w[1].size));
+        assert_eq!(s.shapes[0].size, 0); // no tool round, no prior call
+        let one_call = s.shapes.iter().find(|x| x.key.calls() == 1).unwrap();
+        assert_eq!(one_call.size, 2); // one call in one round
+    }
+}
