@@ -1291,7 +1291,10 @@ fn canonical_signatures(input: &Map<String, Value>) -> Result<Map<String, Value>
                 return Err(err(&at, "a thought signature is a base64 string"));
             };
             let bytes = java_base64_decode(text).ok_or_else(|| {
-                err(&at, "not base64 (java.util.Base64 refuses it): a thought signature is bytes")
+                err(
+                    &at,
+                    "not base64 (java.util.Base64 refuses it): a thought signature is bytes",
+                )
             })?;
             *text = java_base64_encode(&bytes);
         }
