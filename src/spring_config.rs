@@ -10,6 +10,58 @@
 //! resolution gives a plain scalar ([`resolve_yaml_scalar`]).
 //!
 //! Pure: no IO.
+//!
+//! # Checked against Spring Boot
+//!
+//! `tests/spring_binding.rs` binds every file of `tests/spring_config/`
+//! with a real Spring Boot 4.1.1 application and Spring AI 2.0.1's
+//! `ToolCallingAutoConfiguration` (`conformance/java`'s `BindProbe`) and
+//! requires the same limits or the same refusal. What it found, and what
+//! this module now does as Spring does:
+//!
+//! * **Which spelling wins.** Within one document the property whose key
+//!   is the canonical name wins; without one, the first of Spring's
+//!   `HashSet` of the equal keys (by `String.hashCode()`), not the last in
+//!   the file. A map entry's value is looked up by the entry's name, so
+//!   `max-calls-per-tool.Foo` and `.FOO` are two keys that both take the
+//!   value of `.foo` when the file has it (the model merged them into one).
+//! * **Documents.** A later document wins per property, but a list is
+//!   taken whole from the last document that gives it (its `[0]`, `[1]`
+//!   or its value), and a map gathers the keys of every document.
+//! * **Order of errors.** `JavaBeanBinder` binds `is` getters before `get`
+//!   ones: `throw-exception-on-error` is checked before `limits`; map
+//!   entries bind last document first; the builder takes the overrides in
+//!   `HashMap` order, so of a blank name and a zero, either may be reported.
+//! * **Primitive booleans.** An empty or blank value (YAML `~` or nothing)
+//!   for `throw-exception-on-error`, `include-content` or
+//!   `fallback.enabled` is refused: `A null value cannot be assigned to a
+//!   primitive type` (the model read it as unset).
+//! * **Names.** An element with no valid character (`_`, `天气`) is dropped,
+//!   so `max-calls-per-tool.天气` is the map itself; `wetter_ä` is the key
+//!   `wetter_`; a list child that is not an index (`excluded-tools.foo`) is
+//!   ignored, while `[01]` or `[x]` is an unbound element; unbound elements
+//!   are listed in `ConfigurationPropertyName` order (`[2]`, `[9]`, `[10]`,
+//!   `[x]`); the reported property is the name bound, in canonical form.
+//! * **Groups.** `spring.ai.tools.limits=` (YAML `limits:` with nothing
+//!   under it) stops the application: `No setter found for property:
+//!   limits`; another value there is refused only when no property of the
+//!   group binds. A YAML boolean two levels under the map drops its entry.
+//! * **Placeholders.** `${NAME:default}` is resolved (Spring 7's
+//!   `PlaceholderParser`: nesting, `\` escapes, circular references
+//!   refused); the file is the only source here, so a name it does not set
+//!   is listed in [`Bound::placeholders_not_in_file`].
+//! * **Origins.** An empty value at a line's end stands at the next line,
+//!   column 0 (`CharacterReader.getLocation()`).
+//!
+//! Confirmed as modelled: `.properties` files are read as ISO-8859-1
+//! (UTF-8 bytes become two characters); non-ASCII map keys keep only what
+//! relaxed names keep (brackets keep everything); YAML numbers convert to
+//! the enum by ordinal, and a `Long` or `Double` has no converter.
+//!
+//! Known limits: the JDK 17 `HashMap` sizing is modelled (JDK 19 and later
+//! presize differently for 3, 6, 12... overrides, which can change which of
+//! two builder errors is reported); an index past `long` in an unbound list
+//! element is compared by its digits (Java throws `NumberFormatException`).
 
 use std::collections::BTreeMap;
 
@@ -354,7 +406,9 @@ fn load_key_and_value(r: &mut Reader<'_>, document: &mut Document) -> Result<(),
             while r.is_whitespace() && !r.is_end_of_line() {
                 r.read()?;
             }
-            let (line, column) = (r.char_line + 1, usize::try_from(r.column + 1).unwrap_or(1));
+            // `CharacterReader.getLocation()`: the reader's line count, so an
+            // empty value at a line's end stands at the next line, column 0.
+            let (line, column) = (r.newlines + 1, usize::try_from(r.column + 1).unwrap_or(0));
             let mut v = String::new();
             while !(r.is_end_of_line() || split && !r.escaped && r.ch == Some(',')) {
                 if let Some(c) = r.ch {
@@ -663,99 +717,177 @@ pub const KNOWN_KEYS: [(&str, &str); 8] = [
     ("spring.ai.tools.throw-exception-on-error", "boolean"),
 ];
 
-/// One element of a property name.
+/// The type `ConfigurationPropertyName`'s parser (`ElementsParser`) gives an
+/// element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// No valid character: the parser drops the element.
+    Empty,
+    /// `a-z0-9`, starting with a letter or digit.
+    Uniform,
+    /// Uniform with a dash (not first).
+    Dashed,
+    /// Anything else outside brackets: compared in its uniform form.
+    NonUniform,
+    /// `[...]`, not all digits: compared verbatim.
+    Indexed,
+    /// `[0-9...]`.
+    NumericallyIndexed,
+}
+
+impl Kind {
+    fn indexed(self) -> bool {
+        matches!(self, Kind::Indexed | Kind::NumericallyIndexed)
+    }
+}
+
+/// One element of a property name, as `ConfigurationPropertyName.adapt`
+/// keeps it: its source text and its type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Element {
     text: String,
-    indexed: bool,
+    kind: Kind,
 }
 
-/// `ConfigurationPropertyName.adapt(name, '.')`: elements split at dots
-/// outside brackets; `[...]` is an indexed element.
+/// `ElementsParser.isValidChar`.
+fn valid_char(c: char, index: usize) -> bool {
+    c.is_ascii_lowercase() || c.is_ascii_digit() || (index != 0 && c == '-')
+}
+
+/// `Character.toLowerCase(char)` (the simple mapping: `İ` gives `i`).
+fn java_lower(c: char) -> char {
+    c.to_lowercase().next().unwrap_or(c)
+}
+
+/// `ElementsParser.updateType`. Only whether `index` is 0 matters, so a
+/// character index stands for Java's UTF-16 index.
+fn update_kind(kind: Kind, ch: char, index: usize) -> Kind {
+    if kind.indexed() {
+        return if kind == Kind::NumericallyIndexed && !ch.is_ascii_digit() {
+            Kind::Indexed
+        } else {
+            kind
+        };
+    }
+    if kind == Kind::Empty && valid_char(ch, index) {
+        return if index == 0 {
+            Kind::Uniform
+        } else {
+            Kind::NonUniform
+        };
+    }
+    if kind == Kind::Uniform && ch == '-' {
+        return Kind::Dashed;
+    }
+    if !valid_char(ch, index) {
+        if kind == Kind::Empty && !valid_char(java_lower(ch), index) {
+            return Kind::Empty;
+        }
+        return Kind::NonUniform;
+    }
+    kind
+}
+
+/// `ConfigurationPropertyName.adapt(name, '.')` (`ElementsParser.parse`):
+/// elements split at dots outside brackets, `[...]` an indexed element
+/// (brackets nest), an unclosed bracket's text a plain element. An element
+/// with no valid character (`_`, `天气`, `-`) and an empty one (`a..b`,
+/// `a[]`) are dropped, so `max-calls-per-tool.天气` names the map itself.
 fn elements(name: &str) -> Vec<Element> {
+    let chars: Vec<char> = name.chars().collect();
     let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0usize;
-    let flush = |cur: &mut String, out: &mut Vec<Element>| {
-        if !cur.is_empty() {
+    let add = |out: &mut Vec<Element>, start: usize, end: usize, kind: Kind| {
+        if end > start && kind != Kind::Empty {
             out.push(Element {
-                text: std::mem::take(cur),
-                indexed: false,
+                text: chars[start..end].iter().collect(),
+                kind,
             });
         }
     };
-    for c in name.chars() {
-        match c {
-            '[' if depth == 0 => {
-                flush(&mut cur, &mut out);
-                depth = 1;
+    let mut open: i64 = 0;
+    let mut start = 0;
+    let mut kind = Kind::Empty;
+    for (i, &ch) in chars.iter().enumerate() {
+        if ch == '[' {
+            if open == 0 {
+                add(&mut out, start, i, kind);
+                start = i + 1;
+                kind = Kind::NumericallyIndexed;
             }
-            '[' => {
-                depth += 1;
-                cur.push(c);
+            open += 1;
+        } else if ch == ']' {
+            open -= 1;
+            if open == 0 {
+                add(&mut out, start, i, kind);
+                start = i + 1;
+                kind = Kind::Empty;
             }
-            ']' if depth == 1 => {
-                out.push(Element {
-                    text: std::mem::take(&mut cur),
-                    indexed: true,
-                });
-                depth = 0;
-            }
-            ']' if depth > 1 => {
-                depth -= 1;
-                cur.push(c);
-            }
-            '.' if depth == 0 => flush(&mut cur, &mut out),
-            _ => cur.push(c),
+        } else if !kind.indexed() && ch == '.' {
+            add(&mut out, start, i, kind);
+            start = i + 1;
+            kind = Kind::Empty;
+        } else {
+            kind = update_kind(kind, ch, i - start);
         }
     }
-    flush(&mut cur, &mut out);
+    if open != 0 {
+        kind = Kind::NonUniform;
+    }
+    add(&mut out, start, chars.len(), kind);
     out
 }
 
-fn ascii_alnum(c: char) -> bool {
-    c.is_ascii_lowercase() || c.is_ascii_digit()
-}
-
-/// The uniform form of a non-indexed element: lowercase ASCII letters and
-/// digits only (what relaxed equality compares).
+/// `getElement(i, Form.UNIFORM)`: what relaxed equality compares
+/// (lowercase ASCII letters and digits; an indexed element verbatim).
 fn uniform(e: &Element) -> String {
-    if e.indexed {
-        return e.text.clone();
+    match e.kind {
+        Kind::Uniform | Kind::Indexed | Kind::NumericallyIndexed => e.text.clone(),
+        _ => e
+            .text
+            .chars()
+            .map(java_lower)
+            .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            .collect(),
     }
-    e.text
-        .chars()
-        .map(|c| c.to_lowercase().next().unwrap_or(c))
-        .filter(|&c| ascii_alnum(c))
-        .collect()
 }
 
-/// `getElement(i, Form.ORIGINAL)`: a uniform element as is; otherwise `_`
-/// and the characters that are valid once lowercased (ASCII letters,
-/// digits, `-` after the first), case kept.
+/// `getElement(i, Form.ORIGINAL)`: a map key's element. A uniform or
+/// dashed element as written; otherwise `_` and the characters valid once
+/// lowercased, case kept (`wetter_ä` gives `wetter_`).
 fn original(e: &Element) -> String {
-    if e.indexed {
-        return e.text.clone();
+    match e.kind {
+        Kind::NonUniform | Kind::Empty => e
+            .text
+            .chars()
+            .enumerate()
+            .filter(|&(i, c)| c == '_' || valid_char(java_lower(c), i))
+            .map(|(_, c)| c)
+            .collect(),
+        _ => e.text.clone(),
     }
-    let valid = |c: char, i: usize| ascii_alnum(c) || (i != 0 && c == '-');
-    let is_uniform = e.text.chars().enumerate().all(|(i, c)| valid(c, i));
-    if is_uniform {
-        return e.text.clone();
-    }
-    e.text
-        .chars()
-        .enumerate()
-        .filter(|&(i, c)| c == '_' || valid(c.to_lowercase().next().unwrap_or(c), i))
-        .map(|(_, c)| c)
-        .collect()
 }
 
-/// `toString()` of a name: dashed form (lowercase, valid characters),
-/// indexed elements in brackets.
+/// `getElement(i, Form.DASHED)`.
+fn dashed_element(e: &Element) -> String {
+    match e.kind {
+        Kind::NonUniform | Kind::Empty => e
+            .text
+            .chars()
+            .map(java_lower)
+            .enumerate()
+            .filter(|&(i, c)| valid_char(c, i))
+            .map(|(_, c)| c)
+            .collect(),
+        _ => e.text.clone(),
+    }
+}
+
+/// `ConfigurationPropertyName.toString()`: dashed elements joined by dots,
+/// indexed ones in brackets.
 fn dashed(els: &[Element]) -> String {
     let mut s = String::new();
     for e in els {
-        if e.indexed {
+        if e.kind.indexed() {
             s.push('[');
             s.push_str(&e.text);
             s.push(']');
@@ -763,15 +895,7 @@ fn dashed(els: &[Element]) -> String {
             if !s.is_empty() {
                 s.push('.');
             }
-            let valid = |c: char, i: usize| ascii_alnum(c) || (i != 0 && c == '-');
-            s.extend(
-                e.text
-                    .chars()
-                    .map(|c| c.to_lowercase().next().unwrap_or(c))
-                    .enumerate()
-                    .filter(|&(i, c)| valid(c, i))
-                    .map(|(_, c)| c),
-            );
+            s.push_str(&dashed_element(e));
         }
     }
     s
@@ -783,6 +907,90 @@ fn uniform_key(els: &[Element]) -> Vec<String> {
 
 fn target(s: &str) -> Vec<String> {
     uniform_key(&elements(s))
+}
+
+/// `String.hashCode()`.
+fn java_hash(s: &str) -> i32 {
+    s.encode_utf16()
+        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
+}
+
+/// The bucket `HashMap` puts a `String` key in, for a table of `capacity`
+/// (a power of two): `(h ^ (h >>> 16)) & (capacity - 1)`.
+fn java_bucket(s: &str, capacity: usize) -> usize {
+    let h = java_hash(s) as u32;
+    ((h ^ (h >> 16)) as usize) & (capacity - 1)
+}
+
+/// `HashMap`'s iteration order of `keys` inserted in this order into a
+/// table of `capacity`: by bucket, then by insertion within a bucket
+/// (resizing splits buckets without reordering them). Trees (8 or more
+/// keys in one bucket of a table of 64 or more) are not modelled.
+fn java_hash_order(keys: &[&str], capacity: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| java_bucket(keys[i], capacity));
+    order
+}
+
+/// The table size of a `HashSet` after `n` insertions into `new HashSet<>()`
+/// (16, doubled each time the size passes three quarters of it).
+fn hash_set_capacity(n: usize) -> usize {
+    let mut cap = 16;
+    while n > cap / 4 * 3 {
+        cap *= 2;
+    }
+    cap
+}
+
+/// The table size of a `HashMap` that `putAll` pre-sized for `n` entries
+/// (JDK 17's `putMapEntries`: `tableSizeFor((int) (n / 0.75f + 1.0f))`).
+/// JDK 19 and later size for `ceil(n / 0.75)`, a smaller table when `n` is
+/// 3 times a power of two, so their iteration order can differ there.
+fn put_all_capacity(n: usize) -> usize {
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    let t = (n as f32 / 0.75f32 + 1.0f32) as usize;
+    t.max(1).next_power_of_two()
+}
+
+/// `ConfigurationPropertyName.compareTo`: element by element in uniform
+/// form, indexed before plain, two numeric indexes by value (`Long.parseLong`;
+/// an index past `long` is compared by length then digits, where Java
+/// throws), others as Java strings (UTF-16 order).
+fn compare_names(a: &[Element], b: &[Element]) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    for i in 0..a.len().max(b.len()) {
+        let (Some(x), Some(y)) = (a.get(i), b.get(i)) else {
+            return if a.len() < b.len() {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+        };
+        let r = y.kind.indexed().cmp(&x.kind.indexed());
+        if r != Ordering::Equal {
+            return r;
+        }
+        let (ux, uy) = (uniform(x), uniform(y));
+        let r = if x.kind == Kind::NumericallyIndexed && y.kind == Kind::NumericallyIndexed {
+            match (ux.parse::<i64>(), uy.parse::<i64>()) {
+                (Ok(p), Ok(q)) => p.cmp(&q),
+                _ => {
+                    let (tx, ty) = (ux.trim_start_matches('0'), uy.trim_start_matches('0'));
+                    tx.len().cmp(&ty.len()).then_with(|| tx.cmp(ty))
+                }
+            }
+        } else {
+            ux.encode_utf16().cmp(uy.encode_utf16())
+        };
+        if r != Ordering::Equal {
+            return r;
+        }
+    }
+    Ordering::Equal
 }
 
 /// What a setup's properties say, as the auto-configuration applies them.
@@ -801,6 +1009,11 @@ pub struct Bound {
     /// Keys Spring ignores that look like a tool-calling key, each with the
     /// key it probably meant.
     pub unknown: Vec<Unknown>,
+    /// Placeholders (`${LIMIT:20}`) a bound value names that the file does
+    /// not set: read here with their default (or left as written, as Spring
+    /// leaves an unresolvable one), where Spring would first look in the
+    /// environment (system properties, environment variables).
+    pub placeholders_not_in_file: Vec<String>,
 }
 
 /// An ignored key and its likely meaning.
@@ -839,6 +1052,15 @@ pub enum BindFailure {
         /// 1-based line of the first.
         line: usize,
     },
+    /// A value given to a group itself (`spring.ai.tools.limits=5`) that
+    /// no converter takes, with none of the group's properties bound:
+    /// `BindFailureAnalyzer` names no property then.
+    Convert {
+        /// `Failed to bind properties under 'NAME' to TYPE`.
+        description: String,
+        /// The `Reason:` line.
+        reason: String,
+    },
     /// The auto-configuration's builder call failed (`IllegalArgumentException`).
     Builder {
         /// `java.lang.IllegalArgumentException: MESSAGE`.
@@ -865,6 +1087,10 @@ impl std::fmt::Display for BindFailure {
                 "The elements [{}] were left unbound (line {line}).",
                 properties.join(",")
             ),
+            BindFailure::Convert {
+                description,
+                reason,
+            } => write!(f, "{description}:\n\n    Reason: {reason}"),
             BindFailure::Builder { message } => write!(
                 f,
                 "Error creating bean with name 'toolCallingManager' (ToolCallingAutoConfiguration): {message}"
@@ -873,49 +1099,525 @@ impl std::fmt::Display for BindFailure {
     }
 }
 
-/// The key Spring reads: a property name as relaxed binding sees it.
+/// The text between `${` and its `}` (nested braces counted), as Spring's
+/// `PlaceholderParser` parses a value: text and placeholders; a `${`
+/// preceded by `\` is literal (the `\` dropped); an unclosed `${` is text.
+#[derive(Debug, Clone)]
+enum Part {
+    Text(String),
+    /// `${key}` or `${key:fallback}` without nested placeholders; `text` is
+    /// all between the braces (tried as a key first).
+    Simple {
+        text: String,
+        key: String,
+        fallback: Option<String>,
+    },
+    /// A placeholder with placeholders inside: the key's parts and the
+    /// fallback's parts (after the first unescaped `:` of a text part).
+    Nested {
+        key: Vec<Part>,
+        fallback: Option<Vec<Part>>,
+    },
+}
+
+fn add_text(parts: &mut Vec<Part>, t: &str) {
+    if t.is_empty() {
+        return;
+    }
+    if let Some(Part::Text(last)) = parts.last_mut() {
+        last.push_str(t);
+    } else {
+        parts.push(Part::Text(t.to_owned()));
+    }
+}
+
+/// `nextValidEndPrefix`: the `}` closing the `${` at `start`, counting `{`.
+fn placeholder_end(v: &str, start: usize) -> Option<usize> {
+    let b = v.as_bytes();
+    let mut depth = 0usize;
+    let mut i = start + 2;
+    while i < b.len() {
+        match b[i] {
+            b'}' if depth > 0 => depth -= 1,
+            b'}' => return Some(i),
+            b'{' => depth += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `parseSection`: the key and the fallback after the first `:` not
+/// preceded by `\` (an escaped `:` loses its `\`).
+fn parse_section(v: &str) -> (String, Option<String>) {
+    let mut key = String::new();
+    let mut pos = 0;
+    while let Some(off) = v[pos..].find(':') {
+        let i = pos + off;
+        if i > 0 && v.as_bytes()[i - 1] == b'\\' {
+            key.push_str(&v[pos..i - 1]);
+            key.push(':');
+            pos = i + 1;
+        } else {
+            key.push_str(&v[pos..i]);
+            return (key, Some(v[i + 1..].to_owned()));
+        }
+    }
+    key.push_str(&v[pos..]);
+    (key, None)
+}
+
+/// `PlaceholderParser.parse`: `None` when the value has no `${`.
+fn parse_placeholders(v: &str, inside: bool, depth: usize) -> Result<Option<Vec<Part>>, String> {
+    if depth > 100 {
+        return Err("placeholders nested more than 100 deep".into());
+    }
+    let Some(mut start) = v.find("${") else {
+        return Ok(None);
+    };
+    let mut parts = Vec::new();
+    let mut pos = 0;
+    loop {
+        match placeholder_end(v, start) {
+            None => {
+                add_text(&mut parts, &v[pos..start + 2]);
+                pos = start + 2;
+            }
+            Some(_) if start > 0 && v.as_bytes()[start - 1] == b'\\' => {
+                add_text(&mut parts, &v[pos..start - 1]);
+                add_text(&mut parts, "${");
+                pos = start + 2;
+            }
+            Some(end) => {
+                add_text(&mut parts, &v[pos..start]);
+                let inner = &v[start + 2..end];
+                match parse_placeholders(inner, true, depth + 1)? {
+                    None => {
+                        let (key, fallback) = parse_section(inner);
+                        parts.push(Part::Simple {
+                            text: inner.to_owned(),
+                            key,
+                            fallback,
+                        });
+                    }
+                    Some(p) => parts.extend(p),
+                }
+                pos = end + 1;
+            }
+        }
+        match v[pos..].find("${") {
+            Some(off) => start = pos + off,
+            None => break,
+        }
+    }
+    add_text(&mut parts, &v[pos..]);
+    if !inside {
+        return Ok(Some(parts));
+    }
+    // createNestedPlaceholderPart
+    let mut key = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        match p {
+            Part::Text(t) => {
+                let (k, fallback) = parse_section(t);
+                key.push(Part::Text(k));
+                if let Some(f) = fallback {
+                    let mut d = vec![Part::Text(f)];
+                    d.extend(parts[i + 1..].iter().cloned());
+                    return Ok(Some(vec![Part::Nested {
+                        key,
+                        fallback: Some(d),
+                    }]));
+                }
+            }
+            other => key.push(other.clone()),
+        }
+    }
+    Ok(Some(vec![Part::Nested {
+        key,
+        fallback: None,
+    }]))
+}
+
+/// A placeholder that failed: `PlaceholderResolutionException`'s reason and
+/// the values it was met in, innermost first.
+struct PlaceholderError {
+    reason: String,
+    values: Vec<String>,
+}
+
+impl PlaceholderError {
+    fn message(&self) -> String {
+        let mut m = format!(
+            "org.springframework.util.PlaceholderResolutionException: {}",
+            self.reason
+        );
+        if !self.values.is_empty() {
+            m.push_str(" in value ");
+            m.push_str(
+                &self
+                    .values
+                    .iter()
+                    .map(|v| format!("\"{v}\""))
+                    .collect::<Vec<_>>()
+                    .join(" <-- "),
+            );
+        }
+        m
+    }
+}
+
+/// Resolves the `${...}` placeholders of property values as the binder's
+/// `PropertySourcesPlaceholdersResolver` does, against the file alone: a
+/// canonical name (`other.value`, `other-value`) through relaxed binding
+/// over every document, another (`LIMIT`, `otherValue`) by its exact key;
+/// unresolvable placeholders stay as written. The names not found in the
+/// file are kept: Spring would read them from the environment first.
+struct Placeholders<'a> {
+    documents: &'a [Vec<Entry>],
+    /// Every property of every document, last document first (built on
+    /// the first placeholder).
+    all: std::cell::OnceCell<Vec<AllSource<'a>>>,
+    missing: std::cell::RefCell<Vec<String>>,
+}
+
+/// A document's properties, every key (not only `spring.ai.tools`).
+struct AllSource<'a> {
+    exact: std::collections::HashMap<&'a str, &'a Entry>,
+    relaxed: std::collections::HashMap<Vec<String>, Vec<&'a Entry>>,
+}
+
+impl<'a> Placeholders<'a> {
+    fn new(documents: &'a [Vec<Entry>]) -> Self {
+        Placeholders {
+            documents,
+            all: std::cell::OnceCell::new(),
+            missing: Default::default(),
+        }
+    }
+
+    fn sources(&self) -> &[AllSource<'a>] {
+        self.all.get_or_init(|| {
+            self.documents
+                .iter()
+                .rev()
+                .map(|d| {
+                    let mut s = AllSource {
+                        exact: Default::default(),
+                        relaxed: Default::default(),
+                    };
+                    for e in d {
+                        if s.exact.insert(e.key.as_str(), e).is_none() {
+                            s.relaxed
+                                .entry(uniform_key(&elements(&e.key)))
+                                .or_default()
+                                .push(e);
+                        }
+                    }
+                    s
+                })
+                .collect()
+        })
+    }
+
+    /// `PropertySourcesPlaceholdersResolver.resolvePlaceholder`.
+    fn lookup(&self, name: &str) -> Option<String> {
+        let els = elements(name);
+        let canonical = !name.is_empty()
+            && !name.starts_with('.')
+            && !name.ends_with('.')
+            && els.iter().all(|e| e.kind != Kind::NonUniform);
+        let found = self.sources().iter().find_map(|s| {
+            if let Some(e) = s.exact.get(name) {
+                return Some(*e);
+            }
+            if !canonical || els.is_empty() {
+                return None;
+            }
+            if let Some(e) = s.exact.get(dashed(&els).as_str()) {
+                return Some(*e);
+            }
+            let candidates = s.relaxed.get(&uniform_key(&els))?;
+            let keys: Vec<&str> = candidates.iter().map(|e| e.key.as_str()).collect();
+            let first = *java_hash_order(&keys, hash_set_capacity(keys.len())).first()?;
+            Some(candidates[first])
+        });
+        match found {
+            Some(e) => Some(e.value.to_java_string()),
+            None => {
+                let mut m = self.missing.borrow_mut();
+                if !m.iter().any(|x| x == name) {
+                    m.push(name.to_owned());
+                }
+                None
+            }
+        }
+    }
+
+    /// The value with its placeholders resolved (a non-string value as is).
+    fn resolve(&self, v: &JavaValue) -> Result<JavaValue, String> {
+        match v {
+            JavaValue::String(s) if s.contains("${") => {
+                let mut visited = Vec::new();
+                self.replace(s, &mut visited, 0)
+                    .map(JavaValue::String)
+                    .map_err(|e| e.message())
+            }
+            other => Ok(other.clone()),
+        }
+    }
+
+    fn replace(
+        &self,
+        v: &str,
+        visited: &mut Vec<String>,
+        depth: usize,
+    ) -> Result<String, PlaceholderError> {
+        let err = |reason: String| PlaceholderError {
+            reason,
+            values: Vec::new(),
+        };
+        let parts = match parse_placeholders(v, false, 0).map_err(err)? {
+            None => return Ok(v.to_owned()),
+            Some(p) => p,
+        };
+        self.resolve_all(&parts, visited, depth).map_err(|mut e| {
+            e.values.push(v.to_owned());
+            e
+        })
+    }
+
+    fn resolve_all(
+        &self,
+        parts: &[Part],
+        visited: &mut Vec<String>,
+        depth: usize,
+    ) -> Result<String, PlaceholderError> {
+        let mut out = String::new();
+        for p in parts {
+            out.push_str(&self.resolve_part(p, visited, depth)?);
+        }
+        Ok(out)
+    }
+
+    /// `resolveRecursively(context, key)`.
+    fn recursively(
+        &self,
+        key: &str,
+        visited: &mut Vec<String>,
+        depth: usize,
+    ) -> Result<Option<String>, PlaceholderError> {
+        let Some(value) = self.lookup(key) else {
+            return Ok(None);
+        };
+        if !value.contains("${") {
+            return Ok(Some(value));
+        }
+        if visited.iter().any(|k| k == key) || depth > 100 {
+            return Err(PlaceholderError {
+                reason: format!("Circular placeholder reference '{key}'"),
+                values: Vec::new(),
+            });
+        }
+        visited.push(key.to_owned());
+        let r = self.replace(&value, visited, depth + 1)?;
+        visited.retain(|k| k != key);
+        Ok(Some(r))
+    }
+
+    fn resolve_part(
+        &self,
+        p: &Part,
+        visited: &mut Vec<String>,
+        depth: usize,
+    ) -> Result<String, PlaceholderError> {
+        match p {
+            Part::Text(t) => Ok(t.clone()),
+            Part::Simple {
+                text,
+                key,
+                fallback,
+            } => {
+                if text != key {
+                    if let Some(v) = self.recursively(text, visited, depth)? {
+                        return Ok(v);
+                    }
+                }
+                if let Some(v) = self.recursively(key, visited, depth)? {
+                    return Ok(v);
+                }
+                Ok(fallback.clone().unwrap_or_else(|| format!("${{{key}}}")))
+            }
+            Part::Nested { key, fallback } => {
+                let k = self.resolve_all(key, visited, depth)?;
+                if let Some(v) = self.recursively(&k, visited, depth)? {
+                    return Ok(v);
+                }
+                match fallback {
+                    Some(d) => self.resolve_all(d, visited, depth),
+                    None => Ok(format!("${{{k}}}")),
+                }
+            }
+        }
+    }
+}
+
+/// One property of one document, with its adapted name.
 struct Prop<'a> {
     els: Vec<Element>,
     uni: Vec<String>,
     entry: &'a Entry,
 }
 
-/// Merges documents: a later document's property replaces an earlier one
-/// with the same relaxed name (Spring adds later documents ahead).
-fn merge(documents: &[Vec<Entry>]) -> Vec<Prop<'_>> {
-    let mut out: Vec<Prop<'_>> = Vec::new();
-    let mut index: std::collections::HashMap<Vec<String>, usize> = Default::default();
-    for d in documents {
-        for e in d {
-            let els = elements(&e.key);
-            let uni = uniform_key(&els);
-            let p = Prop {
-                els,
-                uni: uni.clone(),
-                entry: e,
-            };
-            match index.get(&uni) {
-                Some(&i) => out[i] = p,
-                None => {
-                    index.insert(uni, out.len());
-                    out.push(p);
-                }
-            }
-        }
-    }
-    out
+/// One document as Spring Boot's `SpringIterableConfigurationPropertySource`
+/// over it sees it: its properties under `spring.ai.tools` in file order,
+/// by exact key, and by relaxed name (in file order).
+struct Source<'a> {
+    props: Vec<Prop<'a>>,
+    exact: std::collections::HashMap<&'a str, usize>,
+    relaxed: std::collections::HashMap<Vec<String>, Vec<usize>>,
 }
 
-fn failure(p: &Prop<'_>, target_type: &str, reason: String, name_els: &[Element]) -> BindFailure {
-    let name = dashed(name_els);
+impl<'a> Source<'a> {
+    fn new(document: &'a [Entry]) -> Source<'a> {
+        let tools = target("spring.ai.tools");
+        let mut s = Source {
+            props: Vec::new(),
+            exact: Default::default(),
+            relaxed: Default::default(),
+        };
+        for e in document {
+            // A key put again keeps its place and takes the new value
+            // (the loaders' LinkedHashMap).
+            if let Some(&i) = s.exact.get(e.key.as_str()) {
+                s.props[i].entry = e;
+                continue;
+            }
+            let els = elements(&e.key);
+            let uni = uniform_key(&els);
+            if uni.len() < tools.len() || uni[..tools.len()] != tools[..] {
+                continue;
+            }
+            let i = s.props.len();
+            s.exact.insert(e.key.as_str(), i);
+            s.relaxed.entry(uni.clone()).or_default().push(i);
+            s.props.push(Prop { els, uni, entry: e });
+        }
+        s
+    }
+
+    /// `getConfigurationProperty(name)`: the property whose key is the
+    /// name's canonical form; else, among the keys with an equal relaxed
+    /// name, the first in the order of the `HashSet` of keys Spring keeps
+    /// for that name (by `String.hashCode()`, not by file order).
+    fn get(&self, els: &[Element]) -> Option<&Prop<'a>> {
+        if let Some(&i) = self.exact.get(dashed(els).as_str()) {
+            return Some(&self.props[i]);
+        }
+        let candidates = self.relaxed.get(&uniform_key(els))?;
+        let keys: Vec<&str> = candidates
+            .iter()
+            .map(|&i| self.props[i].entry.key.as_str())
+            .collect();
+        let first = *java_hash_order(&keys, hash_set_capacity(keys.len())).first()?;
+        Some(&self.props[candidates[first]])
+    }
+
+    /// The properties strictly under `uni`, in file order.
+    fn under<'s>(&'s self, uni: &'s [String]) -> impl Iterator<Item = &'s Prop<'a>> + 's {
+        self.props
+            .iter()
+            .filter(move |p| p.uni.len() > uni.len() && p.uni[..uni.len()] == uni[..])
+    }
+}
+
+/// The documents as the binder sees them: the last document first, and
+/// the placeholder resolver over them.
+struct Sources<'a>(Vec<Source<'a>>, Placeholders<'a>);
+
+impl<'a> Sources<'a> {
+    /// `Binder.findProperty`: the first document (last in the file) that has it.
+    fn find(&self, els: &[Element]) -> Option<&Prop<'a>> {
+        self.0.iter().find_map(|s| s.get(els))
+    }
+
+    /// `containsDescendantOf`.
+    fn has_descendants(&self, uni: &[String]) -> bool {
+        self.0.iter().any(|s| s.under(uni).next().is_some())
+    }
+
+    /// The property's value with its placeholders resolved, or the
+    /// resolver's failure as the `Reason:` line.
+    fn value(&self, p: &Prop<'_>) -> Result<JavaValue, String> {
+        self.1.resolve(&p.entry.value)
+    }
+}
+
+fn failure(requested: &[Element], target_type: &str, p: &Prop<'_>, reason: String) -> BindFailure {
+    let name = dashed(requested);
     BindFailure::Bind {
         description: format!("Failed to bind properties under '{name}' to {target_type}"),
-        property: dashed(&p.els),
+        property: name,
         value: p.entry.value.to_java_string(),
         line: p.entry.line,
         column: p.entry.column,
         reason,
     }
+}
+
+const PROPERTIES_CLASS: &str =
+    "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties";
+
+/// A nested group of `ToolCallingProperties` (`limits`, `observations`,
+/// `resolution`, `resolution.fallback`): a bean with a getter and no setter.
+struct Group {
+    name: &'static str,
+    class: &'static str,
+    parent: &'static str,
+    parent_class: &'static str,
+    /// The Java property name.
+    java: &'static str,
+}
+
+/// `Binder.bindObject` on a group, before its properties: a value given to
+/// the group itself. The empty value binds a new instance, which the
+/// getter-only property cannot take (`No setter found for property`);
+/// another value has no converter, which is an error only if none of the
+/// group's own properties binds (`Ok(Some(failure))`, for the caller to
+/// raise then).
+fn group_value(sources: &Sources<'_>, g: &Group) -> Result<Option<BindFailure>, BindFailure> {
+    let els = elements(g.name);
+    let Some(p) = sources.find(&els) else {
+        return Ok(None);
+    };
+    let value = sources.value(p).map_err(|r| failure(&els, g.class, p, r))?;
+    if is_empty_string(&value) {
+        let parent = elements(g.parent);
+        return Err(BindFailure::Bind {
+            description: format!(
+                "Failed to bind properties under '{}' to {}",
+                dashed(&parent),
+                g.parent_class
+            ),
+            property: dashed(&els),
+            value: String::new(),
+            line: p.entry.line,
+            column: p.entry.column,
+            reason: format!(
+                "java.lang.IllegalStateException: No setter found for property: {}",
+                g.java
+            ),
+        });
+    }
+    Ok(Some(BindFailure::Convert {
+        description: format!(
+            "Failed to bind properties under '{}' to {}",
+            dashed(&els),
+            g.class
+        ),
+        reason: no_converter(value.class(), g.class),
+    }))
 }
 
 fn conversion_failed(source: &str, target: &str, cause: &str) -> String {
@@ -1111,9 +1813,226 @@ fn split_list(s: &str) -> Vec<String> {
         .collect()
 }
 
+const EXCLUDED: &str = "spring.ai.tools.limits.excluded-tools";
+const PER_TOOL: &str = "spring.ai.tools.limits.max-calls-per-tool";
+const PER_TOOL_TYPE: &str = "java.util.Map<java.lang.String, java.lang.Integer>";
+
+fn note(read: &mut BTreeMap<String, String>, requested: &[Element], p: &Prop<'_>) {
+    read.insert(dashed(requested), p.entry.value.to_java_string());
+}
+
+fn is_empty_string(v: &JavaValue) -> bool {
+    matches!(v, JavaValue::String(s) if s.is_empty())
+}
+
+/// `IndexedElementsBinder` for `excludedTools`: the first document (last
+/// in the file) that gives the list, either as a value (comma-separated;
+/// empty means an empty list) or as `[0]`, `[1]`, ... up to the first gap,
+/// where an indexed element past the gap (or not a plain index: `[01]`,
+/// `[x]`) is an error; plain children (`excluded-tools.foo`) are ignored.
+fn bind_list(
+    sources: &Sources<'_>,
+    read: &mut BTreeMap<String, String>,
+) -> Result<Option<Vec<String>>, BindFailure> {
+    let root = elements(EXCLUDED);
+    let root_uni = uniform_key(&root);
+    for src in &sources.0 {
+        if let Some(p) = src.get(&root) {
+            note(read, &root, p);
+            if is_empty_string(&p.entry.value) {
+                return Ok(Some(Vec::new()));
+            }
+            let value = sources
+                .value(p)
+                .map_err(|r| failure(&root, "java.util.List<java.lang.String>", p, r))?;
+            return Ok(Some(match value {
+                JavaValue::String(s) => split_list(&s),
+                other => vec![other.to_java_string()],
+            }));
+        }
+        let mut known: std::collections::HashSet<String> = src
+            .under(&root_uni)
+            .map(|p| &p.els[root.len()])
+            .filter(|e| e.kind.indexed())
+            .map(uniform)
+            .collect();
+        let mut items = Vec::new();
+        let mut name = root.clone();
+        for i in 0u64.. {
+            name.truncate(root.len());
+            name.push(Element {
+                text: i.to_string(),
+                kind: Kind::NumericallyIndexed,
+            });
+            let Some(p) = src.get(&name) else {
+                break;
+            };
+            note(read, &name, p);
+            known.remove(&i.to_string());
+            let value = sources
+                .value(p)
+                .map_err(|r| failure(&name, "java.lang.String", p, r))?;
+            items.push(value.to_java_string());
+        }
+        if !known.is_empty() {
+            // A TreeSet of the properties, by name.
+            let mut unbound: Vec<(&[Element], &Prop<'_>)> = Vec::new();
+            for p in src.under(&root_uni) {
+                let e = &p.els[root.len()];
+                if e.kind.indexed() && known.contains(&uniform(e)) {
+                    let found = src.get(&p.els).unwrap_or(p);
+                    if let Err(at) = unbound.binary_search_by(|(n, _)| compare_names(n, &p.els)) {
+                        unbound.insert(at, (&p.els, found));
+                    }
+                }
+            }
+            if let Some((_, first)) = unbound.first() {
+                return Err(BindFailure::Unbound {
+                    properties: unbound.iter().map(|(n, _)| dashed(n)).collect(),
+                    line: first.entry.line,
+                });
+            }
+        }
+        if !items.is_empty() {
+            return Ok(Some(items));
+        }
+    }
+    Ok(None)
+}
+
+/// `MapBinder` for `maxCallsPerTool`, in the order Spring binds the
+/// entries: documents last first, each in file order; a key already bound
+/// is skipped. The key is the name's elements after the map's, in their
+/// original form, joined by dots; its value is whatever property has the
+/// entry's name (any spelling, any document: `Foo` and `FOO` both take the
+/// value of `foo` when the file has it). A value that cannot become an
+/// `Integer` (a YAML boolean) two or more levels down names only its first
+/// level, which has no value: the entry is dropped. Without entries, a value
+/// of the map itself: empty is an empty map, anything else has no converter.
+fn bind_map(
+    sources: &Sources<'_>,
+    read: &mut BTreeMap<String, String>,
+) -> Result<Option<Vec<(String, i32)>>, BindFailure> {
+    let root = elements(PER_TOOL);
+    let root_uni = uniform_key(&root);
+    if !sources.has_descendants(&root_uni) {
+        let Some(p) = sources.find(&root) else {
+            return Ok(None);
+        };
+        note(read, &root, p);
+        let value = sources
+            .value(p)
+            .map_err(|r| failure(&root, PER_TOOL_TYPE, p, r))?;
+        if is_empty_string(&value) {
+            return Ok(Some(Vec::new()));
+        }
+        return Err(failure(
+            &root,
+            PER_TOOL_TYPE,
+            p,
+            no_converter(value.class(), PER_TOOL_TYPE),
+        ));
+    }
+    let mut entries: Vec<(String, i32)> = Vec::new();
+    let mut keys = std::collections::HashSet::new();
+    for src in &sources.0 {
+        for p in src.under(&root_uni) {
+            let parent_of = p.els.len() == root.len() + 1;
+            // isScalarValue: the value converts to Integer (not a Boolean).
+            let scalar = parent_of
+                || src
+                    .get(&p.els)
+                    .is_some_and(|q| !matches!(q.entry.value, JavaValue::Boolean(_)));
+            let entry = if scalar {
+                &p.els[..]
+            } else {
+                &p.els[..=root.len()]
+            };
+            let key = entry[root.len()..]
+                .iter()
+                .map(original)
+                .collect::<Vec<_>>()
+                .join(".");
+            if keys.contains(&key) {
+                continue;
+            }
+            let Some(q) = sources.find(entry) else {
+                continue;
+            };
+            match sources.value(q).and_then(|v| to_integer(&v)) {
+                Ok(Some(n)) => {
+                    note(read, entry, q);
+                    keys.insert(key.clone());
+                    entries.push((key, n));
+                }
+                Ok(None) => {}
+                Err(reason) => return Err(failure(entry, "java.lang.Integer", q, reason)),
+            }
+        }
+    }
+    Ok((!entries.is_empty()).then_some(entries))
+}
+
+fn int_prop(
+    sources: &Sources<'_>,
+    name: &str,
+    read: &mut BTreeMap<String, String>,
+) -> Result<Option<i32>, BindFailure> {
+    let els = elements(name);
+    let Some(p) = sources.find(&els) else {
+        return Ok(None);
+    };
+    note(read, &els, p);
+    sources
+        .value(p)
+        .and_then(|v| to_integer(&v))
+        .map_err(|r| failure(&els, "java.lang.Integer", p, r))
+}
+
+/// A primitive `boolean`: a value that converts to null (empty or blank)
+/// cannot be assigned.
+fn bool_prop(
+    sources: &Sources<'_>,
+    name: &str,
+    read: &mut BTreeMap<String, String>,
+) -> Result<Option<bool>, BindFailure> {
+    let els = elements(name);
+    let Some(p) = sources.find(&els) else {
+        return Ok(None);
+    };
+    note(read, &els, p);
+    let value = sources
+        .value(p)
+        .map_err(|r| failure(&els, "boolean", p, r))?;
+    match to_boolean(&value) {
+        Ok(Some(b)) => Ok(Some(b)),
+        Ok(None) => Err(failure(
+            &els,
+            "boolean",
+            p,
+            conversion_failed(
+                value.class(),
+                "boolean",
+                "java.lang.IllegalArgumentException: A null value cannot be assigned to a primitive type",
+            ),
+        )),
+        Err(r) => Err(failure(&els, "boolean", p, r)),
+    }
+}
+
 /// Binds the `spring.ai.tools.*` properties of `documents` (later documents
 /// win) and applies the auto-configuration's builder calls, as Spring Boot
 /// and `ToolCallingAutoConfiguration.toolCallingManager` do.
+///
+/// The binder's order decides which error is reported when several values
+/// are bad: `JavaBeanBinder` takes the `is` getters before the `get` ones,
+/// each sorted by name, so `throw-exception-on-error` comes first, then
+/// `limits` (`excluded-tools`, `max-calls-per-tool`,
+/// `max-calls-per-tool-default`, `max-total-tool-calls`,
+/// `on-limit-exceeded`), `observations`, `resolution`. The builder then
+/// takes the per-tool map in `HashMap` order (by the keys' hash codes), so
+/// of two overrides the builder refuses, the one reported is not always the
+/// first in the file.
 ///
 /// ```
 /// use toolcall_model::{limits::{Max, OnExceeded}, spring_config::{bind, parse_properties}};
@@ -1123,149 +2042,109 @@ fn split_list(s: &str) -> Vec<String> {
 /// assert_eq!(b.limits.on_exceeded, OnExceeded::ReturnErrorResponse);
 /// let bad = parse_properties(b"spring.ai.tools.limits.max-total-tool-calls=0\n").unwrap();
 /// assert!(bind(&bad).unwrap_err().to_string().contains("maxTotalToolCalls must be greater than 0"));
+/// let empty = parse_properties(b"spring.ai.tools.throw-exception-on-error=\n").unwrap();
+/// assert!(bind(&empty).unwrap_err().to_string().contains("A null value cannot be assigned to a primitive type"));
 /// ```
 pub fn bind(documents: &[Vec<Entry>]) -> Result<Bound, BindFailure> {
-    let props = merge(documents);
-    let k = |s: &str| target(s);
-    let find = |name: &str| props.iter().find(|p| p.uni == k(name));
-    let under = |name: &str| -> Vec<&Prop<'_>> {
-        let t = k(name);
-        props
-            .iter()
-            .filter(|p| p.uni.len() > t.len() && p.uni[..t.len()] == t[..])
-            .collect()
-    };
+    let sources = Sources(
+        documents.iter().rev().map(|d| Source::new(d)).collect(),
+        Placeholders::new(documents),
+    );
     let mut read = BTreeMap::new();
-    let mut note = |p: &Prop<'_>| {
-        read.insert(dashed(&p.els), p.entry.value.to_java_string());
-    };
-    let els = |s: &str| elements(s);
 
-    // JavaBeanBinder order: limits (excludedTools, maxCallsPerTool,
-    // maxCallsPerToolDefault, maxTotalToolCalls, onLimitExceeded),
-    // observations, resolution, throwExceptionOnError.
-    let excl_name = "spring.ai.tools.limits.excluded-tools";
-    let mut excluded: Vec<String> = Vec::new();
-    if let Some(p) = find(excl_name) {
-        note(p);
-        match &p.entry.value {
-            JavaValue::String(s) => excluded = split_list(s),
-            other => excluded = vec![other.to_java_string()],
-        }
-    } else {
-        let t = k(excl_name);
-        let mut indexed: BTreeMap<u64, &Prop<'_>> = BTreeMap::new();
-        let mut odd = Vec::new();
-        for p in under(excl_name) {
-            let idx = p
-                .els
-                .get(t.len())
-                .filter(|e| e.indexed && p.els.len() == t.len() + 1);
-            match idx.and_then(|e| e.text.trim().parse::<u64>().ok()) {
-                Some(i) => {
-                    indexed.insert(i, p);
-                }
-                None => odd.push(p),
-            }
-        }
-        let mut i = 0u64;
-        while let Some(p) = indexed.remove(&i) {
-            note(p);
-            excluded.push(p.entry.value.to_java_string());
-            i += 1;
-        }
-        let mut left: Vec<&Prop<'_>> = indexed.into_values().chain(odd).collect();
-        left.sort_by_key(|p| p.entry.line);
-        if let Some(first) = left.first() {
-            return Err(BindFailure::Unbound {
-                properties: left.iter().map(|p| dashed(&p.els)).collect(),
-                line: first.entry.line,
-            });
-        }
-    }
-
-    let map_name = "spring.ai.tools.limits.max-calls-per-tool";
-    let map_type = "java.util.Map<java.lang.String, java.lang.Integer>";
-    let mut per_tool: Vec<(String, i32)> = Vec::new();
-    if let Some(p) = find(map_name) {
-        if under(map_name).is_empty() {
-            let v = &p.entry.value;
-            let empty = matches!(v, JavaValue::String(s) if s.is_empty());
-            if !empty {
-                return Err(failure(
-                    p,
-                    map_type,
-                    no_converter(v.class(), map_type),
-                    &els(map_name),
-                ));
-            }
-        }
-    }
-    let t = k(map_name);
-    for p in under(map_name) {
-        // A scalar value type: the key is every remaining element, joined.
-        let key = p.els[t.len()..]
-            .iter()
-            .map(original)
-            .collect::<Vec<_>>()
-            .join(".");
-        note(p);
-        match to_integer(&p.entry.value) {
-            Ok(Some(n)) => {
-                if let Some(e) = per_tool.iter_mut().find(|(k, _)| *k == key) {
-                    e.1 = n;
-                } else {
-                    per_tool.push((key, n));
-                }
-            }
-            Ok(None) => {}
-            Err(reason) => return Err(failure(p, "java.lang.Integer", reason, &p.els)),
-        }
-    }
-
-    let int_prop = |name: &str| -> Result<Option<i32>, BindFailure> {
-        match find(name) {
-            None => Ok(None),
-            Some(p) => to_integer(&p.entry.value)
-                .map_err(|r| failure(p, "java.lang.Integer", r, &els(name))),
-        }
-    };
-    let default_name = "spring.ai.tools.limits.max-calls-per-tool-default";
-    let total_name = "spring.ai.tools.limits.max-total-tool-calls";
-    let per_default = int_prop(default_name)?;
-    if let Some(p) = find(default_name) {
-        note(p);
-    }
-    let total = int_prop(total_name)?;
-    if let Some(p) = find(total_name) {
-        note(p);
-    }
-    let on_name = "spring.ai.tools.limits.on-limit-exceeded";
-    let mut on = OnExceeded::Throw;
-    if let Some(p) = find(on_name) {
-        note(p);
-        match to_behavior(&p.entry.value) {
-            Ok(Some(b)) => on = b,
-            Ok(None) => {}
-            Err(r) => return Err(failure(p, BEHAVIOR, r, &els(on_name))),
-        }
-    }
-    let bool_prop = |name: &str| -> Result<Option<bool>, BindFailure> {
-        match find(name) {
-            None => Ok(None),
-            Some(p) => to_boolean(&p.entry.value).map_err(|r| failure(p, "boolean", r, &els(name))),
-        }
-    };
-    let include_content = bool_prop("spring.ai.tools.observations.include-content")?;
-    let fallback = bool_prop("spring.ai.tools.resolution.fallback.enabled")?;
-    let always_throw = bool_prop("spring.ai.tools.throw-exception-on-error")?;
-    for n in [
-        "spring.ai.tools.observations.include-content",
-        "spring.ai.tools.resolution.fallback.enabled",
+    let always_throw = bool_prop(
+        &sources,
         "spring.ai.tools.throw-exception-on-error",
-    ] {
-        if let Some(p) = find(n) {
-            note(p);
+        &mut read,
+    )?;
+
+    let limits_group = Group {
+        name: "spring.ai.tools.limits",
+        class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Limits",
+        parent: "spring.ai.tools",
+        parent_class: PROPERTIES_CLASS,
+        java: "limits",
+    };
+    let limits_value = group_value(&sources, &limits_group)?;
+    let excluded = bind_list(&sources, &mut read)?;
+    let per_tool = bind_map(&sources, &mut read)?;
+    let per_default = int_prop(
+        &sources,
+        "spring.ai.tools.limits.max-calls-per-tool-default",
+        &mut read,
+    )?;
+    let total = int_prop(
+        &sources,
+        "spring.ai.tools.limits.max-total-tool-calls",
+        &mut read,
+    )?;
+    let on_name = elements("spring.ai.tools.limits.on-limit-exceeded");
+    let mut on = None;
+    if let Some(p) = sources.find(&on_name) {
+        note(&mut read, &on_name, p);
+        on = sources
+            .value(p)
+            .and_then(|v| to_behavior(&v))
+            .map_err(|r| failure(&on_name, BEHAVIOR, p, r))?;
+    }
+    let limits_bound = excluded.is_some()
+        || per_tool.is_some()
+        || per_default.is_some()
+        || total.is_some()
+        || on.is_some();
+    if let (false, Some(f)) = (limits_bound, limits_value) {
+        return Err(f);
+    }
+
+    let observations_value = group_value(
+        &sources,
+        &Group {
+            name: "spring.ai.tools.observations",
+            class:
+                "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Observations",
+            parent: "spring.ai.tools",
+            parent_class: PROPERTIES_CLASS,
+            java: "observations",
+        },
+    )?;
+    let include_content = bool_prop(
+        &sources,
+        "spring.ai.tools.observations.include-content",
+        &mut read,
+    )?;
+    if let (None, Some(f)) = (include_content, observations_value) {
+        return Err(f);
+    }
+
+    let resolution_value = group_value(
+        &sources,
+        &Group {
+            name: "spring.ai.tools.resolution",
+            class:
+                "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Resolution",
+            parent: "spring.ai.tools",
+            parent_class: PROPERTIES_CLASS,
+            java: "resolution",
+        },
+    )?;
+    let fallback_value = group_value(
+        &sources,
+        &Group {
+            name: "spring.ai.tools.resolution.fallback",
+            class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Resolution$Fallback",
+            parent: "spring.ai.tools.resolution",
+            parent_class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Resolution",
+            java: "fallback",
+        },
+    )?;
+    let fallback = bool_prop(
+        &sources,
+        "spring.ai.tools.resolution.fallback.enabled",
+        &mut read,
+    )?;
+    if fallback.is_none() {
+        if let Some(f) = fallback_value.or(resolution_value) {
+            return Err(f);
         }
     }
 
@@ -1280,15 +2159,20 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<Bound, BindFailure> {
     } else {
         limits.max_calls_per_tool(per_default).map_err(builder)?
     };
-    for (name, n) in &per_tool {
+    // The bound map is merged into the field's HashMap and copied into
+    // another, both pre-sized by putAll for its size.
+    let per_tool = per_tool.unwrap_or_default();
+    let keys: Vec<&str> = per_tool.iter().map(|(k, _)| k.as_str()).collect();
+    for i in java_hash_order(&keys, put_all_capacity(keys.len())) {
+        let (name, n) = &per_tool[i];
         limits = if *n == -1 {
             limits.exclude_tool_from_limit(name).map_err(builder)?
         } else {
             limits.max_calls_per_tool_for(name, *n).map_err(builder)?
         };
     }
-    for name in &excluded {
-        limits = limits.exclude_tool_from_limit(name).map_err(builder)?;
+    for name in excluded.unwrap_or_default() {
+        limits = limits.exclude_tool_from_limit(&name).map_err(builder)?;
     }
     let total = total.unwrap_or(150);
     limits = if total == -1 {
@@ -1296,32 +2180,48 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<Bound, BindFailure> {
     } else {
         limits.max_total_tool_calls(total).map_err(builder)?
     };
-    limits.on_exceeded = on;
+    limits.on_exceeded = on.unwrap_or(OnExceeded::Throw);
 
-    let unknown = props
-        .iter()
-        .filter(|p| {
-            !KNOWN_KEYS.iter().any(|(n, _)| {
-                let t = k(n);
-                p.uni == t || (p.uni.len() > t.len() && p.uni[..t.len()] == t[..])
-            })
-        })
-        .filter_map(|p| {
-            suggest(&p.uni).map(|s| Unknown {
-                key: p.entry.key.clone(),
-                line: p.entry.line,
-                suggestion: s,
-            })
-        })
-        .collect();
     Ok(Bound {
         limits,
         always_throw: always_throw.unwrap_or(false),
         resolution_fallback: fallback.unwrap_or(false),
         include_content: include_content.unwrap_or(false),
         read,
-        unknown,
+        unknown: unknown_keys(documents),
+        placeholders_not_in_file: sources.1.missing.take(),
     })
+}
+
+/// Keys Spring ignores that look like a tool-calling key: each relaxed
+/// name once (its last spelling, at its first place).
+fn unknown_keys(documents: &[Vec<Entry>]) -> Vec<Unknown> {
+    let known: Vec<Vec<String>> = KNOWN_KEYS.iter().map(|(n, _)| target(n)).collect();
+    let mut out: Vec<Unknown> = Vec::new();
+    let mut index: std::collections::HashMap<Vec<String>, usize> = Default::default();
+    for e in documents.iter().flatten() {
+        let uni = uniform_key(&elements(&e.key));
+        if known
+            .iter()
+            .any(|t| uni.len() >= t.len() && uni[..t.len()] == t[..])
+        {
+            continue;
+        }
+        if let Some(&i) = index.get(&uni) {
+            out[i].key.clone_from(&e.key);
+            out[i].line = e.line;
+            continue;
+        }
+        if let Some(s) = suggest(&uni) {
+            index.insert(uni, out.len());
+            out.push(Unknown {
+                key: e.key.clone(),
+                line: e.line,
+                suggestion: s,
+            });
+        }
+    }
+    out
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {

@@ -1,6 +1,7 @@
 //! The integration tests, in one binary: conformance vectors, the command
-//! line, bad input, the property suite, the fuzz corpora replay, and the
-//! differential test against real Jackson.
+//! line, bad input, the property suite, the fuzz corpora replay, the
+//! differential test against real Jackson, and the binding differential
+//! against Spring Boot.
 
 mod support;
 
@@ -11,3 +12,4 @@ mod fuzz_replay;
 mod jackson_diff;
 mod java_diff;
 mod properties;
+mod spring_binding;

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use serde_json::{json, Value};
 use toolcall_model::check::{describe_setup, report, Scenario, SetReport, Setup};
+use toolcall_model::limits::{Max, OnExceeded};
 use toolcall_model::processor::{Processor, ProcessorKind};
 use toolcall_model::spring_config::{bind, parse_properties, BindFailure, Bound};
 use toolcall_model::tool_loop::{Memory, Provider};
@@ -103,7 +104,7 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
     let docs = if kind == "properties" {
         match parse_properties(&bytes) {
             Ok(d) => d,
-            Err(e) => return fail(&format!("{}: Spring cannot load it: {e}", file.display())),
+            Err(e) => return cannot_load(file, &e.to_string(), f.json),
         }
     } else {
         // SnakeYAML reads UTF-8 (a BOM picks UTF-16 or UTF-32).
@@ -119,7 +120,7 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
         };
         match super::yaml::read(text.strip_prefix('\u{feff}').unwrap_or(text)) {
             Ok(d) => d,
-            Err(e) => return fail(&format!("{}: Spring cannot load it: {e}", file.display())),
+            Err(e) => return cannot_load(file, &e.to_string(), f.json),
         }
     };
     let bound = match bind(&docs) {
@@ -128,13 +129,19 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
             let head = match &e {
                 BindFailure::Bind { line, .. } => format!("{}:{line}", file.display()),
                 BindFailure::Unbound { line, .. } => format!("{}:{line}", file.display()),
-                BindFailure::Builder { .. } => file.display().to_string(),
+                BindFailure::Convert { .. } | BindFailure::Builder { .. } => {
+                    file.display().to_string()
+                }
             };
             if f.json {
                 outln!(
                     "{}",
-                    serde_json::to_string_pretty(&json!({"file": file.display().to_string(), "spring_refuses": e.to_string()}))
-                        .unwrap_or_default()
+                    serde_json::to_string_pretty(&json!({
+                        "file": file.display().to_string(),
+                        "spring_refuses": e.to_string(),
+                        "refusal": refusal_json(&e),
+                    }))
+                    .unwrap_or_default()
                 );
             }
             eprintln!("error: {head}: Spring Boot refuses this configuration; the application would not start:\n\n{e}");
@@ -165,6 +172,25 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
         out!("{}", to_text(file, &bound, &setup, &reports));
     }
     ExitCode::SUCCESS
+}
+
+/// A file Spring Boot cannot load: the message, and with `--json` the same
+/// as `{"file", "spring_cannot_load"}` on standard output.
+fn cannot_load(file: &Path, message: &str, json: bool) -> ExitCode {
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "file": file.display().to_string(),
+                "spring_cannot_load": message,
+            }))
+            .unwrap_or_default()
+        );
+    }
+    fail(&format!(
+        "{}: Spring cannot load it: {message}",
+        file.display()
+    ))
 }
 
 fn short(s: Scenario) -> &'static str {
@@ -205,6 +231,11 @@ fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
         out.push_str(&format!(
             "warning: line {}: Spring ignores '{}'; did you mean '{}'?\n",
             u.line, u.key, u.suggestion
+        ));
+    }
+    for name in &bound.placeholders_not_in_file {
+        out.push_str(&format!(
+            "warning: ${{{name}}} is not set in this file: read with its default (or as written); Spring would take it from a system property or environment variable first\n"
         ));
     }
     out.push_str(&format!("Setup: {}\n\n", describe_setup(setup)));
@@ -268,11 +299,69 @@ fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
     out
 }
 
+/// The refusal's parts, for tools (and the binding test against Spring Boot).
+fn refusal_json(e: &BindFailure) -> Value {
+    match e {
+        BindFailure::Bind {
+            description,
+            property,
+            value,
+            line,
+            column,
+            reason,
+        } => json!({
+            "kind": "bind",
+            "description": description,
+            "property": property,
+            "value": value,
+            "line": line,
+            "column": column,
+            "reason": reason,
+        }),
+        BindFailure::Unbound { properties, line } => json!({
+            "kind": "unbound",
+            "properties": properties,
+            "line": line,
+        }),
+        BindFailure::Convert {
+            description,
+            reason,
+        } => json!({"kind": "convert", "description": description, "reason": reason}),
+        BindFailure::Builder { message } => json!({"kind": "builder", "message": message}),
+    }
+}
+
+/// What the auto-configuration built: the limits, the processor's
+/// `alwaysThrow`, the manager's resolution fallback and
+/// `observations.include-content`.
+fn bound_json(bound: &Bound) -> Value {
+    let max = |m: Max| match m {
+        Max::Limited(n) => json!(n),
+        Max::Unlimited => json!("unlimited"),
+    };
+    let l = &bound.limits;
+    json!({
+        "max_calls_per_tool_default": max(l.default_max_per_tool),
+        "max_calls_per_tool": l.overrides,
+        "excluded_tools": l.excluded,
+        "max_total_tool_calls": max(l.max_total),
+        "on_limit_exceeded": match l.on_exceeded {
+            OnExceeded::Throw => "THROW",
+            OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
+        },
+        "throw_exception_on_error": bound.always_throw,
+        "resolution_fallback_enabled": bound.resolution_fallback,
+        "include_content": bound.include_content,
+    })
+}
+
 fn to_json(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> Value {
     json!({
         "file": file.display().to_string(),
         "read": bound.read,
+        "bound": bound_json(bound),
         "unknown_keys": bound.unknown.iter().map(|u| json!({"key": u.key, "line": u.line, "suggestion": u.suggestion})).collect::<Vec<_>>(),
+        "placeholders_not_in_file": bound.placeholders_not_in_file,
         "setup": describe_setup(setup),
         "sets": reports.iter().map(|r| json!({
             "set": r.set.name,

@@ -82,6 +82,29 @@ fn count(n: &Node) -> usize {
     c
 }
 
+/// The character at a character index, for indexes that mostly grow (one
+/// pass over the text in all).
+struct CharCursor<'a> {
+    text: &'a str,
+    chars: usize,
+    bytes: usize,
+}
+
+impl CharCursor<'_> {
+    fn char_at(&mut self, index: usize) -> Option<char> {
+        if index < self.chars {
+            (self.chars, self.bytes) = (0, 0);
+        }
+        let mut it = self.text[self.bytes..].char_indices();
+        while self.chars < index {
+            let (_, c) = it.next()?;
+            self.chars += 1;
+            self.bytes += c.len_utf8();
+        }
+        self.text[self.bytes..].chars().next()
+    }
+}
+
 /// Reads every document of `text` as flattened properties.
 pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
     let mut docs = Vec::new();
@@ -89,6 +112,11 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
     let mut anchors: HashMap<usize, Node> = HashMap::new();
     let mut root: Option<Node> = None;
     let mut nodes = 0usize;
+    let mut cursor = CharCursor {
+        text,
+        chars: 0,
+        bytes: 0,
+    };
     let parser = Parser::new_from_str(text);
     for ev in parser {
         let (ev, span) = ev.map_err(|e| {
@@ -99,7 +127,18 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
                 e.marker().col() + 1
             )
         })?;
-        let (line, col) = (span.start.line(), span.start.col() + 1);
+        let (line, mut col) = (span.start.line(), span.start.col() + 1);
+        // A value left empty after `:` stands, for SnakeYAML, just after
+        // the indicator (`processEmptyScalar(token.getEndMark())`); saphyr
+        // gives the indicator itself, as an empty span.
+        if let Event::Scalar(v, ScalarStyle::Plain, 0, None) = &ev {
+            if v.is_empty()
+                && span.end.index() == span.start.index()
+                && cursor.char_at(span.start.index()) == Some(':')
+            {
+                col += 1;
+            }
+        }
         let depth = stack.len() + 1;
         let complete: Option<(Node, usize)> = match ev {
             Event::DocumentStart(_) => {
