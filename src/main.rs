@@ -84,7 +84,7 @@ enum Cmd {
         exhaustive: bool,
         /// The bound of `--exhaustive`: tiny, default (about a minute on 2
         /// idle cores) or wide (the manager-level ranges as one product and
-        /// wider loops: 30 times the default).
+        /// wider loops: 17 times the default).
         #[arg(long, default_value = "default", requires = "exhaustive", value_parser = clap::builder::PossibleValuesParser::new(toolcall_model::exhaustive::BOUND_NAMES))]
         bound: String,
         /// The seed of every cell's random generator (a seed reproduces the matrix).
