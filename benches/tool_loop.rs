@@ -1,7 +1,8 @@
 //! A whole user turn of R rounds through the tool loop with a Gemini request
 //! built and validated at every model call; and the conversion work alone,
 //! done incrementally (each message once, as the loop does) against the way
-//! 2.0.1 does it (every round's request rebuilt from the whole history).
+//! 2.0.1 does it (every round's request rebuilt from the whole history), with
+//! the fixes and with upstream's conversion.
 // criterion_group! generates a public function that cannot carry a doc comment.
 #![allow(missing_docs)]
 
@@ -104,6 +105,16 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 for h in &last {
                     black_box(build_request(h, Fixes::all()).expect("builds"));
+                }
+            })
+        });
+        // The same with upstream's conversion (the lenient reader builds a
+        // tree of every payload): the counterpart of the real
+        // createGeminiRequest in conformance/bench.
+        g.bench_function(BenchmarkId::new("reconvert-every-round-upstream", r), |b| {
+            b.iter(|| {
+                for h in &last {
+                    black_box(build_request(h, Fixes::upstream()).expect("builds"));
                 }
             })
         });
