@@ -478,8 +478,8 @@ impl Bound {
         }
     }
 
-    /// A wider bound (13.2 million scenarios, 17 times the default: half an
-    /// hour or more on two cores): the union of
+    /// A wider bound (13.2 million scenarios, 17 times the default: about 14
+    /// minutes on two idle cores): the union of
     ///
     /// * `manager`: the manager-level ranges as one product: one
     ///   tool round of 1 to 3 calls over `a`, `b` and an unknown name;
