@@ -435,3 +435,57 @@ impl Counts {
         v
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::ToolResponse;
+
+    fn tool(responses: &[(&str, &str)]) -> Message {
+        Message::Tool {
+            responses: responses
+                .iter()
+                .map(|(id, name)| ToolResponse::new(id, name, ""))
+                .collect(),
+        }
+    }
+
+    /// `ToolCallLimits.countPriorToolCalls`: the map it builds (per name,
+    /// from the last user message on) and the total the manager sums from
+    /// it. No vector can see these counts except through a breach, so the
+    /// accessors the invariant checker reads are pinned here.
+    #[test]
+    fn recount_is_java_count_prior_tool_calls_per_name_and_total() {
+        let h = [
+            Message::user("earlier turn"),
+            tool(&[("0", "x"), ("1", "z")]),
+            Message::user("this turn"),
+            tool(&[("2", "x"), ("3", "y")]),
+            tool(&[("4", "x")]),
+        ];
+        let c = Counts::recount(&h);
+        assert_eq!((c.get("x"), c.get("y"), c.get("z")), (2, 1, 0));
+        assert_eq!(c.total(), 3);
+        assert_eq!(c.sorted(), vec![("x".to_owned(), 2), ("y".to_owned(), 1)]);
+        let empty = Counts::recount(&h[..3]);
+        assert_eq!((empty.get("x"), empty.total()), (0, 0));
+        assert!(empty.sorted().is_empty());
+    }
+
+    /// The incremental form equals the recount: adding each response of a
+    /// tool message to the counts before it gives the counts after it
+    /// (`toolCallCounts.merge(toolName, 1, Integer::sum)` and
+    /// `totalToolCallCount++` in `executeToolCall`).
+    #[test]
+    fn add_is_the_recount_of_one_more_response() {
+        let mut h = vec![Message::user("go"), tool(&[("1", "x")])];
+        let mut c = Counts::recount(&h);
+        for (i, name) in ["x", "y", "x", "x"].into_iter().enumerate() {
+            let before = (c.get(name), c.total());
+            assert_eq!(c.add(name), (before.0 + 1, before.1 + 1));
+            h.push(tool(&[(&i.to_string(), name)]));
+            assert_eq!(c, Counts::recount(&h));
+        }
+        assert_eq!(c.sorted(), vec![("x".to_owned(), 4), ("y".to_owned(), 1)]);
+    }
+}

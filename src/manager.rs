@@ -540,3 +540,82 @@ pub fn execute_with_counts(
     }
     Ok(batch.finish(instructions, assistant))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Counts;
+    use crate::tools::ToolSpec;
+
+    /// `executeToolCall`'s loop state after each call, as the step engine
+    /// exposes it: `toolCallCounts` and `totalToolCallCount` (the turn's
+    /// prior calls plus every call checked so far, a breached one included)
+    /// and `toolResponses` (a breach's text included under
+    /// `RETURN_ERROR_RESPONSE`). Vectors only see the end of a batch, so the
+    /// state between calls, which the invariant checker reads, is pinned
+    /// here; at the end it equals the recount of the history built.
+    #[test]
+    fn batch_state_after_each_call_is_the_java_loop_state() {
+        let mut limits = Limits::default().max_calls_per_tool(1).unwrap();
+        limits.on_exceeded = OnExceeded::ReturnErrorResponse;
+        let cfg = Config {
+            limits,
+            ..Config::default()
+        };
+        let mut tb = Toolbox::new(vec![
+            ToolSpec::returning("x", "1"),
+            ToolSpec::returning("y", "2"),
+        ]);
+        let history = vec![
+            Message::user("go"),
+            Message::Tool {
+                responses: vec![ToolResponse::new("c0", "y", "2")],
+            },
+        ];
+        let calls = [
+            ToolCall::new("c1", "x", "{}"),
+            ToolCall::new("c2", "x", "{}"),
+        ];
+        let mut batch = Batch::new(Counts::recount(&history));
+        assert!(batch.responses().is_empty());
+        assert_eq!(batch.counts().sorted(), vec![("y".to_owned(), 1)]);
+
+        batch = match batch.call(&calls[0], &cfg, |n| tb.find(n, false)) {
+            Step::Invoke(p) => {
+                let result = tb.invoke(p.tool(), p.arguments());
+                p.complete(result, &cfg).unwrap()
+            }
+            other => panic!("first call should run the tool: {other:?}"),
+        };
+        assert_eq!(
+            batch.counts().sorted(),
+            vec![("x".to_owned(), 1), ("y".to_owned(), 1)]
+        );
+        assert_eq!(batch.counts().total(), 2);
+        assert_eq!(batch.responses(), &[ToolResponse::new("c1", "x", "1")]);
+
+        batch = match batch.call(&calls[1], &cfg, |n| tb.find(n, false)) {
+            Step::Answered(b) => b,
+            other => panic!("second call should breach and be answered: {other:?}"),
+        };
+        assert_eq!(batch.counts().get("x"), 2);
+        assert_eq!(batch.counts().total(), 3);
+        let breach = ToolResponse {
+            error: true,
+            ..ToolResponse::new(
+                "c2",
+                "x",
+                "Tool call limit (1) exceeded for tool 'x'. No further calls to this tool are allowed in this turn.",
+            )
+        };
+        assert_eq!(
+            batch.responses(),
+            &[ToolResponse::new("c1", "x", "1"), breach]
+        );
+
+        let counts = batch.counts().clone();
+        let (result, after) = batch.finish(history, Message::assistant(None, calls.to_vec()));
+        assert_eq!(after, counts);
+        assert_eq!(Counts::recount(&result.history), counts);
+    }
+}
