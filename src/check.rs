@@ -780,8 +780,43 @@ pub fn smallest_change(setup: &Setup, set: &BehaviorSet) -> Option<Vec<Change>> 
     None
 }
 
+/// `setup` with only the overrides and exclusions of the tools the
+/// scenarios call (the breach target, the names `breach_target` tries for
+/// any other tool, `weather`, `step1`...): the same verdicts, and a file of
+/// a hundred thousand overrides is not copied into every scenario run. No
+/// [`Change`] touches the per-tool limits, so this holds for the smallest
+/// change too.
+fn scenario_setup(setup: &Setup) -> Setup {
+    let l = &setup.limits;
+    let mut names: Vec<String> = (1..=LONG_TURN_ROUNDS).map(|r| format!("step{r}")).collect();
+    names.push("weather".into());
+    if let Some((tool, _)) = breach_target(l) {
+        names.push(tool);
+    }
+    let mut other = "x".to_owned();
+    loop {
+        names.push(other.clone());
+        if !(l.overrides.contains_key(&other) || l.excluded.contains(&other)) {
+            break;
+        }
+        other.push('x');
+    }
+    let mut s = setup.clone();
+    s.limits.overrides = names
+        .iter()
+        .filter_map(|n| l.overrides.get(n).map(|v| (n.clone(), *v)))
+        .collect();
+    s.limits.excluded = names
+        .iter()
+        .filter(|n| l.excluded.contains(*n))
+        .cloned()
+        .collect();
+    s
+}
+
 /// The whole report for a setup: every behaviour set, every scenario.
 pub fn report(setup: &Setup) -> Vec<SetReport> {
+    let setup = &scenario_setup(setup);
     behavior_sets()
         .into_iter()
         .map(|set| {
@@ -878,4 +913,48 @@ pub fn describe_setup(s: &Setup) -> String {
         }
     ));
     parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reduced setup gives every scenario the same verdict as the full one.
+    #[test]
+    fn scenario_setup_changes_no_verdict() {
+        let mut limits = Limits::default()
+            .max_calls_per_tool(5)
+            .unwrap()
+            .max_total_tool_calls(30)
+            .unwrap();
+        for (name, n) in [
+            ("weather", 1),
+            ("step3", 1),
+            ("x", 2),
+            ("xx", 4),
+            ("aaa", 3),
+        ] {
+            limits = limits.max_calls_per_tool_for(name, n).unwrap();
+        }
+        for i in 0..500 {
+            limits = limits.max_calls_per_tool_for(&format!("t{i}"), 7).unwrap();
+        }
+        limits = limits.exclude_tool_from_limit("step7").unwrap();
+        for on in [OnExceeded::Throw, OnExceeded::ReturnErrorResponse] {
+            limits.on_exceeded = on;
+            let full = Setup {
+                limits: limits.clone(),
+                ..Setup::default()
+            };
+            let reduced = scenario_setup(&full);
+            assert!(reduced.limits.overrides.len() < 10);
+            for set in behavior_sets() {
+                for s in Scenario::ALL {
+                    let a = evaluate(&full, &set, s);
+                    let b = evaluate(&reduced, &set, s);
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"), "{} {s:?}", set.name);
+                }
+            }
+        }
+    }
 }

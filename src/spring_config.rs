@@ -167,6 +167,24 @@ pub struct LoadError {
     pub line: usize,
 }
 
+/// The largest `application.properties` or `application.yml` read (4
+/// MiB, some 50,000 lines): such a file is a few kilobytes; a file of this
+/// size of nothing but tool-calling keys takes about a second and 150 MB.
+pub const MAX_CONFIG_BYTES: usize = 4 << 20;
+
+/// The refusal of a file past [`MAX_CONFIG_BYTES`].
+///
+/// ```
+/// let e = toolcall_model::spring_config::too_large(20 << 20);
+/// assert_eq!(e.to_string(), "larger than 4194304 bytes (20971520): not read (line 1)");
+/// ```
+pub fn too_large(len: usize) -> LoadError {
+    LoadError {
+        message: format!("larger than {MAX_CONFIG_BYTES} bytes ({len}): not read"),
+        line: 1,
+    }
+}
+
 /// `OriginTrackedPropertiesLoader.load`: the documents of an
 /// `application.properties` file (`#---` or `!---` separates documents),
 /// read as ISO-8859-1 as Spring Boot's loader does, with `\` escapes and
@@ -181,6 +199,9 @@ pub struct LoadError {
 /// assert_eq!(docs[0][0].value, JavaValue::String("5 ".into()));
 /// ```
 pub fn parse_properties(bytes: &[u8]) -> Result<Vec<Vec<Entry>>, LoadError> {
+    if bytes.len() > MAX_CONFIG_BYTES {
+        return Err(too_large(bytes.len()));
+    }
     let mut r = Reader {
         bytes,
         pos: 0,
@@ -1061,6 +1082,12 @@ pub enum BindFailure {
         /// The `Reason:` line.
         reason: String,
     },
+    /// Past what this model resolves ([`MAX_PLACEHOLDER_DEPTH`]): not an
+    /// answer about Spring.
+    Limit {
+        /// What was not modelled, and where.
+        message: String,
+    },
     /// The auto-configuration's builder call failed (`IllegalArgumentException`).
     Builder {
         /// `java.lang.IllegalArgumentException: MESSAGE`.
@@ -1091,6 +1118,7 @@ impl std::fmt::Display for BindFailure {
                 description,
                 reason,
             } => write!(f, "{description}:\n\n    Reason: {reason}"),
+            BindFailure::Limit { message } => write!(f, "{message}"),
             BindFailure::Builder { message } => write!(
                 f,
                 "Error creating bean with name 'toolCallingManager' (ToolCallingAutoConfiguration): {message}"
@@ -1098,6 +1126,14 @@ impl std::fmt::Display for BindFailure {
         }
     }
 }
+
+/// Placeholders nested deeper than this are not resolved: the binding
+/// stops with [`BindFailure::Limit`] (Spring resolves them, up to its
+/// stack).
+pub const MAX_PLACEHOLDER_DEPTH: usize = 100;
+
+const PLACEHOLDER_LIMIT: &str =
+    "placeholders nested more than 100 deep: toolcall-model does not resolve them";
 
 /// The text between `${` and its `}` (nested braces counted), as Spring's
 /// `PlaceholderParser` parses a value: text and placeholders; a `${`
@@ -1170,8 +1206,8 @@ fn parse_section(v: &str) -> (String, Option<String>) {
 
 /// `PlaceholderParser.parse`: `None` when the value has no `${`.
 fn parse_placeholders(v: &str, inside: bool, depth: usize) -> Result<Option<Vec<Part>>, String> {
-    if depth > 100 {
-        return Err("placeholders nested more than 100 deep".into());
+    if depth > MAX_PLACEHOLDER_DEPTH {
+        return Err(PLACEHOLDER_LIMIT.into());
     }
     let Some(mut start) = v.find("${") else {
         return Ok(None);
@@ -1238,6 +1274,13 @@ fn parse_placeholders(v: &str, inside: bool, depth: usize) -> Result<Option<Vec<
         key,
         fallback: None,
     }]))
+}
+
+fn err_limit() -> PlaceholderError {
+    PlaceholderError {
+        reason: PLACEHOLDER_LIMIT.into(),
+        values: Vec::new(),
+    }
 }
 
 /// A placeholder that failed: `PlaceholderResolutionException`'s reason and
@@ -1414,7 +1457,10 @@ impl<'a> Placeholders<'a> {
         if !value.contains("${") {
             return Ok(Some(value));
         }
-        if visited.iter().any(|k| k == key) || depth > 100 {
+        if depth > MAX_PLACEHOLDER_DEPTH {
+            return Err(err_limit());
+        }
+        if visited.iter().any(|k| k == key) {
             return Err(PlaceholderError {
                 reason: format!("Circular placeholder reference '{key}'"),
                 values: Vec::new(),
@@ -1466,8 +1512,54 @@ impl<'a> Placeholders<'a> {
 /// One property of one document, with its adapted name.
 struct Prop<'a> {
     els: Vec<Element>,
-    uni: Vec<String>,
     entry: &'a Entry,
+}
+
+/// Whether a key can name something under `spring.ai.tools`, without
+/// parsing it: its letters and digits, lowercased, start with
+/// `springaitools` (every element's uniform form is made of them, and a
+/// dropped element has none).
+fn may_be_under_tools(key: &str) -> bool {
+    let mut want = "springaitools".chars();
+    let mut next = want.next();
+    for c in key.chars().map(java_lower) {
+        let Some(w) = next else {
+            return true;
+        };
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            if c != w {
+                return false;
+            }
+            next = want.next();
+        }
+    }
+    next.is_none()
+}
+
+/// `uniform(e) == u`, without building `uniform(e)`.
+fn uniform_eq(e: &Element, u: &str) -> bool {
+    match e.kind {
+        Kind::Uniform | Kind::Indexed | Kind::NumericallyIndexed => e.text == u,
+        _ => e
+            .text
+            .chars()
+            .map(java_lower)
+            .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            .eq(u.chars()),
+    }
+}
+
+/// Whether `els` starts with the relaxed name `uni`.
+fn starts_with_uniform(els: &[Element], uni: &[String]) -> bool {
+    els.len() >= uni.len() && els.iter().zip(uni).all(|(e, u)| uniform_eq(e, u))
+}
+
+/// A hash of the relaxed name (equal names hash alike).
+fn uni_hash(uni: &[String]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    uni.hash(&mut h);
+    h.finish()
 }
 
 /// One document as Spring Boot's `SpringIterableConfigurationPropertySource`
@@ -1476,7 +1568,8 @@ struct Prop<'a> {
 struct Source<'a> {
     props: Vec<Prop<'a>>,
     exact: std::collections::HashMap<&'a str, usize>,
-    relaxed: std::collections::HashMap<Vec<String>, Vec<usize>>,
+    /// By the hash of the relaxed name (equal names are checked on lookup).
+    relaxed: std::collections::HashMap<u64, Vec<usize>>,
 }
 
 impl<'a> Source<'a> {
@@ -1488,6 +1581,9 @@ impl<'a> Source<'a> {
             relaxed: Default::default(),
         };
         for e in document {
+            if !may_be_under_tools(&e.key) {
+                continue;
+            }
             // A key put again keeps its place and takes the new value
             // (the loaders' LinkedHashMap).
             if let Some(&i) = s.exact.get(e.key.as_str()) {
@@ -1495,14 +1591,14 @@ impl<'a> Source<'a> {
                 continue;
             }
             let els = elements(&e.key);
-            let uni = uniform_key(&els);
-            if uni.len() < tools.len() || uni[..tools.len()] != tools[..] {
+            if !starts_with_uniform(&els, &tools) {
                 continue;
             }
+            let uni = uniform_key(&els);
             let i = s.props.len();
             s.exact.insert(e.key.as_str(), i);
-            s.relaxed.entry(uni.clone()).or_default().push(i);
-            s.props.push(Prop { els, uni, entry: e });
+            s.relaxed.entry(uni_hash(&uni)).or_default().push(i);
+            s.props.push(Prop { els, entry: e });
         }
         s
     }
@@ -1515,7 +1611,17 @@ impl<'a> Source<'a> {
         if let Some(&i) = self.exact.get(dashed(els).as_str()) {
             return Some(&self.props[i]);
         }
-        let candidates = self.relaxed.get(&uniform_key(els))?;
+        let uni = uniform_key(els);
+        let candidates: Vec<usize> = self
+            .relaxed
+            .get(&uni_hash(&uni))?
+            .iter()
+            .copied()
+            .filter(|&i| {
+                self.props[i].els.len() == uni.len()
+                    && starts_with_uniform(&self.props[i].els, &uni)
+            })
+            .collect();
         let keys: Vec<&str> = candidates
             .iter()
             .map(|&i| self.props[i].entry.key.as_str())
@@ -1528,7 +1634,7 @@ impl<'a> Source<'a> {
     fn under<'s>(&'s self, uni: &'s [String]) -> impl Iterator<Item = &'s Prop<'a>> + 's {
         self.props
             .iter()
-            .filter(move |p| p.uni.len() > uni.len() && p.uni[..uni.len()] == uni[..])
+            .filter(move |p| p.els.len() > uni.len() && starts_with_uniform(&p.els, uni))
     }
 }
 
@@ -1556,6 +1662,11 @@ impl<'a> Sources<'a> {
 
 fn failure(requested: &[Element], target_type: &str, p: &Prop<'_>, reason: String) -> BindFailure {
     let name = dashed(requested);
+    if reason.contains(PLACEHOLDER_LIMIT) {
+        return BindFailure::Limit {
+            message: format!("{name} (line {}): {PLACEHOLDER_LIMIT}", p.entry.line),
+        };
+    }
     BindFailure::Bind {
         description: format!("Failed to bind properties under '{name}' to {target_type}"),
         property: name,
@@ -2193,13 +2304,35 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<Bound, BindFailure> {
     })
 }
 
+/// At most this many unknown keys are reported, and at most
+/// [`SUGGEST_TRIES`] keys are compared with the known ones, so that a file
+/// of millions of keys costs little.
+pub const MAX_UNKNOWN: usize = 1000;
+
+/// See [`MAX_UNKNOWN`].
+const SUGGEST_TRIES: usize = 10_000;
+
 /// Keys Spring ignores that look like a tool-calling key: each relaxed
-/// name once (its last spelling, at its first place).
+/// name once (its last spelling, at its first place), at most
+/// [`MAX_UNKNOWN`].
 fn unknown_keys(documents: &[Vec<Entry>]) -> Vec<Unknown> {
     let known: Vec<Vec<String>> = KNOWN_KEYS.iter().map(|(n, _)| target(n)).collect();
+    // A suggestion is within SUGGEST_MAX of a known key (or of the map's
+    // name, for a longer key), so a shorter key never gets one: a relaxed
+    // name is never longer than the key it comes from.
+    let shortest = known
+        .iter()
+        .map(|t| t.join(".").len())
+        .min()
+        .unwrap_or(0)
+        .saturating_sub(SUGGEST_MAX);
     let mut out: Vec<Unknown> = Vec::new();
     let mut index: std::collections::HashMap<Vec<String>, usize> = Default::default();
+    let mut tries = 0;
     for e in documents.iter().flatten() {
+        if e.key.len() < shortest {
+            continue;
+        }
         let uni = uniform_key(&elements(&e.key));
         if known
             .iter()
@@ -2212,7 +2345,11 @@ fn unknown_keys(documents: &[Vec<Entry>]) -> Vec<Unknown> {
             out[i].line = e.line;
             continue;
         }
-        if let Some(s) = suggest(&uni) {
+        if tries == SUGGEST_TRIES || out.len() == MAX_UNKNOWN {
+            continue;
+        }
+        tries += 1;
+        if let Some(s) = suggest(&uni, &known) {
             index.insert(uni, out.len());
             out.push(Unknown {
                 key: e.key.clone(),
@@ -2224,36 +2361,53 @@ fn unknown_keys(documents: &[Vec<Entry>]) -> Vec<Unknown> {
     out
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+/// The edit distance of `a` and `b` when it is at most `max` (`None`
+/// beyond): a band of the table, stopped as soon as a row exceeds `max`,
+/// so that a long key costs little.
+fn edit_distance_within(a: &str, b: &str, max: usize) -> Option<usize> {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > max {
+        return None;
+    }
     let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
     for i in 1..=a.len() {
-        let mut cur = vec![i; b.len() + 1];
+        cur[0] = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
             cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
         }
-        prev = cur;
+        if cur.iter().min().is_some_and(|&m| m > max) {
+            return None;
+        }
+        std::mem::swap(&mut prev, &mut cur);
     }
-    prev[b.len()]
+    Some(prev[b.len()]).filter(|&d| d <= max)
 }
+
+/// The largest distance [`suggest`] ever accepts.
+const SUGGEST_MAX: usize = 8;
 
 /// The known key an unknown one probably meant: within an edit distance of
 /// a third of the key (on the relaxed form), or any key under
 /// `spring.ai.tools` whose last element is close to a known last element.
-fn suggest(uni: &[String]) -> Option<String> {
+/// `known` is [`KNOWN_KEYS`] in relaxed form.
+fn suggest(uni: &[String], known: &[Vec<String>]) -> Option<String> {
     let joined = uni.join(".");
     let mut best: Option<(usize, &str)> = None;
-    for (name, _) in KNOWN_KEYS {
-        let t = target(name);
+    for ((name, _), t) in KNOWN_KEYS.iter().zip(known) {
         // Compare against the known key, or its map prefix for map entries.
         let cand: String = if name.ends_with("max-calls-per-tool") && uni.len() > t.len() {
             uni[..t.len()].join(".")
         } else {
             joined.clone()
         };
-        let d = edit_distance(&cand, &t.join("."));
+        // A distance past SUGGEST_MAX is never accepted, so it never needs
+        // computing.
+        let Some(d) = edit_distance_within(&cand, &t.join("."), SUGGEST_MAX) else {
+            continue;
+        };
         if !matches!(best, Some((b, _)) if b <= d) {
             best = Some((d, name));
         }
@@ -2261,5 +2415,6 @@ fn suggest(uni: &[String]) -> Option<String> {
     let (d, name) = best?;
     let tools =
         uni.len() >= 3 && uni[0] == "spring" && uni[1] == "ai" && uni[2].starts_with("tool");
-    (d > 0 && (d * 3 <= joined.len().min(40) / 2 || (tools && d <= 8))).then(|| name.to_owned())
+    (d > 0 && (d * 3 <= joined.len().min(40) / 2 || (tools && d <= SUGGEST_MAX)))
+        .then(|| name.to_owned())
 }

@@ -286,3 +286,122 @@ fn memory_keys_are_checked() {
     );
     assert!(out.get("outcome").is_none());
 }
+
+/// `toolcall-model check FILE [--json]`: exit code, stdout, stderr.
+fn check(file: &std::path::Path, json: bool) -> (i32, String, String) {
+    let mut args = vec!["check".to_owned(), file.display().to_string()];
+    if json {
+        args.push("--json".into());
+    }
+    let out = std::process::Command::new(crate::support::bin())
+        .args(&args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_100_mb_application_file_is_refused_clearly_and_fast() {
+    use toolcall_model::spring_config::{parse_properties, MAX_CONFIG_BYTES};
+    let dir = std::env::temp_dir().join(format!("tcm-big-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // 100 MB of real-looking lines, properties and YAML.
+    let line = "spring.ai.tools.limits.max-calls-per-tool.getWeather=1\n";
+    let props: String = line.repeat((100 << 20) / line.len() + 1);
+    let yaml = format!(
+        "spring.ai.tools.limits.excluded-tools:\n{}",
+        "  - listFiles\n".repeat((100 << 20) / 14 + 1)
+    );
+    for (name, text) in [
+        ("application.properties", &props),
+        ("application.yml", &yaml),
+    ] {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        let started = std::time::Instant::now();
+        let (code, out, err) = check(&f, false);
+        assert_eq!(code, 1, "{name}: {out}{err}");
+        assert!(
+            err.starts_with("error: ") && err.contains("larger than 4194304 bytes"),
+            "{name}: {err}"
+        );
+        assert!(
+            !err.contains("panicked") && err.len() < 1000,
+            "{name}: {err}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{name}: {:?}",
+            started.elapsed()
+        );
+        let (code, out, _) = check(&f, true);
+        assert_eq!(code, 1);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON on stdout");
+        assert!(v["not_read"].as_str().unwrap().contains("larger than"));
+    }
+    // The library refuses the bytes the same way, before reading them.
+    let e = parse_properties(props.as_bytes()).unwrap_err();
+    assert!(e
+        .to_string()
+        .starts_with(&format!("larger than {MAX_CONFIG_BYTES} bytes")));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_config_file_at_the_size_limit_gets_its_answer() {
+    use toolcall_model::spring_config::MAX_CONFIG_BYTES;
+    let dir = std::env::temp_dir().join(format!("tcm-limit-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Just under the limit: some 80,000 overrides, and one 4 MB value.
+    let mut props = String::new();
+    let mut n = 0;
+    loop {
+        let l = format!("spring.ai.tools.limits.max-calls-per-tool.tool{n}=3\n");
+        if props.len() + l.len() > MAX_CONFIG_BYTES {
+            break;
+        }
+        props.push_str(&l);
+        n += 1;
+    }
+    let f = dir.join("application.properties");
+    std::fs::write(&f, &props).unwrap();
+    let (code, out, err) = check(&f, true);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let overrides = v["bound"]["max_calls_per_tool"].as_object().unwrap();
+    assert_eq!(overrides.len(), n);
+    assert_eq!(overrides["tool0"], 3);
+    // A huge value is read, and echoed clipped.
+    let long = "x".repeat(MAX_CONFIG_BYTES - 100);
+    std::fs::write(
+        &f,
+        format!("spring.ai.tools.limits.max-total-tool-calls={long}\n"),
+    )
+    .unwrap();
+    let (code, out, err) = check(&f, false);
+    assert_eq!(code, 1, "{out}");
+    assert!(err.contains("For input string"), "{err:.300}");
+    assert!(
+        err.len() < 2000,
+        "the value is clipped: {} bytes",
+        err.len()
+    );
+    // YAML past the reader's node limit: a clear refusal, not Spring's words.
+    let y = dir.join("application.yml");
+    std::fs::write(
+        &y,
+        format!(
+            "spring.ai.tools.limits.excluded-tools: [{}]\n",
+            vec!["t"; 150_000].join(", ")
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = check(&y, false);
+    assert_eq!(code, 1);
+    assert!(err.contains("not checked: more than 100000 nodes"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

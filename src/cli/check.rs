@@ -12,7 +12,9 @@ use serde_json::{json, Value};
 use toolcall_model::check::{describe_setup, report, Scenario, SetReport, Setup};
 use toolcall_model::limits::{Max, OnExceeded};
 use toolcall_model::processor::{Processor, ProcessorKind};
-use toolcall_model::spring_config::{bind, parse_properties, BindFailure, Bound};
+use toolcall_model::spring_config::{
+    bind, parse_properties, too_large, BindFailure, Bound, MAX_CONFIG_BYTES,
+};
 use toolcall_model::tool_loop::{Memory, Provider};
 
 /// What properties cannot say, from the command line.
@@ -97,10 +99,37 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
     }) {
         return usage(&format!("--rethrow: '{bad}' is not a Java class name"));
     }
-    let bytes = match std::fs::read(file) {
+    // At most one byte past the limit is read: a larger file is refused
+    // without reading it all.
+    let bytes = match std::fs::File::open(file).and_then(|fh| {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(fh, MAX_CONFIG_BYTES as u64 + 1),
+            &mut b,
+        )
+        .map(|_| b)
+    }) {
         Ok(b) => b,
         Err(e) => return fail(&format!("{}: cannot read: {e}", file.display())),
     };
+    if bytes.len() > MAX_CONFIG_BYTES {
+        let size = std::fs::metadata(file).map_or(bytes.len() as u64, |m| m.len());
+        let size = usize::try_from(size).unwrap_or(usize::MAX);
+        let message = too_large(size).message;
+        if f.json {
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &json!({"file": file.display().to_string(), "not_read": message})
+                )
+                .unwrap_or_default()
+            );
+        }
+        return fail(&format!(
+            "{}: {message} (check reads an application.properties or application.yml of up to {MAX_CONFIG_BYTES} bytes)",
+            file.display()
+        ));
+    }
     let docs = if kind == "properties" {
         match parse_properties(&bytes) {
             Ok(d) => d,
@@ -120,7 +149,22 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
         };
         match super::yaml::read(text.strip_prefix('\u{feff}').unwrap_or(text)) {
             Ok(d) => d,
-            Err(e) => return cannot_load(file, &e.to_string(), f.json),
+            Err(e) => {
+                if let Some(why) = e.strip_prefix(super::yaml::NOT_MODELLED) {
+                    if f.json {
+                        outln!(
+                            "{}",
+                            serde_json::to_string_pretty(&json!({
+                                "file": file.display().to_string(),
+                                "not_checked": why,
+                            }))
+                            .unwrap_or_default()
+                        );
+                    }
+                    return fail(&format!("{}: not checked: {}", file.display(), clip(why)));
+                }
+                return cannot_load(file, &e, f.json);
+            }
         }
     };
     let bound = match bind(&docs) {
@@ -129,6 +173,23 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
             let head = match &e {
                 BindFailure::Bind { line, .. } => format!("{}:{line}", file.display()),
                 BindFailure::Unbound { line, .. } => format!("{}:{line}", file.display()),
+                BindFailure::Limit { message } => {
+                    if f.json {
+                        outln!(
+                            "{}",
+                            serde_json::to_string_pretty(&json!({
+                                "file": file.display().to_string(),
+                                "not_checked": message,
+                            }))
+                            .unwrap_or_default()
+                        );
+                    }
+                    return fail(&format!(
+                        "{}: not checked: {}",
+                        file.display(),
+                        clip(message)
+                    ));
+                }
                 BindFailure::Convert { .. } | BindFailure::Builder { .. } => {
                     file.display().to_string()
                 }
@@ -144,7 +205,10 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
                     .unwrap_or_default()
                 );
             }
-            eprintln!("error: {head}: Spring Boot refuses this configuration; the application would not start:\n\n{e}");
+            eprintln!(
+                "error: {head}: Spring Boot refuses this configuration; the application would not start:\n\n{}",
+                clip(&e.to_string())
+            );
             return ExitCode::FAILURE;
         }
     };
@@ -169,7 +233,7 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
                 .unwrap_or_default()
         );
     } else {
-        out!("{}", to_text(file, &bound, &setup, &reports));
+        out!("{}", clip(&to_text(file, &bound, &setup, &reports)));
     }
     ExitCode::SUCCESS
 }
@@ -188,9 +252,27 @@ fn cannot_load(file: &Path, message: &str, json: bool) -> ExitCode {
         );
     }
     fail(&format!(
-        "{}: Spring cannot load it: {message}",
-        file.display()
+        "{}: Spring cannot load it: {}",
+        file.display(),
+        clip(message)
     ))
+}
+
+/// Text for a person: every line past 300 characters cut to its first 200
+/// and its length (a value can be megabytes long).
+fn clip(s: &str) -> String {
+    s.split('\n')
+        .map(|line| {
+            let n = line.chars().count();
+            if n > 300 {
+                let head: String = line.chars().take(200).collect();
+                format!("{head}... ({n} characters)")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn short(s: Scenario) -> &'static str {
@@ -225,18 +307,21 @@ fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
         out.push_str("  (no spring.ai.tools key: every default)\n");
     }
     for (k, v) in &bound.read {
-        out.push_str(&format!("  {k} = {v}\n"));
+        out.push_str(&clip(&format!("  {k} = {v}")));
+        out.push('\n');
     }
     for u in &bound.unknown {
-        out.push_str(&format!(
-            "warning: line {}: Spring ignores '{}'; did you mean '{}'?\n",
+        out.push_str(&clip(&format!(
+            "warning: line {}: Spring ignores '{}'; did you mean '{}'?",
             u.line, u.key, u.suggestion
-        ));
+        )));
+        out.push('\n');
     }
     for name in &bound.placeholders_not_in_file {
-        out.push_str(&format!(
-            "warning: ${{{name}}} is not set in this file: read with its default (or as written); Spring would take it from a system property or environment variable first\n"
-        ));
+        out.push_str(&clip(&format!(
+            "warning: ${{{name}}} is not set in this file: read with its default (or as written); Spring would take it from a system property or environment variable first"
+        )));
+        out.push('\n');
     }
     out.push_str(&format!("Setup: {}\n\n", describe_setup(setup)));
     let name_w = reports
@@ -328,6 +413,7 @@ fn refusal_json(e: &BindFailure) -> Value {
             reason,
         } => json!({"kind": "convert", "description": description, "reason": reason}),
         BindFailure::Builder { message } => json!({"kind": "builder", "message": message}),
+        BindFailure::Limit { message } => json!({"kind": "not_modelled", "message": message}),
     }
 }
 

@@ -16,8 +16,14 @@ use toolcall_model::spring_config::{resolve_yaml_scalar, Entry, JavaValue};
 
 /// SnakeYAML's `LoaderOptions.nestingDepthLimit` default.
 const NESTING_DEPTH_LIMIT: usize = 50;
-/// Nodes an alias may copy in all, against alias bombs.
-const MAX_NODES: usize = 1_000_000;
+/// Nodes a document may have in all, aliases expanded: against alias
+/// bombs, and a bound on the memory of a file far past any configuration
+/// (100,000 nodes take about 0.5 s and 120 MB; Spring Boot sets no limit).
+const MAX_NODES: usize = 100_000;
+
+/// How an error this reader gives that is its own limit, not Spring's,
+/// begins.
+pub const NOT_MODELLED: &str = "toolcall-model does not read this: ";
 
 #[derive(Clone)]
 enum Node {
@@ -29,7 +35,16 @@ enum Node {
 
 enum Frame {
     Seq(Vec<Node>, usize, usize, usize),
-    Map(Vec<(String, Node)>, Option<String>, usize, usize, usize),
+    /// Entries, pending key, anchor, line, column, and the keys (a
+    /// duplicate is found in constant time).
+    Map(
+        Vec<(String, Node)>,
+        Option<String>,
+        usize,
+        usize,
+        usize,
+        std::collections::HashSet<String>,
+    ),
 }
 
 fn scalar_value(
@@ -62,9 +77,9 @@ fn key_text(n: &Node) -> Result<String, String> {
         Node::Scalar(Some(JavaValue::String(s)), ..) => Ok(s.clone()),
         Node::Scalar(Some(v), ..) => Ok(format!("[{}]", v.to_java_string())),
         Node::Scalar(None, ..) => Ok("[null]".into()),
-        Node::Seq(_, l, _) | Node::Map(_, l, _) => Err(format!(
-            "a list or map as a key is not supported (line {l})"
-        )),
+        Node::Seq(_, l, _) | Node::Map(_, l, _) => {
+            Err(format!("{NOT_MODELLED}a list or map as a key (line {l})"))
+        }
     }
 }
 
@@ -168,7 +183,7 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
                 nodes += count(&n);
                 if nodes > MAX_NODES {
                     return Err(format!(
-                        "aliases expand past {MAX_NODES} nodes (line {line})"
+                        "{NOT_MODELLED}aliases expand past {MAX_NODES} nodes (line {line})"
                     ));
                 }
                 Some((n, 0))
@@ -184,7 +199,14 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
                 if depth > NESTING_DEPTH_LIMIT + 1 {
                     return Err(format!("org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"));
                 }
-                stack.push(Frame::Map(Vec::new(), None, anchor, line, col));
+                stack.push(Frame::Map(
+                    Vec::new(),
+                    None,
+                    anchor,
+                    line,
+                    col,
+                    Default::default(),
+                ));
                 None
             }
             Event::SequenceEnd => match stack.pop() {
@@ -192,7 +214,9 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
                 _ => return Err(format!("unbalanced sequence (line {line})")),
             },
             Event::MappingEnd => match stack.pop() {
-                Some(Frame::Map(items, _, anchor, l, c)) => Some((Node::Map(items, l, c), anchor)),
+                Some(Frame::Map(items, _, anchor, l, c, _)) => {
+                    Some((Node::Map(items, l, c), anchor))
+                }
                 _ => return Err(format!("unbalanced mapping (line {line})")),
             },
             _ => None,
@@ -200,7 +224,9 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
         if let Some((node, anchor)) = complete {
             nodes += 1;
             if nodes > MAX_NODES {
-                return Err(format!("more than {MAX_NODES} nodes (line {line})"));
+                return Err(format!(
+                    "{NOT_MODELLED}more than {MAX_NODES} nodes (line {line})"
+                ));
             }
             if anchor > 0 {
                 anchors.insert(anchor, node.clone());
@@ -208,36 +234,39 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
             match stack.last_mut() {
                 None => root = Some(node),
                 Some(Frame::Seq(items, ..)) => items.push(node),
-                Some(Frame::Map(items, pending, _, map_line, map_col)) => match pending.take() {
-                    None => *pending = Some(key_text(&node)?),
-                    Some(k) => {
-                        if k == "<<" {
-                            // A merge key: the merged map's entries that are not set.
-                            let merged = match node {
-                                Node::Map(m, ..) => m,
-                                Node::Seq(s, ..) => s
-                                    .into_iter()
-                                    .flat_map(|n| match n {
-                                        Node::Map(m, ..) => m,
-                                        _ => vec![],
-                                    })
-                                    .collect(),
-                                _ => vec![],
-                            };
-                            for (mk, mv) in merged {
-                                if !items.iter().any(|(x, _)| *x == mk) {
-                                    items.push((mk, mv));
+                Some(Frame::Map(items, pending, _, map_line, map_col, keys)) => {
+                    match pending.take() {
+                        None => *pending = Some(key_text(&node)?),
+                        Some(k) => {
+                            if k == "<<" {
+                                // A merge key: the merged map's entries that are not set.
+                                let merged = match node {
+                                    Node::Map(m, ..) => m,
+                                    Node::Seq(s, ..) => s
+                                        .into_iter()
+                                        .flat_map(|n| match n {
+                                            Node::Map(m, ..) => m,
+                                            _ => vec![],
+                                        })
+                                        .collect(),
+                                    _ => vec![],
+                                };
+                                for (mk, mv) in merged {
+                                    if keys.insert(mk.clone()) {
+                                        items.push((mk, mv));
+                                    }
                                 }
-                            }
-                        } else if items.iter().any(|(x, _)| *x == k) {
-                            return Err(format!(
+                            } else if keys.contains(&k) {
+                                return Err(format!(
                                 "while constructing a mapping (line {map_line}, column {map_col}): found duplicate key {k} (line {line})"
                             ));
-                        } else {
-                            items.push((k, node));
+                            } else {
+                                keys.insert(k.clone());
+                                items.push((k, node));
+                            }
                         }
                     }
-                },
+                }
             }
         }
     }
