@@ -424,6 +424,46 @@ pub fn convert_tool_response(
     parse_json_to_map(Some(text))
 }
 
+/// [`convert_tool_response`] written straight to `w` as compact JSON,
+/// byte for byte what [`Payload::write_compact`] writes for its result, or
+/// the conversion's failure (nothing written then). The upstream
+/// conversion builds no tree: one lenient read checks the text and whether
+/// some object repeats a name, a second writes the value as it reads it;
+/// only a text with a repeated name is built (Jackson keeps the last value
+/// at the first place, which a stream cannot know in advance).
+///
+/// ```
+/// use toolcall_model::{behavior::Fixes, gemini::write_tool_response};
+/// let mut out = Vec::new();
+/// write_tool_response("3.0 + 5.0 = 8.0", false, Fixes::upstream(), &mut out).unwrap().unwrap();
+/// assert_eq!(out, br#"{"result":3.0}"#);
+/// out.clear();
+/// write_tool_response(r#"{"a":1,"b":2,"a":3}"#, false, Fixes::upstream(), &mut out).unwrap().unwrap();
+/// assert_eq!(out, br#"{"a":3,"b":2}"#);
+/// let e = write_tool_response("oops", false, Fixes::upstream(), &mut Vec::new()).unwrap().unwrap_err();
+/// assert_eq!(e.message.as_deref(), Some("Failed to parse JSON: oops"));
+/// ```
+pub fn write_tool_response<W: std::io::Write>(
+    text: &str,
+    error: bool,
+    fixes: Fixes,
+    w: &mut W,
+) -> std::io::Result<Result<(), JavaException>> {
+    let upstream = !(fixes.strict_json_or_wrap || fixes.error_key && error);
+    if upstream {
+        match jackson::check_lenient(text) {
+            Err(_) => return Ok(Err(parse_failure(text))),
+            Ok(true) => return jackson::write_lenient_compact(text, "result", w).map(Ok),
+            // A repeated name: built once, as Jackson reads it.
+            Ok(false) => {}
+        }
+    }
+    match convert_tool_response(text, error, fixes) {
+        Ok(p) => p.write_compact(w).map(Ok),
+        Err(e) => Ok(Err(e)),
+    }
+}
+
 /// Converts function-call arguments: upstream rules, except that with
 /// `strict-json-or-wrap` null or blank arguments become `{}`.
 ///

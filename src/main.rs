@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use toolcall_model::behavior::Fixes;
-use toolcall_model::gemini::convert_tool_response;
+use toolcall_model::gemini::write_tool_response;
 use toolcall_model::vectors::Vector;
 
 /// Writes to standard output; a closed pipe (`| head`) ends the program
@@ -792,26 +792,23 @@ fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        return match convert_tool_response(&text, error, fixes) {
-            Ok(p) => {
-                drop(text);
-                if p.write_compact(&mut out)
-                    .and_then(|()| out.write_all(b"\n"))
-                    .and_then(|()| out.flush())
-                    .is_err()
-                {
+        return match write_tool_response(&text, error, fixes, &mut out) {
+            Ok(Ok(())) => {
+                if out.write_all(b"\n").and_then(|()| out.flush()).is_err() {
                     return ExitCode::FAILURE;
                 }
                 ExitCode::SUCCESS
             }
-            Err(e) => {
+            Ok(Err(e)) => {
                 eprintln!("error: {}", clip_echo(&e.to_string()));
                 ExitCode::FAILURE
             }
+            Err(_) => ExitCode::FAILURE,
         };
     }
     let mut reader = stdin.lock();
     let mut line = Vec::new();
+    let mut line_out = Vec::new();
     let mut n = 0usize;
     let mut malformed = 0usize;
     loop {
@@ -843,17 +840,24 @@ fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
                     };
                     writeln!(out, "{}", serde_json::json!({ "input_error": m }))
                 }
-                Ok(text) => match convert_tool_response(&text, error, fixes) {
-                    Ok(p) => out
-                        .write_all(b"{\"ok\":")
-                        .and_then(|()| p.write_compact(&mut out))
-                        .and_then(|()| out.write_all(b"}\n")),
-                    Err(e) => writeln!(
-                        out,
-                        "{}",
-                        serde_json::json!({ "error": clip_echo(&e.to_string()) })
-                    ),
-                },
+                Ok(text) => {
+                    // The payload goes straight out; a failed conversion
+                    // writes nothing, so `{"ok":` is written only after it
+                    // succeeds (into a line buffer, then copied).
+                    line_out.clear();
+                    match write_tool_response(&text, error, fixes, &mut line_out) {
+                        Ok(Ok(())) => out
+                            .write_all(b"{\"ok\":")
+                            .and_then(|()| out.write_all(&line_out))
+                            .and_then(|()| out.write_all(b"}\n")),
+                        Ok(Err(e)) => writeln!(
+                            out,
+                            "{}",
+                            serde_json::json!({ "error": clip_echo(&e.to_string()) })
+                        ),
+                        Err(e) => Err(e),
+                    }
+                }
             },
         };
         if written.is_err() {

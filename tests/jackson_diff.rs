@@ -403,6 +403,57 @@ fn strict_reader_consistency() {
     );
 }
 
+/// `convert`'s streaming path: for every text, what
+/// `gemini::write_tool_response` writes (upstream: checked, then written
+/// as read, no tree; a repeated name built) is byte for byte what the
+/// conversion's payload writes (`Payload::write_compact` of the tree), or
+/// the same failure, under every behaviour set that changes the conversion.
+#[test]
+fn streamed_conversion_is_byte_identical_to_the_tree() {
+    use toolcall_model::behavior::{Fix, Fixes};
+    use toolcall_model::gemini::{convert_tool_response, write_tool_response};
+    let (texts, _) = all_texts();
+    let sets = [
+        Fixes::upstream(),
+        Fixes::only(Fix::StrictJsonOrWrap),
+        Fixes::only(Fix::ErrorKey),
+    ];
+    let (mut streamed, mut built) = (0usize, 0usize);
+    for text in &texts {
+        for (i, fixes) in sets.iter().enumerate() {
+            // Every text for upstream, which streams; the fixed paths are
+            // unchanged, a sample of them suffices.
+            if i > 0 && text.len() > 1 << 16 {
+                continue;
+            }
+            for error in [false, true] {
+                let mut out = Vec::new();
+                let got = write_tool_response(text, error, *fixes, &mut out)
+                    .expect("a Vec takes any write");
+                match convert_tool_response(text, error, *fixes) {
+                    Ok(p) => {
+                        let mut want = Vec::new();
+                        p.write_compact(&mut want).unwrap();
+                        assert!(got.is_ok(), "{}", shorten(&format!("{text:?}")));
+                        assert!(out == want, "{}", shorten(&format!("{text:?}")));
+                    }
+                    Err(e) => {
+                        assert_eq!(got, Err(e), "{}", shorten(&format!("{text:?}")));
+                        assert!(out.is_empty());
+                    }
+                }
+            }
+        }
+        if toolcall_model::jackson::check_lenient(text) == Ok(true) {
+            streamed += 1;
+        } else {
+            built += 1;
+        }
+    }
+    println!("streamed conversion: {streamed} texts written as read, {built} built or refused");
+    assert!(streamed > 1000 && built > 1000, "{streamed} {built}");
+}
+
 fn all_texts() -> (Vec<String>, usize) {
     let (corpus, skipped) = read_corpus();
     let mut texts = corpus.clone();
