@@ -24,7 +24,7 @@ use serde_json::{json, Map, Value};
 
 use crate::behavior::Fixes;
 use crate::decimal::decimal;
-use crate::gemini::{convert_tool_response, parse_json_to_map};
+use crate::gemini::{convert_tool_response, parse_json_to_map, write_tool_response};
 use crate::invariants::{check, Evidence, Invariant, Verdict};
 use crate::jackson;
 use crate::java::{ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, RUNTIME_EXCEPTION};
@@ -756,6 +756,25 @@ pub fn convert(data: &[u8]) {
     for fixes in convert_fix_sets() {
         for error in [false, true] {
             let got = convert_tool_response(text, error, fixes);
+            // The command's streaming writer: the payload's own bytes, or
+            // the same failure with nothing written.
+            let mut streamed = Vec::new();
+            let wrote = write_tool_response(text, error, fixes, &mut streamed);
+            let same_bytes = match (&got, wrote) {
+                (Ok(p), Ok(Ok(()))) => {
+                    let mut want = Vec::new();
+                    p.write_compact(&mut want).is_ok() && want == streamed
+                }
+                (Err(e), Ok(Err(f))) => *e == f && streamed.is_empty(),
+                _ => false,
+            };
+            if !same_bytes {
+                fail(
+                    T,
+                    "the streamed conversion differs from the payload's bytes",
+                    &(text, fixes, error, String::from_utf8_lossy(&streamed)),
+                );
+            }
             let keyed = fixes.error_key && error;
             if !keyed && !fixes.strict_json_or_wrap {
                 if got != upstream {
