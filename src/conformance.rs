@@ -23,7 +23,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::vectors::{match_value, Vector};
+use crate::vectors::{match_value, numbers_equal, Vector};
 
 /// What the Java runner printed for one vector.
 #[derive(Debug, Clone, PartialEq)]
@@ -183,10 +183,6 @@ fn unmark(v: &Value, key: &str) -> Value {
         ),
         other => other.clone(),
     }
-}
-
-fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
-    crate::decimal::same_number(&a.to_string(), &b.to_string())
 }
 
 fn short(v: &Value) -> String {

@@ -982,18 +982,14 @@ fn extras() -> BoxedStrategy<Extras> {
         prop_oneof![9 => Just(false), 1 => Just(true)],
         option::weighted(
             0.15,
-            s(&[
-                "STOP",
-                "MAX_TOKENS",
-                "returnDirect",
-                "toolCallLimitExceeded",
-            ])
-            .prop_map(|f| match f.as_str() {
-                "STOP" => "STOP",
-                "MAX_TOKENS" => "MAX_TOKENS",
-                "returnDirect" => "returnDirect",
-                _ => "toolCallLimitExceeded",
-            }),
+            select(
+                &[
+                    "STOP",
+                    "MAX_TOKENS",
+                    "returnDirect",
+                    "toolCallLimitExceeded",
+                ][..],
+            ),
         ),
         option::weighted(0.05, phrase()),
         prop_oneof![8 => Just(vec![]), 1 => vec(builder_call, 1..=3)],
@@ -1043,10 +1039,8 @@ impl Extras {
             }
         };
         let input = &mut v["input"];
-        for key in ["generations"] {
-            if let Some(Value::Array(gs)) = input.get_mut(key) {
-                gs.iter_mut().for_each(reply);
-            }
+        if let Some(Value::Array(gs)) = input.get_mut("generations") {
+            gs.iter_mut().for_each(reply);
         }
         if let Some(Value::Array(rounds)) = input.get_mut("model") {
             for r in rounds.iter_mut() {

@@ -346,25 +346,26 @@ fn conform(java_results: &Path, verbose: bool) -> ExitCode {
         .filter(|(_, l)| !l.trim().is_empty())
     {
         let verdict = match JavaLine::parse(line) {
-            Err(e) => Verdict::Disagree(vec![format!("runner output line {}: {e}", i + 1)]),
-            Ok(java) => match std::fs::read(java.path()) {
-                Err(e) => Verdict::Disagree(vec![format!("{}: cannot read: {e}", java.path())]),
-                Ok(bytes) => {
-                    let v = judge(&bytes, &java);
-                    match &v {
-                        Verdict::Disagree(d) => outln!("FAIL {}: {}", java.path(), d.join("; ")),
-                        Verdict::OutOfScope(r) if verbose => {
-                            outln!("OUT OF SCOPE {}: {r}", java.path())
-                        }
-                        _ => {}
+            Err(e) => {
+                let d = format!("runner output line {}: {e}", i + 1);
+                outln!("FAIL {d}");
+                Verdict::Disagree(vec![d])
+            }
+            Ok(java) => {
+                let v = match std::fs::read(java.path()) {
+                    Err(e) => Verdict::Disagree(vec![format!("cannot read: {e}")]),
+                    Ok(bytes) => judge(&bytes, &java),
+                };
+                match &v {
+                    Verdict::Disagree(d) => outln!("FAIL {}: {}", java.path(), d.join("; ")),
+                    Verdict::OutOfScope(r) if verbose => {
+                        outln!("OUT OF SCOPE {}: {r}", java.path())
                     }
-                    v
+                    _ => {}
                 }
-            },
+                v
+            }
         };
-        if let (Verdict::Disagree(d), Err(_)) = (&verdict, JavaLine::parse(line)) {
-            outln!("FAIL {}", d.join("; "));
-        }
         tally.add(&verdict);
     }
     outln!("{}", tally.summary());

@@ -761,7 +761,8 @@ impl Vector {
             }
         });
         let input = match obj.get("input") {
-            Some(Value::Object(i)) => canonical_signatures(i)?,
+            Some(Value::Object(i)) => canonical_signatures(i)?
+                .map_or(std::borrow::Cow::Borrowed(i), std::borrow::Cow::Owned),
             _ => return Err(err("/input", "missing or not an object")),
         };
         let input = &input;
@@ -1084,7 +1085,8 @@ fn loop_value(run: &LoopRun, out: &mut Map<String, Value>) {
     out.insert("api".into(), api_value(&run.api()));
 }
 
-fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
+/// Numbers by value (the vectors' rule, shared with `conformance`).
+pub(crate) fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
     crate::decimal::same_number(&a.to_string(), &b.to_string())
 }
 
@@ -1277,7 +1279,24 @@ fn java_base64_encode(bytes: &[u8]) -> String {
 /// assert_eq!(run["request"]["contents"][0]["parts"][0]["thoughtSignature"], "c2k=");
 /// assert!(v("sig-1").is_err());
 /// ```
-fn canonical_signatures(input: &Map<String, Value>) -> Result<Map<String, Value>, VectorError> {
+fn canonical_signatures(
+    input: &Map<String, Value>,
+) -> Result<Option<Map<String, Value>>, VectorError> {
+    // Copy the input (which may hold a 100 MB text) only when it carries
+    // signatures at all.
+    let has = |m: &Value| {
+        m.get("metadata")
+            .and_then(|x| x.get("thoughtSignatures"))
+            .is_some()
+    };
+    let any = ["history", "memory_start", "generations", "model"]
+        .iter()
+        .filter_map(|k| input.get(*k).and_then(Value::as_array))
+        .flatten()
+        .any(|m| has(m) || m.as_array().is_some_and(|gs| gs.iter().any(has)));
+    if !any {
+        return Ok(None);
+    }
     fn fix(v: &mut Value, place: &str) -> Result<(), VectorError> {
         let Some(Value::Array(sigs)) = v
             .get_mut("metadata")
@@ -1317,5 +1336,5 @@ fn canonical_signatures(input: &Map<String, Value>) -> Result<Map<String, Value>
             }
         }
     }
-    Ok(out)
+    Ok(Some(out))
 }

@@ -39,6 +39,24 @@ final class GeminiOps {
 		}
 	}
 
+	/**
+	 * Puts what {@code body} gives under {@code key}, or the exception the real
+	 * classes threw under {@code "error"}; a fault of the vector passes through.
+	 * The manager is built first in both ops so that a refused configuration
+	 * fails as it does in the model.
+	 */
+	private static void resultOrError(Map<String, Object> out, String key, java.util.function.Supplier<Object> body) {
+		try {
+			out.put(key, body.get());
+		}
+		catch (Json.Fault | Json.OutOfScope e) {
+			throw e;
+		}
+		catch (RuntimeException e) {
+			out.put("error", Scenario.printError(e));
+		}
+	}
+
 	static Map<String, Object> run(Scenario s, String op, Map<String, Object> input) {
 		Map<String, Object> out = new LinkedHashMap<>();
 		switch (op) {
@@ -48,29 +66,17 @@ final class GeminiOps {
 					throw new Json.Fault("/input/text: must be a string");
 				}
 				Json.bool(input.get("error"), false, "/input/error");
-				try {
+				resultOrError(out, "response", () -> {
 					s.buildManager();
-					out.put("response", GeminiBridge.convert(t));
-				}
-				catch (Json.Fault | Json.OutOfScope e) {
-					throw e;
-				}
-				catch (RuntimeException e) {
-					out.put("error", Scenario.printError(e));
-				}
+					return GeminiBridge.convert(t);
+				});
 			}
 			case "gemini_request" -> {
 				var history = history(input.get("history"));
-				try {
+				resultOrError(out, "request", () -> {
 					s.buildManager();
-					out.put("request", GeminiBridge.request(history));
-				}
-				catch (Json.Fault | Json.OutOfScope e) {
-					throw e;
-				}
-				catch (RuntimeException e) {
-					out.put("error", Scenario.printError(e));
-				}
+					return GeminiBridge.request(history);
+				});
 			}
 			default -> throw new Json.Fault("/op: not a Gemini op: " + op);
 		}
