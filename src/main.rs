@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use toolcall_model::behavior::Fixes;
 use toolcall_model::gemini::write_tool_response;
+use toolcall_model::model::behavior::Fixes;
 use toolcall_model::vectors::Vector;
 
 /// Writes to standard output; a closed pipe (`| head`) ends the program
@@ -85,7 +85,7 @@ enum Cmd {
         /// The bound of `--exhaustive`: tiny, default (about a minute on 2
         /// idle cores) or wide (the manager-level ranges as one product and
         /// wider loops: 17 times the default).
-        #[arg(long, default_value = "default", requires = "exhaustive", value_parser = clap::builder::PossibleValuesParser::new(toolcall_model::exhaustive::BOUND_NAMES))]
+        #[arg(long, default_value = "default", requires = "exhaustive", value_parser = clap::builder::PossibleValuesParser::new(toolcall_model::checking::exhaustive::BOUND_NAMES))]
         bound: String,
         /// The seed of every cell's random generator (a seed reproduces the matrix).
         #[arg(long, default_value_t = 0, conflicts_with = "exhaustive")]
@@ -269,7 +269,7 @@ fn main() -> ExitCode {
 }
 
 fn gen(count: usize, seed: u64, out: &Path, ops: &str) -> ExitCode {
-    use toolcall_model::gen::{vectors, VectorOp};
+    use toolcall_model::checking::gen::{vectors, VectorOp};
     let mut chosen = Vec::new();
     for name in ops.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match VectorOp::ALL.iter().find(|o| o.name() == name) {
@@ -322,7 +322,7 @@ fn files(paths: &[PathBuf]) -> ExitCode {
 }
 
 fn conform(java_results: &Path, verbose: bool) -> ExitCode {
-    use toolcall_model::conformance::{judge, JavaLine, Tally, Verdict};
+    use toolcall_model::vectors::conformance::{judge, JavaLine, Tally, Verdict};
     let text = if java_results.as_os_str() == "-" {
         let mut s = String::new();
         if let Err(e) = std::io::stdin().read_to_string(&mut s) {
@@ -387,7 +387,9 @@ mod explore {
     use std::sync::Mutex;
     use std::time::{Duration, Instant};
 
-    use toolcall_model::explore::{self as ex, CellOutcome, CellResult, Options, Progress};
+    use toolcall_model::checking::explore::{
+        self as ex, CellOutcome, CellResult, Options, Progress,
+    };
 
     struct Display {
         tty: bool,
@@ -514,7 +516,7 @@ mod explore {
     /// `explore --exhaustive`: every scenario of the bound, on `jobs`
     /// threads, with progress and speed on standard error.
     pub fn exhaustive(bound: &str, json: bool, jobs: Option<usize>) -> ExitCode {
-        use toolcall_model::exhaustive::{run, Bound, Space};
+        use toolcall_model::checking::exhaustive::{run, Bound, Space};
         let Some(bound) = Bound::named(bound) else {
             eprintln!("error: unknown bound '{bound}'");
             return ExitCode::from(2);
@@ -530,7 +532,7 @@ mod explore {
             bound.name,
             space.scenarios(),
             space.evaluated(),
-            toolcall_model::seed::behavior_sets().len()
+            toolcall_model::model::behavior::behavior_sets().len()
         );
         let started = Instant::now();
         let last = Mutex::new((Instant::now(), 0u64));
@@ -569,7 +571,7 @@ mod explore {
             report.evaluated,
             report.scenarios as f64 / wall.max(1e-9),
             report.evaluated as f64 / wall.max(1e-9),
-            toolcall_model::seed::behavior_sets().len()
+            toolcall_model::model::behavior::behavior_sets().len()
         );
         if json {
             outln!(
@@ -876,7 +878,7 @@ fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
 }
 
 fn main_job(json: bool) -> ExitCode {
-    let job = toolcall_model::seed::reproduce();
+    let job = toolcall_model::config::main_job::reproduce();
     let faults = job.faults();
     if let Some(f) = faults.first() {
         eprintln!("error: the model failed: {f}");
@@ -888,7 +890,7 @@ fn main_job(json: bool) -> ExitCode {
             serde_json::to_string_pretty(&job.to_value()).unwrap_or_default()
         );
     } else {
-        out!("{}", toolcall_model::seed::table(&job));
+        out!("{}", toolcall_model::config::main_job::table(&job));
     }
     ExitCode::SUCCESS
 }

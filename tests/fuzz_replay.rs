@@ -6,7 +6,7 @@ use std::fs;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use toolcall_model::fuzzing;
+use toolcall_model::checking::fuzzing;
 
 type Target = fn(&[u8]);
 
@@ -116,9 +116,9 @@ fn parser_survives_any_depth() {
         .spawn(|| {
             for open in ["[", "{\"k\":"] {
                 let text = open.repeat(1_000_000);
-                assert!(toolcall_model::jackson::read_lenient(&text).is_err());
-                assert!(toolcall_model::jackson::read_strict(&text).is_none());
-                assert!(!toolcall_model::jackson::is_strict_json(&text));
+                assert!(toolcall_model::json::jackson::read_lenient(&text).is_err());
+                assert!(toolcall_model::json::jackson::read_strict(&text).is_none());
+                assert!(!toolcall_model::json::jackson::is_strict_json(&text));
             }
         })
         .expect("a thread");

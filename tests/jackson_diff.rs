@@ -1,4 +1,4 @@
-//! Differential test of `toolcall_model::jackson` against the real Jackson 3
+//! Differential test of `toolcall_model::json::jackson` against the real Jackson 3
 //! of Spring AI 2.0.1, through the real, private
 //! `GoogleGenAiChatModel.parseJsonToMap` (run by
 //! `conformance/java/src/main/java/org/springframework/ai/google/genai/JacksonProbe.java`,
@@ -50,7 +50,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use toolcall_model::jackson::{is_strict_json, read_lenient, read_strict, JValue, JacksonError};
+use toolcall_model::json::jackson::{
+    is_strict_json, read_lenient, read_strict, JValue, JacksonError,
+};
 
 use crate::support;
 
@@ -410,8 +412,8 @@ fn strict_reader_consistency() {
 /// the same failure, under every behaviour set that changes the conversion.
 #[test]
 fn streamed_conversion_is_byte_identical_to_the_tree() {
-    use toolcall_model::behavior::{Fix, Fixes};
     use toolcall_model::gemini::{convert_tool_response, write_tool_response};
+    use toolcall_model::model::behavior::{Fix, Fixes};
     let (texts, _) = all_texts();
     let sets = [
         Fixes::upstream(),
@@ -444,7 +446,7 @@ fn streamed_conversion_is_byte_identical_to_the_tree() {
                 }
             }
         }
-        if toolcall_model::jackson::check_lenient(text) == Ok(true) {
+        if toolcall_model::json::jackson::check_lenient(text) == Ok(true) {
             streamed += 1;
         } else {
             built += 1;

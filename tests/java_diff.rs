@@ -2,7 +2,7 @@
 //! of the project and of `../shared/vectors`, and a fixed budget of freshly
 //! generated scenarios of every op, run through the model and through the
 //! conformance runner (`conformance/java`, one JVM), judged by
-//! `toolcall_model::conformance::judge`.
+//! `toolcall_model::vectors::conformance::judge`.
 //!
 //! A generated disagreement is shrunk with the generator's own shrinking,
 //! asking the real classes at each step, and the smallest is written to
@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
-use toolcall_model::conformance::{judge, JavaLine, Tally, Verdict};
-use toolcall_model::gen::{vector, VectorOp};
+use toolcall_model::checking::gen::{vector, VectorOp};
+use toolcall_model::vectors::conformance::{judge, JavaLine, Tally, Verdict};
 
 use crate::support::{java_build, java_required, json_files, root, JavaSession};
 

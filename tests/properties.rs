@@ -1,6 +1,6 @@
 //! The property suite: the invariants of SEMANTICS.md section 10, each
-//! evaluated under every behaviour set of `seed::behavior_sets()`, on turns
-//! drawn from `toolcall_model::gen` (nothing known to fail is fed in by
+//! evaluated under every behaviour set of `behavior::behavior_sets()`, on turns
+//! drawn from `toolcall_model::checking::gen` (nothing known to fail is fed in by
 //! hand); the upstream counterexamples rediscovered from random generation;
 //! each fix closing the gap it is meant to close; a reference state machine
 //! for counting and limits; and a check that the generators stay wide.
@@ -19,24 +19,24 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
 use serde_json::Value;
-use toolcall_model::behavior::Fixes;
-use toolcall_model::explore::{rng, run_cell, CellOutcome, MatrixCell, Options};
-use toolcall_model::gemini::convert_tool_response;
-use toolcall_model::gen::{self, with_set};
-use toolcall_model::invariants::{
+use toolcall_model::chat::tool_loop::{EndKind, Memory, Provider};
+use toolcall_model::checking::explore::{rng, run_cell, CellOutcome, MatrixCell, Options};
+use toolcall_model::checking::gen::{self, with_set};
+use toolcall_model::checking::invariants::{
     check, check_scenario, is_whole_json, memory_holds_conversation, pairing, refutation, Evidence,
     Invariant, Locus, Refutation, Verdict,
 };
-use toolcall_model::limits::{Counts, Limits, OnExceeded};
-use toolcall_model::manager::{
+use toolcall_model::checking::scenario::Scenario;
+use toolcall_model::gemini::convert_tool_response;
+use toolcall_model::model::behavior::Fixes;
+use toolcall_model::model::behavior::{behavior_sets, BehaviorSet};
+use toolcall_model::model::limits::{Counts, Limits, OnExceeded};
+use toolcall_model::model::manager::{
     execute_with_counts, Batch, Config as ManagerConfig, ManagerError, Step, NOT_EXECUTED,
 };
-use toolcall_model::message::{Generation, Message, ToolCall};
-use toolcall_model::processor::{Processor, ProcessorKind};
-use toolcall_model::scenario::Scenario;
-use toolcall_model::seed::{behavior_sets, BehaviorSet};
-use toolcall_model::tool_loop::{EndKind, Memory, Provider};
-use toolcall_model::tools::{Outcome, ToolSpec, Toolbox};
+use toolcall_model::model::message::{Generation, Message, ToolCall};
+use toolcall_model::model::processor::{Processor, ProcessorKind};
+use toolcall_model::model::tools::{Outcome, ToolSpec, Toolbox};
 
 const REGRESSIONS: &str = "proptest-regressions/properties.txt";
 
@@ -502,7 +502,7 @@ fn rediscovers_issue_5437_and_strict_json_or_wrap_closes_it() {
     let fixed = convert_tool_response(
         text,
         false,
-        Fixes::only(toolcall_model::behavior::Fix::StrictJsonOrWrap),
+        Fixes::only(toolcall_model::model::behavior::Fix::StrictJsonOrWrap),
     )
     .expect("the fix never fails");
     assert_eq!(
@@ -695,18 +695,18 @@ fn all_shapes_closed_calls_through_the_processor() {
         ..ManagerConfig::default()
     };
     cfg.limits = cfg.limits.max_calls_per_tool(1).expect("positive");
-    cfg.processor.kind = toolcall_model::processor::ProcessorKind::JsonError;
+    cfg.processor.kind = toolcall_model::model::processor::ProcessorKind::JsonError;
     let calls = ["1", "2", "3"]
-        .map(|id| toolcall_model::message::ToolCall::new(id, "x", "{}"))
+        .map(|id| toolcall_model::model::message::ToolCall::new(id, "x", "{}"))
         .to_vec();
-    let gens = [toolcall_model::message::Generation {
+    let gens = [toolcall_model::model::message::Generation {
         tool_calls: calls,
         ..Default::default()
     }];
     let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
-    let err = toolcall_model::manager::execute_tool_calls(
+    let err = toolcall_model::model::manager::execute_tool_calls(
         &cfg,
-        &[toolcall_model::message::Message::user("go")],
+        &[toolcall_model::model::message::Message::user("go")],
         &gens,
         &mut tb,
     )
@@ -729,11 +729,11 @@ fn all_shapes_closed_calls_through_the_processor() {
         ]
     );
     // With the default processor the closed calls' text is exactly the fix's.
-    cfg.processor.kind = toolcall_model::processor::ProcessorKind::Default;
+    cfg.processor.kind = toolcall_model::model::processor::ProcessorKind::Default;
     let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
-    let Err(ManagerError::LimitExceeded(e)) = toolcall_model::manager::execute_tool_calls(
+    let Err(ManagerError::LimitExceeded(e)) = toolcall_model::model::manager::execute_tool_calls(
         &cfg,
-        &[toolcall_model::message::Message::user("go")],
+        &[toolcall_model::model::message::Message::user("go")],
         &gens,
         &mut tb,
     ) else {
@@ -1217,10 +1217,10 @@ fn machine() -> impl Strategy<Value = Machine> {
             Just(Fixes::upstream()),
             Just(Fixes::all()),
             Just(Fixes::only(
-                toolcall_model::behavior::Fix::CloseDanglingCalls
+                toolcall_model::model::behavior::Fix::CloseDanglingCalls
             )),
             Just(Fixes::only(
-                toolcall_model::behavior::Fix::BreachThroughProcessor
+                toolcall_model::model::behavior::Fix::BreachThroughProcessor
             )),
         ],
         proptest::collection::vec(op, 1..24),
@@ -1367,7 +1367,8 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                 // The step engine, checked against the reference after every call.
                 let before = reference.clone();
                 let mut batch = Some(Batch::new(counts.clone()));
-                let mut ended: Option<Result<(), toolcall_model::manager::LimitExceeded>> = None;
+                let mut ended: Option<Result<(), toolcall_model::model::manager::LimitExceeded>> =
+                    None;
                 for (i, call) in calls.iter().enumerate() {
                     let name = call.name.clone();
                     let n = {

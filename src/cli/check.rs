@@ -9,13 +9,13 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use toolcall_model::check::{describe_setup, report, Scenario, SetReport, Setup};
-use toolcall_model::limits::{Max, OnExceeded};
-use toolcall_model::processor::{Processor, ProcessorKind};
-use toolcall_model::spring_config::{
+use toolcall_model::chat::tool_loop::{Memory, Provider};
+use toolcall_model::config::binding::{
     bind, parse_properties, too_large, BindFailure, Bound, MAX_CONFIG_BYTES,
 };
-use toolcall_model::tool_loop::{Memory, Provider};
+use toolcall_model::config::check::{describe_setup, report, Scenario, SetReport, Setup};
+use toolcall_model::model::limits::{Max, OnExceeded};
+use toolcall_model::model::processor::{Processor, ProcessorKind};
 
 /// What properties cannot say, from the command line.
 pub struct Flags {

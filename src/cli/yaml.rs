@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle};
-use toolcall_model::spring_config::{resolve_yaml_scalar, Entry, JavaValue};
+use toolcall_model::config::binding::{resolve_yaml_scalar, Entry, JavaValue};
 
 /// SnakeYAML's `LoaderOptions.nestingDepthLimit` default.
 const NESTING_DEPTH_LIMIT: usize = 50;

@@ -15,7 +15,7 @@ use std::fmt;
 /// A fix, by its public name.
 ///
 /// ```
-/// use toolcall_model::behavior::Fix;
+/// use toolcall_model::model::behavior::Fix;
 /// assert_eq!("error-key".parse::<Fix>(), Ok(Fix::ErrorKey));
 /// assert_eq!(Fix::ErrorKey.to_string(), "error-key");
 /// ```
@@ -59,7 +59,7 @@ impl Fix {
     /// the cut would split earlier turns).
     ///
     /// ```
-    /// use toolcall_model::behavior::Fix;
+    /// use toolcall_model::model::behavior::Fix;
     /// assert!(Fix::KeepCurrentTurn.in_all());
     /// assert!(!Fix::EvictOrphanResponses.in_all());
     /// ```
@@ -70,7 +70,7 @@ impl Fix {
     /// The public name.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::behavior::Fix::StrictJsonOrWrap.name(), "strict-json-or-wrap");
+    /// assert_eq!(toolcall_model::model::behavior::Fix::StrictJsonOrWrap.name(), "strict-json-or-wrap");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -109,7 +109,7 @@ impl std::str::FromStr for Fix {
 /// Which fixes are on. `Fixes::default()` is upstream.
 ///
 /// ```
-/// use toolcall_model::behavior::{Fix, Fixes};
+/// use toolcall_model::model::behavior::{Fix, Fixes};
 /// let f = Fixes::parse_list("strict-json-or-wrap,error-key").unwrap();
 /// assert!(f.has(Fix::ErrorKey) && !f.has(Fix::CloseDanglingCalls));
 /// assert!(Fixes::all().has(Fix::CloseDanglingCalls));
@@ -168,7 +168,7 @@ impl Fixes {
     /// Upstream: no fix.
     ///
     /// ```
-    /// assert!(toolcall_model::behavior::Fixes::upstream().is_upstream());
+    /// assert!(toolcall_model::model::behavior::Fixes::upstream().is_upstream());
     /// ```
     pub fn upstream() -> Self {
         Fixes::default()
@@ -178,7 +178,7 @@ impl Fixes {
     /// proposal `evict-orphan-responses`.
     ///
     /// ```
-    /// use toolcall_model::behavior::{Fix, Fixes};
+    /// use toolcall_model::model::behavior::{Fix, Fixes};
     /// assert!(!Fixes::all().is_upstream());
     /// assert!(!Fixes::all().has(Fix::EvictOrphanResponses));
     /// ```
@@ -192,7 +192,7 @@ impl Fixes {
     /// Just one fix.
     ///
     /// ```
-    /// use toolcall_model::behavior::{Fix, Fixes};
+    /// use toolcall_model::model::behavior::{Fix, Fixes};
     /// assert_eq!(Fixes::only(Fix::ErrorKey).enabled(), vec![Fix::ErrorKey]);
     /// ```
     pub fn only(fix: Fix) -> Self {
@@ -202,7 +202,7 @@ impl Fixes {
     /// These fixes plus `fix`.
     ///
     /// ```
-    /// use toolcall_model::behavior::{Fix, Fixes};
+    /// use toolcall_model::model::behavior::{Fix, Fixes};
     /// assert!(Fixes::default().with(Fix::ErrorKey).error_key);
     /// ```
     pub fn with(mut self, fix: Fix) -> Self {
@@ -221,7 +221,7 @@ impl Fixes {
     /// Whether `fix` is on.
     ///
     /// ```
-    /// use toolcall_model::behavior::{Fix, Fixes};
+    /// use toolcall_model::model::behavior::{Fix, Fixes};
     /// assert!(!Fixes::upstream().has(Fix::ErrorKey));
     /// ```
     pub fn has(self, fix: Fix) -> bool {
@@ -239,7 +239,7 @@ impl Fixes {
     /// Whether no fix is on.
     ///
     /// ```
-    /// assert!(toolcall_model::behavior::Fixes::default().is_upstream());
+    /// assert!(toolcall_model::model::behavior::Fixes::default().is_upstream());
     /// ```
     pub fn is_upstream(self) -> bool {
         self == Fixes::default()
@@ -248,7 +248,7 @@ impl Fixes {
     /// The fixes that are on, in [`Fix::ALL`] order.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::behavior::Fixes::all().enabled().len(), 6);
+    /// assert_eq!(toolcall_model::model::behavior::Fixes::all().enabled().len(), 6);
     /// ```
     pub fn enabled(self) -> Vec<Fix> {
         Fix::ALL.into_iter().filter(|f| self.has(*f)).collect()
@@ -258,8 +258,8 @@ impl Fixes {
     /// combined: `all,evict-orphan-responses`); empty is upstream.
     ///
     /// ```
-    /// assert!(toolcall_model::behavior::Fixes::parse_list("nope").is_err());
-    /// assert!(toolcall_model::behavior::Fixes::parse_list("").unwrap().is_upstream());
+    /// assert!(toolcall_model::model::behavior::Fixes::parse_list("nope").is_err());
+    /// assert!(toolcall_model::model::behavior::Fixes::parse_list("").unwrap().is_upstream());
     /// ```
     pub fn parse_list(list: &str) -> Result<Self, UnknownFix> {
         let mut f = Fixes::default();
@@ -289,4 +289,48 @@ impl fmt::Display for Fixes {
         let names: Vec<_> = self.enabled().iter().map(|x| x.name()).collect();
         f.write_str(&names.join("+"))
     }
+}
+
+/// A behaviour set of the matrix: fixes plus the workaround advisor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BehaviorSet {
+    /// The name shown (`upstream`, a fix's name, `all`, `gemini-tool-text`).
+    pub name: &'static str,
+    /// The fixes.
+    pub fixes: Fixes,
+    /// Whether the seed's workaround advisor runs.
+    pub gemini_tool_text: bool,
+}
+
+/// The behaviour sets every report covers, in order: upstream, each single
+/// fix, all fixes (`Fixes::all()`: every fix but the upstream proposal
+/// `evict-orphan-responses`), and the workaround advisor on upstream.
+///
+/// ```
+/// let sets = toolcall_model::model::behavior::behavior_sets();
+/// assert_eq!(sets.len(), 10);
+/// assert_eq!(sets[0].name, "upstream");
+/// ```
+pub fn behavior_sets() -> Vec<BehaviorSet> {
+    let mut v = vec![BehaviorSet {
+        name: "upstream",
+        fixes: Fixes::upstream(),
+        gemini_tool_text: false,
+    }];
+    v.extend(Fix::ALL.iter().map(|f| BehaviorSet {
+        name: f.name(),
+        fixes: Fixes::only(*f),
+        gemini_tool_text: false,
+    }));
+    v.push(BehaviorSet {
+        name: "all",
+        fixes: Fixes::all(),
+        gemini_tool_text: false,
+    });
+    v.push(BehaviorSet {
+        name: "gemini-tool-text",
+        fixes: Fixes::upstream(),
+        gemini_tool_text: true,
+    });
+    v
 }

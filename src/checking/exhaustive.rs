@@ -4,11 +4,11 @@
 //! Where `explore`'s random mode says "not refuted in N generated cases",
 //! this module says "proved for every scenario of bound B": it enumerates
 //! the whole of a finite space of turns ([`Bound`]), runs each one under
-//! every behaviour set of [`crate::seed::behavior_sets`] through the same
+//! every behaviour set of [`crate::model::behavior::behavior_sets`] through the same
 //! [`Scenario`] model, and judges it with the same checkers
-//! ([`crate::invariants::check`]) as the random suite. A refuted cell keeps
+//! ([`crate::checking::invariants::check`]) as the random suite. A refuted cell keeps
 //! its first counterexample in order of size ([`Item::size`], then
-//! enumeration order), printed as a vector by [`crate::explore`]'s
+//! enumeration order), printed as a vector by [`crate::checking::explore`]'s
 //! counterexample builder.
 //!
 //! # The space
@@ -23,7 +23,7 @@
 //! * the tools: exactly the tools the calls name, each returning one
 //!   [`OutcomeClass`] on every invocation; the classes hold one
 //!   representative of every kind of tool output and failure the random
-//!   generator ([`crate::gen`]) produces;
+//!   generator ([`crate::checking::gen`]) produces;
 //! * the request: a user message, then (when there are prior calls) one
 //!   round of this turn already done, with 0 to `max_prior` calls to each
 //!   tool, answered with a JSON object;
@@ -36,7 +36,7 @@
 //!   request already holds a round of this turn.
 //!
 //! Texts are not varied here (one representative per class); random
-//! generation ([`crate::gen`], `explore --cases`) stays for their contents.
+//! generation ([`crate::checking::gen`], `explore --cases`) stays for their contents.
 //!
 //! # Symmetry
 //!
@@ -51,7 +51,7 @@
 //! of one that is.
 //!
 //! ```
-//! use toolcall_model::exhaustive::{Bound, Space};
+//! use toolcall_model::checking::exhaustive::{Bound, Space};
 //! let space = Space::new(&Bound::tiny());
 //! assert!(space.evaluated() < space.scenarios());
 //! ```
@@ -63,18 +63,18 @@ use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
-use crate::explore::{counterexample_vector, MatrixCell};
-use crate::gen::{class_table, with_set, UNKNOWN_TOOL};
-use crate::invariants::{check, Evidence, Invariant, Verdict};
-use crate::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
-use crate::limits::{Limits, OnExceeded};
-use crate::manager::Config;
-use crate::message::{Generation, Message, ToolCall, ToolResponse};
-use crate::processor::{Processor, ProcessorKind};
-use crate::scenario::Scenario;
-use crate::seed::{behavior_sets, BehaviorSet};
-use crate::tool_loop::{LoopConfig, Memory, Provider, DEFAULT_MEMORY_MAX_MESSAGES};
-use crate::tools::{Outcome, Registered, ToolSpec};
+use crate::chat::tool_loop::{LoopConfig, Memory, Provider, DEFAULT_MEMORY_MAX_MESSAGES};
+use crate::checking::explore::{counterexample_vector, MatrixCell};
+use crate::checking::gen::{class_table, with_set, UNKNOWN_TOOL};
+use crate::checking::invariants::{check, Evidence, Invariant, Verdict};
+use crate::checking::scenario::Scenario;
+use crate::model::behavior::{behavior_sets, BehaviorSet};
+use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
+use crate::model::limits::{Limits, OnExceeded};
+use crate::model::manager::Config;
+use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
+use crate::model::processor::{Processor, ProcessorKind};
+use crate::model::tools::{Outcome, Registered, ToolSpec};
 
 /// A name a call uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -93,7 +93,7 @@ impl Name {
     /// The tool name in the scenario.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::exhaustive::Name::Unknown.tool(), "d");
+    /// assert_eq!(toolcall_model::checking::exhaustive::Name::Unknown.tool(), "d");
     /// ```
     pub fn tool(self) -> &'static str {
         match self {
@@ -141,7 +141,7 @@ fn throws(class: &str, message: Option<&str>, wrapped: bool) -> Outcome {
 /// with a null message, so the processor's fallback text is covered).
 ///
 /// ```
-/// let c = toolcall_model::exhaustive::outcome_classes();
+/// let c = toolcall_model::checking::exhaustive::outcome_classes();
 /// assert_eq!(c.len(), 13);
 /// assert_eq!(c[0].label, "json-object");
 /// ```
@@ -208,7 +208,7 @@ impl MemorySetup {
     /// with `/window N` when the window is not the default.
     ///
     /// ```
-    /// use toolcall_model::exhaustive::MemorySetup;
+    /// use toolcall_model::checking::exhaustive::MemorySetup;
     /// assert_eq!(MemorySetup::none().label(), "none");
     /// ```
     pub fn label(&self) -> String {
@@ -287,7 +287,7 @@ pub const RETHROW: &str = "java.lang.IllegalStateException";
 /// with and without a rethrow list ([`RETHROW`]), in that order.
 ///
 /// ```
-/// assert_eq!(toolcall_model::exhaustive::all_processors().len(), 8);
+/// assert_eq!(toolcall_model::checking::exhaustive::all_processors().len(), 8);
 /// ```
 pub fn all_processors() -> Vec<Processor> {
     let mut v = Vec::new();
@@ -387,8 +387,8 @@ impl Bound {
     /// A bound by name: `tiny`, `default` or `wide`.
     ///
     /// ```
-    /// assert!(toolcall_model::exhaustive::Bound::named("default").is_some());
-    /// assert!(toolcall_model::exhaustive::Bound::named("huge").is_none());
+    /// assert!(toolcall_model::checking::exhaustive::Bound::named("default").is_some());
+    /// assert!(toolcall_model::checking::exhaustive::Bound::named("huge").is_none());
     /// ```
     pub fn named(name: &str) -> Option<Bound> {
         match name {
@@ -422,7 +422,7 @@ impl Bound {
     ///   history, windows of 20 and 4 messages.
     ///
     /// ```
-    /// use toolcall_model::exhaustive::{Bound, Space};
+    /// use toolcall_model::checking::exhaustive::{Bound, Space};
     /// assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 793_152);
     /// ```
     pub fn default_bound() -> Bound {
@@ -568,7 +568,7 @@ impl Bound {
     /// One line per family.
     ///
     /// ```
-    /// assert!(toolcall_model::exhaustive::Bound::tiny().describe().starts_with("tiny:"));
+    /// assert!(toolcall_model::checking::exhaustive::Bound::tiny().describe().starts_with("tiny:"));
     /// ```
     pub fn describe(&self) -> String {
         self.families
@@ -832,7 +832,7 @@ impl Space {
     /// The scenario with global index `index`.
     ///
     /// ```
-    /// use toolcall_model::exhaustive::{Bound, Space};
+    /// use toolcall_model::checking::exhaustive::{Bound, Space};
     /// let space = Space::new(&Bound::tiny());
     /// assert_eq!(space.item(0).unwrap().index, 0);
     /// assert!(space.item(space.scenarios()).is_none());
@@ -907,7 +907,7 @@ impl Space {
     /// many scenarios of the bound it stands for (1 or 2).
     ///
     /// ```
-    /// use toolcall_model::exhaustive::{Bound, Space};
+    /// use toolcall_model::checking::exhaustive::{Bound, Space};
     /// let space = Space::new(&Bound::tiny());
     /// let weight: u64 = (0..space.scenarios())
     ///     .filter_map(|i| space.canonical(&space.item(i).unwrap()))
@@ -956,7 +956,7 @@ impl Space {
     /// The item as a scenario, under upstream.
     ///
     /// ```
-    /// use toolcall_model::exhaustive::{Bound, Space};
+    /// use toolcall_model::checking::exhaustive::{Bound, Space};
     /// let space = Space::new(&Bound::tiny());
     /// let s = space.scenario(&space.item(0).unwrap());
     /// assert!(s.run().is_ok());
@@ -1130,7 +1130,7 @@ const CHUNK: u64 = 64;
 /// items finish (from worker threads).
 ///
 /// ```
-/// use toolcall_model::exhaustive::{run, Bound, Space};
+/// use toolcall_model::checking::exhaustive::{run, Bound, Space};
 /// let space = Space::new(&Bound::tiny());
 /// let r = run(&space, 2, &|_, _| {});
 /// let up = r.cells.iter().find(|c| c.set == "upstream" && c.invariant.name() == "limits").unwrap();
@@ -1139,7 +1139,7 @@ const CHUNK: u64 = 64;
 /// ```
 pub fn run(space: &Space, jobs: usize, progress: &(dyn Fn(u64, u64) + Sync)) -> Report {
     let sets = behavior_sets();
-    let cells: Vec<MatrixCell> = crate::explore::cells();
+    let cells: Vec<MatrixCell> = crate::checking::explore::cells();
     let n_inv = Invariant::ALL.len();
     let best: Vec<AtomicU64> = cells.iter().map(|_| AtomicU64::new(NONE)).collect();
     let next = AtomicU64::new(0);
@@ -1312,13 +1312,13 @@ impl Report {
             "A cell shows `proved A/N`: no scenario of the bound refutes it, A of its N scenarios met the precondition; \
              `REFUTED (size S)`: the smallest counterexample has size S.\n\n",
         );
-        out.push_str(&crate::explore::table(&|set, inv| {
+        out.push_str(&crate::checking::explore::table(&|set, inv| {
             self.cell(set, inv).map(|c| match &c.proof {
                 Proof::Proved => format!(
                     "{} {}/{}",
                     c.verdict(),
-                    crate::explore::compact(c.applicable),
-                    crate::explore::compact(c.scenarios)
+                    crate::checking::explore::compact(c.applicable),
+                    crate::checking::explore::compact(c.scenarios)
                 ),
                 Proof::Refuted { size, .. } => format!("REFUTED (size {size})"),
             })
@@ -1348,7 +1348,11 @@ impl Report {
                         "{} × {}: refuted; the first counterexample in order of size is scenario {index} (size {size})\n  wanted: {wanted}\n",
                         c.set, c.invariant
                     ));
-                    crate::explore::push_counterexample(&mut out, counterexample, *replays);
+                    crate::checking::explore::push_counterexample(
+                        &mut out,
+                        counterexample,
+                        *replays,
+                    );
                 }
             }
         }

@@ -22,20 +22,22 @@ use std::fmt::Debug;
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{json, Map, Value};
 
-use crate::behavior::Fixes;
-use crate::decimal::decimal;
+use crate::chat::tool_loop::{EndKind, LoopConfig, LoopError, Memory, Provider};
+use crate::checking::invariants::{check, Evidence, Invariant, Verdict};
+use crate::checking::scenario::Scenario;
 use crate::gemini::{convert_tool_response, parse_json_to_map, write_tool_response};
-use crate::invariants::{check, Evidence, Invariant, Verdict};
-use crate::jackson;
-use crate::java::{ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, RUNTIME_EXCEPTION};
-use crate::java::{THROWABLE, TOOL_CALL_LIMIT_EXCEEDED};
-use crate::limits::{Counts, Limits, OnExceeded};
-use crate::manager::{execute_tool_calls, execute_with_counts, Config, ManagerError};
-use crate::message::{Generation, Message, ToolCall, ToolResponse};
-use crate::processor::{json_error_text, Processor, ProcessorKind};
-use crate::scenario::Scenario;
-use crate::tool_loop::{EndKind, LoopConfig, LoopError, Memory, Provider};
-use crate::tools::{Outcome, Registered, ToolSpec};
+use crate::json::decimal::decimal;
+use crate::json::jackson;
+use crate::model::behavior::Fixes;
+use crate::model::java::{
+    ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, RUNTIME_EXCEPTION,
+};
+use crate::model::java::{THROWABLE, TOOL_CALL_LIMIT_EXCEEDED};
+use crate::model::limits::{Counts, Limits, OnExceeded};
+use crate::model::manager::{execute_tool_calls, execute_with_counts, Config, ManagerError};
+use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
+use crate::model::processor::{json_error_text, Processor, ProcessorKind};
+use crate::model::tools::{Outcome, Registered, ToolSpec};
 use crate::vectors::{Op, Vector};
 
 /// Largest input of the byte targets ([`convert`], [`lenient_parser`],
@@ -538,7 +540,7 @@ fn wrapped(v: Value, key: &str) -> Value {
 ///   accepted with trailing text kept unread, and to depth 501 rejected.
 ///
 /// ```
-/// toolcall_model::fuzzing::lenient_parser(b"3.0 + 5.0 = 8.0");
+/// toolcall_model::checking::fuzzing::lenient_parser(b"3.0 + 5.0 = 8.0");
 /// ```
 pub fn lenient_parser(data: &[u8]) {
     const T: &str = "lenient_parser";
@@ -730,7 +732,7 @@ fn convert_fix_sets() -> [Fixes; 5] {
 /// * the JSON-error processor's text is strict JSON that reads back as the text.
 ///
 /// ```
-/// toolcall_model::fuzzing::convert(b"[ERROR] disk full");
+/// toolcall_model::checking::fuzzing::convert(b"[ERROR] disk full");
 /// ```
 pub fn convert(data: &[u8]) {
     const T: &str = "convert";
@@ -870,7 +872,7 @@ pub fn convert(data: &[u8]) {
 ///   and runs to the same result.
 ///
 /// ```
-/// toolcall_model::fuzzing::vector_file(br#"{"format":"toolcall-model/1","op":"convert_tool_response","input":{"text":"42"},"expect":{}}"#);
+/// toolcall_model::checking::fuzzing::vector_file(br#"{"format":"toolcall-model/1","op":"convert_tool_response","input":{"text":"42"},"expect":{}}"#);
 /// ```
 pub fn vector_file(data: &[u8]) {
     const T: &str = "vector_file";
@@ -1078,7 +1080,7 @@ pub struct Setup {
     pub rethrow: Vec<u8>,
     /// Resolution fallback.
     pub resolution_fallback: bool,
-    /// The fixes, in [`crate::behavior::Fix::ALL`] order.
+    /// The fixes, in [`crate::model::behavior::Fix::ALL`] order.
     pub fixes: [bool; 4],
     /// The tools (at most [`MAX_TOOLS`]).
     pub tools: Vec<ToolInput>,
@@ -1446,7 +1448,10 @@ impl LoopInput {
                 }
                 let g = &mut reply[0];
                 if g.tool_calls.is_empty()
-                    && !g.text.as_deref().is_some_and(crate::limits::has_text)
+                    && !g
+                        .text
+                        .as_deref()
+                        .is_some_and(crate::model::limits::has_text)
                 {
                     g.text = Some("done".to_owned());
                 }
@@ -1506,7 +1511,7 @@ fn decode<T: for<'a> Arbitrary<'a>>(data: &[u8]) -> Option<T> {
 ///   set hold on that run.
 ///
 /// ```
-/// toolcall_model::fuzzing::manager(&[0u8; 64]);
+/// toolcall_model::checking::fuzzing::manager(&[0u8; 64]);
 /// ```
 pub fn manager(data: &[u8]) {
     const T: &str = "manager";
@@ -1533,8 +1538,8 @@ pub fn manager(data: &[u8]) {
     let fail = |what: &str| -> ! { fail_scenario(T, what, &input, &scenario) };
 
     let mut history = input.history();
-    let mut by_recount = crate::tools::Toolbox::new(tools.clone());
-    let mut by_counts = crate::tools::Toolbox::new(tools);
+    let mut by_recount = crate::model::tools::Toolbox::new(tools.clone());
+    let mut by_counts = crate::model::tools::Toolbox::new(tools);
     // How the turn ends when run batch by batch.
     let mut end = EndKind::Completed;
     for gens in &replies {
@@ -1641,7 +1646,7 @@ pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
 }
 
 /// The invariants of SEMANTICS.md section 10 that hold for the scenario's
-/// behaviour set ([`claimed`]), judged by [`crate::invariants::check`].
+/// behaviour set ([`claimed`]), judged by [`crate::checking::invariants::check`].
 fn check_invariants(target: &str, input: &dyn Debug, scenario: &Scenario) {
     let Ok(evidence) = Evidence::gather(scenario) else {
         return; // not a valid turn: the script ran out
@@ -1679,7 +1684,7 @@ fn check_invariants(target: &str, input: &dyn Debug, scenario: &Scenario) {
 ///   set hold (with every fix on: every stored transcript is well paired).
 ///
 /// ```
-/// toolcall_model::fuzzing::tool_loop(&[1u8; 64]);
+/// toolcall_model::checking::fuzzing::tool_loop(&[1u8; 64]);
 /// ```
 pub fn tool_loop(data: &[u8]) {
     const T: &str = "tool_loop";
@@ -1725,7 +1730,7 @@ pub fn tool_loop(data: &[u8]) {
             run.error.is_none()
                 && run.generations.len() == 1
                 && run.generations[0].finish_reason.as_deref()
-                    == Some(crate::manager::FINISH_REASON_LIMIT)
+                    == Some(crate::model::manager::FINISH_REASON_LIMIT)
         }
         EndKind::ReturnDirect => {
             run.error.is_none()

@@ -3,11 +3,11 @@
 //! and of the main job's table.
 //!
 //! A [`Setup`] is what an application configures: the limits and processor
-//! flags its `spring.ai.tools.*` properties give (see [`crate::spring_config`]),
+//! flags its `spring.ai.tools.*` properties give (see [`crate::config::binding`]),
 //! plus what properties cannot say (which exception processor bean, its
 //! rethrow list, where the chat memory advisor stands, its window, the
 //! provider). A [`Scenario`] is one situation, played as a scripted tool loop
-//! ([`crate::tool_loop::run_loop`]) on the setup; [`evaluate`] says whether
+//! ([`crate::chat::tool_loop::run_loop`]) on the setup; [`evaluate`] says whether
 //! the setup survives it and, if not, how it breaks.
 //!
 //! "Survives" means: the turn ends the way the setup intends (the model's
@@ -23,17 +23,17 @@ use std::num::NonZeroU32;
 
 use serde_json::{json, Value};
 
-use crate::gemini::{Part, Request};
-use crate::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
-use crate::limits::{Limits, Max, OnExceeded};
-use crate::manager::Config;
-use crate::message::{Generation, Message, ToolCall};
-use crate::processor::{Processor, ProcessorKind};
-use crate::seed::{behavior_sets, BehaviorSet};
-use crate::tool_loop::{
+use crate::chat::tool_loop::{
     run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent, DEFAULT_MEMORY_MAX_MESSAGES,
 };
-use crate::tools::{Outcome, ToolSpec, Toolbox};
+use crate::gemini::{Part, Request};
+use crate::model::behavior::{behavior_sets, BehaviorSet};
+use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
+use crate::model::limits::{Limits, Max, OnExceeded};
+use crate::model::manager::Config;
+use crate::model::message::{Generation, Message, ToolCall};
+use crate::model::processor::{Processor, ProcessorKind};
+use crate::model::tools::{Outcome, ToolSpec, Toolbox};
 
 /// The largest limit a breach scenario plays out call by call; past it the
 /// scenario is reported as not played (the outcome does not depend on the
@@ -87,7 +87,7 @@ impl Setup {
     /// (`!hasDownstreamMemoryAdvisor`).
     ///
     /// ```
-    /// use toolcall_model::{check::Setup, tool_loop::Memory};
+    /// use toolcall_model::{config::check::Setup, chat::tool_loop::Memory};
     /// assert!(Setup::default().history());
     /// assert!(!Setup { memory: Memory::Inside, ..Setup::default() }.history());
     /// ```
@@ -154,7 +154,7 @@ impl Scenario {
     /// The name used in reports and JSON.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::check::Scenario::HalfJson.name(), "half-json");
+    /// assert_eq!(toolcall_model::config::check::Scenario::HalfJson.name(), "half-json");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -233,8 +233,8 @@ impl Mark {
     /// A short word for tables.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::check::Mark::Dangling.word(), "dangling");
-    /// assert!(toolcall_model::check::Mark::NextParse.word().len() <= 9);
+    /// assert_eq!(toolcall_model::config::check::Mark::Dangling.word(), "dangling");
+    /// assert!(toolcall_model::config::check::Mark::NextParse.word().len() <= 9);
     /// ```
     pub fn word(self) -> &'static str {
         match self {
@@ -429,7 +429,7 @@ fn clip(s: &str, n: usize) -> String {
 /// Plays `scenario` on `setup` under `set`.
 ///
 /// ```
-/// use toolcall_model::{check::{evaluate, Mark, Scenario, Setup}, seed::behavior_sets};
+/// use toolcall_model::{config::check::{evaluate, Mark, Scenario, Setup}, model::behavior::behavior_sets};
 /// let upstream = behavior_sets()[0];
 /// let v = evaluate(&Setup::default(), &upstream, Scenario::HalfJson);
 /// assert_eq!(v.mark, Mark::Lost); // {"result":3.0}

@@ -1,6 +1,6 @@
 //! The verdict matrix: every [`Invariant`] under every behaviour set of
-//! [`crate::seed::behavior_sets`], each cell a proptest run over generated
-//! turns ([`crate::gen::scenario`]), with the shrunk counterexample of every
+//! [`crate::model::behavior::behavior_sets`], each cell a proptest run over generated
+//! turns ([`crate::checking::gen::scenario`]), with the shrunk counterexample of every
 //! refuted cell printed as a `tool_loop` vector whose `expect` records what
 //! the invariant wanted, so that `toolcall-model verify` on it fails and
 //! says where.
@@ -13,7 +13,7 @@
 //! fraction is below 3/N with 95% confidence (the rule of three). A cell
 //! with fewer than [`MIN_APPLICABLE`] applicable cases (a bound of 3%) says
 //! `too few` instead of `holds`. For proofs within a bound, see
-//! [`crate::exhaustive`].
+//! [`crate::checking::exhaustive`].
 //!
 //! Each cell draws its cases from a ChaCha generator seeded with the same
 //! seed, so a seed reproduces the whole matrix, and every cell of one
@@ -21,8 +21,8 @@
 //! clock; the command line times the cells and draws the progress display.
 //!
 //! ```
-//! use toolcall_model::explore::{cells, run_cell, CellOutcome, Options};
-//! use toolcall_model::invariants::Invariant;
+//! use toolcall_model::checking::explore::{cells, run_cell, CellOutcome, Options};
+//! use toolcall_model::checking::invariants::Invariant;
 //! let cell = cells().into_iter()
 //!     .find(|c| c.set.name == "upstream" && c.invariant == Invariant::JsonSafe).unwrap();
 //! let opts = Options { cases: 300, seed: 1, max_shrink_iters: 32 };
@@ -38,25 +38,27 @@ use std::cell::Cell as StdCell;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 use serde_json::{json, Map, Value};
 
-use crate::gen::{scenario, with_set};
-use crate::invariants::{check_scenario, refutation, Evidence, Invariant, Locus, Verdict};
-use crate::scenario::Scenario;
-use crate::seed::{behavior_sets, BehaviorSet};
-use crate::tool_loop::{Memory, Provider};
+use crate::chat::tool_loop::{Memory, Provider};
+use crate::checking::gen::{scenario, with_set};
+use crate::checking::invariants::{
+    check_scenario, refutation, Evidence, Invariant, Locus, Verdict,
+};
+use crate::checking::scenario::Scenario;
+use crate::model::behavior::{behavior_sets, BehaviorSet};
 use crate::vectors::Vector;
 
 /// Fewer applicable cases than this and a cell that was not refuted says
 /// `too few` instead of `holds` (see the module doc).
 ///
 /// ```
-/// assert_eq!(toolcall_model::explore::MIN_APPLICABLE, 100);
+/// assert_eq!(toolcall_model::checking::explore::MIN_APPLICABLE, 100);
 /// ```
 pub const MIN_APPLICABLE: u32 = 100;
 
 /// How to explore.
 ///
 /// ```
-/// assert_eq!(toolcall_model::explore::Options::default().cases, 256);
+/// assert_eq!(toolcall_model::checking::explore::Options::default().cases, 256);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
@@ -90,7 +92,7 @@ pub struct MatrixCell {
 /// Every cell, set by set, invariants in section 10's order.
 ///
 /// ```
-/// assert_eq!(toolcall_model::explore::cells().len(), 90);
+/// assert_eq!(toolcall_model::checking::explore::cells().len(), 90);
 /// ```
 pub fn cells() -> Vec<MatrixCell> {
     behavior_sets()
@@ -155,7 +157,7 @@ impl CellResult {
     /// `refuted` or `aborted`.
     ///
     /// ```
-    /// use toolcall_model::{explore::{CellOutcome, CellResult}, invariants::Invariant};
+    /// use toolcall_model::{checking::explore::{CellOutcome, CellResult}, checking::invariants::Invariant};
     /// let mut r = CellResult { set: "all", invariant: Invariant::Limits, cases_run: 2000, applicable: 468, shrink_steps: 0, outcome: CellOutcome::Holds };
     /// assert_eq!(r.verdict(), "holds");
     /// r.applicable = 12;
@@ -177,7 +179,7 @@ impl CellResult {
 /// use proptest::strategy::{Strategy, ValueTree};
 /// use proptest::test_runner::{Config, TestRunner};
 /// let draw = |seed| {
-///     let mut r = TestRunner::new_with_rng(Config::default(), toolcall_model::explore::rng(seed));
+///     let mut r = TestRunner::new_with_rng(Config::default(), toolcall_model::checking::explore::rng(seed));
 ///     (0u64..u64::MAX).new_tree(&mut r).unwrap().current()
 /// };
 /// assert_eq!(draw(7), draw(7));
@@ -194,7 +196,7 @@ pub fn rng(seed: u64) -> TestRng {
 /// persistence, bounded shrinking.
 ///
 /// ```
-/// let c = toolcall_model::explore::config(&Default::default());
+/// let c = toolcall_model::checking::explore::config(&Default::default());
 /// assert!(c.failure_persistence.is_none());
 /// ```
 pub fn config(opts: &Options) -> Config {
@@ -319,9 +321,9 @@ fn actual_output(s: &Scenario) -> Option<Value> {
 /// refute the cell's invariant.
 ///
 /// ```
-/// use toolcall_model::explore::{cells, counterexample_vector};
-/// use toolcall_model::invariants::Invariant;
-/// use toolcall_model::{message::{Generation, Message}, scenario::Scenario, tool_loop::LoopConfig};
+/// use toolcall_model::checking::explore::{cells, counterexample_vector};
+/// use toolcall_model::checking::invariants::Invariant;
+/// use toolcall_model::{model::message::{Generation, Message}, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
 /// let cell = cells().into_iter().find(|c| c.set.name == "all" && c.invariant == Invariant::Limits).unwrap();
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![vec![Generation::default()]] };
@@ -527,7 +529,7 @@ fn build(actual: &Value, edits: &[(&[String], &Value)]) -> Value {
 /// `too-few`, `refuted` or `aborted` ([`CellResult::verdict`]).
 ///
 /// ```
-/// let v = toolcall_model::explore::to_json(&Default::default(), &[]);
+/// let v = toolcall_model::checking::explore::to_json(&Default::default(), &[]);
 /// assert_eq!(v["cases"], 256);
 /// assert_eq!(v["mode"], "random");
 /// ```
@@ -561,7 +563,7 @@ pub fn to_json(opts: &Options, results: &[CellResult]) -> Value {
 /// millions with three significant digits.
 ///
 /// ```
-/// use toolcall_model::explore::compact;
+/// use toolcall_model::checking::explore::compact;
 /// assert_eq!(compact(2000), "2000");
 /// assert_eq!(compact(468_123), "468k");
 /// assert_eq!(compact(1_234_567), "1.23M");
@@ -584,7 +586,7 @@ pub fn compact(n: u64) -> String {
 /// text `cell(set, invariant)` gives in each cell (`-` for none).
 ///
 /// ```
-/// let t = toolcall_model::explore::table(&|_, _| Some("holds 1/1".to_owned()));
+/// let t = toolcall_model::checking::explore::table(&|_, _| Some("holds 1/1".to_owned()));
 /// assert!(t.lines().nth(1).unwrap().starts_with("one-response-per-call"));
 /// ```
 pub fn table(cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
@@ -653,7 +655,7 @@ pub(crate) fn push_counterexample(out: &mut String, counterexample: &Value, repl
 /// run.
 ///
 /// ```
-/// use toolcall_model::{explore::{cell_text, CellOutcome, CellResult}, invariants::Invariant};
+/// use toolcall_model::{checking::explore::{cell_text, CellOutcome, CellResult}, checking::invariants::Invariant};
 /// let r = CellResult { set: "all", invariant: Invariant::JsonSafe, cases_run: 2000, applicable: 468, shrink_steps: 0, outcome: CellOutcome::Holds };
 /// assert_eq!(cell_text(&r), "holds 468/2000");
 /// ```
@@ -679,7 +681,7 @@ pub fn cell_text(r: &CellResult) -> String {
 /// verdict in words, with the counterexample vector of every refuted one.
 ///
 /// ```
-/// let t = toolcall_model::explore::to_text(&Default::default(), &[]);
+/// let t = toolcall_model::checking::explore::to_text(&Default::default(), &[]);
 /// assert!(t.contains("json-safe"));
 /// ```
 pub fn to_text(opts: &Options, results: &[CellResult]) -> String {

@@ -62,7 +62,7 @@ use std::fmt;
 /// A value as Jackson's untyped deserializer builds it.
 ///
 /// ```
-/// use toolcall_model::jackson::{read_lenient, JValue};
+/// use toolcall_model::json::jackson::{read_lenient, JValue};
 /// assert_eq!(
 ///     read_lenient(r#"{"a":[1,2.5,"x",null,true]}"#).unwrap(),
 ///     JValue::Object(vec![(
@@ -104,7 +104,7 @@ impl JValue {
     /// Jackson writes it).
     ///
     /// ```
-    /// use toolcall_model::jackson::read_lenient;
+    /// use toolcall_model::json::jackson::read_lenient;
     /// let v = read_lenient(r#"[3.0, 12345678901234567890123, 1e400, {"k": -0.0}]"#).unwrap();
     /// assert_eq!(
     ///     serde_json::to_string(&v.to_serde()).unwrap(),
@@ -210,7 +210,7 @@ fn scalar_to_serde(v: &JValue) -> serde_json::Value {
 /// Spring wraps every one of them in `RuntimeException("Failed to parse JSON: " + text)`.
 ///
 /// ```
-/// use toolcall_model::jackson::read_lenient;
+/// use toolcall_model::json::jackson::read_lenient;
 /// let e = read_lenient("42apples").unwrap_err();
 /// assert_eq!(e.class, "StreamReadException");
 /// assert_eq!(read_lenient("[1, 2").unwrap_err().class, "UnexpectedEndOfInputException");
@@ -263,7 +263,7 @@ fn constraints(message: impl Into<String>) -> JacksonError {
 /// thread's stack at this depth, so larger depth limits are clamped to it.
 ///
 /// ```
-/// use toolcall_model::jackson::{read_lenient, MAX_TREE_DEPTH};
+/// use toolcall_model::json::jackson::{read_lenient, MAX_TREE_DEPTH};
 /// let ok = "[".repeat(MAX_TREE_DEPTH) + &"]".repeat(MAX_TREE_DEPTH);
 /// assert!(read_lenient(&ok).is_ok());
 /// ```
@@ -284,7 +284,7 @@ pub const MAX_TREE_DEPTH: usize = 500;
 /// above [`MAX_TREE_DEPTH`] is clamped to it.
 ///
 /// ```
-/// use toolcall_model::jackson::{read_lenient_with, Limits};
+/// use toolcall_model::json::jackson::{read_lenient_with, Limits};
 /// let limits = Limits { max_name_length: usize::MAX, ..Limits::default() };
 /// let long_name = format!("{{\"{}\":1}}", "k".repeat(60_000));
 /// assert!(read_lenient_with(&long_name, &limits).is_ok());
@@ -316,7 +316,7 @@ impl Default for Limits {
 /// Lenient read, rules A.2–A.13: the first value, trailing content handled exactly per rules 5–8.
 ///
 /// ```
-/// use toolcall_model::jackson::{read_lenient, JValue};
+/// use toolcall_model::json::jackson::{read_lenient, JValue};
 /// assert_eq!(read_lenient("3.0 + 5.0 = 8.0").unwrap(), JValue::Double(3.0));
 /// assert_eq!(read_lenient("404 Not Found").unwrap(), JValue::Int("404".to_owned()));
 /// assert_eq!(read_lenient("null pointer").unwrap(), JValue::Null);
@@ -333,7 +333,7 @@ pub fn read_lenient(text: &str) -> Result<JValue, JacksonError> {
 /// string limit of 20,000,000 units).
 ///
 /// ```
-/// use toolcall_model::jackson::{read_lenient_with, Limits};
+/// use toolcall_model::json::jackson::{read_lenient_with, Limits};
 /// let limits = Limits { max_number_length: 3, ..Limits::default() };
 /// assert!(read_lenient_with("999", &limits).is_ok());
 /// assert_eq!(read_lenient_with("1000", &limits).unwrap_err().class, "StreamConstraintsException");
@@ -348,7 +348,7 @@ pub fn read_lenient_with(text: &str, limits: &Limits) -> Result<JValue, JacksonE
 /// number, string or name length limit.
 ///
 /// ```
-/// use toolcall_model::jackson::{read_strict, JValue};
+/// use toolcall_model::json::jackson::{read_strict, JValue};
 /// assert_eq!(read_strict(" 42\n"), Some(JValue::Int("42".to_owned())));
 /// assert_eq!(read_strict("3.0 + 5.0 = 8.0"), None);
 /// assert_eq!(read_strict(""), None);
@@ -373,7 +373,7 @@ pub fn read_strict(text: &str) -> Option<JValue> {
 /// decoding into a `String` or `serde_json::Value` does.
 ///
 /// ```
-/// use toolcall_model::jackson::is_strict_json;
+/// use toolcall_model::json::jackson::is_strict_json;
 /// assert!(is_strict_json(r#" {"a": [1, -2.5e3, "x\n", null]} "#));
 /// assert!(!is_strict_json(r#"{"a":1} trailing"#));
 /// assert!(!is_strict_json("[1,]"));
@@ -388,7 +388,7 @@ pub fn is_strict_json(text: &str) -> bool {
 /// value on without building it.
 ///
 /// ```
-/// use toolcall_model::jackson::{strict_shape, StrictShape};
+/// use toolcall_model::json::jackson::{strict_shape, StrictShape};
 /// assert_eq!(strict_shape(r#" {"a":1,"b":{"a":2}} "#), StrictShape::Object { plain: true });
 /// assert_eq!(strict_shape(r#"{"a":1,"a":2}"#), StrictShape::Object { plain: false });
 /// assert_eq!(strict_shape("[1e400]"), StrictShape::Value { plain: true });
@@ -1069,7 +1069,7 @@ impl<W: std::io::Write> Sink for CompactWriter<'_, W> {
 /// says `false`). Memory: the names' hashes of the objects open at a time.
 ///
 /// ```
-/// use toolcall_model::jackson::check_lenient;
+/// use toolcall_model::json::jackson::check_lenient;
 /// assert_eq!(check_lenient(r#"{"a":1,"b":{"a":2}} trailing"#), Ok(true));
 /// assert_eq!(check_lenient(r#"[{"a":1,"a":2}]"#), Ok(false));
 /// assert!(check_lenient("[ERROR] disk full").is_err());
@@ -1089,7 +1089,7 @@ pub fn check_lenient(text: &str) -> Result<bool, JacksonError> {
 /// failure and returns an `InvalidData` error.
 ///
 /// ```
-/// use toolcall_model::jackson::write_lenient_compact;
+/// use toolcall_model::json::jackson::write_lenient_compact;
 /// let mut out = Vec::new();
 /// write_lenient_compact("3.0 + 5.0 = 8.0", "result", &mut out).unwrap();
 /// assert_eq!(out, br#"{"result":3.0}"#);

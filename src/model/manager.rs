@@ -9,14 +9,14 @@
 //! batch stops. [`execute_tool_calls`] is the thin driver that runs a whole
 //! batch against a scripted [`Toolbox`].
 
-use crate::behavior::Fixes;
-use crate::java::{
+use crate::model::behavior::Fixes;
+use crate::model::java::{
     ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
 };
-use crate::limits::{has_text, Breach, Counts, Limits, OnExceeded};
-use crate::message::{Generation, Message, ToolCall, ToolResponse};
-use crate::processor::{tool_execution_exception, Processor};
-use crate::tools::{ToolRef, ToolResult, Toolbox};
+use crate::model::limits::{has_text, Breach, Counts, Limits, OnExceeded};
+use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
+use crate::model::processor::{tool_execution_exception, Processor};
+use crate::model::tools::{ToolRef, ToolResult, Toolbox};
 use serde_json::{Map, Value};
 
 /// The data of a call closed by `close-dangling-calls`.
@@ -38,7 +38,7 @@ pub const METADATA_PARTIAL_TOOL_RESPONSES: &str = "partialToolResponses";
 /// Everything that configures the manager.
 ///
 /// ```
-/// let cfg = toolcall_model::manager::Config::default();
+/// let cfg = toolcall_model::model::manager::Config::default();
 /// assert!(!cfg.resolution_fallback);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -59,7 +59,7 @@ pub struct Config {
 /// `returnDirect` flag.
 ///
 /// ```
-/// let r = toolcall_model::manager::ExecResult { history: vec![], return_direct: false };
+/// let r = toolcall_model::model::manager::ExecResult { history: vec![], return_direct: false };
 /// assert!(r.last_responses().is_empty());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -74,7 +74,7 @@ impl ExecResult {
     /// The responses of the last message if it is a tool message.
     ///
     /// ```
-    /// use toolcall_model::{manager::ExecResult, message::{Message, ToolResponse}};
+    /// use toolcall_model::{model::manager::ExecResult, model::message::{Message, ToolResponse}};
     /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "")] }], return_direct: true };
     /// assert_eq!(r.last_responses().len(), 1);
     /// ```
@@ -87,7 +87,7 @@ impl ExecResult {
     /// metadata `toolId` and `toolName`.
     ///
     /// ```
-    /// use toolcall_model::{manager::ExecResult, message::{Message, ToolResponse}};
+    /// use toolcall_model::{model::manager::ExecResult, model::message::{Message, ToolResponse}};
     /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "hi")] }], return_direct: true };
     /// assert_eq!(r.build_generations()[0].finish_reason.as_deref(), Some("returnDirect"));
     /// ```
@@ -113,7 +113,7 @@ impl ExecResult {
 /// `ToolCallLimitExceededException`.
 ///
 /// ```
-/// use toolcall_model::{limits::Breach, manager::{ExecResult, LimitExceeded}};
+/// use toolcall_model::{model::limits::Breach, model::manager::{ExecResult, LimitExceeded}};
 /// let e = LimitExceeded { breach: Breach { tool_name: None, limit: 2 },
 ///     partial: ExecResult { history: vec![], return_direct: false }, breach_index: 0,
 ///     counts: Default::default() };
@@ -187,7 +187,7 @@ impl ManagerError {
     /// The Java exception as class and message.
     ///
     /// ```
-    /// use toolcall_model::{java::JavaException, manager::ManagerError};
+    /// use toolcall_model::{model::java::JavaException, model::manager::ManagerError};
     /// let e = ManagerError::Java(JavaException::new("java.lang.IllegalStateException", Some("x")));
     /// assert_eq!(e.java().class, "java.lang.IllegalStateException");
     /// ```
@@ -214,7 +214,7 @@ fn illegal_state(message: String) -> ManagerError {
 /// (`None` until a tool runs).
 ///
 /// ```
-/// use toolcall_model::{manager::{Batch, Config, Step}, message::ToolCall, tools::Toolbox};
+/// use toolcall_model::{model::manager::{Batch, Config, Step}, model::message::ToolCall, model::tools::Toolbox};
 /// let b = Batch::new(Default::default());
 /// let tb = Toolbox::new(vec![]);
 /// // an unknown tool fails the batch
@@ -270,7 +270,7 @@ impl Pending {
     ///
     /// `DefaultToolCallingManager.executeToolCall` wraps the callback in
     /// `catch (ToolExecutionException ex)`: what the callback threw (built
-    /// by [`ClassTable::instantiate`](crate::java::ClassTable::instantiate),
+    /// by [`ClassTable::instantiate`](crate::model::java::ClassTable::instantiate),
     /// wrapped once more if the outcome says so) is caught when its class is
     /// `ToolExecutionException` or a subclass, whoever threw it, and handed
     /// to the exception processor; anything else escapes unchanged.
@@ -473,7 +473,7 @@ impl Batch {
 /// The first generation with at least one tool call, as an assistant message.
 ///
 /// ```
-/// use toolcall_model::{manager::tool_call_message, message::{Generation, ToolCall}};
+/// use toolcall_model::{model::manager::tool_call_message, model::message::{Generation, ToolCall}};
 /// let gens = [Generation::default(), Generation { tool_calls: vec![ToolCall::new("1", "x", "")], ..Default::default() }];
 /// assert!(tool_call_message(&gens).is_some());
 /// ```
@@ -488,7 +488,7 @@ pub fn tool_call_message(generations: &[Generation]) -> Option<Message> {
 /// history, as upstream does on every batch.
 ///
 /// ```
-/// use toolcall_model::{manager::{execute_tool_calls, Config}, message::{Generation, Message, ToolCall}, tools::{Toolbox, ToolSpec}};
+/// use toolcall_model::{model::manager::{execute_tool_calls, Config}, model::message::{Generation, Message, ToolCall}, model::tools::{Toolbox, ToolSpec}};
 /// let mut tb = Toolbox::new(vec![ToolSpec::returning("echo", "\"HI\"")]);
 /// let gens = [Generation { tool_calls: vec![ToolCall::new("c1", "echo", "{}")], ..Default::default() }];
 /// let r = execute_tool_calls(&Config::default(), &[Message::user("hi")], &gens, &mut tb).unwrap();
@@ -544,8 +544,8 @@ pub fn execute_with_counts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::limits::Counts;
-    use crate::tools::ToolSpec;
+    use crate::model::limits::Counts;
+    use crate::model::tools::ToolSpec;
 
     /// `executeToolCall`'s loop state after each call, as the step engine
     /// exposes it: `toolCallCounts` and `totalToolCallCount` (the turn's

@@ -65,7 +65,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::limits::{is_java_whitespace, Limits, LimitsError, OnExceeded};
+use crate::model::limits::{is_java_whitespace, Limits, LimitsError, OnExceeded};
 
 /// A property value as its property source holds it: the Java object.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,7 +100,7 @@ impl JavaValue {
     /// `toString()`.
     ///
     /// ```
-    /// use toolcall_model::spring_config::JavaValue;
+    /// use toolcall_model::config::binding::JavaValue;
     /// assert_eq!(JavaValue::Double(1e10).to_java_string(), "1.0E10");
     /// assert_eq!(JavaValue::Double(5.0).to_java_string(), "5.0");
     /// ```
@@ -175,7 +175,7 @@ pub const MAX_CONFIG_BYTES: usize = 4 << 20;
 /// The refusal of a file past [`MAX_CONFIG_BYTES`].
 ///
 /// ```
-/// let e = toolcall_model::spring_config::too_large(20 << 20);
+/// let e = toolcall_model::config::binding::too_large(20 << 20);
 /// assert_eq!(e.to_string(), "larger than 4194304 bytes (20971520): not read (line 1)");
 /// ```
 pub fn too_large(len: usize) -> LoadError {
@@ -193,7 +193,7 @@ pub fn too_large(len: usize) -> LoadError {
 /// `key[]=a,b` expanded to `key[0]`, `key[1]`.
 ///
 /// ```
-/// use toolcall_model::spring_config::{parse_properties, JavaValue};
+/// use toolcall_model::config::binding::{parse_properties, JavaValue};
 /// let docs = parse_properties(b"# c\nspring.ai.tools.limits.max-total-tool-calls = 5 \n").unwrap();
 /// assert_eq!(docs[0][0].key, "spring.ai.tools.limits.max-total-tool-calls");
 /// assert_eq!(docs[0][0].value, JavaValue::String("5 ".into()));
@@ -466,7 +466,7 @@ fn load_key_and_value(r: &mut Reader<'_>, document: &mut Document) -> Result<(),
 /// loader turns into the empty string.
 ///
 /// ```
-/// use toolcall_model::spring_config::{resolve_yaml_scalar, JavaValue};
+/// use toolcall_model::config::binding::{resolve_yaml_scalar, JavaValue};
 /// assert_eq!(resolve_yaml_scalar("010"), Some(JavaValue::Integer(8)));
 /// assert_eq!(resolve_yaml_scalar("0x1F"), Some(JavaValue::Integer(31)));
 /// assert_eq!(resolve_yaml_scalar("on"), Some(JavaValue::Boolean(true)));
@@ -2146,7 +2146,7 @@ fn bool_prop(
 /// first in the file.
 ///
 /// ```
-/// use toolcall_model::{limits::{Max, OnExceeded}, spring_config::{bind, parse_properties}};
+/// use toolcall_model::{model::limits::{Max, OnExceeded}, config::binding::{bind, parse_properties}};
 /// let docs = parse_properties(b"spring.ai.tools.limits.maxCallsPerTool.getWeather=2\nspring.ai.tools.limits.on-limit-exceeded=return-error-response\n").unwrap();
 /// let b = bind(&docs).unwrap();
 /// assert_eq!(b.limits.max_for("getWeather"), Some(Max::Limited(2)));

@@ -33,7 +33,7 @@
 //!   one of its user messages on); the conversation before the request's
 //!   last message, which alone is sent; or an earlier turn the request knows
 //!   nothing of (outside the memory's precondition, see
-//!   [`crate::invariants::memory_holds_conversation`]).
+//!   [`crate::checking::invariants::memory_holds_conversation`]).
 //!
 //! Scenarios are generated under upstream; [`with_set`] puts one under a
 //! behaviour set.
@@ -50,15 +50,15 @@ use proptest::option;
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use crate::java::{ClassTable, JavaException};
-use crate::limits::{Limits, OnExceeded};
-use crate::manager::Config;
-use crate::message::{Generation, Message, ToolCall, ToolResponse};
-use crate::processor::{Processor, ProcessorKind};
-use crate::scenario::Scenario;
-use crate::seed::BehaviorSet;
-use crate::tool_loop::{LoopConfig, Memory, Provider};
-use crate::tools::{Outcome, Registered, ToolSpec};
+use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
+use crate::checking::scenario::Scenario;
+use crate::model::behavior::BehaviorSet;
+use crate::model::java::{ClassTable, JavaException};
+use crate::model::limits::{Limits, OnExceeded};
+use crate::model::manager::Config;
+use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
+use crate::model::processor::{Processor, ProcessorKind};
+use crate::model::tools::{Outcome, Registered, ToolSpec};
 
 /// The tool names every generated scenario registers.
 pub const TOOL_NAMES: [&str; 3] = ["a", "b", "c"];
@@ -76,7 +76,7 @@ pub const CUSTOM_CHECKED: &str = "com.example.RemoteCallException";
 /// workaround advisor runs. Nothing else changes.
 ///
 /// ```
-/// use toolcall_model::{gen::with_set, message::Message, scenario::Scenario, seed::behavior_sets, tool_loop::LoopConfig};
+/// use toolcall_model::{checking::gen::with_set, model::message::Message, checking::scenario::Scenario, model::behavior::behavior_sets, chat::tool_loop::LoopConfig};
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![] };
 /// let all = behavior_sets().into_iter().find(|b| b.name == "all").unwrap();
@@ -93,8 +93,8 @@ pub fn with_set(scenario: &Scenario, set: &BehaviorSet) -> Scenario {
 /// [`CUSTOM_RUNTIME`] and [`CUSTOM_CHECKED`].
 ///
 /// ```
-/// let t = toolcall_model::gen::class_table();
-/// assert!(t.is_assignable("java.lang.RuntimeException", toolcall_model::gen::CUSTOM_RUNTIME));
+/// let t = toolcall_model::checking::gen::class_table();
+/// assert!(t.is_assignable("java.lang.RuntimeException", toolcall_model::checking::gen::CUSTOM_RUNTIME));
 /// ```
 pub fn class_table() -> ClassTable {
     let mut t = ClassTable::builtin();
@@ -115,8 +115,8 @@ fn s(v: &[&'static str]) -> BoxedStrategy<String> {
 ///
 /// ```
 /// use proptest::{strategy::{Strategy, ValueTree}, test_runner::TestRunner};
-/// let t = toolcall_model::gen::number().new_tree(&mut TestRunner::deterministic()).unwrap().current();
-/// assert!(toolcall_model::invariants::is_whole_json(&t));
+/// let t = toolcall_model::checking::gen::number().new_tree(&mut TestRunner::deterministic()).unwrap().current();
+/// assert!(toolcall_model::checking::invariants::is_whole_json(&t));
 /// ```
 pub fn number() -> BoxedStrategy<String> {
     prop_oneof![
@@ -395,12 +395,12 @@ pub fn exception() -> BoxedStrategy<JavaException> {
         // type), its message taken from its cause; rarely without a cause,
         // which Java's constructor answers with a NullPointerException.
         2 => plain.prop_map(|cause| JavaException {
-            class: crate::java::TOOL_EXECUTION_EXCEPTION.to_owned(),
+            class: crate::model::java::TOOL_EXECUTION_EXCEPTION.to_owned(),
             message: cause.message.clone(),
             cause: Some(Box::new(cause)),
         }),
         1 => Just(JavaException {
-            class: crate::java::TOOL_EXECUTION_EXCEPTION.to_owned(),
+            class: crate::model::java::TOOL_EXECUTION_EXCEPTION.to_owned(),
             message: None,
             cause: None,
         }),
@@ -725,14 +725,14 @@ pub fn history() -> BoxedStrategy<Vec<Message>> {
 /// messages, small enough for a turn of a few rounds to pass it.
 fn memory_window() -> BoxedStrategy<std::num::NonZeroU32> {
     prop_oneof![
-        3 => Just(crate::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES),
+        3 => Just(crate::chat::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES),
         2 => (2u32..=8).prop_map(|n| std::num::NonZeroU32::new(n).expect("positive")),
     ]
     .boxed()
 }
 
 /// What the memory holds before the turn, and how the request relates to
-/// it (see [`crate::invariants::memory_holds_conversation`]).
+/// it (see [`crate::checking::invariants::memory_holds_conversation`]).
 #[derive(Debug, Clone)]
 enum MemoryStart {
     /// Nothing.
@@ -820,7 +820,7 @@ fn memory_and_history() -> BoxedStrategy<(Memory, bool)> {
 /// ```
 /// use proptest::{strategy::{Strategy, ValueTree}, test_runner::TestRunner};
 /// let mut runner = TestRunner::deterministic();
-/// let s = toolcall_model::gen::scenario().new_tree(&mut runner).unwrap().current();
+/// let s = toolcall_model::checking::gen::scenario().new_tree(&mut runner).unwrap().current();
 /// assert!(s.config.manager.fixes.is_upstream());
 /// assert!(s.run().is_ok());
 /// ```
@@ -868,7 +868,7 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                         provider,
                         memory,
                         memory_max_messages: if memory == Memory::None {
-                            crate::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES
+                            crate::chat::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES
                         } else {
                             window
                         },
@@ -909,7 +909,7 @@ impl VectorOp {
     /// The op's name in the vector format.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::gen::VectorOp::ToolLoop.name(), "tool_loop");
+    /// assert_eq!(toolcall_model::checking::gen::VectorOp::ToolLoop.name(), "tool_loop");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -930,7 +930,7 @@ impl VectorOp {
 ///
 /// ```
 /// use proptest::{strategy::{Strategy, ValueTree}, test_runner::TestRunner};
-/// use toolcall_model::{gen::{vector, VectorOp}, vectors::Vector};
+/// use toolcall_model::{checking::gen::{vector, VectorOp}, vectors::Vector};
 /// let mut runner = TestRunner::deterministic();
 /// for op in VectorOp::ALL {
 ///     let v = vector(op).new_tree(&mut runner).unwrap().current();
@@ -1140,7 +1140,7 @@ fn vector_plain(op: VectorOp) -> BoxedStrategy<serde_json::Value> {
 /// `seed`; each is named `gen-SEED-INDEX-OP`.
 ///
 /// ```
-/// use toolcall_model::gen::{vectors, VectorOp};
+/// use toolcall_model::checking::gen::{vectors, VectorOp};
 /// let a = vectors(7, 8, &VectorOp::ALL);
 /// assert_eq!(a.len(), 8);
 /// assert_eq!(a, vectors(7, 8, &VectorOp::ALL));

@@ -22,9 +22,9 @@
 //! limit rule and the pairing rule ([`pairing`]) are restated here.
 //!
 //! ```
-//! use toolcall_model::invariants::{check, Evidence, Invariant, Verdict};
-//! use toolcall_model::{limits::{Limits, OnExceeded}, manager::Config, message::{Generation, Message, ToolCall},
-//!     processor::{Processor, ProcessorKind}, scenario::Scenario, tool_loop::LoopConfig, tools::ToolSpec};
+//! use toolcall_model::checking::invariants::{check, Evidence, Invariant, Verdict};
+//! use toolcall_model::{model::limits::{Limits, OnExceeded}, model::manager::Config, model::message::{Generation, Message, ToolCall},
+//!     model::processor::{Processor, ProcessorKind}, checking::scenario::Scenario, chat::tool_loop::LoopConfig, model::tools::ToolSpec};
 //! // Seed 000: two calls to a tool limited to one call, the JSON processor.
 //! let limits = Limits { on_exceeded: OnExceeded::ReturnErrorResponse, ..Limits::default() }.max_calls_per_tool(1).unwrap();
 //! let processor = Processor { kind: ProcessorKind::JsonError, ..Processor::default() };
@@ -50,22 +50,22 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::behavior::Fixes;
+use crate::chat::tool_loop::{LoopError, LoopRun, Memory, Provider, Sent};
+use crate::checking::scenario::Scenario;
 use crate::gemini::{build_request, convert_tool_response, Part};
-use crate::limits::{Counts, Limits, Max, OnExceeded};
-use crate::manager::{
+use crate::model::behavior::Fixes;
+use crate::model::limits::{Counts, Limits, Max, OnExceeded};
+use crate::model::manager::{
     execute_with_counts, tool_call_message, Batch, ExecResult, LimitExceeded, ManagerError, Step,
 };
-use crate::message::{Message, ToolCall, ToolResponse};
-use crate::processor::{json_error_text, ProcessorKind};
-use crate::scenario::Scenario;
-use crate::tool_loop::{LoopError, LoopRun, Memory, Provider, Sent};
-use crate::tools::{Invocation, Outcome, Toolbox};
+use crate::model::message::{Message, ToolCall, ToolResponse};
+use crate::model::processor::{json_error_text, ProcessorKind};
+use crate::model::tools::{Invocation, Outcome, Toolbox};
 
 /// One invariant of SEMANTICS.md section 10.
 ///
 /// ```
-/// use toolcall_model::invariants::Invariant;
+/// use toolcall_model::checking::invariants::Invariant;
 /// assert_eq!(Invariant::ALL.len(), 9);
 /// assert_eq!("json-safe".parse::<Invariant>(), Ok(Invariant::JsonSafe));
 /// assert_eq!(Invariant::TranscriptValid.to_string(), "transcript-valid");
@@ -115,7 +115,7 @@ impl Invariant {
     /// The kebab-case name.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::invariants::Invariant::OneResponsePerCall.name(), "one-response-per-call");
+    /// assert_eq!(toolcall_model::checking::invariants::Invariant::OneResponsePerCall.name(), "one-response-per-call");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -134,7 +134,7 @@ impl Invariant {
     /// The statement checked, in one line.
     ///
     /// ```
-    /// assert!(toolcall_model::invariants::Invariant::Lossless.statement().contains("recovered"));
+    /// assert!(toolcall_model::checking::invariants::Invariant::Lossless.statement().contains("recovered"));
     /// ```
     pub fn statement(self) -> &'static str {
         match self {
@@ -156,7 +156,7 @@ impl Invariant {
     /// model script does not run out).
     ///
     /// ```
-    /// use toolcall_model::invariants::Invariant;
+    /// use toolcall_model::checking::invariants::Invariant;
     /// assert!(Invariant::JsonSafe.precondition().contains("JSON-error processor"));
     /// assert!(Invariant::ALL.iter().all(|i| !i.precondition().is_empty()));
     /// ```
@@ -206,7 +206,7 @@ impl std::str::FromStr for Invariant {
 /// The verdict of one invariant on one scenario.
 ///
 /// ```
-/// let v = toolcall_model::invariants::Verdict::Refuted("x".into());
+/// let v = toolcall_model::checking::invariants::Verdict::Refuted("x".into());
 /// assert!(v.is_refuted());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,7 +224,7 @@ impl Verdict {
     /// Whether this is [`Verdict::Refuted`].
     ///
     /// ```
-    /// assert!(!toolcall_model::invariants::Verdict::Holds.is_refuted());
+    /// assert!(!toolcall_model::checking::invariants::Verdict::Holds.is_refuted());
     /// ```
     pub fn is_refuted(&self) -> bool {
         matches!(self, Verdict::Refuted(_))
@@ -619,10 +619,10 @@ fn read_whole(text: &str, build: bool) -> Whole {
 /// Whether `text` is one whole JSON value by RFC 8259: one value, only
 /// space, tab, LF and CR around it, any nesting depth, unpaired surrogate
 /// escapes allowed (the RFC's grammar allows them). Written independently of
-/// [`crate::jackson`], as the oracle for the JSON-safe invariant.
+/// [`crate::json::jackson`], as the oracle for the JSON-safe invariant.
 ///
 /// ```
-/// use toolcall_model::invariants::is_whole_json;
+/// use toolcall_model::checking::invariants::is_whole_json;
 /// assert!(is_whole_json(" {\"a\": [1, -2.5e3, \"\\ud800\"]}\n"));
 /// assert!(!is_whole_json("3.0 + 5.0 = 8.0"));
 /// assert!(!is_whole_json(""));
@@ -658,7 +658,7 @@ fn json_equals(a: &Json, b: &Value) -> bool {
     match (a, b) {
         (Json::Null, Value::Null) => true,
         (Json::Bool(x), Value::Bool(y)) => x == y,
-        (Json::Num(x), Value::Number(y)) => crate::decimal::same_number(x, &y.to_string()),
+        (Json::Num(x), Value::Number(y)) => crate::json::decimal::same_number(x, &y.to_string()),
         (Json::Str(x), Value::String(y)) => x == y,
         (Json::Arr(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equals(p, q))
@@ -744,7 +744,7 @@ fn recovered(data: &str, error: bool, fixes: Fixes, payload: &Value) -> Result<(
 /// every tool message follows an assistant message with tool calls.
 ///
 /// ```
-/// use toolcall_model::{invariants::pairing, message::{Message, ToolCall, ToolResponse}};
+/// use toolcall_model::{checking::invariants::pairing, model::message::{Message, ToolCall, ToolResponse}};
 /// let call = Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]);
 /// let answer = Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")] };
 /// assert!(pairing(&[Message::user("q"), call.clone(), answer]).is_ok());
@@ -797,7 +797,7 @@ pub fn pairing(messages: &[Message]) -> Result<(), String> {
 // The trace: every batch of the turn replayed through the step engine.
 
 /// What one call of a batch did, as [`Batch::call`] and
-/// [`crate::manager::Pending::complete`] reported it, with the batch's counts
+/// [`crate::model::manager::Pending::complete`] reported it, with the batch's counts
 /// after the step (when the batch goes on).
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallEvent {
@@ -1011,7 +1011,7 @@ impl<'a> Evidence<'a> {
     /// (its model script ran out).
     ///
     /// ```
-    /// use toolcall_model::{invariants::Evidence, message::Message, scenario::Scenario, tool_loop::LoopConfig};
+    /// use toolcall_model::{checking::invariants::Evidence, model::message::Message, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
     /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
     ///     history: vec![Message::user("hi")], model: vec![] };
     /// assert!(Evidence::gather(&s).is_err()); // no reply scripted
@@ -1050,7 +1050,7 @@ impl<'a> Evidence<'a> {
                     // after every request the Gemini run made.
                     let mut s = self.scenario.clone();
                     s.config.provider = Provider::None;
-                    s.model.push(vec![crate::message::Generation {
+                    s.model.push(vec![crate::model::message::Generation {
                         text: Some("(end)".to_owned()),
                         ..Default::default()
                     }]);
@@ -1101,7 +1101,7 @@ impl<'a> Evidence<'a> {
 /// Judges `invariant` on the evidence.
 ///
 /// ```
-/// use toolcall_model::{invariants::{check, Evidence, Invariant, Verdict}, message::{Generation, Message}, scenario::Scenario, tool_loop::LoopConfig};
+/// use toolcall_model::{checking::invariants::{check, Evidence, Invariant, Verdict}, model::message::{Generation, Message}, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![vec![Generation { text: Some("hello".into()), ..Default::default() }]] };
 /// let ev = Evidence::gather(&s).unwrap();
@@ -1121,7 +1121,7 @@ pub fn check(invariant: Invariant, evidence: &Evidence<'_>) -> Verdict {
 /// turn is [`Verdict::NotApplicable`].
 ///
 /// ```
-/// use toolcall_model::{invariants::{check_scenario, Invariant, Verdict}, message::Message, scenario::Scenario, tool_loop::LoopConfig};
+/// use toolcall_model::{checking::invariants::{check_scenario, Invariant, Verdict}, model::message::Message, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![] };
 /// assert_eq!(check_scenario(Invariant::Counting, &s), Verdict::NotApplicable);
@@ -1136,7 +1136,7 @@ pub fn check_scenario(invariant: Invariant, scenario: &Scenario) -> Verdict {
 /// Where and how `invariant` is refuted on the evidence; `None` if it is not.
 ///
 /// ```
-/// use toolcall_model::{invariants::{refutation, Evidence, Invariant}, message::{Generation, Message}, scenario::Scenario, tool_loop::LoopConfig};
+/// use toolcall_model::{checking::invariants::{refutation, Evidence, Invariant}, model::message::{Generation, Message}, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![vec![Generation::default()]] };
 /// assert!(refutation(Invariant::Lossless, &Evidence::gather(&s).unwrap()).is_none());
@@ -1385,8 +1385,9 @@ fn limits(ev: &Evidence<'_>) -> Judged {
                         .message
                         .as_deref()
                         .is_some_and(|m| m.starts_with("No ToolCallback found for tool name"))
-                        || (j.class == crate::java::ILLEGAL_ARGUMENT
-                            && j.message.as_deref() == Some(crate::manager::BLANK_TOOL_NAME));
+                        || (j.class == crate::model::java::ILLEGAL_ARGUMENT
+                            && j.message.as_deref()
+                                == Some(crate::model::manager::BLANK_TOOL_NAME));
                     // With breach-through-processor a breach can fail the
                     // batch when the processor throws.
                     !lookup && btp
@@ -1396,7 +1397,7 @@ fn limits(ev: &Evidence<'_>) -> Judged {
                 expected_invocations.push(Invocation {
                     tool: call.name.clone(),
                     arguments: match &call.arguments {
-                        Some(a) if crate::limits::has_text(a) => a.clone(),
+                        Some(a) if crate::model::limits::has_text(a) => a.clone(),
                         _ => "{}".to_owned(),
                     },
                 });
@@ -1515,7 +1516,8 @@ fn counting(ev: &Evidence<'_>) -> Judged {
         if ev.run.error.is_none()
             && matches!(
                 ev.run.kind,
-                crate::tool_loop::EndKind::Completed | crate::tool_loop::EndKind::ReturnDirect
+                crate::chat::tool_loop::EndKind::Completed
+                    | crate::chat::tool_loop::EndKind::ReturnDirect
             )
             && ev.run.counts != expected
         {
@@ -1822,7 +1824,7 @@ fn transcript_valid(ev: &Evidence<'_>) -> Judged {
 /// outside the loop, what the memory advisor makes of it.
 fn turn_history(s: &Scenario) -> Vec<Message> {
     match s.config.memory {
-        Memory::Outside => crate::tool_loop::with_memory(&s.config, s.history.clone()),
+        Memory::Outside => crate::chat::tool_loop::with_memory(&s.config, s.history.clone()),
         _ => s.history.clone(),
     }
 }
@@ -1832,7 +1834,7 @@ fn turn_history(s: &Scenario) -> Vec<Message> {
 fn conversation(s: &Scenario) -> Vec<Message> {
     match s.config.memory {
         Memory::None => s.history.clone(),
-        _ => crate::tool_loop::with_memory(&s.config, s.history.clone()),
+        _ => crate::chat::tool_loop::with_memory(&s.config, s.history.clone()),
     }
 }
 
@@ -1882,8 +1884,8 @@ fn non_system(messages: &[Message]) -> Vec<&Message> {
 ///    the memory is prepended again).
 ///
 /// ```
-/// use toolcall_model::{invariants::memory_holds_conversation, message::{Message, ToolCall, ToolResponse},
-///     scenario::Scenario, tool_loop::{LoopConfig, Memory}};
+/// use toolcall_model::{checking::invariants::memory_holds_conversation, model::message::{Message, ToolCall, ToolResponse},
+///     checking::scenario::Scenario, chat::tool_loop::{LoopConfig, Memory}};
 /// let mut s = Scenario { config: LoopConfig { memory: Memory::Outside, ..LoopConfig::default() }, tools: vec![],
 ///     history: vec![Message::user("q")], model: vec![] };
 /// assert!(memory_holds_conversation(&s).is_ok());
@@ -1926,7 +1928,7 @@ pub fn memory_holds_conversation(s: &Scenario) -> Result<(), String> {
         && !c
             .memory_start
             .iter()
-            .any(crate::tool_loop::has_byte_metadata);
+            .any(crate::chat::tool_loop::has_byte_metadata);
     if !alone_ok && !held {
         return Err(if alone {
             "the memory, inside the loop with conversation history on, holds messages the request does not".into()
@@ -2141,7 +2143,7 @@ mod tests {
 
     #[test]
     fn pairing_rules() {
-        use crate::message::ToolResponse;
+        use crate::model::message::ToolResponse;
         let call = |n: usize| {
             Message::assistant(
                 None,
@@ -2183,7 +2185,7 @@ mod tests {
 
     #[test]
     fn decimals_compare_exactly() {
-        use crate::decimal::same_number as numbers_equal;
+        use crate::json::decimal::same_number as numbers_equal;
         assert!(numbers_equal("1.50", "1.5"));
         assert!(numbers_equal("1e2", "100"));
         assert!(numbers_equal("-0", "0.0"));

@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::behavior::Fixes;
-use crate::jackson::{self, JValue};
-use crate::java::{JavaException, ILLEGAL_ARGUMENT, RUNTIME_EXCEPTION};
-use crate::limits::has_text;
-use crate::message::Message;
+use crate::json::jackson::{self, JValue};
+use crate::model::behavior::Fixes;
+use crate::model::java::{JavaException, ILLEGAL_ARGUMENT, RUNTIME_EXCEPTION};
+use crate::model::limits::has_text;
+use crate::model::message::Message;
 
 /// A JSON object sent as `functionCall.args` or `functionResponse.response`.
 ///
@@ -64,7 +64,7 @@ impl Payload {
     /// built object is written from its map.
     ///
     /// ```
-    /// use toolcall_model::{behavior::Fixes, gemini::convert_tool_response};
+    /// use toolcall_model::{model::behavior::Fixes, gemini::convert_tool_response};
     /// let p = convert_tool_response("{ \"a\" : [1, 2] }", false, Fixes::all()).unwrap();
     /// let mut out = Vec::new();
     /// p.write_compact(&mut out).unwrap();
@@ -113,7 +113,7 @@ impl Payload {
     /// Whether the object was passed on as text, unbuilt.
     ///
     /// ```
-    /// use toolcall_model::{behavior::Fixes, gemini::convert_tool_response};
+    /// use toolcall_model::{model::behavior::Fixes, gemini::convert_tool_response};
     /// assert!(convert_tool_response(r#"{"a":1}"#, false, Fixes::all()).unwrap().is_raw());
     /// assert!(!convert_tool_response(r#"{"a":1,"a":2}"#, false, Fixes::all()).unwrap().is_raw());
     /// ```
@@ -124,7 +124,7 @@ impl Payload {
     /// Whether the object has no entries.
     ///
     /// ```
-    /// use toolcall_model::{behavior::Fixes, gemini::convert_arguments};
+    /// use toolcall_model::{model::behavior::Fixes, gemini::convert_arguments};
     /// assert!(convert_arguments(None, Fixes::all()).unwrap().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
@@ -403,7 +403,7 @@ pub fn parse_json_to_map(text: Option<&str>) -> Result<Payload, JavaException> {
 /// * otherwise upstream [`parse_json_to_map`].
 ///
 /// ```
-/// use toolcall_model::{behavior::{Fix, Fixes}, gemini::convert_tool_response};
+/// use toolcall_model::{model::behavior::{Fix, Fixes}, gemini::convert_tool_response};
 /// let f = Fixes::only(Fix::StrictJsonOrWrap);
 /// assert_eq!(convert_tool_response("3.0 + 5.0 = 8.0", false, f).unwrap().to_value(),
 ///            serde_json::json!({"result": "3.0 + 5.0 = 8.0"}));
@@ -433,7 +433,7 @@ pub fn convert_tool_response(
 /// at the first place, which a stream cannot know in advance).
 ///
 /// ```
-/// use toolcall_model::{behavior::Fixes, gemini::write_tool_response};
+/// use toolcall_model::{model::behavior::Fixes, gemini::write_tool_response};
 /// let mut out = Vec::new();
 /// write_tool_response("3.0 + 5.0 = 8.0", false, Fixes::upstream(), &mut out).unwrap().unwrap();
 /// assert_eq!(out, br#"{"result":3.0}"#);
@@ -468,7 +468,7 @@ pub fn write_tool_response<W: std::io::Write>(
 /// `strict-json-or-wrap` null or blank arguments become `{}`.
 ///
 /// ```
-/// use toolcall_model::{behavior::Fixes, gemini::convert_arguments};
+/// use toolcall_model::{model::behavior::Fixes, gemini::convert_arguments};
 /// assert!(convert_arguments(Some("  "), Fixes::upstream()).is_err());
 /// assert!(convert_arguments(Some("  "), Fixes::all()).unwrap().is_empty());
 /// ```
@@ -525,7 +525,7 @@ pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Vec<Part>, JavaE
 /// assistant messages `model`.
 ///
 /// ```
-/// use toolcall_model::{gemini::build_request, message::Message};
+/// use toolcall_model::{gemini::build_request, model::message::Message};
 /// let r = build_request(&[Message::user("hi")], Default::default()).unwrap();
 /// assert_eq!(r.contents[0].role, "user");
 /// let two = [Message::System { text: Some("a".into()) }, Message::System { text: Some("b".into()) }];
@@ -586,7 +586,7 @@ fn content_of(m: &Message, fixes: Fixes) -> Result<Option<Content>, JavaExceptio
 /// caller's promise; the tool loop keeps it by only appending).
 ///
 /// ```
-/// use toolcall_model::{gemini::{build_request, IncrementalRequests}, message::Message};
+/// use toolcall_model::{gemini::{build_request, IncrementalRequests}, model::message::Message};
 /// let mut inc = IncrementalRequests::default();
 /// let mut msgs = vec![Message::user("a")];
 /// inc.build(&msgs, Default::default()).unwrap();
@@ -662,7 +662,7 @@ pub const NO_MIXING: &str = "Please ensure that function call turn contains at l
 /// 14. Rule 9 (response is an object) holds by construction of [`Payload`].
 ///
 /// ```
-/// use toolcall_model::{gemini::{build_request, validate, ValidatorOptions}, message::{Message, ToolCall}};
+/// use toolcall_model::{gemini::{build_request, validate, ValidatorOptions}, model::message::{Message, ToolCall}};
 /// let dangling = [Message::user("a"), Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]), Message::user("b")];
 /// let r = build_request(&dangling, Default::default()).unwrap();
 /// assert!(validate(&r, ValidatorOptions::default()).unwrap_err().starts_with("Please ensure that the number"));
@@ -679,7 +679,7 @@ pub fn validate(request: &Request, opts: ValidatorOptions) -> Result<(), String>
 /// which look across the turn, always check everything.
 ///
 /// ```
-/// use toolcall_model::{gemini::{build_request, validate, validate_from}, message::Message};
+/// use toolcall_model::{gemini::{build_request, validate, validate_from}, model::message::Message};
 /// let r = build_request(&[Message::user("a"), Message::user("b")], Default::default()).unwrap();
 /// assert_eq!(validate_from(&r, 1, Default::default()), validate(&r, Default::default()));
 /// ```
@@ -775,7 +775,7 @@ fn check_signatures(contents: &[Arc<Content>]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::{ToolCall, ToolResponse};
+    use crate::model::message::{ToolCall, ToolResponse};
 
     fn call(id: &str) -> ToolCall {
         ToolCall::new(id, "x", "{}")

@@ -4,18 +4,20 @@
 //!
 //! This module does no IO: callers hand it bytes and a name for messages.
 
+pub mod conformance;
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::behavior::{Fix, Fixes};
+use crate::chat::tool_loop::{run_loop, LoopConfig, LoopRun, Memory, Provider};
 use crate::gemini::{build_request, convert_tool_response, validate, ValidatorOptions};
-use crate::java::{ClassTable, JavaException};
-use crate::limits::{Limits, LimitsError, OnExceeded};
-use crate::manager::{execute_tool_calls, Config, ExecResult, ManagerError};
-use crate::message::{Generation, Message};
-use crate::processor::{Processor, ProcessorKind};
-use crate::tool_loop::{run_loop, LoopConfig, LoopRun, Memory, Provider};
-use crate::tools::{Invocation, Outcome, Registered, ToolSpec, Toolbox};
+use crate::model::behavior::{Fix, Fixes};
+use crate::model::java::{ClassTable, JavaException};
+use crate::model::limits::{Limits, LimitsError, OnExceeded};
+use crate::model::manager::{execute_tool_calls, Config, ExecResult, ManagerError};
+use crate::model::message::{Generation, Message};
+use crate::model::processor::{Processor, ProcessorKind};
+use crate::model::tools::{Invocation, Outcome, Registered, ToolSpec, Toolbox};
 
 /// The format tag every vector carries.
 pub const FORMAT: &str = "toolcall-model/1";
@@ -807,7 +809,7 @@ impl Vector {
                     Some(p) => return Err(err("/input/memory", format!("unknown memory '{p}' (known: none, inside, outside)"))),
                 };
                 let memory_max_messages = match field(input, "memory_max_messages") {
-                    None => crate::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES.get() as i32,
+                    None => crate::chat::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES.get() as i32,
                     Some(v) => as_max(v, "/input/memory_max_messages")?.ok_or_else(|| {
                         err("/input/memory_max_messages", "must be an integer")
                     })?,
@@ -868,7 +870,7 @@ impl Vector {
                 out.insert(
                     "error".into(),
                     error_value(&JavaException::new(
-                        crate::java::ILLEGAL_ARGUMENT,
+                        crate::model::java::ILLEGAL_ARGUMENT,
                         Some(e.java_message()),
                     )),
                 );
@@ -921,8 +923,8 @@ impl Vector {
                     out.insert(
                         "error".into(),
                         error_value(&JavaException::new(
-                            crate::java::ILLEGAL_ARGUMENT,
-                            Some(crate::tool_loop::MEMORY_MAX_MESSAGES_NOT_POSITIVE),
+                            crate::model::java::ILLEGAL_ARGUMENT,
+                            Some(crate::chat::tool_loop::MEMORY_MAX_MESSAGES_NOT_POSITIVE),
                         )),
                     );
                     out.insert("invocations".into(), Value::Array(vec![]));
@@ -1087,7 +1089,7 @@ fn loop_value(run: &LoopRun, out: &mut Map<String, Value>) {
 
 /// Numbers by value (the vectors' rule, shared with `conformance`).
 pub(crate) fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
-    crate::decimal::same_number(&a.to_string(), &b.to_string())
+    crate::json::decimal::same_number(&a.to_string(), &b.to_string())
 }
 
 /// Whole-value equality (payloads): same keys (any order), same values,

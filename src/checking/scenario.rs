@@ -6,11 +6,11 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::limits::{Max, OnExceeded};
-use crate::message::{Generation, Message};
-use crate::processor::ProcessorKind;
-use crate::tool_loop::{run_loop, LoopConfig, LoopError, LoopRun, Memory, Provider};
-use crate::tools::{Outcome, Registered, ToolSpec, Toolbox};
+use crate::chat::tool_loop::{run_loop, LoopConfig, LoopError, LoopRun, Memory, Provider};
+use crate::model::limits::{Max, OnExceeded};
+use crate::model::message::{Generation, Message};
+use crate::model::processor::ProcessorKind;
+use crate::model::tools::{Outcome, Registered, ToolSpec, Toolbox};
 use crate::vectors::FORMAT;
 
 /// One user turn, fully determined.
@@ -31,7 +31,7 @@ impl Scenario {
     /// invocations say which tools ran.
     ///
     /// ```
-    /// use toolcall_model::{message::{Generation, Message}, scenario::Scenario, tool_loop::LoopConfig};
+    /// use toolcall_model::{model::message::{Generation, Message}, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
     /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
     ///     history: vec![Message::user("hi")], model: vec![vec![Generation { text: Some("hello".into()), ..Default::default() }]] };
     /// let (run, _) = s.run().unwrap();
@@ -47,7 +47,7 @@ impl Scenario {
     /// `expect`. [`crate::vectors::Vector::from_value`] reads it back.
     ///
     /// ```
-    /// use toolcall_model::{message::Message, scenario::Scenario, tool_loop::LoopConfig, vectors::Vector};
+    /// use toolcall_model::{model::message::Message, checking::scenario::Scenario, chat::tool_loop::LoopConfig, vectors::Vector};
     /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
     ///     history: vec![Message::user("hi")], model: vec![] };
     /// let v = s.to_vector("n", "about", serde_json::json!({}));
@@ -122,7 +122,7 @@ impl Scenario {
             "memory": match c.memory { Memory::None => "none", Memory::Inside => "inside", Memory::Outside => "outside" },
         });
         if c.memory != Memory::None {
-            if c.memory_max_messages != crate::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES {
+            if c.memory_max_messages != crate::chat::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES {
                 input["memory_max_messages"] = json!(c.memory_max_messages.get());
             }
             if !c.memory_start.is_empty() {
@@ -144,7 +144,7 @@ impl Scenario {
     }
 }
 
-fn outcome_value(o: &Outcome, m: &crate::manager::Config) -> Value {
+fn outcome_value(o: &Outcome, m: &crate::model::manager::Config) -> Value {
     match o {
         Outcome::Returns(t) => json!({ "returns": t }),
         Outcome::EchoArguments => json!({ "echo_arguments": true }),
@@ -157,14 +157,17 @@ fn outcome_value(o: &Outcome, m: &crate::manager::Config) -> Value {
 }
 
 /// A `throws` (or `cause`) object: class, message, cause.
-fn throwable_value(e: &crate::java::JavaException, m: &crate::manager::Config) -> Value {
+fn throwable_value(
+    e: &crate::model::java::JavaException,
+    m: &crate::model::manager::Config,
+) -> Value {
     let mut t = json!({
         "class": e.class,
         "message": e.message,
     });
     // A class outside the built-in table is declared with its superclass so
     // that the vector stands alone.
-    if !crate::java::ClassTable::builtin().contains(&e.class) {
+    if !crate::model::java::ClassTable::builtin().contains(&e.class) {
         if let Some(sup) = m.classes.superclass(&e.class) {
             t["extends"] = json!(sup);
         }

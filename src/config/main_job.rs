@@ -9,62 +9,18 @@
 //! memory outside and inside, in the setup `ChatClient` gives by default
 //! (`MessageWindowChatMemory` of 20 messages; with the memory advisor
 //! inside the loop, `ChatClient` registers `ToolCallingAdvisor` with
-//! conversation history off). Each cell is a [`crate::check`] scenario
-//! played on a [`crate::check::Setup`].
+//! conversation history off). Each cell is a [`crate::config::check`] scenario
+//! played on a [`crate::config::check::Setup`].
 
 use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use crate::behavior::{Fix, Fixes};
-use crate::check::{evaluate, Scenario, Setup, Verdict};
-use crate::limits::{Limits, OnExceeded};
-use crate::processor::{Processor, ProcessorKind};
-use crate::tool_loop::Memory;
-
-/// A behaviour set of the matrix: fixes plus the workaround advisor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BehaviorSet {
-    /// The name shown (`upstream`, a fix's name, `all`, `gemini-tool-text`).
-    pub name: &'static str,
-    /// The fixes.
-    pub fixes: Fixes,
-    /// Whether the seed's workaround advisor runs.
-    pub gemini_tool_text: bool,
-}
-
-/// The behaviour sets every report covers, in order: upstream, each single
-/// fix, all fixes (`Fixes::all()`: every fix but the upstream proposal
-/// `evict-orphan-responses`), and the workaround advisor on upstream.
-///
-/// ```
-/// let sets = toolcall_model::seed::behavior_sets();
-/// assert_eq!(sets.len(), 10);
-/// assert_eq!(sets[0].name, "upstream");
-/// ```
-pub fn behavior_sets() -> Vec<BehaviorSet> {
-    let mut v = vec![BehaviorSet {
-        name: "upstream",
-        fixes: Fixes::upstream(),
-        gemini_tool_text: false,
-    }];
-    v.extend(Fix::ALL.iter().map(|f| BehaviorSet {
-        name: f.name(),
-        fixes: Fixes::only(*f),
-        gemini_tool_text: false,
-    }));
-    v.push(BehaviorSet {
-        name: "all",
-        fixes: Fixes::all(),
-        gemini_tool_text: false,
-    });
-    v.push(BehaviorSet {
-        name: "gemini-tool-text",
-        fixes: Fixes::upstream(),
-        gemini_tool_text: true,
-    });
-    v
-}
+use crate::chat::tool_loop::Memory;
+use crate::config::check::{evaluate, Scenario, Setup, Verdict};
+use crate::model::behavior::{behavior_sets, BehaviorSet};
+use crate::model::limits::{Limits, OnExceeded};
+use crate::model::processor::{Processor, ProcessorKind};
 
 /// One column of the main job's table: a setup and a scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,7 +49,7 @@ pub const GROUPS: [[&str; 2]; 3] = [
 /// The columns, in order.
 ///
 /// ```
-/// let c = toolcall_model::seed::columns();
+/// let c = toolcall_model::config::main_job::columns();
 /// assert_eq!(c.len(), 7);
 /// assert_eq!(c[0].id, "breach/default-processor");
 /// ```
@@ -257,7 +213,7 @@ impl MainJob {
 /// Plays every column under every behaviour set (about 70 short loops).
 ///
 /// ```
-/// let job = toolcall_model::seed::reproduce();
+/// let job = toolcall_model::config::main_job::reproduce();
 /// let up = job.cell("breach/json-error-processor", "upstream").unwrap();
 /// assert!(!up.mark.survives());
 /// assert!(up.detail.contains("Failed to parse JSON: Tool call limit (1) exceeded for tool 'x'"));
@@ -391,7 +347,7 @@ fn wrap(text: &str, width: usize) -> String {
 /// 100 columns wide.
 ///
 /// ```
-/// let t = toolcall_model::seed::table(&toolcall_model::seed::reproduce());
+/// let t = toolcall_model::config::main_job::table(&toolcall_model::config::main_job::reproduce());
 /// assert!(t.lines().all(|l| l.chars().count() <= 100));
 /// assert!(t.lines().any(|l| l.starts_with("upstream ") && l.contains("parse")));
 /// ```

@@ -55,7 +55,7 @@ impl JavaLine {
     /// Reads one line of the runner's output.
     ///
     /// ```
-    /// use toolcall_model::conformance::JavaLine;
+    /// use toolcall_model::vectors::conformance::JavaLine;
     /// let l = JavaLine::parse(r#"{"path":"a.json","status":"out_of_scope","reason":"fixes"}"#).unwrap();
     /// assert_eq!(l.path(), "a.json");
     /// assert!(JavaLine::parse("{}").is_err());
@@ -98,7 +98,7 @@ impl JavaLine {
     /// The vector's path.
     ///
     /// ```
-    /// use toolcall_model::conformance::JavaLine;
+    /// use toolcall_model::vectors::conformance::JavaLine;
     /// let l = JavaLine::Fault { path: "v.json".into(), reason: "bad".into() };
     /// assert_eq!(l.path(), "v.json");
     /// ```
@@ -127,7 +127,7 @@ pub enum Verdict {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolcall_model::conformance::java_view;
+/// use toolcall_model::vectors::conformance::java_view;
 /// let rust = json!({"api": {"accepted": true}, "result": {"history": [
 ///     {"type": "tool", "responses": [{"id": "1", "name": "x", "data": "d", "error": true}]}]}});
 /// assert_eq!(java_view(&rust), json!({"result": {"history": [
@@ -203,7 +203,7 @@ fn short(v: &Value) -> String {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolcall_model::conformance::differences;
+/// use toolcall_model::vectors::conformance::differences;
 /// assert!(differences(&json!({"a": [1.0, "x"]}), &json!({"a": [1, "x"]})).is_empty());
 /// assert_eq!(differences(&json!({"a": 1}), &json!({"b": 1})).len(), 2);
 /// ```
@@ -259,7 +259,7 @@ fn diff_into(l: &Value, r: &Value, path: &str, out: &mut Vec<String>) {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolcall_model::conformance::{judge, JavaLine, Verdict};
+/// use toolcall_model::vectors::conformance::{judge, JavaLine, Verdict};
 /// let v = br#"{"format":"toolcall-model/1","name":"n","op":"convert_tool_response",
 ///              "input":{"text":"42"},"expect":{"response":{"result":42}}}"#;
 /// let java = JavaLine::Result { path: "v".into(), result: json!({"response": {"result": 42}, "invocations": []}) };
@@ -319,7 +319,7 @@ impl Tally {
     /// Adds one verdict.
     ///
     /// ```
-    /// use toolcall_model::conformance::{Tally, Verdict};
+    /// use toolcall_model::vectors::conformance::{Tally, Verdict};
     /// let mut t = Tally::default();
     /// t.add(&Verdict::Agree);
     /// t.add(&Verdict::OutOfScope("fixes".into()));
@@ -340,7 +340,7 @@ impl Tally {
     /// `N passed, M failed`, and the out-of-scope counts when there are any.
     ///
     /// ```
-    /// use toolcall_model::conformance::Tally;
+    /// use toolcall_model::vectors::conformance::Tally;
     /// assert_eq!(Tally::default().summary(), "0 passed, 0 failed");
     /// ```
     pub fn summary(&self) -> String {

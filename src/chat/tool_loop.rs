@@ -13,18 +13,18 @@ use std::num::NonZeroU32;
 
 use serde_json::Value;
 
-use crate::behavior::Fixes;
 use crate::gemini::{
     build_request, validate, validate_from, IncrementalRequests, Request, ValidatorOptions,
 };
-use crate::java::JavaException;
-use crate::limits::Counts;
-use crate::manager::{
+use crate::model::behavior::Fixes;
+use crate::model::java::JavaException;
+use crate::model::limits::Counts;
+use crate::model::manager::{
     execute_with_counts, tool_call_message, Config, ManagerError, NOT_EXECUTED_FAILED,
 };
-use crate::message::{Generation, Message, ToolResponse};
-use crate::processor::json_error_text;
-use crate::tools::Toolbox;
+use crate::model::message::{Generation, Message, ToolResponse};
+use crate::model::processor::json_error_text;
+use crate::model::tools::Toolbox;
 
 /// Where the chat model's requests go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -95,7 +95,7 @@ impl LoopConfig {
     /// empty at the start, when there is one), no advisor, 1000 rounds at most.
     ///
     /// ```
-    /// let c = toolcall_model::tool_loop::LoopConfig::new(Default::default());
+    /// let c = toolcall_model::chat::tool_loop::LoopConfig::new(Default::default());
     /// assert!(c.conversation_history);
     /// ```
     pub fn new(manager: Config) -> Self {
@@ -218,8 +218,8 @@ pub enum LoopError {
 /// `GeminiToolTextAdvisor.isJson`: non-empty and starting with `{`, `[` or `"`.
 ///
 /// ```
-/// assert!(toolcall_model::tool_loop::advisor_thinks_json("[ERROR] disk full"));
-/// assert!(!toolcall_model::tool_loop::advisor_thinks_json("42"));
+/// assert!(toolcall_model::chat::tool_loop::advisor_thinks_json("[ERROR] disk full"));
+/// assert!(!toolcall_model::chat::tool_loop::advisor_thinks_json("42"));
 /// ```
 pub fn advisor_thinks_json(text: &str) -> bool {
     matches!(text.chars().next(), Some('{' | '[' | '"'))
@@ -232,7 +232,7 @@ pub fn advisor_thinks_json(text: &str) -> bool {
 /// `java.util.NoSuchElementException` (no message) on an empty request.
 ///
 /// ```
-/// use toolcall_model::{message::{Message, ToolResponse}, tool_loop::gemini_tool_text};
+/// use toolcall_model::{model::message::{Message, ToolResponse}, chat::tool_loop::gemini_tool_text};
 /// let mut m = vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "plain")] }];
 /// gemini_tool_text(&mut m).unwrap();
 /// assert_eq!(m[0].responses()[0].data, r#"{"error":"plain"}"#);
@@ -274,7 +274,7 @@ pub fn gemini_tool_text(messages: &mut [Message]) -> Result<(), JavaException> {
 ///    cut every non-system message goes.
 ///
 /// ```
-/// use toolcall_model::{message::Message, tool_loop::message_window};
+/// use toolcall_model::{model::message::Message, chat::tool_loop::message_window};
 /// let a = |t: &str| Message::assistant(Some(t), vec![]);
 /// let mem = vec![Message::user("u1"), a("a1"), Message::user("u2")];
 /// // 4 > 3: the cut (1) is at a1, not a user message, so it moves to u2.
@@ -301,7 +301,7 @@ pub fn message_window(
 ///   messages at the head of the kept non-system messages go too.
 ///
 /// ```
-/// use toolcall_model::{behavior::{Fix, Fixes}, message::{Message, ToolCall, ToolResponse}, tool_loop::message_window_with};
+/// use toolcall_model::{model::behavior::{Fix, Fixes}, model::message::{Message, ToolCall, ToolResponse}, chat::tool_loop::message_window_with};
 /// let call = |id: &str| Message::assistant(None, vec![ToolCall::new(id, "x", "{}")]);
 /// let resp = |id: &str| Message::Tool { responses: vec![ToolResponse::new(id, "x", "1")] };
 /// let mem = vec![Message::user("q"), call("1"), resp("1"), call("2")];
@@ -526,7 +526,7 @@ fn verdict_of(build: Result<Request, JavaException>, opts: ValidatorOptions) -> 
 /// the loop starts from.
 ///
 /// ```
-/// use toolcall_model::{message::Message, tool_loop::{with_memory, LoopConfig}};
+/// use toolcall_model::{model::message::Message, chat::tool_loop::{with_memory, LoopConfig}};
 /// let cfg = LoopConfig { memory_start: vec![Message::user("u0")], ..LoopConfig::default() };
 /// assert_eq!(with_memory(&cfg, vec![Message::user("u1")]), vec![Message::user("u0"), Message::user("u1")]);
 /// ```
@@ -540,7 +540,7 @@ pub fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
 /// generation list per model call), `toolbox` the tools.
 ///
 /// ```
-/// use toolcall_model::{message::{Generation, Message, ToolCall}, tool_loop::*, tools::{Toolbox, ToolSpec}};
+/// use toolcall_model::{model::message::{Generation, Message, ToolCall}, chat::tool_loop::*, model::tools::{Toolbox, ToolSpec}};
 /// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "\"sunny\"")]);
 /// let model = vec![
 ///     vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }],
@@ -562,10 +562,10 @@ pub fn run_loop(
     // DefaultChatClientUtils.toChatClientRequest validates the request's
     // tool callbacks before any advisor runs
     // (ToolCallingChatOptions.validateToolCallbacks).
-    let duplicates = crate::tools::duplicate_request_names(toolbox.tools());
+    let duplicates = crate::model::tools::duplicate_request_names(toolbox.tools());
     let refused = (!duplicates.is_empty()).then(|| {
         JavaException::new(
-            crate::java::ILLEGAL_STATE,
+            crate::model::java::ILLEGAL_STATE,
             Some(&format!(
                 "Multiple tools with the same name ({}) found in ToolCallingChatOptions",
                 duplicates.join(", ")
@@ -812,7 +812,10 @@ mod tests {
     }
 
     fn call(id: &str) -> Message {
-        Message::assistant(None, vec![crate::message::ToolCall::new(id, "x", "{}")])
+        Message::assistant(
+            None,
+            vec![crate::model::message::ToolCall::new(id, "x", "{}")],
+        )
     }
 
     fn resp(id: &str) -> Message {
@@ -823,7 +826,7 @@ mod tests {
 
     #[test]
     fn keep_current_turn_evicts_earlier_turns_whole_and_keeps_the_current_one() {
-        use crate::behavior::Fix;
+        use crate::model::behavior::Fix;
         let keep = Fixes::only(Fix::KeepCurrentTurn);
         let mem = vec![
             sys("s"),
@@ -860,7 +863,7 @@ mod tests {
 
     #[test]
     fn evict_orphan_responses_cuts_at_the_count_and_drops_leading_responses() {
-        use crate::behavior::Fix;
+        use crate::model::behavior::Fix;
         let evict = Fixes::only(Fix::EvictOrphanResponses);
         let mem = vec![
             Message::user("u0"),

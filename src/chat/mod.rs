@@ -1,0 +1,7 @@
+//! The chat client around the manager: `ToolCallingAdvisor`'s loop, the
+//! chat memory and the seed's workaround advisor.
+//!
+//! It sits above [`crate::gemini`] because each round's request goes through
+//! the Gemini conversion.
+
+pub mod tool_loop;

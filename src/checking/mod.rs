@@ -1,0 +1,13 @@
+//! The checking machinery: scenarios, invariants, generators, the verdict
+//! matrix (random and exhaustive) and the bodies of the fuzz targets.
+//!
+//! Behind the `checking` feature (on with `cli`), so that a user of the model
+//! and the vectors compiles neither proptest nor arbitrary.
+
+pub mod exhaustive;
+pub mod explore;
+#[doc(hidden)]
+pub mod fuzzing;
+pub mod gen;
+pub mod invariants;
+pub mod scenario;
