@@ -1,0 +1,324 @@
+//! What the lenient parser hands its tokens to: the tree builder (objects
+//! as `LinkedHashMap`s), the repeated-name check and the compact writer
+//! that streams a payload without building it.
+
+use super::*;
+
+/// Past this many entries an object gets a hash index for duplicate lookup.
+pub(super) const INDEX_THRESHOLD: usize = 16;
+
+/// A `LinkedHashMap` stand-in: insertion order, `put` replaces in place.
+#[derive(Default)]
+pub(super) struct ObjectBuilder {
+    entries: Vec<(String, JValue)>,
+    index: Option<HashMap<String, usize>>,
+}
+
+impl ObjectBuilder {
+    fn put(&mut self, key: String, value: JValue) {
+        if let Some(index) = &mut self.index {
+            if let Some(&i) = index.get(&key) {
+                self.entries[i].1 = value;
+            } else {
+                index.insert(key.clone(), self.entries.len());
+                self.entries.push((key, value));
+            }
+            return;
+        }
+        if let Some(entry) = self.entries.iter_mut().find(|e| e.0 == key) {
+            entry.1 = value;
+            return;
+        }
+        self.entries.push((key, value));
+        if self.entries.len() > INDEX_THRESHOLD {
+            let index = self
+                .entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.0.clone(), i))
+                .collect();
+            self.index = Some(index);
+        }
+    }
+}
+
+pub(super) enum Frame {
+    Array(Vec<JValue>),
+    /// The builder and the name whose value is being read.
+    Object(ObjectBuilder, String),
+}
+
+impl Frame {
+    fn finish(self) -> JValue {
+        match self {
+            Frame::Array(items) => JValue::Array(items),
+            Frame::Object(builder, _) => JValue::Object(builder.entries),
+        }
+    }
+}
+
+/// What the lenient parser hands on while it reads a value, in text order:
+/// a container opened (not empty) and its end, an empty one, an object's
+/// names, and scalars.
+pub(super) trait Sink {
+    /// `[` or `{` with something inside.
+    fn open(&mut self, is_object: bool);
+    /// `[]` or `{}`, a whole value.
+    fn empty(&mut self, is_object: bool);
+    /// The name whose value comes next.
+    fn name(&mut self, name: String);
+    /// A string value.
+    fn string(&mut self, s: String);
+    /// Another scalar: null, a boolean or a number.
+    fn scalar(&mut self, v: JValue);
+    /// The innermost open container ends.
+    fn close(&mut self);
+}
+
+/// Builds the [`JValue`], objects as `LinkedHashMap`s.
+#[derive(Default)]
+pub(super) struct TreeSink {
+    stack: Vec<Frame>,
+    pub(super) root: Option<JValue>,
+}
+
+impl TreeSink {
+    fn complete(&mut self, v: JValue) {
+        match self.stack.last_mut() {
+            None => self.root = Some(v),
+            Some(Frame::Array(items)) => items.push(v),
+            Some(Frame::Object(builder, name)) => builder.put(std::mem::take(name), v),
+        }
+    }
+}
+
+impl Sink for TreeSink {
+    fn open(&mut self, is_object: bool) {
+        self.stack.push(if is_object {
+            Frame::Object(ObjectBuilder::default(), String::new())
+        } else {
+            Frame::Array(Vec::new())
+        });
+    }
+    fn empty(&mut self, is_object: bool) {
+        self.complete(if is_object {
+            JValue::Object(Vec::new())
+        } else {
+            JValue::Array(Vec::new())
+        });
+    }
+    fn name(&mut self, name: String) {
+        if let Some(Frame::Object(_, pending)) = self.stack.last_mut() {
+            *pending = name;
+        }
+    }
+    fn string(&mut self, s: String) {
+        self.complete(JValue::String(s));
+    }
+    fn scalar(&mut self, v: JValue) {
+        self.complete(v);
+    }
+    fn close(&mut self) {
+        if let Some(frame) = self.stack.pop() {
+            self.complete(frame.finish());
+        }
+    }
+}
+
+/// Notes whether some object repeats a name (as the model decodes names:
+/// an escaped lone surrogate is U+FFFD), keeping only a 64-bit hash of each
+/// name of the objects still open. Equal hashes count as a repeat: at worst
+/// a rare false alarm, which only costs the caller the tree it avoids.
+#[derive(Default)]
+pub(super) struct RepeatCheck {
+    hashes: Vec<u64>,
+    /// Per open container, where its names start in `hashes` (objects).
+    starts: Vec<Option<usize>>,
+    repeated: bool,
+}
+
+impl Sink for RepeatCheck {
+    fn open(&mut self, is_object: bool) {
+        self.starts.push(is_object.then_some(self.hashes.len()));
+    }
+    fn empty(&mut self, _: bool) {}
+    fn name(&mut self, name: String) {
+        if !self.repeated {
+            self.hashes.push(fnv(name.as_bytes()));
+        }
+    }
+    fn string(&mut self, _: String) {}
+    fn scalar(&mut self, _: JValue) {}
+    fn close(&mut self) {
+        if let Some(Some(start)) = self.starts.pop() {
+            if self.repeated {
+                return;
+            }
+            let names = &mut self.hashes[start..];
+            names.sort_unstable();
+            if names.windows(2).any(|w| w[0] == w[1]) {
+                self.repeated = true;
+                self.hashes = Vec::new();
+            } else {
+                self.hashes.truncate(start);
+            }
+        }
+    }
+}
+
+/// Writes the value as `serde_json::to_writer` writes
+/// `JValue::to_serde()`'s value (compact; keys, strings and scalars through
+/// serde_json itself), a root that is not an object under `key`. Exact only
+/// for a value without repeated names: a repeat would be written twice.
+pub(super) struct CompactWriter<'w, W: std::io::Write> {
+    w: &'w mut W,
+    key: &'static str,
+    /// Per open container: whether it is an object, and whether something
+    /// is written in it yet.
+    open: Vec<(bool, bool)>,
+    /// The root is not an object: `{"KEY":` was written, `}` is owed.
+    wrapped: bool,
+    started: bool,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> CompactWriter<'_, W> {
+    fn put(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self.w.write_all(bytes) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    fn put_serde<T: serde::Serialize + ?Sized>(&mut self, v: &T) {
+        if self.error.is_none() {
+            if let Err(e) = serde_json::to_writer(&mut *self.w, v) {
+                self.error = Some(std::io::Error::from(e));
+            }
+        }
+    }
+
+    /// Before a value: the root's wrapping, or an array's comma (in an
+    /// object the name wrote it).
+    fn before_value(&mut self, is_object: bool) {
+        if !self.started {
+            self.started = true;
+            if !is_object {
+                self.wrapped = true;
+                self.put(b"{");
+                let key = self.key;
+                self.put_serde(key);
+                self.put(b":");
+            }
+            return;
+        }
+        if let Some((false, any)) = self.open.last_mut() {
+            let comma = *any;
+            *any = true;
+            if comma {
+                self.put(b",");
+            }
+        }
+    }
+
+    /// The end of the root: the wrapping's `}`, and any write error.
+    fn finish(mut self) -> std::io::Result<()> {
+        if self.wrapped {
+            self.put(b"}");
+        }
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<W: std::io::Write> Sink for CompactWriter<'_, W> {
+    fn open(&mut self, is_object: bool) {
+        self.before_value(is_object);
+        self.put(if is_object { b"{" } else { b"[" });
+        self.open.push((is_object, false));
+    }
+    fn empty(&mut self, is_object: bool) {
+        self.before_value(is_object);
+        self.put(if is_object { b"{}" } else { b"[]" });
+    }
+    fn name(&mut self, name: String) {
+        if let Some((true, any)) = self.open.last_mut() {
+            let comma = *any;
+            *any = true;
+            if comma {
+                self.put(b",");
+            }
+        }
+        self.put_serde(name.as_str());
+        self.put(b":");
+    }
+    fn string(&mut self, s: String) {
+        self.before_value(false);
+        self.put_serde(s.as_str());
+    }
+    fn scalar(&mut self, v: JValue) {
+        self.before_value(false);
+        self.put_serde(&scalar_to_serde(&v));
+    }
+    fn close(&mut self) {
+        if let Some((is_object, _)) = self.open.pop() {
+            self.put(if is_object { b"}" } else { b"]" });
+        }
+    }
+}
+
+/// Whether [`read_lenient`] accepts `text`, and if so whether some object
+/// in it repeats a name, without building the value: `Ok(true)` when every
+/// object's names are distinct (as far as 64-bit hashes tell; a collision
+/// says `false`). Memory: the names' hashes of the objects open at a time.
+///
+/// ```
+/// use toolcall_model::json::jackson::check_lenient;
+/// assert_eq!(check_lenient(r#"{"a":1,"b":{"a":2}} trailing"#), Ok(true));
+/// assert_eq!(check_lenient(r#"[{"a":1,"a":2}]"#), Ok(false));
+/// assert!(check_lenient("[ERROR] disk full").is_err());
+/// ```
+pub fn check_lenient(text: &str) -> Result<bool, JacksonError> {
+    let mut check = RepeatCheck::default();
+    Parser::new(text, Limits::default(), false).parse_root_into(&mut check)?;
+    Ok(!check.repeated)
+}
+
+/// Writes what `serde_json::to_writer` writes for
+/// `read_lenient(text)?.to_serde()` (a root that is not an object as
+/// `{KEY: VALUE}`), without building the value: one more lenient read,
+/// straight to `w`. Only for a text [`check_lenient`] found `Ok(true)`: a
+/// repeated name would be written at each place it occurs, where the tree
+/// keeps one entry. A text the reader refuses writes what came before the
+/// failure and returns an `InvalidData` error.
+///
+/// ```
+/// use toolcall_model::json::jackson::write_lenient_compact;
+/// let mut out = Vec::new();
+/// write_lenient_compact("3.0 + 5.0 = 8.0", "result", &mut out).unwrap();
+/// assert_eq!(out, br#"{"result":3.0}"#);
+/// out.clear();
+/// write_lenient_compact(r#" {"a" : [1, 1e400, "é"]} x"#, "result", &mut out).unwrap();
+/// assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":[1,"Infinity","é"]}"#);
+/// ```
+pub fn write_lenient_compact<W: std::io::Write>(
+    text: &str,
+    key: &'static str,
+    w: &mut W,
+) -> std::io::Result<()> {
+    let mut writer = CompactWriter {
+        w,
+        key,
+        open: Vec::new(),
+        wrapped: false,
+        started: false,
+        error: None,
+    };
+    let read = Parser::new(text, Limits::default(), false).parse_root_into(&mut writer);
+    let written = writer.finish();
+    read.map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
+    written
+}
