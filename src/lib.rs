@@ -1,6 +1,68 @@
 //! toolcall-model: a reference model of how Spring AI 2.0.1 executes the
 //! tool calls a model asks for, enforces tool-call limits, turns tool
 //! failures into responses and converts tool responses for Gemini.
+//!
+//! The model is pure: every step takes a state and an event and returns the
+//! new state and its output; nothing here does IO, reads a clock or keeps
+//! global state. Upstream 2.0.1 and each fix are one engine configured by a
+//! behaviour set ([`model::behavior::Fixes`]).
+//!
+//! ```
+//! use toolcall_model::model::behavior::{Fix, Fixes};
+//! use toolcall_model::gemini::convert_tool_response;
+//!
+//! // The text a breached limit answers with under RETURN_ERROR_RESPONSE:
+//! let text = "Tool call limit (1) exceeded for tool 'x'.";
+//! // upstream 2.0.1's conversion throws on plain text,
+//! assert!(convert_tool_response(text, false, Fixes::upstream()).is_err());
+//! // the strict-json-or-wrap fix wraps it.
+//! assert!(convert_tool_response(text, false, Fixes::only(Fix::StrictJsonOrWrap)).is_ok());
+//! ```
+//!
+//! # Layers
+//!
+//! Each module uses only those listed before it (`tests/layering.rs` checks):
+//!
+//! * [`json`] and [`model`]: the JSON readers (Jackson 3 as Spring AI calls
+//!   it, numbers by value) and the modelled system (messages, tools and the
+//!   resolver, `ToolCallLimits`, the exception processors,
+//!   `DefaultToolCallingManager`, Java exceptions, behaviour sets);
+//! * [`gemini`]: `GoogleGenAiChatModel`'s conversion and the request
+//!   validator;
+//! * [`chat`]: `ToolCallingAdvisor`'s loop with chat memory and the seed's
+//!   workaround advisor;
+//! * [`vectors`]: the conformance-vector format and the judging of the Java
+//!   runner's output;
+//! * [`config`]: Spring Boot's binding of `spring.ai.tools.*`, the
+//!   configuration checker and the main job;
+//! * `checking` (feature `checking`): scenarios, invariants, generators, the
+//!   verdict matrix and the fuzz-target bodies.
+//!
+//! # Features
+//!
+//! * `cli` (default): the `toolcall-model` binary, with clap and the YAML
+//!   reader of `check`; turns on `checking`.
+//! * `checking`: the `checking` module, with proptest and arbitrary.
+//!
+//! A crate that needs the model and the vectors depends on
+//! `toolcall-model = { version = "0.1", default-features = false }` and
+//! compiles serde, serde_json and thiserror only.
+//!
+//! # serde_json's features
+//!
+//! The Gemini conversion hands Jackson's tree to the request as a
+//! `serde_json` map, and three features of serde_json are needed to keep it
+//! Jackson's. Cargo unifies features, so a build that links this crate gets
+//! them for every use of serde_json:
+//!
+//! * `preserve_order`: Jackson reads an object into a `LinkedHashMap`;
+//!   entries keep the text's order (a repeated name keeps its first place).
+//! * `arbitrary_precision`: numbers keep their text (`BigInteger` and exact
+//!   decimals pass through unchanged); the vectors compare numbers by value
+//!   the same way.
+//! * `unbounded_depth`: Jackson accepts 500 levels of nesting, past
+//!   serde_json's default limit of 128; the readers that lift the limit only
+//!   see texts already bounded at 500 levels.
 #![forbid(unsafe_code)]
 
 pub mod chat;

@@ -11,5 +11,6 @@ mod conformance;
 mod fuzz_replay;
 mod jackson_diff;
 mod java_diff;
+mod layering;
 mod properties;
 mod spring_binding;

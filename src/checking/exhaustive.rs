@@ -7,7 +7,7 @@
 //! every behaviour set of [`crate::model::behavior::behavior_sets`] through the same
 //! [`Scenario`] model, and judges it with the same checkers
 //! ([`crate::checking::invariants::check`]) as the random suite. A refuted cell keeps
-//! its first counterexample in order of size ([`Item::size`], then
+//! its first counterexample in order of size ([`Space::size`], then
 //! enumeration order), printed as a vector by [`crate::checking::explore`]'s
 //! counterexample builder.
 //!
@@ -243,7 +243,7 @@ impl MemorySetup {
         }
     }
 
-    /// How far from the simplest setup (counted in [`Item::size`]).
+    /// How far from the simplest setup (counted in [`Space::size`]).
     fn knobs(&self) -> usize {
         usize::from(self.memory != Memory::None)
             + usize::from(!self.conversation_history)

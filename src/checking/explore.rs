@@ -157,7 +157,7 @@ impl CellResult {
     /// `refuted` or `aborted`.
     ///
     /// ```
-    /// use toolcall_model::{checking::explore::{CellOutcome, CellResult}, checking::invariants::Invariant};
+    /// use toolcall_model::checking::{explore::{CellOutcome, CellResult}, invariants::Invariant};
     /// let mut r = CellResult { set: "all", invariant: Invariant::Limits, cases_run: 2000, applicable: 468, shrink_steps: 0, outcome: CellOutcome::Holds };
     /// assert_eq!(r.verdict(), "holds");
     /// r.applicable = 12;
@@ -655,7 +655,7 @@ pub(crate) fn push_counterexample(out: &mut String, counterexample: &Value, repl
 /// run.
 ///
 /// ```
-/// use toolcall_model::{checking::explore::{cell_text, CellOutcome, CellResult}, checking::invariants::Invariant};
+/// use toolcall_model::checking::{explore::{cell_text, CellOutcome, CellResult}, invariants::Invariant};
 /// let r = CellResult { set: "all", invariant: Invariant::JsonSafe, cases_run: 2000, applicable: 468, shrink_steps: 0, outcome: CellOutcome::Holds };
 /// assert_eq!(cell_text(&r), "holds 468/2000");
 /// ```

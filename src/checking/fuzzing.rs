@@ -445,7 +445,7 @@ fn same_number(expected: &serde_json::Number, got: &Value) -> bool {
 }
 
 /// Whether `got` equals the reference value `expected`: same structure, keys
-/// in the same order, numbers by [`same_number`]. Iterative.
+/// in the same order, numbers by value (as `same_number` compares them). Iterative.
 pub fn same_json(expected: &Value, got: &Value) -> bool {
     compare_json(expected, got, false)
 }
@@ -1008,7 +1008,7 @@ const CLASSES: &[&str] = &[
     THROWABLE,
 ];
 
-/// The built-in classes plus the two user-declared ones of [`CLASSES`].
+/// The built-in classes plus the two user-declared ones of the declarations the fuzz targets draw from.
 pub fn class_table() -> ClassTable {
     let mut t = ClassTable::builtin();
     t.declare("com.acme.Oops", ILLEGAL_STATE)

@@ -2309,8 +2309,9 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<Bound, BindFailure> {
 /// of millions of keys costs little.
 pub const MAX_UNKNOWN: usize = 1000;
 
-/// See [`MAX_UNKNOWN`].
-const SUGGEST_TRIES: usize = 10_000;
+/// How many keys of a file are compared with the known ones for
+/// suggestions (see [`MAX_UNKNOWN`]).
+pub const SUGGEST_TRIES: usize = 10_000;
 
 /// Keys Spring ignores that look like a tool-calling key: each relaxed
 /// name once (its last spelling, at its first place), at most

@@ -366,7 +366,7 @@ impl Counts {
     /// the current turn counts once for its name.
     ///
     /// ```
-    /// use toolcall_model::{model::limits::Counts, model::message::{Message, ToolResponse}};
+    /// use toolcall_model::model::{limits::Counts, message::{Message, ToolResponse}};
     /// let h = [Message::user("u"), Message::Tool { responses: vec![ToolResponse::new("1", "x", "")] }];
     /// assert_eq!(Counts::recount(&h).total(), 1);
     /// ```

@@ -74,7 +74,7 @@ impl ExecResult {
     /// The responses of the last message if it is a tool message.
     ///
     /// ```
-    /// use toolcall_model::{model::manager::ExecResult, model::message::{Message, ToolResponse}};
+    /// use toolcall_model::model::{manager::ExecResult, message::{Message, ToolResponse}};
     /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "")] }], return_direct: true };
     /// assert_eq!(r.last_responses().len(), 1);
     /// ```
@@ -87,7 +87,7 @@ impl ExecResult {
     /// metadata `toolId` and `toolName`.
     ///
     /// ```
-    /// use toolcall_model::{model::manager::ExecResult, model::message::{Message, ToolResponse}};
+    /// use toolcall_model::model::{manager::ExecResult, message::{Message, ToolResponse}};
     /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "hi")] }], return_direct: true };
     /// assert_eq!(r.build_generations()[0].finish_reason.as_deref(), Some("returnDirect"));
     /// ```
@@ -113,7 +113,7 @@ impl ExecResult {
 /// `ToolCallLimitExceededException`.
 ///
 /// ```
-/// use toolcall_model::{model::limits::Breach, model::manager::{ExecResult, LimitExceeded}};
+/// use toolcall_model::model::{limits::Breach, manager::{ExecResult, LimitExceeded}};
 /// let e = LimitExceeded { breach: Breach { tool_name: None, limit: 2 },
 ///     partial: ExecResult { history: vec![], return_direct: false }, breach_index: 0,
 ///     counts: Default::default() };
@@ -187,7 +187,7 @@ impl ManagerError {
     /// The Java exception as class and message.
     ///
     /// ```
-    /// use toolcall_model::{model::java::JavaException, model::manager::ManagerError};
+    /// use toolcall_model::model::{java::JavaException, manager::ManagerError};
     /// let e = ManagerError::Java(JavaException::new("java.lang.IllegalStateException", Some("x")));
     /// assert_eq!(e.java().class, "java.lang.IllegalStateException");
     /// ```
@@ -214,7 +214,7 @@ fn illegal_state(message: String) -> ManagerError {
 /// (`None` until a tool runs).
 ///
 /// ```
-/// use toolcall_model::{model::manager::{Batch, Config, Step}, model::message::ToolCall, model::tools::Toolbox};
+/// use toolcall_model::model::{manager::{Batch, Config, Step}, message::ToolCall, tools::Toolbox};
 /// let b = Batch::new(Default::default());
 /// let tb = Toolbox::new(vec![]);
 /// // an unknown tool fails the batch
@@ -473,7 +473,7 @@ impl Batch {
 /// The first generation with at least one tool call, as an assistant message.
 ///
 /// ```
-/// use toolcall_model::{model::manager::tool_call_message, model::message::{Generation, ToolCall}};
+/// use toolcall_model::model::{manager::tool_call_message, message::{Generation, ToolCall}};
 /// let gens = [Generation::default(), Generation { tool_calls: vec![ToolCall::new("1", "x", "")], ..Default::default() }];
 /// assert!(tool_call_message(&gens).is_some());
 /// ```
@@ -488,7 +488,7 @@ pub fn tool_call_message(generations: &[Generation]) -> Option<Message> {
 /// history, as upstream does on every batch.
 ///
 /// ```
-/// use toolcall_model::{model::manager::{execute_tool_calls, Config}, model::message::{Generation, Message, ToolCall}, model::tools::{Toolbox, ToolSpec}};
+/// use toolcall_model::model::{manager::{execute_tool_calls, Config}, message::{Generation, Message, ToolCall}, tools::{Toolbox, ToolSpec}};
 /// let mut tb = Toolbox::new(vec![ToolSpec::returning("echo", "\"HI\"")]);
 /// let gens = [Generation { tool_calls: vec![ToolCall::new("c1", "echo", "{}")], ..Default::default() }];
 /// let r = execute_tool_calls(&Config::default(), &[Message::user("hi")], &gens, &mut tb).unwrap();

@@ -21,7 +21,7 @@ pub enum ProcessorKind {
 /// A configured exception processor.
 ///
 /// ```
-/// use toolcall_model::{model::java::{ClassTable, JavaException}, model::processor::Processor};
+/// use toolcall_model::model::{java::{ClassTable, JavaException}, processor::Processor};
 /// let p = Processor::default();
 /// let cause = JavaException::new("java.lang.IllegalStateException", Some("nope"));
 /// assert_eq!(p.process("t", &cause, &ClassTable::builtin()), Ok("nope".to_string()));
@@ -55,7 +55,7 @@ impl Processor {
     /// [`Processor::process_exception`].
     ///
     /// ```
-    /// use toolcall_model::{model::java::{ClassTable, JavaException}, model::processor::Processor};
+    /// use toolcall_model::model::{java::{ClassTable, JavaException}, processor::Processor};
     /// let p = Processor::default();
     /// let cause = JavaException::new("java.lang.NullPointerException", None);
     /// assert_eq!(p.process("calc", &cause, &ClassTable::builtin()).unwrap(),
@@ -86,7 +86,7 @@ impl Processor {
     /// refuses unknown classes, so this only matters to library callers.
     ///
     /// ```
-    /// use toolcall_model::{model::java::{ClassTable, JavaException}, model::processor::Processor};
+    /// use toolcall_model::model::{java::{ClassTable, JavaException}, processor::Processor};
     /// let mut t = ClassTable::builtin();
     /// t.declare("com.acme.ToolFailed", toolcall_model::model::java::TOOL_EXECUTION_EXCEPTION).unwrap();
     /// let tee = JavaException::caused("com.acme.ToolFailed", JavaException::new("java.io.IOException", Some("io")));

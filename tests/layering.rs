@@ -1,0 +1,125 @@
+//! The layering of `src/`: each folder is a layer and may use only the
+//! layers below it, so the tree reads as the data flows (the modelled system
+//! and the JSON readers, the Gemini conversion, the chat loop, the vector
+//! format, then the configuration checker and the checking machinery; the
+//! command line on top uses the library only through its public paths).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Each layer and the layers it may use.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("json", &[]),
+    ("model", &[]),
+    ("gemini", &["json", "model"]),
+    ("chat", &["json", "model", "gemini"]),
+    ("vectors", &["json", "model", "gemini", "chat"]),
+    ("config", &["json", "model", "gemini", "chat"]),
+    ("checking", &["json", "model", "gemini", "chat", "vectors"]),
+];
+
+/// `crate::X` uses in `text` (code and doc links alike) that the layer
+/// `layer` may not make, as `X` names.
+fn forbidden_uses(layer: &str, text: &str) -> Vec<String> {
+    let allowed = LAYERS
+        .iter()
+        .find(|(name, _)| *name == layer)
+        .map(|(_, deps)| *deps)
+        .unwrap_or_else(|| panic!("{layer} is not a layer of LAYERS"));
+    let mut bad = Vec::new();
+    for (at, _) in text.match_indices("crate::") {
+        if text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue; // `toolcall_model::` or another name ending in `crate`
+        }
+        let rest = &text[at + "crate::".len()..];
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let used = &rest[..end];
+        if used != layer && !allowed.contains(&used) {
+            bad.push(used.to_owned());
+        }
+    }
+    bad
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("src/ readable") {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_layer_uses_one_above_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut per_layer: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut violations = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).expect("under src/");
+        let top = rel.components().next().expect("a component");
+        let top = top.as_os_str().to_str().expect("UTF-8 file name");
+        // lib.rs declares the layers; main.rs and cli/ are the command line.
+        if matches!(top, "lib.rs" | "main.rs" | "cli") {
+            continue;
+        }
+        let layer = LAYERS
+            .iter()
+            .map(|(name, _)| *name)
+            .find(|name| *name == top)
+            .unwrap_or_else(|| panic!("{} sits in no layer of LAYERS", rel.display()));
+        *per_layer.entry(layer).or_default() += 1;
+        let text = std::fs::read_to_string(file).expect("source readable");
+        for used in forbidden_uses(layer, &text) {
+            violations.push(format!("{} ({layer}) uses crate::{used}", rel.display()));
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "layering broken:\n{}",
+        violations.join("\n")
+    );
+    // Every layer has files, so a renamed folder cannot slip past the table.
+    for (name, _) in LAYERS {
+        assert!(
+            per_layer.get(name).copied().unwrap_or(0) > 0,
+            "no file in src/{name}"
+        );
+    }
+}
+
+#[test]
+fn the_check_sees_an_upward_use() {
+    assert_eq!(
+        forbidden_uses(
+            "model",
+            "use crate::gemini::build_request;\nuse crate::model::java;"
+        ),
+        ["gemini"]
+    );
+    assert_eq!(
+        forbidden_uses(
+            "gemini",
+            "/// See [`crate::chat::tool_loop`].\nuse crate::json::jackson;"
+        ),
+        ["chat"]
+    );
+    assert!(forbidden_uses(
+        "checking",
+        "use crate::vectors::Vector; toolcall_model::config"
+    )
+    .is_empty());
+    assert_eq!(
+        forbidden_uses(
+            "json",
+            "let x = crate::model::message::Message::user(\"\");"
+        ),
+        ["model"]
+    );
+}
