@@ -1034,7 +1034,7 @@ fn generators_reach_every_kind_of_turn() {
                 .iter()
                 .flatten()
                 .flat_map(|g| &g.tool_calls)
-                .any(|c| c.arguments.as_deref().map_or(true, |a| a.trim().is_empty())),
+                .any(|c| c.arguments.as_deref().is_none_or(|a| a.trim().is_empty())),
         );
         hit(
             "unwrapped exception",

@@ -993,9 +993,8 @@ impl Space {
             })
             .collect();
         let mut history = vec![Message::user("q")];
-        let prior: Vec<Name> = std::iter::repeat(Name::A)
-            .take(shape.key.prior[0])
-            .chain(std::iter::repeat(Name::B).take(shape.key.prior[1]))
+        let prior: Vec<Name> = std::iter::repeat_n(Name::A, shape.key.prior[0])
+            .chain(std::iter::repeat_n(Name::B, shape.key.prior[1]))
             .collect();
         if !prior.is_empty() {
             let calls = calls_of("prior", &prior);

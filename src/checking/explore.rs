@@ -230,12 +230,12 @@ pub fn run_cell(cell: &MatrixCell, opts: &Options, progress: &dyn Fn(Progress)) 
         let verdict = check_scenario(cell.invariant, &s);
         if failed.get() {
             shrinks.set(shrinks.get() + 1);
-            if shrinks.get() % 16 == 0 {
+            if shrinks.get().is_multiple_of(16) {
                 progress(Progress::Shrinking(shrinks.get()));
             }
         } else {
             cases.set(cases.get() + 1);
-            if cases.get() % 16 == 0 {
+            if cases.get().is_multiple_of(16) {
                 progress(Progress::Cases(cases.get()));
             }
         }

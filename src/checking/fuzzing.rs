@@ -621,7 +621,7 @@ pub fn lenient_parser(data: &[u8]) {
                     );
                 }
             }
-            depth_boundary(text, start, scan, data.len() % 2 == 0);
+            depth_boundary(text, start, scan, data.len().is_multiple_of(2));
         }
         Lenient::Reject => {
             if let Ok(v) = &lenient {

@@ -1030,7 +1030,7 @@ impl Extras {
             }
         };
         let reply = |g: &mut Value| {
-            if !g["tool_calls"].as_array().is_some_and(|a| !a.is_empty()) {
+            if g["tool_calls"].as_array().is_none_or(|a| a.is_empty()) {
                 return;
             }
             metadata(g);

@@ -729,7 +729,7 @@ pub fn validate_from(request: &Request, from: usize, opts: ValidatorOptions) -> 
                 return Err(CALL_PLACEMENT.into());
             }
         }
-        if responses > 0 && !prev.is_some_and(|p| p.calls() > 0) {
+        if responses > 0 && prev.is_none_or(|p| p.calls() == 0) {
             return Err(RESPONSE_PLACEMENT.into());
         }
         if calls > 0 {
