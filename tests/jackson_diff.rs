@@ -464,7 +464,7 @@ fn all_texts() -> (Vec<String>, usize) {
 }
 
 /// Corpus texts Rust can hold; a line whose text has a raw lone surrogate is
-/// skipped (Jackson's answer for those is in JACKSON.md; the model cannot be
+/// skipped (Jackson's answer for those is in docs/JSON.md; the model cannot be
 /// asked).
 fn read_corpus() -> (Vec<String>, usize) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jackson_diff/corpus.txt");

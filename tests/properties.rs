@@ -1,4 +1,4 @@
-//! The property suite: the invariants of SEMANTICS.md section 10, each
+//! The property suite: the invariants of docs/INVARIANTS.md, each
 //! evaluated under every behaviour set of `behavior::behavior_sets()`, on turns
 //! drawn from `toolcall_model::checking::gen` (nothing known to fail is fed in by
 //! hand); the upstream counterexamples rediscovered from random generation;
@@ -563,7 +563,7 @@ fn rediscovers_the_advisor_rewrite_that_is_raw_one_round_later() {
             && ev.run.requests.len() >= 2
             && matches!(r.locus, Locus::OutcomeError)
     })
-    .expect("random generation finds SEMANTICS.md 7's third fault");
+    .expect("random generation finds the third fault of docs/BEHAVIOUR.md section 7");
     assert!(r.wanted.contains("Failed to parse JSON"));
 }
 

@@ -89,7 +89,7 @@ pub struct MatrixCell {
     pub invariant: Invariant,
 }
 
-/// Every cell, set by set, invariants in section 10's order.
+/// Every cell, set by set, invariants in docs/INVARIANTS.md's order.
 ///
 /// ```
 /// assert_eq!(toolcall_model::checking::explore::cells().len(), 90);

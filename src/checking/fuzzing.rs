@@ -8,7 +8,7 @@
 //!
 //! * [`convert`]: tool output through the upstream and fixed conversions;
 //! * [`lenient_parser`]: text through the Jackson-faithful parser, checked
-//!   against an independent reading of `JACKSON.md`'s decision procedure;
+//!   against an independent reading of the decision procedure of `docs/JSON.md`;
 //! * [`manager`]: an [`arbitrary`] scenario through the manager, batch by batch;
 //! * [`tool_loop`]: an [`arbitrary`] multi-round loop with memory;
 //! * [`vector_file`]: bytes as a vector file.
@@ -105,7 +105,7 @@ impl Scan {
     }
 
     /// Whether Jackson certainly rejects this value on its limits (the
-    /// number-length quirk of JACKSON.md A.13 lets a float through with up
+    /// number-length quirk of docs/JSON.md A.13 lets a float through with up
     /// to two more digits, so those are neither).
     pub fn beyond_limits(&self) -> bool {
         self.depth > JACKSON_MAX_DEPTH
@@ -340,7 +340,7 @@ fn ascii_identifier_part(c: char) -> Option<bool> {
         .then(|| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '\u{7f}')
 }
 
-/// JACKSON.md's compact decision procedure for the root, written
+/// the compact decision procedure of `docs/JSON.md` for the root, written
 /// independently of `jackson.rs`.
 pub fn lenient_reference(text: &str) -> Lenient {
     let s = text.as_bytes();
@@ -451,7 +451,7 @@ pub fn same_json(expected: &Value, got: &Value) -> bool {
 }
 
 /// Whether `got` equals `expected` with every number equal as an exact
-/// decimal (SEMANTICS.md invariant 6's reading). Iterative.
+/// decimal (docs/INVARIANTS.md invariant 6's reading). Iterative.
 pub fn exactly_same_json(expected: &Value, got: &Value) -> bool {
     compare_json(expected, got, true)
 }
@@ -533,7 +533,7 @@ fn wrapped(v: Value, key: &str) -> Value {
 ///   scanner (one whole RFC 8259 value, nesting at most 500, no lone
 ///   surrogate);
 /// * where `read_strict` accepts, `read_lenient` gives the same value;
-/// * `read_lenient` accepts exactly what JACKSON.md's decision procedure
+/// * `read_lenient` accepts exactly what the decision procedure of docs/JSON.md
 ///   accepts (where the reference decides), with the value of the accepted
 ///   prefix read strictly, and serde_json's value where it can read it;
 /// * the depth limit is exact: the accepted value wrapped to depth 500 is
@@ -599,7 +599,7 @@ pub fn lenient_parser(data: &[u8]) {
             let Ok(got) = &lenient else {
                 fail(
                     T,
-                    "read_lenient refused a text JACKSON.md accepts",
+                    "read_lenient refused a text docs/JSON.md accepts",
                     &(text, &lenient),
                 );
             };
@@ -627,7 +627,7 @@ pub fn lenient_parser(data: &[u8]) {
             if let Ok(v) = &lenient {
                 fail(
                     T,
-                    "read_lenient accepted a text JACKSON.md refuses",
+                    "read_lenient accepted a text docs/JSON.md refuses",
                     &(text, v),
                 );
             }
@@ -1507,7 +1507,7 @@ fn decode<T: for<'a> Arbitrary<'a>>(data: &[u8]) -> Option<T> {
 ///   of its history (invariant 3);
 /// * the same turn through the tool loop (provider `none`, no memory) runs
 ///   the same tools and ends as the batches did;
-/// * the invariants of SEMANTICS.md section 10 that hold for the behaviour
+/// * the invariants of docs/INVARIANTS.md that hold for the behaviour
 ///   set hold on that run.
 ///
 /// ```
@@ -1595,7 +1595,7 @@ pub fn manager(data: &[u8]) {
 }
 
 /// Whether the fuzz targets claim `invariant` for the scenario and its run:
-/// the invariants SEMANTICS.md section 10 states for its behaviour set,
+/// the invariants docs/INVARIANTS.md states for its behaviour set,
 /// under the preconditions documented in `fuzz/README.md`.
 pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
     let s = evidence.scenario;
@@ -1645,7 +1645,7 @@ pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
     }
 }
 
-/// The invariants of SEMANTICS.md section 10 that hold for the scenario's
+/// The invariants of docs/INVARIANTS.md that hold for the scenario's
 /// behaviour set ([`claimed`]), judged by [`crate::checking::invariants::check`].
 fn check_invariants(target: &str, input: &dyn Debug, scenario: &Scenario) {
     let Ok(evidence) = Evidence::gather(scenario) else {
@@ -1680,7 +1680,7 @@ fn check_invariants(target: &str, input: &dyn Debug, scenario: &Scenario) {
 ///   the script has; the loop's own errors say so exactly;
 /// * the outcome is well formed for its kind, and there is one verdict per
 ///   Gemini request;
-/// * the invariants of SEMANTICS.md section 10 that hold for the behaviour
+/// * the invariants of docs/INVARIANTS.md that hold for the behaviour
 ///   set hold (with every fix on: every stored transcript is well paired).
 ///
 /// ```

@@ -1,4 +1,4 @@
-//! The invariants of SEMANTICS.md section 10, and two of the chat memory's
+//! The invariants of docs/INVARIANTS.md, and two of the chat memory's
 //! window (docs/INVARIANTS.md), as pure checkers over one generated turn.
 //!
 //! [`Evidence::gather`] runs a [`Scenario`] through the tool loop and keeps
@@ -8,7 +8,7 @@
 //! [`Invariant`] on that evidence; [`refutation`] says where a refuted one
 //! failed, for building a counterexample vector.
 //!
-//! Every invariant is evaluated under every behaviour set; the ones SEMANTICS.md
+//! Every invariant is evaluated under every behaviour set; the ones docs/INVARIANTS.md
 //! claims only "with" a fix are expected to be refuted without it.
 //!
 //! Each invariant has a precondition ([`Invariant::precondition`], with its
@@ -62,7 +62,7 @@ use crate::model::message::{Message, ToolCall, ToolResponse};
 use crate::model::processor::{json_error_text, ProcessorKind};
 use crate::model::tools::{Invocation, Outcome, Toolbox};
 
-/// One invariant of SEMANTICS.md section 10.
+/// One invariant of docs/INVARIANTS.md.
 ///
 /// ```
 /// use toolcall_model::checking::invariants::Invariant;
@@ -99,7 +99,7 @@ pub enum Invariant {
 }
 
 impl Invariant {
-    /// Every invariant, in section 10's order, then the memory's two.
+    /// Every invariant, in docs/INVARIANTS.md's order, then the memory's two.
     pub const ALL: [Invariant; 9] = [
         Invariant::OneResponsePerCall,
         Invariant::Limits,
@@ -737,7 +737,7 @@ fn recovered(data: &str, error: bool, fixes: Fixes, payload: &Value) -> Result<(
 // ---------------------------------------------------------------------------
 // Pairing (invariant 7).
 
-/// The pairing rules of GEMINI.md 5 to 8, checked on messages (system
+/// The pairing rules of docs/GEMINI.md rules 5 to 8, checked on messages (system
 /// messages, which become the system instruction, are skipped): each
 /// assistant message with N > 0 tool calls follows a user or tool message
 /// and is followed at once by a tool message with exactly N responses, and
@@ -1295,7 +1295,7 @@ struct RefCounts {
 }
 
 impl RefCounts {
-    /// Section 3.1, restated: from the last user message on (or everything),
+    /// docs/BEHAVIOUR.md section 3.1, restated: from the last user message on (or everything),
     /// every response of every tool message counts for its name.
     fn of(history: &[Message]) -> Self {
         let start = history
@@ -1345,7 +1345,7 @@ fn show_ref(c: &RefCounts) -> String {
     format!("{{{}}} total {}", parts.join(", "), c.total)
 }
 
-/// The per-tool maximum, restated from section 3.2: none when excluded, the
+/// The per-tool maximum, restated from docs/BEHAVIOUR.md section 3.2: none when excluded, the
 /// override, else the default.
 fn max_for(l: &Limits, name: &str) -> Max {
     if l.excluded.contains(name) {

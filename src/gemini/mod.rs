@@ -1,6 +1,6 @@
 //! The Gemini conversion of `GoogleGenAiChatModel` (`createGeminiRequest`,
 //! `messageToGeminiParts`, `parseJsonToMap`), its fixes, and a validator of
-//! what the Gemini API accepts (`GEMINI.md`).
+//! what the Gemini API accepts (`docs/GEMINI.md`).
 
 use std::sync::Arc;
 
@@ -160,7 +160,7 @@ impl Payload {
     }
 
     /// Whether the value holds a number a protobuf `Struct` cannot carry:
-    /// Jackson read it as an infinite double (GEMINI.md rule 13). Its JSON
+    /// Jackson read it as an infinite double (docs/GEMINI.md rule 13). Its JSON
     /// form shows it as the string `"Infinity"`, as Jackson writes it.
     ///
     /// ```
@@ -632,7 +632,7 @@ impl IncrementalRequests {
     }
 }
 
-/// Which optional rules the validator applies (GEMINI.md: the unconfirmed
+/// Which optional rules the validator applies (docs/GEMINI.md: the unconfirmed
 /// and model-specific ones are off by default).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ValidatorOptions {

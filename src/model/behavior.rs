@@ -1,5 +1,5 @@
 //! Behaviour sets: upstream Spring AI 2.0.1, or upstream plus chosen fixes
-//! (SEMANTICS.md section 9, and the memory fixes of docs/INVARIANTS.md),
+//! (docs/FIXES.md),
 //! plus the seed's workaround advisor.
 //!
 //! One engine reads these switches; there is no copy of the engine per mode.

@@ -362,7 +362,7 @@ pub fn current_turn(history: &[Message]) -> &[Message] {
 }
 
 impl Counts {
-    /// The recount of section 3.1: every response of every tool message of
+    /// The recount of docs/BEHAVIOUR.md section 3.1: every response of every tool message of
     /// the current turn counts once for its name.
     ///
     /// ```
