@@ -1,0 +1,355 @@
+//! `parseJsonToMap` and the conversion of tool arguments and responses to
+//! the JSON objects Gemini receives, upstream and fixed.
+
+use serde_json::{Map, Value};
+
+use crate::json::jackson::{self, JValue};
+use crate::model::behavior::Fixes;
+use crate::model::java::{JavaException, RUNTIME_EXCEPTION};
+use crate::model::limits::has_text;
+
+/// A JSON object sent as `functionCall.args` or `functionResponse.response`.
+///
+/// An object the fixed conversion only had to check is kept as its text
+/// (rebuilding it as a tree would cost several times the check); everything
+/// else is a tree.
+///
+/// ```
+/// let p = toolcall_model::gemini::convert_tool_response("42", false, Default::default()).unwrap();
+/// assert_eq!(p.to_value(), serde_json::json!({"result": 42}));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Payload(Repr);
+
+pub(super) const JSON_WS: [char; 4] = [' ', '\t', '\n', '\r'];
+
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Repr {
+    /// A built object.
+    Tree(Map<String, Value>),
+    /// Text that is one whole strict JSON object with distinct keys
+    /// ([`jackson::StrictShape`] `Object { plain: true }`), or such a
+    /// value wrapped as `{"result": VALUE}`.
+    Raw(String),
+    /// A built object holding an infinite double (see [`Payload::has_non_finite`]).
+    NonFinite(Map<String, Value>),
+    /// `{KEY: TEXT}` for text that is not JSON, kept flat: wrapping is the
+    /// fail-fast path and should cost one copy of the text, not a map.
+    Wrapped(&'static str, String),
+}
+
+impl Payload {
+    /// The object as a JSON value.
+    pub fn to_value(&self) -> Value {
+        match &self.0 {
+            Repr::Tree(m) | Repr::NonFinite(m) => Value::Object(m.clone()),
+            // The text was checked when it was kept, so it reads back;
+            // serde_json keeps its numbers exact (past its nesting limit the
+            // Jackson reader takes over).
+            Repr::Raw(t) => exact_value(t).unwrap_or(Value::Null),
+            Repr::Wrapped(k, t) => {
+                let mut m = Map::with_capacity(1);
+                m.insert((*k).to_owned(), Value::String(t.clone()));
+                Value::Object(m)
+            }
+        }
+    }
+
+    /// Writes the object as compact JSON without building a tree: a text
+    /// kept as is is copied with its whitespace outside strings dropped; a
+    /// built object is written from its map.
+    ///
+    /// ```
+    /// use toolcall_model::{model::behavior::Fixes, gemini::convert_tool_response};
+    /// let p = convert_tool_response("{ \"a\" : [1, 2] }", false, Fixes::all()).unwrap();
+    /// let mut out = Vec::new();
+    /// p.write_compact(&mut out).unwrap();
+    /// assert_eq!(out, br#"{"a":[1,2]}"#);
+    /// ```
+    pub fn write_compact<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        match &self.0 {
+            Repr::Tree(m) | Repr::NonFinite(m) => {
+                serde_json::to_writer(&mut *w, m).map_err(std::io::Error::from)
+            }
+            Repr::Raw(t) => {
+                // Strict JSON: outside strings only structure, numbers and
+                // literals, so dropping JSON whitespace there is exact.
+                let b = t.as_bytes();
+                let mut start = 0;
+                let mut in_str = false;
+                let mut esc = false;
+                for (i, &c) in b.iter().enumerate() {
+                    if in_str {
+                        if esc {
+                            esc = false;
+                        } else if c == b'\\' {
+                            esc = true;
+                        } else if c == b'"' {
+                            in_str = false;
+                        }
+                    } else if c == b'"' {
+                        in_str = true;
+                    } else if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                        w.write_all(&b[start..i])?;
+                        start = i + 1;
+                    }
+                }
+                w.write_all(&b[start..])
+            }
+            Repr::Wrapped(k, t) => {
+                w.write_all(b"{\"")?;
+                w.write_all(k.as_bytes())?;
+                w.write_all(b"\":")?;
+                serde_json::to_writer(&mut *w, t).map_err(std::io::Error::from)?;
+                w.write_all(b"}")
+            }
+        }
+    }
+
+    /// Whether the object was passed on as text, unbuilt.
+    ///
+    /// ```
+    /// use toolcall_model::{model::behavior::Fixes, gemini::convert_tool_response};
+    /// assert!(convert_tool_response(r#"{"a":1}"#, false, Fixes::all()).unwrap().is_raw());
+    /// assert!(!convert_tool_response(r#"{"a":1,"a":2}"#, false, Fixes::all()).unwrap().is_raw());
+    /// ```
+    pub fn is_raw(&self) -> bool {
+        matches!(self.0, Repr::Raw(_))
+    }
+
+    /// Whether the object has no entries.
+    ///
+    /// ```
+    /// use toolcall_model::{model::behavior::Fixes, gemini::convert_arguments};
+    /// assert!(convert_arguments(None, Fixes::all()).unwrap().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        match &self.0 {
+            Repr::Tree(m) | Repr::NonFinite(m) => m.is_empty(),
+            // A checked object is empty when only JSON whitespace stands
+            // between its braces.
+            Repr::Raw(t) => t
+                .trim_matches(JSON_WS)
+                .strip_prefix('{')
+                .and_then(|r| r.strip_suffix('}'))
+                .is_some_and(|inner| inner.trim_matches(JSON_WS).is_empty()),
+            Repr::Wrapped(..) => false,
+        }
+    }
+
+    pub(super) fn wrap(key: &str, v: Value) -> Payload {
+        let mut m = Map::with_capacity(1);
+        m.insert(key.to_owned(), v);
+        Payload(Repr::Tree(m))
+    }
+
+    pub(super) fn from_jvalue(v: JValue, key: &str) -> Payload {
+        let non_finite = has_non_finite(&v);
+        let p = match v.to_serde() {
+            Value::Object(m) => Payload(Repr::Tree(m)),
+            other => Payload::wrap(key, other),
+        };
+        match p.0 {
+            Repr::Tree(m) if non_finite => Payload(Repr::NonFinite(m)),
+            _ => p,
+        }
+    }
+
+    /// Whether the value holds a number a protobuf `Struct` cannot carry:
+    /// Jackson read it as an infinite double (docs/GEMINI.md rule 13). Its JSON
+    /// form shows it as the string `"Infinity"`, as Jackson writes it.
+    ///
+    /// ```
+    /// use toolcall_model::gemini::convert_tool_response;
+    /// assert!(convert_tool_response("1e400", false, Default::default()).unwrap().has_non_finite());
+    /// ```
+    pub fn has_non_finite(&self) -> bool {
+        matches!(self.0, Repr::NonFinite(_))
+    }
+
+    /// The fixed conversions' reading of `text` (`key` names a value that
+    /// is not an object): a plain value is passed on as text, never built,
+    /// so its numbers stay exact; one with repeated keys is built once, as
+    /// Jackson reads it (the last value wins, at the key's first place).
+    /// `None` when the text is not one whole strict JSON value.
+    pub(super) fn strict(text: &str, key: &'static str, objects_only: bool) -> Option<Payload> {
+        let trimmed = text.trim_matches(JSON_WS);
+        match jackson::strict_shape(text) {
+            jackson::StrictShape::Invalid => None,
+            jackson::StrictShape::Object { plain: true } => {
+                Some(Payload(Repr::Raw(text.to_owned())))
+            }
+            jackson::StrictShape::Value { .. } if objects_only => None,
+            jackson::StrictShape::Value { plain: true } => {
+                let mut raw = String::with_capacity(trimmed.len() + key.len() + 5);
+                raw.push_str("{\"");
+                raw.push_str(key);
+                raw.push_str("\":");
+                raw.push_str(trimmed);
+                raw.push('}');
+                Some(Payload(Repr::Raw(raw)))
+            }
+            jackson::StrictShape::Object { plain: false }
+            | jackson::StrictShape::Value { plain: false } => Some(Payload::exact_tree(text, key)),
+        }
+    }
+
+    /// Builds a strict value with exact numbers, as Jackson would shape it:
+    /// serde_json with `arbitrary_precision` keeps number text, and with
+    /// `preserve_order` a repeated key keeps its first place and its last
+    /// value, as Jackson's `LinkedHashMap` does.
+    pub(super) fn exact_tree(text: &str, key: &'static str) -> Payload {
+        match exact_value(text) {
+            Some(Value::Object(m)) => Payload(Repr::Tree(m)),
+            Some(other) => Payload::wrap(key, other),
+            None => Payload(Repr::Wrapped(key, text.to_owned())),
+        }
+    }
+}
+
+/// A strict text as a `Value` with exact numbers. serde_json's own nesting
+/// limit (128) is lifted: only texts the strict scanner accepts get here,
+/// and those are at most [`jackson::MAX_TREE_DEPTH`] (500) deep, a depth
+/// serde_json's recursion (and `Value`'s drop) handles on any thread.
+pub(super) fn exact_value(text: &str) -> Option<Value> {
+    use serde::Deserialize;
+    if !jackson::is_strict_json(text) {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let v = Value::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(v)
+}
+
+pub(super) fn has_non_finite(v: &JValue) -> bool {
+    // An explicit stack: the value may be 500 deep.
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            JValue::Double(d) if !d.is_finite() => return true,
+            JValue::Array(items) => stack.extend(items.iter()),
+            JValue::Object(entries) => stack.extend(entries.iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+    false
+}
+
+pub(super) fn parse_failure(text: &str) -> JavaException {
+    JavaException {
+        class: RUNTIME_EXCEPTION.to_owned(),
+        message: Some(format!("Failed to parse JSON: {text}")),
+        // Jackson's exception is the cause; nothing reads it.
+        cause: None,
+    }
+}
+
+/// `parseJsonToMap` upstream: Jackson's lenient read as `Object`; an object
+/// as is, anything else under `result`; a failure becomes
+/// `RuntimeException: Failed to parse JSON: TEXT`. Java's `null` text fails
+/// too (`readValue(null)`), and prints as `null`.
+///
+/// ```
+/// use toolcall_model::gemini::parse_json_to_map;
+/// assert_eq!(parse_json_to_map(Some("3.0 + 5.0 = 8.0")).unwrap().to_value(), serde_json::json!({"result": 3.0}));
+/// assert_eq!(parse_json_to_map(Some("oops")).unwrap_err().message.as_deref(), Some("Failed to parse JSON: oops"));
+/// ```
+pub fn parse_json_to_map(text: Option<&str>) -> Result<Payload, JavaException> {
+    let Some(text) = text else {
+        return Err(parse_failure("null"));
+    };
+    match jackson::read_lenient(text) {
+        Ok(v) => Ok(Payload::from_jvalue(v, "result")),
+        Err(_) => Err(parse_failure(text)),
+    }
+}
+
+/// Converts one tool response's data to `functionResponse.response` under
+/// the behaviour set. `error` says a failure produced the response (read
+/// only by `error-key`).
+///
+/// * `error-key` and `error`: one whole JSON object is sent as is, anything
+///   else as `{"error": TEXT}`, unparsed.
+/// * `strict-json-or-wrap`: one whole JSON value (only RFC whitespace
+///   around it); an object as is, another value under `result`, and any
+///   other text as `{"result": TEXT}`. Never fails.
+/// * otherwise upstream [`parse_json_to_map`].
+///
+/// ```
+/// use toolcall_model::{model::behavior::{Fix, Fixes}, gemini::convert_tool_response};
+/// let f = Fixes::only(Fix::StrictJsonOrWrap);
+/// assert_eq!(convert_tool_response("3.0 + 5.0 = 8.0", false, f).unwrap().to_value(),
+///            serde_json::json!({"result": "3.0 + 5.0 = 8.0"}));
+/// ```
+pub fn convert_tool_response(
+    text: &str,
+    error: bool,
+    fixes: Fixes,
+) -> Result<Payload, JavaException> {
+    if fixes.error_key && error {
+        return Ok(Payload::strict(text, "error", true)
+            .unwrap_or_else(|| Payload(Repr::Wrapped("error", text.to_owned()))));
+    }
+    if fixes.strict_json_or_wrap {
+        return Ok(Payload::strict(text, "result", false)
+            .unwrap_or_else(|| Payload(Repr::Wrapped("result", text.to_owned()))));
+    }
+    parse_json_to_map(Some(text))
+}
+
+/// [`convert_tool_response`] written straight to `w` as compact JSON,
+/// byte for byte what [`Payload::write_compact`] writes for its result, or
+/// the conversion's failure (nothing written then). The upstream
+/// conversion builds no tree: one lenient read checks the text and whether
+/// some object repeats a name, a second writes the value as it reads it;
+/// only a text with a repeated name is built (Jackson keeps the last value
+/// at the first place, which a stream cannot know in advance).
+///
+/// ```
+/// use toolcall_model::{model::behavior::Fixes, gemini::write_tool_response};
+/// let mut out = Vec::new();
+/// write_tool_response("3.0 + 5.0 = 8.0", false, Fixes::upstream(), &mut out).unwrap().unwrap();
+/// assert_eq!(out, br#"{"result":3.0}"#);
+/// out.clear();
+/// write_tool_response(r#"{"a":1,"b":2,"a":3}"#, false, Fixes::upstream(), &mut out).unwrap().unwrap();
+/// assert_eq!(out, br#"{"a":3,"b":2}"#);
+/// let e = write_tool_response("oops", false, Fixes::upstream(), &mut Vec::new()).unwrap().unwrap_err();
+/// assert_eq!(e.message.as_deref(), Some("Failed to parse JSON: oops"));
+/// ```
+pub fn write_tool_response<W: std::io::Write>(
+    text: &str,
+    error: bool,
+    fixes: Fixes,
+    w: &mut W,
+) -> std::io::Result<Result<(), JavaException>> {
+    let upstream = !(fixes.strict_json_or_wrap || fixes.error_key && error);
+    if upstream {
+        match jackson::check_lenient(text) {
+            Err(_) => return Ok(Err(parse_failure(text))),
+            Ok(true) => return jackson::write_lenient_compact(text, "result", w).map(Ok),
+            // A repeated name: built once, as Jackson reads it.
+            Ok(false) => {}
+        }
+    }
+    match convert_tool_response(text, error, fixes) {
+        Ok(p) => p.write_compact(w).map(Ok),
+        Err(e) => Ok(Err(e)),
+    }
+}
+
+/// Converts function-call arguments: upstream rules, except that with
+/// `strict-json-or-wrap` null or blank arguments become `{}`.
+///
+/// ```
+/// use toolcall_model::{model::behavior::Fixes, gemini::convert_arguments};
+/// assert!(convert_arguments(Some("  "), Fixes::upstream()).is_err());
+/// assert!(convert_arguments(Some("  "), Fixes::all()).unwrap().is_empty());
+/// ```
+pub fn convert_arguments(arguments: Option<&str>, fixes: Fixes) -> Result<Payload, JavaException> {
+    if fixes.strict_json_or_wrap && !arguments.is_some_and(has_text) {
+        return Ok(Payload(Repr::Tree(Map::new())));
+    }
+    parse_json_to_map(arguments)
+}

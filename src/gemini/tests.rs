@@ -1,0 +1,93 @@
+use super::*;
+use crate::model::behavior::Fixes;
+use crate::model::message::{Message, ToolCall, ToolResponse};
+
+fn call(id: &str) -> ToolCall {
+    ToolCall::new(id, "x", "{}")
+}
+
+#[test]
+fn validating_from_the_last_accepted_content_equals_a_full_validation() {
+    let user = Message::user("u");
+    let asst = |n: usize| Message::assistant(None, (0..n).map(|i| call(&i.to_string())).collect());
+    let tool = |n: usize| Message::Tool {
+        responses: (0..n)
+            .map(|i| ToolResponse::new(&i.to_string(), "x", "1"))
+            .collect(),
+    };
+    // An accepted prefix ending in a call content, then what follows it.
+    let prefixes = [vec![user.clone()], vec![user.clone(), asst(2)]];
+    let suffixes = [
+        vec![tool(2)],
+        vec![tool(1)],
+        vec![Message::user("v")],
+        vec![asst(1), tool(1)],
+        vec![Message::user("")],
+    ];
+    let mut checked = 0;
+    for p in &prefixes {
+        let prev = build_request(p, Fixes::all()).unwrap();
+        let prev_ok = validate(&prev, ValidatorOptions::default()).is_ok();
+        for sfx in &suffixes {
+            let mut all = p.clone();
+            all.extend(sfx.iter().cloned());
+            let r = build_request(&all, Fixes::all()).unwrap();
+            let full = validate(&r, ValidatorOptions::default());
+            if prev_ok {
+                let from = prev.contents.len() - 1;
+                assert_eq!(
+                    validate_from(&r, from, ValidatorOptions::default()),
+                    full,
+                    "{all:?}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, suffixes.len());
+    // The last accepted content must be checked again: [user, call×2]
+    // followed by one response breaks the count rule at the call.
+    let r = build_request(&[user, asst(2), tool(1)], Fixes::all()).unwrap();
+    assert_eq!(
+        validate_from(&r, 1, ValidatorOptions::default()),
+        Err(COUNTS_MATCH.into())
+    );
+    assert_eq!(validate_from(&r, 2, ValidatorOptions::default()), Ok(()));
+}
+
+#[test]
+fn deep_values_convert_exactly_on_a_small_stack() {
+    // 2 MiB is a spawned thread's default stack, test threads included.
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            for depth in [127, 128, 129, 499] {
+                let arr = format!(
+                    "{}0.11623512015512211{}",
+                    "[".repeat(depth),
+                    "]".repeat(depth)
+                );
+                // Repeated keys make the conversion build the value.
+                let obj = format!(
+                    "{}{{\"k\":0.11623512015512211,\"j\":1.10,\"k\":0.11623512015512211}}{}",
+                    "{\"a\":[".repeat(depth / 2),
+                    "]}".repeat(depth / 2)
+                );
+                for text in [arr, obj] {
+                    let p = convert_tool_response(&text, false, Fixes::all()).unwrap();
+                    let printed = p.to_value().to_string();
+                    assert!(
+                        printed.contains("0.11623512015512211"),
+                        "{depth}: {printed:.80}"
+                    );
+                    assert!(
+                        !printed.contains("\"result\":\""),
+                        "{depth}: wrapped as text"
+                    );
+                }
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
