@@ -1,7 +1,7 @@
 //! The integration tests, in one binary: conformance vectors, the command
 //! line, bad input, the property suite, the fuzz corpora replay, the
-//! differential test against real Jackson, the binding differential
-//! against Spring Boot, and the vector format's JSON Schema.
+//! differential test against real Jackson, and the binding differential
+//! against Spring Boot.
 
 mod support;
 
