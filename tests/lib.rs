@@ -13,4 +13,5 @@ mod jackson_diff;
 mod java_diff;
 mod layering;
 mod properties;
+mod schema;
 mod spring_binding;
