@@ -8,6 +8,7 @@ mod support;
 mod bad_input;
 mod cli;
 mod conformance;
+mod dependencies;
 mod fuzz_replay;
 mod jackson_diff;
 mod java_diff;
