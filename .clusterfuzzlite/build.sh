@@ -153,6 +153,7 @@ for target in "${targets[@]}"; do
             cp "$f" "$seeds/regression-$(basename "$f")"
         done
     fi
+    rm -f "$OUT/${target}_seed_corpus.zip"
     if [ -n "$(ls -A "$seeds")" ]; then
         make_zip "$out_abs/${target}_seed_corpus.zip" "$seeds"
     fi
