@@ -27,6 +27,7 @@ fi
 
 # Inputs longer than the library's bounds are ignored, so libFuzzer is told
 # not to make them (fuzzing::MAX_BYTES and fuzzing::MAX_CASE_BYTES).
+# .clusterfuzzlite/build.sh writes the same values into <target>.options.
 max_len() {
     case "$1" in
         manager | tool_loop) echo 16384 ;;
