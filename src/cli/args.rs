@@ -1,0 +1,161 @@
+//! The command line's arguments and subcommands (clap).
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "toolcall-model",
+    version,
+    about = "Reference model of Spring AI 2.0.1 tool calling and its Gemini conversion"
+)]
+pub(crate) struct Cli {
+    /// Print JSON: the main job's rows, or (before `explore` or `verify`)
+    /// what that subcommand's own `--json` prints; refused before others.
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(subcommand)]
+    pub(crate) command: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Cmd {
+    /// Run every vector in the given files and folders (folders recursively, *.json).
+    Verify {
+        /// Files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// One JSON object per vector (`file`, `name`, `result`: passed,
+        /// failed or invalid, `differences`, `reason`); the count line goes
+        /// to standard error.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print what a vector's op produces, in the `expect` shape.
+    Run {
+        /// The vector file.
+        file: PathBuf,
+    },
+    /// Run every invariant under every behaviour set and print the verdict
+    /// matrix: on random turns (`--cases`), or on every turn of a bound
+    /// (`--exhaustive`).
+    Explore {
+        /// Generated turns per cell (at least 1; a cell says `holds` only with
+        /// 100 applicable cases).
+        #[arg(long, default_value_t = 1000, value_parser = positive_cases, conflicts_with = "exhaustive")]
+        cases: u32,
+        /// Every scenario of a bound instead of random ones: each cell is
+        /// proved within the bound or refuted by its smallest counterexample.
+        #[arg(long)]
+        exhaustive: bool,
+        /// The bound of `--exhaustive`: tiny, default (about a minute on 2
+        /// idle cores) or wide (the manager-level ranges as one product and
+        /// wider loops: 17 times the default).
+        #[arg(long, default_value = "default", requires = "exhaustive", value_parser = clap::builder::PossibleValuesParser::new(toolcall_model::checking::exhaustive::BOUND_NAMES))]
+        bound: String,
+        /// The seed of every cell's random generator (a seed reproduces the matrix).
+        #[arg(long, default_value_t = 0, conflicts_with = "exhaustive")]
+        seed: u64,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Worker threads (default: the machine's parallelism).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Judge the Java conformance runner's output (one JSON line per vector)
+    /// against the model: one line per disagreement, then `N passed, M failed`.
+    Conform {
+        /// The runner's output (`-` for standard input).
+        java_results: PathBuf,
+        /// Also print one line per out-of-scope vector.
+        #[arg(long)]
+        verbose: bool,
+    },
+    /// Write generated upstream vectors of every op (for the Java differential).
+    Gen {
+        /// How many vectors.
+        #[arg(long, default_value_t = 1000)]
+        count: usize,
+        /// The generator's seed (a seed reproduces the set).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The folder to write them to (created if absent).
+        #[arg(long)]
+        out: PathBuf,
+        /// Ops, comma-separated (default: all four).
+        #[arg(
+            long,
+            default_value = "execute_tool_calls,gemini_request,convert_tool_response,tool_loop"
+        )]
+        ops: String,
+    },
+    /// List the vector files under the given files and folders, one per line.
+    Files {
+        /// Files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Check a Spring setup: read `application.properties` or
+    /// `application.yml` (`spring.ai.tools.*`) as Spring Boot binds it, then
+    /// print per behaviour set which scenarios it survives and the smallest
+    /// change that makes it safe.
+    Check {
+        /// The `application.properties` or `application.yml` file.
+        file: PathBuf,
+        /// `properties` or `yaml` (default: by the file's extension).
+        #[arg(long)]
+        format: Option<String>,
+        /// The exception processor: `default` (Spring's, auto-configured) or
+        /// `json-error` (a bean of yours that writes `{"error":MESSAGE}`).
+        #[arg(long, default_value = "default")]
+        processor: String,
+        /// Exception classes your processor rethrows, comma-separated, or `none`.
+        #[arg(long, default_value = "none")]
+        rethrow: String,
+        /// Where `MessageChatMemoryAdvisor` stands: `none`, `outside` (its
+        /// default order) or `inside` (ordered after `ToolCallingAdvisor`).
+        #[arg(long, default_value = "none")]
+        memory: String,
+        /// `MessageWindowChatMemory`'s `maxMessages`.
+        #[arg(long, default_value_t = 20)]
+        memory_window: u32,
+        /// The tool advisor's conversation history: `auto` (what `ChatClient`
+        /// registers: off with the memory inside), `on` or `off`.
+        #[arg(long, default_value = "auto")]
+        history: String,
+        /// The chat model: `gemini` or `none` (a provider that takes messages as they are).
+        #[arg(long, default_value = "gemini")]
+        provider: String,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert tool output from standard input to `functionResponse.response`.
+    Convert {
+        /// Fixes: comma-separated names or `all`.
+        #[arg(long, default_value = "")]
+        fixes: String,
+        /// The output came from a failure (read by the error-key fix).
+        #[arg(long)]
+        error: bool,
+        /// One JSON string literal per input line; one result object per output line.
+        #[arg(long)]
+        jsonl: bool,
+    },
+}
+
+/// `--cases`: a positive count.
+pub(crate) fn positive_cases(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(0) => Err("0 cases would check nothing; give at least 1 (a cell says holds only with 100 applicable cases)".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Whether `--json` before the subcommand means something to it.
+pub(crate) fn takes_json(cmd: &Cmd) -> bool {
+    matches!(cmd, Cmd::Verify { .. } | Cmd::Explore { .. })
+}

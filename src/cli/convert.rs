@@ -1,0 +1,140 @@
+//! `convert`: tool-response texts from standard input to Gemini's JSON.
+
+use std::io::{BufRead, Read, Write};
+use std::process::ExitCode;
+
+use toolcall_model::gemini::write_tool_response;
+use toolcall_model::model::behavior::Fixes;
+
+/// At most this many characters of an input are echoed in a message; the
+/// rest is named by its length.
+const ECHO_CHARS: usize = 200;
+
+/// `text` with any run of it past [`ECHO_CHARS`] characters cut: the first
+/// part, then the full length.
+pub(crate) fn clip_echo(text: &str) -> String {
+    match text.char_indices().nth(ECHO_CHARS) {
+        None => text.to_owned(),
+        Some((cut, _)) => format!(
+            "{}… [{} characters in all]",
+            &text[..cut],
+            text.chars().count()
+        ),
+    }
+}
+
+/// `convert`: reads standard input once (no copy for UTF-8 checking) and
+/// writes the payload straight from the conversion, without building a
+/// JSON tree of it. With `--jsonl`, each line is a JSON string literal and
+/// gets one line back: `{"ok": PAYLOAD}`, `{"error": MESSAGE}` (the
+/// conversion failed, as Spring's would), or `{"input_error": MESSAGE}`
+/// (the line is not a JSON string literal, or not UTF-8; an empty line is
+/// such a line: the empty text is `""`). Exit 1 if any line was malformed.
+pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
+    let fixes = match Fixes::parse_list(fixes) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    if !jsonl {
+        let mut bytes = Vec::new();
+        if let Err(e) = stdin.lock().read_to_end(&mut bytes) {
+            eprintln!("error: cannot read standard input: {e}");
+            return ExitCode::FAILURE;
+        }
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!(
+                    "error: standard input is not valid UTF-8 (byte {})",
+                    e.utf8_error().valid_up_to()
+                );
+                return ExitCode::FAILURE;
+            }
+        };
+        return match write_tool_response(&text, error, fixes, &mut out) {
+            Ok(Ok(())) => {
+                if out.write_all(b"\n").and_then(|()| out.flush()).is_err() {
+                    return ExitCode::FAILURE;
+                }
+                ExitCode::SUCCESS
+            }
+            Ok(Err(e)) => {
+                eprintln!("error: {}", clip_echo(&e.to_string()));
+                ExitCode::FAILURE
+            }
+            Err(_) => ExitCode::FAILURE,
+        };
+    }
+    let mut reader = stdin.lock();
+    let mut line = Vec::new();
+    let mut line_out = Vec::new();
+    let mut n = 0usize;
+    let mut malformed = 0usize;
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("error: cannot read standard input: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        n += 1;
+        let raw = line.strip_suffix(b"\n").unwrap_or(&line);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let written = match std::str::from_utf8(raw) {
+            Err(e) => {
+                malformed += 1;
+                let m = format!("line {n}: not valid UTF-8 (byte {})", e.valid_up_to());
+                writeln!(out, "{}", serde_json::json!({ "input_error": m }))
+            }
+            Ok(s) => match serde_json::from_str::<String>(s) {
+                Err(e) => {
+                    malformed += 1;
+                    let m = if s.trim().is_empty() {
+                        format!("line {n}: an empty line is not a JSON string literal (the empty text is \"\")")
+                    } else {
+                        format!("line {n}: not a JSON string literal: {e}: {}", clip_echo(s))
+                    };
+                    writeln!(out, "{}", serde_json::json!({ "input_error": m }))
+                }
+                Ok(text) => {
+                    // The payload goes straight out; a failed conversion
+                    // writes nothing, so `{"ok":` is written only after it
+                    // succeeds (into a line buffer, then copied).
+                    line_out.clear();
+                    match write_tool_response(&text, error, fixes, &mut line_out) {
+                        Ok(Ok(())) => out
+                            .write_all(b"{\"ok\":")
+                            .and_then(|()| out.write_all(&line_out))
+                            .and_then(|()| out.write_all(b"}\n")),
+                        Ok(Err(e)) => writeln!(
+                            out,
+                            "{}",
+                            serde_json::json!({ "error": clip_echo(&e.to_string()) })
+                        ),
+                        Err(e) => Err(e),
+                    }
+                }
+            },
+        };
+        if written.is_err() {
+            return ExitCode::FAILURE;
+        }
+    }
+    if out.flush().is_err() {
+        return ExitCode::FAILURE;
+    }
+    if malformed > 0 {
+        eprintln!("error: {malformed} of {n} lines were not JSON string literals");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}

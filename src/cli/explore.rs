@@ -1,0 +1,228 @@
+//! The `explore` driver: runs the library's matrix cells on worker
+//! threads, times them, and draws progress on standard error.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use toolcall_model::checking::explore::{self as ex, CellOutcome, CellResult, Options, Progress};
+
+struct Display {
+    tty: bool,
+    cases: u32,
+    total: usize,
+    done: usize,
+    running: BTreeMap<usize, (String, Progress)>,
+    last: Instant,
+}
+
+impl Display {
+    fn draw(&mut self, force: bool) {
+        if !self.tty || (!force && self.last.elapsed() < Duration::from_millis(120)) {
+            return;
+        }
+        self.last = Instant::now();
+        let mut line = format!("explore: {}/{} cells", self.done, self.total);
+        for (label, p) in self.running.values() {
+            match p {
+                Progress::Cases(n) => line.push_str(&format!(" | {label} {n}/{}", self.cases)),
+                Progress::Shrinking(n) => line.push_str(&format!(" | {label} shrinking {n}")),
+            }
+        }
+        let line: String = line.chars().take(160).collect();
+        let mut e = std::io::stderr().lock();
+        let _ = write!(e, "\r\x1b[K{line}");
+        let _ = e.flush();
+    }
+}
+
+pub fn command(cases: u32, seed: u64, json: bool, jobs: Option<usize>) -> ExitCode {
+    let opts = Options {
+        cases,
+        seed,
+        ..Options::default()
+    };
+    let cells = ex::cells();
+    let jobs = jobs
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1)
+        .clamp(1, cells.len());
+    let display = Mutex::new(Display {
+        tty: std::io::stderr().is_terminal(),
+        cases,
+        total: cells.len(),
+        done: 0,
+        running: BTreeMap::new(),
+        last: Instant::now(),
+    });
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<(CellResult, Duration)>>> = Mutex::new(vec![None; cells.len()]);
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn_scoped(scope, || loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(cell) = cells.get(i) else { break };
+                    let label = format!("{}×{}", cell.set.name, cell.invariant);
+                    let t0 = Instant::now();
+                    let r = ex::run_cell(cell, &opts, &|p| {
+                        if let Ok(mut d) = display.lock() {
+                            d.running.insert(i, (label.clone(), p));
+                            d.draw(false);
+                        }
+                    });
+                    let took = t0.elapsed();
+                    if let Ok(mut d) = display.lock() {
+                        d.running.remove(&i);
+                        d.done += 1;
+                        if d.tty {
+                            d.draw(true);
+                        } else {
+                            eprintln!(
+                                "explore: [{}/{}] {} × {}: {} ({} cases, {:.1} s)",
+                                d.done,
+                                d.total,
+                                r.set,
+                                r.invariant,
+                                r.verdict(),
+                                r.cases_run,
+                                took.as_secs_f64()
+                            );
+                        }
+                    }
+                    if let Ok(mut res) = results.lock() {
+                        res[i] = Some((r, took));
+                    }
+                })
+                .expect("a worker thread");
+        }
+    });
+    if display.lock().is_ok_and(|d| d.tty) {
+        eprintln!();
+    }
+    let timed: Vec<(CellResult, Duration)> = results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .collect();
+    speed_report(&timed, started.elapsed(), jobs);
+    let results: Vec<CellResult> = timed.into_iter().map(|(r, _)| r).collect();
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&ex::to_json(&opts, &results)).unwrap_or_default()
+        );
+    } else {
+        out!("{}", ex::to_text(&opts, &results));
+    }
+    if results
+        .iter()
+        .any(|r| matches!(r.outcome, CellOutcome::Aborted(_)))
+    {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `explore --exhaustive`: every scenario of the bound, on `jobs`
+/// threads, with progress and speed on standard error.
+pub fn exhaustive(bound: &str, json: bool, jobs: Option<usize>) -> ExitCode {
+    use toolcall_model::checking::exhaustive::{run, Bound, Space};
+    let Some(bound) = Bound::named(bound) else {
+        eprintln!("error: unknown bound '{bound}'");
+        return ExitCode::from(2);
+    };
+    let jobs = jobs
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1)
+        .max(1);
+    let space = Space::new(&bound);
+    let tty = std::io::stderr().is_terminal();
+    eprintln!(
+        "explore --exhaustive: bound {}, {} scenarios ({} to run after symmetry) under {} behaviour sets, on {jobs} thread(s)",
+        bound.name,
+        space.scenarios(),
+        space.evaluated(),
+        toolcall_model::model::behavior::behavior_sets().len()
+    );
+    let started = Instant::now();
+    let last = Mutex::new((Instant::now(), 0u64));
+    let report = run(&space, jobs, &|done, total| {
+        let Ok(mut l) = last.lock() else { return };
+        let tenth = total / 10;
+        let due = if tty {
+            l.0.elapsed() >= Duration::from_millis(200)
+        } else {
+            tenth > 0 && done / tenth > l.1 / tenth.max(1)
+        };
+        if !due && done < total {
+            return;
+        }
+        *l = (Instant::now(), done);
+        let secs = started.elapsed().as_secs_f64();
+        let line = format!(
+            "explore --exhaustive: {done}/{total} scenarios ({:.0}%), {secs:.0} s",
+            done as f64 * 100.0 / total.max(1) as f64
+        );
+        let mut e = std::io::stderr().lock();
+        if tty {
+            let _ = write!(e, "\r\x1b[K{line}");
+        } else {
+            let _ = writeln!(e, "{line}");
+        }
+        let _ = e.flush();
+    });
+    if tty {
+        eprintln!();
+    }
+    let wall = started.elapsed().as_secs_f64();
+    eprintln!(
+        "explore --exhaustive: {} scenarios ({} run) in {wall:.1} s on {jobs} thread(s): {:.0} scenarios/s ({:.0} run/s), each under {} behaviour sets",
+        report.scenarios,
+        report.evaluated,
+        report.scenarios as f64 / wall.max(1e-9),
+        report.evaluated as f64 / wall.max(1e-9),
+        toolcall_model::model::behavior::behavior_sets().len()
+    );
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&report.to_json()).unwrap_or_default()
+        );
+    } else {
+        out!("{}", report.to_text());
+    }
+    ExitCode::SUCCESS
+}
+
+/// Cases per second per invariant, over the cells that held (a refuted
+/// cell stops early and spends its time shrinking).
+fn speed_report(timed: &[(CellResult, Duration)], wall: Duration, jobs: usize) {
+    let mut per: BTreeMap<String, (u64, f64)> = BTreeMap::new();
+    for (r, d) in timed {
+        if matches!(r.outcome, CellOutcome::Holds) {
+            let e = per.entry(r.invariant.name().to_owned()).or_insert((0, 0.0));
+            e.0 += u64::from(r.cases_run);
+            e.1 += d.as_secs_f64();
+        }
+    }
+    let mut rates: Vec<(String, f64)> = per
+        .into_iter()
+        .filter(|(_, (_, t))| *t > 0.0)
+        .map(|(k, (n, t))| (k, n as f64 / t))
+        .collect();
+    rates.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let list: Vec<String> = rates.iter().map(|(k, v)| format!("{k} {v:.0}")).collect();
+    eprintln!(
+        "explore: {:.1} s on {jobs} thread(s); cases/s per thread (cells that held): {}",
+        wall.as_secs_f64(),
+        list.join(", ")
+    );
+}
