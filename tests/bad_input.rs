@@ -68,7 +68,9 @@ fn unknown_op_fix_class_and_keys_are_named() {
     let r = reason(GOOD.replace("\"history\"", "\"histroy\"").as_bytes());
     // The misspelt key is named first (an input key the op does not read).
     assert!(
-        r.starts_with("/input/histroy: unknown key: op 'execute_tool_calls' reads only history, generations"),
+        r.starts_with(
+            "/input/histroy: unknown key: op 'execute_tool_calls' reads only history, generations"
+        ),
         "{r}"
     );
 }

@@ -330,10 +330,22 @@ fn schema_and_reader_refuse_what_the_reader_once_let_through() {
         loop_vector(input)
     };
     let cases: Vec<(&str, Value, &str)> = vec![
-        ("(a) name not a string", with(|v| v["name"] = 42.into()), "/name"),
+        (
+            "(a) name not a string",
+            with(|v| v["name"] = 42.into()),
+            "/name",
+        ),
         ("(a) name null", with(|v| v["name"] = Value::Null), "/name"),
-        ("(a) about null", with(|v| v["about"] = Value::Null), "/about"),
-        ("(a) about a list", with(|v| v["about"] = serde_json::json!(["x"])), "/about"),
+        (
+            "(a) about null",
+            with(|v| v["about"] = Value::Null),
+            "/about",
+        ),
+        (
+            "(a) about a list",
+            with(|v| v["about"] = serde_json::json!(["x"])),
+            "/about",
+        ),
         (
             "(b) unlimited_calls_per_tool: false",
             with(|v| {
@@ -447,7 +459,9 @@ fn schema_and_reader_refuse_what_the_reader_once_let_through() {
         ),
         (
             "(g) a tool call of a model reply as an array",
-            turn(serde_json::json!({"model": [[{"tool_calls": [["c1", "function", "echo", "{}"]]}]]})),
+            turn(
+                serde_json::json!({"model": [[{"tool_calls": [["c1", "function", "echo", "{}"]]}]]}),
+            ),
             "/input/model/0/0/tool_calls/0",
         ),
     ];
@@ -458,8 +472,12 @@ fn schema_and_reader_refuse_what_the_reader_once_let_through() {
         }
         match Vector::parse(&bytes(doc)) {
             Err(e) if e.place.starts_with(at) => {}
-            Err(e) => failures.push(format!("{what}: the reader refuses it elsewhere than {at}: {e}")),
-            Ok(_) => failures.push(format!("{what}: the reader loads it (it should refuse it at {at})")),
+            Err(e) => failures.push(format!(
+                "{what}: the reader refuses it elsewhere than {at}: {e}"
+            )),
+            Ok(_) => failures.push(format!(
+                "{what}: the reader loads it (it should refuse it at {at})"
+            )),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -594,7 +594,11 @@ fn fixes_from(v: Option<&Value>) -> Result<Fixes, VectorError> {
 /// The object at `place`, or an error saying it is `what` (serde's derive
 /// would also take a JSON array of a struct's fields in order, which the
 /// format does not allow).
-fn object<'a>(v: &'a Value, place: &str, what: &str) -> Result<&'a Map<String, Value>, VectorError> {
+fn object<'a>(
+    v: &'a Value,
+    place: &str,
+    what: &str,
+) -> Result<&'a Map<String, Value>, VectorError> {
     v.as_object()
         .ok_or_else(|| err(place, format!("{what} is an object, not {}", short(v))))
 }
@@ -607,7 +611,10 @@ fn message_shape<'a>(
     what: &str,
 ) -> Result<&'a Map<String, Value>, VectorError> {
     let m = object(v, place, what)?;
-    for (key, item) in [("tool_calls", "a tool call"), ("responses", "a tool response")] {
+    for (key, item) in [
+        ("tool_calls", "a tool call"),
+        ("responses", "a tool response"),
+    ] {
         if let Some(Value::Array(list)) = m.get(key) {
             for (i, x) in list.iter().enumerate() {
                 object(x, &format!("{place}/{key}/{i}"), item)?;
@@ -654,7 +661,10 @@ fn generations(v: Option<&Value>, place: &str) -> Result<Vec<Generation>, Vector
                         Some(t) => {
                             return Err(err(
                                 format!("{at}/type"),
-                                format!("a generation's type is \"assistant\" or left out, not {}", short(t)),
+                                format!(
+                                    "a generation's type is \"assistant\" or left out, not {}",
+                                    short(t)
+                                ),
                             ))
                         }
                     }
@@ -900,19 +910,28 @@ impl Vector {
                 let provider = match choice("provider")? {
                     None | Some("gemini") => Provider::Gemini,
                     Some("none") => Provider::None,
-                    Some(p) => return Err(err("/input/provider", format!("unknown provider '{p}' (known: gemini, none)"))),
+                    Some(p) => {
+                        return Err(err(
+                            "/input/provider",
+                            format!("unknown provider '{p}' (known: gemini, none)"),
+                        ))
+                    }
                 };
                 let memory = match choice("memory")? {
                     None | Some("none") => Memory::None,
                     Some("inside") => Memory::Inside,
                     Some("outside") => Memory::Outside,
-                    Some(p) => return Err(err("/input/memory", format!("unknown memory '{p}' (known: none, inside, outside)"))),
+                    Some(p) => {
+                        return Err(err(
+                            "/input/memory",
+                            format!("unknown memory '{p}' (known: none, inside, outside)"),
+                        ))
+                    }
                 };
                 let memory_max_messages = match field(input, "memory_max_messages") {
                     None => crate::chat::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES.get() as i32,
-                    Some(v) => as_max(v, "/input/memory_max_messages")?.ok_or_else(|| {
-                        err("/input/memory_max_messages", "must be an integer")
-                    })?,
+                    Some(v) => as_max(v, "/input/memory_max_messages")?
+                        .ok_or_else(|| err("/input/memory_max_messages", "must be an integer"))?,
                 };
                 let memory_start = match field(input, "memory_start") {
                     None => vec![],
