@@ -3,12 +3,14 @@
 //! (`tests/vectors/`, and `../shared/vectors/` when present), the broken
 //! vectors of `tests/schema_broken/`, and the Rust reader
 //! (`Vector::parse`): where the schema and the reader differ, the difference
-//! is one the schema's `$comment` lists, pinned here case by case.
+//! is one the schema's `$comment` lists, pinned here case by case: what JSON
+//! Schema cannot express (the reader alone refuses it), and `expect` (f),
+//! where the schema alone refuses keys and shapes no run produces.
 
 use std::sync::OnceLock;
 
 use serde_json::Value;
-use toolcall_model::vectors::{Vector, Verification};
+use toolcall_model::vectors::{Vector, VectorError, Verification};
 
 use crate::support::{json_files, root};
 
@@ -146,6 +148,14 @@ const BROKEN: &[(&str, Reader)] = &[
     ),
     ("empty-expect.json", Reader::Invalid),
     (
+        "generation-type-user.json",
+        Reader::Refuses("/input/generations/0/type"),
+    ),
+    (
+        "input-key-op-does-not-read.json",
+        Reader::Refuses("/input/history"),
+    ),
+    (
         "limit-not-java-int.json",
         Reader::Refuses("/manager/max_total_tool_calls"),
     ),
@@ -158,6 +168,7 @@ const BROKEN: &[(&str, Reader)] = &[
         Reader::Refuses("/input/memory_max_messages"),
     ),
     ("missing-expect.json", Reader::Refuses("/expect")),
+    ("name-not-string.json", Reader::Refuses("/name")),
     (
         "outcome-two-kinds.json",
         Reader::Refuses("/tools/0/outcomes/0"),
@@ -165,6 +176,14 @@ const BROKEN: &[(&str, Reader)] = &[
     (
         "override-not-integer.json",
         Reader::Refuses("/manager/max_calls_per_tool_overrides/echo"),
+    ),
+    (
+        "processor-as-array.json",
+        Reader::Refuses("/manager/exception_processor"),
+    ),
+    (
+        "thought-signatures-not-array.json",
+        Reader::Refuses("/input/history/1/metadata/thoughtSignatures"),
     ),
     (
         "tool-call-unknown-key.json",
@@ -181,6 +200,10 @@ const BROKEN: &[(&str, Reader)] = &[
     ),
     ("unknown-op.json", Reader::Refuses("/op")),
     ("unknown-top-level-key.json", Reader::Refuses("/comment")),
+    (
+        "unlimited-false.json",
+        Reader::Refuses("/manager/builder/0/unlimited_calls_per_tool"),
+    ),
     ("wrong-format.json", Reader::Refuses("/format")),
 ];
 
@@ -197,7 +220,7 @@ fn schema_and_reader_refuse_every_broken_vector() {
         names, listed,
         "tests/schema_broken/ and BROKEN list the same files, sorted"
     );
-    assert!((8..=15).contains(&files.len()));
+    assert!((8..=25).contains(&files.len()));
     let mut failures = Vec::new();
     for ((name, expected), f) in BROKEN.iter().zip(&files) {
         let bytes = std::fs::read(f).expect("readable");
@@ -257,11 +280,11 @@ fn the_base_case_is_valid_for_both() {
     assert_eq!(reader_verdict(&bytes(&b)), Ok(None));
 }
 
-/// Where the schema is stricter than the reader (the schema's `$comment`,
-/// (a)-(g)): the reader loads these, the schema refuses them. A case the
-/// reader comes to refuse belongs in `tests/schema_broken/`.
+/// Where the reader used to be laxer than the schema (the lax readings the
+/// schema's `$comment` once listed as (a)-(e) and (g)): both now refuse each
+/// case, the reader at the place given (a JSON pointer it starts with).
 #[test]
-fn schema_is_stricter_than_the_reader_only_where_documented() {
+fn schema_and_reader_refuse_what_the_reader_once_let_through() {
     let user_then_call = |metadata: Value| {
         serde_json::json!([
             {"type": "user", "text": "hi"},
@@ -270,65 +293,204 @@ fn schema_is_stricter_than_the_reader_only_where_documented() {
              "metadata": metadata}
         ])
     };
-    let cases: Vec<(&str, Value)> = vec![
-        ("(a) name not a string", with(|v| v["name"] = 42.into())),
-        ("(a) about not a string", with(|v| v["about"] = Value::Null)),
+    let signatures = |sigs: Value| {
+        with(|v| {
+            v["op"] = "gemini_request".into();
+            v["input"] = serde_json::json!({
+                "history": user_then_call(serde_json::json!({"thoughtSignatures": sigs}))
+            });
+            v["expect"] = serde_json::json!({"api": {"accepted": true}});
+        })
+    };
+    let batch = |generations: Value| {
+        with(|v| {
+            v["op"] = "execute_tool_calls".into();
+            v["input"] = serde_json::json!({
+                "history": [{"type": "user", "text": "hi"}],
+                "generations": generations
+            });
+            v["expect"] = serde_json::json!({"invocations": []});
+        })
+    };
+    let request = |history: Value| {
+        with(|v| {
+            v["op"] = "gemini_request".into();
+            v["input"] = serde_json::json!({ "history": history });
+            v["expect"] = serde_json::json!({"api": {"accepted": true}});
+        })
+    };
+    let turn = |extra: Value| {
+        let mut input = serde_json::json!({
+            "history": [{"type": "user", "text": "hi"}],
+            "model": [[{"text": "hello"}]]
+        });
+        for (k, x) in extra.as_object().unwrap() {
+            input[k] = x.clone();
+        }
+        loop_vector(input)
+    };
+    let cases: Vec<(&str, Value, &str)> = vec![
+        (
+            "(a) name not a string",
+            with(|v| v["name"] = 42.into()),
+            "/name",
+        ),
+        ("(a) name null", with(|v| v["name"] = Value::Null), "/name"),
+        (
+            "(a) about null",
+            with(|v| v["about"] = Value::Null),
+            "/about",
+        ),
+        (
+            "(a) about a list",
+            with(|v| v["about"] = serde_json::json!(["x"])),
+            "/about",
+        ),
         (
             "(b) unlimited_calls_per_tool: false",
             with(|v| {
                 v["manager"] = serde_json::json!({"builder": [{"unlimited_calls_per_tool": false}]})
             }),
+            "/manager/builder/0/unlimited_calls_per_tool",
+        ),
+        (
+            "(b) unlimited_total_tool_calls: null",
+            with(|v| {
+                v["manager"] = serde_json::json!({"builder": [
+                    {"max_total_tool_calls": 3}, {"unlimited_total_tool_calls": null}
+                ]})
+            }),
+            "/manager/builder/1/unlimited_total_tool_calls",
         ),
         (
             "(c) a generation of type user",
-            with(|v| {
-                v["op"] = "execute_tool_calls".into();
-                v["input"] = serde_json::json!({
-                    "history": [{"type": "user", "text": "hi"}],
-                    "generations": [{"type": "user", "text": "hello"}]
-                });
-                v["expect"] = serde_json::json!({"invocations": []});
-            }),
+            batch(serde_json::json!([{"type": "user", "text": "hello"}])),
+            "/input/generations/0/type",
         ),
         (
-            "(d) thoughtSignatures not an array",
-            with(|v| {
-                v["op"] = "gemini_request".into();
-                v["input"] = serde_json::json!({
-                    "history": user_then_call(serde_json::json!({"thoughtSignatures": "c2ln"}))
-                });
-                v["expect"] = serde_json::json!({"api": {"accepted": true}});
-            }),
+            "(c) a generation of type null",
+            batch(serde_json::json!([{"type": null, "text": "hello"}])),
+            "/input/generations/0/type",
+        ),
+        (
+            "(c) a model reply of type tool",
+            turn(serde_json::json!({"model": [[{"type": "tool", "text": "hello"}]]})),
+            "/input/model/0/0/type",
+        ),
+        (
+            "(d) thoughtSignatures a string",
+            signatures("c2ln".into()),
+            "/input/history/1/metadata/thoughtSignatures",
+        ),
+        (
+            "(d) thoughtSignatures null",
+            signatures(Value::Null),
+            "/input/history/1/metadata/thoughtSignatures",
         ),
         (
             "(e) an input key the op does not read",
             with(|v| v["input"]["history"] = serde_json::json!([])),
+            "/input/history",
+        ),
+        (
+            "(e) generations for gemini_request",
+            with(|v| {
+                v["op"] = "gemini_request".into();
+                v["input"] = serde_json::json!({"history": [], "generations": []});
+                v["expect"] = serde_json::json!({"api": {"accepted": true}});
+            }),
+            "/input/generations",
         ),
         (
             "(e) a provider that is not a string",
-            loop_vector(serde_json::json!({
-                "history": [{"type": "user", "text": "hi"}],
-                "model": [[{"text": "hello"}]],
-                "provider": 5
-            })),
+            turn(serde_json::json!({"provider": 5})),
+            "/input/provider",
+        ),
+        (
+            "(e) a memory that is not a string",
+            turn(serde_json::json!({"memory": true})),
+            "/input/memory",
         ),
         (
             "(g) exception_processor as an array",
             with(|v| v["manager"] = serde_json::json!({"exception_processor": []})),
+            "/manager/exception_processor",
+        ),
+        (
+            "(g) exception_processor as a list of its fields",
+            with(|v| {
+                v["manager"] = serde_json::json!({"exception_processor": ["default", false, []]})
+            }),
+            "/manager/exception_processor",
+        ),
+        (
+            "(g) a tool call as an array",
+            request(serde_json::json!([
+                {"type": "user", "text": "hi"},
+                {"type": "assistant", "text": null,
+                 "tool_calls": [["c1", "function", "echo", "{}"]]}
+            ])),
+            "/input/history/1/tool_calls/0",
         ),
         (
             "(g) a tool response as an array",
-            with(|v| {
-                v["op"] = "gemini_request".into();
-                v["input"] = serde_json::json!({"history": [
-                    {"type": "user", "text": "hi"},
-                    {"type": "assistant", "text": null,
-                     "tool_calls": [["c1", "function", "echo", "{}"]]},
-                    {"type": "tool", "responses": [["c1", "echo", "42"]]}
-                ]});
-                v["expect"] = serde_json::json!({"api": {"accepted": true}});
-            }),
+            request(serde_json::json!([
+                {"type": "user", "text": "hi"},
+                {"type": "assistant", "text": null,
+                 "tool_calls": [{"id": "c1", "name": "echo", "arguments": "{}"}]},
+                {"type": "tool", "responses": [["c1", "echo", "42"]]}
+            ])),
+            "/input/history/2/responses/0",
         ),
+        (
+            "(g) a message as an array",
+            request(serde_json::json!([["user", "hi"]])),
+            "/input/history/0",
+        ),
+        (
+            "(g) a generation as an array",
+            batch(serde_json::json!([["assistant", "hello"]])),
+            "/input/generations/0",
+        ),
+        (
+            "(g) a model reply as an array",
+            turn(serde_json::json!({"model": [[[null, "hello"]]]})),
+            "/input/model/0/0",
+        ),
+        (
+            "(g) a tool call of a model reply as an array",
+            turn(
+                serde_json::json!({"model": [[{"tool_calls": [["c1", "function", "echo", "{}"]]}]]}),
+            ),
+            "/input/model/0/0/tool_calls/0",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (what, doc, at) in &cases {
+        if schema_errors(doc).is_empty() {
+            failures.push(format!("{what}: the schema accepts it"));
+        }
+        match Vector::parse(&bytes(doc)) {
+            Err(e) if e.place.starts_with(at) => {}
+            Err(e) => failures.push(format!(
+                "{what}: the reader refuses it elsewhere than {at}: {e}"
+            )),
+            Ok(_) => failures.push(format!(
+                "{what}: the reader loads it (it should refuse it at {at})"
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Where the schema is stricter than the reader (the schema's `$comment`,
+/// (f)): an `expect` key or shape no run produces. The reader loads these
+/// (the project's own counterexample vectors expect a key no run produces,
+/// `"refuted"`, so that they fail under every set), and `verify` reports them
+/// as failed; `{}` loads and `verify` calls it invalid.
+#[test]
+fn schema_is_stricter_than_the_reader_only_on_expect() {
+    let cases: Vec<(&str, Value)> = vec![
         (
             "(f) an expect key no run produces",
             with(|v| v["expect"] = serde_json::json!({"responce": {"result": 42}})),
@@ -343,11 +505,19 @@ fn schema_is_stricter_than_the_reader_only_where_documented() {
         if schema_errors(doc).is_empty() {
             failures.push(format!("{what}: the schema accepts it"));
         }
-        if let Err(e) = Vector::parse(&bytes(doc)) {
-            failures.push(format!(
-                "{what}: the reader now refuses it ({e}): move it to tests/schema_broken/"
-            ));
+        match Vector::parse(&bytes(doc)).map(|v| v.verify()) {
+            Ok(Verification::Failed(_)) => {}
+            other => failures.push(format!(
+                "{what}: the reader should load it and verify fail it, got {other:?}"
+            )),
         }
+    }
+    let empty = with(|v| v["expect"] = serde_json::json!({}));
+    if schema_errors(&empty).is_empty() {
+        failures.push("(f) expect {}: the schema accepts it".into());
+    }
+    if !matches!(reader_verdict(&bytes(&empty)), Ok(Some(_))) {
+        failures.push("(f) expect {}: verify should call it invalid".into());
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -477,28 +647,15 @@ const INEXPRESSIBLE: &[&str] = &[
 ];
 
 /// Whether the reader may load a mutant the schema refuses: the schema's
-/// `$comment`, (a)-(g). `path` has its array indices as `N`.
+/// `$comment`, (f), an `expect` key no run produces. `path` has its array
+/// indices as `N`. (An `expect` of `{}` loads too, but `verify` calls it
+/// invalid, which the mutant test counts as refusing it.)
 fn stricter_as_documented(path: &str, mutation: &str) -> bool {
-    let arrayish = mutation.starts_with('[');
-    match path {
-        "/name" | "/about" => true,                                        // (a)
-        "/input/provider" | "/input/memory" => !mutation.starts_with('"'), // (e)
-        "/input" => mutation == "addkey",                                  // (e)
-        "/expect" => mutation == "{}" || mutation == "addkey",             // (f)
-        "/manager/exception_processor" | "/input/generations/N" | "/input/model/N/N" => arrayish, // (g)
-        _ => {
-            path.starts_with("/manager/builder/N/unlimited_")                                   // (b)
-                || path.ends_with("generations/N/type")
-                || path.ends_with("model/N/N/type")                                        // (c)
-                || path.ends_with("/metadata/thoughtSignatures")                               // (d)
-                || (arrayish && (path.ends_with("tool_calls/N") || path.ends_with("responses/N")))
-            // (g)
-        }
-    }
+    path == "/expect" && mutation == "addkey" // (f)
 }
 
 /// The schema and the reader judge alike every vector one change away from a
-/// shipped one, but for the documented differences: each node outside
+/// shipped one, but for the documented difference (f): each node outside
 /// `expect` removed, replaced by a value of each JSON type, or (an object)
 /// given an unknown key. One mutant per (path with indices as `N`, change),
 /// taken from the first vector that has the path.
@@ -559,7 +716,20 @@ fn schema_and_reader_agree_on_mutants_of_the_shipped_vectors() {
                 }
                 mutants += 1;
                 let schema_ok = schema_errors(&d).is_empty();
-                match (schema_ok, Vector::parse(&bytes(&d))) {
+                // A vector `verify` calls invalid (`"expect": {}`) is refused.
+                let reader = Vector::parse(&bytes(&d)).and_then(|v| {
+                    if schema_ok {
+                        return Ok(v);
+                    }
+                    match v.verify() {
+                        Verification::Invalid(why) => Err(VectorError {
+                            place: "/expect".into(),
+                            reason: why,
+                        }),
+                        _ => Ok(v),
+                    }
+                });
+                match (schema_ok, reader) {
                     (true, Ok(_)) | (false, Err(_)) => {}
                     (false, Ok(_)) if stricter_as_documented(&norm, name) => {}
                     (true, Err(e)) if INEXPRESSIBLE.iter().any(|w| e.reason.contains(w)) => {}

@@ -286,8 +286,18 @@ fn builder_calls(m: &Map<String, Value>) -> Result<Vec<BuilderCall>, VectorError
                         calls.push(BuilderCall::Exclude(name));
                     }
                 }
-                ("unlimited_calls_per_tool", _) => calls.push(BuilderCall::MaxPerTool(None)),
-                ("unlimited_total_tool_calls", _) => calls.push(BuilderCall::MaxTotal(None)),
+                ("unlimited_calls_per_tool", Value::Bool(true)) => {
+                    calls.push(BuilderCall::MaxPerTool(None))
+                }
+                ("unlimited_total_tool_calls", Value::Bool(true)) => {
+                    calls.push(BuilderCall::MaxTotal(None))
+                }
+                ("unlimited_calls_per_tool" | "unlimited_total_tool_calls", v) => {
+                    return Err(err(
+                        &at,
+                        format!("must be true (the call takes no argument: {{\"{k}\": true}}), not {}", short(v)),
+                    ))
+                }
                 (other, _) => {
                     return Err(err(
                         &place,
@@ -306,6 +316,24 @@ fn limits_from(m: &Map<String, Value>) -> Result<Result<Limits, LimitsError>, Ve
         .iter()
         .try_fold(Limits::default(), |l, c| c.apply(l)))
 }
+
+/// Each op and the `input` keys it reads.
+const OP_INPUT_KEYS: &[(&str, &[&str])] = &[
+    ("execute_tool_calls", &["history", "generations"]),
+    ("gemini_request", &["history"]),
+    ("convert_tool_response", &["text", "error"]),
+    (
+        "tool_loop",
+        &[
+            "history",
+            "model",
+            "provider",
+            "memory",
+            "memory_max_messages",
+            "memory_start",
+        ],
+    ),
+];
 
 const MANAGER_KEYS: &[&str] = &[
     "max_calls_per_tool",
@@ -563,6 +591,39 @@ fn fixes_from(v: Option<&Value>) -> Result<Fixes, VectorError> {
     }
 }
 
+/// The object at `place`, or an error saying it is `what` (serde's derive
+/// would also take a JSON array of a struct's fields in order, which the
+/// format does not allow).
+fn object<'a>(
+    v: &'a Value,
+    place: &str,
+    what: &str,
+) -> Result<&'a Map<String, Value>, VectorError> {
+    v.as_object()
+        .ok_or_else(|| err(place, format!("{what} is an object, not {}", short(v))))
+}
+
+/// A message or generation (at `place`) as an object whose tool calls and
+/// tool responses are objects too, before serde reads it.
+fn message_shape<'a>(
+    v: &'a Value,
+    place: &str,
+    what: &str,
+) -> Result<&'a Map<String, Value>, VectorError> {
+    let m = object(v, place, what)?;
+    for (key, item) in [
+        ("tool_calls", "a tool call"),
+        ("responses", "a tool response"),
+    ] {
+        if let Some(Value::Array(list)) = m.get(key) {
+            for (i, x) in list.iter().enumerate() {
+                object(x, &format!("{place}/{key}/{i}"), item)?;
+            }
+        }
+    }
+    Ok(m)
+}
+
 fn messages(v: Option<&Value>, place: &str) -> Result<Vec<Message>, VectorError> {
     match v {
         None => Err(err(place, "missing")),
@@ -572,7 +633,11 @@ fn messages(v: Option<&Value>, place: &str) -> Result<Vec<Message>, VectorError>
                 .ok_or_else(|| err(place, "must be an array of messages"))?;
             list.iter()
                 .enumerate()
-                .map(|(i, m)| typed(m, &format!("{place}/{i}")))
+                .map(|(i, m)| {
+                    let at = format!("{place}/{i}");
+                    message_shape(m, &at, "a message")?;
+                    typed(m, &at)
+                })
                 .collect()
         }
     }
@@ -587,7 +652,24 @@ fn generations(v: Option<&Value>, place: &str) -> Result<Vec<Generation>, Vector
                 .ok_or_else(|| err(place, "must be an array of generations"))?;
             list.iter()
                 .enumerate()
-                .map(|(i, m)| typed(m, &format!("{place}/{i}")))
+                .map(|(i, m)| {
+                    let at = format!("{place}/{i}");
+                    let g = message_shape(m, &at, "a generation")?;
+                    match g.get("type") {
+                        None => {}
+                        Some(Value::String(t)) if t == "assistant" => {}
+                        Some(t) => {
+                            return Err(err(
+                                format!("{at}/type"),
+                                format!(
+                                    "a generation's type is \"assistant\" or left out, not {}",
+                                    short(t)
+                                ),
+                            ))
+                        }
+                    }
+                    typed(m, &at)
+                })
                 .collect()
         }
     }
@@ -645,16 +727,16 @@ impl Vector {
                 ))
             }
         }
-        let name = obj
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("(unnamed)")
-            .to_owned();
-        let about = obj
-            .get("about")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
+        let text = |k: &str, absent: &str| match obj.get(k) {
+            None => Ok(absent.to_owned()),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(v) => Err(err(
+                format!("/{k}"),
+                format!("must be a string, not {}", short(v)),
+            )),
+        };
+        let name = text("name", "(unnamed)")?;
+        let about = text("about", "")?;
         let fixes = fixes_from(obj.get("fixes"))?;
         let gemini_tool_text = match obj.get("advisors") {
             None | Some(Value::Null) => false,
@@ -694,6 +776,7 @@ impl Vector {
         let processor = match field(m, "exception_processor") {
             None => Processor::default(),
             Some(v) => {
+                object(v, "/manager/exception_processor", "an exception processor")?;
                 let d: ProcessorDoc = typed(v, "/manager/exception_processor")?;
                 let kind = match d.kind.as_deref() {
                     None | Some("default") => ProcessorKind::Default,
@@ -763,20 +846,39 @@ impl Vector {
             }
         });
         let input = match obj.get("input") {
-            Some(Value::Object(i)) => canonical_signatures(i)?
-                .map_or(std::borrow::Cow::Borrowed(i), std::borrow::Cow::Owned),
+            Some(Value::Object(i)) => i,
             _ => return Err(err("/input", "missing or not an object")),
         };
+        let op_name = match obj.get("op").and_then(Value::as_str) {
+            Some(name) => name,
+            None => return Err(err("/op", "missing")),
+        };
+        let Some((_, input_keys)) = OP_INPUT_KEYS.iter().find(|(o, _)| *o == op_name) else {
+            return Err(err("/op", format!("unknown op '{op_name}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)")));
+        };
+        for k in input.keys() {
+            if !input_keys.contains(&k.as_str()) {
+                return Err(err(
+                    format!("/input/{}", pointer_token(k)),
+                    format!(
+                        "unknown key: op '{op_name}' reads only {}",
+                        input_keys.join(", ")
+                    ),
+                ));
+            }
+        }
+        let input = canonical_signatures(input)?
+            .map_or(std::borrow::Cow::Borrowed(input), std::borrow::Cow::Owned);
         let input = &input;
-        let op = match obj.get("op").and_then(Value::as_str) {
-            Some("execute_tool_calls") => Op::ExecuteToolCalls {
+        let op = match op_name {
+            "execute_tool_calls" => Op::ExecuteToolCalls {
                 history: messages(input.get("history"), "/input/history")?,
                 generations: generations(input.get("generations"), "/input/generations")?,
             },
-            Some("gemini_request") => Op::GeminiRequest {
+            "gemini_request" => Op::GeminiRequest {
                 history: messages(input.get("history"), "/input/history")?,
             },
-            Some("convert_tool_response") => Op::ConvertToolResponse {
+            "convert_tool_response" => Op::ConvertToolResponse {
                 text: input
                     .get("text")
                     .and_then(Value::as_str)
@@ -788,7 +890,7 @@ impl Vector {
                     Some(_) => return Err(err("/input/error", "must be a boolean")),
                 },
             },
-            Some("tool_loop") => {
+            "tool_loop" => {
                 let model = match input.get("model") {
                     Some(Value::Array(a)) => a
                         .iter()
@@ -797,22 +899,39 @@ impl Vector {
                         .collect::<Result<_, _>>()?,
                     _ => return Err(err("/input/model", "must be an array of generation lists")),
                 };
-                let provider = match input.get("provider").and_then(Value::as_str) {
+                let choice = |k: &str| match field(input, k) {
+                    None => Ok(None),
+                    Some(Value::String(s)) => Ok(Some(s.as_str())),
+                    Some(v) => Err(err(
+                        format!("/input/{k}"),
+                        format!("must be a string or null, not {}", short(v)),
+                    )),
+                };
+                let provider = match choice("provider")? {
                     None | Some("gemini") => Provider::Gemini,
                     Some("none") => Provider::None,
-                    Some(p) => return Err(err("/input/provider", format!("unknown provider '{p}' (known: gemini, none)"))),
+                    Some(p) => {
+                        return Err(err(
+                            "/input/provider",
+                            format!("unknown provider '{p}' (known: gemini, none)"),
+                        ))
+                    }
                 };
-                let memory = match input.get("memory").and_then(Value::as_str) {
+                let memory = match choice("memory")? {
                     None | Some("none") => Memory::None,
                     Some("inside") => Memory::Inside,
                     Some("outside") => Memory::Outside,
-                    Some(p) => return Err(err("/input/memory", format!("unknown memory '{p}' (known: none, inside, outside)"))),
+                    Some(p) => {
+                        return Err(err(
+                            "/input/memory",
+                            format!("unknown memory '{p}' (known: none, inside, outside)"),
+                        ))
+                    }
                 };
                 let memory_max_messages = match field(input, "memory_max_messages") {
                     None => crate::chat::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES.get() as i32,
-                    Some(v) => as_max(v, "/input/memory_max_messages")?.ok_or_else(|| {
-                        err("/input/memory_max_messages", "must be an integer")
-                    })?,
+                    Some(v) => as_max(v, "/input/memory_max_messages")?
+                        .ok_or_else(|| err("/input/memory_max_messages", "must be an integer"))?,
                 };
                 let memory_start = match field(input, "memory_start") {
                     None => vec![],
@@ -837,8 +956,7 @@ impl Vector {
                     memory_start,
                 }
             }
-            Some(other) => return Err(err("/op", format!("unknown op '{other}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)"))),
-            None => return Err(err("/op", "missing")),
+            other => return Err(err("/op", format!("unknown op '{other}'"))),
         };
         let expect = match obj.get("expect") {
             Some(v @ Value::Object(_)) => v.clone(),
@@ -1300,11 +1418,20 @@ fn canonical_signatures(
         return Ok(None);
     }
     fn fix(v: &mut Value, place: &str) -> Result<(), VectorError> {
-        let Some(Value::Array(sigs)) = v
+        let Some(sigs) = v
             .get_mut("metadata")
             .and_then(|m| m.get_mut("thoughtSignatures"))
         else {
             return Ok(());
+        };
+        let Value::Array(sigs) = sigs else {
+            return Err(err(
+                format!("{place}/metadata/thoughtSignatures"),
+                format!(
+                    "must be an array of base64 strings (Gemini's List<byte[]>), not {}",
+                    short(sigs)
+                ),
+            ));
         };
         for (k, sig) in sigs.iter_mut().enumerate() {
             let at = format!("{place}/metadata/thoughtSignatures/{k}");
