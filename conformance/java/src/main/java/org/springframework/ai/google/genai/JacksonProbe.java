@@ -23,7 +23,7 @@ import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Differential oracle for {@code src/jackson.rs} (driven by
+ * Differential oracle for {@code src/json/jackson/} (driven by
  * {@code tests/jackson_diff.rs}): runs each text through the real, private
  * {@code GoogleGenAiChatModel.parseJsonToMap} of Spring AI 2.0.1, on the conformance
  * project's Jackson 3 (whatever {@code pom.xml} resolves), and through the same mapper with
