@@ -9,6 +9,7 @@ mod bad_input;
 mod cli;
 mod conformance;
 mod dependencies;
+mod doc_links;
 mod fuzz_replay;
 mod jackson_diff;
 mod java_diff;
