@@ -3,7 +3,7 @@
 //! `BENCHMARKS.md` names a file or folder that exists, and none leaves the
 //! repository.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// The targets of the inline links `[text](target)` in `markdown`, outside
 /// code blocks and code spans.
@@ -46,13 +46,26 @@ fn broken(root: &Path, doc: &Path, target: &str) -> Option<String> {
     if path.is_empty() {
         return None; // an anchor in the same page
     }
-    let resolved = doc.parent().unwrap_or(root).join(path);
-    let canonical = resolved.canonicalize().ok()?;
-    let root = root.canonicalize().ok()?;
-    if !canonical.starts_with(&root) {
-        return Some("points outside the repository".to_owned());
+    // Resolved by its components, so that a link out of the repository is
+    // seen whether or not something exists where it points.
+    let dir = doc.parent().unwrap_or(root).strip_prefix(root).ok()?;
+    let mut inside: Vec<Component> = dir.components().collect();
+    for part in Path::new(path).components() {
+        match part {
+            Component::ParentDir => {
+                if inside.pop().is_none() {
+                    return Some("points outside the repository".to_owned());
+                }
+            }
+            Component::Normal(_) => inside.push(part),
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => {
+                return Some("is an absolute path".to_owned());
+            }
+        }
     }
-    None
+    let resolved: PathBuf = inside.iter().collect();
+    (!root.join(resolved).exists()).then(|| "no such file".to_owned())
 }
 
 fn documents(root: &Path) -> Vec<PathBuf> {
@@ -79,11 +92,7 @@ fn every_link_names_a_file_of_the_repository() {
         let text = std::fs::read_to_string(&doc).expect("document readable");
         for target in link_targets(&text) {
             links += 1;
-            let path = target.split('#').next().unwrap_or("");
-            let exists = path.is_empty() || doc.parent().unwrap_or(root).join(path).exists();
-            let why = broken(root, &doc, &target)
-                .or_else(|| (!exists).then(|| "no such file".to_owned()));
-            if let Some(why) = why {
+            if let Some(why) = broken(root, &doc, &target) {
                 problems.push(format!("{}: ({target}) {why}", doc.display()));
             }
         }
@@ -104,5 +113,10 @@ fn the_scan_sees_links_and_skips_code() {
     let readme = root.join("README.md");
     assert!(broken(root, &readme, "https://example.com").is_some());
     assert!(broken(root, &readme, "../../etc/passwd").is_some());
+    assert!(broken(root, &readme, "/etc/passwd").is_some());
+    assert!(broken(root, &readme, "docs/NO-SUCH-PAGE.md").is_some());
     assert!(broken(root, &readme, "docs/JSON.md").is_none());
+    let page = root.join("docs/JSON.md");
+    assert!(broken(root, &page, "../README.md#the-two-commands").is_none());
+    assert!(broken(root, &page, "../../README.md").is_some());
 }
