@@ -4,4 +4,6 @@
 //! It sits above [`crate::gemini`] because each round's request goes through
 //! the Gemini conversion.
 
+pub mod advisor;
+pub mod memory;
 pub mod tool_loop;

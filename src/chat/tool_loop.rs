@@ -1,8 +1,8 @@
 //! The tool loop of `ToolCallingAdvisor.adviseCall` (blocking path), with a
 //! scripted model, chat memory inside or outside the loop
 //! (`MessageChatMemoryAdvisor` over a `MessageWindowChatMemory`, whose
-//! window is [`message_window`]), and the seed's workaround advisor
-//! (`GeminiToolTextAdvisor`).
+//! window is [`super::memory::message_window`]), and the seed's workaround advisor
+//! ([`super::advisor`]).
 //!
 //! The advisor chain inside the loop is, outermost first:
 //! `ToolCallingAdvisor` → `GeminiToolTextAdvisor` (if on) → memory (if
@@ -13,6 +13,8 @@ use std::num::NonZeroU32;
 
 use serde_json::Value;
 
+use super::advisor::gemini_tool_text;
+use super::memory::{ChatMemory, DEFAULT_MEMORY_MAX_MESSAGES};
 use crate::gemini::{
     build_request, validate, validate_from, IncrementalRequests, Request, ValidatorOptions,
 };
@@ -23,7 +25,6 @@ use crate::model::manager::{
     execute_with_counts, tool_call_message, Config, ManagerError, NOT_EXECUTED_FAILED,
 };
 use crate::model::message::{Generation, Message, ToolResponse};
-use crate::model::processor::json_error_text;
 use crate::model::tools::Toolbox;
 
 /// Where the chat model's requests go.
@@ -47,15 +48,6 @@ pub enum Memory {
     /// Outside the tool loop (Spring's default order): sees the turn once.
     Outside,
 }
-
-/// `MessageWindowChatMemory`'s default `maxMessages`.
-pub const DEFAULT_MEMORY_MAX_MESSAGES: NonZeroU32 = match NonZeroU32::new(20) {
-    Some(n) => n,
-    None => unreachable!(),
-};
-
-/// The message of `MessageWindowChatMemory`'s `Assert.isTrue(maxMessages > 0, ...)`.
-pub const MEMORY_MAX_MESSAGES_NOT_POSITIVE: &str = "maxMessages must be greater than 0";
 
 /// Everything that configures a loop run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -215,302 +207,6 @@ pub enum LoopError {
     TooManyRounds(usize),
 }
 
-/// `GeminiToolTextAdvisor.isJson`: non-empty and starting with `{`, `[` or `"`.
-///
-/// ```
-/// assert!(toolcall_model::chat::tool_loop::advisor_thinks_json("[ERROR] disk full"));
-/// assert!(!toolcall_model::chat::tool_loop::advisor_thinks_json("42"));
-/// ```
-pub fn advisor_thinks_json(text: &str) -> bool {
-    matches!(text.chars().next(), Some('{' | '[' | '"'))
-}
-
-/// The workaround advisor's rewrite of a request: if its last message is a
-/// tool message, each response its test calls non-JSON becomes
-/// `{"error":DATA}` (`JsonHelper.toJson(Map.of("error", data))`). The seed's
-/// advisor reads `messages.getLast()`, which throws
-/// `java.util.NoSuchElementException` (no message) on an empty request.
-///
-/// ```
-/// use toolcall_model::{model::message::{Message, ToolResponse}, chat::tool_loop::gemini_tool_text};
-/// let mut m = vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "plain")] }];
-/// gemini_tool_text(&mut m).unwrap();
-/// assert_eq!(m[0].responses()[0].data, r#"{"error":"plain"}"#);
-/// assert_eq!(gemini_tool_text(&mut []).unwrap_err().class, "java.util.NoSuchElementException");
-/// ```
-pub fn gemini_tool_text(messages: &mut [Message]) -> Result<(), JavaException> {
-    if messages.is_empty() {
-        return Err(JavaException::new("java.util.NoSuchElementException", None));
-    }
-    if let Some(Message::Tool { responses }) = messages.last_mut() {
-        for r in responses.iter_mut() {
-            if !advisor_thinks_json(&r.data) {
-                *r = ToolResponse {
-                    id: r.id.clone(),
-                    name: r.name.clone(),
-                    data: json_error_text(&r.data),
-                    // Spring's ToolResponse has no error mark: the rewritten
-                    // response is an ordinary one.
-                    error: false,
-                };
-            }
-        }
-    }
-    Ok(())
-}
-
-/// `MessageWindowChatMemory.process`: what the memory holds after
-/// `add(conversationId, new)` to a memory holding `memory`, with window
-/// `max_messages`:
-///
-/// 1. if `new` holds a system message not already in memory (Java
-///    equality), the memory's system messages are dropped;
-/// 2. `new` is appended;
-/// 3. over the window, `cutIndex = size - maxMessages` indexes the list of
-///    non-system positions; it moves forward to the next `USER` message (by
-///    message type), is clamped to that list's length, and the non-system
-///    messages before it are removed. System messages always stay, so the
-///    result can still exceed the window, and with no user message after the
-///    cut every non-system message goes.
-///
-/// ```
-/// use toolcall_model::{model::message::Message, chat::tool_loop::message_window};
-/// let a = |t: &str| Message::assistant(Some(t), vec![]);
-/// let mem = vec![Message::user("u1"), a("a1"), Message::user("u2")];
-/// // 4 > 3: the cut (1) is at a1, not a user message, so it moves to u2.
-/// assert_eq!(message_window(mem.clone(), vec![a("a2")], 3), vec![Message::user("u2"), a("a2")]);
-/// // no user message after the cut: every non-system message goes
-/// assert!(message_window(vec![Message::user("u"), a("a1"), a("a2")], vec![a("a3")], 3).is_empty());
-/// ```
-pub fn message_window(
-    memory: Vec<Message>,
-    new: Vec<Message>,
-    max_messages: usize,
-) -> Vec<Message> {
-    message_window_with(memory, new, max_messages, Fixes::upstream())
-}
-
-/// [`message_window`] under the window fixes of `fixes`:
-///
-/// * `keep-current-turn`: when no user message follows the cut, the cut
-///   moves back to the last user message instead, so the current turn
-///   stays whole (and with `evict-orphan-responses`, the count cut never
-///   passes the last user message);
-/// * `evict-orphan-responses` (spring-ai PR 6029, LangChain4j PR 666): the
-///   cut is the plain count, not moved to a user message, and the tool
-///   messages at the head of the kept non-system messages go too.
-///
-/// ```
-/// use toolcall_model::{model::behavior::{Fix, Fixes}, model::message::{Message, ToolCall, ToolResponse}, chat::tool_loop::message_window_with};
-/// let call = |id: &str| Message::assistant(None, vec![ToolCall::new(id, "x", "{}")]);
-/// let resp = |id: &str| Message::Tool { responses: vec![ToolResponse::new(id, "x", "1")] };
-/// let mem = vec![Message::user("q"), call("1"), resp("1"), call("2")];
-/// // The fifth message passes a window of 4, and no user message follows the cut.
-/// let up = message_window_with(mem.clone(), vec![resp("2")], 4, Fixes::upstream());
-/// assert!(up.is_empty());
-/// let keep = message_window_with(mem.clone(), vec![resp("2")], 4, Fixes::only(Fix::KeepCurrentTurn));
-/// assert_eq!(keep.len(), 5);
-/// let evict = message_window_with(mem, vec![resp("2")], 4, Fixes::only(Fix::EvictOrphanResponses));
-/// assert_eq!(evict, vec![call("1"), resp("1"), call("2"), resp("2")]);
-/// ```
-pub fn message_window_with(
-    memory: Vec<Message>,
-    new: Vec<Message>,
-    max_messages: usize,
-    fixes: Fixes,
-) -> Vec<Message> {
-    let keep = window_keep(&memory, &new, max_messages, fixes);
-    memory
-        .into_iter()
-        .chain(new)
-        .zip(keep)
-        .filter_map(|(m, k)| k.then_some(m))
-        .collect()
-}
-
-/// [`message_window_with`] as keep flags over `memory` followed by `new`, so
-/// that what travels with each message (where it came from) can follow it.
-fn window_keep(
-    memory: &[Message],
-    new: &[Message],
-    max_messages: usize,
-    fixes: Fixes,
-) -> Vec<bool> {
-    let is_system = |m: &Message| matches!(m, Message::System { .. });
-    let has_new_system = new.iter().any(|m| is_system(m) && !memory.contains(m));
-    let mut keep: Vec<bool> = memory
-        .iter()
-        .map(|m| !(has_new_system && is_system(m)))
-        .chain(new.iter().map(|_| true))
-        .collect();
-    let all: Vec<&Message> = memory.iter().chain(new).collect();
-    let processed: Vec<usize> = (0..all.len()).filter(|&i| keep[i]).collect();
-    if processed.len() <= max_messages {
-        return keep;
-    }
-    let non_system: Vec<usize> = processed
-        .iter()
-        .copied()
-        .filter(|&i| !is_system(all[i]))
-        .collect();
-    let mut cut = processed.len() - max_messages;
-    let last_user = non_system.iter().rposition(|&i| all[i].is_user());
-    if fixes.evict_orphan_responses {
-        // The plain count, then the tool messages it left without a call.
-        cut = cut.min(non_system.len());
-        if fixes.keep_current_turn {
-            cut = last_user.map_or(cut, |u| cut.min(u));
-        }
-        while cut < non_system.len() && matches!(all[non_system[cut]], Message::Tool { .. }) {
-            cut += 1;
-        }
-    } else {
-        while cut < non_system.len() && !all[non_system[cut]].is_user() {
-            cut += 1;
-        }
-        if fixes.keep_current_turn && cut >= non_system.len() {
-            // No user message after the cut: keep the current turn whole.
-            cut = last_user.unwrap_or(cut);
-        }
-    }
-    for &i in &non_system[..cut.min(non_system.len())] {
-        keep[i] = false;
-    }
-    keep
-}
-
-/// Whether a message's metadata holds byte arrays in Java: Gemini's
-/// `thoughtSignatures` (a `List<byte[]>`).
-pub(crate) fn has_byte_metadata(m: &Message) -> bool {
-    matches!(m, Message::Assistant { metadata, .. } if metadata.contains_key("thoughtSignatures"))
-}
-
-/// A `MessageChatMemoryAdvisor` over a `MessageWindowChatMemory` backed by an
-/// `InMemoryChatMemoryRepository`, for one conversation.
-#[derive(Debug, Clone)]
-struct ChatMemory {
-    messages: Vec<Message>,
-    /// Per message: it was given as `memory_start`, so it is a Java object of
-    /// its own, never the one the request holds (see `already_in`).
-    from_start: Vec<bool>,
-    max_messages: usize,
-    /// The window and storage fixes.
-    fixes: Fixes,
-}
-
-impl ChatMemory {
-    fn new(cfg: &LoopConfig) -> Self {
-        ChatMemory {
-            messages: cfg.memory_start.clone(),
-            from_start: vec![true; cfg.memory_start.len()],
-            max_messages: usize::try_from(cfg.memory_max_messages.get()).unwrap_or(usize::MAX),
-            fixes: cfg.fixes(),
-        }
-    }
-
-    /// `ChatMemory.add(conversationId, messages)`: one
-    /// `MessageWindowChatMemory.process` over the stored messages.
-    fn add(&mut self, new: Vec<Message>) {
-        let keep = window_keep(&self.messages, &new, self.max_messages, self.fixes);
-        let memory = std::mem::take(&mut self.messages);
-        let tags = std::mem::take(&mut self.from_start);
-        for ((m, tag), k) in memory
-            .into_iter()
-            .zip(tags)
-            .chain(new.into_iter().map(|m| (m, false)))
-            .zip(keep)
-        {
-            if k {
-                self.messages.push(m);
-                self.from_start.push(tag);
-            }
-        }
-    }
-
-    /// `MessageChatMemoryAdvisor.before`: `get()`, then memory + prompt
-    /// (unless the prompt already holds the memory as a contiguous run), the
-    /// first system message moved to the front; then the last user-or-tool
-    /// message is stored with `add(conversationId, message)`.
-    fn before(&mut self, prompt: Vec<Message>) -> Vec<Message> {
-        let mut processed = if self.already_in(&prompt) {
-            prompt
-        } else {
-            let mut v = self.messages.clone();
-            v.extend(prompt);
-            v
-        };
-        if let Some(i) = processed
-            .iter()
-            .position(|m| matches!(m, Message::System { .. }))
-        {
-            let s = processed.remove(i);
-            processed.insert(0, s);
-        }
-        // Prompt.getLastUserOrToolResponseMessage(): an empty user message
-        // when the prompt has neither.
-        let last = processed
-            .iter()
-            .rev()
-            .find(|m| matches!(m, Message::User { .. } | Message::Tool { .. }))
-            .cloned()
-            .unwrap_or_else(|| Message::user(""));
-        self.add(vec![last]);
-        processed
-    }
-
-    /// `isMemoryAlreadyInPrompt`: the memory is a contiguous run of the
-    /// prompt, by `Message.equals`. `AbstractMessage.equals` compares the
-    /// metadata maps, and Gemini's `thoughtSignatures` is a list of `byte[]`,
-    /// equal only to itself: a message given as `memory_start` carrying them
-    /// is a separate object from any message of the request, so never equal
-    /// to one. (Messages stored during the turn are the request's own
-    /// objects, so value equality is identity there.)
-    fn already_in(&self, prompt: &[Message]) -> bool {
-        let mem = &self.messages;
-        let equal = |(m, start): (&Message, &bool), p: &Message| {
-            !(*start && has_byte_metadata(m)) && m == p
-        };
-        mem.is_empty()
-            || (prompt.len() >= mem.len()
-                && prompt.windows(mem.len()).any(|w| {
-                    mem.iter()
-                        .zip(&self.from_start)
-                        .zip(w)
-                        .all(|(ms, p)| equal(ms, p))
-                }))
-    }
-
-    /// `MessageChatMemoryAdvisor.after`: every generation's message, in one
-    /// `add(conversationId, messages)`. With `store-answered-generation`, a
-    /// reply with tool calls stores only the generation the manager answers
-    /// (`DefaultToolCallingManager`: the first with tool calls).
-    fn after(&mut self, generations: &[Generation]) {
-        if self.fixes.store_answered_generation {
-            if let Some(m) = tool_call_message(generations) {
-                self.add(vec![m]);
-                return;
-            }
-        }
-        self.add(generations.iter().map(Generation::to_message).collect());
-    }
-
-    /// `after` for generations the loop produced (`buildGeneration()`,
-    /// returnDirect): their metadata is the generation's, not the message's,
-    /// so the stored `AssistantMessage` carries the text alone.
-    fn after_produced(&mut self, generations: &[Generation]) {
-        self.add(
-            generations
-                .iter()
-                .map(|g| Message::Assistant {
-                    text: g.text.clone(),
-                    tool_calls: vec![],
-                    metadata: Default::default(),
-                })
-                .collect(),
-        );
-    }
-}
-
 fn verdict_of(build: Result<Request, JavaException>, opts: ValidatorOptions) -> Result<(), String> {
     match build {
         Ok(r) => validate(&r, opts),
@@ -531,7 +227,7 @@ fn verdict_of(build: Result<Request, JavaException>, opts: ValidatorOptions) -> 
 /// assert_eq!(with_memory(&cfg, vec![Message::user("u1")]), vec![Message::user("u0"), Message::user("u1")]);
 /// ```
 pub fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
-    ChatMemory::new(cfg).before(prompt)
+    ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes()).before(prompt)
 }
 
 /// Runs one user turn through the tool loop.
@@ -557,8 +253,8 @@ pub fn run_loop(
     toolbox: &mut Toolbox,
 ) -> Result<LoopRun, LoopError> {
     let fixes = cfg.fixes();
-    let mut outside = ChatMemory::new(cfg);
-    let mut inside = ChatMemory::new(cfg);
+    let mut outside = ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes());
+    let mut inside = ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes());
     // DefaultChatClientUtils.toChatClientRequest validates the request's
     // tool callbacks before any advisor runs
     // (ToolCallingChatOptions.validateToolCallbacks).
@@ -750,150 +446,4 @@ pub fn run_loop(
         memory_verdict,
         counts,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn a(t: &str) -> Message {
-        Message::assistant(Some(t), vec![])
-    }
-
-    fn sys(t: &str) -> Message {
-        Message::System {
-            text: Some(t.to_owned()),
-        }
-    }
-
-    #[test]
-    fn within_the_window_nothing_goes() {
-        let m = message_window(vec![Message::user("u")], vec![a("a")], 2);
-        assert_eq!(m, vec![Message::user("u"), a("a")]);
-    }
-
-    #[test]
-    fn a_new_system_message_replaces_the_stored_ones() {
-        let m = message_window(
-            vec![sys("old"), Message::user("u"), sys("older")],
-            vec![sys("new")],
-            20,
-        );
-        assert_eq!(m, vec![Message::user("u"), sys("new")]);
-        // A system message equal to a stored one is not new: nothing is dropped.
-        let m = message_window(vec![sys("s"), Message::user("u")], vec![sys("s")], 20);
-        assert_eq!(m, vec![sys("s"), Message::user("u"), sys("s")]);
-    }
-
-    #[test]
-    fn system_messages_stay_and_count() {
-        // 5 messages, window 2: cut = 3 among the 3 non-system ones, i.e.
-        // all of them; the two system messages stay, over the window.
-        let m = message_window(
-            vec![sys("s1"), Message::user("u"), sys("s2"), a("a1")],
-            vec![a("a2")],
-            2,
-        );
-        assert_eq!(m, vec![sys("s1"), sys("s2")]);
-    }
-
-    #[test]
-    fn the_cut_moves_to_the_next_user_message() {
-        let mem = vec![
-            Message::user("u1"),
-            a("a1"),
-            Message::Tool { responses: vec![] },
-            Message::user("u2"),
-            a("a2"),
-        ];
-        // 6 > 5: cut 1 (a1), then the tool message, then u2.
-        let m = message_window(mem, vec![Message::user("u3")], 5);
-        assert_eq!(m, vec![Message::user("u2"), a("a2"), Message::user("u3")]);
-    }
-
-    fn call(id: &str) -> Message {
-        Message::assistant(
-            None,
-            vec![crate::model::message::ToolCall::new(id, "x", "{}")],
-        )
-    }
-
-    fn resp(id: &str) -> Message {
-        Message::Tool {
-            responses: vec![ToolResponse::new(id, "x", "1")],
-        }
-    }
-
-    #[test]
-    fn keep_current_turn_evicts_earlier_turns_whole_and_keeps_the_current_one() {
-        use crate::model::behavior::Fix;
-        let keep = Fixes::only(Fix::KeepCurrentTurn);
-        let mem = vec![
-            sys("s"),
-            Message::user("u0"),
-            a("a0"),
-            Message::user("u1"),
-            call("1"),
-            resp("1"),
-        ];
-        // 7 > 4: the cut (3) is past the last user message; upstream
-        // removes every non-system message, the fix only the earlier turn.
-        assert_eq!(
-            message_window_with(mem.clone(), vec![call("2")], 4, Fixes::upstream()),
-            vec![sys("s")]
-        );
-        assert_eq!(
-            message_window_with(mem.clone(), vec![call("2")], 4, keep),
-            vec![
-                sys("s"),
-                Message::user("u1"),
-                call("1"),
-                resp("1"),
-                call("2")
-            ]
-        );
-        // A user message after the cut: as upstream.
-        assert_eq!(
-            message_window_with(mem.clone(), vec![Message::user("u2")], 4, keep),
-            message_window(mem, vec![Message::user("u2")], 4)
-        );
-        // No user message at all: as upstream, everything goes.
-        assert!(message_window_with(vec![call("1"), resp("1")], vec![a("x")], 2, keep).is_empty());
-    }
-
-    #[test]
-    fn evict_orphan_responses_cuts_at_the_count_and_drops_leading_responses() {
-        use crate::model::behavior::Fix;
-        let evict = Fixes::only(Fix::EvictOrphanResponses);
-        let mem = vec![
-            Message::user("u0"),
-            a("a0"),
-            Message::user("u1"),
-            call("1"),
-            resp("1"),
-        ];
-        // 6 > 5: the count cut (1) keeps a0 without its question, where
-        // upstream moves on to u1.
-        assert_eq!(
-            message_window_with(mem.clone(), vec![a("a1")], 5, evict),
-            vec![a("a0"), Message::user("u1"), call("1"), resp("1"), a("a1")]
-        );
-        // 6 > 2: the cut (4) lands on resp 1, which goes with its call.
-        assert_eq!(
-            message_window_with(mem.clone(), vec![a("a1")], 2, evict),
-            vec![a("a1")]
-        );
-        // With keep-current-turn too, the count cut stops at the last user message.
-        let both = evict.with(Fix::KeepCurrentTurn);
-        assert_eq!(
-            message_window_with(mem, vec![a("a1")], 3, both),
-            vec![Message::user("u1"), call("1"), resp("1"), a("a1")]
-        );
-    }
-
-    #[test]
-    fn an_empty_user_message_is_a_user_message() {
-        let m = message_window(vec![a("a0"), Message::user("")], vec![a("a1")], 2);
-        assert_eq!(m, vec![Message::user(""), a("a1")]);
-    }
 }

@@ -63,7 +63,8 @@ use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
-use crate::chat::tool_loop::{LoopConfig, Memory, Provider, DEFAULT_MEMORY_MAX_MESSAGES};
+use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
+use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::checking::explore::{counterexample_vector, MatrixCell};
 use crate::checking::gen::{class_table, with_set, UNKNOWN_TOOL};
 use crate::checking::invariants::{check, Evidence, Invariant, Verdict};

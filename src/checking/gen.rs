@@ -725,7 +725,7 @@ pub fn history() -> BoxedStrategy<Vec<Message>> {
 /// messages, small enough for a turn of a few rounds to pass it.
 fn memory_window() -> BoxedStrategy<std::num::NonZeroU32> {
     prop_oneof![
-        3 => Just(crate::chat::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES),
+        3 => Just(crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES),
         2 => (2u32..=8).prop_map(|n| std::num::NonZeroU32::new(n).expect("positive")),
     ]
     .boxed()
@@ -868,7 +868,7 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                         provider,
                         memory,
                         memory_max_messages: if memory == Memory::None {
-                            crate::chat::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES
+                            crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES
                         } else {
                             window
                         },

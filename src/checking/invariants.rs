@@ -1928,7 +1928,7 @@ pub fn memory_holds_conversation(s: &Scenario) -> Result<(), String> {
         && !c
             .memory_start
             .iter()
-            .any(crate::chat::tool_loop::has_byte_metadata);
+            .any(crate::chat::memory::has_byte_metadata);
     if !alone_ok && !held {
         return Err(if alone {
             "the memory, inside the loop with conversation history on, holds messages the request does not".into()

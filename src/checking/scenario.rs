@@ -122,7 +122,7 @@ impl Scenario {
             "memory": match c.memory { Memory::None => "none", Memory::Inside => "inside", Memory::Outside => "outside" },
         });
         if c.memory != Memory::None {
-            if c.memory_max_messages != crate::chat::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES {
+            if c.memory_max_messages != crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES {
                 input["memory_max_messages"] = json!(c.memory_max_messages.get());
             }
             if !c.memory_start.is_empty() {

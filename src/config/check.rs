@@ -23,9 +23,8 @@ use std::num::NonZeroU32;
 
 use serde_json::{json, Value};
 
-use crate::chat::tool_loop::{
-    run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent, DEFAULT_MEMORY_MAX_MESSAGES,
-};
+use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
+use crate::chat::tool_loop::{run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent};
 use crate::gemini::{Part, Request};
 use crate::model::behavior::{behavior_sets, BehaviorSet};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};

@@ -929,7 +929,7 @@ impl Vector {
                     }
                 };
                 let memory_max_messages = match field(input, "memory_max_messages") {
-                    None => crate::chat::tool_loop::DEFAULT_MEMORY_MAX_MESSAGES.get() as i32,
+                    None => crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES.get() as i32,
                     Some(v) => as_max(v, "/input/memory_max_messages")?
                         .ok_or_else(|| err("/input/memory_max_messages", "must be an integer"))?,
                 };
@@ -1042,7 +1042,7 @@ impl Vector {
                         "error".into(),
                         error_value(&JavaException::new(
                             crate::model::java::ILLEGAL_ARGUMENT,
-                            Some(crate::chat::tool_loop::MEMORY_MAX_MESSAGES_NOT_POSITIVE),
+                            Some(crate::chat::memory::MEMORY_MAX_MESSAGES_NOT_POSITIVE),
                         )),
                     );
                     out.insert("invocations".into(), Value::Array(vec![]));
