@@ -939,11 +939,34 @@ fn rediscovers_the_memory_losing_the_turn_and_keep_current_turn_closes_it() {
 #[test]
 fn evict_orphan_responses_keeps_the_pairs_but_not_the_question() {
     // What the upstream proposal does keep: no stored tool message loses
-    // the call before it.
-    for_all("evict-orphan-responses", |ev| {
-        if memory_holds_conversation(ev.scenario).is_err() {
+    // the call before it. Precondition: the memory's precondition and one
+    // generation per model reply. `MessageChatMemoryAdvisor` stores every
+    // generation of a reply, so after a reply of a call and a text the tool
+    // message follows the text whatever the window does (store-answered-
+    // generation's gap, not the window's; a CI run's random seed found it,
+    // kept in proptest-regressions/properties.txt). Few generated turns meet
+    // the precondition with a memory, hence the larger run and the count.
+    let applicable = std::sync::atomic::AtomicUsize::new(0);
+    let set = set("evict-orphan-responses");
+    let mut runner = TestRunner::new(Config {
+        cases: cases().max(600),
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(REGRESSIONS))),
+        source_file: Some(file!()),
+        max_shrink_iters: 1024,
+        ..Config::default()
+    });
+    let result = runner.run(&gen::scenario(), |s| {
+        let s = with_set(&s, &set);
+        let Ok(ev) = Evidence::gather(&s) else {
+            return Ok(());
+        };
+        if s.config.memory == Memory::None
+            || memory_holds_conversation(&s).is_err()
+            || s.model.iter().any(|reply| reply.len() > 1)
+        {
             return Ok(());
         }
+        applicable.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let m: Vec<&Message> = ev
             .run
             .memory
@@ -955,13 +978,21 @@ fn evict_orphan_responses_keeps_the_pairs_but_not_the_question() {
                 .checked_sub(1)
                 .is_some_and(|p| !m[p].tool_calls().is_empty());
             if matches!(x, Message::Tool { .. }) && !after_call {
-                return Err(format!(
+                return Err(TestCaseError::fail(format!(
                     "stored message {i}, a tool message, follows no call"
-                ));
+                )));
             }
         }
         Ok(())
     });
+    if let Err(e) = result {
+        panic!("evict-orphan-responses: {e}");
+    }
+    let applicable = applicable.into_inner();
+    assert!(
+        applicable >= 50,
+        "only {applicable} turns met the precondition"
+    );
     // What it does not: the question, evicted first.
     let (_, r) = find(
         "evict-orphan-responses",
