@@ -92,22 +92,9 @@ echo "build.sh: targets: ${targets[*]}"
 # the builder's cargo wrapper looks for in a coverage build.
 cargo fuzz build "${build_args[@]}"
 
-# Inputs past the library's bounds are ignored at once (fuzzing::MAX_BYTES,
-# fuzzing::MAX_CASE_BYTES), and the scenario targets decode their bytes with
-# `arbitrary`, so a JSON dictionary means nothing to them. Keep in step with
-# max_len() and dict() in fuzz/ci.sh.
-max_len() {
-    case "$1" in
-        manager | tool_loop) echo 16384 ;;
-        *) echo 65536 ;;
-    esac
-}
-takes_dict() {
-    case "$1" in
-        manager | tool_loop) return 1 ;;
-        *) return 0 ;;
-    esac
-}
+# max_len and takes_dict, shared with fuzz/ci.sh.
+# shellcheck source=fuzz/targets.sh
+. fuzz/targets.sh
 
 # Writes the zip $1 of every file of the directory $2, without paths.
 make_zip() {

@@ -25,21 +25,11 @@ else
     sanitizer=(-s none)
 fi
 
-# Inputs longer than the library's bounds are ignored, so libFuzzer is told
-# not to make them (fuzzing::MAX_BYTES and fuzzing::MAX_CASE_BYTES).
-# .clusterfuzzlite/build.sh writes the same values into <target>.options.
-max_len() {
-    case "$1" in
-        manager | tool_loop) echo 16384 ;;
-        *) echo 65536 ;;
-    esac
-}
+# shellcheck source=fuzz/targets.sh
+. ./targets.sh
 
 dict() {
-    case "$1" in
-        manager | tool_loop) ;;
-        *) echo "-dict=json.dict" ;;
-    esac
+    if takes_dict "$1"; then echo "-dict=json.dict"; fi
 }
 
 "${fuzz[@]}" build -O "${sanitizer[@]}"

@@ -308,8 +308,13 @@ fn expected_refuted(set: &str, inv: Invariant) -> bool {
 }
 
 fn holding_runner() -> TestRunner {
+    holding_runner_of(cases())
+}
+
+/// [`holding_runner`] with `cases` cases.
+fn holding_runner_of(cases: u32) -> TestRunner {
     TestRunner::new(Config {
-        cases: cases(),
+        cases,
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(REGRESSIONS))),
         source_file: Some(file!()),
         max_shrink_iters: 1024,
@@ -635,8 +640,13 @@ fn gemini_tool_text_rewrites_the_breach_text_of_the_round_just_run() {
 /// Runs `body` on `cases()` generated turns under `set` (random seed,
 /// failures persisted).
 fn for_all(set_name: &str, body: impl Fn(&Evidence<'_>) -> Result<(), String>) {
+    for_all_of(set_name, cases(), body);
+}
+
+/// [`for_all`] on `cases` generated turns.
+fn for_all_of(set_name: &str, cases: u32, body: impl Fn(&Evidence<'_>) -> Result<(), String>) {
     let set = set(set_name);
-    let result = holding_runner().run(&gen::scenario(), |s| {
+    let result = holding_runner_of(cases).run(&gen::scenario(), |s| {
         let s = with_set(&s, &set);
         match Evidence::gather(&s) {
             Ok(ev) => body(&ev).map_err(TestCaseError::fail),
@@ -947,21 +957,10 @@ fn evict_orphan_responses_keeps_the_pairs_but_not_the_question() {
     // kept in proptest-regressions/properties.txt). Few generated turns meet
     // the precondition with a memory, hence the larger run and the count.
     let applicable = std::sync::atomic::AtomicUsize::new(0);
-    let set = set("evict-orphan-responses");
-    let mut runner = TestRunner::new(Config {
-        cases: cases().max(600),
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(REGRESSIONS))),
-        source_file: Some(file!()),
-        max_shrink_iters: 1024,
-        ..Config::default()
-    });
-    let result = runner.run(&gen::scenario(), |s| {
-        let s = with_set(&s, &set);
-        let Ok(ev) = Evidence::gather(&s) else {
-            return Ok(());
-        };
+    for_all_of("evict-orphan-responses", cases().max(600), |ev| {
+        let s = ev.scenario;
         if s.config.memory == Memory::None
-            || memory_holds_conversation(&s).is_err()
+            || memory_holds_conversation(s).is_err()
             || s.model.iter().any(|reply| reply.len() > 1)
         {
             return Ok(());
@@ -978,16 +977,13 @@ fn evict_orphan_responses_keeps_the_pairs_but_not_the_question() {
                 .checked_sub(1)
                 .is_some_and(|p| !m[p].tool_calls().is_empty());
             if matches!(x, Message::Tool { .. }) && !after_call {
-                return Err(TestCaseError::fail(format!(
+                return Err(format!(
                     "stored message {i}, a tool message, follows no call"
-                )));
+                ));
             }
         }
         Ok(())
     });
-    if let Err(e) = result {
-        panic!("evict-orphan-responses: {e}");
-    }
     let applicable = applicable.into_inner();
     assert!(
         applicable >= 50,

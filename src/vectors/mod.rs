@@ -854,7 +854,11 @@ impl Vector {
             None => return Err(err("/op", "missing")),
         };
         let Some((_, input_keys)) = OP_INPUT_KEYS.iter().find(|(o, _)| *o == op_name) else {
-            return Err(err("/op", format!("unknown op '{op_name}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)")));
+            let known: Vec<&str> = OP_INPUT_KEYS.iter().map(|(o, _)| *o).collect();
+            return Err(err(
+                "/op",
+                format!("unknown op '{op_name}' (known: {})", known.join(", ")),
+            ));
         };
         for k in input.keys() {
             if !input_keys.contains(&k.as_str()) {
@@ -956,6 +960,7 @@ impl Vector {
                     memory_start,
                 }
             }
+            // OP_INPUT_KEYS has refused every other name above.
             other => return Err(err("/op", format!("unknown op '{other}'"))),
         };
         let expect = match obj.get("expect") {
