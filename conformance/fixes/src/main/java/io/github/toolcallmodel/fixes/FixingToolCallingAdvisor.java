@@ -1,0 +1,109 @@
+package io.github.toolcallmodel.fixes;
+
+import java.util.List;
+
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
+import org.springframework.ai.chat.client.advisor.api.BaseChatMemoryAdvisor;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.model.tool.ToolExecutionEligibilityChecker;
+
+/**
+ * Spring AI 2.0.1's {@link ToolCallingAdvisor} with the loop's part of
+ * {@code close-dangling-calls}: when a batch ends the loop (a limit breach under
+ * {@code THROW}, a {@code returnDirect} batch, a batch that failed), the tool
+ * message that answers its calls, which {@link FixingToolCallingManager} wrote,
+ * is handed to every memory advisor inside the loop (ordered after this one)
+ * through its own {@code before}, as the next request of the loop would have
+ * handed it. Without it, a memory inside the loop keeps the calls with no
+ * response and Gemini rejects every later request built from it.
+ *
+ * <p>
+ * Everything else is {@code ToolCallingAdvisor}'s own loop. Register its
+ * {@link Builder} as the {@code ToolCallingAdvisor.Builder} bean (the
+ * auto-configuration does) so that {@code ChatClient} registers it itself,
+ * turning the conversation history off when a memory sits inside the loop. The
+ * streaming path is Spring's, unchanged.
+ */
+public class FixingToolCallingAdvisor extends ToolCallingAdvisor {
+
+	protected FixingToolCallingAdvisor(ToolCallingManager toolCallingManager,
+			ToolExecutionEligibilityChecker toolExecutionEligibilityChecker, int advisorOrder,
+			boolean conversationHistoryEnabled) {
+		super(toolCallingManager, toolExecutionEligibilityChecker, advisorOrder, conversationHistoryEnabled);
+	}
+
+	@Override
+	public String getName() {
+		return "Fixing Tool Calling Advisor";
+	}
+
+	@Override
+	public ChatClientResponse adviseCall(ChatClientRequest chatClientRequest, CallAdvisorChain callAdvisorChain) {
+		ToolResponseMessage[] previous = LoopHandoff.open();
+		try {
+			ChatClientResponse response;
+			try {
+				response = super.adviseCall(chatClientRequest, callAdvisorChain);
+			}
+			catch (RuntimeException e) {
+				handOff(chatClientRequest, callAdvisorChain);
+				throw e;
+			}
+			handOff(chatClientRequest, callAdvisorChain);
+			return response;
+		}
+		finally {
+			LoopHandoff.close(previous);
+		}
+	}
+
+	private void handOff(ChatClientRequest request, CallAdvisorChain chain) {
+		ToolResponseMessage closing = LoopHandoff.take();
+		if (closing == null || chain == null) {
+			return;
+		}
+		List<CallAdvisor> advisors = chain.getCallAdvisors();
+		boolean inside = false;
+		for (CallAdvisor a : advisors) {
+			if (a == this) {
+				inside = true;
+			}
+			else if (inside && a instanceof BaseChatMemoryAdvisor memory) {
+				memory.before(ChatClientRequest.builder()
+					.prompt(new Prompt(List.of(closing)))
+					.context(request.context())
+					.build(), chain);
+			}
+		}
+	}
+
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/** The builder, a {@code ToolCallingAdvisor.Builder} that ChatClient copies and builds. */
+	public static class Builder extends ToolCallingAdvisor.Builder<Builder> {
+
+		protected Builder() {
+		}
+
+		@Override
+		protected ToolCallingAdvisor.Builder<?> newCopy() {
+			return new Builder();
+		}
+
+		@Override
+		public FixingToolCallingAdvisor build() {
+			return new FixingToolCallingAdvisor(getToolCallingManager(), getToolExecutionEligibilityChecker(),
+					getAdvisorOrder(), isConversationHistoryEnabled());
+		}
+
+	}
+
+}

@@ -1,0 +1,377 @@
+package io.github.toolcallmodel.fixes;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.messages.ToolResponseMessage.ToolResponse;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallLimitBehavior;
+import org.springframework.ai.model.tool.ToolCallLimitExceededException;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.ai.tool.definition.ToolDefinition;
+import org.springframework.ai.tool.execution.ToolExecutionException;
+import org.springframework.ai.tool.execution.ToolExecutionExceptionProcessor;
+import org.springframework.ai.tool.resolution.ToolCallbackResolver;
+
+/**
+ * Spring AI 2.0.1's {@link org.springframework.ai.model.tool.DefaultToolCallingManager}
+ * with the manager's fixes of {@code docs/FIXES.md}, by delegation: every call
+ * still runs through Spring's manager, its limits, resolver and observations.
+ *
+ * <ul>
+ * <li>{@code breach-through-processor}: a limit breach reaches the exception
+ * processor as a {@link ToolExecutionException} for the called tool whose cause
+ * is a {@link ToolCallLimitExceededException} (a {@link ToolCallLimitBreach})
+ * carrying the breach text; the response (or, under {@code THROW}, the breach
+ * response of the partial result and so {@code buildGeneration()}'s text) is
+ * what the processor returns, and what it throws fails the batch. The breach is
+ * processed before any later call of the batch runs, as if the manager did it
+ * in place.</li>
+ * <li>{@code close-dangling-calls}: under {@code THROW}, every call after the
+ * breached one gets the response {@link #NOT_EXECUTED} (through the processor
+ * with {@code breach-through-processor}); the exception is a
+ * {@link ClosedBatchLimitExceededException}, whose {@code buildGeneration()}
+ * still takes the breach response as text. The tool message that closes the
+ * batch (after a breach, a {@code returnDirect} batch, or {@link #NOT_EXECUTED_FAILED}
+ * for every call of a batch that failed) is handed to
+ * {@link FixingToolCallingAdvisor}, which gives it to a memory inside the
+ * loop.</li>
+ * <li>Always: each response a failure produced (processor text, breach, closed
+ * call) is marked with {@link ToolResponseMarks}, for {@code error-key}.</li>
+ * </ul>
+ *
+ * <p>
+ * To see which calls ran and which tools threw, the request's tool callbacks are
+ * wrapped for the delegate; wrap the delegate's {@link ToolCallbackResolver}
+ * with {@link #recordingResolver} so that tools it resolves are seen too (the
+ * auto-configuration does).
+ */
+public final class FixingToolCallingManager implements ToolCallingManager {
+
+	/** The response of a call after a breach, under {@code close-dangling-calls}. */
+	public static final String NOT_EXECUTED = "Not executed: a tool call limit was exceeded earlier in this batch.";
+
+	/** The response of every call of a batch that failed, under {@code close-dangling-calls}. */
+	public static final String NOT_EXECUTED_FAILED = "Not executed: the batch of tool calls failed.";
+
+	private final ToolCallingManager delegate;
+
+	private final SpringLimits limits;
+
+	private final ToolExecutionExceptionProcessor processor;
+
+	private final boolean breachThroughProcessor;
+
+	private final boolean closeDanglingCalls;
+
+	/**
+	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
+	 * @param processor the exception processor the delegate was built with
+	 * @param breachThroughProcessor the fix {@code breach-through-processor}
+	 * @param closeDanglingCalls the fix {@code close-dangling-calls}
+	 */
+	public FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor,
+			boolean breachThroughProcessor, boolean closeDanglingCalls) {
+		this.delegate = delegate;
+		this.limits = SpringLimits.of(delegate);
+		this.processor = processor;
+		this.breachThroughProcessor = breachThroughProcessor;
+		this.closeDanglingCalls = closeDanglingCalls;
+	}
+
+	/** {@code resolver} with every tool it resolves reporting its invocations to this manager. */
+	public static ToolCallbackResolver recordingResolver(ToolCallbackResolver resolver) {
+		return Invocations.resolver(resolver);
+	}
+
+	/** The manager this one delegates to. */
+	public ToolCallingManager getDelegate() {
+		return this.delegate;
+	}
+
+	@Override
+	public List<ToolDefinition> resolveToolDefinitions(ToolCallingChatOptions chatOptions) {
+		return this.delegate.resolveToolDefinitions(chatOptions);
+	}
+
+	@Override
+	public ToolExecutionResult executeToolCalls(Prompt prompt, ChatResponse chatResponse) {
+		AssistantMessage assistant = null;
+		if (prompt != null && chatResponse != null) {
+			for (Generation g : chatResponse.getResults()) {
+				if (!g.getOutput().getToolCalls().isEmpty()) {
+					assistant = g.getOutput();
+					break;
+				}
+			}
+		}
+		if (assistant == null) {
+			// Nothing to fix: the delegate refuses it as Spring does.
+			return this.delegate.executeToolCalls(prompt, chatResponse);
+		}
+		List<AssistantMessage.ToolCall> calls = assistant.getToolCalls();
+		Batch batch = new Batch(calls, breaches(prompt.getInstructions(), calls));
+		Invocations.Listener previous = Invocations.set(batch);
+		try {
+			ToolExecutionResult result;
+			try {
+				result = this.delegate.executeToolCalls(recording(prompt), chatResponse);
+			}
+			catch (ToolCallLimitExceededException ex) {
+				if (ex instanceof ToolCallLimitBreach) {
+					// The processor rethrew a breach's cause: the batch failed.
+					throw ex;
+				}
+				ToolCallLimitExceededException fixed;
+				try {
+					fixed = limitExceeded(ex, batch, calls);
+				}
+				catch (RuntimeException e) {
+					handOffFailed(calls);
+					throw e;
+				}
+				throw new Fixed(fixed);
+			}
+			return finished(result, batch);
+		}
+		catch (Fixed f) {
+			throw f.exception;
+		}
+		catch (RuntimeException ex) {
+			handOffFailed(calls);
+			throw ex;
+		}
+		finally {
+			Invocations.restore(previous);
+		}
+	}
+
+	/** Carries the fixed breach past the failure handler. */
+	private static final class Fixed extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		final ToolCallLimitExceededException exception;
+
+		Fixed(ToolCallLimitExceededException exception) {
+			super(null, null, false, false);
+			this.exception = exception;
+		}
+
+	}
+
+	/** The breach of each call, as the delegate will find it (null: no breach). */
+	private SpringLimits.Breach[] breaches(List<Message> instructions, List<AssistantMessage.ToolCall> calls) {
+		Map<String, Integer> counts = new HashMap<>(this.limits.countPriorToolCalls(instructions));
+		int total = counts.values().stream().mapToInt(Integer::intValue).sum();
+		boolean throwing = this.limits.onLimitExceeded() == ToolCallLimitBehavior.THROW;
+		SpringLimits.Breach[] out = new SpringLimits.Breach[calls.size()];
+		for (int i = 0; i < calls.size(); i++) {
+			String name = calls.get(i).name();
+			total++;
+			int count = counts.merge(name, 1, Integer::sum);
+			out[i] = this.limits.check(name, count, total);
+			if (out[i] != null && throwing) {
+				break;
+			}
+		}
+		return out;
+	}
+
+	/** The prompt with its tool callbacks reporting their invocations. */
+	private static Prompt recording(Prompt prompt) {
+		if (!(prompt.getOptions() instanceof ToolCallingChatOptions options) || options.getToolCallbacks() == null
+				|| options.getToolCallbacks().isEmpty()) {
+			return prompt;
+		}
+		// The manager reads the callbacks and the tool context of the options, nothing else.
+		var b = ToolCallingChatOptions.builder().toolCallbacks(Invocations.recording(options.getToolCallbacks()));
+		if (options.getToolContext() != null) {
+			b.toolContext(options.getToolContext());
+		}
+		return new Prompt(prompt.getInstructions(), b.build());
+	}
+
+	/**
+	 * A batch as it runs: the breaches found in advance, the texts the processor
+	 * gave them, and which calls' tools threw.
+	 */
+	private final class Batch implements Invocations.Listener {
+
+		final List<AssistantMessage.ToolCall> calls;
+
+		final SpringLimits.Breach[] breaches;
+
+		final String[] processed;
+
+		final boolean[] threw;
+
+		/** The next call not yet accounted for. */
+		int next;
+
+		/** The call whose tool is running. */
+		int running = -1;
+
+		Batch(List<AssistantMessage.ToolCall> calls, SpringLimits.Breach[] breaches) {
+			this.calls = calls;
+			this.breaches = breaches;
+			this.processed = new String[calls.size()];
+			this.threw = new boolean[calls.size()];
+		}
+
+		@Override
+		public void beforeInvoke(String name) {
+			// The calls before the next one without a breach were breaches: they
+			// are processed now, before this tool runs, as the manager would.
+			while (this.next < this.calls.size() && this.breaches[this.next] != null) {
+				process(this.next++);
+			}
+			this.running = this.next++;
+		}
+
+		@Override
+		public void threw() {
+			if (this.running >= 0 && this.running < this.threw.length) {
+				this.threw[this.running] = true;
+			}
+		}
+
+		/** Processes every breach not yet processed, up to and including call {@code last}. */
+		void processUpTo(int last) {
+			for (int i = 0; i <= last && i < this.calls.size(); i++) {
+				if (this.breaches[i] != null && this.processed[i] == null) {
+					process(i);
+				}
+			}
+		}
+
+		private void process(int i) {
+			if (!FixingToolCallingManager.this.breachThroughProcessor || this.processed[i] != null) {
+				return;
+			}
+			SpringLimits.Breach b = this.breaches[i];
+			this.processed[i] = processBreach(this.calls.get(i).name(),
+					new ToolCallLimitBreach(b.toolName(), b.limit(), b.message()));
+		}
+
+	}
+
+	private String processBreach(String calledTool, ToolCallLimitBreach cause) {
+		return this.processor.process(new ToolExecutionException(new CalledTool(calledTool), cause));
+	}
+
+	/** The definition the processor sees for a call that did not run: its name, even of no such tool. */
+	private record CalledTool(String name, String description, String inputSchema) implements ToolDefinition {
+
+		CalledTool(String name) {
+			this(name, "", "{}");
+		}
+
+	}
+
+	/** A batch the delegate finished: breach texts processed, failures marked. */
+	private ToolExecutionResult finished(ToolExecutionResult result, Batch batch) {
+		batch.processUpTo(batch.calls.size() - 1);
+		List<Message> history = result.conversationHistory();
+		if (history.isEmpty() || !(history.get(history.size() - 1) instanceof ToolResponseMessage tool)) {
+			return result;
+		}
+		List<ToolResponse> responses = new ArrayList<>(tool.getResponses());
+		List<Boolean> marks = new ArrayList<>();
+		for (int i = 0; i < responses.size(); i++) {
+			boolean breach = i < batch.breaches.length && batch.breaches[i] != null;
+			if (breach && batch.processed[i] != null) {
+				ToolResponse r = responses.get(i);
+				responses.set(i, new ToolResponse(r.id(), r.name(), batch.processed[i]));
+			}
+			marks.add(breach || (i < batch.threw.length && batch.threw[i]));
+		}
+		ToolResponseMessage marked = ToolResponseMarks
+			.withMarks(ToolResponseMessage.builder().responses(responses).metadata(tool.getMetadata()).build(), marks);
+		List<Message> out = new ArrayList<>(history);
+		out.set(out.size() - 1, marked);
+		ToolExecutionResult fixed = ToolExecutionResult.builder()
+			.conversationHistory(out)
+			.returnDirect(result.returnDirect())
+			.build();
+		if (fixed.returnDirect() && this.closeDanglingCalls) {
+			LoopHandoff.offer(marked);
+		}
+		return fixed;
+	}
+
+	/** The delegate stopped at a breach under {@code THROW}. */
+	private ToolCallLimitExceededException limitExceeded(ToolCallLimitExceededException ex, Batch batch,
+			List<AssistantMessage.ToolCall> calls) {
+		List<Message> history = ex.getPartialToolExecutionResult().conversationHistory();
+		if (history.isEmpty() || !(history.get(history.size() - 1) instanceof ToolResponseMessage tool)
+				|| tool.getResponses().isEmpty()) {
+			return ex;
+		}
+		List<ToolResponse> responses = new ArrayList<>(tool.getResponses());
+		int breachIndex = responses.size() - 1;
+		ToolResponse breach = responses.get(breachIndex);
+		if (this.breachThroughProcessor) {
+			String text = processBreach(breach.name(),
+					new ToolCallLimitBreach(ex.getToolName(), ex.getLimit(), breach.responseData()));
+			responses.set(breachIndex, new ToolResponse(breach.id(), breach.name(), text));
+		}
+		List<Boolean> marks = new ArrayList<>();
+		for (int i = 0; i < responses.size(); i++) {
+			marks.add(i == breachIndex || (i < batch.threw.length && batch.threw[i]));
+		}
+		if (this.closeDanglingCalls) {
+			for (int i = breachIndex + 1; i < calls.size(); i++) {
+				AssistantMessage.ToolCall c = calls.get(i);
+				String text = NOT_EXECUTED;
+				if (this.breachThroughProcessor) {
+					try {
+						text = processBreach(c.name(), new ToolCallLimitBreach(ex.getToolName(), ex.getLimit(), NOT_EXECUTED));
+					}
+					catch (RuntimeException e) {
+						// The processor accepted the breach itself; should it refuse these, the plain text stands.
+						text = NOT_EXECUTED;
+					}
+				}
+				responses.add(new ToolResponse(c.id(), c.name(), text));
+				marks.add(true);
+			}
+		}
+		ToolResponseMessage marked = ToolResponseMarks
+			.withMarks(ToolResponseMessage.builder().responses(responses).metadata(tool.getMetadata()).build(), marks);
+		List<Message> out = new ArrayList<>(history);
+		out.set(out.size() - 1, marked);
+		ToolExecutionResult partial = ToolExecutionResult.builder()
+			.conversationHistory(out)
+			.returnDirect(ex.getPartialToolExecutionResult().returnDirect())
+			.build();
+		if (this.closeDanglingCalls) {
+			LoopHandoff.offer(marked);
+			return new ClosedBatchLimitExceededException(ex.getToolName(), ex.getLimit(), partial, breachIndex);
+		}
+		return new ToolCallLimitExceededException(ex.getToolName(), ex.getLimit(), partial);
+	}
+
+	private void handOffFailed(List<AssistantMessage.ToolCall> calls) {
+		if (!this.closeDanglingCalls) {
+			return;
+		}
+		List<ToolResponse> responses = new ArrayList<>();
+		List<Boolean> marks = new ArrayList<>();
+		for (AssistantMessage.ToolCall c : calls) {
+			responses.add(new ToolResponse(c.id(), c.name(), NOT_EXECUTED_FAILED));
+			marks.add(true);
+		}
+		LoopHandoff.offer(ToolResponseMarks.withMarks(ToolResponseMessage.builder().responses(responses).build(), marks));
+	}
+
+}

@@ -1,0 +1,116 @@
+package io.github.toolcallmodel.fixes;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.ai.chat.client.ChatClientRequest;
+import org.springframework.ai.chat.client.ChatClientResponse;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
+import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.core.Ordered;
+
+/**
+ * The fixes {@code strict-json-or-wrap} and {@code error-key} for Gemini, from
+ * outside the jars: the last advisor before the chat model, it rewrites every
+ * tool response of every request (the history and what a memory added, not
+ * only the last message) with {@link GeminiToolResponses#rewrite}, so that
+ * {@code GoogleGenAiChatModel}'s own conversion never fails on a tool response
+ * and never drops a character of it. With {@code strict-json-or-wrap}, null or
+ * blank function-call arguments are sent as {@code {}}.
+ *
+ * <p>
+ * It changes only what reaches the model: the loop's history and every memory
+ * keep the original messages. Its order, {@link #DEFAULT_ORDER}, is after
+ * {@code ToolCallingAdvisor} and after any memory advisor placed inside the
+ * loop, so it sees every model call of a turn.
+ */
+public final class GeminiSafeToolResponseAdvisor implements CallAdvisor {
+
+	/** Just before {@code ChatModelCallAdvisor}, which has the lowest precedence. */
+	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
+
+	private final boolean strictJsonOrWrap;
+
+	private final boolean errorKey;
+
+	private final int order;
+
+	public GeminiSafeToolResponseAdvisor(boolean strictJsonOrWrap, boolean errorKey) {
+		this(strictJsonOrWrap, errorKey, DEFAULT_ORDER);
+	}
+
+	public GeminiSafeToolResponseAdvisor(boolean strictJsonOrWrap, boolean errorKey, int order) {
+		this.strictJsonOrWrap = strictJsonOrWrap;
+		this.errorKey = errorKey;
+		this.order = order;
+	}
+
+	@Override
+	public String getName() {
+		return "GeminiSafeToolResponseAdvisor";
+	}
+
+	@Override
+	public int getOrder() {
+		return this.order;
+	}
+
+	@Override
+	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
+		List<Message> messages = request.prompt().getInstructions();
+		List<Message> rewritten = rewrite(messages);
+		if (rewritten == messages) {
+			return chain.nextCall(request);
+		}
+		Prompt prompt = request.prompt().mutate().messages(rewritten).build();
+		return chain.nextCall(request.mutate().prompt(prompt).build());
+	}
+
+	/** The messages with every tool response rewritten; the same list when nothing changes. */
+	public List<Message> rewrite(List<Message> messages) {
+		List<Message> out = null;
+		for (int i = 0; i < messages.size(); i++) {
+			Message m = messages.get(i);
+			Message r = rewrite(m);
+			if (r != m && out == null) {
+				out = new ArrayList<>(messages.subList(0, i));
+			}
+			if (out != null) {
+				out.add(r);
+			}
+		}
+		return out == null ? messages : out;
+	}
+
+	private Message rewrite(Message m) {
+		if (m instanceof ToolResponseMessage tool) {
+			List<ToolResponseMessage.ToolResponse> responses = tool.getResponses();
+			List<ToolResponseMessage.ToolResponse> out = new ArrayList<>(responses.size());
+			boolean changed = false;
+			for (int i = 0; i < responses.size(); i++) {
+				ToolResponseMessage.ToolResponse r = responses.get(i);
+				String data = GeminiToolResponses.rewrite(r.responseData(), ToolResponseMarks.isError(tool, i),
+						this.strictJsonOrWrap, this.errorKey);
+				changed |= !java.util.Objects.equals(data, r.responseData());
+				out.add(new ToolResponseMessage.ToolResponse(r.id(), r.name(), data));
+			}
+			return changed ? ToolResponseMessage.builder().responses(out).metadata(tool.getMetadata()).build() : m;
+		}
+		if (this.strictJsonOrWrap && m instanceof AssistantMessage a && !a.getToolCalls().isEmpty()) {
+			List<AssistantMessage.ToolCall> calls = new ArrayList<>();
+			boolean changed = false;
+			for (AssistantMessage.ToolCall c : a.getToolCalls()) {
+				String args = GeminiToolResponses.arguments(c.arguments(), true);
+				changed |= !java.util.Objects.equals(args, c.arguments());
+				calls.add(new AssistantMessage.ToolCall(c.id(), c.type(), c.name(), args));
+			}
+			return changed ? a.mutate().toolCalls(calls).build() : m;
+		}
+		return m;
+	}
+
+}

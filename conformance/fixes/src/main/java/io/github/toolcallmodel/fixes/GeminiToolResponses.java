@@ -1,0 +1,104 @@
+package io.github.toolcallmodel.fixes;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The fixed conversions of a tool response for Gemini ({@code docs/GEMINI.md},
+ * "The fixed conversions"), in two forms:
+ * <ul>
+ * <li>{@link #rewrite}: the response data as one JSON object text that Spring AI
+ * 2.0.1's own conversion ({@code GoogleGenAiChatModel.parseJsonToMap}) reads
+ * into the fixed payload. This is what {@link GeminiSafeToolResponseAdvisor}
+ * sends, so it works on the released jars. One difference remains, and no code
+ * outside the jar can remove it: {@code parseJsonToMap} reads decimals as
+ * doubles, so a decimal that a double cannot hold exactly arrives rounded
+ * ({@code 0.11623512015512211} as {@code 0.1162351201551221}, {@code 1e400}
+ * as infinity).</li>
+ * <li>{@link #payload}: the fixed payload itself, numbers exact as written: what
+ * {@code messageToGeminiParts} would send if it called this instead of
+ * {@code parseJsonToMap} for a tool response (the smallest upstream change,
+ * {@code docs/FIXES.md}).</li>
+ * </ul>
+ */
+public final class GeminiToolResponses {
+
+	private static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+	private GeminiToolResponses() {
+	}
+
+	/**
+	 * The data to send instead of {@code data}, a response marked as produced by
+	 * a failure when {@code error} is set:
+	 * <ul>
+	 * <li>{@code errorKey} and {@code error}: one whole JSON object as it is,
+	 * anything else verbatim as {@code {"error": DATA}};</li>
+	 * <li>otherwise, with {@code strictJsonOrWrap}: one whole JSON object as it
+	 * is, any other whole value {@code v} as {@code {"result": v}}, any other
+	 * text (the empty string included) verbatim as {@code {"result": TEXT}};</li>
+	 * <li>otherwise {@code data} unchanged (upstream).</li>
+	 * </ul>
+	 */
+	public static String rewrite(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
+		if (data == null) {
+			return null;
+		}
+		if (errorKey && error) {
+			return StrictJson.isWholeObject(data) ? data : wrap("error", data);
+		}
+		if (!strictJsonOrWrap) {
+			return data;
+		}
+		StrictJson.Parsed p = StrictJson.parse(data);
+		if (p == null) {
+			return wrap("result", data);
+		}
+		if (p.value() instanceof Map<?, ?>) {
+			return data;
+		}
+		// The value's own text inside the wrapper: nothing of it is re-read.
+		return "{\"result\":" + data + "}";
+	}
+
+	/**
+	 * The payload the fixed conversion sends for {@code data}, as a map whose
+	 * numbers are {@link tools.jackson.databind.util.RawValue}s of their text.
+	 * Returns {@code null} when neither switch applies (upstream's conversion
+	 * stands).
+	 */
+	public static Map<String, Object> payload(String data, boolean error, boolean strictJsonOrWrap,
+			boolean errorKey) {
+		if (!(errorKey && error) && !strictJsonOrWrap) {
+			return null;
+		}
+		StrictJson.Parsed p = StrictJson.parse(rewrite(data, error, strictJsonOrWrap, errorKey));
+		if (p == null || !(p.value() instanceof Map<?, ?>)) {
+			throw new IllegalStateException("the rewrite is always one whole JSON object");
+		}
+		@SuppressWarnings("unchecked")
+		Map<String, Object> m = (Map<String, Object>) p.value();
+		return m;
+	}
+
+	/** {@code {"KEY": TEXT}} with TEXT as a JSON string. */
+	private static String wrap(String key, String text) {
+		Map<String, Object> m = new LinkedHashMap<>();
+		m.put(key, text);
+		return MAPPER.writeValueAsString(m);
+	}
+
+	/**
+	 * Function-call arguments under {@code strict-json-or-wrap}: null or blank
+	 * arguments become {@code {}}; any other text is kept (upstream reading).
+	 */
+	public static String arguments(String arguments, boolean strictJsonOrWrap) {
+		if (strictJsonOrWrap && (arguments == null || arguments.isBlank())) {
+			return "{}";
+		}
+		return arguments;
+	}
+
+}

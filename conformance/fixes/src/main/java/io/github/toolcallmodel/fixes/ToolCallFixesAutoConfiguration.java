@@ -1,0 +1,147 @@
+package io.github.toolcallmodel.fixes;
+
+import org.springframework.ai.chat.client.ChatClientCustomizer;
+import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.memory.ChatMemoryRepository;
+import org.springframework.ai.chat.memory.InMemoryChatMemoryRepository;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.model.tool.ToolExecutionEligibilityChecker;
+import org.springframework.ai.tool.execution.DefaultToolExecutionExceptionProcessor;
+import org.springframework.ai.tool.execution.ToolExecutionExceptionProcessor;
+import org.springframework.ai.tool.resolution.ToolCallbackResolver;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * Installs the fixes switched on under {@code toolcall.fixes}, around the beans
+ * of Spring AI's own auto-configurations:
+ * <ul>
+ * <li>the {@code ToolCallingManager} bean is wrapped in a
+ * {@link FixingToolCallingManager} ({@code breach-through-processor},
+ * {@code close-dangling-calls}, {@code error-key}), and the
+ * {@code ToolCallbackResolver} bean so that the wrapper sees resolved tools;</li>
+ * <li>a {@link FixingToolCallingAdvisor.Builder} becomes the
+ * {@code ToolCallingAdvisor.Builder} bean that ChatClient registers from
+ * ({@code close-dangling-calls});</li>
+ * <li>a {@link ChatClientCustomizer} adds {@link GeminiSafeToolResponseAdvisor}
+ * ({@code strict-json-or-wrap}, {@code error-key});</li>
+ * <li>the {@code ChatMemory} bean is a {@link TurnKeepingWindowChatMemory}
+ * ({@code keep-current-turn}, {@code evict-orphan-responses}) and is wrapped in
+ * an {@link AnsweredGenerationChatMemory} ({@code store-answered-generation}).</li>
+ * </ul>
+ */
+@AutoConfiguration(
+		afterName = "org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration",
+		beforeName = { "org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration",
+				"org.springframework.ai.model.chat.memory.autoconfigure.ChatMemoryAutoConfiguration" })
+@ConditionalOnClass(ToolCallingManager.class)
+@EnableConfigurationProperties(ToolCallFixesProperties.class)
+public class ToolCallFixesAutoConfiguration {
+
+	/** Spring AI's property of the ToolCallingAdvisor's order. */
+	static final String ADVISOR_ORDER = "spring.ai.chat.client.tool-calling.advisor-order";
+
+	@Bean
+	static BeanPostProcessor toolCallFixesBeanPostProcessor(ObjectProvider<ToolCallFixesProperties> properties,
+			ObjectProvider<ToolExecutionExceptionProcessor> processor) {
+		return new BeanPostProcessor() {
+			@Override
+			public Object postProcessAfterInitialization(Object bean, String beanName) {
+				ToolCallFixesProperties p = properties.getObject();
+				if (bean instanceof ToolCallbackResolver resolver && p.wrapsManager()) {
+					return FixingToolCallingManager.recordingResolver(resolver);
+				}
+				if (bean instanceof ToolCallingManager manager && !(manager instanceof FixingToolCallingManager)
+						&& p.wrapsManager()) {
+					return new FixingToolCallingManager(manager,
+							processor.getIfAvailable(() -> DefaultToolExecutionExceptionProcessor.builder().build()),
+							p.isBreachThroughProcessor(), p.isCloseDanglingCalls());
+				}
+				if (bean instanceof ChatMemory memory && !(memory instanceof AnsweredGenerationChatMemory)
+						&& p.isStoreAnsweredGeneration()) {
+					return new AnsweredGenerationChatMemory(memory);
+				}
+				return bean;
+			}
+		};
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(ToolCallingAdvisor.class)
+	static class ClientConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnProperty(prefix = ToolCallFixesProperties.PREFIX, name = "close-dangling-calls",
+				havingValue = "true")
+		ToolCallingAdvisor.Builder<?> toolCallingAdvisorBuilder(ToolCallingManager toolCallingManager,
+				ObjectProvider<ToolExecutionEligibilityChecker> toolExecutionEligibilityChecker,
+				Environment environment) {
+			var builder = FixingToolCallingAdvisor.builder()
+				.toolCallingManager(toolCallingManager)
+				.advisorOrder(environment.getProperty(ADVISOR_ORDER, Integer.class, ToolCallingAdvisor.DEFAULT_ORDER));
+			toolExecutionEligibilityChecker.ifAvailable(builder::toolExecutionEligibilityChecker);
+			return builder;
+		}
+
+		@Bean
+		ChatClientCustomizer geminiSafeToolResponseCustomizer(ToolCallFixesProperties properties) {
+			return builder -> {
+				if (properties.isStrictJsonOrWrap() || properties.isErrorKey()) {
+					builder.defaultAdvisors(
+							new GeminiSafeToolResponseAdvisor(properties.isStrictJsonOrWrap(), properties.isErrorKey()));
+				}
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(ChatMemory.class)
+	static class MemoryConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(ChatMemory.class)
+		@Conditional(WindowFixOn.class)
+		ChatMemory turnKeepingWindowChatMemory(ObjectProvider<ChatMemoryRepository> repository,
+				ToolCallFixesProperties properties) {
+			return new TurnKeepingWindowChatMemory(repository.getIfAvailable(InMemoryChatMemoryRepository::new),
+					properties.getMemoryMaxMessages(), properties.isKeepCurrentTurn(),
+					properties.isEvictOrphanResponses());
+		}
+
+	}
+
+	/** keep-current-turn or evict-orphan-responses is on. */
+	static class WindowFixOn extends AnyNestedCondition {
+
+		WindowFixOn() {
+			super(ConfigurationPhase.REGISTER_BEAN);
+		}
+
+		@ConditionalOnProperty(prefix = ToolCallFixesProperties.PREFIX, name = "keep-current-turn",
+				havingValue = "true")
+		static class KeepCurrentTurn {
+
+		}
+
+		@ConditionalOnProperty(prefix = ToolCallFixesProperties.PREFIX, name = "evict-orphan-responses",
+				havingValue = "true")
+		static class EvictOrphanResponses {
+
+		}
+
+	}
+
+}

@@ -1,0 +1,137 @@
+package io.github.toolcallmodel.fixes;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The switches of the fixes, one per fix of {@code docs/FIXES.md}, all off by
+ * default: {@code toolcall.fixes.<fix-name>=true}.
+ */
+@ConfigurationProperties(prefix = ToolCallFixesProperties.PREFIX)
+public class ToolCallFixesProperties {
+
+	/** The prefix of every property of the fixes. */
+	public static final String PREFIX = "toolcall.fixes";
+
+	/**
+	 * Send a tool call limit breach through the ToolExecutionExceptionProcessor, as
+	 * any tool failure is (closes issue 6902 for a JSON-error processor). Wraps
+	 * Spring AI's ToolCallingManager bean.
+	 */
+	private boolean breachThroughProcessor;
+
+	/**
+	 * Send every tool response to Gemini as a JSON object: an object as is, any
+	 * other JSON value or any other text wrapped as {"result": ...} (closes issue
+	 * 6902 whatever the processor, and issue 5437). Adds an advisor to every
+	 * ChatClient built from the auto-configured builder; for Gemini only.
+	 */
+	private boolean strictJsonOrWrap;
+
+	/**
+	 * Send a response produced by a failure (processor text, breach, closed call)
+	 * to Gemini as the whole JSON object it is, or verbatim as {"error": TEXT}.
+	 * Adds the same advisor and wraps the ToolCallingManager bean to mark failures.
+	 */
+	private boolean errorKey;
+
+	/**
+	 * Answer every call of a batch that stops (a breach under THROW, a batch that
+	 * fails, a returnDirect batch) and hand that answer to a memory inside the
+	 * tool loop, so that no call is left without a response. Wraps the
+	 * ToolCallingManager bean and registers its own ToolCallingAdvisor builder.
+	 */
+	private boolean closeDanglingCalls;
+
+	/**
+	 * Of a model reply with tool calls, store only the generation the manager
+	 * answers. Wraps the ChatMemory bean.
+	 */
+	private boolean storeAnsweredGeneration;
+
+	/**
+	 * Never let the message window cut the current turn: when it alone is longer
+	 * than the window, it stays whole until the next user message. Replaces the
+	 * ChatMemory bean with a window of memory-max-messages.
+	 */
+	private boolean keepCurrentTurn;
+
+	/**
+	 * Cut the message window at the plain count and drop the tool messages left
+	 * at its head (spring-ai PR 6029, for comparison). Replaces the ChatMemory
+	 * bean with a window of memory-max-messages.
+	 */
+	private boolean evictOrphanResponses;
+
+	/** The window of the ChatMemory that keep-current-turn or evict-orphan-responses install. */
+	private int memoryMaxMessages = TurnKeepingWindowChatMemory.DEFAULT_MAX_MESSAGES;
+
+	public boolean isBreachThroughProcessor() {
+		return this.breachThroughProcessor;
+	}
+
+	public void setBreachThroughProcessor(boolean breachThroughProcessor) {
+		this.breachThroughProcessor = breachThroughProcessor;
+	}
+
+	public boolean isStrictJsonOrWrap() {
+		return this.strictJsonOrWrap;
+	}
+
+	public void setStrictJsonOrWrap(boolean strictJsonOrWrap) {
+		this.strictJsonOrWrap = strictJsonOrWrap;
+	}
+
+	public boolean isErrorKey() {
+		return this.errorKey;
+	}
+
+	public void setErrorKey(boolean errorKey) {
+		this.errorKey = errorKey;
+	}
+
+	public boolean isCloseDanglingCalls() {
+		return this.closeDanglingCalls;
+	}
+
+	public void setCloseDanglingCalls(boolean closeDanglingCalls) {
+		this.closeDanglingCalls = closeDanglingCalls;
+	}
+
+	public boolean isStoreAnsweredGeneration() {
+		return this.storeAnsweredGeneration;
+	}
+
+	public void setStoreAnsweredGeneration(boolean storeAnsweredGeneration) {
+		this.storeAnsweredGeneration = storeAnsweredGeneration;
+	}
+
+	public boolean isKeepCurrentTurn() {
+		return this.keepCurrentTurn;
+	}
+
+	public void setKeepCurrentTurn(boolean keepCurrentTurn) {
+		this.keepCurrentTurn = keepCurrentTurn;
+	}
+
+	public boolean isEvictOrphanResponses() {
+		return this.evictOrphanResponses;
+	}
+
+	public void setEvictOrphanResponses(boolean evictOrphanResponses) {
+		this.evictOrphanResponses = evictOrphanResponses;
+	}
+
+	public int getMemoryMaxMessages() {
+		return this.memoryMaxMessages;
+	}
+
+	public void setMemoryMaxMessages(int memoryMaxMessages) {
+		this.memoryMaxMessages = memoryMaxMessages;
+	}
+
+	/** Whether the ToolCallingManager bean is wrapped. */
+	boolean wrapsManager() {
+		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey;
+	}
+
+}
