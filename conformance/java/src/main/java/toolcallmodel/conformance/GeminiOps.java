@@ -57,6 +57,11 @@ final class GeminiOps {
 		}
 	}
 
+	/** The Gemini request of {@code messages}, with the vector's fixed conversion if any. */
+	static Map<String, Object> request(Fixes f, List<Message> messages) {
+		return f.geminiConversion() ? FixedGemini.request(f, messages) : GeminiBridge.request(messages);
+	}
+
 	static Map<String, Object> run(Scenario s, String op, Map<String, Object> input) {
 		Map<String, Object> out = new LinkedHashMap<>();
 		switch (op) {
@@ -65,17 +70,18 @@ final class GeminiOps {
 				if (!(text instanceof String t)) {
 					throw new Json.Fault("/input/text: must be a string");
 				}
-				Json.bool(input.get("error"), false, "/input/error");
+				boolean error = Json.bool(input.get("error"), false, "/input/error");
+				Fixes f = s.fixes;
 				resultOrError(out, "response", () -> {
 					s.buildManager();
-					return GeminiBridge.convert(t);
+					return f.geminiConversion() ? FixedGemini.convert(f, t, error) : GeminiBridge.convert(t);
 				});
 			}
 			case "gemini_request" -> {
 				var history = history(input.get("history"));
 				resultOrError(out, "request", () -> {
 					s.buildManager();
-					return GeminiBridge.request(history);
+					return request(s.fixes, history);
 				});
 			}
 			default -> throw new Json.Fault("/op: not a Gemini op: " + op);

@@ -5,6 +5,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.toolcallmodel.fixes.AnsweredGenerationChatMemory;
+import io.github.toolcallmodel.fixes.FixingToolCallingAdvisor;
+import io.github.toolcallmodel.fixes.GeminiSafeToolResponseAdvisor;
+import io.github.toolcallmodel.fixes.TurnKeepingWindowChatMemory;
+import io.micrometer.observation.ObservationRegistry;
+
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
@@ -22,7 +28,7 @@ import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.google.genai.GeminiBridge;
-import org.springframework.ai.model.tool.DefaultToolCallingManager;
+import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolCallLimitExceededException;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolExecutionResult;
@@ -129,17 +135,28 @@ final class LoopOp {
 
 		// The manager through its builder, then the memory through its own: a
 		// configuration either refuses is the op's error, as the model prints it.
-		DefaultToolCallingManager manager;
+		ToolCallingManager manager;
 		InMemoryChatMemoryRepository repository = new InMemoryChatMemoryRepository();
 		ChatMemory chatMemory = null;
+		Fixes fixes = s.fixes;
 		try {
 			manager = s.buildManager();
 			if (!memory.equals("none")) {
-				var b = MessageWindowChatMemory.builder().chatMemoryRepository(repository);
-				if (maxMessages != null) {
-					b.maxMessages(maxMessages);
+				if (fixes.window()) {
+					chatMemory = new TurnKeepingWindowChatMemory(repository,
+							maxMessages == null ? TurnKeepingWindowChatMemory.DEFAULT_MAX_MESSAGES : maxMessages,
+							fixes.keepCurrentTurn(), fixes.evictOrphanResponses());
 				}
-				chatMemory = b.build();
+				else {
+					var b = MessageWindowChatMemory.builder().chatMemoryRepository(repository);
+					if (maxMessages != null) {
+						b.maxMessages(maxMessages);
+					}
+					chatMemory = b.build();
+				}
+				if (fixes.storeAnsweredGeneration()) {
+					chatMemory = new AnsweredGenerationChatMemory(chatMemory);
+				}
 			}
 		}
 		catch (Json.Fault | Json.OutOfScope e) {
@@ -156,10 +173,16 @@ final class LoopOp {
 		}
 
 		List<Advisor> advisors = new ArrayList<>();
-		advisors.add(ToolCallingAdvisor.builder()
-			.toolCallingManager(manager)
-			.conversationHistoryEnabled(conversationHistory)
-			.build());
+		ToolCallingAdvisor.Builder<?> toolAdvisor = (fixes.closeDanglingCalls() ? FixingToolCallingAdvisor.builder()
+				: ToolCallingAdvisor.builder())
+			.toolCallingManager(manager);
+		// ChatClient registers the tool advisor itself, turning its history off
+		// when a memory sits inside the loop; a vector that asks for the other
+		// setting gets the advisor registered explicitly.
+		boolean chatClientRegisters = conversationHistory == !memory.equals("inside");
+		if (!chatClientRegisters) {
+			advisors.add(toolAdvisor.copy().conversationHistoryEnabled(conversationHistory).build());
+		}
 		if (geminiToolText) {
 			advisors.add(new GeminiToolTextAdvisor());
 		}
@@ -170,9 +193,13 @@ final class LoopOp {
 			}
 			advisors.add(b.build());
 		}
+		boolean gemini = provider.equals("gemini");
+		if (gemini && fixes.geminiConversion()) {
+			advisors.add(new GeminiSafeToolResponseAdvisor(fixes.strictJsonOrWrap(), fixes.errorKey()));
+		}
 
-		ScriptedModel model = new ScriptedModel(replies, provider.equals("gemini"));
-		ChatClient client = ChatClient.builder(model).build();
+		ScriptedModel model = new ScriptedModel(replies, gemini, fixes);
+		ChatClient client = ChatClient.builder(model, ObservationRegistry.NOOP, null, null, toolAdvisor).build();
 
 		Map<String, Object> outcome = new LinkedHashMap<>();
 		try {
@@ -281,6 +308,8 @@ final class LoopOp {
 
 		private final boolean gemini;
 
+		private final Fixes fixes;
+
 		final List<Object> requests = new ArrayList<>();
 
 		/** The last reply's generations, to tell them from generations the advisor built. */
@@ -291,9 +320,10 @@ final class LoopOp {
 
 		private int calls;
 
-		ScriptedModel(List<ChatResponse> replies, boolean gemini) {
+		ScriptedModel(List<ChatResponse> replies, boolean gemini, Fixes fixes) {
 			this.replies = replies;
 			this.gemini = gemini;
+			this.fixes = fixes;
 		}
 
 		@Override
@@ -310,7 +340,9 @@ final class LoopOp {
 			if (this.gemini) {
 				Map<String, Object> request;
 				try {
-					request = GeminiBridge.request(instructions);
+					// The fix library's advisor, last before this model, rewrote the tool responses.
+					request = this.fixes.geminiConversion() ? FixedGemini.sent(this.fixes, instructions)
+							: GeminiBridge.request(instructions);
 				}
 				catch (IllegalStateException e) {
 					if (e.getMessage() != null && e.getMessage().startsWith("runner:")) {

@@ -16,7 +16,7 @@ import org.springframework.ai.chat.metadata.ChatGenerationMetadata;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.Prompt;
-import org.springframework.ai.model.tool.DefaultToolCallingManager;
+import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolExecutionResult;
 
@@ -125,10 +125,6 @@ public final class Runner {
 		if (!"toolcall-model/1".equals(vector.get("format"))) {
 			throw new Json.Fault("/format: not toolcall-model/1");
 		}
-		Object fixes = vector.get("fixes");
-		if (fixes != null && !(fixes instanceof List<?> l && l.isEmpty())) {
-			throw new Json.OutOfScope("fixes are not in Spring AI 2.0.1");
-		}
 		List<Object> advisors = Json.arr(vector.get("advisors"), "/advisors");
 		String op = Json.str(vector.get("op"), "/op");
 		Map<String, Object> input = Json.obj(vector.get("input"), "/input");
@@ -171,7 +167,7 @@ public final class Runner {
 	static Map<String, Object> executeToolCalls(Scenario s, Map<String, Object> input) {
 		Map<String, Object> out = new java.util.LinkedHashMap<>();
 		try {
-			DefaultToolCallingManager manager = s.buildManager();
+			ToolCallingManager manager = s.buildManager();
 			var options = ToolCallingChatOptions.builder().toolCallbacks(s.requestTools).build();
 			Prompt prompt = new Prompt(Scenario.messages(input.get("history"), "/input/history"), options);
 			ChatResponse response = chatResponse(input.get("generations"), "/input/generations");

@@ -5,6 +5,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.toolcallmodel.fixes.ClosedBatchLimitExceededException;
+import io.github.toolcallmodel.fixes.FixingToolCallingManager;
+import io.github.toolcallmodel.fixes.ToolCallLimitBreach;
+import io.github.toolcallmodel.fixes.ToolResponseMarks;
+
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.SystemMessage;
@@ -15,6 +20,7 @@ import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.model.tool.DefaultToolCallingManager;
 import org.springframework.ai.model.tool.ToolCallLimitBehavior;
 import org.springframework.ai.model.tool.ToolCallLimitExceededException;
+import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.definition.ToolDefinition;
@@ -23,6 +29,7 @@ import org.springframework.ai.tool.execution.ToolExecutionException;
 import org.springframework.ai.tool.execution.ToolExecutionExceptionProcessor;
 import org.springframework.ai.tool.metadata.ToolMetadata;
 import org.springframework.ai.tool.resolution.StaticToolCallbackResolver;
+import org.springframework.ai.tool.resolution.ToolCallbackResolver;
 
 /**
  * One vector's world on the real classes: its tools as scripted
@@ -45,8 +52,12 @@ final class Scenario {
 
 	final Map<String, Object> manager;
 
+	/** The vector's fixes, installed from the fix library. */
+	final Fixes fixes;
+
 	Scenario(Map<String, Object> vector) {
 		this.vector = vector;
+		this.fixes = Fixes.of(vector.get("fixes"));
 		this.manager = Json.obj(vector.get("manager"), "/manager");
 		List<Object> tools = Json.arr(vector.get("tools"), "/tools");
 		for (int i = 0; i < tools.size(); i++) {
@@ -144,8 +155,22 @@ final class Scenario {
 
 	// ---------------------------------------------------------------- manager
 
+	/**
+	 * The manager through its real builder, wrapped in the fix library's
+	 * {@link FixingToolCallingManager} when the vector's fixes change it.
+	 */
+	ToolCallingManager buildManager() {
+		ToolExecutionExceptionProcessor processor = processor();
+		DefaultToolCallingManager manager = buildDefaultManager(processor);
+		if (!this.fixes.wrapsManager()) {
+			return manager;
+		}
+		return new FixingToolCallingManager(manager, processor, this.fixes.breachThroughProcessor(),
+				this.fixes.closeDanglingCalls());
+	}
+
 	/** The manager through its real builder, in the vector's call order. */
-	DefaultToolCallingManager buildManager() {
+	private DefaultToolCallingManager buildDefaultManager(ToolExecutionExceptionProcessor processor) {
 		var b = DefaultToolCallingManager.builder();
 		Map<String, Object> m = this.manager;
 		if (m.get("max_calls_per_tool") != null) {
@@ -201,8 +226,9 @@ final class Scenario {
 			}
 		}
 		b.resolutionFallbackEnabled(Json.bool(m.get("resolution_fallback"), false, "/manager/resolution_fallback"));
-		b.toolCallbackResolver(new StaticToolCallbackResolver(this.resolverTools));
-		b.toolExecutionExceptionProcessor(processor());
+		ToolCallbackResolver resolver = new StaticToolCallbackResolver(this.resolverTools);
+		b.toolCallbackResolver(this.fixes.wrapsManager() ? FixingToolCallingManager.recordingResolver(resolver) : resolver);
+		b.toolExecutionExceptionProcessor(processor);
 		return b.build();
 	}
 
@@ -301,14 +327,18 @@ final class Scenario {
 			case "assistant" -> assistant(m, where);
 			case "tool" -> {
 				List<ToolResponseMessage.ToolResponse> rs = new ArrayList<>();
+				List<Boolean> errors = new ArrayList<>();
 				List<Object> list = Json.arr(m.get("responses"), where + "/responses");
 				for (int i = 0; i < list.size(); i++) {
 					String at = where + "/responses/" + i;
 					Map<String, Object> r = Json.obj(list.get(i), at);
 					rs.add(new ToolResponseMessage.ToolResponse(Json.str(r.get("id"), at + "/id"),
 							Json.str(r.get("name"), at + "/name"), Json.str(r.get("data"), at + "/data")));
+					errors.add(Json.bool(r.get("error"), false, at + "/error"));
 				}
-				yield ToolResponseMessage.builder().responses(rs).build();
+				ToolResponseMessage tool = ToolResponseMessage.builder().responses(rs).build();
+				// The model's failure mark, which only error-key reads, travels as the fix library's mark.
+				yield errors.contains(true) ? ToolResponseMarks.withMarks(tool, errors) : tool;
 			}
 			default -> throw new Json.Fault(where + "/type: unknown message type '" + type + "'");
 		};
@@ -469,10 +499,20 @@ final class Scenario {
 		return Json.map("history", printAll(r.conversationHistory()), "return_direct", r.returnDirect());
 	}
 
-	/** An exception in the vectors' error shape (a limit breach says more). */
+	/**
+	 * An exception in the vectors' error shape (a limit breach says more). An
+	 * exception of the fix library's own class is printed as the Spring class it
+	 * extends, as callers catch it: {@link ClosedBatchLimitExceededException} is a
+	 * limit breach; {@link ToolCallLimitBreach}, the cause the processor saw and
+	 * rethrew, is a plain exception with the breach text.
+	 */
 	static Map<String, Object> printError(Throwable t) {
-		Map<String, Object> out = Json.map("class", t.getClass().getName(), "message", t.getMessage());
-		if (t instanceof ToolCallLimitExceededException ex) {
+		Class<?> c = t.getClass();
+		while (c.getName().startsWith("io.github.toolcallmodel.fixes.") && c.getSuperclass() != null) {
+			c = c.getSuperclass();
+		}
+		Map<String, Object> out = Json.map("class", c.getName(), "message", t.getMessage());
+		if (t instanceof ToolCallLimitExceededException ex && !(t instanceof ToolCallLimitBreach)) {
 			out.put("tool_name", ex.getToolName());
 			out.put("limit", ex.getLimit());
 			out.put("partial", printResult(ex.getPartialToolExecutionResult()));

@@ -33,6 +33,12 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor {
 	/** Just before {@code ChatModelCallAdvisor}, which has the lowest precedence. */
 	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
 
+	/**
+	 * The metadata key under which a rewritten tool message keeps the data it
+	 * replaced (a list, one per response), for whoever converts it.
+	 */
+	public static final String ORIGINAL_DATA = "toolcallFixesOriginalData";
+
 	private final boolean strictJsonOrWrap;
 
 	private final boolean errorKey;
@@ -71,6 +77,18 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor {
 	}
 
 	/** The messages with every tool response rewritten; the same list when nothing changes. */
+	/**
+	 * The data response {@code index} of {@code message} had before this advisor
+	 * rewrote it (its data if it did not).
+	 */
+	public static String originalData(ToolResponseMessage message, int index) {
+		Object kept = message.getMetadata().get(ORIGINAL_DATA);
+		if (kept instanceof List<?> l && index < l.size() && (l.get(index) == null || l.get(index) instanceof String)) {
+			return (String) l.get(index);
+		}
+		return message.getResponses().get(index).responseData();
+	}
+
 	public List<Message> rewrite(List<Message> messages) {
 		List<Message> out = null;
 		for (int i = 0; i < messages.size(); i++) {
@@ -98,7 +116,12 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor {
 				changed |= !java.util.Objects.equals(data, r.responseData());
 				out.add(new ToolResponseMessage.ToolResponse(r.id(), r.name(), data));
 			}
-			return changed ? ToolResponseMessage.builder().responses(out).metadata(tool.getMetadata()).build() : m;
+			if (!changed) {
+				return m;
+			}
+			java.util.Map<String, Object> metadata = new java.util.LinkedHashMap<>(tool.getMetadata());
+			metadata.put(ORIGINAL_DATA, responses.stream().map(ToolResponseMessage.ToolResponse::responseData).toList());
+			return ToolResponseMessage.builder().responses(out).metadata(metadata).build();
 		}
 		if (this.strictJsonOrWrap && m instanceof AssistantMessage a && !a.getToolCalls().isEmpty()) {
 			List<AssistantMessage.ToolCall> calls = new ArrayList<>();

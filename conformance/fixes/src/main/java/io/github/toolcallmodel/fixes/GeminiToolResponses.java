@@ -3,6 +3,11 @@ package io.github.toolcallmodel.fixes;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -27,6 +32,8 @@ public final class GeminiToolResponses {
 
 	private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
+	private static final JsonFactory DEFAULT_LIMITS = JsonFactory.builder().build();
+
 	private GeminiToolResponses() {
 	}
 
@@ -43,6 +50,15 @@ public final class GeminiToolResponses {
 	 * </ul>
 	 */
 	public static String rewrite(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
+		String whole = whole(data, error, strictJsonOrWrap, errorKey);
+		if (whole == null || whole == data && !(errorKey && error) && !strictJsonOrWrap) {
+			return whole;
+		}
+		return upstreamReads(whole) ? whole : wrap(errorKey && error ? "error" : "result", data);
+	}
+
+	/** The fixed conversion as one JSON object text, whatever Spring's reader can take. */
+	private static String whole(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
 		if (data == null) {
 			return null;
 		}
@@ -56,11 +72,41 @@ public final class GeminiToolResponses {
 		if (p == null) {
 			return wrap("result", data);
 		}
-		if (p.value() instanceof Map<?, ?>) {
-			return data;
+		// The value's own text, inside the wrapper unless it is an object.
+		return p.value() instanceof Map<?, ?> ? data : "{\"result\":" + data + "}";
+	}
+
+	/**
+	 * Whether {@link #rewrite} sends {@code data} as a string because Spring's
+	 * reader would refuse the value itself (a number of more than 1000 digits, a
+	 * value 500 containers deep once wrapped, a name longer than Jackson
+	 * allows): the payload then holds the text, not the value.
+	 */
+	public static boolean rewriteFallsBack(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
+		if (data == null || !(errorKey && error) && !strictJsonOrWrap) {
+			return false;
 		}
-		// The value's own text inside the wrapper: nothing of it is re-read.
-		return "{\"result\":" + data + "}";
+		return !upstreamReads(whole(data, error, strictJsonOrWrap, errorKey));
+	}
+
+	/**
+	 * Whether a whole JSON text passes the stream limits of the Jackson on the
+	 * class path at their defaults, which Spring's own reader keeps
+	 * ({@code docs/JSON.md} A.13).
+	 */
+	static boolean upstreamReads(String text) {
+		try (JsonParser p = DEFAULT_LIMITS.createParser(ObjectReadContext.empty(), text)) {
+			while (p.nextToken() != null) {
+				if (p.currentToken() == JsonToken.VALUE_NUMBER_INT || p.currentToken() == JsonToken.VALUE_NUMBER_FLOAT) {
+					// Number length is checked when the number is read.
+					p.getNumberValue();
+				}
+			}
+			return true;
+		}
+		catch (JacksonException e) {
+			return false;
+		}
 	}
 
 	/**
@@ -74,7 +120,7 @@ public final class GeminiToolResponses {
 		if (!(errorKey && error) && !strictJsonOrWrap) {
 			return null;
 		}
-		StrictJson.Parsed p = StrictJson.parse(rewrite(data, error, strictJsonOrWrap, errorKey));
+		StrictJson.Parsed p = StrictJson.parse(whole(data, error, strictJsonOrWrap, errorKey));
 		if (p == null || !(p.value() instanceof Map<?, ?>)) {
 			throw new IllegalStateException("the rewrite is always one whole JSON object");
 		}

@@ -79,6 +79,109 @@ public final class GeminiBridge {
 		return out;
 	}
 
+	/**
+	 * The payload a fixed conversion gives one tool response, and whether the
+	 * real conversion of what was sent must agree with it but for the precision
+	 * of decimals (false where the sender had to send the text instead).
+	 */
+	public record Payload(Map<String, Object> exact, boolean comparable) {
+	}
+
+	/**
+	 * {@link #request(List)} of {@code sent}, with the response of each function
+	 * response part replaced by what {@code payload} gives for its tool message
+	 * and the response's index (kept when it gives {@code null}): the fixes'
+	 * conversion installed in place of {@code parseJsonToMap}, which is private.
+	 * Where the payload is comparable, the real conversion of the sent data must
+	 * equal it but for decimals that a double rounds; otherwise this throws.
+	 */
+	public static Map<String, Object> request(List<Message> sent,
+			java.util.function.BiFunction<ToolResponseMessage, Integer, Payload> payload) {
+		Map<String, Object> out = request(sent);
+		@SuppressWarnings("unchecked")
+		List<Map<String, Object>> contents = (List<Map<String, Object>>) out.get("contents");
+		int k = 0;
+		for (Message m : sent) {
+			if (m.getMessageType() == org.springframework.ai.chat.messages.MessageType.SYSTEM) {
+				continue;
+			}
+			if (m instanceof ToolResponseMessage tool && k < contents.size()) {
+				@SuppressWarnings("unchecked")
+				List<Map<String, Object>> parts = (List<Map<String, Object>>) contents.get(k).get("parts");
+				for (int j = 0; j < parts.size(); j++) {
+					@SuppressWarnings("unchecked")
+					Map<String, Object> fr = (Map<String, Object>) parts.get(j).get("functionResponse");
+					Payload p = fr == null ? null : payload.apply(tool, j);
+					if (p != null && p.exact() != null) {
+						Object exact = value(p.exact());
+						if (p.comparable() && !sameButDoubles(fr.get("response"), exact)) {
+							throw new IllegalStateException("runner: the fix library's advisor sends a tool response that "
+									+ "Spring's conversion reads as " + fr.get("response") + ", not as the fixed conversion's "
+									+ exact);
+						}
+						fr.put("response", exact);
+					}
+				}
+			}
+			k++;
+		}
+		return out;
+	}
+
+	/**
+	 * Whether a payload Spring's conversion printed equals an exact one, numbers
+	 * compared as Jackson reads them: integers exactly, decimals as the double
+	 * their text rounds to.
+	 */
+	public static boolean sameButDoubles(Object upstream, Object exact) {
+		if (exact instanceof RawValue r) {
+			String t = String.valueOf(r.rawValue());
+			BigDecimal e;
+			try {
+				e = new BigDecimal(t);
+			}
+			catch (NumberFormatException x) {
+				return false;
+			}
+			if (upstream instanceof Integer || upstream instanceof Long || upstream instanceof BigInteger) {
+				return e.compareTo(new BigDecimal(upstream.toString())) == 0;
+			}
+			double d = Double.parseDouble(t);
+			if (upstream instanceof RawValue u) {
+				return d == Double.parseDouble(String.valueOf(u.rawValue()));
+			}
+			if (upstream instanceof String s && Double.isInfinite(d)) {
+				return s.equals(d > 0 ? "Infinity" : "-Infinity");
+			}
+			return false;
+		}
+		if (exact instanceof Map<?, ?> em && upstream instanceof Map<?, ?> um) {
+			if (em.size() != um.size()) {
+				return false;
+			}
+			var ui = um.entrySet().iterator();
+			for (var e : em.entrySet()) {
+				var u = ui.next();
+				if (!e.getKey().equals(u.getKey()) || !sameButDoubles(u.getValue(), e.getValue())) {
+					return false;
+				}
+			}
+			return true;
+		}
+		if (exact instanceof List<?> el && upstream instanceof List<?> ul) {
+			if (el.size() != ul.size()) {
+				return false;
+			}
+			for (int i = 0; i < el.size(); i++) {
+				if (!sameButDoubles(ul.get(i), el.get(i))) {
+					return false;
+				}
+			}
+			return true;
+		}
+		return java.util.Objects.equals(upstream, exact);
+	}
+
 	/** The response object of one tool response with {@code text} as its data, printed. */
 	public static Map<String, Object> convert(String text) {
 		ToolResponseMessage m = ToolResponseMessage.builder()
@@ -134,9 +237,9 @@ public final class GeminiBridge {
 	}
 
 	/** A value as Jackson built it, in printable form (see the class note). */
-	static Object value(Object v) {
+	public static Object value(Object v) {
 		if (v == null || v instanceof Boolean || v instanceof Integer || v instanceof Long
-				|| v instanceof BigInteger || v instanceof BigDecimal) {
+				|| v instanceof BigInteger || v instanceof BigDecimal || v instanceof RawValue) {
 			return v;
 		}
 		if (v instanceof String s) {

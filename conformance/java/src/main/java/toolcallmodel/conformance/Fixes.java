@@ -1,0 +1,67 @@
+package toolcallmodel.conformance;
+
+import java.util.List;
+
+/**
+ * A vector's {@code fixes}: a list of fix names or {@code "all"} (every fix
+ * but {@code evict-orphan-responses}); absent or empty is upstream. Each is
+ * installed from the fix library (conformance/fixes).
+ */
+record Fixes(boolean breachThroughProcessor, boolean strictJsonOrWrap, boolean errorKey, boolean closeDanglingCalls,
+		boolean storeAnsweredGeneration, boolean keepCurrentTurn, boolean evictOrphanResponses) {
+
+	static final Fixes UPSTREAM = new Fixes(false, false, false, false, false, false, false);
+
+	static final List<String> NAMES = List.of("breach-through-processor", "strict-json-or-wrap", "error-key",
+			"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses");
+
+	static Fixes of(Object v) {
+		if (v == null) {
+			return UPSTREAM;
+		}
+		boolean[] on = new boolean[NAMES.size()];
+		if ("all".equals(v)) {
+			for (int i = 0; i < on.length; i++) {
+				on[i] = !NAMES.get(i).equals("evict-orphan-responses");
+			}
+		}
+		else {
+			List<Object> list = Json.arr(v, "/fixes");
+			for (int i = 0; i < list.size(); i++) {
+				String name = Json.str(list.get(i), "/fixes/" + i);
+				if (name.equals("all")) {
+					for (int j = 0; j < on.length; j++) {
+						on[j] |= !NAMES.get(j).equals("evict-orphan-responses");
+					}
+					continue;
+				}
+				int k = NAMES.indexOf(name);
+				if (k < 0) {
+					throw new Json.Fault("/fixes/" + i + ": unknown fix '" + name + "' (known: " + NAMES + ")");
+				}
+				on[k] = true;
+			}
+		}
+		return new Fixes(on[0], on[1], on[2], on[3], on[4], on[5], on[6]);
+	}
+
+	boolean any() {
+		return !equals(UPSTREAM);
+	}
+
+	/** The manager is wrapped by the fix library's FixingToolCallingManager. */
+	boolean wrapsManager() {
+		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey;
+	}
+
+	/** Gemini's conversion of tool responses is the fixed one. */
+	boolean geminiConversion() {
+		return this.strictJsonOrWrap || this.errorKey;
+	}
+
+	/** The window is the fix library's TurnKeepingWindowChatMemory. */
+	boolean window() {
+		return this.keepCurrentTurn || this.evictOrphanResponses;
+	}
+
+}
