@@ -19,11 +19,10 @@ use crate::gemini::{
     build_request, validate, validate_from, IncrementalRequests, Request, ValidatorOptions,
 };
 use crate::model::behavior::Fixes;
-use crate::model::java::JavaException;
+use crate::model::java::{JavaException, TOOL_CALL_LIMIT_EXCEEDED};
 use crate::model::limits::Counts;
 use crate::model::manager::{
-    execute_with_counts, tool_call_message, Config, ManagerError, NOT_EXECUTED_FAILED,
-};
+    execute_with_counts, tool_call_message, Config, ManagerError, NOT_EXECUTED_FAILED, limit_generation};
 use crate::model::message::{Generation, Message, ToolResponse};
 use crate::model::tools::Toolbox;
 
@@ -382,6 +381,16 @@ pub fn run_loop(
                 break (EndKind::LimitExceeded, vec![e.build_generation()], None);
             }
             Err(e) => {
+                // ToolCallingAdvisor catches any ToolCallLimitExceededException:
+                // the breach's cause, rethrown by the processor under
+                // breach-through-processor, ends the turn as a breach, built
+                // from its message (its partial result holds no responses).
+                let caught = match &e {
+                    ManagerError::Java(j) if j.class == TOOL_CALL_LIMIT_EXCEEDED => {
+                        Some(limit_generation(j.message.clone().unwrap_or_default(), &[]))
+                    }
+                    _ => None,
+                };
                 if fixes.close_dangling_calls && cfg.memory == Memory::Inside {
                     // The batch failed, yet the inside memory already holds
                     // the calls: answer each so the transcript stays paired.
@@ -400,7 +409,10 @@ pub fn run_loop(
                         }]);
                     }
                 }
-                break (EndKind::Error, vec![], Some(e.java()));
+                match caught {
+                    Some(g) => break (EndKind::LimitExceeded, vec![g], None),
+                    None => break (EndKind::Error, vec![], Some(e.java())),
+                }
             }
             Ok((result, after)) => {
                 counts = after;

@@ -147,26 +147,41 @@ impl LimitExceeded {
     /// = the responses before the breach one.
     pub fn build_generation(&self) -> Generation {
         let responses = self.partial.last_responses();
-        let (text, partial) = match responses.get(self.breach_index) {
-            Some(r) => (r.data.clone(), &responses[..self.breach_index]),
-            None => (self.message(), &[][..]),
-        };
-        let partial = partial
-            .iter()
-            .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
-            .collect();
-        let mut metadata = Map::new();
-        metadata.insert(
-            METADATA_PARTIAL_TOOL_RESPONSES.into(),
-            Value::Array(partial),
-        );
-        Generation {
-            kind: None,
-            text: Some(text),
-            tool_calls: vec![],
-            finish_reason: Some(FINISH_REASON_LIMIT.into()),
-            metadata,
+        match responses.get(self.breach_index) {
+            Some(r) => limit_generation(r.data.clone(), &responses[..self.breach_index]),
+            None => limit_generation(self.message(), &[]),
         }
+    }
+}
+
+/// `buildGeneration()`'s generation: `text`, finish reason
+/// `toolCallLimitExceeded`, metadata `partialToolResponses` = `partial`.
+/// A `ToolCallLimitExceededException` whose partial result holds no
+/// responses (as the cause `breach-through-processor` gives the processor)
+/// builds it from its message and no responses.
+///
+/// ```
+/// use toolcall_model::model::manager::limit_generation;
+/// let g = limit_generation("limit".into(), &[]);
+/// assert_eq!(g.finish_reason.as_deref(), Some("toolCallLimitExceeded"));
+/// assert_eq!(g.metadata["partialToolResponses"], serde_json::json!([]));
+/// ```
+pub fn limit_generation(text: String, partial: &[ToolResponse]) -> Generation {
+    let partial = partial
+        .iter()
+        .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+        .collect();
+    let mut metadata = Map::new();
+    metadata.insert(
+        METADATA_PARTIAL_TOOL_RESPONSES.into(),
+        Value::Array(partial),
+    );
+    Generation {
+        kind: None,
+        text: Some(text),
+        tool_calls: vec![],
+        finish_reason: Some(FINISH_REASON_LIMIT.into()),
+        metadata,
     }
 }
 

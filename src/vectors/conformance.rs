@@ -237,7 +237,7 @@ fn diff_into(l: &Value, r: &Value, path: &str, out: &mut Vec<String>) {
                 diff_into(x, y, &format!("{path}/{i}"), out);
             }
         }
-        (Value::Number(x), Value::Number(y)) if numbers_equal(x, y) => {}
+        (Value::Number(x), Value::Number(y)) if same_as_java_prints(x, y) => {}
         (x, y) if x == y => {}
         (x, y) => out.push(format!(
             "{}: model {} ≠ Java {}",
@@ -246,6 +246,26 @@ fn diff_into(l: &Value, r: &Value, path: &str, out: &mut Vec<String>) {
             short(y)
         )),
     }
+}
+
+/// Whether two numbers are the same as Java tells numbers apart: the same
+/// value, both integers or both decimals (an `Integer` `1` is not a `Double`
+/// `1.0`), and a decimal zero with the same sign (`-0.0` is not `0.0`).
+///
+/// ```
+/// use toolcall_model::vectors::conformance::differences;
+/// use serde_json::json;
+/// assert!(differences(&json!(1.50), &json!(1.5)).is_empty());
+/// assert!(!differences(&json!(1), &json!(1.0)).is_empty());
+/// assert!(!differences(&json!(-0.0), &json!(0.0)).is_empty());
+/// ```
+fn same_as_java_prints(a: &serde_json::Number, b: &serde_json::Number) -> bool {
+    let (x, y) = (a.to_string(), b.to_string());
+    let decimal = |t: &str| t.contains(['.', 'e', 'E']);
+    let decimal_zero = decimal(&x) && numbers_equal(a, &serde_json::Number::from(0));
+    numbers_equal(a, b)
+        && decimal(&x) == decimal(&y)
+        && !(decimal_zero && x.starts_with('-') != y.starts_with('-'))
 }
 
 /// Judges one vector: `bytes` is the vector file, `java` what the runner

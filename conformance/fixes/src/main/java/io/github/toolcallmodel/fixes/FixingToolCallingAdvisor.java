@@ -51,7 +51,7 @@ public class FixingToolCallingAdvisor extends ToolCallingAdvisor {
 			try {
 				response = super.adviseCall(chatClientRequest, callAdvisorChain);
 			}
-			catch (RuntimeException e) {
+			catch (Throwable e) {
 				handOff(chatClientRequest, callAdvisorChain);
 				throw e;
 			}

@@ -135,7 +135,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 				try {
 					fixed = limitExceeded(ex, batch, calls);
 				}
-				catch (RuntimeException e) {
+				catch (Throwable e) {
 					handOffFailed(calls);
 					throw e;
 				}
@@ -146,7 +146,9 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		catch (Fixed f) {
 			throw f.exception;
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
+			// Whatever leaves the batch, a checked exception a tool threw
+			// undeclared included, fails it.
 			handOffFailed(calls);
 			throw ex;
 		}
