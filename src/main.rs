@@ -99,8 +99,9 @@ fn main() -> ExitCode {
         }) => convert(&fixes, error, jsonl),
         Some(Cmd::Conform {
             java_results,
+            files,
             verbose,
-        }) => conform(&java_results, verbose),
+        }) => conform(&java_results, files.as_deref(), verbose),
         Some(Cmd::Files { paths }) => files(&paths),
         Some(Cmd::Gen {
             count,

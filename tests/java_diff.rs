@@ -85,7 +85,15 @@ fn every_vector_agrees_with_the_real_classes() {
             .into_owned();
         match &verdict {
             Verdict::Disagree(d) => failures.push(format!("{}: {}", f.display(), d.join("; "))),
-            Verdict::OutOfScope(reason) if !has_fixes_or_advisors(&bytes) => {
+            Verdict::OutOfScope(reason) if has_fixes_or_advisors(&bytes) => failures.push(format!(
+                "{}: out of the real classes' scope with its fixes or advisors ({reason})",
+                f.display()
+            )),
+            Verdict::RefusedByBoth => failures.push(format!(
+                "{}: a shipped vector that both sides refuse as invalid",
+                f.display()
+            )),
+            Verdict::OutOfScope(reason) => {
                 if expected.iter().any(|(n, _)| *n == name) {
                     listed_and_seen.push(name.clone());
                 } else {
@@ -129,15 +137,20 @@ fn env_number(name: &str, default: u64) -> u64 {
 
 /// Writes `v` and asks both sides; `Some(differences)` when they disagree.
 fn disagreement(java: &mut JavaSession, dir: &Path, v: &Value) -> Option<Vec<String>> {
+    match verdict(java, dir, v) {
+        Verdict::Disagree(d) => Some(d),
+        _ => None,
+    }
+}
+
+/// Writes `v` and judges it on both sides.
+fn verdict(java: &mut JavaSession, dir: &Path, v: &Value) -> Verdict {
     let path = dir.join("current.json");
     let text = serde_json::to_string_pretty(v).expect("a vector prints");
     std::fs::write(&path, &text).expect("writable target dir");
     let line = java.run(&path).expect("the runner answers");
     let java_line = JavaLine::parse(&line).expect("a runner line");
-    match judge(text.as_bytes(), &java_line) {
-        Verdict::Disagree(d) => Some(d),
-        _ => None,
-    }
+    judge(text.as_bytes(), &java_line)
 }
 
 /// Shrinks a disagreeing case: simplify while the sides still disagree.
@@ -193,18 +206,21 @@ fn generated_scenarios_agree_with_the_real_classes() {
     let mut tally = Tally::default();
     let mut per_op = [0usize; 4];
     let mut found = Vec::new();
+    let mut out_of_scope = Vec::new();
     for i in 0..cases {
         let k = (i as usize) % strategies.len();
         let (op, strategy) = &strategies[k];
         let mut tree = strategy.new_tree(&mut runner).expect("a generated vector");
         let v = tree.current();
-        match disagreement(&mut java, &dir, &v) {
-            None => {
-                tally.add(&Verdict::Agree);
-                per_op[k] += 1;
+        let judged = verdict(&mut java, &dir, &v);
+        tally.add(&judged);
+        match judged {
+            Verdict::Agree { .. } => per_op[k] += 1,
+            Verdict::OutOfScope(reason) => {
+                out_of_scope.push(format!("gen-{seed}-{i}-{}: {reason}", op.name()))
             }
-            Some(_) => {
-                tally.add(&Verdict::Disagree(vec![]));
+            Verdict::RefusedByBoth => {}
+            Verdict::Disagree(_) => {
                 if found.len() < 5 {
                     let (small, diffs) = shrink(&mut java, &dir, &mut tree);
                     let name = format!("java-diff-{seed}-{i}-{}", op.name());
@@ -235,6 +251,17 @@ fn generated_scenarios_agree_with_the_real_classes() {
         "{} of {cases} generated scenarios disagree; the first, shrunk, with the real classes' result as expect:\n{}",
         tally.failed,
         found.join("\n")
+    );
+    // Every generated vector is in the real classes' scope, fixes included.
+    assert!(
+        out_of_scope.is_empty(),
+        "generated vectors out of the real classes' scope:\n{}",
+        out_of_scope.join("\n")
+    );
+    assert!(
+        tally.with_fixes * 3 >= tally.passed,
+        "too few generated vectors with fixes: {}",
+        tally.summary()
     );
 }
 

@@ -22,7 +22,9 @@ use crate::model::behavior::Fixes;
 use crate::model::java::{JavaException, TOOL_CALL_LIMIT_EXCEEDED};
 use crate::model::limits::Counts;
 use crate::model::manager::{
-    execute_with_counts, tool_call_message, Config, ManagerError, NOT_EXECUTED_FAILED, limit_generation};
+    execute_with_counts, limit_generation, tool_call_message, Config, ManagerError,
+    NOT_EXECUTED_FAILED,
+};
 use crate::model::message::{Generation, Message, ToolResponse};
 use crate::model::tools::Toolbox;
 

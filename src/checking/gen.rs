@@ -992,7 +992,10 @@ fn extras() -> BoxedStrategy<Extras> {
             .collect::<Vec<_>>()),
     ];
     (
-        (fix_set, vec(prop_oneof![4 => Just(false), 1 => Just(true)], 8)),
+        (
+            fix_set,
+            vec(prop_oneof![4 => Just(false), 1 => Just(true)], 8),
+        ),
         option::weighted(0.15, vec(s(&["c2ln", "AAEC", "", "3q2+7w=="]), 1..=3)),
         prop_oneof![9 => Just(false), 1 => Just(true)],
         option::weighted(

@@ -69,6 +69,10 @@ pub(crate) enum Cmd {
     Conform {
         /// The runner's output (`-` for standard input).
         java_results: PathBuf,
+        /// The files the runner was given, one per line (`toolcall-model
+        /// files`): each must have exactly one answer.
+        #[arg(long)]
+        files: Option<PathBuf>,
         /// Also print one line per out-of-scope vector.
         #[arg(long)]
         verbose: bool,

@@ -59,25 +59,42 @@ pub(crate) fn files(paths: &[PathBuf]) -> ExitCode {
     }
 }
 
-pub(crate) fn conform(java_results: &Path, verbose: bool) -> ExitCode {
+pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) -> ExitCode {
     use toolcall_model::vectors::conformance::{judge, JavaLine, Tally, Verdict};
-    let text = if java_results.as_os_str() == "-" {
-        let mut s = String::new();
-        if let Err(e) = std::io::stdin().read_to_string(&mut s) {
-            eprintln!("error: cannot read standard input: {e}");
-            return ExitCode::FAILURE;
-        }
-        s
-    } else {
-        match std::fs::read_to_string(java_results) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("error: {}: {e}", java_results.display());
-                return ExitCode::FAILURE;
-            }
+    let read = |p: &Path| -> Result<String, String> {
+        if p.as_os_str() == "-" {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("cannot read standard input: {e}"))?;
+            Ok(s)
+        } else {
+            std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
         }
     };
+    let text = match read(java_results) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // The files the runner was given: each must get exactly one answer.
+    let mut unanswered: Vec<String> = match files.map(read) {
+        None => Vec::new(),
+        Some(Ok(list)) => list
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_owned)
+            .collect(),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut answered: Vec<String> = Vec::new();
     let mut tally = Tally::default();
+    let mut zero = 0usize;
     for (i, line) in text
         .lines()
         .enumerate()
@@ -90,15 +107,33 @@ pub(crate) fn conform(java_results: &Path, verbose: bool) -> ExitCode {
                 Verdict::Disagree(vec![d])
             }
             Ok(java) => {
-                let v = match std::fs::read(java.path()) {
+                let path = java.path().to_owned();
+                let mut v = match std::fs::read(&path) {
                     Err(e) => Verdict::Disagree(vec![format!("cannot read: {e}")]),
                     Ok(bytes) => judge(&bytes, &java),
                 };
-                match &v {
-                    Verdict::Disagree(d) => outln!("FAIL {}: {}", java.path(), d.join("; ")),
-                    Verdict::OutOfScope(r) if verbose => {
-                        outln!("OUT OF SCOPE {}: {r}", java.path())
+                if files.is_some() {
+                    if let Some(k) = unanswered.iter().position(|f| *f == path) {
+                        unanswered.swap_remove(k);
+                    } else {
+                        let why = if answered.contains(&path) {
+                            "answered twice by the runner"
+                        } else {
+                            "the runner answered a file it was not given"
+                        };
+                        v = Verdict::Disagree(vec![why.to_owned()]);
                     }
+                }
+                answered.push(path.clone());
+                match &v {
+                    Verdict::Disagree(d) => {
+                        if d.iter().any(|x| x.starts_with("nothing compared")) {
+                            zero += 1;
+                        }
+                        outln!("FAIL {path}: {}", d.join("; "))
+                    }
+                    Verdict::OutOfScope(r) if verbose => outln!("OUT OF SCOPE {path}: {r}"),
+                    Verdict::RefusedByBoth if verbose => outln!("REFUSED BY BOTH {path}"),
                     _ => {}
                 }
                 v
@@ -106,6 +141,11 @@ pub(crate) fn conform(java_results: &Path, verbose: bool) -> ExitCode {
         };
         tally.add(&verdict);
     }
+    for f in &unanswered {
+        outln!("FAIL {f}: the runner gave no answer");
+        tally.add(&Verdict::Disagree(vec![]));
+    }
+    outln!("compared on zero keys: {zero}");
     outln!("{}", tally.summary());
     if tally.failed == 0 {
         ExitCode::SUCCESS

@@ -15,8 +15,10 @@
 //! by value and objects in any key order. What is left out: the Gemini
 //! validator's `api` verdicts (the real classes do not call the API) and the
 //! model's `"error": true` mark on tool responses (Spring's `ToolResponse`
-//! has no such field). Vectors with fixes or advisors have no Java
-//! counterpart and are counted apart, with the runner's reason.
+//! has no such field; the runner passes it on as the fix library's mark).
+//! Vectors with fixes run with the fix library (`conformance/fixes`)
+//! installed, and once more without their fixes; a vector the runner
+//! cannot express is counted apart, with its reason, never as passed.
 //!
 //! The module is pure: the drivers (`toolcall-model conform`, the test
 //! `tests/java_diff.rs`) run the processes and read the files.
@@ -34,6 +36,9 @@ pub enum JavaLine {
         path: String,
         /// What the real classes produced.
         result: Value,
+        /// For a vector with fixes, what the real classes produced without
+        /// them (`None` when the runner could not run it so).
+        upstream: Option<Value>,
     },
     /// The real classes cannot express the vector.
     OutOfScope {
@@ -82,6 +87,7 @@ impl JavaLine {
             Some("result") => Ok(JavaLine::Result {
                 path,
                 result: v.get("result").cloned().ok_or("no \"result\"")?,
+                upstream: v.get("upstream").filter(|u| !u.is_null()).cloned(),
             }),
             Some("out_of_scope") => Ok(JavaLine::OutOfScope {
                 path,
@@ -114,12 +120,23 @@ impl JavaLine {
 /// The judgement on one vector.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
-    /// Both sides produced the same result (or both refused the vector).
-    Agree,
+    /// Both sides produced the same result, equal on `compared` values
+    /// (leaves of the result, the tool invocations left out), or failed the
+    /// same way while running it (`compared` 1: the message).
+    Agree {
+        /// How many values were compared.
+        compared: usize,
+        /// For a vector with fixes: whether its `expect` also holds on the
+        /// real classes without the fixes.
+        holds_upstream: Option<bool>,
+    },
     /// They differ; one line per difference.
     Disagree(Vec<String>),
     /// The vector has no Java counterpart.
     OutOfScope(String),
+    /// Both sides refused the vector as invalid before running it: nothing
+    /// was compared, so it is neither passed nor failed.
+    RefusedByBoth,
 }
 
 /// The model's result as the real classes can show it: `api` verdicts and
@@ -271,36 +288,54 @@ fn same_as_java_prints(a: &serde_json::Number, b: &serde_json::Number) -> bool {
 /// Judges one vector: `bytes` is the vector file, `java` what the runner
 /// printed for it.
 ///
-/// Both refusing the vector is agreement (a maximum beyond Java's `int`, for
-/// one); one side refusing what the other runs is a disagreement. When both
-/// run it, the model's [`java_view`] must equal the Java result, and the
-/// Java result must match the vector's `expect` (its `api` and `error`
-/// marks left out).
+/// When both run it, the model's [`java_view`] must equal the Java result,
+/// the Java result must match the vector's `expect` (its `api` and `error`
+/// marks left out), and they must have compared at least one value; for a
+/// vector with fixes, the model and the real classes without the fixes must
+/// agree as well, and the verdict says whether `expect` holds there too. A
+/// vector fault found while running (a model script that runs out) agrees
+/// only when both sides name it in the same words. Both refusing the vector
+/// before running it compares nothing: [`Verdict::RefusedByBoth`]. One side
+/// refusing what the other runs is a disagreement.
 ///
 /// ```
 /// use serde_json::json;
 /// use toolcall_model::vectors::conformance::{judge, JavaLine, Verdict};
 /// let v = br#"{"format":"toolcall-model/1","name":"n","op":"convert_tool_response",
 ///              "input":{"text":"42"},"expect":{"response":{"result":42}}}"#;
-/// let java = JavaLine::Result { path: "v".into(), result: json!({"response": {"result": 42}, "invocations": []}) };
-/// assert_eq!(judge(v, &java), Verdict::Agree);
-/// let wrong = JavaLine::Result { path: "v".into(), result: json!({"response": {"result": 43}, "invocations": []}) };
+/// let java = JavaLine::Result { path: "v".into(), result: json!({"response": {"result": 42}, "invocations": []}), upstream: None };
+/// assert_eq!(judge(v, &java), Verdict::Agree { compared: 1, holds_upstream: None });
+/// let wrong = JavaLine::Result { path: "v".into(), result: json!({"response": {"result": 43}, "invocations": []}), upstream: None };
 /// assert!(matches!(judge(v, &wrong), Verdict::Disagree(_)));
+/// let nothing = JavaLine::Result { path: "v".into(), result: json!({"invocations": []}), upstream: None };
+/// assert!(matches!(judge(v, &nothing), Verdict::Disagree(_)));
 /// ```
 pub fn judge(bytes: &[u8], java: &JavaLine) -> Verdict {
     let vector = Vector::parse(bytes);
     match (java, vector) {
         (JavaLine::OutOfScope { reason, .. }, _) => Verdict::OutOfScope(reason.clone()),
-        (JavaLine::Fault { .. }, Err(_)) => Verdict::Agree,
-        // A vector fault found while running (a model script that runs out).
-        (JavaLine::Fault { .. }, Ok(v)) if v.run().is_err() => Verdict::Agree,
-        (JavaLine::Fault { reason, .. }, Ok(_)) => Verdict::Disagree(vec![format!(
-            "the Java runner refused the vector ({reason}); the model runs it"
-        )]),
+        (JavaLine::Fault { .. }, Err(_)) => Verdict::RefusedByBoth,
+        (JavaLine::Fault { reason, .. }, Ok(v)) => match v.run() {
+            Err(e) if e == *reason => Verdict::Agree {
+                compared: 1,
+                holds_upstream: None,
+            },
+            Err(e) => Verdict::Disagree(vec![format!(
+                "both sides refused the vector while running it, in other words: Java \"{reason}\", the model \"{e}\""
+            )]),
+            Ok(_) => Verdict::Disagree(vec![format!(
+                "the Java runner refused the vector ({reason}); the model runs it"
+            )]),
+        },
         (JavaLine::Result { .. }, Err(e)) => Verdict::Disagree(vec![format!(
             "the model refused the vector ({e}); the real classes run it"
         )]),
-        (JavaLine::Result { result, .. }, Ok(v)) => match v.run() {
+        (
+            JavaLine::Result {
+                result, upstream, ..
+            },
+            Ok(v),
+        ) => match v.run() {
             Err(e) => Verdict::Disagree(vec![format!(
                 "the model could not run the vector ({e}); the real classes did"
             )]),
@@ -313,8 +348,22 @@ pub fn judge(bytes: &[u8], java: &JavaLine) -> Verdict {
                         .into_iter()
                         .map(|d| format!("expect vs Java: {d}")),
                 );
+                let compared = compared_values(result);
+                if compared == 0 {
+                    diffs.push("nothing compared: the result holds no value but the invocations".into());
+                }
+                let holds_upstream = match upstream_run(bytes, upstream.as_ref()) {
+                    Ok(h) => h,
+                    Err(d) => {
+                        diffs.extend(d);
+                        None
+                    }
+                };
                 if diffs.is_empty() {
-                    Verdict::Agree
+                    Verdict::Agree {
+                        compared,
+                        holds_upstream,
+                    }
                 } else {
                     Verdict::Disagree(diffs)
                 }
@@ -323,8 +372,77 @@ pub fn judge(bytes: &[u8], java: &JavaLine) -> Verdict {
     }
 }
 
-/// Counts over a run: agreements, disagreements, and out-of-scope vectors
-/// by reason.
+/// For a vector with fixes that the runner also ran without them: the model
+/// without the fixes must agree with that run; then whether `expect` holds
+/// there too. `Ok(None)` for a vector without fixes.
+fn upstream_run(bytes: &[u8], upstream: Option<&Value>) -> Result<Option<bool>, Vec<String>> {
+    let Ok(mut doc) = serde_json::from_slice::<Value>(bytes) else {
+        return Ok(None);
+    };
+    let has_fixes = match doc.get("fixes") {
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::Null) | None => false,
+        Some(_) => true,
+    };
+    if !has_fixes {
+        return Ok(None);
+    }
+    let Some(java) = upstream else {
+        return Err(vec![
+            "the runner did not run this vector without its fixes".into()
+        ]);
+    };
+    if let Some(o) = doc.as_object_mut() {
+        o.remove("fixes");
+    }
+    let model = Vector::from_value(&doc)
+        .map_err(|e| {
+            vec![format!(
+                "without its fixes the model refuses the vector ({e})"
+            )]
+        })
+        .and_then(|v| {
+            v.run()
+                .map(|r| (v, r))
+                .map_err(|e| vec![format!("without its fixes the model cannot run it ({e})")])
+        });
+    let (v, model) = model?;
+    let diffs = differences(&java_view(&model), java);
+    if !diffs.is_empty() {
+        return Err(diffs
+            .into_iter()
+            .map(|d| format!("without the fixes: {d}"))
+            .collect());
+    }
+    let mut expect_diffs = Vec::new();
+    match_value(&java_view(&v.expect), java, "", &mut expect_diffs);
+    Ok(Some(expect_diffs.is_empty()))
+}
+
+/// The values a result holds, leaves of every depth (an empty array or
+/// object is one), the tool invocations left out: a result of the
+/// invocations alone says nothing about the op.
+fn compared_values(result: &Value) -> usize {
+    fn leaves(v: &Value) -> usize {
+        match v {
+            Value::Array(a) if !a.is_empty() => a.iter().map(leaves).sum(),
+            Value::Object(m) if !m.is_empty() => m.values().map(leaves).sum(),
+            _ => 1,
+        }
+    }
+    match result {
+        Value::Object(m) => m
+            .iter()
+            .filter(|(k, _)| *k != "invocations")
+            .map(|(_, v)| leaves(v))
+            .sum(),
+        other => leaves(other),
+    }
+}
+
+/// Counts over a run: agreements, disagreements, out-of-scope vectors by
+/// reason, vectors both sides refused, and of the agreeing vectors with
+/// fixes, those whose expectation holds upstream too.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tally {
     /// Vectors on which both sides agree.
@@ -333,6 +451,12 @@ pub struct Tally {
     pub failed: usize,
     /// Out-of-scope vectors, by reason, in first-seen order.
     pub out_of_scope: Vec<(String, usize)>,
+    /// Vectors both sides refused as invalid: nothing compared.
+    pub refused_by_both: usize,
+    /// Agreeing vectors with fixes.
+    pub with_fixes: usize,
+    /// Of those, the ones whose `expect` holds without the fixes too.
+    pub holds_upstream: usize,
 }
 
 impl Tally {
@@ -341,15 +465,22 @@ impl Tally {
     /// ```
     /// use toolcall_model::vectors::conformance::{Tally, Verdict};
     /// let mut t = Tally::default();
-    /// t.add(&Verdict::Agree);
-    /// t.add(&Verdict::OutOfScope("fixes".into()));
-    /// t.add(&Verdict::OutOfScope("fixes".into()));
-    /// assert_eq!(t.summary(), "1 passed, 0 failed (2 out of scope: 2 fixes)");
+    /// t.add(&Verdict::Agree { compared: 3, holds_upstream: Some(false) });
+    /// t.add(&Verdict::OutOfScope("no Java counterpart".into()));
+    /// t.add(&Verdict::OutOfScope("no Java counterpart".into()));
+    /// assert_eq!(t.summary(), "1 passed, 0 failed (2 out of scope: 2 no Java counterpart; 1 with fixes, 0 of which hold upstream too)");
     /// ```
     pub fn add(&mut self, v: &Verdict) {
         match v {
-            Verdict::Agree => self.passed += 1,
+            Verdict::Agree { holds_upstream, .. } => {
+                self.passed += 1;
+                if let Some(h) = holds_upstream {
+                    self.with_fixes += 1;
+                    self.holds_upstream += usize::from(*h);
+                }
+            }
             Verdict::Disagree(_) => self.failed += 1,
+            Verdict::RefusedByBoth => self.refused_by_both += 1,
             Verdict::OutOfScope(r) => match self.out_of_scope.iter_mut().find(|(k, _)| k == r) {
                 Some((_, n)) => *n += 1,
                 None => self.out_of_scope.push((r.clone(), 1)),
@@ -357,7 +488,9 @@ impl Tally {
         }
     }
 
-    /// `N passed, M failed`, and the out-of-scope counts when there are any.
+    /// `N passed, M failed`, then in parentheses what was not compared (out
+    /// of scope by reason, refused by both) and how many passed vectors
+    /// carry fixes, when there are any.
     ///
     /// ```
     /// use toolcall_model::vectors::conformance::Tally;
@@ -365,6 +498,7 @@ impl Tally {
     /// ```
     pub fn summary(&self) -> String {
         let mut s = format!("{} passed, {} failed", self.passed, self.failed);
+        let mut notes = Vec::new();
         let total: usize = self.out_of_scope.iter().map(|(_, n)| n).sum();
         if total > 0 {
             let parts: Vec<String> = self
@@ -372,7 +506,22 @@ impl Tally {
                 .iter()
                 .map(|(r, n)| format!("{n} {r}"))
                 .collect();
-            s.push_str(&format!(" ({total} out of scope: {})", parts.join("; ")));
+            notes.push(format!("{total} out of scope: {}", parts.join("; ")));
+        }
+        if self.refused_by_both > 0 {
+            notes.push(format!(
+                "{} refused by both as invalid, nothing compared",
+                self.refused_by_both
+            ));
+        }
+        if self.with_fixes > 0 {
+            notes.push(format!(
+                "{} with fixes, {} of which hold upstream too",
+                self.with_fixes, self.holds_upstream
+            ));
+        }
+        if !notes.is_empty() {
+            s.push_str(&format!(" ({})", notes.join("; ")));
         }
         s
     }

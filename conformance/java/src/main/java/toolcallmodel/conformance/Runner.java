@@ -27,8 +27,10 @@ import org.springframework.ai.model.tool.ToolExecutionResult;
  * {@code java ... Runner FILE...} or, with {@code -}, one path per line on
  * standard input. For each vector it prints one JSON line:
  * {@code {"path", "status": "result", "result": {...}}} in the shape of
- * {@code toolcall-model run}, {@code {"path", "status": "out_of_scope", "reason"}}
- * for a vector the real classes cannot express (fixes, for one), or
+ * {@code toolcall-model run} (a vector with fixes runs with the fix library
+ * installed, and its line also holds {@code "upstream"}: the result without
+ * the fixes), {@code {"path", "status": "out_of_scope", "reason"}}
+ * for a vector the real classes cannot express, or
  * {@code {"path", "status": "fault", "reason"}} for a vector that is not valid.
  */
 public final class Runner {
@@ -102,9 +104,22 @@ public final class Runner {
 		Map<String, Object> line = Json.map("path", path);
 		try {
 			String text = Files.readString(Path.of(path), StandardCharsets.UTF_8);
-			Map<String, Object> result = run(Json.obj(Json.parse(text), ""));
+			Map<String, Object> vector = Json.obj(Json.parse(text), "");
+			Map<String, Object> result = run(vector);
 			line.put("status", "result");
 			line.put("result", result);
+			if (Fixes.of(vector.get("fixes")).any()) {
+				// The same vector on the released classes alone, so that its
+				// upstream claims are judged too.
+				Map<String, Object> upstream = new java.util.LinkedHashMap<>(vector);
+				upstream.remove("fixes");
+				try {
+					line.put("upstream", run(upstream));
+				}
+				catch (Json.OutOfScope | Json.Fault e) {
+					line.put("upstream", null);
+				}
+			}
 		}
 		catch (Json.OutOfScope e) {
 			line.put("status", "out_of_scope");

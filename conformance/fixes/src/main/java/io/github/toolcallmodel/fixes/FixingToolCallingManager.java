@@ -148,7 +148,16 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		}
 		catch (Throwable ex) {
 			// Whatever leaves the batch, a checked exception a tool threw
-			// undeclared included, fails it.
+			// undeclared included, fails it; but a breach before a call to a
+			// tool that does not exist is processed first, as the manager
+			// would have processed it before looking that tool up.
+			try {
+				batch.processBeforeMissingTool(ex);
+			}
+			catch (Throwable first) {
+				handOffFailed(calls);
+				throw first;
+			}
 			handOffFailed(calls);
 			throw ex;
 		}
@@ -244,6 +253,30 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		public void threw() {
 			if (this.running >= 0 && this.running < this.threw.length) {
 				this.threw[this.running] = true;
+			}
+		}
+
+		/**
+		 * When {@code failure} is the manager's refusal of the next call to run
+		 * (no such tool), processes the breaches before that call.
+		 */
+		void processBeforeMissingTool(Throwable failure) {
+			int k = this.next;
+			while (k < this.calls.size() && this.breaches[k] != null) {
+				k++;
+			}
+			if (k == this.next || k >= this.calls.size()) {
+				return;
+			}
+			String name = this.calls.get(k).name();
+			boolean missing = failure instanceof IllegalStateException
+					&& ("No ToolCallback found for tool name: " + name).equals(failure.getMessage())
+					|| failure instanceof IllegalArgumentException
+							&& "toolName cannot be null or empty".equals(failure.getMessage());
+			if (missing) {
+				while (this.next < k) {
+					process(this.next++);
+				}
 			}
 		}
 
