@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -53,12 +54,16 @@ public class ToolCallFixesAutoConfiguration {
 	static final String ADVISOR_ORDER = "spring.ai.chat.client.tool-calling.advisor-order";
 
 	@Bean
-	static BeanPostProcessor toolCallFixesBeanPostProcessor(ObjectProvider<ToolCallFixesProperties> properties,
+	static BeanPostProcessor toolCallFixesBeanPostProcessor(Environment environment,
 			ObjectProvider<ToolExecutionExceptionProcessor> processor) {
+		// Bound from the environment here: a post-processor runs before the
+		// properties bean can be bound.
+		ToolCallFixesProperties p = Binder.get(environment)
+			.bind(ToolCallFixesProperties.PREFIX, ToolCallFixesProperties.class)
+			.orElseGet(ToolCallFixesProperties::new);
 		return new BeanPostProcessor() {
 			@Override
 			public Object postProcessAfterInitialization(Object bean, String beanName) {
-				ToolCallFixesProperties p = properties.getObject();
 				if (bean instanceof ToolCallbackResolver resolver && p.wrapsManager()) {
 					return FixingToolCallingManager.recordingResolver(resolver);
 				}
