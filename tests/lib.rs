@@ -10,6 +10,7 @@ mod cli;
 mod conformance;
 mod dependencies;
 mod doc_links;
+mod fix_library;
 mod fuzz_replay;
 mod jackson_diff;
 mod java_diff;

@@ -35,15 +35,21 @@ import org.springframework.ai.model.tool.ToolExecutionResult;
 
 /**
  * tool_loop on a real {@link ChatClient}: the real {@link ToolCallingAdvisor}
- * (the vector's manager, its {@code conversation_history}) registered
- * explicitly, so that {@code DefaultChatClient} neither adds a second one nor
- * turns the history off for a memory inside the loop; a real
+ * (the fix library's {@code FixingToolCallingAdvisor} under
+ * {@code close-dangling-calls}) over the vector's manager, registered by the
+ * {@code ChatClient} itself from its builder (so that {@code DefaultChatClient}
+ * turns the conversation history off for a memory inside the loop, as
+ * applications get it), or explicitly when the vector's
+ * {@code conversation_history} asks for the other setting; a real
  * {@link MessageChatMemoryAdvisor} over a real {@link MessageWindowChatMemory}
- * and {@link InMemoryChatMemoryRepository}, outside the loop (its default
+ * (the fix library's window or wrapper under the memory fixes) and
+ * {@link InMemoryChatMemoryRepository}, outside the loop (its default
  * order, {@code Advisor.DEFAULT_CHAT_MEMORY_PRECEDENCE_ORDER}, before
  * {@code ToolCallingAdvisor.DEFAULT_ORDER}) or inside it (an order after it and
  * after the seed's advisor, so that it sees every model call); the seed's
- * {@link GeminiToolTextAdvisor} between them when the vector asks for it; and
+ * {@link GeminiToolTextAdvisor} between them when the vector asks for it; the
+ * fix library's {@code GeminiSafeToolResponseAdvisor} last, under the Gemini
+ * fixes; and
  * a scripted {@link ChatModel} that replays {@code input.model} and records
  * each request (a Gemini request through the real request building, or the
  * messages with provider {@code none}).

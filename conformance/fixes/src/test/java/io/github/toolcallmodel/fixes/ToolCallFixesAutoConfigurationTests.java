@@ -1,0 +1,134 @@
+package io.github.toolcallmodel.fixes;
+
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.memory.MessageWindowChatMemory;
+import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
+import org.springframework.ai.model.chat.memory.autoconfigure.ChatMemoryAutoConfiguration;
+import org.springframework.ai.model.tool.DefaultToolCallingManager;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Each switch installs its fix, and nothing changes while every switch is off. */
+class ToolCallFixesAutoConfigurationTests {
+
+	@Configuration(proxyBeanMethods = false)
+	static class Model {
+
+		@Bean
+		ScriptedGemini chatModel() {
+			return new ScriptedGemini();
+		}
+
+	}
+
+	final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(ToolCallingAutoConfiguration.class, ChatClientAutoConfiguration.class,
+				ChatMemoryAutoConfiguration.class, ToolCallFixesAutoConfiguration.class))
+		.withUserConfiguration(Model.class);
+
+	@Test
+	void everySwitchOffLeavesSpringsBeans() {
+		this.runner.run(context -> {
+			assertThat(context.getBean(ToolCallingManager.class)).isInstanceOf(DefaultToolCallingManager.class);
+			assertThat(context.getBean(ToolCallingAdvisor.Builder.class).getClass())
+				.isEqualTo(ToolCallingAdvisor.Builder.class);
+			assertThat(context.getBean(ChatMemory.class)).isInstanceOf(MessageWindowChatMemory.class);
+			assertThat(advisors(context.getBean(ChatClient.Builder.class)))
+				.noneMatch(GeminiSafeToolResponseAdvisor.class::isInstance);
+		});
+	}
+
+	@Test
+	void managerSwitchesWrapSpringsManager() {
+		for (String fix : List.of("breach-through-processor", "close-dangling-calls", "error-key")) {
+			this.runner.withPropertyValues("toolcall.fixes." + fix + "=true").run(context -> {
+				ToolCallingManager m = context.getBean(ToolCallingManager.class);
+				assertThat(m).as(fix).isInstanceOf(FixingToolCallingManager.class);
+				assertThat(((FixingToolCallingManager) m).getDelegate()).isInstanceOf(DefaultToolCallingManager.class);
+			});
+		}
+	}
+
+	@Test
+	void closeDanglingCallsRegistersItsToolCallingAdvisorBuilder() {
+		this.runner.withPropertyValues("toolcall.fixes.close-dangling-calls=true").run(context -> {
+			ToolCallingAdvisor.Builder<?> b = context.getBean(ToolCallingAdvisor.Builder.class);
+			assertThat(b).isInstanceOf(FixingToolCallingAdvisor.Builder.class);
+			assertThat(b.copy().build()).isInstanceOf(FixingToolCallingAdvisor.class);
+		});
+	}
+
+	@Test
+	void geminiSwitchesAddTheAdvisorToChatClients() {
+		for (String fix : List.of("strict-json-or-wrap", "error-key")) {
+			this.runner.withPropertyValues("toolcall.fixes." + fix + "=true")
+				.run(context -> assertThat(advisors(context.getBean(ChatClient.Builder.class))).as(fix)
+					.anyMatch(GeminiSafeToolResponseAdvisor.class::isInstance));
+		}
+	}
+
+	@Test
+	void windowSwitchesReplaceTheMemoryAndStoreAnsweredGenerationWrapsIt() {
+		this.runner.withPropertyValues("toolcall.fixes.keep-current-turn=true", "toolcall.fixes.memory-max-messages=7")
+			.run(context -> assertThat(context.getBean(ChatMemory.class)).isInstanceOf(TurnKeepingWindowChatMemory.class));
+		this.runner.withPropertyValues("toolcall.fixes.evict-orphan-responses=true")
+			.run(context -> assertThat(context.getBean(ChatMemory.class)).isInstanceOf(TurnKeepingWindowChatMemory.class));
+		this.runner.withPropertyValues("toolcall.fixes.store-answered-generation=true").run(context -> {
+			ChatMemory m = context.getBean(ChatMemory.class);
+			assertThat(m).isInstanceOf(AnsweredGenerationChatMemory.class);
+			assertThat(((AnsweredGenerationChatMemory) m).getDelegate()).isInstanceOf(MessageWindowChatMemory.class);
+		});
+	}
+
+	@Test
+	void theAutoConfigurationIsRegisteredAndEveryPropertyDescribed() throws Exception {
+		ClassLoader cl = getClass().getClassLoader();
+		try (InputStream in = cl
+			.getResourceAsStream("META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports")) {
+			assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+				.contains(ToolCallFixesAutoConfiguration.class.getName());
+		}
+		try (InputStream in = cl.getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+			String metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+			for (String p : List.of("breach-through-processor", "strict-json-or-wrap", "error-key",
+					"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses",
+					"memory-max-messages")) {
+				assertThat(metadata).contains("\"name\": \"toolcall.fixes." + p + "\"");
+			}
+		}
+	}
+
+	/** The default advisors a ChatClient built from {@code builder} holds. */
+	static List<Object> advisors(ChatClient.Builder builder) {
+		List<Object> seen = new ArrayList<>();
+		ChatClient client = builder.build();
+		client.prompt().advisors(a -> seen.add(a)).user("x");
+		// The builder's defaults are in the request spec built from the client.
+		Object spec = client.prompt();
+		try {
+			var f = spec.getClass().getDeclaredField("advisors");
+			f.setAccessible(true);
+			seen.addAll((List<?>) f.get(spec));
+		}
+		catch (ReflectiveOperationException e) {
+			throw new IllegalStateException(e);
+		}
+		return seen;
+	}
+
+}

@@ -1,0 +1,59 @@
+//! The fix library (`conformance/fixes`, the Spring Boot library a Spring AI
+//! 2.0.1 application adds) passes its own JUnit tests, seed 000's example
+//! application among them: with Gemini's real request building, the second
+//! model call dies with `Failed to parse JSON` without a fix and reaches the
+//! model as a JSON-safe error with each of the library's switches.
+//!
+//! Runs `mvn test` in `conformance/fixes` (Maven resolves the jars from its
+//! local repository; no network in the tests themselves). Without Java 17
+//! and Maven the test prints `SKIPPED` and passes, unless
+//! `TOOLCALL_REQUIRE_JAVA=1`.
+
+use crate::support::{java_build, java_required, root};
+
+#[test]
+fn the_fix_library_passes_its_tests() {
+    if let Err(e) = java_build() {
+        assert!(!java_required(), "Java is required here: {e}");
+        println!("SKIPPED the_fix_library_passes_its_tests: {e}");
+        return;
+    }
+    let dir = root().join("conformance/fixes");
+    let reports = dir.join("target/surefire-reports");
+    // Reports of an earlier run must not count for this one.
+    let _ = std::fs::remove_dir_all(&reports);
+    let out = std::process::Command::new("mvn")
+        .args(["-q", "-B", "test"])
+        .current_dir(&dir)
+        .output()
+        .expect("mvn starts");
+    let mut summary = Vec::new();
+    let mut ran = 0usize;
+    for entry in std::fs::read_dir(&reports).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|x| x == "txt") {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for line in text.lines().filter(|l| l.starts_with("Tests run:")) {
+                if let Some(n) = line
+                    .strip_prefix("Tests run: ")
+                    .and_then(|r| r.split(',').next())
+                    .and_then(|n| n.trim().parse::<usize>().ok())
+                {
+                    ran += n;
+                }
+                summary.push(line.to_owned());
+            }
+        }
+    }
+    println!(
+        "conformance/fixes: {ran} JUnit tests\n{}",
+        summary.join("\n")
+    );
+    assert!(
+        out.status.success(),
+        "mvn test failed in conformance/fixes:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(ran >= 20, "too few JUnit tests ran: {ran}");
+}
