@@ -216,12 +216,14 @@ fn short(v: &Value) -> String {
 
 /// Every difference between two results, as `pointer: left ≠ right` lines:
 /// the same keys at every depth (in any order), the same array lengths,
-/// numbers by value.
+/// numbers as Java tells them apart (by value, integer or decimal, the sign
+/// of a decimal zero).
 ///
 /// ```
 /// use serde_json::json;
 /// use toolcall_model::vectors::conformance::differences;
-/// assert!(differences(&json!({"a": [1.0, "x"]}), &json!({"a": [1, "x"]})).is_empty());
+/// assert!(differences(&json!({"a": [1.50, "x"]}), &json!({"a": [1.5, "x"]})).is_empty());
+/// assert_eq!(differences(&json!({"a": [1.0]}), &json!({"a": [1]})).len(), 1);
 /// assert_eq!(differences(&json!({"a": 1}), &json!({"b": 1})).len(), 2);
 /// ```
 pub fn differences(left: &Value, right: &Value) -> Vec<String> {
