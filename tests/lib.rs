@@ -6,6 +6,7 @@
 mod support;
 
 mod bad_input;
+mod check_model;
 mod cli;
 mod conformance;
 mod dependencies;

@@ -276,16 +276,7 @@ fn clip(s: &str) -> String {
 }
 
 fn short(s: Scenario) -> &'static str {
-    match s {
-        Scenario::BreachOneRound => "breach-1",
-        Scenario::BreachAcrossRounds => "breach-n",
-        Scenario::PlainText => "plain",
-        Scenario::HalfJson => "half-json",
-        Scenario::EmptyText => "empty",
-        Scenario::NullResult => "null",
-        Scenario::ToolThrows => "throws",
-        Scenario::LongTurn => "12-rounds",
-    }
+    s.column()
 }
 
 fn change_text(r: &SetReport) -> String {

@@ -30,7 +30,7 @@ use crate::model::behavior::{behavior_sets, BehaviorSet};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
 use crate::model::limits::{Limits, Max, OnExceeded};
 use crate::model::manager::Config;
-use crate::model::message::{Generation, Message, ToolCall};
+use crate::model::message::{answered, Generation, Message, ToolCall};
 use crate::model::processor::{Processor, ProcessorKind};
 use crate::model::tools::{Outcome, ToolSpec, Toolbox};
 
@@ -122,6 +122,10 @@ pub enum Scenario {
     BreachOneRound,
     /// The model calls one tool once per round until the limit breaks.
     BreachAcrossRounds,
+    /// The breach of one round, then one more tool round (another tool,
+    /// within its limits) before the answer: the breach text is then no
+    /// longer the request's last message.
+    BreachThenRound,
     /// A tool returns plain text (`Sunny, 22 °C`).
     PlainText,
     /// A tool returns text that starts like JSON (`3.0 + 5.0 = 8.0`).
@@ -133,20 +137,29 @@ pub enum Scenario {
     /// A tool throws (`IllegalStateException: Service unavailable`, wrapped
     /// in a `ToolExecutionException` as method tools do).
     ToolThrows,
+    /// The model calls a tool name no tool has (`getWether`; spring-ai
+    /// issues 6816, 6869).
+    UnknownTool,
+    /// One reply of two generations: a text (`Let me check.`) and a tool
+    /// call, as Gemini answers with a text part beside a function call.
+    TextAndCall,
     /// A long turn: a dozen tool rounds, one call each, within the limits.
     LongTurn,
 }
 
 impl Scenario {
     /// Every scenario, in report order.
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 11] = [
         Scenario::BreachOneRound,
         Scenario::BreachAcrossRounds,
+        Scenario::BreachThenRound,
         Scenario::PlainText,
         Scenario::HalfJson,
         Scenario::EmptyText,
         Scenario::NullResult,
         Scenario::ToolThrows,
+        Scenario::UnknownTool,
+        Scenario::TextAndCall,
         Scenario::LongTurn,
     ];
 
@@ -159,12 +172,37 @@ impl Scenario {
         match self {
             Scenario::BreachOneRound => "breach-one-round",
             Scenario::BreachAcrossRounds => "breach-across-rounds",
+            Scenario::BreachThenRound => "breach-then-round",
             Scenario::PlainText => "plain-text",
             Scenario::HalfJson => "half-json",
             Scenario::EmptyText => "empty-text",
             Scenario::NullResult => "null-result",
             Scenario::ToolThrows => "tool-throws",
+            Scenario::UnknownTool => "unknown-tool",
+            Scenario::TextAndCall => "text-and-call",
             Scenario::LongTurn => "long-turn",
+        }
+    }
+
+    /// The column id: the same in the text table's header and in the JSON
+    /// verdicts' `column`.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::config::check::Scenario::BreachThenRound.column(), "breach+1");
+    /// ```
+    pub fn column(self) -> &'static str {
+        match self {
+            Scenario::BreachOneRound => "breach-1",
+            Scenario::BreachAcrossRounds => "breach-n",
+            Scenario::BreachThenRound => "breach+1",
+            Scenario::PlainText => "plain",
+            Scenario::HalfJson => "half-json",
+            Scenario::EmptyText => "empty",
+            Scenario::NullResult => "null",
+            Scenario::ToolThrows => "throws",
+            Scenario::UnknownTool => "no-tool",
+            Scenario::TextAndCall => "text+call",
+            Scenario::LongTurn => "12-rounds",
         }
     }
 
@@ -177,11 +215,18 @@ impl Scenario {
             Scenario::BreachAcrossRounds => {
                 "the model calls that tool once per round until its limit breaks"
             }
+            Scenario::BreachThenRound => {
+                "the breach of breach-1, then one more tool round (another tool) before the answer"
+            }
             Scenario::PlainText => "a tool returns plain text: Sunny, 22 °C",
             Scenario::HalfJson => "a tool returns half-JSON: 3.0 + 5.0 = 8.0",
             Scenario::EmptyText => "a tool returns the empty string",
             Scenario::NullResult => "a tool callback returns null",
             Scenario::ToolThrows => "a tool throws IllegalStateException(\"Service unavailable\")",
+            Scenario::UnknownTool => "the model calls getWether, a tool name that does not exist",
+            Scenario::TextAndCall => {
+                "one reply holds a text (Let me check.) and a tool call, as two generations"
+            }
             Scenario::LongTurn => "a dozen tool rounds in one turn, within the limits",
         }
     }
@@ -205,6 +250,11 @@ pub enum Mark {
     Ok,
     /// Survived, with an exception the configuration asked for.
     Thrown,
+    /// Survived once caught: the exception Spring AI throws by design for a
+    /// tool name it cannot resolve (`IllegalStateException: No
+    /// ToolCallback found for tool name: ...`) reached the caller, under
+    /// every behaviour set; the conversation is left usable.
+    Raised,
     /// Not played (no limit to breach, or one too large to play).
     NotApplicable,
     /// A conversion failure (`Failed to parse JSON: ...`) reached the caller.
@@ -215,6 +265,9 @@ pub enum Mark {
     Rejected,
     /// A tool's output reached the model altered.
     Lost,
+    /// A request of the turn no longer holds the user's question (the
+    /// memory window evicted it), and the provider took it.
+    Forgot,
     /// The next turn, built from the memory, is rejected: calls without responses.
     Dangling,
     /// The next turn, built from the memory, fails to convert.
@@ -226,7 +279,10 @@ pub enum Mark {
 impl Mark {
     /// Whether the setup survived.
     pub fn survives(self) -> bool {
-        matches!(self, Mark::Ok | Mark::Thrown | Mark::NotApplicable)
+        matches!(
+            self,
+            Mark::Ok | Mark::Thrown | Mark::Raised | Mark::NotApplicable
+        )
     }
 
     /// A short word for tables.
@@ -239,11 +295,13 @@ impl Mark {
         match self {
             Mark::Ok => "ok",
             Mark::Thrown => "thrown",
+            Mark::Raised => "raised",
             Mark::NotApplicable => "n/a",
             Mark::ParseError => "parse",
             Mark::Error => "error",
             Mark::Rejected => "rejected",
             Mark::Lost => "lost",
+            Mark::Forgot => "forgot",
             Mark::Dangling => "dangling",
             Mark::NextParse => "next-json",
             Mark::NextRejected => "next-rej",
@@ -255,14 +313,16 @@ impl Mark {
         match self {
             Mark::Ok => "survives",
             Mark::Thrown => "survives; an exception the configuration asked for reached the caller",
+            Mark::Raised => "survives once caught: Spring AI throws IllegalStateException (No ToolCallback found) for a tool name it cannot resolve, under every behaviour set; catch it around the call",
             Mark::NotApplicable => "not played (no finite limit, or one too large to play)",
             Mark::ParseError => "\"Failed to parse JSON: ...\" reached the caller",
             Mark::Error => "an exception nothing configured reached the caller",
-            Mark::Rejected => "Gemini rejected a request of the turn",
+            Mark::Rejected => "the provider (Gemini) rejected a request of the turn",
             Mark::Lost => "a tool's output reached the model altered",
+            Mark::Forgot => "a request of the turn no longer holds the user's question: the memory window evicted it",
             Mark::Dangling => "the next turn is rejected: a call without a response in memory",
-            Mark::NextParse => "the next turn fails: a stored response does not convert",
-            Mark::NextRejected => "the next turn is rejected by Gemini",
+            Mark::NextParse => "the next turn fails: a stored response does not convert for Gemini",
+            Mark::NextRejected => "the next turn is rejected by Gemini for another reason",
         }
     }
 }
@@ -402,6 +462,15 @@ fn is_parse_failure(e: &JavaException) -> bool {
         .is_some_and(|m| m.starts_with("Failed to parse JSON"))
 }
 
+/// `DefaultToolCallingManager.executeToolCall`'s refusal of a name no
+/// callback answers to: by design, whatever the configuration.
+fn is_unresolved_tool(e: &JavaException) -> bool {
+    e.class == crate::model::java::ILLEGAL_STATE
+        && e.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("No ToolCallback found for tool name: "))
+}
+
 /// Whether the setup asked for `e` to reach the caller.
 fn configured(setup: &Setup, e: &JavaException) -> bool {
     let asked = |class: &str| {
@@ -425,6 +494,168 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
+/// One scenario made concrete for a setup and a behaviour set: what
+/// [`evaluate`] plays. Public so that the checking machinery can judge the
+/// very same turn with its invariants (no verdict of `check` may call a
+/// set safe where an invariant is refuted on this turn).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Script {
+    /// The loop's configuration.
+    pub config: LoopConfig,
+    /// The tools.
+    pub tools: Vec<ToolSpec>,
+    /// The request's messages.
+    pub history: Vec<Message>,
+    /// The scripted model replies.
+    pub model: Vec<Vec<Generation>>,
+    /// Which request carries the tool response the scenario is about.
+    pub watch: usize,
+}
+
+/// A tool name no tool of the scenarios has: what the model calls in
+/// [`Scenario::UnknownTool`].
+pub const UNKNOWN_TOOL_NAME: &str = "getWether";
+
+/// The turn `scenario` plays on `setup` under `set`; `Err` with the reason
+/// when it is not played (no limit to breach, one too large to play, a
+/// total limit below the long turn).
+///
+/// ```
+/// use toolcall_model::{config::check::{script, Scenario, Setup}, model::behavior::behavior_sets};
+/// let up = behavior_sets()[0];
+/// // The default limits (40 per tool) are breached at call 41.
+/// let s = script(&Setup::default(), &up, Scenario::BreachThenRound).unwrap();
+/// assert_eq!(s.model[0][0].tool_calls.len(), 41);
+/// assert_eq!(s.model.len(), 3);
+/// ```
+pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Script, String> {
+    let config = setup.loop_config(set);
+    let history = vec![Message::user("What is the weather?")];
+    let one_call = |tools: Vec<ToolSpec>, name: &str| {
+        (
+            tools,
+            vec![reply_calls(calls("call", name, 1)), reply_text("Done.")],
+            1,
+        )
+    };
+    // (tools, model script, which request carries the response that matters)
+    let (tools, model, watch) = match scenario {
+        Scenario::BreachOneRound | Scenario::BreachAcrossRounds | Scenario::BreachThenRound => {
+            let Some((tool, n)) = breach_target(&setup.limits) else {
+                return Err("no limit applies to any tool: nothing to breach".into());
+            };
+            if n > MAX_PLAYED_LIMIT {
+                return Err(format!(
+                    "the smallest limit ({n}, tool '{tool}') is past {MAX_PLAYED_LIMIT} calls: not played"
+                ));
+            }
+            let n = n as usize;
+            let mut tools = vec![ToolSpec::returning(&tool, "{\"temp\":22}")];
+            match scenario {
+                Scenario::BreachOneRound => (
+                    tools,
+                    vec![
+                        reply_calls(calls("call", &tool, n + 1)),
+                        reply_text("Done."),
+                    ],
+                    1,
+                ),
+                Scenario::BreachThenRound => {
+                    // Another tool, one call: within its own limit (every
+                    // limit is at least 1).
+                    let other = other_tool(&setup.limits, &tool);
+                    tools.push(ToolSpec::returning(&other, "{\"rain\":false}"));
+                    (
+                        tools,
+                        vec![
+                            reply_calls(calls("call", &tool, n + 1)),
+                            reply_calls(calls("next", &other, 1)),
+                            reply_text("Done."),
+                        ],
+                        1,
+                    )
+                }
+                _ => {
+                    let mut model: Vec<_> = (1..=n + 1)
+                        .map(|r| reply_calls(calls(&format!("r{r}"), &tool, 1)))
+                        .collect();
+                    model.push(reply_text("Done."));
+                    (tools, model, n + 1)
+                }
+            }
+        }
+        Scenario::PlainText | Scenario::HalfJson | Scenario::EmptyText | Scenario::NullResult => {
+            let text = scenario.tool_text().flatten();
+            let tools = vec![ToolSpec {
+                outcomes: vec![Outcome::Returns(text.map(str::to_owned))],
+                ..ToolSpec::returning("weather", "")
+            }];
+            one_call(tools, "weather")
+        }
+        Scenario::ToolThrows => {
+            let tools = vec![ToolSpec {
+                outcomes: vec![Outcome::Throws {
+                    exception: JavaException::new(
+                        "java.lang.IllegalStateException",
+                        Some("Service unavailable"),
+                    ),
+                    wrapped: true,
+                }],
+                ..ToolSpec::returning("weather", "")
+            }];
+            one_call(tools, "weather")
+        }
+        Scenario::UnknownTool => one_call(
+            vec![ToolSpec::returning("weather", "{\"temp\":22}")],
+            UNKNOWN_TOOL_NAME,
+        ),
+        Scenario::TextAndCall => {
+            let tools = vec![ToolSpec::returning("weather", "{\"temp\":22}")];
+            let mut reply = reply_text("Let me check.");
+            reply.extend(reply_calls(calls("call", "weather", 1)));
+            (tools, vec![reply, reply_text("Done.")], 1)
+        }
+        Scenario::LongTurn => {
+            if let Max::Limited(n) = setup.limits.max_total {
+                if (n as usize) < LONG_TURN_ROUNDS {
+                    return Err(format!(
+                        "the total limit ({n}) is below {LONG_TURN_ROUNDS} calls: not played"
+                    ));
+                }
+            }
+            // One call per round, each to a tool of its own: within any
+            // per-tool limit.
+            let name = |r: usize| format!("step{r}");
+            let tools = (1..=LONG_TURN_ROUNDS)
+                .map(|r| ToolSpec::returning(&name(r), "{\"temp\":22}"))
+                .collect();
+            let mut model: Vec<_> = (1..=LONG_TURN_ROUNDS)
+                .map(|r| reply_calls(calls(&format!("r{r}"), &name(r), 1)))
+                .collect();
+            model.push(reply_text("Done."));
+            (tools, model, LONG_TURN_ROUNDS)
+        }
+    };
+    Ok(Script {
+        config,
+        tools,
+        history,
+        model,
+        watch,
+    })
+}
+
+/// A tool name other than `tool` that no override or exclusion names: it
+/// stands for any other tool, under the default per-tool limit.
+fn other_tool(limits: &Limits, tool: &str) -> String {
+    let mut other = "weather".to_owned();
+    while other == tool || limits.overrides.contains_key(&other) || limits.excluded.contains(&other)
+    {
+        other.push('x');
+    }
+    other
+}
+
 /// Plays `scenario` on `setup` under `set`.
 ///
 /// ```
@@ -444,88 +675,20 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
         next_turn: None,
         fault: None,
     };
-    let cfg = setup.loop_config(set);
-    let user = vec![Message::user("What is the weather?")];
-    // (tools, model script, which request carries the response that matters)
-    let (tools, model, watch) = match scenario {
-        Scenario::BreachOneRound | Scenario::BreachAcrossRounds => {
-            let Some((tool, n)) = breach_target(&setup.limits) else {
-                verdict.detail = "no limit applies to any tool: nothing to breach".into();
-                return verdict;
-            };
-            if n > MAX_PLAYED_LIMIT {
-                verdict.detail = format!(
-                    "the smallest limit ({n}, tool '{tool}') is past {MAX_PLAYED_LIMIT} calls: not played"
-                );
-                return verdict;
-            }
-            let n = n as usize;
-            let tools = vec![ToolSpec::returning(&tool, "{\"temp\":22}")];
-            if scenario == Scenario::BreachOneRound {
-                let model = vec![
-                    reply_calls(calls("call", &tool, n + 1)),
-                    reply_text("Done."),
-                ];
-                (tools, model, 1)
-            } else {
-                let mut model: Vec<_> = (1..=n + 1)
-                    .map(|r| reply_calls(calls(&format!("r{r}"), &tool, 1)))
-                    .collect();
-                model.push(reply_text("Done."));
-                (tools, model, n + 1)
-            }
-        }
-        Scenario::PlainText | Scenario::HalfJson | Scenario::EmptyText | Scenario::NullResult => {
-            let text = scenario.tool_text().flatten();
-            let tools = vec![ToolSpec {
-                outcomes: vec![Outcome::Returns(text.map(str::to_owned))],
-                ..ToolSpec::returning("weather", "")
-            }];
-            let model = vec![
-                reply_calls(calls("call", "weather", 1)),
-                reply_text("Done."),
-            ];
-            (tools, model, 1)
-        }
-        Scenario::ToolThrows => {
-            let tools = vec![ToolSpec {
-                outcomes: vec![Outcome::Throws {
-                    exception: JavaException::new(
-                        "java.lang.IllegalStateException",
-                        Some("Service unavailable"),
-                    ),
-                    wrapped: true,
-                }],
-                ..ToolSpec::returning("weather", "")
-            }];
-            let model = vec![
-                reply_calls(calls("call", "weather", 1)),
-                reply_text("Done."),
-            ];
-            (tools, model, 1)
-        }
-        Scenario::LongTurn => {
-            if let Max::Limited(n) = setup.limits.max_total {
-                if (n as usize) < LONG_TURN_ROUNDS {
-                    verdict.detail = format!(
-                        "the total limit ({n}) is below {LONG_TURN_ROUNDS} calls: not played"
-                    );
-                    return verdict;
-                }
-            }
-            // One call per round, each to a tool of its own: within any
-            // per-tool limit.
-            let name = |r: usize| format!("step{r}");
-            let tools = (1..=LONG_TURN_ROUNDS)
-                .map(|r| ToolSpec::returning(&name(r), "{\"temp\":22}"))
-                .collect();
-            let mut model: Vec<_> = (1..=LONG_TURN_ROUNDS)
-                .map(|r| reply_calls(calls(&format!("r{r}"), &name(r), 1)))
-                .collect();
-            model.push(reply_text("Done."));
-            (tools, model, LONG_TURN_ROUNDS)
+    let Script {
+        config: cfg,
+        tools,
+        history: user,
+        model,
+        watch,
+    } = match script(setup, set, scenario) {
+        Ok(s) => s,
+        Err(why) => {
+            verdict.detail = why;
+            return verdict;
         }
     };
+    let question = user.last().cloned().unwrap_or_else(|| Message::user(""));
     let mut toolbox = Toolbox::new(tools);
     let run = match run_loop(&cfg, user, &model, &mut toolbox) {
         Ok(r) => r,
@@ -538,22 +701,49 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
     };
     verdict.ended = run.kind.name();
     verdict.sent = sent_response(&run, watch);
+    // Gemini judges its requests by its own rules; any other provider is
+    // held to what every chat API requires: each call answered at once.
+    let provider = match setup.provider {
+        Provider::Gemini => "Gemini",
+        Provider::None => "the provider",
+    };
     if setup.memory != Memory::None {
-        verdict.next_turn = Some(run.memory_verdict.clone());
+        verdict.next_turn = Some(match setup.provider {
+            Provider::Gemini => run.memory_verdict.clone(),
+            Provider::None => {
+                let mut next = run.memory.clone();
+                next.push(Message::user("next question"));
+                answered(&next).map_err(|e| format!("{UNANSWERED}: {e}"))
+            }
+        });
     }
-    let rejected = run
-        .verdicts
-        .iter()
-        .enumerate()
-        .find_map(|(i, v)| v.as_ref().err().map(|e| (i, e.clone())));
+    let rejected = run.requests.iter().zip(0..).find_map(|(r, i)| match r {
+        Sent::Gemini(_) => run
+            .verdicts
+            .get(i)
+            .and_then(|v| v.clone().err())
+            .map(|e| (i, e)),
+        Sent::Messages(m) => answered(m).err().map(|e| (i, format!("{UNANSWERED}: {e}"))),
+    });
+    let forgot = run.requests.iter().zip(1..).find_map(|(r, i)| match r {
+        Sent::Messages(m) => (!m.contains(&question)).then_some(i),
+        Sent::Gemini(_) => None,
+    });
     let (mark, detail) = if let Some((i, e)) = rejected {
         (
             Mark::Rejected,
-            format!("Gemini rejects request {} of the turn: {e}", i + 1),
+            format!("{provider} rejects request {} of the turn: {e}", i + 1),
+        )
+    } else if let Some(i) = forgot {
+        (
+            Mark::Forgot,
+            format!("request {i} of the turn does not hold the user's question"),
         )
     } else if let (EndKind::Error, Some(e)) = (run.kind, &run.error) {
         if is_parse_failure(e) {
             (Mark::ParseError, format!("the caller gets {e}"))
+        } else if is_unresolved_tool(e) {
+            (Mark::Raised, format!("the caller gets {e}"))
         } else if configured(setup, e) {
             (Mark::Thrown, format!("the caller gets {e}, as configured"))
         } else {
@@ -589,19 +779,24 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
     verdict.detail = detail;
     if verdict.mark.survives() {
         if let Some(Err(e)) = &verdict.next_turn {
-            verdict.mark = if e.contains("number of function response parts") {
-                Mark::Dangling
-            } else if e.contains("Failed to parse JSON") {
-                Mark::NextParse
-            } else {
-                Mark::NextRejected
-            };
+            verdict.mark =
+                if e.contains("number of function response parts") || e.contains(UNANSWERED) {
+                    Mark::Dangling
+                } else if e.contains("Failed to parse JSON") {
+                    Mark::NextParse
+                } else {
+                    Mark::NextRejected
+                };
             verdict.detail = format!("{}; the next turn: {e}", verdict.detail);
         }
     }
     verdict.detail = clip(&verdict.detail, 2000);
     verdict
 }
+
+/// How a provider other than Gemini refuses a request whose calls are not
+/// answered at once (OpenAI, Anthropic and the others all do).
+const UNANSWERED: &str = "a tool call is not answered by the next message";
 
 /// A change to a setup that a team can make without a new Spring AI.
 #[derive(Debug, Clone, PartialEq, Eq)]
