@@ -78,6 +78,9 @@ fn main() -> ExitCode {
             memory_window,
             history,
             provider,
+            fixes,
+            tools,
+            sarif,
             json,
         }) => check::command(
             &file,
@@ -90,6 +93,9 @@ fn main() -> ExitCode {
                 provider,
                 json,
                 format,
+                fixes,
+                tools,
+                sarif,
             },
         ),
         Some(Cmd::Convert {

@@ -143,3 +143,162 @@ fn the_workaround_fails_when_a_breach_is_followed_by_another_round() {
     };
     assert!(check_scenario(Invariant::GeminiSafe, &turn).is_refuted());
 }
+
+fn check_cli(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(crate::support::bin())
+        .arg("check")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tcm-check-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Issue 6902's setup (a breach answered with RETURN_ERROR_RESPONSE on
+/// Gemini) exits 1 and names the breach and the switch that closes it; a
+/// careful setup (tools that return JSON, THROW, a JSON-error processor,
+/// the memory outside the loop) exits 0; a configuration Spring refuses
+/// exits 2.
+#[test]
+fn exit_status_a_ci_job_can_use() {
+    let issue_6902 = b"spring.ai.tools.limits.max-calls-per-tool-default=1\n\
+spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n";
+    let (code, out, err) = check_cli(&["-", "--format", "properties"], issue_6902);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("Verdict: not safe under upstream: breach-1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("toolcall.fixes.strict-json-or-wrap=true"),
+        "{out}"
+    );
+    assert!(
+        out.contains("io.github.toolcallmodel:toolcall-fixes:0.1.0"),
+        "{out}"
+    );
+    let careful = b"spring.ai.tools.limits.max-calls-per-tool-default=1\n";
+    let (code, out, err) = check_cli(
+        &[
+            "-",
+            "--format",
+            "properties",
+            "--tools",
+            "json",
+            "--processor",
+            "json-error",
+            "--memory",
+            "outside",
+        ],
+        careful,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("Verdict: safe under upstream (exit 0)"),
+        "{out}"
+    );
+    // The same setup asked under a custom combination of fixes.
+    let (code, out, _) = check_cli(
+        &[
+            "-",
+            "--format",
+            "properties",
+            "--fixes",
+            "error-key,close-dangling-calls",
+        ],
+        issue_6902,
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("\nerror-key+close-dangling-calls "), "{out}");
+    let (code, _, err) = check_cli(
+        &["-", "--format", "properties"],
+        b"spring.ai.tools.limits.max-total-tool-calls=ten\n",
+    );
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = check_cli(&["-", "--format", "properties", "--fixes", "nope"], b"");
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = check_cli(&["-"], b"");
+    assert_eq!(code, 2, "{err}");
+}
+
+/// `--sarif FILE` writes a log that the SARIF 2.1.0 schema (OASIS,
+/// errata 01, vendored in tests/sarif/) accepts, whose results point at the
+/// line of the setting that makes the setup unsafe.
+#[test]
+fn sarif_output_is_valid_and_points_at_the_setting() {
+    let dir = scratch("sarif");
+    let props = dir.join("application.properties");
+    std::fs::write(
+        &props,
+        "# tools\nspring.ai.tools.limits.max-calls-per-tool.getWeather=1\n\
+spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n",
+    )
+    .unwrap();
+    let sarif = dir.join("out.sarif");
+    let (code, _, err) = check_cli(
+        &[props.to_str().unwrap(), "--sarif", sarif.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(code, 1, "{err}");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            crate::support::root().join("tests/sarif/sarif-schema-2.1.0.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::draft4::new(&schema).expect("the SARIF schema compiles");
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    // A log that breaks the schema is refused: the validator really checks.
+    let mut broken = log.clone();
+    broken["version"] = serde_json::json!("2.0.0");
+    assert!(!validator.is_valid(&broken));
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let breach = results
+        .iter()
+        .find(|r| r["ruleId"] == "breach-1")
+        .expect("the breach is a result");
+    let loc = &breach["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], props.to_str().unwrap());
+    assert_eq!(loc["region"]["startLine"], 3, "{breach}");
+    assert!(breach["message"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("toolcall.fixes.strict-json-or-wrap=true"));
+    // Safe: a log with no result.
+    let (code, _, _) = check_cli(
+        &[
+            props.to_str().unwrap(),
+            "--fixes",
+            "all",
+            "--sarif",
+            sarif.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code, 0);
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert!(validator.is_valid(&log));
+    assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -269,8 +269,11 @@ fn check_answers_for_a_five_line_properties_file() {
     )
     .unwrap();
     let (code, out, _) = run_with_stdin(&["check", f.to_str().unwrap(), "--json"], b"");
-    assert_eq!(code, 0, "{out}");
+    // Not safe under upstream: exit 1.
+    assert_eq!(code, 1, "{out}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["asked"]["set"], "upstream");
+    assert_eq!(v["asked"]["exit"], 1);
     assert_eq!(
         v["unknown_keys"][0]["suggestion"],
         "spring.ai.tools.limits.max-total-tool-calls"
@@ -289,24 +292,32 @@ fn check_answers_for_a_five_line_properties_file() {
         .find(|s| s["set"] == "all")
         .unwrap();
     assert_eq!(all["safe"], true);
-    // A value Spring's binding rejects: Spring's message, exit 1.
+    // Safe under all: exit 0 when that set is asked for.
+    let (code, _, _) = run_with_stdin(&["check", f.to_str().unwrap(), "--fixes", "all"], b"");
+    assert_eq!(code, 0);
+    // A value Spring's binding rejects: Spring's message, exit 2.
     std::fs::write(&f, "spring.ai.tools.limits.max-total-tool-calls=ten\n").unwrap();
     let (code, _, err) = run_with_stdin(&["check", f.to_str().unwrap()], b"");
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("Failed to bind properties under 'spring.ai.tools.limits.max-total-tool-calls' to java.lang.Integer"), "{err}");
     assert!(err.contains(r#"For input string: "ten""#), "{err}");
     std::fs::write(&f, "spring.ai.tools.limits.max-calls-per-tool-default=0\n").unwrap();
     let (code, _, err) = run_with_stdin(&["check", f.to_str().unwrap()], b"");
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(
         err.contains("maxCallsPerTool must be greater than 0"),
+        "{err}"
+    );
+    // The builder's refusal names the line and the property.
+    assert!(
+        err.contains("application.properties:1: spring.ai.tools.limits.max-calls-per-tool-default"),
         "{err}"
     );
     // YAML, and broken YAML: a clear error, never a panic.
     let y = dir.join("application.yml");
     std::fs::write(&y, "spring:\n  ai:\n    tools:\n      limits:\n        max-calls-per-tool:\n          getWeather: 010\n").unwrap();
     let (code, out, _) = run_with_stdin(&["check", y.to_str().unwrap(), "--json"], b"");
-    assert_eq!(code, 0, "{out}");
+    assert_eq!(code, 1, "{out}");
     assert!(
         out.contains("Tool call limit (8) exceeded"),
         "010 is octal 8 in YAML 1.1"
@@ -314,7 +325,7 @@ fn check_answers_for_a_five_line_properties_file() {
     for bad in ["a: [1, 2", "a: 1\na: 2\n", &"[".repeat(100_000), "\u{0}"] {
         std::fs::write(&y, bad).unwrap();
         let (code, _, err) = run_with_stdin(&["check", y.to_str().unwrap()], b"");
-        assert_eq!(code, 1, "{bad:.20}: {err}");
+        assert_eq!(code, 2, "{bad:.20}: {err}");
         assert!(
             err.starts_with("error: ") && !err.contains("panicked"),
             "{err}"

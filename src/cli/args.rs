@@ -99,10 +99,14 @@ pub(crate) enum Cmd {
     },
     /// Check a Spring setup: read `application.properties` or
     /// `application.yml` (`spring.ai.tools.*`) as Spring Boot binds it, then
-    /// print per behaviour set which scenarios it survives and the smallest
-    /// change that makes it safe.
+    /// print per behaviour set which scenarios it survives, the smallest
+    /// change that makes it safe and the fix library's switches that do.
+    /// Exit 0: safe under the set asked for (`--fixes`, default upstream);
+    /// 1: not safe; 2: no verdict (Spring refuses the configuration, the
+    /// input cannot be read, a usage error).
     Check {
-        /// The `application.properties` or `application.yml` file.
+        /// The `application.properties` or `application.yml` file (`-`:
+        /// standard input, with `--format`).
         file: PathBuf,
         /// `properties` or `yaml` (default: by the file's extension).
         #[arg(long)]
@@ -125,9 +129,23 @@ pub(crate) enum Cmd {
         /// registers: off with the memory inside), `on` or `off`.
         #[arg(long, default_value = "auto")]
         history: String,
-        /// The chat model: `gemini` or `none` (a provider that takes messages as they are).
+        /// The chat model: `gemini`, or `none` (another provider: no
+        /// Gemini conversion; requests and the next turn are held to the
+        /// pairing every chat API requires).
         #[arg(long, default_value = "gemini")]
         provider: String,
+        /// The behaviour set the exit status speaks for: fix names
+        /// (comma-separated), `all`, `upstream`, `gemini-tool-text`.
+        #[arg(long, default_value = "upstream")]
+        fixes: String,
+        /// What your tools return: `json`, `text` or `mixed`, and
+        /// `NAME=json|text|mixed` per tool (comma-separated); `json`
+        /// everywhere leaves out the plain-output scenarios.
+        #[arg(long, default_value = "mixed")]
+        tools: String,
+        /// Also write the verdict as a SARIF 2.1.0 log to this file.
+        #[arg(long)]
+        sarif: Option<PathBuf>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,

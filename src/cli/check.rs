@@ -1,19 +1,27 @@
 //! `toolcall-model check`: reads an `application.properties` or
-//! `application.yml`, binds its `spring.ai.tools.*` keys as Spring Boot
-//! would, and prints per behaviour set whether the setup survives each
-//! scenario and the smallest change that makes it safe. The logic is the
-//! library's (`spring_config`, `check`); this file reads the file and prints.
+//! `application.yml` (or standard input), binds its `spring.ai.tools.*`
+//! keys as Spring Boot would, and prints per behaviour set whether the
+//! setup survives each scenario, the smallest change that makes it safe and
+//! the fix library's switches that do. The logic is the library's
+//! (`config::binding`, `config::check`); this file reads the inputs,
+//! prints, and chooses the exit status: 0 safe under the set asked for
+//! (`--fixes`, default upstream), 1 not safe, 2 no verdict (a configuration
+//! Spring would refuse, an input that cannot be read, a usage error).
 
+use std::collections::BTreeSet;
 use std::num::NonZeroU32;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
 use toolcall_model::chat::tool_loop::{Memory, Provider};
 use toolcall_model::config::binding::{
-    bind, parse_properties, too_large, BindFailure, Bound, MAX_CONFIG_BYTES,
+    bind, parse_properties, too_large, BindFailure, Bound, Entry, MAX_CONFIG_BYTES,
 };
-use toolcall_model::config::check::{describe_setup, report, Scenario, SetReport, Setup};
+use toolcall_model::config::check::{
+    describe_setup, report_sets, smallest_fixes, Mark, Scenario, SetReport, Setup, ToolOutput,
+};
+use toolcall_model::model::behavior::{behavior_sets, BehaviorSet, Fixes};
 use toolcall_model::model::limits::{Max, OnExceeded};
 use toolcall_model::model::processor::{Processor, ProcessorKind};
 
@@ -27,28 +35,100 @@ pub struct Flags {
     pub provider: String,
     pub json: bool,
     pub format: Option<String>,
+    pub fixes: String,
+    pub tools: String,
+    pub sarif: Option<PathBuf>,
 }
 
-fn fail(msg: &str) -> ExitCode {
+/// Exit status: the setup is not safe under the set asked for.
+const UNSAFE: u8 = 1;
+/// Exit status: no verdict (Spring refuses the configuration, the input
+/// cannot be read, a usage error).
+const NO_VERDICT: u8 = 2;
+
+/// The fix library's Maven coordinates and property prefix: the switches
+/// "Fix it today" names.
+pub const FIX_LIBRARY: &str = "io.github.toolcallmodel:toolcall-fixes:0.1.0";
+/// See [`FIX_LIBRARY`].
+pub const FIX_PREFIX: &str = "toolcall.fixes";
+
+fn no_verdict(msg: &str) -> ExitCode {
     eprintln!("error: {msg}");
-    ExitCode::FAILURE
+    ExitCode::from(NO_VERDICT)
 }
 
-fn usage(msg: &str) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::from(2)
+/// The behaviour set `--fixes` asks for: a list of fix names, `all`,
+/// `upstream` (or nothing), and `gemini-tool-text` for the seed's advisor.
+/// A combination that is not one of the report's sets gets a name of its
+/// own, leaked once for the run.
+fn asked_set(list: &str) -> Result<BehaviorSet, String> {
+    let mut advisor = false;
+    let mut rest = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match name {
+            "gemini-tool-text" => advisor = true,
+            "upstream" => {}
+            other => rest.push(other),
+        }
+    }
+    let fixes = Fixes::parse_list(&rest.join(",")).map_err(|e| format!("--fixes: {e}"))?;
+    if let Some(s) = behavior_sets()
+        .into_iter()
+        .find(|s| s.fixes == fixes && s.gemini_tool_text == advisor)
+    {
+        return Ok(s);
+    }
+    let name = match (fixes.is_upstream(), advisor) {
+        (_, false) => fixes.to_string(),
+        (true, true) => "gemini-tool-text".to_owned(),
+        (false, true) => format!("{fixes}+gemini-tool-text"),
+    };
+    Ok(BehaviorSet {
+        name: Box::leak(name.into_boxed_str()),
+        fixes,
+        gemini_tool_text: advisor,
+    })
+}
+
+/// Reads the input: a file of at most [`MAX_CONFIG_BYTES`] (one byte more is
+/// read to tell), or standard input for `-`.
+fn read_input(file: &Path) -> std::io::Result<(Vec<u8>, Option<u64>)> {
+    let mut b = Vec::new();
+    let limit = MAX_CONFIG_BYTES as u64 + 1;
+    if file == Path::new("-") {
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::io::stdin().lock(), limit),
+            &mut b,
+        )?;
+        return Ok((b, None));
+    }
+    let fh = std::fs::File::open(file)?;
+    std::io::Read::read_to_end(&mut std::io::Read::take(fh, limit), &mut b)?;
+    Ok((b, std::fs::metadata(file).ok().map(|m| m.len())))
+}
+
+/// The file's name as printed: `<stdin>` for `-`.
+fn shown(file: &Path) -> String {
+    if file == Path::new("-") {
+        "<stdin>".to_owned()
+    } else {
+        file.display().to_string()
+    }
 }
 
 pub fn command(file: &Path, f: &Flags) -> ExitCode {
     let kind = match f.format.as_deref() {
         Some("properties") => "properties",
         Some("yaml" | "yml") => "yaml",
-        Some(other) => return usage(&format!("--format {other}: use properties or yaml")),
+        Some(other) => return no_verdict(&format!("--format {other}: use properties or yaml")),
+        None if file == Path::new("-") => {
+            return no_verdict("standard input (-): add --format properties or --format yaml")
+        }
         None => match file.extension().and_then(|e| e.to_str()) {
             Some("yml" | "yaml") => "yaml",
             Some("properties") => "properties",
             _ => {
-                return usage(&format!(
+                return no_verdict(&format!(
                     "{}: cannot tell properties from YAML by its name; add --format properties or --format yaml",
                     file.display()
                 ))
@@ -58,27 +138,35 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
     let processor = match f.processor.as_str() {
         "default" => ProcessorKind::Default,
         "json-error" => ProcessorKind::JsonError,
-        p => return usage(&format!("--processor {p}: use default or json-error")),
+        p => return no_verdict(&format!("--processor {p}: use default or json-error")),
     };
     let memory = match f.memory.as_str() {
         "none" => Memory::None,
         "inside" => Memory::Inside,
         "outside" => Memory::Outside,
-        m => return usage(&format!("--memory {m}: use none, outside or inside")),
+        m => return no_verdict(&format!("--memory {m}: use none, outside or inside")),
     };
     let history = match f.history.as_str() {
         "auto" => None,
         "on" => Some(true),
         "off" => Some(false),
-        h => return usage(&format!("--history {h}: use auto, on or off")),
+        h => return no_verdict(&format!("--history {h}: use auto, on or off")),
     };
     let provider = match f.provider.as_str() {
         "gemini" => Provider::Gemini,
         "none" => Provider::None,
-        p => return usage(&format!("--provider {p}: use gemini or none")),
+        p => return no_verdict(&format!("--provider {p}: use gemini or none")),
     };
     let Some(window) = NonZeroU32::new(f.memory_window) else {
-        return usage("--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0");
+        return no_verdict("--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0");
+    };
+    let asked = match asked_set(&f.fixes) {
+        Ok(s) => s,
+        Err(e) => return no_verdict(&e),
+    };
+    let tool_output = match ToolOutput::parse(&f.tools) {
+        Ok(t) => t,
+        Err(e) => return no_verdict(&format!("--tools {e}")),
     };
     let rethrow: Vec<String> = if f.rethrow == "none" {
         vec![]
@@ -97,120 +185,30 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
         })
     }) {
-        return usage(&format!("--rethrow: '{bad}' is not a Java class name"));
+        return no_verdict(&format!("--rethrow: '{bad}' is not a Java class name"));
     }
-    // At most one byte past the limit is read: a larger file is refused
-    // without reading it all.
-    let bytes = match std::fs::File::open(file).and_then(|fh| {
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(
-            &mut std::io::Read::take(fh, MAX_CONFIG_BYTES as u64 + 1),
-            &mut b,
-        )
-        .map(|_| b)
-    }) {
+    let name = shown(file);
+    let (bytes, size) = match read_input(file) {
         Ok(b) => b,
-        Err(e) => return fail(&format!("{}: cannot read: {e}", file.display())),
+        Err(e) => return no_verdict(&format!("{name}: cannot read: {e}")),
     };
     if bytes.len() > MAX_CONFIG_BYTES {
-        let size = std::fs::metadata(file).map_or(bytes.len() as u64, |m| m.len());
-        let size = usize::try_from(size).unwrap_or(usize::MAX);
+        let size = usize::try_from(size.unwrap_or(bytes.len() as u64)).unwrap_or(usize::MAX);
         let message = too_large(size).message;
         if f.json {
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(
-                    &json!({"file": file.display().to_string(), "not_read": message})
-                )
-                .unwrap_or_default()
-            );
+            print_json(&json!({"file": name, "not_read": message}));
         }
-        return fail(&format!(
-            "{}: {message} (check reads an application.properties or application.yml of up to {MAX_CONFIG_BYTES} bytes)",
-            file.display()
+        return no_verdict(&format!(
+            "{name}: {message} (check reads an application.properties or application.yml of up to {MAX_CONFIG_BYTES} bytes)"
         ));
     }
-    let docs = if kind == "properties" {
-        match parse_properties(&bytes) {
-            Ok(d) => d,
-            Err(e) => return cannot_load(file, &e.to_string(), f.json),
-        }
-    } else {
-        // SnakeYAML reads UTF-8 (a BOM picks UTF-16 or UTF-32).
-        let text = match std::str::from_utf8(&bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                return fail(&format!(
-                    "{}: not valid UTF-8 (byte {})",
-                    file.display(),
-                    e.valid_up_to()
-                ))
-            }
-        };
-        match super::yaml::read(text.strip_prefix('\u{feff}').unwrap_or(text)) {
-            Ok(d) => d,
-            Err(e) => {
-                if let Some(why) = e.strip_prefix(super::yaml::NOT_MODELLED) {
-                    if f.json {
-                        outln!(
-                            "{}",
-                            serde_json::to_string_pretty(&json!({
-                                "file": file.display().to_string(),
-                                "not_checked": why,
-                            }))
-                            .unwrap_or_default()
-                        );
-                    }
-                    return fail(&format!("{}: not checked: {}", file.display(), clip(why)));
-                }
-                return cannot_load(file, &e, f.json);
-            }
-        }
+    let docs = match read_documents(&name, &bytes, kind, f.json) {
+        Ok(d) => d,
+        Err(code) => return code,
     };
     let bound = match bind(&docs) {
         Ok(b) => b,
-        Err(e) => {
-            let head = match &e {
-                BindFailure::Bind { line, .. } => format!("{}:{line}", file.display()),
-                BindFailure::Unbound { line, .. } => format!("{}:{line}", file.display()),
-                BindFailure::Limit { message } => {
-                    if f.json {
-                        outln!(
-                            "{}",
-                            serde_json::to_string_pretty(&json!({
-                                "file": file.display().to_string(),
-                                "not_checked": message,
-                            }))
-                            .unwrap_or_default()
-                        );
-                    }
-                    return fail(&format!(
-                        "{}: not checked: {}",
-                        file.display(),
-                        clip(message)
-                    ));
-                }
-                BindFailure::Convert { .. } | BindFailure::Builder { .. } => {
-                    file.display().to_string()
-                }
-            };
-            if f.json {
-                outln!(
-                    "{}",
-                    serde_json::to_string_pretty(&json!({
-                        "file": file.display().to_string(),
-                        "spring_refuses": e.to_string(),
-                        "refusal": refusal_json(&e),
-                    }))
-                    .unwrap_or_default()
-                );
-            }
-            eprintln!(
-                "error: {head}: Spring Boot refuses this configuration; the application would not start:\n\n{}",
-                clip(&e.to_string())
-            );
-            return ExitCode::FAILURE;
-        }
+        Err(e) => return refused(&name, &docs, &e, f.json),
     };
     let setup = Setup {
         limits: bound.limits.clone(),
@@ -224,38 +222,163 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
         memory_max_messages: window,
         conversation_history: history,
         provider,
+        tool_output,
     };
-    let reports = report(&setup);
-    if f.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&to_json(file, &bound, &setup, &reports))
-                .unwrap_or_default()
-        );
-    } else {
-        out!("{}", clip(&to_text(file, &bound, &setup, &reports)));
+    let mut sets = behavior_sets();
+    if !sets.contains(&asked) {
+        sets.push(asked);
     }
-    ExitCode::SUCCESS
+    let reports = report_sets(&setup, &sets);
+    let Some(mine) = reports.iter().find(|r| r.set == asked) else {
+        return no_verdict("the set asked for has no report");
+    };
+    let remedy = Remedy::find(&setup, &reports);
+    let code = if mine.safe() { 0 } else { UNSAFE };
+    if let Some(path) = &f.sarif {
+        let log = super::sarif::log(&name, &docs, &setup, mine, &remedy);
+        let text = serde_json::to_string_pretty(&log).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            return no_verdict(&format!("--sarif {}: cannot write: {e}", path.display()));
+        }
+    }
+    if f.json {
+        let mut v = to_json(&name, &bound, &setup, &reports);
+        v["asked"] = json!({
+            "set": mine.set.name,
+            "safe": mine.safe(),
+            "breaks": mine.verdicts.iter().filter(|v| !v.mark.survives()).map(|v| v.scenario.column()).collect::<Vec<_>>(),
+            "exit": code,
+        });
+        v["legend"] = legend_json(&reports);
+        v["fix_it_today"] = remedy.to_json();
+        print_json(&v);
+    } else {
+        out!(
+            "{}",
+            clip(&to_text(&name, &bound, &setup, &reports, mine, &remedy))
+        );
+    }
+    ExitCode::from(code)
+}
+
+fn print_json(v: &Value) {
+    outln!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+}
+
+/// The documents of a properties or YAML text, or the exit for a text
+/// Spring cannot load or this reader does not model.
+fn read_documents(
+    name: &str,
+    bytes: &[u8],
+    kind: &str,
+    json: bool,
+) -> Result<Vec<Vec<Entry>>, ExitCode> {
+    if kind == "properties" {
+        return parse_properties(bytes).map_err(|e| cannot_load(name, &e.to_string(), json));
+    }
+    // SnakeYAML reads UTF-8 (a BOM picks UTF-16 or UTF-32).
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        no_verdict(&format!(
+            "{name}: not valid UTF-8 (byte {})",
+            e.valid_up_to()
+        ))
+    })?;
+    super::yaml::read(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| {
+        if let Some(why) = e.strip_prefix(super::yaml::NOT_MODELLED) {
+            if json {
+                print_json(&json!({"file": name, "not_checked": why}));
+            }
+            return no_verdict(&format!("{name}: not checked: {}", clip(why)));
+        }
+        cannot_load(name, &e, json)
+    })
+}
+
+/// The line of the entry that made the builder refuse: the property the
+/// builder call reads (`maxCallsPerTool` is the per-tool default or an
+/// override, whichever is not positive).
+fn builder_culprit<'a>(docs: &'a [Vec<Entry>], message: &str) -> Option<&'a Entry> {
+    let bad_number = |e: &&Entry| {
+        let v = e.value.to_java_string();
+        v.trim().parse::<i64>().is_ok_and(|n| n < 1 && n != -1)
+    };
+    let under = |prefix: &str, e: &&Entry| relaxed(&e.key).starts_with(&relaxed(prefix));
+    let found = |prefix: &str| {
+        docs.iter()
+            .rev()
+            .flat_map(|d| d.iter().rev())
+            .find(|e| under(prefix, e) && bad_number(e))
+    };
+    if message.contains("maxTotalToolCalls") {
+        found("spring.ai.tools.limits.max-total-tool-calls")
+    } else if message.contains("maxCallsPerTool") {
+        found("spring.ai.tools.limits.max-calls-per-tool")
+    } else if message.contains("toolName") {
+        docs.iter().rev().flat_map(|d| d.iter().rev()).find(|e| {
+            under("spring.ai.tools.limits.excluded-tools", e)
+                && e.value
+                    .to_java_string()
+                    .split(',')
+                    .any(|t| t.trim().is_empty())
+        })
+    } else {
+        None
+    }
+}
+
+/// A key in Spring's relaxed form: letters and digits, lower case.
+fn relaxed(key: &str) -> String {
+    key.chars()
+        .filter(|c| c.is_alphanumeric() || *c == '.')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Spring refuses the configuration: its message, and the line and
+/// property where the text has them.
+fn refused(name: &str, docs: &[Vec<Entry>], e: &BindFailure, json: bool) -> ExitCode {
+    let head = match e {
+        BindFailure::Bind { line, property, .. } => format!("{name}:{line}: {property}"),
+        BindFailure::Unbound { line, .. } => format!("{name}:{line}"),
+        BindFailure::Limit { message } => {
+            if json {
+                print_json(&json!({"file": name, "not_checked": message}));
+            }
+            return no_verdict(&format!("{name}: not checked: {}", clip(message)));
+        }
+        BindFailure::Builder { message } => match builder_culprit(docs, message) {
+            Some(en) => format!("{name}:{}: {}", en.line, en.key),
+            None => name.to_owned(),
+        },
+        BindFailure::Convert { .. } => name.to_owned(),
+    };
+    if json {
+        let mut refusal = refusal_json(e);
+        if let (BindFailure::Builder { message }, Some(o)) = (e, refusal.as_object_mut()) {
+            if let Some(en) = builder_culprit(docs, message) {
+                o.insert("property".into(), json!(en.key));
+                o.insert("line".into(), json!(en.line));
+            }
+        }
+        print_json(&json!({
+            "file": name,
+            "spring_refuses": e.to_string(),
+            "refusal": refusal,
+        }));
+    }
+    no_verdict(&format!(
+        "{head}: Spring Boot refuses this configuration; the application would not start:\n\n{}",
+        clip(&e.to_string())
+    ))
 }
 
 /// A file Spring Boot cannot load: the message, and with `--json` the same
 /// as `{"file", "spring_cannot_load"}` on standard output.
-fn cannot_load(file: &Path, message: &str, json: bool) -> ExitCode {
+fn cannot_load(name: &str, message: &str, json: bool) -> ExitCode {
     if json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "file": file.display().to_string(),
-                "spring_cannot_load": message,
-            }))
-            .unwrap_or_default()
-        );
+        print_json(&json!({"file": name, "spring_cannot_load": message}));
     }
-    fail(&format!(
-        "{}: Spring cannot load it: {}",
-        file.display(),
-        clip(message)
-    ))
+    no_verdict(&format!("{name}: Spring cannot load it: {}", clip(message)))
 }
 
 /// Text for a person: every line past 300 characters cut to its first 200
@@ -275,10 +398,6 @@ fn clip(s: &str) -> String {
         .join("\n")
 }
 
-fn short(s: Scenario) -> &'static str {
-    s.column()
-}
-
 fn change_text(r: &SetReport) -> String {
     match &r.smallest_change {
         Some(c) if c.is_empty() => "safe as configured".to_owned(),
@@ -291,9 +410,113 @@ fn change_text(r: &SetReport) -> String {
     }
 }
 
-fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> String {
+/// What makes this setup safe today: a configuration change (under
+/// upstream), and the fewest switches of the fix library.
+pub struct Remedy {
+    /// The smallest configuration change under upstream, if one is enough.
+    pub change: Option<Vec<toolcall_model::config::check::Change>>,
+    /// The fewest fixes that make the setup safe as configured.
+    pub fixes: Option<Fixes>,
+}
+
+impl Remedy {
+    fn find(setup: &Setup, reports: &[SetReport]) -> Remedy {
+        Remedy {
+            change: reports
+                .iter()
+                .find(|r| r.set.name == "upstream")
+                .and_then(|r| r.smallest_change.clone()),
+            fixes: smallest_fixes(setup),
+        }
+    }
+
+    /// The fix library's properties for the fixes found.
+    pub fn properties(&self) -> Vec<String> {
+        self.fixes
+            .map(|f| {
+                f.enabled()
+                    .iter()
+                    .map(|x| format!("{FIX_PREFIX}.{}=true", x.name()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "configuration": self.change.as_ref().map(|c| c.iter().map(|x| json!({"change": x.key(), "how": x.describe()})).collect::<Vec<_>>()),
+            "fixes": self.fixes.map(|f| f.enabled().iter().map(|x| x.name()).collect::<Vec<_>>()),
+            "library": FIX_LIBRARY,
+            "properties": self.properties(),
+        })
+    }
+
+    fn to_text(&self) -> String {
+        let mut out = String::from("\nFix it today:\n");
+        match &self.change {
+            Some(c) if c.is_empty() => {
+                out.push_str(
+                    "  nothing to change: upstream Spring AI 2.0.1 survives every scenario\n",
+                );
+                return out;
+            }
+            Some(c) => out.push_str(&format!(
+                "  without a new library: {}\n",
+                c.iter()
+                    .map(|x| x.describe())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )),
+            None => out
+                .push_str("  without a new library: no change of one or two settings is enough\n"),
+        }
+        match self.fixes {
+            Some(f) if !f.is_upstream() => {
+                out.push_str(&format!(
+                    "  with the fix library ({FIX_LIBRARY}), in application.properties:\n"
+                ));
+                for p in self.properties() {
+                    out.push_str(&format!("    {p}\n"));
+                }
+            }
+            _ => out.push_str("  no combination of the fix library's switches makes it safe\n"),
+        }
+        out
+    }
+}
+
+/// Every mark the reports use, each once, in table order.
+fn marks_used(reports: &[SetReport]) -> Vec<Mark> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for r in reports {
+        for v in &r.verdicts {
+            if seen.insert(v.mark.word()) {
+                out.push(v.mark);
+            }
+        }
+    }
+    out
+}
+
+fn legend_json(reports: &[SetReport]) -> Value {
+    let mut m = serde_json::Map::new();
+    for mark in marks_used(reports) {
+        m.insert(mark.word().to_owned(), json!(mark.meaning()));
+    }
+    Value::Object(m)
+}
+
+fn to_text(
+    name: &str,
+    bound: &Bound,
+    setup: &Setup,
+    reports: &[SetReport],
+    mine: &SetReport,
+    remedy: &Remedy,
+) -> String {
     let mut out = String::new();
-    out.push_str(&format!("{}: Spring Boot reads\n", file.display()));
+    out.push_str(&format!("{name}: Spring Boot reads\n"));
     if bound.read.is_empty() {
         out.push_str("  (no spring.ai.tools key: every default)\n");
     }
@@ -308,9 +531,9 @@ fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
         )));
         out.push('\n');
     }
-    for name in &bound.placeholders_not_in_file {
+    for p in &bound.placeholders_not_in_file {
         out.push_str(&clip(&format!(
-            "warning: ${{{name}}} is not set in this file: read with its default (or as written); Spring would take it from a system property or environment variable first"
+            "warning: ${{{p}}} is not set in this file: read with its default (or as written); Spring would take it from a system property or environment variable first"
         )));
         out.push('\n');
     }
@@ -324,7 +547,7 @@ fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
         + 1;
     let mut head = format!("{:<name_w$}", "behaviour set");
     for s in Scenario::ALL {
-        head.push_str(&format!("{:<10}", short(s)));
+        head.push_str(&format!("{:<10}", s.column()));
     }
     out.push_str(head.trim_end());
     out.push('\n');
@@ -336,42 +559,61 @@ fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
         out.push_str(l.trim_end());
         out.push('\n');
     }
-    out.push_str("\nScenarios:");
+    out.push_str("\nMarks:");
+    for m in marks_used(reports) {
+        out.push_str(&format!("\n  {:<10}{}", m.word(), m.meaning()));
+    }
+    out.push_str("\n\nScenarios:");
     for s in Scenario::ALL {
-        out.push_str(&format!("\n  {:<10}{}", short(s), s.describe()));
+        out.push_str(&format!("\n  {:<10}{}", s.column(), s.describe()));
     }
     out.push_str("\n\nThe smallest change that makes it safe:\n");
     for r in reports {
         out.push_str(&format!("  {:<name_w$}{}\n", r.set.name, change_text(r)));
     }
-    if let Some(up) = reports.first() {
-        let failing: Vec<String> = up
-            .verdicts
-            .iter()
-            .filter(|v| !v.mark.survives())
-            .map(|v| format!("  {}: {}", short(v.scenario), v.detail))
-            .collect();
-        if !failing.is_empty() {
-            out.push_str(&format!(
-                "\nWhat breaks under {}:\n{}\n",
-                up.set.name,
-                failing.join("\n")
-            ));
-        }
+    let failing: Vec<String> = mine
+        .verdicts
+        .iter()
+        .filter(|v| !v.mark.survives())
+        .map(|v| format!("  {}: {}", v.scenario.column(), v.detail))
+        .collect();
+    if !failing.is_empty() {
+        out.push_str(&format!(
+            "\nWhat breaks under {}:\n{}\n",
+            mine.set.name,
+            failing.join("\n")
+        ));
     }
+    out.push_str(&remedy.to_text());
     let safe: Vec<&str> = reports
         .iter()
         .filter(|r| r.safe())
         .map(|r| r.set.name)
         .collect();
     out.push_str(&format!(
-        "\nSafe as configured under: {}\nFull texts: --json\n",
+        "\nSafe as configured under: {}\n",
         if safe.is_empty() {
             "no behaviour set".to_owned()
         } else {
             safe.join(", ")
         }
     ));
+    let breaks: Vec<&str> = mine
+        .verdicts
+        .iter()
+        .filter(|v| !v.mark.survives())
+        .map(|v| v.scenario.column())
+        .collect();
+    out.push_str(&if breaks.is_empty() {
+        format!("Verdict: safe under {} (exit 0)\n", mine.set.name)
+    } else {
+        format!(
+            "Verdict: not safe under {}: {} (exit 1)\n",
+            mine.set.name,
+            breaks.join(", ")
+        )
+    });
+    out.push_str("Full texts: --json; another set: --fixes LIST\n");
     out
 }
 
@@ -432,9 +674,9 @@ fn bound_json(bound: &Bound) -> Value {
     })
 }
 
-fn to_json(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> Value {
+fn to_json(name: &str, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> Value {
     json!({
-        "file": file.display().to_string(),
+        "file": name,
         "read": bound.read,
         "bound": bound_json(bound),
         "unknown_keys": bound.unknown.iter().map(|u| json!({"key": u.key, "line": u.line, "suggestion": u.suggestion})).collect::<Vec<_>>(),
@@ -443,7 +685,11 @@ fn to_json(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
         "sets": reports.iter().map(|r| json!({
             "set": r.set.name,
             "safe": r.safe(),
-            "verdicts": r.verdicts.iter().map(|v| v.to_value()).collect::<Vec<_>>(),
+            "verdicts": r.verdicts.iter().map(|v| {
+                let mut o = v.to_value();
+                o["column"] = json!(v.scenario.column());
+                o
+            }).collect::<Vec<_>>(),
             "smallest_change": r.smallest_change.as_ref().map(|c| c.iter().map(|x| json!({"change": x.key(), "how": x.describe()})).collect::<Vec<_>>()),
         })).collect::<Vec<_>>(),
     })

@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::tool_loop::{run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent};
 use crate::gemini::{Part, Request};
-use crate::model::behavior::{behavior_sets, BehaviorSet};
+use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
 use crate::model::limits::{Limits, Max, OnExceeded};
 use crate::model::manager::Config;
@@ -63,6 +63,83 @@ pub struct Setup {
     pub conversation_history: Option<bool>,
     /// The chat model.
     pub provider: Provider,
+    /// What the application's tools return: which tool-output scenarios
+    /// apply.
+    pub tool_output: ToolOutput,
+}
+
+/// What a tool returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputKind {
+    /// Always one JSON value (an object, a list, a quoted string, ...).
+    Json,
+    /// Plain text.
+    Text,
+    /// Either (the default: nothing is known).
+    #[default]
+    Mixed,
+}
+
+impl OutputKind {
+    fn parse(s: &str) -> Option<OutputKind> {
+        match s {
+            "json" => Some(OutputKind::Json),
+            "text" => Some(OutputKind::Text),
+            "mixed" => Some(OutputKind::Mixed),
+            _ => None,
+        }
+    }
+}
+
+/// What the application's tools return, for every tool and per tool name.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToolOutput {
+    /// Every tool not named in `per_tool`.
+    pub default: OutputKind,
+    /// Per tool name.
+    pub per_tool: std::collections::BTreeMap<String, OutputKind>,
+}
+
+impl ToolOutput {
+    /// Reads `json`, `text`, `mixed`, or a comma-separated list of one of
+    /// them (every tool) and `NAME=KIND` entries (one tool).
+    ///
+    /// ```
+    /// use toolcall_model::config::check::{OutputKind, ToolOutput};
+    /// let t = ToolOutput::parse("json,getWeather=text").unwrap();
+    /// assert_eq!(t.default, OutputKind::Json);
+    /// assert_eq!(t.text_tool(), Some("getWeather"));
+    /// assert_eq!(ToolOutput::parse("json").unwrap().text_tool(), None);
+    /// assert!(ToolOutput::parse("xml").is_err());
+    /// ```
+    pub fn parse(spec: &str) -> Result<ToolOutput, String> {
+        let mut t = ToolOutput::default();
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let bad = || format!("'{item}': use json, text, mixed or NAME=json|text|mixed");
+            match item.split_once('=') {
+                Some((name, kind)) if !name.trim().is_empty() => {
+                    let kind = OutputKind::parse(kind.trim()).ok_or_else(bad)?;
+                    t.per_tool.insert(name.trim().to_owned(), kind);
+                }
+                Some(_) => return Err(bad()),
+                None => t.default = OutputKind::parse(item).ok_or_else(bad)?,
+            }
+        }
+        Ok(t)
+    }
+
+    /// The tool the plain-output scenarios play: `weather` when any other
+    /// tool may return text, else the first named tool that may; `None`
+    /// when every tool returns JSON.
+    pub fn text_tool(&self) -> Option<&str> {
+        if self.default != OutputKind::Json {
+            return Some("weather");
+        }
+        self.per_tool
+            .iter()
+            .find(|(_, k)| **k != OutputKind::Json)
+            .map(|(n, _)| n.as_str())
+    }
 }
 
 impl Default for Setup {
@@ -76,6 +153,7 @@ impl Default for Setup {
             memory_max_messages: DEFAULT_MEMORY_MAX_MESSAGES,
             conversation_history: None,
             provider: Provider::Gemini,
+            tool_output: ToolOutput::default(),
         }
     }
 }
@@ -585,12 +663,15 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
             }
         }
         Scenario::PlainText | Scenario::HalfJson | Scenario::EmptyText | Scenario::NullResult => {
+            let Some(name) = setup.tool_output.text_tool() else {
+                return Err("every tool returns JSON (--tools json): not played".into());
+            };
             let text = scenario.tool_text().flatten();
             let tools = vec![ToolSpec {
                 outcomes: vec![Outcome::Returns(text.map(str::to_owned))],
-                ..ToolSpec::returning("weather", "")
+                ..ToolSpec::returning(name, "")
             }];
-            one_call(tools, "weather")
+            one_call(tools, name)
         }
         Scenario::ToolThrows => {
             let tools = vec![ToolSpec {
@@ -915,9 +996,12 @@ fn candidate_changes(s: &Setup) -> Vec<Change> {
         if s.memory_max_messages < room {
             v.push(Change::MemoryWindow(room));
         }
-        if s.memory == Memory::Inside {
-            v.push(Change::History(!s.history()));
-        }
+    }
+    // History matters with the memory inside (ChatClient turns it off
+    // there) and wherever it was set by hand: off, the loop sends Gemini a
+    // lone function response.
+    if s.memory == Memory::Inside || s.conversation_history.is_some() {
+        v.push(Change::History(!s.history()));
     }
     v
 }
@@ -984,6 +1068,7 @@ fn scenario_setup(setup: &Setup) -> Setup {
     let l = &setup.limits;
     let mut names: Vec<String> = (1..=LONG_TURN_ROUNDS).map(|r| format!("step{r}")).collect();
     names.push("weather".into());
+    names.extend(setup.tool_output.text_tool().map(str::to_owned));
     if let Some((tool, _)) = breach_target(l) {
         names.push(tool);
     }
@@ -1010,9 +1095,21 @@ fn scenario_setup(setup: &Setup) -> Setup {
 
 /// The whole report for a setup: every behaviour set, every scenario.
 pub fn report(setup: &Setup) -> Vec<SetReport> {
+    report_sets(setup, &behavior_sets())
+}
+
+/// The report for a setup under the given behaviour sets.
+///
+/// ```
+/// use toolcall_model::{config::check::{report_sets, Setup}, model::behavior::{BehaviorSet, Fixes}};
+/// let set = BehaviorSet { name: "mine", fixes: Fixes::all(), gemini_tool_text: false };
+/// let r = report_sets(&Setup::default(), &[set]);
+/// assert!(r[0].safe());
+/// ```
+pub fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport> {
     let setup = &scenario_setup(setup);
-    behavior_sets()
-        .into_iter()
+    sets.iter()
+        .copied()
         .map(|set| {
             let verdicts = Scenario::ALL
                 .iter()
@@ -1030,6 +1127,38 @@ pub fn report(setup: &Setup) -> Vec<SetReport> {
             }
         })
         .collect()
+}
+
+/// The fewest fixes (in [`Fix::ALL`] order among equals) under which
+/// `setup` survives every scenario, found by playing each combination;
+/// `Some` of no fix when upstream already survives, `None` when no
+/// combination does.
+///
+/// ```
+/// use toolcall_model::{config::check::{smallest_fixes, Setup}, model::{behavior::Fix, limits::{Limits, OnExceeded}}};
+/// let setup = Setup {
+///     limits: Limits { on_exceeded: OnExceeded::ReturnErrorResponse, ..Limits::default().max_calls_per_tool(1).unwrap() },
+///     ..Setup::default()
+/// };
+/// // Breach text and plain tool text both need the strict conversion.
+/// assert_eq!(smallest_fixes(&setup).unwrap().enabled(), vec![Fix::StrictJsonOrWrap]);
+/// ```
+pub fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
+    let setup = &scenario_setup(setup);
+    let n = Fix::ALL.len();
+    let mut combos: Vec<u32> = (0..1u32 << n).collect();
+    combos.sort_by_key(|m| (m.count_ones(), m.reverse_bits()));
+    combos.into_iter().find_map(|m| {
+        let fixes = (0..n)
+            .filter(|i| m & (1 << i) != 0)
+            .fold(Fixes::upstream(), |f, i| f.with(Fix::ALL[i]));
+        let set = BehaviorSet {
+            name: "candidate",
+            fixes,
+            gemini_tool_text: false,
+        };
+        survives_all(setup, &set, &Scenario::ALL).then_some(fixes)
+    })
 }
 
 /// Which fixes the setup needs: the names of the behaviour sets under
