@@ -81,6 +81,9 @@ fn main() -> ExitCode {
             fixes,
             tools,
             sarif,
+            profile,
+            set,
+            build,
             json,
         }) => check::command(
             &file,
@@ -96,6 +99,9 @@ fn main() -> ExitCode {
                 fixes,
                 tools,
                 sarif,
+                profile,
+                set,
+                build,
             },
         ),
         Some(Cmd::Convert {

@@ -302,3 +302,83 @@ spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n",
     assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Spring's profile rules and the sources placeholders come from: a
+/// document under `spring.config.activate.on-profile` applies only for its
+/// profile, `application-{profile}` files are read after the file, a
+/// placeholder nothing resolves is a warning (the property checked as
+/// unset), the environment and `--set` resolve it; the build file's Spring
+/// AI version is read.
+#[test]
+fn profiles_placeholders_and_the_build_file() {
+    let dir = scratch("profiles");
+    let yml = dir.join("application.yml");
+    std::fs::write(
+        &yml,
+        "spring.ai.tools.limits:\n  max-calls-per-tool-default: 1\n  on-limit-exceeded: ${TOOL_POLICY}\n\
+---\nspring.config.activate.on-profile: dev\nspring.ai.tools.limits.on-limit-exceeded: RETURN_ERROR_RESPONSE\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("application-prod.properties"),
+        "spring.ai.tools.limits.max-total-tool-calls=0\n",
+    )
+    .unwrap();
+    let y = yml.to_str().unwrap();
+    let json = |args: &[&str]| {
+        let mut a = vec![y, "--json", "--tools", "json"];
+        a.extend_from_slice(args);
+        let (code, out, err) = check_cli(&a, b"");
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out}{err}"));
+        (code, v)
+    };
+    // Default profile: the dev document is left out, the placeholder is a
+    // warning and THROW (the default) is checked.
+    let (code, v) = json(&[]);
+    assert_ne!(code, 2, "{v}");
+    assert_eq!(v["profiles"], serde_json::json!(["default"]));
+    assert_eq!(v["bound"]["on_limit_exceeded"], "THROW");
+    assert!(
+        v["unresolved"][0]
+            .as_str()
+            .unwrap()
+            .contains("${TOOL_POLICY}"),
+        "{v}"
+    );
+    assert!(v["notes"][0]
+        .as_str()
+        .unwrap()
+        .contains("profile 'dev' is not applied"));
+    // --set resolves it; the dev profile overrides it.
+    let (_, v) = json(&["--set", "TOOL_POLICY=RETURN_ERROR_RESPONSE"]);
+    assert_eq!(v["bound"]["on_limit_exceeded"], "RETURN_ERROR_RESPONSE");
+    assert_eq!(v["unresolved"], serde_json::json!([]));
+    let (_, v) = json(&["--set", "TOOL_POLICY=THROW", "--profile", "dev"]);
+    assert_eq!(v["bound"]["on_limit_exceeded"], "RETURN_ERROR_RESPONSE");
+    // The environment resolves it too.
+    let out = std::process::Command::new(crate::support::bin())
+        .args(["check", y, "--json"])
+        .env("TOOL_POLICY", "RETURN_ERROR_RESPONSE")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["bound"]["on_limit_exceeded"], "RETURN_ERROR_RESPONSE");
+    // The prod file beside it: Spring refuses its value, with file and line.
+    let (code, _, err) = check_cli(&[y, "--profile", "prod"], b"");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("application-prod.properties:1: spring.ai.tools.limits.max-total-tool-calls"),
+        "{err}"
+    );
+    // A build file that declares another Spring AI version: a warning.
+    let pom = dir.join("pom.xml");
+    std::fs::write(
+        &pom,
+        "<properties><spring-ai.version>1.1.0</spring-ai.version></properties>",
+    )
+    .unwrap();
+    let (_, out, _) = check_cli(&[y, "--build", pom.to_str().unwrap()], b"");
+    assert!(out.contains("Spring AI 1.1.0, not 2.0.1"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -19,6 +19,9 @@ pub(crate) struct Cli {
     pub(crate) command: Option<Cmd>,
 }
 
+// Parsed once per run: the size of the largest variant (check's flags)
+// costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 pub(crate) enum Cmd {
     /// Run every vector in the given files and folders (folders recursively, *.json).
@@ -146,6 +149,22 @@ pub(crate) enum Cmd {
         /// Also write the verdict as a SARIF 2.1.0 log to this file.
         #[arg(long)]
         sarif: Option<PathBuf>,
+        /// The active profiles, comma-separated (default: the file's
+        /// `spring.profiles.active`, else `default`): documents under
+        /// `spring.config.activate.on-profile` apply only for them, and the
+        /// `NAME-PROFILE.properties|yml` files beside the file are read
+        /// after it.
+        #[arg(long)]
+        profile: Option<String>,
+        /// A property or placeholder value, as on Spring's command line
+        /// (`--set TOOL_POLICY=THROW`); repeatable; wins over the files and
+        /// the environment.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// A `pom.xml` or `build.gradle(.kts)`: the Spring AI version it
+        /// declares is read, with a warning when it is not 2.0.1.
+        #[arg(long)]
+        build: Option<PathBuf>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,

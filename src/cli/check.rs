@@ -21,6 +21,10 @@ use toolcall_model::config::binding::{
 use toolcall_model::config::check::{
     describe_setup, report_sets, smallest_fixes, Mark, Scenario, SetReport, Setup, ToolOutput,
 };
+use toolcall_model::config::profiles::{
+    active_profiles, applied, placeholder_names, relaxed, source as profile_source,
+    spring_ai_version, MODELLED_SPRING_AI,
+};
 use toolcall_model::model::behavior::{behavior_sets, BehaviorSet, Fixes};
 use toolcall_model::model::limits::{Max, OnExceeded};
 use toolcall_model::model::processor::{Processor, ProcessorKind};
@@ -38,6 +42,9 @@ pub struct Flags {
     pub fixes: String,
     pub tools: String,
     pub sarif: Option<PathBuf>,
+    pub profile: Option<String>,
+    pub set: Vec<String>,
+    pub build: Option<PathBuf>,
 }
 
 /// Exit status: the setup is not safe under the set asked for.
@@ -188,27 +195,75 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
         return no_verdict(&format!("--rethrow: '{bad}' is not a Java class name"));
     }
     let name = shown(file);
-    let (bytes, size) = match read_input(file) {
-        Ok(b) => b,
-        Err(e) => return no_verdict(&format!("{name}: cannot read: {e}")),
-    };
-    if bytes.len() > MAX_CONFIG_BYTES {
-        let size = usize::try_from(size.unwrap_or(bytes.len() as u64)).unwrap_or(usize::MAX);
-        let message = too_large(size).message;
-        if f.json {
-            print_json(&json!({"file": name, "not_read": message}));
+    let given: Option<Vec<String>> = f.profile.as_ref().map(|p| {
+        p.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect()
+    });
+    let mut sets_given = Vec::new();
+    for kv in &f.set {
+        match kv.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                sets_given.push((k.trim().to_owned(), v.to_owned()))
+            }
+            _ => return no_verdict(&format!("--set {kv}: use --set key=value")),
         }
-        return no_verdict(&format!(
-            "{name}: {message} (check reads an application.properties or application.yml of up to {MAX_CONFIG_BYTES} bytes)"
-        ));
     }
-    let docs = match read_documents(&name, &bytes, kind, f.json) {
+    let main = match load(file, &name, kind, f.json) {
         Ok(d) => d,
         Err(code) => return code,
     };
-    let bound = match bind(&docs) {
+    let active = active_profiles(&main, given.as_deref());
+    let mut sources: Vec<(String, Vec<Entry>)> =
+        main.into_iter().map(|d| (name.clone(), d)).collect();
+    // Spring's order: the profile files beside the file, in the order the
+    // profiles are active, each `.properties` over its `.yml`.
+    if file != Path::new("-") {
+        for (path, k) in profile_files(file, &active) {
+            let shown = path.display().to_string();
+            match load(&path, &shown, k, f.json) {
+                Ok(d) => sources.extend(d.into_iter().map(|d| (shown.clone(), d))),
+                Err(code) => return code,
+            }
+        }
+    }
+    let mut notes = Vec::new();
+    let mut applied_sources = Vec::new();
+    let mut read_files: Vec<String> = Vec::new();
+    for (origin, doc) in sources {
+        if !read_files.contains(&origin) {
+            read_files.push(origin.clone());
+        }
+        let (kept, skipped) = applied(vec![doc], &active);
+        for (line, expr) in skipped {
+            notes.push(format!(
+                "note: {origin}:{line}: a document for profile '{expr}' is not applied (active: {})",
+                active.join(", ")
+            ));
+        }
+        applied_sources.extend(kept.into_iter().map(|d| (origin.clone(), d)));
+    }
+    let names = placeholder_names(
+        &applied_sources
+            .iter()
+            .map(|(_, d)| d.clone())
+            .collect::<Vec<_>>(),
+    );
+    let env: Vec<(String, String)> = names
+        .iter()
+        .filter_map(|n| std::env::var(n).ok().map(|v| (n.clone(), v)))
+        .collect();
+    if !env.is_empty() {
+        applied_sources.push(("the environment".to_owned(), profile_source(&env)));
+    }
+    if !sets_given.is_empty() {
+        applied_sources.push(("--set".to_owned(), profile_source(&sets_given)));
+    }
+    let (bound, docs, unresolved) = match bind_leniently(applied_sources, f.json) {
         Ok(b) => b,
-        Err(e) => return refused(&name, &docs, &e, f.json),
+        Err(code) => return code,
     };
     let setup = Setup {
         limits: bound.limits.clone(),
@@ -234,8 +289,22 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
     };
     let remedy = Remedy::find(&setup, &reports);
     let code = if mine.safe() { 0 } else { UNSAFE };
+    let version = match &f.build {
+        Some(b) => match build_version(b) {
+            Ok(v) => Some(v),
+            Err(code) => return code,
+        },
+        None => None,
+    };
+    let context = Context {
+        files: read_files,
+        active,
+        notes,
+        unresolved,
+        version,
+    };
     if let Some(path) = &f.sarif {
-        let log = super::sarif::log(&name, &docs, &setup, mine, &remedy);
+        let log = super::sarif::log(&docs, &setup, mine, &remedy);
         let text = serde_json::to_string_pretty(&log).unwrap_or_default();
         if let Err(e) = std::fs::write(path, text + "\n") {
             return no_verdict(&format!("--sarif {}: cannot write: {e}", path.display()));
@@ -251,14 +320,129 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
         });
         v["legend"] = legend_json(&reports);
         v["fix_it_today"] = remedy.to_json();
+        v["files"] = json!(context.files);
+        v["profiles"] = json!(context.active);
+        v["notes"] = json!(context.notes);
+        v["unresolved"] = json!(context.unresolved);
+        v["spring_ai_version"] = json!(context.version);
         print_json(&v);
     } else {
         out!(
             "{}",
-            clip(&to_text(&name, &bound, &setup, &reports, mine, &remedy))
+            clip(&to_text(&context, &bound, &setup, &reports, mine, &remedy))
         );
     }
     ExitCode::from(code)
+}
+
+/// What the answer says about its inputs besides the binding.
+struct Context {
+    /// The files read, in Spring's order.
+    files: Vec<String>,
+    /// The profiles in force.
+    active: Vec<String>,
+    /// Documents left out for their profile.
+    notes: Vec<String>,
+    /// Properties whose placeholders nothing resolves, checked as if unset.
+    unresolved: Vec<String>,
+    /// The build file's Spring AI version line (a warning when not 2.0.1).
+    version: Option<String>,
+}
+
+/// The profile files beside `file` for the active profiles, in Spring's
+/// order (later ones win): per profile, `NAME-PROFILE.yml`, `.yaml`, then
+/// `.properties`, those that exist.
+fn profile_files(file: &Path, active: &[String]) -> Vec<(PathBuf, &'static str)> {
+    let (Some(dir), Some(stem)) = (file.parent(), file.file_stem().and_then(|s| s.to_str())) else {
+        return vec![];
+    };
+    let mut out = Vec::new();
+    for p in active {
+        for (ext, kind) in [
+            ("yml", "yaml"),
+            ("yaml", "yaml"),
+            ("properties", "properties"),
+        ] {
+            let path = dir.join(format!("{stem}-{p}.{ext}"));
+            if path != file && path.is_file() {
+                out.push((path, kind));
+            }
+        }
+    }
+    out
+}
+
+/// Reads and parses one configuration file (or standard input).
+fn load(file: &Path, name: &str, kind: &str, json: bool) -> Result<Vec<Vec<Entry>>, ExitCode> {
+    let (bytes, size) =
+        read_input(file).map_err(|e| no_verdict(&format!("{name}: cannot read: {e}")))?;
+    if bytes.len() > MAX_CONFIG_BYTES {
+        let size = usize::try_from(size.unwrap_or(bytes.len() as u64)).unwrap_or(usize::MAX);
+        let message = too_large(size).message;
+        if json {
+            print_json(&json!({"file": name, "not_read": message}));
+        }
+        return Err(no_verdict(&format!(
+            "{name}: {message} (check reads an application.properties or application.yml of up to {MAX_CONFIG_BYTES} bytes)"
+        )));
+    }
+    read_documents(name, &bytes, kind, json)
+}
+
+/// Binds the sources; a property whose value still holds a placeholder
+/// nothing resolves (not in the files, the environment or `--set`) is
+/// checked as if it were not set, with a warning, instead of Spring's
+/// refusal: the application's real environment may well set it.
+#[allow(clippy::type_complexity)]
+fn bind_leniently(
+    mut sources: Vec<(String, Vec<Entry>)>,
+    json: bool,
+) -> Result<(Bound, Vec<(String, Vec<Entry>)>, Vec<String>), ExitCode> {
+    let mut unresolved = Vec::new();
+    loop {
+        let docs: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
+        match bind(&docs) {
+            Ok(b) => return Ok((b, sources, unresolved)),
+            Err(BindFailure::Bind {
+                property, value, ..
+            }) if value.contains("${") && unresolved.len() < 100 => {
+                let key = relaxed(&property);
+                let mut lines = Vec::new();
+                for (origin, d) in &mut sources {
+                    d.retain(|e| {
+                        let drop = relaxed(&e.key) == key;
+                        if drop {
+                            lines.push(format!("{origin}:{}", e.line));
+                        }
+                        !drop
+                    });
+                }
+                unresolved.push(format!(
+                    "{} ({property} = {value}): a placeholder nothing here resolves (not in the files, the environment or --set); checked as if {property} were not set; give it with --set NAME=VALUE",
+                    lines.join(", ")
+                ));
+            }
+            Err(e) => return Err(refused(&sources, &e, json)),
+        }
+    }
+}
+
+/// The Spring AI version of a build file, as a line for the answer.
+fn build_version(path: &Path) -> Result<String, ExitCode> {
+    let text = std::fs::read(path)
+        .map_err(|e| no_verdict(&format!("--build {}: cannot read: {e}", path.display())))?;
+    let text = String::from_utf8_lossy(&text);
+    Ok(match spring_ai_version(&text) {
+        Some(v) if v == MODELLED_SPRING_AI => format!("{}: Spring AI {v}", path.display()),
+        Some(v) => format!(
+            "warning: {}: Spring AI {v}, not {MODELLED_SPRING_AI}: this model reproduces {MODELLED_SPRING_AI}; the verdicts may not hold for {v}",
+            path.display()
+        ),
+        None => format!(
+            "warning: {}: no Spring AI version found (spring-ai.version, springAiVersion or an org.springframework.ai artifact); this model reproduces {MODELLED_SPRING_AI}",
+            path.display()
+        ),
+    })
 }
 
 fn print_json(v: &Value) {
@@ -326,20 +510,29 @@ fn builder_culprit<'a>(docs: &'a [Vec<Entry>], message: &str) -> Option<&'a Entr
     }
 }
 
-/// A key in Spring's relaxed form: letters and digits, lower case.
-fn relaxed(key: &str) -> String {
-    key.chars()
-        .filter(|c| c.is_alphanumeric() || *c == '.')
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
 /// Spring refuses the configuration: its message, and the line and
 /// property where the text has them.
-fn refused(name: &str, docs: &[Vec<Entry>], e: &BindFailure, json: bool) -> ExitCode {
+fn refused(sources: &[(String, Vec<Entry>)], e: &BindFailure, json: bool) -> ExitCode {
+    let docs: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
+    let docs = &docs[..];
+    let name = sources.first().map_or("", |(o, _)| o.as_str());
+    // The file a line belongs to: the last source with an entry there.
+    let origin = |line: usize, key: Option<&str>| {
+        sources
+            .iter()
+            .rev()
+            .find(|(_, d)| {
+                d.iter().any(|e| {
+                    e.line == line && key.is_none_or(|k| relaxed(&e.key).starts_with(&relaxed(k)))
+                })
+            })
+            .map_or(name, |(o, _)| o.as_str())
+    };
     let head = match e {
-        BindFailure::Bind { line, property, .. } => format!("{name}:{line}: {property}"),
-        BindFailure::Unbound { line, .. } => format!("{name}:{line}"),
+        BindFailure::Bind { line, property, .. } => {
+            format!("{}:{line}: {property}", origin(*line, Some(property)))
+        }
+        BindFailure::Unbound { line, .. } => format!("{}:{line}", origin(*line, None)),
         BindFailure::Limit { message } => {
             if json {
                 print_json(&json!({"file": name, "not_checked": message}));
@@ -347,7 +540,7 @@ fn refused(name: &str, docs: &[Vec<Entry>], e: &BindFailure, json: bool) -> Exit
             return no_verdict(&format!("{name}: not checked: {}", clip(message)));
         }
         BindFailure::Builder { message } => match builder_culprit(docs, message) {
-            Some(en) => format!("{name}:{}: {}", en.line, en.key),
+            Some(en) => format!("{}:{}: {}", origin(en.line, Some(&en.key)), en.line, en.key),
             None => name.to_owned(),
         },
         BindFailure::Convert { .. } => name.to_owned(),
@@ -508,7 +701,7 @@ fn legend_json(reports: &[SetReport]) -> Value {
 }
 
 fn to_text(
-    name: &str,
+    context: &Context,
     bound: &Bound,
     setup: &Setup,
     reports: &[SetReport],
@@ -516,7 +709,22 @@ fn to_text(
     remedy: &Remedy,
 ) -> String {
     let mut out = String::new();
-    out.push_str(&format!("{name}: Spring Boot reads\n"));
+    if let Some(v) = &context.version {
+        out.push_str(&format!("{v}\n"));
+    }
+    let profiles = if context.active == ["default"] {
+        String::new()
+    } else {
+        format!(" (profiles {})", context.active.join(", "))
+    };
+    out.push_str(&format!(
+        "{}{profiles}: Spring Boot reads\n",
+        context.files.join(" + ")
+    ));
+    for n in &context.notes {
+        out.push_str(&clip(n));
+        out.push('\n');
+    }
     if bound.read.is_empty() {
         out.push_str("  (no spring.ai.tools key: every default)\n");
     }
@@ -535,6 +743,10 @@ fn to_text(
         out.push_str(&clip(&format!(
             "warning: ${{{p}}} is not set in this file: read with its default (or as written); Spring would take it from a system property or environment variable first"
         )));
+        out.push('\n');
+    }
+    for u in &context.unresolved {
+        out.push_str(&clip(&format!("warning: {u}")));
         out.push('\n');
     }
     out.push_str(&format!("Setup: {}\n\n", describe_setup(setup)));

@@ -7,6 +7,7 @@
 use serde_json::{json, Value};
 use toolcall_model::config::binding::Entry;
 use toolcall_model::config::check::{Scenario, SetReport, Setup};
+use toolcall_model::config::profiles::relaxed;
 use toolcall_model::model::limits::OnExceeded;
 
 use super::check::Remedy;
@@ -32,22 +33,16 @@ fn culprit_keys(setup: &Setup, scenario: Scenario) -> &'static [&'static str] {
     }
 }
 
-/// A key in Spring's relaxed form: letters, digits and dots, lower case.
-fn relaxed(key: &str) -> String {
-    key.chars()
-        .filter(|c| c.is_alphanumeric() || *c == '.')
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// The entry Spring reads for a key prefix: the last document that has
-/// one, its last such line.
-fn find<'a>(docs: &'a [Vec<Entry>], prefix: &str) -> Option<&'a Entry> {
+/// The entry Spring reads for a key prefix, with its file: the last
+/// source that has one, its last such line.
+fn find<'a>(sources: &'a [(String, Vec<Entry>)], prefix: &str) -> Option<(&'a str, &'a Entry)> {
     let p = relaxed(prefix);
-    docs.iter()
-        .rev()
-        .flat_map(|d| d.iter().rev())
-        .find(|e| relaxed(&e.key).starts_with(&p))
+    sources.iter().rev().find_map(|(origin, d)| {
+        d.iter()
+            .rev()
+            .find(|e| relaxed(&e.key).starts_with(&p))
+            .map(|e| (origin.as_str(), e))
+    })
 }
 
 fn rule(s: Scenario) -> Value {
@@ -62,12 +57,20 @@ fn rule(s: Scenario) -> Value {
 
 /// The SARIF log for the report of the set asked for.
 pub(crate) fn log(
-    file: &str,
-    docs: &[Vec<Entry>],
+    sources: &[(String, Vec<Entry>)],
     setup: &Setup,
     report: &SetReport,
     remedy: &Remedy,
 ) -> Value {
+    let file = sources
+        .first()
+        .map_or("application.properties", |(o, _)| o.as_str());
+    let mut artifacts: Vec<&str> = Vec::new();
+    for (o, _) in sources {
+        if !artifacts.contains(&o.as_str()) && o != "--set" && o != "the environment" {
+            artifacts.push(o);
+        }
+    }
     let fix = {
         let props = remedy.properties();
         if props.is_empty() {
@@ -89,16 +92,23 @@ pub(crate) fn log(
                 .iter()
                 .position(|s| *s == v.scenario)
                 .unwrap_or(0);
+            // A setting given with --set or the environment has no file.
             let entry = culprit_keys(setup, v.scenario)
                 .iter()
-                .find_map(|k| find(docs, k));
+                .find_map(|k| find(sources, k))
+                .filter(|(o, _)| artifacts.contains(o));
+            // Without a setting of its own, the result stands on the file
+            // the answer is about.
             let mut physical = json!({"artifactLocation": {"uri": file}});
-            if let Some(e) = entry {
-                physical["region"] =
-                    json!({"startLine": e.line.max(1), "startColumn": e.column.max(1)});
+            if let Some((origin, e)) = entry {
+                physical["artifactLocation"]["uri"] = json!(origin);
+                if e.line > 0 {
+                    physical["region"] =
+                        json!({"startLine": e.line, "startColumn": e.column.max(1)});
+                }
             }
             let because = entry
-                .map(|e| format!(" (set by {} = {})", e.key, e.value.to_java_string()))
+                .map(|(_, e)| format!(" (set by {} = {})", e.key, e.value.to_java_string()))
                 .unwrap_or_default();
             json!({
                 "ruleId": v.scenario.column(),
@@ -125,7 +135,7 @@ pub(crate) fn log(
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": Scenario::ALL.iter().map(|s| rule(*s)).collect::<Vec<_>>(),
             }},
-            "artifacts": [{"location": {"uri": file}}],
+            "artifacts": artifacts.iter().map(|a| json!({"location": {"uri": a}})).collect::<Vec<_>>(),
             "results": results,
         }],
     })

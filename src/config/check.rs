@@ -392,7 +392,7 @@ impl Mark {
             Mark::Ok => "survives",
             Mark::Thrown => "survives; an exception the configuration asked for reached the caller",
             Mark::Raised => "survives once caught: Spring AI throws IllegalStateException (No ToolCallback found) for a tool name it cannot resolve, under every behaviour set; catch it around the call",
-            Mark::NotApplicable => "not played (no finite limit, or one too large to play)",
+            Mark::NotApplicable => "not played: no finite limit, one too large to play, or every tool returns JSON (--tools json)",
             Mark::ParseError => "\"Failed to parse JSON: ...\" reached the caller",
             Mark::Error => "an exception nothing configured reached the caller",
             Mark::Rejected => "the provider (Gemini) rejected a request of the turn",
