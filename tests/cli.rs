@@ -205,13 +205,40 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
             true,
             "{c}"
         );
+        assert!(c["problem"].is_string(), "{c}");
     }
+    // The seed's workaround holds for the breach alone, not once another
+    // tool round follows it (docs/BEHAVIOUR.md section 7).
+    assert_eq!(
+        cell("breach/default-processor", "gemini-tool-text")["survives"],
+        true
+    );
+    assert_eq!(
+        cell("breach-then-round/default-processor", "gemini-tool-text")["mark"],
+        "parse"
+    );
+    // strict-json-or-wrap and error-key differ on a tool's plain text.
+    assert_eq!(
+        cell("plain/default-processor", "strict-json-or-wrap")["survives"],
+        true
+    );
+    assert_eq!(
+        cell("plain/default-processor", "error-key")["survives"],
+        false
+    );
     let started = std::time::Instant::now();
     let (code, table, _) = run_with_stdin(&[], b"");
     assert_eq!(code, 0);
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     assert!(table.contains("upstream") && table.contains("gemini-tool-text"));
     assert!(table.contains("JSON-error") && table.contains("inside*"));
+    assert!(table.contains("Issue 6902's breach"), "{table}");
+    assert!(
+        table
+            .replace('\n', " ")
+            .contains("closed by strict-json-or-wrap, error-key, all."),
+        "{table}"
+    );
     assert!(table.contains("breach-through-processor is enough only for teams that configured a JSON-error processor"), "{table}");
     for l in table.lines() {
         assert!(l.chars().count() <= 100, "wider than 100 columns: {l}");

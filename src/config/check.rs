@@ -296,11 +296,11 @@ impl Scenario {
             Scenario::BreachThenRound => {
                 "the breach of breach-1, then one more tool round (another tool) before the answer"
             }
-            Scenario::PlainText => "a tool returns plain text: Sunny, 22 °C",
-            Scenario::HalfJson => "a tool returns half-JSON: 3.0 + 5.0 = 8.0",
-            Scenario::EmptyText => "a tool returns the empty string",
-            Scenario::NullResult => "a tool callback returns null",
-            Scenario::ToolThrows => "a tool throws IllegalStateException(\"Service unavailable\")",
+            Scenario::PlainText => "a tool returns plain text (Sunny, 22 °C), then one more tool round",
+            Scenario::HalfJson => "a tool returns half-JSON (3.0 + 5.0 = 8.0), then one more tool round",
+            Scenario::EmptyText => "a tool returns the empty string, then one more tool round",
+            Scenario::NullResult => "a tool callback returns null, then one more tool round",
+            Scenario::ToolThrows => "a tool throws IllegalStateException(\"Service unavailable\"), then one more tool round",
             Scenario::UnknownTool => "the model calls getWether, a tool name that does not exist",
             Scenario::TextAndCall => {
                 "one reply holds a text (Let me check.) and a tool call, as two generations"
@@ -609,10 +609,21 @@ pub const UNKNOWN_TOOL_NAME: &str = "getWether";
 pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Script, String> {
     let config = setup.loop_config(set);
     let history = vec![Message::user("What is the weather?")];
-    let one_call = |tools: Vec<ToolSpec>, name: &str| {
+    // A tool's output, then one more round (another tool, returning JSON)
+    // before the answer: agents go on calling tools, and what a rewriting
+    // advisor fixed in one request is raw again in the next.
+    let one_call = |mut tools: Vec<ToolSpec>, name: &str| {
+        let mut taken: Vec<&str> = tools.iter().map(|t: &ToolSpec| t.name.as_str()).collect();
+        taken.push(name);
+        let other = other_tool(&setup.limits, &taken);
+        tools.push(ToolSpec::returning(&other, "{\"rain\":false}"));
         (
             tools,
-            vec![reply_calls(calls("call", name, 1)), reply_text("Done.")],
+            vec![
+                reply_calls(calls("call", name, 1)),
+                reply_calls(calls("next", &other, 1)),
+                reply_text("Done."),
+            ],
             1,
         )
     };
@@ -641,7 +652,7 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
                 Scenario::BreachThenRound => {
                     // Another tool, one call: within its own limit (every
                     // limit is at least 1).
-                    let other = other_tool(&setup.limits, &tool);
+                    let other = other_tool(&setup.limits, &[tool.as_str()]);
                     tools.push(ToolSpec::returning(&other, "{\"rain\":false}"));
                     (
                         tools,
@@ -726,11 +737,13 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
     })
 }
 
-/// A tool name other than `tool` that no override or exclusion names: it
+/// A tool name none of `taken` is and no override or exclusion names: it
 /// stands for any other tool, under the default per-tool limit.
-fn other_tool(limits: &Limits, tool: &str) -> String {
+fn other_tool(limits: &Limits, taken: &[&str]) -> String {
     let mut other = "weather".to_owned();
-    while other == tool || limits.overrides.contains_key(&other) || limits.excluded.contains(&other)
+    while taken.contains(&other.as_str())
+        || limits.overrides.contains_key(&other)
+        || limits.excluded.contains(&other)
     {
         other.push('x');
     }
