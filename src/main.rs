@@ -62,11 +62,12 @@ fn main() -> ExitCode {
             seed,
             json,
             jobs,
+            out,
         }) => {
             if exhaustive {
-                explore::exhaustive(&bound, json || cli.json, jobs)
+                explore::exhaustive(&bound, json || cli.json, jobs, out.as_deref())
             } else {
-                explore::command(cases, seed, json || cli.json, jobs)
+                explore::command(cases, seed, json || cli.json, jobs, out.as_deref())
             }
         }
         Some(Cmd::Check {
@@ -119,6 +120,7 @@ fn main() -> ExitCode {
             seed,
             out,
             ops,
-        }) => gen(count, seed, &out, &ops),
+            expect,
+        }) => gen(count, seed, &out, &ops, &expect),
     }
 }

@@ -531,6 +531,34 @@ fn exhaustive_counterexamples_are_refuted_by_verify() {
         assert!(out.starts_with("FAIL "), "{out}");
     }
     std::fs::remove_dir_all(&dir).ok();
+    // --out writes every counterexample as a vector file that verify
+    // replays (and fails, showing the refutation); the text only names them.
+    let out_dir = scratch("exhaustive-out");
+    let (code, text, err) = run_with_stdin(
+        &[
+            "explore",
+            "--exhaustive",
+            "--bound",
+            "tiny",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!text.contains("\"format\""), "no vector JSON in the text");
+    assert!(
+        text.contains("counterexample explore-upstream-json-safe.json"),
+        "{text}"
+    );
+    assert!(out_dir.join("explore-upstream-json-safe.json").is_file());
+    let (code, out, _) = run_with_stdin(&["verify", out_dir.to_str().unwrap()], b"");
+    assert_eq!(code, 1);
+    assert!(
+        out.contains(" passed, ") && out.contains("0 passed"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&out_dir).ok();
     let (_, text, _) = run_with_stdin(&["explore", "--exhaustive", "--bound", "tiny"], b"");
     assert!(text.contains("proved ("), "{text}");
     assert!(text.contains("bound tiny"), "{text}");
@@ -538,4 +566,30 @@ fn exhaustive_counterexamples_are_refuted_by_verify() {
         text.contains("`toolcall-model verify FILE.json` shows the refutation"),
         "{text}"
     );
+}
+
+/// `gen --expect model` writes vectors whose expect is the model's own
+/// output, so that `verify` passes every one.
+#[test]
+fn generated_vectors_with_the_models_expect_verify() {
+    let dir = scratch("gen-expect");
+    let (code, _, err) = run_with_stdin(
+        &[
+            "gen",
+            "--count",
+            "60",
+            "--seed",
+            "7",
+            "--out",
+            dir.to_str().unwrap(),
+            "--expect",
+            "model",
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = run_with_stdin(&["verify", dir.to_str().unwrap()], b"");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.trim_end().ends_with("60 passed, 0 failed"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
 }

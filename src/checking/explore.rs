@@ -637,17 +637,38 @@ pub fn table(cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
 /// Prints a counterexample vector indented under its cell, with how to
 /// replay it.
 pub(crate) fn push_counterexample(out: &mut String, counterexample: &Value, replays: bool) {
-    out.push_str(if replays {
-        "  counterexample (save it as FILE.json: `toolcall-model verify FILE.json` shows the refutation, `toolcall-model run FILE.json` the whole run):\n"
+    // The matrix stays readable: the vector itself goes to a file
+    // (`--out DIR`) or to `--json`, not into the text.
+    let file = counterexample_file(counterexample);
+    out.push_str(&if replays {
+        format!("  counterexample {file} (`--out DIR` writes it; `toolcall-model verify FILE.json` shows the refutation, `toolcall-model run FILE.json` the whole run)\n")
     } else {
-        "  counterexample (its expect cannot show this invariant's failure, see about; `toolcall-model verify FILE.json` fails on it under every set):\n"
+        format!("  counterexample {file} (`--out DIR` writes it; its expect cannot show this invariant's failure, see about; `toolcall-model verify FILE.json` fails on it under every set)\n")
     });
-    let text = serde_json::to_string_pretty(counterexample).unwrap_or_default();
-    for line in text.lines() {
-        out.push_str("    ");
-        out.push_str(line);
-        out.push('\n');
-    }
+}
+
+/// The file name a counterexample vector is written under: its `name`,
+/// with any character other than letters, digits, `-`, `_`, `+` and `.`
+/// made `_`, and `.json`.
+///
+/// ```
+/// let v = serde_json::json!({"name": "explore-upstream-json-safe"});
+/// assert_eq!(toolcall_model::checking::explore::counterexample_file(&v), "explore-upstream-json-safe.json");
+/// ```
+pub fn counterexample_file(counterexample: &Value) -> String {
+    let name: String = counterexample["name"]
+        .as_str()
+        .unwrap_or("counterexample")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{}.json", name.trim_start_matches('.'))
 }
 
 /// The text of one cell in the table: `holds A/N`, `too few A/N`,

@@ -66,6 +66,11 @@ pub(crate) enum Cmd {
         /// Worker threads (default: the machine's parallelism).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Write each counterexample as a vector file in this folder
+        /// (created if absent), which `toolcall-model verify` replays; the
+        /// text output names the files, `--json` holds the vectors.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Judge the Java conformance runner's output (one JSON line per vector)
     /// against the model: one line per disagreement, then `N passed, M failed`.
@@ -93,6 +98,11 @@ pub(crate) enum Cmd {
             default_value = "execute_tool_calls,gemini_request,convert_tool_response,tool_loop"
         )]
         ops: String,
+        /// Each vector's `expect`: `none` (empty, for the Java runner to
+        /// judge) or `model` (what `toolcall-model run` prints, so that
+        /// `verify` passes them).
+        #[arg(long, default_value = "none")]
+        expect: String,
     },
     /// List the vector files under the given files and folders, one per line.
     Files {

@@ -6,7 +6,11 @@ use std::process::ExitCode;
 
 use toolcall_model::vectors::Vector;
 
-pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str) -> ExitCode {
+pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str, expect: &str) -> ExitCode {
+    if !matches!(expect, "none" | "model") {
+        eprintln!("error: --expect {expect}: use none or model");
+        return ExitCode::from(2);
+    }
     use toolcall_model::checking::gen::{vectors, VectorOp};
     let mut chosen = Vec::new();
     for name in ops.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -26,7 +30,23 @@ pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str) -> ExitCode {
         eprintln!("error: {}: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    let all = vectors(seed, count, &chosen);
+    let mut all = vectors(seed, count, &chosen);
+    if expect == "model" {
+        // The model's own output as the expectation: `verify` then passes
+        // every vector, and a change to the model shows as a failure.
+        for v in &mut all {
+            match Vector::from_value(v)
+                .map_err(|e| e.to_string())
+                .and_then(|x| x.run())
+            {
+                Ok(e) => v["expect"] = e,
+                Err(e) => {
+                    eprintln!("error: {}: {e}", v["name"].as_str().unwrap_or("generated"));
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
     for v in &all {
         let name = v["name"].as_str().unwrap_or("generated");
         let path = out.join(format!("{name}.json"));
