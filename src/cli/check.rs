@@ -405,7 +405,7 @@ fn bind_leniently(
             Ok(b) => return Ok((b, sources, unresolved)),
             Err(BindFailure::Bind {
                 property, value, ..
-            }) if value.contains("${") && unresolved.len() < 100 => {
+            }) if unresolved.len() < 100 && names_an_unset_placeholder(&value, &sources) => {
                 let key = relaxed(&property);
                 let mut lines = Vec::new();
                 for (origin, d) in &mut sources {
@@ -425,6 +425,31 @@ fn bind_leniently(
             Err(e) => return Err(refused(&sources, &e, json)),
         }
     }
+}
+
+/// Whether `value` (as Spring left it) holds a `${NAME}` without a default
+/// whose name no source sets: Spring refuses it only for want of a value
+/// the real environment may give. A circular reference or an empty
+/// default is a refusal of its own, whatever the environment.
+fn names_an_unset_placeholder(value: &str, sources: &[(String, Vec<Entry>)]) -> bool {
+    let mut rest = value;
+    while let Some(i) = rest.find("${") {
+        rest = &rest[i + 2..];
+        let Some(end) = rest.find(['}', ':', '$']) else {
+            return false;
+        };
+        let name = &rest[..end];
+        if rest[end..].starts_with('}')
+            && !name.is_empty()
+            && !sources.iter().any(|(_, d)| {
+                d.iter()
+                    .any(|e| e.key == name || relaxed(&e.key) == relaxed(name))
+            })
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// The Spring AI version of a build file, as a line for the answer.
