@@ -395,7 +395,7 @@ impl Mark {
             Mark::NotApplicable => "not played: no finite limit, one too large to play, or every tool returns JSON (--tools json)",
             Mark::ParseError => "\"Failed to parse JSON: ...\" reached the caller",
             Mark::Error => "an exception nothing configured reached the caller",
-            Mark::Rejected => "the provider (Gemini) rejected a request of the turn",
+            Mark::Rejected => "the provider rejected a request of the turn (Gemini by its rules; another provider, --provider none, when a call is not answered at once)",
             Mark::Lost => "a tool's output reached the model altered",
             Mark::Forgot => "a request of the turn no longer holds the user's question: the memory window evicted it",
             Mark::Dangling => "the next turn is rejected: a call without a response in memory",

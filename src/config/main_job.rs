@@ -540,7 +540,12 @@ pub fn table(job: &MainJob) -> String {
         }
     }
     for m in &marks {
-        out.push_str(&format!("{:<10}{}\n", m.word(), m.meaning()));
+        // The meaning wrapped under itself, past the word's column.
+        let text = wrap(m.meaning(), 90);
+        for (i, l) in text.lines().enumerate() {
+            let word = if i == 0 { m.word() } else { "" };
+            out.push_str(&format!("{word:<10}{l}\n"));
+        }
     }
     out.push('\n');
     for c in conclusion(job) {
