@@ -62,12 +62,20 @@ fn main() -> ExitCode {
             seed,
             json,
             jobs,
+            fixes,
             out,
         }) => {
             if exhaustive {
                 explore::exhaustive(&bound, json || cli.json, jobs, out.as_deref())
             } else {
-                explore::command(cases, seed, json || cli.json, jobs, out.as_deref())
+                explore::command(
+                    cases,
+                    seed,
+                    json || cli.json,
+                    jobs,
+                    out.as_deref(),
+                    fixes.as_deref(),
+                )
             }
         }
         Some(Cmd::Check {

@@ -593,3 +593,30 @@ fn generated_vectors_with_the_models_expect_verify() {
     assert!(out.trim_end().ends_with("60 passed, 0 failed"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `explore --fixes LIST` adds a column for a combination of one's own.
+#[test]
+fn explore_takes_a_combination_of_fixes() {
+    let (code, out, err) = run_with_stdin(
+        &[
+            "explore",
+            "--cases",
+            "3",
+            "--fixes",
+            "error-key,close-dangling-calls",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mine = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["set"] == "error-key+close-dangling-calls")
+        .count();
+    assert_eq!(mine, 9);
+    let (code, _, err) = run_with_stdin(&["explore", "--cases", "3", "--fixes", "nope"], b"");
+    assert_eq!(code, 2, "{err}");
+}

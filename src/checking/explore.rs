@@ -95,8 +95,20 @@ pub struct MatrixCell {
 /// assert_eq!(toolcall_model::checking::explore::cells().len(), 90);
 /// ```
 pub fn cells() -> Vec<MatrixCell> {
-    behavior_sets()
-        .into_iter()
+    cells_for(&behavior_sets())
+}
+
+/// Every cell of the given sets (a combination of fixes of one's own
+/// beside the named ones), set by set.
+///
+/// ```
+/// use toolcall_model::model::behavior::{BehaviorSet, Fix, Fixes};
+/// let mine = BehaviorSet { name: "mine", fixes: Fixes::only(Fix::ErrorKey).with(Fix::CloseDanglingCalls), gemini_tool_text: false };
+/// assert_eq!(toolcall_model::checking::explore::cells_for(&[mine]).len(), 9);
+/// ```
+pub fn cells_for(sets: &[BehaviorSet]) -> Vec<MatrixCell> {
+    sets.iter()
+        .copied()
         .flat_map(|set| {
             Invariant::ALL
                 .into_iter()
@@ -590,7 +602,16 @@ pub fn compact(n: u64) -> String {
 /// assert!(t.lines().nth(1).unwrap().starts_with("one-response-per-call"));
 /// ```
 pub fn table(cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
-    let sets = behavior_sets();
+    let names: Vec<&str> = behavior_sets().iter().map(|s| s.name).collect();
+    table_of(&names, cell)
+}
+
+/// [`table`] for the sets named, in that order.
+pub fn table_of(sets: &[&str], cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
+    struct Named<'a> {
+        name: &'a str,
+    }
+    let sets: Vec<Named<'_>> = sets.iter().map(|name| Named { name }).collect();
     let w0 = Invariant::ALL
         .iter()
         .map(|i| i.name().len())
@@ -706,7 +727,18 @@ pub fn cell_text(r: &CellResult) -> String {
 /// assert!(t.contains("json-safe"));
 /// ```
 pub fn to_text(opts: &Options, results: &[CellResult]) -> String {
-    let sets = behavior_sets();
+    // The sets the results cover, in their order (the named ones when
+    // there is none yet).
+    let mut names: Vec<&str> = Vec::new();
+    for r in results {
+        if !names.contains(&r.set) {
+            names.push(r.set);
+        }
+    }
+    if names.is_empty() {
+        names = behavior_sets().iter().map(|s| s.name).collect();
+    }
+    let sets = &names;
     let mut out = format!(
         "toolcall-model explore: {} invariants under {} behaviour sets, {} random cases per cell, seed {}\n\
          A cell shows its verdict and applicable/run cases. `holds` means not refuted in that many applicable cases \
@@ -717,7 +749,7 @@ pub fn to_text(opts: &Options, results: &[CellResult]) -> String {
         opts.cases,
         opts.seed
     );
-    out.push_str(&table(&|set, inv| {
+    out.push_str(&table_of(&names, &|set, inv| {
         results
             .iter()
             .find(|r| r.set == set && r.invariant == inv)

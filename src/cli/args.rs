@@ -66,6 +66,10 @@ pub(crate) enum Cmd {
         /// Worker threads (default: the machine's parallelism).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Also a behaviour set of your own: fix names (comma-separated),
+        /// `all`, `gemini-tool-text`; a column beside the named sets.
+        #[arg(long, conflicts_with = "exhaustive")]
+        fixes: Option<String>,
         /// Write each counterexample as a vector file in this folder
         /// (created if absent), which `toolcall-model verify` replays; the
         /// text output names the files, `--json` holds the vectors.

@@ -68,7 +68,7 @@ fn no_verdict(msg: &str) -> ExitCode {
 /// `upstream` (or nothing), and `gemini-tool-text` for the seed's advisor.
 /// A combination that is not one of the report's sets gets a name of its
 /// own, leaked once for the run.
-fn asked_set(list: &str) -> Result<BehaviorSet, String> {
+pub(crate) fn asked_set(list: &str) -> Result<BehaviorSet, String> {
     let mut advisor = false;
     let mut rest = Vec::new();
     for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {

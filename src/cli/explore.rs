@@ -74,13 +74,25 @@ pub fn command(
     json: bool,
     jobs: Option<usize>,
     out_dir: Option<&Path>,
+    fixes: Option<&str>,
 ) -> ExitCode {
     let opts = Options {
         cases,
         seed,
         ..Options::default()
     };
-    let cells = ex::cells();
+    let mut sets = toolcall_model::model::behavior::behavior_sets();
+    if let Some(list) = fixes {
+        match super::check::asked_set(list) {
+            Ok(s) if !sets.contains(&s) => sets.push(s),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let cells = ex::cells_for(&sets);
     let jobs = jobs
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
         .unwrap_or(1)
