@@ -33,7 +33,7 @@ use cli::{
     convert::convert,
     explore,
     main_job::main_job,
-    vectors::{conform, files, gen, run, verify},
+    vectors::{self, conform, files, gen, run, verify},
 };
 
 fn main() -> ExitCode {
@@ -54,7 +54,11 @@ fn main() -> ExitCode {
     match cli.command {
         None => main_job(cli.json),
         Some(Cmd::Verify { paths, json }) => verify(&paths, json || cli.json),
-        Some(Cmd::Run { file }) => run(&file),
+        Some(Cmd::Run { file, fixes: None }) => run(&file),
+        Some(Cmd::Run {
+            file,
+            fixes: Some(list),
+        }) => vectors::run_with_fixes(&file, &list),
         Some(Cmd::Explore {
             cases,
             exhaustive,

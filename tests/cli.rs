@@ -620,3 +620,23 @@ fn explore_takes_a_combination_of_fixes() {
     let (code, _, err) = run_with_stdin(&["explore", "--cases", "3", "--fixes", "nope"], b"");
     assert_eq!(code, 2, "{err}");
 }
+
+/// `run FILE --fixes LIST` runs a vector under another combination of fixes.
+#[test]
+fn run_takes_a_combination_of_fixes() {
+    let f = root().join("tests/vectors/loop/memory-inside-throw-leaves-dangling-call.json");
+    let f = f.to_str().unwrap();
+    let (code, out, _) = run_with_stdin(&["run", f], b"");
+    assert_eq!(code, 0);
+    let up: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (code, out, err) = run_with_stdin(
+        &["run", f, "--fixes", "error-key,close-dangling-calls"],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    let fixed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_ne!(up, fixed);
+    assert!(!out.contains("\"accepted\": false"), "{out}");
+    let (code, _, _) = run_with_stdin(&["run", f, "--fixes", "nope"], b"");
+    assert_eq!(code, 2);
+}

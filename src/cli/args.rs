@@ -39,6 +39,10 @@ pub(crate) enum Cmd {
     Run {
         /// The vector file.
         file: PathBuf,
+        /// Run it under this behaviour set instead of its own: fix names
+        /// (comma-separated), `all`, `upstream`, `gemini-tool-text`.
+        #[arg(long)]
+        fixes: Option<String>,
     },
     /// Run every invariant under every behaviour set and print the verdict
     /// matrix: on random turns (`--cases`), or on every turn of a bound

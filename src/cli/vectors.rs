@@ -267,3 +267,56 @@ pub(crate) fn run(file: &Path) -> ExitCode {
         }
     }
 }
+
+/// `run FILE --fixes LIST`: the vector under another behaviour set (fix
+/// names, `all`, `upstream`, `gemini-tool-text`): its `fixes` and
+/// `advisors` replaced, then run as `run` runs it.
+pub(crate) fn run_with_fixes(file: &Path, list: &str) -> ExitCode {
+    let set = match super::check::asked_set(list) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let doc = std::fs::read(file)
+        .map_err(|e| format!("{}: cannot read: {e}", file.display()))
+        .and_then(|b| {
+            serde_json::from_slice::<serde_json::Value>(&b)
+                .map_err(|e| format!("{}: not JSON: {e}", file.display()))
+        });
+    let mut doc = match doc {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    doc["fixes"] = serde_json::json!(set
+        .fixes
+        .enabled()
+        .iter()
+        .map(|f| f.name())
+        .collect::<Vec<_>>());
+    doc["advisors"] = serde_json::json!(if set.gemini_tool_text {
+        vec!["gemini-tool-text"]
+    } else {
+        vec![]
+    });
+    match Vector::from_value(&doc)
+        .map_err(|e| format!("{}: invalid vector at {e}", file.display()))
+        .and_then(|v| v.run())
+    {
+        Ok(value) => {
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&value).unwrap_or_default()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
