@@ -43,14 +43,61 @@ fn setups() -> Vec<Setup> {
             }
         }
     }
+    // Other limit shapes (a total limit, an override under a larger
+    // default), throw-exception-on-error, a small window: as ChatClient
+    // registers the advisors, on Gemini.
+    let shapes = [
+        Limits::default().max_total_tool_calls(3).unwrap(),
+        Limits::default()
+            .max_calls_per_tool(5)
+            .unwrap()
+            .max_calls_per_tool_for("getWeather", 1)
+            .unwrap(),
+    ];
+    for on in [OnExceeded::Throw, OnExceeded::ReturnErrorResponse] {
+        for kind in [ProcessorKind::Default, ProcessorKind::JsonError] {
+            for memory in [Memory::None, Memory::Outside, Memory::Inside] {
+                for limits in &shapes {
+                    v.push(Setup {
+                        limits: Limits {
+                            on_exceeded: on,
+                            ..limits.clone()
+                        },
+                        processor: Processor {
+                            kind,
+                            ..Processor::default()
+                        },
+                        memory,
+                        ..Setup::default()
+                    });
+                }
+                v.push(Setup {
+                    limits: Limits {
+                        on_exceeded: on,
+                        ..Limits::default().max_calls_per_tool(1).unwrap()
+                    },
+                    processor: Processor {
+                        kind,
+                        always_throw: true,
+                        ..Processor::default()
+                    },
+                    memory,
+                    memory_max_messages: NonZeroU32::new(6).unwrap(),
+                    ..Setup::default()
+                });
+            }
+        }
+    }
     v
 }
 
 /// The invariants a surviving verdict promises: every Gemini request
-/// converts (gemini-safe), every stored transcript and request is paired
+/// converts (gemini-safe), no tool output reaches the model altered
+/// (lossless), every stored transcript and request is paired
 /// (transcript-valid, which the next turn needs), and the question stays in
 /// the turn (question-kept).
-const PROMISED: [Invariant; 3] = [
+const PROMISED: [Invariant; 4] = [
+    Invariant::Lossless,
     Invariant::GeminiSafe,
     Invariant::TranscriptValid,
     Invariant::QuestionKept,

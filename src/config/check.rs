@@ -519,6 +519,19 @@ fn sent_response(run: &LoopRun, which: usize) -> Option<Value> {
     })
 }
 
+/// The first function response of tool `name` in a Gemini request.
+fn response_named(sent: &Sent, name: &str) -> Option<Value> {
+    let Sent::Gemini(req) = sent else {
+        return None;
+    };
+    req.contents.iter().find_map(|c| {
+        c.parts.iter().find_map(|p| match p {
+            Part::FunctionResponse { name: n, response } if n == name => Some(response.to_value()),
+            _ => None,
+        })
+    })
+}
+
 /// Whether `payload` carries `text` whole: the JSON value the text is (an
 /// object as is, another value as its one entry), or the text itself as one
 /// string entry.
@@ -783,6 +796,7 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
         }
     };
     let question = user.last().cloned().unwrap_or_else(|| Message::user(""));
+    let watched_tool = tools.first().map(|t| t.name.clone());
     let mut toolbox = Toolbox::new(tools);
     let run = match run_loop(&cfg, user, &model, &mut toolbox) {
         Ok(r) => r,
@@ -844,11 +858,26 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
             (Mark::Error, format!("the caller gets {e}"))
         }
     } else {
-        let lost = match (scenario.tool_text(), &verdict.sent) {
-            (Some(Some(text)), Some(p)) if !carries(text, p) => Some(format!(
-                "the tool returned {} and Gemini got {p}",
-                Value::String(text.to_owned())
-            )),
+        // Every request from the one that first carries the output on, as
+        // each request converts the history again: an advisor that fixed
+        // one request leaves the next as upstream converts it.
+        let lost = match (scenario.tool_text(), watched_tool.as_deref()) {
+            (Some(Some(text)), Some(tool)) => {
+                run.requests
+                    .iter()
+                    .enumerate()
+                    .skip(watch)
+                    .find_map(|(i, r)| {
+                        let p = response_named(r, tool)?;
+                        (!carries(text, &p)).then(|| {
+                            format!(
+                                "the tool returned {} and Gemini got {p} (request {} of the turn)",
+                                Value::String(text.to_owned()),
+                                i + 1
+                            )
+                        })
+                    })
+            }
             _ => None,
         };
         match lost {
