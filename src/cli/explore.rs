@@ -19,6 +19,22 @@ struct Display {
     done: usize,
     running: BTreeMap<usize, (String, Progress)>,
     last: Instant,
+    started: Instant,
+}
+
+impl Display {
+    /// The time left at the pace so far (cells take unequal times, so it
+    /// is a guide).
+    fn left(&self) -> String {
+        if self.done == 0 {
+            return String::new();
+        }
+        let per = self.started.elapsed().as_secs_f64() / self.done as f64;
+        format!(
+            ", about {:.0} s left",
+            per * (self.total - self.done) as f64
+        )
+    }
 }
 
 impl Display {
@@ -27,7 +43,7 @@ impl Display {
             return;
         }
         self.last = Instant::now();
-        let mut line = format!("explore: {}/{} cells", self.done, self.total);
+        let mut line = format!("explore: {}/{} cells{}", self.done, self.total, self.left());
         for (label, p) in self.running.values() {
             match p {
                 Progress::Cases(n) => line.push_str(&format!(" | {label} {n}/{}", self.cases)),
@@ -104,7 +120,14 @@ pub fn command(
         done: 0,
         running: BTreeMap::new(),
         last: Instant::now(),
+        started: Instant::now(),
     });
+    eprintln!(
+        "explore: {} cells ({} invariants × {} behaviour sets), {cases} cases each, on {jobs} thread(s)",
+        cells.len(),
+        toolcall_model::checking::invariants::Invariant::ALL.len(),
+        sets.len()
+    );
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<(CellResult, Duration)>>> = Mutex::new(vec![None; cells.len()]);
     let started = Instant::now();
@@ -131,9 +154,10 @@ pub fn command(
                             d.draw(true);
                         } else {
                             eprintln!(
-                                "explore: [{}/{}] {} × {}: {} ({} cases, {:.1} s)",
+                                "explore: [{}/{}{}] {} × {}: {} ({} cases, {:.1} s)",
                                 d.done,
                                 d.total,
+                                d.left(),
                                 r.set,
                                 r.invariant,
                                 r.verdict(),
