@@ -347,6 +347,27 @@ spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n",
         serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
     assert!(validator.is_valid(&log));
     assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
+    // A configuration Spring Boot refuses: exit 2, one result on its line.
+    std::fs::write(
+        &props,
+        "# limits\nspring.ai.tools.limits.max-total-tool-calls=ten\n",
+    )
+    .unwrap();
+    let (code, _, _) = check_cli(
+        &[props.to_str().unwrap(), "--sarif", sarif.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(code, 2);
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let r = &log["runs"][0]["results"][0];
+    assert_eq!(r["ruleId"], "spring-refuses");
+    assert_eq!(
+        r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        2
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

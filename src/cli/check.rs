@@ -261,10 +261,11 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
     if !sets_given.is_empty() {
         applied_sources.push(("--set".to_owned(), profile_source(&sets_given)));
     }
-    let (bound, docs, unresolved) = match bind_leniently(applied_sources, f.json) {
-        Ok(b) => b,
-        Err(code) => return code,
-    };
+    let (bound, docs, unresolved) =
+        match bind_leniently(applied_sources, f.json, f.sarif.as_deref()) {
+            Ok(b) => b,
+            Err(code) => return code,
+        };
     let setup = Setup {
         limits: bound.limits.clone(),
         resolution_fallback: bound.resolution_fallback,
@@ -397,6 +398,7 @@ fn load(file: &Path, name: &str, kind: &str, json: bool) -> Result<Vec<Vec<Entry
 fn bind_leniently(
     mut sources: Vec<(String, Vec<Entry>)>,
     json: bool,
+    sarif: Option<&Path>,
 ) -> Result<(Bound, Vec<(String, Vec<Entry>)>, Vec<String>), ExitCode> {
     let mut unresolved = Vec::new();
     loop {
@@ -422,7 +424,7 @@ fn bind_leniently(
                     lines.join(", ")
                 ));
             }
-            Err(e) => return Err(refused(&sources, &e, json)),
+            Err(e) => return Err(refused(&sources, &e, json, sarif)),
         }
     }
 }
@@ -537,7 +539,12 @@ fn builder_culprit<'a>(docs: &'a [Vec<Entry>], message: &str) -> Option<&'a Entr
 
 /// Spring refuses the configuration: its message, and the line and
 /// property where the text has them.
-fn refused(sources: &[(String, Vec<Entry>)], e: &BindFailure, json: bool) -> ExitCode {
+fn refused(
+    sources: &[(String, Vec<Entry>)],
+    e: &BindFailure,
+    json: bool,
+    sarif: Option<&Path>,
+) -> ExitCode {
     let docs: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
     let docs = &docs[..];
     let name = sources.first().map_or("", |(o, _)| o.as_str());
@@ -553,11 +560,12 @@ fn refused(sources: &[(String, Vec<Entry>)], e: &BindFailure, json: bool) -> Exi
             })
             .map_or(name, |(o, _)| o.as_str())
     };
-    let head = match e {
+    // Where the refusal points: the file and line, and the property.
+    let (uri, line, property): (&str, usize, Option<String>) = match e {
         BindFailure::Bind { line, property, .. } => {
-            format!("{}:{line}: {property}", origin(*line, Some(property)))
+            (origin(*line, Some(property)), *line, Some(property.clone()))
         }
-        BindFailure::Unbound { line, .. } => format!("{}:{line}", origin(*line, None)),
+        BindFailure::Unbound { line, .. } => (origin(*line, None), *line, None),
         BindFailure::Limit { message } => {
             if json {
                 print_json(&json!({"file": name, "not_checked": message}));
@@ -565,11 +573,29 @@ fn refused(sources: &[(String, Vec<Entry>)], e: &BindFailure, json: bool) -> Exi
             return no_verdict(&format!("{name}: not checked: {}", clip(message)));
         }
         BindFailure::Builder { message } => match builder_culprit(docs, message) {
-            Some(en) => format!("{}:{}: {}", origin(en.line, Some(&en.key)), en.line, en.key),
-            None => name.to_owned(),
+            Some(en) => (
+                origin(en.line, Some(&en.key)),
+                en.line,
+                Some(en.key.clone()),
+            ),
+            None => (name, 0, None),
         },
-        BindFailure::Convert { .. } => name.to_owned(),
+        BindFailure::Convert { .. } => (name, 0, None),
     };
+    let head = match (line, &property) {
+        (0, _) => uri.to_owned(),
+        (l, Some(p)) => format!("{uri}:{l}: {p}"),
+        (l, None) => format!("{uri}:{l}"),
+    };
+    if let Some(path) = sarif {
+        let log = super::sarif::refusal_log(uri, line, &e.to_string());
+        if let Err(err) = std::fs::write(
+            path,
+            serde_json::to_string_pretty(&log).unwrap_or_default() + "\n",
+        ) {
+            return no_verdict(&format!("--sarif {}: cannot write: {err}", path.display()));
+        }
+    }
     if json {
         let mut refusal = refusal_json(e);
         if let (BindFailure::Builder { message }, Some(o)) = (e, refusal.as_object_mut()) {

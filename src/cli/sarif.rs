@@ -140,3 +140,41 @@ pub(crate) fn log(
         }],
     })
 }
+
+/// The rule of a configuration Spring Boot refuses: the application would
+/// not start.
+const REFUSED: &str = "spring-refuses";
+
+/// The SARIF log of a configuration Spring Boot refuses: one result at the
+/// file and line of the refused setting (no region when the refusal has no
+/// line).
+pub(crate) fn refusal_log(uri: &str, line: usize, message: &str) -> Value {
+    let mut physical = json!({"artifactLocation": {"uri": uri}});
+    if line > 0 {
+        physical["region"] = json!({"startLine": line});
+    }
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "toolcall-model",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": [{
+                    "id": REFUSED,
+                    "name": "spring-boot-refuses-the-configuration",
+                    "shortDescription": {"text": "Spring Boot refuses this configuration: the application would not start"},
+                    "defaultConfiguration": {"level": "error"},
+                }],
+            }},
+            "artifacts": [{"location": {"uri": uri}}],
+            "results": [{
+                "ruleId": REFUSED,
+                "ruleIndex": 0,
+                "level": "error",
+                "message": {"text": format!("Spring Boot refuses this configuration; the application would not start: {message}")},
+                "locations": [{"physicalLocation": physical}],
+            }],
+        }],
+    })
+}
