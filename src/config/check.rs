@@ -288,7 +288,7 @@ impl Scenario {
     pub fn describe(self) -> &'static str {
         match self {
             Scenario::BreachOneRound => {
-                "the model calls the tightest-limited tool once past its limit, in one round"
+                "the model calls the tightest-limited tool once past its limit, in one round (issue 6902 under RETURN_ERROR_RESPONSE)"
             }
             Scenario::BreachAcrossRounds => {
                 "the model calls that tool once per round until its limit breaks"
@@ -296,12 +296,12 @@ impl Scenario {
             Scenario::BreachThenRound => {
                 "the breach of breach-1, then one more tool round (another tool) before the answer"
             }
-            Scenario::PlainText => "a tool returns plain text (Sunny, 22 °C), then one more tool round",
-            Scenario::HalfJson => "a tool returns half-JSON (3.0 + 5.0 = 8.0), then one more tool round",
+            Scenario::PlainText => "a tool returns plain text (Sunny, 22 °C), then one more tool round (issue 5437)",
+            Scenario::HalfJson => "a tool returns half-JSON (3.0 + 5.0 = 8.0), then one more tool round (issue 5437)",
             Scenario::EmptyText => "a tool returns the empty string, then one more tool round",
             Scenario::NullResult => "a tool callback returns null, then one more tool round",
             Scenario::ToolThrows => "a tool throws IllegalStateException(\"Service unavailable\"), then one more tool round",
-            Scenario::UnknownTool => "the model calls getWether, a tool name that does not exist",
+            Scenario::UnknownTool => "the model calls getWether, a tool name that does not exist (issues 6816, 6869)",
             Scenario::TextAndCall => {
                 "one reply holds a text (Let me check.) and a tool call, as two generations"
             }
