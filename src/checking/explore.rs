@@ -607,6 +607,12 @@ pub fn table(cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
 }
 
 /// [`table`] for the sets named, in that order.
+///
+/// ```
+/// use toolcall_model::checking::explore::table_of;
+/// let t = table_of(&["upstream", "mine"], &|set, _| Some(format!("{set}!")));
+/// assert!(t.starts_with("invariant") && t.contains("mine!"));
+/// ```
 pub fn table_of(sets: &[&str], cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
     struct Named<'a> {
         name: &'a str,

@@ -394,6 +394,8 @@ fn load(file: &Path, name: &str, kind: &str, json: bool) -> Result<Vec<Vec<Entry
 /// nothing resolves (not in the files, the environment or `--set`) is
 /// checked as if it were not set, with a warning, instead of Spring's
 /// refusal: the application's real environment may well set it.
+// The sources come back with their files: the SARIF log and the messages
+// point at lines in them.
 #[allow(clippy::type_complexity)]
 fn bind_leniently(
     mut sources: Vec<(String, Vec<Entry>)>,

@@ -131,6 +131,11 @@ impl ToolOutput {
     /// The tool the plain-output scenarios play: `weather` when any other
     /// tool may return text, else the first named tool that may; `None`
     /// when every tool returns JSON.
+    ///
+    /// ```
+    /// use toolcall_model::config::check::ToolOutput;
+    /// assert_eq!(ToolOutput::default().text_tool(), Some("weather"));
+    /// ```
     pub fn text_tool(&self) -> Option<&str> {
         if self.default != OutputKind::Json {
             return Some("weather");
@@ -605,6 +610,13 @@ pub struct Script {
 
 /// A tool name no tool of the scenarios has: what the model calls in
 /// [`Scenario::UnknownTool`].
+///
+/// ```
+/// use toolcall_model::{config::check::{evaluate, Mark, Scenario, Setup, UNKNOWN_TOOL_NAME}, model::behavior::behavior_sets};
+/// let v = evaluate(&Setup::default(), &behavior_sets()[0], Scenario::UnknownTool);
+/// assert_eq!(v.mark, Mark::Raised);
+/// assert!(v.detail.contains(UNKNOWN_TOOL_NAME));
+/// ```
 pub const UNKNOWN_TOOL_NAME: &str = "getWether";
 
 /// The turn `scenario` plays on `setup` under `set`; `Err` with the reason
