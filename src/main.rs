@@ -83,7 +83,7 @@ fn main() -> ExitCode {
             }
         }
         Some(Cmd::Check {
-            file,
+            files,
             format,
             processor,
             rethrow,
@@ -99,7 +99,7 @@ fn main() -> ExitCode {
             build,
             json,
         }) => check::command(
-            &file,
+            &files,
             &check::Flags {
                 processor,
                 rethrow,

@@ -439,6 +439,30 @@ fn profiles_placeholders_and_the_build_file() {
         err.contains("application-prod.properties:1: spring.ai.tools.limits.max-total-tool-calls"),
         "{err}"
     );
+    // Several files: read in the order given, a later one winning; the
+    // profile files beside them after all of them.
+    let more = dir.join("more.properties");
+    std::fs::write(
+        &more,
+        "spring.ai.tools.limits.max-calls-per-tool-default=5\n",
+    )
+    .unwrap();
+    let (_, v) = json(&[more.to_str().unwrap(), "--set", "TOOL_POLICY=THROW"]);
+    assert_eq!(v["bound"]["max_calls_per_tool_default"], 5, "{v}");
+    std::fs::write(
+        dir.join("more-dev.properties"),
+        "spring.ai.tools.limits.max-calls-per-tool-default=2\n",
+    )
+    .unwrap();
+    let (_, v) = json(&[
+        more.to_str().unwrap(),
+        "--profile",
+        "dev",
+        "--set",
+        "TOOL_POLICY=THROW",
+    ]);
+    assert_eq!(v["bound"]["max_calls_per_tool_default"], 2, "{v}");
+    assert_eq!(v["files"].as_array().unwrap().len(), 3, "{v}");
     // A build file that declares another Spring AI version: a warning.
     let pom = dir.join("pom.xml");
     std::fs::write(

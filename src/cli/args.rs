@@ -127,8 +127,10 @@ pub(crate) enum Cmd {
     /// input cannot be read, a usage error).
     Check {
         /// The `application.properties` or `application.yml` file (`-`:
-        /// standard input, with `--format`).
-        file: PathBuf,
+        /// standard input, with `--format`); several are read in the order
+        /// given, a later one winning, as Spring reads several locations.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// `properties` or `yaml` (default: by the file's extension).
         #[arg(long)]
         format: Option<String>,

@@ -123,25 +123,39 @@ fn shown(file: &Path) -> String {
     }
 }
 
-pub fn command(file: &Path, f: &Flags) -> ExitCode {
-    let kind = match f.format.as_deref() {
-        Some("properties") => "properties",
-        Some("yaml" | "yml") => "yaml",
-        Some(other) => return no_verdict(&format!("--format {other}: use properties or yaml")),
-        None if file == Path::new("-") => {
-            return no_verdict("standard input (-): add --format properties or --format yaml")
-        }
+/// Properties or YAML: `--format`, else the file's extension.
+fn kind_of(file: &Path, format: Option<&str>) -> Result<&'static str, ExitCode> {
+    match format {
+        Some("properties") => Ok("properties"),
+        Some("yaml" | "yml") => Ok("yaml"),
+        Some(other) => Err(no_verdict(&format!(
+            "--format {other}: use properties or yaml"
+        ))),
+        None if file == Path::new("-") => Err(no_verdict(
+            "standard input (-): add --format properties or --format yaml",
+        )),
         None => match file.extension().and_then(|e| e.to_str()) {
-            Some("yml" | "yaml") => "yaml",
-            Some("properties") => "properties",
-            _ => {
-                return no_verdict(&format!(
-                    "{}: cannot tell properties from YAML by its name; add --format properties or --format yaml",
-                    file.display()
-                ))
-            }
+            Some("yml" | "yaml") => Ok("yaml"),
+            Some("properties") => Ok("properties"),
+            _ => Err(no_verdict(&format!(
+                "{}: cannot tell properties from YAML by its name; add --format properties or --format yaml",
+                file.display()
+            ))),
         },
-    };
+    }
+}
+
+pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
+    let mut kinds = Vec::new();
+    for file in files {
+        match kind_of(file, f.format.as_deref()) {
+            Ok(k) => kinds.push(k),
+            Err(code) => return code,
+        }
+    }
+    if files.iter().filter(|p| *p == Path::new("-")).count() > 1 {
+        return no_verdict("standard input (-) can be given once");
+    }
     let processor = match f.processor.as_str() {
         "default" => ProcessorKind::Default,
         "json-error" => ProcessorKind::JsonError,
@@ -194,7 +208,10 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
     }) {
         return no_verdict(&format!("--rethrow: '{bad}' is not a Java class name"));
     }
-    let name = shown(file);
+    let Some(first) = files.first() else {
+        return no_verdict("no file given");
+    };
+    let name = shown(first);
     let given: Option<Vec<String>> = f.profile.as_ref().map(|p| {
         p.split(',')
             .map(str::trim)
@@ -211,18 +228,26 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
             _ => return no_verdict(&format!("--set {kv}: use --set key=value")),
         }
     }
-    let main = match load(file, &name, kind, f.json) {
-        Ok(d) => d,
-        Err(code) => return code,
-    };
+    // Spring's order: the files as given (a later one wins), then the
+    // profile files beside each, in the order the profiles are active,
+    // each `.properties` over its `.yml`: a profile's value wins over
+    // every file without one.
+    let mut sources: Vec<(String, Vec<Entry>)> = Vec::new();
+    for (file, kind) in files.iter().zip(&kinds) {
+        let shown = shown(file);
+        match load(file, &shown, kind, f.json) {
+            Ok(d) => sources.extend(d.into_iter().map(|d| (shown.clone(), d))),
+            Err(code) => return code,
+        }
+    }
+    let main: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
     let active = active_profiles(&main, given.as_deref());
-    let mut sources: Vec<(String, Vec<Entry>)> =
-        main.into_iter().map(|d| (name.clone(), d)).collect();
-    // Spring's order: the profile files beside the file, in the order the
-    // profiles are active, each `.properties` over its `.yml`.
-    if file != Path::new("-") {
+    for file in files.iter().filter(|p| *p != Path::new("-")) {
         for (path, k) in profile_files(file, &active) {
             let shown = path.display().to_string();
+            if sources.iter().any(|(o, _)| *o == shown) {
+                continue;
+            }
             match load(&path, &shown, k, f.json) {
                 Ok(d) => sources.extend(d.into_iter().map(|d| (shown.clone(), d))),
                 Err(code) => return code,
