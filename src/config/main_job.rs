@@ -249,6 +249,7 @@ impl MainJob {
                 "scenario": c.scenario.name(),
                 "assumptions": c.assumptions,
                 "problem": GROUPS.get(c.group).map(|g| g.1),
+                "head": c.head.join(" "),
                 "in_table": c.in_table,
             })).collect::<Vec<_>>(),
             "rows": self.rows.iter().map(|(s, vs)| json!({
