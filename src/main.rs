@@ -33,7 +33,7 @@ use cli::{
     convert::convert,
     explore,
     main_job::main_job,
-    vectors::{conform, files, gen, run, verify},
+    vectors::{self, conform, files, gen, run, verify},
 };
 
 fn main() -> ExitCode {
@@ -54,7 +54,11 @@ fn main() -> ExitCode {
     match cli.command {
         None => main_job(cli.json),
         Some(Cmd::Verify { paths, json }) => verify(&paths, json || cli.json),
-        Some(Cmd::Run { file }) => run(&file),
+        Some(Cmd::Run { file, fixes: None }) => run(&file),
+        Some(Cmd::Run {
+            file,
+            fixes: Some(list),
+        }) => vectors::run_with_fixes(&file, &list),
         Some(Cmd::Explore {
             cases,
             exhaustive,
@@ -62,15 +66,24 @@ fn main() -> ExitCode {
             seed,
             json,
             jobs,
+            fixes,
+            out,
         }) => {
             if exhaustive {
-                explore::exhaustive(&bound, json || cli.json, jobs)
+                explore::exhaustive(&bound, json || cli.json, jobs, out.as_deref())
             } else {
-                explore::command(cases, seed, json || cli.json, jobs)
+                explore::command(
+                    cases,
+                    seed,
+                    json || cli.json,
+                    jobs,
+                    out.as_deref(),
+                    fixes.as_deref(),
+                )
             }
         }
         Some(Cmd::Check {
-            file,
+            files,
             format,
             processor,
             rethrow,
@@ -78,9 +91,15 @@ fn main() -> ExitCode {
             memory_window,
             history,
             provider,
+            fixes,
+            tools,
+            sarif,
+            profile,
+            set,
+            build,
             json,
         }) => check::command(
-            &file,
+            &files,
             &check::Flags {
                 processor,
                 rethrow,
@@ -90,6 +109,12 @@ fn main() -> ExitCode {
                 provider,
                 json,
                 format,
+                fixes,
+                tools,
+                sarif,
+                profile,
+                set,
+                build,
             },
         ),
         Some(Cmd::Convert {
@@ -108,6 +133,7 @@ fn main() -> ExitCode {
             seed,
             out,
             ops,
-        }) => gen(count, seed, &out, &ops),
+            expect,
+        }) => gen(count, seed, &out, &ops, &expect),
     }
 }

@@ -205,13 +205,40 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
             true,
             "{c}"
         );
+        assert!(c["problem"].is_string(), "{c}");
     }
+    // The seed's workaround holds for the breach alone, not once another
+    // tool round follows it (docs/BEHAVIOUR.md section 7).
+    assert_eq!(
+        cell("breach/default-processor", "gemini-tool-text")["survives"],
+        true
+    );
+    assert_eq!(
+        cell("breach-then-round/default-processor", "gemini-tool-text")["mark"],
+        "parse"
+    );
+    // strict-json-or-wrap and error-key differ on a tool's plain text.
+    assert_eq!(
+        cell("plain/default-processor", "strict-json-or-wrap")["survives"],
+        true
+    );
+    assert_eq!(
+        cell("plain/default-processor", "error-key")["survives"],
+        false
+    );
     let started = std::time::Instant::now();
     let (code, table, _) = run_with_stdin(&[], b"");
     assert_eq!(code, 0);
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     assert!(table.contains("upstream") && table.contains("gemini-tool-text"));
     assert!(table.contains("JSON-error") && table.contains("inside*"));
+    assert!(table.contains("Issue 6902's breach"), "{table}");
+    assert!(
+        table
+            .replace('\n', " ")
+            .contains("closed by strict-json-or-wrap, error-key, all."),
+        "{table}"
+    );
     assert!(table.contains("breach-through-processor is enough only for teams that configured a JSON-error processor"), "{table}");
     for l in table.lines() {
         assert!(l.chars().count() <= 100, "wider than 100 columns: {l}");
@@ -269,8 +296,11 @@ fn check_answers_for_a_five_line_properties_file() {
     )
     .unwrap();
     let (code, out, _) = run_with_stdin(&["check", f.to_str().unwrap(), "--json"], b"");
-    assert_eq!(code, 0, "{out}");
+    // Not safe under upstream: exit 1.
+    assert_eq!(code, 1, "{out}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["asked"]["set"], "upstream");
+    assert_eq!(v["asked"]["exit"], 1);
     assert_eq!(
         v["unknown_keys"][0]["suggestion"],
         "spring.ai.tools.limits.max-total-tool-calls"
@@ -289,24 +319,32 @@ fn check_answers_for_a_five_line_properties_file() {
         .find(|s| s["set"] == "all")
         .unwrap();
     assert_eq!(all["safe"], true);
-    // A value Spring's binding rejects: Spring's message, exit 1.
+    // Safe under all: exit 0 when that set is asked for.
+    let (code, _, _) = run_with_stdin(&["check", f.to_str().unwrap(), "--fixes", "all"], b"");
+    assert_eq!(code, 0);
+    // A value Spring's binding rejects: Spring's message, exit 2.
     std::fs::write(&f, "spring.ai.tools.limits.max-total-tool-calls=ten\n").unwrap();
     let (code, _, err) = run_with_stdin(&["check", f.to_str().unwrap()], b"");
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("Failed to bind properties under 'spring.ai.tools.limits.max-total-tool-calls' to java.lang.Integer"), "{err}");
     assert!(err.contains(r#"For input string: "ten""#), "{err}");
     std::fs::write(&f, "spring.ai.tools.limits.max-calls-per-tool-default=0\n").unwrap();
     let (code, _, err) = run_with_stdin(&["check", f.to_str().unwrap()], b"");
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(
         err.contains("maxCallsPerTool must be greater than 0"),
+        "{err}"
+    );
+    // The builder's refusal names the line and the property.
+    assert!(
+        err.contains("application.properties:1: spring.ai.tools.limits.max-calls-per-tool-default"),
         "{err}"
     );
     // YAML, and broken YAML: a clear error, never a panic.
     let y = dir.join("application.yml");
     std::fs::write(&y, "spring:\n  ai:\n    tools:\n      limits:\n        max-calls-per-tool:\n          getWeather: 010\n").unwrap();
     let (code, out, _) = run_with_stdin(&["check", y.to_str().unwrap(), "--json"], b"");
-    assert_eq!(code, 0, "{out}");
+    assert_eq!(code, 1, "{out}");
     assert!(
         out.contains("Tool call limit (8) exceeded"),
         "010 is octal 8 in YAML 1.1"
@@ -314,7 +352,7 @@ fn check_answers_for_a_five_line_properties_file() {
     for bad in ["a: [1, 2", "a: 1\na: 2\n", &"[".repeat(100_000), "\u{0}"] {
         std::fs::write(&y, bad).unwrap();
         let (code, _, err) = run_with_stdin(&["check", y.to_str().unwrap()], b"");
-        assert_eq!(code, 1, "{bad:.20}: {err}");
+        assert_eq!(code, 2, "{bad:.20}: {err}");
         assert!(
             err.starts_with("error: ") && !err.contains("panicked"),
             "{err}"
@@ -493,6 +531,34 @@ fn exhaustive_counterexamples_are_refuted_by_verify() {
         assert!(out.starts_with("FAIL "), "{out}");
     }
     std::fs::remove_dir_all(&dir).ok();
+    // --out writes every counterexample as a vector file that verify
+    // replays (and fails, showing the refutation); the text only names them.
+    let out_dir = scratch("exhaustive-out");
+    let (code, text, err) = run_with_stdin(
+        &[
+            "explore",
+            "--exhaustive",
+            "--bound",
+            "tiny",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!text.contains("\"format\""), "no vector JSON in the text");
+    assert!(
+        text.contains("counterexample explore-upstream-json-safe.json"),
+        "{text}"
+    );
+    assert!(out_dir.join("explore-upstream-json-safe.json").is_file());
+    let (code, out, _) = run_with_stdin(&["verify", out_dir.to_str().unwrap()], b"");
+    assert_eq!(code, 1);
+    assert!(
+        out.contains(" passed, ") && out.contains("0 passed"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&out_dir).ok();
     let (_, text, _) = run_with_stdin(&["explore", "--exhaustive", "--bound", "tiny"], b"");
     assert!(text.contains("proved ("), "{text}");
     assert!(text.contains("bound tiny"), "{text}");
@@ -500,4 +566,77 @@ fn exhaustive_counterexamples_are_refuted_by_verify() {
         text.contains("`toolcall-model verify FILE.json` shows the refutation"),
         "{text}"
     );
+}
+
+/// `gen --expect model` writes vectors whose expect is the model's own
+/// output, so that `verify` passes every one.
+#[test]
+fn generated_vectors_with_the_models_expect_verify() {
+    let dir = scratch("gen-expect");
+    let (code, _, err) = run_with_stdin(
+        &[
+            "gen",
+            "--count",
+            "60",
+            "--seed",
+            "7",
+            "--out",
+            dir.to_str().unwrap(),
+            "--expect",
+            "model",
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = run_with_stdin(&["verify", dir.to_str().unwrap()], b"");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.trim_end().ends_with("60 passed, 0 failed"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `explore --fixes LIST` adds a column for a combination of one's own.
+#[test]
+fn explore_takes_a_combination_of_fixes() {
+    let (code, out, err) = run_with_stdin(
+        &[
+            "explore",
+            "--cases",
+            "3",
+            "--fixes",
+            "error-key,close-dangling-calls",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mine = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["set"] == "error-key+close-dangling-calls")
+        .count();
+    assert_eq!(mine, 9);
+    let (code, _, err) = run_with_stdin(&["explore", "--cases", "3", "--fixes", "nope"], b"");
+    assert_eq!(code, 2, "{err}");
+}
+
+/// `run FILE --fixes LIST` runs a vector under another combination of fixes.
+#[test]
+fn run_takes_a_combination_of_fixes() {
+    let f = root().join("tests/vectors/loop/memory-inside-throw-leaves-dangling-call.json");
+    let f = f.to_str().unwrap();
+    let (code, out, _) = run_with_stdin(&["run", f], b"");
+    assert_eq!(code, 0);
+    let up: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (code, out, err) = run_with_stdin(
+        &["run", f, "--fixes", "error-key,close-dangling-calls"],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    let fixed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_ne!(up, fixed);
+    assert!(!out.contains("\"accepted\": false"), "{out}");
+    let (code, _, _) = run_with_stdin(&["run", f, "--fixes", "nope"], b"");
+    assert_eq!(code, 2);
 }

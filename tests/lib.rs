@@ -1,11 +1,13 @@
 //! The integration tests, in one binary: conformance vectors, the command
 //! line, bad input, the property suite, the fuzz corpora replay, the
 //! differential test against real Jackson, and the binding differential
-//! against Spring Boot.
+//! against Spring Boot, check's verdicts against the invariant checker, and
+//! the README's sample outputs against the real ones.
 
 mod support;
 
 mod bad_input;
+mod check_model;
 mod cli;
 mod conformance;
 mod dependencies;
@@ -16,5 +18,6 @@ mod jackson_diff;
 mod java_diff;
 mod layering;
 mod properties;
+mod readme_samples;
 mod schema;
 mod spring_binding;

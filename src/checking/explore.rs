@@ -95,8 +95,20 @@ pub struct MatrixCell {
 /// assert_eq!(toolcall_model::checking::explore::cells().len(), 90);
 /// ```
 pub fn cells() -> Vec<MatrixCell> {
-    behavior_sets()
-        .into_iter()
+    cells_for(&behavior_sets())
+}
+
+/// Every cell of the given sets (a combination of fixes of one's own
+/// beside the named ones), set by set.
+///
+/// ```
+/// use toolcall_model::model::behavior::{BehaviorSet, Fix, Fixes};
+/// let mine = BehaviorSet { name: "mine", fixes: Fixes::only(Fix::ErrorKey).with(Fix::CloseDanglingCalls), gemini_tool_text: false };
+/// assert_eq!(toolcall_model::checking::explore::cells_for(&[mine]).len(), 9);
+/// ```
+pub fn cells_for(sets: &[BehaviorSet]) -> Vec<MatrixCell> {
+    sets.iter()
+        .copied()
         .flat_map(|set| {
             Invariant::ALL
                 .into_iter()
@@ -590,7 +602,22 @@ pub fn compact(n: u64) -> String {
 /// assert!(t.lines().nth(1).unwrap().starts_with("one-response-per-call"));
 /// ```
 pub fn table(cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
-    let sets = behavior_sets();
+    let names: Vec<&str> = behavior_sets().iter().map(|s| s.name).collect();
+    table_of(&names, cell)
+}
+
+/// [`table`] for the sets named, in that order.
+///
+/// ```
+/// use toolcall_model::checking::explore::table_of;
+/// let t = table_of(&["upstream", "mine"], &|set, _| Some(format!("{set}!")));
+/// assert!(t.starts_with("invariant") && t.contains("mine!"));
+/// ```
+pub fn table_of(sets: &[&str], cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
+    struct Named<'a> {
+        name: &'a str,
+    }
+    let sets: Vec<Named<'_>> = sets.iter().map(|name| Named { name }).collect();
     let w0 = Invariant::ALL
         .iter()
         .map(|i| i.name().len())
@@ -637,17 +664,38 @@ pub fn table(cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
 /// Prints a counterexample vector indented under its cell, with how to
 /// replay it.
 pub(crate) fn push_counterexample(out: &mut String, counterexample: &Value, replays: bool) {
-    out.push_str(if replays {
-        "  counterexample (save it as FILE.json: `toolcall-model verify FILE.json` shows the refutation, `toolcall-model run FILE.json` the whole run):\n"
+    // The matrix stays readable: the vector itself goes to a file
+    // (`--out DIR`) or to `--json`, not into the text.
+    let file = counterexample_file(counterexample);
+    out.push_str(&if replays {
+        format!("  counterexample {file} (`--out DIR` writes it; `toolcall-model verify FILE.json` shows the refutation, `toolcall-model run FILE.json` the whole run)\n")
     } else {
-        "  counterexample (its expect cannot show this invariant's failure, see about; `toolcall-model verify FILE.json` fails on it under every set):\n"
+        format!("  counterexample {file} (`--out DIR` writes it; its expect cannot show this invariant's failure, see about; `toolcall-model verify FILE.json` fails on it under every set)\n")
     });
-    let text = serde_json::to_string_pretty(counterexample).unwrap_or_default();
-    for line in text.lines() {
-        out.push_str("    ");
-        out.push_str(line);
-        out.push('\n');
-    }
+}
+
+/// The file name a counterexample vector is written under: its `name`,
+/// with any character other than letters, digits, `-`, `_`, `+` and `.`
+/// made `_`, and `.json`.
+///
+/// ```
+/// let v = serde_json::json!({"name": "explore-upstream-json-safe"});
+/// assert_eq!(toolcall_model::checking::explore::counterexample_file(&v), "explore-upstream-json-safe.json");
+/// ```
+pub fn counterexample_file(counterexample: &Value) -> String {
+    let name: String = counterexample["name"]
+        .as_str()
+        .unwrap_or("counterexample")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '+' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{}.json", name.trim_start_matches('.'))
 }
 
 /// The text of one cell in the table: `holds A/N`, `too few A/N`,
@@ -685,7 +733,18 @@ pub fn cell_text(r: &CellResult) -> String {
 /// assert!(t.contains("json-safe"));
 /// ```
 pub fn to_text(opts: &Options, results: &[CellResult]) -> String {
-    let sets = behavior_sets();
+    // The sets the results cover, in their order (the named ones when
+    // there is none yet).
+    let mut names: Vec<&str> = Vec::new();
+    for r in results {
+        if !names.contains(&r.set) {
+            names.push(r.set);
+        }
+    }
+    if names.is_empty() {
+        names = behavior_sets().iter().map(|s| s.name).collect();
+    }
+    let sets = &names;
     let mut out = format!(
         "toolcall-model explore: {} invariants under {} behaviour sets, {} random cases per cell, seed {}\n\
          A cell shows its verdict and applicable/run cases. `holds` means not refuted in that many applicable cases \
@@ -696,7 +755,7 @@ pub fn to_text(opts: &Options, results: &[CellResult]) -> String {
         opts.cases,
         opts.seed
     );
-    out.push_str(&table(&|set, inv| {
+    out.push_str(&table_of(&names, &|set, inv| {
         results
             .iter()
             .find(|r| r.set == set && r.invariant == inv)

@@ -737,61 +737,7 @@ fn recovered(data: &str, error: bool, fixes: Fixes, payload: &Value) -> Result<(
 // ---------------------------------------------------------------------------
 // Pairing (invariant 7).
 
-/// The pairing rules of docs/GEMINI.md rules 5 to 8, checked on messages (system
-/// messages, which become the system instruction, are skipped): each
-/// assistant message with N > 0 tool calls follows a user or tool message
-/// and is followed at once by a tool message with exactly N responses, and
-/// every tool message follows an assistant message with tool calls.
-///
-/// ```
-/// use toolcall_model::{checking::invariants::pairing, model::message::{Message, ToolCall, ToolResponse}};
-/// let call = Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]);
-/// let answer = Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")] };
-/// assert!(pairing(&[Message::user("q"), call.clone(), answer]).is_ok());
-/// assert!(pairing(&[Message::user("q"), call, Message::user("next")]).is_err());
-/// ```
-pub fn pairing(messages: &[Message]) -> Result<(), String> {
-    let ms: Vec<(usize, &Message)> = messages
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| !matches!(m, Message::System { .. }))
-        .collect();
-    for (j, &(i, m)) in ms.iter().enumerate() {
-        let prev = j.checked_sub(1).map(|p| ms[p].1);
-        match m {
-            Message::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
-                let n = tool_calls.len();
-                if !matches!(prev, Some(Message::User { .. } | Message::Tool { .. })) {
-                    return Err(format!(
-                        "message {i}, an assistant message with {n} tool call(s), does not follow a user or tool message"
-                    ));
-                }
-                match ms.get(j + 1) {
-                    Some((_, Message::Tool { responses })) if responses.len() == n => {}
-                    Some((k, Message::Tool { responses })) => {
-                        return Err(format!(
-                            "message {i} has {n} tool call(s) but the tool message {k} after it has {} response(s)",
-                            responses.len()
-                        ))
-                    }
-                    _ => {
-                        return Err(format!(
-                            "message {i} has {n} tool call(s) and no tool message follows it (a dangling call)"
-                        ))
-                    }
-                }
-            }
-            Message::Tool { .. } if !matches!(prev, Some(Message::Assistant { tool_calls, .. }) if !tool_calls.is_empty()) =>
-            {
-                return Err(format!(
-                    "message {i}, a tool message, does not follow an assistant message with tool calls"
-                ));
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
+pub use crate::model::message::pairing;
 
 // ---------------------------------------------------------------------------
 // The trace: every batch of the turn replayed through the step engine.

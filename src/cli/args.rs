@@ -19,6 +19,9 @@ pub(crate) struct Cli {
     pub(crate) command: Option<Cmd>,
 }
 
+// Parsed once per run: the size of the largest variant (check's flags)
+// costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 pub(crate) enum Cmd {
     /// Run every vector in the given files and folders (folders recursively, *.json).
@@ -36,6 +39,10 @@ pub(crate) enum Cmd {
     Run {
         /// The vector file.
         file: PathBuf,
+        /// Run it under this behaviour set instead of its own: fix names
+        /// (comma-separated), `all`, `upstream`, `gemini-tool-text`.
+        #[arg(long)]
+        fixes: Option<String>,
     },
     /// Run every invariant under every behaviour set and print the verdict
     /// matrix: on random turns (`--cases`), or on every turn of a bound
@@ -63,6 +70,15 @@ pub(crate) enum Cmd {
         /// Worker threads (default: the machine's parallelism).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Also a behaviour set of your own: fix names (comma-separated),
+        /// `all`, `gemini-tool-text`; a column beside the named sets.
+        #[arg(long, conflicts_with = "exhaustive")]
+        fixes: Option<String>,
+        /// Write each counterexample as a vector file in this folder
+        /// (created if absent), which `toolcall-model verify` replays; the
+        /// text output names the files, `--json` holds the vectors.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Judge the Java conformance runner's output (one JSON line per vector)
     /// against the model: one line per disagreement, then `N passed, M failed`.
@@ -94,6 +110,11 @@ pub(crate) enum Cmd {
             default_value = "execute_tool_calls,gemini_request,convert_tool_response,tool_loop"
         )]
         ops: String,
+        /// Each vector's `expect`: `none` (empty, for the Java runner to
+        /// judge) or `model` (what `toolcall-model run` prints, so that
+        /// `verify` passes them).
+        #[arg(long, default_value = "none")]
+        expect: String,
     },
     /// List the vector files under the given files and folders, one per line.
     Files {
@@ -103,11 +124,17 @@ pub(crate) enum Cmd {
     },
     /// Check a Spring setup: read `application.properties` or
     /// `application.yml` (`spring.ai.tools.*`) as Spring Boot binds it, then
-    /// print per behaviour set which scenarios it survives and the smallest
-    /// change that makes it safe.
+    /// print per behaviour set which scenarios it survives, the smallest
+    /// change that makes it safe and the fix library's switches that do.
+    /// Exit 0: safe under the set asked for (`--fixes`, default upstream);
+    /// 1: not safe; 2: no verdict (Spring refuses the configuration, the
+    /// input cannot be read, a usage error).
     Check {
-        /// The `application.properties` or `application.yml` file.
-        file: PathBuf,
+        /// The `application.properties` or `application.yml` file (`-`:
+        /// standard input, with `--format`); several are read in the order
+        /// given, a later one winning, as Spring reads several locations.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// `properties` or `yaml` (default: by the file's extension).
         #[arg(long)]
         format: Option<String>,
@@ -129,9 +156,39 @@ pub(crate) enum Cmd {
         /// registers: off with the memory inside), `on` or `off`.
         #[arg(long, default_value = "auto")]
         history: String,
-        /// The chat model: `gemini` or `none` (a provider that takes messages as they are).
+        /// The chat model: `gemini`, or `none` (another provider: no
+        /// Gemini conversion; requests and the next turn are held to the
+        /// pairing every chat API requires).
         #[arg(long, default_value = "gemini")]
         provider: String,
+        /// The behaviour set the exit status speaks for: fix names
+        /// (comma-separated), `all`, `upstream`, `gemini-tool-text`.
+        #[arg(long, default_value = "upstream")]
+        fixes: String,
+        /// What your tools return: `json`, `text` or `mixed`, and
+        /// `NAME=json|text|mixed` per tool (comma-separated); `json`
+        /// everywhere leaves out the plain-output scenarios.
+        #[arg(long, default_value = "mixed")]
+        tools: String,
+        /// Also write the verdict as a SARIF 2.1.0 log to this file.
+        #[arg(long)]
+        sarif: Option<PathBuf>,
+        /// The active profiles, comma-separated (default: the file's
+        /// `spring.profiles.active`, else `default`): documents under
+        /// `spring.config.activate.on-profile` apply only for them, and the
+        /// `NAME-PROFILE.properties|yml` files beside the file are read
+        /// after it.
+        #[arg(long)]
+        profile: Option<String>,
+        /// A property or placeholder value, as on Spring's command line
+        /// (`--set TOOL_POLICY=THROW`); repeatable; wins over the files and
+        /// the environment.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// A `pom.xml` or `build.gradle(.kts)`: the Spring AI version it
+        /// declares is read, with a warning when it is not 2.0.1.
+        #[arg(long)]
+        build: Option<PathBuf>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,

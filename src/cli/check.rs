@@ -1,19 +1,31 @@
 //! `toolcall-model check`: reads an `application.properties` or
-//! `application.yml`, binds its `spring.ai.tools.*` keys as Spring Boot
-//! would, and prints per behaviour set whether the setup survives each
-//! scenario and the smallest change that makes it safe. The logic is the
-//! library's (`spring_config`, `check`); this file reads the file and prints.
+//! `application.yml` (or standard input), binds its `spring.ai.tools.*`
+//! keys as Spring Boot would, and prints per behaviour set whether the
+//! setup survives each scenario, the smallest change that makes it safe and
+//! the fix library's switches that do. The logic is the library's
+//! (`config::binding`, `config::check`); this file reads the inputs,
+//! prints, and chooses the exit status: 0 safe under the set asked for
+//! (`--fixes`, default upstream), 1 not safe, 2 no verdict (a configuration
+//! Spring would refuse, an input that cannot be read, a usage error).
 
+use std::collections::BTreeSet;
 use std::num::NonZeroU32;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
 use toolcall_model::chat::tool_loop::{Memory, Provider};
 use toolcall_model::config::binding::{
-    bind, parse_properties, too_large, BindFailure, Bound, MAX_CONFIG_BYTES,
+    bind, parse_properties, too_large, BindFailure, Bound, Entry, MAX_CONFIG_BYTES,
 };
-use toolcall_model::config::check::{describe_setup, report, Scenario, SetReport, Setup};
+use toolcall_model::config::check::{
+    describe_setup, report_sets, smallest_fixes, Mark, Scenario, SetReport, Setup, ToolOutput,
+};
+use toolcall_model::config::profiles::{
+    active_profiles, applied, placeholder_names, relaxed, source as profile_source,
+    spring_ai_version, MODELLED_SPRING_AI,
+};
+use toolcall_model::model::behavior::{behavior_sets, BehaviorSet, Fixes};
 use toolcall_model::model::limits::{Max, OnExceeded};
 use toolcall_model::model::processor::{Processor, ProcessorKind};
 
@@ -27,58 +39,155 @@ pub struct Flags {
     pub provider: String,
     pub json: bool,
     pub format: Option<String>,
+    pub fixes: String,
+    pub tools: String,
+    pub sarif: Option<PathBuf>,
+    pub profile: Option<String>,
+    pub set: Vec<String>,
+    pub build: Option<PathBuf>,
 }
 
-fn fail(msg: &str) -> ExitCode {
+/// Exit status: the setup is not safe under the set asked for.
+const UNSAFE: u8 = 1;
+/// Exit status: no verdict (Spring refuses the configuration, the input
+/// cannot be read, a usage error).
+const NO_VERDICT: u8 = 2;
+
+/// The fix library's Maven coordinates and property prefix: the switches
+/// "Fix it today" names.
+pub const FIX_LIBRARY: &str = "io.github.toolcallmodel:toolcall-fixes:0.1.0";
+/// See [`FIX_LIBRARY`].
+pub const FIX_PREFIX: &str = "toolcall.fixes";
+
+fn no_verdict(msg: &str) -> ExitCode {
     eprintln!("error: {msg}");
-    ExitCode::FAILURE
+    ExitCode::from(NO_VERDICT)
 }
 
-fn usage(msg: &str) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::from(2)
-}
-
-pub fn command(file: &Path, f: &Flags) -> ExitCode {
-    let kind = match f.format.as_deref() {
-        Some("properties") => "properties",
-        Some("yaml" | "yml") => "yaml",
-        Some(other) => return usage(&format!("--format {other}: use properties or yaml")),
-        None => match file.extension().and_then(|e| e.to_str()) {
-            Some("yml" | "yaml") => "yaml",
-            Some("properties") => "properties",
-            _ => {
-                return usage(&format!(
-                    "{}: cannot tell properties from YAML by its name; add --format properties or --format yaml",
-                    file.display()
-                ))
-            }
-        },
+/// The behaviour set `--fixes` asks for: a list of fix names, `all`,
+/// `upstream` (or nothing), and `gemini-tool-text` for the seed's advisor.
+/// A combination that is not one of the report's sets gets a name of its
+/// own, leaked once for the run.
+pub(crate) fn asked_set(list: &str) -> Result<BehaviorSet, String> {
+    let mut advisor = false;
+    let mut rest = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match name {
+            "gemini-tool-text" => advisor = true,
+            "upstream" => {}
+            other => rest.push(other),
+        }
+    }
+    let fixes = Fixes::parse_list(&rest.join(",")).map_err(|e| format!("--fixes: {e}"))?;
+    if let Some(s) = behavior_sets()
+        .into_iter()
+        .find(|s| s.fixes == fixes && s.gemini_tool_text == advisor)
+    {
+        return Ok(s);
+    }
+    let name = match (fixes.is_upstream(), advisor) {
+        (_, false) => fixes.to_string(),
+        (true, true) => "gemini-tool-text".to_owned(),
+        (false, true) => format!("{fixes}+gemini-tool-text"),
     };
+    Ok(BehaviorSet {
+        name: Box::leak(name.into_boxed_str()),
+        fixes,
+        gemini_tool_text: advisor,
+    })
+}
+
+/// Reads the input: a file of at most [`MAX_CONFIG_BYTES`] (one byte more is
+/// read to tell), or standard input for `-`.
+fn read_input(file: &Path) -> std::io::Result<(Vec<u8>, Option<u64>)> {
+    let mut b = Vec::new();
+    let limit = MAX_CONFIG_BYTES as u64 + 1;
+    if file == Path::new("-") {
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::io::stdin().lock(), limit),
+            &mut b,
+        )?;
+        return Ok((b, None));
+    }
+    let fh = std::fs::File::open(file)?;
+    std::io::Read::read_to_end(&mut std::io::Read::take(fh, limit), &mut b)?;
+    Ok((b, std::fs::metadata(file).ok().map(|m| m.len())))
+}
+
+/// The file's name as printed: `<stdin>` for `-`.
+fn shown(file: &Path) -> String {
+    if file == Path::new("-") {
+        "<stdin>".to_owned()
+    } else {
+        file.display().to_string()
+    }
+}
+
+/// Properties or YAML: `--format`, else the file's extension.
+fn kind_of(file: &Path, format: Option<&str>) -> Result<&'static str, ExitCode> {
+    match format {
+        Some("properties") => Ok("properties"),
+        Some("yaml" | "yml") => Ok("yaml"),
+        Some(other) => Err(no_verdict(&format!(
+            "--format {other}: use properties or yaml"
+        ))),
+        None if file == Path::new("-") => Err(no_verdict(
+            "standard input (-): add --format properties or --format yaml",
+        )),
+        None => match file.extension().and_then(|e| e.to_str()) {
+            Some("yml" | "yaml") => Ok("yaml"),
+            Some("properties") => Ok("properties"),
+            _ => Err(no_verdict(&format!(
+                "{}: cannot tell properties from YAML by its name; add --format properties or --format yaml",
+                file.display()
+            ))),
+        },
+    }
+}
+
+pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
+    let mut kinds = Vec::new();
+    for file in files {
+        match kind_of(file, f.format.as_deref()) {
+            Ok(k) => kinds.push(k),
+            Err(code) => return code,
+        }
+    }
+    if files.iter().filter(|p| *p == Path::new("-")).count() > 1 {
+        return no_verdict("standard input (-) can be given once");
+    }
     let processor = match f.processor.as_str() {
         "default" => ProcessorKind::Default,
         "json-error" => ProcessorKind::JsonError,
-        p => return usage(&format!("--processor {p}: use default or json-error")),
+        p => return no_verdict(&format!("--processor {p}: use default or json-error")),
     };
     let memory = match f.memory.as_str() {
         "none" => Memory::None,
         "inside" => Memory::Inside,
         "outside" => Memory::Outside,
-        m => return usage(&format!("--memory {m}: use none, outside or inside")),
+        m => return no_verdict(&format!("--memory {m}: use none, outside or inside")),
     };
     let history = match f.history.as_str() {
         "auto" => None,
         "on" => Some(true),
         "off" => Some(false),
-        h => return usage(&format!("--history {h}: use auto, on or off")),
+        h => return no_verdict(&format!("--history {h}: use auto, on or off")),
     };
     let provider = match f.provider.as_str() {
         "gemini" => Provider::Gemini,
         "none" => Provider::None,
-        p => return usage(&format!("--provider {p}: use gemini or none")),
+        p => return no_verdict(&format!("--provider {p}: use gemini or none")),
     };
     let Some(window) = NonZeroU32::new(f.memory_window) else {
-        return usage("--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0");
+        return no_verdict("--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0");
+    };
+    let asked = match asked_set(&f.fixes) {
+        Ok(s) => s,
+        Err(e) => return no_verdict(&e),
+    };
+    let tool_output = match ToolOutput::parse(&f.tools) {
+        Ok(t) => t,
+        Err(e) => return no_verdict(&format!("--tools {e}")),
     };
     let rethrow: Vec<String> = if f.rethrow == "none" {
         vec![]
@@ -97,121 +206,91 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
         })
     }) {
-        return usage(&format!("--rethrow: '{bad}' is not a Java class name"));
+        return no_verdict(&format!("--rethrow: '{bad}' is not a Java class name"));
     }
-    // At most one byte past the limit is read: a larger file is refused
-    // without reading it all.
-    let bytes = match std::fs::File::open(file).and_then(|fh| {
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(
-            &mut std::io::Read::take(fh, MAX_CONFIG_BYTES as u64 + 1),
-            &mut b,
-        )
-        .map(|_| b)
-    }) {
-        Ok(b) => b,
-        Err(e) => return fail(&format!("{}: cannot read: {e}", file.display())),
+    let Some(first) = files.first() else {
+        return no_verdict("no file given");
     };
-    if bytes.len() > MAX_CONFIG_BYTES {
-        let size = std::fs::metadata(file).map_or(bytes.len() as u64, |m| m.len());
-        let size = usize::try_from(size).unwrap_or(usize::MAX);
-        let message = too_large(size).message;
-        if f.json {
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(
-                    &json!({"file": file.display().to_string(), "not_read": message})
-                )
-                .unwrap_or_default()
-            );
-        }
-        return fail(&format!(
-            "{}: {message} (check reads an application.properties or application.yml of up to {MAX_CONFIG_BYTES} bytes)",
-            file.display()
-        ));
-    }
-    let docs = if kind == "properties" {
-        match parse_properties(&bytes) {
-            Ok(d) => d,
-            Err(e) => return cannot_load(file, &e.to_string(), f.json),
-        }
-    } else {
-        // SnakeYAML reads UTF-8 (a BOM picks UTF-16 or UTF-32).
-        let text = match std::str::from_utf8(&bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                return fail(&format!(
-                    "{}: not valid UTF-8 (byte {})",
-                    file.display(),
-                    e.valid_up_to()
-                ))
+    let name = shown(first);
+    let given: Option<Vec<String>> = f.profile.as_ref().map(|p| {
+        p.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect()
+    });
+    let mut sets_given = Vec::new();
+    for kv in &f.set {
+        match kv.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                sets_given.push((k.trim().to_owned(), v.to_owned()))
             }
+            _ => return no_verdict(&format!("--set {kv}: use --set key=value")),
+        }
+    }
+    // Spring's order: the files as given (a later one wins), then the
+    // profile files beside each, in the order the profiles are active,
+    // each `.properties` over its `.yml`: a profile's value wins over
+    // every file without one.
+    let mut sources: Vec<(String, Vec<Entry>)> = Vec::new();
+    for (file, kind) in files.iter().zip(&kinds) {
+        let shown = shown(file);
+        match load(file, &shown, kind, f.json) {
+            Ok(d) => sources.extend(d.into_iter().map(|d| (shown.clone(), d))),
+            Err(code) => return code,
+        }
+    }
+    let main: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
+    let active = active_profiles(&main, given.as_deref());
+    for file in files.iter().filter(|p| *p != Path::new("-")) {
+        for (path, k) in profile_files(file, &active) {
+            let shown = path.display().to_string();
+            if sources.iter().any(|(o, _)| *o == shown) {
+                continue;
+            }
+            match load(&path, &shown, k, f.json) {
+                Ok(d) => sources.extend(d.into_iter().map(|d| (shown.clone(), d))),
+                Err(code) => return code,
+            }
+        }
+    }
+    let mut notes = Vec::new();
+    let mut applied_sources = Vec::new();
+    let mut read_files: Vec<String> = Vec::new();
+    for (origin, doc) in sources {
+        if !read_files.contains(&origin) {
+            read_files.push(origin.clone());
+        }
+        let (kept, skipped) = applied(vec![doc], &active);
+        for (line, expr) in skipped {
+            notes.push(format!(
+                "note: {origin}:{line}: a document for profile '{expr}' is not applied (active: {})",
+                active.join(", ")
+            ));
+        }
+        applied_sources.extend(kept.into_iter().map(|d| (origin.clone(), d)));
+    }
+    let names = placeholder_names(
+        &applied_sources
+            .iter()
+            .map(|(_, d)| d.clone())
+            .collect::<Vec<_>>(),
+    );
+    let env: Vec<(String, String)> = names
+        .iter()
+        .filter_map(|n| std::env::var(n).ok().map(|v| (n.clone(), v)))
+        .collect();
+    if !env.is_empty() {
+        applied_sources.push(("the environment".to_owned(), profile_source(&env)));
+    }
+    if !sets_given.is_empty() {
+        applied_sources.push(("--set".to_owned(), profile_source(&sets_given)));
+    }
+    let (bound, docs, unresolved) =
+        match bind_leniently(applied_sources, f.json, f.sarif.as_deref()) {
+            Ok(b) => b,
+            Err(code) => return code,
         };
-        match super::yaml::read(text.strip_prefix('\u{feff}').unwrap_or(text)) {
-            Ok(d) => d,
-            Err(e) => {
-                if let Some(why) = e.strip_prefix(super::yaml::NOT_MODELLED) {
-                    if f.json {
-                        outln!(
-                            "{}",
-                            serde_json::to_string_pretty(&json!({
-                                "file": file.display().to_string(),
-                                "not_checked": why,
-                            }))
-                            .unwrap_or_default()
-                        );
-                    }
-                    return fail(&format!("{}: not checked: {}", file.display(), clip(why)));
-                }
-                return cannot_load(file, &e, f.json);
-            }
-        }
-    };
-    let bound = match bind(&docs) {
-        Ok(b) => b,
-        Err(e) => {
-            let head = match &e {
-                BindFailure::Bind { line, .. } => format!("{}:{line}", file.display()),
-                BindFailure::Unbound { line, .. } => format!("{}:{line}", file.display()),
-                BindFailure::Limit { message } => {
-                    if f.json {
-                        outln!(
-                            "{}",
-                            serde_json::to_string_pretty(&json!({
-                                "file": file.display().to_string(),
-                                "not_checked": message,
-                            }))
-                            .unwrap_or_default()
-                        );
-                    }
-                    return fail(&format!(
-                        "{}: not checked: {}",
-                        file.display(),
-                        clip(message)
-                    ));
-                }
-                BindFailure::Convert { .. } | BindFailure::Builder { .. } => {
-                    file.display().to_string()
-                }
-            };
-            if f.json {
-                outln!(
-                    "{}",
-                    serde_json::to_string_pretty(&json!({
-                        "file": file.display().to_string(),
-                        "spring_refuses": e.to_string(),
-                        "refusal": refusal_json(&e),
-                    }))
-                    .unwrap_or_default()
-                );
-            }
-            eprintln!(
-                "error: {head}: Spring Boot refuses this configuration; the application would not start:\n\n{}",
-                clip(&e.to_string())
-            );
-            return ExitCode::FAILURE;
-        }
-    };
     let setup = Setup {
         limits: bound.limits.clone(),
         resolution_fallback: bound.resolution_fallback,
@@ -224,38 +303,353 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
         memory_max_messages: window,
         conversation_history: history,
         provider,
+        tool_output,
     };
-    let reports = report(&setup);
-    if f.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&to_json(file, &bound, &setup, &reports))
-                .unwrap_or_default()
-        );
-    } else {
-        out!("{}", clip(&to_text(file, &bound, &setup, &reports)));
+    let mut sets = behavior_sets();
+    if !sets.contains(&asked) {
+        sets.push(asked);
     }
-    ExitCode::SUCCESS
+    let reports = report_sets(&setup, &sets);
+    let Some(mine) = reports.iter().find(|r| r.set == asked) else {
+        return no_verdict("the set asked for has no report");
+    };
+    let remedy = Remedy::find(&setup, &reports);
+    let code = if mine.safe() { 0 } else { UNSAFE };
+    let version = match &f.build {
+        Some(b) => match build_version(b) {
+            Ok(v) => Some(v),
+            Err(code) => return code,
+        },
+        None => None,
+    };
+    let context = Context {
+        files: read_files,
+        active,
+        notes,
+        unresolved,
+        version,
+    };
+    if let Some(path) = &f.sarif {
+        let log = super::sarif::log(&docs, &setup, mine, &remedy);
+        let text = serde_json::to_string_pretty(&log).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            return no_verdict(&format!("--sarif {}: cannot write: {e}", path.display()));
+        }
+    }
+    if f.json {
+        let mut v = to_json(&name, &bound, &setup, &reports);
+        v["asked"] = json!({
+            "set": mine.set.name,
+            "safe": mine.safe(),
+            "breaks": mine.verdicts.iter().filter(|v| !v.mark.survives()).map(|v| v.scenario.column()).collect::<Vec<_>>(),
+            "exit": code,
+        });
+        v["legend"] = legend_json(&reports);
+        v["fix_it_today"] = remedy.to_json();
+        v["files"] = json!(context.files);
+        v["profiles"] = json!(context.active);
+        v["notes"] = json!(context.notes);
+        v["unresolved"] = json!(context.unresolved);
+        v["spring_ai_version"] = json!(context.version);
+        print_json(&v);
+    } else {
+        out!(
+            "{}",
+            clip(&to_text(&context, &bound, &setup, &reports, mine, &remedy))
+        );
+    }
+    ExitCode::from(code)
+}
+
+/// What the answer says about its inputs besides the binding.
+struct Context {
+    /// The files read, in Spring's order.
+    files: Vec<String>,
+    /// The profiles in force.
+    active: Vec<String>,
+    /// Documents left out for their profile.
+    notes: Vec<String>,
+    /// Properties whose placeholders nothing resolves, checked as if unset.
+    unresolved: Vec<String>,
+    /// The build file's Spring AI version line (a warning when not 2.0.1).
+    version: Option<String>,
+}
+
+/// The profile files beside `file` for the active profiles, in Spring's
+/// order (later ones win): per profile, `NAME-PROFILE.yml`, `.yaml`, then
+/// `.properties`, those that exist.
+fn profile_files(file: &Path, active: &[String]) -> Vec<(PathBuf, &'static str)> {
+    let (Some(dir), Some(stem)) = (file.parent(), file.file_stem().and_then(|s| s.to_str())) else {
+        return vec![];
+    };
+    let mut out = Vec::new();
+    for p in active {
+        for (ext, kind) in [
+            ("yml", "yaml"),
+            ("yaml", "yaml"),
+            ("properties", "properties"),
+        ] {
+            let path = dir.join(format!("{stem}-{p}.{ext}"));
+            if path != file && path.is_file() {
+                out.push((path, kind));
+            }
+        }
+    }
+    out
+}
+
+/// Reads and parses one configuration file (or standard input).
+fn load(file: &Path, name: &str, kind: &str, json: bool) -> Result<Vec<Vec<Entry>>, ExitCode> {
+    let (bytes, size) =
+        read_input(file).map_err(|e| no_verdict(&format!("{name}: cannot read: {e}")))?;
+    if bytes.len() > MAX_CONFIG_BYTES {
+        let size = usize::try_from(size.unwrap_or(bytes.len() as u64)).unwrap_or(usize::MAX);
+        let message = too_large(size).message;
+        if json {
+            print_json(&json!({"file": name, "not_read": message}));
+        }
+        return Err(no_verdict(&format!(
+            "{name}: {message} (check reads an application.properties or application.yml of up to {MAX_CONFIG_BYTES} bytes)"
+        )));
+    }
+    read_documents(name, &bytes, kind, json)
+}
+
+/// Binds the sources; a property whose value still holds a placeholder
+/// nothing resolves (not in the files, the environment or `--set`) is
+/// checked as if it were not set, with a warning, instead of Spring's
+/// refusal: the application's real environment may well set it.
+// The sources come back with their files: the SARIF log and the messages
+// point at lines in them.
+#[allow(clippy::type_complexity)]
+fn bind_leniently(
+    mut sources: Vec<(String, Vec<Entry>)>,
+    json: bool,
+    sarif: Option<&Path>,
+) -> Result<(Bound, Vec<(String, Vec<Entry>)>, Vec<String>), ExitCode> {
+    let mut unresolved = Vec::new();
+    loop {
+        let docs: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
+        match bind(&docs) {
+            Ok(b) => return Ok((b, sources, unresolved)),
+            Err(BindFailure::Bind {
+                property, value, ..
+            }) if unresolved.len() < 100 && names_an_unset_placeholder(&value, &sources) => {
+                let key = relaxed(&property);
+                let mut lines = Vec::new();
+                for (origin, d) in &mut sources {
+                    d.retain(|e| {
+                        let drop = relaxed(&e.key) == key;
+                        if drop {
+                            lines.push(format!("{origin}:{}", e.line));
+                        }
+                        !drop
+                    });
+                }
+                unresolved.push(format!(
+                    "{} ({property} = {value}): a placeholder nothing here resolves (not in the files, the environment or --set); checked as if {property} were not set; give it with --set NAME=VALUE",
+                    lines.join(", ")
+                ));
+            }
+            Err(e) => return Err(refused(&sources, &e, json, sarif)),
+        }
+    }
+}
+
+/// Whether `value` (as Spring left it) holds a `${NAME}` without a default
+/// whose name no source sets: Spring refuses it only for want of a value
+/// the real environment may give. A circular reference or an empty
+/// default is a refusal of its own, whatever the environment.
+fn names_an_unset_placeholder(value: &str, sources: &[(String, Vec<Entry>)]) -> bool {
+    let mut rest = value;
+    while let Some(i) = rest.find("${") {
+        rest = &rest[i + 2..];
+        let Some(end) = rest.find(['}', ':', '$']) else {
+            return false;
+        };
+        let name = &rest[..end];
+        if rest[end..].starts_with('}')
+            && !name.is_empty()
+            && !sources.iter().any(|(_, d)| {
+                d.iter()
+                    .any(|e| e.key == name || relaxed(&e.key) == relaxed(name))
+            })
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// The Spring AI version of a build file, as a line for the answer.
+fn build_version(path: &Path) -> Result<String, ExitCode> {
+    let text = std::fs::read(path)
+        .map_err(|e| no_verdict(&format!("--build {}: cannot read: {e}", path.display())))?;
+    let text = String::from_utf8_lossy(&text);
+    Ok(match spring_ai_version(&text) {
+        Some(v) if v == MODELLED_SPRING_AI => format!("{}: Spring AI {v}", path.display()),
+        Some(v) => format!(
+            "warning: {}: Spring AI {v}, not {MODELLED_SPRING_AI}: this model reproduces {MODELLED_SPRING_AI}; the verdicts may not hold for {v}",
+            path.display()
+        ),
+        None => format!(
+            "warning: {}: no Spring AI version found (spring-ai.version, springAiVersion or an org.springframework.ai artifact); this model reproduces {MODELLED_SPRING_AI}",
+            path.display()
+        ),
+    })
+}
+
+fn print_json(v: &Value) {
+    outln!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+}
+
+/// The documents of a properties or YAML text, or the exit for a text
+/// Spring cannot load or this reader does not model.
+fn read_documents(
+    name: &str,
+    bytes: &[u8],
+    kind: &str,
+    json: bool,
+) -> Result<Vec<Vec<Entry>>, ExitCode> {
+    if kind == "properties" {
+        return parse_properties(bytes).map_err(|e| cannot_load(name, &e.to_string(), json));
+    }
+    // SnakeYAML reads UTF-8 (a BOM picks UTF-16 or UTF-32).
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        no_verdict(&format!(
+            "{name}: not valid UTF-8 (byte {})",
+            e.valid_up_to()
+        ))
+    })?;
+    super::yaml::read(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| {
+        if let Some(why) = e.strip_prefix(super::yaml::NOT_MODELLED) {
+            if json {
+                print_json(&json!({"file": name, "not_checked": why}));
+            }
+            return no_verdict(&format!("{name}: not checked: {}", clip(why)));
+        }
+        cannot_load(name, &e, json)
+    })
+}
+
+/// The line of the entry that made the builder refuse: the property the
+/// builder call reads (`maxCallsPerTool` is the per-tool default or an
+/// override, whichever is not positive).
+fn builder_culprit<'a>(docs: &'a [Vec<Entry>], message: &str) -> Option<&'a Entry> {
+    let bad_number = |e: &&Entry| {
+        let v = e.value.to_java_string();
+        v.trim().parse::<i64>().is_ok_and(|n| n < 1 && n != -1)
+    };
+    let under = |prefix: &str, e: &&Entry| relaxed(&e.key).starts_with(&relaxed(prefix));
+    let found = |prefix: &str| {
+        docs.iter()
+            .rev()
+            .flat_map(|d| d.iter().rev())
+            .find(|e| under(prefix, e) && bad_number(e))
+    };
+    if message.contains("maxTotalToolCalls") {
+        found("spring.ai.tools.limits.max-total-tool-calls")
+    } else if message.contains("maxCallsPerTool") {
+        found("spring.ai.tools.limits.max-calls-per-tool")
+    } else if message.contains("toolName") {
+        docs.iter().rev().flat_map(|d| d.iter().rev()).find(|e| {
+            under("spring.ai.tools.limits.excluded-tools", e)
+                && e.value
+                    .to_java_string()
+                    .split(',')
+                    .any(|t| t.trim().is_empty())
+        })
+    } else {
+        None
+    }
+}
+
+/// Spring refuses the configuration: its message, and the line and
+/// property where the text has them.
+fn refused(
+    sources: &[(String, Vec<Entry>)],
+    e: &BindFailure,
+    json: bool,
+    sarif: Option<&Path>,
+) -> ExitCode {
+    let docs: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
+    let docs = &docs[..];
+    let name = sources.first().map_or("", |(o, _)| o.as_str());
+    // The file a line belongs to: the last source with an entry there.
+    let origin = |line: usize, key: Option<&str>| {
+        sources
+            .iter()
+            .rev()
+            .find(|(_, d)| {
+                d.iter().any(|e| {
+                    e.line == line && key.is_none_or(|k| relaxed(&e.key).starts_with(&relaxed(k)))
+                })
+            })
+            .map_or(name, |(o, _)| o.as_str())
+    };
+    // Where the refusal points: the file and line, and the property.
+    let (uri, line, property): (&str, usize, Option<String>) = match e {
+        BindFailure::Bind { line, property, .. } => {
+            (origin(*line, Some(property)), *line, Some(property.clone()))
+        }
+        BindFailure::Unbound { line, .. } => (origin(*line, None), *line, None),
+        BindFailure::Limit { message } => {
+            if json {
+                print_json(&json!({"file": name, "not_checked": message}));
+            }
+            return no_verdict(&format!("{name}: not checked: {}", clip(message)));
+        }
+        BindFailure::Builder { message } => match builder_culprit(docs, message) {
+            Some(en) => (
+                origin(en.line, Some(&en.key)),
+                en.line,
+                Some(en.key.clone()),
+            ),
+            None => (name, 0, None),
+        },
+        BindFailure::Convert { .. } => (name, 0, None),
+    };
+    let head = match (line, &property) {
+        (0, _) => uri.to_owned(),
+        (l, Some(p)) => format!("{uri}:{l}: {p}"),
+        (l, None) => format!("{uri}:{l}"),
+    };
+    if let Some(path) = sarif {
+        let log = super::sarif::refusal_log(uri, line, &e.to_string());
+        if let Err(err) = std::fs::write(
+            path,
+            serde_json::to_string_pretty(&log).unwrap_or_default() + "\n",
+        ) {
+            return no_verdict(&format!("--sarif {}: cannot write: {err}", path.display()));
+        }
+    }
+    if json {
+        let mut refusal = refusal_json(e);
+        if let (BindFailure::Builder { message }, Some(o)) = (e, refusal.as_object_mut()) {
+            if let Some(en) = builder_culprit(docs, message) {
+                o.insert("property".into(), json!(en.key));
+                o.insert("line".into(), json!(en.line));
+            }
+        }
+        print_json(&json!({
+            "file": name,
+            "spring_refuses": e.to_string(),
+            "refusal": refusal,
+        }));
+    }
+    no_verdict(&format!(
+        "{head}: Spring Boot refuses this configuration; the application would not start:\n\n{}",
+        clip(&e.to_string())
+    ))
 }
 
 /// A file Spring Boot cannot load: the message, and with `--json` the same
 /// as `{"file", "spring_cannot_load"}` on standard output.
-fn cannot_load(file: &Path, message: &str, json: bool) -> ExitCode {
+fn cannot_load(name: &str, message: &str, json: bool) -> ExitCode {
     if json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&json!({
-                "file": file.display().to_string(),
-                "spring_cannot_load": message,
-            }))
-            .unwrap_or_default()
-        );
+        print_json(&json!({"file": name, "spring_cannot_load": message}));
     }
-    fail(&format!(
-        "{}: Spring cannot load it: {}",
-        file.display(),
-        clip(message)
-    ))
+    no_verdict(&format!("{name}: Spring cannot load it: {}", clip(message)))
 }
 
 /// Text for a person: every line past 300 characters cut to its first 200
@@ -275,19 +669,6 @@ fn clip(s: &str) -> String {
         .join("\n")
 }
 
-fn short(s: Scenario) -> &'static str {
-    match s {
-        Scenario::BreachOneRound => "breach-1",
-        Scenario::BreachAcrossRounds => "breach-n",
-        Scenario::PlainText => "plain",
-        Scenario::HalfJson => "half-json",
-        Scenario::EmptyText => "empty",
-        Scenario::NullResult => "null",
-        Scenario::ToolThrows => "throws",
-        Scenario::LongTurn => "12-rounds",
-    }
-}
-
 fn change_text(r: &SetReport) -> String {
     match &r.smallest_change {
         Some(c) if c.is_empty() => "safe as configured".to_owned(),
@@ -300,9 +681,128 @@ fn change_text(r: &SetReport) -> String {
     }
 }
 
-fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> String {
+/// What makes this setup safe today: a configuration change (under
+/// upstream), and the fewest switches of the fix library.
+pub struct Remedy {
+    /// The smallest configuration change under upstream, if one is enough.
+    pub change: Option<Vec<toolcall_model::config::check::Change>>,
+    /// The fewest fixes that make the setup safe as configured.
+    pub fixes: Option<Fixes>,
+}
+
+impl Remedy {
+    fn find(setup: &Setup, reports: &[SetReport]) -> Remedy {
+        Remedy {
+            change: reports
+                .iter()
+                .find(|r| r.set.name == "upstream")
+                .and_then(|r| r.smallest_change.clone()),
+            fixes: smallest_fixes(setup),
+        }
+    }
+
+    /// The fix library's properties for the fixes found.
+    pub fn properties(&self) -> Vec<String> {
+        self.fixes
+            .map(|f| {
+                f.enabled()
+                    .iter()
+                    .map(|x| format!("{FIX_PREFIX}.{}=true", x.name()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "configuration": self.change.as_ref().map(|c| c.iter().map(|x| json!({"change": x.key(), "how": x.describe()})).collect::<Vec<_>>()),
+            "fixes": self.fixes.map(|f| f.enabled().iter().map(|x| x.name()).collect::<Vec<_>>()),
+            "library": FIX_LIBRARY,
+            "properties": self.properties(),
+        })
+    }
+
+    fn to_text(&self) -> String {
+        let mut out = String::from("\nFix it today:\n");
+        match &self.change {
+            Some(c) if c.is_empty() => {
+                out.push_str(
+                    "  nothing to change: upstream Spring AI 2.0.1 survives every scenario\n",
+                );
+                return out;
+            }
+            Some(c) => out.push_str(&format!(
+                "  without a new library: {}\n",
+                c.iter()
+                    .map(|x| x.describe())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )),
+            None => out
+                .push_str("  without a new library: no change of one or two settings is enough\n"),
+        }
+        match self.fixes {
+            Some(f) if !f.is_upstream() => {
+                out.push_str(&format!(
+                    "  with the fix library ({FIX_LIBRARY}), in application.properties:\n"
+                ));
+                for p in self.properties() {
+                    out.push_str(&format!("    {p}\n"));
+                }
+            }
+            _ => out.push_str("  no combination of the fix library's switches makes it safe\n"),
+        }
+        out
+    }
+}
+
+/// Every mark the reports use, each once, in table order.
+fn marks_used(reports: &[SetReport]) -> Vec<Mark> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for r in reports {
+        for v in &r.verdicts {
+            if seen.insert(v.mark.word()) {
+                out.push(v.mark);
+            }
+        }
+    }
+    out
+}
+
+fn legend_json(reports: &[SetReport]) -> Value {
+    let mut m = serde_json::Map::new();
+    for mark in marks_used(reports) {
+        m.insert(mark.word().to_owned(), json!(mark.meaning()));
+    }
+    Value::Object(m)
+}
+
+fn to_text(
+    context: &Context,
+    bound: &Bound,
+    setup: &Setup,
+    reports: &[SetReport],
+    mine: &SetReport,
+    remedy: &Remedy,
+) -> String {
     let mut out = String::new();
-    out.push_str(&format!("{}: Spring Boot reads\n", file.display()));
+    if let Some(v) = &context.version {
+        out.push_str(&format!("{v}\n"));
+    }
+    let profiles = if context.active == ["default"] {
+        String::new()
+    } else {
+        format!(" (profiles {})", context.active.join(", "))
+    };
+    out.push_str(&format!(
+        "{}{profiles}: Spring Boot reads\n",
+        context.files.join(" + ")
+    ));
+    for n in &context.notes {
+        out.push_str(&clip(n));
+        out.push('\n');
+    }
     if bound.read.is_empty() {
         out.push_str("  (no spring.ai.tools key: every default)\n");
     }
@@ -317,10 +817,14 @@ fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
         )));
         out.push('\n');
     }
-    for name in &bound.placeholders_not_in_file {
+    for p in &bound.placeholders_not_in_file {
         out.push_str(&clip(&format!(
-            "warning: ${{{name}}} is not set in this file: read with its default (or as written); Spring would take it from a system property or environment variable first"
+            "warning: ${{{p}}} is not set in this file: read with its default (or as written); Spring would take it from a system property or environment variable first"
         )));
+        out.push('\n');
+    }
+    for u in &context.unresolved {
+        out.push_str(&clip(&format!("warning: {u}")));
         out.push('\n');
     }
     out.push_str(&format!("Setup: {}\n\n", describe_setup(setup)));
@@ -333,7 +837,7 @@ fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
         + 1;
     let mut head = format!("{:<name_w$}", "behaviour set");
     for s in Scenario::ALL {
-        head.push_str(&format!("{:<10}", short(s)));
+        head.push_str(&format!("{:<10}", s.column()));
     }
     out.push_str(head.trim_end());
     out.push('\n');
@@ -345,42 +849,61 @@ fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
         out.push_str(l.trim_end());
         out.push('\n');
     }
-    out.push_str("\nScenarios:");
+    out.push_str("\nMarks:");
+    for m in marks_used(reports) {
+        out.push_str(&format!("\n  {:<10}{}", m.word(), m.meaning()));
+    }
+    out.push_str("\n\nScenarios:");
     for s in Scenario::ALL {
-        out.push_str(&format!("\n  {:<10}{}", short(s), s.describe()));
+        out.push_str(&format!("\n  {:<10}{}", s.column(), s.describe()));
     }
     out.push_str("\n\nThe smallest change that makes it safe:\n");
     for r in reports {
         out.push_str(&format!("  {:<name_w$}{}\n", r.set.name, change_text(r)));
     }
-    if let Some(up) = reports.first() {
-        let failing: Vec<String> = up
-            .verdicts
-            .iter()
-            .filter(|v| !v.mark.survives())
-            .map(|v| format!("  {}: {}", short(v.scenario), v.detail))
-            .collect();
-        if !failing.is_empty() {
-            out.push_str(&format!(
-                "\nWhat breaks under {}:\n{}\n",
-                up.set.name,
-                failing.join("\n")
-            ));
-        }
+    let failing: Vec<String> = mine
+        .verdicts
+        .iter()
+        .filter(|v| !v.mark.survives())
+        .map(|v| format!("  {}: {}", v.scenario.column(), v.detail))
+        .collect();
+    if !failing.is_empty() {
+        out.push_str(&format!(
+            "\nWhat breaks under {}:\n{}\n",
+            mine.set.name,
+            failing.join("\n")
+        ));
     }
+    out.push_str(&remedy.to_text());
     let safe: Vec<&str> = reports
         .iter()
         .filter(|r| r.safe())
         .map(|r| r.set.name)
         .collect();
     out.push_str(&format!(
-        "\nSafe as configured under: {}\nFull texts: --json\n",
+        "\nSafe as configured under: {}\n",
         if safe.is_empty() {
             "no behaviour set".to_owned()
         } else {
             safe.join(", ")
         }
     ));
+    let breaks: Vec<&str> = mine
+        .verdicts
+        .iter()
+        .filter(|v| !v.mark.survives())
+        .map(|v| v.scenario.column())
+        .collect();
+    out.push_str(&if breaks.is_empty() {
+        format!("Verdict: safe under {} (exit 0)\n", mine.set.name)
+    } else {
+        format!(
+            "Verdict: not safe under {}: {} (exit 1)\n",
+            mine.set.name,
+            breaks.join(", ")
+        )
+    });
+    out.push_str("Full texts: --json; another set: --fixes LIST\n");
     out
 }
 
@@ -441,9 +964,9 @@ fn bound_json(bound: &Bound) -> Value {
     })
 }
 
-fn to_json(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> Value {
+fn to_json(name: &str, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> Value {
     json!({
-        "file": file.display().to_string(),
+        "file": name,
         "read": bound.read,
         "bound": bound_json(bound),
         "unknown_keys": bound.unknown.iter().map(|u| json!({"key": u.key, "line": u.line, "suggestion": u.suggestion})).collect::<Vec<_>>(),
@@ -452,7 +975,11 @@ fn to_json(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
         "sets": reports.iter().map(|r| json!({
             "set": r.set.name,
             "safe": r.safe(),
-            "verdicts": r.verdicts.iter().map(|v| v.to_value()).collect::<Vec<_>>(),
+            "verdicts": r.verdicts.iter().map(|v| {
+                let mut o = v.to_value();
+                o["column"] = json!(v.scenario.column());
+                o
+            }).collect::<Vec<_>>(),
             "smallest_change": r.smallest_change.as_ref().map(|c| c.iter().map(|x| json!({"change": x.key(), "how": x.describe()})).collect::<Vec<_>>()),
         })).collect::<Vec<_>>(),
     })

@@ -3,11 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
 use toolcall_model::checking::explore::{self as ex, CellOutcome, CellResult, Options, Progress};
 
 struct Display {
@@ -17,6 +19,22 @@ struct Display {
     done: usize,
     running: BTreeMap<usize, (String, Progress)>,
     last: Instant,
+    started: Instant,
+}
+
+impl Display {
+    /// The time left at the pace so far (cells take unequal times, so it
+    /// is a guide).
+    fn left(&self) -> String {
+        if self.done == 0 {
+            return String::new();
+        }
+        let per = self.started.elapsed().as_secs_f64() / self.done as f64;
+        format!(
+            ", about {:.0} s left",
+            per * (self.total - self.done) as f64
+        )
+    }
 }
 
 impl Display {
@@ -25,7 +43,7 @@ impl Display {
             return;
         }
         self.last = Instant::now();
-        let mut line = format!("explore: {}/{} cells", self.done, self.total);
+        let mut line = format!("explore: {}/{} cells{}", self.done, self.total, self.left());
         for (label, p) in self.running.values() {
             match p {
                 Progress::Cases(n) => line.push_str(&format!(" | {label} {n}/{}", self.cases)),
@@ -39,13 +57,58 @@ impl Display {
     }
 }
 
-pub fn command(cases: u32, seed: u64, json: bool, jobs: Option<usize>) -> ExitCode {
+/// Writes each counterexample as `DIR/NAME.json` (the folder created if
+/// absent), one line on standard error per file; `false` if one failed.
+fn write_counterexamples<'a>(dir: &Path, cxs: impl Iterator<Item = &'a Value>) -> bool {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("error: --out {}: {e}", dir.display());
+        return false;
+    }
+    let mut ok = true;
+    let mut n = 0;
+    for cx in cxs {
+        let path = dir.join(ex::counterexample_file(cx));
+        let text = serde_json::to_string_pretty(cx).unwrap_or_default() + "\n";
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("error: {}: {e}", path.display());
+            ok = false;
+        } else {
+            n += 1;
+        }
+    }
+    eprintln!(
+        "explore: {n} counterexample(s) written to {} (`toolcall-model verify {}` replays them: each fails, showing its refutation)",
+        dir.display(),
+        dir.display()
+    );
+    ok
+}
+
+pub fn command(
+    cases: u32,
+    seed: u64,
+    json: bool,
+    jobs: Option<usize>,
+    out_dir: Option<&Path>,
+    fixes: Option<&str>,
+) -> ExitCode {
     let opts = Options {
         cases,
         seed,
         ..Options::default()
     };
-    let cells = ex::cells();
+    let mut sets = toolcall_model::model::behavior::behavior_sets();
+    if let Some(list) = fixes {
+        match super::check::asked_set(list) {
+            Ok(s) if !sets.contains(&s) => sets.push(s),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let cells = ex::cells_for(&sets);
     let jobs = jobs
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
         .unwrap_or(1)
@@ -57,7 +120,14 @@ pub fn command(cases: u32, seed: u64, json: bool, jobs: Option<usize>) -> ExitCo
         done: 0,
         running: BTreeMap::new(),
         last: Instant::now(),
+        started: Instant::now(),
     });
+    eprintln!(
+        "explore: {} cells ({} invariants × {} behaviour sets), {cases} cases each, on {jobs} thread(s)",
+        cells.len(),
+        toolcall_model::checking::invariants::Invariant::ALL.len(),
+        sets.len()
+    );
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<(CellResult, Duration)>>> = Mutex::new(vec![None; cells.len()]);
     let started = Instant::now();
@@ -84,9 +154,10 @@ pub fn command(cases: u32, seed: u64, json: bool, jobs: Option<usize>) -> ExitCo
                             d.draw(true);
                         } else {
                             eprintln!(
-                                "explore: [{}/{}] {} × {}: {} ({} cases, {:.1} s)",
+                                "explore: [{}/{}{}] {} × {}: {} ({} cases, {:.1} s)",
                                 d.done,
                                 d.total,
+                                d.left(),
                                 r.set,
                                 r.invariant,
                                 r.verdict(),
@@ -113,6 +184,15 @@ pub fn command(cases: u32, seed: u64, json: bool, jobs: Option<usize>) -> ExitCo
         .collect();
     speed_report(&timed, started.elapsed(), jobs);
     let results: Vec<CellResult> = timed.into_iter().map(|(r, _)| r).collect();
+    if let Some(dir) = out_dir {
+        let cxs = results.iter().filter_map(|r| match &r.outcome {
+            CellOutcome::Refuted { counterexample, .. } => Some(counterexample),
+            _ => None,
+        });
+        if !write_counterexamples(dir, cxs) {
+            return ExitCode::FAILURE;
+        }
+    }
     if json {
         outln!(
             "{}",
@@ -133,8 +213,13 @@ pub fn command(cases: u32, seed: u64, json: bool, jobs: Option<usize>) -> ExitCo
 
 /// `explore --exhaustive`: every scenario of the bound, on `jobs`
 /// threads, with progress and speed on standard error.
-pub fn exhaustive(bound: &str, json: bool, jobs: Option<usize>) -> ExitCode {
-    use toolcall_model::checking::exhaustive::{run, Bound, Space};
+pub fn exhaustive(
+    bound: &str,
+    json: bool,
+    jobs: Option<usize>,
+    out_dir: Option<&Path>,
+) -> ExitCode {
+    use toolcall_model::checking::exhaustive::{run, Bound, Proof, Space};
     let Some(bound) = Bound::named(bound) else {
         eprintln!("error: unknown bound '{bound}'");
         return ExitCode::from(2);
@@ -191,6 +276,15 @@ pub fn exhaustive(bound: &str, json: bool, jobs: Option<usize>) -> ExitCode {
         report.evaluated as f64 / wall.max(1e-9),
         toolcall_model::model::behavior::behavior_sets().len()
     );
+    if let Some(dir) = out_dir {
+        let cxs = report.cells.iter().filter_map(|c| match &c.proof {
+            Proof::Refuted { counterexample, .. } => Some(counterexample),
+            Proof::Proved => None,
+        });
+        if !write_counterexamples(dir, cxs) {
+            return ExitCode::FAILURE;
+        }
+    }
     if json {
         outln!(
             "{}",

@@ -6,5 +6,6 @@ pub mod check;
 pub mod convert;
 pub mod explore;
 pub mod main_job;
+pub mod sarif;
 pub mod vectors;
 pub mod yaml;

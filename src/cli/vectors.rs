@@ -6,7 +6,11 @@ use std::process::ExitCode;
 
 use toolcall_model::vectors::Vector;
 
-pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str) -> ExitCode {
+pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str, expect: &str) -> ExitCode {
+    if !matches!(expect, "none" | "model") {
+        eprintln!("error: --expect {expect}: use none or model");
+        return ExitCode::from(2);
+    }
     use toolcall_model::checking::gen::{vectors, VectorOp};
     let mut chosen = Vec::new();
     for name in ops.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -26,7 +30,23 @@ pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str) -> ExitCode {
         eprintln!("error: {}: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    let all = vectors(seed, count, &chosen);
+    let mut all = vectors(seed, count, &chosen);
+    if expect == "model" {
+        // The model's own output as the expectation: `verify` then passes
+        // every vector, and a change to the model shows as a failure.
+        for v in &mut all {
+            match Vector::from_value(v)
+                .map_err(|e| e.to_string())
+                .and_then(|x| x.run())
+            {
+                Ok(e) => v["expect"] = e,
+                Err(e) => {
+                    eprintln!("error: {}: {e}", v["name"].as_str().unwrap_or("generated"));
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
     for v in &all {
         let name = v["name"].as_str().unwrap_or("generated");
         let path = out.join(format!("{name}.json"));
@@ -274,6 +294,59 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
 
 pub(crate) fn run(file: &Path) -> ExitCode {
     match load(file).and_then(|v| v.run()) {
+        Ok(value) => {
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&value).unwrap_or_default()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `run FILE --fixes LIST`: the vector under another behaviour set (fix
+/// names, `all`, `upstream`, `gemini-tool-text`): its `fixes` and
+/// `advisors` replaced, then run as `run` runs it.
+pub(crate) fn run_with_fixes(file: &Path, list: &str) -> ExitCode {
+    let set = match super::check::asked_set(list) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let doc = std::fs::read(file)
+        .map_err(|e| format!("{}: cannot read: {e}", file.display()))
+        .and_then(|b| {
+            serde_json::from_slice::<serde_json::Value>(&b)
+                .map_err(|e| format!("{}: not JSON: {e}", file.display()))
+        });
+    let mut doc = match doc {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    doc["fixes"] = serde_json::json!(set
+        .fixes
+        .enabled()
+        .iter()
+        .map(|f| f.name())
+        .collect::<Vec<_>>());
+    doc["advisors"] = serde_json::json!(if set.gemini_tool_text {
+        vec!["gemini-tool-text"]
+    } else {
+        vec![]
+    });
+    match Vector::from_value(&doc)
+        .map_err(|e| format!("{}: invalid vector at {e}", file.display()))
+        .and_then(|v| v.run())
+    {
         Ok(value) => {
             outln!(
                 "{}",

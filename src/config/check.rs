@@ -26,11 +26,11 @@ use serde_json::{json, Value};
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::tool_loop::{run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent};
 use crate::gemini::{Part, Request};
-use crate::model::behavior::{behavior_sets, BehaviorSet};
+use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
 use crate::model::limits::{Limits, Max, OnExceeded};
 use crate::model::manager::Config;
-use crate::model::message::{Generation, Message, ToolCall};
+use crate::model::message::{answered, Generation, Message, ToolCall};
 use crate::model::processor::{Processor, ProcessorKind};
 use crate::model::tools::{Outcome, ToolSpec, Toolbox};
 
@@ -63,6 +63,88 @@ pub struct Setup {
     pub conversation_history: Option<bool>,
     /// The chat model.
     pub provider: Provider,
+    /// What the application's tools return: which tool-output scenarios
+    /// apply.
+    pub tool_output: ToolOutput,
+}
+
+/// What a tool returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputKind {
+    /// Always one JSON value (an object, a list, a quoted string, ...).
+    Json,
+    /// Plain text.
+    Text,
+    /// Either (the default: nothing is known).
+    #[default]
+    Mixed,
+}
+
+impl OutputKind {
+    fn parse(s: &str) -> Option<OutputKind> {
+        match s {
+            "json" => Some(OutputKind::Json),
+            "text" => Some(OutputKind::Text),
+            "mixed" => Some(OutputKind::Mixed),
+            _ => None,
+        }
+    }
+}
+
+/// What the application's tools return, for every tool and per tool name.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToolOutput {
+    /// Every tool not named in `per_tool`.
+    pub default: OutputKind,
+    /// Per tool name.
+    pub per_tool: std::collections::BTreeMap<String, OutputKind>,
+}
+
+impl ToolOutput {
+    /// Reads `json`, `text`, `mixed`, or a comma-separated list of one of
+    /// them (every tool) and `NAME=KIND` entries (one tool).
+    ///
+    /// ```
+    /// use toolcall_model::config::check::{OutputKind, ToolOutput};
+    /// let t = ToolOutput::parse("json,getWeather=text").unwrap();
+    /// assert_eq!(t.default, OutputKind::Json);
+    /// assert_eq!(t.text_tool(), Some("getWeather"));
+    /// assert_eq!(ToolOutput::parse("json").unwrap().text_tool(), None);
+    /// assert!(ToolOutput::parse("xml").is_err());
+    /// ```
+    pub fn parse(spec: &str) -> Result<ToolOutput, String> {
+        let mut t = ToolOutput::default();
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let bad = || format!("'{item}': use json, text, mixed or NAME=json|text|mixed");
+            match item.split_once('=') {
+                Some((name, kind)) if !name.trim().is_empty() => {
+                    let kind = OutputKind::parse(kind.trim()).ok_or_else(bad)?;
+                    t.per_tool.insert(name.trim().to_owned(), kind);
+                }
+                Some(_) => return Err(bad()),
+                None => t.default = OutputKind::parse(item).ok_or_else(bad)?,
+            }
+        }
+        Ok(t)
+    }
+
+    /// The tool the plain-output scenarios play: `weather` when any other
+    /// tool may return text, else the first named tool that may; `None`
+    /// when every tool returns JSON.
+    ///
+    /// ```
+    /// use toolcall_model::config::check::ToolOutput;
+    /// assert_eq!(ToolOutput::default().text_tool(), Some("weather"));
+    /// ```
+    pub fn text_tool(&self) -> Option<&str> {
+        if self.default != OutputKind::Json {
+            return Some("weather");
+        }
+        self.per_tool
+            .iter()
+            .find(|(_, k)| **k != OutputKind::Json)
+            .map(|(n, _)| n.as_str())
+    }
 }
 
 impl Default for Setup {
@@ -76,6 +158,7 @@ impl Default for Setup {
             memory_max_messages: DEFAULT_MEMORY_MAX_MESSAGES,
             conversation_history: None,
             provider: Provider::Gemini,
+            tool_output: ToolOutput::default(),
         }
     }
 }
@@ -122,6 +205,10 @@ pub enum Scenario {
     BreachOneRound,
     /// The model calls one tool once per round until the limit breaks.
     BreachAcrossRounds,
+    /// The breach of one round, then one more tool round (another tool,
+    /// within its limits) before the answer: the breach text is then no
+    /// longer the request's last message.
+    BreachThenRound,
     /// A tool returns plain text (`Sunny, 22 °C`).
     PlainText,
     /// A tool returns text that starts like JSON (`3.0 + 5.0 = 8.0`).
@@ -133,20 +220,29 @@ pub enum Scenario {
     /// A tool throws (`IllegalStateException: Service unavailable`, wrapped
     /// in a `ToolExecutionException` as method tools do).
     ToolThrows,
+    /// The model calls a tool name no tool has (`getWether`; spring-ai
+    /// issues 6816, 6869).
+    UnknownTool,
+    /// One reply of two generations: a text (`Let me check.`) and a tool
+    /// call, as Gemini answers with a text part beside a function call.
+    TextAndCall,
     /// A long turn: a dozen tool rounds, one call each, within the limits.
     LongTurn,
 }
 
 impl Scenario {
     /// Every scenario, in report order.
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 11] = [
         Scenario::BreachOneRound,
         Scenario::BreachAcrossRounds,
+        Scenario::BreachThenRound,
         Scenario::PlainText,
         Scenario::HalfJson,
         Scenario::EmptyText,
         Scenario::NullResult,
         Scenario::ToolThrows,
+        Scenario::UnknownTool,
+        Scenario::TextAndCall,
         Scenario::LongTurn,
     ];
 
@@ -159,12 +255,37 @@ impl Scenario {
         match self {
             Scenario::BreachOneRound => "breach-one-round",
             Scenario::BreachAcrossRounds => "breach-across-rounds",
+            Scenario::BreachThenRound => "breach-then-round",
             Scenario::PlainText => "plain-text",
             Scenario::HalfJson => "half-json",
             Scenario::EmptyText => "empty-text",
             Scenario::NullResult => "null-result",
             Scenario::ToolThrows => "tool-throws",
+            Scenario::UnknownTool => "unknown-tool",
+            Scenario::TextAndCall => "text-and-call",
             Scenario::LongTurn => "long-turn",
+        }
+    }
+
+    /// The column id: the same in the text table's header and in the JSON
+    /// verdicts' `column`.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::config::check::Scenario::BreachThenRound.column(), "breach+1");
+    /// ```
+    pub fn column(self) -> &'static str {
+        match self {
+            Scenario::BreachOneRound => "breach-1",
+            Scenario::BreachAcrossRounds => "breach-n",
+            Scenario::BreachThenRound => "breach+1",
+            Scenario::PlainText => "plain",
+            Scenario::HalfJson => "half-json",
+            Scenario::EmptyText => "empty",
+            Scenario::NullResult => "null",
+            Scenario::ToolThrows => "throws",
+            Scenario::UnknownTool => "no-tool",
+            Scenario::TextAndCall => "text+call",
+            Scenario::LongTurn => "12-rounds",
         }
     }
 
@@ -172,16 +293,23 @@ impl Scenario {
     pub fn describe(self) -> &'static str {
         match self {
             Scenario::BreachOneRound => {
-                "the model calls the tightest-limited tool once past its limit, in one round"
+                "the model calls the tightest-limited tool once past its limit, in one round (issue 6902 under RETURN_ERROR_RESPONSE)"
             }
             Scenario::BreachAcrossRounds => {
                 "the model calls that tool once per round until its limit breaks"
             }
-            Scenario::PlainText => "a tool returns plain text: Sunny, 22 °C",
-            Scenario::HalfJson => "a tool returns half-JSON: 3.0 + 5.0 = 8.0",
-            Scenario::EmptyText => "a tool returns the empty string",
-            Scenario::NullResult => "a tool callback returns null",
-            Scenario::ToolThrows => "a tool throws IllegalStateException(\"Service unavailable\")",
+            Scenario::BreachThenRound => {
+                "the breach of breach-1, then one more tool round (another tool) before the answer"
+            }
+            Scenario::PlainText => "a tool returns plain text (Sunny, 22 °C), then one more tool round (issue 5437)",
+            Scenario::HalfJson => "a tool returns half-JSON (3.0 + 5.0 = 8.0), then one more tool round (issue 5437)",
+            Scenario::EmptyText => "a tool returns the empty string, then one more tool round",
+            Scenario::NullResult => "a tool callback returns null, then one more tool round",
+            Scenario::ToolThrows => "a tool throws IllegalStateException(\"Service unavailable\"), then one more tool round",
+            Scenario::UnknownTool => "the model calls getWether, a tool name that does not exist (issues 6816, 6869)",
+            Scenario::TextAndCall => {
+                "one reply holds a text (Let me check.) and a tool call, as two generations"
+            }
             Scenario::LongTurn => "a dozen tool rounds in one turn, within the limits",
         }
     }
@@ -205,6 +333,11 @@ pub enum Mark {
     Ok,
     /// Survived, with an exception the configuration asked for.
     Thrown,
+    /// Survived once caught: the exception Spring AI throws by design for a
+    /// tool name it cannot resolve (`IllegalStateException: No
+    /// ToolCallback found for tool name: ...`) reached the caller, under
+    /// every behaviour set; the conversation is left usable.
+    Raised,
     /// Not played (no limit to breach, or one too large to play).
     NotApplicable,
     /// A conversion failure (`Failed to parse JSON: ...`) reached the caller.
@@ -215,6 +348,9 @@ pub enum Mark {
     Rejected,
     /// A tool's output reached the model altered.
     Lost,
+    /// A request of the turn no longer holds the user's question (the
+    /// memory window evicted it), and the provider took it.
+    Forgot,
     /// The next turn, built from the memory, is rejected: calls without responses.
     Dangling,
     /// The next turn, built from the memory, fails to convert.
@@ -226,7 +362,10 @@ pub enum Mark {
 impl Mark {
     /// Whether the setup survived.
     pub fn survives(self) -> bool {
-        matches!(self, Mark::Ok | Mark::Thrown | Mark::NotApplicable)
+        matches!(
+            self,
+            Mark::Ok | Mark::Thrown | Mark::Raised | Mark::NotApplicable
+        )
     }
 
     /// A short word for tables.
@@ -239,11 +378,13 @@ impl Mark {
         match self {
             Mark::Ok => "ok",
             Mark::Thrown => "thrown",
+            Mark::Raised => "raised",
             Mark::NotApplicable => "n/a",
             Mark::ParseError => "parse",
             Mark::Error => "error",
             Mark::Rejected => "rejected",
             Mark::Lost => "lost",
+            Mark::Forgot => "forgot",
             Mark::Dangling => "dangling",
             Mark::NextParse => "next-json",
             Mark::NextRejected => "next-rej",
@@ -255,14 +396,16 @@ impl Mark {
         match self {
             Mark::Ok => "survives",
             Mark::Thrown => "survives; an exception the configuration asked for reached the caller",
-            Mark::NotApplicable => "not played (no finite limit, or one too large to play)",
+            Mark::Raised => "survives once caught: Spring AI throws IllegalStateException (No ToolCallback found) for a tool name it cannot resolve, under every behaviour set; catch it around the call",
+            Mark::NotApplicable => "not played: no finite limit, one too large to play, or every tool returns JSON (--tools json)",
             Mark::ParseError => "\"Failed to parse JSON: ...\" reached the caller",
             Mark::Error => "an exception nothing configured reached the caller",
-            Mark::Rejected => "Gemini rejected a request of the turn",
+            Mark::Rejected => "the provider rejected a request of the turn (Gemini by its rules; another provider, --provider none, when a call is not answered at once)",
             Mark::Lost => "a tool's output reached the model altered",
+            Mark::Forgot => "a request of the turn no longer holds the user's question: the memory window evicted it",
             Mark::Dangling => "the next turn is rejected: a call without a response in memory",
-            Mark::NextParse => "the next turn fails: a stored response does not convert",
-            Mark::NextRejected => "the next turn is rejected by Gemini",
+            Mark::NextParse => "the next turn fails: a stored response does not convert for Gemini",
+            Mark::NextRejected => "the next turn is rejected by Gemini for another reason",
         }
     }
 }
@@ -381,6 +524,19 @@ fn sent_response(run: &LoopRun, which: usize) -> Option<Value> {
     })
 }
 
+/// The first function response of tool `name` in a Gemini request.
+fn response_named(sent: &Sent, name: &str) -> Option<Value> {
+    let Sent::Gemini(req) = sent else {
+        return None;
+    };
+    req.contents.iter().find_map(|c| {
+        c.parts.iter().find_map(|p| match p {
+            Part::FunctionResponse { name: n, response } if n == name => Some(response.to_value()),
+            _ => None,
+        })
+    })
+}
+
 /// Whether `payload` carries `text` whole: the JSON value the text is (an
 /// object as is, another value as its one entry), or the text itself as one
 /// string entry.
@@ -400,6 +556,15 @@ fn is_parse_failure(e: &JavaException) -> bool {
     e.message
         .as_deref()
         .is_some_and(|m| m.starts_with("Failed to parse JSON"))
+}
+
+/// `DefaultToolCallingManager.executeToolCall`'s refusal of a name no
+/// callback answers to: by design, whatever the configuration.
+fn is_unresolved_tool(e: &JavaException) -> bool {
+    e.class == crate::model::java::ILLEGAL_STATE
+        && e.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("No ToolCallback found for tool name: "))
 }
 
 /// Whether the setup asked for `e` to reach the caller.
@@ -425,6 +590,191 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
+/// One scenario made concrete for a setup and a behaviour set: what
+/// [`evaluate`] plays. Public so that the checking machinery can judge the
+/// very same turn with its invariants (no verdict of `check` may call a
+/// set safe where an invariant is refuted on this turn).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Script {
+    /// The loop's configuration.
+    pub config: LoopConfig,
+    /// The tools.
+    pub tools: Vec<ToolSpec>,
+    /// The request's messages.
+    pub history: Vec<Message>,
+    /// The scripted model replies.
+    pub model: Vec<Vec<Generation>>,
+    /// Which request carries the tool response the scenario is about.
+    pub watch: usize,
+}
+
+/// A tool name no tool of the scenarios has: what the model calls in
+/// [`Scenario::UnknownTool`].
+///
+/// ```
+/// use toolcall_model::{config::check::{evaluate, Mark, Scenario, Setup, UNKNOWN_TOOL_NAME}, model::behavior::behavior_sets};
+/// let v = evaluate(&Setup::default(), &behavior_sets()[0], Scenario::UnknownTool);
+/// assert_eq!(v.mark, Mark::Raised);
+/// assert!(v.detail.contains(UNKNOWN_TOOL_NAME));
+/// ```
+pub const UNKNOWN_TOOL_NAME: &str = "getWether";
+
+/// The turn `scenario` plays on `setup` under `set`; `Err` with the reason
+/// when it is not played (no limit to breach, one too large to play, a
+/// total limit below the long turn).
+///
+/// ```
+/// use toolcall_model::{config::check::{script, Scenario, Setup}, model::behavior::behavior_sets};
+/// let up = behavior_sets()[0];
+/// // The default limits (40 per tool) are breached at call 41.
+/// let s = script(&Setup::default(), &up, Scenario::BreachThenRound).unwrap();
+/// assert_eq!(s.model[0][0].tool_calls.len(), 41);
+/// assert_eq!(s.model.len(), 3);
+/// ```
+pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Script, String> {
+    let config = setup.loop_config(set);
+    let history = vec![Message::user("What is the weather?")];
+    // A tool's output, then one more round (another tool, returning JSON)
+    // before the answer: agents go on calling tools, and what a rewriting
+    // advisor fixed in one request is raw again in the next.
+    let one_call = |mut tools: Vec<ToolSpec>, name: &str| {
+        let mut taken: Vec<&str> = tools.iter().map(|t: &ToolSpec| t.name.as_str()).collect();
+        taken.push(name);
+        let other = other_tool(&setup.limits, &taken);
+        tools.push(ToolSpec::returning(&other, "{\"rain\":false}"));
+        (
+            tools,
+            vec![
+                reply_calls(calls("call", name, 1)),
+                reply_calls(calls("next", &other, 1)),
+                reply_text("Done."),
+            ],
+            1,
+        )
+    };
+    // (tools, model script, which request carries the response that matters)
+    let (tools, model, watch) = match scenario {
+        Scenario::BreachOneRound | Scenario::BreachAcrossRounds | Scenario::BreachThenRound => {
+            let Some((tool, n)) = breach_target(&setup.limits) else {
+                return Err("no limit applies to any tool: nothing to breach".into());
+            };
+            if n > MAX_PLAYED_LIMIT {
+                return Err(format!(
+                    "the smallest limit ({n}, tool '{tool}') is past {MAX_PLAYED_LIMIT} calls: not played"
+                ));
+            }
+            let n = n as usize;
+            let mut tools = vec![ToolSpec::returning(&tool, "{\"temp\":22}")];
+            match scenario {
+                Scenario::BreachOneRound => (
+                    tools,
+                    vec![
+                        reply_calls(calls("call", &tool, n + 1)),
+                        reply_text("Done."),
+                    ],
+                    1,
+                ),
+                Scenario::BreachThenRound => {
+                    // Another tool, one call: within its own limit (every
+                    // limit is at least 1).
+                    let other = other_tool(&setup.limits, &[tool.as_str()]);
+                    tools.push(ToolSpec::returning(&other, "{\"rain\":false}"));
+                    (
+                        tools,
+                        vec![
+                            reply_calls(calls("call", &tool, n + 1)),
+                            reply_calls(calls("next", &other, 1)),
+                            reply_text("Done."),
+                        ],
+                        1,
+                    )
+                }
+                _ => {
+                    let mut model: Vec<_> = (1..=n + 1)
+                        .map(|r| reply_calls(calls(&format!("r{r}"), &tool, 1)))
+                        .collect();
+                    model.push(reply_text("Done."));
+                    (tools, model, n + 1)
+                }
+            }
+        }
+        Scenario::PlainText | Scenario::HalfJson | Scenario::EmptyText | Scenario::NullResult => {
+            let Some(name) = setup.tool_output.text_tool() else {
+                return Err("every tool returns JSON (--tools json): not played".into());
+            };
+            let text = scenario.tool_text().flatten();
+            let tools = vec![ToolSpec {
+                outcomes: vec![Outcome::Returns(text.map(str::to_owned))],
+                ..ToolSpec::returning(name, "")
+            }];
+            one_call(tools, name)
+        }
+        Scenario::ToolThrows => {
+            let tools = vec![ToolSpec {
+                outcomes: vec![Outcome::Throws {
+                    exception: JavaException::new(
+                        "java.lang.IllegalStateException",
+                        Some("Service unavailable"),
+                    ),
+                    wrapped: true,
+                }],
+                ..ToolSpec::returning("weather", "")
+            }];
+            one_call(tools, "weather")
+        }
+        Scenario::UnknownTool => one_call(
+            vec![ToolSpec::returning("weather", "{\"temp\":22}")],
+            UNKNOWN_TOOL_NAME,
+        ),
+        Scenario::TextAndCall => {
+            let tools = vec![ToolSpec::returning("weather", "{\"temp\":22}")];
+            let mut reply = reply_text("Let me check.");
+            reply.extend(reply_calls(calls("call", "weather", 1)));
+            (tools, vec![reply, reply_text("Done.")], 1)
+        }
+        Scenario::LongTurn => {
+            if let Max::Limited(n) = setup.limits.max_total {
+                if (n as usize) < LONG_TURN_ROUNDS {
+                    return Err(format!(
+                        "the total limit ({n}) is below {LONG_TURN_ROUNDS} calls: not played"
+                    ));
+                }
+            }
+            // One call per round, each to a tool of its own: within any
+            // per-tool limit.
+            let name = |r: usize| format!("step{r}");
+            let tools = (1..=LONG_TURN_ROUNDS)
+                .map(|r| ToolSpec::returning(&name(r), "{\"temp\":22}"))
+                .collect();
+            let mut model: Vec<_> = (1..=LONG_TURN_ROUNDS)
+                .map(|r| reply_calls(calls(&format!("r{r}"), &name(r), 1)))
+                .collect();
+            model.push(reply_text("Done."));
+            (tools, model, LONG_TURN_ROUNDS)
+        }
+    };
+    Ok(Script {
+        config,
+        tools,
+        history,
+        model,
+        watch,
+    })
+}
+
+/// A tool name none of `taken` is and no override or exclusion names: it
+/// stands for any other tool, under the default per-tool limit.
+fn other_tool(limits: &Limits, taken: &[&str]) -> String {
+    let mut other = "weather".to_owned();
+    while taken.contains(&other.as_str())
+        || limits.overrides.contains_key(&other)
+        || limits.excluded.contains(&other)
+    {
+        other.push('x');
+    }
+    other
+}
+
 /// Plays `scenario` on `setup` under `set`.
 ///
 /// ```
@@ -444,88 +794,21 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
         next_turn: None,
         fault: None,
     };
-    let cfg = setup.loop_config(set);
-    let user = vec![Message::user("What is the weather?")];
-    // (tools, model script, which request carries the response that matters)
-    let (tools, model, watch) = match scenario {
-        Scenario::BreachOneRound | Scenario::BreachAcrossRounds => {
-            let Some((tool, n)) = breach_target(&setup.limits) else {
-                verdict.detail = "no limit applies to any tool: nothing to breach".into();
-                return verdict;
-            };
-            if n > MAX_PLAYED_LIMIT {
-                verdict.detail = format!(
-                    "the smallest limit ({n}, tool '{tool}') is past {MAX_PLAYED_LIMIT} calls: not played"
-                );
-                return verdict;
-            }
-            let n = n as usize;
-            let tools = vec![ToolSpec::returning(&tool, "{\"temp\":22}")];
-            if scenario == Scenario::BreachOneRound {
-                let model = vec![
-                    reply_calls(calls("call", &tool, n + 1)),
-                    reply_text("Done."),
-                ];
-                (tools, model, 1)
-            } else {
-                let mut model: Vec<_> = (1..=n + 1)
-                    .map(|r| reply_calls(calls(&format!("r{r}"), &tool, 1)))
-                    .collect();
-                model.push(reply_text("Done."));
-                (tools, model, n + 1)
-            }
-        }
-        Scenario::PlainText | Scenario::HalfJson | Scenario::EmptyText | Scenario::NullResult => {
-            let text = scenario.tool_text().flatten();
-            let tools = vec![ToolSpec {
-                outcomes: vec![Outcome::Returns(text.map(str::to_owned))],
-                ..ToolSpec::returning("weather", "")
-            }];
-            let model = vec![
-                reply_calls(calls("call", "weather", 1)),
-                reply_text("Done."),
-            ];
-            (tools, model, 1)
-        }
-        Scenario::ToolThrows => {
-            let tools = vec![ToolSpec {
-                outcomes: vec![Outcome::Throws {
-                    exception: JavaException::new(
-                        "java.lang.IllegalStateException",
-                        Some("Service unavailable"),
-                    ),
-                    wrapped: true,
-                }],
-                ..ToolSpec::returning("weather", "")
-            }];
-            let model = vec![
-                reply_calls(calls("call", "weather", 1)),
-                reply_text("Done."),
-            ];
-            (tools, model, 1)
-        }
-        Scenario::LongTurn => {
-            if let Max::Limited(n) = setup.limits.max_total {
-                if (n as usize) < LONG_TURN_ROUNDS {
-                    verdict.detail = format!(
-                        "the total limit ({n}) is below {LONG_TURN_ROUNDS} calls: not played"
-                    );
-                    return verdict;
-                }
-            }
-            // One call per round, each to a tool of its own: within any
-            // per-tool limit.
-            let name = |r: usize| format!("step{r}");
-            let tools = (1..=LONG_TURN_ROUNDS)
-                .map(|r| ToolSpec::returning(&name(r), "{\"temp\":22}"))
-                .collect();
-            let mut model: Vec<_> = (1..=LONG_TURN_ROUNDS)
-                .map(|r| reply_calls(calls(&format!("r{r}"), &name(r), 1)))
-                .collect();
-            model.push(reply_text("Done."));
-            (tools, model, LONG_TURN_ROUNDS)
+    let Script {
+        config: cfg,
+        tools,
+        history: user,
+        model,
+        watch,
+    } = match script(setup, set, scenario) {
+        Ok(s) => s,
+        Err(why) => {
+            verdict.detail = why;
+            return verdict;
         }
     };
+    let question = user.last().cloned().unwrap_or_else(|| Message::user(""));
+    let watched_tool = tools.first().map(|t| t.name.clone());
     let mut toolbox = Toolbox::new(tools);
     let run = match run_loop(&cfg, user, &model, &mut toolbox) {
         Ok(r) => r,
@@ -538,33 +821,75 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
     };
     verdict.ended = run.kind.name();
     verdict.sent = sent_response(&run, watch);
+    // Gemini judges its requests by its own rules; any other provider is
+    // held to what every chat API requires: each call answered at once.
+    let provider = match setup.provider {
+        Provider::Gemini => "Gemini",
+        Provider::None => "the provider",
+    };
     if setup.memory != Memory::None {
-        verdict.next_turn = Some(run.memory_verdict.clone());
+        verdict.next_turn = Some(match setup.provider {
+            Provider::Gemini => run.memory_verdict.clone(),
+            Provider::None => {
+                let mut next = run.memory.clone();
+                next.push(Message::user("next question"));
+                answered(&next).map_err(|e| format!("{UNANSWERED}: {e}"))
+            }
+        });
     }
-    let rejected = run
-        .verdicts
-        .iter()
-        .enumerate()
-        .find_map(|(i, v)| v.as_ref().err().map(|e| (i, e.clone())));
+    let rejected = run.requests.iter().zip(0..).find_map(|(r, i)| match r {
+        Sent::Gemini(_) => run
+            .verdicts
+            .get(i)
+            .and_then(|v| v.clone().err())
+            .map(|e| (i, e)),
+        Sent::Messages(m) => answered(m).err().map(|e| (i, format!("{UNANSWERED}: {e}"))),
+    });
+    let forgot = run.requests.iter().zip(1..).find_map(|(r, i)| match r {
+        Sent::Messages(m) => (!m.contains(&question)).then_some(i),
+        Sent::Gemini(_) => None,
+    });
     let (mark, detail) = if let Some((i, e)) = rejected {
         (
             Mark::Rejected,
-            format!("Gemini rejects request {} of the turn: {e}", i + 1),
+            format!("{provider} rejects request {} of the turn: {e}", i + 1),
+        )
+    } else if let Some(i) = forgot {
+        (
+            Mark::Forgot,
+            format!("request {i} of the turn does not hold the user's question"),
         )
     } else if let (EndKind::Error, Some(e)) = (run.kind, &run.error) {
         if is_parse_failure(e) {
             (Mark::ParseError, format!("the caller gets {e}"))
+        } else if is_unresolved_tool(e) {
+            (Mark::Raised, format!("the caller gets {e}"))
         } else if configured(setup, e) {
             (Mark::Thrown, format!("the caller gets {e}, as configured"))
         } else {
             (Mark::Error, format!("the caller gets {e}"))
         }
     } else {
-        let lost = match (scenario.tool_text(), &verdict.sent) {
-            (Some(Some(text)), Some(p)) if !carries(text, p) => Some(format!(
-                "the tool returned {} and Gemini got {p}",
-                Value::String(text.to_owned())
-            )),
+        // Every request from the one that first carries the output on, as
+        // each request converts the history again: an advisor that fixed
+        // one request leaves the next as upstream converts it.
+        let lost = match (scenario.tool_text(), watched_tool.as_deref()) {
+            (Some(Some(text)), Some(tool)) => {
+                run.requests
+                    .iter()
+                    .enumerate()
+                    .skip(watch)
+                    .find_map(|(i, r)| {
+                        let p = response_named(r, tool)?;
+                        (!carries(text, &p)).then(|| {
+                            format!(
+                                "the tool returned {} and Gemini got {p} (request {} of the turn)",
+                                Value::String(text.to_owned()),
+                                i + 1
+                            )
+                        })
+                    })
+            }
             _ => None,
         };
         match lost {
@@ -589,19 +914,24 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
     verdict.detail = detail;
     if verdict.mark.survives() {
         if let Some(Err(e)) = &verdict.next_turn {
-            verdict.mark = if e.contains("number of function response parts") {
-                Mark::Dangling
-            } else if e.contains("Failed to parse JSON") {
-                Mark::NextParse
-            } else {
-                Mark::NextRejected
-            };
+            verdict.mark =
+                if e.contains("number of function response parts") || e.contains(UNANSWERED) {
+                    Mark::Dangling
+                } else if e.contains("Failed to parse JSON") {
+                    Mark::NextParse
+                } else {
+                    Mark::NextRejected
+                };
             verdict.detail = format!("{}; the next turn: {e}", verdict.detail);
         }
     }
     verdict.detail = clip(&verdict.detail, 2000);
     verdict
 }
+
+/// How a provider other than Gemini refuses a request whose calls are not
+/// answered at once (OpenAI, Anthropic and the others all do).
+const UNANSWERED: &str = "a tool call is not answered by the next message";
 
 /// A change to a setup that a team can make without a new Spring AI.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -720,9 +1050,12 @@ fn candidate_changes(s: &Setup) -> Vec<Change> {
         if s.memory_max_messages < room {
             v.push(Change::MemoryWindow(room));
         }
-        if s.memory == Memory::Inside {
-            v.push(Change::History(!s.history()));
-        }
+    }
+    // History matters with the memory inside (ChatClient turns it off
+    // there) and wherever it was set by hand: off, the loop sends Gemini a
+    // lone function response.
+    if s.memory == Memory::Inside || s.conversation_history.is_some() {
+        v.push(Change::History(!s.history()));
     }
     v
 }
@@ -789,6 +1122,7 @@ fn scenario_setup(setup: &Setup) -> Setup {
     let l = &setup.limits;
     let mut names: Vec<String> = (1..=LONG_TURN_ROUNDS).map(|r| format!("step{r}")).collect();
     names.push("weather".into());
+    names.extend(setup.tool_output.text_tool().map(str::to_owned));
     if let Some((tool, _)) = breach_target(l) {
         names.push(tool);
     }
@@ -815,9 +1149,21 @@ fn scenario_setup(setup: &Setup) -> Setup {
 
 /// The whole report for a setup: every behaviour set, every scenario.
 pub fn report(setup: &Setup) -> Vec<SetReport> {
+    report_sets(setup, &behavior_sets())
+}
+
+/// The report for a setup under the given behaviour sets.
+///
+/// ```
+/// use toolcall_model::{config::check::{report_sets, Setup}, model::behavior::{BehaviorSet, Fixes}};
+/// let set = BehaviorSet { name: "mine", fixes: Fixes::all(), gemini_tool_text: false };
+/// let r = report_sets(&Setup::default(), &[set]);
+/// assert!(r[0].safe());
+/// ```
+pub fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport> {
     let setup = &scenario_setup(setup);
-    behavior_sets()
-        .into_iter()
+    sets.iter()
+        .copied()
         .map(|set| {
             let verdicts = Scenario::ALL
                 .iter()
@@ -835,6 +1181,38 @@ pub fn report(setup: &Setup) -> Vec<SetReport> {
             }
         })
         .collect()
+}
+
+/// The fewest fixes (in [`Fix::ALL`] order among equals) under which
+/// `setup` survives every scenario, found by playing each combination;
+/// `Some` of no fix when upstream already survives, `None` when no
+/// combination does.
+///
+/// ```
+/// use toolcall_model::{config::check::{smallest_fixes, Setup}, model::{behavior::Fix, limits::{Limits, OnExceeded}}};
+/// let setup = Setup {
+///     limits: Limits { on_exceeded: OnExceeded::ReturnErrorResponse, ..Limits::default().max_calls_per_tool(1).unwrap() },
+///     ..Setup::default()
+/// };
+/// // Breach text and plain tool text both need the strict conversion.
+/// assert_eq!(smallest_fixes(&setup).unwrap().enabled(), vec![Fix::StrictJsonOrWrap]);
+/// ```
+pub fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
+    let setup = &scenario_setup(setup);
+    let n = Fix::ALL.len();
+    let mut combos: Vec<u32> = (0..1u32 << n).collect();
+    combos.sort_by_key(|m| (m.count_ones(), m.reverse_bits()));
+    combos.into_iter().find_map(|m| {
+        let fixes = (0..n)
+            .filter(|i| m & (1 << i) != 0)
+            .fold(Fixes::upstream(), |f, i| f.with(Fix::ALL[i]));
+        let set = BehaviorSet {
+            name: "candidate",
+            fixes,
+            gemini_tool_text: false,
+        };
+        survives_all(setup, &set, &Scenario::ALL).then_some(fixes)
+    })
 }
 
 /// Which fixes the setup needs: the names of the behaviour sets under

@@ -37,20 +37,37 @@ pub struct Column {
     pub setup: Setup,
     /// The scenario played.
     pub scenario: Scenario,
+    /// Whether the text table shows it: a column where every set survives
+    /// is said in its problem's line instead (JSON has every column).
+    pub in_table: bool,
 }
 
-/// Column groups: two header lines each, above their columns.
-pub const GROUPS: [[&str; 2]; 3] = [
-    ["RETURN_ERROR_RESPONSE,", "no memory"],
-    ["THROW, Spring's", "processor"],
-    ["12 tool rounds,", "default limits"],
+/// The problems the table is grouped by: each group's two header lines
+/// and its name in the conclusion.
+pub const GROUPS: [([&str; 2], &str); 4] = [
+    (
+        ["issue 6902: breach,", "RETURN_ERROR_RESPONSE"],
+        "Issue 6902's breach (RETURN_ERROR_RESPONSE: the limit's text goes to Gemini)",
+    ),
+    (
+        ["plain tool output", "(issue 5437)"],
+        "Plain tool output (issue 5437: a tool's text, or an exception's message under Spring's processor)",
+    ),
+    (
+        ["THROW:", "dangling"],
+        "The dangling call after THROW (the breached call stays unanswered in memory)",
+    ),
+    (
+        ["long turn,", "12 rounds"],
+        "The long turn (12 tool rounds against a 20-message window)",
+    ),
 ];
 
 /// The columns, in order.
 ///
 /// ```
 /// let c = toolcall_model::config::main_job::columns();
-/// assert_eq!(c.len(), 7);
+/// assert_eq!(c.len(), 10);
 /// assert_eq!(c[0].id, "breach/default-processor");
 /// ```
 pub fn columns() -> Vec<Column> {
@@ -86,6 +103,7 @@ pub fn columns() -> Vec<Column> {
             assumptions: format!("{gemini}; {seed}; on-limit-exceeded=RETURN_ERROR_RESPONSE; Spring's DefaultToolExecutionExceptionProcessor (auto-configured); {}", memory(Memory::None)),
             setup: rer.clone(),
             scenario: Scenario::BreachOneRound,
+            in_table: true,
         },
         Column {
             id: "breach/json-error-processor",
@@ -97,11 +115,45 @@ pub fn columns() -> Vec<Column> {
                     kind: ProcessorKind::JsonError,
                     ..Processor::default()
                 },
-                ..rer
+                ..rer.clone()
             },
             scenario: Scenario::BreachOneRound,
+            in_table: true,
+        },
+        Column {
+            id: "breach-then-round/default-processor",
+            head: ["+1 round,", "Spring's"],
+            group: 0,
+            assumptions: format!("{gemini}; {seed}, then calls another tool once more before it answers; on-limit-exceeded=RETURN_ERROR_RESPONSE; Spring's DefaultToolExecutionExceptionProcessor (auto-configured); {}", memory(Memory::None)),
+            setup: rer,
+            scenario: Scenario::BreachThenRound,
+            in_table: true,
         },
     ];
+    for (id, scenario, head, what) in [
+        (
+            "plain/default-processor",
+            Scenario::PlainText,
+            ["plain", "text"],
+            "a tool returns the plain text Sunny, 22 °C, then the model calls another tool once more",
+        ),
+        (
+            "throws/default-processor",
+            Scenario::ToolThrows,
+            ["tool", "throws"],
+            "a tool throws IllegalStateException(\"Service unavailable\"), wrapped as method tools do, then the model calls another tool once more",
+        ),
+    ] {
+        v.push(Column {
+            id,
+            head,
+            group: 1,
+            assumptions: format!("{gemini}; default limits (40 per tool, 150 in total, THROW); Spring's default exception processor; {what}; {}", memory(Memory::None)),
+            setup: Setup::default(),
+            scenario,
+            in_table: true,
+        });
+    }
     for (id, m, head) in [
         ("throw/memory-none", Memory::None, ["memory", "none"]),
         (
@@ -114,13 +166,14 @@ pub fn columns() -> Vec<Column> {
         v.push(Column {
             id,
             head,
-            group: 1,
+            group: 2,
             assumptions: format!("{gemini}; {seed}; on-limit-exceeded=THROW; Spring's default exception processor; {}; the next turn is built from the memory", memory(m)),
             setup: Setup {
                 memory: m,
                 ..throw.clone()
             },
             scenario: Scenario::BreachOneRound,
+            in_table: m == Memory::Inside,
         });
     }
     for (id, m, head) in [
@@ -138,13 +191,14 @@ pub fn columns() -> Vec<Column> {
         v.push(Column {
             id,
             head,
-            group: 2,
+            group: 3,
             assumptions: format!("{gemini}; default limits (40 per tool, 150 in total, THROW); Spring's default exception processor; the model calls a JSON-returning tool once per round for 12 rounds, then answers; {}; the next turn is built from the memory", memory(m)),
             setup: Setup {
                 memory: m,
                 ..Setup::default()
             },
             scenario: Scenario::LongTurn,
+            in_table: m == Memory::Inside,
         });
     }
     v
@@ -194,6 +248,9 @@ impl MainJob {
                 "id": c.id,
                 "scenario": c.scenario.name(),
                 "assumptions": c.assumptions,
+                "problem": GROUPS.get(c.group).map(|g| g.1),
+                "head": c.head.join(" "),
+                "in_table": c.in_table,
             })).collect::<Vec<_>>(),
             "rows": self.rows.iter().map(|(s, vs)| json!({
                 "set": s.name,
@@ -246,20 +303,50 @@ fn names(all: &[&'static str], some: &[&'static str]) -> String {
     }
 }
 
-/// The conclusion under the table: which fix is enough for whom, computed
-/// from the verdicts.
+/// The conclusion under the table: one line per problem naming the sets
+/// that close it (survive each of its columns), then what is enough only
+/// for some teams, computed from the verdicts.
 pub fn conclusion(job: &MainJob) -> Vec<String> {
     let all: Vec<&'static str> = job.rows.iter().map(|(s, _)| s.name).collect();
     let col = |id: &str| job.columns.iter().position(|c| c.id == id);
     let ok = |id: &str| col(id).map(|c| job.survivors(c)).unwrap_or_default();
+    let closing = |g: usize| -> Vec<&'static str> {
+        all.iter()
+            .copied()
+            .filter(|n| {
+                job.columns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.group == g)
+                    .all(|(i, _)| job.survivors(i).contains(n))
+            })
+            .collect()
+    };
+    let line = |g: usize, extra: String| {
+        format!(
+            "{}: closed by {}.{extra}",
+            GROUPS[g].1,
+            names(&all, &closing(g))
+        )
+    };
     let mut out = Vec::new();
     let d = ok("breach/default-processor");
     let j = ok("breach/json-error-processor");
-    let only_json: Vec<&'static str> = j.iter().copied().filter(|n| !d.contains(n)).collect();
-    out.push(format!(
-        "RETURN_ERROR_RESPONSE: with Spring's processor the breach survives under {}.",
-        names(&all, &d)
+    let then = ok("breach-then-round/default-processor");
+    let until: Vec<&'static str> = d.iter().copied().filter(|n| !then.contains(n)).collect();
+    out.push(line(
+        0,
+        if until.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " {} {} only until another tool round follows the breach (docs/BEHAVIOUR.md, section 7).",
+                until.join(", "),
+                if until.len() == 1 { "holds" } else { "hold" }
+            )
+        },
     ));
+    let only_json: Vec<&'static str> = j.iter().copied().filter(|n| !d.contains(n)).collect();
     if !only_json.is_empty() {
         out.push(format!(
             "{} {} enough only for teams that configured a JSON-error processor.",
@@ -267,46 +354,59 @@ pub fn conclusion(job: &MainJob) -> Vec<String> {
             if only_json.len() == 1 { "is" } else { "are" }
         ));
     }
-    let (n, o, i) = (
-        ok("throw/memory-none"),
-        ok("throw/memory-outside"),
-        ok("throw/memory-inside"),
-    );
-    out.push(if n == o {
-        format!(
-            "THROW: with no memory or the memory outside the loop, {} survives; with it inside, \
-             only {}.",
-            names(&all, &n),
-            names(&all, &i)
-        )
-    } else {
-        format!(
-            "THROW: with no memory, {} survives; with the memory outside the loop, {}; inside \
-             it, {}.",
-            names(&all, &n),
-            names(&all, &o),
-            names(&all, &i)
-        )
-    });
-    let (lo, li) = (
-        ok("long-turn/memory-outside"),
-        ok("long-turn/memory-inside"),
-    );
+    let plain = ok("plain/default-processor");
+    let throws_only: Vec<&'static str> = ok("throws/default-processor")
+        .into_iter()
+        .filter(|n| !plain.contains(n))
+        .collect();
+    out.push(line(
+        1,
+        if throws_only.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " {} {} the exceptions' messages, not a tool's own text.",
+                throws_only.join(", "),
+                if throws_only.len() == 1 {
+                    "closes"
+                } else {
+                    "close"
+                }
+            )
+        },
+    ));
+    let (n, o) = (ok("throw/memory-none"), ok("throw/memory-outside"));
+    out.push(line(
+        2,
+        if n == o {
+            format!(
+                " With no memory or the memory outside the loop, {} survives.",
+                names(&all, &n)
+            )
+        } else {
+            format!(
+                " With no memory, {} survives; with the memory outside the loop, {}.",
+                names(&all, &n),
+                names(&all, &o)
+            )
+        },
+    ));
     let why = col("long-turn/memory-inside")
         .and_then(|c| job.rows.first().map(|(_, v)| &v[c]))
         .filter(|v| !v.mark.survives())
         .map(|v| {
             format!(
-                " (upstream: {})",
+                " Upstream with the memory inside: {}.",
                 v.detail.split(": ").next().unwrap_or_default()
             )
         })
         .unwrap_or_default();
-    out.push(format!(
-        "12 tool rounds: memory outside survives under {}; inside, where the 20-message window \
-         evicts the turn as it runs, under {}{why}.",
-        names(&all, &lo),
-        names(&all, &li)
+    out.push(line(
+        3,
+        format!(
+            " With the memory outside the loop, {} survives.{why}",
+            names(&all, &ok("long-turn/memory-outside"))
+        ),
     ));
     let every: Vec<&'static str> = job
         .rows
@@ -342,14 +442,15 @@ fn wrap(text: &str, width: usize) -> String {
     out
 }
 
-/// The table: one line per behaviour set, one column per setup, each header
-/// stating its assumptions, then the legend and the conclusion; at most
-/// 100 columns wide.
+/// The table: one line per behaviour set, the columns grouped by problem
+/// under its header, then the legend and one line per problem naming the
+/// sets that close it; at most 100 columns wide.
 ///
 /// ```
 /// let t = toolcall_model::config::main_job::table(&toolcall_model::config::main_job::reproduce());
 /// assert!(t.lines().all(|l| l.chars().count() <= 100));
 /// assert!(t.lines().any(|l| l.starts_with("upstream ") && l.contains("parse")));
+/// assert!(t.contains("Issue 6902's breach"));
 /// ```
 pub fn table(job: &MainJob) -> String {
     let name_w = job
@@ -360,8 +461,20 @@ pub fn table(job: &MainJob) -> String {
         .max()
         .unwrap_or(13)
         + 1;
-    // The first group's columns are wider: its header is RETURN_ERROR_RESPONSE.
-    let width = |c: &Column| if c.group == 0 { 11 } else { 9 };
+    let shown: Vec<usize> = (0..job.columns.len())
+        .filter(|&i| job.columns[i].in_table)
+        .collect();
+    // A group's columns share its header's width; a lone column is as
+    // wide as its group's header.
+    let width = |c: &Column| {
+        let n = shown
+            .iter()
+            .filter(|&&i| job.columns[i].group == c.group)
+            .count()
+            .max(1);
+        let head = GROUPS[c.group].0.iter().map(|h| h.len()).max().unwrap_or(0);
+        (head.div_ceil(n)).max(9)
+    };
     let mut out = String::new();
     out.push_str(
         "Seed 000: tool x is limited to 1 call per turn; the model calls it twice in one round.\n",
@@ -380,10 +493,10 @@ pub fn table(job: &MainJob) -> String {
     // Group header lines: each group spans its columns.
     for k in 0..2 {
         let mut cells = Vec::new();
-        for (g, titles) in GROUPS.iter().enumerate() {
-            let span: usize = job
-                .columns
+        for (g, (titles, _)) in GROUPS.iter().enumerate() {
+            let span: usize = shown
                 .iter()
+                .map(|&i| &job.columns[i])
                 .filter(|c| c.group == g)
                 .map(|c| width(c) + 1)
                 .sum();
@@ -394,43 +507,47 @@ pub fn table(job: &MainJob) -> String {
         line(cells, "");
     }
     for k in 0..2 {
-        let cells = job
-            .columns
+        let cells = shown
             .iter()
+            .map(|&i| &job.columns[i])
             .map(|c| (width(c), c.head[k].to_owned()))
             .collect();
         line(cells, if k == 1 { "behaviour set" } else { "" });
     }
     for (set, verdicts) in &job.rows {
-        let cells = job
-            .columns
+        let cells = shown
             .iter()
-            .zip(verdicts)
-            .map(|(c, v)| (width(c), v.mark.word().to_owned()))
+            .map(|&i| (width(&job.columns[i]), verdicts[i].mark.word().to_owned()))
             .collect();
         line(cells, set.name);
     }
     out.push('\n');
     out.push_str(&wrap(
-        "inside*: the memory advisor ordered after ToolCallingAdvisor; ChatClient then turns the \
-         tool advisor's conversation history off. outside: its default order. Memory: \
-         MessageWindowChatMemory, 20 messages. The next turn is built from the memory.",
+        "+1 round: the breach, then one more tool round before the answer (plain text and tool \
+         throws go on one more round too). inside*: the memory \
+         advisor ordered after ToolCallingAdvisor; ChatClient then turns the tool advisor's \
+         conversation history off. Memory: MessageWindowChatMemory, 20 messages. The next turn is \
+         built from the memory. Columns where every set survives (THROW with no memory or the \
+         memory outside, the long turn outside) are in --json and the lines below.",
         100,
     ));
     let mut marks = Vec::new();
     let mut seen = BTreeSet::new();
     for (_, vs) in &job.rows {
-        for v in vs {
-            if seen.insert(v.mark.word()) {
-                marks.push(v.mark);
+        for &i in &shown {
+            if seen.insert(vs[i].mark.word()) {
+                marks.push(vs[i].mark);
             }
         }
     }
-    let legend: Vec<String> = marks
-        .iter()
-        .map(|m| format!("{}: {}", m.word(), m.meaning()))
-        .collect();
-    out.push_str(&wrap(&legend.join("; "), 100));
+    for m in &marks {
+        // The meaning wrapped under itself, past the word's column.
+        let text = wrap(m.meaning(), 90);
+        for (i, l) in text.lines().enumerate() {
+            let word = if i == 0 { m.word() } else { "" };
+            out.push_str(&format!("{word:<10}{l}\n"));
+        }
+    }
     out.push('\n');
     for c in conclusion(job) {
         out.push_str(&wrap(&c, 100));

@@ -5,3 +5,4 @@
 pub mod binding;
 pub mod check;
 pub mod main_job;
+pub mod profiles;

@@ -246,3 +246,82 @@ impl Generation {
         }
     }
 }
+
+/// The pairing rules of docs/GEMINI.md rules 5 to 8, checked on messages (system
+/// messages, which become the system instruction, are skipped): each
+/// assistant message with N > 0 tool calls follows a user or tool message
+/// and is followed at once by a tool message with exactly N responses, and
+/// every tool message follows an assistant message with tool calls.
+///
+/// ```
+/// use toolcall_model::model::message::{pairing, Message, ToolCall, ToolResponse};
+/// let call = Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]);
+/// let answer = Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")] };
+/// assert!(pairing(&[Message::user("q"), call.clone(), answer]).is_ok());
+/// assert!(pairing(&[Message::user("q"), call, Message::user("next")]).is_err());
+/// ```
+pub fn pairing(messages: &[Message]) -> Result<(), String> {
+    pairing_with(messages, true)
+}
+
+/// The pairing every chat API requires, whatever its turn-order rules: each
+/// assistant message with N > 0 tool calls is followed at once by a tool
+/// message with exactly N responses, and every tool message follows such
+/// an assistant message. [`pairing`] adds Gemini's rule that a call follows
+/// a user or tool message.
+///
+/// ```
+/// use toolcall_model::model::message::{answered, pairing, Message, ToolCall, ToolResponse};
+/// let call = Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]);
+/// let answer = Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")] };
+/// let m = [Message::user("q"), Message::assistant(Some("Let me check."), vec![]), call, answer];
+/// assert!(answered(&m).is_ok() && pairing(&m).is_err());
+/// ```
+pub fn answered(messages: &[Message]) -> Result<(), String> {
+    pairing_with(messages, false)
+}
+
+fn pairing_with(messages: &[Message], gemini_order: bool) -> Result<(), String> {
+    let ms: Vec<(usize, &Message)> = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !matches!(m, Message::System { .. }))
+        .collect();
+    for (j, &(i, m)) in ms.iter().enumerate() {
+        let prev = j.checked_sub(1).map(|p| ms[p].1);
+        match m {
+            Message::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
+                let n = tool_calls.len();
+                if gemini_order
+                    && !matches!(prev, Some(Message::User { .. } | Message::Tool { .. }))
+                {
+                    return Err(format!(
+                        "message {i}, an assistant message with {n} tool call(s), does not follow a user or tool message"
+                    ));
+                }
+                match ms.get(j + 1) {
+                    Some((_, Message::Tool { responses })) if responses.len() == n => {}
+                    Some((k, Message::Tool { responses })) => {
+                        return Err(format!(
+                            "message {i} has {n} tool call(s) but the tool message {k} after it has {} response(s)",
+                            responses.len()
+                        ))
+                    }
+                    _ => {
+                        return Err(format!(
+                            "message {i} has {n} tool call(s) and no tool message follows it (a dangling call)"
+                        ))
+                    }
+                }
+            }
+            Message::Tool { .. } if !matches!(prev, Some(Message::Assistant { tool_calls, .. }) if !tool_calls.is_empty()) =>
+            {
+                return Err(format!(
+                    "message {i}, a tool message, does not follow an assistant message with tool calls"
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}

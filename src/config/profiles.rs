@@ -1,0 +1,309 @@
+//! Which documents of an application's configuration Spring Boot applies,
+//! and the extra property sources `check` stands for: Spring's profile
+//! rules (`spring.config.activate.on-profile`, `spring.profiles.active`,
+//! the `default` profile, the `application-{profile}` files), the
+//! command-line and environment sources placeholders are resolved from,
+//! and the Spring AI version a build file declares.
+//!
+//! Pure: the command line reads the files and the environment and hands
+//! their texts and values here.
+
+use crate::config::binding::{Entry, JavaValue};
+
+/// `spring.config.activate.on-profile`.
+pub const ON_PROFILE: &str = "spring.config.activate.on-profile";
+/// `spring.profiles.active`.
+pub const PROFILES_ACTIVE: &str = "spring.profiles.active";
+
+/// A key in the relaxed form Spring compares: letters, digits and dots,
+/// lower case (`spring.config.activate.onProfile` is `on-profile`).
+///
+/// ```
+/// use toolcall_model::config::profiles::relaxed;
+/// assert_eq!(relaxed("spring.config.activate.onProfile"), relaxed("spring.config.activate.on-profile"));
+/// ```
+pub fn relaxed(key: &str) -> String {
+    key.chars()
+        .filter(|c| c.is_alphanumeric() || *c == '.')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The value of `key` in one document, as Spring reads it (a list's
+/// elements `key[0]`, `key[1]`... joined with commas).
+fn value_of(doc: &[Entry], key: &str) -> Option<String> {
+    let want = relaxed(key);
+    let mut parts: Vec<String> = Vec::new();
+    for e in doc {
+        let k = relaxed(&e.key);
+        if k == want {
+            return Some(e.value.to_java_string());
+        }
+        if k.starts_with(&want) && k[want.len()..].chars().all(|c| c.is_ascii_digit()) {
+            parts.push(e.value.to_java_string());
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join(","))
+}
+
+/// Whether a profile expression (`Profiles.of`: names, `!`, `&`, `|`,
+/// parentheses; a comma-separated list means any of them) matches the
+/// active profiles.
+///
+/// ```
+/// use toolcall_model::config::profiles::profile_matches;
+/// let active = ["dev".to_owned()];
+/// assert!(profile_matches("dev", &active));
+/// assert!(profile_matches("prod, dev", &active));
+/// assert!(profile_matches("!prod", &active));
+/// assert!(!profile_matches("dev & cloud", &active));
+/// assert!(profile_matches("(prod | dev) & !cloud", &active));
+/// ```
+pub fn profile_matches(expr: &str, active: &[String]) -> bool {
+    expr.split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .any(|e| Expr::new(e, active).or())
+}
+
+/// A recursive-descent reader of one profile expression.
+struct Expr<'a> {
+    chars: Vec<char>,
+    at: usize,
+    active: &'a [String],
+}
+
+impl<'a> Expr<'a> {
+    fn new(text: &str, active: &'a [String]) -> Self {
+        Expr {
+            chars: text.chars().collect(),
+            at: 0,
+            active,
+        }
+    }
+
+    fn skip(&mut self) {
+        while self.chars.get(self.at).is_some_and(|c| c.is_whitespace()) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        self.skip();
+        if self.chars.get(self.at) == Some(&c) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn or(&mut self) -> bool {
+        let mut v = self.and();
+        while self.eat('|') {
+            v |= self.and();
+        }
+        v
+    }
+
+    fn and(&mut self) -> bool {
+        let mut v = self.not();
+        while self.eat('&') {
+            v &= self.not();
+        }
+        v
+    }
+
+    fn not(&mut self) -> bool {
+        if self.eat('!') {
+            return !self.not();
+        }
+        if self.eat('(') {
+            let v = self.or();
+            self.eat(')');
+            return v;
+        }
+        self.skip();
+        let start = self.at;
+        while self
+            .chars
+            .get(self.at)
+            .is_some_and(|c| !matches!(c, '&' | '|' | '(' | ')' | '!') && !c.is_whitespace())
+        {
+            self.at += 1;
+        }
+        let name: String = self.chars[start..self.at].iter().collect();
+        self.active.contains(&name)
+    }
+}
+
+/// The profiles in force: the ones given (`--profile`), else the
+/// `spring.profiles.active` of the documents that apply without a profile
+/// (the last one that sets it), else `default`, as Spring Boot activates
+/// it when no profile is.
+///
+/// ```
+/// use toolcall_model::config::{binding::parse_properties, profiles::active_profiles};
+/// let docs = parse_properties(b"spring.profiles.active=dev,cloud\n").unwrap();
+/// assert_eq!(active_profiles(&docs, None), ["dev", "cloud"]);
+/// assert_eq!(active_profiles(&docs, Some(&["prod".to_owned()])), ["prod"]);
+/// assert_eq!(active_profiles(&[], None), ["default"]);
+/// ```
+pub fn active_profiles(docs: &[Vec<Entry>], given: Option<&[String]>) -> Vec<String> {
+    if let Some(g) = given {
+        return g.to_vec();
+    }
+    let set = docs
+        .iter()
+        .filter(|d| value_of(d, ON_PROFILE).is_none())
+        .filter_map(|d| value_of(d, PROFILES_ACTIVE))
+        .next_back();
+    match set {
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        None => vec!["default".to_owned()],
+    }
+}
+
+/// The documents Spring applies for the active profiles: a document with
+/// `spring.config.activate.on-profile` only when its expression matches.
+/// Also returns, for each document left out, its first line and its
+/// expression.
+///
+/// ```
+/// use toolcall_model::config::{binding::parse_properties, profiles::applied};
+/// let docs = parse_properties(b"a=1\n#---\nspring.config.activate.on-profile=dev\nb=2\n").unwrap();
+/// let (kept, skipped) = applied(docs.clone(), &["default".to_owned()]);
+/// assert_eq!(kept.len(), 1);
+/// assert_eq!(skipped, vec![(3, "dev".to_owned())]);
+/// assert_eq!(applied(docs, &["dev".to_owned()]).0.len(), 2);
+/// ```
+pub fn applied(
+    docs: Vec<Vec<Entry>>,
+    active: &[String],
+) -> (Vec<Vec<Entry>>, Vec<(usize, String)>) {
+    let mut kept = Vec::new();
+    let mut skipped = Vec::new();
+    for d in docs {
+        match value_of(&d, ON_PROFILE) {
+            Some(expr) if !profile_matches(&expr, active) => {
+                skipped.push((d.first().map_or(0, |e| e.line), expr));
+            }
+            _ => kept.push(d),
+        }
+    }
+    (kept, skipped)
+}
+
+/// The names the values of `docs` use in `${NAME}` or `${NAME:default}`
+/// placeholders (nested ones included), each once, in order.
+///
+/// ```
+/// use toolcall_model::config::{binding::parse_properties, profiles::placeholder_names};
+/// let docs = parse_properties(b"a=${TOOL_POLICY}\nb=${LIMIT:3}-${X:${Y}}\n").unwrap();
+/// assert_eq!(placeholder_names(&docs), ["TOOL_POLICY", "LIMIT", "X", "Y"]);
+/// ```
+pub fn placeholder_names(docs: &[Vec<Entry>]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in docs.iter().flatten() {
+        let JavaValue::String(v) = &e.value else {
+            continue;
+        };
+        let mut rest = v.as_str();
+        while let Some(i) = rest.find("${") {
+            rest = &rest[i + 2..];
+            let end = rest.find([':', '}', '$']).unwrap_or(rest.len());
+            let name = rest[..end].trim();
+            if !name.is_empty() && !out.iter().any(|n| n == name) {
+                out.push(name.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// A property source that is not a file (`--set`, the environment): one
+/// document whose entries have no line.
+///
+/// ```
+/// use toolcall_model::config::profiles::source;
+/// let d = source(&[("TOOL_POLICY".into(), "THROW".into())]);
+/// assert_eq!((d[0].key.as_str(), d[0].line), ("TOOL_POLICY", 0));
+/// ```
+pub fn source(pairs: &[(String, String)]) -> Vec<Entry> {
+    pairs
+        .iter()
+        .map(|(k, v)| Entry {
+            key: k.clone(),
+            value: JavaValue::String(v.clone()),
+            line: 0,
+            column: 0,
+        })
+        .collect()
+}
+
+/// The Spring AI version the model reproduces.
+pub const MODELLED_SPRING_AI: &str = "2.0.1";
+
+/// The Spring AI version a `pom.xml` or `build.gradle(.kts)` declares: the
+/// `spring-ai.version` property (Maven) or `springAiVersion` (Gradle), else
+/// the version of the first `org.springframework.ai` artifact (`spring-ai-bom`
+/// or a starter), a Maven `${property}` resolved from the file. `None` when
+/// the file names none.
+///
+/// ```
+/// use toolcall_model::config::profiles::spring_ai_version;
+/// let pom = "<properties><spring-ai.version>1.1.2</spring-ai.version></properties>";
+/// assert_eq!(spring_ai_version(pom).as_deref(), Some("1.1.2"));
+/// let pom = "<dependency><groupId>org.springframework.ai</groupId><artifactId>spring-ai-bom</artifactId><version>${ai}</version></dependency><ai>2.0.1</ai>";
+/// assert_eq!(spring_ai_version(pom).as_deref(), Some("2.0.1"));
+/// let gradle = r#"implementation platform("org.springframework.ai:spring-ai-bom:2.0.0")"#;
+/// assert_eq!(spring_ai_version(gradle).as_deref(), Some("2.0.0"));
+/// assert_eq!(spring_ai_version("set('springAiVersion', \"2.0.1\")").as_deref(), Some("2.0.1"));
+/// ```
+pub fn spring_ai_version(text: &str) -> Option<String> {
+    let tag = |name: &str| {
+        let open = format!("<{name}>");
+        let i = text.find(&open)? + open.len();
+        let j = text[i..].find('<')? + i;
+        Some(text[i..j].trim().to_owned())
+    };
+    if let Some(v) = tag("spring-ai.version") {
+        return Some(v);
+    }
+    if let Some(i) = text.find("springAiVersion") {
+        // `springAiVersion = "X"`, `set("springAiVersion", "X")`: past the
+        // name's closing quote, the separator and the value's opening one.
+        let rest = text[i + "springAiVersion".len()..]
+            .trim_start_matches(['"', '\'', ' ', '\t', ',', '=', ':']);
+        let end = rest.find(['"', '\''])?;
+        return Some(rest[..end].trim().to_owned());
+    }
+    // Maven: the <version> of the first dependency of the group.
+    if let Some(i) = text.find("<groupId>org.springframework.ai</groupId>") {
+        let block_end = text[i..]
+            .find("</dependency>")
+            .map_or(text.len(), |j| i + j);
+        let block = &text[i..block_end];
+        let v = block.find("<version>").and_then(|a| {
+            let a = a + "<version>".len();
+            block[a..]
+                .find('<')
+                .map(|b| block[a..a + b].trim().to_owned())
+        })?;
+        return match v.strip_prefix("${").and_then(|s| s.strip_suffix('}')) {
+            Some(prop) => tag(prop),
+            None => Some(v),
+        };
+    }
+    // Gradle: "org.springframework.ai:ARTIFACT:VERSION".
+    let i = text.find("org.springframework.ai:")?;
+    let rest = &text[i + "org.springframework.ai:".len()..];
+    let end = rest.find(['"', '\'', ')', '\n']).unwrap_or(rest.len());
+    let (_, v) = rest[..end].split_once(':')?;
+    Some(v.trim().to_owned())
+}

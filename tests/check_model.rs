@@ -1,0 +1,476 @@
+//! `check`'s verdicts against the invariant checker (what `explore`
+//! judges) on the very same turns: no behaviour set may be shown safe for a
+//! scenario where an invariant that `check`'s notion of "survives" covers is
+//! refuted on that turn.
+
+use std::num::NonZeroU32;
+
+use toolcall_model::chat::tool_loop::{Memory, Provider};
+use toolcall_model::checking::invariants::{check_scenario, Invariant, Verdict as Inv};
+use toolcall_model::checking::scenario::Scenario as Turn;
+use toolcall_model::config::check::{evaluate, script, Mark, Scenario, Setup};
+use toolcall_model::model::behavior::behavior_sets;
+use toolcall_model::model::limits::{Limits, OnExceeded};
+use toolcall_model::model::processor::{Processor, ProcessorKind};
+
+/// Setups a team can state with `check`: both limit behaviours, both
+/// processors, every memory placement, history as ChatClient chooses and
+/// forced, both providers.
+fn setups() -> Vec<Setup> {
+    let mut v = Vec::new();
+    for on in [OnExceeded::Throw, OnExceeded::ReturnErrorResponse] {
+        for kind in [ProcessorKind::Default, ProcessorKind::JsonError] {
+            for memory in [Memory::None, Memory::Outside, Memory::Inside] {
+                for history in [None, Some(true), Some(false)] {
+                    for provider in [Provider::Gemini, Provider::None] {
+                        v.push(Setup {
+                            limits: Limits {
+                                on_exceeded: on,
+                                ..Limits::default().max_calls_per_tool(1).unwrap()
+                            },
+                            processor: Processor {
+                                kind,
+                                ..Processor::default()
+                            },
+                            memory,
+                            memory_max_messages: NonZeroU32::new(20).unwrap(),
+                            conversation_history: history,
+                            provider,
+                            ..Setup::default()
+                        });
+                    }
+                }
+            }
+        }
+    }
+    // Other limit shapes (a total limit, an override under a larger
+    // default), throw-exception-on-error, a small window: as ChatClient
+    // registers the advisors, on Gemini.
+    let shapes = [
+        Limits::default().max_total_tool_calls(3).unwrap(),
+        Limits::default()
+            .max_calls_per_tool(5)
+            .unwrap()
+            .max_calls_per_tool_for("getWeather", 1)
+            .unwrap(),
+    ];
+    for on in [OnExceeded::Throw, OnExceeded::ReturnErrorResponse] {
+        for kind in [ProcessorKind::Default, ProcessorKind::JsonError] {
+            for memory in [Memory::None, Memory::Outside, Memory::Inside] {
+                for limits in &shapes {
+                    v.push(Setup {
+                        limits: Limits {
+                            on_exceeded: on,
+                            ..limits.clone()
+                        },
+                        processor: Processor {
+                            kind,
+                            ..Processor::default()
+                        },
+                        memory,
+                        ..Setup::default()
+                    });
+                }
+                v.push(Setup {
+                    limits: Limits {
+                        on_exceeded: on,
+                        ..Limits::default().max_calls_per_tool(1).unwrap()
+                    },
+                    processor: Processor {
+                        kind,
+                        always_throw: true,
+                        ..Processor::default()
+                    },
+                    memory,
+                    memory_max_messages: NonZeroU32::new(6).unwrap(),
+                    ..Setup::default()
+                });
+            }
+        }
+    }
+    v
+}
+
+/// The invariants a surviving verdict promises: every Gemini request
+/// converts (gemini-safe), no tool output reaches the model altered
+/// (lossless), every stored transcript and request is paired
+/// (transcript-valid, which the next turn needs), and the question stays in
+/// the turn (question-kept).
+const PROMISED: [Invariant; 4] = [
+    Invariant::Lossless,
+    Invariant::GeminiSafe,
+    Invariant::TranscriptValid,
+    Invariant::QuestionKept,
+];
+
+#[test]
+fn no_set_is_shown_safe_where_an_invariant_is_refuted() {
+    let mut disagreements = Vec::new();
+    let mut compared = 0usize;
+    for setup in setups() {
+        for set in behavior_sets() {
+            for scenario in Scenario::ALL {
+                let v = evaluate(&setup, &set, scenario);
+                let Ok(s) = script(&setup, &set, scenario) else {
+                    assert_eq!(v.mark, Mark::NotApplicable);
+                    continue;
+                };
+                if !v.mark.survives() {
+                    continue;
+                }
+                let turn = Turn {
+                    config: s.config,
+                    tools: s.tools,
+                    history: s.history,
+                    model: s.model,
+                };
+                for inv in PROMISED {
+                    compared += 1;
+                    if let Inv::Refuted(why) = check_scenario(inv, &turn) {
+                        // Another provider is promised the pairing every
+                        // chat API requires, not Gemini's turn order.
+                        if setup.provider == Provider::None
+                            && why.contains("does not follow a user or tool message")
+                        {
+                            continue;
+                        }
+                        disagreements.push(format!(
+                            "{} / {} / {:?}: check says {} but {inv} is refuted: {why}\n  {}",
+                            set.name,
+                            scenario.column(),
+                            setup,
+                            v.mark.word(),
+                            v.detail
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared}");
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements, the first ones:\n{}",
+        disagreements.len(),
+        disagreements[..disagreements.len().min(8)].join("\n")
+    );
+}
+
+/// The seed's workaround is not safe once a breach is followed by another
+/// tool round (docs/BEHAVIOUR.md section 7), and the invariant checker
+/// agrees.
+#[test]
+fn the_workaround_fails_when_a_breach_is_followed_by_another_round() {
+    let setup = Setup {
+        limits: Limits {
+            on_exceeded: OnExceeded::ReturnErrorResponse,
+            ..Limits::default().max_calls_per_tool(1).unwrap()
+        },
+        ..Setup::default()
+    };
+    let set = behavior_sets()
+        .into_iter()
+        .find(|s| s.name == "gemini-tool-text")
+        .unwrap();
+    assert_eq!(
+        evaluate(&setup, &set, Scenario::BreachOneRound).mark,
+        Mark::Ok
+    );
+    let v = evaluate(&setup, &set, Scenario::BreachThenRound);
+    assert_eq!(v.mark, Mark::ParseError, "{}", v.detail);
+    assert!(v
+        .detail
+        .contains("Failed to parse JSON: Tool call limit (1)"));
+    let s = script(&setup, &set, Scenario::BreachThenRound).unwrap();
+    let turn = Turn {
+        config: s.config,
+        tools: s.tools,
+        history: s.history,
+        model: s.model,
+    };
+    assert!(check_scenario(Invariant::GeminiSafe, &turn).is_refuted());
+}
+
+fn check_cli(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(crate::support::bin())
+        .arg("check")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tcm-check-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Issue 6902's setup (a breach answered with RETURN_ERROR_RESPONSE on
+/// Gemini) exits 1 and names the breach and the switch that closes it; a
+/// careful setup (tools that return JSON, THROW, a JSON-error processor,
+/// the memory outside the loop) exits 0; a configuration Spring refuses
+/// exits 2.
+#[test]
+fn exit_status_a_ci_job_can_use() {
+    let issue_6902 = b"spring.ai.tools.limits.max-calls-per-tool-default=1\n\
+spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n";
+    let (code, out, err) = check_cli(&["-", "--format", "properties"], issue_6902);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("Verdict: not safe under upstream: breach-1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("toolcall.fixes.strict-json-or-wrap=true"),
+        "{out}"
+    );
+    assert!(
+        out.contains("io.github.toolcallmodel:toolcall-fixes:0.1.0"),
+        "{out}"
+    );
+    let careful = b"spring.ai.tools.limits.max-calls-per-tool-default=1\n";
+    let (code, out, err) = check_cli(
+        &[
+            "-",
+            "--format",
+            "properties",
+            "--tools",
+            "json",
+            "--processor",
+            "json-error",
+            "--memory",
+            "outside",
+        ],
+        careful,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("Verdict: safe under upstream (exit 0)"),
+        "{out}"
+    );
+    // The same setup asked under a custom combination of fixes.
+    let (code, out, _) = check_cli(
+        &[
+            "-",
+            "--format",
+            "properties",
+            "--fixes",
+            "error-key,close-dangling-calls",
+        ],
+        issue_6902,
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("\nerror-key+close-dangling-calls "), "{out}");
+    let (code, _, err) = check_cli(
+        &["-", "--format", "properties"],
+        b"spring.ai.tools.limits.max-total-tool-calls=ten\n",
+    );
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = check_cli(&["-", "--format", "properties", "--fixes", "nope"], b"");
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = check_cli(&["-"], b"");
+    assert_eq!(code, 2, "{err}");
+}
+
+/// `--sarif FILE` writes a log that the SARIF 2.1.0 schema (OASIS,
+/// errata 01, vendored in tests/sarif/) accepts, whose results point at the
+/// line of the setting that makes the setup unsafe.
+#[test]
+fn sarif_output_is_valid_and_points_at_the_setting() {
+    let dir = scratch("sarif");
+    let props = dir.join("application.properties");
+    std::fs::write(
+        &props,
+        "# tools\nspring.ai.tools.limits.max-calls-per-tool.getWeather=1\n\
+spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n",
+    )
+    .unwrap();
+    let sarif = dir.join("out.sarif");
+    let (code, _, err) = check_cli(
+        &[props.to_str().unwrap(), "--sarif", sarif.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(code, 1, "{err}");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            crate::support::root().join("tests/sarif/sarif-schema-2.1.0.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::draft4::new(&schema).expect("the SARIF schema compiles");
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    // A log that breaks the schema is refused: the validator really checks.
+    let mut broken = log.clone();
+    broken["version"] = serde_json::json!("2.0.0");
+    assert!(!validator.is_valid(&broken));
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let breach = results
+        .iter()
+        .find(|r| r["ruleId"] == "breach-1")
+        .expect("the breach is a result");
+    let loc = &breach["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], props.to_str().unwrap());
+    assert_eq!(loc["region"]["startLine"], 3, "{breach}");
+    assert!(breach["message"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("toolcall.fixes.strict-json-or-wrap=true"));
+    // Safe: a log with no result.
+    let (code, _, _) = check_cli(
+        &[
+            props.to_str().unwrap(),
+            "--fixes",
+            "all",
+            "--sarif",
+            sarif.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code, 0);
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert!(validator.is_valid(&log));
+    assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
+    // A configuration Spring Boot refuses: exit 2, one result on its line.
+    std::fs::write(
+        &props,
+        "# limits\nspring.ai.tools.limits.max-total-tool-calls=ten\n",
+    )
+    .unwrap();
+    let (code, _, _) = check_cli(
+        &[props.to_str().unwrap(), "--sarif", sarif.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(code, 2);
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let r = &log["runs"][0]["results"][0];
+    assert_eq!(r["ruleId"], "spring-refuses");
+    assert_eq!(
+        r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        2
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Spring's profile rules and the sources placeholders come from: a
+/// document under `spring.config.activate.on-profile` applies only for its
+/// profile, `application-{profile}` files are read after the file, a
+/// placeholder nothing resolves is a warning (the property checked as
+/// unset), the environment and `--set` resolve it; the build file's Spring
+/// AI version is read.
+#[test]
+fn profiles_placeholders_and_the_build_file() {
+    let dir = scratch("profiles");
+    let yml = dir.join("application.yml");
+    std::fs::write(
+        &yml,
+        "spring.ai.tools.limits:\n  max-calls-per-tool-default: 1\n  on-limit-exceeded: ${TOOL_POLICY}\n\
+---\nspring.config.activate.on-profile: dev\nspring.ai.tools.limits.on-limit-exceeded: RETURN_ERROR_RESPONSE\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("application-prod.properties"),
+        "spring.ai.tools.limits.max-total-tool-calls=0\n",
+    )
+    .unwrap();
+    let y = yml.to_str().unwrap();
+    let json = |args: &[&str]| {
+        let mut a = vec![y, "--json", "--tools", "json"];
+        a.extend_from_slice(args);
+        let (code, out, err) = check_cli(&a, b"");
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out}{err}"));
+        (code, v)
+    };
+    // Default profile: the dev document is left out, the placeholder is a
+    // warning and THROW (the default) is checked.
+    let (code, v) = json(&[]);
+    assert_ne!(code, 2, "{v}");
+    assert_eq!(v["profiles"], serde_json::json!(["default"]));
+    assert_eq!(v["bound"]["on_limit_exceeded"], "THROW");
+    assert!(
+        v["unresolved"][0]
+            .as_str()
+            .unwrap()
+            .contains("${TOOL_POLICY}"),
+        "{v}"
+    );
+    assert!(v["notes"][0]
+        .as_str()
+        .unwrap()
+        .contains("profile 'dev' is not applied"));
+    // --set resolves it; the dev profile overrides it.
+    let (_, v) = json(&["--set", "TOOL_POLICY=RETURN_ERROR_RESPONSE"]);
+    assert_eq!(v["bound"]["on_limit_exceeded"], "RETURN_ERROR_RESPONSE");
+    assert_eq!(v["unresolved"], serde_json::json!([]));
+    let (_, v) = json(&["--set", "TOOL_POLICY=THROW", "--profile", "dev"]);
+    assert_eq!(v["bound"]["on_limit_exceeded"], "RETURN_ERROR_RESPONSE");
+    // The environment resolves it too.
+    let out = std::process::Command::new(crate::support::bin())
+        .args(["check", y, "--json"])
+        .env("TOOL_POLICY", "RETURN_ERROR_RESPONSE")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["bound"]["on_limit_exceeded"], "RETURN_ERROR_RESPONSE");
+    // The prod file beside it: Spring refuses its value, with file and line.
+    let (code, _, err) = check_cli(&[y, "--profile", "prod"], b"");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("application-prod.properties:1: spring.ai.tools.limits.max-total-tool-calls"),
+        "{err}"
+    );
+    // Several files: read in the order given, a later one winning; the
+    // profile files beside them after all of them.
+    let more = dir.join("more.properties");
+    std::fs::write(
+        &more,
+        "spring.ai.tools.limits.max-calls-per-tool-default=5\n",
+    )
+    .unwrap();
+    let (_, v) = json(&[more.to_str().unwrap(), "--set", "TOOL_POLICY=THROW"]);
+    assert_eq!(v["bound"]["max_calls_per_tool_default"], 5, "{v}");
+    std::fs::write(
+        dir.join("more-dev.properties"),
+        "spring.ai.tools.limits.max-calls-per-tool-default=2\n",
+    )
+    .unwrap();
+    let (_, v) = json(&[
+        more.to_str().unwrap(),
+        "--profile",
+        "dev",
+        "--set",
+        "TOOL_POLICY=THROW",
+    ]);
+    assert_eq!(v["bound"]["max_calls_per_tool_default"], 2, "{v}");
+    assert_eq!(v["files"].as_array().unwrap().len(), 3, "{v}");
+    // A build file that declares another Spring AI version: a warning.
+    let pom = dir.join("pom.xml");
+    std::fs::write(
+        &pom,
+        "<properties><spring-ai.version>1.1.0</spring-ai.version></properties>",
+    )
+    .unwrap();
+    let (_, out, _) = check_cli(&[y, "--build", pom.to_str().unwrap()], b"");
+    assert!(out.contains("Spring AI 1.1.0, not 2.0.1"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
