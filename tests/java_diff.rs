@@ -285,3 +285,79 @@ fn save(saved: &Path, name: &str, v: &Value, java: &mut JavaSession, dir: &Path)
     std::fs::write(&file, serde_json::to_string_pretty(&out).expect("prints")).expect("writable");
     file
 }
+
+/// Every turn the main job and `check` play (each main-job setup, every
+/// `check` scenario, every behaviour set) runs on the real classes, fix sets
+/// with the fix library installed: the cells the README's tables show rest
+/// on turns Java plays alike. With a memory advisor inside the loop the
+/// runner lets the real `ChatClient` register `ToolCallingAdvisor` itself,
+/// as these setups assume.
+#[test]
+fn main_job_and_check_turns_agree_with_the_real_classes() {
+    use toolcall_model::checking::scenario::Scenario as Turn;
+    use toolcall_model::config::check::{script, Scenario};
+    use toolcall_model::config::main_job::columns;
+    use toolcall_model::model::behavior::behavior_sets;
+    let Some(mut java) = ready("main_job_and_check_turns_agree_with_the_real_classes") else {
+        return;
+    };
+    let dir: PathBuf = root()
+        .join("target/java-diff")
+        .join(format!("cells-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("target/java-diff");
+    let mut setups = Vec::new();
+    for c in columns() {
+        if !setups.contains(&c.setup) {
+            setups.push(c.setup.clone());
+        }
+    }
+    let mut tally = Tally::default();
+    let mut failures = Vec::new();
+    let mut inside = 0;
+    for (k, setup) in setups.iter().enumerate() {
+        for scenario in Scenario::ALL {
+            for set in behavior_sets() {
+                let Ok(s) = script(setup, &set, scenario) else {
+                    continue;
+                };
+                let turn = Turn {
+                    config: s.config,
+                    tools: s.tools,
+                    history: s.history,
+                    model: s.model,
+                };
+                let name = format!("cell-{k}-{}-{}", scenario.column(), set.name);
+                let v = turn.to_vector(&name, "a main-job or check turn", serde_json::json!({}));
+                if v["input"]["memory"] == "inside" {
+                    inside += 1;
+                }
+                let judged = verdict(&mut java, &dir, &v);
+                if let Verdict::Disagree(d) = &judged {
+                    failures.push(format!("{name}: {}", d.join("; ")));
+                }
+                tally.add(&judged);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!(
+        "main-job and check turns against the real classes: {}",
+        tally.summary()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} turns disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        tally.passed >= 200 && inside >= 20,
+        "too few turns: {} ({inside} with the memory inside)",
+        tally.summary()
+    );
+    assert!(
+        tally.out_of_scope.is_empty(),
+        "turns out of scope: {}",
+        tally.summary()
+    );
+}
