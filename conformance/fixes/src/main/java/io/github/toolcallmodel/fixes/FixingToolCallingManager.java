@@ -74,6 +74,19 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 	private final boolean closeDanglingCalls;
 
 	/**
+	 * The fixes around {@code delegate}, with the exception processor it was built
+	 * with (read from it), so that a breach is processed exactly as the
+	 * delegate processes a tool's failure.
+	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
+	 * @param breachThroughProcessor the fix {@code breach-through-processor}
+	 * @param closeDanglingCalls the fix {@code close-dangling-calls}
+	 */
+	public FixingToolCallingManager(ToolCallingManager delegate, boolean breachThroughProcessor,
+			boolean closeDanglingCalls) {
+		this(delegate, SpringLimits.processorOf(delegate), breachThroughProcessor, closeDanglingCalls);
+	}
+
+	/**
 	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
 	 * @param processor the exception processor the delegate was built with
 	 * @param breachThroughProcessor the fix {@code breach-through-processor}

@@ -7,8 +7,6 @@ import org.springframework.ai.chat.memory.ChatMemoryRepository;
 import org.springframework.ai.chat.memory.InMemoryChatMemoryRepository;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionEligibilityChecker;
-import org.springframework.ai.tool.execution.DefaultToolExecutionExceptionProcessor;
-import org.springframework.ai.tool.execution.ToolExecutionExceptionProcessor;
 import org.springframework.ai.tool.resolution.ToolCallbackResolver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -54,8 +52,7 @@ public class ToolCallFixesAutoConfiguration {
 	static final String ADVISOR_ORDER = "spring.ai.chat.client.tool-calling.advisor-order";
 
 	@Bean
-	static BeanPostProcessor toolCallFixesBeanPostProcessor(Environment environment,
-			ObjectProvider<ToolExecutionExceptionProcessor> processor) {
+	static BeanPostProcessor toolCallFixesBeanPostProcessor(Environment environment) {
 		// Bound from the environment here: a post-processor runs before the
 		// properties bean can be bound.
 		ToolCallFixesProperties p = Binder.get(environment)
@@ -69,9 +66,11 @@ public class ToolCallFixesAutoConfiguration {
 				}
 				if (bean instanceof ToolCallingManager manager && !(manager instanceof FixingToolCallingManager)
 						&& p.wrapsManager()) {
-					return new FixingToolCallingManager(manager,
-							processor.getIfAvailable(() -> DefaultToolExecutionExceptionProcessor.builder().build()),
-							p.isBreachThroughProcessor(), p.isCloseDanglingCalls());
+					// The processor the manager was built with, which need not be
+					// the ToolExecutionExceptionProcessor bean (a manager the
+					// application builds itself).
+					return new FixingToolCallingManager(manager, p.isBreachThroughProcessor(),
+							p.isCloseDanglingCalls());
 				}
 				if (bean instanceof ChatMemory memory && !(memory instanceof AnsweredGenerationChatMemory)
 						&& p.isStoreAnsweredGeneration()) {

@@ -1,0 +1,154 @@
+package io.github.toolcallmodel.fixes;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.ai.chat.memory.MessageWindowChatMemory;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.DefaultToolCallingManager;
+import org.springframework.ai.model.tool.ToolCallLimitBehavior;
+import org.springframework.ai.model.tool.ToolCallLimitExceededException;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.ai.tool.ToolCallback;
+import org.springframework.ai.tool.definition.DefaultToolDefinition;
+import org.springframework.ai.tool.definition.ToolDefinition;
+import org.springframework.ai.tool.execution.DefaultToolExecutionExceptionProcessor;
+import org.springframework.ai.tool.execution.ToolExecutionException;
+import org.springframework.ai.tool.execution.ToolExecutionExceptionProcessor;
+import org.springframework.ai.tool.metadata.ToolMetadata;
+import org.springframework.ai.tool.resolution.StaticToolCallbackResolver;
+import org.springframework.ai.tool.resolution.ToolCallbackResolver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The manager's fixes on Spring's real {@code DefaultToolCallingManager}: the
+ * processor's rethrows, the hand-off to the loop after a failing batch and a
+ * {@code returnDirect} batch, and tools that invoke other tools or nested calls
+ * while they run.
+ */
+class FixingToolCallingManagerTests {
+
+	static final String BREACH = "Tool call limit (1) exceeded for tool 'x'. No further calls to this tool are allowed in this turn.";
+
+	static ToolCallback tool(String name, boolean returnDirect, Function<String, String> body) {
+		ToolDefinition definition = DefaultToolDefinition.builder().name(name).description(name).inputSchema("{}").build();
+		ToolMetadata metadata = ToolMetadata.builder().returnDirect(returnDirect).build();
+		return new ToolCallback() {
+
+			@Override
+			public ToolDefinition getToolDefinition() {
+				return definition;
+			}
+
+			@Override
+			public ToolMetadata getToolMetadata() {
+				return metadata;
+			}
+
+			@Override
+			public String call(String toolInput) {
+				return body.apply(toolInput);
+			}
+
+		};
+	}
+
+	static ToolCallback tool(String name, Function<String, String> body) {
+		return tool(name, false, body);
+	}
+
+	/** A model reply calling each {@code name:id} given. */
+	static ChatResponse reply(String... calls) {
+		List<AssistantMessage.ToolCall> out = new ArrayList<>();
+		for (String c : calls) {
+			String[] nameId = c.split(":");
+			out.add(new AssistantMessage.ToolCall(nameId[1], "function", nameId[0], "{}"));
+		}
+		return new ChatResponse(List.of(new Generation(AssistantMessage.builder().content("").toolCalls(out).build())));
+	}
+
+	static Prompt prompt(ToolCallback... tools) {
+		return new Prompt(List.<Message>of(new UserMessage("q")),
+				ToolCallingChatOptions.builder().toolCallbacks(List.of(tools)).build());
+	}
+
+	static DefaultToolCallingManager spring(ToolExecutionExceptionProcessor processor, ToolCallLimitBehavior behavior) {
+		return DefaultToolCallingManager.builder()
+			.toolExecutionExceptionProcessor(processor)
+			.maxCallsPerTool("x", 1)
+			.onLimitExceeded(behavior)
+			.build();
+	}
+
+	static final ToolExecutionExceptionProcessor SPRING = DefaultToolExecutionExceptionProcessor.builder().build();
+
+	static final ToolCallback X = tool("x", in -> "{\"weather\":\"sunny\"}");
+
+	static ToolResponseMessage last(ToolExecutionResult result) {
+		List<Message> h = result.conversationHistory();
+		return assertInstanceOf(ToolResponseMessage.class, h.get(h.size() - 1));
+	}
+
+	/** Runs {@code body} inside a loop's hand-off slot and returns what was handed off. */
+	static ToolResponseMessage handedOff(Runnable body) {
+		ToolResponseMessage[] previous = LoopHandoff.open();
+		try {
+			body.run();
+			return LoopHandoff.take();
+		}
+		finally {
+			LoopHandoff.close(previous);
+		}
+	}
+
+	// ------------------------------------------------- breach-through-processor
+
+
+
+
+	// ------------------------------------------------- close-dangling-calls
+
+
+
+	@SuppressWarnings("unchecked")
+	static <E extends Throwable> E sneaky(Throwable t) throws E {
+		throw (E) t;
+	}
+
+
+
+	// ------------------------------------------------- marks
+
+
+
+	@Test
+	void theManagerProcessesWithTheProcessorItsDelegateWasBuiltWith() {
+		ToolExecutionExceptionProcessor json = e -> "{\"error\":\"" + e.getCause().getMessage() + "\"}";
+		ToolCallingManager delegate = spring(json, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE);
+		var manager = new FixingToolCallingManager(delegate, true, false);
+		ToolResponseMessage m = last(manager.executeToolCalls(prompt(X), reply("x:c1", "x:c2")));
+		assertEquals("{\"error\":\"" + BREACH + "\"}", m.getResponses().get(1).responseData());
+		assertSame(delegate, manager.getDelegate());
+		assertFalse(ToolResponseMarks.isError(m, 0));
+	}
+
+}
