@@ -138,6 +138,22 @@ class FixingToolCallingManagerTests {
 
 	// ------------------------------------------------- marks
 
+	@Test
+	void aToolThatInvokesAnotherRecordingToolDoesNotShiftTheBatchsMarks() {
+		ToolCallback inner = tool("inner", in -> "{}");
+		ToolCallbackResolver resolver = FixingToolCallingManager
+			.recordingResolver(new StaticToolCallbackResolver(List.of(inner)));
+		// A composite tool: it runs another tool it resolves by name, then fails.
+		ToolCallback composite = tool("composite", in -> {
+			resolver.resolve("inner").call("{}");
+			throw new ToolExecutionException(inner.getToolDefinition(), new IllegalArgumentException("bad input"));
+		});
+		ToolCallback plain = tool("plain", in -> "{\"ok\":true}");
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, false);
+		ToolResponseMessage m = last(manager.executeToolCalls(prompt(composite, plain), reply("composite:c1", "plain:c2")));
+		assertEquals("bad input", m.getResponses().get(0).responseData());
+		assertEquals(List.of(true, false), ToolResponseMarks.marks(m));
+	}
 
 
 	@Test
