@@ -132,7 +132,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			return this.delegate.executeToolCalls(prompt, chatResponse);
 		}
 		List<AssistantMessage.ToolCall> calls = assistant.getToolCalls();
-		Batch batch = new Batch(calls, breaches(prompt.getInstructions(), calls));
+		Batch batch = new Batch(calls, breaches(prompt.getInstructions(), calls), LoopHandoff.suspend());
 		Invocations.Listener previous = Invocations.set(batch);
 		try {
 			ToolExecutionResult result;
@@ -149,7 +149,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 					fixed = limitExceeded(ex, batch, calls);
 				}
 				catch (Throwable e) {
-					handOffFailed(calls);
+					handOffFailed(batch);
 					throw e;
 				}
 				throw new Fixed(fixed);
@@ -168,14 +168,15 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 				batch.processBeforeMissingTool(ex);
 			}
 			catch (Throwable first) {
-				handOffFailed(calls);
+				handOffFailed(batch);
 				throw first;
 			}
-			handOffFailed(calls);
+			handOffFailed(batch);
 			throw ex;
 		}
 		finally {
 			Invocations.restore(previous);
+			LoopHandoff.resume(batch.slot);
 		}
 	}
 
@@ -242,12 +243,16 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		/** The next call not yet accounted for. */
 		int next;
 
+		/** The calling loop's hand-off slot, off the thread while the batch runs (null: none). */
+		final ToolResponseMessage[] slot;
+
 		/** The call whose tool is running. */
 		int running = -1;
 
-		Batch(List<AssistantMessage.ToolCall> calls, SpringLimits.Breach[] breaches) {
+		Batch(List<AssistantMessage.ToolCall> calls, SpringLimits.Breach[] breaches, ToolResponseMessage[] slot) {
 			this.calls = calls;
 			this.breaches = breaches;
+			this.slot = slot;
 			this.processed = new String[calls.size()];
 			this.threw = new boolean[calls.size()];
 		}
@@ -352,7 +357,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			.returnDirect(result.returnDirect())
 			.build();
 		if (fixed.returnDirect() && this.closeDanglingCalls) {
-			LoopHandoff.offer(marked);
+			LoopHandoff.offer(batch.slot, marked);
 		}
 		return fixed;
 	}
@@ -403,23 +408,24 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			.returnDirect(ex.getPartialToolExecutionResult().returnDirect())
 			.build();
 		if (this.closeDanglingCalls) {
-			LoopHandoff.offer(marked);
+			LoopHandoff.offer(batch.slot, marked);
 			return new ClosedBatchLimitExceededException(ex.getToolName(), ex.getLimit(), partial, breachIndex);
 		}
 		return new ToolCallLimitExceededException(ex.getToolName(), ex.getLimit(), partial);
 	}
 
-	private void handOffFailed(List<AssistantMessage.ToolCall> calls) {
+	private void handOffFailed(Batch batch) {
 		if (!this.closeDanglingCalls) {
 			return;
 		}
 		List<ToolResponse> responses = new ArrayList<>();
 		List<Boolean> marks = new ArrayList<>();
-		for (AssistantMessage.ToolCall c : calls) {
+		for (AssistantMessage.ToolCall c : batch.calls) {
 			responses.add(new ToolResponse(c.id(), c.name(), NOT_EXECUTED_FAILED));
 			marks.add(true);
 		}
-		LoopHandoff.offer(ToolResponseMarks.withMarks(ToolResponseMessage.builder().responses(responses).build(), marks));
+		LoopHandoff.offer(batch.slot,
+				ToolResponseMarks.withMarks(ToolResponseMessage.builder().responses(responses).build(), marks));
 	}
 
 }

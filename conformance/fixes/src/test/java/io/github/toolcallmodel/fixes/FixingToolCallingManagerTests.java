@@ -135,6 +135,26 @@ class FixingToolCallingManagerTests {
 	}
 
 
+	@Test
+	void aNestedCallWhoseBatchFailsInsideAToolDoesNotHandOffIntoTheOuterLoop() {
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
+		// A tool that itself runs a batch through the same manager (a chat model's
+		// own tool execution, say) and copes with its failure.
+		ToolCallback outer = tool("outer", in -> {
+			try {
+				manager.executeToolCalls(prompt(X), reply("missing:n1"));
+				return "{\"nested\":\"ok\"}";
+			}
+			catch (IllegalStateException e) {
+				return "{\"nested\":\"failed\"}";
+			}
+		});
+		ToolExecutionResult[] result = new ToolExecutionResult[1];
+		ToolResponseMessage closing = handedOff(
+				() -> result[0] = manager.executeToolCalls(prompt(outer), reply("outer:c1")));
+		assertEquals("{\"nested\":\"failed\"}", last(result[0]).getResponses().get(0).responseData());
+		assertNull(closing, "the outer batch continues the loop: nothing to hand off, least of all n1's answer");
+	}
 
 	// ------------------------------------------------- marks
 
