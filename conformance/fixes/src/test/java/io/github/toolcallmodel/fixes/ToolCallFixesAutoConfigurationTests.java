@@ -145,7 +145,30 @@ class ToolCallFixesAutoConfigurationTests {
 			});
 	}
 
+	@Test
+	void aSwitchReadsAsEveryBooleanPropertyDoes() {
+		// "on" is true to the binder: every part of the fix is installed, never half of it.
+		this.runner.withPropertyValues("toolcall.fixes.close-dangling-calls=on").run(context -> {
+			assertThat(context.getBean(ToolCallingManager.class)).isInstanceOf(FixingToolCallingManager.class);
+			assertThat(context.getBean(ToolCallingAdvisor.Builder.class)).isInstanceOf(FixingToolCallingAdvisor.Builder.class);
+		});
+		this.runner.withPropertyValues("toolcall.fixes.keep-current-turn=yes")
+			.run(context -> assertThat(context.getBean(ChatMemory.class)).isInstanceOf(TurnKeepingWindowChatMemory.class));
+		this.runner.withPropertyValues("toolcall.fixes.close-dangling-calls=false").run(context -> assertThat(
+				context.getBean(ToolCallingAdvisor.Builder.class).getClass()).isEqualTo(ToolCallingAdvisor.Builder.class));
+	}
 
+	@Test
+	void closeDanglingCallsWithoutAToolCallingManagerLeavesTheContextStarting() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(ChatClientAutoConfiguration.class, ToolCallFixesAutoConfiguration.class))
+			.withUserConfiguration(Model.class)
+			.withPropertyValues("toolcall.fixes.close-dangling-calls=true")
+			.run(context -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(ToolCallingAdvisor.Builder.class);
+			});
+	}
 
 	/** The default advisors a ChatClient built from {@code builder} holds. */
 	static List<Object> advisors(ChatClient.Builder builder) {
