@@ -133,6 +133,23 @@ class Seed000ApplicationTests {
 	}
 
 	@Test
+	void strictJsonOrWrapAlsoRewritesTheRequestsOfStream() {
+		this.app.withPropertyValues("toolcall.fixes.strict-json-or-wrap=true").run(context -> {
+			List<String> chunks = context.getBean(ChatClient.Builder.class)
+				.build()
+				.prompt()
+				.user("weather?")
+				.toolCallbacks(X)
+				.stream()
+				.content()
+				.collectList()
+				.block();
+			assertEquals("done", String.join("", chunks));
+			assertEquals(Map.of("result", BREACH), secondCall(context).get(1).get("response"));
+		});
+	}
+
+	@Test
 	void breachThroughProcessorLetsTheJsonErrorProcessorShapeTheBreach() {
 		this.app.withUserConfiguration(JsonErrorProcessor.class)
 			.withPropertyValues("toolcall.fixes.breach-through-processor=true")
