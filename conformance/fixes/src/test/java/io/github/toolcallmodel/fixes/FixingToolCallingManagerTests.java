@@ -122,18 +122,108 @@ class FixingToolCallingManagerTests {
 
 	// ------------------------------------------------- breach-through-processor
 
+	@Test
+	void aProcessorThatRethrowsTheBreachFailsTheBatchBeforeTheNextToolRuns() {
+		ToolExecutionExceptionProcessor rethrowing = DefaultToolExecutionExceptionProcessor.builder()
+			.rethrowExceptions(List.of(ToolCallLimitExceededException.class))
+			.build();
+		List<String> ran = new ArrayList<>();
+		ToolCallback y = tool("y", in -> {
+			ran.add("y");
+			return "{}";
+		});
+		var manager = new FixingToolCallingManager(spring(rethrowing, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE), true,
+				true);
+		ToolResponseMessage closing = handedOff(() -> {
+			ToolCallLimitBreach e = assertThrows(ToolCallLimitBreach.class,
+					() -> manager.executeToolCalls(prompt(X, y), reply("x:c1", "x:c2", "y:c3")));
+			assertEquals(BREACH, e.getMessage());
+			// ToolCallingAdvisor ends the turn with the breach text and no partial responses.
+			assertEquals(BREACH, e.buildGeneration().getOutput().getText());
+		});
+		assertEquals(List.of(), ran, "the call after the breach never runs");
+		assertEquals(List.of("c1", "c2", "c3"), closing.getResponses().stream().map(r -> r.id()).toList());
+		assertTrue(closing.getResponses()
+			.stream()
+			.allMatch(r -> FixingToolCallingManager.NOT_EXECUTED_FAILED.equals(r.responseData())));
+		assertEquals(List.of(true, true, true), ToolResponseMarks.marks(closing));
+	}
 
+	@Test
+	void underThrowAProcessorThatThrowsOnTheBreachFailsTheBatch() {
+		ToolExecutionExceptionProcessor always = DefaultToolExecutionExceptionProcessor.builder().alwaysThrow(true).build();
+		var manager = new FixingToolCallingManager(spring(always, ToolCallLimitBehavior.THROW), true, true);
+		ToolResponseMessage closing = handedOff(() -> {
+			ToolExecutionException e = assertThrows(ToolExecutionException.class,
+					() -> manager.executeToolCalls(prompt(X), reply("x:c1", "x:c2", "x:c3")));
+			assertInstanceOf(ToolCallLimitBreach.class, e.getCause());
+			assertEquals("x", e.getToolDefinition().name());
+		});
+		assertEquals(3, closing.getResponses().size());
+		assertEquals(FixingToolCallingManager.NOT_EXECUTED_FAILED, closing.getResponses().get(0).responseData());
+	}
 
+	@Test
+	void underThrowTheProcessedBreachIsTheTurnsTextAndTheClosedCallsFollowIt() {
+		ToolExecutionExceptionProcessor json = e -> "{\"error\":\"" + e.getCause().getMessage() + "\"}";
+		var manager = new FixingToolCallingManager(spring(json, ToolCallLimitBehavior.THROW), true, true);
+		ToolResponseMessage closing = handedOff(() -> {
+			ClosedBatchLimitExceededException e = assertThrows(ClosedBatchLimitExceededException.class,
+					() -> manager.executeToolCalls(prompt(X), reply("x:c1", "x:c2", "x:c3")));
+			assertEquals("{\"error\":\"" + BREACH + "\"}", e.buildGeneration().getOutput().getText());
+		});
+		assertEquals(List.of("{\"weather\":\"sunny\"}", "{\"error\":\"" + BREACH + "\"}",
+				"{\"error\":\"" + FixingToolCallingManager.NOT_EXECUTED + "\"}"),
+				closing.getResponses().stream().map(r -> r.responseData()).toList());
+		assertEquals(List.of(false, true, true), ToolResponseMarks.marks(closing));
+	}
 
 	// ------------------------------------------------- close-dangling-calls
 
+	@Test
+	void aBatchThatFailsOnAnUncheckedExceptionHandsEveryCallOffAndStillThrows() {
+		ToolCallback boom = tool("boom", in -> {
+			throw new IllegalStateException("boom");
+		});
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
+		ToolResponseMessage closing = handedOff(() -> assertThrows(IllegalStateException.class,
+				() -> manager.executeToolCalls(prompt(X, boom), reply("x:c1", "boom:c2"))));
+		assertEquals(List.of("c1", "c2"), closing.getResponses().stream().map(r -> r.id()).toList());
+		assertEquals(List.of(true, true), ToolResponseMarks.marks(closing));
+	}
 
+	@Test
+	void aCheckedExceptionAToolThrowsUndeclaredStillReachesTheCaller() {
+		ToolCallback sneaky = tool("sneaky", in -> {
+			throw FixingToolCallingManagerTests.<RuntimeException>sneaky(new java.io.IOException("disk"));
+		});
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
+		ToolResponseMessage closing = handedOff(() -> {
+			Throwable t = assertThrows(Throwable.class, () -> manager.executeToolCalls(prompt(sneaky), reply("sneaky:c1")));
+			assertInstanceOf(java.io.IOException.class, t);
+		});
+		assertEquals(FixingToolCallingManager.NOT_EXECUTED_FAILED, closing.getResponses().get(0).responseData());
+	}
 
 	@SuppressWarnings("unchecked")
 	static <E extends Throwable> E sneaky(Throwable t) throws E {
 		throw (E) t;
 	}
 
+	@Test
+	void aReturnDirectBatchHandsItsToolMessageOff() {
+		ToolCallback direct = tool("direct", true, in -> "done");
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
+		ToolExecutionResult[] result = new ToolExecutionResult[1];
+		ToolResponseMessage closing = handedOff(
+				() -> result[0] = manager.executeToolCalls(prompt(direct), reply("direct:c1")));
+		assertTrue(result[0].returnDirect());
+		assertNotNull(closing);
+		assertEquals("done", closing.getResponses().get(0).responseData());
+		assertEquals(List.of(false), ToolResponseMarks.marks(closing));
+		// A batch the loop continues from hands nothing off.
+		assertNull(handedOff(() -> manager.executeToolCalls(prompt(X), reply("x:c1"))));
+	}
 
 	@Test
 	void aNestedCallWhoseBatchFailsInsideAToolDoesNotHandOffIntoTheOuterLoop() {
@@ -175,6 +265,22 @@ class FixingToolCallingManagerTests {
 		assertEquals(List.of(true, false), ToolResponseMarks.marks(m));
 	}
 
+	@Test
+	void errorMarksSurviveTheMessageWindowMemory() {
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE), false,
+				false);
+		ToolResponseMessage m = last(manager.executeToolCalls(prompt(X), reply("x:c1", "x:c2")));
+		assertEquals(List.of(false, true), ToolResponseMarks.marks(m));
+		var memory = MessageWindowChatMemory.builder().build();
+		memory.add("c", List.of(new UserMessage("q"), m));
+		ToolResponseMessage stored = assertInstanceOf(ToolResponseMessage.class, memory.get("c").get(1));
+		assertEquals(List.of(false, true), ToolResponseMarks.marks(stored));
+		// The marked breach that is no JSON object goes under "error", the tool's own under nothing.
+		var sent = (ToolResponseMessage) new GeminiSafeToolResponseAdvisor(false, true).rewrite(List.<Message>of(stored))
+			.get(0);
+		assertEquals("{\"weather\":\"sunny\"}", sent.getResponses().get(0).responseData());
+		assertEquals("{\"error\":\"" + BREACH + "\"}", sent.getResponses().get(1).responseData());
+	}
 
 	@Test
 	void theManagerProcessesWithTheProcessorItsDelegateWasBuiltWith() {
