@@ -159,6 +159,11 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		catch (Fixed f) {
 			throw f.exception;
 		}
+		catch (ProcessorThrew p) {
+			// The processor threw on a breach before a later call's tool ran: the batch failed.
+			handOffFailed(batch);
+			throw p.thrown;
+		}
 		catch (Throwable ex) {
 			// Whatever leaves the batch, a checked exception a tool threw
 			// undeclared included, fails it; but a breach before a call to a
@@ -190,6 +195,25 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		Fixed(ToolCallLimitExceededException exception) {
 			super(null, null, false, false);
 			this.exception = exception;
+		}
+
+	}
+
+	/**
+	 * Carries a {@link ToolExecutionException} the processor threw on a breach
+	 * processed just before a later call's tool runs out of that tool's call:
+	 * the delegate would otherwise take it for the tool's own failure and
+	 * process it again, as that call's response.
+	 */
+	private static final class ProcessorThrew extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		final ToolExecutionException thrown;
+
+		ProcessorThrew(ToolExecutionException thrown) {
+			super(null, null, false, false);
+			this.thrown = thrown;
 		}
 
 	}
@@ -262,7 +286,12 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			// The calls before the next one without a breach were breaches: they
 			// are processed now, before this tool runs, as the manager would.
 			while (this.next < this.calls.size() && this.breaches[this.next] != null) {
-				process(this.next++);
+				try {
+					process(this.next++);
+				}
+				catch (ToolExecutionException e) {
+					throw new ProcessorThrew(e);
+				}
 			}
 			this.running = this.next++;
 		}

@@ -150,6 +150,44 @@ class FixingToolCallingManagerTests {
 	}
 
 	@Test
+	void whatTheProcessorThrowsOnABreachIsNotTakenForTheNextToolsFailure() {
+		// spring.ai.tools.throw-exception-on-error=true: the processor throws the
+		// ToolExecutionException it is given. Processed once, it fails the batch.
+		ToolExecutionExceptionProcessor always = DefaultToolExecutionExceptionProcessor.builder().alwaysThrow(true).build();
+		List<ToolExecutionException> seen = new ArrayList<>();
+		ToolExecutionExceptionProcessor counting = e -> {
+			seen.add(e);
+			return always.process(e);
+		};
+		List<String> ran = new ArrayList<>();
+		ToolCallback y = tool("y", in -> {
+			ran.add("y");
+			return "{}";
+		});
+		var manager = new FixingToolCallingManager(spring(counting, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE), true,
+				false);
+		ToolExecutionException e = assertThrows(ToolExecutionException.class,
+				() -> manager.executeToolCalls(prompt(X, y), reply("x:c1", "x:c2", "y:c3")));
+		assertInstanceOf(ToolCallLimitBreach.class, e.getCause());
+		assertEquals(1, seen.size(), "the breach is processed once");
+		assertEquals(List.of(), ran);
+		// A processor that answers the breach with an exception of its own: that
+		// exception fails the batch; it is not the running tool's failure to process.
+		ToolExecutionExceptionProcessor wrapping = ex -> {
+			if (ex.getCause() instanceof ToolCallLimitExceededException) {
+				throw new ToolExecutionException(ex.getToolDefinition(), new IllegalStateException("limit"));
+			}
+			return "{\"error\":\"" + ex.getCause().getMessage() + "\"}";
+		};
+		var manager2 = new FixingToolCallingManager(spring(wrapping, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE), true,
+				false);
+		ToolExecutionException e2 = assertThrows(ToolExecutionException.class,
+				() -> manager2.executeToolCalls(prompt(X, y), reply("x:c1", "x:c2", "y:c3")));
+		assertEquals("limit", e2.getCause().getMessage());
+		assertEquals(List.of(), ran, "y never runs");
+	}
+
+	@Test
 	void underThrowAProcessorThatThrowsOnTheBreachFailsTheBatch() {
 		ToolExecutionExceptionProcessor always = DefaultToolExecutionExceptionProcessor.builder().alwaysThrow(true).build();
 		var manager = new FixingToolCallingManager(spring(always, ToolCallLimitBehavior.THROW), true, true);
