@@ -52,7 +52,13 @@ public class FixingToolCallingAdvisor extends ToolCallingAdvisor {
 				response = super.adviseCall(chatClientRequest, callAdvisorChain);
 			}
 			catch (Throwable e) {
-				handOff(chatClientRequest, callAdvisorChain);
+				try {
+					handOff(chatClientRequest, callAdvisorChain);
+				}
+				catch (Throwable handOffFailure) {
+					// The loop's own failure is what the caller must see.
+					e.addSuppressed(handOffFailure);
+				}
 				throw e;
 			}
 			handOff(chatClientRequest, callAdvisorChain);

@@ -74,6 +74,19 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 	private final boolean closeDanglingCalls;
 
 	/**
+	 * The fixes around {@code delegate}, with the exception processor it was built
+	 * with (read from it), so that a breach is processed exactly as the
+	 * delegate processes a tool's failure.
+	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
+	 * @param breachThroughProcessor the fix {@code breach-through-processor}
+	 * @param closeDanglingCalls the fix {@code close-dangling-calls}
+	 */
+	public FixingToolCallingManager(ToolCallingManager delegate, boolean breachThroughProcessor,
+			boolean closeDanglingCalls) {
+		this(delegate, SpringLimits.processorOf(delegate), breachThroughProcessor, closeDanglingCalls);
+	}
+
+	/**
 	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
 	 * @param processor the exception processor the delegate was built with
 	 * @param breachThroughProcessor the fix {@code breach-through-processor}
@@ -119,7 +132,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			return this.delegate.executeToolCalls(prompt, chatResponse);
 		}
 		List<AssistantMessage.ToolCall> calls = assistant.getToolCalls();
-		Batch batch = new Batch(calls, breaches(prompt.getInstructions(), calls));
+		Batch batch = new Batch(calls, breaches(prompt.getInstructions(), calls), LoopHandoff.suspend());
 		Invocations.Listener previous = Invocations.set(batch);
 		try {
 			ToolExecutionResult result;
@@ -136,7 +149,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 					fixed = limitExceeded(ex, batch, calls);
 				}
 				catch (Throwable e) {
-					handOffFailed(calls);
+					handOffFailed(batch);
 					throw e;
 				}
 				throw new Fixed(fixed);
@@ -145,6 +158,11 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		}
 		catch (Fixed f) {
 			throw f.exception;
+		}
+		catch (ProcessorThrew p) {
+			// The processor threw on a breach before a later call's tool ran: the batch failed.
+			handOffFailed(batch);
+			throw p.thrown;
 		}
 		catch (Throwable ex) {
 			// Whatever leaves the batch, a checked exception a tool threw
@@ -155,14 +173,15 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 				batch.processBeforeMissingTool(ex);
 			}
 			catch (Throwable first) {
-				handOffFailed(calls);
+				handOffFailed(batch);
 				throw first;
 			}
-			handOffFailed(calls);
+			handOffFailed(batch);
 			throw ex;
 		}
 		finally {
 			Invocations.restore(previous);
+			LoopHandoff.resume(batch.slot);
 		}
 	}
 
@@ -176,6 +195,25 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		Fixed(ToolCallLimitExceededException exception) {
 			super(null, null, false, false);
 			this.exception = exception;
+		}
+
+	}
+
+	/**
+	 * Carries a {@link ToolExecutionException} the processor threw on a breach
+	 * processed just before a later call's tool runs out of that tool's call:
+	 * the delegate would otherwise take it for the tool's own failure and
+	 * process it again, as that call's response.
+	 */
+	private static final class ProcessorThrew extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		final ToolExecutionException thrown;
+
+		ProcessorThrew(ToolExecutionException thrown) {
+			super(null, null, false, false);
+			this.thrown = thrown;
 		}
 
 	}
@@ -229,12 +267,16 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		/** The next call not yet accounted for. */
 		int next;
 
+		/** The calling loop's hand-off slot, off the thread while the batch runs (null: none). */
+		final ToolResponseMessage[] slot;
+
 		/** The call whose tool is running. */
 		int running = -1;
 
-		Batch(List<AssistantMessage.ToolCall> calls, SpringLimits.Breach[] breaches) {
+		Batch(List<AssistantMessage.ToolCall> calls, SpringLimits.Breach[] breaches, ToolResponseMessage[] slot) {
 			this.calls = calls;
 			this.breaches = breaches;
+			this.slot = slot;
 			this.processed = new String[calls.size()];
 			this.threw = new boolean[calls.size()];
 		}
@@ -244,7 +286,12 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			// The calls before the next one without a breach were breaches: they
 			// are processed now, before this tool runs, as the manager would.
 			while (this.next < this.calls.size() && this.breaches[this.next] != null) {
-				process(this.next++);
+				try {
+					process(this.next++);
+				}
+				catch (ToolExecutionException e) {
+					throw new ProcessorThrew(e);
+				}
 			}
 			this.running = this.next++;
 		}
@@ -339,7 +386,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			.returnDirect(result.returnDirect())
 			.build();
 		if (fixed.returnDirect() && this.closeDanglingCalls) {
-			LoopHandoff.offer(marked);
+			LoopHandoff.offer(batch.slot, marked);
 		}
 		return fixed;
 	}
@@ -390,23 +437,24 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			.returnDirect(ex.getPartialToolExecutionResult().returnDirect())
 			.build();
 		if (this.closeDanglingCalls) {
-			LoopHandoff.offer(marked);
+			LoopHandoff.offer(batch.slot, marked);
 			return new ClosedBatchLimitExceededException(ex.getToolName(), ex.getLimit(), partial, breachIndex);
 		}
 		return new ToolCallLimitExceededException(ex.getToolName(), ex.getLimit(), partial);
 	}
 
-	private void handOffFailed(List<AssistantMessage.ToolCall> calls) {
+	private void handOffFailed(Batch batch) {
 		if (!this.closeDanglingCalls) {
 			return;
 		}
 		List<ToolResponse> responses = new ArrayList<>();
 		List<Boolean> marks = new ArrayList<>();
-		for (AssistantMessage.ToolCall c : calls) {
+		for (AssistantMessage.ToolCall c : batch.calls) {
 			responses.add(new ToolResponse(c.id(), c.name(), NOT_EXECUTED_FAILED));
 			marks.add(true);
 		}
-		LoopHandoff.offer(ToolResponseMarks.withMarks(ToolResponseMessage.builder().responses(responses).build(), marks));
+		LoopHandoff.offer(batch.slot,
+				ToolResponseMarks.withMarks(ToolResponseMessage.builder().responses(responses).build(), marks));
 	}
 
 }

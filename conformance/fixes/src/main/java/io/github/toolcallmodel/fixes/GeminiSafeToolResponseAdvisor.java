@@ -7,11 +7,15 @@ import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
+import org.springframework.ai.chat.client.advisor.api.StreamAdvisor;
+import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.core.Ordered;
+
+import reactor.core.publisher.Flux;
 
 /**
  * The fixes {@code strict-json-or-wrap} and {@code error-key} for Gemini, from
@@ -28,7 +32,7 @@ import org.springframework.core.Ordered;
  * {@code ToolCallingAdvisor} and after any memory advisor placed inside the
  * loop, so it sees every model call of a turn.
  */
-public final class GeminiSafeToolResponseAdvisor implements CallAdvisor {
+public final class GeminiSafeToolResponseAdvisor implements CallAdvisor, StreamAdvisor {
 
 	/** Just before {@code ChatModelCallAdvisor}, which has the lowest precedence. */
 	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
@@ -67,13 +71,23 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor {
 
 	@Override
 	public ChatClientResponse adviseCall(ChatClientRequest request, CallAdvisorChain chain) {
+		return chain.nextCall(rewrite(request));
+	}
+
+	/** The same rewrite for {@code stream()}: each model call of the streaming loop passes here too. */
+	@Override
+	public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
+		return chain.nextStream(rewrite(request));
+	}
+
+	private ChatClientRequest rewrite(ChatClientRequest request) {
 		List<Message> messages = request.prompt().getInstructions();
 		List<Message> rewritten = rewrite(messages);
 		if (rewritten == messages) {
-			return chain.nextCall(request);
+			return request;
 		}
 		Prompt prompt = request.prompt().mutate().messages(rewritten).build();
-		return chain.nextCall(request.mutate().prompt(prompt).build());
+		return request.mutate().prompt(prompt).build();
 	}
 
 	/** The messages with every tool response rewritten; the same list when nothing changes. */

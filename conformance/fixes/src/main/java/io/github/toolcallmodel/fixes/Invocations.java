@@ -18,7 +18,10 @@ import org.springframework.ai.tool.resolution.ToolCallbackResolver;
  * runs a batch's calls in order on the calling thread, so one recorder per
  * thread, set by {@link FixingToolCallingManager} around the delegate, sees them
  * all. Tools the delegate finds through its {@link ToolCallbackResolver} are seen
- * only when that resolver is wrapped with {@link #resolver}.
+ * only when that resolver is wrapped with {@link #resolver}. While a tool runs,
+ * its thread has no listener, so that what the tool invokes itself (another
+ * recording tool, a nested call with its own batch) is never counted as a call
+ * of the batch that invoked it.
  */
 final class Invocations {
 
@@ -108,6 +111,9 @@ final class Invocations {
 				threw(l);
 				throw e;
 			}
+			finally {
+				after(l);
+			}
 		}
 
 		@Override
@@ -120,14 +126,31 @@ final class Invocations {
 				threw(l);
 				throw e;
 			}
+			finally {
+				after(l);
+			}
 		}
 
+		/**
+		 * Reports the invocation, then takes the listener off the thread while
+		 * the tool runs: what the tool itself invokes (another recording tool it
+		 * resolved, a nested ChatClient or chat model call through any manager)
+		 * is not a call of this batch.
+		 */
 		private Listener before() {
 			Listener l = CURRENT.get();
 			if (l != null) {
 				l.beforeInvoke(this.delegate.getToolDefinition().name());
+				CURRENT.remove();
 			}
 			return l;
+		}
+
+		/** Puts the batch's listener back once the tool has returned or thrown. */
+		private static void after(Listener l) {
+			if (l != null) {
+				CURRENT.set(l);
+			}
 		}
 
 		private static void threw(Listener l) {

@@ -22,10 +22,31 @@ final class LoopHandoff {
 	}
 
 	static void offer(ToolResponseMessage message) {
-		ToolResponseMessage[] slot = SLOT.get();
+		offer(SLOT.get(), message);
+	}
+
+	/** Offers {@code message} to {@code slot} (one {@link #suspend} returned); nothing when it is null. */
+	static void offer(ToolResponseMessage[] slot, ToolResponseMessage message) {
 		if (slot != null) {
 			slot[0] = message;
 		}
+	}
+
+	/**
+	 * Takes the loop's slot off the thread while a batch runs, so that what its
+	 * tools do (a nested call whose batch fails or returns directly through a
+	 * manager that offers) cannot offer into the loop that called them; the
+	 * batch offers to the slot returned.
+	 */
+	static ToolResponseMessage[] suspend() {
+		ToolResponseMessage[] slot = SLOT.get();
+		SLOT.remove();
+		return slot;
+	}
+
+	/** Puts back the slot {@link #suspend} returned. */
+	static void resume(ToolResponseMessage[] slot) {
+		close(slot);
 	}
 
 	/** The message offered since the last take, if any. */

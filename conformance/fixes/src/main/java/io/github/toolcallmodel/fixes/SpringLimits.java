@@ -10,6 +10,7 @@ import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.model.tool.DefaultToolCallingManager;
 import org.springframework.ai.model.tool.ToolCallLimitBehavior;
 import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.tool.execution.ToolExecutionExceptionProcessor;
 
 /**
  * The limits of a {@link DefaultToolCallingManager}, asked through Spring's own
@@ -73,6 +74,27 @@ final class SpringLimits {
 		}
 		catch (ReflectiveOperationException | RuntimeException e) {
 			throw new IllegalStateException("cannot read DefaultToolCallingManager's tool call limits "
+					+ "(this library is written for Spring AI 2.0.1): " + e, e);
+		}
+	}
+
+	/**
+	 * The exception processor {@code manager} was built with, which must be
+	 * Spring AI 2.0.1's {@link DefaultToolCallingManager} (a private field, read
+	 * like the limits).
+	 */
+	static ToolExecutionExceptionProcessor processorOf(ToolCallingManager manager) {
+		if (!(manager instanceof DefaultToolCallingManager)) {
+			throw new IllegalArgumentException("the fixes wrap Spring AI's DefaultToolCallingManager, not "
+					+ (manager == null ? "null" : manager.getClass().getName()));
+		}
+		try {
+			Field f = DefaultToolCallingManager.class.getDeclaredField("toolExecutionExceptionProcessor");
+			f.setAccessible(true);
+			return (ToolExecutionExceptionProcessor) f.get(manager);
+		}
+		catch (ReflectiveOperationException | RuntimeException e) {
+			throw new IllegalStateException("cannot read DefaultToolCallingManager's exception processor "
 					+ "(this library is written for Spring AI 2.0.1): " + e, e);
 		}
 	}

@@ -7,22 +7,23 @@ import org.springframework.ai.chat.memory.ChatMemoryRepository;
 import org.springframework.ai.chat.memory.InMemoryChatMemoryRepository;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionEligibilityChecker;
-import org.springframework.ai.tool.execution.DefaultToolExecutionExceptionProcessor;
-import org.springframework.ai.tool.execution.ToolExecutionExceptionProcessor;
 import org.springframework.ai.tool.resolution.ToolCallbackResolver;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Installs the fixes switched on under {@code toolcall.fixes}, around the beans
@@ -54,13 +55,10 @@ public class ToolCallFixesAutoConfiguration {
 	static final String ADVISOR_ORDER = "spring.ai.chat.client.tool-calling.advisor-order";
 
 	@Bean
-	static BeanPostProcessor toolCallFixesBeanPostProcessor(Environment environment,
-			ObjectProvider<ToolExecutionExceptionProcessor> processor) {
+	static BeanPostProcessor toolCallFixesBeanPostProcessor(Environment environment) {
 		// Bound from the environment here: a post-processor runs before the
 		// properties bean can be bound.
-		ToolCallFixesProperties p = Binder.get(environment)
-			.bind(ToolCallFixesProperties.PREFIX, ToolCallFixesProperties.class)
-			.orElseGet(ToolCallFixesProperties::new);
+		ToolCallFixesProperties p = bind(environment);
 		return new BeanPostProcessor() {
 			@Override
 			public Object postProcessAfterInitialization(Object bean, String beanName) {
@@ -69,9 +67,11 @@ public class ToolCallFixesAutoConfiguration {
 				}
 				if (bean instanceof ToolCallingManager manager && !(manager instanceof FixingToolCallingManager)
 						&& p.wrapsManager()) {
-					return new FixingToolCallingManager(manager,
-							processor.getIfAvailable(() -> DefaultToolExecutionExceptionProcessor.builder().build()),
-							p.isBreachThroughProcessor(), p.isCloseDanglingCalls());
+					// The processor the manager was built with, which need not be
+					// the ToolExecutionExceptionProcessor bean (a manager the
+					// application builds itself).
+					return new FixingToolCallingManager(manager, p.isBreachThroughProcessor(),
+							p.isCloseDanglingCalls());
 				}
 				if (bean instanceof ChatMemory memory && !(memory instanceof AnsweredGenerationChatMemory)
 						&& p.isStoreAnsweredGeneration()) {
@@ -82,14 +82,21 @@ public class ToolCallFixesAutoConfiguration {
 		};
 	}
 
+	/** The switches as the properties bean will hold them, bound from {@code environment}. */
+	static ToolCallFixesProperties bind(Environment environment) {
+		return Binder.get(environment)
+			.bind(ToolCallFixesProperties.PREFIX, ToolCallFixesProperties.class)
+			.orElseGet(ToolCallFixesProperties::new);
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(ToolCallingAdvisor.class)
 	static class ClientConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		@ConditionalOnProperty(prefix = ToolCallFixesProperties.PREFIX, name = "close-dangling-calls",
-				havingValue = "true")
+		@ConditionalOnBean(ToolCallingManager.class)
+		@Conditional(CloseDanglingCallsOn.class)
 		ToolCallingAdvisor.Builder<?> toolCallingAdvisorBuilder(ToolCallingManager toolCallingManager,
 				ObjectProvider<ToolExecutionEligibilityChecker> toolExecutionEligibilityChecker,
 				Environment environment) {
@@ -128,23 +135,51 @@ public class ToolCallFixesAutoConfiguration {
 
 	}
 
+	/**
+	 * A switch read as the post-processor and the properties bean read it (bound,
+	 * so {@code on}, {@code yes} and {@code 1} are true as for any boolean
+	 * property), so that a switch never installs half of its fix.
+	 */
+	abstract static class SwitchOn extends SpringBootCondition {
+
+		abstract boolean on(ToolCallFixesProperties properties);
+
+		abstract String name();
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			boolean on = on(bind(context.getEnvironment()));
+			return new ConditionOutcome(on, ToolCallFixesProperties.PREFIX + "." + name() + (on ? " on" : " off"));
+		}
+
+	}
+
+	/** close-dangling-calls is on. */
+	static class CloseDanglingCallsOn extends SwitchOn {
+
+		@Override
+		boolean on(ToolCallFixesProperties properties) {
+			return properties.isCloseDanglingCalls();
+		}
+
+		@Override
+		String name() {
+			return "close-dangling-calls";
+		}
+
+	}
+
 	/** keep-current-turn or evict-orphan-responses is on. */
-	static class WindowFixOn extends AnyNestedCondition {
+	static class WindowFixOn extends SwitchOn {
 
-		WindowFixOn() {
-			super(ConfigurationPhase.REGISTER_BEAN);
+		@Override
+		boolean on(ToolCallFixesProperties properties) {
+			return properties.isKeepCurrentTurn() || properties.isEvictOrphanResponses();
 		}
 
-		@ConditionalOnProperty(prefix = ToolCallFixesProperties.PREFIX, name = "keep-current-turn",
-				havingValue = "true")
-		static class KeepCurrentTurn {
-
-		}
-
-		@ConditionalOnProperty(prefix = ToolCallFixesProperties.PREFIX, name = "evict-orphan-responses",
-				havingValue = "true")
-		static class EvictOrphanResponses {
-
+		@Override
+		String name() {
+			return "keep-current-turn or evict-orphan-responses";
 		}
 
 	}

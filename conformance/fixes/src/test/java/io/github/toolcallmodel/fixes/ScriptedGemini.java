@@ -16,6 +16,8 @@ import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.google.genai.GeminiRequests;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 
+import reactor.core.publisher.Flux;
+
 /**
  * A chat model for tests: each call converts the prompt with Gemini's real
  * request building (so a tool response Gemini's conversion refuses fails the
@@ -52,6 +54,12 @@ final class ScriptedGemini implements ChatModel {
 		}
 		this.sent.add(responses);
 		return new ChatResponse(List.of(new Generation(this.replies.get(this.calls++))));
+	}
+
+	/** As {@link #call}, one response per model call, for {@code ChatClient.stream()}. */
+	@Override
+	public Flux<ChatResponse> stream(Prompt prompt) {
+		return Flux.defer(() -> Flux.just(call(prompt)));
 	}
 
 	/** A reply calling {@code tool} with the ids given. */

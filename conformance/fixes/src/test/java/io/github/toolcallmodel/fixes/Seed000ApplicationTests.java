@@ -133,6 +133,23 @@ class Seed000ApplicationTests {
 	}
 
 	@Test
+	void strictJsonOrWrapAlsoRewritesTheRequestsOfStream() {
+		this.app.withPropertyValues("toolcall.fixes.strict-json-or-wrap=true").run(context -> {
+			List<String> chunks = context.getBean(ChatClient.Builder.class)
+				.build()
+				.prompt()
+				.user("weather?")
+				.toolCallbacks(X)
+				.stream()
+				.content()
+				.collectList()
+				.block();
+			assertEquals("done", String.join("", chunks));
+			assertEquals(Map.of("result", BREACH), secondCall(context).get(1).get("response"));
+		});
+	}
+
+	@Test
 	void breachThroughProcessorLetsTheJsonErrorProcessorShapeTheBreach() {
 		this.app.withUserConfiguration(JsonErrorProcessor.class)
 			.withPropertyValues("toolcall.fixes.breach-through-processor=true")
@@ -200,6 +217,48 @@ class Seed000ApplicationTests {
 				List<Message> sent = new GeminiSafeToolResponseAdvisor(true, false).rewrite(next);
 				assertTrue(GeminiRequests.contents(sent).size() >= 4);
 			});
+	}
+
+	@Test
+	void whenTheMemoryRefusesTheHandOffTheBatchsOwnFailureStillReachesTheCaller() {
+		this.throwing.withPropertyValues("toolcall.fixes.close-dangling-calls=true").run(context -> {
+			ChatMemory spring = context.getBean(ChatMemory.class);
+			// A memory whose store fails on tool messages.
+			ChatMemory failing = new ChatMemory() {
+
+				@Override
+				public void add(String conversationId, List<Message> messages) {
+					if (messages.stream().anyMatch(ToolResponseMessage.class::isInstance)) {
+						throw new IllegalStateException("store down");
+					}
+					spring.add(conversationId, messages);
+				}
+
+				@Override
+				public List<Message> get(String conversationId) {
+					return spring.get(conversationId);
+				}
+
+				@Override
+				public void clear(String conversationId) {
+					spring.clear(conversationId);
+				}
+
+			};
+			// No tool x on this request: the batch fails on the unknown tool.
+			IllegalStateException e = assertThrows(IllegalStateException.class, () -> context
+				.getBean(ChatClient.Builder.class)
+				.build()
+				.prompt()
+				.user("weather?")
+				.advisors(a -> a
+					.advisors(MessageChatMemoryAdvisor.builder(failing).order(ToolCallingAdvisor.DEFAULT_ORDER + 100).build())
+					.param(ChatMemory.CONVERSATION_ID, "weather"))
+				.call()
+				.content());
+			assertEquals("No ToolCallback found for tool name: x", e.getMessage());
+			assertEquals("store down", e.getSuppressed()[0].getMessage());
+		});
 	}
 
 	@Test

@@ -13,7 +13,9 @@ import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.MessageWindowChatMemory;
 import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
 import org.springframework.ai.model.chat.memory.autoconfigure.ChatMemoryAutoConfiguration;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
 import org.springframework.ai.model.tool.DefaultToolCallingManager;
+import org.springframework.ai.model.tool.ToolCallLimitBehavior;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -111,6 +113,61 @@ class ToolCallFixesAutoConfigurationTests {
 				assertThat(metadata).contains("\"name\": \"toolcall.fixes." + p + "\"");
 			}
 		}
+	}
+
+	/** An application that builds its manager itself, with its own processor (not a bean). */
+	@Configuration(proxyBeanMethods = false)
+	static class OwnManager {
+
+		@Bean
+		ToolCallingManager toolCallingManager() {
+			return DefaultToolCallingManager.builder()
+				.toolExecutionExceptionProcessor(e -> "{\"error\":\"" + e.getCause().getMessage() + "\"}")
+				.maxCallsPerTool("x", 1)
+				.onLimitExceeded(ToolCallLimitBehavior.RETURN_ERROR_RESPONSE)
+				.build();
+		}
+
+	}
+
+	@Test
+	void aBreachGoesThroughTheProcessorTheApplicationsManagerWasBuiltWith() {
+		this.runner.withUserConfiguration(OwnManager.class)
+			.withPropertyValues("toolcall.fixes.breach-through-processor=true")
+			.run(context -> {
+				ToolCallingManager m = context.getBean(ToolCallingManager.class);
+				assertThat(m).isInstanceOf(FixingToolCallingManager.class);
+				var result = m.executeToolCalls(FixingToolCallingManagerTests.prompt(FixingToolCallingManagerTests.X),
+						FixingToolCallingManagerTests.reply("x:c1", "x:c2"));
+				var tool = (ToolResponseMessage) result.conversationHistory().get(result.conversationHistory().size() - 1);
+				assertThat(tool.getResponses().get(1).responseData())
+					.isEqualTo("{\"error\":\"" + FixingToolCallingManagerTests.BREACH + "\"}");
+			});
+	}
+
+	@Test
+	void aSwitchReadsAsEveryBooleanPropertyDoes() {
+		// "on" is true to the binder: every part of the fix is installed, never half of it.
+		this.runner.withPropertyValues("toolcall.fixes.close-dangling-calls=on").run(context -> {
+			assertThat(context.getBean(ToolCallingManager.class)).isInstanceOf(FixingToolCallingManager.class);
+			assertThat(context.getBean(ToolCallingAdvisor.Builder.class)).isInstanceOf(FixingToolCallingAdvisor.Builder.class);
+		});
+		this.runner.withPropertyValues("toolcall.fixes.keep-current-turn=yes")
+			.run(context -> assertThat(context.getBean(ChatMemory.class)).isInstanceOf(TurnKeepingWindowChatMemory.class));
+		this.runner.withPropertyValues("toolcall.fixes.close-dangling-calls=false").run(context -> assertThat(
+				context.getBean(ToolCallingAdvisor.Builder.class).getClass()).isEqualTo(ToolCallingAdvisor.Builder.class));
+	}
+
+	@Test
+	void closeDanglingCallsWithoutAToolCallingManagerLeavesTheContextStarting() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(ChatClientAutoConfiguration.class, ToolCallFixesAutoConfiguration.class))
+			.withUserConfiguration(Model.class)
+			.withPropertyValues("toolcall.fixes.close-dangling-calls=true")
+			.run(context -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(ToolCallingAdvisor.Builder.class);
+			});
 	}
 
 	/** The default advisors a ChatClient built from {@code builder} holds. */
