@@ -107,7 +107,14 @@ public class ToolCallFixesAutoConfiguration {
 			return builder;
 		}
 
+		/**
+		 * Only where Spring AI's Gemini model is on the class path: the rewrite
+		 * is for its conversion, and another provider's tool responses need
+		 * none. An application that also builds clients of other providers
+		 * from the same builder gets the rewrite there too.
+		 */
 		@Bean
+		@ConditionalOnClass(name = "org.springframework.ai.google.genai.GoogleGenAiChatModel")
 		ChatClientCustomizer geminiSafeToolResponseCustomizer(ToolCallFixesProperties properties) {
 			return builder -> {
 				if (properties.isStrictJsonOrWrap() || properties.isErrorKey()) {
