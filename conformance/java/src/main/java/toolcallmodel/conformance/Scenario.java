@@ -7,6 +7,7 @@ import java.util.Map;
 
 import io.github.toolcallmodel.fixes.ClosedBatchLimitExceededException;
 import io.github.toolcallmodel.fixes.FixingToolCallingManager;
+import io.github.toolcallmodel.fixes.JsonErrorToolExecutionExceptionProcessor;
 import io.github.toolcallmodel.fixes.ToolCallLimitBreach;
 import io.github.toolcallmodel.fixes.ToolResponseMarks;
 
@@ -275,33 +276,10 @@ final class Scenario {
 			.build();
 		return switch (kind) {
 			case "default" -> dflt;
-			case "json_error" -> new JsonErrorProcessor(dflt);
+			// The seed's processor, as the fix library ships it.
+			case "json_error" -> new JsonErrorToolExecutionExceptionProcessor(dflt);
 			default -> throw new Json.Fault("/manager/exception_processor/kind: default or json_error");
 		};
-	}
-
-	/**
-	 * The seed's processor: Spring's decisions, its text written as
-	 * {"error": MESSAGE} by a JSON mapper, as an application would write it.
-	 */
-	static final class JsonErrorProcessor implements ToolExecutionExceptionProcessor {
-
-		private static final tools.jackson.databind.json.JsonMapper MAPPER = tools.jackson.databind.json.JsonMapper
-			.builder()
-			.build();
-
-		private final DefaultToolExecutionExceptionProcessor delegate;
-
-		JsonErrorProcessor(DefaultToolExecutionExceptionProcessor delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public String process(ToolExecutionException exception) {
-			String message = this.delegate.process(exception);
-			return MAPPER.writeValueAsString(Map.of("error", message));
-		}
-
 	}
 
 	// --------------------------------------------------------------- messages

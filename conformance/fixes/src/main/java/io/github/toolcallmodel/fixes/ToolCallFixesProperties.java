@@ -62,6 +62,14 @@ public class ToolCallFixesProperties {
 	 */
 	private boolean evictOrphanResponses;
 
+	/**
+	 * Make the ToolExecutionExceptionProcessor bean write every tool failure as
+	 * {"error": MESSAGE}, on Spring's decisions (spring.ai.tools.throw-exception-on-error
+	 * included). Not a fix of its own: with breach-through-processor it makes every
+	 * text the manager writes JSON. An application's own processor bean wins.
+	 */
+	private boolean jsonErrorProcessor;
+
 	/** The window of the ChatMemory that keep-current-turn or evict-orphan-responses install. */
 	private int memoryMaxMessages = TurnKeepingWindowChatMemory.DEFAULT_MAX_MESSAGES;
 
@@ -119,6 +127,14 @@ public class ToolCallFixesProperties {
 
 	public void setEvictOrphanResponses(boolean evictOrphanResponses) {
 		this.evictOrphanResponses = evictOrphanResponses;
+	}
+
+	public boolean isJsonErrorProcessor() {
+		return this.jsonErrorProcessor;
+	}
+
+	public void setJsonErrorProcessor(boolean jsonErrorProcessor) {
+		this.jsonErrorProcessor = jsonErrorProcessor;
 	}
 
 	public int getMemoryMaxMessages() {

@@ -160,6 +160,27 @@ class Seed000ApplicationTests {
 	}
 
 	@Test
+	void theLibrarysJsonErrorProcessorWithBreachThroughProcessor() {
+		this.app
+			.withPropertyValues("toolcall.fixes.json-error-processor=true",
+					"toolcall.fixes.breach-through-processor=true")
+			.run(context -> {
+				assertInstanceOf(JsonErrorToolExecutionExceptionProcessor.class,
+						context.getBean(ToolExecutionExceptionProcessor.class));
+				assertEquals("done", ask(context));
+				assertEquals(Map.of("error", BREACH), secondCall(context).get(1).get("response"));
+			});
+	}
+
+	@Test
+	void theLibrarysJsonErrorProcessorAloneDoesNotReachTheBreach() {
+		this.app.withPropertyValues("toolcall.fixes.json-error-processor=true").run(context -> {
+			RuntimeException e = assertThrows(RuntimeException.class, () -> ask(context));
+			assertEquals("Failed to parse JSON: " + BREACH, e.getMessage());
+		});
+	}
+
+	@Test
 	void errorKeySendsTheBreachAsAnError() {
 		this.app.withPropertyValues("toolcall.fixes.error-key=true").run(context -> {
 			assertEquals("done", ask(context));

@@ -109,7 +109,7 @@ class ToolCallFixesAutoConfigurationTests {
 			String metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
 			for (String p : List.of("breach-through-processor", "strict-json-or-wrap", "error-key",
 					"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses",
-					"memory-max-messages")) {
+					"memory-max-messages", "json-error-processor")) {
 				assertThat(metadata).contains("\"name\": \"toolcall.fixes." + p + "\"");
 			}
 		}
