@@ -472,5 +472,41 @@ fn profiles_placeholders_and_the_build_file() {
     .unwrap();
     let (_, out, _) = check_cli(&[y, "--build", pom.to_str().unwrap()], b"");
     assert!(out.contains("Spring AI 1.1.0, not 2.0.1"), "{out}");
+    assert!(out.contains("Setup: Spring AI 2.0.1, "), "{out}");
+    // A build file that names 2.0.0: answered for 2.0.0, which has no
+    // limits: the breach scenarios are not played, the limit properties
+    // are ignored (a note each), and the answer names the version.
+    std::fs::write(
+        &pom,
+        "<properties><spring-ai.version>2.0.0</spring-ai.version></properties>",
+    )
+    .unwrap();
+    let (_, out, _) = check_cli(
+        &[more.to_str().unwrap(), "--build", pom.to_str().unwrap()],
+        b"",
+    );
+    assert!(
+        out.contains("answered for 2.0.0, which has no tool call limits"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Setup: Spring AI 2.0.0, Gemini, no tool call limits"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Spring AI 2.0.0 has no 'spring.ai.tools.limits.max-calls-per-tool-default'"),
+        "{out}"
+    );
+    let (_, v) = json(&[more.to_str().unwrap(), "--build", pom.to_str().unwrap()]);
+    assert_eq!(v["spring_ai"], "2.0.0", "{v}");
+    for set in v["sets"].as_array().unwrap() {
+        for verdict in set["verdicts"].as_array().unwrap() {
+            if verdict["column"].as_str().unwrap().starts_with("breach") {
+                assert_eq!(verdict["mark"], "n/a", "{verdict}");
+            }
+        }
+    }
+    let (_, v) = json(&[more.to_str().unwrap()]);
+    assert_eq!(v["spring_ai"], "2.0.1", "{v}");
     std::fs::remove_dir_all(&dir).ok();
 }

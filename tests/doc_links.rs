@@ -120,3 +120,98 @@ fn the_scan_sees_links_and_skips_code() {
     assert!(broken(root, &page, "../README.md#the-two-commands").is_none());
     assert!(broken(root, &page, "../../README.md").is_some());
 }
+
+/// The `*.json` files under `dir`, recursively.
+fn vector_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            vector_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "json") {
+            out.push(p);
+        }
+    }
+}
+
+/// Whether `doc` (a page of docs/) holds what `what` names there: a
+/// section of BEHAVIOUR.md or GEMINI.md (`section 6.2`), a rule of JSON.md
+/// (`A.8`) or of GEMINI.md (`rule 7`).
+fn cites_something_there(doc: &str, text: &str, what: &str) -> bool {
+    if let Some(n) = what.strip_prefix("section ") {
+        return text.lines().any(|l| {
+            l.starts_with('#')
+                && l.trim_start_matches('#')
+                    .trim_start()
+                    .starts_with(&format!("{n}. "))
+                || l.trim_start_matches('#')
+                    .trim_start()
+                    .starts_with(&format!("{n} "))
+        });
+    }
+    if let Some(n) = what.strip_prefix("rule ") {
+        return doc == "GEMINI.md" && text.lines().any(|l| l.starts_with(&format!("{n}. **")));
+    }
+    if what.starts_with("A.") {
+        return doc == "JSON.md" && text.contains(&format!("**{what} "));
+    }
+    true
+}
+
+#[test]
+fn vectors_cite_the_docs_directly() {
+    // A vector's `about` cites docs/ pages by their own section and rule
+    // numbers, not the first specification's file names through a table.
+    let root = crate::support::root();
+    let mut files = Vec::new();
+    vector_files(&root.join("tests/vectors"), &mut files);
+    assert!(files.len() > 400, "{}", files.len());
+    let mut bad = Vec::new();
+    for f in &files {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+        let about = v["about"].as_str().unwrap_or_default();
+        for old in ["SEMANTICS.md", "JACKSON.md"] {
+            if about.contains(old) {
+                bad.push(format!("{}: cites {old}", f.display()));
+            }
+        }
+        let mut rest = about;
+        while let Some(at) = rest.find("docs/") {
+            let after = &rest[at + 5..];
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '_')
+                .collect();
+            let name = name.trim_end_matches('.').to_owned();
+            let path = root.join("docs").join(&name);
+            match std::fs::read_to_string(&path) {
+                Err(_) => bad.push(format!("{}: docs/{name} does not exist", f.display())),
+                Ok(text) => {
+                    let tail = after[name.len()..].trim_start();
+                    let what: String = ["section ", "sections ", "rule ", "A."]
+                        .iter()
+                        .find(|p| tail.starts_with(**p))
+                        .map(|p| {
+                            let p = if *p == "sections " { "section " } else { p };
+                            let skip = if tail.starts_with("sections ") {
+                                9
+                            } else {
+                                p.len()
+                            };
+                            let num: String = tail[skip..]
+                                .chars()
+                                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                                .collect();
+                            format!("{p}{}", num.trim_end_matches('.'))
+                        })
+                        .unwrap_or_default();
+                    if !what.is_empty() && !cites_something_there(&name, &text, &what) {
+                        bad.push(format!("{}: docs/{name} has no {what}", f.display()));
+                    }
+                }
+            }
+            rest = &after[name.len()..];
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -181,6 +181,15 @@ const BROKEN: &[(&str, Reader)] = &[
         "processor-as-array.json",
         Reader::Refuses("/manager/exception_processor"),
     ),
+    ("spring-ai-2.0.0-with-fixes.json", Reader::Refuses("/fixes")),
+    (
+        "spring-ai-2.0.0-with-limit.json",
+        Reader::Refuses("/manager/max_calls_per_tool"),
+    ),
+    (
+        "spring-ai-unknown-version.json",
+        Reader::Refuses("/spring_ai"),
+    ),
     (
         "thought-signatures-not-array.json",
         Reader::Refuses("/input/history/1/metadata/thoughtSignatures"),

@@ -980,6 +980,7 @@ impl Space {
             processor: f.processors[item.processor].clone(),
             classes: class_table(),
             fixes: Default::default(),
+            version: Default::default(),
         };
         let mem = f.memories[item.memory];
         let tools: Vec<ToolSpec> = [Name::A, Name::B]

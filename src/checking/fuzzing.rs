@@ -1269,6 +1269,7 @@ impl Setup {
             },
             classes: class_table(),
             fixes: self.fixes(),
+            version: Default::default(),
         }
     }
 

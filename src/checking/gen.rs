@@ -856,6 +856,7 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                     processor,
                     classes: class_table(),
                     fixes: Default::default(),
+                    version: Default::default(),
                 };
                 let (memory_start, history) = if memory == Memory::None {
                     (vec![], history)

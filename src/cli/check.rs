@@ -25,7 +25,7 @@ use toolcall_model::config::profiles::{
     active_profiles, applied, placeholder_names, relaxed, source as profile_source,
     spring_ai_version, MODELLED_SPRING_AI,
 };
-use toolcall_model::model::behavior::{behavior_sets, BehaviorSet, Fixes};
+use toolcall_model::model::behavior::{behavior_sets, BehaviorSet, Fixes, SpringAi};
 use toolcall_model::model::limits::{Max, OnExceeded};
 use toolcall_model::model::processor::{Processor, ProcessorKind};
 
@@ -270,6 +270,31 @@ pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
         }
         applied_sources.extend(kept.into_iter().map(|d| (origin.clone(), d)));
     }
+    // The version answered for: the build file's, when it is one this model
+    // describes; else 2.0.1.
+    let (version_line, version) = match &f.build {
+        Some(b) => match build_version(b) {
+            Ok((line, v)) => (Some(line), v),
+            Err(code) => return code,
+        },
+        None => (None, SpringAi::default()),
+    };
+    if !version.has_limits() {
+        // Spring AI 2.0.0's ToolCallingProperties has neither the limits
+        // nor the resolution fallback: Spring Boot ignores those keys.
+        for (origin, doc) in &mut applied_sources {
+            doc.retain(|e| {
+                let gone = since_2_0_1(&e.key);
+                if gone {
+                    notes.push(format!(
+                        "note: {origin}:{}: Spring AI {version} has no '{}' (no tool call limits, no resolution fallback): Spring Boot ignores it",
+                        e.line, e.key
+                    ));
+                }
+                !gone
+            });
+        }
+    }
     let names = placeholder_names(
         &applied_sources
             .iter()
@@ -304,6 +329,7 @@ pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
         conversation_history: history,
         provider,
         tool_output,
+        version,
     };
     let mut sets = behavior_sets();
     if !sets.contains(&asked) {
@@ -315,19 +341,12 @@ pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
     };
     let remedy = Remedy::find(&setup, &reports);
     let code = if mine.safe() { 0 } else { UNSAFE };
-    let version = match &f.build {
-        Some(b) => match build_version(b) {
-            Ok(v) => Some(v),
-            Err(code) => return code,
-        },
-        None => None,
-    };
     let context = Context {
         files: read_files,
         active,
         notes,
         unresolved,
-        version,
+        version: version_line,
     };
     if let Some(path) = &f.sarif {
         let log = super::sarif::log(&docs, &setup, mine, &remedy);
@@ -351,6 +370,7 @@ pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
         v["notes"] = json!(context.notes);
         v["unresolved"] = json!(context.unresolved);
         v["spring_ai_version"] = json!(context.version);
+        v["spring_ai"] = json!(setup.version.name());
         print_json(&v);
     } else {
         out!(
@@ -481,13 +501,37 @@ fn names_an_unset_placeholder(value: &str, sources: &[(String, Vec<Entry>)]) -> 
     false
 }
 
-/// The Spring AI version of a build file, as a line for the answer.
-fn build_version(path: &Path) -> Result<String, ExitCode> {
+/// Whether a property is one Spring AI 2.0.1 added to `spring.ai.tools`
+/// (the limits, the resolution fallback), in any relaxed spelling.
+fn since_2_0_1(key: &str) -> bool {
+    let k: String = key
+        .chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect();
+    ["spring.ai.tools.limits", "spring.ai.tools.resolution"]
+        .iter()
+        .any(|p| k == *p || k.starts_with(&format!("{p}.")) || k.starts_with(&format!("{p}[")))
+}
+
+/// The Spring AI version of a build file, as a line for the answer, and
+/// the version answered for: the build's when this model describes it
+/// (2.0.0 or 2.0.1), else 2.0.1.
+fn build_version(path: &Path) -> Result<(String, SpringAi), ExitCode> {
     let text = std::fs::read(path)
         .map_err(|e| no_verdict(&format!("--build {}: cannot read: {e}", path.display())))?;
     let text = String::from_utf8_lossy(&text);
-    Ok(match spring_ai_version(&text) {
+    let found = spring_ai_version(&text);
+    let version = found
+        .as_deref()
+        .and_then(|v| v.parse::<SpringAi>().ok())
+        .unwrap_or_default();
+    Ok((match found {
         Some(v) if v == MODELLED_SPRING_AI => format!("{}: Spring AI {v}", path.display()),
+        Some(v) if v == SpringAi::V2_0_0.name() => format!(
+            "{}: Spring AI {v}: answered for {v}, which has no tool call limits: the breach scenarios do not apply (n/a)",
+            path.display()
+        ),
         Some(v) => format!(
             "warning: {}: Spring AI {v}, not {MODELLED_SPRING_AI}: this model reproduces {MODELLED_SPRING_AI}; the verdicts may not hold for {v}",
             path.display()
@@ -496,7 +540,7 @@ fn build_version(path: &Path) -> Result<String, ExitCode> {
             "warning: {}: no Spring AI version found (spring-ai.version, springAiVersion or an org.springframework.ai artifact); this model reproduces {MODELLED_SPRING_AI}",
             path.display()
         ),
-    })
+    }, version))
 }
 
 fn print_json(v: &Value) {
@@ -688,6 +732,8 @@ pub struct Remedy {
     pub change: Option<Vec<toolcall_model::config::check::Change>>,
     /// The fewest fixes that make the setup safe as configured.
     pub fixes: Option<Fixes>,
+    /// The Spring AI version answered for.
+    pub version: SpringAi,
 }
 
 impl Remedy {
@@ -698,6 +744,7 @@ impl Remedy {
                 .find(|r| r.set.name == "upstream")
                 .and_then(|r| r.smallest_change.clone()),
             fixes: smallest_fixes(setup),
+            version: setup.version,
         }
     }
 
@@ -726,9 +773,10 @@ impl Remedy {
         let mut out = String::from("\nFix it today:\n");
         match &self.change {
             Some(c) if c.is_empty() => {
-                out.push_str(
-                    "  nothing to change: upstream Spring AI 2.0.1 survives every scenario\n",
-                );
+                out.push_str(&format!(
+                    "  nothing to change: upstream Spring AI {} survives every scenario\n",
+                    self.version
+                ));
                 return out;
             }
             Some(c) => out.push_str(&format!(
@@ -743,6 +791,12 @@ impl Remedy {
         }
         match self.fixes {
             Some(f) if !f.is_upstream() => {
+                if !self.version.has_limits() {
+                    out.push_str(&format!(
+                        "  the fix library is written for Spring AI 2.0.1: upgrade from {} first\n",
+                        self.version
+                    ));
+                }
                 out.push_str(&format!(
                     "  with the fix library ({FIX_LIBRARY}), in application.properties:\n"
                 ));
@@ -827,7 +881,11 @@ fn to_text(
         out.push_str(&clip(&format!("warning: {u}")));
         out.push('\n');
     }
-    out.push_str(&format!("Setup: {}\n\n", describe_setup(setup)));
+    out.push_str(&format!(
+        "Setup: Spring AI {}, {}\n\n",
+        setup.version,
+        describe_setup(setup)
+    ));
     let name_w = reports
         .iter()
         .map(|r| r.set.name.len())

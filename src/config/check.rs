@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::tool_loop::{run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent};
 use crate::gemini::{Part, Request};
-use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes};
+use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes, SpringAi};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
 use crate::model::limits::{Limits, Max, OnExceeded};
 use crate::model::manager::Config;
@@ -66,6 +66,9 @@ pub struct Setup {
     /// What the application's tools return: which tool-output scenarios
     /// apply.
     pub tool_output: ToolOutput,
+    /// The Spring AI version the setup runs on (2.0.1 unless a build file
+    /// names 2.0.0, which has no tool call limits).
+    pub version: SpringAi,
 }
 
 /// What a tool returns.
@@ -159,6 +162,7 @@ impl Default for Setup {
             conversation_history: None,
             provider: Provider::Gemini,
             tool_output: ToolOutput::default(),
+            version: SpringAi::default(),
         }
     }
 }
@@ -184,6 +188,7 @@ impl Setup {
             resolution_fallback: self.resolution_fallback,
             processor: self.processor.clone(),
             fixes: set.fixes,
+            version: self.version,
             ..Config::default()
         };
         LoopConfig {
@@ -655,6 +660,12 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
     // (tools, model script, which request carries the response that matters)
     let (tools, model, watch) = match scenario {
         Scenario::BreachOneRound | Scenario::BreachAcrossRounds | Scenario::BreachThenRound => {
+            if !setup.version.has_limits() {
+                return Err(format!(
+                    "Spring AI {} has no tool call limits: nothing to breach",
+                    setup.version
+                ));
+            }
             let Some((tool, n)) = breach_target(&setup.limits) else {
                 return Err("no limit applies to any tool: nothing to breach".into());
             };
@@ -1265,6 +1276,11 @@ pub fn describe_setup(s: &Setup) -> String {
         ));
     }
     parts.push(format!("total {}", max(s.limits.max_total)));
+    if !s.version.has_limits() {
+        // Spring AI 2.0.0's manager has no limits to describe.
+        parts.truncate(1);
+        parts.push("no tool call limits".into());
+    }
     parts.push(match s.processor.kind {
         ProcessorKind::Default => "Spring's default processor".into(),
         ProcessorKind::JsonError => "a JSON-error processor".into(),

@@ -1,8 +1,9 @@
-//! Behaviour sets: upstream Spring AI 2.0.1, or upstream plus chosen fixes
-//! (docs/FIXES.md),
+//! Behaviour sets: upstream Spring AI at a version ([`SpringAi`], 2.0.1 by
+//! default, or 2.0.0), or upstream plus chosen fixes (docs/FIXES.md),
 //! plus the seed's workaround advisor.
 //!
-//! One engine reads these switches; there is no copy of the engine per mode.
+//! One engine reads these switches; there is no copy of the engine per mode
+//! and none per version: a version is a value the engine reads, as a fix is.
 //!
 //! Most switches are this project's fixes, and `all` turns them all on.
 //! One is an upstream proposal modelled for comparison,
@@ -11,6 +12,79 @@
 //! ([`Fix::in_all`]).
 
 use std::fmt;
+
+/// The Spring AI release whose upstream behaviour is modelled.
+///
+/// Where 2.0.0 differs from 2.0.1 in what this model covers
+/// (docs/BEHAVIOUR.md, "Spring AI 2.0.0"): `DefaultToolCallingManager` has no
+/// tool call limits (no `ToolCallLimits`, no `onLimitExceeded`, no
+/// `ToolCallLimitExceededException`), and no `resolutionFallbackEnabled`: a
+/// name not among the request's tools is always looked up through the
+/// resolver. The rest (the exception processor, the memory, the advisors'
+/// order, Gemini's request building) is the same code.
+///
+/// ```
+/// use toolcall_model::model::behavior::SpringAi;
+/// assert_eq!("2.0.0".parse::<SpringAi>(), Ok(SpringAi::V2_0_0));
+/// assert_eq!(SpringAi::default().to_string(), "2.0.1");
+/// assert!(!SpringAi::V2_0_0.has_limits());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum SpringAi {
+    /// Spring AI 2.0.0.
+    V2_0_0,
+    /// Spring AI 2.0.1 (the default).
+    #[default]
+    V2_0_1,
+}
+
+impl SpringAi {
+    /// Every modelled version, oldest first.
+    pub const ALL: [SpringAi; 2] = [SpringAi::V2_0_0, SpringAi::V2_0_1];
+
+    /// The version as Maven writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SpringAi::V2_0_0 => "2.0.0",
+            SpringAi::V2_0_1 => "2.0.1",
+        }
+    }
+
+    /// Whether `DefaultToolCallingManager` checks tool call limits
+    /// (`ToolCallLimits`, new in 2.0.1).
+    pub fn has_limits(self) -> bool {
+        self != SpringAi::V2_0_0
+    }
+
+    /// Whether the manager's builder has `resolutionFallbackEnabled` (new
+    /// in 2.0.1, off by default); 2.0.0's manager always asks its resolver
+    /// for a name not among the request's tools
+    /// (`.orElseGet(() -> this.toolCallbackResolver.resolve(toolName))`).
+    pub fn has_resolution_switch(self) -> bool {
+        self != SpringAi::V2_0_0
+    }
+}
+
+impl fmt::Display for SpringAi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A version this model does not describe.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Spring AI '{0}' is not modelled (known: 2.0.0, 2.0.1)")]
+pub struct UnknownSpringAi(pub String);
+
+impl std::str::FromStr for SpringAi {
+    type Err = UnknownSpringAi;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SpringAi::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| UnknownSpringAi(s.to_owned()))
+    }
+}
 
 /// A fix, by its public name.
 ///

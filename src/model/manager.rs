@@ -9,7 +9,7 @@
 //! batch stops. [`execute_tool_calls`] is the thin driver that runs a whole
 //! batch against a scripted [`Toolbox`].
 
-use crate::model::behavior::Fixes;
+use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::{
     ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
 };
@@ -53,6 +53,22 @@ pub struct Config {
     pub classes: ClassTable,
     /// The behaviour set.
     pub fixes: Fixes,
+    /// The Spring AI version whose manager this is.
+    pub version: SpringAi,
+}
+
+impl Config {
+    /// Whether a name not among the request's tools is looked up through
+    /// the resolver: `resolution_fallback` on 2.0.1, always on 2.0.0.
+    ///
+    /// ```
+    /// use toolcall_model::model::{behavior::SpringAi, manager::Config};
+    /// assert!(!Config::default().resolves());
+    /// assert!(Config { version: SpringAi::V2_0_0, ..Config::default() }.resolves());
+    /// ```
+    pub fn resolves(&self) -> bool {
+        self.resolution_fallback || !self.version.has_resolution_switch()
+    }
 }
 
 /// `ToolExecutionResult`: the conversation history after the batch and the
@@ -366,7 +382,13 @@ impl Batch {
         find: impl FnOnce(&str) -> Option<ToolRef>,
     ) -> Step {
         let (count, total) = self.counts.add(&call.name);
-        if let Some(breach) = cfg.limits.check(&call.name, count, total) {
+        // Spring AI 2.0.0 has no limits to check.
+        let breach = if cfg.version.has_limits() {
+            cfg.limits.check(&call.name, count, total)
+        } else {
+            None
+        };
+        if let Some(breach) = breach {
             let text = breach.message();
             let data = if cfg.fixes.breach_through_processor {
                 // The fix wraps the breach as a ToolExecutionException whose
@@ -395,7 +417,7 @@ impl Batch {
             _ => "{}".to_owned(),
         };
         let Some(tool) = find(&call.name) else {
-            if cfg.resolution_fallback && !has_text(&call.name) {
+            if cfg.resolves() && !has_text(&call.name) {
                 // Not among the request's callbacks, so the resolver was
                 // asked: DelegatingToolCallbackResolver.resolve (like
                 // StaticToolCallbackResolver.resolve) starts with
@@ -538,7 +560,7 @@ pub fn execute_with_counts(
     let calls = assistant.tool_calls();
     let mut batch = Batch::new(prior);
     for (i, call) in calls.iter().enumerate() {
-        let fallback = cfg.resolution_fallback;
+        let fallback = cfg.resolves();
         batch = match batch.call(call, cfg, |n| toolbox.find(n, fallback)) {
             Step::Answered(b) => b,
             Step::Invoke(p) => {

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::chat::tool_loop::{run_loop, LoopConfig, LoopRun, Memory, Provider};
 use crate::gemini::{build_request, convert_tool_response, validate, ValidatorOptions};
-use crate::model::behavior::{Fix, Fixes};
+use crate::model::behavior::{Fix, Fixes, SpringAi};
 use crate::model::java::{ClassTable, JavaException};
 use crate::model::limits::{Limits, LimitsError, OnExceeded};
 use crate::model::manager::{execute_tool_calls, Config, ExecResult, ManagerError};
@@ -94,6 +94,9 @@ pub struct Vector {
     pub name: String,
     /// `about`.
     pub about: String,
+    /// `spring_ai`: the Spring AI version the vector describes (default
+    /// 2.0.1); also in the manager's configuration.
+    pub spring_ai: SpringAi,
     /// The loop configuration (the manager's is inside it); a builder
     /// call the builder refused is kept as the op's error.
     pub config: Result<LoopConfig, LimitsError>,
@@ -315,6 +318,54 @@ fn limits_from(m: &Map<String, Value>) -> Result<Result<Limits, LimitsError>, Ve
     Ok(builder_calls(m)?
         .iter()
         .try_fold(Limits::default(), |l, c| c.apply(l)))
+}
+
+/// `spring_ai`: absent or null is 2.0.1.
+fn spring_ai_from(v: Option<&Value>) -> Result<SpringAi, VectorError> {
+    match v {
+        None | Some(Value::Null) => Ok(SpringAi::default()),
+        Some(Value::String(s)) => s.parse().map_err(|e| err("/spring_ai", format!("{e}"))),
+        Some(v) => Err(err(
+            "/spring_ai",
+            format!("must be a string, not {}", short(v)),
+        )),
+    }
+}
+
+/// The manager keys a version before 2.0.1 cannot express, with the
+/// builder method 2.0.1 added for each.
+const KEYS_SINCE_2_0_1: &[(&str, &str)] = &[
+    ("max_calls_per_tool", "maxCallsPerTool"),
+    (
+        "max_calls_per_tool_overrides",
+        "maxCallsPerTool(String, int)",
+    ),
+    ("exclude_from_limit", "excludeToolFromLimit"),
+    ("max_total_tool_calls", "maxTotalToolCalls"),
+    ("on_limit_exceeded", "onLimitExceeded"),
+    ("builder", "the tool call limits' methods"),
+    ("resolution_fallback", "resolutionFallbackEnabled"),
+];
+
+/// Refuses a manager key whose builder method `version` does not have:
+/// Spring AI 2.0.0's `DefaultToolCallingManager.Builder` has no tool call
+/// limits and no `resolutionFallbackEnabled` (a program calling them does
+/// not compile against it).
+fn refuse_2_0_1_keys(m: &Map<String, Value>, version: SpringAi) -> Result<(), VectorError> {
+    for (key, method) in KEYS_SINCE_2_0_1 {
+        if field(m, key).is_some() {
+            let what = if *key == "resolution_fallback" {
+                "its manager always asks the resolver for a tool not among the request's"
+            } else {
+                "it has no tool call limits (ToolCallLimits came in 2.0.1)"
+            };
+            return Err(err(
+                format!("/manager/{key}"),
+                format!("Spring AI {version}'s DefaultToolCallingManager.Builder has no {method}: {what}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Each op and the `input` keys it reads.
@@ -709,7 +760,16 @@ impl Vector {
             .ok_or_else(|| err("/", "a vector is a JSON object"))?;
         for k in obj.keys() {
             if ![
-                "format", "name", "about", "fixes", "advisors", "manager", "tools", "op", "input",
+                "format",
+                "name",
+                "about",
+                "spring_ai",
+                "fixes",
+                "advisors",
+                "manager",
+                "tools",
+                "op",
+                "input",
                 "expect",
             ]
             .contains(&k.as_str())
@@ -737,7 +797,14 @@ impl Vector {
         };
         let name = text("name", "(unnamed)")?;
         let about = text("about", "")?;
+        let spring_ai = spring_ai_from(obj.get("spring_ai"))?;
         let fixes = fixes_from(obj.get("fixes"))?;
+        if spring_ai == SpringAi::V2_0_0 && !fixes.is_upstream() {
+            return Err(err(
+                "/fixes",
+                "the fixes are written for Spring AI 2.0.1 (its limits and its fix library); a 2.0.0 vector is upstream",
+            ));
+        }
         let gemini_tool_text = match obj.get("advisors") {
             None | Some(Value::Null) => false,
             Some(Value::Array(a)) => {
@@ -767,6 +834,9 @@ impl Vector {
             if !MANAGER_KEYS.contains(&k.as_str()) {
                 return Err(err(format!("/manager/{k}"), "unknown key"));
             }
+        }
+        if !spring_ai.has_limits() || !spring_ai.has_resolution_switch() {
+            refuse_2_0_1_keys(m, spring_ai)?;
         }
         let mut classes = ClassTable::builtin();
         let tools = match obj.get("tools") {
@@ -837,6 +907,7 @@ impl Vector {
                 processor,
                 classes,
                 fixes,
+                version: spring_ai,
             };
             LoopConfig {
                 conversation_history,
@@ -970,6 +1041,7 @@ impl Vector {
         Ok(Vector {
             name,
             about,
+            spring_ai,
             config,
             tools,
             op,

@@ -33,7 +33,7 @@ final class GeminiOps {
 		catch (IllegalArgumentException e) {
 			StackTraceElement[] at = e.getStackTrace();
 			if (at.length > 0 && at[0].getClassName().equals("org.springframework.util.Assert")) {
-				throw new Json.OutOfScope("Spring AI 2.0.1 refuses to build a message of this history: " + e.getMessage());
+				throw new Json.OutOfScope("Spring AI " + Upstream.VERSION + " refuses to build a message of this history: " + e.getMessage());
 			}
 			throw e;
 		}
@@ -59,7 +59,7 @@ final class GeminiOps {
 
 	/** The Gemini request of {@code messages}, with the vector's fixed conversion if any. */
 	static Map<String, Object> request(Fixes f, List<Message> messages) {
-		return f.geminiConversion() ? FixedGemini.request(f, messages) : GeminiBridge.request(messages);
+		return Upstream.request(f, messages);
 	}
 
 	static Map<String, Object> run(Scenario s, String op, Map<String, Object> input) {
@@ -74,7 +74,7 @@ final class GeminiOps {
 				Fixes f = s.fixes;
 				resultOrError(out, "response", () -> {
 					s.buildManager();
-					return f.geminiConversion() ? FixedGemini.convert(f, t, error) : GeminiBridge.convert(t);
+					return Upstream.convert(f, t, error);
 				});
 			}
 			case "gemini_request" -> {

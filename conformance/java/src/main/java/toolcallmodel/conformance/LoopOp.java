@@ -5,10 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.github.toolcallmodel.fixes.AnsweredGenerationChatMemory;
-import io.github.toolcallmodel.fixes.FixingToolCallingAdvisor;
-import io.github.toolcallmodel.fixes.GeminiSafeToolResponseAdvisor;
-import io.github.toolcallmodel.fixes.TurnKeepingWindowChatMemory;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.ai.chat.client.ChatClient;
@@ -18,7 +14,6 @@ import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
 import org.springframework.ai.chat.client.advisor.api.Advisor;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.InMemoryChatMemoryRepository;
-import org.springframework.ai.chat.memory.MessageWindowChatMemory;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.metadata.ChatGenerationMetadata;
@@ -27,9 +22,7 @@ import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
-import org.springframework.ai.google.genai.GeminiBridge;
 import org.springframework.ai.model.tool.ToolCallingManager;
-import org.springframework.ai.model.tool.ToolCallLimitExceededException;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolExecutionResult;
 
@@ -93,7 +86,7 @@ final class LoopOp {
 		catch (IllegalArgumentException e) {
 			StackTraceElement[] at = e.getStackTrace();
 			if (at.length > 0 && at[0].getClassName().equals("org.springframework.util.Assert")) {
-				throw new Json.OutOfScope("Spring AI 2.0.1 refuses to build a message of " + where + ": "
+				throw new Json.OutOfScope("Spring AI " + Upstream.VERSION + " refuses to build a message of " + where + ": "
 						+ e.getMessage());
 			}
 			throw e;
@@ -148,21 +141,7 @@ final class LoopOp {
 		try {
 			manager = s.buildManager();
 			if (!memory.equals("none")) {
-				if (fixes.window()) {
-					chatMemory = new TurnKeepingWindowChatMemory(repository,
-							maxMessages == null ? TurnKeepingWindowChatMemory.DEFAULT_MAX_MESSAGES : maxMessages,
-							fixes.keepCurrentTurn(), fixes.evictOrphanResponses());
-				}
-				else {
-					var b = MessageWindowChatMemory.builder().chatMemoryRepository(repository);
-					if (maxMessages != null) {
-						b.maxMessages(maxMessages);
-					}
-					chatMemory = b.build();
-				}
-				if (fixes.storeAnsweredGeneration()) {
-					chatMemory = new AnsweredGenerationChatMemory(chatMemory);
-				}
+				chatMemory = Upstream.memory(repository, maxMessages, fixes);
 			}
 		}
 		catch (Json.Fault | Json.OutOfScope e) {
@@ -179,9 +158,7 @@ final class LoopOp {
 		}
 
 		List<Advisor> advisors = new ArrayList<>();
-		ToolCallingAdvisor.Builder<?> toolAdvisor = (fixes.closeDanglingCalls() ? FixingToolCallingAdvisor.builder()
-				: ToolCallingAdvisor.builder())
-			.toolCallingManager(manager);
+		ToolCallingAdvisor.Builder<?> toolAdvisor = Upstream.toolAdvisor(fixes).toolCallingManager(manager);
 		// ChatClient registers the tool advisor itself, turning its history off
 		// when a memory sits inside the loop; a vector that asks for the other
 		// setting gets the advisor registered explicitly.
@@ -200,8 +177,9 @@ final class LoopOp {
 			advisors.add(b.build());
 		}
 		boolean gemini = provider.equals("gemini");
-		if (gemini && fixes.geminiConversion()) {
-			advisors.add(new GeminiSafeToolResponseAdvisor(fixes.strictJsonOrWrap(), fixes.errorKey()));
+		Advisor geminiAdvisor = Upstream.geminiAdvisor(fixes);
+		if (gemini && geminiAdvisor != null) {
+			advisors.add(geminiAdvisor);
 		}
 
 		ScriptedModel model = new ScriptedModel(replies, gemini, fixes);
@@ -270,7 +248,8 @@ final class LoopOp {
 		for (Generation g : gens) {
 			reasons.add(g.getMetadata() == null ? null : g.getMetadata().getFinishReason());
 		}
-		if (reasons.size() == 1 && ToolCallLimitExceededException.FINISH_REASON.equals(reasons.get(0))) {
+		String limit = Upstream.limitFinishReason();
+		if (limit != null && reasons.size() == 1 && limit.equals(reasons.get(0))) {
 			return "limit_exceeded";
 		}
 		if (!reasons.isEmpty() && reasons.stream().allMatch(ToolExecutionResult.FINISH_REASON::equals)) {
@@ -347,8 +326,7 @@ final class LoopOp {
 				Map<String, Object> request;
 				try {
 					// The fix library's advisor, last before this model, rewrote the tool responses.
-					request = this.fixes.geminiConversion() ? FixedGemini.sent(this.fixes, instructions)
-							: GeminiBridge.request(instructions);
+					request = Upstream.sent(this.fixes, instructions);
 				}
 				catch (IllegalStateException e) {
 					if (e.getMessage() != null && e.getMessage().startsWith("runner:")) {

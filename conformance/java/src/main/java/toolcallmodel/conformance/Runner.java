@@ -21,7 +21,10 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolExecutionResult;
 
 /**
- * Runs toolcall-model/1 vectors on the real Spring AI 2.0.1 classes.
+ * Runs toolcall-model/1 vectors on the real Spring AI classes of one version
+ * ({@link Upstream#VERSION}, the Maven profile it was built with), and hands
+ * each vector whose {@code spring_ai} names another version to a runner of
+ * that version ({@link Other}), whose line it prints as is.
  *
  * <p>
  * {@code java ... Runner FILE...} or, with {@code -}, one path per line on
@@ -77,7 +80,8 @@ public final class Runner {
 	 * expectation comes from Java. A vector that does not run is an error.
 	 */
 	static String withExpect(String path) throws IOException {
-		Map<String, Object> line = runFile(path);
+		String forwarded = Other.forwarded(path);
+		Map<String, Object> line = forwarded != null ? Json.obj(Json.parse(forwarded), "") : runFile(path);
 		if (!"result".equals(line.get("status"))) {
 			System.err.println("error: " + path + ": " + line.get("status") + ": " + line.get("reason"));
 			System.exit(1);
@@ -91,7 +95,8 @@ public final class Runner {
 	/** The printed line of one vector; a result that cannot be written is a fault, not the end of the run. */
 	static String printed(String path) {
 		try {
-			return Json.write(runFile(path));
+			String forwarded = Other.forwarded(path);
+			return forwarded != null ? forwarded : Json.write(runFile(path));
 		}
 		catch (RuntimeException e) {
 			String why = String.valueOf(e);
@@ -105,6 +110,11 @@ public final class Runner {
 		try {
 			String text = Files.readString(Path.of(path), StandardCharsets.UTF_8);
 			Map<String, Object> vector = Json.obj(Json.parse(text), "");
+			String version = Other.version(vector);
+			if (!version.equals(Upstream.VERSION)) {
+				throw new Json.Fault("/spring_ai: this runner runs Spring AI " + Upstream.VERSION
+						+ " and knows no runner of Spring AI '" + version + "'");
+			}
 			Map<String, Object> result = run(vector);
 			line.put("status", "result");
 			line.put("result", result);
@@ -154,7 +164,7 @@ public final class Runner {
 				geminiToolText = true;
 			}
 			else {
-				throw new Json.OutOfScope("advisors are not in Spring AI 2.0.1");
+				throw new Json.OutOfScope("advisors are not in Spring AI " + Upstream.VERSION);
 			}
 		}
 		return switch (op) {

@@ -5,12 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.github.toolcallmodel.fixes.ClosedBatchLimitExceededException;
-import io.github.toolcallmodel.fixes.FixingToolCallingManager;
-import io.github.toolcallmodel.fixes.JsonErrorToolExecutionExceptionProcessor;
-import io.github.toolcallmodel.fixes.ToolCallLimitBreach;
-import io.github.toolcallmodel.fixes.ToolResponseMarks;
-
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.SystemMessage;
@@ -19,8 +13,6 @@ import org.springframework.ai.chat.messages.UserMessage;
 import org.springframework.ai.chat.metadata.ChatGenerationMetadata;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.model.tool.DefaultToolCallingManager;
-import org.springframework.ai.model.tool.ToolCallLimitBehavior;
-import org.springframework.ai.model.tool.ToolCallLimitExceededException;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
 import org.springframework.ai.tool.ToolCallback;
@@ -58,6 +50,7 @@ final class Scenario {
 
 	Scenario(Map<String, Object> vector) {
 		this.vector = vector;
+		Upstream.check(vector);
 		this.fixes = Fixes.of(vector.get("fixes"));
 		this.manager = Json.obj(vector.get("manager"), "/manager");
 		List<Object> tools = Json.arr(vector.get("tools"), "/tools");
@@ -158,108 +151,25 @@ final class Scenario {
 
 	/**
 	 * The manager through its real builder, wrapped in the fix library's
-	 * {@link FixingToolCallingManager} when the vector's fixes change it.
+	 * {@code FixingToolCallingManager} when the vector's fixes change it.
 	 */
 	ToolCallingManager buildManager() {
 		ToolExecutionExceptionProcessor processor = processor();
-		DefaultToolCallingManager manager = buildDefaultManager(processor);
-		if (!this.fixes.wrapsManager()) {
-			return manager;
-		}
-		return new FixingToolCallingManager(manager, processor, this.fixes.breachThroughProcessor(),
-				this.fixes.closeDanglingCalls());
+		return Upstream.manager(buildDefaultManager(processor), processor, this.fixes);
 	}
 
-	/** The manager through its real builder, in the vector's call order. */
+	/**
+	 * The manager through its real builder: the limits and resolution fallback
+	 * where the version has them ({@link Upstream#limits}), the resolver and the
+	 * processor.
+	 */
 	private DefaultToolCallingManager buildDefaultManager(ToolExecutionExceptionProcessor processor) {
 		var b = DefaultToolCallingManager.builder();
-		Map<String, Object> m = this.manager;
-		if (m.get("max_calls_per_tool") != null) {
-			perTool(b, m.get("max_calls_per_tool"), "/manager/max_calls_per_tool");
-		}
-		if (m.get("max_calls_per_tool_overrides") != null) {
-			for (var e : Json.obj(m.get("max_calls_per_tool_overrides"), "/manager/max_calls_per_tool_overrides")
-				.entrySet()) {
-				b.maxCallsPerTool(e.getKey(),
-						Json.javaInt(e.getValue(), "/manager/max_calls_per_tool_overrides/" + e.getKey()));
-			}
-		}
-		if (m.get("exclude_from_limit") != null) {
-			for (String name : names(m.get("exclude_from_limit"), "/manager/exclude_from_limit")) {
-				b.excludeToolFromLimit(name);
-			}
-		}
-		if (m.get("max_total_tool_calls") != null) {
-			total(b, m.get("max_total_tool_calls"), "/manager/max_total_tool_calls");
-		}
-		if (m.get("on_limit_exceeded") != null) {
-			String v = Json.str(m.get("on_limit_exceeded"), "/manager/on_limit_exceeded");
-			b.onLimitExceeded(ToolCallLimitBehavior.valueOf(v));
-		}
-		List<Object> calls = Json.arr(m.get("builder"), "/manager/builder");
-		for (int i = 0; i < calls.size(); i++) {
-			String at = "/manager/builder/" + i;
-			Map<String, Object> c = Json.obj(calls.get(i), at);
-			if (c.size() != 1) {
-				throw new Json.Fault(at + ": each builder call is an object with exactly one key");
-			}
-			var e = c.entrySet().iterator().next();
-			switch (e.getKey()) {
-				case "max_calls_per_tool" -> {
-					if (e.getValue() instanceof Map<?, ?>) {
-						for (var o : Json.obj(e.getValue(), at).entrySet()) {
-							b.maxCallsPerTool(o.getKey(), Json.javaInt(o.getValue(), at));
-						}
-					}
-					else {
-						perTool(b, e.getValue(), at);
-					}
-				}
-				case "max_total_tool_calls" -> total(b, e.getValue(), at);
-				case "exclude_from_limit" -> {
-					for (String name : names(e.getValue(), at)) {
-						b.excludeToolFromLimit(name);
-					}
-				}
-				case "unlimited_calls_per_tool" -> b.unlimitedCallsPerTool();
-				case "unlimited_total_tool_calls" -> b.unlimitedTotalToolCalls();
-				default -> throw new Json.Fault(at + ": unknown builder call '" + e.getKey() + "'");
-			}
-		}
-		b.resolutionFallbackEnabled(Json.bool(m.get("resolution_fallback"), false, "/manager/resolution_fallback"));
+		Upstream.limits(b, this.manager);
 		ToolCallbackResolver resolver = new StaticToolCallbackResolver(this.resolverTools);
-		b.toolCallbackResolver(this.fixes.wrapsManager() ? FixingToolCallingManager.recordingResolver(resolver) : resolver);
+		b.toolCallbackResolver(Upstream.resolver(resolver, this.fixes));
 		b.toolExecutionExceptionProcessor(processor);
 		return b.build();
-	}
-
-	private static void perTool(DefaultToolCallingManager.Builder b, Object v, String at) {
-		if ("unlimited".equals(v)) {
-			b.unlimitedCallsPerTool();
-		}
-		else {
-			b.maxCallsPerTool(Json.javaInt(v, at));
-		}
-	}
-
-	private static void total(DefaultToolCallingManager.Builder b, Object v, String at) {
-		if ("unlimited".equals(v)) {
-			b.unlimitedTotalToolCalls();
-		}
-		else {
-			b.maxTotalToolCalls(Json.javaInt(v, at));
-		}
-	}
-
-	private static List<String> names(Object v, String at) {
-		if (v instanceof String s) {
-			return List.of(s);
-		}
-		List<String> out = new ArrayList<>();
-		for (Object o : Json.arr(v, at)) {
-			out.add(Json.str(o, at));
-		}
-		return out;
 	}
 
 	@SuppressWarnings({ "unchecked", "rawtypes" })
@@ -276,8 +186,8 @@ final class Scenario {
 			.build();
 		return switch (kind) {
 			case "default" -> dflt;
-			// The seed's processor, as the fix library ships it.
-			case "json_error" -> new JsonErrorToolExecutionExceptionProcessor(dflt);
+			// The seed's processor (on 2.0.1, as the fix library ships it).
+			case "json_error" -> Upstream.jsonErrorProcessor(dflt);
 			default -> throw new Json.Fault("/manager/exception_processor/kind: default or json_error");
 		};
 	}
@@ -316,7 +226,7 @@ final class Scenario {
 				}
 				ToolResponseMessage tool = ToolResponseMessage.builder().responses(rs).build();
 				// The model's failure mark, which only error-key reads, travels as the fix library's mark.
-				yield errors.contains(true) ? ToolResponseMarks.withMarks(tool, errors) : tool;
+				yield Upstream.marked(tool, errors);
 			}
 			default -> throw new Json.Fault(where + "/type: unknown message type '" + type + "'");
 		};
@@ -480,9 +390,9 @@ final class Scenario {
 	/**
 	 * An exception in the vectors' error shape (a limit breach says more). An
 	 * exception of the fix library's own class is printed as the Spring class it
-	 * extends, as callers catch it: {@link ClosedBatchLimitExceededException} is a
-	 * limit breach; {@link ToolCallLimitBreach}, the cause the processor saw and
-	 * rethrew, is a plain exception with the breach text.
+	 * extends, as callers catch it: {@code ClosedBatchLimitExceededException} is a
+	 * limit breach; {@code ToolCallLimitBreach}, the cause the processor saw and
+	 * rethrew, is a plain exception with the breach text ({@link Upstream#breach}).
 	 */
 	static Map<String, Object> printError(Throwable t) {
 		Class<?> c = t.getClass();
@@ -490,12 +400,7 @@ final class Scenario {
 			c = c.getSuperclass();
 		}
 		Map<String, Object> out = Json.map("class", c.getName(), "message", t.getMessage());
-		if (t instanceof ToolCallLimitExceededException ex && !(t instanceof ToolCallLimitBreach)) {
-			out.put("tool_name", ex.getToolName());
-			out.put("limit", ex.getLimit());
-			out.put("partial", printResult(ex.getPartialToolExecutionResult()));
-			out.put("generation", printGeneration(ex.buildGeneration()));
-		}
+		Upstream.breach(t, out);
 		return out;
 	}
 
