@@ -6,6 +6,7 @@
 mod support;
 
 mod bad_input;
+mod bounded;
 mod cli;
 mod conformance;
 mod dependencies;

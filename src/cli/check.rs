@@ -133,6 +133,7 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
     let docs = if kind == "properties" {
         match parse_properties(&bytes) {
             Ok(d) => d,
+            Err(e) if e.not_modelled => return not_checked(file, &e.to_string(), f.json),
             Err(e) => return cannot_load(file, &e.to_string(), f.json),
         }
     } else {
@@ -151,17 +152,7 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
             Ok(d) => d,
             Err(e) => {
                 if let Some(why) = e.strip_prefix(super::yaml::NOT_MODELLED) {
-                    if f.json {
-                        outln!(
-                            "{}",
-                            serde_json::to_string_pretty(&json!({
-                                "file": file.display().to_string(),
-                                "not_checked": why,
-                            }))
-                            .unwrap_or_default()
-                        );
-                    }
-                    return fail(&format!("{}: not checked: {}", file.display(), clip(why)));
+                    return not_checked(file, why, f.json);
                 }
                 return cannot_load(file, &e, f.json);
             }
@@ -236,6 +227,22 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
         out!("{}", clip(&to_text(file, &bound, &setup, &reports)));
     }
     ExitCode::SUCCESS
+}
+
+/// A file past this model's limits: `not checked: WHY`, and with `--json`
+/// `{"file", "not_checked"}` on standard output.
+fn not_checked(file: &Path, why: &str, json: bool) -> ExitCode {
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "file": file.display().to_string(),
+                "not_checked": why,
+            }))
+            .unwrap_or_default()
+        );
+    }
+    fail(&format!("{}: not checked: {}", file.display(), clip(why)))
 }
 
 /// A file Spring Boot cannot load: the message, and with `--json` the same

@@ -12,7 +12,9 @@
 use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle};
-use toolcall_model::config::binding::{resolve_yaml_scalar, Entry, JavaValue};
+use toolcall_model::config::binding::{
+    expands_too_much, resolve_yaml_scalar, Entry, JavaValue, ENTRY_COST, MAX_EXPANDED_BYTES,
+};
 
 /// SnakeYAML's `LoaderOptions.nestingDepthLimit` default.
 const NESTING_DEPTH_LIMIT: usize = 50;
@@ -83,18 +85,25 @@ fn key_text(n: &Node) -> Result<String, String> {
     }
 }
 
-fn count(n: &Node) -> usize {
+/// A node's nodes and bytes (its keys and string values, and
+/// [`ENTRY_COST`] a node): what one more alias to it makes.
+fn count(n: &Node) -> (usize, usize) {
     let mut stack = vec![n];
-    let mut c = 0;
+    let (mut c, mut bytes) = (0, 0);
     while let Some(n) = stack.pop() {
         c += 1;
+        bytes += ENTRY_COST;
         match n {
+            Node::Scalar(Some(JavaValue::String(s)), ..) => bytes += s.len(),
             Node::Scalar(..) => {}
             Node::Seq(items, ..) => stack.extend(items.iter()),
-            Node::Map(items, ..) => stack.extend(items.iter().map(|(_, v)| v)),
+            Node::Map(items, ..) => {
+                bytes += items.iter().map(|(k, _)| k.len()).sum::<usize>();
+                stack.extend(items.iter().map(|(_, v)| v));
+            }
         }
     }
-    c
+    (c, bytes)
 }
 
 /// The character at a character index, for indexes that mostly grow (one
@@ -127,6 +136,9 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
     let mut anchors: HashMap<usize, Node> = HashMap::new();
     let mut root: Option<Node> = None;
     let mut nodes = 0usize;
+    // What aliases and flattening make, file-wide (node counts are per
+    // document, as SnakeYAML's).
+    let mut expanded = 0usize;
     let mut cursor = CharCursor {
         text,
         chars: 0,
@@ -163,7 +175,7 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
             }
             Event::DocumentEnd => {
                 if let Some(r) = root.take() {
-                    docs.push(flatten(r)?);
+                    docs.push(flatten(r, &mut expanded)?);
                 }
                 None
             }
@@ -180,10 +192,21 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
                     .get(&id)
                     .cloned()
                     .ok_or_else(|| format!("found undefined alias (line {line})"))?;
-                nodes += count(&n);
+                let (c, bytes) = count(&n);
+                nodes += c;
                 if nodes > MAX_NODES {
                     return Err(format!(
                         "{NOT_MODELLED}aliases expand past {MAX_NODES} nodes (line {line})"
+                    ));
+                }
+                // Nodes alone do not bound it: one alias can be a scalar of
+                // megabytes (SnakeYAML's `maxAliasesForCollections` guards
+                // the same way).
+                expanded += bytes;
+                if expanded > MAX_EXPANDED_BYTES {
+                    return Err(format!(
+                        "{NOT_MODELLED}{} (line {line})",
+                        expands_too_much("aliases")
                     ));
                 }
                 Some((n, 0))
@@ -271,13 +294,16 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
         }
     }
     if let Some(r) = root.take() {
-        docs.push(flatten(r)?);
+        docs.push(flatten(r, &mut expanded)?);
     }
     Ok(docs)
 }
 
 /// `YamlProcessor.getFlattenedMap(map, true, "")` of one document.
-fn flatten(root: Node) -> Result<Vec<Entry>, String> {
+/// `expanded` counts the bytes of the entries against
+/// [`MAX_EXPANDED_BYTES`]: every entry repeats its parents' keys, so long
+/// keys over many children make far more than the file.
+fn flatten(root: Node, expanded: &mut usize) -> Result<Vec<Entry>, String> {
     let mut out = Vec::new();
     let root = match root {
         Node::Map(m, ..) => m,
@@ -286,6 +312,27 @@ fn flatten(root: Node) -> Result<Vec<Entry>, String> {
     };
     // (path, node), explicit stack in document order.
     let mut stack: Vec<(String, Node)> = root.into_iter().rev().collect();
+    // Charged before a key is made: a map's children are all made at once.
+    let mut charge = |path_len: usize, node: &Node| {
+        *expanded += path_len + ENTRY_COST;
+        let line = match node {
+            Node::Scalar(Some(JavaValue::String(s)), l, _) => {
+                *expanded += s.len();
+                *l
+            }
+            Node::Scalar(_, l, _) | Node::Seq(_, l, _) | Node::Map(_, l, _) => *l,
+        };
+        if *expanded > MAX_EXPANDED_BYTES {
+            return Err(format!(
+                "{NOT_MODELLED}{} (line {line})",
+                expands_too_much("keys and values")
+            ));
+        }
+        Ok(())
+    };
+    for (k, v) in &stack {
+        charge(k.len(), v)?;
+    }
     while let Some((path, node)) = stack.pop() {
         match node {
             Node::Scalar(v, line, column) => out.push(Entry {
@@ -304,6 +351,7 @@ fn flatten(root: Node) -> Result<Vec<Entry>, String> {
                     });
                 }
                 for (k, v) in m.into_iter().rev() {
+                    charge(path.len() + 1 + k.len(), &v)?;
                     let key = if k.starts_with('[') {
                         format!("{path}{k}")
                     } else {
@@ -322,6 +370,7 @@ fn flatten(root: Node) -> Result<Vec<Entry>, String> {
                     });
                 }
                 for (i, v) in items.into_iter().enumerate().rev() {
+                    charge(path.len() + 22, &v)?;
                     stack.push((format!("{path}[{i}]"), v));
                 }
             }

@@ -1,0 +1,237 @@
+//! Bounded work for any input: small hostile inputs whose work once grew
+//! far faster than the file (exponential placeholders, alias and list
+//! bombs, per-line recursion, quadratic scans) get their answer or a clear
+//! refusal within a memory ceiling and a generous time. The ceilings are
+//! loose on purpose (a loaded machine, a debug build): each input once took
+//! gigabytes, minutes or a stack overflow.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::bin;
+
+/// How a bounded run ended.
+pub struct Outcome {
+    /// The exit code; `None` when killed (by the time limit or a signal).
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+impl std::fmt::Debug for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let clip = |s: &str| s.chars().take(600).collect::<String>();
+        write!(
+            f,
+            "code {:?} after {:?}\nstdout: {}\nstderr: {}",
+            self.code,
+            self.elapsed,
+            clip(&self.stdout),
+            clip(&self.stderr)
+        )
+    }
+}
+
+/// A scratch folder of this test process.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tcm-bounded-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs the binary with its address space capped at `mem_mb` megabytes
+/// (`ulimit -v`, so an allocation past it fails instead of the machine
+/// swapping) and killed after `secs` seconds.
+pub fn run_bounded(args: &[&str], mem_mb: u64, secs: u64) -> Outcome {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = scratch("out");
+    let (out_path, err_path) = (dir.join(format!("{n}.out")), dir.join(format!("{n}.err")));
+    let started = Instant::now();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", mem_mb * 1024))
+        .arg(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .expect("sh runs");
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if started.elapsed() > Duration::from_secs(secs) {
+            child.kill().ok();
+            child.wait().ok();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let elapsed = started.elapsed();
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    let o = Outcome {
+        code: status.and_then(|s| s.code()),
+        stdout: read(&out_path),
+        stderr: read(&err_path),
+        elapsed,
+    };
+    std::fs::remove_file(&out_path).ok();
+    std::fs::remove_file(&err_path).ok();
+    o
+}
+
+/// `check FILE` within 1 GB and 60 s.
+fn check(file: &Path) -> Outcome {
+    run_bounded(&["check", file.to_str().unwrap()], 1024, 60)
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    f
+}
+
+#[test]
+fn doubling_placeholders_are_refused_not_expanded() {
+    // 706 bytes that expand to 2^40 (a terabyte of nothing, looked up a
+    // trillion times): once it never finished; 24 levels took 9.5 s.
+    let dir = scratch("placeholders");
+    for n in [24, 40] {
+        let mut text = String::from("a0=\n");
+        for i in 1..=n {
+            text.push_str(&format!("a{i}=${{a{}}}${{a{}}}\n", i - 1, i - 1));
+        }
+        text.push_str(&format!(
+            "spring.ai.tools.limits.max-total-tool-calls=${{a{n}}}\n"
+        ));
+        let o = check(&write(&dir, "application.properties", &text));
+        assert_eq!(o.code, Some(1), "{n} levels: {o:?}");
+        assert!(
+            o.stderr.contains(&format!(
+                "not checked: spring.ai.tools.limits.max-total-tool-calls (line {}): placeholders expand past 33554432 bytes",
+                n + 2
+            )),
+            "{o:?}"
+        );
+        assert!(o.elapsed < Duration::from_secs(30), "{o:?}");
+    }
+    // The same shape at a depth that stays small is still resolved.
+    let mut text = String::from("a0=1\n");
+    for i in 1..=3 {
+        text.push_str(&format!("a{i}=${{a{}}}${{a{}}}\n", i - 1, i - 1));
+    }
+    text.push_str("spring.ai.tools.limits.max-total-tool-calls=${a3}\n");
+    let o = check(&write(&dir, "application.properties", &text));
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stdout.contains("total 11111111"), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn unclosed_placeholders_take_linear_time() {
+    // 160,000 `${` without a `}`: each once scanned to the end (13.7 s in a
+    // release build). Now a single pass: the value is echoed back clipped.
+    let dir = scratch("unclosed");
+    let text = format!(
+        "spring.ai.tools.limits.max-total-tool-calls={}\n",
+        "${".repeat(160_000)
+    );
+    let o = check(&write(&dir, "application.properties", &text));
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(o.stderr.contains("For input string"), "{o:?}");
+    assert!(o.elapsed < Duration::from_secs(20), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn continuation_lines_take_no_stack() {
+    // 120,000 backslash-newlines in a row once overflowed the stack (the
+    // reader recursed once per line).
+    let dir = scratch("continuations");
+    let text = format!(
+        "spring.ai.tools.limits.max-total-tool-calls=1\\\n{}2\n",
+        "\\\n".repeat(120_000)
+    );
+    let o = check(&write(&dir, "application.properties", &text));
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stdout.contains("total 12,"), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_list_of_empty_items_is_refused_by_what_it_makes() {
+    // `excluded-tools[]=,,,,` filling 4 MiB made 4 million properties,
+    // each repeating the key: 4.3 GB and 45 s.
+    let dir = scratch("commas");
+    let text = format!(
+        "spring.ai.tools.limits.excluded-tools[]={}\n",
+        ",".repeat(4_000_000)
+    );
+    let o = check(&write(&dir, "application.properties", &text));
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr
+            .contains("not checked: key[]= lists expand past 33554432 bytes (line 1)"),
+        "{o:?}"
+    );
+    // A real list is read as before.
+    let o = check(&write(
+        &dir,
+        "application.properties",
+        "spring.ai.tools.limits.excluded-tools[]=a, b,c\n",
+    ));
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stdout.contains("excluded a, b, c"), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn yaml_aliases_and_long_keys_are_bounded_by_bytes() {
+    let dir = scratch("yaml");
+    // One 3.7 MB anchored scalar and 60,000 aliases to it: far below the
+    // node limit, once 6.1 GB and an abort.
+    let text = format!(
+        "a: &A {}\nb:\n{}",
+        "x".repeat(3_700_000),
+        "  - *A\n".repeat(60_000)
+    );
+    let o = check(&write(&dir, "application.yml", &text));
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr
+            .contains("not checked: aliases expand past 33554432 bytes (line 12)"),
+        "{o:?}"
+    );
+    // A 1 MB key over 45,000 children: each flattened name repeats it.
+    let text = format!(
+        "? {}\n:\n{}",
+        "k".repeat(1_000_000),
+        (0..45_000)
+            .map(|i| format!("  a{i}: 1\n"))
+            .collect::<String>()
+    );
+    let o = check(&write(&dir, "application.yml", &text));
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr
+            .contains("not checked: keys and values expand past 33554432 bytes"),
+        "{o:?}"
+    );
+    // Aliases of a real size still work.
+    let o = check(&write(
+        &dir,
+        "application.yml",
+        "n: &N 3\nspring.ai.tools.limits:\n  max-calls-per-tool-default: *N\n  max-total-tool-calls: *N\n",
+    ));
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(
+        o.stdout.contains("per tool 3") && o.stdout.contains("total 3"),
+        "{o:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
