@@ -235,3 +235,47 @@ fn yaml_aliases_and_long_keys_are_bounded_by_bytes() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A `tool_loop` vector of `rounds` tool rounds (one call each, no limits),
+/// then an answer.
+fn long_loop(rounds: usize, provider: &str) -> String {
+    let mut model: Vec<serde_json::Value> = (0..rounds)
+        .map(|i| {
+            serde_json::json!([{"text": null, "tool_calls": [
+                {"id": format!("c{i}"), "type": "function", "name": "t", "arguments": "{}"}]}])
+        })
+        .collect();
+    model.push(serde_json::json!([{"text": "done", "tool_calls": []}]));
+    serde_json::json!({
+        "format": "toolcall-model/1",
+        "name": format!("long-loop-{provider}"),
+        "manager": {"max_calls_per_tool": "unlimited", "max_total_tool_calls": "unlimited"},
+        "tools": [{"name": "t", "outcomes": [{"returns": "{\"a\":1}"}]}],
+        "op": "tool_loop",
+        "input": {"history": [{"type": "user", "text": "go"}], "model": model,
+                  "provider": provider, "memory": "none"},
+        "expect": {"outcome": {"kind": "completed"}}
+    })
+    .to_string()
+}
+
+#[test]
+fn a_long_loop_takes_memory_linear_in_its_rounds() {
+    // 600 rounds: each request repeats the turn, so a copy per round took
+    // about 0.6 GB (999 rounds: 1.7 GB for a 100 KB vector). The record now
+    // shares the messages; `run` writes one request at a time.
+    let dir = scratch("loop");
+    for provider in ["gemini", "none"] {
+        let f = write(&dir, "loop.json", &long_loop(600, provider));
+        let f = f.to_str().unwrap();
+        let o = run_bounded(&["verify", f], 256, 120);
+        assert_eq!(o.code, Some(0), "{provider}: {o:?}");
+        assert!(o.stdout.contains("1 passed, 0 failed"), "{o:?}");
+        let o = run_bounded(&["run", f], 256, 120);
+        assert_eq!(o.code, Some(0), "{provider}: {o:?}");
+        // 601 requests of up to 1,201 contents or messages each.
+        assert!(o.stdout.len() > 50_000_000, "{}", o.stdout.len());
+        assert!(o.stdout.ends_with("}\n"));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -233,12 +233,18 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
 }
 
 pub(crate) fn run(file: &Path) -> ExitCode {
-    match load(file).and_then(|v| v.run()) {
-        Ok(value) => {
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(&value).unwrap_or_default()
-            );
+    match load(file).and_then(|v| v.produce()) {
+        Ok(produced) => {
+            // Written as it is serialized: a loop's requests repeat the turn
+            // at every round, far larger than the vector.
+            use std::io::Write as _;
+            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            if serde_json::to_writer_pretty(&mut w, &produced).is_err()
+                || writeln!(w).is_err()
+                || w.flush().is_err()
+            {
+                std::process::exit(1);
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -9,7 +9,7 @@ pub mod conformance;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::chat::tool_loop::{run_loop, LoopConfig, LoopRun, Memory, Provider};
+use crate::chat::tool_loop::{run_loop, LoopConfig, LoopRun, Memory, Provider, Sent};
 use crate::gemini::{build_request, convert_tool_response, validate, ValidatorOptions};
 use crate::model::behavior::{Fix, Fixes};
 use crate::model::java::{ClassTable, JavaException};
@@ -985,6 +985,17 @@ impl Vector {
     /// assert_eq!(v.run().unwrap(), serde_json::json!({"response": {"result": 42}, "invocations": []}));
     /// ```
     pub fn run(&self) -> Result<Value, String> {
+        self.produce().map(Produced::into_value)
+    }
+
+    /// What [`Vector::run`] returns, with a loop's requests kept as the loop
+    /// sent them (sharing their messages) instead of one JSON tree per
+    /// round: a loop of n rounds sends n requests of up to n messages, so
+    /// the trees take memory with the square of the rounds. [`Produced`]
+    /// writes them one at a time and matches them against `expect` one at
+    /// a time.
+    pub fn produce(&self) -> Result<Produced, String> {
+        let mut requests = Vec::new();
         let mut out = Map::new();
         let mut toolbox = Toolbox::new(self.tools.clone());
         let cfg = match &self.config {
@@ -998,7 +1009,7 @@ impl Vector {
                     )),
                 );
                 out.insert("invocations".into(), Value::Array(vec![]));
-                return Ok(Value::Object(out));
+                return Ok(Produced::new(out, requests));
             }
         };
         let fixes = cfg.manager.fixes;
@@ -1051,7 +1062,7 @@ impl Vector {
                         )),
                     );
                     out.insert("invocations".into(), Value::Array(vec![]));
-                    return Ok(Value::Object(out));
+                    return Ok(Produced::new(out, requests));
                 };
                 let lc = LoopConfig {
                     provider: *provider,
@@ -1063,13 +1074,14 @@ impl Vector {
                 let run = run_loop(&lc, history.clone(), model, &mut toolbox)
                     .map_err(|e| e.to_string())?;
                 loop_value(&run, &mut out);
+                requests = run.requests;
             }
         }
         out.insert(
             "invocations".into(),
             invocations_value(toolbox.invocations()),
         );
-        Ok(Value::Object(out))
+        Ok(Produced::new(out, requests))
     }
 
     /// Runs the vector and matches the result against `expect`: the list of
@@ -1081,12 +1093,8 @@ impl Vector {
     /// assert!(!v.check().is_empty()); // upstream fails to parse "x"
     /// ```
     pub fn check(&self) -> Vec<String> {
-        match self.run() {
-            Ok(actual) => {
-                let mut diffs = Vec::new();
-                match_value(&self.expect, &actual, "", &mut diffs);
-                diffs
-            }
+        match self.produce() {
+            Ok(actual) => actual.differences(&self.expect),
             Err(e) => vec![format!("the run failed: {e}")],
         }
     }
@@ -1196,10 +1204,8 @@ fn loop_value(run: &LoopRun, out: &mut Map<String, Value>) {
         run.error.as_ref().map_or(Value::Null, error_value),
     );
     out.insert("outcome".into(), Value::Object(outcome));
-    out.insert(
-        "requests".into(),
-        Value::Array(run.requests.iter().map(|r| r.to_value()).collect()),
-    );
+    // Its place: [`Produced`] holds the requests themselves.
+    out.insert("requests".into(), Value::Null);
     out.insert(
         "memory".into(),
         serde_json::json!({
@@ -1208,6 +1214,141 @@ fn loop_value(run: &LoopRun, out: &mut Map<String, Value>) {
         }),
     );
     out.insert("api".into(), api_value(&run.api()));
+}
+
+/// What a vector's op produced: the `expect`-shaped object, where a
+/// loop's `requests` stands as `null` and the requests are held as sent.
+/// Serializes exactly as [`Produced::into_value`] would.
+#[derive(Debug)]
+pub struct Produced {
+    value: Map<String, Value>,
+    requests: Vec<Sent>,
+}
+
+/// The key the loop's requests stand at.
+const REQUESTS: &str = "requests";
+
+impl Produced {
+    fn new(value: Map<String, Value>, requests: Vec<Sent>) -> Produced {
+        Produced { value, requests }
+    }
+
+    fn has_requests(&self) -> bool {
+        self.value.contains_key(REQUESTS)
+    }
+
+    /// The whole result as one JSON tree (memory with the square of a
+    /// loop's rounds; [`Vector::run`]).
+    pub fn into_value(self) -> Value {
+        let mut value = self.value;
+        if let Some(slot) = value.get_mut(REQUESTS) {
+            *slot = Value::Array(self.requests.iter().map(Sent::to_value).collect());
+        }
+        Value::Object(value)
+    }
+
+    /// The differences from `expect`, as [`match_value`] finds them on
+    /// [`Produced::into_value`], building one request's tree at a time.
+    pub fn differences(&self, expect: &Value) -> Vec<String> {
+        let mut diffs = Vec::new();
+        let Value::Object(e) = expect else {
+            // Not an object: the whole value is compared (and echoed).
+            let whole = Produced {
+                value: self.value.clone(),
+                requests: self.requests.clone(),
+            };
+            match_value(expect, &whole.into_value(), "", &mut diffs);
+            return diffs;
+        };
+        for (k, ev) in e {
+            if k != REQUESTS || !self.has_requests() {
+                match_key(k, ev, &self.value, "", &mut diffs);
+                continue;
+            }
+            let p = format!("/{k}");
+            match ev {
+                Value::Array(want) if want.len() == self.requests.len() => {
+                    for (i, (w, r)) in want.iter().zip(&self.requests).enumerate() {
+                        match_value(w, &r.to_value(), &format!("{p}/{i}"), &mut diffs);
+                    }
+                }
+                Value::Array(want) => diffs.push(format!(
+                    "{p}: expected {} elements, got {}: {}",
+                    want.len(),
+                    self.requests.len(),
+                    self.requests_short()
+                )),
+                other => diffs.push(format!(
+                    "{p}: expected {}, got {}",
+                    short(other),
+                    self.requests_short()
+                )),
+            }
+        }
+        diffs
+    }
+
+    /// [`short`] of the requests' array, written only as far as it shows.
+    fn requests_short(&self) -> String {
+        let mut w = Clipped(Vec::new());
+        // The writer stops the serialization once it holds enough.
+        let _ = serde_json::to_writer(&mut w, &RequestsSer(&self.requests));
+        let s = String::from_utf8_lossy(&w.0).into_owned();
+        if s.len() > SHORT {
+            let cut = (0..=SHORT)
+                .rev()
+                .find(|&i| s.is_char_boundary(i))
+                .unwrap_or(0);
+            format!("{}…", &s[..cut])
+        } else {
+            s
+        }
+    }
+}
+
+/// A writer that refuses more than a little past [`SHORT`] bytes.
+struct Clipped(Vec<u8>);
+
+impl std::io::Write for Clipped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.0.len() > SHORT + 8 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+struct RequestsSer<'a>(&'a [Sent]);
+
+impl serde::Serialize for RequestsSer<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for r in self.0 {
+            seq.serialize_element(&r.to_value())?;
+        }
+        seq.end()
+    }
+}
+
+impl serde::Serialize for Produced {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.value.len()))?;
+        for (k, v) in &self.value {
+            if k == REQUESTS {
+                m.serialize_entry(k, &RequestsSer(&self.requests))?;
+            } else {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
 }
 
 /// Numbers by value (the vectors' rule, shared with `conformance`).
@@ -1232,10 +1373,13 @@ fn equal_whole(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// How much of a value a difference line shows, in bytes.
+const SHORT: usize = 300;
+
 fn short(v: &Value) -> String {
     let s = v.to_string();
-    if s.len() > 300 {
-        let cut = (0..=300)
+    if s.len() > SHORT {
+        let cut = (0..=SHORT)
             .rev()
             .find(|&i| s.is_char_boundary(i))
             .unwrap_or(0);
@@ -1267,31 +1411,7 @@ pub fn match_value(expected: &Value, actual: &Value, path: &str, diffs: &mut Vec
     match (expected, actual) {
         (Value::Object(e), Value::Object(a)) => {
             for (k, ev) in e {
-                let p = format!("{path}/{k}");
-                if k == "history_tail" {
-                    if let (Value::Array(tail), Some(Value::Array(h))) = (ev, a.get("history")) {
-                        if tail.len() > h.len() {
-                            diffs.push(format!(
-                                "{p}: expected the last {} messages, the history has {}",
-                                tail.len(),
-                                h.len()
-                            ));
-                        } else {
-                            let actual_tail = Value::Array(h[h.len() - tail.len()..].to_vec());
-                            match_value(ev, &actual_tail, &p, diffs);
-                        }
-                        continue;
-                    }
-                }
-                match a.get(k) {
-                    None => diffs.push(format!("{p}: expected {}, got nothing", short(ev))),
-                    Some(av) if is_payload(path, k) => {
-                        if !equal_whole(ev, av) {
-                            diffs.push(format!("{p}: expected {}, got {}", short(ev), short(av)));
-                        }
-                    }
-                    Some(av) => match_value(ev, av, &p, diffs),
-                }
+                match_key(k, ev, a, path, diffs);
             }
         }
         (Value::Array(e), Value::Array(a)) => {
@@ -1316,6 +1436,35 @@ pub fn match_value(expected: &Value, actual: &Value, path: &str, diffs: &mut Vec
             short(e),
             short(a)
         )),
+    }
+}
+
+/// One expected key of an object against the actual object.
+fn match_key(k: &str, ev: &Value, a: &Map<String, Value>, path: &str, diffs: &mut Vec<String>) {
+    let p = format!("{path}/{k}");
+    if k == "history_tail" {
+        if let (Value::Array(tail), Some(Value::Array(h))) = (ev, a.get("history")) {
+            if tail.len() > h.len() {
+                diffs.push(format!(
+                    "{p}: expected the last {} messages, the history has {}",
+                    tail.len(),
+                    h.len()
+                ));
+            } else {
+                let actual_tail = Value::Array(h[h.len() - tail.len()..].to_vec());
+                match_value(ev, &actual_tail, &p, diffs);
+            }
+            return;
+        }
+    }
+    match a.get(k) {
+        None => diffs.push(format!("{p}: expected {}, got nothing", short(ev))),
+        Some(av) if is_payload(path, k) => {
+            if !equal_whole(ev, av) {
+                diffs.push(format!("{p}: expected {}, got {}", short(ev), short(av)));
+            }
+        }
+        Some(av) => match_value(ev, av, &p, diffs),
     }
 }
 
