@@ -279,3 +279,32 @@ fn a_long_loop_takes_memory_linear_in_its_rounds() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_deep_runner_line_is_refused_not_overflowed() {
+    // serde_json's depth limit is off for runner lines (payloads nest to
+    // Jackson's 500): a line 17,000 deep once overflowed the stack.
+    let dir = scratch("conform");
+    let line = |d: usize| {
+        format!(
+            "{{\"path\":\"absent.json\",\"status\":\"result\",\"result\":{}{}}}\n",
+            "[".repeat(d),
+            "]".repeat(d)
+        )
+    };
+    let f = write(&dir, "results.jsonl", &line(17_000));
+    let o = run_bounded(&["conform", f.to_str().unwrap()], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stdout
+            .contains("FAIL runner output line 1: nests deeper than 564 levels (column 613)"),
+        "{o:?}"
+    );
+    // At Jackson's own depth the line is read (and judged: here, its file
+    // is absent).
+    let f = write(&dir, "results.jsonl", &line(540));
+    let o = run_bounded(&["conform", f.to_str().unwrap()], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(o.stdout.contains("FAIL absent.json: cannot read"), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
