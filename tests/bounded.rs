@@ -308,3 +308,49 @@ fn a_deep_runner_line_is_refused_not_overflowed() {
     assert!(o.stdout.contains("FAIL absent.json: cannot read"), "{o:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Runs `check` on the file `make(n)` and `make(4 * n)` and requires the
+/// larger to take less than 8 times as long (quadratic work takes 16),
+/// with a second of slack for a loaded machine.
+fn near_linear(name: &str, n: usize, make: impl Fn(usize) -> String) {
+    let dir = scratch("linear");
+    let time = |n: usize| {
+        let o = check(&write(&dir, name, &make(n)));
+        assert_eq!(o.code, Some(0), "{n}: {o:?}");
+        o.elapsed
+    };
+    let (small, large) = (time(n), time(4 * n));
+    assert!(
+        large < small * 8 + Duration::from_secs(1),
+        "{name}: {n} took {small:?}, {} took {large:?}",
+        4 * n
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn many_documents_take_near_linear_time() {
+    // A map entry was looked up in every document, and so was a
+    // placeholder: 10,000 documents of one override took 30 s.
+    near_linear("application.yml", 2_500, |n| {
+        (0..n)
+            .map(|i| format!("---\nspring.ai.tools.limits.max-calls-per-tool.t{i}: 3\n"))
+            .collect()
+    });
+    near_linear("application.properties", 2_500, |n| {
+        let mut s = String::from("x=3\n");
+        for i in 0..n {
+            s.push_str(&format!(
+                "#---\nspring.ai.tools.limits.max-calls-per-tool.t{i}=${{x}}\n"
+            ));
+        }
+        s
+    });
+    // Each placeholder the file does not set was checked against every
+    // other one.
+    near_linear("application.properties", 5_000, |n| {
+        (0..n)
+            .map(|i| format!("spring.ai.tools.limits.max-calls-per-tool.t{i}=${{m{i}:3}}\n"))
+            .collect()
+    });
+}

@@ -1407,11 +1407,24 @@ struct Placeholders<'a> {
     documents: &'a [Vec<Entry>],
     /// Every property of every document, last document first (built on
     /// the first placeholder).
-    all: std::cell::OnceCell<Vec<AllSource<'a>>>,
-    missing: std::cell::RefCell<Vec<String>>,
+    all: std::cell::OnceCell<AllSources<'a>>,
+    /// The names not found, in order, and as a set (a file can name tens
+    /// of thousands).
+    missing: std::cell::RefCell<(Vec<String>, std::collections::HashSet<String>)>,
     /// The work done so far against [`MAX_EXPANDED_BYTES`]: a value is
     /// resolved again at every use, and each level may double the text.
     spent: std::cell::Cell<usize>,
+}
+
+/// Every document's properties, and where each name is first found: a
+/// lookup asks only the first document that can answer it (asking each in
+/// turn was quadratic over thousands of documents).
+struct AllSources<'a> {
+    docs: Vec<AllSource<'a>>,
+    /// The first document with this exact key.
+    exact: std::collections::HashMap<&'a str, usize>,
+    /// The first document with a key of this relaxed name.
+    relaxed: std::collections::HashMap<Vec<String>, usize>,
 }
 
 /// A document's properties, every key (not only `spring.ai.tools`).
@@ -1442,9 +1455,10 @@ impl<'a> Placeholders<'a> {
         Ok(())
     }
 
-    fn sources(&self) -> &[AllSource<'a>] {
+    fn sources(&self) -> &AllSources<'a> {
         self.all.get_or_init(|| {
-            self.documents
+            let docs: Vec<AllSource<'a>> = self
+                .documents
                 .iter()
                 .rev()
                 .map(|d| {
@@ -1462,7 +1476,24 @@ impl<'a> Placeholders<'a> {
                     }
                     s
                 })
-                .collect()
+                .collect();
+            let mut all = AllSources {
+                docs: Vec::new(),
+                exact: Default::default(),
+                relaxed: Default::default(),
+            };
+            for (i, d) in docs.iter().enumerate() {
+                for k in d.exact.keys() {
+                    all.exact.entry(*k).or_insert(i);
+                }
+                for k in d.relaxed.keys() {
+                    if !all.relaxed.contains_key(k) {
+                        all.relaxed.insert(k.clone(), i);
+                    }
+                }
+            }
+            all.docs = docs;
+            all
         })
     }
 
@@ -1473,7 +1504,20 @@ impl<'a> Placeholders<'a> {
             && !name.starts_with('.')
             && !name.ends_with('.')
             && els.iter().all(|e| e.kind != Kind::NonUniform);
-        let found = self.sources().iter().find_map(|s| {
+        let all = self.sources();
+        let mut first = all.exact.get(name).copied();
+        if canonical && !els.is_empty() {
+            let more = [
+                all.exact.get(dashed(&els).as_str()),
+                all.relaxed.get(&uniform_key(&els)),
+            ];
+            first = first
+                .into_iter()
+                .chain(more.into_iter().flatten().copied())
+                .min();
+        }
+        let from = first.unwrap_or(all.docs.len());
+        let found = all.docs[from..].iter().find_map(|s| {
             if let Some(e) = s.exact.get(name) {
                 return Some(*e);
             }
@@ -1491,9 +1535,9 @@ impl<'a> Placeholders<'a> {
         match found {
             Some(e) => Some(e.value.to_java_string()),
             None => {
-                let mut m = self.missing.borrow_mut();
-                if !m.iter().any(|x| x == name) {
-                    m.push(name.to_owned());
+                let (order, seen) = &mut *self.missing.borrow_mut();
+                if seen.insert(name.to_owned()) {
+                    order.push(name.to_owned());
                 }
                 None
             }
@@ -1744,14 +1788,34 @@ impl<'a> Source<'a> {
     }
 }
 
-/// The documents as the binder sees them: the last document first, and
-/// the placeholder resolver over them.
-struct Sources<'a>(Vec<Source<'a>>, Placeholders<'a>);
+/// The documents as the binder sees them: the last document first, the
+/// placeholder resolver over them, and for each relaxed name (by hash) the
+/// documents that have a property of it, in order.
+struct Sources<'a>(
+    Vec<Source<'a>>,
+    Placeholders<'a>,
+    std::collections::HashMap<u64, Vec<usize>>,
+);
 
 impl<'a> Sources<'a> {
-    /// `Binder.findProperty`: the first document (last in the file) that has it.
+    fn new(documents: &'a [Vec<Entry>]) -> Sources<'a> {
+        let sources: Vec<Source<'a>> = documents.iter().rev().map(|d| Source::new(d)).collect();
+        let mut index: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+        for (i, s) in sources.iter().enumerate() {
+            for &h in s.relaxed.keys() {
+                index.entry(h).or_default().push(i);
+            }
+        }
+        Sources(sources, Placeholders::new(documents), index)
+    }
+
+    /// `Binder.findProperty`: the first document (last in the file) that
+    /// has it. Only the documents with a property of its relaxed name are
+    /// asked (an exact key is one of them): a map entry is looked up in
+    /// every document, which over thousands of documents was quadratic.
     fn find(&self, els: &[Element]) -> Option<&Prop<'a>> {
-        self.0.iter().find_map(|s| s.get(els))
+        let docs = self.2.get(&uni_hash(&uniform_key(els)))?;
+        docs.iter().find_map(|&i| self.0[i].get(els))
     }
 
     /// `containsDescendantOf`.
@@ -2269,10 +2333,7 @@ fn bool_prop(
 /// assert!(bind(&empty).unwrap_err().to_string().contains("A null value cannot be assigned to a primitive type"));
 /// ```
 pub fn bind(documents: &[Vec<Entry>]) -> Result<Bound, BindFailure> {
-    let sources = Sources(
-        documents.iter().rev().map(|d| Source::new(d)).collect(),
-        Placeholders::new(documents),
-    );
+    let sources = Sources::new(documents);
     let mut read = BTreeMap::new();
 
     let always_throw = bool_prop(
@@ -2412,7 +2473,7 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<Bound, BindFailure> {
         include_content: include_content.unwrap_or(false),
         read,
         unknown: unknown_keys(documents),
-        placeholders_not_in_file: sources.1.missing.take(),
+        placeholders_not_in_file: sources.1.missing.take().0,
     })
 }
 
