@@ -354,3 +354,97 @@ fn many_documents_take_near_linear_time() {
             .collect()
     });
 }
+
+#[test]
+fn a_vector_is_bounded_by_its_values_and_depth() {
+    use toolcall_model::vectors::{Vector, MAX_VECTOR_DEPTH, MAX_VECTOR_VALUES};
+    let with_expect = |x: &str| {
+        format!(
+            r#"{{"format":"toolcall-model/1","name":"v","op":"convert_tool_response","input":{{"text":"42"}},"expect":{{"response":{{"result":42}},"x":{x}}}}}"#
+        )
+    };
+    // The documented depth holds exactly: the vector and `expect` are two
+    // levels.
+    let nested = |d: usize| format!("{}{}", "[".repeat(d), "]".repeat(d));
+    assert!(Vector::parse(with_expect(&nested(MAX_VECTOR_DEPTH - 2)).as_bytes()).is_ok());
+    let e = Vector::parse(with_expect(&nested(MAX_VECTOR_DEPTH - 1)).as_bytes()).unwrap_err();
+    assert!(e.to_string().contains("recursion limit exceeded"), "{e}");
+    // 30 MB of `0,` once took 3 GB and 7 s: refused before it is read.
+    let many = format!("[{}0]", "0,".repeat(MAX_VECTOR_VALUES));
+    let started = Instant::now();
+    let e = Vector::parse(with_expect(&many).as_bytes()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("(file): more than {MAX_VECTOR_VALUES} JSON values")
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // Just under the limit it is read (strings do not count).
+    let fewer = format!(
+        "[\"{}\",{}0]",
+        ",".repeat(1000),
+        "0,".repeat(MAX_VECTOR_VALUES / 2)
+    );
+    assert!(Vector::parse(with_expect(&fewer).as_bytes()).is_ok());
+}
+
+#[test]
+fn links_loops_and_special_files_are_refused() {
+    let dir = scratch("links");
+    let good = std::fs::read_dir(crate::support::root().join("tests/vectors/gemini"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::copy(&good, dir.join("a.json")).unwrap();
+    // One link to `.` verified a file 41 times; two hung.
+    std::os::unix::fs::symlink(".", dir.join("self")).unwrap();
+    std::os::unix::fs::symlink("..", dir.join("sub/up")).unwrap();
+    let d = dir.to_str().unwrap();
+    for cmd in ["verify", "files"] {
+        let o = run_bounded(&[cmd, d], 1024, 60);
+        assert_eq!(o.code, Some(1), "{cmd}: {o:?}");
+        let all = format!("{}{}", o.stdout, o.stderr);
+        assert_eq!(
+            all.matches("a symbolic link loop").count(),
+            2,
+            "{cmd}: {o:?}"
+        );
+        let once = if cmd == "verify" {
+            all.contains("1 passed, 2 failed")
+        } else {
+            all.matches("a.json").count() == 1
+        };
+        assert!(once, "{cmd}: {o:?}");
+    }
+    // A FIFO named like a vector blocked the read for ever.
+    let fifo = dir.join("sub/fifo.json");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let o = run_bounded(&["verify", d], 1024, 60);
+        assert_eq!(o.code, Some(1), "{o:?}");
+        assert!(
+            o.stdout.contains("fifo.json: not a regular file: not read"),
+            "{o:?}"
+        );
+    }
+    // A file past the size limit is refused by its size, not read (a
+    // sparse file: no disk taken).
+    let huge = dir.join("huge.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(3 << 30)
+        .unwrap();
+    let h = huge.to_str().unwrap();
+    for args in [vec!["verify", h], vec!["run", h]] {
+        let o = run_bounded(&args, 256, 60);
+        assert_eq!(o.code, Some(1), "{args:?}: {o:?}");
+        assert!(
+            format!("{}{}", o.stdout, o.stderr)
+                .contains("invalid vector at (file): larger than 67108864 bytes"),
+            "{o:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -44,8 +44,8 @@ pub(crate) fn files(paths: &[PathBuf]) -> ExitCode {
     let mut found = Vec::new();
     let mut ok = true;
     for p in paths {
-        if let Err(e) = collect(p, &mut found) {
-            eprintln!("{}: cannot read: {e}", p.display());
+        for (at, why) in collect(p, &mut found) {
+            eprintln!("{}: {why}", at.display());
             ok = false;
         }
     }
@@ -60,7 +60,7 @@ pub(crate) fn files(paths: &[PathBuf]) -> ExitCode {
 }
 
 pub(crate) fn conform(java_results: &Path, verbose: bool) -> ExitCode {
-    use toolcall_model::vectors::conformance::{judge, JavaLine, Tally, Verdict};
+    use toolcall_model::vectors::conformance::{judge, judge_loaded, JavaLine, Tally, Verdict};
     let text = if java_results.as_os_str() == "-" {
         let mut s = String::new();
         if let Err(e) = std::io::stdin().read_to_string(&mut s) {
@@ -90,8 +90,11 @@ pub(crate) fn conform(java_results: &Path, verbose: bool) -> ExitCode {
                 Verdict::Disagree(vec![d])
             }
             Ok(java) => {
-                let v = match std::fs::read(java.path()) {
-                    Err(e) => Verdict::Disagree(vec![format!("cannot read: {e}")]),
+                let v = match read_vector_file(Path::new(java.path())) {
+                    Err(Unread::TooLarge) => {
+                        judge_loaded(Err(toolcall_model::vectors::too_large()), &java)
+                    }
+                    Err(e) => Verdict::Disagree(vec![e.to_string()]),
                     Ok(bytes) => judge(&bytes, &java),
                 };
                 match &v {
@@ -114,26 +117,120 @@ pub(crate) fn conform(java_results: &Path, verbose: bool) -> ExitCode {
     }
 }
 
-pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    if path.is_dir() {
-        let mut entries: Vec<_> = std::fs::read_dir(path)?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .collect();
-        entries.sort();
-        for e in entries {
-            if e.is_dir() || e.extension().is_some_and(|x| x == "json") {
-                collect(&e, out)?;
+/// The vector files under `path` (a file as given; a folder searched for
+/// `*.json`, sorted), into `out`; what cannot be searched or read comes
+/// back, each with its path. A folder is searched once however many links
+/// lead to it, and a link back to a folder it stands in is refused (a link
+/// to `.` once made it search itself until the path got too long, two such
+/// links for ever), as is a special file found in a folder (a FIFO named
+/// `*.json` would block the read for ever).
+pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Vec<(PathBuf, String)> {
+    let mut problems = Vec::new();
+    let mut searched = std::collections::HashSet::new();
+    let mut stack = vec![(path.to_path_buf(), true)];
+    while let Some((p, given)) = stack.pop() {
+        let meta = match std::fs::metadata(&p) {
+            Ok(m) => m,
+            // Reading it says why it cannot be read, in its place.
+            Err(_) => {
+                out.push(p);
+                continue;
             }
+        };
+        if meta.is_dir() {
+            match std::fs::canonicalize(&p) {
+                Ok(c) if !searched.insert(c.clone()) => {
+                    // A link back to a folder it stands in is a loop; another
+                    // link to a folder searched already adds nothing.
+                    let within = p
+                        .parent()
+                        .and_then(|d| std::fs::canonicalize(d).ok())
+                        .is_some_and(|d| d.starts_with(&c));
+                    if within {
+                        problems.push((
+                            p,
+                            format!(
+                                "not searched: a symbolic link loop (back to {})",
+                                c.display()
+                            ),
+                        ));
+                    }
+                    continue;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    problems.push((p, format!("cannot read: {e}")));
+                    continue;
+                }
+            }
+            let mut entries: Vec<PathBuf> = match std::fs::read_dir(&p) {
+                Ok(rd) => rd.filter_map(Result::ok).map(|e| e.path()).collect(),
+                Err(e) => {
+                    problems.push((p, format!("cannot read: {e}")));
+                    continue;
+                }
+            };
+            entries.sort();
+            // Reversed onto the stack: taken back in order.
+            for e in entries.into_iter().rev() {
+                if e.is_dir() || e.extension().is_some_and(|x| x == "json") {
+                    stack.push((e, false));
+                }
+            }
+        } else if given || meta.is_file() {
+            out.push(p);
+        } else {
+            problems.push((p, "not a regular file: not read".to_owned()));
         }
-    } else {
-        out.push(path.to_path_buf());
     }
-    Ok(())
+    problems
+}
+
+/// A vector file's bytes, or why there are none.
+pub(crate) enum Unread {
+    /// `cannot read: ...`.
+    Io(std::io::Error),
+    /// Past [`MAX_VECTOR_BYTES`](toolcall_model::vectors::MAX_VECTOR_BYTES).
+    TooLarge,
+}
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unread::Io(e) => write!(f, "cannot read: {e}"),
+            Unread::TooLarge => write!(
+                f,
+                "invalid vector at {}",
+                toolcall_model::vectors::too_large()
+            ),
+        }
+    }
+}
+
+/// The file's bytes, refused without reading it whole when it is larger
+/// than a vector can be: its size is checked first, and a file whose size
+/// is unknown (a pipe, a device) is read only one byte past the limit.
+pub(crate) fn read_vector_file(path: &Path) -> Result<Vec<u8>, Unread> {
+    use toolcall_model::vectors::MAX_VECTOR_BYTES;
+    let file = std::fs::File::open(path).map_err(Unread::Io)?;
+    if file
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.len() > MAX_VECTOR_BYTES as u64)
+    {
+        return Err(Unread::TooLarge);
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_VECTOR_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Unread::Io)?;
+    if bytes.len() > MAX_VECTOR_BYTES {
+        return Err(Unread::TooLarge);
+    }
+    Ok(bytes)
 }
 
 pub(crate) fn load(path: &Path) -> Result<Vector, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let bytes = read_vector_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
     Vector::parse(&bytes).map_err(|e| format!("{}: invalid vector at {}", path.display(), e))
 }
 
@@ -149,12 +246,8 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
     let mut files = Vec::new();
     let mut results: Vec<(PathBuf, Option<String>, Judged)> = Vec::new();
     for p in paths {
-        if let Err(e) = collect(p, &mut files) {
-            results.push((
-                p.clone(),
-                None,
-                Judged::Invalid(format!("cannot read: {e}")),
-            ));
+        for (at, why) in collect(p, &mut files) {
+            results.push((at, None, Judged::Invalid(why)));
         }
     }
     if files.is_empty() && results.is_empty() {
@@ -203,8 +296,8 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
         report(&file, name.as_deref(), judged);
     }
     for f in &files {
-        match std::fs::read(f) {
-            Err(e) => report(f, None, Judged::Invalid(format!("cannot read: {e}"))),
+        match read_vector_file(f) {
+            Err(e) => report(f, None, Judged::Invalid(e.to_string())),
             Ok(bytes) => match Vector::parse(&bytes) {
                 Err(e) => report(f, None, Judged::Invalid(format!("invalid vector at {e}"))),
                 Ok(v) => {

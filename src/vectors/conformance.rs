@@ -316,7 +316,11 @@ fn diff_into(l: &Value, r: &Value, path: &str, out: &mut Vec<String>) {
 /// assert!(matches!(judge(v, &wrong), Verdict::Disagree(_)));
 /// ```
 pub fn judge(bytes: &[u8], java: &JavaLine) -> Verdict {
-    let vector = Vector::parse(bytes);
+    judge_loaded(Vector::parse(bytes), java)
+}
+
+/// [`judge`] of a vector already read (or refused).
+pub fn judge_loaded(vector: Result<Vector, super::VectorError>, java: &JavaLine) -> Verdict {
     match (java, vector) {
         (JavaLine::OutOfScope { reason, .. }, _) => Verdict::OutOfScope(reason.clone()),
         (JavaLine::Fault { .. }, Err(_)) => Verdict::Agree,

@@ -25,6 +25,50 @@ pub const FORMAT: &str = "toolcall-model/1";
 /// Largest vector file accepted, in bytes.
 pub const MAX_VECTOR_BYTES: usize = 64 << 20;
 
+/// Most JSON values (scalars, arrays, objects) a vector file may hold. A
+/// value read takes some 100 bytes however short its text (`0,` is two),
+/// so 64 MiB of them took 6 GB; two million take about 200 MB. The
+/// shipped vectors hold fewer than 2,000.
+pub const MAX_VECTOR_VALUES: usize = 2_000_000;
+
+/// The levels of arrays and objects a vector may nest: serde_json's
+/// reader recurses, and its default recursion limit (128) refuses the
+/// 128th level; far past any vector's (payloads are strings).
+pub const MAX_VECTOR_DEPTH: usize = 127;
+
+/// An upper bound on the number of JSON values in `text`, without reading
+/// it: the values after a comma, the arrays and objects, and one.
+fn values_at_most(text: &[u8]) -> usize {
+    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
+    for &b in text {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b',' | b'[' | b'{' => n += 1,
+            _ => {}
+        }
+    }
+    n
+}
+
+/// The refusal of a vector file past [`MAX_VECTOR_BYTES`] (a reader that
+/// knows the size refuses it before reading it).
+///
+/// ```
+/// assert_eq!(toolcall_model::vectors::too_large().to_string(), "(file): larger than 67108864 bytes");
+/// ```
+pub fn too_large() -> VectorError {
+    err("(file)", format!("larger than {MAX_VECTOR_BYTES} bytes"))
+}
+
 /// Why a file is not a valid vector: where in it, and why.
 ///
 /// ```
@@ -686,13 +730,16 @@ impl Vector {
     /// ```
     pub fn parse(bytes: &[u8]) -> Result<Vector, VectorError> {
         if bytes.len() > MAX_VECTOR_BYTES {
-            return Err(err(
-                "(file)",
-                format!("larger than {MAX_VECTOR_BYTES} bytes"),
-            ));
+            return Err(too_large());
         }
         let text = std::str::from_utf8(bytes)
             .map_err(|e| err(format!("byte {}", e.valid_up_to()), "not valid UTF-8"))?;
+        if values_at_most(bytes) > MAX_VECTOR_VALUES {
+            return Err(err(
+                "(file)",
+                format!("more than {MAX_VECTOR_VALUES} JSON values"),
+            ));
+        }
         let doc: Value = serde_json::from_str(text).map_err(|e| {
             err(
                 format!("line {} column {}", e.line(), e.column()),
