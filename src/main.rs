@@ -107,6 +107,7 @@ fn main() -> ExitCode {
             seed,
             out,
             ops,
-        }) => gen(count, seed, &out, &ops),
+            force,
+        }) => gen(count, seed, &out, &ops, force),
     }
 }

@@ -448,3 +448,43 @@ fn links_loops_and_special_files_are_refused() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn gen_streams_and_never_overwrites_unasked() {
+    let dir = scratch("gen");
+    let out = dir.join("out");
+    let o_ = out.to_str().unwrap();
+    // 4,000 vectors were all held before the first was written (20,000:
+    // 367 MB); now one at a time.
+    let o = run_bounded(&["gen", "--count", "4000", "--out", o_], 64, 120);
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stdout.contains("wrote 4000 vectors"), "{o:?}");
+    let names = || -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let files = names();
+    assert_eq!(files.len(), 4000, "no temporary file is left");
+    assert!(files.iter().all(|f| f.ends_with(".json")));
+    // Existing files are refused before anything is written.
+    let first = out.join("gen-0-0-execute_tool_calls.json");
+    std::fs::write(&first, "mine").unwrap();
+    let o = run_bounded(&["gen", "--count", "8", "--out", o_], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr.contains(
+            "exists (8 of the 8 files to write do): nothing written; --force replaces them"
+        ),
+        "{o:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&first).unwrap(), "mine");
+    let o = run_bounded(&["gen", "--count", "8", "--out", o_, "--force"], 1024, 60);
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(std::fs::read_to_string(&first).unwrap().contains("\"op\""));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -90,6 +90,10 @@ pub(crate) enum Cmd {
             default_value = "execute_tool_calls,gemini_request,convert_tool_response,tool_loop"
         )]
         ops: String,
+        /// Replace vector files of the same names (without it, nothing is
+        /// written when one exists).
+        #[arg(long)]
+        force: bool,
     },
     /// List the vector files under the given files and folders, one per line.
     Files {

@@ -6,8 +6,12 @@ use std::process::ExitCode;
 
 use toolcall_model::vectors::Vector;
 
-pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str) -> ExitCode {
-    use toolcall_model::checking::gen::{vectors, VectorOp};
+/// `gen`: each vector is written as it is generated (a million vectors
+/// are never held at once), to a temporary file renamed into place, so a
+/// failed write (a full disk) leaves no truncated vector; files of the same
+/// names are refused before anything is written, unless `force`.
+pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str, force: bool) -> ExitCode {
+    use toolcall_model::checking::gen::{vector_name, vectors_iter, VectorOp};
     let mut chosen = Vec::new();
     for name in ops.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match VectorOp::ALL.iter().find(|o| o.name() == name) {
@@ -26,18 +30,55 @@ pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str) -> ExitCode {
         eprintln!("error: {}: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    let all = vectors(seed, count, &chosen);
-    for v in &all {
-        let name = v["name"].as_str().unwrap_or("generated");
-        let path = out.join(format!("{name}.json"));
-        let text = serde_json::to_string_pretty(v).unwrap_or_default();
-        if let Err(e) = std::fs::write(&path, text) {
-            eprintln!("error: {}: {e}", path.display());
+    if !force {
+        let existing: Vec<PathBuf> = (0..count)
+            .map(|i| out.join(format!("{}.json", vector_name(seed, i, &chosen))))
+            .filter(|p| p.exists())
+            .collect();
+        if let Some(first) = existing.first() {
+            eprintln!(
+                "error: {} exists ({} of the {count} files to write do): nothing written; --force replaces them",
+                first.display(),
+                existing.len()
+            );
             return ExitCode::FAILURE;
         }
     }
-    outln!("wrote {} vectors to {}", all.len(), out.display());
+    let mut written = 0usize;
+    for v in vectors_iter(seed, count, &chosen) {
+        let name = v["name"].as_str().unwrap_or("generated");
+        let path = out.join(format!("{name}.json"));
+        let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+        if let Err(e) = write_atomically(&path, text.as_bytes()) {
+            eprintln!(
+                "error: {}: {e} ({written} vectors written before it)",
+                path.display()
+            );
+            return ExitCode::FAILURE;
+        }
+        written += 1;
+    }
+    outln!("wrote {written} vectors to {}", out.display());
     ExitCode::SUCCESS
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it to
+/// `path`: the file is whole or absent, never truncated.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp-{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    // No fsync: a million vectors would take minutes; what this guards
+    // against is a write that fails (a full disk), not a power cut.
+    let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(bytes));
+    match written.and_then(|()| std::fs::rename(&tmp, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
 }
 
 pub(crate) fn files(paths: &[PathBuf]) -> ExitCode {
