@@ -488,3 +488,23 @@ fn gen_streams_and_never_overwrites_unasked() {
     assert!(std::fs::read_to_string(&first).unwrap().contains("\"op\""));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn explore_says_when_it_cannot_start_a_thread() {
+    // `--jobs 0` was silently 1.
+    let o = run_bounded(&["explore", "--cases", "1", "--jobs", "0"], 1024, 60);
+    assert_eq!(o.code, Some(2), "{o:?}");
+    assert!(
+        o.stderr.contains("0 worker threads would run nothing"),
+        "{o:?}"
+    );
+    // Too little memory for a worker's stack (64 MB in random mode):
+    // once a panic, and a hang.
+    let o = run_bounded(&["explore", "--cases", "1", "--jobs", "2"], 40, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr.contains("error: cannot start a worker thread: "),
+        "{o:?}"
+    );
+    assert!(!o.stderr.contains("panicked"), "{o:?}");
+}

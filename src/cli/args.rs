@@ -60,8 +60,8 @@ pub(crate) enum Cmd {
         /// Print one JSON object instead of the table.
         #[arg(long)]
         json: bool,
-        /// Worker threads (default: the machine's parallelism).
-        #[arg(long)]
+        /// Worker threads, at least 1 (default: the machine's parallelism).
+        #[arg(long, value_parser = positive_jobs)]
         jobs: Option<usize>,
     },
     /// Judge the Java conformance runner's output (one JSON line per vector)
@@ -154,6 +154,15 @@ pub(crate) enum Cmd {
 pub(crate) fn positive_cases(s: &str) -> Result<u32, String> {
     match s.parse::<u32>() {
         Ok(0) => Err("0 cases would check nothing; give at least 1 (a cell says holds only with 100 applicable cases)".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `--jobs`: a positive count (0 threads would do nothing).
+pub(crate) fn positive_jobs(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("0 worker threads would run nothing; give at least 1".to_owned()),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
     }

@@ -61,9 +61,11 @@ pub fn command(cases: u32, seed: u64, json: bool, jobs: Option<usize>) -> ExitCo
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<(CellResult, Duration)>>> = Mutex::new(vec![None; cells.len()]);
     let started = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            std::thread::Builder::new()
+    // When the system refuses a thread, the ones started do the work (the
+    // matrix does not depend on how many); when it refuses the first, say so.
+    let spawned = std::thread::scope(|scope| {
+        for n in 0..jobs {
+            let spawned = std::thread::Builder::new()
                 .stack_size(64 << 20)
                 .spawn_scoped(scope, || loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
@@ -98,10 +100,17 @@ pub fn command(cases: u32, seed: u64, json: bool, jobs: Option<usize>) -> ExitCo
                     if let Ok(mut res) = results.lock() {
                         res[i] = Some((r, took));
                     }
-                })
-                .expect("a worker thread");
+                });
+            if let Err(e) = spawned {
+                return if n == 0 { Err(e) } else { Ok(()) };
+            }
         }
+        Ok(())
     });
+    if let Err(e) = spawned {
+        eprintln!("error: cannot start a worker thread: {e} (try a smaller --jobs)");
+        return ExitCode::FAILURE;
+    }
     if display.lock().is_ok_and(|d| d.tty) {
         eprintln!();
     }
@@ -182,6 +191,13 @@ pub fn exhaustive(bound: &str, json: bool, jobs: Option<usize>) -> ExitCode {
     if tty {
         eprintln!();
     }
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e} (try a smaller --jobs)");
+            return ExitCode::FAILURE;
+        }
+    };
     let wall = started.elapsed().as_secs_f64();
     eprintln!(
         "explore --exhaustive: {} scenarios ({} run) in {wall:.1} s on {jobs} thread(s): {:.0} scenarios/s ({:.0} run/s), each under {} behaviour sets",
