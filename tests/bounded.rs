@@ -508,3 +508,66 @@ fn explore_says_when_it_cannot_start_a_thread() {
     );
     assert!(!o.stderr.contains("panicked"), "{o:?}");
 }
+
+#[test]
+fn names_cannot_forge_lines_or_drive_the_terminal() {
+    let dir = scratch("forge");
+    // A failing vector whose name carries a count line of its own.
+    let v = serde_json::json!({
+        "format": "toolcall-model/1", "name": "x\n3 passed, 0 failed\u{1b}[2K",
+        "op": "convert_tool_response", "input": {"text": "42"},
+        "expect": {"response": {"result": 41}}
+    });
+    let f = write(&dir, "v.json", &v.to_string());
+    let o = run_bounded(&["verify", f.to_str().unwrap()], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{o:?}");
+    assert!(
+        lines[0].starts_with("FAIL x\\n3 passed, 0 failed\\u{1b}[2K ("),
+        "{o:?}"
+    );
+    assert_eq!(lines[1], "0 passed, 1 failed");
+    // A YAML key with an escape sequence reaches the output escaped.
+    let y = write(
+        &dir,
+        "application.yml",
+        "spring.ai.tools.limits.max-calls-per-tool:\n  \"[a\\e(b]\": 2\n",
+    );
+    let o = check(&y);
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(!o.stdout.contains('\u{1b}'), "{o:?}");
+    assert!(o.stdout.contains("a\\u{1b}(b"), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn lost_output_is_an_error_not_a_panic_or_a_success() {
+    // Standard error unwritable: every error message panicked (exit 101).
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" check /nonexistent.properties 2>/dev/full")
+        .arg(bin())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    // Standard output closed: a run exited 0 with its output lost.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" files \"$1\" >&-")
+        .arg(bin())
+        .arg(crate::support::root().join("tests/vectors/gemini"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("standard output is closed"));
+    // Sent to /dev/null on purpose, it is a success.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" files \"$1\" >/dev/null")
+        .arg(bin())
+        .arg(crate::support::root().join("tests/vectors/gemini"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+}

@@ -30,12 +30,12 @@ pub struct Flags {
 }
 
 fn fail(msg: &str) -> ExitCode {
-    eprintln!("error: {msg}");
+    errln!("error: {msg}");
     ExitCode::FAILURE
 }
 
 fn usage(msg: &str) -> ExitCode {
-    eprintln!("error: {msg}");
+    errln!("error: {msg}");
     ExitCode::from(2)
 }
 
@@ -196,7 +196,7 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
                     .unwrap_or_default()
                 );
             }
-            eprintln!(
+            errln!(
                 "error: {head}: Spring Boot refuses this configuration; the application would not start:\n\n{}",
                 clip(&e.to_string())
             );
@@ -224,7 +224,10 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
                 .unwrap_or_default()
         );
     } else {
-        out!("{}", clip(&to_text(file, &bound, &setup, &reports)));
+        out!(
+            "{}",
+            super::shown_lines(&clip(&to_text(file, &bound, &setup, &reports)))
+        );
     }
     ExitCode::SUCCESS
 }
@@ -314,14 +317,14 @@ fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
         out.push_str("  (no spring.ai.tools key: every default)\n");
     }
     for (k, v) in &bound.read {
-        out.push_str(&clip(&format!("  {k} = {v}")));
+        out.push_str(&clip(&super::shown(&format!("  {k} = {v}"))));
         out.push('\n');
     }
     for u in &bound.unknown {
-        out.push_str(&clip(&format!(
+        out.push_str(&clip(&super::shown(&format!(
             "warning: line {}: Spring ignores '{}'; did you mean '{}'?",
             u.line, u.key, u.suggestion
-        )));
+        ))));
         out.push('\n');
     }
     for name in &bound.placeholders_not_in_file {

@@ -85,7 +85,7 @@ pub fn command(cases: u32, seed: u64, json: bool, jobs: Option<usize>) -> ExitCo
                         if d.tty {
                             d.draw(true);
                         } else {
-                            eprintln!(
+                            errln!(
                                 "explore: [{}/{}] {} × {}: {} ({} cases, {:.1} s)",
                                 d.done,
                                 d.total,
@@ -108,11 +108,11 @@ pub fn command(cases: u32, seed: u64, json: bool, jobs: Option<usize>) -> ExitCo
         Ok(())
     });
     if let Err(e) = spawned {
-        eprintln!("error: cannot start a worker thread: {e} (try a smaller --jobs)");
+        errln!("error: cannot start a worker thread: {e} (try a smaller --jobs)");
         return ExitCode::FAILURE;
     }
     if display.lock().is_ok_and(|d| d.tty) {
-        eprintln!();
+        errln!();
     }
     let timed: Vec<(CellResult, Duration)> = results
         .into_inner()
@@ -145,7 +145,7 @@ pub fn command(cases: u32, seed: u64, json: bool, jobs: Option<usize>) -> ExitCo
 pub fn exhaustive(bound: &str, json: bool, jobs: Option<usize>) -> ExitCode {
     use toolcall_model::checking::exhaustive::{run, Bound, Space};
     let Some(bound) = Bound::named(bound) else {
-        eprintln!("error: unknown bound '{bound}'");
+        errln!("error: unknown bound '{bound}'");
         return ExitCode::from(2);
     };
     let jobs = jobs
@@ -154,7 +154,7 @@ pub fn exhaustive(bound: &str, json: bool, jobs: Option<usize>) -> ExitCode {
         .max(1);
     let space = Space::new(&bound);
     let tty = std::io::stderr().is_terminal();
-    eprintln!(
+    errln!(
         "explore --exhaustive: bound {}, {} scenarios ({} to run after symmetry) under {} behaviour sets, on {jobs} thread(s)",
         bound.name,
         space.scenarios(),
@@ -189,17 +189,17 @@ pub fn exhaustive(bound: &str, json: bool, jobs: Option<usize>) -> ExitCode {
         let _ = e.flush();
     });
     if tty {
-        eprintln!();
+        errln!();
     }
     let report = match report {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e} (try a smaller --jobs)");
+            errln!("error: {e} (try a smaller --jobs)");
             return ExitCode::FAILURE;
         }
     };
     let wall = started.elapsed().as_secs_f64();
-    eprintln!(
+    errln!(
         "explore --exhaustive: {} scenarios ({} run) in {wall:.1} s on {jobs} thread(s): {:.0} scenarios/s ({:.0} run/s), each under {} behaviour sets",
         report.scenarios,
         report.evaluated,
@@ -236,7 +236,7 @@ fn speed_report(timed: &[(CellResult, Duration)], wall: Duration, jobs: usize) {
         .collect();
     rates.sort_by(|a, b| a.1.total_cmp(&b.1));
     let list: Vec<String> = rates.iter().map(|(k, v)| format!("{k} {v:.0}")).collect();
-    eprintln!(
+    errln!(
         "explore: {:.1} s on {jobs} thread(s); cases/s per thread (cells that held): {}",
         wall.as_secs_f64(),
         list.join(", ")

@@ -17,17 +17,17 @@ pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str, force: bool) -
         match VectorOp::ALL.iter().find(|o| o.name() == name) {
             Some(o) => chosen.push(*o),
             None => {
-                eprintln!("error: unknown op '{name}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)");
+                errln!("error: unknown op '{name}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)");
                 return ExitCode::FAILURE;
             }
         }
     }
     if chosen.is_empty() {
-        eprintln!("error: --ops names no op");
+        errln!("error: --ops names no op");
         return ExitCode::FAILURE;
     }
     if let Err(e) = std::fs::create_dir_all(out) {
-        eprintln!("error: {}: {e}", out.display());
+        errln!("error: {}: {e}", out.display());
         return ExitCode::FAILURE;
     }
     if !force {
@@ -36,7 +36,7 @@ pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str, force: bool) -
             .filter(|p| p.exists())
             .collect();
         if let Some(first) = existing.first() {
-            eprintln!(
+            errln!(
                 "error: {} exists ({} of the {count} files to write do): nothing written; --force replaces them",
                 first.display(),
                 existing.len()
@@ -50,7 +50,7 @@ pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str, force: bool) -
         let path = out.join(format!("{name}.json"));
         let text = serde_json::to_string_pretty(&v).unwrap_or_default();
         if let Err(e) = write_atomically(&path, text.as_bytes()) {
-            eprintln!(
+            errln!(
                 "error: {}: {e} ({written} vectors written before it)",
                 path.display()
             );
@@ -86,12 +86,12 @@ pub(crate) fn files(paths: &[PathBuf]) -> ExitCode {
     let mut ok = true;
     for p in paths {
         for (at, why) in collect(p, &mut found) {
-            eprintln!("{}: {why}", at.display());
+            errln!("{}: {why}", at.display());
             ok = false;
         }
     }
     for f in &found {
-        outln!("{}", f.display());
+        outln!("{}", super::shown(&f.display().to_string()));
     }
     if ok {
         ExitCode::SUCCESS
@@ -105,7 +105,7 @@ pub(crate) fn conform(java_results: &Path, verbose: bool) -> ExitCode {
     let text = if java_results.as_os_str() == "-" {
         let mut s = String::new();
         if let Err(e) = std::io::stdin().read_to_string(&mut s) {
-            eprintln!("error: cannot read standard input: {e}");
+            errln!("error: cannot read standard input: {e}");
             return ExitCode::FAILURE;
         }
         s
@@ -113,7 +113,7 @@ pub(crate) fn conform(java_results: &Path, verbose: bool) -> ExitCode {
         match std::fs::read_to_string(java_results) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("error: {}: {e}", java_results.display());
+                errln!("error: {}: {e}", java_results.display());
                 return ExitCode::FAILURE;
             }
         }
@@ -127,7 +127,7 @@ pub(crate) fn conform(java_results: &Path, verbose: bool) -> ExitCode {
         let verdict = match JavaLine::parse(line) {
             Err(e) => {
                 let d = format!("runner output line {}: {e}", i + 1);
-                outln!("FAIL {d}");
+                outln!("FAIL {}", super::shown(&d));
                 Verdict::Disagree(vec![d])
             }
             Ok(java) => {
@@ -139,9 +139,15 @@ pub(crate) fn conform(java_results: &Path, verbose: bool) -> ExitCode {
                     Ok(bytes) => judge(&bytes, &java),
                 };
                 match &v {
-                    Verdict::Disagree(d) => outln!("FAIL {}: {}", java.path(), d.join("; ")),
+                    Verdict::Disagree(d) => outln!(
+                        "FAIL {}",
+                        super::shown(&format!("{}: {}", java.path(), d.join("; ")))
+                    ),
                     Verdict::OutOfScope(r) if verbose => {
-                        outln!("OUT OF SCOPE {}: {r}", java.path())
+                        outln!(
+                            "OUT OF SCOPE {}",
+                            super::shown(&format!("{}: {r}", java.path()))
+                        )
                     }
                     _ => {}
                 }
@@ -293,7 +299,7 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
     }
     if files.is_empty() && results.is_empty() {
         let list: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        eprintln!(
+        errln!(
             "error: no vector found in {} (files are taken as given; folders are searched recursively for *.json)",
             list.join(", ")
         );
@@ -328,8 +334,13 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
             };
             match judged {
                 Judged::Passed => {}
-                Judged::Failed(d) => outln!("FAIL {label}: {}", d.join("; ")),
-                Judged::Invalid(r) => outln!("INVALID {label}: {r}"),
+                Judged::Failed(d) => {
+                    outln!(
+                        "FAIL {}",
+                        super::shown(&format!("{label}: {}", d.join("; ")))
+                    )
+                }
+                Judged::Invalid(r) => outln!("INVALID {}", super::shown(&format!("{label}: {r}"))),
             }
         }
     };
@@ -355,7 +366,7 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
         }
     }
     if json {
-        eprintln!("{passed} passed, {failed} failed");
+        errln!("{passed} passed, {failed} failed");
     } else {
         outln!("{passed} passed, {failed} failed");
     }
@@ -382,7 +393,7 @@ pub(crate) fn run(file: &Path) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             ExitCode::FAILURE
         }
     }
