@@ -571,3 +571,40 @@ fn lost_output_is_an_error_not_a_panic_or_a_success() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{o:?}");
 }
+
+#[test]
+fn duplicate_keys_and_huge_values_are_refused_with_their_place() {
+    use toolcall_model::vectors::Vector;
+    // serde_json kept the last of two keys without a word.
+    let text = "{\"format\":\"toolcall-model/1\",\"name\":\"n\",\n \"op\":\"convert_tool_response\",\"input\":{\"text\":\"42\"},\n \"expect\":{\"response\":{\"result\":42}, \"response\": {\"result\": 41}}}";
+    let e = Vector::parse(text.as_bytes()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "/expect/response: a duplicate key (line 3 column 38): each key once"
+    );
+    // Keys equal once decoded are the same key; the same key in two
+    // objects is not a duplicate.
+    let text = r#"{"format":"toolcall-model/1","name":"n","op":"convert_tool_response","input":{"text":"42"},"expect":{"response":{"result":42},"x":[{"a":1},{"a":2,"\u0061":3}]}}"#;
+    let e = Vector::parse(text.as_bytes()).unwrap_err();
+    assert!(
+        e.to_string().starts_with("/expect/x/1/a: a duplicate key"),
+        "{e}"
+    );
+    // A bad value of 10 MB was echoed whole.
+    let v = serde_json::json!({
+        "format": "toolcall-model/1", "name": "n",
+        "manager": {"on_limit_exceeded": "x".repeat(10_000_000)},
+        "op": "convert_tool_response", "input": {"text": "42"},
+        "expect": {"response": {"result": 42}}
+    });
+    let e = Vector::parse(v.to_string().as_bytes()).unwrap_err();
+    assert!(e.to_string().len() < 3000, "{}", e.to_string().len());
+    assert!(e.to_string().contains("characters)"), "{e}");
+    // `check /dev/zero` said its size was 0.
+    let o = run_bounded(&["check", "/dev/zero", "--format", "properties"], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr.contains("larger than 4194304 bytes (4194305)"),
+        "{o:?}"
+    );
+}

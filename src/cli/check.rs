@@ -113,7 +113,9 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
         Err(e) => return fail(&format!("{}: cannot read: {e}", file.display())),
     };
     if bytes.len() > MAX_CONFIG_BYTES {
-        let size = std::fs::metadata(file).map_or(bytes.len() as u64, |m| m.len());
+        // A device or a pipe has no size (/dev/zero says 0): at least what was read.
+        let size =
+            std::fs::metadata(file).map_or(bytes.len() as u64, |m| m.len().max(bytes.len() as u64));
         let size = usize::try_from(size).unwrap_or(usize::MAX);
         let message = too_large(size).message;
         if f.json {

@@ -36,6 +36,82 @@ pub const MAX_VECTOR_VALUES: usize = 2_000_000;
 /// 128th level; far past any vector's (payloads are strings).
 pub const MAX_VECTOR_DEPTH: usize = 127;
 
+/// The first key an object of `text` (valid JSON) repeats: its JSON
+/// pointer and 1-based line and column. serde_json keeps the last of
+/// duplicate keys without a word, so a vector could say one thing twice
+/// and mean the second. One pass; the keys compared as decoded.
+fn duplicate_key(text: &str) -> Option<(String, usize, usize)> {
+    enum Frame {
+        Object {
+            keys: std::collections::HashSet<String>,
+            key: Option<String>,
+            want_key: bool,
+        },
+        Array(usize),
+    }
+    let pointer = |stack: &[Frame]| {
+        let mut p = String::new();
+        for f in stack {
+            match f {
+                Frame::Object { key: Some(k), .. } => p.push_str(&format!("/{}", pointer_token(k))),
+                Frame::Object { .. } => {}
+                Frame::Array(i) => p.push_str(&format!("/{i}")),
+            }
+        }
+        p
+    };
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let (mut line, mut line_start, mut i) = (1usize, 0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'\n' => {
+                line += 1;
+                line_start = i + 1;
+            }
+            b'{' => stack.push(Frame::Object {
+                keys: Default::default(),
+                key: None,
+                want_key: true,
+            }),
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Object { want_key, .. }) => *want_key = true,
+                Some(Frame::Array(n)) => *n += 1,
+                None => {}
+            },
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Frame::Object {
+                    keys,
+                    key,
+                    want_key: want @ true,
+                }) = stack.last_mut()
+                {
+                    *want = false;
+                    let k: String = serde_json::from_str(text.get(start..=i)?).ok()?;
+                    if !keys.insert(k.clone()) {
+                        let column = text[line_start..start].chars().count() + 1;
+                        *key = Some(k);
+                        return Some((pointer(&stack), line, column));
+                    }
+                    *key = Some(k);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// An upper bound on the number of JSON values in `text`, without reading
 /// it: the values after a comma, the arrays and objects, and one.
 fn values_at_most(text: &[u8]) -> usize {
@@ -84,10 +160,22 @@ pub struct VectorError {
     pub reason: String,
 }
 
+/// Every refusal is made here, clipped: a reason can quote a value of the
+/// file (a 60 MB string once gave a 60 MB error line).
 fn err(place: impl Into<String>, reason: impl Into<String>) -> VectorError {
     VectorError {
-        place: place.into(),
-        reason: reason.into(),
+        place: clipped(place.into()),
+        reason: clipped(reason.into()),
+    }
+}
+
+/// The characters of a place or reason shown before it is cut.
+const ERROR_CHARS: usize = 1000;
+
+fn clipped(s: String) -> String {
+    match s.char_indices().nth(ERROR_CHARS) {
+        None => s,
+        Some((cut, _)) => format!("{}… ({} characters)", &s[..cut], s.chars().count()),
     }
 }
 
@@ -746,6 +834,12 @@ impl Vector {
                 format!("not JSON: {e}"),
             )
         })?;
+        if let Some((place, line, column)) = duplicate_key(text) {
+            return Err(err(
+                place,
+                format!("a duplicate key (line {line} column {column}): each key once"),
+            ));
+        }
         Self::from_value(&doc)
     }
 
