@@ -150,10 +150,10 @@ pub fn command(file: &Path, f: &Flags) -> ExitCode {
                 ))
             }
         };
-        match super::yaml::read(text.strip_prefix('\u{feff}').unwrap_or(text)) {
+        match toolcall_model::config::yaml::read(text.strip_prefix('\u{feff}').unwrap_or(text)) {
             Ok(d) => d,
             Err(e) => {
-                if let Some(why) = e.strip_prefix(super::yaml::NOT_MODELLED) {
+                if let Some(why) = e.strip_prefix(toolcall_model::config::yaml::NOT_MODELLED) {
                     return not_checked(file, why, f.json);
                 }
                 return cannot_load(file, &e, f.json);

@@ -7,7 +7,6 @@ pub mod convert;
 pub mod explore;
 pub mod main_job;
 pub mod vectors;
-pub mod yaml;
 
 /// `s` with its control characters shown as escapes (`\n`, `\u{1b}`), for
 /// human output where a name or a path from a file stands in a line: a

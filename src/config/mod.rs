@@ -5,3 +5,5 @@
 pub mod binding;
 pub mod check;
 pub mod main_job;
+#[cfg(feature = "yaml")]
+pub mod yaml;

@@ -1,4 +1,4 @@
-//! The command line's YAML reader for `check`: an `application.yml` read
+//! The YAML reader of `check`: an `application.yml` read
 //! as Spring Boot reads it (`YamlPropertySourceLoader`,
 //! `OriginTrackedYamlLoader` over SnakeYAML 1.1): each document flattened to
 //! property names (`a.b`, `a[0]`, non-string keys as `[key]`), plain scalars
@@ -8,13 +8,15 @@
 //!
 //! The YAML syntax itself is saphyr-parser's (a maintained, safe, pure-Rust
 //! parser); only the typing and flattening are Spring's.
+//!
+//! Pure: no IO (feature `yaml`).
 
 use std::collections::HashMap;
 
-use saphyr_parser::{Event, Parser, ScalarStyle};
-use toolcall_model::config::binding::{
+use super::binding::{
     expands_too_much, resolve_yaml_scalar, Entry, JavaValue, ENTRY_COST, MAX_EXPANDED_BYTES,
 };
+use saphyr_parser::{Event, Parser, ScalarStyle};
 
 /// SnakeYAML's `LoaderOptions.nestingDepthLimit` default.
 const NESTING_DEPTH_LIMIT: usize = 50;
