@@ -1758,18 +1758,22 @@ impl<'a> Source<'a> {
     /// name, the first in the order of the `HashSet` of keys Spring keeps
     /// for that name (by `String.hashCode()`, not by file order).
     fn get(&self, els: &[Element]) -> Option<&Prop<'a>> {
+        let uni = uniform_key(els);
+        self.get_uniform(els, &uni, uni_hash(&uni))
+    }
+
+    /// [`Source::get`] with the name's uniform form and its hash known.
+    fn get_uniform(&self, els: &[Element], uni: &[String], hash: u64) -> Option<&Prop<'a>> {
         if let Some(&i) = self.exact.get(dashed(els).as_str()) {
             return Some(&self.props[i]);
         }
-        let uni = uniform_key(els);
         let candidates: Vec<usize> = self
             .relaxed
-            .get(&uni_hash(&uni))?
+            .get(&hash)?
             .iter()
             .copied()
             .filter(|&i| {
-                self.props[i].els.len() == uni.len()
-                    && starts_with_uniform(&self.props[i].els, &uni)
+                self.props[i].els.len() == uni.len() && starts_with_uniform(&self.props[i].els, uni)
             })
             .collect();
         let keys: Vec<&str> = candidates
@@ -1788,6 +1792,9 @@ impl<'a> Source<'a> {
     }
 }
 
+/// Up to this many documents, a name is looked up in each in turn.
+const FEW_DOCUMENTS: usize = 8;
+
 /// The documents as the binder sees them: the last document first, the
 /// placeholder resolver over them, and for each relaxed name (by hash) the
 /// documents that have a property of it, in order.
@@ -1801,9 +1808,12 @@ impl<'a> Sources<'a> {
     fn new(documents: &'a [Vec<Entry>]) -> Sources<'a> {
         let sources: Vec<Source<'a>> = documents.iter().rev().map(|d| Source::new(d)).collect();
         let mut index: std::collections::HashMap<u64, Vec<usize>> = Default::default();
-        for (i, s) in sources.iter().enumerate() {
-            for &h in s.relaxed.keys() {
-                index.entry(h).or_default().push(i);
+        // A few documents are asked in turn, as cheap as an index lookup.
+        if sources.len() > FEW_DOCUMENTS {
+            for (i, s) in sources.iter().enumerate() {
+                for &h in s.relaxed.keys() {
+                    index.entry(h).or_default().push(i);
+                }
             }
         }
         Sources(sources, Placeholders::new(documents), index)
@@ -1814,8 +1824,14 @@ impl<'a> Sources<'a> {
     /// asked (an exact key is one of them): a map entry is looked up in
     /// every document, which over thousands of documents was quadratic.
     fn find(&self, els: &[Element]) -> Option<&Prop<'a>> {
-        let docs = self.2.get(&uni_hash(&uniform_key(els)))?;
-        docs.iter().find_map(|&i| self.0[i].get(els))
+        let uni = uniform_key(els);
+        let hash = uni_hash(&uni);
+        if self.0.len() <= FEW_DOCUMENTS {
+            return self.0.iter().find_map(|s| s.get_uniform(els, &uni, hash));
+        }
+        let docs = self.2.get(&hash)?;
+        docs.iter()
+            .find_map(|&i| self.0[i].get_uniform(els, &uni, hash))
     }
 
     /// `containsDescendantOf`.
