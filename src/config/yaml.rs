@@ -131,8 +131,114 @@ impl CharCursor<'_> {
     }
 }
 
+/// Double-quoted scalars with escaped surrogates that [`read`] rewrites
+/// before it gives up: each costs a parse of the file.
+const MAX_SURROGATE_SCALARS: usize = 16;
+
 /// Reads every document of `text` as flattened properties.
+///
+/// An escaped surrogate in a double-quoted scalar (`"\uD800"`), which
+/// SnakeYAML keeps in a Java string, is refused by saphyr-parser: the
+/// scalar is read again with a pair as its character and a lone surrogate
+/// as U+FFFD (a Rust string cannot hold one; the `.properties` reader does
+/// the same).
+///
+/// ```
+/// use toolcall_model::config::{binding::JavaValue, yaml::read};
+/// let docs = read("a: \"x\\uD800y\\uD83D\\uDE00\"\n").unwrap();
+/// assert_eq!(docs[0][0].value, JavaValue::String("x\u{fffd}y\u{1f600}".into()));
+/// ```
 pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
+    let mut text = std::borrow::Cow::Borrowed(text);
+    for _ in 0..MAX_SURROGATE_SCALARS {
+        match read_once(&text) {
+            Err(Refused::Surrogate { at, message }) => match without_surrogates(&text, at) {
+                Some(t) => text = std::borrow::Cow::Owned(t),
+                None => return Err(message),
+            },
+            Err(Refused::Other(m)) => return Err(m),
+            Ok(docs) => return Ok(docs),
+        }
+    }
+    read_once(&text).map_err(|e| match e {
+        Refused::Surrogate { message, .. } | Refused::Other(message) => message,
+    })
+}
+
+/// Why [`read_once`] refused a text.
+enum Refused {
+    /// saphyr-parser's refusal of a `\u` escape in the double-quoted
+    /// scalar that starts at the character index `at`.
+    Surrogate {
+        at: usize,
+        message: String,
+    },
+    Other(String),
+}
+
+/// The text with the surrogate escapes of the double-quoted scalar that
+/// starts at the character index `at` rewritten (a pair as `\U`, a lone
+/// one as `\uFFFD`); `None` when it has none.
+fn without_surrogates(text: &str, at: usize) -> Option<String> {
+    let start = text.char_indices().nth(at).map(|(b, _)| b)?;
+    if !text[start..].starts_with('"') {
+        return None;
+    }
+    let hex = |s: &str| -> Option<u32> {
+        let h = s.get(2..6)?;
+        if !s.starts_with("\\u") || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        u32::from_str_radix(h, 16).ok()
+    };
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..=start]);
+    let mut i = start + 1;
+    let mut changed = false;
+    while i < text.len() {
+        let rest = &text[i..];
+        if rest.starts_with('"') {
+            break;
+        }
+        if let Some(u) = hex(rest).filter(|u| (0xD800..0xE000).contains(u)) {
+            let low = hex(&rest[6..]).filter(|l| (0xDC00..0xE000).contains(l));
+            match low {
+                Some(l) if u < 0xDC00 => {
+                    let c = 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00);
+                    out.push_str(&format!("\\U{c:08X}"));
+                    i += 12;
+                }
+                _ => {
+                    out.push_str("\\uFFFD");
+                    i += 6;
+                }
+            }
+            changed = true;
+            continue;
+        }
+        // Any other escape is copied whole: an escaped quote ends nothing.
+        let n = match rest.strip_prefix('\\') {
+            Some(escaped) => 1 + escaped.chars().next().map_or(0, char::len_utf8),
+            None => rest.chars().next().map_or(1, char::len_utf8),
+        };
+        out.push_str(&rest[..n]);
+        i += n;
+    }
+    out.push_str(&text[i..]);
+    changed.then_some(out)
+}
+
+fn read_once(text: &str) -> Result<Vec<Vec<Entry>>, Refused> {
+    let mut surrogate = None;
+    read_events(text, &mut surrogate).map_err(|message| match surrogate {
+        Some(at) => Refused::Surrogate { at, message },
+        None => Refused::Other(message),
+    })
+}
+
+/// `surrogate`: set to where a double-quoted scalar with a `\u` escape
+/// saphyr-parser refuses starts.
+fn read_events(text: &str, surrogate: &mut Option<usize>) -> Result<Vec<Vec<Entry>>, String> {
     let mut docs = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut anchors: HashMap<usize, Node> = HashMap::new();
@@ -149,6 +255,9 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
     let parser = Parser::new_from_str(text);
     for ev in parser {
         let (ev, span) = ev.map_err(|e| {
+            if e.info().contains("invalid Unicode character escape code") {
+                *surrogate = Some(e.marker().index());
+            }
             format!(
                 "{} (line {}, column {})",
                 e.info(),
