@@ -1759,7 +1759,7 @@ pub fn tool_loop(data: &[u8]) {
 /// (the campaign's `-rss_limit_mb` and `-timeout` turn a blow-up into a
 /// crash); reading and binding are deterministic; every entry has a line;
 /// every refusal says something; what binds is read from
-/// `spring.ai.tools` keys only.
+/// `spring.ai.tools` keys only (in any relaxed spelling).
 ///
 /// ```
 /// toolcall_model::checking::fuzzing::config(b"spring.ai.tools.limits.max-total-tool-calls=${a:3}\n");
@@ -1802,11 +1802,16 @@ pub fn config(data: &[u8]) {
             }
             Err(_) => continue,
         };
-        if let Some(k) = bound
-            .read
-            .keys()
-            .find(|k| !k.starts_with("spring.ai.tools."))
-        {
+        // Relaxed names: `sp---ring.ai.tools...` is `spring.ai.tools` too.
+        let under_tools = |k: &str| {
+            let letters: String = k
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .take(13)
+                .collect();
+            letters.eq_ignore_ascii_case("springaitools")
+        };
+        if let Some(k) = bound.read.keys().find(|k| !under_tools(k)) {
             fail(T, "a key read from outside spring.ai.tools", k);
         }
         let setup = Setup {
