@@ -538,6 +538,21 @@ fn names_cannot_forge_lines_or_drive_the_terminal() {
     assert_eq!(o.code, Some(0), "{o:?}");
     assert!(!o.stdout.contains('\u{1b}'), "{o:?}");
     assert!(o.stdout.contains("a\\u{1b}(b"), "{o:?}");
+    // A newline in a tool's name (a `.properties` escape) stays in its line.
+    let p = write(
+        &dir,
+        "application.properties",
+        "spring.ai.tools.limits.max-calls-per-tool.[a\\nb]=1\n",
+    );
+    let o = check(&p);
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stdout.contains("a\\nb 1"), "{o:?}");
+    assert!(
+        !o.stdout
+            .lines()
+            .any(|l| l.starts_with("b ") || l.starts_with("b]") || l.starts_with("b'")),
+        "{o:?}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -335,7 +335,10 @@ fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
         )));
         out.push('\n');
     }
-    out.push_str(&format!("Setup: {}\n\n", describe_setup(setup)));
+    out.push_str(&format!(
+        "Setup: {}\n\n",
+        super::shown(&describe_setup(setup))
+    ));
     let name_w = reports
         .iter()
         .map(|r| r.set.name.len())
@@ -363,14 +366,18 @@ fn to_text(file: &Path, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> 
     }
     out.push_str("\n\nThe smallest change that makes it safe:\n");
     for r in reports {
-        out.push_str(&format!("  {:<name_w$}{}\n", r.set.name, change_text(r)));
+        out.push_str(&format!(
+            "  {:<name_w$}{}\n",
+            r.set.name,
+            super::shown(&change_text(r))
+        ));
     }
     if let Some(up) = reports.first() {
         let failing: Vec<String> = up
             .verdicts
             .iter()
             .filter(|v| !v.mark.survives())
-            .map(|v| format!("  {}: {}", short(v.scenario), v.detail))
+            .map(|v| format!("  {}: {}", short(v.scenario), super::shown(&v.detail)))
             .collect();
         if !failing.is_empty() {
             out.push_str(&format!(
