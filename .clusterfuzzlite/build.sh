@@ -9,8 +9,9 @@
 #   <target>                  the libFuzzer binary
 #   <target>_seed_corpus.zip  fuzz/corpus/<target>/ and fuzz/regressions/<target>/
 #                             (the regressions as regression-<name>)
-#   <target>.dict             fuzz/json.dict, for the byte targets only
-#   <target>.options          [libfuzzer] max_len (and dict) as fuzz/ci.sh uses
+#   <target>.dict             its dictionary (fuzz/targets.sh), byte targets only
+#   <target>.options          [libfuzzer] max_len, rss_limit_mb, timeout (and
+#                             dict) as fuzz/ci.sh uses
 #
 # Environment (the builder sets all of these; see fuzz/README.md for a run by
 # hand outside a container):
@@ -92,7 +93,7 @@ echo "build.sh: targets: ${targets[*]}"
 # the builder's cargo wrapper looks for in a coverage build.
 cargo fuzz build "${build_args[@]}"
 
-# max_len and takes_dict, shared with fuzz/ci.sh.
+# max_len, the dictionaries and the limits, shared with fuzz/ci.sh.
 # shellcheck source=fuzz/targets.sh
 . fuzz/targets.sh
 
@@ -148,12 +149,14 @@ for target in "${targets[@]}"; do
     {
         echo "[libfuzzer]"
         echo "max_len = $(max_len "$target")"
+        echo "rss_limit_mb = $(rss_limit_mb)"
+        echo "timeout = $(timeout_seconds)"
         if takes_dict "$target"; then
             echo "dict = $target.dict"
         fi
     } >"$OUT/$target.options"
     if takes_dict "$target"; then
-        cp fuzz/json.dict "$OUT/$target.dict"
+        cp "fuzz/$(dict_file "$target")" "$OUT/$target.dict"
     else
         rm -f "$OUT/$target.dict"
     fi

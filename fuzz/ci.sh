@@ -29,7 +29,7 @@ fi
 . ./targets.sh
 
 dict() {
-    if takes_dict "$1"; then echo "-dict=json.dict"; fi
+    if takes_dict "$1"; then echo "-dict=$(dict_file "$1")"; fi
 }
 
 "${fuzz[@]}" build -O "${sanitizer[@]}"
@@ -45,7 +45,7 @@ for target in $("${fuzz[@]}" list); do
     echo "== fuzz $target for ${seconds}s"
     # shellcheck disable=SC2046 # dict is one word or none
     "${fuzz[@]}" run -O "${sanitizer[@]}" "$target" "$work/$target" -- \
-        -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 \
+        -max_total_time="$seconds" -rss_limit_mb="$(rss_limit_mb)" -timeout="$(timeout_seconds)" \
         -max_len="$(max_len "$target")" $(dict "$target") -print_final_stats=1
 done
 echo "fuzz: every target ran ${seconds}s without a crash"

@@ -15,10 +15,24 @@ max_len() {
     esac
 }
 
-# Whether target $1 reads text that fuzz/json.dict helps with.
-takes_dict() {
+# The dictionary of target $1 (a file of fuzz/), none for the scenario
+# targets: fuzz/config.dict holds Spring keys, placeholder and YAML syntax.
+dict_file() {
     case "$1" in
-        manager | tool_loop) return 1 ;;
-        *) return 0 ;;
+        manager | tool_loop) ;;
+        config) echo config.dict ;;
+        *) echo json.dict ;;
     esac
 }
+
+# Whether target $1 has a dictionary.
+takes_dict() {
+    [ -n "$(dict_file "$1")" ]
+}
+
+# What counts as a crash besides a panic, for every target: an input that
+# takes more memory than this (MB) or longer than this (seconds) to run. The
+# library bounds its work by the input (README: what each command takes), so
+# a blow-up is a bug found.
+rss_limit_mb() { echo 2048; }
+timeout_seconds() { echo 10; }

@@ -25,6 +25,16 @@ macro_rules! outln {
     }};
 }
 
+/// Writes a line to standard error. Where it cannot be written (`2>&-`
+/// into a closed pipe, a full disk) the message is lost, but the program
+/// goes on to its exit code instead of panicking as `eprintln!` would.
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($t)*);
+    }};
+}
+
 mod cli;
 
 use cli::args::{takes_json, Cli, Cmd};
@@ -36,7 +46,32 @@ use cli::{
     vectors::{self, conform, files, gen, run, verify},
 };
 
+/// Whether the program started with standard output closed (`>&-`). Rust's
+/// runtime then opens `/dev/null` read-write in its place, so every write
+/// succeeds and a run would exit 0 with its output lost; a shell's
+/// `>/dev/null` opens it write-only, which is the user's choice.
+fn stdout_was_closed() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let null = std::fs::read_link("/proc/self/fd/1")
+            .is_ok_and(|p| p == std::path::Path::new("/dev/null"));
+        let read_write = std::fs::read_to_string("/proc/self/fdinfo/1").is_ok_and(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+                .is_some_and(|flags| flags & 0o3 == 0o2)
+        });
+        null && read_write
+    }
+    #[cfg(not(target_os = "linux"))]
+    false
+}
+
 fn main() -> ExitCode {
+    if stdout_was_closed() {
+        errln!("error: standard output is closed: nothing could be printed");
+        return ExitCode::FAILURE;
+    }
     let matches = <Cli as clap::CommandFactory>::command().get_matches();
     let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
         Ok(c) => c,
@@ -44,7 +79,7 @@ fn main() -> ExitCode {
     };
     if let Some(cmd) = &cli.command {
         if cli.json && !takes_json(cmd) {
-            eprintln!(
+            errln!(
                 "error: --json before `{}` is not supported: it applies to the main job (no subcommand), `explore` and `verify`",
                 matches.subcommand_name().unwrap_or("this subcommand")
             );
@@ -134,6 +169,7 @@ fn main() -> ExitCode {
             out,
             ops,
             expect,
-        }) => gen(count, seed, &out, &ops, &expect),
+            force,
+        }) => gen(count, seed, &out, &ops, &expect, force),
     }
 }

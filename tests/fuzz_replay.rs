@@ -11,6 +11,7 @@ use toolcall_model::checking::fuzzing;
 type Target = fn(&[u8]);
 
 const TARGETS: &[(&str, Target)] = &[
+    ("config", fuzzing::config),
     ("convert", fuzzing::convert),
     ("lenient_parser", fuzzing::lenient_parser),
     ("manager", fuzzing::manager),

@@ -15,7 +15,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("chat", &["json", "model", "gemini"]),
     ("vectors", &["json", "model", "gemini", "chat"]),
     ("config", &["json", "model", "gemini", "chat"]),
-    ("checking", &["json", "model", "gemini", "chat", "vectors"]),
+    (
+        "checking",
+        &["json", "model", "gemini", "chat", "vectors", "config"],
+    ),
 ];
 
 /// `crate::X` uses in `text` (code and doc links alike) that the layer

@@ -7,6 +7,7 @@
 mod support;
 
 mod bad_input;
+mod bounded;
 mod check_model;
 mod cli;
 mod conformance;

@@ -10,6 +10,7 @@
 //! incrementally from round to round instead of recounting the history.
 
 use std::num::NonZeroU32;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -135,13 +136,16 @@ impl EndKind {
     }
 }
 
-/// A request as sent to the provider.
+/// A request as sent to the provider. Each round's request repeats the
+/// turn so far, so the messages and contents are shared between rounds
+/// (`Arc`): the record of a loop grows with the rounds times the pointers,
+/// not with the square of the messages.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Sent {
     /// A Gemini request.
     Gemini(Request),
     /// The messages, for provider `none`.
-    Messages(Vec<Message>),
+    Messages(Vec<Arc<Message>>),
 }
 
 impl Sent {
@@ -149,8 +153,32 @@ impl Sent {
     pub fn to_value(&self) -> Value {
         match self {
             Sent::Gemini(r) => r.to_value(),
-            Sent::Messages(m) => serde_json::to_value(m).unwrap_or(Value::Null),
+            Sent::Messages(m) => Value::Array(
+                m.iter()
+                    .map(|m| serde_json::to_value(&**m).unwrap_or(Value::Null))
+                    .collect(),
+            ),
         }
+    }
+}
+
+/// The messages of the last request sent, shared: the next request takes
+/// the same `Arc` for each message equal to the one at its place.
+#[derive(Default)]
+struct SharedMessages(Vec<Arc<Message>>);
+
+impl SharedMessages {
+    fn share(&mut self, messages: &[Message]) -> Vec<Arc<Message>> {
+        let shared: Vec<Arc<Message>> = messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| match self.0.get(i) {
+                Some(old) if **old == *m => Arc::clone(old),
+                _ => Arc::new(m.clone()),
+            })
+            .collect();
+        self.0.clone_from(&shared);
+        shared
     }
 }
 
@@ -288,6 +316,7 @@ pub fn run_loop(
         && !cfg.gemini_tool_text
         && cfg.memory != Memory::Inside;
     let mut incremental = IncrementalRequests::default();
+    let mut shared = SharedMessages::default();
     let mut accepted_len = 0usize;
     let (kind, generations, error) = loop {
         if let Some(e) = &refused {
@@ -321,7 +350,10 @@ pub fn run_loop(
                 Err(e) => break (EndKind::Error, vec![], Some(e)),
             }
         } else {
-            let mut instructions = trimmed.clone().unwrap_or_else(|| full.clone());
+            // Copied only where an advisor changes it: a loop of n rounds
+            // would copy the turn n times.
+            let mut instructions: std::borrow::Cow<'_, [Message]> =
+                std::borrow::Cow::Borrowed(trimmed.as_deref().unwrap_or(&full));
             system = Some(
                 instructions
                     .iter()
@@ -332,12 +364,12 @@ pub fn run_loop(
                     }),
             );
             if cfg.gemini_tool_text {
-                if let Err(e) = gemini_tool_text(&mut instructions) {
+                if let Err(e) = gemini_tool_text(instructions.to_mut()) {
                     break (EndKind::Error, vec![], Some(e));
                 }
             }
             if cfg.memory == Memory::Inside {
-                instructions = inside.before(instructions);
+                instructions = std::borrow::Cow::Owned(inside.before(instructions.into_owned()));
             }
             match cfg.provider {
                 Provider::Gemini => match build_request(&instructions, fixes) {
@@ -347,7 +379,7 @@ pub fn run_loop(
                     }
                     Err(e) => break (EndKind::Error, vec![], Some(e)),
                 },
-                Provider::None => requests.push(Sent::Messages(instructions)),
+                Provider::None => requests.push(Sent::Messages(shared.share(&instructions))),
             }
         }
         let Some(reply) = model.get(call) else {

@@ -1128,17 +1128,23 @@ const CHUNK: u64 = 64;
 
 /// Runs every scenario of `space` under every behaviour set on `jobs`
 /// threads, judging every invariant. `progress(done, total)` is called as
-/// items finish (from worker threads).
+/// items finish (from worker threads). When the system refuses a thread,
+/// the ones started do the work (the report does not depend on how many);
+/// when it refuses the first, the error says so.
 ///
 /// ```
 /// use toolcall_model::checking::exhaustive::{run, Bound, Space};
 /// let space = Space::new(&Bound::tiny());
-/// let r = run(&space, 2, &|_, _| {});
+/// let r = run(&space, 2, &|_, _| {}).unwrap();
 /// let up = r.cells.iter().find(|c| c.set == "upstream" && c.invariant.name() == "limits").unwrap();
 /// assert_eq!(up.verdict(), "proved");
 /// assert_eq!(up.scenarios, space.scenarios());
 /// ```
-pub fn run(space: &Space, jobs: usize, progress: &(dyn Fn(u64, u64) + Sync)) -> Report {
+pub fn run(
+    space: &Space,
+    jobs: usize,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Report, String> {
     let sets = behavior_sets();
     let cells: Vec<MatrixCell> = crate::checking::explore::cells();
     let n_inv = Invariant::ALL.len();
@@ -1147,8 +1153,8 @@ pub fn run(space: &Space, jobs: usize, progress: &(dyn Fn(u64, u64) + Sync)) -> 
     let done = AtomicU64::new(0);
     let totals: Mutex<Vec<(u64, u64)>> = Mutex::new(vec![(0, 0); cells.len()]);
     let total = space.scenarios();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1) {
+    let started = std::thread::scope(|scope| {
+        for n in 0..jobs.max(1) {
             let worker = || {
                 let mut local = vec![(0u64, 0u64); cells.len()];
                 loop {
@@ -1178,12 +1184,20 @@ pub fn run(space: &Space, jobs: usize, progress: &(dyn Fn(u64, u64) + Sync)) -> 
                     }
                 }
             };
-            std::thread::Builder::new()
+            if let Err(e) = std::thread::Builder::new()
                 .stack_size(16 << 20)
                 .spawn_scoped(scope, worker)
-                .expect("a worker thread");
+            {
+                return if n == 0 {
+                    Err(format!("cannot start a worker thread: {e}"))
+                } else {
+                    Ok(())
+                };
+            }
         }
+        Ok(())
     });
+    started?;
     let totals = totals.into_inner().unwrap_or_default();
     let cells = cells
         .iter()
@@ -1204,12 +1218,12 @@ pub fn run(space: &Space, jobs: usize, progress: &(dyn Fn(u64, u64) + Sync)) -> 
             }
         })
         .collect();
-    Report {
+    Ok(Report {
         bound: space.bound.clone(),
         scenarios: space.scenarios(),
         evaluated: space.evaluated(),
         cells,
-    }
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1478,7 +1492,7 @@ mod tests {
     #[test]
     fn the_tiny_bound_refutes_upstream_and_proves_all() {
         let space = Space::new(&Bound::tiny());
-        let r = run(&space, 2, &|_, _| {});
+        let r = run(&space, 2, &|_, _| {}).unwrap();
         for inv in [
             Invariant::JsonSafe,
             Invariant::GeminiSafe,

@@ -11,7 +11,9 @@
 //!   against an independent reading of the decision procedure of `docs/JSON.md`;
 //! * [`manager`]: an [`arbitrary`] scenario through the manager, batch by batch;
 //! * [`tool_loop`]: an [`arbitrary`] multi-round loop with memory;
-//! * [`vector_file`]: bytes as a vector file.
+//! * [`vector_file`]: bytes as a vector file;
+//! * [`config`]: bytes as an `application.properties` and an
+//!   `application.yml`, through the binding and `check`'s setup.
 //!
 //! A failed check panics with a reproducer: the decoded case (`Debug`) and,
 //! for the scenario targets, the scenario as a vector that
@@ -41,7 +43,7 @@ use crate::model::tools::{Outcome, Registered, ToolSpec};
 use crate::vectors::{Op, Vector};
 
 /// Largest input of the byte targets ([`convert`], [`lenient_parser`],
-/// [`vector_file`]); longer inputs are ignored.
+/// [`vector_file`], [`config`]); longer inputs are ignored.
 pub const MAX_BYTES: usize = 64 * 1024;
 
 /// Largest input of the scenario targets ([`manager`], [`tool_loop`]); the
@@ -1749,6 +1751,95 @@ pub fn tool_loop(data: &[u8]) {
         fail("no memory, yet a stored transcript");
     }
     check_invariants(T, &input, &scenario);
+}
+
+/// The `config` target: bytes read as an `application.properties` and
+/// (when UTF-8, with the `yaml` feature) as an `application.yml`, then bound
+/// as Spring Boot binds `spring.ai.tools.*` and, when Spring would start,
+/// made into `check`'s setup and report. Asserts: no panic and no overflow
+/// (the campaign's `-rss_limit_mb` and `-timeout` turn a blow-up into a
+/// crash); reading and binding are deterministic; every entry has a line;
+/// every refusal says something; what binds is read from
+/// `spring.ai.tools` keys only (in any relaxed spelling).
+///
+/// ```
+/// toolcall_model::checking::fuzzing::config(b"spring.ai.tools.limits.max-total-tool-calls=${a:3}\n");
+/// ```
+pub fn config(data: &[u8]) {
+    use crate::chat::tool_loop::{Memory, Provider};
+    use crate::config::binding::{bind, parse_properties, Entry};
+    use crate::config::check::{describe_setup, report, Setup};
+    const T: &str = "config";
+    if data.len() > MAX_BYTES {
+        return;
+    }
+    #[cfg_attr(not(feature = "yaml"), allow(unused_mut))]
+    let mut readings: Vec<Result<Vec<Vec<Entry>>, String>> =
+        vec![parse_properties(data).map_err(|e| e.to_string())];
+    if readings[0] != parse_properties(data).map_err(|e| e.to_string()) {
+        fail(T, "reading a .properties twice gave two results", &data);
+    }
+    #[cfg(feature = "yaml")]
+    if let Ok(text) = std::str::from_utf8(data) {
+        readings.push(crate::config::yaml::read(text));
+    }
+    for docs in readings {
+        let docs = match docs {
+            Ok(d) => d,
+            Err(e) if e.trim().is_empty() => fail(T, "a file refused without a word", &data),
+            Err(_) => continue,
+        };
+        if let Some(e) = docs.iter().flatten().find(|e| e.line == 0) {
+            fail(T, "an entry without a line", e);
+        }
+        let bound = bind(&docs);
+        if bind(&docs) != bound {
+            fail(T, "binding twice gave two results", &docs);
+        }
+        let bound = match bound {
+            Ok(b) => b,
+            Err(e) if e.to_string().trim().is_empty() => {
+                fail(T, "a binding refused without a word", &docs)
+            }
+            Err(_) => continue,
+        };
+        // Relaxed names: `sp---ring.ai.tools...` is `spring.ai.tools` too.
+        let under_tools = |k: &str| {
+            let letters: String = k
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .take(13)
+                .collect();
+            letters.eq_ignore_ascii_case("springaitools")
+        };
+        if let Some(k) = bound.read.keys().find(|k| !under_tools(k)) {
+            fail(T, "a key read from outside spring.ai.tools", k);
+        }
+        let setup = Setup {
+            limits: bound.limits.clone(),
+            resolution_fallback: bound.resolution_fallback,
+            processor: Processor {
+                kind: ProcessorKind::Default,
+                always_throw: bound.always_throw,
+                rethrow: Vec::new(),
+            },
+            memory: Memory::None,
+            memory_max_messages: crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES,
+            conversation_history: None,
+            provider: Provider::Gemini,
+            tool_output: Default::default(),
+            version: Default::default(),
+        };
+        if describe_setup(&setup).is_empty() {
+            fail(T, "a setup described as nothing", &setup);
+        }
+        // The report plays every scenario under every behaviour set (some
+        // ten milliseconds): only for limits the file changed, so that the
+        // campaign spends its time on the reader and the binding.
+        if setup.limits != crate::model::limits::Limits::default() && report(&setup).is_empty() {
+            fail(T, "a report of no behaviour set", &setup);
+        }
+    }
 }
 
 #[cfg(test)]

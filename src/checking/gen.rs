@@ -1187,6 +1187,27 @@ fn vector_plain(op: VectorOp) -> BoxedStrategy<serde_json::Value> {
 /// assert_eq!(a[3]["op"], "tool_loop");
 /// ```
 pub fn vectors(seed: u64, count: usize, ops: &[VectorOp]) -> Vec<serde_json::Value> {
+    vectors_iter(seed, count, ops).collect()
+}
+
+/// The name [`vectors`] gives its `i`-th vector (when it generates one).
+///
+/// ```
+/// use toolcall_model::checking::gen::{vector_name, vectors, VectorOp};
+/// assert_eq!(vectors(7, 4, &VectorOp::ALL)[3]["name"], vector_name(7, 3, &VectorOp::ALL));
+/// ```
+pub fn vector_name(seed: u64, i: usize, ops: &[VectorOp]) -> String {
+    let op = ops.get(i % ops.len().max(1)).map_or("", |o| o.name());
+    format!("gen-{seed}-{i}-{op}")
+}
+
+/// [`vectors`] one at a time: a caller that writes each as it comes holds
+/// one vector, not `count`.
+pub fn vectors_iter(
+    seed: u64,
+    count: usize,
+    ops: &[VectorOp],
+) -> impl Iterator<Item = serde_json::Value> + '_ {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::{Config as RunnerConfig, RngAlgorithm, TestRng, TestRunner};
     let mut bytes = [0u8; 32];
@@ -1196,12 +1217,10 @@ pub fn vectors(seed: u64, count: usize, ops: &[VectorOp]) -> Vec<serde_json::Val
         TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
     );
     let strategies: Vec<_> = ops.iter().map(|&op| (op, vector(op))).collect();
-    (0..count)
-        .filter_map(|i| {
-            let (op, strategy) = &strategies[i % strategies.len()];
-            let mut v = strategy.new_tree(&mut runner).ok()?.current();
-            v["name"] = serde_json::json!(format!("gen-{seed}-{i}-{}", op.name()));
-            Some(v)
-        })
-        .collect()
+    (0..count).filter_map(move |i| {
+        let (_, strategy) = strategies.get(i % strategies.len().max(1))?;
+        let mut v = strategy.new_tree(&mut runner).ok()?.current();
+        v["name"] = serde_json::json!(vector_name(seed, i, ops));
+        Some(v)
+    })
 }

@@ -1007,7 +1007,7 @@ impl<'a> Evidence<'a> {
                     run.requests
                         .iter()
                         .filter_map(|r| match r {
-                            Sent::Messages(m) => Some(m.clone()),
+                            Sent::Messages(m) => Some(m.iter().map(|m| (**m).clone()).collect()),
                             Sent::Gemini(_) => None,
                         })
                         .collect(),

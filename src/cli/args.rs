@@ -67,8 +67,8 @@ pub(crate) enum Cmd {
         /// Print one JSON object instead of the table.
         #[arg(long)]
         json: bool,
-        /// Worker threads (default: the machine's parallelism).
-        #[arg(long)]
+        /// Worker threads, at least 1 (default: the machine's parallelism).
+        #[arg(long, value_parser = positive_jobs)]
         jobs: Option<usize>,
         /// Also a behaviour set of your own: fix names (comma-separated),
         /// `all`, `gemini-tool-text`; a column beside the named sets.
@@ -115,6 +115,10 @@ pub(crate) enum Cmd {
         /// `verify` passes them).
         #[arg(long, default_value = "none")]
         expect: String,
+        /// Replace vector files of the same names (without it, nothing is
+        /// written when one exists).
+        #[arg(long)]
+        force: bool,
     },
     /// List the vector files under the given files and folders, one per line.
     Files {
@@ -211,6 +215,15 @@ pub(crate) enum Cmd {
 pub(crate) fn positive_cases(s: &str) -> Result<u32, String> {
     match s.parse::<u32>() {
         Ok(0) => Err("0 cases would check nothing; give at least 1 (a cell says holds only with 100 applicable cases)".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `--jobs`: a positive count (0 threads would do nothing).
+pub(crate) fn positive_jobs(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("0 worker threads would run nothing; give at least 1".to_owned()),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
     }

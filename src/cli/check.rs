@@ -60,7 +60,7 @@ pub const FIX_LIBRARY: &str = "io.github.toolcallmodel:toolcall-fixes:0.1.0";
 pub const FIX_PREFIX: &str = "toolcall.fixes";
 
 fn no_verdict(msg: &str) -> ExitCode {
-    eprintln!("error: {msg}");
+    errln!("error: {msg}");
     ExitCode::from(NO_VERDICT)
 }
 
@@ -111,7 +111,9 @@ fn read_input(file: &Path) -> std::io::Result<(Vec<u8>, Option<u64>)> {
     }
     let fh = std::fs::File::open(file)?;
     std::io::Read::read_to_end(&mut std::io::Read::take(fh, limit), &mut b)?;
-    Ok((b, std::fs::metadata(file).ok().map(|m| m.len())))
+    // A device or a pipe has no size (/dev/zero says 0): at least what was read.
+    let read = b.len() as u64;
+    Ok((b, std::fs::metadata(file).ok().map(|m| m.len().max(read))))
 }
 
 /// The file's name as printed: `<stdin>` for `-`.
@@ -375,7 +377,9 @@ pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
     } else {
         out!(
             "{}",
-            clip(&to_text(&context, &bound, &setup, &reports, mine, &remedy))
+            super::shown_lines(&clip(&to_text(
+                &context, &bound, &setup, &reports, mine, &remedy
+            )))
         );
     }
     ExitCode::from(code)
@@ -556,7 +560,13 @@ fn read_documents(
     json: bool,
 ) -> Result<Vec<Vec<Entry>>, ExitCode> {
     if kind == "properties" {
-        return parse_properties(bytes).map_err(|e| cannot_load(name, &e.to_string(), json));
+        return parse_properties(bytes).map_err(|e| {
+            if e.not_modelled {
+                not_checked(name, &e.to_string(), json)
+            } else {
+                cannot_load(name, &e.to_string(), json)
+            }
+        });
     }
     // SnakeYAML reads UTF-8 (a BOM picks UTF-16 or UTF-32).
     let text = std::str::from_utf8(bytes).map_err(|e| {
@@ -565,15 +575,21 @@ fn read_documents(
             e.valid_up_to()
         ))
     })?;
-    super::yaml::read(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| {
-        if let Some(why) = e.strip_prefix(super::yaml::NOT_MODELLED) {
-            if json {
-                print_json(&json!({"file": name, "not_checked": why}));
-            }
-            return no_verdict(&format!("{name}: not checked: {}", clip(why)));
+    toolcall_model::config::yaml::read(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| {
+        if let Some(why) = e.strip_prefix(toolcall_model::config::yaml::NOT_MODELLED) {
+            return not_checked(name, why, json);
         }
         cannot_load(name, &e, json)
     })
+}
+
+/// A file past this model's limits: `not checked: WHY`, and with `--json`
+/// `{"file", "not_checked"}` on standard output.
+fn not_checked(name: &str, why: &str, json: bool) -> ExitCode {
+    if json {
+        print_json(&json!({"file": name, "not_checked": why}));
+    }
+    no_verdict(&format!("{name}: not checked: {}", clip(why)))
 }
 
 /// The line of the entry that made the builder refuse: the property the
@@ -861,14 +877,14 @@ fn to_text(
         out.push_str("  (no spring.ai.tools key: every default)\n");
     }
     for (k, v) in &bound.read {
-        out.push_str(&clip(&format!("  {k} = {v}")));
+        out.push_str(&clip(&super::shown(&format!("  {k} = {v}"))));
         out.push('\n');
     }
     for u in &bound.unknown {
-        out.push_str(&clip(&format!(
+        out.push_str(&clip(&super::shown(&format!(
             "warning: line {}: Spring ignores '{}'; did you mean '{}'?",
             u.line, u.key, u.suggestion
-        )));
+        ))));
         out.push('\n');
     }
     for p in &bound.placeholders_not_in_file {
@@ -884,7 +900,7 @@ fn to_text(
     out.push_str(&format!(
         "Setup: Spring AI {}, {}\n\n",
         setup.version,
-        describe_setup(setup)
+        super::shown(&describe_setup(setup))
     ));
     let name_w = reports
         .iter()
@@ -917,13 +933,17 @@ fn to_text(
     }
     out.push_str("\n\nThe smallest change that makes it safe:\n");
     for r in reports {
-        out.push_str(&format!("  {:<name_w$}{}\n", r.set.name, change_text(r)));
+        out.push_str(&format!(
+            "  {:<name_w$}{}\n",
+            r.set.name,
+            super::shown(&change_text(r))
+        ));
     }
     let failing: Vec<String> = mine
         .verdicts
         .iter()
         .filter(|v| !v.mark.survives())
-        .map(|v| format!("  {}: {}", v.scenario.column(), v.detail))
+        .map(|v| format!("  {}: {}", v.scenario.column(), super::shown(&v.detail)))
         .collect();
     if !failing.is_empty() {
         out.push_str(&format!(

@@ -34,7 +34,7 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
     let fixes = match Fixes::parse_list(fixes) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -44,13 +44,13 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
     if !jsonl {
         let mut bytes = Vec::new();
         if let Err(e) = stdin.lock().read_to_end(&mut bytes) {
-            eprintln!("error: cannot read standard input: {e}");
+            errln!("error: cannot read standard input: {e}");
             return ExitCode::FAILURE;
         }
         let text = match String::from_utf8(bytes) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!(
+                errln!(
                     "error: standard input is not valid UTF-8 (byte {})",
                     e.utf8_error().valid_up_to()
                 );
@@ -65,7 +65,7 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
                 ExitCode::SUCCESS
             }
             Ok(Err(e)) => {
-                eprintln!("error: {}", clip_echo(&e.to_string()));
+                errln!("error: {}", clip_echo(&e.to_string()));
                 ExitCode::FAILURE
             }
             Err(_) => ExitCode::FAILURE,
@@ -82,7 +82,7 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
             Ok(0) => break,
             Ok(_) => {}
             Err(e) => {
-                eprintln!("error: cannot read standard input: {e}");
+                errln!("error: cannot read standard input: {e}");
                 return ExitCode::FAILURE;
             }
         }
@@ -133,7 +133,7 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
         return ExitCode::FAILURE;
     }
     if malformed > 0 {
-        eprintln!("error: {malformed} of {n} lines were not JSON string literals");
+        errln!("error: {malformed} of {n} lines were not JSON string literals");
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS

@@ -131,9 +131,11 @@ pub fn command(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<(CellResult, Duration)>>> = Mutex::new(vec![None; cells.len()]);
     let started = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            std::thread::Builder::new()
+    // When the system refuses a thread, the ones started do the work (the
+    // matrix does not depend on how many); when it refuses the first, say so.
+    let spawned = std::thread::scope(|scope| {
+        for n in 0..jobs {
+            let spawned = std::thread::Builder::new()
                 .stack_size(64 << 20)
                 .spawn_scoped(scope, || loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
@@ -153,7 +155,7 @@ pub fn command(
                         if d.tty {
                             d.draw(true);
                         } else {
-                            eprintln!(
+                            errln!(
                                 "explore: [{}/{}{}] {} × {}: {} ({} cases, {:.1} s)",
                                 d.done,
                                 d.total,
@@ -169,12 +171,19 @@ pub fn command(
                     if let Ok(mut res) = results.lock() {
                         res[i] = Some((r, took));
                     }
-                })
-                .expect("a worker thread");
+                });
+            if let Err(e) = spawned {
+                return if n == 0 { Err(e) } else { Ok(()) };
+            }
         }
+        Ok(())
     });
+    if let Err(e) = spawned {
+        errln!("error: cannot start a worker thread: {e} (try a smaller --jobs)");
+        return ExitCode::FAILURE;
+    }
     if display.lock().is_ok_and(|d| d.tty) {
-        eprintln!();
+        errln!();
     }
     let timed: Vec<(CellResult, Duration)> = results
         .into_inner()
@@ -221,7 +230,7 @@ pub fn exhaustive(
 ) -> ExitCode {
     use toolcall_model::checking::exhaustive::{run, Bound, Proof, Space};
     let Some(bound) = Bound::named(bound) else {
-        eprintln!("error: unknown bound '{bound}'");
+        errln!("error: unknown bound '{bound}'");
         return ExitCode::from(2);
     };
     let jobs = jobs
@@ -230,7 +239,7 @@ pub fn exhaustive(
         .max(1);
     let space = Space::new(&bound);
     let tty = std::io::stderr().is_terminal();
-    eprintln!(
+    errln!(
         "explore --exhaustive: bound {}, {} scenarios ({} to run after symmetry) under {} behaviour sets, on {jobs} thread(s)",
         bound.name,
         space.scenarios(),
@@ -265,10 +274,17 @@ pub fn exhaustive(
         let _ = e.flush();
     });
     if tty {
-        eprintln!();
+        errln!();
     }
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            errln!("error: {e} (try a smaller --jobs)");
+            return ExitCode::FAILURE;
+        }
+    };
     let wall = started.elapsed().as_secs_f64();
-    eprintln!(
+    errln!(
         "explore --exhaustive: {} scenarios ({} run) in {wall:.1} s on {jobs} thread(s): {:.0} scenarios/s ({:.0} run/s), each under {} behaviour sets",
         report.scenarios,
         report.evaluated,
@@ -314,7 +330,7 @@ fn speed_report(timed: &[(CellResult, Duration)], wall: Duration, jobs: usize) {
         .collect();
     rates.sort_by(|a, b| a.1.total_cmp(&b.1));
     let list: Vec<String> = rates.iter().map(|(k, v)| format!("{k} {v:.0}")).collect();
-    eprintln!(
+    errln!(
         "explore: {:.1} s on {jobs} thread(s); cases/s per thread (cells that held): {}",
         wall.as_secs_f64(),
         list.join(", ")

@@ -6,7 +6,7 @@ pub(crate) fn main_job(json: bool) -> ExitCode {
     let job = toolcall_model::config::main_job::reproduce();
     let faults = job.faults();
     if let Some(f) = faults.first() {
-        eprintln!("error: the model failed: {f}");
+        errln!("error: the model failed: {f}");
         return ExitCode::FAILURE;
     }
     if json {

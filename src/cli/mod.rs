@@ -8,4 +8,34 @@ pub mod explore;
 pub mod main_job;
 pub mod sarif;
 pub mod vectors;
-pub mod yaml;
+
+/// `s` with its control characters shown as escapes (`\n`, `\u{1b}`), for
+/// human output where a name or a path from a file stands in a line: a
+/// newline in a vector's name could otherwise print a line of its own
+/// (`3 passed, 0 failed`), an escape sequence could drive the terminal.
+pub(crate) fn shown(s: &str) -> std::borrow::Cow<'_, str> {
+    shown_but(s, None)
+}
+
+/// [`shown`] of a text of several lines: its newlines kept.
+pub(crate) fn shown_lines(s: &str) -> std::borrow::Cow<'_, str> {
+    shown_but(s, Some('\n'))
+}
+
+fn shown_but(s: &str, keep: Option<char>) -> std::borrow::Cow<'_, str> {
+    let escaped = |c: char| c.is_control() && Some(c) != keep;
+    if !s.chars().any(escaped) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(
+        s.chars()
+            .map(|c| match c {
+                c if !escaped(c) => c.to_string(),
+                '\n' => "\\n".to_owned(),
+                '\r' => "\\r".to_owned(),
+                '\t' => "\\t".to_owned(),
+                c => c.escape_unicode().to_string(),
+            })
+            .collect(),
+    )
+}

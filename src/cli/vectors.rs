@@ -6,71 +6,123 @@ use std::process::ExitCode;
 
 use toolcall_model::vectors::Vector;
 
-pub(crate) fn gen(count: usize, seed: u64, out: &Path, ops: &str, expect: &str) -> ExitCode {
+/// `gen`: each vector is written as it is generated (a million vectors
+/// are never held at once), to a temporary file renamed into place, so a
+/// failed write (a full disk) leaves no truncated vector; files of the same
+/// names are refused before anything is written, unless `force`. With
+/// `expect` `model`, each vector's `expect` is the model's own output, so
+/// that `verify` passes them.
+pub(crate) fn gen(
+    count: usize,
+    seed: u64,
+    out: &Path,
+    ops: &str,
+    expect: &str,
+    force: bool,
+) -> ExitCode {
     if !matches!(expect, "none" | "model") {
-        eprintln!("error: --expect {expect}: use none or model");
+        errln!("error: --expect {expect}: use none or model");
         return ExitCode::from(2);
     }
-    use toolcall_model::checking::gen::{vectors, VectorOp};
+    use toolcall_model::checking::gen::{vector_name, vectors_iter, VectorOp};
     let mut chosen = Vec::new();
     for name in ops.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match VectorOp::ALL.iter().find(|o| o.name() == name) {
             Some(o) => chosen.push(*o),
             None => {
-                eprintln!("error: unknown op '{name}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)");
+                errln!("error: unknown op '{name}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)");
                 return ExitCode::FAILURE;
             }
         }
     }
     if chosen.is_empty() {
-        eprintln!("error: --ops names no op");
+        errln!("error: --ops names no op");
         return ExitCode::FAILURE;
     }
     if let Err(e) = std::fs::create_dir_all(out) {
-        eprintln!("error: {}: {e}", out.display());
+        errln!("error: {}: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    let mut all = vectors(seed, count, &chosen);
-    if expect == "model" {
-        // The model's own output as the expectation: `verify` then passes
-        // every vector, and a change to the model shows as a failure.
-        for v in &mut all {
-            match Vector::from_value(v)
+    if !force {
+        let existing: Vec<PathBuf> = (0..count)
+            .map(|i| out.join(format!("{}.json", vector_name(seed, i, &chosen))))
+            .filter(|p| p.exists())
+            .collect();
+        if let Some(first) = existing.first() {
+            errln!(
+                "error: {} exists ({} of the {count} files to write do): nothing written; --force replaces them",
+                first.display(),
+                existing.len()
+            );
+            return ExitCode::FAILURE;
+        }
+    }
+    let mut written = 0usize;
+    for mut v in vectors_iter(seed, count, &chosen) {
+        if expect == "model" {
+            // The model's own output as the expectation: `verify` then
+            // passes every vector, and a change to the model shows as a
+            // failure.
+            match Vector::from_value(&v)
                 .map_err(|e| e.to_string())
                 .and_then(|x| x.run())
             {
                 Ok(e) => v["expect"] = e,
                 Err(e) => {
-                    eprintln!("error: {}: {e}", v["name"].as_str().unwrap_or("generated"));
+                    errln!(
+                        "error: {}: {e}",
+                        super::shown(v["name"].as_str().unwrap_or("generated"))
+                    );
                     return ExitCode::FAILURE;
                 }
             }
         }
-    }
-    for v in &all {
         let name = v["name"].as_str().unwrap_or("generated");
         let path = out.join(format!("{name}.json"));
-        let text = serde_json::to_string_pretty(v).unwrap_or_default();
-        if let Err(e) = std::fs::write(&path, text) {
-            eprintln!("error: {}: {e}", path.display());
+        let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+        if let Err(e) = write_atomically(&path, text.as_bytes()) {
+            errln!(
+                "error: {}: {e} ({written} vectors written before it)",
+                path.display()
+            );
             return ExitCode::FAILURE;
         }
+        written += 1;
     }
-    outln!("wrote {} vectors to {}", all.len(), out.display());
+    outln!("wrote {written} vectors to {}", out.display());
     ExitCode::SUCCESS
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it to
+/// `path`: the file is whole or absent, never truncated.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp-{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    // No fsync: a million vectors would take minutes; what this guards
+    // against is a write that fails (a full disk), not a power cut.
+    let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(bytes));
+    match written.and_then(|()| std::fs::rename(&tmp, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
 }
 
 pub(crate) fn files(paths: &[PathBuf]) -> ExitCode {
     let mut found = Vec::new();
     let mut ok = true;
     for p in paths {
-        if let Err(e) = collect(p, &mut found) {
-            eprintln!("{}: cannot read: {e}", p.display());
+        for (at, why) in collect(p, &mut found) {
+            errln!("{}: {why}", at.display());
             ok = false;
         }
     }
     for f in &found {
-        outln!("{}", f.display());
+        outln!("{}", super::shown(&f.display().to_string()));
     }
     if ok {
         ExitCode::SUCCESS
@@ -80,7 +132,7 @@ pub(crate) fn files(paths: &[PathBuf]) -> ExitCode {
 }
 
 pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) -> ExitCode {
-    use toolcall_model::vectors::conformance::{judge, JavaLine, Tally, Verdict};
+    use toolcall_model::vectors::conformance::{judge, judge_loaded, JavaLine, Tally, Verdict};
     let read = |p: &Path| -> Result<String, String> {
         if p.as_os_str() == "-" {
             let mut s = String::new();
@@ -95,7 +147,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     let text = match read(java_results) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -108,7 +160,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
             .map(str::to_owned)
             .collect(),
         Some(Err(e)) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -123,13 +175,16 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
         let verdict = match JavaLine::parse(line) {
             Err(e) => {
                 let d = format!("runner output line {}: {e}", i + 1);
-                outln!("FAIL {d}");
+                outln!("FAIL {}", super::shown(&d));
                 Verdict::Disagree(vec![d])
             }
             Ok(java) => {
                 let path = java.path().to_owned();
-                let mut v = match std::fs::read(&path) {
-                    Err(e) => Verdict::Disagree(vec![format!("cannot read: {e}")]),
+                let mut v = match read_vector_file(Path::new(&path)) {
+                    Err(Unread::TooLarge) => {
+                        judge_loaded(Err(toolcall_model::vectors::too_large()), &[], &java)
+                    }
+                    Err(e) => Verdict::Disagree(vec![e.to_string()]),
                     Ok(bytes) => judge(&bytes, &java),
                 };
                 if files.is_some() {
@@ -150,10 +205,17 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
                         if d.iter().any(|x| x.starts_with("nothing compared")) {
                             zero += 1;
                         }
-                        outln!("FAIL {path}: {}", d.join("; "))
+                        outln!(
+                            "FAIL {}",
+                            super::shown(&format!("{path}: {}", d.join("; ")))
+                        )
                     }
-                    Verdict::OutOfScope(r) if verbose => outln!("OUT OF SCOPE {path}: {r}"),
-                    Verdict::RefusedByBoth if verbose => outln!("REFUSED BY BOTH {path}"),
+                    Verdict::OutOfScope(r) if verbose => {
+                        outln!("OUT OF SCOPE {}", super::shown(&format!("{path}: {r}")))
+                    }
+                    Verdict::RefusedByBoth if verbose => {
+                        outln!("REFUSED BY BOTH {}", super::shown(&path))
+                    }
                     _ => {}
                 }
                 v
@@ -162,7 +224,10 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
         tally.add(&verdict);
     }
     for f in &unanswered {
-        outln!("FAIL {f}: the runner gave no answer");
+        outln!(
+            "FAIL {}",
+            super::shown(&format!("{f}: the runner gave no answer"))
+        );
         tally.add(&Verdict::Disagree(vec![]));
     }
     outln!("compared on zero keys: {zero}");
@@ -174,26 +239,120 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     }
 }
 
-pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    if path.is_dir() {
-        let mut entries: Vec<_> = std::fs::read_dir(path)?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .collect();
-        entries.sort();
-        for e in entries {
-            if e.is_dir() || e.extension().is_some_and(|x| x == "json") {
-                collect(&e, out)?;
+/// The vector files under `path` (a file as given; a folder searched for
+/// `*.json`, sorted), into `out`; what cannot be searched or read comes
+/// back, each with its path. A folder is searched once however many links
+/// lead to it, and a link back to a folder it stands in is refused (a link
+/// to `.` once made it search itself until the path got too long, two such
+/// links for ever), as is a special file found in a folder (a FIFO named
+/// `*.json` would block the read for ever).
+pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Vec<(PathBuf, String)> {
+    let mut problems = Vec::new();
+    let mut searched = std::collections::HashSet::new();
+    let mut stack = vec![(path.to_path_buf(), true)];
+    while let Some((p, given)) = stack.pop() {
+        let meta = match std::fs::metadata(&p) {
+            Ok(m) => m,
+            // Reading it says why it cannot be read, in its place.
+            Err(_) => {
+                out.push(p);
+                continue;
             }
+        };
+        if meta.is_dir() {
+            match std::fs::canonicalize(&p) {
+                Ok(c) if !searched.insert(c.clone()) => {
+                    // A link back to a folder it stands in is a loop; another
+                    // link to a folder searched already adds nothing.
+                    let within = p
+                        .parent()
+                        .and_then(|d| std::fs::canonicalize(d).ok())
+                        .is_some_and(|d| d.starts_with(&c));
+                    if within {
+                        problems.push((
+                            p,
+                            format!(
+                                "not searched: a symbolic link loop (back to {})",
+                                c.display()
+                            ),
+                        ));
+                    }
+                    continue;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    problems.push((p, format!("cannot read: {e}")));
+                    continue;
+                }
+            }
+            let mut entries: Vec<PathBuf> = match std::fs::read_dir(&p) {
+                Ok(rd) => rd.filter_map(Result::ok).map(|e| e.path()).collect(),
+                Err(e) => {
+                    problems.push((p, format!("cannot read: {e}")));
+                    continue;
+                }
+            };
+            entries.sort();
+            // Reversed onto the stack: taken back in order.
+            for e in entries.into_iter().rev() {
+                if e.is_dir() || e.extension().is_some_and(|x| x == "json") {
+                    stack.push((e, false));
+                }
+            }
+        } else if given || meta.is_file() {
+            out.push(p);
+        } else {
+            problems.push((p, "not a regular file: not read".to_owned()));
         }
-    } else {
-        out.push(path.to_path_buf());
     }
-    Ok(())
+    problems
+}
+
+/// A vector file's bytes, or why there are none.
+pub(crate) enum Unread {
+    /// `cannot read: ...`.
+    Io(std::io::Error),
+    /// Past [`MAX_VECTOR_BYTES`](toolcall_model::vectors::MAX_VECTOR_BYTES).
+    TooLarge,
+}
+
+impl std::fmt::Display for Unread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unread::Io(e) => write!(f, "cannot read: {e}"),
+            Unread::TooLarge => write!(
+                f,
+                "invalid vector at {}",
+                toolcall_model::vectors::too_large()
+            ),
+        }
+    }
+}
+
+/// The file's bytes, refused without reading it whole when it is larger
+/// than a vector can be: its size is checked first, and a file whose size
+/// is unknown (a pipe, a device) is read only one byte past the limit.
+pub(crate) fn read_vector_file(path: &Path) -> Result<Vec<u8>, Unread> {
+    use toolcall_model::vectors::MAX_VECTOR_BYTES;
+    let file = std::fs::File::open(path).map_err(Unread::Io)?;
+    if file
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.len() > MAX_VECTOR_BYTES as u64)
+    {
+        return Err(Unread::TooLarge);
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_VECTOR_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Unread::Io)?;
+    if bytes.len() > MAX_VECTOR_BYTES {
+        return Err(Unread::TooLarge);
+    }
+    Ok(bytes)
 }
 
 pub(crate) fn load(path: &Path) -> Result<Vector, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let bytes = read_vector_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
     Vector::parse(&bytes).map_err(|e| format!("{}: invalid vector at {}", path.display(), e))
 }
 
@@ -209,17 +368,13 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
     let mut files = Vec::new();
     let mut results: Vec<(PathBuf, Option<String>, Judged)> = Vec::new();
     for p in paths {
-        if let Err(e) = collect(p, &mut files) {
-            results.push((
-                p.clone(),
-                None,
-                Judged::Invalid(format!("cannot read: {e}")),
-            ));
+        for (at, why) in collect(p, &mut files) {
+            results.push((at, None, Judged::Invalid(why)));
         }
     }
     if files.is_empty() && results.is_empty() {
         let list: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        eprintln!(
+        errln!(
             "error: no vector found in {} (files are taken as given; folders are searched recursively for *.json)",
             list.join(", ")
         );
@@ -254,8 +409,13 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
             };
             match judged {
                 Judged::Passed => {}
-                Judged::Failed(d) => outln!("FAIL {label}: {}", d.join("; ")),
-                Judged::Invalid(r) => outln!("INVALID {label}: {r}"),
+                Judged::Failed(d) => {
+                    outln!(
+                        "FAIL {}",
+                        super::shown(&format!("{label}: {}", d.join("; ")))
+                    )
+                }
+                Judged::Invalid(r) => outln!("INVALID {}", super::shown(&format!("{label}: {r}"))),
             }
         }
     };
@@ -263,8 +423,8 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
         report(&file, name.as_deref(), judged);
     }
     for f in &files {
-        match std::fs::read(f) {
-            Err(e) => report(f, None, Judged::Invalid(format!("cannot read: {e}"))),
+        match read_vector_file(f) {
+            Err(e) => report(f, None, Judged::Invalid(e.to_string())),
             Ok(bytes) => match Vector::parse(&bytes) {
                 Err(e) => report(f, None, Judged::Invalid(format!("invalid vector at {e}"))),
                 Ok(v) => {
@@ -281,7 +441,7 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
         }
     }
     if json {
-        eprintln!("{passed} passed, {failed} failed");
+        errln!("{passed} passed, {failed} failed");
     } else {
         outln!("{passed} passed, {failed} failed");
     }
@@ -293,16 +453,22 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
 }
 
 pub(crate) fn run(file: &Path) -> ExitCode {
-    match load(file).and_then(|v| v.run()) {
-        Ok(value) => {
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(&value).unwrap_or_default()
-            );
+    match load(file).and_then(|v| v.produce()) {
+        Ok(produced) => {
+            // Written as it is serialized: a loop's requests repeat the turn
+            // at every round, far larger than the vector.
+            use std::io::Write as _;
+            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            if serde_json::to_writer_pretty(&mut w, &produced).is_err()
+                || writeln!(w).is_err()
+                || w.flush().is_err()
+            {
+                std::process::exit(1);
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             ExitCode::FAILURE
         }
     }

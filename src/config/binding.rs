@@ -157,20 +157,50 @@ pub struct Entry {
     pub column: usize,
 }
 
-/// A file Spring cannot load.
+/// A file Spring cannot load, or one past this model's limits.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message} (line {line})")]
 pub struct LoadError {
-    /// Spring's message.
+    /// Spring's message, or the limit's.
     pub message: String,
     /// 1-based line.
     pub line: usize,
+    /// Past a limit of this model ([`MAX_CONFIG_BYTES`],
+    /// [`MAX_EXPANDED_BYTES`]), not Spring's refusal.
+    pub not_modelled: bool,
 }
 
 /// The largest `application.properties` or `application.yml` read (4
 /// MiB, some 50,000 lines): such a file is a few kilobytes; a file of this
 /// size of nothing but tool-calling keys takes about a second and 150 MB.
 pub const MAX_CONFIG_BYTES: usize = 4 << 20;
+
+/// What one file may expand to, past its own bytes: the properties a
+/// `key[]=a,b,...` line or a YAML file's flattening and aliases make (keys
+/// and values), and the work of resolving its placeholders (text produced at
+/// every level, values parsed, names looked up). 32 MiB, eight times the
+/// largest file: a real configuration expands to a few times its size;
+/// past this the file is `not_checked` instead of taking time and memory
+/// exponential in its size (a 700-byte file of doubling placeholders
+/// expands to terabytes). SnakeYAML bounds aliases the same way
+/// (`maxAliasesForCollections`); Spring's resolver has no bound.
+pub const MAX_EXPANDED_BYTES: usize = 8 * MAX_CONFIG_BYTES;
+
+/// The refusal of a file that expands past [`MAX_EXPANDED_BYTES`]: what
+/// expands, and where.
+///
+/// ```
+/// let m = toolcall_model::config::binding::expands_too_much("aliases");
+/// assert_eq!(m, "aliases expand past 33554432 bytes");
+/// ```
+pub fn expands_too_much(what: &str) -> String {
+    format!("{what} expand past {MAX_EXPANDED_BYTES} bytes")
+}
+
+/// What one property costs against [`MAX_EXPANDED_BYTES`] besides its
+/// key and value: the bookkeeping of an entry, so that a list of empty
+/// items (`key[]=,,,,`) counts too.
+pub const ENTRY_COST: usize = 64;
 
 /// The refusal of a file past [`MAX_CONFIG_BYTES`].
 ///
@@ -182,6 +212,7 @@ pub fn too_large(len: usize) -> LoadError {
     LoadError {
         message: format!("larger than {MAX_CONFIG_BYTES} bytes ({len}): not read"),
         line: 1,
+        not_modelled: true,
     }
 }
 
@@ -215,6 +246,7 @@ pub fn parse_properties(bytes: &[u8]) -> Result<Vec<Vec<Entry>>, LoadError> {
     };
     let mut documents: Vec<Document> = Vec::new();
     let mut document = Document::default();
+    let mut expanded = 0usize;
     while r.read()? {
         if r.is_comment_prefix() {
             let prefix = r.ch;
@@ -231,7 +263,7 @@ pub fn parse_properties(bytes: &[u8]) -> Result<Vec<Vec<Entry>>, LoadError> {
             }
         } else {
             r.last_comment_prefix = None;
-            load_key_and_value(&mut r, &mut document)?;
+            load_key_and_value(&mut r, &mut document, &mut expanded)?;
         }
     }
     if !document.entries.is_empty() {
@@ -298,21 +330,28 @@ impl Reader<'_> {
         Some(c)
     }
 
+    /// `CharacterReader.read()`. Java's `readEscaped` calls `read` again
+    /// after a backslash-newline; here that is a turn of the loop, so a
+    /// file of continuation lines takes no stack.
     fn read(&mut self) -> Result<bool, LoadError> {
-        self.escaped = false;
-        self.ch = self.raw();
-        self.column += 1;
-        if self.column == 0 {
-            self.line = self.char_line;
-            self.skip_whitespace();
+        loop {
+            self.escaped = false;
+            self.ch = self.raw();
+            self.column += 1;
+            if self.column == 0 {
+                self.line = self.char_line;
+                self.skip_whitespace();
+            }
+            if self.ch == Some('\\') {
+                self.escaped = true;
+                if self.read_escaped()? {
+                    continue;
+                }
+            } else if self.ch == Some('\n') {
+                self.column = -1;
+            }
+            return Ok(self.ch.is_some());
         }
-        if self.ch == Some('\\') {
-            self.escaped = true;
-            self.read_escaped()?;
-        } else if self.ch == Some('\n') {
-            self.column = -1;
-        }
-        Ok(self.ch.is_some())
     }
 
     fn skip_whitespace(&mut self) {
@@ -329,7 +368,9 @@ impl Reader<'_> {
         self.column = -1;
     }
 
-    fn read_escaped(&mut self) -> Result<(), LoadError> {
+    /// The character after a backslash; `true` for a line continuation, where
+    /// the caller reads on.
+    fn read_escaped(&mut self) -> Result<bool, LoadError> {
         self.ch = self.raw();
         match self.ch {
             Some('t') => self.ch = Some('\t'),
@@ -338,7 +379,7 @@ impl Reader<'_> {
             Some('f') => self.ch = Some('\u{c}'),
             Some('\n') => {
                 self.column = -1;
-                self.read()?;
+                return Ok(true);
             }
             Some('u') => {
                 let mut v: u32 = 0;
@@ -351,6 +392,7 @@ impl Reader<'_> {
                                     "java.lang.IllegalStateException: Malformed \\uxxxx encoding."
                                         .into(),
                                 line: self.char_line + 1,
+                                not_modelled: false,
                             })
                         }
                     }
@@ -360,7 +402,7 @@ impl Reader<'_> {
             }
             _ => {}
         }
-        Ok(())
+        Ok(false)
     }
 
     fn is_whitespace(&self) -> bool {
@@ -394,7 +436,13 @@ impl Reader<'_> {
     }
 }
 
-fn load_key_and_value(r: &mut Reader<'_>, document: &mut Document) -> Result<(), LoadError> {
+/// `expanded`: the bytes of the `key[]=` items made so far, against
+/// [`MAX_EXPANDED_BYTES`].
+fn load_key_and_value(
+    r: &mut Reader<'_>,
+    document: &mut Document,
+    expanded: &mut usize,
+) -> Result<(), LoadError> {
     // loadKey
     let mut key = String::new();
     let mut previous_whitespace = false;
@@ -444,6 +492,16 @@ fn load_key_and_value(r: &mut Reader<'_>, document: &mut Document) -> Result<(),
         let mut index = 0;
         loop {
             let (v, line, column) = load_value(r, true)?;
+            // Each item repeats the key: the only way a line makes more
+            // than its own bytes.
+            *expanded += base.len() + v.len() + ENTRY_COST;
+            if *expanded > MAX_EXPANDED_BYTES {
+                return Err(LoadError {
+                    message: expands_too_much("key[]= lists"),
+                    line,
+                    not_modelled: true,
+                });
+            }
             put(format!("{base}[{index}]"), v, line, column);
             index += 1;
             if !r.is_end_of_line() {
@@ -1135,6 +1193,19 @@ pub const MAX_PLACEHOLDER_DEPTH: usize = 100;
 const PLACEHOLDER_LIMIT: &str =
     "placeholders nested more than 100 deep: toolcall-model does not resolve them";
 
+const PLACEHOLDER_EXCEPTION: &str = "org.springframework.util.PlaceholderResolutionException: ";
+
+fn placeholders_expand_too_much() -> String {
+    format!(
+        "{}: toolcall-model does not resolve them",
+        expands_too_much("placeholders")
+    )
+}
+
+/// What a name looked up costs against [`MAX_EXPANDED_BYTES`] besides its
+/// length, so that placeholders resolving to nothing count too.
+const LOOKUP_COST: usize = 16;
+
 /// The text between `${` and its `}` (nested braces counted), as Spring's
 /// `PlaceholderParser` parses a value: text and placeholders; a `${`
 /// preceded by `\` is literal (the `\` dropped); an unclosed `${` is text.
@@ -1167,21 +1238,38 @@ fn add_text(parts: &mut Vec<Part>, t: &str) {
     }
 }
 
-/// `nextValidEndPrefix`: the `}` closing the `${` at `start`, counting `{`.
-fn placeholder_end(v: &str, start: usize) -> Option<usize> {
+/// `nextValidEndPrefix` for every `${` of `v` at once: the `}` closing
+/// the `${` at each start, counting `{`. Java scans from each `${` to its
+/// end, quadratic in a value of unclosed `${`; one pass finds them all: the
+/// `${` at `s` closes at the first `}` that takes the count of `{` minus `}`
+/// below its value just after `s + 2`.
+fn placeholder_ends(v: &str) -> std::collections::HashMap<usize, usize> {
     let b = v.as_bytes();
-    let mut depth = 0usize;
-    let mut i = start + 2;
-    while i < b.len() {
+    let mut ends = std::collections::HashMap::new();
+    // Starts waiting for their `}`, with the count they wait to go below
+    // (non-decreasing from bottom to top).
+    let mut open: Vec<(usize, i64)> = Vec::new();
+    let mut balance = 0i64;
+    for i in 0..b.len() {
+        if i >= 2 && b[i - 2] == b'$' && b[i - 1] == b'{' {
+            open.push((i - 2, balance));
+        }
         match b[i] {
-            b'}' if depth > 0 => depth -= 1,
-            b'}' => return Some(i),
-            b'{' => depth += 1,
+            b'{' => balance += 1,
+            b'}' => {
+                balance -= 1;
+                while let Some(&(s, level)) = open.last() {
+                    if level <= balance {
+                        break;
+                    }
+                    ends.insert(s, i);
+                    open.pop();
+                }
+            }
             _ => {}
         }
-        i += 1;
     }
-    None
+    ends
 }
 
 /// `parseSection`: the key and the fallback after the first `:` not
@@ -1212,10 +1300,11 @@ fn parse_placeholders(v: &str, inside: bool, depth: usize) -> Result<Option<Vec<
     let Some(mut start) = v.find("${") else {
         return Ok(None);
     };
+    let ends = placeholder_ends(v);
     let mut parts = Vec::new();
     let mut pos = 0;
     loop {
-        match placeholder_end(v, start) {
+        match ends.get(&start).copied() {
             None => {
                 add_text(&mut parts, &v[pos..start + 2]);
                 pos = start + 2;
@@ -1292,10 +1381,7 @@ struct PlaceholderError {
 
 impl PlaceholderError {
     fn message(&self) -> String {
-        let mut m = format!(
-            "org.springframework.util.PlaceholderResolutionException: {}",
-            self.reason
-        );
+        let mut m = format!("{PLACEHOLDER_EXCEPTION}{}", self.reason);
         if !self.values.is_empty() {
             m.push_str(" in value ");
             m.push_str(
@@ -1321,8 +1407,24 @@ struct Placeholders<'a> {
     documents: &'a [Vec<Entry>],
     /// Every property of every document, last document first (built on
     /// the first placeholder).
-    all: std::cell::OnceCell<Vec<AllSource<'a>>>,
-    missing: std::cell::RefCell<Vec<String>>,
+    all: std::cell::OnceCell<AllSources<'a>>,
+    /// The names not found, in order, and as a set (a file can name tens
+    /// of thousands).
+    missing: std::cell::RefCell<(Vec<String>, std::collections::HashSet<String>)>,
+    /// The work done so far against [`MAX_EXPANDED_BYTES`]: a value is
+    /// resolved again at every use, and each level may double the text.
+    spent: std::cell::Cell<usize>,
+}
+
+/// Every document's properties, and where each name is first found: a
+/// lookup asks only the first document that can answer it (asking each in
+/// turn was quadratic over thousands of documents).
+struct AllSources<'a> {
+    docs: Vec<AllSource<'a>>,
+    /// The first document with this exact key.
+    exact: std::collections::HashMap<&'a str, usize>,
+    /// The first document with a key of this relaxed name.
+    relaxed: std::collections::HashMap<Vec<String>, usize>,
 }
 
 /// A document's properties, every key (not only `spring.ai.tools`).
@@ -1337,12 +1439,26 @@ impl<'a> Placeholders<'a> {
             documents,
             all: std::cell::OnceCell::new(),
             missing: Default::default(),
+            spent: std::cell::Cell::new(0),
         }
     }
 
-    fn sources(&self) -> &[AllSource<'a>] {
+    fn charge(&self, n: usize) -> Result<(), PlaceholderError> {
+        let spent = self.spent.get().saturating_add(n);
+        self.spent.set(spent);
+        if spent > MAX_EXPANDED_BYTES {
+            return Err(PlaceholderError {
+                reason: placeholders_expand_too_much(),
+                values: Vec::new(),
+            });
+        }
+        Ok(())
+    }
+
+    fn sources(&self) -> &AllSources<'a> {
         self.all.get_or_init(|| {
-            self.documents
+            let docs: Vec<AllSource<'a>> = self
+                .documents
                 .iter()
                 .rev()
                 .map(|d| {
@@ -1360,7 +1476,24 @@ impl<'a> Placeholders<'a> {
                     }
                     s
                 })
-                .collect()
+                .collect();
+            let mut all = AllSources {
+                docs: Vec::new(),
+                exact: Default::default(),
+                relaxed: Default::default(),
+            };
+            for (i, d) in docs.iter().enumerate() {
+                for k in d.exact.keys() {
+                    all.exact.entry(*k).or_insert(i);
+                }
+                for k in d.relaxed.keys() {
+                    if !all.relaxed.contains_key(k) {
+                        all.relaxed.insert(k.clone(), i);
+                    }
+                }
+            }
+            all.docs = docs;
+            all
         })
     }
 
@@ -1371,7 +1504,20 @@ impl<'a> Placeholders<'a> {
             && !name.starts_with('.')
             && !name.ends_with('.')
             && els.iter().all(|e| e.kind != Kind::NonUniform);
-        let found = self.sources().iter().find_map(|s| {
+        let all = self.sources();
+        let mut first = all.exact.get(name).copied();
+        if canonical && !els.is_empty() {
+            let more = [
+                all.exact.get(dashed(&els).as_str()),
+                all.relaxed.get(&uniform_key(&els)),
+            ];
+            first = first
+                .into_iter()
+                .chain(more.into_iter().flatten().copied())
+                .min();
+        }
+        let from = first.unwrap_or(all.docs.len());
+        let found = all.docs[from..].iter().find_map(|s| {
             if let Some(e) = s.exact.get(name) {
                 return Some(*e);
             }
@@ -1389,9 +1535,9 @@ impl<'a> Placeholders<'a> {
         match found {
             Some(e) => Some(e.value.to_java_string()),
             None => {
-                let mut m = self.missing.borrow_mut();
-                if !m.iter().any(|x| x == name) {
-                    m.push(name.to_owned());
+                let (order, seen) = &mut *self.missing.borrow_mut();
+                if seen.insert(name.to_owned()) {
+                    order.push(name.to_owned());
                 }
                 None
             }
@@ -1421,6 +1567,7 @@ impl<'a> Placeholders<'a> {
             reason,
             values: Vec::new(),
         };
+        self.charge(v.len())?;
         let parts = match parse_placeholders(v, false, 0).map_err(err)? {
             None => return Ok(v.to_owned()),
             Some(p) => p,
@@ -1439,7 +1586,9 @@ impl<'a> Placeholders<'a> {
     ) -> Result<String, PlaceholderError> {
         let mut out = String::new();
         for p in parts {
-            out.push_str(&self.resolve_part(p, visited, depth)?);
+            let piece = self.resolve_part(p, visited, depth)?;
+            self.charge(piece.len() + 1)?;
+            out.push_str(&piece);
         }
         Ok(out)
     }
@@ -1451,6 +1600,7 @@ impl<'a> Placeholders<'a> {
         visited: &mut Vec<String>,
         depth: usize,
     ) -> Result<Option<String>, PlaceholderError> {
+        self.charge(key.len() + LOOKUP_COST)?;
         let Some(value) = self.lookup(key) else {
             return Ok(None);
         };
@@ -1608,18 +1758,22 @@ impl<'a> Source<'a> {
     /// name, the first in the order of the `HashSet` of keys Spring keeps
     /// for that name (by `String.hashCode()`, not by file order).
     fn get(&self, els: &[Element]) -> Option<&Prop<'a>> {
+        let uni = uniform_key(els);
+        self.get_uniform(els, &uni, uni_hash(&uni))
+    }
+
+    /// [`Source::get`] with the name's uniform form and its hash known.
+    fn get_uniform(&self, els: &[Element], uni: &[String], hash: u64) -> Option<&Prop<'a>> {
         if let Some(&i) = self.exact.get(dashed(els).as_str()) {
             return Some(&self.props[i]);
         }
-        let uni = uniform_key(els);
         let candidates: Vec<usize> = self
             .relaxed
-            .get(&uni_hash(&uni))?
+            .get(&hash)?
             .iter()
             .copied()
             .filter(|&i| {
-                self.props[i].els.len() == uni.len()
-                    && starts_with_uniform(&self.props[i].els, &uni)
+                self.props[i].els.len() == uni.len() && starts_with_uniform(&self.props[i].els, uni)
             })
             .collect();
         let keys: Vec<&str> = candidates
@@ -1638,14 +1792,46 @@ impl<'a> Source<'a> {
     }
 }
 
-/// The documents as the binder sees them: the last document first, and
-/// the placeholder resolver over them.
-struct Sources<'a>(Vec<Source<'a>>, Placeholders<'a>);
+/// Up to this many documents, a name is looked up in each in turn.
+const FEW_DOCUMENTS: usize = 8;
+
+/// The documents as the binder sees them: the last document first, the
+/// placeholder resolver over them, and for each relaxed name (by hash) the
+/// documents that have a property of it, in order.
+struct Sources<'a>(
+    Vec<Source<'a>>,
+    Placeholders<'a>,
+    std::collections::HashMap<u64, Vec<usize>>,
+);
 
 impl<'a> Sources<'a> {
-    /// `Binder.findProperty`: the first document (last in the file) that has it.
+    fn new(documents: &'a [Vec<Entry>]) -> Sources<'a> {
+        let sources: Vec<Source<'a>> = documents.iter().rev().map(|d| Source::new(d)).collect();
+        let mut index: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+        // A few documents are asked in turn, as cheap as an index lookup.
+        if sources.len() > FEW_DOCUMENTS {
+            for (i, s) in sources.iter().enumerate() {
+                for &h in s.relaxed.keys() {
+                    index.entry(h).or_default().push(i);
+                }
+            }
+        }
+        Sources(sources, Placeholders::new(documents), index)
+    }
+
+    /// `Binder.findProperty`: the first document (last in the file) that
+    /// has it. Only the documents with a property of its relaxed name are
+    /// asked (an exact key is one of them): a map entry is looked up in
+    /// every document, which over thousands of documents was quadratic.
     fn find(&self, els: &[Element]) -> Option<&Prop<'a>> {
-        self.0.iter().find_map(|s| s.get(els))
+        let uni = uniform_key(els);
+        let hash = uni_hash(&uni);
+        if self.0.len() <= FEW_DOCUMENTS {
+            return self.0.iter().find_map(|s| s.get_uniform(els, &uni, hash));
+        }
+        let docs = self.2.get(&hash)?;
+        docs.iter()
+            .find_map(|&i| self.0[i].get_uniform(els, &uni, hash))
     }
 
     /// `containsDescendantOf`.
@@ -1662,9 +1848,15 @@ impl<'a> Sources<'a> {
 
 fn failure(requested: &[Element], target_type: &str, p: &Prop<'_>, reason: String) -> BindFailure {
     let name = dashed(requested);
-    if reason.contains(PLACEHOLDER_LIMIT) {
+    let said = reason
+        .strip_prefix(PLACEHOLDER_EXCEPTION)
+        .unwrap_or(&reason);
+    let limits = [PLACEHOLDER_LIMIT.to_owned(), placeholders_expand_too_much()];
+    // The limit's own words, without the chain of values (as long as the
+    // file can be).
+    if let Some(limit) = limits.iter().find(|l| said.starts_with(l.as_str())) {
         return BindFailure::Limit {
-            message: format!("{name} (line {}): {PLACEHOLDER_LIMIT}", p.entry.line),
+            message: format!("{name} (line {}): {limit}", p.entry.line),
         };
     }
     BindFailure::Bind {
@@ -2157,10 +2349,7 @@ fn bool_prop(
 /// assert!(bind(&empty).unwrap_err().to_string().contains("A null value cannot be assigned to a primitive type"));
 /// ```
 pub fn bind(documents: &[Vec<Entry>]) -> Result<Bound, BindFailure> {
-    let sources = Sources(
-        documents.iter().rev().map(|d| Source::new(d)).collect(),
-        Placeholders::new(documents),
-    );
+    let sources = Sources::new(documents);
     let mut read = BTreeMap::new();
 
     let always_throw = bool_prop(
@@ -2300,7 +2489,7 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<Bound, BindFailure> {
         include_content: include_content.unwrap_or(false),
         read,
         unknown: unknown_keys(documents),
-        placeholders_not_in_file: sources.1.missing.take(),
+        placeholders_not_in_file: sources.1.missing.take().0,
     })
 }
 

@@ -854,10 +854,15 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
             .get(i)
             .and_then(|v| v.clone().err())
             .map(|e| (i, e)),
-        Sent::Messages(m) => answered(m).err().map(|e| (i, format!("{UNANSWERED}: {e}"))),
+        Sent::Messages(m) => {
+            let m: Vec<Message> = m.iter().map(|x| Message::clone(x)).collect();
+            answered(&m)
+                .err()
+                .map(|e| (i, format!("{UNANSWERED}: {e}")))
+        }
     });
     let forgot = run.requests.iter().zip(1..).find_map(|(r, i)| match r {
-        Sent::Messages(m) => (!m.contains(&question)).then_some(i),
+        Sent::Messages(m) => (!m.iter().any(|x| **x == question)).then_some(i),
         Sent::Gemini(_) => None,
     });
     let (mark, detail) = if let Some((i, e)) = rejected {

@@ -6,3 +6,5 @@ pub mod binding;
 pub mod check;
 pub mod main_job;
 pub mod profiles;
+#[cfg(feature = "yaml")]
+pub mod yaml;

@@ -67,7 +67,14 @@ impl JavaLine {
     /// ```
     pub fn parse(line: &str) -> Result<JavaLine, String> {
         // The runner's output nests as deep as a payload Jackson accepted
-        // (its limit is 500), past serde_json's default limit of 128.
+        // (its limit is 500), past serde_json's default limit of 128; its
+        // reader and the walks below recurse, so a deeper line is refused
+        // before it is read.
+        if let Some(column) = deeper_than(line, MAX_RESULT_DEPTH) {
+            return Err(format!(
+                "nests deeper than {MAX_RESULT_DEPTH} levels (column {column}): no runner result does"
+            ));
+        }
         let mut de = serde_json::Deserializer::from_str(line);
         de.disable_recursion_limit();
         let v: Value =
@@ -115,6 +122,47 @@ impl JavaLine {
             | JavaLine::Fault { path, .. } => path,
         }
     }
+}
+
+/// The deepest runner output line read: a payload at Jackson's depth limit
+/// ([`MAX_TREE_DEPTH`](crate::json::jackson::MAX_TREE_DEPTH)) inside the
+/// result's own nesting (request, content, part, response), with room.
+pub const MAX_RESULT_DEPTH: usize = crate::json::jackson::MAX_TREE_DEPTH + 64;
+
+/// The 1-based column (in characters) where `text`'s arrays and objects
+/// first nest past `limit`, if they do; strings are skipped. One pass, no
+/// recursion.
+///
+/// ```
+/// use toolcall_model::vectors::conformance::deeper_than;
+/// assert_eq!(deeper_than(r#"[["]]]]"]]"#, 2), None);
+/// assert_eq!(deeper_than("[[[", 2), Some(3));
+/// ```
+pub fn deeper_than(text: &str, limit: usize) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, c) in text.chars().enumerate() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => {
+                depth += 1;
+                if depth > limit {
+                    return Some(i + 1);
+                }
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The judgement on one vector.
@@ -313,7 +361,16 @@ fn same_as_java_prints(a: &serde_json::Number, b: &serde_json::Number) -> bool {
 /// assert!(matches!(judge(v, &nothing), Verdict::Disagree(_)));
 /// ```
 pub fn judge(bytes: &[u8], java: &JavaLine) -> Verdict {
-    let vector = Vector::parse(bytes);
+    judge_loaded(Vector::parse(bytes), bytes, java)
+}
+
+/// [`judge`] of a vector already read (or refused) from `bytes` (which the
+/// run without fixes reads again; empty when the file was not read).
+pub fn judge_loaded(
+    vector: Result<Vector, super::VectorError>,
+    bytes: &[u8],
+    java: &JavaLine,
+) -> Verdict {
     match (java, vector) {
         (JavaLine::OutOfScope { reason, .. }, _) => Verdict::OutOfScope(reason.clone()),
         (JavaLine::Fault { .. }, Err(_)) => Verdict::RefusedByBoth,

@@ -9,7 +9,7 @@ pub mod conformance;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::chat::tool_loop::{run_loop, LoopConfig, LoopRun, Memory, Provider};
+use crate::chat::tool_loop::{run_loop, LoopConfig, LoopRun, Memory, Provider, Sent};
 use crate::gemini::{build_request, convert_tool_response, validate, ValidatorOptions};
 use crate::model::behavior::{Fix, Fixes, SpringAi};
 use crate::model::java::{ClassTable, JavaException};
@@ -24,6 +24,126 @@ pub const FORMAT: &str = "toolcall-model/1";
 
 /// Largest vector file accepted, in bytes.
 pub const MAX_VECTOR_BYTES: usize = 64 << 20;
+
+/// Most JSON values (scalars, arrays, objects) a vector file may hold. A
+/// value read takes some 100 bytes however short its text (`0,` is two),
+/// so 64 MiB of them took 6 GB; two million take about 200 MB. The
+/// shipped vectors hold fewer than 2,000.
+pub const MAX_VECTOR_VALUES: usize = 2_000_000;
+
+/// The levels of arrays and objects a vector may nest: serde_json's
+/// reader recurses, and its default recursion limit (128) refuses the
+/// 128th level; far past any vector's (payloads are strings).
+pub const MAX_VECTOR_DEPTH: usize = 127;
+
+/// The first key an object of `text` (valid JSON) repeats: its JSON
+/// pointer and 1-based line and column. serde_json keeps the last of
+/// duplicate keys without a word, so a vector could say one thing twice
+/// and mean the second. One pass; the keys compared as decoded.
+fn duplicate_key(text: &str) -> Option<(String, usize, usize)> {
+    enum Frame {
+        Object {
+            keys: std::collections::HashSet<String>,
+            key: Option<String>,
+            want_key: bool,
+        },
+        Array(usize),
+    }
+    let pointer = |stack: &[Frame]| {
+        let mut p = String::new();
+        for f in stack {
+            match f {
+                Frame::Object { key: Some(k), .. } => p.push_str(&format!("/{}", pointer_token(k))),
+                Frame::Object { .. } => {}
+                Frame::Array(i) => p.push_str(&format!("/{i}")),
+            }
+        }
+        p
+    };
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let (mut line, mut line_start, mut i) = (1usize, 0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'\n' => {
+                line += 1;
+                line_start = i + 1;
+            }
+            b'{' => stack.push(Frame::Object {
+                keys: Default::default(),
+                key: None,
+                want_key: true,
+            }),
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Object { want_key, .. }) => *want_key = true,
+                Some(Frame::Array(n)) => *n += 1,
+                None => {}
+            },
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Frame::Object {
+                    keys,
+                    key,
+                    want_key: want @ true,
+                }) = stack.last_mut()
+                {
+                    *want = false;
+                    let k: String = serde_json::from_str(text.get(start..=i)?).ok()?;
+                    if !keys.insert(k.clone()) {
+                        let column = text[line_start..start].chars().count() + 1;
+                        *key = Some(k);
+                        return Some((pointer(&stack), line, column));
+                    }
+                    *key = Some(k);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// An upper bound on the number of JSON values in `text`, without reading
+/// it: the values after a comma, the arrays and objects, and one.
+fn values_at_most(text: &[u8]) -> usize {
+    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
+    for &b in text {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b',' | b'[' | b'{' => n += 1,
+            _ => {}
+        }
+    }
+    n
+}
+
+/// The refusal of a vector file past [`MAX_VECTOR_BYTES`] (a reader that
+/// knows the size refuses it before reading it).
+///
+/// ```
+/// assert_eq!(toolcall_model::vectors::too_large().to_string(), "(file): larger than 67108864 bytes");
+/// ```
+pub fn too_large() -> VectorError {
+    err("(file)", format!("larger than {MAX_VECTOR_BYTES} bytes"))
+}
 
 /// Why a file is not a valid vector: where in it, and why.
 ///
@@ -40,10 +160,22 @@ pub struct VectorError {
     pub reason: String,
 }
 
+/// Every refusal is made here, clipped: a reason can quote a value of the
+/// file (a 60 MB string once gave a 60 MB error line).
 fn err(place: impl Into<String>, reason: impl Into<String>) -> VectorError {
     VectorError {
-        place: place.into(),
-        reason: reason.into(),
+        place: clipped(place.into()),
+        reason: clipped(reason.into()),
+    }
+}
+
+/// The characters of a place or reason shown before it is cut.
+const ERROR_CHARS: usize = 1000;
+
+fn clipped(s: String) -> String {
+    match s.char_indices().nth(ERROR_CHARS) {
+        None => s,
+        Some((cut, _)) => format!("{}… ({} characters)", &s[..cut], s.chars().count()),
     }
 }
 
@@ -737,19 +869,28 @@ impl Vector {
     /// ```
     pub fn parse(bytes: &[u8]) -> Result<Vector, VectorError> {
         if bytes.len() > MAX_VECTOR_BYTES {
-            return Err(err(
-                "(file)",
-                format!("larger than {MAX_VECTOR_BYTES} bytes"),
-            ));
+            return Err(too_large());
         }
         let text = std::str::from_utf8(bytes)
             .map_err(|e| err(format!("byte {}", e.valid_up_to()), "not valid UTF-8"))?;
+        if values_at_most(bytes) > MAX_VECTOR_VALUES {
+            return Err(err(
+                "(file)",
+                format!("more than {MAX_VECTOR_VALUES} JSON values"),
+            ));
+        }
         let doc: Value = serde_json::from_str(text).map_err(|e| {
             err(
                 format!("line {} column {}", e.line(), e.column()),
                 format!("not JSON: {e}"),
             )
         })?;
+        if let Some((place, line, column)) = duplicate_key(text) {
+            return Err(err(
+                place,
+                format!("a duplicate key (line {line} column {column}): each key once"),
+            ));
+        }
         Self::from_value(&doc)
     }
 
@@ -1057,6 +1198,17 @@ impl Vector {
     /// assert_eq!(v.run().unwrap(), serde_json::json!({"response": {"result": 42}, "invocations": []}));
     /// ```
     pub fn run(&self) -> Result<Value, String> {
+        self.produce().map(Produced::into_value)
+    }
+
+    /// What [`Vector::run`] returns, with a loop's requests kept as the loop
+    /// sent them (sharing their messages) instead of one JSON tree per
+    /// round: a loop of n rounds sends n requests of up to n messages, so
+    /// the trees take memory with the square of the rounds. [`Produced`]
+    /// writes them one at a time and matches them against `expect` one at
+    /// a time.
+    pub fn produce(&self) -> Result<Produced, String> {
+        let mut requests = Vec::new();
         let mut out = Map::new();
         let mut toolbox = Toolbox::new(self.tools.clone());
         let cfg = match &self.config {
@@ -1070,7 +1222,7 @@ impl Vector {
                     )),
                 );
                 out.insert("invocations".into(), Value::Array(vec![]));
-                return Ok(Value::Object(out));
+                return Ok(Produced::new(out, requests));
             }
         };
         let fixes = cfg.manager.fixes;
@@ -1123,7 +1275,7 @@ impl Vector {
                         )),
                     );
                     out.insert("invocations".into(), Value::Array(vec![]));
-                    return Ok(Value::Object(out));
+                    return Ok(Produced::new(out, requests));
                 };
                 let lc = LoopConfig {
                     provider: *provider,
@@ -1135,13 +1287,14 @@ impl Vector {
                 let run = run_loop(&lc, history.clone(), model, &mut toolbox)
                     .map_err(|e| e.to_string())?;
                 loop_value(&run, &mut out);
+                requests = run.requests;
             }
         }
         out.insert(
             "invocations".into(),
             invocations_value(toolbox.invocations()),
         );
-        Ok(Value::Object(out))
+        Ok(Produced::new(out, requests))
     }
 
     /// Runs the vector and matches the result against `expect`: the list of
@@ -1153,12 +1306,8 @@ impl Vector {
     /// assert!(!v.check().is_empty()); // upstream fails to parse "x"
     /// ```
     pub fn check(&self) -> Vec<String> {
-        match self.run() {
-            Ok(actual) => {
-                let mut diffs = Vec::new();
-                match_value(&self.expect, &actual, "", &mut diffs);
-                diffs
-            }
+        match self.produce() {
+            Ok(actual) => actual.differences(&self.expect),
             Err(e) => vec![format!("the run failed: {e}")],
         }
     }
@@ -1268,10 +1417,8 @@ fn loop_value(run: &LoopRun, out: &mut Map<String, Value>) {
         run.error.as_ref().map_or(Value::Null, error_value),
     );
     out.insert("outcome".into(), Value::Object(outcome));
-    out.insert(
-        "requests".into(),
-        Value::Array(run.requests.iter().map(|r| r.to_value()).collect()),
-    );
+    // Its place: [`Produced`] holds the requests themselves.
+    out.insert("requests".into(), Value::Null);
     out.insert(
         "memory".into(),
         serde_json::json!({
@@ -1280,6 +1427,141 @@ fn loop_value(run: &LoopRun, out: &mut Map<String, Value>) {
         }),
     );
     out.insert("api".into(), api_value(&run.api()));
+}
+
+/// What a vector's op produced: the `expect`-shaped object, where a
+/// loop's `requests` stands as `null` and the requests are held as sent.
+/// Serializes exactly as [`Produced::into_value`] would.
+#[derive(Debug)]
+pub struct Produced {
+    value: Map<String, Value>,
+    requests: Vec<Sent>,
+}
+
+/// The key the loop's requests stand at.
+const REQUESTS: &str = "requests";
+
+impl Produced {
+    fn new(value: Map<String, Value>, requests: Vec<Sent>) -> Produced {
+        Produced { value, requests }
+    }
+
+    fn has_requests(&self) -> bool {
+        self.value.contains_key(REQUESTS)
+    }
+
+    /// The whole result as one JSON tree (memory with the square of a
+    /// loop's rounds; [`Vector::run`]).
+    pub fn into_value(self) -> Value {
+        let mut value = self.value;
+        if let Some(slot) = value.get_mut(REQUESTS) {
+            *slot = Value::Array(self.requests.iter().map(Sent::to_value).collect());
+        }
+        Value::Object(value)
+    }
+
+    /// The differences from `expect`, as [`match_value`] finds them on
+    /// [`Produced::into_value`], building one request's tree at a time.
+    pub fn differences(&self, expect: &Value) -> Vec<String> {
+        let mut diffs = Vec::new();
+        let Value::Object(e) = expect else {
+            // Not an object: the whole value is compared (and echoed).
+            let whole = Produced {
+                value: self.value.clone(),
+                requests: self.requests.clone(),
+            };
+            match_value(expect, &whole.into_value(), "", &mut diffs);
+            return diffs;
+        };
+        for (k, ev) in e {
+            if k != REQUESTS || !self.has_requests() {
+                match_key(k, ev, &self.value, "", &mut diffs);
+                continue;
+            }
+            let p = format!("/{k}");
+            match ev {
+                Value::Array(want) if want.len() == self.requests.len() => {
+                    for (i, (w, r)) in want.iter().zip(&self.requests).enumerate() {
+                        match_value(w, &r.to_value(), &format!("{p}/{i}"), &mut diffs);
+                    }
+                }
+                Value::Array(want) => diffs.push(format!(
+                    "{p}: expected {} elements, got {}: {}",
+                    want.len(),
+                    self.requests.len(),
+                    self.requests_short()
+                )),
+                other => diffs.push(format!(
+                    "{p}: expected {}, got {}",
+                    short(other),
+                    self.requests_short()
+                )),
+            }
+        }
+        diffs
+    }
+
+    /// [`short`] of the requests' array, written only as far as it shows.
+    fn requests_short(&self) -> String {
+        let mut w = Clipped(Vec::new());
+        // The writer stops the serialization once it holds enough.
+        let _ = serde_json::to_writer(&mut w, &RequestsSer(&self.requests));
+        let s = String::from_utf8_lossy(&w.0).into_owned();
+        if s.len() > SHORT {
+            let cut = (0..=SHORT)
+                .rev()
+                .find(|&i| s.is_char_boundary(i))
+                .unwrap_or(0);
+            format!("{}…", &s[..cut])
+        } else {
+            s
+        }
+    }
+}
+
+/// A writer that refuses more than a little past [`SHORT`] bytes.
+struct Clipped(Vec<u8>);
+
+impl std::io::Write for Clipped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.0.len() > SHORT + 8 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+struct RequestsSer<'a>(&'a [Sent]);
+
+impl serde::Serialize for RequestsSer<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for r in self.0 {
+            seq.serialize_element(&r.to_value())?;
+        }
+        seq.end()
+    }
+}
+
+impl serde::Serialize for Produced {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.value.len()))?;
+        for (k, v) in &self.value {
+            if k == REQUESTS {
+                m.serialize_entry(k, &RequestsSer(&self.requests))?;
+            } else {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
 }
 
 /// Numbers by value (the vectors' rule, shared with `conformance`).
@@ -1304,10 +1586,13 @@ fn equal_whole(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// How much of a value a difference line shows, in bytes.
+const SHORT: usize = 300;
+
 fn short(v: &Value) -> String {
     let s = v.to_string();
-    if s.len() > 300 {
-        let cut = (0..=300)
+    if s.len() > SHORT {
+        let cut = (0..=SHORT)
             .rev()
             .find(|&i| s.is_char_boundary(i))
             .unwrap_or(0);
@@ -1339,31 +1624,7 @@ pub fn match_value(expected: &Value, actual: &Value, path: &str, diffs: &mut Vec
     match (expected, actual) {
         (Value::Object(e), Value::Object(a)) => {
             for (k, ev) in e {
-                let p = format!("{path}/{k}");
-                if k == "history_tail" {
-                    if let (Value::Array(tail), Some(Value::Array(h))) = (ev, a.get("history")) {
-                        if tail.len() > h.len() {
-                            diffs.push(format!(
-                                "{p}: expected the last {} messages, the history has {}",
-                                tail.len(),
-                                h.len()
-                            ));
-                        } else {
-                            let actual_tail = Value::Array(h[h.len() - tail.len()..].to_vec());
-                            match_value(ev, &actual_tail, &p, diffs);
-                        }
-                        continue;
-                    }
-                }
-                match a.get(k) {
-                    None => diffs.push(format!("{p}: expected {}, got nothing", short(ev))),
-                    Some(av) if is_payload(path, k) => {
-                        if !equal_whole(ev, av) {
-                            diffs.push(format!("{p}: expected {}, got {}", short(ev), short(av)));
-                        }
-                    }
-                    Some(av) => match_value(ev, av, &p, diffs),
-                }
+                match_key(k, ev, a, path, diffs);
             }
         }
         (Value::Array(e), Value::Array(a)) => {
@@ -1388,6 +1649,35 @@ pub fn match_value(expected: &Value, actual: &Value, path: &str, diffs: &mut Vec
             short(e),
             short(a)
         )),
+    }
+}
+
+/// One expected key of an object against the actual object.
+fn match_key(k: &str, ev: &Value, a: &Map<String, Value>, path: &str, diffs: &mut Vec<String>) {
+    let p = format!("{path}/{k}");
+    if k == "history_tail" {
+        if let (Value::Array(tail), Some(Value::Array(h))) = (ev, a.get("history")) {
+            if tail.len() > h.len() {
+                diffs.push(format!(
+                    "{p}: expected the last {} messages, the history has {}",
+                    tail.len(),
+                    h.len()
+                ));
+            } else {
+                let actual_tail = Value::Array(h[h.len() - tail.len()..].to_vec());
+                match_value(ev, &actual_tail, &p, diffs);
+            }
+            return;
+        }
+    }
+    match a.get(k) {
+        None => diffs.push(format!("{p}: expected {}, got nothing", short(ev))),
+        Some(av) if is_payload(path, k) => {
+            if !equal_whole(ev, av) {
+                diffs.push(format!("{p}: expected {}, got {}", short(ev), short(av)));
+            }
+        }
+        Some(av) => match_value(ev, av, &p, diffs),
     }
 }
 

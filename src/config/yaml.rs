@@ -1,4 +1,4 @@
-//! The command line's YAML reader for `check`: an `application.yml` read
+//! The YAML reader of `check`: an `application.yml` read
 //! as Spring Boot reads it (`YamlPropertySourceLoader`,
 //! `OriginTrackedYamlLoader` over SnakeYAML 1.1): each document flattened to
 //! property names (`a.b`, `a[0]`, non-string keys as `[key]`), plain scalars
@@ -8,11 +8,15 @@
 //!
 //! The YAML syntax itself is saphyr-parser's (a maintained, safe, pure-Rust
 //! parser); only the typing and flattening are Spring's.
+//!
+//! Pure: no IO (feature `yaml`).
 
 use std::collections::HashMap;
 
+use super::binding::{
+    expands_too_much, resolve_yaml_scalar, Entry, JavaValue, ENTRY_COST, MAX_EXPANDED_BYTES,
+};
 use saphyr_parser::{Event, Parser, ScalarStyle};
-use toolcall_model::config::binding::{resolve_yaml_scalar, Entry, JavaValue};
 
 /// SnakeYAML's `LoaderOptions.nestingDepthLimit` default.
 const NESTING_DEPTH_LIMIT: usize = 50;
@@ -83,18 +87,25 @@ fn key_text(n: &Node) -> Result<String, String> {
     }
 }
 
-fn count(n: &Node) -> usize {
+/// A node's nodes and bytes (its keys and string values, and
+/// [`ENTRY_COST`] a node): what one more alias to it makes.
+fn count(n: &Node) -> (usize, usize) {
     let mut stack = vec![n];
-    let mut c = 0;
+    let (mut c, mut bytes) = (0, 0);
     while let Some(n) = stack.pop() {
         c += 1;
+        bytes += ENTRY_COST;
         match n {
+            Node::Scalar(Some(JavaValue::String(s)), ..) => bytes += s.len(),
             Node::Scalar(..) => {}
             Node::Seq(items, ..) => stack.extend(items.iter()),
-            Node::Map(items, ..) => stack.extend(items.iter().map(|(_, v)| v)),
+            Node::Map(items, ..) => {
+                bytes += items.iter().map(|(k, _)| k.len()).sum::<usize>();
+                stack.extend(items.iter().map(|(_, v)| v));
+            }
         }
     }
-    c
+    (c, bytes)
 }
 
 /// The character at a character index, for indexes that mostly grow (one
@@ -120,13 +131,122 @@ impl CharCursor<'_> {
     }
 }
 
+/// Double-quoted scalars with escaped surrogates that [`read`] rewrites
+/// before it gives up: each costs a parse of the file.
+const MAX_SURROGATE_SCALARS: usize = 16;
+
 /// Reads every document of `text` as flattened properties.
+///
+/// An escaped surrogate in a double-quoted scalar (`"\uD800"`), which
+/// SnakeYAML keeps in a Java string, is refused by saphyr-parser: the
+/// scalar is read again with a pair as its character and a lone surrogate
+/// as U+FFFD (a Rust string cannot hold one; the `.properties` reader does
+/// the same).
+///
+/// ```
+/// use toolcall_model::config::{binding::JavaValue, yaml::read};
+/// let docs = read("a: \"x\\uD800y\\uD83D\\uDE00\"\n").unwrap();
+/// assert_eq!(docs[0][0].value, JavaValue::String("x\u{fffd}y\u{1f600}".into()));
+/// ```
 pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
+    let mut text = std::borrow::Cow::Borrowed(text);
+    for _ in 0..MAX_SURROGATE_SCALARS {
+        match read_once(&text) {
+            Err(Refused::Surrogate { at, message }) => match without_surrogates(&text, at) {
+                Some(t) => text = std::borrow::Cow::Owned(t),
+                None => return Err(message),
+            },
+            Err(Refused::Other(m)) => return Err(m),
+            Ok(docs) => return Ok(docs),
+        }
+    }
+    read_once(&text).map_err(|e| match e {
+        Refused::Surrogate { message, .. } | Refused::Other(message) => message,
+    })
+}
+
+/// Why [`read_once`] refused a text.
+enum Refused {
+    /// saphyr-parser's refusal of a `\u` escape in the double-quoted
+    /// scalar that starts at the character index `at`.
+    Surrogate {
+        at: usize,
+        message: String,
+    },
+    Other(String),
+}
+
+/// The text with the surrogate escapes of the double-quoted scalar that
+/// starts at the character index `at` rewritten (a pair as `\U`, a lone
+/// one as `\uFFFD`); `None` when it has none.
+fn without_surrogates(text: &str, at: usize) -> Option<String> {
+    let start = text.char_indices().nth(at).map(|(b, _)| b)?;
+    if !text[start..].starts_with('"') {
+        return None;
+    }
+    let hex = |s: &str| -> Option<u32> {
+        let h = s.get(2..6)?;
+        if !s.starts_with("\\u") || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        u32::from_str_radix(h, 16).ok()
+    };
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..=start]);
+    let mut i = start + 1;
+    let mut changed = false;
+    while i < text.len() {
+        let rest = &text[i..];
+        if rest.starts_with('"') {
+            break;
+        }
+        if let Some(u) = hex(rest).filter(|u| (0xD800..0xE000).contains(u)) {
+            let low = hex(&rest[6..]).filter(|l| (0xDC00..0xE000).contains(l));
+            match low {
+                Some(l) if u < 0xDC00 => {
+                    let c = 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00);
+                    out.push_str(&format!("\\U{c:08X}"));
+                    i += 12;
+                }
+                _ => {
+                    out.push_str("\\uFFFD");
+                    i += 6;
+                }
+            }
+            changed = true;
+            continue;
+        }
+        // Any other escape is copied whole: an escaped quote ends nothing.
+        let n = match rest.strip_prefix('\\') {
+            Some(escaped) => 1 + escaped.chars().next().map_or(0, char::len_utf8),
+            None => rest.chars().next().map_or(1, char::len_utf8),
+        };
+        out.push_str(&rest[..n]);
+        i += n;
+    }
+    out.push_str(&text[i..]);
+    changed.then_some(out)
+}
+
+fn read_once(text: &str) -> Result<Vec<Vec<Entry>>, Refused> {
+    let mut surrogate = None;
+    read_events(text, &mut surrogate).map_err(|message| match surrogate {
+        Some(at) => Refused::Surrogate { at, message },
+        None => Refused::Other(message),
+    })
+}
+
+/// `surrogate`: set to where a double-quoted scalar with a `\u` escape
+/// saphyr-parser refuses starts.
+fn read_events(text: &str, surrogate: &mut Option<usize>) -> Result<Vec<Vec<Entry>>, String> {
     let mut docs = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut anchors: HashMap<usize, Node> = HashMap::new();
     let mut root: Option<Node> = None;
     let mut nodes = 0usize;
+    // What aliases and flattening make, file-wide (node counts are per
+    // document, as SnakeYAML's).
+    let mut expanded = 0usize;
     let mut cursor = CharCursor {
         text,
         chars: 0,
@@ -135,6 +255,9 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
     let parser = Parser::new_from_str(text);
     for ev in parser {
         let (ev, span) = ev.map_err(|e| {
+            if e.info().contains("invalid Unicode character escape code") {
+                *surrogate = Some(e.marker().index());
+            }
             format!(
                 "{} (line {}, column {})",
                 e.info(),
@@ -163,7 +286,7 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
             }
             Event::DocumentEnd => {
                 if let Some(r) = root.take() {
-                    docs.push(flatten(r)?);
+                    docs.push(flatten(r, &mut expanded)?);
                 }
                 None
             }
@@ -180,10 +303,21 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
                     .get(&id)
                     .cloned()
                     .ok_or_else(|| format!("found undefined alias (line {line})"))?;
-                nodes += count(&n);
+                let (c, bytes) = count(&n);
+                nodes += c;
                 if nodes > MAX_NODES {
                     return Err(format!(
                         "{NOT_MODELLED}aliases expand past {MAX_NODES} nodes (line {line})"
+                    ));
+                }
+                // Nodes alone do not bound it: one alias can be a scalar of
+                // megabytes (SnakeYAML's `maxAliasesForCollections` guards
+                // the same way).
+                expanded += bytes;
+                if expanded > MAX_EXPANDED_BYTES {
+                    return Err(format!(
+                        "{NOT_MODELLED}{} (line {line})",
+                        expands_too_much("aliases")
                     ));
                 }
                 Some((n, 0))
@@ -271,13 +405,16 @@ pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
         }
     }
     if let Some(r) = root.take() {
-        docs.push(flatten(r)?);
+        docs.push(flatten(r, &mut expanded)?);
     }
     Ok(docs)
 }
 
 /// `YamlProcessor.getFlattenedMap(map, true, "")` of one document.
-fn flatten(root: Node) -> Result<Vec<Entry>, String> {
+/// `expanded` counts the bytes of the entries against
+/// [`MAX_EXPANDED_BYTES`]: every entry repeats its parents' keys, so long
+/// keys over many children make far more than the file.
+fn flatten(root: Node, expanded: &mut usize) -> Result<Vec<Entry>, String> {
     let mut out = Vec::new();
     let root = match root {
         Node::Map(m, ..) => m,
@@ -286,6 +423,27 @@ fn flatten(root: Node) -> Result<Vec<Entry>, String> {
     };
     // (path, node), explicit stack in document order.
     let mut stack: Vec<(String, Node)> = root.into_iter().rev().collect();
+    // Charged before a key is made: a map's children are all made at once.
+    let mut charge = |path_len: usize, node: &Node| {
+        *expanded += path_len + ENTRY_COST;
+        let line = match node {
+            Node::Scalar(Some(JavaValue::String(s)), l, _) => {
+                *expanded += s.len();
+                *l
+            }
+            Node::Scalar(_, l, _) | Node::Seq(_, l, _) | Node::Map(_, l, _) => *l,
+        };
+        if *expanded > MAX_EXPANDED_BYTES {
+            return Err(format!(
+                "{NOT_MODELLED}{} (line {line})",
+                expands_too_much("keys and values")
+            ));
+        }
+        Ok(())
+    };
+    for (k, v) in &stack {
+        charge(k.len(), v)?;
+    }
     while let Some((path, node)) = stack.pop() {
         match node {
             Node::Scalar(v, line, column) => out.push(Entry {
@@ -304,6 +462,7 @@ fn flatten(root: Node) -> Result<Vec<Entry>, String> {
                     });
                 }
                 for (k, v) in m.into_iter().rev() {
+                    charge(path.len() + 1 + k.len(), &v)?;
                     let key = if k.starts_with('[') {
                         format!("{path}{k}")
                     } else {
@@ -322,6 +481,7 @@ fn flatten(root: Node) -> Result<Vec<Entry>, String> {
                     });
                 }
                 for (i, v) in items.into_iter().enumerate().rev() {
+                    charge(path.len() + 22, &v)?;
                     stack.push((format!("{path}[{i}]"), v));
                 }
             }

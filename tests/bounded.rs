@@ -1,0 +1,647 @@
+//! Bounded work for any input: small hostile inputs whose work once grew
+//! far faster than the file (exponential placeholders, alias and list
+//! bombs, per-line recursion, quadratic scans) get their answer or a clear
+//! refusal within a memory ceiling and a generous time. The ceilings are
+//! loose on purpose (a loaded machine, a debug build): each input once took
+//! gigabytes, minutes or a stack overflow.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::bin;
+
+/// How a bounded run ended.
+pub struct Outcome {
+    /// The exit code; `None` when killed (by the time limit or a signal).
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+impl std::fmt::Debug for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let clip = |s: &str| s.chars().take(600).collect::<String>();
+        write!(
+            f,
+            "code {:?} after {:?}\nstdout: {}\nstderr: {}",
+            self.code,
+            self.elapsed,
+            clip(&self.stdout),
+            clip(&self.stderr)
+        )
+    }
+}
+
+/// A scratch folder of this test process.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tcm-bounded-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs the binary with its address space capped at `mem_mb` megabytes
+/// (`ulimit -v`, so an allocation past it fails instead of the machine
+/// swapping) and killed after `secs` seconds.
+pub fn run_bounded(args: &[&str], mem_mb: u64, secs: u64) -> Outcome {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = scratch("out");
+    let (out_path, err_path) = (dir.join(format!("{n}.out")), dir.join(format!("{n}.err")));
+    let started = Instant::now();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", mem_mb * 1024))
+        .arg(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .expect("sh runs");
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if started.elapsed() > Duration::from_secs(secs) {
+            child.kill().ok();
+            child.wait().ok();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let elapsed = started.elapsed();
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    let o = Outcome {
+        code: status.and_then(|s| s.code()),
+        stdout: read(&out_path),
+        stderr: read(&err_path),
+        elapsed,
+    };
+    std::fs::remove_file(&out_path).ok();
+    std::fs::remove_file(&err_path).ok();
+    o
+}
+
+/// `check FILE` within 1 GB and 60 s.
+fn check(file: &Path) -> Outcome {
+    run_bounded(&["check", file.to_str().unwrap()], 1024, 60)
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    f
+}
+
+#[test]
+fn doubling_placeholders_are_refused_not_expanded() {
+    // 706 bytes that expand to 2^40 (a terabyte of nothing, looked up a
+    // trillion times): once it never finished; 24 levels took 9.5 s.
+    let dir = scratch("placeholders");
+    for n in [24, 40] {
+        let mut text = String::from("a0=\n");
+        for i in 1..=n {
+            text.push_str(&format!("a{i}=${{a{}}}${{a{}}}\n", i - 1, i - 1));
+        }
+        text.push_str(&format!(
+            "spring.ai.tools.limits.max-total-tool-calls=${{a{n}}}\n"
+        ));
+        let o = check(&write(&dir, "application.properties", &text));
+        assert_eq!(o.code, Some(1), "{n} levels: {o:?}");
+        assert!(
+            o.stderr.contains(&format!(
+                "not checked: spring.ai.tools.limits.max-total-tool-calls (line {}): placeholders expand past 33554432 bytes",
+                n + 2
+            )),
+            "{o:?}"
+        );
+        assert!(o.elapsed < Duration::from_secs(30), "{o:?}");
+    }
+    // The same shape at a depth that stays small is still resolved.
+    let mut text = String::from("a0=1\n");
+    for i in 1..=3 {
+        text.push_str(&format!("a{i}=${{a{}}}${{a{}}}\n", i - 1, i - 1));
+    }
+    text.push_str("spring.ai.tools.limits.max-total-tool-calls=${a3}\n");
+    let o = check(&write(&dir, "application.properties", &text));
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stdout.contains("total 11111111"), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn unclosed_placeholders_take_linear_time() {
+    // 160,000 `${` without a `}`: each once scanned to the end (13.7 s in a
+    // release build). Now a single pass: the value is echoed back clipped.
+    let dir = scratch("unclosed");
+    let text = format!(
+        "spring.ai.tools.limits.max-total-tool-calls={}\n",
+        "${".repeat(160_000)
+    );
+    let o = check(&write(&dir, "application.properties", &text));
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(o.stderr.contains("For input string"), "{o:?}");
+    assert!(o.elapsed < Duration::from_secs(20), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn continuation_lines_take_no_stack() {
+    // 120,000 backslash-newlines in a row once overflowed the stack (the
+    // reader recursed once per line).
+    let dir = scratch("continuations");
+    let text = format!(
+        "spring.ai.tools.limits.max-total-tool-calls=1\\\n{}2\n",
+        "\\\n".repeat(120_000)
+    );
+    let o = check(&write(&dir, "application.properties", &text));
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stdout.contains("total 12,"), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_list_of_empty_items_is_refused_by_what_it_makes() {
+    // `excluded-tools[]=,,,,` filling 4 MiB made 4 million properties,
+    // each repeating the key: 4.3 GB and 45 s.
+    let dir = scratch("commas");
+    let text = format!(
+        "spring.ai.tools.limits.excluded-tools[]={}\n",
+        ",".repeat(4_000_000)
+    );
+    let o = check(&write(&dir, "application.properties", &text));
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr
+            .contains("not checked: key[]= lists expand past 33554432 bytes (line 1)"),
+        "{o:?}"
+    );
+    // A real list is read as before.
+    let o = check(&write(
+        &dir,
+        "application.properties",
+        "spring.ai.tools.limits.excluded-tools[]=a, b,c\n",
+    ));
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stdout.contains("excluded a, b, c"), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn yaml_aliases_and_long_keys_are_bounded_by_bytes() {
+    let dir = scratch("yaml");
+    // One 3.7 MB anchored scalar and 60,000 aliases to it: far below the
+    // node limit, once 6.1 GB and an abort.
+    let text = format!(
+        "a: &A {}\nb:\n{}",
+        "x".repeat(3_700_000),
+        "  - *A\n".repeat(60_000)
+    );
+    let o = check(&write(&dir, "application.yml", &text));
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr
+            .contains("not checked: aliases expand past 33554432 bytes (line 12)"),
+        "{o:?}"
+    );
+    // A 1 MB key over 45,000 children: each flattened name repeats it.
+    let text = format!(
+        "? {}\n:\n{}",
+        "k".repeat(1_000_000),
+        (0..45_000)
+            .map(|i| format!("  a{i}: 1\n"))
+            .collect::<String>()
+    );
+    let o = check(&write(&dir, "application.yml", &text));
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr
+            .contains("not checked: keys and values expand past 33554432 bytes"),
+        "{o:?}"
+    );
+    // Aliases of a real size still work.
+    let o = check(&write(
+        &dir,
+        "application.yml",
+        "n: &N 3\nspring.ai.tools.limits:\n  max-calls-per-tool-default: *N\n  max-total-tool-calls: *N\n",
+    ));
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(
+        o.stdout.contains("per tool 3") && o.stdout.contains("total 3"),
+        "{o:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A `tool_loop` vector of `rounds` tool rounds (one call each, no limits),
+/// then an answer.
+fn long_loop(rounds: usize, provider: &str) -> String {
+    let mut model: Vec<serde_json::Value> = (0..rounds)
+        .map(|i| {
+            serde_json::json!([{"text": null, "tool_calls": [
+                {"id": format!("c{i}"), "type": "function", "name": "t", "arguments": "{}"}]}])
+        })
+        .collect();
+    model.push(serde_json::json!([{"text": "done", "tool_calls": []}]));
+    serde_json::json!({
+        "format": "toolcall-model/1",
+        "name": format!("long-loop-{provider}"),
+        "manager": {"max_calls_per_tool": "unlimited", "max_total_tool_calls": "unlimited"},
+        "tools": [{"name": "t", "outcomes": [{"returns": "{\"a\":1}"}]}],
+        "op": "tool_loop",
+        "input": {"history": [{"type": "user", "text": "go"}], "model": model,
+                  "provider": provider, "memory": "none"},
+        "expect": {"outcome": {"kind": "completed"}}
+    })
+    .to_string()
+}
+
+#[test]
+fn a_long_loop_takes_memory_linear_in_its_rounds() {
+    // 600 rounds: each request repeats the turn, so a copy per round took
+    // about 0.6 GB (999 rounds: 1.7 GB for a 100 KB vector). The record now
+    // shares the messages; `run` writes one request at a time.
+    let dir = scratch("loop");
+    for provider in ["gemini", "none"] {
+        let f = write(&dir, "loop.json", &long_loop(600, provider));
+        let f = f.to_str().unwrap();
+        let o = run_bounded(&["verify", f], 256, 120);
+        assert_eq!(o.code, Some(0), "{provider}: {o:?}");
+        assert!(o.stdout.contains("1 passed, 0 failed"), "{o:?}");
+        let o = run_bounded(&["run", f], 256, 120);
+        assert_eq!(o.code, Some(0), "{provider}: {o:?}");
+        // 601 requests of up to 1,201 contents or messages each.
+        assert!(o.stdout.len() > 50_000_000, "{}", o.stdout.len());
+        assert!(o.stdout.ends_with("}\n"));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_deep_runner_line_is_refused_not_overflowed() {
+    // serde_json's depth limit is off for runner lines (payloads nest to
+    // Jackson's 500): a line 17,000 deep once overflowed the stack.
+    let dir = scratch("conform");
+    let line = |d: usize| {
+        format!(
+            "{{\"path\":\"absent.json\",\"status\":\"result\",\"result\":{}{}}}\n",
+            "[".repeat(d),
+            "]".repeat(d)
+        )
+    };
+    let f = write(&dir, "results.jsonl", &line(17_000));
+    let o = run_bounded(&["conform", f.to_str().unwrap()], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stdout
+            .contains("FAIL runner output line 1: nests deeper than 564 levels (column 613)"),
+        "{o:?}"
+    );
+    // At Jackson's own depth the line is read (and judged: here, its file
+    // is absent).
+    let f = write(&dir, "results.jsonl", &line(540));
+    let o = run_bounded(&["conform", f.to_str().unwrap()], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(o.stdout.contains("FAIL absent.json: cannot read"), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Runs `check` on the file `make(n)` and `make(4 * n)` and requires the
+/// larger to take less than 8 times as long (quadratic work takes 16),
+/// with a second of slack for a loaded machine.
+fn near_linear(name: &str, n: usize, make: impl Fn(usize) -> String) {
+    let dir = scratch("linear");
+    let time = |n: usize| {
+        let o = check(&write(&dir, name, &make(n)));
+        assert_eq!(o.code, Some(0), "{n}: {o:?}");
+        o.elapsed
+    };
+    let (small, large) = (time(n), time(4 * n));
+    assert!(
+        large < small * 8 + Duration::from_secs(1),
+        "{name}: {n} took {small:?}, {} took {large:?}",
+        4 * n
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn many_documents_take_near_linear_time() {
+    // A map entry was looked up in every document, and so was a
+    // placeholder: 10,000 documents of one override took 30 s.
+    near_linear("application.yml", 2_500, |n| {
+        (0..n)
+            .map(|i| format!("---\nspring.ai.tools.limits.max-calls-per-tool.t{i}: 3\n"))
+            .collect()
+    });
+    near_linear("application.properties", 2_500, |n| {
+        let mut s = String::from("x=3\n");
+        for i in 0..n {
+            s.push_str(&format!(
+                "#---\nspring.ai.tools.limits.max-calls-per-tool.t{i}=${{x}}\n"
+            ));
+        }
+        s
+    });
+    // Each placeholder the file does not set was checked against every
+    // other one.
+    near_linear("application.properties", 5_000, |n| {
+        (0..n)
+            .map(|i| format!("spring.ai.tools.limits.max-calls-per-tool.t{i}=${{m{i}:3}}\n"))
+            .collect()
+    });
+}
+
+#[test]
+fn a_vector_is_bounded_by_its_values_and_depth() {
+    use toolcall_model::vectors::{Vector, MAX_VECTOR_DEPTH, MAX_VECTOR_VALUES};
+    let with_expect = |x: &str| {
+        format!(
+            r#"{{"format":"toolcall-model/1","name":"v","op":"convert_tool_response","input":{{"text":"42"}},"expect":{{"response":{{"result":42}},"x":{x}}}}}"#
+        )
+    };
+    // The documented depth holds exactly: the vector and `expect` are two
+    // levels.
+    let nested = |d: usize| format!("{}{}", "[".repeat(d), "]".repeat(d));
+    assert!(Vector::parse(with_expect(&nested(MAX_VECTOR_DEPTH - 2)).as_bytes()).is_ok());
+    let e = Vector::parse(with_expect(&nested(MAX_VECTOR_DEPTH - 1)).as_bytes()).unwrap_err();
+    assert!(e.to_string().contains("recursion limit exceeded"), "{e}");
+    // 30 MB of `0,` once took 3 GB and 7 s: refused before it is read.
+    let many = format!("[{}0]", "0,".repeat(MAX_VECTOR_VALUES));
+    let started = Instant::now();
+    let e = Vector::parse(with_expect(&many).as_bytes()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("(file): more than {MAX_VECTOR_VALUES} JSON values")
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // Just under the limit it is read (strings do not count).
+    let fewer = format!(
+        "[\"{}\",{}0]",
+        ",".repeat(1000),
+        "0,".repeat(MAX_VECTOR_VALUES / 2)
+    );
+    assert!(Vector::parse(with_expect(&fewer).as_bytes()).is_ok());
+}
+
+#[test]
+fn links_loops_and_special_files_are_refused() {
+    let dir = scratch("links");
+    let good = std::fs::read_dir(crate::support::root().join("tests/vectors/gemini"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::copy(&good, dir.join("a.json")).unwrap();
+    // One link to `.` verified a file 41 times; two hung.
+    std::os::unix::fs::symlink(".", dir.join("self")).unwrap();
+    std::os::unix::fs::symlink("..", dir.join("sub/up")).unwrap();
+    let d = dir.to_str().unwrap();
+    for cmd in ["verify", "files"] {
+        let o = run_bounded(&[cmd, d], 1024, 60);
+        assert_eq!(o.code, Some(1), "{cmd}: {o:?}");
+        let all = format!("{}{}", o.stdout, o.stderr);
+        assert_eq!(
+            all.matches("a symbolic link loop").count(),
+            2,
+            "{cmd}: {o:?}"
+        );
+        let once = if cmd == "verify" {
+            all.contains("1 passed, 2 failed")
+        } else {
+            all.matches("a.json").count() == 1
+        };
+        assert!(once, "{cmd}: {o:?}");
+    }
+    // A FIFO named like a vector blocked the read for ever.
+    let fifo = dir.join("sub/fifo.json");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let o = run_bounded(&["verify", d], 1024, 60);
+        assert_eq!(o.code, Some(1), "{o:?}");
+        assert!(
+            o.stdout.contains("fifo.json: not a regular file: not read"),
+            "{o:?}"
+        );
+    }
+    // A file past the size limit is refused by its size, not read (a
+    // sparse file: no disk taken).
+    let huge = dir.join("huge.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(3 << 30)
+        .unwrap();
+    let h = huge.to_str().unwrap();
+    for args in [vec!["verify", h], vec!["run", h]] {
+        let o = run_bounded(&args, 256, 60);
+        assert_eq!(o.code, Some(1), "{args:?}: {o:?}");
+        assert!(
+            format!("{}{}", o.stdout, o.stderr)
+                .contains("invalid vector at (file): larger than 67108864 bytes"),
+            "{o:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn gen_streams_and_never_overwrites_unasked() {
+    let dir = scratch("gen");
+    let out = dir.join("out");
+    let o_ = out.to_str().unwrap();
+    // 4,000 vectors were all held before the first was written (20,000:
+    // 367 MB); now one at a time.
+    let o = run_bounded(&["gen", "--count", "4000", "--out", o_], 64, 120);
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stdout.contains("wrote 4000 vectors"), "{o:?}");
+    let names = || -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let files = names();
+    assert_eq!(files.len(), 4000, "no temporary file is left");
+    assert!(files.iter().all(|f| f.ends_with(".json")));
+    // Existing files are refused before anything is written.
+    let first = out.join("gen-0-0-execute_tool_calls.json");
+    std::fs::write(&first, "mine").unwrap();
+    let o = run_bounded(&["gen", "--count", "8", "--out", o_], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr.contains(
+            "exists (8 of the 8 files to write do): nothing written; --force replaces them"
+        ),
+        "{o:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&first).unwrap(), "mine");
+    let o = run_bounded(&["gen", "--count", "8", "--out", o_, "--force"], 1024, 60);
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(std::fs::read_to_string(&first).unwrap().contains("\"op\""));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn explore_says_when_it_cannot_start_a_thread() {
+    // `--jobs 0` was silently 1.
+    let o = run_bounded(&["explore", "--cases", "1", "--jobs", "0"], 1024, 60);
+    assert_eq!(o.code, Some(2), "{o:?}");
+    assert!(
+        o.stderr.contains("0 worker threads would run nothing"),
+        "{o:?}"
+    );
+    // Too little memory for a worker's stack (64 MB in random mode):
+    // once a panic, and a hang.
+    let o = run_bounded(&["explore", "--cases", "1", "--jobs", "2"], 40, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr.contains("error: cannot start a worker thread: "),
+        "{o:?}"
+    );
+    assert!(!o.stderr.contains("panicked"), "{o:?}");
+}
+
+#[test]
+fn names_cannot_forge_lines_or_drive_the_terminal() {
+    let dir = scratch("forge");
+    // A failing vector whose name carries a count line of its own.
+    let v = serde_json::json!({
+        "format": "toolcall-model/1", "name": "x\n3 passed, 0 failed\u{1b}[2K",
+        "op": "convert_tool_response", "input": {"text": "42"},
+        "expect": {"response": {"result": 41}}
+    });
+    let f = write(&dir, "v.json", &v.to_string());
+    let o = run_bounded(&["verify", f.to_str().unwrap()], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{o:?}");
+    assert!(
+        lines[0].starts_with("FAIL x\\n3 passed, 0 failed\\u{1b}[2K ("),
+        "{o:?}"
+    );
+    assert_eq!(lines[1], "0 passed, 1 failed");
+    // A YAML key with an escape sequence reaches the output escaped.
+    let y = write(
+        &dir,
+        "application.yml",
+        "spring.ai.tools.limits.max-calls-per-tool:\n  \"[a\\e(b]\": 2\n",
+    );
+    let o = check(&y);
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(!o.stdout.contains('\u{1b}'), "{o:?}");
+    assert!(o.stdout.contains("a\\u{1b}(b"), "{o:?}");
+    // A newline in a tool's name (a `.properties` escape) stays in its line.
+    let p = write(
+        &dir,
+        "application.properties",
+        "spring.ai.tools.limits.max-calls-per-tool.[a\\nb]=1\n",
+    );
+    let o = check(&p);
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stdout.contains("a\\nb 1"), "{o:?}");
+    assert!(
+        !o.stdout
+            .lines()
+            .any(|l| l.starts_with("b ") || l.starts_with("b]") || l.starts_with("b'")),
+        "{o:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn lost_output_is_an_error_not_a_panic_or_a_success() {
+    // Standard error unwritable: every error message panicked (exit 101).
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" check /nonexistent.properties 2>/dev/full")
+        .arg(bin())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    // Standard output closed: a run exited 0 with its output lost.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" files \"$1\" >&-")
+        .arg(bin())
+        .arg(crate::support::root().join("tests/vectors/gemini"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("standard output is closed"));
+    // Sent to /dev/null on purpose, it is a success.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" files \"$1\" >/dev/null")
+        .arg(bin())
+        .arg(crate::support::root().join("tests/vectors/gemini"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+}
+
+#[test]
+fn duplicate_keys_and_huge_values_are_refused_with_their_place() {
+    use toolcall_model::vectors::Vector;
+    // serde_json kept the last of two keys without a word.
+    let text = "{\"format\":\"toolcall-model/1\",\"name\":\"n\",\n \"op\":\"convert_tool_response\",\"input\":{\"text\":\"42\"},\n \"expect\":{\"response\":{\"result\":42}, \"response\": {\"result\": 41}}}";
+    let e = Vector::parse(text.as_bytes()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "/expect/response: a duplicate key (line 3 column 38): each key once"
+    );
+    // Keys equal once decoded are the same key; the same key in two
+    // objects is not a duplicate.
+    let text = r#"{"format":"toolcall-model/1","name":"n","op":"convert_tool_response","input":{"text":"42"},"expect":{"response":{"result":42},"x":[{"a":1},{"a":2,"\u0061":3}]}}"#;
+    let e = Vector::parse(text.as_bytes()).unwrap_err();
+    assert!(
+        e.to_string().starts_with("/expect/x/1/a: a duplicate key"),
+        "{e}"
+    );
+    // A bad value of 10 MB was echoed whole.
+    let v = serde_json::json!({
+        "format": "toolcall-model/1", "name": "n",
+        "manager": {"on_limit_exceeded": "x".repeat(10_000_000)},
+        "op": "convert_tool_response", "input": {"text": "42"},
+        "expect": {"response": {"result": 42}}
+    });
+    let e = Vector::parse(v.to_string().as_bytes()).unwrap_err();
+    assert!(e.to_string().len() < 3000, "{}", e.to_string().len());
+    assert!(e.to_string().contains("characters)"), "{e}");
+    // `check /dev/zero` said its size was 0.
+    let o = run_bounded(&["check", "/dev/zero", "--format", "properties"], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr.contains("larger than 4194304 bytes (4194305)"),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn an_escaped_surrogate_in_yaml_is_read_as_snakeyaml_reads_it() {
+    use toolcall_model::config::{binding::JavaValue, yaml::read};
+    // SnakeYAML keeps `"\uD800"` in a Java string; it was refused here.
+    let docs = read("t: [\"a\\uD800b\", \"\\uD83D\\uDE00\", \"x\\\"\\uDC00\"]\n").unwrap();
+    let values: Vec<&JavaValue> = docs[0].iter().map(|e| &e.value).collect();
+    assert_eq!(
+        values,
+        [
+            &JavaValue::String("a\u{fffd}b".into()),
+            &JavaValue::String("\u{1f600}".into()),
+            &JavaValue::String("x\"\u{fffd}".into()),
+        ]
+    );
+    // Any other bad escape is refused as before.
+    let e = read("a: \"\\uZZZZ\"\n").unwrap_err();
+    assert!(
+        e.contains("did not find expected hexadecimal number"),
+        "{e}"
+    );
+}
