@@ -110,7 +110,7 @@ fn doubling_placeholders_are_refused_not_expanded() {
             "spring.ai.tools.limits.max-total-tool-calls=${{a{n}}}\n"
         ));
         let o = check(&write(&dir, "application.properties", &text));
-        assert_eq!(o.code, Some(1), "{n} levels: {o:?}");
+        assert_eq!(o.code, Some(2), "{n} levels: {o:?}");
         assert!(
             o.stderr.contains(&format!(
                 "not checked: spring.ai.tools.limits.max-total-tool-calls (line {}): placeholders expand past 33554432 bytes",
@@ -127,7 +127,7 @@ fn doubling_placeholders_are_refused_not_expanded() {
     }
     text.push_str("spring.ai.tools.limits.max-total-tool-calls=${a3}\n");
     let o = check(&write(&dir, "application.properties", &text));
-    assert_eq!(o.code, Some(0), "{o:?}");
+    assert_eq!(o.code, Some(1), "{o:?}");
     assert!(o.stdout.contains("total 11111111"), "{o:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -142,7 +142,7 @@ fn unclosed_placeholders_take_linear_time() {
         "${".repeat(160_000)
     );
     let o = check(&write(&dir, "application.properties", &text));
-    assert_eq!(o.code, Some(1), "{o:?}");
+    assert_eq!(o.code, Some(2), "{o:?}");
     assert!(o.stderr.contains("For input string"), "{o:?}");
     assert!(o.elapsed < Duration::from_secs(20), "{o:?}");
     std::fs::remove_dir_all(&dir).ok();
@@ -158,7 +158,7 @@ fn continuation_lines_take_no_stack() {
         "\\\n".repeat(120_000)
     );
     let o = check(&write(&dir, "application.properties", &text));
-    assert_eq!(o.code, Some(0), "{o:?}");
+    assert_eq!(o.code, Some(1), "{o:?}");
     assert!(o.stdout.contains("total 12,"), "{o:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -173,7 +173,7 @@ fn a_list_of_empty_items_is_refused_by_what_it_makes() {
         ",".repeat(4_000_000)
     );
     let o = check(&write(&dir, "application.properties", &text));
-    assert_eq!(o.code, Some(1), "{o:?}");
+    assert_eq!(o.code, Some(2), "{o:?}");
     assert!(
         o.stderr
             .contains("not checked: key[]= lists expand past 33554432 bytes (line 1)"),
@@ -185,7 +185,7 @@ fn a_list_of_empty_items_is_refused_by_what_it_makes() {
         "application.properties",
         "spring.ai.tools.limits.excluded-tools[]=a, b,c\n",
     ));
-    assert_eq!(o.code, Some(0), "{o:?}");
+    assert_eq!(o.code, Some(1), "{o:?}");
     assert!(o.stdout.contains("excluded a, b, c"), "{o:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -201,7 +201,7 @@ fn yaml_aliases_and_long_keys_are_bounded_by_bytes() {
         "  - *A\n".repeat(60_000)
     );
     let o = check(&write(&dir, "application.yml", &text));
-    assert_eq!(o.code, Some(1), "{o:?}");
+    assert_eq!(o.code, Some(2), "{o:?}");
     assert!(
         o.stderr
             .contains("not checked: aliases expand past 33554432 bytes (line 12)"),
@@ -216,7 +216,7 @@ fn yaml_aliases_and_long_keys_are_bounded_by_bytes() {
             .collect::<String>()
     );
     let o = check(&write(&dir, "application.yml", &text));
-    assert_eq!(o.code, Some(1), "{o:?}");
+    assert_eq!(o.code, Some(2), "{o:?}");
     assert!(
         o.stderr
             .contains("not checked: keys and values expand past 33554432 bytes"),
@@ -228,7 +228,7 @@ fn yaml_aliases_and_long_keys_are_bounded_by_bytes() {
         "application.yml",
         "n: &N 3\nspring.ai.tools.limits:\n  max-calls-per-tool-default: *N\n  max-total-tool-calls: *N\n",
     ));
-    assert_eq!(o.code, Some(0), "{o:?}");
+    assert_eq!(o.code, Some(1), "{o:?}");
     assert!(
         o.stdout.contains("per tool 3") && o.stdout.contains("total 3"),
         "{o:?}"
@@ -316,7 +316,7 @@ fn near_linear(name: &str, n: usize, make: impl Fn(usize) -> String) {
     let dir = scratch("linear");
     let time = |n: usize| {
         let o = check(&write(&dir, name, &make(n)));
-        assert_eq!(o.code, Some(0), "{n}: {o:?}");
+        assert_eq!(o.code, Some(1), "{n}: {o:?}");
         o.elapsed
     };
     let (small, large) = (time(n), time(4 * n));
@@ -535,7 +535,7 @@ fn names_cannot_forge_lines_or_drive_the_terminal() {
         "spring.ai.tools.limits.max-calls-per-tool:\n  \"[a\\e(b]\": 2\n",
     );
     let o = check(&y);
-    assert_eq!(o.code, Some(0), "{o:?}");
+    assert_eq!(o.code, Some(1), "{o:?}");
     assert!(!o.stdout.contains('\u{1b}'), "{o:?}");
     assert!(o.stdout.contains("a\\u{1b}(b"), "{o:?}");
     // A newline in a tool's name (a `.properties` escape) stays in its line.
@@ -545,7 +545,7 @@ fn names_cannot_forge_lines_or_drive_the_terminal() {
         "spring.ai.tools.limits.max-calls-per-tool.[a\\nb]=1\n",
     );
     let o = check(&p);
-    assert_eq!(o.code, Some(0), "{o:?}");
+    assert_eq!(o.code, Some(1), "{o:?}");
     assert!(o.stdout.contains("a\\nb 1"), "{o:?}");
     assert!(
         !o.stdout
@@ -558,14 +558,15 @@ fn names_cannot_forge_lines_or_drive_the_terminal() {
 
 #[test]
 fn lost_output_is_an_error_not_a_panic_or_a_success() {
-    // Standard error unwritable: every error message panicked (exit 101).
+    // Standard error unwritable: every error message panicked (exit 101);
+    // a file that cannot be read is check's "no verdict" (2).
     let o = Command::new("sh")
         .arg("-c")
         .arg("exec \"$0\" check /nonexistent.properties 2>/dev/full")
         .arg(bin())
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
     // Standard output closed: a run exited 0 with its output lost.
     let o = Command::new("sh")
         .arg("-c")
@@ -617,7 +618,7 @@ fn duplicate_keys_and_huge_values_are_refused_with_their_place() {
     assert!(e.to_string().contains("characters)"), "{e}");
     // `check /dev/zero` said its size was 0.
     let o = run_bounded(&["check", "/dev/zero", "--format", "properties"], 1024, 60);
-    assert_eq!(o.code, Some(1), "{o:?}");
+    assert_eq!(o.code, Some(2), "{o:?}");
     assert!(
         o.stderr.contains("larger than 4194304 bytes (4194305)"),
         "{o:?}"
