@@ -46,7 +46,9 @@ impl Payload {
             // The text was checked when it was kept, so it reads back;
             // serde_json keeps its numbers exact (past its nesting limit the
             // Jackson reader takes over).
-            Repr::Raw(t) => exact_value(t).unwrap_or(Value::Null),
+            // A value 500 deep wrapped as `{"result": v}` is 501 deep: past
+            // the strict reader's limit, yet whole.
+            Repr::Raw(t) => kept_value(t).unwrap_or(Value::Null),
             Repr::Wrapped(k, t) => {
                 let mut m = Map::with_capacity(1);
                 m.insert((*k).to_owned(), Value::String(t.clone()));
@@ -216,6 +218,18 @@ pub(super) fn exact_value(text: &str) -> Option<Value> {
     if !jackson::is_strict_json(text) {
         return None;
     }
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let v = Value::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(v)
+}
+
+/// A text the fixed conversion kept (a strict value, or one wrapped in a
+/// one-key object) as a `Value` with exact numbers: read without the
+/// strict reader's depth limit, which the wrapper may pass by one.
+fn kept_value(text: &str) -> Option<Value> {
+    use serde::Deserialize;
     let mut de = serde_json::Deserializer::from_str(text);
     de.disable_recursion_limit();
     let v = Value::deserialize(&mut de).ok()?;

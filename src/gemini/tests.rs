@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::behavior::Fixes;
+use crate::model::behavior::{Fix, Fixes};
 use crate::model::message::{Message, ToolCall, ToolResponse};
 
 fn call(id: &str) -> ToolCall {
@@ -90,4 +90,23 @@ fn deep_values_convert_exactly_on_a_small_stack() {
         .unwrap()
         .join()
         .unwrap();
+}
+
+#[test]
+fn a_value_500_deep_is_kept_whole_once_wrapped_501_deep() {
+    // The strict reader takes 500 levels; `{"result": v}` adds one. The
+    // payload read back must be that object, not null (a property seed
+    // found `to_value` refusing the 501 levels).
+    let text = format!("{}1{}", "[".repeat(500), "]".repeat(500));
+    let p = crate::gemini::convert_tool_response(&text, false, Fixes::only(Fix::StrictJsonOrWrap))
+        .expect("converts");
+    let v = p.to_value();
+    let mut depth = 0;
+    let mut at = &v["result"];
+    while let serde_json::Value::Array(a) = at {
+        depth += 1;
+        at = &a[0];
+    }
+    assert_eq!(depth, 500);
+    assert_eq!(at, &serde_json::json!(1));
 }

@@ -120,12 +120,26 @@ public final class GeminiToolResponses {
 		if (!(errorKey && error) && !strictJsonOrWrap) {
 			return null;
 		}
-		StrictJson.Parsed p = StrictJson.parse(whole(data, error, strictJsonOrWrap, errorKey));
-		if (p == null || !(p.value() instanceof Map<?, ?>)) {
-			throw new IllegalStateException("the rewrite is always one whole JSON object");
+		// Built from the value, not by reading the wrapped text again: a value
+		// 500 containers deep is whole, and 501 deep once wrapped.
+		StrictJson.Parsed p = data == null ? null : StrictJson.parse(data);
+		if (errorKey && error) {
+			return p != null && p.value() instanceof Map<?, ?> ? object(p) : single("error", data);
 		}
-		@SuppressWarnings("unchecked")
-		Map<String, Object> m = (Map<String, Object>) p.value();
+		if (p == null) {
+			return single("result", data);
+		}
+		return p.value() instanceof Map<?, ?> ? object(p) : single("result", p.value());
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> object(StrictJson.Parsed p) {
+		return (Map<String, Object>) p.value();
+	}
+
+	private static Map<String, Object> single(String key, Object value) {
+		Map<String, Object> m = new LinkedHashMap<>();
+		m.put(key, value);
 		return m;
 	}
 

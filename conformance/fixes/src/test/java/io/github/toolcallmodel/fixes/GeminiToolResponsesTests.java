@@ -95,4 +95,18 @@ class GeminiToolResponsesTests {
 		assertSame(clean, advisor.rewrite(clean), "nothing to rewrite: the same list");
 	}
 
+	@Test
+	void aValue500DeepIsKeptWholeOnceWrapped501Deep() {
+		String deep = "[".repeat(500) + "1" + "]".repeat(500);
+		Object v = GeminiToolResponses.payload(deep, false, true, false).get("result");
+		int depth = 0;
+		while (v instanceof List<?> l) {
+			depth++;
+			v = l.get(0);
+		}
+		assertEquals(500, depth);
+		// The drop-in sends the text: Spring's reader refuses 501 levels.
+		assertTrue(GeminiToolResponses.rewriteFallsBack(deep, false, true, false));
+	}
+
 }
