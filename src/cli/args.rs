@@ -61,6 +61,11 @@ pub(crate) enum Cmd {
         /// wider loops: 17 times the default).
         #[arg(long, default_value = "default", requires = "exhaustive", value_parser = clap::builder::PossibleValuesParser::new(toolcall_model::checking::exhaustive::BOUND_NAMES))]
         bound: String,
+        /// Run only shard K of N (1 <= K <= N) of the bound and print its
+        /// findings as JSON, which `toolcall-model merge` combines with the
+        /// other shards' into the matrix of one run.
+        #[arg(long, requires = "exhaustive", conflicts_with = "out", value_parser = toolcall_model::checking::exhaustive::Shard::parse)]
+        shard: Option<toolcall_model::checking::exhaustive::Shard>,
         /// The seed of every cell's random generator (a seed reproduces the matrix).
         #[arg(long, default_value_t = 0, conflicts_with = "exhaustive")]
         seed: u64,
@@ -77,6 +82,21 @@ pub(crate) enum Cmd {
         /// Write each counterexample as a vector file in this folder
         /// (created if absent), which `toolcall-model verify` replays; the
         /// text output names the files, `--json` holds the vectors.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Combine the findings of `explore --exhaustive --shard K/N`, shards 1
+    /// to N of one bound, into the matrix and the smallest counterexamples
+    /// of one run of the whole bound.
+    Merge {
+        /// The shards' JSON files (each shard exactly once).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Write each counterexample as a vector file in this folder, as
+        /// `explore --out` does.
         #[arg(long)]
         out: Option<PathBuf>,
     },
