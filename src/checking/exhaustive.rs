@@ -1618,8 +1618,10 @@ mod tests {
     }
 
     /// The evaluator as it was before the run shared one scenario between
-    /// the behaviour sets: a fresh `with_set` copy per set, every
-    /// invariant judged on every scenario, no cell skipped once refuted.
+    /// the behaviour sets and took the request messages from the Gemini
+    /// run: a fresh `with_set` copy per set, a second run with provider
+    /// `none` for the messages, every invariant judged on every scenario,
+    /// no cell skipped once refuted.
     /// Returns per cell (scenarios, applicable, first refuting key).
     fn reference(space: &Space) -> Vec<(u64, u64, u64)> {
         let sets = behavior_sets();
@@ -1634,7 +1636,7 @@ mod tests {
             let base = space.scenario(&item);
             for (si, set) in sets.iter().enumerate() {
                 let s = with_set(&base, set);
-                let ev = Evidence::gather(&s);
+                let ev = Evidence::gather_with_second_run(&s);
                 for (i, inv) in Invariant::ALL.iter().enumerate() {
                     let c = &mut cells[si * n_inv + i];
                     match ev.as_ref().map(|ev| check(*inv, ev)) {
@@ -1649,6 +1651,36 @@ mod tests {
             }
         }
         cells
+    }
+
+    #[test]
+    fn the_gemini_run_records_the_messages_of_the_provider_none_run() {
+        let space = Space::new(&Bound::tiny());
+        let (mut recorded, mut rerun) = (0, 0);
+        for index in 0..space.scenarios() {
+            let base = space.scenario(&space.item(index).unwrap());
+            for set in &behavior_sets() {
+                let s = with_set(&base, set);
+                let (Ok(new), Ok(old)) =
+                    (Evidence::gather(&s), Evidence::gather_with_second_run(&s))
+                else {
+                    continue;
+                };
+                assert_eq!(new.run, old.run, "scenario {index}");
+                assert_eq!(
+                    new.request_messages(),
+                    old.request_messages(),
+                    "scenario {index}"
+                );
+                assert_eq!(new.attempted(), old.attempted(), "scenario {index}");
+                if new.run.requests.len() == old.request_messages().map_or(0, <[_]>::len) {
+                    recorded += 1;
+                } else {
+                    rerun += 1;
+                }
+            }
+        }
+        assert!(recorded > 0 && rerun > 0, "{recorded} {rerun}");
     }
 
     #[test]
