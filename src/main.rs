@@ -172,8 +172,9 @@ fn main() -> ExitCode {
             seed,
             out,
             ops,
+            shard,
             expect,
             force,
-        }) => gen(count, seed, &out, &ops, &expect, force),
+        }) => gen(count, seed, &out, &ops, shard, &expect, force),
     }
 }

@@ -733,3 +733,51 @@ fn two_exhaustive_shards_merge_into_one_run() {
     assert!(err.contains("twice"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `gen --shard K/N`: the shards of one seed and count write, between
+/// them, exactly the files one run writes.
+#[test]
+fn generated_shards_write_the_files_of_one_run() {
+    let gen = |dir: &std::path::Path, shard: Option<&str>| {
+        let mut args = vec![
+            "gen",
+            "--count",
+            "40",
+            "--seed",
+            "5",
+            "--out",
+            dir.to_str().unwrap(),
+            "--expect",
+            "model",
+        ];
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        let (code, out, err) = run_with_stdin(&args, b"");
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let files = |dir: &std::path::Path| {
+        let mut v: Vec<(String, String)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| {
+                (
+                    p.file_name().unwrap().to_str().unwrap().to_owned(),
+                    std::fs::read_to_string(&p).unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (one, shards) = (scratch("gen-one"), scratch("gen-shards"));
+    gen(&one, None);
+    assert!(gen(&shards, Some("1/3")).starts_with("wrote 14 vectors"));
+    assert!(gen(&shards, Some("3/3")).starts_with("wrote 13 vectors"));
+    assert!(gen(&shards, Some("2/3")).starts_with("wrote 13 vectors"));
+    assert_eq!(files(&one).len(), 40);
+    assert_eq!(files(&shards), files(&one));
+    std::fs::remove_dir_all(&one).ok();
+    std::fs::remove_dir_all(&shards).ok();
+}

@@ -130,6 +130,12 @@ pub(crate) enum Cmd {
             default_value = "execute_tool_calls,gemini_request,convert_tool_response,tool_loop"
         )]
         ops: String,
+        /// Write only shard K of N (1 <= K <= N) of the `--count` vectors:
+        /// those whose number is K-1 modulo N, the same files one run
+        /// writes (N machines with the same seed and count write the set
+        /// between them).
+        #[arg(long, value_parser = toolcall_model::checking::exhaustive::Shard::parse)]
+        shard: Option<toolcall_model::checking::exhaustive::Shard>,
         /// Each vector's `expect`: `none` (empty, for the Java runner to
         /// judge) or `model` (what `toolcall-model run` prints, so that
         /// `verify` passes them).
