@@ -204,6 +204,10 @@ pub struct LoopRun {
     /// finished or breached a limit (the breached call counts); a batch that
     /// failed with an exception leaves the counts from before it.
     pub counts: Counts,
+    /// Whether a memory's window (`memory_max_messages`) cut anything during
+    /// the turn; when not, the same turn with any larger window runs the
+    /// same.
+    pub windowed: bool,
 }
 
 impl LoopRun {
@@ -533,6 +537,7 @@ fn run_recording(
             _ => outside.after_produced(&generations),
         }
     }
+    let windowed = inside.windowed || outside.windowed;
     let memory = match cfg.memory {
         Memory::None => vec![],
         Memory::Inside => inside.messages,
@@ -550,5 +555,6 @@ fn run_recording(
         memory,
         memory_verdict,
         counts,
+        windowed,
     })
 }

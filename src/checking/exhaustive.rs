@@ -1684,6 +1684,50 @@ mod tests {
     }
 
     #[test]
+    fn a_turn_whose_window_cut_nothing_runs_the_same_with_no_window() {
+        // memory-keeps-turns reruns a turn with an unbounded window only
+        // where the window cut something: elsewhere the two runs are equal.
+        let mut f = Bound::default_bound().families[2].clone();
+        f.processors.truncate(1);
+        f.per_tool = vec![None];
+        f.total = vec![None];
+        f.breach = vec![OnExceeded::ReturnErrorResponse];
+        f.outcomes = vec![0, 3];
+        f.memories.retain(|m| m.window.get() == 4);
+        let space = Space::new(&Bound {
+            name: "window",
+            families: vec![f],
+        });
+        let sets = behavior_sets();
+        let (mut same, mut cut) = (0, 0);
+        for index in 0..space.scenarios() {
+            let item = space.item(index).unwrap();
+            if space.canonical(&item).is_none() {
+                continue;
+            }
+            let base = space.scenario(&item);
+            for set in [&sets[0], &sets[sets.len() - 2]] {
+                let s = with_set(&base, set);
+                let Ok((run, _)) = s.run() else { continue };
+                if run.windowed {
+                    cut += 1;
+                    continue;
+                }
+                let mut open = s.clone();
+                open.config.memory_max_messages = NonZeroU32::MAX;
+                assert_eq!(
+                    open.run().unwrap().0,
+                    run,
+                    "scenario {index} under {}",
+                    set.name
+                );
+                same += 1;
+            }
+        }
+        assert!(same > 0 && cut > 0, "{same} {cut}");
+    }
+
+    #[test]
     fn the_run_gives_the_reference_evaluators_verdicts_and_counterexamples() {
         let space = Space::new(&Bound::tiny());
         let r = run(&space, 2, &|_, _| {}).unwrap();

@@ -1988,13 +1988,18 @@ fn memory_keeps_turns(ev: &Evidence<'_>) -> Judged {
         return Judged::NotApplicable;
     }
     // What the memory would hold with no window: the same turn, since the
-    // window changes what is evicted, never what is stored.
-    let mut open = s.clone();
-    open.config.memory_max_messages = std::num::NonZeroU32::MAX;
-    let Ok((unbounded, _)) = open.run() else {
-        return Judged::NotApplicable;
+    // window changes what is evicted, never what is stored. Where the
+    // window cut nothing, that is this run's memory.
+    let unbounded = if ev.run.windowed {
+        let mut open = s.clone();
+        open.config.memory_max_messages = std::num::NonZeroU32::MAX;
+        let Ok((unbounded, _)) = open.run() else {
+            return Judged::NotApplicable;
+        };
+        unbounded.memory
+    } else {
+        ev.run.memory.clone()
     };
-    let unbounded = unbounded.memory;
     let window = usize::try_from(s.config.memory_max_messages.get()).unwrap_or(usize::MAX);
     let kept = &ev.run.memory;
     if unbounded.len() <= window {
