@@ -98,6 +98,7 @@ fn main() -> ExitCode {
             cases,
             exhaustive,
             bound,
+            shard,
             seed,
             json,
             jobs,
@@ -105,7 +106,7 @@ fn main() -> ExitCode {
             out,
         }) => {
             if exhaustive {
-                explore::exhaustive(&bound, json || cli.json, jobs, out.as_deref())
+                explore::exhaustive(&bound, shard, json || cli.json, jobs, out.as_deref())
             } else {
                 explore::command(
                     cases,
@@ -116,6 +117,9 @@ fn main() -> ExitCode {
                     fixes.as_deref(),
                 )
             }
+        }
+        Some(Cmd::Merge { files, json, out }) => {
+            explore::merge(&files, json || cli.json, out.as_deref())
         }
         Some(Cmd::Check {
             files,
@@ -168,8 +172,9 @@ fn main() -> ExitCode {
             seed,
             out,
             ops,
+            shard,
             expect,
             force,
-        }) => gen(count, seed, &out, &ops, &expect, force),
+        }) => gen(count, seed, &out, &ops, shard, &expect, force),
     }
 }

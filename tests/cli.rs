@@ -640,3 +640,144 @@ fn run_takes_a_combination_of_fixes() {
     let (code, _, _) = run_with_stdin(&["run", f, "--fixes", "nope"], b"");
     assert_eq!(code, 2);
 }
+
+/// `explore --exhaustive --shard K/N` on two shards, then `merge` of the
+/// two files: the matrix and the counterexamples of one run.
+#[test]
+fn two_exhaustive_shards_merge_into_one_run() {
+    let dir = scratch("shards");
+    let mut files = Vec::new();
+    for k in [1, 2] {
+        let shard = format!("{k}/2");
+        let (code, out, err) = run_with_stdin(
+            &[
+                "explore",
+                "--exhaustive",
+                "--bound",
+                "tiny",
+                "--shard",
+                &shard,
+                "--jobs",
+                "1",
+            ],
+            b"",
+        );
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["mode"], "exhaustive-shard");
+        assert_eq!(v["shard"], shard.as_str());
+        let file = dir.join(format!("shard-{k}.json"));
+        std::fs::write(&file, out).unwrap();
+        files.push(file.to_str().unwrap().to_owned());
+    }
+    let one = |args: &[&str]| {
+        let (code, out, err) = run_with_stdin(args, b"");
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let merged: serde_json::Value =
+        serde_json::from_str(&one(&["merge", "--json", &files[1], &files[0]])).unwrap();
+    let whole: serde_json::Value = serde_json::from_str(&one(&[
+        "explore",
+        "--exhaustive",
+        "--bound",
+        "tiny",
+        "--json",
+        "--jobs",
+        "1",
+    ]))
+    .unwrap();
+    for k in ["mode", "bound", "scenarios", "evaluated"] {
+        assert_eq!(merged[k], whole[k], "{k}");
+    }
+    let (m, w) = (
+        merged["results"].as_array().unwrap(),
+        whole["results"].as_array().unwrap(),
+    );
+    assert_eq!(m.len(), w.len());
+    for (m, w) in m.iter().zip(w) {
+        let cell = format!("{} × {}", w["set"], w["invariant"]);
+        for k in [
+            "set",
+            "invariant",
+            "verdict",
+            "size",
+            "wanted",
+            "counterexample",
+        ] {
+            assert_eq!(m[k], w[k], "{cell}: {k}");
+        }
+        if w["verdict"] != "refuted" {
+            // A refuted cell stops counting once refuted; a proved one
+            // counts every scenario.
+            assert_eq!(m["scenarios"], w["scenarios"], "{cell}");
+            assert_eq!(m["applicable"], w["applicable"], "{cell}");
+        }
+    }
+    // The text matrix is the one run's.
+    let text = one(&["merge", &files[0], &files[1]]);
+    let whole_text = one(&["explore", "--exhaustive", "--bound", "tiny", "--jobs", "1"]);
+    let table = |t: &str| {
+        t.lines()
+            .take_while(|l| !l.contains(" × "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(table(&text), table(&whole_text));
+    // A shard missing, or given twice, is refused.
+    let (code, _, err) = run_with_stdin(&["merge", &files[0]], b"");
+    assert_eq!(code, 2);
+    assert!(err.contains("2/2 is missing"), "{err}");
+    let (code, _, err) = run_with_stdin(&["merge", &files[0], &files[0]], b"");
+    assert_eq!(code, 2);
+    assert!(err.contains("twice"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `gen --shard K/N`: the shards of one seed and count write, between
+/// them, exactly the files one run writes.
+#[test]
+fn generated_shards_write_the_files_of_one_run() {
+    let gen = |dir: &std::path::Path, shard: Option<&str>| {
+        let mut args = vec![
+            "gen",
+            "--count",
+            "40",
+            "--seed",
+            "5",
+            "--out",
+            dir.to_str().unwrap(),
+            "--expect",
+            "model",
+        ];
+        if let Some(s) = shard {
+            args.extend(["--shard", s]);
+        }
+        let (code, out, err) = run_with_stdin(&args, b"");
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let files = |dir: &std::path::Path| {
+        let mut v: Vec<(String, String)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| {
+                (
+                    p.file_name().unwrap().to_str().unwrap().to_owned(),
+                    std::fs::read_to_string(&p).unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (one, shards) = (scratch("gen-one"), scratch("gen-shards"));
+    gen(&one, None);
+    assert!(gen(&shards, Some("1/3")).starts_with("wrote 14 vectors"));
+    assert!(gen(&shards, Some("3/3")).starts_with("wrote 13 vectors"));
+    assert!(gen(&shards, Some("2/3")).starts_with("wrote 13 vectors"));
+    assert_eq!(files(&one).len(), 40);
+    assert_eq!(files(&shards), files(&one));
+    std::fs::remove_dir_all(&one).ok();
+    std::fs::remove_dir_all(&shards).ok();
+}

@@ -94,6 +94,17 @@ fn window_keep(
     max_messages: usize,
     fixes: Fixes,
 ) -> Vec<bool> {
+    window_keep_cut(memory, new, max_messages, fixes).0
+}
+
+/// [`window_keep`], and whether the window cut anything: `false` when the
+/// messages fit in it, so that any larger window keeps the same ones.
+fn window_keep_cut(
+    memory: &[Message],
+    new: &[Message],
+    max_messages: usize,
+    fixes: Fixes,
+) -> (Vec<bool>, bool) {
     let is_system = |m: &Message| matches!(m, Message::System { .. });
     let has_new_system = new.iter().any(|m| is_system(m) && !memory.contains(m));
     let mut keep: Vec<bool> = memory
@@ -104,7 +115,7 @@ fn window_keep(
     let all: Vec<&Message> = memory.iter().chain(new).collect();
     let processed: Vec<usize> = (0..all.len()).filter(|&i| keep[i]).collect();
     if processed.len() <= max_messages {
-        return keep;
+        return (keep, false);
     }
     let non_system: Vec<usize> = processed
         .iter()
@@ -134,7 +145,7 @@ fn window_keep(
     for &i in &non_system[..cut.min(non_system.len())] {
         keep[i] = false;
     }
-    keep
+    (keep, true)
 }
 
 /// Whether a message's metadata holds byte arrays in Java: Gemini's
@@ -154,6 +165,9 @@ pub(crate) struct ChatMemory {
     max_messages: usize,
     /// The window and storage fixes.
     fixes: Fixes,
+    /// Whether the window has cut anything (if not, the memory holds what
+    /// a memory with any larger window would).
+    pub(crate) windowed: bool,
 }
 
 impl ChatMemory {
@@ -165,13 +179,15 @@ impl ChatMemory {
             from_start: vec![true; start.len()],
             max_messages: usize::try_from(max_messages.get()).unwrap_or(usize::MAX),
             fixes,
+            windowed: false,
         }
     }
 
     /// `ChatMemory.add(conversationId, messages)`: one
     /// `MessageWindowChatMemory.process` over the stored messages.
     pub(crate) fn add(&mut self, new: Vec<Message>) {
-        let keep = window_keep(&self.messages, &new, self.max_messages, self.fixes);
+        let (keep, cut) = window_keep_cut(&self.messages, &new, self.max_messages, self.fixes);
+        self.windowed |= cut;
         let memory = std::mem::take(&mut self.messages);
         let tags = std::mem::take(&mut self.from_start);
         for ((m, tag), k) in memory

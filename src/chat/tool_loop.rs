@@ -204,6 +204,10 @@ pub struct LoopRun {
     /// finished or breached a limit (the breached call counts); a batch that
     /// failed with an exception leaves the counts from before it.
     pub counts: Counts,
+    /// Whether a memory's window (`memory_max_messages`) cut anything during
+    /// the turn; when not, the same turn with any larger window runs the
+    /// same.
+    pub windowed: bool,
 }
 
 impl LoopRun {
@@ -281,6 +285,49 @@ pub fn run_loop(
     model: &[Vec<Generation>],
     toolbox: &mut Toolbox,
 ) -> Result<LoopRun, LoopError> {
+    run_recording(cfg, history, model, toolbox, None)
+}
+
+/// As [`run_loop`], also returning the message list each model call
+/// received (after the advisors and the memory): what the requests of the
+/// same turn run with provider `none` hold. `None` when a Gemini
+/// conversion failed and ended the turn, where a provider-`none` run goes
+/// on.
+///
+/// ```
+/// use toolcall_model::{model::message::{Generation, Message}, chat::tool_loop::*, model::tools::Toolbox};
+/// let model = vec![vec![Generation { text: Some("done".into()), ..Default::default() }]];
+/// let (run, messages) = run_loop_with_messages(&LoopConfig::default(), vec![Message::user("hi")], &model, &mut Toolbox::new(vec![])).unwrap();
+/// assert_eq!(run.requests.len(), 1);
+/// assert_eq!(messages, Some(vec![vec![Message::user("hi")]]));
+/// ```
+pub fn run_loop_with_messages(
+    cfg: &LoopConfig,
+    history: Vec<Message>,
+    model: &[Vec<Generation>],
+    toolbox: &mut Toolbox,
+) -> Result<(LoopRun, Option<RequestMessages>), LoopError> {
+    let mut rec = Recorded::default();
+    let run = run_recording(cfg, history, model, toolbox, Some(&mut rec))?;
+    Ok((run, (!rec.conversion_failed).then_some(rec.messages)))
+}
+
+/// The message list of each request of a turn, in order.
+pub type RequestMessages = Vec<Vec<Message>>;
+
+#[derive(Default)]
+struct Recorded {
+    messages: Vec<Vec<Message>>,
+    conversion_failed: bool,
+}
+
+fn run_recording(
+    cfg: &LoopConfig,
+    history: Vec<Message>,
+    model: &[Vec<Generation>],
+    toolbox: &mut Toolbox,
+    mut rec: Option<&mut Recorded>,
+) -> Result<LoopRun, LoopError> {
     let fixes = cfg.fixes();
     let mut outside = ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes());
     let mut inside = ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes());
@@ -332,6 +379,9 @@ pub fn run_loop(
         if reuse {
             // The prompt is the turn history itself, which only grows:
             // convert just the new messages.
+            if let Some(r) = rec.as_deref_mut() {
+                r.messages.push(full.clone());
+            }
             match incremental.build(&full, fixes) {
                 Ok(r) => {
                     // This request extends the last one; if that one was
@@ -347,7 +397,12 @@ pub fn run_loop(
                     verdicts.push(verdict);
                     requests.push(Sent::Gemini(r));
                 }
-                Err(e) => break (EndKind::Error, vec![], Some(e)),
+                Err(e) => {
+                    if let Some(r) = rec.as_deref_mut() {
+                        r.conversion_failed = true;
+                    }
+                    break (EndKind::Error, vec![], Some(e));
+                }
             }
         } else {
             // Copied only where an advisor changes it: a loop of n rounds
@@ -371,13 +426,21 @@ pub fn run_loop(
             if cfg.memory == Memory::Inside {
                 instructions = std::borrow::Cow::Owned(inside.before(instructions.into_owned()));
             }
+            if let Some(r) = rec.as_deref_mut() {
+                r.messages.push(instructions.to_vec());
+            }
             match cfg.provider {
                 Provider::Gemini => match build_request(&instructions, fixes) {
                     Ok(r) => {
                         verdicts.push(validate(&r, cfg.validator));
                         requests.push(Sent::Gemini(r));
                     }
-                    Err(e) => break (EndKind::Error, vec![], Some(e)),
+                    Err(e) => {
+                        if let Some(r) = rec.as_deref_mut() {
+                            r.conversion_failed = true;
+                        }
+                        break (EndKind::Error, vec![], Some(e));
+                    }
                 },
                 Provider::None => requests.push(Sent::Messages(shared.share(&instructions))),
             }
@@ -474,6 +537,7 @@ pub fn run_loop(
             _ => outside.after_produced(&generations),
         }
     }
+    let windowed = inside.windowed || outside.windowed;
     let memory = match cfg.memory {
         Memory::None => vec![],
         Memory::Inside => inside.messages,
@@ -491,5 +555,6 @@ pub fn run_loop(
         memory,
         memory_verdict,
         counts,
+        windowed,
     })
 }

@@ -1145,6 +1145,81 @@ pub fn run(
     jobs: usize,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Report, String> {
+    Ok(finish(
+        space,
+        &run_part(space, Shard::WHOLE, jobs, progress)?,
+    ))
+}
+
+/// Which blocks of the space a run covers: shard `k` of `n` (1-based)
+/// runs the blocks of [`CHUNK`] scenarios whose number is `k - 1` modulo
+/// `n`, so that every shard gets small and large scenarios alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, from 1 to `n`.
+    pub k: u64,
+    /// Shards in all.
+    pub n: u64,
+}
+
+impl Shard {
+    /// The whole space: shard 1 of 1.
+    pub const WHOLE: Shard = Shard { k: 1, n: 1 };
+
+    /// Reads `K/N` with 1 <= K <= N.
+    ///
+    /// ```
+    /// use toolcall_model::checking::exhaustive::Shard;
+    /// assert_eq!(Shard::parse("2/3"), Ok(Shard { k: 2, n: 3 }));
+    /// assert!(Shard::parse("0/3").is_err() && Shard::parse("4/3").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("'{text}' is not a shard K/N with 1 <= K <= N");
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let k: u64 = k.trim().parse().map_err(|_| bad())?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        if k == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+
+    /// The scenarios of `space` this shard covers.
+    pub fn scenarios(&self, space: &Space) -> u64 {
+        let total = space.scenarios();
+        let mut sum = 0;
+        let mut from = (self.k - 1) * CHUNK;
+        while from < total {
+            sum += (from + CHUNK).min(total) - from;
+            from += self.n * CHUNK;
+        }
+        sum
+    }
+}
+
+/// What a run of part of a space found, per cell (as
+/// [`crate::checking::explore::cells`] orders them): scenarios judged,
+/// applicable ones, and the key (size, then index) of the first refuting
+/// scenario, if any. [`finish`] turns it into a [`Report`]; partial runs
+/// of disjoint shards combine by adding the counts and taking the least key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// The shard run.
+    pub shard: Shard,
+    /// Per cell: scenarios, applicable.
+    pub totals: Vec<(u64, u64)>,
+    /// Per cell: the first refuting scenario as `(size, index)`.
+    pub first: Vec<Option<(usize, u64)>>,
+}
+
+/// Runs the scenarios of `shard` (see [`run`]); `progress(done, total)`
+/// counts the shard's scenarios.
+pub fn run_part(
+    space: &Space,
+    shard: Shard,
+    jobs: usize,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Part, String> {
     let sets = behavior_sets();
     let cells: Vec<MatrixCell> = crate::checking::explore::cells();
     let n_inv = Invariant::ALL.len();
@@ -1153,12 +1228,14 @@ pub fn run(
     let done = AtomicU64::new(0);
     let totals: Mutex<Vec<(u64, u64)>> = Mutex::new(vec![(0, 0); cells.len()]);
     let total = space.scenarios();
+    let shard_total = shard.scenarios(space);
     let started = std::thread::scope(|scope| {
         for n in 0..jobs.max(1) {
             let worker = || {
                 let mut local = vec![(0u64, 0u64); cells.len()];
                 loop {
-                    let from = next.fetch_add(CHUNK, Ordering::Relaxed);
+                    let block = next.fetch_add(1, Ordering::Relaxed) * shard.n + (shard.k - 1);
+                    let from = block.saturating_mul(CHUNK);
                     if from >= total {
                         break;
                     }
@@ -1169,13 +1246,15 @@ pub fn run(
                             continue;
                         };
                         let k = key(space.size(&item), index);
-                        let base = space.scenario(&item);
+                        // One scenario for every set: only the two fields
+                        // `with_set` writes differ between the sets.
+                        let mut s = space.scenario(&item);
                         for (si, set) in sets.iter().enumerate() {
-                            judge_item(&base, set, si, n_inv, k, weight, &best, &mut local);
+                            judge_item(&mut s, set, si, n_inv, k, weight, &best, &mut local);
                         }
                     }
                     let d = done.fetch_add(to - from, Ordering::Relaxed) + (to - from);
-                    progress(d, total);
+                    progress(d, shard_total);
                 }
                 if let Ok(mut t) = totals.lock() {
                     for (a, b) in t.iter_mut().zip(&local) {
@@ -1198,37 +1277,51 @@ pub fn run(
         Ok(())
     });
     started?;
-    let totals = totals.into_inner().unwrap_or_default();
-    let cells = cells
+    Ok(Part {
+        shard,
+        totals: totals.into_inner().unwrap_or_default(),
+        first: best
+            .iter()
+            .map(|b| match b.load(Ordering::Relaxed) {
+                NONE => None,
+                k => Some(((k >> 44) as usize, k & ((1 << 44) - 1))),
+            })
+            .collect(),
+    })
+}
+
+/// The report of a run from what it found: each refuted cell's first
+/// counterexample is built (and replayed) here.
+pub fn finish(space: &Space, part: &Part) -> Report {
+    let cells = crate::checking::explore::cells()
         .iter()
         .enumerate()
         .map(|(c, cell)| {
-            let b = best[c].load(Ordering::Relaxed);
-            let proof = if b == NONE {
-                Proof::Proved
-            } else {
-                refuted(space, cell, b)
+            let (scenarios, applicable) = part.totals.get(c).copied().unwrap_or_default();
+            let proof = match part.first.get(c).copied().flatten() {
+                None => Proof::Proved,
+                Some((size, index)) => refuted(space, cell, key(size, index)),
             };
             CellProof {
                 set: cell.set.name,
                 invariant: cell.invariant,
-                scenarios: totals[c].0,
-                applicable: totals[c].1,
+                scenarios,
+                applicable,
                 proof,
             }
         })
         .collect();
-    Ok(Report {
+    Report {
         bound: space.bound.clone(),
         scenarios: space.scenarios(),
         evaluated: space.evaluated(),
         cells,
-    })
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 fn judge_item(
-    base: &Scenario,
+    s: &mut Scenario,
     set: &BehaviorSet,
     si: usize,
     n_inv: usize,
@@ -1244,8 +1337,10 @@ fn judge_item(
     if live.is_empty() {
         return;
     }
-    let s = with_set(base, set);
-    let ev = Evidence::gather(&s);
+    // What `with_set` does, without a copy of the scenario.
+    s.config.manager.fixes = set.fixes;
+    s.config.gemini_tool_text = set.gemini_tool_text;
+    let ev = Evidence::gather(s);
     for c in live {
         let verdict = match &ev {
             Ok(ev) => check(Invariant::ALL[c % n_inv], ev),
@@ -1519,6 +1614,140 @@ mod tests {
             let c = r.cell("all", inv).unwrap();
             assert_eq!(c.proof, Proof::Proved, "all × {inv}");
             assert_eq!(c.scenarios, space.scenarios());
+        }
+    }
+
+    /// The evaluator as it was before the run shared one scenario between
+    /// the behaviour sets and took the request messages from the Gemini
+    /// run: a fresh `with_set` copy per set, a second run with provider
+    /// `none` for the messages, every invariant judged on every scenario,
+    /// no cell skipped once refuted.
+    /// Returns per cell (scenarios, applicable, first refuting key).
+    fn reference(space: &Space) -> Vec<(u64, u64, u64)> {
+        let sets = behavior_sets();
+        let n_inv = Invariant::ALL.len();
+        let mut cells = vec![(0u64, 0u64, NONE); sets.len() * n_inv];
+        for index in 0..space.scenarios() {
+            let item = space.item(index).unwrap();
+            let Some(weight) = space.canonical(&item) else {
+                continue;
+            };
+            let k = key(space.size(&item), index);
+            let base = space.scenario(&item);
+            for (si, set) in sets.iter().enumerate() {
+                let s = with_set(&base, set);
+                let ev = Evidence::gather_with_second_run(&s);
+                for (i, inv) in Invariant::ALL.iter().enumerate() {
+                    let c = &mut cells[si * n_inv + i];
+                    match ev.as_ref().map(|ev| check(*inv, ev)) {
+                        Ok(Verdict::Holds) => {
+                            c.0 += weight;
+                            c.1 += weight;
+                        }
+                        Ok(Verdict::Refuted(_)) => c.2 = c.2.min(k),
+                        _ => c.0 += weight,
+                    }
+                }
+            }
+        }
+        cells
+    }
+
+    #[test]
+    fn the_gemini_run_records_the_messages_of_the_provider_none_run() {
+        let space = Space::new(&Bound::tiny());
+        let (mut recorded, mut rerun) = (0, 0);
+        for index in 0..space.scenarios() {
+            let base = space.scenario(&space.item(index).unwrap());
+            for set in &behavior_sets() {
+                let s = with_set(&base, set);
+                let (Ok(new), Ok(old)) =
+                    (Evidence::gather(&s), Evidence::gather_with_second_run(&s))
+                else {
+                    continue;
+                };
+                assert_eq!(new.run, old.run, "scenario {index}");
+                assert_eq!(
+                    new.request_messages(),
+                    old.request_messages(),
+                    "scenario {index}"
+                );
+                assert_eq!(new.attempted(), old.attempted(), "scenario {index}");
+                if new.run.requests.len() == old.request_messages().map_or(0, <[_]>::len) {
+                    recorded += 1;
+                } else {
+                    rerun += 1;
+                }
+            }
+        }
+        assert!(recorded > 0 && rerun > 0, "{recorded} {rerun}");
+    }
+
+    #[test]
+    fn a_turn_whose_window_cut_nothing_runs_the_same_with_no_window() {
+        // memory-keeps-turns reruns a turn with an unbounded window only
+        // where the window cut something: elsewhere the two runs are equal.
+        let mut f = Bound::default_bound().families[2].clone();
+        f.processors.truncate(1);
+        f.per_tool = vec![None];
+        f.total = vec![None];
+        f.breach = vec![OnExceeded::ReturnErrorResponse];
+        f.outcomes = vec![0, 3];
+        f.memories.retain(|m| m.window.get() == 4);
+        let space = Space::new(&Bound {
+            name: "window",
+            families: vec![f],
+        });
+        let sets = behavior_sets();
+        let (mut same, mut cut) = (0, 0);
+        for index in 0..space.scenarios() {
+            let item = space.item(index).unwrap();
+            if space.canonical(&item).is_none() {
+                continue;
+            }
+            let base = space.scenario(&item);
+            for set in [&sets[0], &sets[sets.len() - 2]] {
+                let s = with_set(&base, set);
+                let Ok((run, _)) = s.run() else { continue };
+                if run.windowed {
+                    cut += 1;
+                    continue;
+                }
+                let mut open = s.clone();
+                open.config.memory_max_messages = NonZeroU32::MAX;
+                assert_eq!(
+                    open.run().unwrap().0,
+                    run,
+                    "scenario {index} under {}",
+                    set.name
+                );
+                same += 1;
+            }
+        }
+        assert!(same > 0 && cut > 0, "{same} {cut}");
+    }
+
+    #[test]
+    fn the_run_gives_the_reference_evaluators_verdicts_and_counterexamples() {
+        let space = Space::new(&Bound::tiny());
+        let r = run(&space, 2, &|_, _| {}).unwrap();
+        let want = reference(&space);
+        assert_eq!(r.cells.len(), want.len());
+        for (c, (scenarios, applicable, best)) in r.cells.iter().zip(want) {
+            let name = format!("{} × {}", c.set, c.invariant);
+            match &c.proof {
+                Proof::Proved => {
+                    assert_eq!(best, NONE, "{name}");
+                    assert_eq!(
+                        (c.scenarios, c.applicable),
+                        (scenarios, applicable),
+                        "{name}"
+                    );
+                }
+                Proof::Refuted { size, index, .. } => {
+                    assert_eq!(key(*size, *index), best, "{name}");
+                }
+            }
         }
     }
 

@@ -963,6 +963,26 @@ impl<'a> Evidence<'a> {
     /// assert!(Evidence::gather(&s).is_err()); // no reply scripted
     /// ```
     pub fn gather(scenario: &'a Scenario) -> Result<Self, LoopError> {
+        if scenario.config.provider == Provider::None {
+            return Self::gather_with_second_run(scenario);
+        }
+        // The Gemini run records the request messages as it goes, so the
+        // provider-none run is needed only where a conversion ended it.
+        let (run, toolbox, messages) = scenario.run_with_messages()?;
+        Ok(Evidence {
+            scenario,
+            run,
+            toolbox,
+            trace: OnceCell::new(),
+            messages: messages.map_or_else(OnceCell::new, |m| OnceCell::from(Some(m))),
+        })
+    }
+
+    /// As [`Evidence::gather`], with the request messages of a Gemini run
+    /// always taken from a second run with provider `none` (the evaluator
+    /// as it was, kept for the test that compares the two).
+    #[doc(hidden)]
+    pub fn gather_with_second_run(scenario: &'a Scenario) -> Result<Self, LoopError> {
         let (run, toolbox) = scenario.run()?;
         Ok(Evidence {
             scenario,
@@ -1968,13 +1988,18 @@ fn memory_keeps_turns(ev: &Evidence<'_>) -> Judged {
         return Judged::NotApplicable;
     }
     // What the memory would hold with no window: the same turn, since the
-    // window changes what is evicted, never what is stored.
-    let mut open = s.clone();
-    open.config.memory_max_messages = std::num::NonZeroU32::MAX;
-    let Ok((unbounded, _)) = open.run() else {
-        return Judged::NotApplicable;
+    // window changes what is evicted, never what is stored. Where the
+    // window cut nothing, that is this run's memory.
+    let unbounded = if ev.run.windowed {
+        let mut open = s.clone();
+        open.config.memory_max_messages = std::num::NonZeroU32::MAX;
+        let Ok((unbounded, _)) = open.run() else {
+            return Judged::NotApplicable;
+        };
+        unbounded.memory
+    } else {
+        ev.run.memory.clone()
     };
-    let unbounded = unbounded.memory;
     let window = usize::try_from(s.config.memory_max_messages.get()).unwrap_or(usize::MAX);
     let kept = &ev.run.memory;
     if unbounded.len() <= window {

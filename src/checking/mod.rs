@@ -11,3 +11,4 @@ pub mod fuzzing;
 pub mod gen;
 pub mod invariants;
 pub mod scenario;
+pub mod shard;

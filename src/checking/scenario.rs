@@ -43,6 +43,30 @@ impl Scenario {
         Ok((run, tb))
     }
 
+    /// As [`Scenario::run`], also returning the message list each model
+    /// call received, as the same turn run with provider `none` records
+    /// them (`None` where a Gemini conversion failed and ended the turn;
+    /// see [`crate::chat::tool_loop::run_loop_with_messages`]).
+    pub fn run_with_messages(
+        &self,
+    ) -> Result<
+        (
+            LoopRun,
+            Toolbox,
+            Option<crate::chat::tool_loop::RequestMessages>,
+        ),
+        LoopError,
+    > {
+        let mut tb = Toolbox::new(self.tools.clone());
+        let (run, messages) = crate::chat::tool_loop::run_loop_with_messages(
+            &self.config,
+            self.history.clone(),
+            &self.model,
+            &mut tb,
+        )?;
+        Ok((run, tb, messages))
+    }
+
     /// The scenario as a `tool_loop` vector with the given name, `about` and
     /// `expect`. [`crate::vectors::Vector::from_value`] reads it back.
     ///

@@ -61,6 +61,11 @@ pub(crate) enum Cmd {
         /// wider loops: 17 times the default).
         #[arg(long, default_value = "default", requires = "exhaustive", value_parser = clap::builder::PossibleValuesParser::new(toolcall_model::checking::exhaustive::BOUND_NAMES))]
         bound: String,
+        /// Run only shard K of N (1 <= K <= N) of the bound and print its
+        /// findings as JSON, which `toolcall-model merge` combines with the
+        /// other shards' into the matrix of one run.
+        #[arg(long, requires = "exhaustive", conflicts_with = "out", value_parser = toolcall_model::checking::exhaustive::Shard::parse)]
+        shard: Option<toolcall_model::checking::exhaustive::Shard>,
         /// The seed of every cell's random generator (a seed reproduces the matrix).
         #[arg(long, default_value_t = 0, conflicts_with = "exhaustive")]
         seed: u64,
@@ -77,6 +82,21 @@ pub(crate) enum Cmd {
         /// Write each counterexample as a vector file in this folder
         /// (created if absent), which `toolcall-model verify` replays; the
         /// text output names the files, `--json` holds the vectors.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Combine the findings of `explore --exhaustive --shard K/N`, shards 1
+    /// to N of one bound, into the matrix and the smallest counterexamples
+    /// of one run of the whole bound.
+    Merge {
+        /// The shards' JSON files (each shard exactly once).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print one JSON object instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Write each counterexample as a vector file in this folder, as
+        /// `explore --out` does.
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -110,6 +130,12 @@ pub(crate) enum Cmd {
             default_value = "execute_tool_calls,gemini_request,convert_tool_response,tool_loop"
         )]
         ops: String,
+        /// Write only shard K of N (1 <= K <= N) of the `--count` vectors:
+        /// those whose number is K-1 modulo N, the same files one run
+        /// writes (N machines with the same seed and count write the set
+        /// between them).
+        #[arg(long, value_parser = toolcall_model::checking::exhaustive::Shard::parse)]
+        shard: Option<toolcall_model::checking::exhaustive::Shard>,
         /// Each vector's `expect`: `none` (empty, for the Java runner to
         /// judge) or `model` (what `toolcall-model run` prints, so that
         /// `verify` passes them).

@@ -224,11 +224,12 @@ pub fn command(
 /// threads, with progress and speed on standard error.
 pub fn exhaustive(
     bound: &str,
+    shard: Option<toolcall_model::checking::exhaustive::Shard>,
     json: bool,
     jobs: Option<usize>,
     out_dir: Option<&Path>,
 ) -> ExitCode {
-    use toolcall_model::checking::exhaustive::{run, Bound, Proof, Space};
+    use toolcall_model::checking::exhaustive::{finish, run_part, Bound, Shard, Space};
     let Some(bound) = Bound::named(bound) else {
         errln!("error: unknown bound '{bound}'");
         return ExitCode::from(2);
@@ -246,9 +247,18 @@ pub fn exhaustive(
         space.evaluated(),
         toolcall_model::model::behavior::behavior_sets().len()
     );
+    let part_of = shard.unwrap_or(Shard::WHOLE);
+    if shard.is_some() {
+        errln!(
+            "explore --exhaustive: shard {}/{}: {} of the scenarios",
+            part_of.k,
+            part_of.n,
+            part_of.scenarios(&space)
+        );
+    }
     let started = Instant::now();
     let last = Mutex::new((Instant::now(), 0u64));
-    let report = run(&space, jobs, &|done, total| {
+    let part = run_part(&space, part_of, jobs, &|done, total| {
         let Ok(mut l) = last.lock() else { return };
         let tenth = total / 10;
         let due = if tty {
@@ -276,14 +286,32 @@ pub fn exhaustive(
     if tty {
         errln!();
     }
-    let report = match report {
-        Ok(r) => r,
+    let part = match part {
+        Ok(p) => p,
         Err(e) => {
             errln!("error: {e} (try a smaller --jobs)");
             return ExitCode::FAILURE;
         }
     };
     let wall = started.elapsed().as_secs_f64();
+    if shard.is_some() {
+        let n = part_of.scenarios(&space);
+        errln!(
+            "explore --exhaustive: shard {}/{}: {n} scenarios in {wall:.1} s on {jobs} thread(s): {:.0} scenarios/s",
+            part_of.k,
+            part_of.n,
+            n as f64 / wall.max(1e-9)
+        );
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&toolcall_model::checking::shard::part_to_json(
+                &space, &part
+            ))
+            .unwrap_or_default()
+        );
+        return ExitCode::SUCCESS;
+    }
+    let report = finish(&space, &part);
     errln!(
         "explore --exhaustive: {} scenarios ({} run) in {wall:.1} s on {jobs} thread(s): {:.0} scenarios/s ({:.0} run/s), each under {} behaviour sets",
         report.scenarios,
@@ -292,6 +320,76 @@ pub fn exhaustive(
         report.evaluated as f64 / wall.max(1e-9),
         toolcall_model::model::behavior::behavior_sets().len()
     );
+    print_report(&report, json, out_dir)
+}
+
+/// `merge`: the shards' findings combined, printed as `explore
+/// --exhaustive` prints one run's.
+pub fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&Path>) -> ExitCode {
+    use toolcall_model::checking::exhaustive::{finish, Bound, Space};
+    use toolcall_model::checking::shard;
+    let mut bound_name: Option<String> = None;
+    let mut parts = Vec::new();
+    for f in files {
+        let read = std::fs::read_to_string(f)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).map_err(|e| e.to_string()))
+            .and_then(|v| shard::part_from_json(&v));
+        let (name, part) = match read {
+            Ok(x) => x,
+            Err(e) => {
+                errln!("error: {}: {e}", f.display());
+                return ExitCode::from(2);
+            }
+        };
+        if let Some(b) = &bound_name {
+            if *b != name {
+                errln!(
+                    "error: {}: bound {name}, where the others have {b}",
+                    f.display()
+                );
+                return ExitCode::from(2);
+            }
+        }
+        bound_name = Some(name);
+        parts.push(part);
+    }
+    let name = bound_name.unwrap_or_default();
+    let Some(bound) = Bound::named(&name) else {
+        errln!("error: unknown bound '{name}'");
+        return ExitCode::from(2);
+    };
+    let space = Space::new(&bound);
+    let part = match shard::merge(&parts) {
+        Ok(p) => p,
+        Err(e) => {
+            errln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // A cell no shard refutes has judged every scenario of the bound.
+    let short = part
+        .totals
+        .iter()
+        .zip(&part.first)
+        .find(|(t, f)| f.is_none() && t.0 != space.scenarios());
+    if let Some((t, _)) = short {
+        errln!(
+            "error: the shards judged {} scenarios where bound {name} has {}",
+            t.0,
+            space.scenarios()
+        );
+        return ExitCode::from(2);
+    }
+    print_report(&finish(&space, &part), json, out_dir)
+}
+
+fn print_report(
+    report: &toolcall_model::checking::exhaustive::Report,
+    json: bool,
+    out_dir: Option<&Path>,
+) -> ExitCode {
+    use toolcall_model::checking::exhaustive::Proof;
     if let Some(dir) = out_dir {
         let cxs = report.cells.iter().filter_map(|c| match &c.proof {
             Proof::Refuted { counterexample, .. } => Some(counterexample),

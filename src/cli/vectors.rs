@@ -17,9 +17,12 @@ pub(crate) fn gen(
     seed: u64,
     out: &Path,
     ops: &str,
+    shard: Option<toolcall_model::checking::exhaustive::Shard>,
     expect: &str,
     force: bool,
 ) -> ExitCode {
+    let shard = shard.unwrap_or(toolcall_model::checking::exhaustive::Shard::WHOLE);
+    let mine = |i: usize| i as u64 % shard.n == shard.k - 1;
     if !matches!(expect, "none" | "model") {
         errln!("error: --expect {expect}: use none or model");
         return ExitCode::from(2);
@@ -45,6 +48,7 @@ pub(crate) fn gen(
     }
     if !force {
         let existing: Vec<PathBuf> = (0..count)
+            .filter(|&i| mine(i))
             .map(|i| out.join(format!("{}.json", vector_name(seed, i, &chosen))))
             .filter(|p| p.exists())
             .collect();
@@ -58,7 +62,18 @@ pub(crate) fn gen(
         }
     }
     let mut written = 0usize;
+    // Every vector is drawn (each draw moves the generator on), and only
+    // the shard's are checked and written.
     for mut v in vectors_iter(seed, count, &chosen) {
+        let number = v["name"]
+            .as_str()
+            .and_then(|n| n.strip_prefix(&format!("gen-{seed}-")))
+            .and_then(|n| n.split('-').next())
+            .and_then(|n| n.parse::<usize>().ok());
+        if shard != toolcall_model::checking::exhaustive::Shard::WHOLE && !number.is_some_and(mine)
+        {
+            continue;
+        }
         if expect == "model" {
             // The model's own output as the expectation: `verify` then
             // passes every vector, and a change to the model shows as a

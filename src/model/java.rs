@@ -4,6 +4,7 @@
 //! `Class.getSimpleName`).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// What `catch` clauses see: unchecked runtime exception, checked exception,
 /// or `Error`.
@@ -236,7 +237,9 @@ pub enum ClassError {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassTable {
-    parents: BTreeMap<String, String>,
+    // Shared between clones (every scenario of a check carries one):
+    // copied only when a clone declares a class.
+    parents: Arc<BTreeMap<String, String>>,
 }
 
 impl Default for ClassTable {
@@ -253,10 +256,12 @@ impl ClassTable {
     /// ```
     pub fn builtin() -> Self {
         ClassTable {
-            parents: BUILTIN
-                .iter()
-                .map(|(c, p)| ((*c).to_owned(), (*p).to_owned()))
-                .collect(),
+            parents: Arc::new(
+                BUILTIN
+                    .iter()
+                    .map(|(c, p)| ((*c).to_owned(), (*p).to_owned()))
+                    .collect(),
+            ),
         }
     }
 
@@ -301,7 +306,7 @@ impl ClassTable {
                 superclass: superclass.to_owned(),
             });
         }
-        self.parents.insert(class.to_owned(), superclass.to_owned());
+        Arc::make_mut(&mut self.parents).insert(class.to_owned(), superclass.to_owned());
         Ok(())
     }
 
