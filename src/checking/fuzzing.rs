@@ -26,6 +26,7 @@ use serde_json::{json, Map, Value};
 
 use crate::chat::tool_loop::{EndKind, LoopConfig, LoopError, Memory, Provider};
 use crate::checking::invariants::{check, Evidence, Invariant, Verdict};
+use crate::checking::oracle::{scan_strict, scan_value, Scan, JACKSON_MAX_DEPTH};
 use crate::checking::scenario::Scenario;
 use crate::gemini::{convert_tool_response, parse_json_to_map, write_tool_response};
 use crate::json::decimal::decimal;
@@ -50,15 +51,6 @@ pub const MAX_BYTES: usize = 64 * 1024;
 /// decoded scenarios are bounded anyway (see [`MAX_CALLS`] and friends).
 pub const MAX_CASE_BYTES: usize = 16 * 1024;
 
-/// Jackson 3's nesting-depth limit (`StreamReadConstraints`).
-pub const JACKSON_MAX_DEPTH: usize = 500;
-
-/// Jackson 3's number-length limit, in digits.
-pub const JACKSON_MAX_NUMBER_LEN: usize = 1000;
-
-/// Jackson 3's property-name limit, in UTF-16 units.
-pub const JACKSON_MAX_NAME_LEN: usize = 50_000;
-
 /// At most this many tool calls per generation.
 pub const MAX_CALLS: usize = 8;
 /// At most this many model replies (rounds) in a scenario.
@@ -76,246 +68,11 @@ fn fail(target: &str, what: &str, repro: &dyn Debug) -> ! {
     panic!("fuzz target `{target}`: {what}\nreproducer: {repro:#?}")
 }
 
-// ---------------------------------------------------------------------------
-// An independent strict-JSON scanner (RFC 8259), iterative so that no depth
-// can overflow the stack. It is the reference for the Jackson-faithful parser.
-// ---------------------------------------------------------------------------
-
-/// What the reference scanner learned about one JSON value.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Scan {
-    /// Byte offset just after the value.
-    pub end: usize,
-    /// Deepest nesting of `[`/`{` (0 for a scalar).
-    pub depth: usize,
-    /// Digits of the longest number (integer, fraction and exponent digits).
-    pub longest_number: usize,
-    /// UTF-16 units of the longest object key.
-    pub longest_key: usize,
-    /// Whether a `\u` escape leaves a lone surrogate (Jackson keeps it; a
-    /// Rust string cannot).
-    pub lone_surrogate: bool,
-}
-
-impl Scan {
-    /// Whether Jackson's limits certainly accept this value: depth at most
-    /// 500, numbers at most 1000 digits, names at most 50,000 units.
-    pub fn within_limits(&self) -> bool {
-        self.depth <= JACKSON_MAX_DEPTH
-            && self.longest_number <= JACKSON_MAX_NUMBER_LEN
-            && self.longest_key <= JACKSON_MAX_NAME_LEN
-    }
-
-    /// Whether Jackson certainly rejects this value on its limits (the
-    /// number-length quirk of docs/JSON.md A.13 lets a float through with up
-    /// to two more digits, so those are neither).
-    pub fn beyond_limits(&self) -> bool {
-        self.depth > JACKSON_MAX_DEPTH
-            || self.longest_number > JACKSON_MAX_NUMBER_LEN + 2
-            || self.longest_key > JACKSON_MAX_NAME_LEN
-    }
-}
-
 fn skip_ws(s: &[u8], mut i: usize) -> usize {
     while matches!(s.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         i += 1;
     }
     i
-}
-
-fn hex4(s: &[u8], i: usize) -> Option<u32> {
-    let h = s.get(i..i + 4)?;
-    let t = std::str::from_utf8(h).ok()?;
-    if !t.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    u32::from_str_radix(t, 16).ok()
-}
-
-/// A string literal starting at `s[i] == b'"'`: the offset after its closing
-/// quote and its length in UTF-16 units.
-fn scan_string(s: &[u8], mut i: usize, sc: &mut Scan) -> Option<(usize, usize)> {
-    debug_assert_eq!(s.get(i), Some(&b'"'));
-    i += 1;
-    let mut units = 0usize;
-    loop {
-        let b = *s.get(i)?;
-        match b {
-            b'"' => return Some((i + 1, units)),
-            b'\\' => {
-                let e = *s.get(i + 1)?;
-                match e {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
-                        units += 1;
-                        i += 2;
-                    }
-                    b'u' => {
-                        let c = hex4(s, i + 2)?;
-                        i += 6;
-                        units += 1;
-                        if (0xD800..0xDC00).contains(&c) {
-                            let low = if s.get(i) == Some(&b'\\') && s.get(i + 1) == Some(&b'u') {
-                                hex4(s, i + 2)
-                            } else {
-                                None
-                            };
-                            match low {
-                                Some(l) if (0xDC00..0xE000).contains(&l) => {
-                                    i += 6;
-                                    units += 1;
-                                }
-                                _ => sc.lone_surrogate = true,
-                            }
-                        } else if (0xDC00..0xE000).contains(&c) {
-                            sc.lone_surrogate = true;
-                        }
-                    }
-                    _ => return None,
-                }
-            }
-            0..=0x1F => return None,
-            0x80..=0xBF => i += 1,
-            0xF0..=0xFF => {
-                units += 2;
-                i += 1;
-            }
-            _ => {
-                units += 1;
-                i += 1;
-            }
-        }
-    }
-}
-
-/// A number starting at `s[i]` (`-` or a digit): the offset after it and
-/// its digit count.
-fn scan_number(s: &[u8], mut i: usize) -> Option<(usize, usize)> {
-    let digits_from = |s: &[u8], mut i: usize| {
-        let from = i;
-        while s.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        (i, i - from)
-    };
-    if s.get(i) == Some(&b'-') {
-        i += 1;
-    }
-    let (j, int) = match s.get(i) {
-        Some(b'0') => (i + 1, 1),
-        Some(b'1'..=b'9') => digits_from(s, i),
-        _ => return None,
-    };
-    i = j;
-    let mut count = int;
-    if s.get(i) == Some(&b'.') {
-        let (j, n) = digits_from(s, i + 1);
-        if n == 0 {
-            return None;
-        }
-        count += n;
-        i = j;
-    }
-    if matches!(s.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(s.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let (j, n) = digits_from(s, i);
-        if n == 0 {
-            return None;
-        }
-        count += n;
-        i = j;
-    }
-    Some((i, count))
-}
-
-/// One strict JSON value starting at byte `start` (after any whitespace the
-/// caller skipped): `None` if it is not one.
-pub fn scan_value(s: &[u8], start: usize) -> Option<Scan> {
-    let mut sc = Scan::default();
-    // The open containers: `[` or `{`.
-    let mut stack: Vec<u8> = Vec::new();
-    let mut i = start;
-    'value: loop {
-        i = skip_ws(s, i);
-        match *s.get(i)? {
-            open @ (b'{' | b'[') => {
-                stack.push(open);
-                sc.depth = sc.depth.max(stack.len());
-                i = skip_ws(s, i + 1);
-                let close = if open == b'{' { b'}' } else { b']' };
-                if s.get(i) == Some(&close) {
-                    stack.pop();
-                    i += 1;
-                } else if open == b'{' {
-                    i = scan_key(s, i, &mut sc)?;
-                    continue 'value;
-                } else {
-                    continue 'value;
-                }
-            }
-            b'"' => i = scan_string(s, i, &mut sc)?.0,
-            b't' | b'f' | b'n' => {
-                let lit: &[u8] = match s[i] {
-                    b't' => b"true",
-                    b'f' => b"false",
-                    _ => b"null",
-                };
-                if !s[i..].starts_with(lit) {
-                    return None;
-                }
-                i += lit.len();
-            }
-            b'-' | b'0'..=b'9' => {
-                let (j, n) = scan_number(s, i)?;
-                sc.longest_number = sc.longest_number.max(n);
-                i = j;
-            }
-            _ => return None,
-        }
-        // After a value: close containers, or go on after a comma.
-        loop {
-            let Some(&top) = stack.last() else {
-                sc.end = i;
-                return Some(sc);
-            };
-            i = skip_ws(s, i);
-            match (top, s.get(i)) {
-                (_, Some(b',')) => {
-                    i += 1;
-                    if top == b'{' {
-                        i = scan_key(s, skip_ws(s, i), &mut sc)?;
-                    }
-                    continue 'value;
-                }
-                (b'[', Some(b']')) | (b'{', Some(b'}')) => {
-                    stack.pop();
-                    i += 1;
-                }
-                _ => return None,
-            }
-        }
-    }
-}
-
-/// A key and its colon, starting at `s[i]`: the offset after the colon.
-fn scan_key(s: &[u8], i: usize, sc: &mut Scan) -> Option<usize> {
-    if s.get(i) != Some(&b'"') {
-        return None;
-    }
-    let (j, units) = scan_string(s, i, sc)?;
-    sc.longest_key = sc.longest_key.max(units);
-    let j = skip_ws(s, j);
-    (s.get(j) == Some(&b':')).then_some(j + 1)
-}
-
-/// Whether `text` is one whole JSON value with only RFC whitespace around
-/// it, by the reference scanner; the scan (with `end` relative to `text`).
-pub fn scan_strict(text: &str) -> Option<Scan> {
-    let s = text.as_bytes();
-    let sc = scan_value(s, skip_ws(s, 0))?;
-    (skip_ws(s, sc.end) == s.len()).then_some(sc)
 }
 
 /// The reference's verdict on a root-level lenient read.
@@ -360,17 +117,10 @@ pub fn lenient_reference(text: &str) -> Lenient {
         }
     };
     match first {
-        b'{' | b'[' => match scan_value(s, start) {
+        b'{' | b'[' | b'"' => match scan_value(text, start) {
             Some(scan) => decided(scan),
             None => Lenient::Reject,
         },
-        b'"' => {
-            let mut scan = Scan::default();
-            match scan_string(s, start, &mut scan) {
-                Some((end, _)) => decided(Scan { end, ..scan }),
-                None => Lenient::Reject,
-            }
-        }
         b't' | b'f' | b'n' => {
             let lit = match first {
                 b't' => "true",
@@ -398,16 +148,12 @@ pub fn lenient_reference(text: &str) -> Lenient {
                 },
             }
         }
-        b'-' | b'0'..=b'9' => match scan_number(s, start) {
-            Some((end, digits)) => {
-                if !matches!(s.get(end), None | Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        b'-' | b'0'..=b'9' => match scan_value(text, start) {
+            Some(scan) => {
+                if !matches!(s.get(scan.end), None | Some(b' ' | b'\t' | b'\n' | b'\r')) {
                     return Lenient::Reject;
                 }
-                decided(Scan {
-                    end,
-                    longest_number: digits,
-                    ..Scan::default()
-                })
+                decided(scan)
             }
             None => Lenient::Reject,
         },
@@ -1908,15 +1654,6 @@ mod tests {
         assert_eq!(lenient_reference(&deep), Lenient::Reject);
         let ok = "[".repeat(500) + &"]".repeat(500);
         assert!(accepted_prefix(&ok).is_some());
-    }
-
-    #[test]
-    fn scanner_measures_depth_numbers_and_keys() {
-        let sc = scan_strict(r#" {"ab":[1.25e10,[]],"😀":-0} "#).unwrap();
-        assert_eq!((sc.depth, sc.longest_number, sc.longest_key), (3, 5, 2));
-        assert!(scan_strict(r#"{"a":1,}"#).is_none());
-        assert!(scan_strict("\"\u{1}\"").is_none());
-        assert!(scan_strict(r#""\ud83d\ude00""#).is_some_and(|s| !s.lone_surrogate));
     }
 
     #[test]

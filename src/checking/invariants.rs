@@ -18,7 +18,8 @@
 //!
 //! The checkers share no code with what they check where it matters: JSON
 //! validity and values come from an independent RFC 8259 reader
-//! ([`is_whole_json`]), the reference counts are a plain `BTreeMap`, the
+//! ([`is_whole_json`]), the reference counts are a plain `BTreeMap`
+//! ([`RefCounts`]), both in [`crate::checking::oracle`]; the
 //! limit rule and the pairing rule ([`pairing`]) are restated here.
 //!
 //! ```
@@ -44,13 +45,15 @@
 //! ```
 
 use std::cell::OnceCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::chat::tool_loop::{LoopError, LoopRun, Memory, Provider, Sent};
+use crate::checking::oracle::json::{json_equals, json_to_value, read_whole, Whole};
+use crate::checking::oracle::{is_whole_json, Json, RefCounts};
 use crate::checking::scenario::Scenario;
 use crate::gemini::{build_request, convert_tool_response, Part};
 use crate::model::behavior::Fixes;
@@ -282,394 +285,6 @@ pub struct Refutation {
     /// The index of the model call whose request the refutation is about
     /// (Gemini-safe, lossless, transcript-valid), if it is about one.
     pub request: Option<usize>,
-}
-
-// ---------------------------------------------------------------------------
-// An independent RFC 8259 reader.
-
-/// A JSON value as the reference reader builds it. Objects hold each key
-/// once: a repeated key replaces the value at the key's first position, as
-/// Jackson's `LinkedHashMap.put` does.
-#[derive(Debug, Clone, PartialEq)]
-enum Json {
-    Null,
-    Bool(bool),
-    Num(String),
-    Str(String),
-    Arr(Vec<Json>),
-    Obj(Vec<(String, Json)>),
-}
-
-/// Deepest nesting the reference reader builds a tree for; deeper texts are
-/// only validated.
-const REF_MAX_DEPTH: usize = 2000;
-
-/// Jackson 3's nesting-depth limit.
-const JACKSON_MAX_DEPTH: usize = 500;
-
-/// What the reference reader made of a text.
-#[derive(Debug, Clone, PartialEq)]
-enum Whole {
-    /// One whole value. `beyond` says Jackson's limits or Rust strings cannot
-    /// carry it faithfully (deeper than 500, or an unpaired surrogate
-    /// escape held as U+FFFD), so a verbatim wrap also counts as recovered.
-    Value { value: Json, beyond: bool },
-    /// Valid, but deeper than [`REF_MAX_DEPTH`]: no tree was built.
-    TooDeep,
-    /// Not one whole JSON value.
-    NotJson,
-}
-
-enum Frame {
-    Arr(Vec<Json>),
-    Obj(Vec<(String, Json)>, HashMap<String, usize>, String),
-}
-
-struct Reader<'a> {
-    b: &'a [u8],
-    s: &'a str,
-    i: usize,
-    build: bool,
-    surrogate: bool,
-}
-
-impl<'a> Reader<'a> {
-    fn ws(&mut self) {
-        while matches!(self.b.get(self.i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.i += 1;
-        }
-    }
-
-    fn digits(&mut self) -> usize {
-        let start = self.i;
-        while self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
-            self.i += 1;
-        }
-        self.i - start
-    }
-
-    fn number(&mut self) -> Option<Json> {
-        let start = self.i;
-        if self.b.get(self.i) == Some(&b'-') {
-            self.i += 1;
-        }
-        match self.b.get(self.i) {
-            Some(b'0') => self.i += 1,
-            Some(b'1'..=b'9') => {
-                self.digits();
-            }
-            _ => return None,
-        }
-        if self.b.get(self.i) == Some(&b'.') {
-            self.i += 1;
-            if self.digits() == 0 {
-                return None;
-            }
-        }
-        if matches!(self.b.get(self.i), Some(b'e' | b'E')) {
-            self.i += 1;
-            if matches!(self.b.get(self.i), Some(b'+' | b'-')) {
-                self.i += 1;
-            }
-            if self.digits() == 0 {
-                return None;
-            }
-        }
-        Some(if self.build {
-            Json::Num(self.s[start..self.i].to_owned())
-        } else {
-            Json::Null
-        })
-    }
-
-    fn hex4(&mut self) -> Option<u32> {
-        let h = self.s.get(self.i..self.i + 4)?;
-        if !h.bytes().all(|c| c.is_ascii_hexdigit()) {
-            return None;
-        }
-        self.i += 4;
-        u32::from_str_radix(h, 16).ok()
-    }
-
-    /// A string literal; `self.i` is at the opening quote.
-    fn string(&mut self) -> Option<String> {
-        self.i += 1;
-        let mut out = String::new();
-        loop {
-            let start = self.i;
-            while let Some(&c) = self.b.get(self.i) {
-                if c == b'"' || c == b'\\' || c < 0x20 {
-                    break;
-                }
-                self.i += 1;
-            }
-            if self.build {
-                out.push_str(&self.s[start..self.i]);
-            }
-            match self.b.get(self.i)? {
-                b'"' => {
-                    self.i += 1;
-                    return Some(out);
-                }
-                b'\\' => {
-                    self.i += 1;
-                    let e = *self.b.get(self.i)?;
-                    self.i += 1;
-                    let c = match e {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        b'u' => {
-                            let u = self.hex4()?;
-                            if (0xD800..0xDC00).contains(&u) && self.s[self.i..].starts_with("\\u")
-                            {
-                                let save = self.i;
-                                self.i += 2;
-                                match self.hex4() {
-                                    Some(l) if (0xDC00..0xE000).contains(&l) => {
-                                        let cp = 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00);
-                                        char::from_u32(cp).unwrap_or('\u{fffd}')
-                                    }
-                                    _ => {
-                                        self.i = save;
-                                        self.surrogate = true;
-                                        '\u{fffd}'
-                                    }
-                                }
-                            } else {
-                                char::from_u32(u).unwrap_or_else(|| {
-                                    self.surrogate = true;
-                                    '\u{fffd}'
-                                })
-                            }
-                        }
-                        _ => return None,
-                    };
-                    if self.build {
-                        out.push(c);
-                    }
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    fn literal(&mut self, word: &str, v: Json) -> Option<Json> {
-        if self.s[self.i..].starts_with(word) {
-            self.i += word.len();
-            Some(v)
-        } else {
-            None
-        }
-    }
-
-    /// Reads one whole value with only JSON whitespace around it.
-    fn whole(&mut self) -> Whole {
-        let building = self.build;
-        match self.whole_inner() {
-            Ok((value, depth)) => {
-                if depth > REF_MAX_DEPTH && building {
-                    Whole::TooDeep
-                } else {
-                    Whole::Value {
-                        value,
-                        beyond: depth > JACKSON_MAX_DEPTH || self.surrogate,
-                    }
-                }
-            }
-            Err(()) => Whole::NotJson,
-        }
-    }
-
-    fn whole_inner(&mut self) -> Result<(Json, usize), ()> {
-        let mut stack: Vec<Frame> = Vec::new();
-        let mut max_depth = 0usize;
-        'value: loop {
-            self.ws();
-            let mut value = match self.b.get(self.i).ok_or(())? {
-                b'{' | b'[' => {
-                    let obj = self.b[self.i] == b'{';
-                    self.i += 1;
-                    max_depth = max_depth.max(stack.len() + 1);
-                    if self.build && stack.len() >= REF_MAX_DEPTH {
-                        // Validate the rest without building.
-                        self.build = false;
-                    }
-                    self.ws();
-                    let close = if obj { b'}' } else { b']' };
-                    if self.b.get(self.i) == Some(&close) {
-                        self.i += 1;
-                        if obj {
-                            Json::Obj(vec![])
-                        } else {
-                            Json::Arr(vec![])
-                        }
-                    } else if obj {
-                        let key = self.key()?;
-                        stack.push(Frame::Obj(vec![], HashMap::new(), key));
-                        continue 'value;
-                    } else {
-                        stack.push(Frame::Arr(vec![]));
-                        continue 'value;
-                    }
-                }
-                b'"' => {
-                    let s = self.string().ok_or(())?;
-                    Json::Str(s)
-                }
-                b't' => self.literal("true", Json::Bool(true)).ok_or(())?,
-                b'f' => self.literal("false", Json::Bool(false)).ok_or(())?,
-                b'n' => self.literal("null", Json::Null).ok_or(())?,
-                b'-' | b'0'..=b'9' => self.number().ok_or(())?,
-                _ => return Err(()),
-            };
-            loop {
-                let Some(top) = stack.last_mut() else {
-                    self.ws();
-                    return if self.i == self.b.len() {
-                        Ok((value, max_depth))
-                    } else {
-                        Err(())
-                    };
-                };
-                match top {
-                    Frame::Arr(items) => {
-                        if self.build {
-                            items.push(value);
-                        }
-                    }
-                    Frame::Obj(entries, index, key) => {
-                        if self.build {
-                            let k = std::mem::take(key);
-                            match index.get(&k) {
-                                Some(&at) => entries[at].1 = value,
-                                None => {
-                                    index.insert(k.clone(), entries.len());
-                                    entries.push((k, value));
-                                }
-                            }
-                        }
-                    }
-                }
-                self.ws();
-                let is_obj = matches!(top, Frame::Obj(..));
-                match self.b.get(self.i).ok_or(())? {
-                    b',' => {
-                        self.i += 1;
-                        if is_obj {
-                            let k = self.key()?;
-                            if let Some(Frame::Obj(_, _, key)) = stack.last_mut() {
-                                *key = k;
-                            }
-                        }
-                        continue 'value;
-                    }
-                    b']' if !is_obj => {
-                        self.i += 1;
-                        value = match stack.pop() {
-                            Some(Frame::Arr(items)) => Json::Arr(items),
-                            _ => Json::Null,
-                        };
-                    }
-                    b'}' if is_obj => {
-                        self.i += 1;
-                        value = match stack.pop() {
-                            Some(Frame::Obj(entries, _, _)) => Json::Obj(entries),
-                            _ => Json::Null,
-                        };
-                    }
-                    _ => return Err(()),
-                }
-            }
-        }
-    }
-
-    /// `"key" :` inside an object.
-    fn key(&mut self) -> Result<String, ()> {
-        self.ws();
-        if self.b.get(self.i) != Some(&b'"') {
-            return Err(());
-        }
-        let k = self.string().ok_or(())?;
-        self.ws();
-        if self.b.get(self.i) != Some(&b':') {
-            return Err(());
-        }
-        self.i += 1;
-        Ok(k)
-    }
-}
-
-fn read_whole(text: &str, build: bool) -> Whole {
-    Reader {
-        b: text.as_bytes(),
-        s: text,
-        i: 0,
-        build,
-        surrogate: false,
-    }
-    .whole()
-}
-
-/// Whether `text` is one whole JSON value by RFC 8259: one value, only
-/// space, tab, LF and CR around it, any nesting depth, unpaired surrogate
-/// escapes allowed (the RFC's grammar allows them). Written independently of
-/// [`crate::json::jackson`], as the oracle for the JSON-safe invariant.
-///
-/// ```
-/// use toolcall_model::checking::invariants::is_whole_json;
-/// assert!(is_whole_json(" {\"a\": [1, -2.5e3, \"\\ud800\"]}\n"));
-/// assert!(!is_whole_json("3.0 + 5.0 = 8.0"));
-/// assert!(!is_whole_json(""));
-/// assert!(!is_whole_json("Tool call limit (1) exceeded for tool 'x'."));
-/// assert!(is_whole_json(&format!("{}{}", "[".repeat(10_000), "]".repeat(10_000))));
-/// ```
-pub fn is_whole_json(text: &str) -> bool {
-    !matches!(read_whole(text, false), Whole::NotJson)
-}
-
-fn json_to_value(j: &Json) -> Value {
-    match j {
-        Json::Null => Value::Null,
-        Json::Bool(b) => Value::Bool(*b),
-        Json::Num(n) => n
-            .parse::<serde_json::Number>()
-            .map_or_else(|_| Value::String(n.clone()), Value::Number),
-        Json::Str(s) => Value::String(s.clone()),
-        Json::Arr(a) => Value::Array(a.iter().map(json_to_value).collect()),
-        Json::Obj(o) => {
-            let mut m = Map::new();
-            for (k, v) in o {
-                m.insert(k.clone(), json_to_value(v));
-            }
-            Value::Object(m)
-        }
-    }
-}
-
-/// Whether the payload value equals the reference value: numbers as exact
-/// decimals, objects as key sets.
-fn json_equals(a: &Json, b: &Value) -> bool {
-    match (a, b) {
-        (Json::Null, Value::Null) => true,
-        (Json::Bool(x), Value::Bool(y)) => x == y,
-        (Json::Num(x), Value::Number(y)) => crate::json::decimal::same_number(x, &y.to_string()),
-        (Json::Str(x), Value::String(y)) => x == y,
-        (Json::Arr(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equals(p, q))
-        }
-        (Json::Obj(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equals(v, w)))
-        }
-        _ => false,
-    }
 }
 
 fn wrap(key: &str, v: Value) -> Value {
@@ -1233,62 +848,9 @@ fn one_response_per_call(ev: &Evidence<'_>) -> Judged {
     Judged::Holds
 }
 
-/// The reference counts: a plain map and a total.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct RefCounts {
-    per_name: BTreeMap<String, u64>,
-    total: u64,
-}
-
-impl RefCounts {
-    /// docs/BEHAVIOUR.md section 3.1, restated: from the last user message on (or everything),
-    /// every response of every tool message counts for its name.
-    fn of(history: &[Message]) -> Self {
-        let start = history
-            .iter()
-            .rposition(|m| matches!(m, Message::User { .. }))
-            .unwrap_or(0);
-        let mut c = RefCounts::default();
-        for m in &history[start..] {
-            if let Message::Tool { responses } = m {
-                for r in responses {
-                    c.add(&r.name);
-                }
-            }
-        }
-        c
-    }
-
-    fn add(&mut self, name: &str) -> (u64, u64) {
-        let n = self.per_name.entry(name.to_owned()).or_insert(0);
-        *n += 1;
-        self.total += 1;
-        (*n, self.total)
-    }
-
-    fn get(&self, name: &str) -> u64 {
-        self.per_name.get(name).copied().unwrap_or(0)
-    }
-
-    fn matches(&self, c: &Counts) -> bool {
-        c.total() == self.total
-            && c.sorted()
-                == self
-                    .per_name
-                    .iter()
-                    .map(|(k, v)| (k.clone(), *v))
-                    .collect::<Vec<_>>()
-    }
-}
-
 fn show_counts(c: &Counts) -> String {
     let parts: Vec<String> = c.sorted().iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!("{{{}}} total {}", parts.join(", "), c.total())
-}
-
-fn show_ref(c: &RefCounts) -> String {
-    let parts: Vec<String> = c.per_name.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    format!("{{{}}} total {}", parts.join(", "), c.total)
 }
 
 /// The per-tool maximum, restated from docs/BEHAVIOUR.md section 3.2: none when excluded, the
@@ -1409,7 +971,7 @@ fn counting(ev: &Evidence<'_>) -> Judged {
             return refuted(
                 format!(
                     "batch {r}: to start from the counts rebuilt from its history, {}, got {}",
-                    show_ref(&rebuilt),
+                    rebuilt,
                     show_counts(&round.before)
                 ),
                 Locus::Unlocated,
@@ -1427,7 +989,7 @@ fn counting(ev: &Evidence<'_>) -> Judged {
                     return refuted(
                         format!(
                             "batch {r}, after call {i}: counts {}, got {}",
-                            show_ref(&reference),
+                            reference,
                             show_counts(c)
                         ),
                         Locus::Unlocated,
@@ -2045,49 +1607,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reader_agrees_with_serde_on_simple_texts() {
-        for t in [
-            "1",
-            "-0",
-            "1.5e3",
-            "\"a\\u00e9\"",
-            "[1,2]",
-            "{\"a\":1}",
-            " true ",
-            "null",
-            "[]",
-            "{}",
-            "01",
-            "1.",
-            "[1,]",
-            "{\"a\"}",
-            "nul",
-            "\"\\x\"",
-            "1 2",
-            "",
-        ] {
-            assert_eq!(
-                is_whole_json(t),
-                serde_json::from_str::<Value>(t).is_ok(),
-                "{t:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn deep_texts_are_validated_without_a_tree() {
-        let deep = format!("{}1{}", "[".repeat(3000), "]".repeat(3000));
-        assert!(is_whole_json(&deep));
-        assert_eq!(read_whole(&deep, true), Whole::TooDeep);
-        let v = format!("{}1{}", "[".repeat(600), "]".repeat(600));
-        assert!(matches!(
-            read_whole(&v, true),
-            Whole::Value { beyond: true, .. }
-        ));
-        assert!(!is_whole_json(&"[".repeat(100_000)));
-    }
-
-    #[test]
     fn pairing_rules() {
         use crate::model::message::ToolResponse;
         let call = |n: usize| {
@@ -2116,17 +1635,6 @@ mod tests {
             answer(1)
         ])
         .is_err());
-    }
-
-    #[test]
-    fn duplicate_keys_keep_the_first_position_and_the_last_value() {
-        let Whole::Value { value, .. } = read_whole(r#"{"a":1,"b":2,"a":3}"#, true) else {
-            panic!()
-        };
-        assert_eq!(
-            json_to_value(&value).to_string(),
-            r#"{"a":3,"b":2}"#.to_owned()
-        );
     }
 
     #[test]

@@ -10,4 +10,5 @@ pub mod explore;
 pub mod fuzzing;
 pub mod gen;
 pub mod invariants;
+pub mod oracle;
 pub mod scenario;
