@@ -46,7 +46,6 @@
 
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -63,148 +62,99 @@ use crate::model::manager::{
 };
 use crate::model::message::{Message, ToolCall, ToolResponse};
 use crate::model::processor::{json_error_text, ProcessorKind};
+use crate::model::table::enum_table;
 use crate::model::tools::{Invocation, Outcome, Toolbox};
 
-/// One invariant of docs/INVARIANTS.md.
-///
-/// ```
-/// use toolcall_model::checking::invariants::Invariant;
-/// assert_eq!(Invariant::ALL.len(), 9);
-/// assert_eq!("json-safe".parse::<Invariant>(), Ok(Invariant::JsonSafe));
-/// assert_eq!(Invariant::TranscriptValid.to_string(), "transcript-valid");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Invariant {
-    /// 1. One response per executed-or-breached call, same id and name, in
-    ///    call order; under `RETURN_ERROR_RESPONSE` exactly one per call.
-    OneResponsePerCall,
-    /// 2. At most `max` invocations per name and `total` in all per turn;
-    ///    no breach while under both.
-    Limits,
-    /// 3. Counts kept incrementally equal the counts rebuilt from the history.
-    Counting,
-    /// 4. Every emitted tool response is one whole JSON value (claimed with
-    ///    the JSON processor and tools that return JSON).
-    JsonSafe,
-    /// 5. Every tool response conversion in the Gemini requests succeeds and
-    ///    yields an object.
-    GeminiSafe,
-    /// 6. The tool's output can be recovered from the converted response.
-    Lossless,
-    /// 7. Every request and stored transcript is well paired.
-    TranscriptValid,
-    /// 8. Every request of the turn still holds the turn's user message.
-    QuestionKept,
-    /// 9. The memory loses no earlier turn: it keeps the current turn whole
-    ///    and drops earlier turns only whole, oldest first, when the window
-    ///    is full.
-    MemoryKeepsTurns,
-}
-
-impl Invariant {
-    /// Every invariant, in docs/INVARIANTS.md's order, then the memory's two.
-    pub const ALL: [Invariant; 9] = [
-        Invariant::OneResponsePerCall,
-        Invariant::Limits,
-        Invariant::Counting,
-        Invariant::JsonSafe,
-        Invariant::GeminiSafe,
-        Invariant::Lossless,
-        Invariant::TranscriptValid,
-        Invariant::QuestionKept,
-        Invariant::MemoryKeepsTurns,
-    ];
-
-    /// The kebab-case name.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::checking::invariants::Invariant::OneResponsePerCall.name(), "one-response-per-call");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Invariant::OneResponsePerCall => "one-response-per-call",
-            Invariant::Limits => "limits",
-            Invariant::Counting => "counting",
-            Invariant::JsonSafe => "json-safe",
-            Invariant::GeminiSafe => "gemini-safe",
-            Invariant::Lossless => "lossless",
-            Invariant::TranscriptValid => "transcript-valid",
-            Invariant::QuestionKept => "question-kept",
-            Invariant::MemoryKeepsTurns => "memory-keeps-turns",
-        }
-    }
-
-    /// The statement checked, in one line.
-    ///
-    /// ```
-    /// assert!(toolcall_model::checking::invariants::Invariant::Lossless.statement().contains("recovered"));
-    /// ```
-    pub fn statement(self) -> &'static str {
-        match self {
-            Invariant::OneResponsePerCall => "one response per executed-or-breached call, same id and name, in call order; exactly one per call under RETURN_ERROR_RESPONSE",
-            Invariant::Limits => "per name at most max invocations per turn, at most total invocations per turn, no breach while under both",
-            Invariant::Counting => "counts kept incrementally across rounds equal the counts rebuilt from the history",
-            Invariant::JsonSafe => "every emitted tool response is one whole JSON value (with the JSON processor and tools that return JSON)",
-            Invariant::GeminiSafe => "every tool response conversion in the Gemini requests succeeds and yields a JSON object",
-            Invariant::Lossless => "the tool's output can be recovered from the converted response",
-            Invariant::TranscriptValid => "every request and stored transcript is well paired",
-            Invariant::QuestionKept => "every request of the turn still holds the turn's user message, as its last user message",
-            Invariant::MemoryKeepsTurns => "the memory loses no earlier turn: it keeps the current turn whole, and drops earlier turns only whole, oldest first, when the window is full",
-        }
-    }
-
-    /// The precondition: which turns the invariant speaks about. A turn
-    /// outside it is [`Verdict::NotApplicable`]; docs/INVARIANTS.md gives
-    /// each one's reason. Every invariant also needs a valid turn (the
-    /// model script does not run out).
+enum_table! {
+    /// One invariant of docs/INVARIANTS.md: its row holds its name, its
+    /// statement in one line, and its precondition (which turns it speaks
+    /// about; a turn outside it is [`Verdict::NotApplicable`], and
+    /// docs/INVARIANTS.md gives each one's reason; every invariant also
+    /// needs a valid turn, where the model script does not run out). Its
+    /// judge is the arm of `judge` below.
     ///
     /// ```
     /// use toolcall_model::checking::invariants::Invariant;
+    /// assert_eq!(Invariant::ALL.len(), 9);
+    /// assert_eq!("json-safe".parse::<Invariant>(), Ok(Invariant::JsonSafe));
+    /// assert_eq!(Invariant::TranscriptValid.to_string(), "transcript-valid");
+    /// assert_eq!(Invariant::OneResponsePerCall.name(), "one-response-per-call");
+    /// assert!(Invariant::Lossless.statement().contains("recovered"));
     /// assert!(Invariant::JsonSafe.precondition().contains("JSON-error processor"));
     /// assert!(Invariant::ALL.iter().all(|i| !i.precondition().is_empty()));
     /// ```
-    pub fn precondition(self) -> &'static str {
-        match self {
-            Invariant::OneResponsePerCall | Invariant::Limits | Invariant::Counting => {
-                "none: every turn"
-            }
-            Invariant::JsonSafe => {
-                "the JSON-error processor, and every tool returns one whole JSON value or throws (method tools)"
-            }
-            Invariant::GeminiSafe | Invariant::Lossless => "the provider is Gemini",
-            Invariant::TranscriptValid => {
-                "the request's history holds a message besides system messages and is well paired; conversation history is on, or a memory is inside the loop; with a memory, the memory holds the conversation so far (memory_holds_conversation)"
-            }
-            Invariant::QuestionKept => {
-                "the conversation has a user message; conversation history is on, or a memory is inside the loop; with a memory, the memory holds the conversation so far (memory_holds_conversation)"
-            }
-            Invariant::MemoryKeepsTurns => {
-                "a memory, inside or outside the loop, that holds the conversation so far (memory_holds_conversation)"
-            }
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Invariant (InvariantRow, parse UnknownInvariant) {
+        fields {
+            /// The statement checked, in one line.
+            statement: &'static str,
+            /// The precondition: which turns the invariant speaks about.
+            precondition: &'static str,
         }
+        /// 1. One response per executed-or-breached call, same id and name, in
+        ///    call order; under `RETURN_ERROR_RESPONSE` exactly one per call.
+        OneResponsePerCall = "one-response-per-call" {
+            statement: "one response per executed-or-breached call, same id and name, in call order; exactly one per call under RETURN_ERROR_RESPONSE",
+            precondition: EVERY_TURN,
+        },
+        /// 2. At most `max` invocations per name and `total` in all per turn;
+        ///    no breach while under both.
+        Limits = "limits" {
+            statement: "per name at most max invocations per turn, at most total invocations per turn, no breach while under both",
+            precondition: EVERY_TURN,
+        },
+        /// 3. Counts kept incrementally equal the counts rebuilt from the history.
+        Counting = "counting" {
+            statement: "counts kept incrementally across rounds equal the counts rebuilt from the history",
+            precondition: EVERY_TURN,
+        },
+        /// 4. Every emitted tool response is one whole JSON value (claimed with
+        ///    the JSON processor and tools that return JSON).
+        JsonSafe = "json-safe" {
+            statement: "every emitted tool response is one whole JSON value (with the JSON processor and tools that return JSON)",
+            precondition: "the JSON-error processor, and every tool returns one whole JSON value or throws (method tools)",
+        },
+        /// 5. Every tool response conversion in the Gemini requests succeeds and
+        ///    yields an object.
+        GeminiSafe = "gemini-safe" {
+            statement: "every tool response conversion in the Gemini requests succeeds and yields a JSON object",
+            precondition: GEMINI,
+        },
+        /// 6. The tool's output can be recovered from the converted response.
+        Lossless = "lossless" {
+            statement: "the tool's output can be recovered from the converted response",
+            precondition: GEMINI,
+        },
+        /// 7. Every request and stored transcript is well paired.
+        TranscriptValid = "transcript-valid" {
+            statement: "every request and stored transcript is well paired",
+            precondition: "the request's history holds a message besides system messages and is well paired; conversation history is on, or a memory is inside the loop; with a memory, the memory holds the conversation so far (memory_holds_conversation)",
+        },
+        /// 8. Every request of the turn still holds the turn's user message.
+        QuestionKept = "question-kept" {
+            statement: "every request of the turn still holds the turn's user message, as its last user message",
+            precondition: "the conversation has a user message; conversation history is on, or a memory is inside the loop; with a memory, the memory holds the conversation so far (memory_holds_conversation)",
+        },
+        /// 9. The memory loses no earlier turn: it keeps the current turn whole
+        ///    and drops earlier turns only whole, oldest first, when the window
+        ///    is full.
+        MemoryKeepsTurns = "memory-keeps-turns" {
+            statement: "the memory loses no earlier turn: it keeps the current turn whole, and drops earlier turns only whole, oldest first, when the window is full",
+            precondition: "a memory, inside or outside the loop, that holds the conversation so far (memory_holds_conversation)",
+        },
     }
 }
 
-impl fmt::Display for Invariant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// The precondition of the invariants that speak about every turn.
+const EVERY_TURN: &str = "none: every turn";
+
+/// The precondition of the invariants about Gemini's requests.
+const GEMINI: &str = "the provider is Gemini";
 
 /// A name that is not an invariant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown invariant '{0}' (known: one-response-per-call, limits, counting, json-safe, gemini-safe, lossless, transcript-valid, question-kept, memory-keeps-turns)")]
+#[error("unknown invariant '{0}' (known: {known})", known = Invariant::known())]
 pub struct UnknownInvariant(pub String);
-
-impl std::str::FromStr for Invariant {
-    type Err = UnknownInvariant;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Invariant::ALL
-            .into_iter()
-            .find(|i| i.name() == s)
-            .ok_or_else(|| UnknownInvariant(s.to_owned()))
-    }
-}
 
 /// The verdict of one invariant on one scenario.
 ///

@@ -32,6 +32,7 @@ use crate::model::limits::{Limits, Max, OnExceeded};
 use crate::model::manager::Config;
 use crate::model::message::{answered, Generation, Message, ToolCall};
 use crate::model::processor::{Processor, ProcessorKind};
+use crate::model::table::enum_table;
 use crate::model::tools::{Outcome, ToolSpec, Toolbox};
 
 /// The largest limit a breach scenario plays out call by call; past it the
@@ -202,123 +203,90 @@ impl Setup {
     }
 }
 
-/// A situation a setup must survive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Scenario {
-    /// The model calls one tool once more than its limit in one round
-    /// (seed 000's breach).
-    BreachOneRound,
-    /// The model calls one tool once per round until the limit breaks.
-    BreachAcrossRounds,
-    /// The breach of one round, then one more tool round (another tool,
-    /// within its limits) before the answer: the breach text is then no
-    /// longer the request's last message.
-    BreachThenRound,
-    /// A tool returns plain text (`Sunny, 22 °C`).
-    PlainText,
-    /// A tool returns text that starts like JSON (`3.0 + 5.0 = 8.0`).
-    HalfJson,
-    /// A tool returns the empty string.
-    EmptyText,
-    /// A tool callback returns null.
-    NullResult,
-    /// A tool throws (`IllegalStateException: Service unavailable`, wrapped
-    /// in a `ToolExecutionException` as method tools do).
-    ToolThrows,
-    /// The model calls a tool name no tool has (`getWether`; spring-ai
-    /// issues 6816, 6869).
-    UnknownTool,
-    /// One reply of two generations: a text (`Let me check.`) and a tool
-    /// call, as Gemini answers with a text part beside a function call.
-    TextAndCall,
-    /// A long turn: a dozen tool rounds, one call each, within the limits.
-    LongTurn,
+enum_table! {
+    /// A situation a setup must survive: its row holds its name (in
+    /// reports and JSON), its column id (the same in the text table's
+    /// header and in the JSON verdicts' `column`) and a one-line
+    /// description. The turn it plays is built in `Scenario::turn`.
+    ///
+    /// ```
+    /// use toolcall_model::config::check::Scenario;
+    /// assert_eq!(Scenario::HalfJson.name(), "half-json");
+    /// assert_eq!(Scenario::BreachThenRound.column(), "breach+1");
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Scenario (ScenarioRow) {
+        fields {
+            /// The column id.
+            column: &'static str,
+            /// A one-line description.
+            describe: &'static str,
+        }
+        /// The model calls one tool once more than its limit in one round
+        /// (seed 000's breach).
+        BreachOneRound = "breach-one-round" {
+            column: "breach-1",
+            describe: "the model calls the tightest-limited tool once past its limit, in one round (issue 6902 under RETURN_ERROR_RESPONSE)",
+        },
+        /// The model calls one tool once per round until the limit breaks.
+        BreachAcrossRounds = "breach-across-rounds" {
+            column: "breach-n",
+            describe: "the model calls that tool once per round until its limit breaks",
+        },
+        /// The breach of one round, then one more tool round (another tool,
+        /// within its limits) before the answer: the breach text is then no
+        /// longer the request's last message.
+        BreachThenRound = "breach-then-round" {
+            column: "breach+1",
+            describe: "the breach of breach-1, then one more tool round (another tool) before the answer",
+        },
+        /// A tool returns plain text (`Sunny, 22 °C`).
+        PlainText = "plain-text" {
+            column: "plain",
+            describe: "a tool returns plain text (Sunny, 22 °C), then one more tool round (issue 5437)",
+        },
+        /// A tool returns text that starts like JSON (`3.0 + 5.0 = 8.0`).
+        HalfJson = "half-json" {
+            column: "half-json",
+            describe: "a tool returns half-JSON (3.0 + 5.0 = 8.0), then one more tool round (issue 5437)",
+        },
+        /// A tool returns the empty string.
+        EmptyText = "empty-text" {
+            column: "empty",
+            describe: "a tool returns the empty string, then one more tool round",
+        },
+        /// A tool callback returns null.
+        NullResult = "null-result" {
+            column: "null",
+            describe: "a tool callback returns null, then one more tool round",
+        },
+        /// A tool throws (`IllegalStateException: Service unavailable`, wrapped
+        /// in a `ToolExecutionException` as method tools do).
+        ToolThrows = "tool-throws" {
+            column: "throws",
+            describe: "a tool throws IllegalStateException(\"Service unavailable\"), then one more tool round",
+        },
+        /// The model calls a tool name no tool has (`getWether`; spring-ai
+        /// issues 6816, 6869).
+        UnknownTool = "unknown-tool" {
+            column: "no-tool",
+            describe: "the model calls getWether, a tool name that does not exist (issues 6816, 6869)",
+        },
+        /// One reply of two generations: a text (`Let me check.`) and a tool
+        /// call, as Gemini answers with a text part beside a function call.
+        TextAndCall = "text-and-call" {
+            column: "text+call",
+            describe: "one reply holds a text (Let me check.) and a tool call, as two generations",
+        },
+        /// A long turn: a dozen tool rounds, one call each, within the limits.
+        LongTurn = "long-turn" {
+            column: "12-rounds",
+            describe: "a dozen tool rounds in one turn, within the limits",
+        },
+    }
 }
 
 impl Scenario {
-    /// Every scenario, in report order.
-    pub const ALL: [Scenario; 11] = [
-        Scenario::BreachOneRound,
-        Scenario::BreachAcrossRounds,
-        Scenario::BreachThenRound,
-        Scenario::PlainText,
-        Scenario::HalfJson,
-        Scenario::EmptyText,
-        Scenario::NullResult,
-        Scenario::ToolThrows,
-        Scenario::UnknownTool,
-        Scenario::TextAndCall,
-        Scenario::LongTurn,
-    ];
-
-    /// The name used in reports and JSON.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::config::check::Scenario::HalfJson.name(), "half-json");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Scenario::BreachOneRound => "breach-one-round",
-            Scenario::BreachAcrossRounds => "breach-across-rounds",
-            Scenario::BreachThenRound => "breach-then-round",
-            Scenario::PlainText => "plain-text",
-            Scenario::HalfJson => "half-json",
-            Scenario::EmptyText => "empty-text",
-            Scenario::NullResult => "null-result",
-            Scenario::ToolThrows => "tool-throws",
-            Scenario::UnknownTool => "unknown-tool",
-            Scenario::TextAndCall => "text-and-call",
-            Scenario::LongTurn => "long-turn",
-        }
-    }
-
-    /// The column id: the same in the text table's header and in the JSON
-    /// verdicts' `column`.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::config::check::Scenario::BreachThenRound.column(), "breach+1");
-    /// ```
-    pub fn column(self) -> &'static str {
-        match self {
-            Scenario::BreachOneRound => "breach-1",
-            Scenario::BreachAcrossRounds => "breach-n",
-            Scenario::BreachThenRound => "breach+1",
-            Scenario::PlainText => "plain",
-            Scenario::HalfJson => "half-json",
-            Scenario::EmptyText => "empty",
-            Scenario::NullResult => "null",
-            Scenario::ToolThrows => "throws",
-            Scenario::UnknownTool => "no-tool",
-            Scenario::TextAndCall => "text+call",
-            Scenario::LongTurn => "12-rounds",
-        }
-    }
-
-    /// A one-line description.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Scenario::BreachOneRound => {
-                "the model calls the tightest-limited tool once past its limit, in one round (issue 6902 under RETURN_ERROR_RESPONSE)"
-            }
-            Scenario::BreachAcrossRounds => {
-                "the model calls that tool once per round until its limit breaks"
-            }
-            Scenario::BreachThenRound => {
-                "the breach of breach-1, then one more tool round (another tool) before the answer"
-            }
-            Scenario::PlainText => "a tool returns plain text (Sunny, 22 °C), then one more tool round (issue 5437)",
-            Scenario::HalfJson => "a tool returns half-JSON (3.0 + 5.0 = 8.0), then one more tool round (issue 5437)",
-            Scenario::EmptyText => "a tool returns the empty string, then one more tool round",
-            Scenario::NullResult => "a tool callback returns null, then one more tool round",
-            Scenario::ToolThrows => "a tool throws IllegalStateException(\"Service unavailable\"), then one more tool round",
-            Scenario::UnknownTool => "the model calls getWether, a tool name that does not exist (issues 6816, 6869)",
-            Scenario::TextAndCall => {
-                "one reply holds a text (Let me check.) and a tool call, as two generations"
-            }
-            Scenario::LongTurn => "a dozen tool rounds in one turn, within the limits",
-        }
-    }
-
     /// The tool output the scenario feeds, for the scenarios that feed one.
     fn tool_text(self) -> Option<Option<&'static str>> {
         match self {

@@ -12,4 +12,5 @@ pub mod limits;
 pub mod manager;
 pub mod message;
 pub mod processor;
+pub(crate) mod table;
 pub mod tools;
