@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::tool_loop::{run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent};
-use crate::gemini::{Part, Request};
+use crate::gemini::{Part, Refusal, Rejection, Request, Rule};
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes, SpringAi};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
 use crate::model::limits::{Limits, Max, OnExceeded};
@@ -399,7 +399,7 @@ pub struct Verdict {
     /// What the provider received for the response that matters, if sent.
     pub sent: Option<Value>,
     /// The next turn's verdict, with a memory.
-    pub next_turn: Option<Result<(), String>>,
+    pub next_turn: Option<Result<(), NextRefused>>,
     /// A fault of the scenario itself (its script ran out): the model, not
     /// the setup, failed.
     pub fault: Option<String>,
@@ -808,11 +808,11 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
     };
     if setup.memory != Memory::None {
         verdict.next_turn = Some(match setup.provider {
-            Provider::Gemini => run.memory_verdict.clone(),
+            Provider::Gemini => run.memory_verdict.clone().map_err(NextRefused::Gemini),
             Provider::None => {
                 let mut next = run.memory.clone();
                 next.push(Message::user("next question"));
-                answered(&next).map_err(|e| format!("{UNANSWERED}: {e}"))
+                answered(&next).map_err(NextRefused::Unanswered)
             }
         });
     }
@@ -820,8 +820,8 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
         Sent::Gemini(_) => run
             .verdicts
             .get(i)
-            .and_then(|v| v.clone().err())
-            .map(|e| (i, e)),
+            .and_then(|v| v.as_ref().err())
+            .map(|e| (i, e.to_string())),
         Sent::Messages(m) => {
             let m: Vec<Message> = m.iter().map(|x| Message::clone(x)).collect();
             answered(&m)
@@ -898,14 +898,15 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
     verdict.detail = detail;
     if verdict.mark.survives() {
         if let Some(Err(e)) = &verdict.next_turn {
-            verdict.mark =
-                if e.contains("number of function response parts") || e.contains(UNANSWERED) {
-                    Mark::Dangling
-                } else if e.contains("Failed to parse JSON") {
-                    Mark::NextParse
-                } else {
-                    Mark::NextRejected
-                };
+            verdict.mark = match e {
+                NextRefused::Gemini(Refusal::Rejected(Rejection {
+                    rule: Rule::CountsMatch,
+                    ..
+                }))
+                | NextRefused::Unanswered(_) => Mark::Dangling,
+                NextRefused::Gemini(Refusal::NotBuilt(j)) if is_parse_failure(j) => Mark::NextParse,
+                NextRefused::Gemini(_) => Mark::NextRejected,
+            };
             verdict.detail = format!("{}; the next turn: {e}", verdict.detail);
         }
     }
@@ -916,6 +917,25 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
 /// How a provider other than Gemini refuses a request whose calls are not
 /// answered at once (OpenAI, Anthropic and the others all do).
 const UNANSWERED: &str = "a tool call is not answered by the next message";
+
+/// Why the request of the turn after a scenario's fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NextRefused {
+    /// Gemini's: the request cannot be built, or the API rejects it.
+    Gemini(Refusal),
+    /// Another provider's: a tool call is not answered at once (the
+    /// pairing fault).
+    Unanswered(String),
+}
+
+impl std::fmt::Display for NextRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NextRefused::Gemini(r) => write!(f, "{r}"),
+            NextRefused::Unanswered(e) => write!(f, "{UNANSWERED}: {e}"),
+        }
+    }
+}
 
 /// A change to a setup that a team can make without a new Spring AI.
 #[derive(Debug, Clone, PartialEq, Eq)]

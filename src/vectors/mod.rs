@@ -1361,10 +1361,10 @@ pub fn error_value(e: &JavaException) -> Value {
     Value::Object(m)
 }
 
-fn api_value(v: &Result<(), String>) -> Value {
+fn api_value<E: std::fmt::Display>(v: &Result<(), E>) -> Value {
     match v {
         Ok(()) => serde_json::json!({"accepted": true}),
-        Err(m) => serde_json::json!({"accepted": false, "message": m}),
+        Err(m) => serde_json::json!({"accepted": false, "message": m.to_string()}),
     }
 }
 
