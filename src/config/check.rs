@@ -33,6 +33,7 @@ use crate::model::manager::Config;
 use crate::model::message::{answered, Generation, Message, ToolCall};
 use crate::model::processor::{Processor, ProcessorKind};
 use crate::model::table::enum_table;
+use crate::model::text::cut;
 use crate::model::tools::{Outcome, ToolSpec, Toolbox};
 
 /// The largest limit a breach scenario plays out call by call; past it the
@@ -555,11 +556,9 @@ fn configured(setup: &Setup, e: &JavaException) -> bool {
 }
 
 fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_owned()
-    } else {
-        let t: String = s.chars().take(n.saturating_sub(1)).collect();
-        format!("{t}…")
+    match cut(s, n, n.saturating_sub(1)) {
+        None => s.to_owned(),
+        Some((head, _)) => format!("{head}…"),
     }
 }
 

@@ -13,4 +13,5 @@ pub mod manager;
 pub mod message;
 pub mod processor;
 pub(crate) mod table;
+pub mod text;
 pub mod tools;

@@ -27,6 +27,7 @@ use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::model::behavior::SpringAi;
 use crate::model::limits::LimitsError;
 use crate::model::message::{Generation, Message};
+use crate::model::text::cut;
 use crate::model::tools::ToolSpec;
 
 /// The format tag every vector carries.
@@ -84,9 +85,9 @@ fn err(place: impl Into<String>, reason: impl Into<String>) -> VectorError {
 const ERROR_CHARS: usize = 1000;
 
 fn clipped(s: String) -> String {
-    match s.char_indices().nth(ERROR_CHARS) {
+    match cut(&s, ERROR_CHARS, ERROR_CHARS) {
         None => s,
-        Some((cut, _)) => format!("{}… ({} characters)", &s[..cut], s.chars().count()),
+        Some((head, n)) => format!("{head}… ({n} characters)"),
     }
 }
 

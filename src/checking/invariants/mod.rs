@@ -64,6 +64,7 @@ use serde_json::Value;
 use crate::checking::scenario::Scenario;
 use crate::model::message::ToolResponse;
 use crate::model::table::enum_table;
+use crate::model::text::cut;
 use crate::model::tools::Invocation;
 
 use self::calls::{counting, limits, one_response_per_call};
@@ -347,11 +348,9 @@ fn judge(invariant: Invariant, ev: &Evidence<'_>) -> Judged {
 
 fn clip(s: &str) -> String {
     const N: usize = 80;
-    if s.chars().count() <= N {
-        format!("{s:?}")
-    } else {
-        let t: String = s.chars().take(N).collect();
-        format!("{t:?}… ({} bytes)", s.len())
+    match cut(s, N, N) {
+        None => format!("{s:?}"),
+        Some((head, _)) => format!("{head:?}… ({} bytes)", s.len()),
     }
 }
 

@@ -1,0 +1,18 @@
+//! Long texts shown to a person (an error, a verdict's detail, an echoed
+//! input): where they are cut. Each surface words the cut its own way; the
+//! cut is made here.
+
+/// When `s` has more than `max` characters, its first `keep` characters and
+/// its length in characters; `None` when it is shown whole.
+///
+/// ```
+/// use toolcall_model::model::text::cut;
+/// assert_eq!(cut("abcdef", 6, 2), None);
+/// assert_eq!(cut("abcdefg", 6, 2), Some(("ab", 7)));
+/// assert_eq!(cut("ééé", 2, 5), Some(("ééé", 3)));
+/// ```
+pub fn cut(s: &str, max: usize, keep: usize) -> Option<(&str, usize)> {
+    s.char_indices().nth(max)?;
+    let end = s.char_indices().nth(keep).map_or(s.len(), |(at, _)| at);
+    Some((&s[..end], s.chars().count()))
+}
