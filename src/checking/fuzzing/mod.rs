@@ -19,21 +19,21 @@
 //! for the scenario targets, the scenario as a vector that
 //! `toolcall-model run` replays.
 //!
-//! One file per kind of target: `lenient.rs` and `convert.rs` (the JSON
+//! One file per kind of target: `lenient.rs` and `conversion.rs` (the JSON
 //! targets), `files.rs` (`vector_file`, `config`), `scenarios.rs`
 //! (`manager`, `tool_loop`) on the typed inputs of `inputs.rs`; `compare.rs`
 //! compares values as Jackson reads them. The references they check against
 //! are the checker's oracles ([`crate::checking::oracle`]).
 
 mod compare;
-mod convert;
+mod conversion;
 mod files;
 mod inputs;
 mod lenient;
 mod scenarios;
 
 pub use self::compare::{exactly_same_json, same_json};
-pub use self::convert::convert;
+pub use self::conversion::convert;
 pub use self::files::{config, vector_file};
 pub use self::inputs::{
     class_table, CallInput, GenerationInput, LimitOp, LoopInput, ManagerInput, MessageInput,

@@ -18,8 +18,8 @@
 //!
 //! The checkers share no code with what they check where it matters: JSON
 //! validity and values come from an independent RFC 8259 reader
-//! ([`is_whole_json`]), the reference counts are a plain `BTreeMap`
-//! ([`RefCounts`]), both in [`crate::checking::oracle`]; the
+//! ([`is_whole_json`](crate::checking::oracle::is_whole_json)), the reference counts are a plain `BTreeMap`
+//! ([`RefCounts`](crate::checking::oracle::RefCounts)), both in [`crate::checking::oracle`]; the
 //! limit rule and the pairing rule ([`pairing`]) are restated here.
 //!
 //! The files: this one holds the table of invariants, the verdicts and the

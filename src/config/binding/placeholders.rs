@@ -5,7 +5,7 @@ use super::names::{dashed, elements, hash_set_capacity, java_hash_order, uniform
 use super::{expands_too_much, Entry, JavaValue, MAX_EXPANDED_BYTES};
 
 /// Placeholders nested deeper than this are not resolved: the binding
-/// stops with [`BindFailure::Limit`] (Spring resolves them, up to its
+/// stops with [`BindFailure::Limit`](super::BindFailure::Limit) (Spring resolves them, up to its
 /// stack).
 pub const MAX_PLACEHOLDER_DEPTH: usize = 100;
 
