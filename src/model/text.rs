@@ -16,3 +16,22 @@ pub fn cut(s: &str, max: usize, keep: usize) -> Option<(&str, usize)> {
     let end = s.char_indices().nth(keep).map_or(s.len(), |(at, _)| at);
     Some((&s[..end], s.chars().count()))
 }
+
+/// When `s` is longer than `max` bytes, its longest head of at most `max`
+/// bytes that ends on a character boundary; `None` when it is shown whole.
+///
+/// ```
+/// use toolcall_model::model::text::cut_bytes;
+/// assert_eq!(cut_bytes("abc", 3), None);
+/// assert_eq!(cut_bytes("aéb", 2), Some("a"));
+/// ```
+pub fn cut_bytes(s: &str, max: usize) -> Option<&str> {
+    if s.len() <= max {
+        return None;
+    }
+    let end = (0..=max)
+        .rev()
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(0);
+    Some(&s[..end])
+}

@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::text::cut_bytes;
+
 use super::runner::numbers_equal;
 use super::{err, VectorError};
 
@@ -28,14 +30,9 @@ pub(super) const SHORT: usize = 300;
 
 pub(super) fn short(v: &Value) -> String {
     let s = v.to_string();
-    if s.len() > SHORT {
-        let cut = (0..=SHORT)
-            .rev()
-            .find(|&i| s.is_char_boundary(i))
-            .unwrap_or(0);
-        format!("{}…", &s[..cut])
-    } else {
-        s
+    match cut_bytes(&s, SHORT) {
+        Some(head) => format!("{head}…"),
+        None => s,
     }
 }
 

@@ -8,6 +8,7 @@ use crate::chat::tool_loop::{run_loop, LoopConfig, LoopRun, Sent};
 use crate::gemini::{build_request, convert_tool_response, validate};
 use crate::model::java::JavaException;
 use crate::model::manager::{execute_tool_calls, ExecResult, ManagerError};
+use crate::model::text::cut_bytes;
 use crate::model::tools::{Invocation, Toolbox};
 
 use super::matcher::{match_key, match_value, short, SHORT};
@@ -331,14 +332,9 @@ impl Produced {
         // The writer stops the serialization once it holds enough.
         let _ = serde_json::to_writer(&mut w, &RequestsSer(&self.requests));
         let s = String::from_utf8_lossy(&w.0).into_owned();
-        if s.len() > SHORT {
-            let cut = (0..=SHORT)
-                .rev()
-                .find(|&i| s.is_char_boundary(i))
-                .unwrap_or(0);
-            format!("{}…", &s[..cut])
-        } else {
-            s
+        match cut_bytes(&s, SHORT) {
+            Some(head) => format!("{head}…"),
+            None => s,
         }
     }
 }
