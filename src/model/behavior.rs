@@ -79,25 +79,27 @@ enum_table! {
             /// assert!(!Fix::EvictOrphanResponses.in_all());
             /// ```
             in_all: bool,
+            /// Its switch in [`Fixes`].
+            switch: fn(&mut Fixes) -> &mut bool,
         }
         /// `breach-through-processor`: a breach is shaped by the exception processor.
-        BreachThroughProcessor = "breach-through-processor" { in_all: true },
+        BreachThroughProcessor = "breach-through-processor" { in_all: true, switch: |f| &mut f.breach_through_processor },
         /// `strict-json-or-wrap`: tool responses convert strictly, non-JSON is wrapped.
-        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true },
+        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, switch: |f| &mut f.strict_json_or_wrap },
         /// `error-key`: failure responses go to Gemini under `error`.
-        ErrorKey = "error-key" { in_all: true },
+        ErrorKey = "error-key" { in_all: true, switch: |f| &mut f.error_key },
         /// `close-dangling-calls`: a THROW batch answers every call.
-        CloseDanglingCalls = "close-dangling-calls" { in_all: true },
+        CloseDanglingCalls = "close-dangling-calls" { in_all: true, switch: |f| &mut f.close_dangling_calls },
         /// `store-answered-generation`: of a reply with tool calls, the memory
         /// stores only the generation the manager answers.
-        StoreAnsweredGeneration = "store-answered-generation" { in_all: true },
+        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, switch: |f| &mut f.store_answered_generation },
         /// `keep-current-turn`: the memory window never evicts the current
         /// turn's user message.
-        KeepCurrentTurn = "keep-current-turn" { in_all: true },
+        KeepCurrentTurn = "keep-current-turn" { in_all: true, switch: |f| &mut f.keep_current_turn },
         /// `evict-orphan-responses`: the memory window cuts at the count and
         /// evicts the tool responses left without their call (spring-ai PR
         /// 6029, LangChain4j PR 666). Not in `all`.
-        EvictOrphanResponses = "evict-orphan-responses" { in_all: false },
+        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, switch: |f| &mut f.evict_orphan_responses },
     }
 }
 
@@ -206,15 +208,7 @@ impl Fixes {
     /// assert!(Fixes::default().with(Fix::ErrorKey).error_key);
     /// ```
     pub fn with(mut self, fix: Fix) -> Self {
-        match fix {
-            Fix::BreachThroughProcessor => self.breach_through_processor = true,
-            Fix::StrictJsonOrWrap => self.strict_json_or_wrap = true,
-            Fix::ErrorKey => self.error_key = true,
-            Fix::CloseDanglingCalls => self.close_dangling_calls = true,
-            Fix::StoreAnsweredGeneration => self.store_answered_generation = true,
-            Fix::KeepCurrentTurn => self.keep_current_turn = true,
-            Fix::EvictOrphanResponses => self.evict_orphan_responses = true,
-        }
+        *fix.switch()(&mut self) = true;
         self
     }
 
@@ -224,16 +218,8 @@ impl Fixes {
     /// use toolcall_model::model::behavior::{Fix, Fixes};
     /// assert!(!Fixes::upstream().has(Fix::ErrorKey));
     /// ```
-    pub fn has(self, fix: Fix) -> bool {
-        match fix {
-            Fix::BreachThroughProcessor => self.breach_through_processor,
-            Fix::StrictJsonOrWrap => self.strict_json_or_wrap,
-            Fix::ErrorKey => self.error_key,
-            Fix::CloseDanglingCalls => self.close_dangling_calls,
-            Fix::StoreAnsweredGeneration => self.store_answered_generation,
-            Fix::KeepCurrentTurn => self.keep_current_turn,
-            Fix::EvictOrphanResponses => self.evict_orphan_responses,
-        }
+    pub fn has(mut self, fix: Fix) -> bool {
+        *fix.switch()(&mut self)
     }
 
     /// Whether no fix is on.
@@ -333,4 +319,16 @@ pub fn behavior_sets() -> Vec<BehaviorSet> {
         gemini_tool_text: true,
     });
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Fix, Fixes};
+
+    #[test]
+    fn each_fix_has_a_switch_of_its_own() {
+        for fix in Fix::ALL {
+            assert_eq!(Fixes::only(fix).enabled(), vec![fix], "{fix}");
+        }
+    }
 }
