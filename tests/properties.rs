@@ -23,9 +23,10 @@ use toolcall_model::chat::tool_loop::{EndKind, Memory, Provider};
 use toolcall_model::checking::explore::{rng, run_cell, CellOutcome, MatrixCell, Options};
 use toolcall_model::checking::gen::{self, with_set};
 use toolcall_model::checking::invariants::{
-    check, check_scenario, is_whole_json, memory_holds_conversation, pairing, refutation, Evidence,
-    Invariant, Locus, Refutation, Verdict,
+    check, check_scenario, memory_holds_conversation, pairing, refutation, Evidence, Invariant,
+    Locus, Refutation, Verdict,
 };
+use toolcall_model::checking::oracle::{is_whole_json, RefCounts};
 use toolcall_model::checking::scenario::Scenario;
 use toolcall_model::gemini::convert_tool_response;
 use toolcall_model::model::behavior::Fixes;
@@ -1266,26 +1267,6 @@ fn machine() -> impl Strategy<Value = Machine> {
         )
 }
 
-/// The deliberately simple reference: a map of counts and a total, reset by
-/// a user message.
-#[derive(Debug, Default, Clone, PartialEq)]
-struct Reference {
-    counts: BTreeMap<String, u64>,
-    total: u64,
-}
-
-impl Reference {
-    fn agrees(&self, c: &Counts) -> bool {
-        c.total() == self.total
-            && c.sorted()
-                == self
-                    .counts
-                    .iter()
-                    .map(|(k, v)| (k.clone(), *v))
-                    .collect::<Vec<_>>()
-    }
-}
-
 fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
     let mut limits = Limits::default();
     limits = match m.per_tool {
@@ -1336,7 +1317,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
     };
     let mut history = vec![Message::user("start")];
     let mut counts = Counts::recount(&history);
-    let mut reference = Reference::default();
+    let mut reference = RefCounts::default();
     let mut turn_over = false;
     let mut thrown = false;
     for (step, op) in m.ops.iter().enumerate() {
@@ -1344,11 +1325,11 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
             Op::User => {
                 history.push(Message::user(&format!("turn {step}")));
                 counts = Counts::recount(&history);
-                reference = Reference::default();
+                reference = RefCounts::default();
                 turn_over = false;
                 thrown = false;
                 prop_assert!(
-                    reference.agrees(&counts),
+                    reference.matches(&counts),
                     "step {step}: a new turn starts from zero, got {counts:?}"
                 );
             }
@@ -1398,12 +1379,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                     None;
                 for (i, call) in calls.iter().enumerate() {
                     let name = call.name.clone();
-                    let n = {
-                        let e = reference.counts.entry(name.clone()).or_insert(0);
-                        *e += 1;
-                        *e
-                    };
-                    reference.total += 1;
+                    let (n, _) = reference.add(&name);
                     let want_breach = max_of(&name).is_some_and(|mx| n > mx)
                         || m.total.is_some_and(|t| reference.total > u64::from(t));
                     let b = batch.take().expect("a live batch");
@@ -1414,7 +1390,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                                 "step {step} call {i}: unexpected breach"
                             );
                             prop_assert!(
-                                reference.agrees(b.counts()),
+                                reference.matches(b.counts()),
                                 "step {step} call {i}: {:?} vs {:?}",
                                 b.counts(),
                                 reference
@@ -1427,7 +1403,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                                 "step {step} call {i}: unexpected breach"
                             );
                             prop_assert!(
-                                reference.agrees(b.counts()),
+                                reference.matches(b.counts()),
                                 "step {step} call {i}: {:?} vs {:?}",
                                 b.counts(),
                                 reference
@@ -1454,7 +1430,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                                 .complete(result, &cfg)
                                 .map_err(|e| TestCaseError::fail(e.to_string()))?;
                             prop_assert!(
-                                reference.agrees(b.counts()),
+                                reference.matches(b.counts()),
                                 "step {step} call {i}: {:?} vs {:?}",
                                 b.counts(),
                                 reference
@@ -1490,7 +1466,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                         };
                         prop_assert_eq!(dr, &result);
                         prop_assert_eq!(dc, &after);
-                        prop_assert!(reference.agrees(&after));
+                        prop_assert!(reference.matches(&after));
                         prop_assert_eq!(
                             &Counts::recount(&result.history),
                             &after,
@@ -1515,12 +1491,11 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                         let mut expected = reference.clone();
                         if m.fixes.close_dangling_calls {
                             for c in &calls[limit.breach_index + 1..] {
-                                *expected.counts.entry(c.name.clone()).or_insert(0) += 1;
-                                expected.total += 1;
+                                expected.add(&c.name);
                             }
                         }
                         prop_assert!(
-                            expected.agrees(&Counts::recount(&limit.partial.history)),
+                            expected.matches(&Counts::recount(&limit.partial.history)),
                             "step {step}: partial history recount"
                         );
                         turn_over = true;
@@ -1533,7 +1508,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                         );
                         // The batch is discarded: nothing was added.
                         reference = before;
-                        prop_assert!(reference.agrees(&counts));
+                        prop_assert!(reference.matches(&counts));
                         turn_over = true;
                     }
                 }
@@ -1544,7 +1519,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
     // discarded), the recount of the whole history is the reference.
     if !thrown {
         prop_assert!(
-            reference.agrees(&Counts::recount(&history)),
+            reference.matches(&Counts::recount(&history)),
             "final recount"
         );
     }

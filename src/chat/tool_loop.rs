@@ -17,7 +17,8 @@ use serde_json::Value;
 use super::advisor::gemini_tool_text;
 use super::memory::{ChatMemory, DEFAULT_MEMORY_MAX_MESSAGES};
 use crate::gemini::{
-    build_request, validate, validate_from, IncrementalRequests, Request, ValidatorOptions,
+    build_request, validate, validate_from, verdict, IncrementalRequests, Refusal, Rejection,
+    Request, ValidatorOptions,
 };
 use crate::model::behavior::Fixes;
 use crate::model::java::{JavaException, TOOL_CALL_LIMIT_EXCEEDED};
@@ -194,12 +195,12 @@ pub struct LoopRun {
     /// The requests sent, one per model call.
     pub requests: Vec<Sent>,
     /// The validator's verdict on each Gemini request, in order.
-    pub verdicts: Vec<Result<(), String>>,
+    pub verdicts: Vec<Result<(), Rejection>>,
     /// The transcript the memory holds at the end.
     pub memory: Vec<Message>,
     /// The verdict on a request built from the memory plus one new user
     /// message (`CLASS: MESSAGE` if it cannot be built).
-    pub memory_verdict: Result<(), String>,
+    pub memory_verdict: Result<(), Refusal>,
     /// The turn's tool-call counts at the end: after the last batch that
     /// finished or breached a limit (the breached call counts); a batch that
     /// failed with an exception leaves the counts from before it.
@@ -212,7 +213,7 @@ pub struct LoopRun {
 
 impl LoopRun {
     /// Accepted if every request was, else the first rejection.
-    pub fn api(&self) -> Result<(), String> {
+    pub fn api(&self) -> Result<(), Rejection> {
         self.verdicts
             .iter()
             .find(|v| v.is_err())
@@ -238,13 +239,6 @@ pub enum LoopError {
     /// The loop reached `max_rounds` model calls.
     #[error("the loop reached its bound of {0} model calls")]
     TooManyRounds(usize),
-}
-
-fn verdict_of(build: Result<Request, JavaException>, opts: ValidatorOptions) -> Result<(), String> {
-    match build {
-        Ok(r) => validate(&r, opts),
-        Err(e) => Err(e.to_string()),
-    }
 }
 
 /// What `MessageChatMemoryAdvisor.before` sends on for `prompt`, from a
@@ -545,7 +539,7 @@ fn run_recording(
     };
     let mut next = memory.clone();
     next.push(Message::user("next question"));
-    let memory_verdict = verdict_of(build_request(&next, fixes), cfg.validator);
+    let memory_verdict = verdict(build_request(&next, fixes), cfg.validator);
     Ok(LoopRun {
         kind,
         generations,

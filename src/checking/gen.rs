@@ -51,6 +51,7 @@ use proptest::prelude::*;
 use proptest::sample::select;
 
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
+use crate::checking::oracle::Json;
 use crate::checking::scenario::Scenario;
 use crate::model::behavior::{BehaviorSet, Fix};
 use crate::model::java::{ClassTable, JavaException};
@@ -116,7 +117,7 @@ fn s(v: &[&'static str]) -> BoxedStrategy<String> {
 /// ```
 /// use proptest::{strategy::{Strategy, ValueTree}, test_runner::TestRunner};
 /// let t = toolcall_model::checking::gen::number().new_tree(&mut TestRunner::deterministic()).unwrap().current();
-/// assert!(toolcall_model::checking::invariants::is_whole_json(&t));
+/// assert!(toolcall_model::checking::oracle::is_whole_json(&t));
 /// ```
 pub fn number() -> BoxedStrategy<String> {
     prop_oneof![
@@ -168,47 +169,38 @@ fn string_content() -> BoxedStrategy<String> {
     .boxed()
 }
 
-/// A JSON value as a tree; rendered by [`render`].
-#[derive(Debug, Clone)]
-enum J {
-    Null,
-    Bool(bool),
-    Num(String),
-    Str(String),
-    Arr(Vec<J>),
-    Obj(Vec<(String, J)>),
-}
-
-fn json_tree() -> BoxedStrategy<J> {
+/// A JSON value as a tree, its strings as literal text; rendered by
+/// [`render`].
+fn json_tree() -> BoxedStrategy<Json> {
     let leaf = prop_oneof![
-        3 => number().prop_map(J::Num),
-        3 => string_content().prop_map(J::Str),
-        1 => any::<bool>().prop_map(J::Bool),
-        1 => Just(J::Null),
+        3 => number().prop_map(Json::Num),
+        3 => string_content().prop_map(Json::Str),
+        1 => any::<bool>().prop_map(Json::Bool),
+        1 => Just(Json::Null),
     ];
     leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
-            vec(inner.clone(), 0..4).prop_map(J::Arr),
+            vec(inner.clone(), 0..4).prop_map(Json::Arr),
             // A small pool of keys so that duplicate keys arise.
-            vec((s(&["a", "b", "k", "result", "error"]), inner), 0..4).prop_map(J::Obj),
+            vec((s(&["a", "b", "k", "result", "error"]), inner), 0..4).prop_map(Json::Obj),
         ]
     })
     .boxed()
 }
 
-fn render(j: &J, spaced: bool, out: &mut String) {
+fn render(j: &Json, spaced: bool, out: &mut String) {
     let sep = if spaced { ", " } else { "," };
     let colon = if spaced { ": " } else { ":" };
     match j {
-        J::Null => out.push_str("null"),
-        J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        J::Num(n) => out.push_str(n),
-        J::Str(c) => {
+        Json::Null => out.push_str("null"),
+        Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Json::Num(n) => out.push_str(n),
+        Json::Str(c) => {
             out.push('"');
             out.push_str(c);
             out.push('"');
         }
-        J::Arr(items) => {
+        Json::Arr(items) => {
             out.push('[');
             for (i, x) in items.iter().enumerate() {
                 if i > 0 {
@@ -218,7 +210,7 @@ fn render(j: &J, spaced: bool, out: &mut String) {
             }
             out.push(']');
         }
-        J::Obj(entries) => {
+        Json::Obj(entries) => {
             out.push('{');
             for (i, (k, v)) in entries.iter().enumerate() {
                 if i > 0 {
@@ -261,7 +253,7 @@ pub fn json_object_text() -> BoxedStrategy<String> {
     )
         .prop_map(|(entries, spaced)| {
             let mut out = String::new();
-            render(&J::Obj(entries), spaced, &mut out);
+            render(&Json::Obj(entries), spaced, &mut out);
             out
         })
         .boxed()

@@ -10,5 +10,6 @@ pub mod explore;
 pub mod fuzzing;
 pub mod gen;
 pub mod invariants;
+pub mod oracle;
 pub mod scenario;
 pub mod shard;

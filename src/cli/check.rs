@@ -28,6 +28,7 @@ use toolcall_model::config::profiles::{
 use toolcall_model::model::behavior::{behavior_sets, BehaviorSet, Fixes, SpringAi};
 use toolcall_model::model::limits::{Max, OnExceeded};
 use toolcall_model::model::processor::{Processor, ProcessorKind};
+use toolcall_model::model::text::cut;
 
 /// What properties cannot say, from the command line.
 pub struct Flags {
@@ -716,14 +717,9 @@ fn cannot_load(name: &str, message: &str, json: bool) -> ExitCode {
 /// and its length (a value can be megabytes long).
 fn clip(s: &str) -> String {
     s.split('\n')
-        .map(|line| {
-            let n = line.chars().count();
-            if n > 300 {
-                let head: String = line.chars().take(200).collect();
-                format!("{head}... ({n} characters)")
-            } else {
-                line.to_owned()
-            }
+        .map(|line| match cut(line, 300, 200) {
+            Some((head, n)) => format!("{head}... ({n} characters)"),
+            None => line.to_owned(),
         })
         .collect::<Vec<_>>()
         .join("\n")

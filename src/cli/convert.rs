@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use toolcall_model::gemini::write_tool_response;
 use toolcall_model::model::behavior::Fixes;
+use toolcall_model::model::text::cut;
 
 /// At most this many characters of an input are echoed in a message; the
 /// rest is named by its length.
@@ -13,13 +14,9 @@ const ECHO_CHARS: usize = 200;
 /// `text` with any run of it past [`ECHO_CHARS`] characters cut: the first
 /// part, then the full length.
 pub(crate) fn clip_echo(text: &str) -> String {
-    match text.char_indices().nth(ECHO_CHARS) {
+    match cut(text, ECHO_CHARS, ECHO_CHARS) {
         None => text.to_owned(),
-        Some((cut, _)) => format!(
-            "{}… [{} characters in all]",
-            &text[..cut],
-            text.chars().count()
-        ),
+        Some((head, n)) => format!("{head}… [{n} characters in all]"),
     }
 }
 

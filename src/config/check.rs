@@ -25,13 +25,15 @@ use serde_json::{json, Value};
 
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::tool_loop::{run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent};
-use crate::gemini::{Part, Request};
+use crate::gemini::{Part, Refusal, Rejection, Request, Rule};
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes, SpringAi};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
 use crate::model::limits::{Limits, Max, OnExceeded};
 use crate::model::manager::Config;
 use crate::model::message::{answered, Generation, Message, ToolCall};
 use crate::model::processor::{Processor, ProcessorKind};
+use crate::model::table::enum_table;
+use crate::model::text::cut;
 use crate::model::tools::{Outcome, ToolSpec, Toolbox};
 
 /// The largest limit a breach scenario plays out call by call; past it the
@@ -202,123 +204,90 @@ impl Setup {
     }
 }
 
-/// A situation a setup must survive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Scenario {
-    /// The model calls one tool once more than its limit in one round
-    /// (seed 000's breach).
-    BreachOneRound,
-    /// The model calls one tool once per round until the limit breaks.
-    BreachAcrossRounds,
-    /// The breach of one round, then one more tool round (another tool,
-    /// within its limits) before the answer: the breach text is then no
-    /// longer the request's last message.
-    BreachThenRound,
-    /// A tool returns plain text (`Sunny, 22 °C`).
-    PlainText,
-    /// A tool returns text that starts like JSON (`3.0 + 5.0 = 8.0`).
-    HalfJson,
-    /// A tool returns the empty string.
-    EmptyText,
-    /// A tool callback returns null.
-    NullResult,
-    /// A tool throws (`IllegalStateException: Service unavailable`, wrapped
-    /// in a `ToolExecutionException` as method tools do).
-    ToolThrows,
-    /// The model calls a tool name no tool has (`getWether`; spring-ai
-    /// issues 6816, 6869).
-    UnknownTool,
-    /// One reply of two generations: a text (`Let me check.`) and a tool
-    /// call, as Gemini answers with a text part beside a function call.
-    TextAndCall,
-    /// A long turn: a dozen tool rounds, one call each, within the limits.
-    LongTurn,
+enum_table! {
+    /// A situation a setup must survive: its row holds its name (in
+    /// reports and JSON), its column id (the same in the text table's
+    /// header and in the JSON verdicts' `column`) and a one-line
+    /// description. The turn it plays is built in `Scenario::turn`.
+    ///
+    /// ```
+    /// use toolcall_model::config::check::Scenario;
+    /// assert_eq!(Scenario::HalfJson.name(), "half-json");
+    /// assert_eq!(Scenario::BreachThenRound.column(), "breach+1");
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Scenario (ScenarioRow) {
+        fields {
+            /// The column id.
+            column: &'static str,
+            /// A one-line description.
+            describe: &'static str,
+        }
+        /// The model calls one tool once more than its limit in one round
+        /// (seed 000's breach).
+        BreachOneRound = "breach-one-round" {
+            column: "breach-1",
+            describe: "the model calls the tightest-limited tool once past its limit, in one round (issue 6902 under RETURN_ERROR_RESPONSE)",
+        },
+        /// The model calls one tool once per round until the limit breaks.
+        BreachAcrossRounds = "breach-across-rounds" {
+            column: "breach-n",
+            describe: "the model calls that tool once per round until its limit breaks",
+        },
+        /// The breach of one round, then one more tool round (another tool,
+        /// within its limits) before the answer: the breach text is then no
+        /// longer the request's last message.
+        BreachThenRound = "breach-then-round" {
+            column: "breach+1",
+            describe: "the breach of breach-1, then one more tool round (another tool) before the answer",
+        },
+        /// A tool returns plain text (`Sunny, 22 °C`).
+        PlainText = "plain-text" {
+            column: "plain",
+            describe: "a tool returns plain text (Sunny, 22 °C), then one more tool round (issue 5437)",
+        },
+        /// A tool returns text that starts like JSON (`3.0 + 5.0 = 8.0`).
+        HalfJson = "half-json" {
+            column: "half-json",
+            describe: "a tool returns half-JSON (3.0 + 5.0 = 8.0), then one more tool round (issue 5437)",
+        },
+        /// A tool returns the empty string.
+        EmptyText = "empty-text" {
+            column: "empty",
+            describe: "a tool returns the empty string, then one more tool round",
+        },
+        /// A tool callback returns null.
+        NullResult = "null-result" {
+            column: "null",
+            describe: "a tool callback returns null, then one more tool round",
+        },
+        /// A tool throws (`IllegalStateException: Service unavailable`, wrapped
+        /// in a `ToolExecutionException` as method tools do).
+        ToolThrows = "tool-throws" {
+            column: "throws",
+            describe: "a tool throws IllegalStateException(\"Service unavailable\"), then one more tool round",
+        },
+        /// The model calls a tool name no tool has (`getWether`; spring-ai
+        /// issues 6816, 6869).
+        UnknownTool = "unknown-tool" {
+            column: "no-tool",
+            describe: "the model calls getWether, a tool name that does not exist (issues 6816, 6869)",
+        },
+        /// One reply of two generations: a text (`Let me check.`) and a tool
+        /// call, as Gemini answers with a text part beside a function call.
+        TextAndCall = "text-and-call" {
+            column: "text+call",
+            describe: "one reply holds a text (Let me check.) and a tool call, as two generations",
+        },
+        /// A long turn: a dozen tool rounds, one call each, within the limits.
+        LongTurn = "long-turn" {
+            column: "12-rounds",
+            describe: "a dozen tool rounds in one turn, within the limits",
+        },
+    }
 }
 
 impl Scenario {
-    /// Every scenario, in report order.
-    pub const ALL: [Scenario; 11] = [
-        Scenario::BreachOneRound,
-        Scenario::BreachAcrossRounds,
-        Scenario::BreachThenRound,
-        Scenario::PlainText,
-        Scenario::HalfJson,
-        Scenario::EmptyText,
-        Scenario::NullResult,
-        Scenario::ToolThrows,
-        Scenario::UnknownTool,
-        Scenario::TextAndCall,
-        Scenario::LongTurn,
-    ];
-
-    /// The name used in reports and JSON.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::config::check::Scenario::HalfJson.name(), "half-json");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Scenario::BreachOneRound => "breach-one-round",
-            Scenario::BreachAcrossRounds => "breach-across-rounds",
-            Scenario::BreachThenRound => "breach-then-round",
-            Scenario::PlainText => "plain-text",
-            Scenario::HalfJson => "half-json",
-            Scenario::EmptyText => "empty-text",
-            Scenario::NullResult => "null-result",
-            Scenario::ToolThrows => "tool-throws",
-            Scenario::UnknownTool => "unknown-tool",
-            Scenario::TextAndCall => "text-and-call",
-            Scenario::LongTurn => "long-turn",
-        }
-    }
-
-    /// The column id: the same in the text table's header and in the JSON
-    /// verdicts' `column`.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::config::check::Scenario::BreachThenRound.column(), "breach+1");
-    /// ```
-    pub fn column(self) -> &'static str {
-        match self {
-            Scenario::BreachOneRound => "breach-1",
-            Scenario::BreachAcrossRounds => "breach-n",
-            Scenario::BreachThenRound => "breach+1",
-            Scenario::PlainText => "plain",
-            Scenario::HalfJson => "half-json",
-            Scenario::EmptyText => "empty",
-            Scenario::NullResult => "null",
-            Scenario::ToolThrows => "throws",
-            Scenario::UnknownTool => "no-tool",
-            Scenario::TextAndCall => "text+call",
-            Scenario::LongTurn => "12-rounds",
-        }
-    }
-
-    /// A one-line description.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Scenario::BreachOneRound => {
-                "the model calls the tightest-limited tool once past its limit, in one round (issue 6902 under RETURN_ERROR_RESPONSE)"
-            }
-            Scenario::BreachAcrossRounds => {
-                "the model calls that tool once per round until its limit breaks"
-            }
-            Scenario::BreachThenRound => {
-                "the breach of breach-1, then one more tool round (another tool) before the answer"
-            }
-            Scenario::PlainText => "a tool returns plain text (Sunny, 22 °C), then one more tool round (issue 5437)",
-            Scenario::HalfJson => "a tool returns half-JSON (3.0 + 5.0 = 8.0), then one more tool round (issue 5437)",
-            Scenario::EmptyText => "a tool returns the empty string, then one more tool round",
-            Scenario::NullResult => "a tool callback returns null, then one more tool round",
-            Scenario::ToolThrows => "a tool throws IllegalStateException(\"Service unavailable\"), then one more tool round",
-            Scenario::UnknownTool => "the model calls getWether, a tool name that does not exist (issues 6816, 6869)",
-            Scenario::TextAndCall => {
-                "one reply holds a text (Let me check.) and a tool call, as two generations"
-            }
-            Scenario::LongTurn => "a dozen tool rounds in one turn, within the limits",
-        }
-    }
-
     /// The tool output the scenario feeds, for the scenarios that feed one.
     fn tool_text(self) -> Option<Option<&'static str>> {
         match self {
@@ -431,7 +400,7 @@ pub struct Verdict {
     /// What the provider received for the response that matters, if sent.
     pub sent: Option<Value>,
     /// The next turn's verdict, with a memory.
-    pub next_turn: Option<Result<(), String>>,
+    pub next_turn: Option<Result<(), NextRefused>>,
     /// A fault of the scenario itself (its script ran out): the model, not
     /// the setup, failed.
     pub fault: Option<String>,
@@ -587,11 +556,9 @@ fn configured(setup: &Setup, e: &JavaException) -> bool {
 }
 
 fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_owned()
-    } else {
-        let t: String = s.chars().take(n.saturating_sub(1)).collect();
-        format!("{t}…")
+    match cut(s, n, n.saturating_sub(1)) {
+        None => s.to_owned(),
+        Some((head, _)) => format!("{head}…"),
     }
 }
 
@@ -840,11 +807,11 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
     };
     if setup.memory != Memory::None {
         verdict.next_turn = Some(match setup.provider {
-            Provider::Gemini => run.memory_verdict.clone(),
+            Provider::Gemini => run.memory_verdict.clone().map_err(NextRefused::Gemini),
             Provider::None => {
                 let mut next = run.memory.clone();
                 next.push(Message::user("next question"));
-                answered(&next).map_err(|e| format!("{UNANSWERED}: {e}"))
+                answered(&next).map_err(NextRefused::Unanswered)
             }
         });
     }
@@ -852,8 +819,8 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
         Sent::Gemini(_) => run
             .verdicts
             .get(i)
-            .and_then(|v| v.clone().err())
-            .map(|e| (i, e)),
+            .and_then(|v| v.as_ref().err())
+            .map(|e| (i, e.to_string())),
         Sent::Messages(m) => {
             let m: Vec<Message> = m.iter().map(|x| Message::clone(x)).collect();
             answered(&m)
@@ -930,14 +897,15 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
     verdict.detail = detail;
     if verdict.mark.survives() {
         if let Some(Err(e)) = &verdict.next_turn {
-            verdict.mark =
-                if e.contains("number of function response parts") || e.contains(UNANSWERED) {
-                    Mark::Dangling
-                } else if e.contains("Failed to parse JSON") {
-                    Mark::NextParse
-                } else {
-                    Mark::NextRejected
-                };
+            verdict.mark = match e {
+                NextRefused::Gemini(Refusal::Rejected(Rejection {
+                    rule: Rule::CountsMatch,
+                    ..
+                }))
+                | NextRefused::Unanswered(_) => Mark::Dangling,
+                NextRefused::Gemini(Refusal::NotBuilt(j)) if is_parse_failure(j) => Mark::NextParse,
+                NextRefused::Gemini(_) => Mark::NextRejected,
+            };
             verdict.detail = format!("{}; the next turn: {e}", verdict.detail);
         }
     }
@@ -948,6 +916,25 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
 /// How a provider other than Gemini refuses a request whose calls are not
 /// answered at once (OpenAI, Anthropic and the others all do).
 const UNANSWERED: &str = "a tool call is not answered by the next message";
+
+/// Why the request of the turn after a scenario's fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NextRefused {
+    /// Gemini's: the request cannot be built, or the API rejects it.
+    Gemini(Refusal),
+    /// Another provider's: a tool call is not answered at once (the
+    /// pairing fault).
+    Unanswered(String),
+}
+
+impl std::fmt::Display for NextRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NextRefused::Gemini(r) => write!(f, "{r}"),
+            NextRefused::Unanswered(e) => write!(f, "{UNANSWERED}: {e}"),
+        }
+    }
+}
 
 /// A change to a setup that a team can make without a new Spring AI.
 #[derive(Debug, Clone, PartialEq, Eq)]

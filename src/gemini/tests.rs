@@ -50,7 +50,10 @@ fn validating_from_the_last_accepted_content_equals_a_full_validation() {
     let r = build_request(&[user, asst(2), tool(1)], Fixes::all()).unwrap();
     assert_eq!(
         validate_from(&r, 1, ValidatorOptions::default()),
-        Err(COUNTS_MATCH.into())
+        Err(Rejection {
+            rule: Rule::CountsMatch,
+            text: COUNTS_MATCH.into()
+        })
     );
     assert_eq!(validate_from(&r, 2, ValidatorOptions::default()), Ok(()));
 }

@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use crate::model::java::JavaException;
+
 use super::*;
 
 /// Which optional rules the validator applies (docs/GEMINI.md: the unconfirmed
@@ -27,7 +29,94 @@ pub const NON_FINITE: &str = "A function payload holds an infinite or NaN number
 /// Rule 8's text.
 pub const NO_MIXING: &str = "Please ensure that function call turn contains at least one function_call part which can not be mixed with function_response parts.";
 
-/// The Gemini API's verdict on a request: `Ok` or its rejection text.
+/// A rule of docs/GEMINI.md's "What the API checks" that can reject a
+/// request (9 and 11 are not checks of their own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// 1. Non-empty request.
+    NonEmptyRequest,
+    /// 2. Non-empty parts.
+    NonEmptyParts,
+    /// 3. Non-empty text.
+    NonEmptyText,
+    /// 4. Roles.
+    Roles,
+    /// 5. Call turn placement.
+    CallPlacement,
+    /// 6. Response turn placement.
+    ResponsePlacement,
+    /// 7. Counts match.
+    CountsMatch,
+    /// 8. No mixing.
+    NoMixing,
+    /// 10. Response name.
+    ResponseName,
+    /// 12. A signature on the first call of each step (optional).
+    ThoughtSignatures,
+    /// 13. Finite numbers.
+    FiniteNumbers,
+    /// 14. Alternating roles (optional).
+    AlternateRoles,
+}
+
+/// The Gemini API's rejection of a request: the rule broken and the API's
+/// text (shown as the text alone).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// The rule broken.
+    pub rule: Rule,
+    /// The API's text (for rule 13, this project's words).
+    pub text: String,
+}
+
+impl Rejection {
+    fn new(rule: Rule, text: impl Into<String>) -> Self {
+        Rejection {
+            rule,
+            text: text.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// Why a request did not reach the model: it could not be built (Spring
+/// throws) or the API rejects it. Shown as the exception (`CLASS: MESSAGE`)
+/// or the API's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Building the request threw.
+    NotBuilt(JavaException),
+    /// The API rejects the request.
+    Rejected(Rejection),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::NotBuilt(e) => write!(f, "{e}"),
+            Refusal::Rejected(r) => write!(f, "{r}"),
+        }
+    }
+}
+
+/// The verdict on a request as built: the exception if building threw,
+/// else the validator's.
+pub fn verdict(
+    build: Result<Request, JavaException>,
+    opts: ValidatorOptions,
+) -> Result<(), Refusal> {
+    match build {
+        Ok(r) => validate(&r, opts).map_err(Refusal::Rejected),
+        Err(e) => Err(Refusal::NotBuilt(e)),
+    }
+}
+
+/// The Gemini API's verdict on a request: `Ok` or its rejection.
 ///
 /// Checks in content order: parts present (2), role (4), non-empty text (3),
 /// response names (10), payload numbers (13), no mixing (8), call placement
@@ -38,9 +127,11 @@ pub const NO_MIXING: &str = "Please ensure that function call turn contains at l
 /// use toolcall_model::{gemini::{build_request, validate, ValidatorOptions}, model::message::{Message, ToolCall}};
 /// let dangling = [Message::user("a"), Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]), Message::user("b")];
 /// let r = build_request(&dangling, Default::default()).unwrap();
-/// assert!(validate(&r, ValidatorOptions::default()).unwrap_err().starts_with("Please ensure that the number"));
+/// let e = validate(&r, ValidatorOptions::default()).unwrap_err();
+/// assert_eq!(e.rule, toolcall_model::gemini::Rule::CountsMatch);
+/// assert!(e.text.starts_with("Please ensure that the number"));
 /// ```
-pub fn validate(request: &Request, opts: ValidatorOptions) -> Result<(), String> {
+pub fn validate(request: &Request, opts: ValidatorOptions) -> Result<(), Rejection> {
     validate_from(request, 0, opts)
 }
 
@@ -56,32 +147,48 @@ pub fn validate(request: &Request, opts: ValidatorOptions) -> Result<(), String>
 /// let r = build_request(&[Message::user("a"), Message::user("b")], Default::default()).unwrap();
 /// assert_eq!(validate_from(&r, 1, Default::default()), validate(&r, Default::default()));
 /// ```
-pub fn validate_from(request: &Request, from: usize, opts: ValidatorOptions) -> Result<(), String> {
+pub fn validate_from(
+    request: &Request,
+    from: usize,
+    opts: ValidatorOptions,
+) -> Result<(), Rejection> {
     let contents = &request.contents;
     if contents.is_empty() {
-        return Err("* GenerateContentRequest.contents: contents is not specified".into());
+        return Err(Rejection::new(
+            Rule::NonEmptyRequest,
+            "* GenerateContentRequest.contents: contents is not specified",
+        ));
     }
     for (i, c) in contents.iter().enumerate().skip(from) {
         if c.parts.is_empty() {
-            return Err(format!(
-                "* GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty."
+            return Err(Rejection::new(
+                Rule::NonEmptyParts,
+                format!(
+                    "* GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty."
+                ),
             ));
         }
         if c.role != "user" && c.role != "model" {
-            return Err("Please use a valid role: user, model.".into());
+            return Err(Rejection::new(
+                Rule::Roles,
+                "Please use a valid role: user, model.",
+            ));
         }
         for (j, p) in c.parts.iter().enumerate() {
             match p {
                 Part::Text(t) if t.is_empty() => {
-                    return Err("Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again.".into());
+                    return Err(Rejection::new(Rule::NonEmptyText, "Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again."));
                 }
                 Part::FunctionResponse { name, .. } if name.is_empty() => {
-                    return Err(format!("* GenerateContentRequest.contents[{i}].parts[{j}].function_response.name: Name cannot be empty."));
+                    return Err(Rejection::new(Rule::ResponseName, format!("* GenerateContentRequest.contents[{i}].parts[{j}].function_response.name: Name cannot be empty.")));
                 }
                 Part::FunctionResponse { response: p, .. } | Part::FunctionCall { args: p, .. }
                     if p.has_non_finite() =>
                 {
-                    return Err(format!("{NON_FINITE} (contents[{i}].parts[{j}])"));
+                    return Err(Rejection::new(
+                        Rule::FiniteNumbers,
+                        format!("{NON_FINITE} (contents[{i}].parts[{j}])"),
+                    ));
                 }
                 _ => {}
             }
@@ -89,7 +196,7 @@ pub fn validate_from(request: &Request, from: usize, opts: ValidatorOptions) -> 
         let calls = c.calls();
         let responses = c.responses();
         if calls > 0 && responses > 0 {
-            return Err(NO_MIXING.into());
+            return Err(Rejection::new(Rule::NoMixing, NO_MIXING));
         }
         let prev = i.checked_sub(1).map(|p| &contents[p]);
         if calls > 0 {
@@ -99,23 +206,24 @@ pub fn validate_from(request: &Request, from: usize, opts: ValidatorOptions) -> 
                 None => false,
             };
             if !ok || c.role != "model" {
-                return Err(CALL_PLACEMENT.into());
+                return Err(Rejection::new(Rule::CallPlacement, CALL_PLACEMENT));
             }
         }
         if responses > 0 && prev.is_none_or(|p| p.calls() == 0) {
-            return Err(RESPONSE_PLACEMENT.into());
+            return Err(Rejection::new(Rule::ResponsePlacement, RESPONSE_PLACEMENT));
         }
         if calls > 0 {
             let answered = contents.get(i + 1).map_or(0, |c| c.responses());
             if answered != calls {
-                return Err(COUNTS_MATCH.into());
+                return Err(Rejection::new(Rule::CountsMatch, COUNTS_MATCH));
             }
         }
     }
     if opts.alternate_roles && contents.windows(2).any(|w| w[0].role == w[1].role) {
-        return Err(
-            "Please ensure that multiturn requests alternate between user and model.".into(),
-        );
+        return Err(Rejection::new(
+            Rule::AlternateRoles,
+            "Please ensure that multiturn requests alternate between user and model.",
+        ));
     }
     if opts.thought_signatures {
         check_signatures(contents)?;
@@ -126,7 +234,7 @@ pub fn validate_from(request: &Request, from: usize, opts: ValidatorOptions) -> 
 /// Rule 12: in the current turn (from the last user content without function
 /// responses), the first function-call part of each model step carries a
 /// thought signature.
-pub(super) fn check_signatures(contents: &[Arc<Content>]) -> Result<(), String> {
+pub(super) fn check_signatures(contents: &[Arc<Content>]) -> Result<(), Rejection> {
     let start = contents
         .iter()
         .rposition(|c| c.role == "user" && c.responses() == 0)
@@ -139,7 +247,7 @@ pub(super) fn check_signatures(contents: &[Arc<Content>]) -> Result<(), String> 
             _ => None,
         });
         if first_call == Some(false) {
-            return Err("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:...` , position 1. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.".into());
+            return Err(Rejection::new(Rule::ThoughtSignatures, "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:...` , position 1. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."));
         }
     }
     Ok(())

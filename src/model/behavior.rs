@@ -13,172 +13,100 @@
 
 use std::fmt;
 
-/// The Spring AI release whose upstream behaviour is modelled.
-///
-/// Where 2.0.0 differs from 2.0.1 in what this model covers
-/// (docs/BEHAVIOUR.md, "Spring AI 2.0.0"): `DefaultToolCallingManager` has no
-/// tool call limits (no `ToolCallLimits`, no `onLimitExceeded`, no
-/// `ToolCallLimitExceededException`), and no `resolutionFallbackEnabled`: a
-/// name not among the request's tools is always looked up through the
-/// resolver. The rest (the exception processor, the memory, the advisors'
-/// order, Gemini's request building) is the same code.
-///
-/// ```
-/// use toolcall_model::model::behavior::SpringAi;
-/// assert_eq!("2.0.0".parse::<SpringAi>(), Ok(SpringAi::V2_0_0));
-/// assert_eq!(SpringAi::default().to_string(), "2.0.1");
-/// assert!(!SpringAi::V2_0_0.has_limits());
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub enum SpringAi {
-    /// Spring AI 2.0.0.
-    V2_0_0,
-    /// Spring AI 2.0.1 (the default).
-    #[default]
-    V2_0_1,
-}
+use crate::model::table::enum_table;
 
-impl SpringAi {
-    /// Every modelled version, oldest first.
-    pub const ALL: [SpringAi; 2] = [SpringAi::V2_0_0, SpringAi::V2_0_1];
-
-    /// The version as Maven writes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            SpringAi::V2_0_0 => "2.0.0",
-            SpringAi::V2_0_1 => "2.0.1",
+enum_table! {
+    /// The Spring AI release whose upstream behaviour is modelled.
+    ///
+    /// Where 2.0.0 differs from 2.0.1 in what this model covers
+    /// (docs/BEHAVIOUR.md, "Spring AI 2.0.0"): `DefaultToolCallingManager` has no
+    /// tool call limits (no `ToolCallLimits`, no `onLimitExceeded`, no
+    /// `ToolCallLimitExceededException`), and no `resolutionFallbackEnabled`: a
+    /// name not among the request's tools is always looked up through the
+    /// resolver. The rest (the exception processor, the memory, the advisors'
+    /// order, Gemini's request building) is the same code.
+    ///
+    /// ```
+    /// use toolcall_model::model::behavior::SpringAi;
+    /// assert_eq!("2.0.0".parse::<SpringAi>(), Ok(SpringAi::V2_0_0));
+    /// assert_eq!(SpringAi::default().to_string(), "2.0.1");
+    /// assert!(!SpringAi::V2_0_0.has_limits());
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+    pub enum SpringAi (SpringAiRow, parse UnknownSpringAi) {
+        fields {
+            /// Whether `DefaultToolCallingManager` checks tool call limits
+            /// (`ToolCallLimits`, new in 2.0.1).
+            has_limits: bool,
+            /// Whether the manager's builder has `resolutionFallbackEnabled`
+            /// (new in 2.0.1, off by default); 2.0.0's manager always asks its
+            /// resolver for a name not among the request's tools
+            /// (`.orElseGet(() -> this.toolCallbackResolver.resolve(toolName))`).
+            has_resolution_switch: bool,
         }
-    }
-
-    /// Whether `DefaultToolCallingManager` checks tool call limits
-    /// (`ToolCallLimits`, new in 2.0.1).
-    pub fn has_limits(self) -> bool {
-        self != SpringAi::V2_0_0
-    }
-
-    /// Whether the manager's builder has `resolutionFallbackEnabled` (new
-    /// in 2.0.1, off by default); 2.0.0's manager always asks its resolver
-    /// for a name not among the request's tools
-    /// (`.orElseGet(() -> this.toolCallbackResolver.resolve(toolName))`).
-    pub fn has_resolution_switch(self) -> bool {
-        self != SpringAi::V2_0_0
-    }
-}
-
-impl fmt::Display for SpringAi {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        /// Spring AI 2.0.0.
+        V2_0_0 = "2.0.0" { has_limits: false, has_resolution_switch: false },
+        /// Spring AI 2.0.1 (the default).
+        #[default]
+        V2_0_1 = "2.0.1" { has_limits: true, has_resolution_switch: true },
     }
 }
 
 /// A version this model does not describe.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("Spring AI '{0}' is not modelled (known: 2.0.0, 2.0.1)")]
+#[error("Spring AI '{0}' is not modelled (known: {known})", known = SpringAi::known())]
 pub struct UnknownSpringAi(pub String);
 
-impl std::str::FromStr for SpringAi {
-    type Err = UnknownSpringAi;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        SpringAi::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| UnknownSpringAi(s.to_owned()))
-    }
-}
-
-/// A fix, by its public name.
-///
-/// ```
-/// use toolcall_model::model::behavior::Fix;
-/// assert_eq!("error-key".parse::<Fix>(), Ok(Fix::ErrorKey));
-/// assert_eq!(Fix::ErrorKey.to_string(), "error-key");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Fix {
-    /// `breach-through-processor`: a breach is shaped by the exception processor.
-    BreachThroughProcessor,
-    /// `strict-json-or-wrap`: tool responses convert strictly, non-JSON is wrapped.
-    StrictJsonOrWrap,
-    /// `error-key`: failure responses go to Gemini under `error`.
-    ErrorKey,
-    /// `close-dangling-calls`: a THROW batch answers every call.
-    CloseDanglingCalls,
-    /// `store-answered-generation`: of a reply with tool calls, the memory
-    /// stores only the generation the manager answers.
-    StoreAnsweredGeneration,
-    /// `keep-current-turn`: the memory window never evicts the current
-    /// turn's user message.
-    KeepCurrentTurn,
-    /// `evict-orphan-responses`: the memory window cuts at the count and
-    /// evicts the tool responses left without their call (spring-ai PR
-    /// 6029, LangChain4j PR 666). Not in `all`.
-    EvictOrphanResponses,
-}
-
-impl Fix {
-    /// Every fix, in a fixed order.
-    pub const ALL: [Fix; 7] = [
-        Fix::BreachThroughProcessor,
-        Fix::StrictJsonOrWrap,
-        Fix::ErrorKey,
-        Fix::CloseDanglingCalls,
-        Fix::StoreAnsweredGeneration,
-        Fix::KeepCurrentTurn,
-        Fix::EvictOrphanResponses,
-    ];
-
-    /// Whether `all` turns this fix on: every fix except the upstream
-    /// proposal [`Fix::EvictOrphanResponses`], which replaces the step of
-    /// the memory window that [`Fix::KeepCurrentTurn`] fixes (with both on,
-    /// the cut would split earlier turns).
+enum_table! {
+    /// A fix, by its public name.
     ///
     /// ```
     /// use toolcall_model::model::behavior::Fix;
-    /// assert!(Fix::KeepCurrentTurn.in_all());
-    /// assert!(!Fix::EvictOrphanResponses.in_all());
+    /// assert_eq!("error-key".parse::<Fix>(), Ok(Fix::ErrorKey));
+    /// assert_eq!(Fix::ErrorKey.to_string(), "error-key");
     /// ```
-    pub fn in_all(self) -> bool {
-        self != Fix::EvictOrphanResponses
-    }
-
-    /// The public name.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::model::behavior::Fix::StrictJsonOrWrap.name(), "strict-json-or-wrap");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            Fix::BreachThroughProcessor => "breach-through-processor",
-            Fix::StrictJsonOrWrap => "strict-json-or-wrap",
-            Fix::ErrorKey => "error-key",
-            Fix::CloseDanglingCalls => "close-dangling-calls",
-            Fix::StoreAnsweredGeneration => "store-answered-generation",
-            Fix::KeepCurrentTurn => "keep-current-turn",
-            Fix::EvictOrphanResponses => "evict-orphan-responses",
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Fix (FixRow, parse UnknownFix) {
+        fields {
+            /// Whether `all` turns this fix on: every fix except the upstream
+            /// proposal [`Fix::EvictOrphanResponses`], which replaces the step of
+            /// the memory window that [`Fix::KeepCurrentTurn`] fixes (with both on,
+            /// the cut would split earlier turns).
+            ///
+            /// ```
+            /// use toolcall_model::model::behavior::Fix;
+            /// assert!(Fix::KeepCurrentTurn.in_all());
+            /// assert!(!Fix::EvictOrphanResponses.in_all());
+            /// ```
+            in_all: bool,
+            /// Its switch in [`Fixes`].
+            switch: fn(&mut Fixes) -> &mut bool,
         }
-    }
-}
-
-impl fmt::Display for Fix {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        /// `breach-through-processor`: a breach is shaped by the exception processor.
+        BreachThroughProcessor = "breach-through-processor" { in_all: true, switch: |f| &mut f.breach_through_processor },
+        /// `strict-json-or-wrap`: tool responses convert strictly, non-JSON is wrapped.
+        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, switch: |f| &mut f.strict_json_or_wrap },
+        /// `error-key`: failure responses go to Gemini under `error`.
+        ErrorKey = "error-key" { in_all: true, switch: |f| &mut f.error_key },
+        /// `close-dangling-calls`: a THROW batch answers every call.
+        CloseDanglingCalls = "close-dangling-calls" { in_all: true, switch: |f| &mut f.close_dangling_calls },
+        /// `store-answered-generation`: of a reply with tool calls, the memory
+        /// stores only the generation the manager answers.
+        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, switch: |f| &mut f.store_answered_generation },
+        /// `keep-current-turn`: the memory window never evicts the current
+        /// turn's user message.
+        KeepCurrentTurn = "keep-current-turn" { in_all: true, switch: |f| &mut f.keep_current_turn },
+        /// `evict-orphan-responses`: the memory window cuts at the count and
+        /// evicts the tool responses left without their call (spring-ai PR
+        /// 6029, LangChain4j PR 666). Not in `all`.
+        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, switch: |f| &mut f.evict_orphan_responses },
     }
 }
 
 /// A name that is not a fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown fix '{0}' (known: breach-through-processor, strict-json-or-wrap, error-key, close-dangling-calls, store-answered-generation, keep-current-turn, evict-orphan-responses, all)")]
+#[error("unknown fix '{0}' (known: {known}, all)", known = Fix::known())]
 pub struct UnknownFix(pub String);
-
-impl std::str::FromStr for Fix {
-    type Err = UnknownFix;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Fix::ALL
-            .into_iter()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| UnknownFix(s.to_owned()))
-    }
-}
 
 /// Which fixes are on. `Fixes::default()` is upstream.
 ///
@@ -280,15 +208,7 @@ impl Fixes {
     /// assert!(Fixes::default().with(Fix::ErrorKey).error_key);
     /// ```
     pub fn with(mut self, fix: Fix) -> Self {
-        match fix {
-            Fix::BreachThroughProcessor => self.breach_through_processor = true,
-            Fix::StrictJsonOrWrap => self.strict_json_or_wrap = true,
-            Fix::ErrorKey => self.error_key = true,
-            Fix::CloseDanglingCalls => self.close_dangling_calls = true,
-            Fix::StoreAnsweredGeneration => self.store_answered_generation = true,
-            Fix::KeepCurrentTurn => self.keep_current_turn = true,
-            Fix::EvictOrphanResponses => self.evict_orphan_responses = true,
-        }
+        *fix.switch()(&mut self) = true;
         self
     }
 
@@ -298,16 +218,8 @@ impl Fixes {
     /// use toolcall_model::model::behavior::{Fix, Fixes};
     /// assert!(!Fixes::upstream().has(Fix::ErrorKey));
     /// ```
-    pub fn has(self, fix: Fix) -> bool {
-        match fix {
-            Fix::BreachThroughProcessor => self.breach_through_processor,
-            Fix::StrictJsonOrWrap => self.strict_json_or_wrap,
-            Fix::ErrorKey => self.error_key,
-            Fix::CloseDanglingCalls => self.close_dangling_calls,
-            Fix::StoreAnsweredGeneration => self.store_answered_generation,
-            Fix::KeepCurrentTurn => self.keep_current_turn,
-            Fix::EvictOrphanResponses => self.evict_orphan_responses,
-        }
+    pub fn has(mut self, fix: Fix) -> bool {
+        *fix.switch()(&mut self)
     }
 
     /// Whether no fix is on.
@@ -407,4 +319,16 @@ pub fn behavior_sets() -> Vec<BehaviorSet> {
         gemini_tool_text: true,
     });
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Fix, Fixes};
+
+    #[test]
+    fn each_fix_has_a_switch_of_its_own() {
+        for fix in Fix::ALL {
+            assert_eq!(Fixes::only(fix).enabled(), vec![fix], "{fix}");
+        }
+    }
 }

@@ -12,4 +12,6 @@ pub mod limits;
 pub mod manager;
 pub mod message;
 pub mod processor;
+pub(crate) mod table;
+pub mod text;
 pub mod tools;

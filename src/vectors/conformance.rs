@@ -25,6 +25,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::text::cut_bytes;
 use crate::vectors::{match_value, numbers_equal, Vector};
 
 /// What the Java runner printed for one vector.
@@ -252,14 +253,10 @@ fn unmark(v: &Value, key: &str) -> Value {
 
 fn short(v: &Value) -> String {
     let s = v.to_string();
-    if s.len() <= 200 {
-        return s;
+    match cut_bytes(&s, 200) {
+        Some(head) => format!("{head}… ({} bytes)", s.len()),
+        None => s,
     }
-    let cut = (0..=200)
-        .rev()
-        .find(|&i| s.is_char_boundary(i))
-        .unwrap_or(0);
-    format!("{}… ({} bytes)", &s[..cut], s.len())
 }
 
 /// Every difference between two results, as `pointer: left ≠ right` lines:

@@ -1,0 +1,573 @@
+//! Typed scenario inputs (quinn/regex style): small indices into pools of
+//! names, outputs and classes, decoded with [`arbitrary`] into scenarios.
+
+use std::fmt::Debug;
+
+use arbitrary::{Arbitrary, Unstructured};
+use serde_json::{json, Map, Value};
+
+use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
+use crate::checking::scenario::Scenario;
+use crate::model::behavior::Fixes;
+use crate::model::java::{
+    ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, RUNTIME_EXCEPTION, THROWABLE,
+    TOOL_CALL_LIMIT_EXCEEDED,
+};
+use crate::model::limits::{Limits, OnExceeded};
+use crate::model::manager::Config;
+use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
+use crate::model::processor::{Processor, ProcessorKind};
+use crate::model::tools::{Outcome, Registered, ToolSpec};
+
+use super::{MAX_CALLS, MAX_CASE_BYTES, MAX_PRIOR, MAX_ROUNDS, MAX_TEXT_CHARS, MAX_TOOLS};
+
+/// Tool names, weighted towards the tools that always exist (`a`, `b`, `c`:
+/// see [`Setup::tools`]); `d` exists only if the input declares it, `ghost`
+/// never, and the blank name is refused by the limit builder.
+pub(super) const NAMES: &[&str] = &["a", "b", "c", "a", "b", "d", "ghost", " "];
+
+/// The tools [`Setup::tools`] adds when the input declares none of that name.
+pub(super) const DEFAULT_TOOLS: &[&str] = &["a", "b", "c"];
+
+/// Tool outputs: method-tool JSON, the texts of the seeds and issue 5437,
+/// blank and near-JSON texts.
+pub(super) const OUTPUTS: &[&str] = &[
+    "\"SPRING AI\"",
+    "{\"a\":1}",
+    "42",
+    "3.0 + 5.0 = 8.0",
+    "[ERROR] disk full",
+    "",
+    "   ",
+    "null",
+    "true",
+    "{\"error\":\"x\"}",
+    "[1,2]",
+    "{\"a\":1} trailing",
+    "42apples",
+    "\"unterminated",
+    "{}",
+    "\u{feff}{}",
+    "sunny",
+    "{\"a\":1,\"a\":2}",
+];
+
+/// Argument texts: JSON, empty, Java and non-Java whitespace, non-JSON.
+pub(super) const ARGUMENTS: &[&str] = &[
+    "{}",
+    "",
+    "  ",
+    "\u{2003}",
+    "\u{a0}",
+    "{\"text\":\"spring ai\"}",
+    "not json",
+    "[1]",
+    "{\"a\":1} x",
+    "42",
+];
+
+/// Exception classes: runtime, checked and error ones, two user-declared
+/// ones (see [`class_table`]), the limit exception and `Throwable`.
+pub(super) const CLASSES: &[&str] = &[
+    ILLEGAL_STATE,
+    ILLEGAL_ARGUMENT,
+    "java.lang.NumberFormatException",
+    "java.lang.NullPointerException",
+    RUNTIME_EXCEPTION,
+    "java.io.IOException",
+    "java.io.FileNotFoundException",
+    "java.lang.Exception",
+    "java.lang.AssertionError",
+    "java.lang.OutOfMemoryError",
+    "com.acme.Oops",
+    "com.acme.CheckedOops",
+    TOOL_CALL_LIMIT_EXCEEDED,
+    THROWABLE,
+];
+
+/// The built-in classes plus the two user-declared ones of the declarations the fuzz targets draw from.
+pub fn class_table() -> ClassTable {
+    let mut t = ClassTable::builtin();
+    t.declare("com.acme.Oops", ILLEGAL_STATE)
+        .expect("a fresh declaration");
+    t.declare("com.acme.CheckedOops", "java.io.IOException")
+        .expect("a fresh declaration");
+    t
+}
+
+pub(super) fn pick<'a>(pool: &[&'a str], i: u8) -> &'a str {
+    pool[usize::from(i) % pool.len()]
+}
+
+pub(super) fn name(i: u8) -> String {
+    pick(NAMES, i).to_owned()
+}
+
+pub(super) fn bounded<T>(v: &[T], max: usize) -> &[T] {
+    &v[..v.len().min(max)]
+}
+
+/// A text: one of a pool, or a short free-form one.
+#[derive(Debug, Clone, Arbitrary)]
+pub enum Text {
+    /// The pool's entry at this index (modulo its length).
+    Pool(u8),
+    /// Free text, cut to [`MAX_TEXT_CHARS`] characters.
+    Raw(String),
+}
+
+impl Text {
+    pub(super) fn resolve(&self, pool: &[&str]) -> String {
+        match self {
+            Text::Pool(i) => pick(pool, *i).to_owned(),
+            Text::Raw(s) => s.chars().take(MAX_TEXT_CHARS).collect(),
+        }
+    }
+}
+
+/// One limit-builder call; a call the builder refuses is skipped.
+#[derive(Debug, Clone, Arbitrary)]
+pub enum LimitOp {
+    /// `maxCallsPerTool(n % 6)` (0 is refused).
+    MaxPerTool(u8),
+    /// `unlimitedCallsPerTool()`.
+    UnlimitedPerTool,
+    /// `maxCallsPerTool(name, n % 6)`.
+    Override(u8, u8),
+    /// `excludeToolFromLimit(name)`.
+    Exclude(u8),
+    /// `maxTotalToolCalls(n % 10)`.
+    MaxTotal(u8),
+    /// `unlimitedTotalToolCalls()`.
+    UnlimitedTotal,
+}
+
+/// The manager's configuration.
+#[derive(Debug, Clone, Arbitrary)]
+pub struct Setup {
+    /// Limit-builder calls, in order (at most 6).
+    pub limits: Vec<LimitOp>,
+    /// `RETURN_ERROR_RESPONSE` rather than `THROW`.
+    pub return_error_response: bool,
+    /// The JSON-error processor rather than the default one.
+    pub json_error_processor: bool,
+    /// `alwaysThrow`.
+    pub always_throw: bool,
+    /// Rethrow classes (indices into the class pool; at most 3).
+    pub rethrow: Vec<u8>,
+    /// Resolution fallback.
+    pub resolution_fallback: bool,
+    /// The fixes, in [`crate::model::behavior::Fix::ALL`] order.
+    pub fixes: [bool; 4],
+    /// The tools (at most [`MAX_TOOLS`]).
+    pub tools: Vec<ToolInput>,
+}
+
+/// One tool.
+#[derive(Debug, Clone, Arbitrary)]
+pub struct ToolInput {
+    /// Name index.
+    pub name: u8,
+    /// `returnDirect`.
+    pub return_direct: bool,
+    /// Registered with the resolver only.
+    pub resolver: bool,
+    /// Its script (at most 4 outcomes).
+    pub outcomes: Vec<OutcomeInput>,
+}
+
+/// One scripted invocation.
+#[derive(Debug, Clone, Arbitrary)]
+pub enum OutcomeInput {
+    /// Returns an output text.
+    Returns(Text),
+    /// Returns Java null.
+    ReturnsNull,
+    /// Returns its arguments.
+    Echo,
+    /// Throws.
+    Throws {
+        /// Class index.
+        class: u8,
+        /// The message (null when absent).
+        message: Option<Text>,
+        /// Wrapped in `ToolExecutionException`.
+        wrapped: bool,
+    },
+}
+
+/// One tool call.
+#[derive(Debug, Clone, Arbitrary)]
+pub struct CallInput {
+    /// Call id index (ids may repeat).
+    pub id: u8,
+    /// Name index.
+    pub name: u8,
+    /// Arguments (null when absent).
+    pub arguments: Option<Text>,
+}
+
+/// One generation of a model reply.
+#[derive(Debug, Clone, Arbitrary)]
+pub struct GenerationInput {
+    /// The text.
+    pub text: Option<Text>,
+    /// The tool calls (at most [`MAX_CALLS`]).
+    pub calls: Vec<CallInput>,
+    /// How many thought signatures its metadata lists (0: none).
+    pub signatures: u8,
+}
+
+/// One prior message.
+#[derive(Debug, Clone, Arbitrary)]
+pub enum MessageInput {
+    /// A system message.
+    System(Option<Text>),
+    /// A user message.
+    User(Option<Text>),
+    /// An assistant message.
+    Assistant(GenerationInput),
+    /// A tool message (at most [`MAX_CALLS`] responses).
+    Tool(Vec<ResponseInput>),
+}
+
+/// One prior tool response.
+#[derive(Debug, Clone, Arbitrary)]
+pub struct ResponseInput {
+    /// Call id index.
+    pub id: u8,
+    /// Name index.
+    pub name: u8,
+    /// The data.
+    pub data: Text,
+    /// Marked as an error.
+    pub error: bool,
+}
+
+pub(super) fn call(c: &CallInput) -> ToolCall {
+    ToolCall {
+        id: format!("c{}", c.id % 8),
+        kind: "function".to_owned(),
+        name: name(c.name),
+        arguments: c.arguments.as_ref().map(|t| t.resolve(ARGUMENTS)),
+    }
+}
+
+pub(super) fn generation(g: &GenerationInput) -> Generation {
+    let mut metadata = Map::new();
+    if g.signatures > 0 {
+        let sigs = (0..g.signatures % 4).map(|i| json!(format!("sig{i}")));
+        metadata.insert("thoughtSignatures".into(), Value::Array(sigs.collect()));
+    }
+    Generation {
+        kind: None,
+        text: g.text.as_ref().map(|t| t.resolve(OUTPUTS)),
+        tool_calls: bounded(&g.calls, MAX_CALLS).iter().map(call).collect(),
+        finish_reason: None,
+        metadata,
+    }
+}
+
+pub(super) fn message(m: &MessageInput) -> Message {
+    let text = |t: &Option<Text>| t.as_ref().map(|t| t.resolve(OUTPUTS));
+    match m {
+        MessageInput::System(t) => Message::System { text: text(t) },
+        MessageInput::User(t) => Message::User { text: text(t) },
+        MessageInput::Assistant(g) => generation(g).to_message(),
+        MessageInput::Tool(rs) => Message::Tool {
+            responses: bounded(rs, MAX_CALLS)
+                .iter()
+                .map(|r| ToolResponse {
+                    id: format!("c{}", r.id % 8),
+                    name: name(r.name),
+                    data: r.data.resolve(OUTPUTS),
+                    error: r.error,
+                })
+                .collect(),
+        },
+    }
+}
+
+impl Setup {
+    /// The limits: the builder calls in order, refused ones skipped.
+    pub fn limits(&self) -> Limits {
+        let mut l = Limits::default();
+        for op in bounded(&self.limits, 6) {
+            let next = match op {
+                LimitOp::MaxPerTool(n) => l.clone().max_calls_per_tool(i32::from(n % 6)),
+                LimitOp::UnlimitedPerTool => Ok(l.clone().unlimited_calls_per_tool()),
+                LimitOp::Override(i, n) => l
+                    .clone()
+                    .max_calls_per_tool_for(&name(*i), i32::from(n % 6)),
+                LimitOp::Exclude(i) => l.clone().exclude_tool_from_limit(&name(*i)),
+                LimitOp::MaxTotal(n) => l.clone().max_total_tool_calls(i32::from(n % 10)),
+                LimitOp::UnlimitedTotal => Ok(l.clone().unlimited_total_tool_calls()),
+            };
+            if let Ok(next) = next {
+                l = next;
+            }
+        }
+        l.on_exceeded = if self.return_error_response {
+            OnExceeded::ReturnErrorResponse
+        } else {
+            OnExceeded::Throw
+        };
+        l
+    }
+
+    /// The behaviour set.
+    pub fn fixes(&self) -> Fixes {
+        let [a, b, c, d] = self.fixes;
+        Fixes {
+            breach_through_processor: a,
+            strict_json_or_wrap: b,
+            error_key: c,
+            close_dangling_calls: d,
+            ..Fixes::default()
+        }
+    }
+
+    /// The manager configuration.
+    pub fn config(&self) -> Config {
+        Config {
+            limits: self.limits(),
+            resolution_fallback: self.resolution_fallback,
+            processor: Processor {
+                kind: if self.json_error_processor {
+                    ProcessorKind::JsonError
+                } else {
+                    ProcessorKind::Default
+                },
+                always_throw: self.always_throw,
+                rethrow: bounded(&self.rethrow, 3)
+                    .iter()
+                    .map(|&i| pick(CLASSES, i).to_owned())
+                    .collect(),
+            },
+            classes: class_table(),
+            fixes: self.fixes(),
+            version: Default::default(),
+        }
+    }
+
+    /// The tools; a second tool with the same name and registration is dropped
+    /// (the vector format refuses it), and each of `a`, `b`, `c` that the
+    /// input does not declare as a request tool returns `"ok"`.
+    pub fn tools(&self) -> Vec<ToolSpec> {
+        let mut out: Vec<ToolSpec> = Vec::new();
+        for t in bounded(&self.tools, MAX_TOOLS) {
+            let registered = if t.resolver {
+                Registered::Resolver
+            } else {
+                Registered::Request
+            };
+            let n = name(t.name);
+            if out
+                .iter()
+                .any(|o| o.name == n && o.registered == registered)
+            {
+                continue;
+            }
+            out.push(ToolSpec {
+                name: n,
+                return_direct: t.return_direct,
+                registered,
+                outcomes: bounded(&t.outcomes, 4).iter().map(outcome).collect(),
+            });
+        }
+        for n in DEFAULT_TOOLS {
+            if !out
+                .iter()
+                .any(|o| o.name == *n && o.registered == Registered::Request)
+            {
+                out.push(ToolSpec::returning(n, "\"ok\""));
+            }
+        }
+        out
+    }
+}
+
+pub(super) fn outcome(o: &OutcomeInput) -> Outcome {
+    match o {
+        OutcomeInput::Returns(t) => Outcome::Returns(Some(t.resolve(OUTPUTS))),
+        OutcomeInput::ReturnsNull => Outcome::Returns(None),
+        OutcomeInput::Echo => Outcome::EchoArguments,
+        OutcomeInput::Throws {
+            class,
+            message,
+            wrapped,
+        } => Outcome::Throws {
+            exception: JavaException {
+                class: pick(CLASSES, *class).to_owned(),
+                message: message.as_ref().map(|t| t.resolve(OUTPUTS)),
+                cause: None,
+            },
+            wrapped: *wrapped,
+        },
+    }
+}
+
+/// The manager target's input: a setup, a prior history and batches that
+/// the model asks for in turn.
+#[derive(Debug, Clone, Arbitrary)]
+pub struct ManagerInput {
+    /// The manager and its tools.
+    pub setup: Setup,
+    /// Prior messages (at most [`MAX_PRIOR`]); a user message is appended
+    /// when `ask` is set.
+    pub prior: Vec<MessageInput>,
+    /// Append a user message to the prior history.
+    pub ask: bool,
+    /// The batches: one model reply each (at most [`MAX_ROUNDS`] replies of
+    /// at most 3 generations).
+    pub batches: Vec<Vec<GenerationInput>>,
+}
+
+impl ManagerInput {
+    /// The prior history.
+    pub fn history(&self) -> Vec<Message> {
+        let mut h: Vec<Message> = bounded(&self.prior, MAX_PRIOR)
+            .iter()
+            .map(message)
+            .collect();
+        if self.ask {
+            h.push(Message::user("question"));
+        }
+        h
+    }
+
+    /// The model replies, one per batch.
+    pub fn replies(&self) -> Vec<Vec<Generation>> {
+        bounded(&self.batches, MAX_ROUNDS)
+            .iter()
+            .map(|gs| bounded(gs, 3).iter().map(generation).collect())
+            .collect()
+    }
+}
+
+/// The tool_loop target's input: a [`ManagerInput`] run through the loop
+/// with a provider, memory, the workaround advisor and a round bound.
+#[derive(Debug, Clone, Arbitrary)]
+pub struct LoopInput {
+    /// The manager, tools, history and model replies.
+    pub turn: ManagerInput,
+    /// Shape the turn as a well-formed conversation: the history is an
+    /// optional system message and one user message, and every reply is one
+    /// generation whose text is not blank when it calls no tool.
+    pub well_formed: bool,
+    /// Force every fix on.
+    pub all_fixes: bool,
+    /// `conversationHistoryEnabled`.
+    pub conversation_history: bool,
+    /// Provider `none` rather than Gemini.
+    pub provider_none: bool,
+    /// Memory: 0 none, 1 inside, 2 outside (modulo 3).
+    pub memory: u8,
+    /// The seed's `GeminiToolTextAdvisor`.
+    pub gemini_tool_text: bool,
+    /// Validator rule 12 (thought signatures).
+    pub thought_signatures: bool,
+    /// Validator rule 14 (alternating roles).
+    pub alternate_roles: bool,
+    /// The round bound: 1 + this modulo 10.
+    pub max_rounds: u8,
+    /// Leave the script without a final answer (so it may run out).
+    pub open_ended: bool,
+}
+
+impl LoopInput {
+    /// The scenario.
+    pub fn scenario(&self) -> Scenario {
+        let mut manager = self.turn.setup.config();
+        if self.all_fixes {
+            manager.fixes = Fixes::all();
+        }
+        let config = LoopConfig {
+            conversation_history: self.conversation_history,
+            provider: if self.provider_none {
+                Provider::None
+            } else {
+                Provider::Gemini
+            },
+            memory: match self.memory % 3 {
+                0 => Memory::None,
+                1 => Memory::Inside,
+                _ => Memory::Outside,
+            },
+            gemini_tool_text: self.gemini_tool_text,
+            validator: crate::gemini::ValidatorOptions {
+                thought_signatures: self.thought_signatures,
+                alternate_roles: self.alternate_roles,
+            },
+            max_rounds: 1 + usize::from(self.max_rounds % 10),
+            ..LoopConfig::new(manager)
+        };
+        let mut history = self.turn.history();
+        let mut model = self.turn.replies();
+        if !self.open_ended {
+            model.push(vec![Generation {
+                text: Some("done".to_owned()),
+                ..Generation::default()
+            }]);
+        }
+        if self.well_formed {
+            let system = history
+                .iter()
+                .find(|m| matches!(m, Message::System { text: Some(t) } if !t.is_empty()))
+                .cloned();
+            history = system
+                .into_iter()
+                .chain([Message::user("question")])
+                .collect();
+            for reply in &mut model {
+                reply.truncate(1);
+                if reply.is_empty() {
+                    reply.push(Generation::default());
+                }
+                let g = &mut reply[0];
+                if g.tool_calls.is_empty()
+                    && !g
+                        .text
+                        .as_deref()
+                        .is_some_and(crate::model::limits::has_text)
+                {
+                    g.text = Some("done".to_owned());
+                }
+            }
+        }
+        Scenario {
+            config,
+            tools: self.turn.setup.tools(),
+            history,
+            model,
+        }
+    }
+}
+
+/// A scenario as a replayable vector, for reproducers.
+pub(super) fn vector_of(s: &Scenario) -> String {
+    let v = s.to_vector(
+        "fuzz-reproducer",
+        "printed by a fuzz target; replay with `toolcall-model run`",
+        json!({}),
+    );
+    serde_json::to_string_pretty(&v).unwrap_or_default()
+}
+
+/// Panics with a scenario reproducer: the decoded input and the scenario as
+/// a vector that `toolcall-model run` replays.
+#[track_caller]
+pub(super) fn fail_scenario(target: &str, what: &str, input: &dyn Debug, scenario: &Scenario) -> ! {
+    panic!(
+        "fuzz target `{target}`: {what}\ninput: {input:#?}\nscenario as a vector:\n{}",
+        vector_of(scenario)
+    )
+}
+
+/// Decodes a typed input from the whole of `data`.
+pub(super) fn decode<T: for<'a> Arbitrary<'a>>(data: &[u8]) -> Option<T> {
+    if data.len() > MAX_CASE_BYTES {
+        return None;
+    }
+    T::arbitrary_take_rest(Unstructured::new(data)).ok()
+}

@@ -1,0 +1,266 @@
+//! The scenario targets: `manager` (an arbitrary scenario through the
+//! manager, batch by batch) and `tool_loop` (a multi-round loop with
+//! memory), each judged by the invariants it claims.
+
+use std::fmt::Debug;
+
+use crate::chat::tool_loop::{EndKind, LoopConfig, LoopError, Memory, Provider};
+use crate::checking::invariants::{check, Evidence, Invariant, Verdict};
+use crate::checking::scenario::Scenario;
+use crate::model::limits::Counts;
+use crate::model::manager::{execute_tool_calls, execute_with_counts, ManagerError};
+use crate::model::message::{Generation, Message};
+
+use super::inputs::{decode, fail_scenario, LoopInput, ManagerInput};
+
+/// The manager target: a [`ManagerInput`] through the manager, batch by
+/// batch, as the loop would thread the history.
+///
+/// * `execute_tool_calls` (counts rebuilt from the history) and
+///   `execute_with_counts` (counts given) agree on every batch, on the result,
+///   the error and the tools run; the counts after a batch equal the recount
+///   of its history (invariant 3);
+/// * the same turn through the tool loop (provider `none`, no memory) runs
+///   the same tools and ends as the batches did;
+/// * the invariants of docs/INVARIANTS.md that hold for the behaviour
+///   set hold on that run.
+///
+/// ```
+/// toolcall_model::checking::fuzzing::manager(&[0u8; 64]);
+/// ```
+pub fn manager(data: &[u8]) {
+    const T: &str = "manager";
+    let Some(input) = decode::<ManagerInput>(data) else {
+        return;
+    };
+    let cfg = input.setup.config();
+    let tools = input.setup.tools();
+    let replies = input.replies();
+    let mut model = replies.clone();
+    model.push(vec![Generation {
+        text: Some("done".to_owned()),
+        ..Generation::default()
+    }]);
+    let scenario = Scenario {
+        config: LoopConfig {
+            provider: Provider::None,
+            ..LoopConfig::new(cfg.clone())
+        },
+        tools: tools.clone(),
+        history: input.history(),
+        model,
+    };
+    let fail = |what: &str| -> ! { fail_scenario(T, what, &input, &scenario) };
+
+    let mut history = input.history();
+    let mut by_recount = crate::model::tools::Toolbox::new(tools.clone());
+    let mut by_counts = crate::model::tools::Toolbox::new(tools);
+    // How the turn ends when run batch by batch.
+    let mut end = EndKind::Completed;
+    for gens in &replies {
+        let prior = Counts::recount(&history);
+        let a = execute_tool_calls(&cfg, &history, gens, &mut by_recount);
+        let b = execute_with_counts(&cfg, history.clone(), gens, prior, &mut by_counts);
+        if by_recount.invocations() != by_counts.invocations() {
+            fail("the recounting and incremental paths ran different tools");
+        }
+        match (a, b) {
+            (Ok(ra), Ok((rb, after))) => {
+                if ra != rb {
+                    fail("the recounting and incremental paths gave different results");
+                }
+                if after != Counts::recount(&rb.history) {
+                    fail("the counts after a batch differ from the recount of its history");
+                }
+                if ra.return_direct {
+                    end = EndKind::ReturnDirect;
+                    break;
+                }
+                history = ra.history;
+            }
+            (Err(ea), Err(eb)) => {
+                if ea != eb {
+                    fail("the recounting and incremental paths failed differently");
+                }
+                end = match ea {
+                    ManagerError::LimitExceeded(_) => EndKind::LimitExceeded,
+                    _ if gens.iter().all(|g| g.tool_calls.is_empty()) => EndKind::Completed,
+                    _ => EndKind::Error,
+                };
+                break;
+            }
+            _ => fail("one path failed and the other did not"),
+        }
+    }
+
+    let (run, toolbox) = match scenario.run() {
+        Ok(r) => r,
+        Err(e) => fail(&format!("the loop did not run: {e}")),
+    };
+    if toolbox.invocations() != by_recount.invocations() {
+        fail("the loop ran different tools than the batches");
+    }
+    if run.kind != end {
+        fail(&format!(
+            "the loop ended as {:?}, the batches as {end:?}",
+            run.kind
+        ));
+    }
+    check_invariants(T, &input, &scenario);
+}
+
+/// Whether the fuzz targets claim `invariant` for the scenario and its run:
+/// the invariants docs/INVARIANTS.md states for its behaviour set,
+/// under the preconditions documented in `fuzz/README.md`.
+pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
+    let s = evidence.scenario;
+    let f = s.config.manager.fixes;
+    match invariant {
+        Invariant::OneResponsePerCall | Invariant::Limits | Invariant::Counting => true,
+        Invariant::JsonSafe => f.breach_through_processor,
+        Invariant::GeminiSafe | Invariant::Lossless => f.strict_json_or_wrap,
+        // The memory's window: with the fixes that keep the current turn
+        // and store the generation the loop continues with (the seed's
+        // advisor, which rewrites what the memory stores, aside).
+        Invariant::QuestionKept | Invariant::MemoryKeepsTurns => {
+            f.keep_current_turn && f.store_answered_generation && !s.config.gemini_tool_text
+        }
+        // Preconditions: the request is a new turn (its last non-system
+        // message is a user message) whose system messages lead it; without conversation history the loop
+        // sends the last message alone, so only a memory inside the loop
+        // restores the pairs; and an inside memory stores every generation
+        // of a reply, so a reply holds at most one (Gemini's default
+        // candidate count): a second one is a message no fix answers.
+        Invariant::TranscriptValid => {
+            let new_turn = s
+                .history
+                .iter()
+                .rev()
+                .find(|m| !matches!(m, Message::System { .. }))
+                .is_some_and(Message::is_user);
+            // An inside memory finds itself in the prompt only as one
+            // contiguous run; a system message after the first non-system
+            // one breaks the run, and so does the seed's workaround advisor,
+            // which rewrites a tool message the memory then stores while the
+            // loop's own history keeps it raw. The memory is then prepended
+            // again.
+            let is_system = |m: &&Message| matches!(m, Message::System { .. });
+            let system_leads = s
+                .history
+                .iter()
+                .skip_while(is_system)
+                .all(|m| !is_system(&m));
+            let inside = s.config.memory == Memory::Inside;
+            f.close_dangling_calls
+                && new_turn
+                && (!inside || (system_leads && !s.config.gemini_tool_text))
+                && (s.config.conversation_history || inside)
+                && (!inside || s.model.iter().all(|reply| reply.len() <= 1))
+        }
+    }
+}
+
+/// The invariants of docs/INVARIANTS.md that hold for the scenario's
+/// behaviour set ([`claimed`]), judged by [`crate::checking::invariants::check`].
+pub(super) fn check_invariants(target: &str, input: &dyn Debug, scenario: &Scenario) {
+    let Ok(evidence) = Evidence::gather(scenario) else {
+        return; // not a valid turn: the script ran out
+    };
+    for invariant in Invariant::ALL {
+        if !claimed(invariant, &evidence) {
+            continue;
+        }
+        if let Verdict::Refuted(why) = check(invariant, &evidence) {
+            fail_scenario(
+                target,
+                &format!(
+                    "invariant {invariant} refuted under {}: {why}",
+                    scenario.config.manager.fixes
+                ),
+                input,
+                scenario,
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Target: tool_loop
+// ---------------------------------------------------------------------------
+
+/// The tool_loop target: a [`LoopInput`] through the tool loop with memory.
+///
+/// * no panic, and a run is a function of its scenario (two runs agree);
+/// * the round bound holds: at most `max_rounds` model calls and no more than
+///   the script has; the loop's own errors say so exactly;
+/// * the outcome is well formed for its kind, and there is one verdict per
+///   Gemini request;
+/// * the invariants of docs/INVARIANTS.md that hold for the behaviour
+///   set hold (with every fix on: every stored transcript is well paired).
+///
+/// ```
+/// toolcall_model::checking::fuzzing::tool_loop(&[1u8; 64]);
+/// ```
+pub fn tool_loop(data: &[u8]) {
+    const T: &str = "tool_loop";
+    let Some(input) = decode::<LoopInput>(data) else {
+        return;
+    };
+    let scenario = input.scenario();
+    let fail = |what: &str| -> ! { fail_scenario(T, what, &input, &scenario) };
+    let result = scenario.run();
+    if scenario.run() != result {
+        fail("two runs of one scenario differ");
+    }
+    let bound = scenario.config.max_rounds;
+    let script = scenario.model.len();
+    let (run, _) = match result {
+        Ok(r) => r,
+        Err(LoopError::TooManyRounds(n)) => {
+            if n != bound || script < bound {
+                fail("TooManyRounds without max_rounds replies");
+            }
+            return;
+        }
+        Err(LoopError::ScriptExhausted { call, len }) => {
+            if len != script || call != len + 1 || call > bound {
+                fail("ScriptExhausted does not describe the script");
+            }
+            return;
+        }
+    };
+    let calls = run.requests.len();
+    if calls > bound || calls > script {
+        fail("more model calls than the round bound or the script allow");
+    }
+    if scenario.config.provider == Provider::Gemini && run.verdicts.len() != calls {
+        fail("not one verdict per Gemini request");
+    }
+    let shape_ok = match run.kind {
+        EndKind::Error => run.error.is_some() && run.generations.is_empty(),
+        EndKind::Completed => {
+            run.error.is_none() && calls > 0 && run.generations == scenario.model[calls - 1]
+        }
+        EndKind::LimitExceeded => {
+            run.error.is_none()
+                && run.generations.len() == 1
+                && run.generations[0].finish_reason.as_deref()
+                    == Some(crate::model::manager::FINISH_REASON_LIMIT)
+        }
+        EndKind::ReturnDirect => {
+            run.error.is_none()
+                && !run.generations.is_empty()
+                && run
+                    .generations
+                    .iter()
+                    .all(|g| g.finish_reason.as_deref() == Some("returnDirect"))
+        }
+    };
+    if !shape_ok {
+        fail(&format!("a malformed {:?} outcome", run.kind));
+    }
+    if scenario.config.memory == Memory::None && !run.memory.is_empty() {
+        fail("no memory, yet a stored transcript");
+    }
+    check_invariants(T, &input, &scenario);
+}

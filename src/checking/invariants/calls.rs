@@ -1,0 +1,289 @@
+//! The judges of the calls: one response per call (1), the limits (2) and
+//! the counting (3), against the reference counts.
+
+use std::collections::BTreeMap;
+
+use crate::checking::oracle::RefCounts;
+use crate::model::limits::{Counts, Limits, Max, OnExceeded};
+use crate::model::message::Message;
+use crate::model::tools::Invocation;
+
+use super::evidence::Evidence;
+use super::trace::{CallEvent, Round, RoundEnd};
+use super::transcripts::turn_history;
+use super::{refuted, Judged, Locus};
+
+pub(super) fn one_response_per_call(ev: &Evidence<'_>) -> Judged {
+    let trace = ev.trace();
+    if let Err(e) = &trace.mirror {
+        return refuted(
+            format!("the loop to run its batches as the manager does, but {e}"),
+            Locus::Unlocated,
+        );
+    }
+    let throw = ev.scenario.config.manager.limits.on_exceeded == OnExceeded::Throw;
+    for (r, round) in trace.rounds.iter().enumerate() {
+        if let Err(e) = &round.driver {
+            return refuted(format!("batch {r}: {e}"), Locus::Unlocated);
+        }
+        let calls = &round.calls;
+        let (responses, answered) = match &round.end {
+            RoundEnd::Done { result, .. } => {
+                if !matches!(result.history.last(), Some(Message::Tool { .. })) {
+                    return refuted(
+                        format!("batch {r}: the result to end with a tool message"),
+                        Locus::Unlocated,
+                    );
+                }
+                (result.last_responses(), calls.len())
+            }
+            RoundEnd::Limit(e) => {
+                let k = round.events.len().saturating_sub(1);
+                if !throw || !matches!(round.events.last(), Some(CallEvent::Thrown { .. })) {
+                    return refuted(
+                        format!("batch {r}: a limit exception only from a breach under THROW"),
+                        Locus::Unlocated,
+                    );
+                }
+                if e.breach_index != k {
+                    return refuted(
+                        format!(
+                            "batch {r}: the breach response at index {k}, not {}",
+                            e.breach_index
+                        ),
+                        Locus::Unlocated,
+                    );
+                }
+                (e.partial.last_responses(), k + 1)
+            }
+            RoundEnd::Failed(_) => continue,
+        };
+        if responses.len() < answered || responses.len() > calls.len() {
+            return refuted(
+                format!(
+                    "batch {r}: {answered} response(s) for {} call(s) executed or breached (of {}), got {}",
+                    answered,
+                    calls.len(),
+                    responses.len()
+                ),
+                Locus::Unlocated,
+            );
+        }
+        if !throw && responses.len() != calls.len() {
+            return refuted(
+                format!(
+                    "batch {r}: exactly one response per call under RETURN_ERROR_RESPONSE ({}), got {}",
+                    calls.len(),
+                    responses.len()
+                ),
+                Locus::Unlocated,
+            );
+        }
+        for (i, (resp, call)) in responses.iter().zip(calls).enumerate() {
+            if resp.id != call.id || resp.name != call.name {
+                return refuted(
+                    format!(
+                        "batch {r}: response {i} for call {:?} ({}), got one for {:?} ({})",
+                        call.id, call.name, resp.id, resp.name
+                    ),
+                    Locus::Unlocated,
+                );
+            }
+        }
+    }
+    Judged::Holds
+}
+
+pub(super) fn show_counts(c: &Counts) -> String {
+    let parts: Vec<String> = c.sorted().iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{{{}}} total {}", parts.join(", "), c.total())
+}
+
+/// The per-tool maximum, restated from docs/BEHAVIOUR.md section 3.2: none when excluded, the
+/// override, else the default.
+pub(super) fn max_for(l: &Limits, name: &str) -> Max {
+    if l.excluded.contains(name) {
+        Max::Unlimited
+    } else {
+        l.overrides
+            .get(name)
+            .map_or(l.default_max_per_tool, |&n| Max::Limited(n))
+    }
+}
+
+pub(super) fn over(m: Max, n: u64) -> bool {
+    matches!(m, Max::Limited(max) if n > u64::from(max))
+}
+
+pub(super) fn limits(ev: &Evidence<'_>) -> Judged {
+    let l = &ev.scenario.config.manager.limits;
+    let btp = ev.scenario.config.manager.fixes.breach_through_processor;
+    let trace = ev.trace();
+    let mut reference = RefCounts::of(&turn_history(ev.scenario));
+    let prior = reference.clone();
+    let mut invoked: BTreeMap<String, u64> = BTreeMap::new();
+    let mut expected_invocations = Vec::new();
+    for (r, round) in trace.rounds.iter().enumerate() {
+        for (i, (call, event)) in round.calls.iter().zip(&round.events).enumerate() {
+            let (count, total) = reference.add(&call.name);
+            let per_tool = max_for(l, &call.name);
+            let want_breach = over(per_tool, count) || over(l.max_total, total);
+            let breached = match event {
+                CallEvent::Answered { .. } | CallEvent::Thrown { .. } => true,
+                CallEvent::Invoked { .. } => false,
+                CallEvent::Failed(e) => {
+                    // A failed lookup: no tool, or (with resolution
+                    // fallback) the resolver refusing a blank name.
+                    let j = e.java();
+                    let lookup = j
+                        .message
+                        .as_deref()
+                        .is_some_and(|m| m.starts_with("No ToolCallback found for tool name"))
+                        || (j.class == crate::model::java::ILLEGAL_ARGUMENT
+                            && j.message.as_deref()
+                                == Some(crate::model::manager::BLANK_TOOL_NAME));
+                    // With breach-through-processor a breach can fail the
+                    // batch when the processor throws.
+                    !lookup && btp
+                }
+            };
+            if !want_breach && !matches!(event, CallEvent::Failed(_)) {
+                expected_invocations.push(Invocation {
+                    tool: call.name.clone(),
+                    arguments: match &call.arguments {
+                        Some(a) if crate::model::limits::has_text(a) => a.clone(),
+                        _ => "{}".to_owned(),
+                    },
+                });
+            }
+            if breached != want_breach {
+                let show = |m: Max| match m {
+                    Max::Limited(n) => n.to_string(),
+                    Max::Unlimited => "unlimited".to_owned(),
+                };
+                return refuted(
+                    format!(
+                        "batch {r}, call {i} ({}): {} with {} call(s) to it (max {}) and {} in all (max {}), got {}",
+                        call.name,
+                        if want_breach { "a breach" } else { "no breach" },
+                        count,
+                        show(per_tool),
+                        total,
+                        show(l.max_total),
+                        if breached { "a breach" } else { "none" }
+                    ),
+                    Locus::Invocations(expected_invocations),
+                );
+            }
+            if matches!(event, CallEvent::Invoked { .. }) {
+                *invoked.entry(call.name.clone()).or_insert(0) += 1;
+            }
+        }
+    }
+    for (name, n) in &invoked {
+        if let Max::Limited(max) = max_for(l, name) {
+            if *n > u64::from(max).saturating_sub(prior.get(name)) {
+                return refuted(
+                    format!(
+                        "at most {max} call(s) to {name} in the turn ({} before this request), got {n} invocation(s)",
+                        prior.get(name)
+                    ),
+                    Locus::Unlocated,
+                );
+            }
+        }
+    }
+    let all: u64 = invoked.values().sum();
+    if let Max::Limited(max) = l.max_total {
+        if all > u64::from(max).saturating_sub(prior.total) {
+            return refuted(
+                format!(
+                    "at most {max} tool call(s) in the turn ({} before this request), got {all} invocation(s)",
+                    prior.total
+                ),
+                Locus::Unlocated,
+            );
+        }
+    }
+    Judged::Holds
+}
+
+pub(super) fn counting(ev: &Evidence<'_>) -> Judged {
+    let trace = ev.trace();
+    let mut reference = RefCounts::of(&turn_history(ev.scenario));
+    for (r, round) in trace.rounds.iter().enumerate() {
+        let rebuilt = RefCounts::of(&round.history);
+        if !rebuilt.matches(&round.before) || rebuilt != reference {
+            return refuted(
+                format!(
+                    "batch {r}: to start from the counts rebuilt from its history, {}, got {}",
+                    rebuilt,
+                    show_counts(&round.before)
+                ),
+                Locus::Unlocated,
+            );
+        }
+        for (i, (call, event)) in round.calls.iter().zip(&round.events).enumerate() {
+            reference.add(&call.name);
+            let counts = match event {
+                CallEvent::Answered { counts } | CallEvent::Thrown { counts } => Some(counts),
+                CallEvent::Invoked { counts, .. } => counts.as_ref(),
+                CallEvent::Failed(_) => None,
+            };
+            if let Some(c) = counts {
+                if !reference.matches(c) {
+                    return refuted(
+                        format!(
+                            "batch {r}, after call {i}: counts {}, got {}",
+                            reference,
+                            show_counts(c)
+                        ),
+                        Locus::Unlocated,
+                    );
+                }
+            }
+        }
+        if let RoundEnd::Done { result, counts } = &round.end {
+            let rebuilt = Counts::recount(&result.history);
+            if *counts != rebuilt || !reference.matches(counts) {
+                return refuted(
+                    format!(
+                        "after batch {r}: the kept counts {} to equal the recount of the history, {}",
+                        show_counts(counts),
+                        show_counts(&rebuilt)
+                    ),
+                    Locus::Unlocated,
+                );
+            }
+        }
+    }
+    // The loop's own counts at the end of a turn that ended normally.
+    let last_ok = match trace.rounds.last() {
+        None => Some(Counts::recount(&turn_history(ev.scenario))),
+        Some(Round {
+            end: RoundEnd::Done { counts, .. },
+            ..
+        }) => Some(counts.clone()),
+        Some(_) => None,
+    };
+    if let Some(expected) = last_ok {
+        if ev.run.error.is_none()
+            && matches!(
+                ev.run.kind,
+                crate::chat::tool_loop::EndKind::Completed
+                    | crate::chat::tool_loop::EndKind::ReturnDirect
+            )
+            && ev.run.counts != expected
+        {
+            return refuted(
+                format!(
+                    "the loop's counts at the end of the turn, {}, got {}",
+                    show_counts(&expected),
+                    show_counts(&ev.run.counts)
+                ),
+                Locus::Unlocated,
+            );
+        }
+    }
+    Judged::Holds
+}

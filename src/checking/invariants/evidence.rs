@@ -1,0 +1,140 @@
+//! What the judges look at: one turn run through the tool loop, with its
+//! trace and the messages each request was built from, gathered once.
+
+use std::cell::OnceCell;
+
+use crate::chat::tool_loop::{LoopError, LoopRun, Provider, Sent};
+use crate::checking::scenario::Scenario;
+use crate::gemini::build_request;
+use crate::model::behavior::Fixes;
+use crate::model::message::Message;
+use crate::model::tools::Toolbox;
+
+use super::trace::{replay, Trace};
+
+/// What the checkers look at: the scenario, its run, and (computed on first
+/// use) the step-by-step replay of its batches and the messages each
+/// request was built from.
+#[derive(Debug)]
+pub struct Evidence<'a> {
+    /// The scenario.
+    pub scenario: &'a Scenario,
+    /// The loop's run.
+    pub run: LoopRun,
+    /// The toolbox after the run (its invocations).
+    pub toolbox: Toolbox,
+    pub(super) trace: OnceCell<Trace>,
+    pub(super) messages: OnceCell<Option<Vec<Vec<Message>>>>,
+}
+
+impl<'a> Evidence<'a> {
+    /// Runs the scenario. Fails only if the scenario is not a valid turn
+    /// (its model script ran out).
+    ///
+    /// ```
+    /// use toolcall_model::{checking::invariants::Evidence, model::message::Message, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
+    /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+    ///     history: vec![Message::user("hi")], model: vec![] };
+    /// assert!(Evidence::gather(&s).is_err()); // no reply scripted
+    /// ```
+    pub fn gather(scenario: &'a Scenario) -> Result<Self, LoopError> {
+        if scenario.config.provider == Provider::None {
+            return Self::gather_with_second_run(scenario);
+        }
+        // The Gemini run records the request messages as it goes, so the
+        // provider-none run is needed only where a conversion ended it.
+        let (run, toolbox, messages) = scenario.run_with_messages()?;
+        Ok(Evidence {
+            scenario,
+            run,
+            toolbox,
+            trace: OnceCell::new(),
+            messages: messages.map_or_else(OnceCell::new, |m| OnceCell::from(Some(m))),
+        })
+    }
+
+    /// As [`Evidence::gather`], with the request messages of a Gemini run
+    /// always taken from a second run with provider `none` (the evaluator
+    /// as it was, kept for the test that compares the two).
+    #[doc(hidden)]
+    pub fn gather_with_second_run(scenario: &'a Scenario) -> Result<Self, LoopError> {
+        let (run, toolbox) = scenario.run()?;
+        Ok(Evidence {
+            scenario,
+            run,
+            toolbox,
+            trace: OnceCell::new(),
+            messages: OnceCell::new(),
+        })
+    }
+
+    /// Every batch of the turn replayed through the step engine.
+    pub fn trace(&self) -> &Trace {
+        self.trace
+            .get_or_init(|| replay(self.scenario, self.run.requests.len(), &self.toolbox))
+    }
+
+    /// The message list each model call received (after the advisor and
+    /// the memory), taken from the same turn run with provider `none`, which
+    /// does not stop where a Gemini conversion fails. `None` if that run
+    /// failed.
+    pub fn request_messages(&self) -> Option<&[Vec<Message>]> {
+        self.messages
+            .get_or_init(|| {
+                let none_run;
+                let run = if self.scenario.config.provider == Provider::None {
+                    &self.run
+                } else {
+                    // Past the point where the Gemini run stopped, the
+                    // provider-none run may need a reply the script lacks:
+                    // a final answer is appended, which only ever comes
+                    // after every request the Gemini run made.
+                    let mut s = self.scenario.clone();
+                    s.config.provider = Provider::None;
+                    s.model.push(vec![crate::model::message::Generation {
+                        text: Some("(end)".to_owned()),
+                        ..Default::default()
+                    }]);
+                    none_run = s.run().ok()?.0;
+                    &none_run
+                };
+                Some(
+                    run.requests
+                        .iter()
+                        .filter_map(|r| match r {
+                            Sent::Messages(m) => Some(m.iter().map(|m| (**m).clone()).collect()),
+                            Sent::Gemini(_) => None,
+                        })
+                        .collect(),
+                )
+            })
+            .as_deref()
+    }
+
+    /// How many requests the loop tried to send: the built ones, plus the
+    /// one whose conversion failed, if any.
+    pub fn attempted(&self) -> usize {
+        let built = self.run.requests.len();
+        match self.request_messages() {
+            Some(m) if self.scenario.config.provider == Provider::Gemini && built < m.len() => {
+                if build_request(&m[built], self.fixes()).is_err() {
+                    built + 1
+                } else {
+                    built
+                }
+            }
+            _ => built,
+        }
+    }
+
+    pub(super) fn fixes(&self) -> Fixes {
+        self.scenario.config.manager.fixes
+    }
+
+    /// The request built from memory after the turn, as messages.
+    pub(super) fn next_turn(&self) -> Vec<Message> {
+        let mut next = self.run.memory.clone();
+        next.push(Message::user("next question"));
+        next
+    }
+}

@@ -1,0 +1,413 @@
+//! The invariants of docs/INVARIANTS.md, and two of the chat memory's
+//! window (docs/INVARIANTS.md), as pure checkers over one generated turn.
+//!
+//! [`Evidence::gather`] runs a [`Scenario`] through the tool loop and keeps
+//! what the checkers need: the run itself, the toolbox after it, a replay of
+//! every batch through the manager's step engine ([`Trace`]), and the
+//! messages each request was built from. [`check`] then judges one
+//! [`Invariant`] on that evidence; [`refutation`] says where a refuted one
+//! failed, for building a counterexample vector.
+//!
+//! Every invariant is evaluated under every behaviour set; the ones docs/INVARIANTS.md
+//! claims only "with" a fix are expected to be refuted without it.
+//!
+//! Each invariant has a precondition ([`Invariant::precondition`], with its
+//! reason in docs/INVARIANTS.md); a turn outside it is
+//! [`Verdict::NotApplicable`]. The memory's precondition is shared:
+//! [`memory_holds_conversation`].
+//!
+//! The checkers share no code with what they check where it matters: JSON
+//! validity and values come from an independent RFC 8259 reader
+//! ([`is_whole_json`](crate::checking::oracle::is_whole_json)), the reference counts are a plain `BTreeMap`
+//! ([`RefCounts`](crate::checking::oracle::RefCounts)), both in [`crate::checking::oracle`]; the
+//! limit rule and the pairing rule ([`pairing`]) are restated here.
+//!
+//! The files: this one holds the table of invariants, the verdicts and the
+//! dispatch to the judges; `evidence.rs` gathers a turn, `trace.rs` replays
+//! its batches, and the judges sit by what they look at: `calls.rs` (1 to
+//! 3), `payloads.rs` (4 to 6) and `transcripts.rs` (7 to 9).
+//!
+//! ```
+//! use toolcall_model::checking::invariants::{check, Evidence, Invariant, Verdict};
+//! use toolcall_model::{model::limits::{Limits, OnExceeded}, model::manager::Config, model::message::{Generation, Message, ToolCall},
+//!     model::processor::{Processor, ProcessorKind}, checking::scenario::Scenario, chat::tool_loop::LoopConfig, model::tools::ToolSpec};
+//! // Seed 000: two calls to a tool limited to one call, the JSON processor.
+//! let limits = Limits { on_exceeded: OnExceeded::ReturnErrorResponse, ..Limits::default() }.max_calls_per_tool(1).unwrap();
+//! let processor = Processor { kind: ProcessorKind::JsonError, ..Processor::default() };
+//! let s = Scenario {
+//!     config: LoopConfig::new(Config { limits, processor, ..Config::default() }),
+//!     tools: vec![ToolSpec::returning("x", "\"sunny\"")],
+//!     history: vec![Message::user("weather twice")],
+//!     model: vec![
+//!         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}"), ToolCall::new("2", "x", "{}")], ..Default::default() }],
+//!         vec![Generation { text: Some("sunny".into()), ..Default::default() }],
+//!     ],
+//! };
+//! let ev = Evidence::gather(&s).unwrap();
+//! assert!(matches!(check(Invariant::JsonSafe, &ev), Verdict::Refuted(_)));
+//! assert!(matches!(check(Invariant::GeminiSafe, &ev), Verdict::Refuted(_)));
+//! assert_eq!(check(Invariant::Limits, &ev), Verdict::Holds);
+//! ```
+
+mod calls;
+mod evidence;
+mod payloads;
+mod trace;
+mod transcripts;
+
+pub use self::evidence::Evidence;
+pub use self::trace::{CallEvent, Round, RoundEnd, Trace};
+pub use self::transcripts::memory_holds_conversation;
+
+use serde_json::Value;
+
+use crate::checking::scenario::Scenario;
+use crate::model::message::ToolResponse;
+use crate::model::table::enum_table;
+use crate::model::text::cut;
+use crate::model::tools::Invocation;
+
+use self::calls::{counting, limits, one_response_per_call};
+use self::payloads::{gemini_safe, json_safe, lossless};
+use self::transcripts::{memory_keeps_turns, question_kept, transcript_valid};
+
+enum_table! {
+    /// One invariant of docs/INVARIANTS.md: its row holds its name, its
+    /// statement in one line, and its precondition (which turns it speaks
+    /// about; a turn outside it is [`Verdict::NotApplicable`], and
+    /// docs/INVARIANTS.md gives each one's reason; every invariant also
+    /// needs a valid turn, where the model script does not run out). Its
+    /// judge is the arm of `judge` below.
+    ///
+    /// ```
+    /// use toolcall_model::checking::invariants::Invariant;
+    /// assert_eq!(Invariant::ALL.len(), 9);
+    /// assert_eq!("json-safe".parse::<Invariant>(), Ok(Invariant::JsonSafe));
+    /// assert_eq!(Invariant::TranscriptValid.to_string(), "transcript-valid");
+    /// assert_eq!(Invariant::OneResponsePerCall.name(), "one-response-per-call");
+    /// assert!(Invariant::Lossless.statement().contains("recovered"));
+    /// assert!(Invariant::JsonSafe.precondition().contains("JSON-error processor"));
+    /// assert!(Invariant::ALL.iter().all(|i| !i.precondition().is_empty()));
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Invariant (InvariantRow, parse UnknownInvariant) {
+        fields {
+            /// The statement checked, in one line.
+            statement: &'static str,
+            /// The precondition: which turns the invariant speaks about.
+            precondition: &'static str,
+        }
+        /// 1. One response per executed-or-breached call, same id and name, in
+        ///    call order; under `RETURN_ERROR_RESPONSE` exactly one per call.
+        OneResponsePerCall = "one-response-per-call" {
+            statement: "one response per executed-or-breached call, same id and name, in call order; exactly one per call under RETURN_ERROR_RESPONSE",
+            precondition: EVERY_TURN,
+        },
+        /// 2. At most `max` invocations per name and `total` in all per turn;
+        ///    no breach while under both.
+        Limits = "limits" {
+            statement: "per name at most max invocations per turn, at most total invocations per turn, no breach while under both",
+            precondition: EVERY_TURN,
+        },
+        /// 3. Counts kept incrementally equal the counts rebuilt from the history.
+        Counting = "counting" {
+            statement: "counts kept incrementally across rounds equal the counts rebuilt from the history",
+            precondition: EVERY_TURN,
+        },
+        /// 4. Every emitted tool response is one whole JSON value (claimed with
+        ///    the JSON processor and tools that return JSON).
+        JsonSafe = "json-safe" {
+            statement: "every emitted tool response is one whole JSON value (with the JSON processor and tools that return JSON)",
+            precondition: "the JSON-error processor, and every tool returns one whole JSON value or throws (method tools)",
+        },
+        /// 5. Every tool response conversion in the Gemini requests succeeds and
+        ///    yields an object.
+        GeminiSafe = "gemini-safe" {
+            statement: "every tool response conversion in the Gemini requests succeeds and yields a JSON object",
+            precondition: GEMINI,
+        },
+        /// 6. The tool's output can be recovered from the converted response.
+        Lossless = "lossless" {
+            statement: "the tool's output can be recovered from the converted response",
+            precondition: GEMINI,
+        },
+        /// 7. Every request and stored transcript is well paired.
+        TranscriptValid = "transcript-valid" {
+            statement: "every request and stored transcript is well paired",
+            precondition: "the request's history holds a message besides system messages and is well paired; conversation history is on, or a memory is inside the loop; with a memory, the memory holds the conversation so far (memory_holds_conversation)",
+        },
+        /// 8. Every request of the turn still holds the turn's user message.
+        QuestionKept = "question-kept" {
+            statement: "every request of the turn still holds the turn's user message, as its last user message",
+            precondition: "the conversation has a user message; conversation history is on, or a memory is inside the loop; with a memory, the memory holds the conversation so far (memory_holds_conversation)",
+        },
+        /// 9. The memory loses no earlier turn: it keeps the current turn whole
+        ///    and drops earlier turns only whole, oldest first, when the window
+        ///    is full.
+        MemoryKeepsTurns = "memory-keeps-turns" {
+            statement: "the memory loses no earlier turn: it keeps the current turn whole, and drops earlier turns only whole, oldest first, when the window is full",
+            precondition: "a memory, inside or outside the loop, that holds the conversation so far (memory_holds_conversation)",
+        },
+    }
+}
+
+/// The precondition of the invariants that speak about every turn.
+const EVERY_TURN: &str = "none: every turn";
+
+/// The precondition of the invariants about Gemini's requests.
+const GEMINI: &str = "the provider is Gemini";
+
+/// A name that is not an invariant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown invariant '{0}' (known: {known})", known = Invariant::known())]
+pub struct UnknownInvariant(pub String);
+
+/// The verdict of one invariant on one scenario.
+///
+/// ```
+/// let v = toolcall_model::checking::invariants::Verdict::Refuted("x".into());
+/// assert!(v.is_refuted());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The invariant holds.
+    Holds,
+    /// The scenario does not meet the invariant's preconditions (or is not
+    /// a valid turn: its script ran out).
+    NotApplicable,
+    /// Refuted; the text says what the invariant wanted and what happened.
+    Refuted(String),
+}
+
+impl Verdict {
+    /// Whether this is [`Verdict::Refuted`].
+    ///
+    /// ```
+    /// assert!(!toolcall_model::checking::invariants::Verdict::Holds.is_refuted());
+    /// ```
+    pub fn is_refuted(&self) -> bool {
+        matches!(self, Verdict::Refuted(_))
+    }
+}
+
+/// Where in the `tool_loop` vector output a refutation shows, and what the
+/// invariant wanted there.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Locus {
+    /// An emitted response whose data is this text; the invariant wanted
+    /// `wanted` (JSON) in its place. Found wherever the text surfaces
+    /// (generations, memory, provider-`none` requests).
+    Text {
+        /// The offending data.
+        data: String,
+        /// What the invariant wanted instead.
+        wanted: String,
+    },
+    /// The loop should not have ended with an exception (`outcome.error`).
+    OutcomeError,
+    /// The request built from memory should have been accepted (`memory.api`).
+    MemoryApi,
+    /// Every request should have been accepted (`api`).
+    Api,
+    /// A built request's `functionResponse.response` should have been `wanted`.
+    Payload {
+        /// Index in `requests`.
+        request: usize,
+        /// Index in the request's `contents`.
+        content: usize,
+        /// Index in the content's `parts`.
+        part: usize,
+        /// The payload that recovers the tool's output.
+        wanted: Value,
+        /// The payload sent.
+        got: Value,
+    },
+    /// The tools should have been invoked exactly so.
+    Invocations(Vec<Invocation>),
+    /// Not visible in the vector output.
+    Unlocated,
+}
+
+/// A refuted invariant: what was wanted, and where it shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refutation {
+    /// What the invariant wanted and what happened.
+    pub wanted: String,
+    /// Where it shows in the vector output.
+    pub locus: Locus,
+    /// The tool response the refutation is about, if it is about one
+    /// (JSON-safe, Gemini-safe, lossless).
+    pub response: Option<ToolResponse>,
+    /// The index of the model call whose request the refutation is about
+    /// (Gemini-safe, lossless, transcript-valid), if it is about one.
+    pub request: Option<usize>,
+}
+
+// ---------------------------------------------------------------------------
+// Pairing (invariant 7).
+
+pub use crate::model::message::pairing;
+
+/// Judges `invariant` on the evidence.
+///
+/// ```
+/// use toolcall_model::{checking::invariants::{check, Evidence, Invariant, Verdict}, model::message::{Generation, Message}, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
+/// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+///     history: vec![Message::user("hi")], model: vec![vec![Generation { text: Some("hello".into()), ..Default::default() }]] };
+/// let ev = Evidence::gather(&s).unwrap();
+/// for inv in Invariant::ALL {
+///     assert!(!check(inv, &ev).is_refuted());
+/// }
+/// ```
+pub fn check(invariant: Invariant, evidence: &Evidence<'_>) -> Verdict {
+    match judge(invariant, evidence) {
+        Judged::Holds => Verdict::Holds,
+        Judged::NotApplicable => Verdict::NotApplicable,
+        Judged::Refuted(r) => Verdict::Refuted(r.wanted),
+    }
+}
+
+/// Runs the scenario and judges `invariant`; a scenario that is not a valid
+/// turn is [`Verdict::NotApplicable`].
+///
+/// ```
+/// use toolcall_model::{checking::invariants::{check_scenario, Invariant, Verdict}, model::message::Message, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
+/// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+///     history: vec![Message::user("hi")], model: vec![] };
+/// assert_eq!(check_scenario(Invariant::Counting, &s), Verdict::NotApplicable);
+/// ```
+pub fn check_scenario(invariant: Invariant, scenario: &Scenario) -> Verdict {
+    match Evidence::gather(scenario) {
+        Ok(ev) => check(invariant, &ev),
+        Err(_) => Verdict::NotApplicable,
+    }
+}
+
+/// Where and how `invariant` is refuted on the evidence; `None` if it is not.
+///
+/// ```
+/// use toolcall_model::{checking::invariants::{refutation, Evidence, Invariant}, model::message::{Generation, Message}, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
+/// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+///     history: vec![Message::user("hi")], model: vec![vec![Generation::default()]] };
+/// assert!(refutation(Invariant::Lossless, &Evidence::gather(&s).unwrap()).is_none());
+/// ```
+pub fn refutation(invariant: Invariant, evidence: &Evidence<'_>) -> Option<Refutation> {
+    match judge(invariant, evidence) {
+        Judged::Refuted(r) => Some(*r),
+        _ => None,
+    }
+}
+
+enum Judged {
+    Holds,
+    NotApplicable,
+    Refuted(Box<Refutation>),
+}
+
+fn refuted(wanted: String, locus: Locus) -> Judged {
+    Judged::Refuted(Box::new(Refutation {
+        wanted,
+        locus,
+        response: None,
+        request: None,
+    }))
+}
+
+fn refuted_on(wanted: String, locus: Locus, response: &ToolResponse) -> Judged {
+    Judged::Refuted(Box::new(Refutation {
+        wanted,
+        locus,
+        response: Some(response.clone()),
+        request: None,
+    }))
+}
+
+fn in_request(judged: Judged, k: usize) -> Judged {
+    match judged {
+        Judged::Refuted(mut r) => {
+            r.request = Some(k);
+            Judged::Refuted(r)
+        }
+        other => other,
+    }
+}
+
+fn judge(invariant: Invariant, ev: &Evidence<'_>) -> Judged {
+    match invariant {
+        Invariant::OneResponsePerCall => one_response_per_call(ev),
+        Invariant::Limits => limits(ev),
+        Invariant::Counting => counting(ev),
+        Invariant::JsonSafe => json_safe(ev),
+        Invariant::GeminiSafe => gemini_safe(ev),
+        Invariant::Lossless => lossless(ev),
+        Invariant::TranscriptValid => transcript_valid(ev),
+        Invariant::QuestionKept => question_kept(ev),
+        Invariant::MemoryKeepsTurns => memory_keeps_turns(ev),
+    }
+}
+
+fn clip(s: &str) -> String {
+    const N: usize = 80;
+    match cut(s, N, N) {
+        None => format!("{s:?}"),
+        Some((head, _)) => format!("{head:?}… ({} bytes)", s.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::payloads::recovered;
+    use super::*;
+    use crate::model::behavior::Fixes;
+    use crate::model::message::{Message, ToolCall};
+
+    #[test]
+    fn pairing_rules() {
+        use crate::model::message::ToolResponse;
+        let call = |n: usize| {
+            Message::assistant(
+                None,
+                (0..n)
+                    .map(|i| ToolCall::new(&i.to_string(), "x", "{}"))
+                    .collect(),
+            )
+        };
+        let answer = |n: usize| Message::Tool {
+            responses: (0..n)
+                .map(|i| ToolResponse::new(&i.to_string(), "x", "1"))
+                .collect(),
+        };
+        let sys = Message::System { text: None };
+        assert!(pairing(&[sys.clone(), Message::user("q"), call(2), answer(2)]).is_ok());
+        assert!(pairing(&[Message::user("q"), call(2), answer(1)]).is_err());
+        assert!(pairing(&[Message::user("q"), answer(1)]).is_err());
+        assert!(pairing(&[call(1), answer(1)]).is_err());
+        assert!(pairing(&[Message::user("q"), call(1), answer(1), call(1), answer(1)]).is_ok());
+        assert!(pairing(&[
+            Message::user("q"),
+            Message::assistant(Some("t"), vec![]),
+            call(1),
+            answer(1)
+        ])
+        .is_err());
+    }
+
+    #[test]
+    fn decimals_compare_exactly() {
+        use crate::json::decimal::same_number as numbers_equal;
+        assert!(numbers_equal("1.50", "1.5"));
+        assert!(numbers_equal("1e2", "100"));
+        assert!(numbers_equal("-0", "0.0"));
+        assert!(!numbers_equal("0.1000000000000000000001", "0.1"));
+    }
+
+    #[test]
+    fn recovery_rules() {
+        let up = Fixes::upstream();
+        let v = |s: &str| serde_json::from_str::<Value>(s).unwrap();
+        assert!(recovered("3.0 + 5.0 = 8.0", false, up, &v(r#"{"result":3.0}"#)).is_err());
+        assert!(recovered("42", false, up, &v(r#"{"result":42}"#)).is_ok());
+        assert!(recovered("x", true, Fixes::all(), &v(r#"{"error":"x"}"#)).is_ok());
+        assert!(recovered("42", true, Fixes::all(), &v(r#"{"error":"42"}"#)).is_ok());
+    }
+}

@@ -1,0 +1,321 @@
+//! The judges of the responses' payloads: JSON-safe (4), Gemini-safe (5)
+//! and lossless (6), with the recovery rule of a payload.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::chat::tool_loop::{Provider, Sent};
+use crate::checking::oracle::json::{json_equals, json_to_value, read_whole, Whole};
+use crate::checking::oracle::{is_whole_json, Json};
+use crate::gemini::{build_request, convert_tool_response, Part};
+use crate::model::behavior::Fixes;
+use crate::model::message::{Message, ToolResponse};
+use crate::model::processor::{json_error_text, ProcessorKind};
+use crate::model::tools::Outcome;
+
+use super::evidence::Evidence;
+use super::trace::RoundEnd;
+use super::{clip, in_request, refuted, refuted_on, Judged, Locus};
+
+pub(super) fn wrap(key: &str, v: Value) -> Value {
+    let mut m = Map::new();
+    m.insert(key.to_owned(), v);
+    Value::Object(m)
+}
+
+/// Whether `payload` recovers `data` (invariant 6), and if not, the payload
+/// that would have.
+///
+/// * An error response under `error-key`: a whole JSON object as is, any
+///   other data verbatim under `error` (that fix's design: error data is
+///   never parsed).
+/// * Otherwise: one whole JSON value as an equal value (an object as is,
+///   anything else under `result`); any other text verbatim under `result`.
+///   A value Jackson or Rust cannot carry faithfully (deeper than 500, an
+///   unpaired surrogate escape) may also come back verbatim.
+pub(super) fn recovered(
+    data: &str,
+    error: bool,
+    fixes: Fixes,
+    payload: &Value,
+) -> Result<(), Value> {
+    let verbatim = |key: &str| wrap(key, Value::String(data.to_owned()));
+    let whole = read_whole(data, true);
+    if fixes.error_key && error {
+        return match whole {
+            Whole::Value {
+                value: v @ Json::Obj(_),
+                beyond,
+            } => {
+                if json_equals(&v, payload) || (beyond && *payload == verbatim("error")) {
+                    Ok(())
+                } else {
+                    Err(json_to_value(&v))
+                }
+            }
+            _ if *payload == verbatim("error") => Ok(()),
+            _ => Err(verbatim("error")),
+        };
+    }
+    match whole {
+        Whole::Value { value, beyond } => {
+            let ok = match (&value, payload) {
+                (Json::Obj(_), p) => json_equals(&value, p),
+                (v, Value::Object(m)) => {
+                    m.len() == 1 && m.get("result").is_some_and(|r| json_equals(v, r))
+                }
+                _ => false,
+            };
+            if ok || (beyond && *payload == verbatim("result")) {
+                Ok(())
+            } else if matches!(value, Json::Obj(_)) {
+                Err(json_to_value(&value))
+            } else {
+                Err(wrap("result", json_to_value(&value)))
+            }
+        }
+        Whole::TooDeep | Whole::NotJson => {
+            if *payload == verbatim("result") {
+                Ok(())
+            } else {
+                Err(verbatim("result"))
+            }
+        }
+    }
+}
+pub(super) fn json_safe(ev: &Evidence<'_>) -> Judged {
+    let cfg = &ev.scenario.config.manager;
+    if cfg.processor.kind != ProcessorKind::JsonError {
+        return Judged::NotApplicable;
+    }
+    let method_tools = ev.scenario.tools.iter().all(|t| {
+        !t.outcomes.is_empty()
+            && t.outcomes.iter().all(|o| match o {
+                Outcome::Returns(Some(text)) => is_whole_json(text),
+                Outcome::Throws { .. } => true,
+                Outcome::Returns(None) | Outcome::EchoArguments => false,
+            })
+    });
+    if !method_tools {
+        return Judged::NotApplicable;
+    }
+    for (r, round) in ev.trace().rounds.iter().enumerate() {
+        let responses = match &round.end {
+            RoundEnd::Done { result, .. } => result.last_responses(),
+            RoundEnd::Limit(e) => e.partial.last_responses(),
+            RoundEnd::Failed(_) => continue,
+        };
+        for (i, resp) in responses.iter().enumerate() {
+            if !is_whole_json(&resp.data) {
+                return refuted_on(
+                    format!(
+                        "batch {r}: response {i} (tool '{}') to be one whole JSON value, got {}",
+                        resp.name,
+                        clip(&resp.data)
+                    ),
+                    Locus::Text {
+                        data: resp.data.clone(),
+                        wanted: json_error_text(&resp.data),
+                    },
+                    resp,
+                );
+            }
+        }
+    }
+    Judged::Holds
+}
+
+pub(super) fn tool_responses(messages: &[Message]) -> impl Iterator<Item = &ToolResponse> {
+    messages.iter().flat_map(|m| m.responses().iter())
+}
+
+/// A conversion that succeeds but does not read back as a JSON object.
+pub(super) fn not_an_object(r: &ToolResponse, fixes: Fixes, k: usize) -> Option<Judged> {
+    let p = convert_tool_response(&r.data, r.error, fixes).ok()?;
+    if p.to_value().is_object() {
+        return None;
+    }
+    Some(in_request(
+        refuted_on(
+            format!(
+                "request {k}: the response of tool '{}', {}, to convert to a JSON object; got {}",
+                r.name,
+                clip(&r.data),
+                p.to_value()
+            ),
+            Locus::Unlocated,
+            r,
+        ),
+        k,
+    ))
+}
+
+pub(super) fn gemini_safe(ev: &Evidence<'_>) -> Judged {
+    if ev.scenario.config.provider != Provider::Gemini {
+        return Judged::NotApplicable;
+    }
+    let fixes = ev.fixes();
+    let Some(all) = ev.request_messages() else {
+        return Judged::NotApplicable;
+    };
+    let attempted = ev.attempted().min(all.len());
+    for (k, msgs) in all[..attempted].iter().enumerate() {
+        for r in tool_responses(msgs) {
+            if let Some(judged) = not_an_object(r, fixes, k) {
+                return judged;
+            }
+            if let Err(e) = convert_tool_response(&r.data, r.error, fixes) {
+                return in_request(
+                    refuted_on(
+                        format!(
+                            "request {k}: the response of tool '{}', {}, to convert to a JSON object; got {e}",
+                            r.name,
+                            clip(&r.data)
+                        ),
+                        Locus::OutcomeError,
+                        r,
+                    ),
+                    k,
+                );
+            }
+        }
+    }
+    for r in tool_responses(&ev.run.memory) {
+        if let Err(e) = convert_tool_response(&r.data, r.error, fixes) {
+            return refuted_on(
+                format!(
+                    "the next turn's request, built from memory: the response of tool '{}', {}, to convert to a JSON object; got {e}",
+                    r.name,
+                    clip(&r.data)
+                ),
+                Locus::MemoryApi,
+                r,
+            );
+        }
+    }
+    Judged::Holds
+}
+
+/// Pairs each tool response of `messages` with its converted payload in
+/// `contents` (the request built from them): (content index, part index,
+/// response, payload).
+#[allow(clippy::type_complexity)]
+pub(super) fn aligned<'m>(
+    messages: &'m [Message],
+    contents: &'m [Arc<crate::gemini::Content>],
+) -> Result<Vec<(usize, usize, &'m ToolResponse, Value)>, String> {
+    let ms: Vec<&Message> = messages
+        .iter()
+        .filter(|m| !matches!(m, Message::System { .. }))
+        .collect();
+    if ms.len() != contents.len() {
+        return Err(format!(
+            "{} messages but {} contents",
+            ms.len(),
+            contents.len()
+        ));
+    }
+    let mut out = Vec::new();
+    for (c, (m, content)) in ms.iter().zip(contents).enumerate() {
+        if let Message::Tool { responses } = m {
+            if responses.len() != content.parts.len() {
+                return Err(format!("content {c}: parts do not match the responses"));
+            }
+            for (p, (r, part)) in responses.iter().zip(&content.parts).enumerate() {
+                match part {
+                    Part::FunctionResponse { response, .. } => {
+                        out.push((c, p, r, response.to_value()))
+                    }
+                    _ => return Err(format!("content {c} part {p} is not a function response")),
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
+    if ev.scenario.config.provider != Provider::Gemini {
+        return Judged::NotApplicable;
+    }
+    let fixes = ev.fixes();
+    let Some(all) = ev.request_messages() else {
+        return Judged::NotApplicable;
+    };
+    for (k, sent) in ev.run.requests.iter().enumerate() {
+        let (Sent::Gemini(req), Some(msgs)) = (sent, all.get(k)) else {
+            return refuted(
+                format!("request {k} to be a Gemini request built from the loop's messages"),
+                Locus::Unlocated,
+            );
+        };
+        let pairs = match aligned(msgs, &req.contents) {
+            Ok(p) => p,
+            Err(e) => {
+                return refuted(
+                    format!("request {k} to be built from the loop's messages: {e}"),
+                    Locus::Unlocated,
+                )
+            }
+        };
+        for (c, p, r, payload) in pairs {
+            if let Err(want) = recovered(&r.data, r.error, fixes, &payload) {
+                let locus = if depth_of(&want) <= 100 {
+                    Locus::Payload {
+                        request: k,
+                        content: c,
+                        part: p,
+                        wanted: want.clone(),
+                        got: payload.clone(),
+                    }
+                } else {
+                    Locus::Unlocated
+                };
+                return in_request(
+                    refuted_on(
+                        format!(
+                            "request {k}: the response of tool '{}', {}, to come through recoverable as {}, got {}",
+                            r.name,
+                            clip(&r.data),
+                            clip(&want.to_string()),
+                            clip(&payload.to_string())
+                        ),
+                        locus,
+                        r,
+                    ),
+                    k,
+                );
+            }
+        }
+    }
+    let next = ev.next_turn();
+    if let Ok(req) = build_request(&next, fixes) {
+        if let Ok(pairs) = aligned(&next, &req.contents) {
+            for (_, _, r, payload) in pairs {
+                if let Err(want) = recovered(&r.data, r.error, fixes, &payload) {
+                    return refuted_on(
+                        format!(
+                            "the next turn's request, built from memory: the response of tool '{}', {}, to come through recoverable as {}, got {}",
+                            r.name,
+                            clip(&r.data),
+                            clip(&want.to_string()),
+                            clip(&payload.to_string())
+                        ),
+                        Locus::Unlocated,
+                        r,
+                    );
+                }
+            }
+        }
+    }
+    Judged::Holds
+}
+
+pub(super) fn depth_of(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(depth_of).max().unwrap_or(0),
+        Value::Object(o) => 1 + o.values().map(depth_of).max().unwrap_or(0),
+        _ => 0,
+    }
+}

@@ -1,0 +1,451 @@
+//! Reading a vector: the bytes checked for size, depth and repeated keys,
+//! then the document read into a [`Vector`] with located errors
+//! ([`Vector::parse`], [`Vector::from_value`]).
+
+use serde_json::{Map, Value};
+
+use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
+use crate::gemini::ValidatorOptions;
+use crate::model::behavior::SpringAi;
+use crate::model::java::ClassTable;
+use crate::model::manager::Config;
+use crate::model::processor::{Processor, ProcessorKind};
+
+use super::fields::{
+    as_max, field, fixes_from, generations, limits_from, messages, object, pointer_token,
+    refuse_2_0_1_keys, spring_ai_from, tools_from, typed, ProcessorDoc, MANAGER_KEYS,
+    OP_INPUT_KEYS,
+};
+use super::matcher::{canonical_signatures, short};
+use super::{err, too_large, Op, Vector, VectorError, FORMAT, MAX_VECTOR_BYTES, MAX_VECTOR_VALUES};
+
+/// The first key an object of `text` (valid JSON) repeats: its JSON
+/// pointer and 1-based line and column. serde_json keeps the last of
+/// duplicate keys without a word, so a vector could say one thing twice
+/// and mean the second. One pass; the keys compared as decoded.
+pub(super) fn duplicate_key(text: &str) -> Option<(String, usize, usize)> {
+    enum Frame {
+        Object {
+            keys: std::collections::HashSet<String>,
+            key: Option<String>,
+            want_key: bool,
+        },
+        Array(usize),
+    }
+    let pointer = |stack: &[Frame]| {
+        let mut p = String::new();
+        for f in stack {
+            match f {
+                Frame::Object { key: Some(k), .. } => p.push_str(&format!("/{}", pointer_token(k))),
+                Frame::Object { .. } => {}
+                Frame::Array(i) => p.push_str(&format!("/{i}")),
+            }
+        }
+        p
+    };
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let (mut line, mut line_start, mut i) = (1usize, 0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'\n' => {
+                line += 1;
+                line_start = i + 1;
+            }
+            b'{' => stack.push(Frame::Object {
+                keys: Default::default(),
+                key: None,
+                want_key: true,
+            }),
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Object { want_key, .. }) => *want_key = true,
+                Some(Frame::Array(n)) => *n += 1,
+                None => {}
+            },
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Frame::Object {
+                    keys,
+                    key,
+                    want_key: want @ true,
+                }) = stack.last_mut()
+                {
+                    *want = false;
+                    let k: String = serde_json::from_str(text.get(start..=i)?).ok()?;
+                    if !keys.insert(k.clone()) {
+                        let column = text[line_start..start].chars().count() + 1;
+                        *key = Some(k);
+                        return Some((pointer(&stack), line, column));
+                    }
+                    *key = Some(k);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// An upper bound on the number of JSON values in `text`, without reading
+/// it: the values after a comma, the arrays and objects, and one.
+pub(super) fn values_at_most(text: &[u8]) -> usize {
+    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
+    for &b in text {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b',' | b'[' | b'{' => n += 1,
+            _ => {}
+        }
+    }
+    n
+}
+impl Vector {
+    /// Loads a vector from its bytes.
+    ///
+    /// ```
+    /// use toolcall_model::vectors::Vector;
+    /// let v = Vector::parse(br#"{"format":"toolcall-model/1","name":"n","op":"convert_tool_response","input":{"text":"1"},"expect":{}}"#).unwrap();
+    /// assert_eq!(v.name, "n");
+    /// assert!(Vector::parse(br#"{"format":"toolcall-model/2"}"#).unwrap_err().to_string().contains("format"));
+    /// ```
+    pub fn parse(bytes: &[u8]) -> Result<Vector, VectorError> {
+        if bytes.len() > MAX_VECTOR_BYTES {
+            return Err(too_large());
+        }
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| err(format!("byte {}", e.valid_up_to()), "not valid UTF-8"))?;
+        if values_at_most(bytes) > MAX_VECTOR_VALUES {
+            return Err(err(
+                "(file)",
+                format!("more than {MAX_VECTOR_VALUES} JSON values"),
+            ));
+        }
+        let doc: Value = serde_json::from_str(text).map_err(|e| {
+            err(
+                format!("line {} column {}", e.line(), e.column()),
+                format!("not JSON: {e}"),
+            )
+        })?;
+        if let Some((place, line, column)) = duplicate_key(text) {
+            return Err(err(
+                place,
+                format!("a duplicate key (line {line} column {column}): each key once"),
+            ));
+        }
+        Self::from_value(&doc)
+    }
+
+    /// Loads a vector from a parsed JSON document.
+    pub fn from_value(doc: &Value) -> Result<Vector, VectorError> {
+        let obj = doc
+            .as_object()
+            .ok_or_else(|| err("/", "a vector is a JSON object"))?;
+        for k in obj.keys() {
+            if ![
+                "format",
+                "name",
+                "about",
+                "spring_ai",
+                "fixes",
+                "advisors",
+                "manager",
+                "tools",
+                "op",
+                "input",
+                "expect",
+            ]
+            .contains(&k.as_str())
+            {
+                return Err(err(format!("/{k}"), "unknown key"));
+            }
+        }
+        match obj.get("format").and_then(Value::as_str) {
+            Some(FORMAT) => {}
+            Some(other) => return Err(err("/format", format!("format '{other}' is not {FORMAT}"))),
+            None => {
+                return Err(err(
+                    "/format",
+                    format!("missing format (expected \"{FORMAT}\")"),
+                ))
+            }
+        }
+        let text = |k: &str, absent: &str| match obj.get(k) {
+            None => Ok(absent.to_owned()),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(v) => Err(err(
+                format!("/{k}"),
+                format!("must be a string, not {}", short(v)),
+            )),
+        };
+        let name = text("name", "(unnamed)")?;
+        let about = text("about", "")?;
+        let spring_ai = spring_ai_from(obj.get("spring_ai"))?;
+        let fixes = fixes_from(obj.get("fixes"))?;
+        if spring_ai == SpringAi::V2_0_0 && !fixes.is_upstream() {
+            return Err(err(
+                "/fixes",
+                "the fixes are written for Spring AI 2.0.1 (its limits and its fix library); a 2.0.0 vector is upstream",
+            ));
+        }
+        let gemini_tool_text = match obj.get("advisors") {
+            None | Some(Value::Null) => false,
+            Some(Value::Array(a)) => {
+                let mut on = false;
+                for (i, x) in a.iter().enumerate() {
+                    match x.as_str() {
+                        Some("gemini-tool-text") => on = true,
+                        _ => {
+                            return Err(err(
+                                format!("/advisors/{i}"),
+                                format!("unknown advisor {x} (known: \"gemini-tool-text\")"),
+                            ))
+                        }
+                    }
+                }
+                on
+            }
+            Some(other) => return Err(err("/advisors", format!("must be a list, not {other}"))),
+        };
+        let empty = Map::new();
+        let m = match obj.get("manager") {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(err("/manager", "must be an object")),
+        };
+        for k in m.keys() {
+            if !MANAGER_KEYS.contains(&k.as_str()) {
+                return Err(err(format!("/manager/{k}"), "unknown key"));
+            }
+        }
+        if !spring_ai.has_limits() || !spring_ai.has_resolution_switch() {
+            refuse_2_0_1_keys(m, spring_ai)?;
+        }
+        let mut classes = ClassTable::builtin();
+        let tools = match obj.get("tools") {
+            None | Some(Value::Null) => vec![],
+            Some(v) => tools_from(v, &mut classes)?,
+        };
+        let processor = match field(m, "exception_processor") {
+            None => Processor::default(),
+            Some(v) => {
+                object(v, "/manager/exception_processor", "an exception processor")?;
+                let d: ProcessorDoc = typed(v, "/manager/exception_processor")?;
+                let kind = match d.kind.as_deref() {
+                    None | Some("default") => ProcessorKind::Default,
+                    Some("json_error") => ProcessorKind::JsonError,
+                    Some(k) => {
+                        return Err(err(
+                            "/manager/exception_processor/kind",
+                            format!("unknown processor kind '{k}' (known: default, json_error)"),
+                        ))
+                    }
+                };
+                for (i, c) in d.rethrow.iter().enumerate() {
+                    if !classes.contains(c) {
+                        return Err(err(format!("/manager/exception_processor/rethrow/{i}"), format!("unknown exception class '{c}' (declare it in a tool outcome with \"extends\")")));
+                    }
+                }
+                Processor {
+                    kind,
+                    always_throw: d.always_throw,
+                    rethrow: d.rethrow,
+                }
+            }
+        };
+        let bool_key = |k: &str, default: bool| -> Result<bool, VectorError> {
+            match field(m, k) {
+                None => Ok(default),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(_) => Err(err(format!("/manager/{k}"), "must be a boolean")),
+            }
+        };
+        let resolution_fallback = bool_key("resolution_fallback", false)?;
+        let conversation_history = bool_key("conversation_history", true)?;
+        let validator = match field(m, "validator") {
+            None => ValidatorOptions::default(),
+            Some(Value::Object(v)) => {
+                let mut o = ValidatorOptions::default();
+                for (k, x) in v {
+                    let b = x.as_bool().ok_or_else(|| {
+                        err(format!("/manager/validator/{k}"), "must be a boolean")
+                    })?;
+                    match k.as_str() {
+                        "thought_signatures" => o.thought_signatures = b,
+                        "alternate_roles" => o.alternate_roles = b,
+                        _ => return Err(err(
+                            format!("/manager/validator/{k}"),
+                            "unknown validator switch (known: thought_signatures, alternate_roles)",
+                        )),
+                    }
+                }
+                o
+            }
+            Some(_) => return Err(err("/manager/validator", "must be an object")),
+        };
+        let config = limits_from(m)?.map(|limits| {
+            let manager = Config {
+                limits,
+                resolution_fallback,
+                processor,
+                classes,
+                fixes,
+                version: spring_ai,
+            };
+            LoopConfig {
+                conversation_history,
+                gemini_tool_text,
+                validator,
+                ..LoopConfig::new(manager)
+            }
+        });
+        let input = match obj.get("input") {
+            Some(Value::Object(i)) => i,
+            _ => return Err(err("/input", "missing or not an object")),
+        };
+        let op_name = match obj.get("op").and_then(Value::as_str) {
+            Some(name) => name,
+            None => return Err(err("/op", "missing")),
+        };
+        let Some((_, input_keys)) = OP_INPUT_KEYS.iter().find(|(o, _)| *o == op_name) else {
+            let known: Vec<&str> = OP_INPUT_KEYS.iter().map(|(o, _)| *o).collect();
+            return Err(err(
+                "/op",
+                format!("unknown op '{op_name}' (known: {})", known.join(", ")),
+            ));
+        };
+        for k in input.keys() {
+            if !input_keys.contains(&k.as_str()) {
+                return Err(err(
+                    format!("/input/{}", pointer_token(k)),
+                    format!(
+                        "unknown key: op '{op_name}' reads only {}",
+                        input_keys.join(", ")
+                    ),
+                ));
+            }
+        }
+        let input = canonical_signatures(input)?
+            .map_or(std::borrow::Cow::Borrowed(input), std::borrow::Cow::Owned);
+        let input = &input;
+        let op = match op_name {
+            "execute_tool_calls" => Op::ExecuteToolCalls {
+                history: messages(input.get("history"), "/input/history")?,
+                generations: generations(input.get("generations"), "/input/generations")?,
+            },
+            "gemini_request" => Op::GeminiRequest {
+                history: messages(input.get("history"), "/input/history")?,
+            },
+            "convert_tool_response" => Op::ConvertToolResponse {
+                text: input
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| err("/input/text", "must be a string"))?
+                    .to_owned(),
+                error: match input.get("error") {
+                    None | Some(Value::Null) => false,
+                    Some(Value::Bool(b)) => *b,
+                    Some(_) => return Err(err("/input/error", "must be a boolean")),
+                },
+            },
+            "tool_loop" => {
+                let model = match input.get("model") {
+                    Some(Value::Array(a)) => a
+                        .iter()
+                        .enumerate()
+                        .map(|(i, g)| generations(Some(g), &format!("/input/model/{i}")))
+                        .collect::<Result<_, _>>()?,
+                    _ => return Err(err("/input/model", "must be an array of generation lists")),
+                };
+                let choice = |k: &str| match field(input, k) {
+                    None => Ok(None),
+                    Some(Value::String(s)) => Ok(Some(s.as_str())),
+                    Some(v) => Err(err(
+                        format!("/input/{k}"),
+                        format!("must be a string or null, not {}", short(v)),
+                    )),
+                };
+                let provider = match choice("provider")? {
+                    None | Some("gemini") => Provider::Gemini,
+                    Some("none") => Provider::None,
+                    Some(p) => {
+                        return Err(err(
+                            "/input/provider",
+                            format!("unknown provider '{p}' (known: gemini, none)"),
+                        ))
+                    }
+                };
+                let memory = match choice("memory")? {
+                    None | Some("none") => Memory::None,
+                    Some("inside") => Memory::Inside,
+                    Some("outside") => Memory::Outside,
+                    Some(p) => {
+                        return Err(err(
+                            "/input/memory",
+                            format!("unknown memory '{p}' (known: none, inside, outside)"),
+                        ))
+                    }
+                };
+                let memory_max_messages = match field(input, "memory_max_messages") {
+                    None => crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES.get() as i32,
+                    Some(v) => as_max(v, "/input/memory_max_messages")?
+                        .ok_or_else(|| err("/input/memory_max_messages", "must be an integer"))?,
+                };
+                let memory_start = match field(input, "memory_start") {
+                    None => vec![],
+                    Some(v) => messages(Some(v), "/input/memory_start")?,
+                };
+                if memory == Memory::None {
+                    for k in ["memory_max_messages", "memory_start"] {
+                        if field(input, k).is_some() {
+                            return Err(err(
+                                format!("/input/{k}"),
+                                "needs a memory (\"memory\": \"inside\" or \"outside\")",
+                            ));
+                        }
+                    }
+                }
+                Op::ToolLoop {
+                    history: messages(input.get("history"), "/input/history")?,
+                    model,
+                    provider,
+                    memory,
+                    memory_max_messages,
+                    memory_start,
+                }
+            }
+            // OP_INPUT_KEYS has refused every other name above.
+            other => return Err(err("/op", format!("unknown op '{other}'"))),
+        };
+        let expect = match obj.get("expect") {
+            Some(v @ Value::Object(_)) => v.clone(),
+            _ => return Err(err("/expect", "missing or not an object")),
+        };
+        Ok(Vector {
+            name,
+            about,
+            spring_ai,
+            config,
+            tools,
+            op,
+            expect,
+        })
+    }
+}
