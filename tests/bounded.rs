@@ -428,6 +428,16 @@ fn links_loops_and_special_files_are_refused() {
             o.stdout.contains("fifo.json: not a regular file: not read"),
             "{o:?}"
         );
+        // Named on the command line, it was opened, and opening blocks.
+        let f = fifo.to_str().unwrap();
+        for cmd in ["verify", "run"] {
+            let o = run_bounded(&[cmd, f], 1024, 60);
+            assert_eq!(o.code, Some(1), "{cmd}: {o:?}");
+            assert!(
+                format!("{}{}", o.stdout, o.stderr).contains("not a regular file: not read"),
+                "{cmd}: {o:?}"
+            );
+        }
     }
     // A file past the size limit is refused by its size, not read (a
     // sparse file: no disk taken).

@@ -329,12 +329,15 @@ pub(crate) enum Unread {
     Io(std::io::Error),
     /// Past [`MAX_VECTOR_BYTES`](toolcall_model::vectors::MAX_VECTOR_BYTES).
     TooLarge,
+    /// Not a regular file (a FIFO, a device, a folder given as a file).
+    Special,
 }
 
 impl std::fmt::Display for Unread {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Unread::Io(e) => write!(f, "cannot read: {e}"),
+            Unread::Special => write!(f, "not a regular file: not read"),
             Unread::TooLarge => write!(
                 f,
                 "invalid vector at {}",
@@ -349,6 +352,10 @@ impl std::fmt::Display for Unread {
 /// is unknown (a pipe, a device) is read only one byte past the limit.
 pub(crate) fn read_vector_file(path: &Path) -> Result<Vec<u8>, Unread> {
     use toolcall_model::vectors::MAX_VECTOR_BYTES;
+    // Asked before opening: opening a FIFO blocks until a writer comes.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(Unread::Special);
+    }
     let file = std::fs::File::open(path).map_err(Unread::Io)?;
     if file
         .metadata()
