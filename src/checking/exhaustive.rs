@@ -1152,7 +1152,7 @@ pub fn run(
 }
 
 /// Which blocks of the space a run covers: shard `k` of `n` (1-based)
-/// runs the blocks of [`CHUNK`] scenarios whose number is `k - 1` modulo
+/// runs the blocks of 64 scenarios (`CHUNK`) whose number is `k - 1` modulo
 /// `n`, so that every shard gets small and large scenarios alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
