@@ -7,6 +7,7 @@ use std::fmt::Debug;
 use crate::chat::tool_loop::{EndKind, LoopConfig, LoopError, Memory, Provider};
 use crate::checking::invariants::{check, Evidence, Invariant, Verdict};
 use crate::checking::scenario::Scenario;
+use crate::model::java::TOOL_CALL_LIMIT_EXCEEDED;
 use crate::model::limits::Counts;
 use crate::model::manager::{execute_tool_calls, execute_with_counts, ManagerError};
 use crate::model::message::{Generation, Message};
@@ -84,6 +85,11 @@ pub fn manager(data: &[u8]) {
                 }
                 end = match ea {
                     ManagerError::LimitExceeded(_) => EndKind::LimitExceeded,
+                    // ToolCallingAdvisor catches any ToolCallLimitExceededException,
+                    // the breach's cause rethrown by the processor included.
+                    ManagerError::Java(j) if j.class == TOOL_CALL_LIMIT_EXCEEDED => {
+                        EndKind::LimitExceeded
+                    }
                     _ if gens.iter().all(|g| g.tool_calls.is_empty()) => EndKind::Completed,
                     _ => EndKind::Error,
                 };
