@@ -475,10 +475,54 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
 }
 
 pub(crate) fn run(file: &Path) -> ExitCode {
-    match load(file).and_then(|v| v.produce()) {
+    write_produced(load(file))
+}
+
+/// `run FILE --fixes LIST`: the vector under another behaviour set (fix
+/// names, `all`, `upstream`, `gemini-tool-text`): its `fixes` and
+/// `advisors` replaced, then run as `run` runs it.
+pub(crate) fn run_with_fixes(file: &Path, list: &str) -> ExitCode {
+    let set = match super::check::asked_set(list) {
+        Ok(s) => s,
+        Err(e) => {
+            errln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // Read and judged as `run` reads a vector (its size, values, depth and
+    // duplicate keys), then run again under the set asked for.
+    let vector = read_vector_file(file)
+        .map_err(|e| format!("{}: {e}", file.display()))
+        .and_then(|bytes| {
+            Vector::parse(&bytes)
+                .map_err(|e| format!("{}: invalid vector at {e}", file.display()))?;
+            serde_json::from_slice::<serde_json::Value>(&bytes)
+                .map_err(|e| format!("{}: not JSON: {e}", file.display()))
+        })
+        .and_then(|mut doc| {
+            doc["fixes"] = serde_json::json!(set
+                .fixes
+                .enabled()
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>());
+            doc["advisors"] = serde_json::json!(if set.gemini_tool_text {
+                vec!["gemini-tool-text"]
+            } else {
+                vec![]
+            });
+            Vector::from_value(&doc)
+                .map_err(|e| format!("{}: invalid vector at {e}", file.display()))
+        });
+    write_produced(vector)
+}
+
+/// Runs a loaded vector and writes its result as it is serialized: a
+/// loop's requests repeat the turn at every round, far larger than the
+/// vector.
+fn write_produced(vector: Result<Vector, String>) -> ExitCode {
+    match vector.and_then(|v| v.produce()) {
         Ok(produced) => {
-            // Written as it is serialized: a loop's requests repeat the turn
-            // at every round, far larger than the vector.
             use std::io::Write as _;
             let mut w = std::io::BufWriter::new(std::io::stdout().lock());
             if serde_json::to_writer_pretty(&mut w, &produced).is_err()
@@ -491,59 +535,6 @@ pub(crate) fn run(file: &Path) -> ExitCode {
         }
         Err(e) => {
             errln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// `run FILE --fixes LIST`: the vector under another behaviour set (fix
-/// names, `all`, `upstream`, `gemini-tool-text`): its `fixes` and
-/// `advisors` replaced, then run as `run` runs it.
-pub(crate) fn run_with_fixes(file: &Path, list: &str) -> ExitCode {
-    let set = match super::check::asked_set(list) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let doc = std::fs::read(file)
-        .map_err(|e| format!("{}: cannot read: {e}", file.display()))
-        .and_then(|b| {
-            serde_json::from_slice::<serde_json::Value>(&b)
-                .map_err(|e| format!("{}: not JSON: {e}", file.display()))
-        });
-    let mut doc = match doc {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    doc["fixes"] = serde_json::json!(set
-        .fixes
-        .enabled()
-        .iter()
-        .map(|f| f.name())
-        .collect::<Vec<_>>());
-    doc["advisors"] = serde_json::json!(if set.gemini_tool_text {
-        vec!["gemini-tool-text"]
-    } else {
-        vec![]
-    });
-    match Vector::from_value(&doc)
-        .map_err(|e| format!("{}: invalid vector at {e}", file.display()))
-        .and_then(|v| v.run())
-    {
-        Ok(value) => {
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(&value).unwrap_or_default()
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }

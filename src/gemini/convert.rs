@@ -214,15 +214,10 @@ impl Payload {
 /// and those are at most [`jackson::MAX_TREE_DEPTH`] (500) deep, a depth
 /// serde_json's recursion (and `Value`'s drop) handles on any thread.
 pub(super) fn exact_value(text: &str) -> Option<Value> {
-    use serde::Deserialize;
     if !jackson::is_strict_json(text) {
         return None;
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    de.disable_recursion_limit();
-    let v = Value::deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    Some(v)
+    kept_value(text)
 }
 
 /// A text the fixed conversion kept (a strict value, or one wrapped in a

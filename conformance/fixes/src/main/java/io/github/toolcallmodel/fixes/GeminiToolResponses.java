@@ -50,10 +50,10 @@ public final class GeminiToolResponses {
 	 * </ul>
 	 */
 	public static String rewrite(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
-		String whole = whole(data, error, strictJsonOrWrap, errorKey);
-		if (whole == null || whole == data && !(errorKey && error) && !strictJsonOrWrap) {
-			return whole;
+		if (data == null || !(errorKey && error) && !strictJsonOrWrap) {
+			return data;
 		}
+		String whole = whole(data, error, strictJsonOrWrap, errorKey);
 		return upstreamReads(whole) ? whole : wrap(errorKey && error ? "error" : "result", data);
 	}
 
