@@ -396,6 +396,14 @@ fn drive(
 #[derive(Debug, Clone)]
 pub struct Turn<'c> {
     cfg: &'c LoopConfig,
+    /// Boxed: each step moves the turn on, a pointer rather than the whole
+    /// state.
+    state: Box<TurnState>,
+}
+
+/// What a [`Turn`] holds besides its configuration.
+#[derive(Debug, Clone)]
+struct TurnState {
     /// The memory outside the loop (used only with [`Memory::Outside`]).
     outside: ChatMemory,
     /// The memory inside the loop (used only with [`Memory::Inside`]).
@@ -422,9 +430,6 @@ pub struct Turn<'c> {
 
 /// What [`Turn::ask`] leads to.
 #[derive(Debug, Clone)]
-// The model call is the path of every round and the ends happen once a
-// turn: boxing the state would allocate once a round.
-#[allow(clippy::large_enum_variant)]
 pub enum Ask<'c> {
     /// The chat model is called: see the request, then answer it.
     Model(Asking<'c>),
@@ -438,6 +443,9 @@ pub enum Ask<'c> {
 
 /// What [`Asking::answer`] leads to.
 #[derive(Debug, Clone)]
+// The end comes once a turn, and the turn itself is boxed: boxing the run
+// too would allocate once more a turn for nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Answer<'c> {
     /// The batch ran and the loop calls the model again.
     Next(Turn<'c>),
@@ -505,18 +513,20 @@ impl<'c> Turn<'c> {
         };
         Turn {
             cfg,
-            outside,
-            inside,
-            counts: Counts::recount(&history),
-            full: history,
-            trimmed: None,
-            requests: Vec::new(),
-            verdicts: Vec::new(),
-            calls: 0,
-            incremental: IncrementalRequests::default(),
-            accepted_len: 0,
-            shared: SharedMessages::default(),
-            refused,
+            state: Box::new(TurnState {
+                outside,
+                inside,
+                counts: Counts::recount(&history),
+                full: history,
+                trimmed: None,
+                requests: Vec::new(),
+                verdicts: Vec::new(),
+                calls: 0,
+                incremental: IncrementalRequests::default(),
+                accepted_len: 0,
+                shared: SharedMessages::default(),
+                refused,
+            }),
         }
     }
 
@@ -527,7 +537,7 @@ impl<'c> Turn<'c> {
     /// assert_eq!(Turn::new(&LoopConfig::default(), vec![], &[]).calls(), 0);
     /// ```
     pub fn calls(&self) -> usize {
-        self.calls
+        self.state.calls
     }
 
     /// The next model call's request, through the advisors inside the loop
@@ -541,10 +551,10 @@ impl<'c> Turn<'c> {
     /// assert_eq!(err, LoopError::TooManyRounds(0));
     /// ```
     pub fn ask(mut self) -> Result<Ask<'c>, LoopError> {
-        if let Some(e) = self.refused.take() {
+        if let Some(e) = self.state.refused.take() {
             return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(e))));
         }
-        if self.calls >= self.cfg.max_rounds {
+        if self.state.calls >= self.cfg.max_rounds {
             return Err(LoopError::TooManyRounds(self.cfg.max_rounds));
         }
         Ok(if self.prompt_is_history() {
@@ -569,18 +579,18 @@ impl<'c> Turn<'c> {
     /// the new messages.
     fn ask_incrementally(mut self) -> Ask<'c> {
         let cfg = self.cfg;
-        match self.incremental.build(&self.full, cfg.fixes()) {
+        match self.state.incremental.build(&self.state.full, cfg.fixes()) {
             Ok(r) => {
                 // This request extends the last one; if that one was
                 // accepted, only its last content and the new ones can
                 // break a rule.
-                let verdict = match self.verdicts.last() {
+                let verdict = match self.state.verdicts.last() {
                     Some(Ok(())) => {
-                        validate_from(&r, self.accepted_len.saturating_sub(1), cfg.validator)
+                        validate_from(&r, self.state.accepted_len.saturating_sub(1), cfg.validator)
                     }
                     _ => validate(&r, cfg.validator),
                 };
-                self.accepted_len = r.contents.len();
+                self.state.accepted_len = r.contents.len();
                 Ask::Model(Asking {
                     turn: self,
                     request: Sent::Gemini(r),
@@ -597,7 +607,7 @@ impl<'c> Turn<'c> {
     /// inside the loop, converted whole.
     fn ask_rebuilt(mut self) -> Ask<'c> {
         let cfg = self.cfg;
-        let own = self.trimmed.as_deref().unwrap_or(&self.full);
+        let own = self.state.trimmed.as_deref().unwrap_or(&self.state.full);
         let system = (!cfg.conversation_history).then(|| {
             own.iter()
                 .find(|m| matches!(m, Message::System { .. }))
@@ -618,7 +628,7 @@ impl<'c> Turn<'c> {
         }
         if cfg.memory == Memory::Inside {
             let before = prompt.take().unwrap_or_else(|| own.to_vec());
-            prompt = Some(self.inside.before(before));
+            prompt = Some(self.state.inside.before(before));
         }
         let messages = prompt.as_deref().unwrap_or(own);
         let (request, verdict) = match cfg.provider {
@@ -629,7 +639,7 @@ impl<'c> Turn<'c> {
                 }
                 Err(e) => return Ask::Unconverted(self.finish(EndKind::Error, vec![], Some(e))),
             },
-            Provider::None => (Sent::Messages(self.shared.share(messages)), None),
+            Provider::None => (Sent::Messages(self.state.shared.share(messages)), None),
         };
         Ask::Model(Asking {
             turn: self,
@@ -650,40 +660,45 @@ impl<'c> Turn<'c> {
     ) -> Answer<'c> {
         let cfg = self.cfg;
         if cfg.memory == Memory::Inside {
-            self.inside.after(reply);
+            self.state.inside.after(reply);
         }
         if reply.iter().all(|g| g.tool_calls.is_empty()) {
             return Answer::End(self.finish(EndKind::Completed, reply.to_vec(), None));
         }
-        let history = std::mem::take(&mut self.full);
+        let history = std::mem::take(&mut self.state.full);
         // A failing batch ends the turn without handing its counts back; the
         // clone (one entry per tool name) keeps the last good ones.
-        let end =
-            match execute_with_counts(&cfg.manager, history, reply, self.counts.clone(), toolbox) {
-                Ok((result, after)) => {
-                    self.counts = after;
-                    if !result.return_direct {
-                        self.full = result.history;
-                        if !cfg.conversation_history {
-                            // doGetNextInstructionsForToolCall: the prompt's
-                            // system message (an empty one if none) and the last
-                            // message.
-                            let last = self.full.last().cloned();
-                            self.trimmed = Some(system.into_iter().chain(last).collect());
-                        }
-                        return Answer::Next(self);
+        let end = match execute_with_counts(
+            &cfg.manager,
+            history,
+            reply,
+            self.state.counts.clone(),
+            toolbox,
+        ) {
+            Ok((result, after)) => {
+                self.state.counts = after;
+                if !result.return_direct {
+                    self.state.full = result.history;
+                    if !cfg.conversation_history {
+                        // doGetNextInstructionsForToolCall: the prompt's
+                        // system message (an empty one if none) and the last
+                        // message.
+                        let last = self.state.full.last().cloned();
+                        self.state.trimmed = Some(system.into_iter().chain(last).collect());
                     }
-                    BatchEnd::ReturnDirect(result)
+                    return Answer::Next(self);
                 }
-                Err(ManagerError::LimitExceeded(e)) => {
-                    self.counts = e.counts.clone();
-                    BatchEnd::Breach(e)
-                }
-                Err(e) => BatchEnd::Failed(e),
-            };
+                BatchEnd::ReturnDirect(result)
+            }
+            Err(ManagerError::LimitExceeded(e)) => {
+                self.state.counts = e.counts.clone();
+                BatchEnd::Breach(e)
+            }
+            Err(e) => BatchEnd::Failed(e),
+        };
         if cfg.memory == Memory::Inside {
             if let Some(m) = end.closing(reply, cfg.fixes()) {
-                self.inside.add(vec![m]);
+                self.state.inside.add(vec![m]);
             }
         }
         let (kind, generations, error) = end.outcome();
@@ -698,15 +713,15 @@ impl<'c> Turn<'c> {
         generations: Vec<Generation>,
         error: Option<JavaException>,
     ) -> LoopRun {
-        let Turn {
-            cfg,
+        let Turn { cfg, state } = self;
+        let TurnState {
             mut outside,
             inside,
             counts,
             requests,
             verdicts,
             ..
-        } = self;
+        } = *state;
         if cfg.memory == Memory::Outside && error.is_none() {
             match kind {
                 EndKind::Completed => outside.after(&generations),
@@ -746,7 +761,7 @@ impl<'c> Asking<'c> {
     /// assert_eq!(a.call(), 1);
     /// ```
     pub fn call(&self) -> usize {
-        self.turn.calls + 1
+        self.turn.state.calls + 1
     }
 
     /// The request as sent to the provider.
@@ -786,7 +801,12 @@ impl<'c> Asking<'c> {
     pub fn messages(&self) -> &[Message] {
         match &self.prompt {
             Some(p) => p,
-            None => self.turn.trimmed.as_deref().unwrap_or(&self.turn.full),
+            None => self
+                .turn
+                .state
+                .trimmed
+                .as_deref()
+                .unwrap_or(&self.turn.state.full),
         }
     }
 
@@ -810,9 +830,9 @@ impl<'c> Asking<'c> {
             system,
             ..
         } = self;
-        turn.requests.push(request);
-        turn.verdicts.extend(verdict);
-        turn.calls += 1;
+        turn.state.requests.push(request);
+        turn.state.verdicts.extend(verdict);
+        turn.state.calls += 1;
         turn.reply(reply, toolbox, system)
     }
 }

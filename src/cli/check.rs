@@ -149,54 +149,131 @@ fn kind_of(file: &Path, format: Option<&str>) -> Result<&'static str, ExitCode> 
 }
 
 pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
-    let mut kinds = Vec::new();
-    for file in files {
-        match kind_of(file, f.format.as_deref()) {
-            Ok(k) => kinds.push(k),
-            Err(code) => return code,
+    checked(files, f).unwrap_or_else(|code| code)
+}
+
+/// `command` as steps: read the flags, resolve the configuration, evaluate
+/// the scenarios under every behaviour set, find the smallest remedy, and
+/// render; each step may end with a no-verdict exit.
+fn checked(files: &[PathBuf], f: &Flags) -> Result<ExitCode, ExitCode> {
+    let kinds = file_kinds(files, f.format.as_deref())?;
+    let options = Options::read(f)?;
+    let Some(first) = files.first() else {
+        return Err(no_verdict("no file given"));
+    };
+    let name = shown(first);
+    let resolved = resolve(files, &kinds, f)?;
+    let setup = options.setup(&resolved.bound, resolved.version);
+    let reports = evaluate_sets(&setup, options.asked);
+    let Some(mine) = reports.iter().find(|r| r.set == options.asked) else {
+        return Err(no_verdict("the set asked for has no report"));
+    };
+    let remedy = Remedy::find(&setup, &reports);
+    render(&name, f, &resolved, &setup, &reports, mine, &remedy)
+}
+
+/// Properties or YAML for each file; standard input at most once.
+fn file_kinds(files: &[PathBuf], format: Option<&str>) -> Result<Vec<&'static str>, ExitCode> {
+    let kinds = files
+        .iter()
+        .map(|file| kind_of(file, format))
+        .collect::<Result<Vec<_>, _>>()?;
+    if files.iter().filter(|p| *p == Path::new("-")).count() > 1 {
+        return Err(no_verdict("standard input (-) can be given once"));
+    }
+    Ok(kinds)
+}
+
+/// What the flags say about the setup beyond the properties.
+struct Options {
+    processor: ProcessorKind,
+    rethrow: Vec<String>,
+    memory: Memory,
+    window: NonZeroU32,
+    history: Option<bool>,
+    provider: Provider,
+    asked: BehaviorSet,
+    tool_output: ToolOutput,
+}
+
+impl Options {
+    /// The flags read and checked, in the order of their errors.
+    fn read(f: &Flags) -> Result<Self, ExitCode> {
+        let processor = match f.processor.as_str() {
+            "default" => ProcessorKind::Default,
+            "json-error" => ProcessorKind::JsonError,
+            p => {
+                return Err(no_verdict(&format!(
+                    "--processor {p}: use default or json-error"
+                )))
+            }
+        };
+        let memory = match f.memory.as_str() {
+            "none" => Memory::None,
+            "inside" => Memory::Inside,
+            "outside" => Memory::Outside,
+            m => {
+                return Err(no_verdict(&format!(
+                    "--memory {m}: use none, outside or inside"
+                )))
+            }
+        };
+        let history = match f.history.as_str() {
+            "auto" => None,
+            "on" => Some(true),
+            "off" => Some(false),
+            h => return Err(no_verdict(&format!("--history {h}: use auto, on or off"))),
+        };
+        let provider = match f.provider.as_str() {
+            "gemini" => Provider::Gemini,
+            "none" => Provider::None,
+            p => return Err(no_verdict(&format!("--provider {p}: use gemini or none"))),
+        };
+        let Some(window) = NonZeroU32::new(f.memory_window) else {
+            return Err(no_verdict("--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0"));
+        };
+        let asked = asked_set(&f.fixes).map_err(|e| no_verdict(&e))?;
+        let tool_output =
+            ToolOutput::parse(&f.tools).map_err(|e| no_verdict(&format!("--tools {e}")))?;
+        let rethrow = rethrow_classes(&f.rethrow)?;
+        Ok(Options {
+            processor,
+            rethrow,
+            memory,
+            window,
+            history,
+            provider,
+            asked,
+            tool_output,
+        })
+    }
+
+    /// The setup checked: the bound properties under these options.
+    fn setup(&self, bound: &Bound, version: SpringAi) -> Setup {
+        Setup {
+            limits: bound.limits.clone(),
+            resolution_fallback: bound.resolution_fallback,
+            processor: Processor {
+                kind: self.processor,
+                always_throw: bound.always_throw,
+                rethrow: self.rethrow.clone(),
+            },
+            memory: self.memory,
+            memory_max_messages: self.window,
+            conversation_history: self.history,
+            provider: self.provider,
+            tool_output: self.tool_output.clone(),
+            version,
         }
     }
-    if files.iter().filter(|p| *p == Path::new("-")).count() > 1 {
-        return no_verdict("standard input (-) can be given once");
-    }
-    let processor = match f.processor.as_str() {
-        "default" => ProcessorKind::Default,
-        "json-error" => ProcessorKind::JsonError,
-        p => return no_verdict(&format!("--processor {p}: use default or json-error")),
-    };
-    let memory = match f.memory.as_str() {
-        "none" => Memory::None,
-        "inside" => Memory::Inside,
-        "outside" => Memory::Outside,
-        m => return no_verdict(&format!("--memory {m}: use none, outside or inside")),
-    };
-    let history = match f.history.as_str() {
-        "auto" => None,
-        "on" => Some(true),
-        "off" => Some(false),
-        h => return no_verdict(&format!("--history {h}: use auto, on or off")),
-    };
-    let provider = match f.provider.as_str() {
-        "gemini" => Provider::Gemini,
-        "none" => Provider::None,
-        p => return no_verdict(&format!("--provider {p}: use gemini or none")),
-    };
-    let Some(window) = NonZeroU32::new(f.memory_window) else {
-        return no_verdict("--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0");
-    };
-    let asked = match asked_set(&f.fixes) {
-        Ok(s) => s,
-        Err(e) => return no_verdict(&e),
-    };
-    let tool_output = match ToolOutput::parse(&f.tools) {
-        Ok(t) => t,
-        Err(e) => return no_verdict(&format!("--tools {e}")),
-    };
-    let rethrow: Vec<String> = if f.rethrow == "none" {
+}
+
+/// `--rethrow`: `none`, or Java class names separated by commas.
+fn rethrow_classes(list: &str) -> Result<Vec<String>, ExitCode> {
+    let rethrow: Vec<String> = if list == "none" {
         vec![]
     } else {
-        f.rethrow
-            .split(',')
+        list.split(',')
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(str::to_owned)
@@ -209,12 +286,27 @@ pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
         })
     }) {
-        return no_verdict(&format!("--rethrow: '{bad}' is not a Java class name"));
+        return Err(no_verdict(&format!(
+            "--rethrow: '{bad}' is not a Java class name"
+        )));
     }
-    let Some(first) = files.first() else {
-        return no_verdict("no file given");
-    };
-    let name = shown(first);
+    Ok(rethrow)
+}
+
+/// The configuration as Spring Boot resolves it: the properties bound, the
+/// sources they came from, the Spring AI version answered for, and what
+/// the answer says about them.
+struct Resolved {
+    bound: Bound,
+    docs: Vec<(String, Vec<Entry>)>,
+    version: SpringAi,
+    context: Context,
+}
+
+/// Reads the files and their profile files, applies the profiles, drops
+/// what the version does not have, adds the environment and `--set`, and
+/// binds.
+fn resolve(files: &[PathBuf], kinds: &[&'static str], f: &Flags) -> Result<Resolved, ExitCode> {
     let given: Option<Vec<String>> = f.profile.as_ref().map(|p| {
         p.split(',')
             .map(str::trim)
@@ -222,81 +314,20 @@ pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
             .map(str::to_owned)
             .collect()
     });
-    let mut sets_given = Vec::new();
-    for kv in &f.set {
-        match kv.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => {
-                sets_given.push((k.trim().to_owned(), v.to_owned()))
-            }
-            _ => return no_verdict(&format!("--set {kv}: use --set key=value")),
-        }
-    }
-    // Spring's order: the files as given (a later one wins), then the
-    // profile files beside each, in the order the profiles are active,
-    // each `.properties` over its `.yml`: a profile's value wins over
-    // every file without one.
-    let mut sources: Vec<(String, Vec<Entry>)> = Vec::new();
-    for (file, kind) in files.iter().zip(&kinds) {
-        let shown = shown(file);
-        match load(file, &shown, kind, f.json) {
-            Ok(d) => sources.extend(d.into_iter().map(|d| (shown.clone(), d))),
-            Err(code) => return code,
-        }
-    }
-    let main: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
-    let active = active_profiles(&main, given.as_deref());
-    for file in files.iter().filter(|p| *p != Path::new("-")) {
-        for (path, k) in profile_files(file, &active) {
-            let shown = path.display().to_string();
-            if sources.iter().any(|(o, _)| *o == shown) {
-                continue;
-            }
-            match load(&path, &shown, k, f.json) {
-                Ok(d) => sources.extend(d.into_iter().map(|d| (shown.clone(), d))),
-                Err(code) => return code,
-            }
-        }
-    }
-    let mut notes = Vec::new();
-    let mut applied_sources = Vec::new();
-    let mut read_files: Vec<String> = Vec::new();
-    for (origin, doc) in sources {
-        if !read_files.contains(&origin) {
-            read_files.push(origin.clone());
-        }
-        let (kept, skipped) = applied(vec![doc], &active);
-        for (line, expr) in skipped {
-            notes.push(format!(
-                "note: {origin}:{line}: a document for profile '{expr}' is not applied (active: {})",
-                active.join(", ")
-            ));
-        }
-        applied_sources.extend(kept.into_iter().map(|d| (origin.clone(), d)));
-    }
+    let sets_given = set_flags(&f.set)?;
+    let (sources, active) = read_sources(files, kinds, given.as_deref(), f.json)?;
+    let (mut applied_sources, mut notes, read_files) = apply_profiles(sources, &active);
     // The version answered for: the build file's, when it is one this model
     // describes; else 2.0.1.
     let (version_line, version) = match &f.build {
-        Some(b) => match build_version(b) {
-            Ok((line, v)) => (Some(line), v),
-            Err(code) => return code,
-        },
+        Some(b) => {
+            let (line, v) = build_version(b)?;
+            (Some(line), v)
+        }
         None => (None, SpringAi::default()),
     };
     if !version.has_limits() {
-        // Spring AI 2.0.0's ToolCallingProperties has neither the limits
-        // nor the resolution fallback: Spring Boot ignores those keys.
-        for (origin, doc) in &mut applied_sources {
-            doc.retain(|e| {
-                let gone = since_2_0_1(&e.key);
-                if gone {
-                    notes.push(format!(
-                        "note: {origin}:{}: Spring AI {version} has no '{}' (no tool call limits, no resolution fallback): Spring Boot ignores it",
-                        e.line, e.key
-                    ));
-                }
-                !gone
-            });
-        }
+        drop_keys_since_2_0_1(&mut applied_sources, version, &mut notes);
     }
     let names = placeholder_names(
         &applied_sources
@@ -314,59 +345,153 @@ pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
     if !sets_given.is_empty() {
         applied_sources.push(("--set".to_owned(), profile_source(&sets_given)));
     }
-    let (bound, docs, unresolved) =
-        match bind_leniently(applied_sources, f.json, f.sarif.as_deref()) {
-            Ok(b) => b,
-            Err(code) => return code,
-        };
-    let setup = Setup {
-        limits: bound.limits.clone(),
-        resolution_fallback: bound.resolution_fallback,
-        processor: Processor {
-            kind: processor,
-            always_throw: bound.always_throw,
-            rethrow,
-        },
-        memory,
-        memory_max_messages: window,
-        conversation_history: history,
-        provider,
-        tool_output,
+    let (bound, docs, unresolved) = bind_leniently(applied_sources, f.json, f.sarif.as_deref())?;
+    Ok(Resolved {
+        bound,
+        docs,
         version,
-    };
+        context: Context {
+            files: read_files,
+            active,
+            notes,
+            unresolved,
+            version: version_line,
+        },
+    })
+}
+
+/// `--set key=value`, each with a key.
+fn set_flags(set: &[String]) -> Result<Vec<(String, String)>, ExitCode> {
+    set.iter()
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.to_owned())),
+            _ => Err(no_verdict(&format!("--set {kv}: use --set key=value"))),
+        })
+        .collect()
+}
+
+/// The documents of the files, with the file each comes from, and the
+/// active profiles.
+// Spring's order: the files as given (a later one wins), then the profile
+// files beside each, in the order the profiles are active, each
+// `.properties` over its `.yml`: a profile's value wins over every file
+// without one.
+#[allow(clippy::type_complexity)]
+fn read_sources(
+    files: &[PathBuf],
+    kinds: &[&'static str],
+    given: Option<&[String]>,
+    json: bool,
+) -> Result<(Vec<(String, Vec<Entry>)>, Vec<String>), ExitCode> {
+    let mut sources: Vec<(String, Vec<Entry>)> = Vec::new();
+    for (file, kind) in files.iter().zip(kinds) {
+        let shown = shown(file);
+        let d = load(file, &shown, kind, json)?;
+        sources.extend(d.into_iter().map(|d| (shown.clone(), d)));
+    }
+    let main: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
+    let active = active_profiles(&main, given);
+    for file in files.iter().filter(|p| *p != Path::new("-")) {
+        for (path, k) in profile_files(file, &active) {
+            let shown = path.display().to_string();
+            if sources.iter().any(|(o, _)| *o == shown) {
+                continue;
+            }
+            let d = load(&path, &shown, k, json)?;
+            sources.extend(d.into_iter().map(|d| (shown.clone(), d)));
+        }
+    }
+    Ok((sources, active))
+}
+
+/// The documents the active profiles apply, a note for each left out, and
+/// the files read, each once.
+#[allow(clippy::type_complexity)]
+fn apply_profiles(
+    sources: Vec<(String, Vec<Entry>)>,
+    active: &[String],
+) -> (Vec<(String, Vec<Entry>)>, Vec<String>, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut applied_sources = Vec::new();
+    let mut read_files: Vec<String> = Vec::new();
+    for (origin, doc) in sources {
+        if !read_files.contains(&origin) {
+            read_files.push(origin.clone());
+        }
+        let (kept, skipped) = applied(vec![doc], active);
+        for (line, expr) in skipped {
+            notes.push(format!(
+                "note: {origin}:{line}: a document for profile '{expr}' is not applied (active: {})",
+                active.join(", ")
+            ));
+        }
+        applied_sources.extend(kept.into_iter().map(|d| (origin.clone(), d)));
+    }
+    (applied_sources, notes, read_files)
+}
+
+/// Spring AI 2.0.0's ToolCallingProperties has neither the limits nor the
+/// resolution fallback: Spring Boot ignores those keys (a note for each).
+fn drop_keys_since_2_0_1(
+    sources: &mut [(String, Vec<Entry>)],
+    version: SpringAi,
+    notes: &mut Vec<String>,
+) {
+    for (origin, doc) in sources {
+        doc.retain(|e| {
+            let gone = since_2_0_1(&e.key);
+            if gone {
+                notes.push(format!(
+                    "note: {origin}:{}: Spring AI {version} has no '{}' (no tool call limits, no resolution fallback): Spring Boot ignores it",
+                    e.line, e.key
+                ));
+            }
+            !gone
+        });
+    }
+}
+
+/// Every scenario under every named behaviour set and the one asked for.
+fn evaluate_sets(setup: &Setup, asked: BehaviorSet) -> Vec<SetReport> {
     let mut sets = behavior_sets();
     if !sets.contains(&asked) {
         sets.push(asked);
     }
-    let reports = report_sets(&setup, &sets);
-    let Some(mine) = reports.iter().find(|r| r.set == asked) else {
-        return no_verdict("the set asked for has no report");
-    };
-    let remedy = Remedy::find(&setup, &reports);
+    report_sets(setup, &sets)
+}
+
+/// Writes the SARIF log (if asked) and prints the answer; the exit says
+/// whether the set asked for is safe.
+fn render(
+    name: &str,
+    f: &Flags,
+    resolved: &Resolved,
+    setup: &Setup,
+    reports: &[SetReport],
+    mine: &SetReport,
+    remedy: &Remedy,
+) -> Result<ExitCode, ExitCode> {
     let code = if mine.safe() { 0 } else { UNSAFE };
-    let context = Context {
-        files: read_files,
-        active,
-        notes,
-        unresolved,
-        version: version_line,
-    };
     if let Some(path) = &f.sarif {
-        let log = super::sarif::log(&docs, &setup, mine, &remedy);
+        let log = super::sarif::log(&resolved.docs, setup, mine, remedy);
         let text = serde_json::to_string_pretty(&log).unwrap_or_default();
         if let Err(e) = std::fs::write(path, text + "\n") {
-            return no_verdict(&format!("--sarif {}: cannot write: {e}", path.display()));
+            return Err(no_verdict(&format!(
+                "--sarif {}: cannot write: {e}",
+                path.display()
+            )));
         }
     }
+    let context = &resolved.context;
     if f.json {
-        let mut v = to_json(&name, &bound, &setup, &reports);
+        let mut v = to_json(name, &resolved.bound, setup, reports);
         v["asked"] = json!({
             "set": mine.set.name,
             "safe": mine.safe(),
             "breaks": mine.verdicts.iter().filter(|v| !v.mark.survives()).map(|v| v.scenario.column()).collect::<Vec<_>>(),
             "exit": code,
         });
-        v["legend"] = legend_json(&reports);
+        v["legend"] = legend_json(reports);
         v["fix_it_today"] = remedy.to_json();
         v["files"] = json!(context.files);
         v["profiles"] = json!(context.active);
@@ -379,11 +504,16 @@ pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
         out!(
             "{}",
             super::shown_lines(&clip(&to_text(
-                &context, &bound, &setup, &reports, mine, &remedy
+                context,
+                &resolved.bound,
+                setup,
+                reports,
+                mine,
+                remedy
             )))
         );
     }
-    ExitCode::from(code)
+    Ok(ExitCode::from(code))
 }
 
 /// What the answer says about its inputs besides the binding.

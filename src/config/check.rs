@@ -772,50 +772,137 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
         next_turn: None,
         fault: None,
     };
-    let Script {
-        config: cfg,
-        tools,
-        history: user,
-        model,
-        watch,
-    } = match script(setup, set, scenario) {
-        Ok(s) => s,
-        Err(why) => {
+    let played = match play(setup, set, scenario) {
+        Ok(played) => played,
+        Err(Unplayed::NotApplicable(why)) => {
             verdict.detail = why;
             return verdict;
         }
-    };
-    let question = user.last().cloned().unwrap_or_else(|| Message::user(""));
-    let watched_tool = tools.first().map(|t| t.name.clone());
-    let mut toolbox = Toolbox::new(tools);
-    let run = match run_loop(&cfg, user, &model, &mut toolbox) {
-        Ok(r) => r,
-        Err(e) => {
+        Err(Unplayed::Fault(e)) => {
             verdict.mark = Mark::Error;
             verdict.detail = format!("the scenario could not be played: {e}");
             verdict.fault = Some(e.to_string());
             return verdict;
         }
     };
-    verdict.ended = run.kind.name();
-    verdict.sent = sent_response(&run, watch);
+    verdict.ended = played.run.kind.name();
+    verdict.sent = sent_response(&played.run, played.watch);
+    verdict.next_turn = next_turn(setup, &played.run);
+    let (mark, detail) = judge_turn(setup, scenario, &played, verdict.sent.as_ref());
+    let (mark, detail) = with_next_turn(mark, detail, verdict.next_turn.as_ref());
+    verdict.mark = mark;
+    verdict.detail = clip(&detail, 2000);
+    verdict
+}
+
+/// A scenario's turn, played.
+struct Played {
+    /// What the loop did.
+    run: LoopRun,
+    /// The user's question, which every request should hold.
+    question: Message,
+    /// The tool whose output the scenario watches (the first one).
+    watched_tool: Option<String>,
+    /// Which request carries the tool response the scenario is about.
+    watch: usize,
+}
+
+/// Why a scenario was not played.
+enum Unplayed {
+    /// It does not apply to the setup (the reason why).
+    NotApplicable(String),
+    /// Its own script failed, not the setup.
+    Fault(crate::chat::tool_loop::LoopError),
+}
+
+/// Plays `scenario`'s turn on `setup` under `set`.
+fn play(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Played, Unplayed> {
+    let Script {
+        config,
+        tools,
+        history,
+        model,
+        watch,
+    } = script(setup, set, scenario).map_err(Unplayed::NotApplicable)?;
+    let question = history.last().cloned().unwrap_or_else(|| Message::user(""));
+    let watched_tool = tools.first().map(|t| t.name.clone());
+    let mut toolbox = Toolbox::new(tools);
+    let run = run_loop(&config, history, &model, &mut toolbox).map_err(Unplayed::Fault)?;
+    Ok(Played {
+        run,
+        question,
+        watched_tool,
+        watch,
+    })
+}
+
+/// With a memory, how the request of the next turn (the memory and a new
+/// question) fares.
+fn next_turn(setup: &Setup, run: &LoopRun) -> Option<Result<(), NextRefused>> {
+    if setup.memory == Memory::None {
+        return None;
+    }
+    Some(match setup.provider {
+        Provider::Gemini => run.memory_verdict.clone().map_err(NextRefused::Gemini),
+        Provider::None => {
+            let mut next = run.memory.clone();
+            next.push(Message::user("next question"));
+            answered(&next).map_err(NextRefused::Unanswered)
+        }
+    })
+}
+
+/// The turn's own mark and what happened, the first fault in this order: a
+/// request refused, a request without the question, an exception at the
+/// caller, a tool output altered.
+fn judge_turn(
+    setup: &Setup,
+    scenario: Scenario,
+    played: &Played,
+    sent: Option<&Value>,
+) -> (Mark, String) {
+    let run = &played.run;
     // Gemini judges its requests by its own rules; any other provider is
     // held to what every chat API requires: each call answered at once.
     let provider = match setup.provider {
         Provider::Gemini => "Gemini",
         Provider::None => "the provider",
     };
-    if setup.memory != Memory::None {
-        verdict.next_turn = Some(match setup.provider {
-            Provider::Gemini => run.memory_verdict.clone().map_err(NextRefused::Gemini),
-            Provider::None => {
-                let mut next = run.memory.clone();
-                next.push(Message::user("next question"));
-                answered(&next).map_err(NextRefused::Unanswered)
-            }
-        });
+    if let Some((i, e)) = first_rejected(run) {
+        return (
+            Mark::Rejected,
+            format!("{provider} rejects request {} of the turn: {e}", i + 1),
+        );
     }
-    let rejected = run.requests.iter().zip(0..).find_map(|(r, i)| match r {
+    if let Some(i) = first_forgetful(run, &played.question) {
+        return (
+            Mark::Forgot,
+            format!("request {i} of the turn does not hold the user's question"),
+        );
+    }
+    if let (EndKind::Error, Some(e)) = (run.kind, &run.error) {
+        return error_mark(setup, e);
+    }
+    if let Some(d) = lost_output(scenario, played) {
+        return (Mark::Lost, d);
+    }
+    let detail = match (sent, run.kind) {
+        (_, EndKind::LimitExceeded) => format!(
+            "the turn ends with the limit's answer: {}",
+            run.generations
+                .first()
+                .and_then(|g| g.text.clone())
+                .unwrap_or_default()
+        ),
+        (Some(p), _) => format!("Gemini got {p}"),
+        (None, k) => format!("the turn ends: {}", k.name()),
+    };
+    (Mark::Ok, detail)
+}
+
+/// The first request the provider refuses (0-based) and why.
+fn first_rejected(run: &LoopRun) -> Option<(usize, String)> {
+    run.requests.iter().zip(0..).find_map(|(r, i)| match r {
         Sent::Gemini(_) => run
             .verdicts
             .get(i)
@@ -827,90 +914,77 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
                 .err()
                 .map(|e| (i, format!("{UNANSWERED}: {e}")))
         }
-    });
-    let forgot = run.requests.iter().zip(1..).find_map(|(r, i)| match r {
-        Sent::Messages(m) => (!m.iter().any(|x| **x == question)).then_some(i),
+    })
+}
+
+/// The first request (1-based) without the user's question, for a provider
+/// that takes the messages as they are.
+fn first_forgetful(run: &LoopRun, question: &Message) -> Option<usize> {
+    run.requests.iter().zip(1..).find_map(|(r, i)| match r {
+        Sent::Messages(m) => (!m.iter().any(|x| **x == *question)).then_some(i),
         Sent::Gemini(_) => None,
-    });
-    let (mark, detail) = if let Some((i, e)) = rejected {
-        (
-            Mark::Rejected,
-            format!("{provider} rejects request {} of the turn: {e}", i + 1),
-        )
-    } else if let Some(i) = forgot {
-        (
-            Mark::Forgot,
-            format!("request {i} of the turn does not hold the user's question"),
-        )
-    } else if let (EndKind::Error, Some(e)) = (run.kind, &run.error) {
-        if is_parse_failure(e) {
-            (Mark::ParseError, format!("the caller gets {e}"))
-        } else if is_unresolved_tool(e) {
-            (Mark::Raised, format!("the caller gets {e}"))
-        } else if configured(setup, e) {
-            (Mark::Thrown, format!("the caller gets {e}, as configured"))
-        } else {
-            (Mark::Error, format!("the caller gets {e}"))
-        }
+    })
+}
+
+/// The mark of an exception that reached the caller.
+fn error_mark(setup: &Setup, e: &JavaException) -> (Mark, String) {
+    if is_parse_failure(e) {
+        (Mark::ParseError, format!("the caller gets {e}"))
+    } else if is_unresolved_tool(e) {
+        (Mark::Raised, format!("the caller gets {e}"))
+    } else if configured(setup, e) {
+        (Mark::Thrown, format!("the caller gets {e}, as configured"))
     } else {
-        // Every request from the one that first carries the output on, as
-        // each request converts the history again: an advisor that fixed
-        // one request leaves the next as upstream converts it.
-        let lost = match (scenario.tool_text(), watched_tool.as_deref()) {
-            (Some(Some(text)), Some(tool)) => {
-                run.requests
-                    .iter()
-                    .enumerate()
-                    .skip(watch)
-                    .find_map(|(i, r)| {
-                        let p = response_named(r, tool)?;
-                        (!carries(text, &p)).then(|| {
-                            format!(
-                                "the tool returned {} and Gemini got {p} (request {} of the turn)",
-                                Value::String(text.to_owned()),
-                                i + 1
-                            )
-                        })
-                    })
-            }
-            _ => None,
-        };
-        match lost {
-            Some(d) => (Mark::Lost, d),
-            None => (
-                Mark::Ok,
-                match (&verdict.sent, run.kind) {
-                    (_, EndKind::LimitExceeded) => format!(
-                        "the turn ends with the limit's answer: {}",
-                        run.generations
-                            .first()
-                            .and_then(|g| g.text.clone())
-                            .unwrap_or_default()
-                    ),
-                    (Some(p), _) => format!("Gemini got {p}"),
-                    (None, k) => format!("the turn ends: {}", k.name()),
-                },
-            ),
-        }
-    };
-    verdict.mark = mark;
-    verdict.detail = detail;
-    if verdict.mark.survives() {
-        if let Some(Err(e)) = &verdict.next_turn {
-            verdict.mark = match e {
-                NextRefused::Gemini(Refusal::Rejected(Rejection {
-                    rule: Rule::CountsMatch,
-                    ..
-                }))
-                | NextRefused::Unanswered(_) => Mark::Dangling,
-                NextRefused::Gemini(Refusal::NotBuilt(j)) if is_parse_failure(j) => Mark::NextParse,
-                NextRefused::Gemini(_) => Mark::NextRejected,
-            };
-            verdict.detail = format!("{}; the next turn: {e}", verdict.detail);
-        }
+        (Mark::Error, format!("the caller gets {e}"))
     }
-    verdict.detail = clip(&verdict.detail, 2000);
-    verdict
+}
+
+/// Where the watched tool's text output reached Gemini altered: every
+/// request from the one that first carries the output on, as each request
+/// converts the history again (an advisor that fixed one request leaves the
+/// next as upstream converts it).
+fn lost_output(scenario: Scenario, played: &Played) -> Option<String> {
+    let (Some(Some(text)), Some(tool)) = (scenario.tool_text(), played.watched_tool.as_deref())
+    else {
+        return None;
+    };
+    played
+        .run
+        .requests
+        .iter()
+        .enumerate()
+        .skip(played.watch)
+        .find_map(|(i, r)| {
+            let p = response_named(r, tool)?;
+            (!carries(text, &p)).then(|| {
+                format!(
+                    "the tool returned {} and Gemini got {p} (request {} of the turn)",
+                    Value::String(text.to_owned()),
+                    i + 1
+                )
+            })
+        })
+}
+
+/// A turn that survived still fails when the next turn is refused.
+fn with_next_turn(
+    mark: Mark,
+    detail: String,
+    next_turn: Option<&Result<(), NextRefused>>,
+) -> (Mark, String) {
+    let Some(Err(e)) = next_turn.filter(|_| mark.survives()) else {
+        return (mark, detail);
+    };
+    let mark = match e {
+        NextRefused::Gemini(Refusal::Rejected(Rejection {
+            rule: Rule::CountsMatch,
+            ..
+        }))
+        | NextRefused::Unanswered(_) => Mark::Dangling,
+        NextRefused::Gemini(Refusal::NotBuilt(j)) if is_parse_failure(j) => Mark::NextParse,
+        NextRefused::Gemini(_) => Mark::NextRejected,
+    };
+    (mark, format!("{detail}; the next turn: {e}"))
 }
 
 /// How a provider other than Gemini refuses a request whose calls are not

@@ -6,8 +6,9 @@ use serde_json::{Map, Value};
 
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::gemini::ValidatorOptions;
-use crate::model::behavior::SpringAi;
+use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::ClassTable;
+use crate::model::limits::{Limits, LimitsError};
 use crate::model::manager::Config;
 use crate::model::processor::{Processor, ProcessorKind};
 
@@ -153,287 +154,46 @@ impl Vector {
         Self::from_value(&doc)
     }
 
-    /// Loads a vector from a parsed JSON document.
+    /// Loads a vector from a parsed JSON document: each part read in turn
+    /// (the document's keys and format, the names, the behaviour, the
+    /// manager object, the tools, the configuration, the op and its input,
+    /// the expectations), the first fault found reported.
+    ///
+    /// ```
+    /// use toolcall_model::vectors::Vector;
+    /// let doc = serde_json::json!({"format": "toolcall-model/1", "op": "convert_tool_response", "input": {"text": "1"}, "expect": {}});
+    /// assert_eq!(Vector::from_value(&doc).unwrap().name, "(unnamed)");
+    /// let bad = serde_json::json!({"format": "toolcall-model/1", "op": "nope", "input": {}, "expect": {}});
+    /// assert!(Vector::from_value(&bad).unwrap_err().to_string().contains("unknown op 'nope'"));
+    /// ```
     pub fn from_value(doc: &Value) -> Result<Vector, VectorError> {
-        let obj = doc
-            .as_object()
-            .ok_or_else(|| err("/", "a vector is a JSON object"))?;
-        for k in obj.keys() {
-            if ![
-                "format",
-                "name",
-                "about",
-                "spring_ai",
-                "fixes",
-                "advisors",
-                "manager",
-                "tools",
-                "op",
-                "input",
-                "expect",
-            ]
-            .contains(&k.as_str())
-            {
-                return Err(err(format!("/{k}"), "unknown key"));
-            }
-        }
-        match obj.get("format").and_then(Value::as_str) {
-            Some(FORMAT) => {}
-            Some(other) => return Err(err("/format", format!("format '{other}' is not {FORMAT}"))),
-            None => {
-                return Err(err(
-                    "/format",
-                    format!("missing format (expected \"{FORMAT}\")"),
-                ))
-            }
-        }
-        let text = |k: &str, absent: &str| match obj.get(k) {
-            None => Ok(absent.to_owned()),
-            Some(Value::String(s)) => Ok(s.clone()),
-            Some(v) => Err(err(
-                format!("/{k}"),
-                format!("must be a string, not {}", short(v)),
-            )),
-        };
-        let name = text("name", "(unnamed)")?;
-        let about = text("about", "")?;
+        let obj = document(doc)?;
+        let name = text_key(obj, "name", "(unnamed)")?;
+        let about = text_key(obj, "about", "")?;
         let spring_ai = spring_ai_from(obj.get("spring_ai"))?;
-        let fixes = fixes_from(obj.get("fixes"))?;
-        if spring_ai == SpringAi::V2_0_0 && !fixes.is_upstream() {
-            return Err(err(
-                "/fixes",
-                "the fixes are written for Spring AI 2.0.1 (its limits and its fix library); a 2.0.0 vector is upstream",
-            ));
-        }
-        let gemini_tool_text = match obj.get("advisors") {
-            None | Some(Value::Null) => false,
-            Some(Value::Array(a)) => {
-                let mut on = false;
-                for (i, x) in a.iter().enumerate() {
-                    match x.as_str() {
-                        Some("gemini-tool-text") => on = true,
-                        _ => {
-                            return Err(err(
-                                format!("/advisors/{i}"),
-                                format!("unknown advisor {x} (known: \"gemini-tool-text\")"),
-                            ))
-                        }
-                    }
-                }
-                on
-            }
-            Some(other) => return Err(err("/advisors", format!("must be a list, not {other}"))),
-        };
+        let fixes = fixes_for(obj, spring_ai)?;
+        let gemini_tool_text = advisors_from(obj.get("advisors"))?;
         let empty = Map::new();
-        let m = match obj.get("manager") {
-            None | Some(Value::Null) => &empty,
-            Some(Value::Object(m)) => m,
-            Some(_) => return Err(err("/manager", "must be an object")),
-        };
-        for k in m.keys() {
-            if !MANAGER_KEYS.contains(&k.as_str()) {
-                return Err(err(format!("/manager/{k}"), "unknown key"));
-            }
-        }
-        if !spring_ai.has_limits() || !spring_ai.has_resolution_switch() {
-            refuse_2_0_1_keys(m, spring_ai)?;
-        }
+        let manager = manager_object(obj, spring_ai, &empty)?;
+        // The tools declare the exception classes the processor may name.
         let mut classes = ClassTable::builtin();
         let tools = match obj.get("tools") {
             None | Some(Value::Null) => vec![],
             Some(v) => tools_from(v, &mut classes)?,
         };
-        let processor = match field(m, "exception_processor") {
-            None => Processor::default(),
-            Some(v) => {
-                object(v, "/manager/exception_processor", "an exception processor")?;
-                let d: ProcessorDoc = typed(v, "/manager/exception_processor")?;
-                let kind = match d.kind.as_deref() {
-                    None | Some("default") => ProcessorKind::Default,
-                    Some("json_error") => ProcessorKind::JsonError,
-                    Some(k) => {
-                        return Err(err(
-                            "/manager/exception_processor/kind",
-                            format!("unknown processor kind '{k}' (known: default, json_error)"),
-                        ))
-                    }
-                };
-                for (i, c) in d.rethrow.iter().enumerate() {
-                    if !classes.contains(c) {
-                        return Err(err(format!("/manager/exception_processor/rethrow/{i}"), format!("unknown exception class '{c}' (declare it in a tool outcome with \"extends\")")));
-                    }
-                }
-                Processor {
-                    kind,
-                    always_throw: d.always_throw,
-                    rethrow: d.rethrow,
-                }
-            }
-        };
-        let bool_key = |k: &str, default: bool| -> Result<bool, VectorError> {
-            match field(m, k) {
-                None => Ok(default),
-                Some(Value::Bool(b)) => Ok(*b),
-                Some(_) => Err(err(format!("/manager/{k}"), "must be a boolean")),
-            }
-        };
-        let resolution_fallback = bool_key("resolution_fallback", false)?;
-        let conversation_history = bool_key("conversation_history", true)?;
-        let validator = match field(m, "validator") {
-            None => ValidatorOptions::default(),
-            Some(Value::Object(v)) => {
-                let mut o = ValidatorOptions::default();
-                for (k, x) in v {
-                    let b = x.as_bool().ok_or_else(|| {
-                        err(format!("/manager/validator/{k}"), "must be a boolean")
-                    })?;
-                    match k.as_str() {
-                        "thought_signatures" => o.thought_signatures = b,
-                        "alternate_roles" => o.alternate_roles = b,
-                        _ => return Err(err(
-                            format!("/manager/validator/{k}"),
-                            "unknown validator switch (known: thought_signatures, alternate_roles)",
-                        )),
-                    }
-                }
-                o
-            }
-            Some(_) => return Err(err("/manager/validator", "must be an object")),
-        };
-        let config = limits_from(m)?.map(|limits| {
-            let manager = Config {
-                limits,
-                resolution_fallback,
-                processor,
+        let config = config_from(
+            manager,
+            Config {
+                limits: Limits::default(),
+                resolution_fallback: false,
+                processor: Processor::default(),
                 classes,
                 fixes,
                 version: spring_ai,
-            };
-            LoopConfig {
-                conversation_history,
-                gemini_tool_text,
-                validator,
-                ..LoopConfig::new(manager)
-            }
-        });
-        let input = match obj.get("input") {
-            Some(Value::Object(i)) => i,
-            _ => return Err(err("/input", "missing or not an object")),
-        };
-        let op_name = match obj.get("op").and_then(Value::as_str) {
-            Some(name) => name,
-            None => return Err(err("/op", "missing")),
-        };
-        let Some((_, input_keys)) = OP_INPUT_KEYS.iter().find(|(o, _)| *o == op_name) else {
-            let known: Vec<&str> = OP_INPUT_KEYS.iter().map(|(o, _)| *o).collect();
-            return Err(err(
-                "/op",
-                format!("unknown op '{op_name}' (known: {})", known.join(", ")),
-            ));
-        };
-        for k in input.keys() {
-            if !input_keys.contains(&k.as_str()) {
-                return Err(err(
-                    format!("/input/{}", pointer_token(k)),
-                    format!(
-                        "unknown key: op '{op_name}' reads only {}",
-                        input_keys.join(", ")
-                    ),
-                ));
-            }
-        }
-        let input = canonical_signatures(input)?
-            .map_or(std::borrow::Cow::Borrowed(input), std::borrow::Cow::Owned);
-        let input = &input;
-        let op = match op_name {
-            "execute_tool_calls" => Op::ExecuteToolCalls {
-                history: messages(input.get("history"), "/input/history")?,
-                generations: generations(input.get("generations"), "/input/generations")?,
             },
-            "gemini_request" => Op::GeminiRequest {
-                history: messages(input.get("history"), "/input/history")?,
-            },
-            "convert_tool_response" => Op::ConvertToolResponse {
-                text: input
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| err("/input/text", "must be a string"))?
-                    .to_owned(),
-                error: match input.get("error") {
-                    None | Some(Value::Null) => false,
-                    Some(Value::Bool(b)) => *b,
-                    Some(_) => return Err(err("/input/error", "must be a boolean")),
-                },
-            },
-            "tool_loop" => {
-                let model = match input.get("model") {
-                    Some(Value::Array(a)) => a
-                        .iter()
-                        .enumerate()
-                        .map(|(i, g)| generations(Some(g), &format!("/input/model/{i}")))
-                        .collect::<Result<_, _>>()?,
-                    _ => return Err(err("/input/model", "must be an array of generation lists")),
-                };
-                let choice = |k: &str| match field(input, k) {
-                    None => Ok(None),
-                    Some(Value::String(s)) => Ok(Some(s.as_str())),
-                    Some(v) => Err(err(
-                        format!("/input/{k}"),
-                        format!("must be a string or null, not {}", short(v)),
-                    )),
-                };
-                let provider = match choice("provider")? {
-                    None | Some("gemini") => Provider::Gemini,
-                    Some("none") => Provider::None,
-                    Some(p) => {
-                        return Err(err(
-                            "/input/provider",
-                            format!("unknown provider '{p}' (known: gemini, none)"),
-                        ))
-                    }
-                };
-                let memory = match choice("memory")? {
-                    None | Some("none") => Memory::None,
-                    Some("inside") => Memory::Inside,
-                    Some("outside") => Memory::Outside,
-                    Some(p) => {
-                        return Err(err(
-                            "/input/memory",
-                            format!("unknown memory '{p}' (known: none, inside, outside)"),
-                        ))
-                    }
-                };
-                let memory_max_messages = match field(input, "memory_max_messages") {
-                    None => crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES.get() as i32,
-                    Some(v) => as_max(v, "/input/memory_max_messages")?
-                        .ok_or_else(|| err("/input/memory_max_messages", "must be an integer"))?,
-                };
-                let memory_start = match field(input, "memory_start") {
-                    None => vec![],
-                    Some(v) => messages(Some(v), "/input/memory_start")?,
-                };
-                if memory == Memory::None {
-                    for k in ["memory_max_messages", "memory_start"] {
-                        if field(input, k).is_some() {
-                            return Err(err(
-                                format!("/input/{k}"),
-                                "needs a memory (\"memory\": \"inside\" or \"outside\")",
-                            ));
-                        }
-                    }
-                }
-                Op::ToolLoop {
-                    history: messages(input.get("history"), "/input/history")?,
-                    model,
-                    provider,
-                    memory,
-                    memory_max_messages,
-                    memory_start,
-                }
-            }
-            // OP_INPUT_KEYS has refused every other name above.
-            other => return Err(err("/op", format!("unknown op '{other}'"))),
-        };
+            gemini_tool_text,
+        )?;
+        let op = op_from(obj)?;
         let expect = match obj.get("expect") {
             Some(v @ Value::Object(_)) => v.clone(),
             _ => return Err(err("/expect", "missing or not an object")),
@@ -448,4 +208,332 @@ impl Vector {
             expect,
         })
     }
+}
+
+/// The vector's object: only known keys, and this format.
+fn document(doc: &Value) -> Result<&Map<String, Value>, VectorError> {
+    let obj = doc
+        .as_object()
+        .ok_or_else(|| err("/", "a vector is a JSON object"))?;
+    for k in obj.keys() {
+        if ![
+            "format",
+            "name",
+            "about",
+            "spring_ai",
+            "fixes",
+            "advisors",
+            "manager",
+            "tools",
+            "op",
+            "input",
+            "expect",
+        ]
+        .contains(&k.as_str())
+        {
+            return Err(err(format!("/{k}"), "unknown key"));
+        }
+    }
+    match obj.get("format").and_then(Value::as_str) {
+        Some(FORMAT) => Ok(obj),
+        Some(other) => Err(err("/format", format!("format '{other}' is not {FORMAT}"))),
+        None => Err(err(
+            "/format",
+            format!("missing format (expected \"{FORMAT}\")"),
+        )),
+    }
+}
+
+/// A text key of the vector (`absent` when it is missing).
+fn text_key(obj: &Map<String, Value>, k: &str, absent: &str) -> Result<String, VectorError> {
+    match obj.get(k) {
+        None => Ok(absent.to_owned()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(v) => Err(err(
+            format!("/{k}"),
+            format!("must be a string, not {}", short(v)),
+        )),
+    }
+}
+
+/// The fixes, which only a 2.0.1 vector may have.
+fn fixes_for(obj: &Map<String, Value>, spring_ai: SpringAi) -> Result<Fixes, VectorError> {
+    let fixes = fixes_from(obj.get("fixes"))?;
+    if spring_ai == SpringAi::V2_0_0 && !fixes.is_upstream() {
+        return Err(err(
+            "/fixes",
+            "the fixes are written for Spring AI 2.0.1 (its limits and its fix library); a 2.0.0 vector is upstream",
+        ));
+    }
+    Ok(fixes)
+}
+
+/// Whether the advisors name the seed's `GeminiToolTextAdvisor`.
+fn advisors_from(v: Option<&Value>) -> Result<bool, VectorError> {
+    match v {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Array(a)) => {
+            let mut on = false;
+            for (i, x) in a.iter().enumerate() {
+                match x.as_str() {
+                    Some("gemini-tool-text") => on = true,
+                    _ => {
+                        return Err(err(
+                            format!("/advisors/{i}"),
+                            format!("unknown advisor {x} (known: \"gemini-tool-text\")"),
+                        ))
+                    }
+                }
+            }
+            Ok(on)
+        }
+        Some(other) => Err(err("/advisors", format!("must be a list, not {other}"))),
+    }
+}
+
+/// The manager object (`empty` when absent): only known keys, and only those
+/// the vector's Spring AI version has.
+fn manager_object<'a>(
+    obj: &'a Map<String, Value>,
+    spring_ai: SpringAi,
+    empty: &'a Map<String, Value>,
+) -> Result<&'a Map<String, Value>, VectorError> {
+    let m = match obj.get("manager") {
+        None | Some(Value::Null) => empty,
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(err("/manager", "must be an object")),
+    };
+    for k in m.keys() {
+        if !MANAGER_KEYS.contains(&k.as_str()) {
+            return Err(err(format!("/manager/{k}"), "unknown key"));
+        }
+    }
+    if !spring_ai.has_limits() || !spring_ai.has_resolution_switch() {
+        refuse_2_0_1_keys(m, spring_ai)?;
+    }
+    Ok(m)
+}
+
+/// The loop's configuration from the manager object, over `base` (its
+/// classes, fixes and version already read); `Err` inside when the limits'
+/// builder refuses them.
+fn config_from(
+    m: &Map<String, Value>,
+    base: Config,
+    gemini_tool_text: bool,
+) -> Result<Result<LoopConfig, LimitsError>, VectorError> {
+    let processor = processor_from(m, &base.classes)?;
+    let resolution_fallback = bool_key(m, "resolution_fallback", false)?;
+    let conversation_history = bool_key(m, "conversation_history", true)?;
+    let validator = validator_from(m)?;
+    Ok(limits_from(m)?.map(|limits| {
+        let manager = Config {
+            limits,
+            resolution_fallback,
+            processor,
+            ..base
+        };
+        LoopConfig {
+            conversation_history,
+            gemini_tool_text,
+            validator,
+            ..LoopConfig::new(manager)
+        }
+    }))
+}
+
+/// The exception processor; the classes it rethrows must be known.
+fn processor_from(m: &Map<String, Value>, classes: &ClassTable) -> Result<Processor, VectorError> {
+    let Some(v) = field(m, "exception_processor") else {
+        return Ok(Processor::default());
+    };
+    object(v, "/manager/exception_processor", "an exception processor")?;
+    let d: ProcessorDoc = typed(v, "/manager/exception_processor")?;
+    let kind = match d.kind.as_deref() {
+        None | Some("default") => ProcessorKind::Default,
+        Some("json_error") => ProcessorKind::JsonError,
+        Some(k) => {
+            return Err(err(
+                "/manager/exception_processor/kind",
+                format!("unknown processor kind '{k}' (known: default, json_error)"),
+            ))
+        }
+    };
+    for (i, c) in d.rethrow.iter().enumerate() {
+        if !classes.contains(c) {
+            return Err(err(
+                format!("/manager/exception_processor/rethrow/{i}"),
+                format!(
+                    "unknown exception class '{c}' (declare it in a tool outcome with \"extends\")"
+                ),
+            ));
+        }
+    }
+    Ok(Processor {
+        kind,
+        always_throw: d.always_throw,
+        rethrow: d.rethrow,
+    })
+}
+
+/// A boolean key of the manager object (`default` when absent).
+fn bool_key(m: &Map<String, Value>, k: &str, default: bool) -> Result<bool, VectorError> {
+    match field(m, k) {
+        None => Ok(default),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(err(format!("/manager/{k}"), "must be a boolean")),
+    }
+}
+
+/// The validator's optional rules.
+fn validator_from(m: &Map<String, Value>) -> Result<ValidatorOptions, VectorError> {
+    match field(m, "validator") {
+        None => Ok(ValidatorOptions::default()),
+        Some(Value::Object(v)) => {
+            let mut o = ValidatorOptions::default();
+            for (k, x) in v {
+                let b = x
+                    .as_bool()
+                    .ok_or_else(|| err(format!("/manager/validator/{k}"), "must be a boolean"))?;
+                match k.as_str() {
+                    "thought_signatures" => o.thought_signatures = b,
+                    "alternate_roles" => o.alternate_roles = b,
+                    _ => {
+                        return Err(err(
+                            format!("/manager/validator/{k}"),
+                            "unknown validator switch (known: thought_signatures, alternate_roles)",
+                        ))
+                    }
+                }
+            }
+            Ok(o)
+        }
+        Some(_) => Err(err("/manager/validator", "must be an object")),
+    }
+}
+
+/// The op and its input: the input an object, the op known, the input's
+/// keys those the op reads (thought signatures in their canonical form).
+fn op_from(obj: &Map<String, Value>) -> Result<Op, VectorError> {
+    let input = match obj.get("input") {
+        Some(Value::Object(i)) => i,
+        _ => return Err(err("/input", "missing or not an object")),
+    };
+    let op_name = match obj.get("op").and_then(Value::as_str) {
+        Some(name) => name,
+        None => return Err(err("/op", "missing")),
+    };
+    let Some((_, input_keys)) = OP_INPUT_KEYS.iter().find(|(o, _)| *o == op_name) else {
+        let known: Vec<&str> = OP_INPUT_KEYS.iter().map(|(o, _)| *o).collect();
+        return Err(err(
+            "/op",
+            format!("unknown op '{op_name}' (known: {})", known.join(", ")),
+        ));
+    };
+    for k in input.keys() {
+        if !input_keys.contains(&k.as_str()) {
+            return Err(err(
+                format!("/input/{}", pointer_token(k)),
+                format!(
+                    "unknown key: op '{op_name}' reads only {}",
+                    input_keys.join(", ")
+                ),
+            ));
+        }
+    }
+    let input = canonical_signatures(input)?
+        .map_or(std::borrow::Cow::Borrowed(input), std::borrow::Cow::Owned);
+    let input = &input;
+    Ok(match op_name {
+        "execute_tool_calls" => Op::ExecuteToolCalls {
+            history: messages(input.get("history"), "/input/history")?,
+            generations: generations(input.get("generations"), "/input/generations")?,
+        },
+        "gemini_request" => Op::GeminiRequest {
+            history: messages(input.get("history"), "/input/history")?,
+        },
+        "convert_tool_response" => Op::ConvertToolResponse {
+            text: input
+                .get("text")
+                .and_then(Value::as_str)
+                .ok_or_else(|| err("/input/text", "must be a string"))?
+                .to_owned(),
+            error: match input.get("error") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err(err("/input/error", "must be a boolean")),
+            },
+        },
+        "tool_loop" => tool_loop_from(input)?,
+        // OP_INPUT_KEYS has refused every other name above.
+        other => return Err(err("/op", format!("unknown op '{other}'"))),
+    })
+}
+
+/// The input of a `tool_loop` op: the script, the provider and the memory.
+fn tool_loop_from(input: &Map<String, Value>) -> Result<Op, VectorError> {
+    let model = match input.get("model") {
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, g)| generations(Some(g), &format!("/input/model/{i}")))
+            .collect::<Result<_, _>>()?,
+        _ => return Err(err("/input/model", "must be an array of generation lists")),
+    };
+    let choice = |k: &str| match field(input, k) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.as_str())),
+        Some(v) => Err(err(
+            format!("/input/{k}"),
+            format!("must be a string or null, not {}", short(v)),
+        )),
+    };
+    let provider = match choice("provider")? {
+        None | Some("gemini") => Provider::Gemini,
+        Some("none") => Provider::None,
+        Some(p) => {
+            return Err(err(
+                "/input/provider",
+                format!("unknown provider '{p}' (known: gemini, none)"),
+            ))
+        }
+    };
+    let memory = match choice("memory")? {
+        None | Some("none") => Memory::None,
+        Some("inside") => Memory::Inside,
+        Some("outside") => Memory::Outside,
+        Some(p) => {
+            return Err(err(
+                "/input/memory",
+                format!("unknown memory '{p}' (known: none, inside, outside)"),
+            ))
+        }
+    };
+    let memory_max_messages = match field(input, "memory_max_messages") {
+        None => crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES.get() as i32,
+        Some(v) => as_max(v, "/input/memory_max_messages")?
+            .ok_or_else(|| err("/input/memory_max_messages", "must be an integer"))?,
+    };
+    let memory_start = match field(input, "memory_start") {
+        None => vec![],
+        Some(v) => messages(Some(v), "/input/memory_start")?,
+    };
+    if memory == Memory::None {
+        for k in ["memory_max_messages", "memory_start"] {
+            if field(input, k).is_some() {
+                return Err(err(
+                    format!("/input/{k}"),
+                    "needs a memory (\"memory\": \"inside\" or \"outside\")",
+                ));
+            }
+        }
+    }
+    Ok(Op::ToolLoop {
+        history: messages(input.get("history"), "/input/history")?,
+        model,
+        provider,
+        memory,
+        memory_max_messages,
+        memory_start,
+    })
 }
