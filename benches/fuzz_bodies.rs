@@ -20,8 +20,11 @@ fn corpus(target: &str) -> Vec<Vec<u8>> {
     files.iter().filter_map(|p| std::fs::read(p).ok()).collect()
 }
 
+/// A fuzz target's body.
+type Body = fn(&[u8]);
+
 fn bench(c: &mut Criterion) {
-    let targets: [(&str, fn(&[u8])); 6] = [
+    let targets: [(&str, Body); 6] = [
         ("manager", fuzzing::manager),
         ("tool_loop", fuzzing::tool_loop),
         ("convert", fuzzing::convert),
