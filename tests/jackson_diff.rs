@@ -438,6 +438,9 @@ fn streamed_conversion_is_byte_identical_to_the_tree() {
                         p.write_compact(&mut want).unwrap();
                         assert!(got.is_ok(), "{}", shorten(&format!("{text:?}")));
                         assert!(out == want, "{}", shorten(&format!("{text:?}")));
+                        if i == 0 && !error {
+                            same_as_the_tree(text, &p, &want);
+                        }
                     }
                     Err(e) => {
                         assert_eq!(got, Err(e), "{}", shorten(&format!("{text:?}")));
@@ -454,6 +457,42 @@ fn streamed_conversion_is_byte_identical_to_the_tree() {
     }
     println!("streamed conversion: {streamed} texts written as read, {built} built or refused");
     assert!(streamed > 1000 && built > 1000, "{streamed} {built}");
+}
+
+/// An upstream payload (kept as text where the reader found nothing to
+/// build for) against the tree Jackson's reading builds: the same value,
+/// written byte for byte as that tree, the same emptiness and the same
+/// infinite-number flag.
+fn same_as_the_tree(text: &str, p: &toolcall_model::gemini::Payload, written: &[u8]) {
+    let read = read_lenient(text).expect("the conversion accepted it");
+    let tree = match read.to_serde() {
+        serde_json::Value::Object(m) => serde_json::Value::Object(m),
+        other => serde_json::json!({ "result": other }),
+    };
+    let shown = || shorten(&format!("{text:?}"));
+    assert!(
+        written == serde_json::to_vec(&tree).unwrap().as_slice(),
+        "{}",
+        shown()
+    );
+    assert!(p.to_value() == tree, "{}", shown());
+    assert_eq!(
+        p.is_empty(),
+        tree.as_object().is_some_and(|m| m.is_empty()),
+        "{}",
+        shown()
+    );
+    let mut stack = vec![&read];
+    let mut infinite = false;
+    while let Some(v) = stack.pop() {
+        match v {
+            JValue::Double(d) => infinite |= d.is_infinite(),
+            JValue::Array(items) => stack.extend(items),
+            JValue::Object(entries) => stack.extend(entries.iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+    assert_eq!(p.has_non_finite(), infinite, "{}", shown());
 }
 
 fn all_texts() -> (Vec<String>, usize) {

@@ -36,6 +36,12 @@ pub(super) enum Repr {
     /// `{KEY: TEXT}` for text that is not JSON, kept flat: wrapping is the
     /// fail-fast path and should cost one copy of the text, not a map.
     Wrapped(&'static str, String),
+    /// Text upstream's lenient reader accepts with every object's names
+    /// distinct and every number finite ([`jackson::lenient_shape`]): the
+    /// object it reads, or its value under `result`. Kept as text because
+    /// building the tree costs several times the check, and the tree, when
+    /// asked for, is a function of the text.
+    Lenient(String),
 }
 
 impl Payload {
@@ -54,6 +60,16 @@ impl Payload {
                 m.insert((*k).to_owned(), Value::String(t.clone()));
                 Value::Object(m)
             }
+            // Accepted when it was kept, so it reads back.
+            Repr::Lenient(t) => match jackson::read_lenient(t).map(|v| v.to_serde()) {
+                Ok(Value::Object(m)) => Value::Object(m),
+                Ok(other) => {
+                    let mut m = Map::with_capacity(1);
+                    m.insert("result".to_owned(), other);
+                    Value::Object(m)
+                }
+                Err(_) => Value::Null,
+            },
         }
     }
 
@@ -105,6 +121,8 @@ impl Payload {
                 serde_json::to_writer(&mut *w, t).map_err(std::io::Error::from)?;
                 w.write_all(b"}")
             }
+            // No repeated name, so the stream writes what the tree would.
+            Repr::Lenient(t) => jackson::write_lenient_compact(t, "result", w),
         }
     }
 
@@ -135,6 +153,12 @@ impl Payload {
                 .strip_prefix('{')
                 .and_then(|r| r.strip_suffix('}'))
                 .is_some_and(|inner| inner.trim_matches(JSON_WS).is_empty()),
+            // The reader skips only JSON whitespace before the value and
+            // inside an empty object; what follows the value is ignored.
+            Repr::Lenient(t) => t
+                .trim_start_matches(JSON_WS)
+                .strip_prefix('{')
+                .is_some_and(|inner| inner.trim_start_matches(JSON_WS).starts_with('}')),
             Repr::Wrapped(..) => false,
         }
     }
@@ -269,9 +293,19 @@ pub fn parse_json_to_map(text: Option<&str>) -> Result<Payload, JavaException> {
     let Some(text) = text else {
         return Err(parse_failure("null"));
     };
-    match jackson::read_lenient(text) {
-        Ok(v) => Ok(Payload::from_jvalue(v, "result")),
+    match jackson::lenient_shape(text) {
         Err(_) => Err(parse_failure(text)),
+        Ok(jackson::LenientShape {
+            repeated_name: false,
+            non_finite: false,
+        }) => Ok(Payload(Repr::Lenient(text.to_owned()))),
+        // A repeated name (the last value wins at the first place) or an
+        // infinite number (docs/GEMINI.md rule 13) is built once, as
+        // Jackson reads it.
+        Ok(_) => match jackson::read_lenient(text) {
+            Ok(v) => Ok(Payload::from_jvalue(v, "result")),
+            Err(_) => Err(parse_failure(text)),
+        },
     }
 }
 

@@ -237,9 +237,11 @@ pub enum ClassError {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassTable {
-    // Shared between clones (every scenario of a check carries one):
-    // copied only when a clone declares a class.
-    parents: Arc<BTreeMap<String, String>>,
+    // Only the declared classes: the built-in ones are read from `BUILTIN`,
+    // so a fresh table allocates nothing. Shared between clones (every
+    // scenario of a check carries one): copied only when a clone declares
+    // a class.
+    declared: Arc<BTreeMap<String, String>>,
 }
 
 impl Default for ClassTable {
@@ -256,13 +258,18 @@ impl ClassTable {
     /// ```
     pub fn builtin() -> Self {
         ClassTable {
-            parents: Arc::new(
-                BUILTIN
-                    .iter()
-                    .map(|(c, p)| ((*c).to_owned(), (*p).to_owned()))
-                    .collect(),
-            ),
+            declared: Arc::default(),
         }
+    }
+
+    /// The direct superclass: a built-in class's, else a declared one's
+    /// (`declare` never gives a built-in class another parent).
+    fn parent(&self, class: &str) -> Option<&str> {
+        BUILTIN
+            .iter()
+            .find(|(c, _)| *c == class)
+            .map(|(_, p)| *p)
+            .or_else(|| self.declared.get(class).map(String::as_str))
     }
 
     /// Whether `class` is known.
@@ -271,7 +278,7 @@ impl ClassTable {
     /// assert!(toolcall_model::model::java::ClassTable::builtin().contains("java.lang.Throwable"));
     /// ```
     pub fn contains(&self, class: &str) -> bool {
-        class == THROWABLE || self.parents.contains_key(class)
+        class == THROWABLE || self.parent(class).is_some()
     }
 
     /// Declares `class extends superclass`. Re-declaring with the same
@@ -288,11 +295,11 @@ impl ClassTable {
                 superclass: superclass.to_owned(),
             });
         }
-        if let Some(existing) = self.parents.get(class) {
+        if let Some(existing) = self.parent(class) {
             if existing != superclass {
                 return Err(ClassError::Conflict {
                     class: class.to_owned(),
-                    existing: existing.clone(),
+                    existing: existing.to_owned(),
                     superclass: superclass.to_owned(),
                 });
             }
@@ -306,7 +313,7 @@ impl ClassTable {
                 superclass: superclass.to_owned(),
             });
         }
-        Arc::make_mut(&mut self.parents).insert(class.to_owned(), superclass.to_owned());
+        Arc::make_mut(&mut self.declared).insert(class.to_owned(), superclass.to_owned());
         Ok(())
     }
 
@@ -325,7 +332,7 @@ impl ClassTable {
             if cur == target {
                 return true;
             }
-            match self.parents.get(cur) {
+            match self.parent(cur) {
                 Some(p) => cur = p,
                 None => return false,
             }
@@ -401,7 +408,7 @@ impl ClassTable {
     /// assert_eq!(t.superclass("java.io.IOException"), Some("java.lang.Exception"));
     /// ```
     pub fn superclass(&self, class: &str) -> Option<&str> {
-        self.parents.get(class).map(String::as_str)
+        self.parent(class)
     }
 
     /// The kind of a known class, `None` if unknown.

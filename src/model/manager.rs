@@ -559,12 +559,16 @@ pub fn execute_with_counts(
     };
     let calls = assistant.tool_calls();
     let mut batch = Batch::new(prior);
+    batch.responses.reserve_exact(calls.len());
+    toolbox.reserve(calls.len());
+    let fallback = cfg.resolves();
     for (i, call) in calls.iter().enumerate() {
-        let fallback = cfg.resolves();
         batch = match batch.call(call, cfg, |n| toolbox.find(n, fallback)) {
             Step::Answered(b) => b,
-            Step::Invoke(p) => {
-                let result = toolbox.invoke(p.tool(), p.arguments());
+            Step::Invoke(mut p) => {
+                // The record keeps the arguments; nothing reads them after.
+                let arguments = std::mem::take(&mut p.arguments);
+                let result = toolbox.invoke(p.tool(), arguments);
                 p.complete(result, cfg)?
             }
             Step::Breached(b, breach) => {

@@ -253,7 +253,8 @@ impl Toolbox {
         })
     }
 
-    /// Runs the tool's next scripted outcome with `arguments`, recording the invocation.
+    /// Runs the tool's next scripted outcome with `arguments`, recording the
+    /// invocation (an owned `String` is recorded as is, not copied).
     ///
     /// ```
     /// use toolcall_model::model::tools::{Outcome, ToolResult, Toolbox, ToolSpec};
@@ -264,23 +265,31 @@ impl Toolbox {
     /// assert_eq!(tb.invoke(t, "{}"), ToolResult::Returned(Some("{}".into())));
     /// assert_eq!(tb.invocations().len(), 1);
     /// ```
-    pub fn invoke(&mut self, tool: ToolRef, arguments: &str) -> ToolResult {
+    pub fn invoke(&mut self, tool: ToolRef, arguments: impl Into<String>) -> ToolResult {
+        let arguments = arguments.into();
         let spec = &self.tools[tool.index];
         let n = self.next[tool.index];
         self.next[tool.index] = n.saturating_add(1);
-        self.invocations.push(Invocation {
-            tool: spec.name.clone(),
-            arguments: arguments.to_owned(),
-        });
-        match spec.outcomes.get(n).or(spec.outcomes.last()) {
+        let result = match spec.outcomes.get(n).or(spec.outcomes.last()) {
             None => ToolResult::Returned(None),
             Some(Outcome::Returns(t)) => ToolResult::Returned(t.clone()),
-            Some(Outcome::EchoArguments) => ToolResult::Returned(Some(arguments.to_owned())),
+            Some(Outcome::EchoArguments) => ToolResult::Returned(Some(arguments.clone())),
             Some(Outcome::Throws { exception, wrapped }) => ToolResult::Threw {
                 exception: exception.clone(),
                 wrapped: *wrapped,
             },
-        }
+        };
+        self.invocations.push(Invocation {
+            tool: spec.name.clone(),
+            arguments,
+        });
+        result
+    }
+
+    /// Room for `n` more invocations: a batch knows its size, and growing
+    /// the record call by call costs a copy at each doubling.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.invocations.reserve(n);
     }
 
     /// Takes the invocations recorded so far, leaving none: a long-running

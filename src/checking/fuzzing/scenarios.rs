@@ -112,7 +112,9 @@ pub fn manager(data: &[u8]) {
             run.kind
         ));
     }
-    check_invariants(T, &input, &scenario);
+    // The invariants are judged on this run, the one `Evidence::gather`
+    // would make again (provider `none`).
+    check_invariants(T, &input, &Evidence::of_run(&scenario, run, toolbox, None));
 }
 
 /// Whether the fuzz targets claim `invariant` for the scenario and its run:
@@ -167,16 +169,15 @@ pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
 }
 
 /// The invariants of docs/INVARIANTS.md that hold for the scenario's
-/// behaviour set ([`claimed`]), judged by [`crate::checking::invariants::check`].
-pub(super) fn check_invariants(target: &str, input: &dyn Debug, scenario: &Scenario) {
-    let Ok(evidence) = Evidence::gather(scenario) else {
-        return; // not a valid turn: the script ran out
-    };
+/// behaviour set ([`claimed`]), judged by [`crate::checking::invariants::check`]
+/// on the evidence of a run of it.
+pub(super) fn check_invariants(target: &str, input: &dyn Debug, evidence: &Evidence<'_>) {
+    let scenario = evidence.scenario;
     for invariant in Invariant::ALL {
-        if !claimed(invariant, &evidence) {
+        if !claimed(invariant, evidence) {
             continue;
         }
-        if let Verdict::Refuted(why) = check(invariant, &evidence) {
+        if let Verdict::Refuted(why) = check(invariant, evidence) {
             fail_scenario(
                 target,
                 &format!(
@@ -214,13 +215,22 @@ pub fn tool_loop(data: &[u8]) {
     };
     let scenario = input.scenario();
     let fail = |what: &str| -> ! { fail_scenario(T, what, &input, &scenario) };
-    let result = scenario.run();
-    if scenario.run() != result {
+    // The first run also records the request messages the invariants read
+    // (what `Evidence::gather` runs); the second, a plain run, must agree
+    // with it.
+    let result = scenario.run_with_messages();
+    let again = scenario.run();
+    let same = match (&result, &again) {
+        (Ok((run, toolbox, _)), Ok((run2, toolbox2))) => run == run2 && toolbox == toolbox2,
+        (Err(e), Err(e2)) => e == e2,
+        _ => false,
+    };
+    if !same {
         fail("two runs of one scenario differ");
     }
     let bound = scenario.config.max_rounds;
     let script = scenario.model.len();
-    let (run, _) = match result {
+    let (run, toolbox, messages) = match result {
         Ok(r) => r,
         Err(LoopError::TooManyRounds(n)) => {
             if n != bound || script < bound {
@@ -268,5 +278,12 @@ pub fn tool_loop(data: &[u8]) {
     if scenario.config.memory == Memory::None && !run.memory.is_empty() {
         fail("no memory, yet a stored transcript");
     }
-    check_invariants(T, &input, &scenario);
+    // As `Evidence::gather` keeps them: a provider-`none` run's messages
+    // are its requests.
+    let messages = messages.filter(|_| scenario.config.provider != Provider::None);
+    check_invariants(
+        T,
+        &input,
+        &Evidence::of_run(&scenario, run, toolbox, messages),
+    );
 }

@@ -44,13 +44,29 @@ impl<'a> Evidence<'a> {
         // The Gemini run records the request messages as it goes, so the
         // provider-none run is needed only where a conversion ended it.
         let (run, toolbox, messages) = scenario.run_with_messages()?;
-        Ok(Evidence {
+        Ok(Self::of_run(scenario, run, toolbox, messages))
+    }
+
+    /// The evidence of a run the caller already made: `run` and `toolbox`
+    /// from [`Scenario::run`] or [`Scenario::run_with_messages`] of
+    /// `scenario`, with the latter's request messages if it has them (else
+    /// they are taken, when asked for, from a run with provider `none`).
+    /// A fuzz target that runs the scenario for its own checks judges the
+    /// invariants on that run instead of running it again.
+    #[doc(hidden)]
+    pub fn of_run(
+        scenario: &'a Scenario,
+        run: LoopRun,
+        toolbox: Toolbox,
+        messages: Option<crate::chat::tool_loop::RequestMessages>,
+    ) -> Self {
+        Evidence {
             scenario,
             run,
             toolbox,
             trace: OnceCell::new(),
             messages: messages.map_or_else(OnceCell::new, |m| OnceCell::from(Some(m))),
-        })
+        }
     }
 
     /// As [`Evidence::gather`], with the request messages of a Gemini run
@@ -59,13 +75,7 @@ impl<'a> Evidence<'a> {
     #[doc(hidden)]
     pub fn gather_with_second_run(scenario: &'a Scenario) -> Result<Self, LoopError> {
         let (run, toolbox) = scenario.run()?;
-        Ok(Evidence {
-            scenario,
-            run,
-            toolbox,
-            trace: OnceCell::new(),
-            messages: OnceCell::new(),
-        })
+        Ok(Self::of_run(scenario, run, toolbox, None))
     }
 
     /// Every batch of the turn replayed through the step engine.

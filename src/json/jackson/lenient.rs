@@ -2,6 +2,8 @@
 //! conversion drives it (first value, trailing content per the rules),
 //! on an explicit stack, counting in UTF-16 units.
 
+use std::borrow::Cow;
+
 use super::*;
 
 /// Jackson reads a `String` longer than this through a `StringReader`
@@ -108,7 +110,10 @@ impl<'a> Parser<'a> {
     }
 
     /// [`Parser::parse_root`] with the value handed to `sink` as it is read.
-    pub(super) fn parse_root_into<S: Sink>(&mut self, sink: &mut S) -> Result<(), JacksonError> {
+    pub(super) fn parse_root_into<S: Sink<'a>>(
+        &mut self,
+        sink: &mut S,
+    ) -> Result<(), JacksonError> {
         let Some(c) = self.skip_ws()? else {
             return Err(JacksonError {
                 class: MISMATCHED,
@@ -133,7 +138,7 @@ impl<'a> Parser<'a> {
     /// stack; nothing after the value is read except what the root rules
     /// for numbers and literals look at. The sink sees nothing of a text
     /// that fails but what came before the failure.
-    fn parse_into<S: Sink>(&mut self, mut c: u8, sink: &mut S) -> Result<(), JacksonError> {
+    fn parse_into<S: Sink<'a>>(&mut self, mut c: u8, sink: &mut S) -> Result<(), JacksonError> {
         // Whether each open container is an object.
         let mut stack: Vec<bool> = Vec::new();
         loop {
@@ -179,15 +184,15 @@ impl<'a> Parser<'a> {
                 }
                 b't' => {
                     self.match_literal(b"true")?;
-                    sink.scalar(JValue::Bool(true));
+                    sink.scalar(Scalar::Bool(true));
                 }
                 b'f' => {
                     self.match_literal(b"false")?;
-                    sink.scalar(JValue::Bool(false));
+                    sink.scalar(Scalar::Bool(false));
                 }
                 b'n' => {
                     self.match_literal(b"null")?;
-                    sink.scalar(JValue::Null);
+                    sink.scalar(Scalar::Null);
                 }
                 b'-' | b'0'..=b'9' => {
                     let v = self.parse_number(stack.is_empty())?;
@@ -268,7 +273,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A property name starting at byte `t` (already known not blank).
-    fn parse_name(&mut self, t: u8) -> Result<String, JacksonError> {
+    fn parse_name(&mut self, t: u8) -> Result<Cow<'a, str>, JacksonError> {
         if t != b'"' {
             return Err(stream_read(format!(
                 "Unexpected character ({}): was expecting double-quote to start field name",
@@ -337,7 +342,7 @@ impl<'a> Parser<'a> {
 
     /// A number starting at `self.pos` ('-' or a digit), rules A.8, A.9 and
     /// the number-length part of A.13.
-    fn parse_number(&mut self, root: bool) -> Result<JValue, JacksonError> {
+    fn parse_number(&mut self, root: bool) -> Result<Scalar<'a>, JacksonError> {
         let b = self.b;
         let start = self.pos;
         let mut i = start;
@@ -412,13 +417,14 @@ impl<'a> Parser<'a> {
             }
         }
         self.pos = end;
-        let text = &self.s[start..end];
+        let all: &'a str = self.s;
+        let text = &all[start..end];
         if frac_len.is_none() && exp_len.is_none() {
             if int_len > self.limits.max_number_length {
                 return Err(number_too_long(int_len, self.limits.max_number_length));
             }
             let canonical = if text == "-0" { "0" } else { text };
-            return Ok(JValue::Int(canonical.to_owned()));
+            return Ok(Scalar::Int(canonical));
         }
         // _parseNumber2 (the slow path) counts a missing fraction or exponent
         // part as -1, the fast path as 0.
@@ -437,7 +443,7 @@ impl<'a> Parser<'a> {
             ));
         }
         match text.parse::<f64>() {
-            Ok(d) => Ok(JValue::Double(d)),
+            Ok(d) => Ok(Scalar::Double(d)),
             Err(_) => Err(stream_read(format!("Malformed numeric value ({text})"))),
         }
     }
@@ -459,7 +465,8 @@ impl<'a> Parser<'a> {
 
     /// A string body after its opening quote (rule A.10), with the string
     /// length limit and, for names, the name length limit.
-    fn parse_string(&mut self, name: bool) -> Result<String, JacksonError> {
+    /// A string without escapes is handed on as a slice of the text.
+    fn parse_string(&mut self, name: bool) -> Result<Cow<'a, str>, JacksonError> {
         let b = self.b;
         let start = self.pos;
         let mut i = start;
@@ -470,7 +477,8 @@ impl<'a> Parser<'a> {
             i += 1;
         }
         if b.get(i) == Some(&b'"') {
-            let raw = &self.s[start..i];
+            let all: &'a str = self.s;
+            let raw = &all[start..i];
             self.pos = i + 1;
             // UTF-16 length never exceeds UTF-8 length, so short text needs no count.
             let len16 = if raw.len()
@@ -484,7 +492,7 @@ impl<'a> Parser<'a> {
                 0
             };
             self.check_string_length(len16, name)?;
-            return Ok(raw.to_owned());
+            return Ok(Cow::Borrowed(raw));
         }
         let mut out = String::with_capacity(i - start + 16);
         out.push_str(&self.s[start..i]);
@@ -598,7 +606,7 @@ impl<'a> Parser<'a> {
         }
         self.pos = i;
         self.check_string_length(len16, name)?;
-        Ok(out)
+        Ok(Cow::Owned(out))
     }
 
     /// Checks a finished string: the string limit, then for names the

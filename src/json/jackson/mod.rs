@@ -352,6 +352,6 @@ mod tests;
 use ident::*;
 use lenient::*;
 use stream::*;
-pub use stream::{check_lenient, write_lenient_compact};
+pub use stream::{check_lenient, lenient_shape, write_lenient_compact, LenientShape};
 use strict::*;
 pub use strict::{is_strict_json, read_strict, strict_shape, StrictShape};

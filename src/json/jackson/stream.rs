@@ -2,6 +2,8 @@
 //! as `LinkedHashMap`s), the repeated-name check and the compact writer
 //! that streams a payload without building it.
 
+use std::borrow::Cow;
+
 use super::*;
 
 /// Past this many entries an object gets a hash index for duplicate lookup.
@@ -57,20 +59,42 @@ impl Frame {
     }
 }
 
+/// A scalar as the lenient parser read it, borrowed from the text: the
+/// sinks that only check or write a value need no `JValue` of it.
+pub(super) enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    /// Exact canonical integer text ("0" for "-0").
+    Int(&'a str),
+    Double(f64),
+}
+
+impl Scalar<'_> {
+    fn into_jvalue(self) -> JValue {
+        match self {
+            Scalar::Null => JValue::Null,
+            Scalar::Bool(b) => JValue::Bool(b),
+            Scalar::Int(t) => JValue::Int(t.to_owned()),
+            Scalar::Double(d) => JValue::Double(d),
+        }
+    }
+}
+
 /// What the lenient parser hands on while it reads a value, in text order:
 /// a container opened (not empty) and its end, an empty one, an object's
-/// names, and scalars.
-pub(super) trait Sink {
+/// names, and scalars. Names and strings without escapes are slices of the
+/// text, so a sink that keeps nothing allocates nothing.
+pub(super) trait Sink<'a> {
     /// `[` or `{` with something inside.
     fn open(&mut self, is_object: bool);
     /// `[]` or `{}`, a whole value.
     fn empty(&mut self, is_object: bool);
     /// The name whose value comes next.
-    fn name(&mut self, name: String);
+    fn name(&mut self, name: Cow<'a, str>);
     /// A string value.
-    fn string(&mut self, s: String);
+    fn string(&mut self, s: Cow<'a, str>);
     /// Another scalar: null, a boolean or a number.
-    fn scalar(&mut self, v: JValue);
+    fn scalar(&mut self, v: Scalar<'a>);
     /// The innermost open container ends.
     fn close(&mut self);
 }
@@ -92,7 +116,7 @@ impl TreeSink {
     }
 }
 
-impl Sink for TreeSink {
+impl<'a> Sink<'a> for TreeSink {
     fn open(&mut self, is_object: bool) {
         self.stack.push(if is_object {
             Frame::Object(ObjectBuilder::default(), String::new())
@@ -107,16 +131,16 @@ impl Sink for TreeSink {
             JValue::Array(Vec::new())
         });
     }
-    fn name(&mut self, name: String) {
+    fn name(&mut self, name: Cow<'a, str>) {
         if let Some(Frame::Object(_, pending)) = self.stack.last_mut() {
-            *pending = name;
+            *pending = name.into_owned();
         }
     }
-    fn string(&mut self, s: String) {
-        self.complete(JValue::String(s));
+    fn string(&mut self, s: Cow<'a, str>) {
+        self.complete(JValue::String(s.into_owned()));
     }
-    fn scalar(&mut self, v: JValue) {
-        self.complete(v);
+    fn scalar(&mut self, v: Scalar<'a>) {
+        self.complete(v.into_jvalue());
     }
     fn close(&mut self) {
         if let Some(frame) = self.stack.pop() {
@@ -135,20 +159,26 @@ pub(super) struct RepeatCheck {
     /// Per open container, where its names start in `hashes` (objects).
     starts: Vec<Option<usize>>,
     repeated: bool,
+    /// Some number was read as an infinite double.
+    non_finite: bool,
 }
 
-impl Sink for RepeatCheck {
+impl<'a> Sink<'a> for RepeatCheck {
     fn open(&mut self, is_object: bool) {
         self.starts.push(is_object.then_some(self.hashes.len()));
     }
     fn empty(&mut self, _: bool) {}
-    fn name(&mut self, name: String) {
+    fn name(&mut self, name: Cow<'a, str>) {
         if !self.repeated {
             self.hashes.push(fnv(name.as_bytes()));
         }
     }
-    fn string(&mut self, _: String) {}
-    fn scalar(&mut self, _: JValue) {}
+    fn string(&mut self, _: Cow<'a, str>) {}
+    fn scalar(&mut self, v: Scalar<'a>) {
+        if let Scalar::Double(d) = v {
+            self.non_finite |= !d.is_finite();
+        }
+    }
     fn close(&mut self) {
         if let Some(Some(start)) = self.starts.pop() {
             if self.repeated {
@@ -234,7 +264,7 @@ impl<W: std::io::Write> CompactWriter<'_, W> {
     }
 }
 
-impl<W: std::io::Write> Sink for CompactWriter<'_, W> {
+impl<'a, W: std::io::Write> Sink<'a> for CompactWriter<'_, W> {
     fn open(&mut self, is_object: bool) {
         self.before_value(is_object);
         self.put(if is_object { b"{" } else { b"[" });
@@ -244,7 +274,7 @@ impl<W: std::io::Write> Sink for CompactWriter<'_, W> {
         self.before_value(is_object);
         self.put(if is_object { b"{}" } else { b"[]" });
     }
-    fn name(&mut self, name: String) {
+    fn name(&mut self, name: Cow<'a, str>) {
         if let Some((true, any)) = self.open.last_mut() {
             let comma = *any;
             *any = true;
@@ -252,22 +282,55 @@ impl<W: std::io::Write> Sink for CompactWriter<'_, W> {
                 self.put(b",");
             }
         }
-        self.put_serde(name.as_str());
+        self.put_serde(&*name);
         self.put(b":");
     }
-    fn string(&mut self, s: String) {
+    fn string(&mut self, s: Cow<'a, str>) {
         self.before_value(false);
-        self.put_serde(s.as_str());
+        self.put_serde(&*s);
     }
-    fn scalar(&mut self, v: JValue) {
+    fn scalar(&mut self, v: Scalar<'a>) {
         self.before_value(false);
-        self.put_serde(&scalar_to_serde(&v));
+        self.put_serde(&scalar_to_serde(&v.into_jvalue()));
     }
     fn close(&mut self) {
         if let Some((is_object, _)) = self.open.pop() {
             self.put(if is_object { b"}" } else { b"]" });
         }
     }
+}
+
+/// What [`read_lenient`] makes of a text it accepts, found without
+/// building the value (see [`lenient_shape`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LenientShape {
+    /// Some object repeats a name (as far as 64-bit hashes of the names
+    /// tell: a collision also says `true`).
+    pub repeated_name: bool,
+    /// Some number reads as an infinite double.
+    pub non_finite: bool,
+}
+
+/// Whether [`read_lenient`] accepts `text` and, if so, whether some object
+/// in it repeats a name and whether some number is infinite, without
+/// building the value: names and strings are not copied. Memory: the
+/// names' hashes of the objects open at a time.
+///
+/// ```
+/// use toolcall_model::json::jackson::{lenient_shape, LenientShape};
+/// let plain = LenientShape { repeated_name: false, non_finite: false };
+/// assert_eq!(lenient_shape(r#"{"a":1,"b":{"a":2}} trailing"#), Ok(plain));
+/// assert!(lenient_shape(r#"[{"a":1,"a":2}]"#).unwrap().repeated_name);
+/// assert!(lenient_shape("[1e400]").unwrap().non_finite);
+/// assert!(lenient_shape("[ERROR] disk full").is_err());
+/// ```
+pub fn lenient_shape(text: &str) -> Result<LenientShape, JacksonError> {
+    let mut check = RepeatCheck::default();
+    Parser::new(text, Limits::default(), false).parse_root_into(&mut check)?;
+    Ok(LenientShape {
+        repeated_name: check.repeated,
+        non_finite: check.non_finite,
+    })
 }
 
 /// Whether [`read_lenient`] accepts `text`, and if so whether some object
@@ -282,9 +345,7 @@ impl<W: std::io::Write> Sink for CompactWriter<'_, W> {
 /// assert!(check_lenient("[ERROR] disk full").is_err());
 /// ```
 pub fn check_lenient(text: &str) -> Result<bool, JacksonError> {
-    let mut check = RepeatCheck::default();
-    Parser::new(text, Limits::default(), false).parse_root_into(&mut check)?;
-    Ok(!check.repeated)
+    lenient_shape(text).map(|s| !s.repeated_name)
 }
 
 /// Writes what `serde_json::to_writer` writes for
