@@ -51,7 +51,7 @@ pub const GROUPS: [([&str; 2], &str); 4] = [
     ),
     (
         ["plain tool output", "(issue 5437)"],
-        "Plain tool output (issue 5437: a tool's text, or an exception's message under Spring's processor)",
+        "Plain tool output (issue 5437: a tool's text, half-JSON, or an exception's message under Spring's processor)",
     ),
     (
         ["THROW:", "dangling"],
@@ -67,7 +67,7 @@ pub const GROUPS: [([&str; 2], &str); 4] = [
 ///
 /// ```
 /// let c = toolcall_model::config::main_job::columns();
-/// assert_eq!(c.len(), 10);
+/// assert_eq!(c.len(), 11);
 /// assert_eq!(c[0].id, "breach/default-processor");
 /// ```
 pub fn columns() -> Vec<Column> {
@@ -136,6 +136,12 @@ pub fn columns() -> Vec<Column> {
             Scenario::PlainText,
             ["plain", "text"],
             "a tool returns the plain text Sunny, 22 °C, then the model calls another tool once more",
+        ),
+        (
+            "half-json/default-processor",
+            Scenario::HalfJson,
+            ["half", "JSON"],
+            "a tool returns the half-JSON text 3.0 + 5.0 = 8.0, then the model calls another tool once more",
         ),
         (
             "throws/default-processor",
@@ -359,22 +365,41 @@ pub fn conclusion(job: &MainJob) -> Vec<String> {
         .into_iter()
         .filter(|n| !plain.contains(n))
         .collect();
-    out.push(line(
-        1,
-        if throws_only.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " {} {} the exceptions' messages, not a tool's own text.",
-                throws_only.join(", "),
-                if throws_only.len() == 1 {
-                    "closes"
-                } else {
-                    "close"
-                }
-            )
-        },
-    ));
+    let half = ok("half-json/default-processor");
+    let truncating: Vec<&'static str> = plain
+        .iter()
+        .copied()
+        .filter(|n| !half.contains(n))
+        .collect();
+    let mut extra = String::new();
+    if !throws_only.is_empty() {
+        extra.push_str(&format!(
+            " {} {} the exceptions' messages, not a tool's own text.",
+            throws_only.join(", "),
+            if throws_only.len() == 1 {
+                "closes"
+            } else {
+                "close"
+            }
+        ));
+    }
+    if !truncating.is_empty() {
+        extra.push_str(&format!(
+            " {} {} plain text but still {} half-JSON to its first value.",
+            truncating.join(", "),
+            if truncating.len() == 1 {
+                "wraps"
+            } else {
+                "wrap"
+            },
+            if truncating.len() == 1 {
+                "cuts"
+            } else {
+                "cut"
+            }
+        ));
+    }
+    out.push(line(1, extra));
     let (n, o) = (ok("throw/memory-none"), ok("throw/memory-outside"));
     out.push(line(
         2,
