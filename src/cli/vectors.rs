@@ -128,10 +128,7 @@ pub(crate) fn gen(
                     paths.len() - f.removed,
                     out.display(),
                     if f.removed > 0 {
-                        format!(
-                            "; {} the runner cannot express were removed",
-                            f.removed
-                        )
+                        format!("; {} the runner cannot express were removed", f.removed)
                     } else {
                         String::new()
                     },
@@ -215,17 +212,19 @@ fn fill_from_java(runner: &Path, paths: &[PathBuf]) -> Result<Filled, String> {
             }
         };
         let step = (|| -> Result<(), String> {
-            let java = JavaLine::parse(&line).map_err(|e| format!("the runner's line for {shown}: {e}"))?;
+            let java = JavaLine::parse(&line)
+                .map_err(|e| format!("the runner's line for {shown}: {e}"))?;
             if java.path() != shown {
                 return Err(format!("the runner answered {} for {shown}", java.path()));
             }
             match &java {
                 JavaLine::Result { result, .. } => {
                     let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
-                    let mut v: serde_json::Value = serde_json::from_slice(&bytes)
-                        .map_err(|e| format!("{shown}: {e}"))?;
+                    let mut v: serde_json::Value =
+                        serde_json::from_slice(&bytes).map_err(|e| format!("{shown}: {e}"))?;
                     v["expect"] = result.clone();
-                    let text = serde_json::to_string_pretty(&v).map_err(|e| format!("{shown}: {e}"))?;
+                    let text =
+                        serde_json::to_string_pretty(&v).map_err(|e| format!("{shown}: {e}"))?;
                     write_atomically(path, text.as_bytes()).map_err(|e| format!("{shown}: {e}"))?;
                     if matches!(judge(text.as_bytes(), &java), Verdict::Disagree(_)) {
                         filled.disagree += 1;
@@ -237,7 +236,9 @@ fn fill_from_java(runner: &Path, paths: &[PathBuf]) -> Result<Filled, String> {
                     filled.removed += 1;
                     Ok(())
                 }
-                JavaLine::Fault { reason, .. } => Err(format!("the runner refused {shown}: {reason}")),
+                JavaLine::Fault { reason, .. } => {
+                    Err(format!("the runner refused {shown}: {reason}"))
+                }
             }
         })();
         if let Err(e) = step {
@@ -250,7 +251,9 @@ fn fill_from_java(runner: &Path, paths: &[PathBuf]) -> Result<Filled, String> {
         // blocked on a full pipe.
         let _ = child.kill();
     }
-    let status = child.wait().map_err(|e| format!("waiting for the runner: {e}"))?;
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for the runner: {e}"))?;
     let fed = feeder.join();
     outcome?;
     if !status.success() {

@@ -1206,7 +1206,11 @@ pub fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
     let mut combos: Vec<u32> = (0..1u32 << n).collect();
     // Fewest fixes first, and of as many, those with fewer upstream
     // proposals (this project's own fixes are the ones it recommends).
-    let proposals = |m: u32| (0..n).filter(|i| m & (1 << i) != 0 && !Fix::ALL[*i].in_all()).count();
+    let proposals = |m: u32| {
+        (0..n)
+            .filter(|i| m & (1 << i) != 0 && !Fix::ALL[*i].in_all())
+            .count()
+    };
     combos.sort_by_key(|m| (m.count_ones(), proposals(*m), m.reverse_bits()));
     combos.into_iter().find_map(|m| {
         let fixes = (0..n)

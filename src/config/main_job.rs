@@ -392,11 +392,7 @@ pub fn conclusion(job: &MainJob) -> Vec<String> {
             } else {
                 "wrap"
             },
-            if truncating.len() == 1 {
-                "cuts"
-            } else {
-                "cut"
-            }
+            if truncating.len() == 1 { "cuts" } else { "cut" }
         ));
     }
     out.push(line(1, extra));

@@ -139,6 +139,17 @@ impl Payload {
         }
     }
 
+    /// `{"result": TEXT}`: what every fixed conversion sends for a text it
+    /// does not read.
+    ///
+    /// ```
+    /// let p = toolcall_model::gemini::Payload::from_wrapped_text("oops");
+    /// assert_eq!(p.to_value(), serde_json::json!({"result": "oops"}));
+    /// ```
+    pub fn from_wrapped_text(text: &str) -> Payload {
+        Payload(Repr::Wrapped("result", text.to_owned()))
+    }
+
     pub(super) fn wrap(key: &str, v: Value) -> Payload {
         let mut m = Map::with_capacity(1);
         m.insert(key.to_owned(), v);
@@ -293,7 +304,7 @@ pub fn pr_6049_parse_json_to_map(text: Option<&str>) -> Payload {
     };
     match jackson::read_lenient_whole(text) {
         Ok(v) => Payload::from_jvalue(v, "result"),
-        Err(_) => Payload(Repr::Wrapped("result", text.to_owned())),
+        Err(_) => Payload::from_wrapped_text(text),
     }
 }
 
@@ -338,9 +349,7 @@ pub fn convert_tool_response(
         return Ok(pr_6049_parse_json_to_map(Some(text)));
     }
     match parse_json_to_map(Some(text)) {
-        Err(_) if fixes.pr_6907_wrap_on_failure => {
-            Ok(Payload(Repr::Wrapped("result", text.to_owned())))
-        }
+        Err(_) if fixes.pr_6907_wrap_on_failure => Ok(Payload::from_wrapped_text(text)),
         other => other,
     }
 }
@@ -371,15 +380,12 @@ pub fn write_tool_response<W: std::io::Write>(
     w: &mut W,
 ) -> std::io::Result<Result<(), JavaException>> {
     // PR 6907 reads as upstream does; only its failure differs.
-    let upstream_read = !(fixes.strict_json_or_wrap
-        || fixes.pr_6049_strict_wrap
-        || fixes.error_key && error);
+    let upstream_read =
+        !(fixes.strict_json_or_wrap || fixes.pr_6049_strict_wrap || fixes.error_key && error);
     if upstream_read {
         match jackson::check_lenient(text) {
             Err(_) if fixes.pr_6907_wrap_on_failure => {
-                return Payload(Repr::Wrapped("result", text.to_owned()))
-                    .write_compact(w)
-                    .map(Ok)
+                return Payload::from_wrapped_text(text).write_compact(w).map(Ok)
             }
             Err(_) => return Ok(Err(parse_failure(text))),
             Ok(true) => return jackson::write_lenient_compact(text, "result", w).map(Ok),
