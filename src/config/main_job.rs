@@ -485,16 +485,25 @@ pub fn table(job: &MainJob) -> String {
     let shown: Vec<usize> = (0..job.columns.len())
         .filter(|&i| job.columns[i].in_table)
         .collect();
-    // A group's columns share its header's width; a lone column is as
-    // wide as its group's header.
-    let width = |c: &Column| {
+    // A group's columns share its header's width (a lone column is as
+    // wide as its group's header), and each is as wide as its widest
+    // word: the table stays within 100 columns with a dozen sets.
+    let width = |i: usize| {
+        let c = &job.columns[i];
         let n = shown
             .iter()
             .filter(|&&i| job.columns[i].group == c.group)
             .count()
             .max(1);
         let head = GROUPS[c.group].0.iter().map(|h| h.len()).max().unwrap_or(0);
-        (head.div_ceil(n)).max(9)
+        let words = job
+            .rows
+            .iter()
+            .map(|(_, v)| v[i].mark.word().len())
+            .chain(c.head.iter().map(|h| h.len()))
+            .max()
+            .unwrap_or(0);
+        head.div_ceil(n).max(words)
     };
     let mut out = String::new();
     out.push_str(
@@ -517,9 +526,8 @@ pub fn table(job: &MainJob) -> String {
         for (g, (titles, _)) in GROUPS.iter().enumerate() {
             let span: usize = shown
                 .iter()
-                .map(|&i| &job.columns[i])
-                .filter(|c| c.group == g)
-                .map(|c| width(c) + 1)
+                .filter(|&&i| job.columns[i].group == g)
+                .map(|&i| width(i) + 1)
                 .sum();
             if span > 0 {
                 cells.push((span - 1, titles[k].to_owned()));
@@ -530,15 +538,14 @@ pub fn table(job: &MainJob) -> String {
     for k in 0..2 {
         let cells = shown
             .iter()
-            .map(|&i| &job.columns[i])
-            .map(|c| (width(c), c.head[k].to_owned()))
+            .map(|&i| (width(i), job.columns[i].head[k].to_owned()))
             .collect();
         line(cells, if k == 1 { "behaviour set" } else { "" });
     }
     for (set, verdicts) in &job.rows {
         let cells = shown
             .iter()
-            .map(|&i| (width(&job.columns[i]), verdicts[i].mark.word().to_owned()))
+            .map(|&i| (width(i), verdicts[i].mark.word().to_owned()))
             .collect();
         line(cells, set.name);
     }
