@@ -174,7 +174,8 @@ fn main() -> ExitCode {
             ops,
             shard,
             expect,
+            runner,
             force,
-        }) => gen(count, seed, &out, &ops, shard, &expect, force),
+        }) => gen(count, seed, &out, &ops, shard, &expect, &runner, force),
     }
 }

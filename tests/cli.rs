@@ -226,6 +226,23 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
         cell("plain/default-processor", "error-key")["survives"],
         false
     );
+    // The two upstream pull requests both wrap plain text; only PR 6049
+    // refuses the trailing text of half-JSON, which PR 6907 still cuts.
+    for set in ["pr-6907-wrap-on-failure", "pr-6049-strict-wrap"] {
+        assert_eq!(
+            cell("plain/default-processor", set)["survives"],
+            true,
+            "{set}"
+        );
+    }
+    assert_eq!(
+        cell("half-json/default-processor", "pr-6907-wrap-on-failure")["mark"],
+        "lost"
+    );
+    assert_eq!(
+        cell("half-json/default-processor", "pr-6049-strict-wrap")["survives"],
+        true
+    );
     let started = std::time::Instant::now();
     let (code, table, _) = run_with_stdin(&[], b"");
     assert_eq!(code, 0);
@@ -236,14 +253,20 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
     assert!(
         table
             .replace('\n', " ")
-            .contains("closed by strict-json-or-wrap, error-key, all."),
+            .contains("closed by strict-json-or-wrap, error-key, pr-6907-wrap-on-failure, pr-6049-strict-wrap, all."),
+        "{table}"
+    );
+    assert!(
+        table.replace('\n', " ").contains(
+            "closed by strict-json-or-wrap, pr-6049-strict-wrap, all. error-key closes the exceptions' messages, not a tool's own text. pr-6907-wrap-on-failure wraps plain text but still cuts half-JSON to its first value."
+        ),
         "{table}"
     );
     assert!(table.contains("breach-through-processor is enough only for teams that configured a JSON-error processor"), "{table}");
     for l in table.lines() {
         assert!(l.chars().count() <= 100, "wider than 100 columns: {l}");
     }
-    assert!(table.lines().count() <= 45, "{table}");
+    assert!(table.lines().count() <= 52, "{table}");
 }
 
 #[test]
@@ -591,6 +614,55 @@ fn generated_vectors_with_the_models_expect_verify() {
     let (code, out, _) = run_with_stdin(&["verify", dir.to_str().unwrap()], b"");
     assert_eq!(code, 0, "{out}");
     assert!(out.trim_end().ends_with("60 passed, 0 failed"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `gen --expect java` without the runner is a clear error, exit 2, and
+/// nothing is written.
+#[test]
+fn generated_vectors_with_java_expect_need_the_runner() {
+    let dir = scratch("gen-expect-java-absent");
+    let absent = dir.join("no-runner");
+    let (code, _, err) = run_with_stdin(
+        &[
+            "gen",
+            "--count",
+            "3",
+            "--out",
+            dir.join("out").to_str().unwrap(),
+            "--expect",
+            "java",
+            "--runner",
+            absent.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("conformance runner") && err.contains("is absent"),
+        "{err}"
+    );
+    assert!(
+        !dir.join("out").exists() || std::fs::read_dir(dir.join("out")).unwrap().next().is_none()
+    );
+    // A runner that answers nothing fails the same way.
+    let (code, _, err) = run_with_stdin(
+        &[
+            "gen",
+            "--count",
+            "3",
+            "--out",
+            dir.join("out").to_str().unwrap(),
+            "--expect",
+            "java",
+            "--runner",
+            "/bin/true",
+            "--force",
+        ],
+        b"",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the runner ended before answering"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -361,3 +361,55 @@ fn main_job_and_check_turns_agree_with_the_real_classes() {
         tally.summary()
     );
 }
+
+/// `gen --expect java`: every generated vector's `expect` is what the real
+/// classes answered, so `verify` passes them (the model agrees with Java
+/// on them), and the random fix sets include the upstream pull requests.
+#[test]
+fn generated_vectors_with_java_expect_verify() {
+    if let Err(e) = java_build() {
+        if java_required() {
+            panic!("generated_vectors_with_java_expect_verify: Java is required here: {e}");
+        }
+        println!("SKIPPED generated_vectors_with_java_expect_verify: {e}");
+        return;
+    }
+    let dir = root().join("target/java-diff/gen-expect-java");
+    std::fs::remove_dir_all(&dir).ok();
+    let out = std::process::Command::new(crate::support::bin())
+        .current_dir(root())
+        .args([
+            "gen", "--count", "120", "--seed", "3", "--expect", "java", "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .expect("the binary runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("the model agrees on every one"), "{said}");
+    let files = json_files(&dir);
+    assert!(!files.is_empty());
+    let mut with_prs = 0;
+    for f in &files {
+        let v: Value = serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap();
+        assert_ne!(v["expect"], serde_json::json!({}), "{}", f.display());
+        with_prs += usize::from(v["fixes"].to_string().contains("pr-6"));
+    }
+    assert!(with_prs > 0, "no generated vector has a pull request's set");
+    let verify = std::process::Command::new(crate::support::bin())
+        .arg("verify")
+        .arg(&dir)
+        .output()
+        .expect("the binary runs");
+    let text = String::from_utf8_lossy(&verify.stdout);
+    assert!(verify.status.success(), "{text}");
+    assert!(
+        text.trim_end()
+            .ends_with(&format!("{} passed, 0 failed", files.len())),
+        "{text}"
+    );
+}

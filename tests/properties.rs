@@ -189,6 +189,39 @@ const REFUTED: &[(&str, Invariant, &str)] = &[
         Invariant::TranscriptValid,
         "dangling calls in stored transcripts",
     ),
+    // The upstream pull requests on the Gemini conversion: every
+    // conversion succeeds, but PR 6907 still cuts half-JSON and PR 6049
+    // builds decimals as doubles.
+    (
+        "pr-6907-wrap-on-failure",
+        Invariant::JsonSafe,
+        "the manager's output is unchanged",
+    ),
+    (
+        "pr-6907-wrap-on-failure",
+        Invariant::Lossless,
+        "half-JSON still cut to its first value",
+    ),
+    (
+        "pr-6907-wrap-on-failure",
+        Invariant::TranscriptValid,
+        "dangling calls in stored transcripts",
+    ),
+    (
+        "pr-6049-strict-wrap",
+        Invariant::JsonSafe,
+        "the manager's output is unchanged",
+    ),
+    (
+        "pr-6049-strict-wrap",
+        Invariant::Lossless,
+        "decimals a double cannot hold arrive rounded",
+    ),
+    (
+        "pr-6049-strict-wrap",
+        Invariant::TranscriptValid,
+        "dangling calls in stored transcripts",
+    ),
     (
         "gemini-tool-text",
         Invariant::JsonSafe,
@@ -244,6 +277,16 @@ const REFUTED: &[(&str, Invariant, &str)] = &[
         "the oldest message goes first, the question too",
     ),
     (
+        "pr-6907-wrap-on-failure",
+        Invariant::QuestionKept,
+        "the window unchanged",
+    ),
+    (
+        "pr-6049-strict-wrap",
+        Invariant::QuestionKept,
+        "the window unchanged",
+    ),
+    (
         "gemini-tool-text",
         Invariant::QuestionKept,
         "the window unchanged",
@@ -282,6 +325,16 @@ const REFUTED: &[(&str, Invariant, &str)] = &[
         "evict-orphan-responses",
         Invariant::MemoryKeepsTurns,
         "earlier turns split, the question evicted",
+    ),
+    (
+        "pr-6907-wrap-on-failure",
+        Invariant::MemoryKeepsTurns,
+        "the window unchanged",
+    ),
+    (
+        "pr-6049-strict-wrap",
+        Invariant::MemoryKeepsTurns,
+        "the window unchanged",
     ),
     (
         "gemini-tool-text",

@@ -137,10 +137,16 @@ pub(crate) enum Cmd {
         #[arg(long, value_parser = toolcall_model::checking::exhaustive::Shard::parse)]
         shard: Option<toolcall_model::checking::exhaustive::Shard>,
         /// Each vector's `expect`: `none` (empty, for the Java runner to
-        /// judge) or `model` (what `toolcall-model run` prints, so that
-        /// `verify` passes them).
+        /// judge), `model` (what `toolcall-model run` prints, so that
+        /// `verify` passes them) or `java` (what the real Spring AI classes
+        /// answer through the conformance runner, `--runner`, so that the
+        /// vectors verify against Java; exit 2 when the runner is absent or
+        /// fails).
         #[arg(long, default_value = "none")]
         expect: String,
+        /// The conformance runner `--expect java` starts.
+        #[arg(long, default_value = "conformance/java/runner")]
+        runner: PathBuf,
         /// Replace vector files of the same names (without it, nothing is
         /// written when one exists).
         #[arg(long)]

@@ -11,7 +11,9 @@ use toolcall_model::vectors::Vector;
 /// failed write (a full disk) leaves no truncated vector; files of the same
 /// names are refused before anything is written, unless `force`. With
 /// `expect` `model`, each vector's `expect` is the model's own output, so
-/// that `verify` passes them.
+/// that `verify` passes them; with `java`, what the real classes answered
+/// through `runner` ([`fill_from_java`]).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn gen(
     count: usize,
     seed: u64,
@@ -19,12 +21,22 @@ pub(crate) fn gen(
     ops: &str,
     shard: Option<toolcall_model::checking::exhaustive::Shard>,
     expect: &str,
+    runner: &Path,
     force: bool,
 ) -> ExitCode {
     let shard = shard.unwrap_or(toolcall_model::checking::exhaustive::Shard::WHOLE);
     let mine = |i: usize| i as u64 % shard.n == shard.k - 1;
-    if !matches!(expect, "none" | "model") {
-        errln!("error: --expect {expect}: use none or model");
+    if !matches!(expect, "none" | "model" | "java") {
+        errln!("error: --expect {expect}: use none, model or java");
+        return ExitCode::from(2);
+    }
+    // Refused before anything is written: without the runner no vector
+    // would get its expectation.
+    if expect == "java" && !runner.is_file() {
+        errln!(
+            "error: --expect java: the conformance runner {} is absent (run from the project's root, or name it with --runner)",
+            runner.display()
+        );
         return ExitCode::from(2);
     }
     use toolcall_model::checking::gen::{vector_name, vectors_iter, VectorOp};
@@ -62,6 +74,7 @@ pub(crate) fn gen(
         }
     }
     let mut written = 0usize;
+    let mut paths = Vec::new();
     // Every vector is drawn (each draw moves the generator on), and only
     // the shard's are checked and written.
     for mut v in vectors_iter(seed, count, &chosen) {
@@ -103,9 +116,154 @@ pub(crate) fn gen(
             return ExitCode::FAILURE;
         }
         written += 1;
+        if expect == "java" {
+            paths.push(path);
+        }
+    }
+    if expect == "java" {
+        return match fill_from_java(runner, &paths) {
+            Ok(f) => {
+                outln!(
+                    "wrote {} vectors to {} with the real classes' answers as expect{}{}",
+                    paths.len() - f.removed,
+                    out.display(),
+                    if f.removed > 0 {
+                        format!("; {} the runner cannot express were removed", f.removed)
+                    } else {
+                        String::new()
+                    },
+                    if f.disagree > 0 {
+                        format!(
+                            "; the model disagrees on {} of them (toolcall-model verify lists them)",
+                            f.disagree
+                        )
+                    } else {
+                        "; the model agrees on every one".to_owned()
+                    }
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                errln!("error: --expect java: {e}");
+                ExitCode::from(2)
+            }
+        };
     }
     outln!("wrote {written} vectors to {}", out.display());
     ExitCode::SUCCESS
+}
+
+/// What [`fill_from_java`] did.
+struct Filled {
+    /// Vectors the runner could not express (out of scope), deleted.
+    removed: usize,
+    /// Vectors on which the model's own result differs from Java's.
+    disagree: usize,
+}
+
+/// `gen --expect java`: runs the written vectors through the conformance
+/// runner (one JVM, paths on its standard input, one JSON line back per
+/// vector, as `conform` reads them) and rewrites each vector with the
+/// real classes' result as its `expect`, the shape the runner's own
+/// `--expect FILE` writes. A vector the runner cannot express is deleted
+/// (it could not verify against Java); a runner that cannot start, ends
+/// early, answers out of order or refuses a vector is an error.
+fn fill_from_java(runner: &Path, paths: &[PathBuf]) -> Result<Filled, String> {
+    use std::io::{BufRead as _, Write as _};
+    use std::process::{Command, Stdio};
+    use toolcall_model::vectors::conformance::{judge, JavaLine, Verdict};
+    let mut child = Command::new(runner)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", runner.display()))?;
+    let mut stdin = child.stdin.take().ok_or("the runner has no input")?;
+    let list: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    // Written from a thread of its own: the runner answers while it reads,
+    // and a full output pipe would otherwise stop both.
+    let feeder = {
+        let list = list.clone();
+        std::thread::spawn(move || -> std::io::Result<()> {
+            for p in &list {
+                writeln!(stdin, "{p}")?;
+            }
+            Ok(())
+        })
+    };
+    let stdout = child.stdout.take().ok_or("the runner has no output")?;
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let mut filled = Filled {
+        removed: 0,
+        disagree: 0,
+    };
+    let mut outcome = Ok(());
+    for (path, shown) in paths.iter().zip(&list) {
+        let line = match lines.next() {
+            Some(Ok(l)) => l,
+            Some(Err(e)) => {
+                outcome = Err(format!("reading the runner's output: {e}"));
+                break;
+            }
+            None => {
+                outcome = Err(format!("the runner ended before answering {shown}"));
+                break;
+            }
+        };
+        let step = (|| -> Result<(), String> {
+            let java = JavaLine::parse(&line)
+                .map_err(|e| format!("the runner's line for {shown}: {e}"))?;
+            if java.path() != shown {
+                return Err(format!("the runner answered {} for {shown}", java.path()));
+            }
+            match &java {
+                JavaLine::Result { result, .. } => {
+                    let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
+                    let mut v: serde_json::Value =
+                        serde_json::from_slice(&bytes).map_err(|e| format!("{shown}: {e}"))?;
+                    v["expect"] = result.clone();
+                    let text =
+                        serde_json::to_string_pretty(&v).map_err(|e| format!("{shown}: {e}"))?;
+                    write_atomically(path, text.as_bytes()).map_err(|e| format!("{shown}: {e}"))?;
+                    if matches!(judge(text.as_bytes(), &java), Verdict::Disagree(_)) {
+                        filled.disagree += 1;
+                    }
+                    Ok(())
+                }
+                JavaLine::OutOfScope { .. } => {
+                    std::fs::remove_file(path).map_err(|e| format!("{shown}: {e}"))?;
+                    filled.removed += 1;
+                    Ok(())
+                }
+                JavaLine::Fault { reason, .. } => {
+                    Err(format!("the runner refused {shown}: {reason}"))
+                }
+            }
+        })();
+        if let Err(e) = step {
+            outcome = Err(e);
+            break;
+        }
+    }
+    if outcome.is_err() {
+        // Nothing more is read: the runner is stopped rather than left
+        // blocked on a full pipe.
+        let _ = child.kill();
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for the runner: {e}"))?;
+    let fed = feeder.join();
+    outcome?;
+    if !status.success() {
+        return Err(format!("the runner exited with {status}"));
+    }
+    match fed {
+        Ok(Ok(())) => Ok(filled),
+        Ok(Err(e)) => Err(format!("writing to the runner: {e}")),
+        Err(_) => Err("the thread feeding the runner failed".to_owned()),
+    }
 }
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it to

@@ -1278,7 +1278,14 @@ pub fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
     let setup = &scenario_setup(setup);
     let n = Fix::ALL.len();
     let mut combos: Vec<u32> = (0..1u32 << n).collect();
-    combos.sort_by_key(|m| (m.count_ones(), m.reverse_bits()));
+    // Fewest fixes first, and of as many, those with fewer upstream
+    // proposals (this project's own fixes are the ones it recommends).
+    let proposals = |m: u32| {
+        (0..n)
+            .filter(|i| m & (1 << i) != 0 && !Fix::ALL[*i].in_all())
+            .count()
+    };
+    combos.sort_by_key(|m| (m.count_ones(), proposals(*m), m.reverse_bits()));
     combos.into_iter().find_map(|m| {
         let fixes = (0..n)
             .filter(|i| m & (1 << i) != 0)

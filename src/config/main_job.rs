@@ -51,7 +51,7 @@ pub const GROUPS: [([&str; 2], &str); 4] = [
     ),
     (
         ["plain tool output", "(issue 5437)"],
-        "Plain tool output (issue 5437: a tool's text, or an exception's message under Spring's processor)",
+        "Plain tool output (issue 5437: a tool's text, half-JSON, or an exception's message under Spring's processor)",
     ),
     (
         ["THROW:", "dangling"],
@@ -67,7 +67,7 @@ pub const GROUPS: [([&str; 2], &str); 4] = [
 ///
 /// ```
 /// let c = toolcall_model::config::main_job::columns();
-/// assert_eq!(c.len(), 10);
+/// assert_eq!(c.len(), 11);
 /// assert_eq!(c[0].id, "breach/default-processor");
 /// ```
 pub fn columns() -> Vec<Column> {
@@ -136,6 +136,12 @@ pub fn columns() -> Vec<Column> {
             Scenario::PlainText,
             ["plain", "text"],
             "a tool returns the plain text Sunny, 22 °C, then the model calls another tool once more",
+        ),
+        (
+            "half-json/default-processor",
+            Scenario::HalfJson,
+            ["half", "JSON"],
+            "a tool returns the half-JSON text 3.0 + 5.0 = 8.0, then the model calls another tool once more",
         ),
         (
             "throws/default-processor",
@@ -359,22 +365,37 @@ pub fn conclusion(job: &MainJob) -> Vec<String> {
         .into_iter()
         .filter(|n| !plain.contains(n))
         .collect();
-    out.push(line(
-        1,
-        if throws_only.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " {} {} the exceptions' messages, not a tool's own text.",
-                throws_only.join(", "),
-                if throws_only.len() == 1 {
-                    "closes"
-                } else {
-                    "close"
-                }
-            )
-        },
-    ));
+    let half = ok("half-json/default-processor");
+    let truncating: Vec<&'static str> = plain
+        .iter()
+        .copied()
+        .filter(|n| !half.contains(n))
+        .collect();
+    let mut extra = String::new();
+    if !throws_only.is_empty() {
+        extra.push_str(&format!(
+            " {} {} the exceptions' messages, not a tool's own text.",
+            throws_only.join(", "),
+            if throws_only.len() == 1 {
+                "closes"
+            } else {
+                "close"
+            }
+        ));
+    }
+    if !truncating.is_empty() {
+        extra.push_str(&format!(
+            " {} {} plain text but still {} half-JSON to its first value.",
+            truncating.join(", "),
+            if truncating.len() == 1 {
+                "wraps"
+            } else {
+                "wrap"
+            },
+            if truncating.len() == 1 { "cuts" } else { "cut" }
+        ));
+    }
+    out.push(line(1, extra));
     let (n, o) = (ok("throw/memory-none"), ok("throw/memory-outside"));
     out.push(line(
         2,
@@ -464,16 +485,25 @@ pub fn table(job: &MainJob) -> String {
     let shown: Vec<usize> = (0..job.columns.len())
         .filter(|&i| job.columns[i].in_table)
         .collect();
-    // A group's columns share its header's width; a lone column is as
-    // wide as its group's header.
-    let width = |c: &Column| {
+    // A group's columns share its header's width (a lone column is as
+    // wide as its group's header), and each is as wide as its widest
+    // word: the table stays within 100 columns with a dozen sets.
+    let width = |i: usize| {
+        let c = &job.columns[i];
         let n = shown
             .iter()
             .filter(|&&i| job.columns[i].group == c.group)
             .count()
             .max(1);
         let head = GROUPS[c.group].0.iter().map(|h| h.len()).max().unwrap_or(0);
-        (head.div_ceil(n)).max(9)
+        let words = job
+            .rows
+            .iter()
+            .map(|(_, v)| v[i].mark.word().len())
+            .chain(c.head.iter().map(|h| h.len()))
+            .max()
+            .unwrap_or(0);
+        head.div_ceil(n).max(words)
     };
     let mut out = String::new();
     out.push_str(
@@ -496,9 +526,8 @@ pub fn table(job: &MainJob) -> String {
         for (g, (titles, _)) in GROUPS.iter().enumerate() {
             let span: usize = shown
                 .iter()
-                .map(|&i| &job.columns[i])
-                .filter(|c| c.group == g)
-                .map(|c| width(c) + 1)
+                .filter(|&&i| job.columns[i].group == g)
+                .map(|&i| width(i) + 1)
                 .sum();
             if span > 0 {
                 cells.push((span - 1, titles[k].to_owned()));
@@ -509,15 +538,14 @@ pub fn table(job: &MainJob) -> String {
     for k in 0..2 {
         let cells = shown
             .iter()
-            .map(|&i| &job.columns[i])
-            .map(|c| (width(c), c.head[k].to_owned()))
+            .map(|&i| (width(i), job.columns[i].head[k].to_owned()))
             .collect();
         line(cells, if k == 1 { "behaviour set" } else { "" });
     }
     for (set, verdicts) in &job.rows {
         let cells = shown
             .iter()
-            .map(|&i| (width(&job.columns[i]), verdicts[i].mark.word().to_owned()))
+            .map(|&i| (width(i), verdicts[i].mark.word().to_owned()))
             .collect();
         line(cells, set.name);
     }

@@ -163,6 +163,17 @@ impl Payload {
         }
     }
 
+    /// `{"result": TEXT}`: what every fixed conversion sends for a text it
+    /// does not read.
+    ///
+    /// ```
+    /// let p = toolcall_model::gemini::Payload::from_wrapped_text("oops");
+    /// assert_eq!(p.to_value(), serde_json::json!({"result": "oops"}));
+    /// ```
+    pub fn from_wrapped_text(text: &str) -> Payload {
+        Payload(Repr::Wrapped("result", text.to_owned()))
+    }
+
     pub(super) fn wrap(key: &str, v: Value) -> Payload {
         let mut m = Map::with_capacity(1);
         m.insert(key.to_owned(), v);
@@ -309,22 +320,51 @@ pub fn parse_json_to_map(text: Option<&str>) -> Result<Payload, JavaException> {
     }
 }
 
+/// `parseJsonToMap` as spring-ai PR 6049 writes it: Spring's mapper with
+/// `FAIL_ON_TRAILING_TOKENS`; one whole value as upstream builds it (an
+/// object as is, anything else under `result`), and any text that read
+/// refuses, or Java's `null`, verbatim under `result`. Never fails.
+///
+/// ```
+/// use toolcall_model::gemini::pr_6049_parse_json_to_map;
+/// use serde_json::json;
+/// assert_eq!(pr_6049_parse_json_to_map(Some("3.0 + 5.0 = 8.0")).to_value(), json!({"result": "3.0 + 5.0 = 8.0"}));
+/// assert_eq!(pr_6049_parse_json_to_map(Some("[1,2]")).to_value(), json!({"result": [1, 2]}));
+/// assert_eq!(pr_6049_parse_json_to_map(None).to_value(), json!({"result": null}));
+/// ```
+pub fn pr_6049_parse_json_to_map(text: Option<&str>) -> Payload {
+    let Some(text) = text else {
+        return Payload::wrap("result", Value::Null);
+    };
+    match jackson::read_lenient_whole(text) {
+        Ok(v) => Payload::from_jvalue(v, "result"),
+        Err(_) => Payload::from_wrapped_text(text),
+    }
+}
+
 /// Converts one tool response's data to `functionResponse.response` under
 /// the behaviour set. `error` says a failure produced the response (read
-/// only by `error-key`).
+/// only by `error-key`). The first switch that applies decides:
 ///
 /// * `error-key` and `error`: one whole JSON object is sent as is, anything
 ///   else as `{"error": TEXT}`, unparsed.
 /// * `strict-json-or-wrap`: one whole JSON value (only RFC whitespace
 ///   around it); an object as is, another value under `result`, and any
 ///   other text as `{"result": TEXT}`. Never fails.
+/// * `pr-6049-strict-wrap`: [`pr_6049_parse_json_to_map`]. Never fails.
+/// * `pr-6907-wrap-on-failure`: upstream [`parse_json_to_map`], and where
+///   it fails the text as `{"result": TEXT}`. Never fails.
 /// * otherwise upstream [`parse_json_to_map`].
 ///
 /// ```
 /// use toolcall_model::{model::behavior::{Fix, Fixes}, gemini::convert_tool_response};
+/// use serde_json::json;
 /// let f = Fixes::only(Fix::StrictJsonOrWrap);
 /// assert_eq!(convert_tool_response("3.0 + 5.0 = 8.0", false, f).unwrap().to_value(),
-///            serde_json::json!({"result": "3.0 + 5.0 = 8.0"}));
+///            json!({"result": "3.0 + 5.0 = 8.0"}));
+/// let pr = Fixes::only(Fix::Pr6907WrapOnFailure);
+/// assert_eq!(convert_tool_response("3.0 + 5.0 = 8.0", false, pr).unwrap().to_value(), json!({"result": 3.0}));
+/// assert_eq!(convert_tool_response("", false, pr).unwrap().to_value(), json!({"result": ""}));
 /// ```
 pub fn convert_tool_response(
     text: &str,
@@ -339,7 +379,13 @@ pub fn convert_tool_response(
         return Ok(Payload::strict(text, "result", false)
             .unwrap_or_else(|| Payload(Repr::Wrapped("result", text.to_owned()))));
     }
-    parse_json_to_map(Some(text))
+    if fixes.pr_6049_strict_wrap {
+        return Ok(pr_6049_parse_json_to_map(Some(text)));
+    }
+    match parse_json_to_map(Some(text)) {
+        Err(_) if fixes.pr_6907_wrap_on_failure => Ok(Payload::from_wrapped_text(text)),
+        other => other,
+    }
 }
 
 /// [`convert_tool_response`] written straight to `w` as compact JSON,
@@ -367,9 +413,14 @@ pub fn write_tool_response<W: std::io::Write>(
     fixes: Fixes,
     w: &mut W,
 ) -> std::io::Result<Result<(), JavaException>> {
-    let upstream = !(fixes.strict_json_or_wrap || fixes.error_key && error);
-    if upstream {
+    // PR 6907 reads as upstream does; only its failure differs.
+    let upstream_read =
+        !(fixes.strict_json_or_wrap || fixes.pr_6049_strict_wrap || fixes.error_key && error);
+    if upstream_read {
         match jackson::check_lenient(text) {
+            Err(_) if fixes.pr_6907_wrap_on_failure => {
+                return Payload::from_wrapped_text(text).write_compact(w).map(Ok)
+            }
             Err(_) => return Ok(Err(parse_failure(text))),
             Ok(true) => return jackson::write_lenient_compact(text, "result", w).map(Ok),
             // A repeated name: built once, as Jackson reads it.
@@ -383,16 +434,23 @@ pub fn write_tool_response<W: std::io::Write>(
 }
 
 /// Converts function-call arguments: upstream rules, except that with
-/// `strict-json-or-wrap` null or blank arguments become `{}`.
+/// `strict-json-or-wrap` null or blank arguments become `{}`, and that
+/// `pr-6049-strict-wrap`, which changes `parseJsonToMap` itself, reads the
+/// rest as [`pr_6049_parse_json_to_map`] (PR 6907 leaves arguments alone).
 ///
 /// ```
-/// use toolcall_model::{model::behavior::Fixes, gemini::convert_arguments};
+/// use toolcall_model::{model::behavior::{Fix, Fixes}, gemini::convert_arguments};
 /// assert!(convert_arguments(Some("  "), Fixes::upstream()).is_err());
 /// assert!(convert_arguments(Some("  "), Fixes::all()).unwrap().is_empty());
+/// let pr = Fixes::only(Fix::Pr6049StrictWrap);
+/// assert_eq!(convert_arguments(Some("  "), pr).unwrap().to_value(), serde_json::json!({"result": "  "}));
 /// ```
 pub fn convert_arguments(arguments: Option<&str>, fixes: Fixes) -> Result<Payload, JavaException> {
     if fixes.strict_json_or_wrap && !arguments.is_some_and(has_text) {
         return Ok(Payload(Repr::Tree(Map::new())));
+    }
+    if fixes.pr_6049_strict_wrap {
+        return Ok(pr_6049_parse_json_to_map(arguments));
     }
     parse_json_to_map(arguments)
 }

@@ -113,3 +113,110 @@ fn a_value_500_deep_is_kept_whole_once_wrapped_501_deep() {
     assert_eq!(depth, 500);
     assert_eq!(at, &serde_json::json!(1));
 }
+
+/// Texts on which the two pull requests, `strict-json-or-wrap` and
+/// upstream part ways (docs/FIXES.md, "The upstream pull requests").
+const PR_TEXTS: [&str; 12] = [
+    "3.0 + 5.0 = 8.0",
+    "Sunny, 22 °C",
+    "",
+    "  ",
+    "[1,2]",
+    "\"str\"",
+    "{\"a\":1} trailing",
+    "{\"a\":1}  \n",
+    "null pointer",
+    "0.11623512015512211",
+    "1e400",
+    "{\"a\":1,\"a\":2}",
+];
+
+#[test]
+fn pr_6907_is_upstream_where_upstream_reads_and_the_text_elsewhere() {
+    let pr = Fixes::only(Fix::Pr6907WrapOnFailure);
+    let mut wrapped = 0;
+    for text in PR_TEXTS {
+        let got = convert_tool_response(text, false, pr).expect("PR 6907 never fails");
+        match parse_json_to_map(Some(text)) {
+            Ok(up) => assert_eq!(got, up, "{text:?}"),
+            Err(_) => {
+                wrapped += 1;
+                assert_eq!(
+                    got.to_value(),
+                    serde_json::json!({ "result": text }),
+                    "{text:?}"
+                );
+            }
+        }
+        // Its arguments are upstream's.
+        assert_eq!(
+            convert_arguments(Some(text), pr),
+            parse_json_to_map(Some(text)),
+            "{text:?}"
+        );
+    }
+    assert_eq!(wrapped, 3, "plain text, the empty and the blank text");
+}
+
+#[test]
+fn pr_6049_is_upstream_on_whole_values_and_the_text_elsewhere() {
+    let pr = Fixes::only(Fix::Pr6049StrictWrap);
+    let mut kept = Vec::new();
+    for text in PR_TEXTS {
+        let got = convert_tool_response(text, false, pr).expect("PR 6049 never fails");
+        // Arguments go through the same parseJsonToMap.
+        assert_eq!(
+            convert_arguments(Some(text), pr).as_ref(),
+            Ok(&got),
+            "{text:?}"
+        );
+        if got.to_value() == serde_json::json!({ "result": text }) {
+            assert!(
+                crate::json::jackson::read_lenient_whole(text).is_err(),
+                "{text:?}"
+            );
+        } else {
+            assert_eq!(Ok(got.clone()), parse_json_to_map(Some(text)), "{text:?}");
+            kept.push(text);
+        }
+    }
+    assert_eq!(
+        kept,
+        [
+            "[1,2]",
+            "\"str\"",
+            "{\"a\":1}  \n",
+            "0.11623512015512211",
+            "1e400",
+            "{\"a\":1,\"a\":2}"
+        ]
+    );
+    // Decimals as upstream builds them: a double, an infinity.
+    let d = convert_tool_response("0.11623512015512211", false, pr).unwrap();
+    assert_eq!(
+        d.to_value(),
+        serde_json::json!({"result": 0.1162351201551221})
+    );
+    assert!(convert_tool_response("1e400", false, pr)
+        .unwrap()
+        .has_non_finite());
+    assert_eq!(
+        convert_arguments(None, pr).unwrap().to_value(),
+        serde_json::json!({ "result": null })
+    );
+}
+
+#[test]
+fn strict_json_or_wrap_takes_precedence_over_the_pull_requests() {
+    let strict = Fixes::only(Fix::StrictJsonOrWrap);
+    let both = strict
+        .with(Fix::Pr6049StrictWrap)
+        .with(Fix::Pr6907WrapOnFailure);
+    for text in PR_TEXTS {
+        assert_eq!(
+            convert_tool_response(text, false, both),
+            convert_tool_response(text, false, strict),
+            "{text:?}"
+        );
+    }
+}

@@ -6,10 +6,11 @@
 //! and none per version: a version is a value the engine reads, as a fix is.
 //!
 //! Most switches are this project's fixes, and `all` turns them all on.
-//! One is an upstream proposal modelled for comparison,
-//! [`Fix::EvictOrphanResponses`]: it replaces the same step of the memory
-//! window as [`Fix::KeepCurrentTurn`], so `all` leaves it off
-//! ([`Fix::in_all`]).
+//! Three are upstream proposals modelled for comparison, which `all` leaves
+//! off ([`Fix::in_all`]): [`Fix::EvictOrphanResponses`] replaces the same
+//! step of the memory window as [`Fix::KeepCurrentTurn`], and
+//! [`Fix::Pr6907WrapOnFailure`] and [`Fix::Pr6049StrictWrap`] the same
+//! step of the Gemini conversion as [`Fix::StrictJsonOrWrap`].
 
 use std::fmt;
 
@@ -69,14 +70,18 @@ enum_table! {
     pub enum Fix (FixRow, parse UnknownFix) {
         fields {
             /// Whether `all` turns this fix on: every fix except the upstream
-            /// proposal [`Fix::EvictOrphanResponses`], which replaces the step of
-            /// the memory window that [`Fix::KeepCurrentTurn`] fixes (with both on,
-            /// the cut would split earlier turns).
+            /// proposals, modelled for comparison: [`Fix::EvictOrphanResponses`]
+            /// replaces the step of the memory window that
+            /// [`Fix::KeepCurrentTurn`] fixes (with both on, the cut would split
+            /// earlier turns), and the two pull requests on the Gemini
+            /// conversion replace the step [`Fix::StrictJsonOrWrap`] fixes
+            /// (which takes precedence over them when both are on).
             ///
             /// ```
             /// use toolcall_model::model::behavior::Fix;
             /// assert!(Fix::KeepCurrentTurn.in_all());
             /// assert!(!Fix::EvictOrphanResponses.in_all());
+            /// assert!(!Fix::Pr6049StrictWrap.in_all());
             /// ```
             in_all: bool,
             /// Its switch in [`Fixes`].
@@ -100,6 +105,14 @@ enum_table! {
         /// evicts the tool responses left without their call (spring-ai PR
         /// 6029, LangChain4j PR 666). Not in `all`.
         EvictOrphanResponses = "evict-orphan-responses" { in_all: false, switch: |f| &mut f.evict_orphan_responses },
+        /// `pr-6907-wrap-on-failure`: a tool response the upstream reader
+        /// refuses is wrapped as `{"result": TEXT}` (spring-ai PR 6907).
+        /// Not in `all`.
+        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, switch: |f| &mut f.pr_6907_wrap_on_failure },
+        /// `pr-6049-strict-wrap`: tool responses and function-call arguments
+        /// are read with trailing tokens refused, and what fails is wrapped
+        /// as `{"result": TEXT}` (spring-ai PR 6049). Not in `all`.
+        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, switch: |f| &mut f.pr_6049_strict_wrap },
     }
 }
 
@@ -164,6 +177,27 @@ pub struct Fixes {
     /// keeps the pairs, but evicts the oldest message first, the question
     /// included, and splits earlier turns.
     pub evict_orphan_responses: bool,
+    /// `pr-6907-wrap-on-failure`: spring-ai PR 6907 (issue 6902). A tool
+    /// response is read as upstream reads it (Jackson's lenient read, the
+    /// first value only); only when that read fails is the text sent
+    /// verbatim as `{"result": TEXT}`. Function-call arguments keep the
+    /// upstream reading. So plain text and the empty string no longer fail
+    /// the request, but half-JSON (`3.0 + 5.0 = 8.0`) is still truncated
+    /// and decimals still arrive as doubles. Modelled for comparison; not
+    /// in `all`; [`Fixes::strict_json_or_wrap`] and
+    /// [`Fixes::pr_6049_strict_wrap`] take precedence over it.
+    pub pr_6907_wrap_on_failure: bool,
+    /// `pr-6049-strict-wrap`: spring-ai PR 6049 (issue 5437).
+    /// `parseJsonToMap` reads with Spring's mapper plus
+    /// `FAIL_ON_TRAILING_TOKENS`: one whole value is sent as upstream builds
+    /// it (an object as is, anything else under `result`, decimals as
+    /// doubles), and any text that read refuses (plain text, trailing text,
+    /// the empty string, a text past Jackson's limits) verbatim as
+    /// `{"result": TEXT}`. The PR changes `parseJsonToMap` itself, so
+    /// function-call arguments convert the same way (null arguments as
+    /// `{"result": null}`). Modelled for comparison; not in `all`;
+    /// [`Fixes::strict_json_or_wrap`] takes precedence over it.
+    pub pr_6049_strict_wrap: bool,
 }
 
 impl Fixes {
@@ -177,7 +211,8 @@ impl Fixes {
     }
 
     /// Every fix of this project ([`Fix::in_all`]): all but the upstream
-    /// proposal `evict-orphan-responses`.
+    /// proposals `evict-orphan-responses`, `pr-6907-wrap-on-failure` and
+    /// `pr-6049-strict-wrap`.
     ///
     /// ```
     /// use toolcall_model::model::behavior::{Fix, Fixes};
@@ -242,6 +277,7 @@ impl Fixes {
 
     /// Parses a comma-separated list of fix names, or `all` (which can be
     /// combined: `all,evict-orphan-responses`); empty is upstream.
+    /// `all` means [`Fixes::all`], in one place.
     ///
     /// ```
     /// assert!(toolcall_model::model::behavior::Fixes::parse_list("nope").is_err());
@@ -289,12 +325,13 @@ pub struct BehaviorSet {
 }
 
 /// The behaviour sets every report covers, in order: upstream, each single
-/// fix, all fixes (`Fixes::all()`: every fix but the upstream proposal
-/// `evict-orphan-responses`), and the workaround advisor on upstream.
+/// fix (the upstream proposals included), all fixes (`Fixes::all()`: every
+/// fix but the upstream proposals), and the workaround advisor on upstream.
 ///
 /// ```
 /// let sets = toolcall_model::model::behavior::behavior_sets();
-/// assert_eq!(sets.len(), 10);
+/// assert_eq!(sets.len(), 12);
+/// assert!(sets.iter().any(|s| s.name == "pr-6049-strict-wrap"));
 /// assert_eq!(sets[0].name, "upstream");
 /// ```
 pub fn behavior_sets() -> Vec<BehaviorSet> {

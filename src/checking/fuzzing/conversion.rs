@@ -6,14 +6,14 @@ use serde_json::{json, Value};
 use crate::checking::oracle::scan_strict;
 use crate::gemini::{convert_tool_response, parse_json_to_map, write_tool_response};
 use crate::json::jackson;
-use crate::model::behavior::Fixes;
+use crate::model::behavior::{Fix, Fixes};
 use crate::model::processor::json_error_text;
 
 use super::compare::{exactly_same_json, serde_reference, wrapped};
 use super::{fail, MAX_BYTES};
 
 /// The behaviour sets the convert target runs, with `error` off and on.
-pub(super) fn convert_fix_sets() -> [Fixes; 5] {
+pub(super) fn convert_fix_sets() -> [Fixes; 7] {
     let strict = Fixes {
         strict_json_or_wrap: true,
         ..Fixes::default()
@@ -31,6 +31,8 @@ pub(super) fn convert_fix_sets() -> [Fixes; 5] {
             ..strict
         },
         Fixes::all(),
+        Fixes::only(Fix::Pr6907WrapOnFailure),
+        Fixes::only(Fix::Pr6049StrictWrap),
     ]
 }
 
@@ -43,6 +45,11 @@ pub(super) fn convert_fix_sets() -> [Fixes; 5] {
 ///   its numbers as exact decimals (serde_json's reading is the reference),
 ///   any other text is under `result` byte for byte;
 /// * with `error-key` a failure's output is an object as is, or `{"error": TEXT}`;
+/// * with `pr-6907-wrap-on-failure` the conversion is upstream's where
+///   upstream reads the text, and the text under `result` where it fails;
+/// * with `pr-6049-strict-wrap` it is upstream's where the text is one whole
+///   value for Jackson (trailing tokens refused), and the text under
+///   `result` otherwise;
 /// * the JSON-error processor's text is strict JSON that reads back as the text.
 ///
 /// ```
@@ -92,6 +99,30 @@ pub fn convert(data: &[u8]) {
                 );
             }
             let keyed = fixes.error_key && error;
+            if fixes.pr_6907_wrap_on_failure || fixes.pr_6049_strict_wrap {
+                let reads = if fixes.pr_6049_strict_wrap {
+                    jackson::read_lenient_whole(text).is_ok()
+                } else {
+                    upstream.is_ok()
+                };
+                let want = if reads {
+                    upstream.clone()
+                } else {
+                    Ok(crate::gemini::Payload::from_wrapped_text(text))
+                };
+                let same = match (&got, &want) {
+                    (Ok(g), Ok(w)) => g.to_value() == w.to_value(),
+                    _ => false,
+                };
+                if !same {
+                    fail(
+                        T,
+                        "a pull request's conversion is neither upstream's nor the text under result",
+                        &(text, fixes, error, got, want),
+                    );
+                }
+                continue;
+            }
             if !keyed && !fixes.strict_json_or_wrap {
                 if got != upstream {
                     fail(

@@ -122,13 +122,20 @@ impl<'a> Parser<'a> {
         };
         self.parse_into(c, sink)?;
         if self.strict {
-            // Whole-text mode: only blanks may follow.
-            while matches!(self.b.get(self.pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-                self.pos += 1;
-            }
-            if self.pos != self.b.len() {
-                return Err(stream_read("trailing content after the value"));
-            }
+            self.expect_end()?;
+        }
+        Ok(())
+    }
+
+    /// Whole-text mode, and `FAIL_ON_TRAILING_TOKENS`: after the value only
+    /// blanks may follow (Jackson's next token is then the end; any other
+    /// character is a token or a syntax error).
+    pub(super) fn expect_end(&mut self) -> Result<(), JacksonError> {
+        while matches!(self.b.get(self.pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.pos += 1;
+        }
+        if self.pos != self.b.len() {
+            return Err(stream_read("trailing content after the value"));
         }
         Ok(())
     }

@@ -342,6 +342,27 @@ pub fn read_lenient_with(text: &str, limits: &Limits) -> Result<JValue, JacksonE
     Parser::new(text, *limits, false).parse_root()
 }
 
+/// [`read_lenient`] with `FAIL_ON_TRAILING_TOKENS` enabled, as spring-ai PR
+/// 6049's `strictJsonMapper` reads: the same value, and the same failures,
+/// plus a failure when anything but space, tab, LF or CR follows the value.
+/// Unlike [`read_strict`] it keeps Jackson's length limits and reads an
+/// escaped lone surrogate.
+///
+/// ```
+/// use toolcall_model::json::jackson::{read_lenient_whole, JValue};
+/// assert_eq!(read_lenient_whole(" 3.0\n").unwrap(), JValue::Double(3.0));
+/// assert!(read_lenient_whole("3.0 + 5.0 = 8.0").is_err());
+/// assert!(read_lenient_whole("null pointer").is_err());
+/// assert!(read_lenient_whole(&"1".repeat(1001)).is_err());
+/// assert!(read_lenient_whole(r#""\ud800""#).is_ok());
+/// ```
+pub fn read_lenient_whole(text: &str) -> Result<JValue, JacksonError> {
+    let mut p = Parser::new(text, Limits::default(), false);
+    let v = p.parse_root()?;
+    p.expect_end()?;
+    Ok(v)
+}
+
 mod ident;
 mod lenient;
 mod stream;

@@ -13,7 +13,8 @@ import org.springframework.ai.google.genai.GeminiBridge;
 
 /**
  * Gemini's conversion with the fixes {@code strict-json-or-wrap} and
- * {@code error-key}: the fix library's {@link GeminiSafeToolResponseAdvisor}
+ * {@code error-key} (and the upstream pull requests 6049 and 6907, whose
+ * payload is Spring's own conversion of what the advisor sends): the fix library's {@link GeminiSafeToolResponseAdvisor}
  * rewrites what is sent, Spring's own request building converts it, and each
  * tool response's payload is then the exact one of
  * {@link GeminiToolResponses#payload} (numbers as written), which stands in for
@@ -29,7 +30,13 @@ final class FixedGemini {
 
 	/** The request of {@code messages} as the advisor sends them. */
 	static Map<String, Object> request(Fixes f, List<Message> messages) {
-		return sent(f, new GeminiSafeToolResponseAdvisor(f.strictJsonOrWrap(), f.errorKey()).rewrite(messages));
+		return sent(f, advisor(f).rewrite(messages));
+	}
+
+	/** The fix library's advisor with the vector's switches. */
+	static GeminiSafeToolResponseAdvisor advisor(Fixes f) {
+		return new GeminiSafeToolResponseAdvisor(f.strictJsonOrWrap(), f.errorKey(), f.pr6049StrictWrap(),
+				f.pr6907WrapOnFailure(), GeminiSafeToolResponseAdvisor.DEFAULT_ORDER);
 	}
 
 	/** The request of messages the advisor already rewrote. */
@@ -49,7 +56,8 @@ final class FixedGemini {
 	static Object convert(Fixes f, String text, boolean error) {
 		Map<String, Object> exact = GeminiToolResponses.payload(text, error, f.strictJsonOrWrap(), f.errorKey());
 		Map<String, Object> real = GeminiBridge
-			.convert(GeminiToolResponses.rewrite(text, error, f.strictJsonOrWrap(), f.errorKey()));
+			.convert(GeminiToolResponses.rewrite(text, error, f.strictJsonOrWrap(), f.errorKey(), f.pr6049StrictWrap(),
+					f.pr6907WrapOnFailure()));
 		if (exact == null) {
 			return real;
 		}

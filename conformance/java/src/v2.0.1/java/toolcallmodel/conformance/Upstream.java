@@ -201,7 +201,7 @@ final class Upstream {
 
 	/** The fix library's Gemini advisor under the Gemini fixes, else null. */
 	static Advisor geminiAdvisor(Fixes f) {
-		return f.geminiConversion() ? new GeminiSafeToolResponseAdvisor(f.strictJsonOrWrap(), f.errorKey()) : null;
+		return f.geminiConversion() ? FixedGemini.advisor(f) : null;
 	}
 
 	/** The request the chat model builds of what reached it (rewritten by the Gemini advisor under the fixes). */

@@ -24,7 +24,9 @@ import reactor.core.publisher.Flux;
  * only the last message) with {@link GeminiToolResponses#rewrite}, so that
  * {@code GoogleGenAiChatModel}'s own conversion never fails on a tool response
  * and never drops a character of it. With {@code strict-json-or-wrap}, null or
- * blank function-call arguments are sent as {@code {}}.
+ * blank function-call arguments are sent as {@code {}}. The same advisor sends
+ * tool responses (and, for PR 6049, arguments) as the upstream pull requests
+ * 6049 and 6907 would convert them, when those switches are on.
  *
  * <p>
  * It changes only what reaches the model: the loop's history and every memory
@@ -47,6 +49,10 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor, StreamA
 
 	private final boolean errorKey;
 
+	private final boolean pr6049StrictWrap;
+
+	private final boolean pr6907WrapOnFailure;
+
 	private final int order;
 
 	public GeminiSafeToolResponseAdvisor(boolean strictJsonOrWrap, boolean errorKey) {
@@ -54,8 +60,21 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor, StreamA
 	}
 
 	public GeminiSafeToolResponseAdvisor(boolean strictJsonOrWrap, boolean errorKey, int order) {
+		this(strictJsonOrWrap, errorKey, false, false, order);
+	}
+
+	/**
+	 * With the upstream pull requests modelled for comparison: spring-ai PR 6049
+	 * ({@code pr-6049-strict-wrap}) and PR 6907 ({@code pr-6907-wrap-on-failure}),
+	 * each sent as the pull request would convert it
+	 * ({@link GeminiToolResponses#rewrite(String, boolean, boolean, boolean, boolean, boolean)}).
+	 */
+	public GeminiSafeToolResponseAdvisor(boolean strictJsonOrWrap, boolean errorKey, boolean pr6049StrictWrap,
+			boolean pr6907WrapOnFailure, int order) {
 		this.strictJsonOrWrap = strictJsonOrWrap;
 		this.errorKey = errorKey;
+		this.pr6049StrictWrap = pr6049StrictWrap;
+		this.pr6907WrapOnFailure = pr6907WrapOnFailure;
 		this.order = order;
 	}
 
@@ -126,7 +145,7 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor, StreamA
 			for (int i = 0; i < responses.size(); i++) {
 				ToolResponseMessage.ToolResponse r = responses.get(i);
 				String data = GeminiToolResponses.rewrite(r.responseData(), ToolResponseMarks.isError(tool, i),
-						this.strictJsonOrWrap, this.errorKey);
+						this.strictJsonOrWrap, this.errorKey, this.pr6049StrictWrap, this.pr6907WrapOnFailure);
 				changed |= !java.util.Objects.equals(data, r.responseData());
 				out.add(new ToolResponseMessage.ToolResponse(r.id(), r.name(), data));
 			}
@@ -137,11 +156,13 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor, StreamA
 			metadata.put(ORIGINAL_DATA, responses.stream().map(ToolResponseMessage.ToolResponse::responseData).toList());
 			return ToolResponseMessage.builder().responses(out).metadata(metadata).build();
 		}
-		if (this.strictJsonOrWrap && m instanceof AssistantMessage a && !a.getToolCalls().isEmpty()) {
+		if ((this.strictJsonOrWrap || this.pr6049StrictWrap) && m instanceof AssistantMessage a
+				&& !a.getToolCalls().isEmpty()) {
 			List<AssistantMessage.ToolCall> calls = new ArrayList<>();
 			boolean changed = false;
 			for (AssistantMessage.ToolCall c : a.getToolCalls()) {
-				String args = GeminiToolResponses.arguments(c.arguments(), true);
+				String args = GeminiToolResponses.arguments(c.arguments(), this.strictJsonOrWrap,
+						this.pr6049StrictWrap);
 				changed |= !java.util.Objects.equals(args, c.arguments());
 				calls.add(new AssistantMessage.ToolCall(c.id(), c.type(), c.name(), args));
 			}

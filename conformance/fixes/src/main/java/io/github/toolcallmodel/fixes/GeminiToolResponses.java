@@ -8,7 +8,10 @@ import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.json.JsonFactory;
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.ai.util.JacksonUtils;
 
 /**
  * The fixed conversions of a tool response for Gemini ({@code docs/GEMINI.md},
@@ -27,12 +30,32 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code parseJsonToMap} for a tool response (the smallest upstream change,
  * {@code docs/FIXES.md}).</li>
  * </ul>
+ * The two upstream pull requests on the same conversion, modelled for
+ * comparison, are rewrites too ({@link #rewrite(String, boolean, boolean, boolean,
+ * boolean, boolean)}): each leaves a text the pull request's reader takes as it
+ * is, so Spring's own conversion builds what the pull request would build
+ * (decimals as doubles included), and sends any other text as
+ * {@code {"result": TEXT}}, which is what the pull request sends for it.
  */
 public final class GeminiToolResponses {
 
 	private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
 	private static final JsonFactory DEFAULT_LIMITS = JsonFactory.builder().build();
+
+	/**
+	 * The reader of Spring AI 2.0.1's {@code parseJsonToMap} (its Schema mix-in
+	 * aside, which reading {@code Object} never uses): trailing tokens ignored.
+	 */
+	private static final JsonMapper SPRING = JacksonUtils.getDefaultJsonMapper();
+
+	/**
+	 * spring-ai PR 6049's {@code strictJsonMapper}: the same reader with
+	 * {@code FAIL_ON_TRAILING_TOKENS} enabled.
+	 */
+	private static final JsonMapper SPRING_WHOLE = SPRING.rebuild()
+		.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+		.build();
 
 	private GeminiToolResponses() {
 	}
@@ -50,7 +73,34 @@ public final class GeminiToolResponses {
 	 * </ul>
 	 */
 	public static String rewrite(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
-		if (data == null || !(errorKey && error) && !strictJsonOrWrap) {
+		return rewrite(data, error, strictJsonOrWrap, errorKey, false, false);
+	}
+
+	/**
+	 * {@link #rewrite(String, boolean, boolean, boolean)} with the two upstream
+	 * pull requests, which apply only where neither fix does
+	 * ({@code strict-json-or-wrap} first, then PR 6049, then PR 6907):
+	 * <ul>
+	 * <li>{@code pr6049StrictWrap} (spring-ai PR 6049): a text Spring's reader
+	 * takes whole ({@code FAIL_ON_TRAILING_TOKENS} on) unchanged, any other text
+	 * verbatim as {@code {"result": TEXT}};</li>
+	 * <li>{@code pr6907WrapOnFailure} (spring-ai PR 6907): a text Spring's own
+	 * reader takes (trailing text ignored, as upstream) unchanged, any other text
+	 * verbatim as {@code {"result": TEXT}}.</li>
+	 * </ul>
+	 */
+	public static String rewrite(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey,
+			boolean pr6049StrictWrap, boolean pr6907WrapOnFailure) {
+		if (!(errorKey && error) && !strictJsonOrWrap) {
+			if (pr6049StrictWrap) {
+				return reads(SPRING_WHOLE, data) ? data : wrap("result", data);
+			}
+			if (pr6907WrapOnFailure && data != null) {
+				return reads(SPRING, data) ? data : wrap("result", data);
+			}
+			return data;
+		}
+		if (data == null) {
 			return data;
 		}
 		String whole = whole(data, error, strictJsonOrWrap, errorKey);
@@ -150,13 +200,41 @@ public final class GeminiToolResponses {
 		return MAPPER.writeValueAsString(m);
 	}
 
+	/** Whether {@code mapper} reads {@code text} as {@code parseJsonToMap} asks it to. */
+	private static boolean reads(JsonMapper mapper, String text) {
+		if (text == null) {
+			return false;
+		}
+		try {
+			mapper.readValue(text, Object.class);
+			return true;
+		}
+		catch (JacksonException e) {
+			return false;
+		}
+	}
+
 	/**
 	 * Function-call arguments under {@code strict-json-or-wrap}: null or blank
 	 * arguments become {@code {}}; any other text is kept (upstream reading).
 	 */
 	public static String arguments(String arguments, boolean strictJsonOrWrap) {
+		return arguments(arguments, strictJsonOrWrap, false);
+	}
+
+	/**
+	 * {@link #arguments(String, boolean)} with spring-ai PR 6049, which changes
+	 * {@code parseJsonToMap} itself and so the arguments too: what its reader
+	 * does not take whole (after {@code strict-json-or-wrap}'s rule) is sent as
+	 * {@code {"result": TEXT}}, null as {@code {"result": null}}. PR 6907 leaves
+	 * arguments alone.
+	 */
+	public static String arguments(String arguments, boolean strictJsonOrWrap, boolean pr6049StrictWrap) {
 		if (strictJsonOrWrap && (arguments == null || arguments.isBlank())) {
 			return "{}";
+		}
+		if (pr6049StrictWrap && !reads(SPRING_WHOLE, arguments)) {
+			return wrap("result", arguments);
 		}
 		return arguments;
 	}

@@ -117,9 +117,10 @@ public class ToolCallFixesAutoConfiguration {
 		@ConditionalOnClass(name = "org.springframework.ai.google.genai.GoogleGenAiChatModel")
 		ChatClientCustomizer geminiSafeToolResponseCustomizer(ToolCallFixesProperties properties) {
 			return builder -> {
-				if (properties.isStrictJsonOrWrap() || properties.isErrorKey()) {
-					builder.defaultAdvisors(
-							new GeminiSafeToolResponseAdvisor(properties.isStrictJsonOrWrap(), properties.isErrorKey()));
+				if (properties.rewritesGemini()) {
+					builder.defaultAdvisors(new GeminiSafeToolResponseAdvisor(properties.isStrictJsonOrWrap(),
+							properties.isErrorKey(), properties.isPr6049StrictWrap(), properties.isPr6907WrapOnFailure(),
+							GeminiSafeToolResponseAdvisor.DEFAULT_ORDER));
 				}
 			};
 		}

@@ -63,6 +63,22 @@ public class ToolCallFixesProperties {
 	private boolean evictOrphanResponses;
 
 	/**
+	 * spring-ai PR 6907, for comparison: send a tool response Spring's reader
+	 * refuses to Gemini verbatim as {"result": TEXT}; everything else is converted
+	 * as upstream (half-JSON still cut to its first value). Adds the advisor of
+	 * strict-json-or-wrap, which takes precedence.
+	 */
+	private boolean pr6907WrapOnFailure;
+
+	/**
+	 * spring-ai PR 6049, for comparison: send a tool response, and function-call
+	 * arguments, that Spring's reader does not take as one whole value (trailing
+	 * tokens refused) to Gemini verbatim as {"result": TEXT}. Adds the advisor of
+	 * strict-json-or-wrap, which takes precedence.
+	 */
+	private boolean pr6049StrictWrap;
+
+	/**
 	 * Make the ToolExecutionExceptionProcessor bean write every tool failure as
 	 * {"error": MESSAGE}, on Spring's decisions (spring.ai.tools.throw-exception-on-error
 	 * included). Not a fix of its own: with breach-through-processor it makes every
@@ -127,6 +143,27 @@ public class ToolCallFixesProperties {
 
 	public void setEvictOrphanResponses(boolean evictOrphanResponses) {
 		this.evictOrphanResponses = evictOrphanResponses;
+	}
+
+	public boolean isPr6907WrapOnFailure() {
+		return this.pr6907WrapOnFailure;
+	}
+
+	public void setPr6907WrapOnFailure(boolean pr6907WrapOnFailure) {
+		this.pr6907WrapOnFailure = pr6907WrapOnFailure;
+	}
+
+	public boolean isPr6049StrictWrap() {
+		return this.pr6049StrictWrap;
+	}
+
+	public void setPr6049StrictWrap(boolean pr6049StrictWrap) {
+		this.pr6049StrictWrap = pr6049StrictWrap;
+	}
+
+	/** Whether the advisor that rewrites what Gemini receives is added. */
+	boolean rewritesGemini() {
+		return this.strictJsonOrWrap || this.errorKey || this.pr6049StrictWrap || this.pr6907WrapOnFailure;
 	}
 
 	public boolean isJsonErrorProcessor() {

@@ -77,7 +77,10 @@ class ToolCallFixesAutoConfigurationTests {
 
 	@Test
 	void geminiSwitchesAddTheAdvisorToChatClients() {
-		for (String fix : List.of("strict-json-or-wrap", "error-key")) {
+		// The pull requests' switches by their fix names, as check prints them
+		// (relaxed binding: the metadata spells them pr6907-..., pr6049-...).
+		for (String fix : List.of("strict-json-or-wrap", "error-key", "pr-6907-wrap-on-failure",
+				"pr-6049-strict-wrap")) {
 			this.runner.withPropertyValues("toolcall.fixes." + fix + "=true")
 				.run(context -> assertThat(advisors(context.getBean(ChatClient.Builder.class))).as(fix)
 					.anyMatch(GeminiSafeToolResponseAdvisor.class::isInstance));
@@ -109,7 +112,7 @@ class ToolCallFixesAutoConfigurationTests {
 			String metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
 			for (String p : List.of("breach-through-processor", "strict-json-or-wrap", "error-key",
 					"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses",
-					"memory-max-messages", "json-error-processor")) {
+					"memory-max-messages", "json-error-processor", "pr6907-wrap-on-failure", "pr6049-strict-wrap")) {
 				assertThat(metadata).contains("\"name\": \"toolcall.fixes." + p + "\"");
 			}
 		}
