@@ -69,7 +69,7 @@ use crate::checking::explore::{counterexample_vector, MatrixCell};
 use crate::checking::gen::{class_table, with_set, UNKNOWN_TOOL};
 use crate::checking::invariants::{check, Evidence, Invariant, Verdict};
 use crate::checking::scenario::Scenario;
-use crate::model::behavior::{behavior_sets, BehaviorSet};
+use crate::model::behavior::{behavior_sets, BehaviorSet, Fix};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
 use crate::model::limits::{Limits, OnExceeded};
 use crate::model::manager::Config;
@@ -1221,6 +1221,8 @@ pub fn run_part(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Part, String> {
     let sets = behavior_sets();
+    let without_memory = set_groups(&sets, &MEMORY_FIXES);
+    let with_memory = set_groups(&sets, &[]);
     let cells: Vec<MatrixCell> = crate::checking::explore::cells();
     let n_inv = Invariant::ALL.len();
     let best: Vec<AtomicU64> = cells.iter().map(|_| AtomicU64::new(NONE)).collect();
@@ -1249,8 +1251,13 @@ pub fn run_part(
                         // One scenario for every set: only the two fields
                         // `with_set` writes differ between the sets.
                         let mut s = space.scenario(&item);
-                        for (si, set) in sets.iter().enumerate() {
-                            judge_item(&mut s, set, si, n_inv, k, weight, &best, &mut local);
+                        let groups = if s.config.memory == Memory::None {
+                            &without_memory
+                        } else {
+                            &with_memory
+                        };
+                        for group in groups {
+                            judge_item(&mut s, &sets, group, n_inv, k, weight, &best, &mut local);
                         }
                     }
                     let d = done.fetch_add(to - from, Ordering::Relaxed) + (to - from);
@@ -1319,41 +1326,84 @@ pub fn finish(space: &Space, part: &Part) -> Report {
     }
 }
 
+/// The fixes that change only what a chat memory does: every read of their
+/// switches is in [`crate::chat::memory`], which a turn without a memory
+/// never reaches, so without one they run and judge as upstream does. A
+/// fix not listed here counts as changing every turn.
+const MEMORY_FIXES: [Fix; 3] = [
+    Fix::StoreAnsweredGeneration,
+    Fix::KeepCurrentTurn,
+    Fix::EvictOrphanResponses,
+];
+
+/// The behaviour sets grouped by what a turn runs under them once the
+/// `ignored` fixes are off: the sets of one group give the same run and
+/// the same verdicts, so the first is evaluated for all (indices into
+/// `sets`, in order).
+fn set_groups(sets: &[BehaviorSet], ignored: &[Fix]) -> Vec<Vec<usize>> {
+    let seen_as = |set: &BehaviorSet| {
+        let mut fixes = set.fixes;
+        for fix in ignored {
+            *(fix.switch())(&mut fixes) = false;
+        }
+        (fixes, set.gemini_tool_text)
+    };
+    let mut groups: Vec<(_, Vec<usize>)> = Vec::new();
+    for (si, set) in sets.iter().enumerate() {
+        let key = seen_as(set);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(si),
+            None => groups.push((key, vec![si])),
+        }
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+/// Judges the item under the sets of `group` (see [`set_groups`]): one
+/// run, under the first, and each invariant judged once for every set of
+/// the group whose cell still needs it.
 #[allow(clippy::too_many_arguments)]
 fn judge_item(
     s: &mut Scenario,
-    set: &BehaviorSet,
-    si: usize,
+    sets: &[BehaviorSet],
+    group: &[usize],
     n_inv: usize,
     k: u64,
     weight: u64,
     best: &[AtomicU64],
     local: &mut [(u64, u64)],
 ) {
-    let live: Vec<usize> = (0..n_inv)
-        .map(|i| si * n_inv + i)
-        .filter(|&c| best[c].load(Ordering::Relaxed) > k)
-        .collect();
-    if live.is_empty() {
+    let live = |i: usize| {
+        group
+            .iter()
+            .any(|si| best[si * n_inv + i].load(Ordering::Relaxed) > k)
+    };
+    if !(0..n_inv).any(live) {
         return;
     }
+    let set = &sets[group[0]];
     // What `with_set` does, without a copy of the scenario.
     s.config.manager.fixes = set.fixes;
     s.config.gemini_tool_text = set.gemini_tool_text;
     let ev = Evidence::gather(s);
-    for c in live {
+    for i in (0..n_inv).filter(|&i| live(i)) {
         let verdict = match &ev {
-            Ok(ev) => check(Invariant::ALL[c % n_inv], ev),
+            Ok(ev) => check(Invariant::ALL[i], ev),
             Err(_) => Verdict::NotApplicable,
         };
-        match verdict {
-            Verdict::Holds => {
-                local[c].0 += weight;
-                local[c].1 += weight;
+        for c in group.iter().map(|si| si * n_inv + i) {
+            if best[c].load(Ordering::Relaxed) <= k {
+                continue;
             }
-            Verdict::NotApplicable => local[c].0 += weight,
-            Verdict::Refuted(_) => {
-                best[c].fetch_min(k, Ordering::Relaxed);
+            match verdict {
+                Verdict::Holds => {
+                    local[c].0 += weight;
+                    local[c].1 += weight;
+                }
+                Verdict::NotApplicable => local[c].0 += weight,
+                Verdict::Refuted(_) => {
+                    best[c].fetch_min(k, Ordering::Relaxed);
+                }
             }
         }
     }
