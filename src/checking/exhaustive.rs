@@ -382,10 +382,10 @@ pub struct Bound {
 }
 
 /// The names [`Bound::named`] knows.
-pub const BOUND_NAMES: [&str; 3] = ["tiny", "default", "wide"];
+pub const BOUND_NAMES: [&str; 4] = ["tiny", "default", "wide", "deep"];
 
 impl Bound {
-    /// A bound by name: `tiny`, `default` or `wide`.
+    /// A bound by name: `tiny`, `default`, `wide` or `deep`.
     ///
     /// ```
     /// assert!(toolcall_model::checking::exhaustive::Bound::named("default").is_some());
@@ -396,6 +396,7 @@ impl Bound {
             "tiny" => Some(Bound::tiny()),
             "default" => Some(Bound::default_bound()),
             "wide" => Some(Bound::wide()),
+            "deep" => Some(Bound::deep()),
             _ => None,
         }
     }
@@ -532,6 +533,42 @@ impl Bound {
                     memories: all_memories(),
                 },
             ],
+        }
+    }
+
+    /// A deeper bound for the loop and its memory (125,792 scenarios): 1
+    /// to 3 tool rounds of 1 to 3 calls over `a`, `b` and an unknown name
+    /// (at most 4 in the turn); per-tool maxima from {absent, 1}, total from
+    /// {absent, 2}; both breach behaviours; the default and JSON
+    /// processors; no prior call; outcomes JSON object, plain text, wrapped
+    /// runtime exception; a memory of 4 messages inside the loop and
+    /// outside it.
+    ///
+    /// ```
+    /// use toolcall_model::checking::exhaustive::{Bound, Space};
+    /// assert_eq!(Space::new(&Bound::deep()).scenarios(), 125_792);
+    /// ```
+    pub fn deep() -> Bound {
+        let procs = all_processors();
+        Bound {
+            name: "deep",
+            families: vec![Family {
+                name: "deep",
+                max_batch: 3,
+                min_rounds: 1,
+                max_rounds: 3,
+                max_turn_calls: 4,
+                max_prior: 0,
+                per_tool: vec![None, Some(1)],
+                total: vec![None, Some(2)],
+                breach: both_breaches(),
+                processors: vec![procs[0].clone(), procs[4].clone()],
+                outcomes: vec![0, 3, 6],
+                memories: vec![
+                    MemorySetup::with(Memory::Inside, true, 4),
+                    MemorySetup::with(Memory::Outside, true, 4),
+                ],
+            }],
         }
     }
 
@@ -1799,6 +1836,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn without_a_memory_the_memory_fixes_run_as_upstream() {
+        let sets = behavior_sets();
+        let groups = set_groups(&sets, &MEMORY_FIXES);
+        assert_eq!(groups.len(), sets.len() - MEMORY_FIXES.len());
+        assert_eq!(set_groups(&sets, &[]).len(), sets.len());
+        // Every turn of the default bound's families without a memory, cut
+        // down: each set of a group gives its first set's run.
+        let mut compared = 0;
+        for mut f in Bound::default_bound().families {
+            f.memories.retain(|m| m.memory == Memory::None);
+            f.per_tool.truncate(2);
+            f.total.truncate(2);
+            f.outcomes.truncate(4);
+            f.max_prior = f.max_prior.min(1);
+            let space = Space::new(&Bound {
+                name: "no-memory",
+                families: vec![f],
+            });
+            for index in (0..space.scenarios()).step_by(7) {
+                let base = space.scenario(&space.item(index).unwrap());
+                for g in &groups {
+                    let first = with_set(&base, &sets[g[0]]).run();
+                    for &si in &g[1..] {
+                        assert_eq!(with_set(&base, &sets[si]).run(), first, "{index}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 0);
     }
 
     #[test]
