@@ -69,7 +69,7 @@ use crate::checking::explore::{counterexample_vector, MatrixCell};
 use crate::checking::gen::{class_table, with_set, UNKNOWN_TOOL};
 use crate::checking::invariants::{check, Evidence, Invariant, Verdict};
 use crate::checking::scenario::Scenario;
-use crate::model::behavior::{behavior_sets, BehaviorSet};
+use crate::model::behavior::{behavior_sets, BehaviorSet, Fix};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
 use crate::model::limits::{Limits, OnExceeded};
 use crate::model::manager::Config;
@@ -382,10 +382,10 @@ pub struct Bound {
 }
 
 /// The names [`Bound::named`] knows.
-pub const BOUND_NAMES: [&str; 3] = ["tiny", "default", "wide"];
+pub const BOUND_NAMES: [&str; 4] = ["tiny", "default", "wide", "deep"];
 
 impl Bound {
-    /// A bound by name: `tiny`, `default` or `wide`.
+    /// A bound by name: `tiny`, `default`, `wide` or `deep`.
     ///
     /// ```
     /// assert!(toolcall_model::checking::exhaustive::Bound::named("default").is_some());
@@ -396,6 +396,7 @@ impl Bound {
             "tiny" => Some(Bound::tiny()),
             "default" => Some(Bound::default_bound()),
             "wide" => Some(Bound::wide()),
+            "deep" => Some(Bound::deep()),
             _ => None,
         }
     }
@@ -532,6 +533,42 @@ impl Bound {
                     memories: all_memories(),
                 },
             ],
+        }
+    }
+
+    /// A deeper bound for the loop and its memory (125,792 scenarios): 1
+    /// to 3 tool rounds of 1 to 3 calls over `a`, `b` and an unknown name
+    /// (at most 4 in the turn); per-tool maxima from {absent, 1}, total from
+    /// {absent, 2}; both breach behaviours; the default and JSON
+    /// processors; no prior call; outcomes JSON object, plain text, wrapped
+    /// runtime exception; a memory of 4 messages inside the loop and
+    /// outside it.
+    ///
+    /// ```
+    /// use toolcall_model::checking::exhaustive::{Bound, Space};
+    /// assert_eq!(Space::new(&Bound::deep()).scenarios(), 125_792);
+    /// ```
+    pub fn deep() -> Bound {
+        let procs = all_processors();
+        Bound {
+            name: "deep",
+            families: vec![Family {
+                name: "deep",
+                max_batch: 3,
+                min_rounds: 1,
+                max_rounds: 3,
+                max_turn_calls: 4,
+                max_prior: 0,
+                per_tool: vec![None, Some(1)],
+                total: vec![None, Some(2)],
+                breach: both_breaches(),
+                processors: vec![procs[0].clone(), procs[4].clone()],
+                outcomes: vec![0, 3, 6],
+                memories: vec![
+                    MemorySetup::with(Memory::Inside, true, 4),
+                    MemorySetup::with(Memory::Outside, true, 4),
+                ],
+            }],
         }
     }
 
@@ -1221,6 +1258,8 @@ pub fn run_part(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Part, String> {
     let sets = behavior_sets();
+    let without_memory = set_groups(&sets, &MEMORY_FIXES);
+    let with_memory = set_groups(&sets, &[]);
     let cells: Vec<MatrixCell> = crate::checking::explore::cells();
     let n_inv = Invariant::ALL.len();
     let best: Vec<AtomicU64> = cells.iter().map(|_| AtomicU64::new(NONE)).collect();
@@ -1249,8 +1288,13 @@ pub fn run_part(
                         // One scenario for every set: only the two fields
                         // `with_set` writes differ between the sets.
                         let mut s = space.scenario(&item);
-                        for (si, set) in sets.iter().enumerate() {
-                            judge_item(&mut s, set, si, n_inv, k, weight, &best, &mut local);
+                        let groups = if s.config.memory == Memory::None {
+                            &without_memory
+                        } else {
+                            &with_memory
+                        };
+                        for group in groups {
+                            judge_item(&mut s, &sets, group, n_inv, k, weight, &best, &mut local);
                         }
                     }
                     let d = done.fetch_add(to - from, Ordering::Relaxed) + (to - from);
@@ -1319,41 +1363,84 @@ pub fn finish(space: &Space, part: &Part) -> Report {
     }
 }
 
+/// The fixes that change only what a chat memory does: every read of their
+/// switches is in [`crate::chat::memory`], which a turn without a memory
+/// never reaches, so without one they run and judge as upstream does. A
+/// fix not listed here counts as changing every turn.
+const MEMORY_FIXES: [Fix; 3] = [
+    Fix::StoreAnsweredGeneration,
+    Fix::KeepCurrentTurn,
+    Fix::EvictOrphanResponses,
+];
+
+/// The behaviour sets grouped by what a turn runs under them once the
+/// `ignored` fixes are off: the sets of one group give the same run and
+/// the same verdicts, so the first is evaluated for all (indices into
+/// `sets`, in order).
+fn set_groups(sets: &[BehaviorSet], ignored: &[Fix]) -> Vec<Vec<usize>> {
+    let seen_as = |set: &BehaviorSet| {
+        let mut fixes = set.fixes;
+        for fix in ignored {
+            *(fix.switch())(&mut fixes) = false;
+        }
+        (fixes, set.gemini_tool_text)
+    };
+    let mut groups: Vec<(_, Vec<usize>)> = Vec::new();
+    for (si, set) in sets.iter().enumerate() {
+        let key = seen_as(set);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(si),
+            None => groups.push((key, vec![si])),
+        }
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+/// Judges the item under the sets of `group` (see [`set_groups`]): one
+/// run, under the first, and each invariant judged once for every set of
+/// the group whose cell still needs it.
 #[allow(clippy::too_many_arguments)]
 fn judge_item(
     s: &mut Scenario,
-    set: &BehaviorSet,
-    si: usize,
+    sets: &[BehaviorSet],
+    group: &[usize],
     n_inv: usize,
     k: u64,
     weight: u64,
     best: &[AtomicU64],
     local: &mut [(u64, u64)],
 ) {
-    let live: Vec<usize> = (0..n_inv)
-        .map(|i| si * n_inv + i)
-        .filter(|&c| best[c].load(Ordering::Relaxed) > k)
-        .collect();
-    if live.is_empty() {
+    let live = |i: usize| {
+        group
+            .iter()
+            .any(|si| best[si * n_inv + i].load(Ordering::Relaxed) > k)
+    };
+    if !(0..n_inv).any(live) {
         return;
     }
+    let set = &sets[group[0]];
     // What `with_set` does, without a copy of the scenario.
     s.config.manager.fixes = set.fixes;
     s.config.gemini_tool_text = set.gemini_tool_text;
     let ev = Evidence::gather(s);
-    for c in live {
+    for i in (0..n_inv).filter(|&i| live(i)) {
         let verdict = match &ev {
-            Ok(ev) => check(Invariant::ALL[c % n_inv], ev),
+            Ok(ev) => check(Invariant::ALL[i], ev),
             Err(_) => Verdict::NotApplicable,
         };
-        match verdict {
-            Verdict::Holds => {
-                local[c].0 += weight;
-                local[c].1 += weight;
+        for c in group.iter().map(|si| si * n_inv + i) {
+            if best[c].load(Ordering::Relaxed) <= k {
+                continue;
             }
-            Verdict::NotApplicable => local[c].0 += weight,
-            Verdict::Refuted(_) => {
-                best[c].fetch_min(k, Ordering::Relaxed);
+            match verdict {
+                Verdict::Holds => {
+                    local[c].0 += weight;
+                    local[c].1 += weight;
+                }
+                Verdict::NotApplicable => local[c].0 += weight,
+                Verdict::Refuted(_) => {
+                    best[c].fetch_min(k, Ordering::Relaxed);
+                }
             }
         }
     }
@@ -1749,6 +1836,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn without_a_memory_the_memory_fixes_run_as_upstream() {
+        let sets = behavior_sets();
+        let groups = set_groups(&sets, &MEMORY_FIXES);
+        assert_eq!(groups.len(), sets.len() - MEMORY_FIXES.len());
+        assert_eq!(set_groups(&sets, &[]).len(), sets.len());
+        // Every turn of the default bound's families without a memory, cut
+        // down: each set of a group gives its first set's run.
+        let mut compared = 0;
+        for mut f in Bound::default_bound().families {
+            f.memories.retain(|m| m.memory == Memory::None);
+            f.per_tool.truncate(2);
+            f.total.truncate(2);
+            f.outcomes.truncate(4);
+            f.max_prior = f.max_prior.min(1);
+            let space = Space::new(&Bound {
+                name: "no-memory",
+                families: vec![f],
+            });
+            for index in (0..space.scenarios()).step_by(7) {
+                let base = space.scenario(&space.item(index).unwrap());
+                for g in &groups {
+                    let first = with_set(&base, &sets[g[0]]).run();
+                    for &si in &g[1..] {
+                        assert_eq!(with_set(&base, &sets[si]).run(), first, "{index}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 0);
     }
 
     #[test]

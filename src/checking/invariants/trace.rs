@@ -94,7 +94,7 @@ pub(super) fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Too
         };
         let calls = assistant.tool_calls().to_vec();
         let mut driver_tb = tb.clone();
-        let driver = execute_with_counts(cfg, full.clone(), reply, counts.clone(), &mut driver_tb);
+        let driven = execute_with_counts(cfg, full.clone(), reply, counts.clone(), &mut driver_tb);
         let mut batch = Some(Batch::new(counts.clone()));
         let mut events = Vec::new();
         let mut end = None;
@@ -156,7 +156,7 @@ pub(super) fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Too
             }
             (None, None) => unreachable!("a batch that did not end is still held"),
         };
-        let same = match (&driver, &end) {
+        let same = match (&driven, &end) {
             (Ok((r, c)), RoundEnd::Done { result, counts }) => r == result && c == counts,
             (Err(ManagerError::LimitExceeded(a)), RoundEnd::Limit(b)) => a == b,
             (Err(a), RoundEnd::Failed(b)) => a == b,
@@ -169,8 +169,13 @@ pub(super) fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Too
         } else {
             Ok(())
         };
-        let next = match &end {
-            RoundEnd::Done { result, counts } if !result.return_direct => {
+        // Where the driver agrees, its own result is the next round's start
+        // (taken, not copied).
+        let next = match (&end, driven) {
+            (RoundEnd::Done { result, .. }, Ok((r, c))) if same && !result.return_direct => {
+                Some((r.history, c))
+            }
+            (RoundEnd::Done { result, counts }, _) if !result.return_direct => {
                 Some((result.history.clone(), counts.clone()))
             }
             _ => None,
