@@ -92,7 +92,7 @@ pub struct MatrixCell {
 /// Every cell, set by set, invariants in docs/INVARIANTS.md's order.
 ///
 /// ```
-/// assert_eq!(toolcall_model::checking::explore::cells().len(), 90);
+/// assert_eq!(toolcall_model::checking::explore::cells().len(), 12 * 9);
 /// ```
 pub fn cells() -> Vec<MatrixCell> {
     cells_for(&behavior_sets())
