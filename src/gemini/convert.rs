@@ -18,8 +18,24 @@ use crate::model::limits::has_text;
 /// let p = toolcall_model::gemini::convert_tool_response("42", false, Default::default()).unwrap();
 /// assert_eq!(p.to_value(), serde_json::json!({"result": 42}));
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Payload(Repr);
+
+/// Two payloads are equal when they send the same object, whichever form
+/// each was kept in: the same text may be kept unbuilt by one conversion
+/// and built by another.
+///
+/// ```
+/// use toolcall_model::{model::behavior::{Fix, Fixes}, gemini::convert_tool_response};
+/// let kept = convert_tool_response("[1,2]", false, Fixes::upstream()).unwrap();
+/// let built = convert_tool_response("[1,2]", false, Fixes::only(Fix::Pr6049StrictWrap)).unwrap();
+/// assert_eq!(kept, built);
+/// ```
+impl PartialEq for Payload {
+    fn eq(&self, other: &Payload) -> bool {
+        self.0 == other.0 || self.to_value() == other.to_value()
+    }
+}
 
 pub(super) const JSON_WS: [char; 4] = [' ', '\t', '\n', '\r'];
 
