@@ -146,8 +146,11 @@ struct Replayed {
 /// ```
 #[derive(Debug, Default)]
 pub struct Replays {
-    done: RefCell<Vec<((u64, usize), Rc<Replayed>)>>,
+    done: RefCell<Vec<(ReplayKey, Rc<Replayed>)>>,
 }
+
+/// A replay's class and the model calls it covers.
+type ReplayKey = (u64, usize);
 
 impl Replays {
     /// How many replays were made.
