@@ -70,7 +70,7 @@ use crate::checking::gen::{class_table, with_set, UNKNOWN_TOOL};
 use crate::checking::invariants::{check, Evidence, Invariant, Replays, Verdict};
 use crate::checking::scenario::Scenario;
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix};
-use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
+use crate::model::java::{ClassTable, JavaException, TOOL_EXECUTION_EXCEPTION};
 use crate::model::limits::{Limits, OnExceeded};
 use crate::model::manager::Config;
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
@@ -721,6 +721,11 @@ pub struct Space {
     shapes: Vec<Shape>,
     total: u64,
     evaluated: u64,
+    /// The outcome classes and the exception class table every scenario
+    /// takes: built once, not once a scenario (the table copies itself on
+    /// each declaration).
+    classes: Vec<OutcomeClass>,
+    table: ClassTable,
 }
 
 /// One scenario of the space, by its digits.
@@ -833,6 +838,8 @@ impl Space {
             shapes,
             total: start,
             evaluated: 0,
+            classes: outcome_classes(),
+            table: class_table(),
         };
         space.evaluated = space.count_canonical();
         space
@@ -1002,7 +1009,7 @@ impl Space {
     pub fn scenario(&self, item: &Item) -> Scenario {
         let shape = &self.shapes[item.shape];
         let f = &self.bound.families[shape.key.family];
-        let classes = outcome_classes();
+        let classes = &self.classes;
         let mut limits = Limits::default();
         if let Some(n) = f.per_tool[item.per_tool] {
             limits = limits.max_calls_per_tool(n).unwrap_or_default();
@@ -1015,7 +1022,7 @@ impl Space {
             limits,
             resolution_fallback: false,
             processor: f.processors[item.processor].clone(),
-            classes: class_table(),
+            classes: self.table.clone(),
             fixes: Default::default(),
             version: Default::default(),
         };
