@@ -67,10 +67,10 @@ use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::checking::explore::{counterexample_vector, MatrixCell};
 use crate::checking::gen::{class_table, with_set, UNKNOWN_TOOL};
-use crate::checking::invariants::{check, Evidence, Invariant, Verdict};
+use crate::checking::invariants::{check, Evidence, Invariant, Replays, Verdict};
 use crate::checking::scenario::Scenario;
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix};
-use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
+use crate::model::java::{ClassTable, JavaException, TOOL_EXECUTION_EXCEPTION};
 use crate::model::limits::{Limits, OnExceeded};
 use crate::model::manager::Config;
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
@@ -721,6 +721,11 @@ pub struct Space {
     shapes: Vec<Shape>,
     total: u64,
     evaluated: u64,
+    /// The outcome classes and the exception class table every scenario
+    /// takes: built once, not once a scenario (the table copies itself on
+    /// each declaration).
+    classes: Vec<OutcomeClass>,
+    table: ClassTable,
 }
 
 /// One scenario of the space, by its digits.
@@ -833,6 +838,8 @@ impl Space {
             shapes,
             total: start,
             evaluated: 0,
+            classes: outcome_classes(),
+            table: class_table(),
         };
         space.evaluated = space.count_canonical();
         space
@@ -1002,7 +1009,7 @@ impl Space {
     pub fn scenario(&self, item: &Item) -> Scenario {
         let shape = &self.shapes[item.shape];
         let f = &self.bound.families[shape.key.family];
-        let classes = outcome_classes();
+        let classes = &self.classes;
         let mut limits = Limits::default();
         if let Some(n) = f.per_tool[item.per_tool] {
             limits = limits.max_calls_per_tool(n).unwrap_or_default();
@@ -1015,7 +1022,7 @@ impl Space {
             limits,
             resolution_fallback: false,
             processor: f.processors[item.processor].clone(),
-            classes: class_table(),
+            classes: self.table.clone(),
             fixes: Default::default(),
             version: Default::default(),
         };
@@ -1260,6 +1267,8 @@ pub fn run_part(
     let sets = behavior_sets();
     let without_memory = set_groups(&sets, &MEMORY_FIXES);
     let with_memory = set_groups(&sets, &[]);
+    let classes_inside = replay_classes(&sets, &[]);
+    let classes_outside = replay_classes(&sets, &MEMORY_FIXES);
     let cells: Vec<MatrixCell> = crate::checking::explore::cells();
     let n_inv = Invariant::ALL.len();
     let best: Vec<AtomicU64> = cells.iter().map(|_| AtomicU64::new(NONE)).collect();
@@ -1293,8 +1302,25 @@ pub fn run_part(
                         } else {
                             &with_memory
                         };
+                        let classes = if s.config.memory == Memory::Outside {
+                            &classes_outside
+                        } else {
+                            &classes_inside
+                        };
+                        let replays = Replays::default();
                         for group in groups {
-                            judge_item(&mut s, &sets, group, n_inv, k, weight, &best, &mut local);
+                            let class = classes[group[0]];
+                            judge_item(
+                                &mut s,
+                                &sets,
+                                group,
+                                n_inv,
+                                k,
+                                weight,
+                                &best,
+                                &mut local,
+                                (&replays, class),
+                            );
                         }
                     }
                     let d = done.fetch_add(to - from, Ordering::Relaxed) + (to - from);
@@ -1396,12 +1422,41 @@ fn set_groups(sets: &[BehaviorSet], ignored: &[Fix]) -> Vec<Vec<usize>> {
     groups.into_iter().map(|(_, g)| g).collect()
 }
 
+/// The fixes the manager reads (every read of their switches is in
+/// [`crate::model::manager`]): a turn's batches replay alike under sets
+/// that differ in other fixes only. A fix not listed here counts as one
+/// the manager reads.
+const MANAGER_FIXES: [Fix; 2] = [Fix::BreachThroughProcessor, Fix::CloseDanglingCalls];
+
+/// Per set, the class of its replay ([`Replays`]): sets that agree on the
+/// fixes the manager reads and on the fixes in `also` (the memory's, where
+/// the turn history is what a memory outside the loop makes of the
+/// request) share it. The class is the index of the class's first set.
+fn replay_classes(sets: &[BehaviorSet], also: &[Fix]) -> Vec<u64> {
+    let read = |set: &BehaviorSet| {
+        let mut fixes = set.fixes;
+        for fix in Fix::ALL {
+            if !MANAGER_FIXES.contains(&fix) && !also.contains(&fix) {
+                *(fix.switch())(&mut fixes) = false;
+            }
+        }
+        fixes
+    };
+    sets.iter()
+        .map(|set| {
+            let first = sets.iter().position(|s| read(s) == read(set));
+            first.unwrap_or_default() as u64
+        })
+        .collect()
+}
+
 /// Judges the item under the sets of `group` (see [`set_groups`]): one
 /// run, under the first, and each invariant judged once for every set of
-/// the group whose cell still needs it.
+/// the group whose cell still needs it; the replay of the turn's batches
+/// comes from `replays` as one of the given class.
 #[allow(clippy::too_many_arguments)]
-fn judge_item(
-    s: &mut Scenario,
+fn judge_item<'s>(
+    s: &'s mut Scenario,
     sets: &[BehaviorSet],
     group: &[usize],
     n_inv: usize,
@@ -1409,6 +1464,7 @@ fn judge_item(
     weight: u64,
     best: &[AtomicU64],
     local: &mut [(u64, u64)],
+    (replays, class): (&'s Replays, u64),
 ) {
     let live = |i: usize| {
         group
@@ -1422,7 +1478,7 @@ fn judge_item(
     // What `with_set` does, without a copy of the scenario.
     s.config.manager.fixes = set.fixes;
     s.config.gemini_tool_text = set.gemini_tool_text;
-    let ev = Evidence::gather(s);
+    let ev = Evidence::gather(s).map(|ev| ev.sharing(replays, class));
     for i in (0..n_inv).filter(|&i| live(i)) {
         let verdict = match &ev {
             Ok(ev) => check(Invariant::ALL[i], ev),
@@ -1869,6 +1925,48 @@ mod tests {
             }
         }
         assert!(compared > 0);
+    }
+
+    #[test]
+    fn sets_of_one_replay_class_replay_alike() {
+        // Each set's own replay of the turn equals the one its class
+        // shares, on the loop family (memories inside and outside the
+        // loop, two rounds) cut down, and every invariant's verdict is the
+        // one an evidence replaying on its own gives.
+        let sets = behavior_sets();
+        let mut f = Bound::default_bound().families[2].clone();
+        f.per_tool = vec![Some(1)];
+        f.total = vec![Some(2)];
+        f.outcomes = vec![0, 3, 6];
+        let space = Space::new(&Bound {
+            name: "replays",
+            families: vec![f],
+        });
+        let (mut shared, mut replays_made) = (0, 0);
+        for index in (0..space.scenarios()).step_by(5) {
+            let base = space.scenario(&space.item(index).unwrap());
+            let classes = if base.config.memory == Memory::Outside {
+                replay_classes(&sets, &MEMORY_FIXES)
+            } else {
+                replay_classes(&sets, &[])
+            };
+            let replays = Replays::default();
+            let scenarios: Vec<Scenario> = sets.iter().map(|set| with_set(&base, set)).collect();
+            for (si, s) in scenarios.iter().enumerate() {
+                let (Ok(alone), Ok(ev)) = (Evidence::gather(s), Evidence::gather(s)) else {
+                    continue;
+                };
+                let ev = ev.sharing(&replays, classes[si]);
+                assert_eq!(ev.trace().rounds(), alone.trace().rounds(), "{index} {si}");
+                assert_eq!(ev.trace().mirror, alone.trace().mirror, "{index} {si}");
+                for inv in Invariant::ALL {
+                    assert_eq!(check(inv, &ev), check(inv, &alone), "{index} {si} {inv}");
+                }
+                shared += 1;
+            }
+            replays_made += replays.len();
+        }
+        assert!(replays_made * 2 < shared, "{replays_made} {shared}");
     }
 
     #[test]

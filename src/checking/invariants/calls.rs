@@ -9,7 +9,7 @@ use crate::model::message::Message;
 use crate::model::tools::Invocation;
 
 use super::evidence::Evidence;
-use super::trace::{CallEvent, Round, RoundEnd};
+use super::trace::{CallEvent, Round, RoundEnd, COUNTING_JUDGE, LIMITS_JUDGE, ONE_RESPONSE_JUDGE};
 use super::transcripts::turn_history;
 use super::{refuted, Judged, Locus};
 
@@ -22,7 +22,14 @@ pub(super) fn one_response_per_call(ev: &Evidence<'_>) -> Judged {
         );
     }
     let throw = ev.scenario.config.manager.limits.on_exceeded == OnExceeded::Throw;
-    for (r, round) in trace.rounds.iter().enumerate() {
+    trace.judged(ONE_RESPONSE_JUDGE, || {
+        responses_per_call(trace.rounds(), throw)
+    })
+}
+
+/// Invariant 1 on the replay's batches.
+fn responses_per_call(rounds: &[Round], throw: bool) -> Judged {
+    for (r, round) in rounds.iter().enumerate() {
         if let Err(e) = &round.driver {
             return refuted(format!("batch {r}: {e}"), Locus::Unlocated);
         }
@@ -116,14 +123,18 @@ pub(super) fn over(m: Max, n: u64) -> bool {
 }
 
 pub(super) fn limits(ev: &Evidence<'_>) -> Judged {
+    let trace = ev.trace();
+    trace.judged(LIMITS_JUDGE, || limits_of(ev, trace.rounds()))
+}
+
+fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
     let l = &ev.scenario.config.manager.limits;
     let btp = ev.scenario.config.manager.fixes.breach_through_processor;
-    let trace = ev.trace();
     let mut reference = RefCounts::of(&turn_history(ev.scenario));
     let prior = reference.clone();
     let mut invoked: BTreeMap<String, u64> = BTreeMap::new();
     let mut expected_invocations = Vec::new();
-    for (r, round) in trace.rounds.iter().enumerate() {
+    for (r, round) in rounds.iter().enumerate() {
         for (i, (call, event)) in round.calls.iter().zip(&round.events).enumerate() {
             let (count, total) = reference.add(&call.name);
             let per_tool = max_for(l, &call.name);
@@ -210,8 +221,17 @@ pub(super) fn limits(ev: &Evidence<'_>) -> Judged {
 
 pub(super) fn counting(ev: &Evidence<'_>) -> Judged {
     let trace = ev.trace();
+    let judged = trace.judged(COUNTING_JUDGE, || counting_rounds(ev, trace.rounds()));
+    if !matches!(judged, Judged::Holds) {
+        return judged;
+    }
+    final_counts(ev, trace.rounds())
+}
+
+/// Invariant 3 on the replay's batches.
+fn counting_rounds(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
     let mut reference = RefCounts::of(&turn_history(ev.scenario));
-    for (r, round) in trace.rounds.iter().enumerate() {
+    for (r, round) in rounds.iter().enumerate() {
         let rebuilt = RefCounts::of(&round.history);
         if !rebuilt.matches(&round.before) || rebuilt != reference {
             return refuted(
@@ -257,33 +277,43 @@ pub(super) fn counting(ev: &Evidence<'_>) -> Judged {
             }
         }
     }
-    // The loop's own counts at the end of a turn that ended normally.
-    let last_ok = match trace.rounds.last() {
-        None => Some(Counts::recount(&turn_history(ev.scenario))),
+    Judged::Holds
+}
+
+/// Invariant 3 on the loop's own counts at the end of a turn that ended
+/// normally.
+fn final_counts(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
+    let run = &ev.run;
+    let ended_normally = run.error.is_none()
+        && matches!(
+            run.kind,
+            crate::chat::tool_loop::EndKind::Completed
+                | crate::chat::tool_loop::EndKind::ReturnDirect
+        );
+    if !ended_normally {
+        return Judged::Holds;
+    }
+    let recounted;
+    let expected = match rounds.last() {
+        None => {
+            recounted = Counts::recount(&turn_history(ev.scenario));
+            &recounted
+        }
         Some(Round {
             end: RoundEnd::Done { counts, .. },
             ..
-        }) => Some(counts.clone()),
-        Some(_) => None,
+        }) => counts,
+        Some(_) => return Judged::Holds,
     };
-    if let Some(expected) = last_ok {
-        if ev.run.error.is_none()
-            && matches!(
-                ev.run.kind,
-                crate::chat::tool_loop::EndKind::Completed
-                    | crate::chat::tool_loop::EndKind::ReturnDirect
-            )
-            && ev.run.counts != expected
-        {
-            return refuted(
-                format!(
-                    "the loop's counts at the end of the turn, {}, got {}",
-                    show_counts(&expected),
-                    show_counts(&ev.run.counts)
-                ),
-                Locus::Unlocated,
-            );
-        }
+    if run.counts != *expected {
+        return refuted(
+            format!(
+                "the loop's counts at the end of the turn, {}, got {}",
+                show_counts(expected),
+                show_counts(&run.counts)
+            ),
+            Locus::Unlocated,
+        );
     }
     Judged::Holds
 }

@@ -10,7 +10,7 @@ use crate::model::behavior::Fixes;
 use crate::model::message::Message;
 use crate::model::tools::Toolbox;
 
-use super::trace::{replay, Trace};
+use super::trace::{trace, Replays, Trace};
 
 /// What the checkers look at: the scenario, its run, and (computed on first
 /// use) the step-by-step replay of its batches and the messages each
@@ -24,6 +24,8 @@ pub struct Evidence<'a> {
     /// The toolbox after the run (its invocations).
     pub toolbox: Toolbox,
     pub(super) trace: OnceCell<Trace>,
+    /// Where the replay is shared, and this evidence's class there.
+    shared: Option<(&'a Replays, u64)>,
     pub(super) messages: OnceCell<Option<Vec<Vec<Message>>>>,
 }
 
@@ -65,6 +67,7 @@ impl<'a> Evidence<'a> {
             run,
             toolbox,
             trace: OnceCell::new(),
+            shared: None,
             messages: messages.map_or_else(OnceCell::new, |m| OnceCell::from(Some(m))),
         }
     }
@@ -78,10 +81,28 @@ impl<'a> Evidence<'a> {
         Ok(Self::of_run(scenario, run, toolbox, None))
     }
 
+    /// The evidence taking its replay (and the verdicts of the judges that
+    /// read only the replay) from `replays`, as one of class `class` there:
+    /// the caller's promise that every evidence of `replays` under one class
+    /// comes from the same scenario under behaviour sets that the manager
+    /// sees alike, with the same turn history (see [`Replays`]).
+    pub fn sharing(self, replays: &'a Replays, class: u64) -> Self {
+        Evidence {
+            shared: Some((replays, class)),
+            ..self
+        }
+    }
+
     /// Every batch of the turn replayed through the step engine.
     pub fn trace(&self) -> &Trace {
-        self.trace
-            .get_or_init(|| replay(self.scenario, self.run.requests.len(), &self.toolbox))
+        self.trace.get_or_init(|| {
+            trace(
+                self.scenario,
+                self.run.requests.len(),
+                &self.toolbox,
+                self.shared,
+            )
+        })
     }
 
     /// The message list each model call received (after the advisor and

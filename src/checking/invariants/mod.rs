@@ -56,7 +56,7 @@ mod trace;
 mod transcripts;
 
 pub use self::evidence::Evidence;
-pub use self::trace::{CallEvent, Round, RoundEnd, Trace};
+pub use self::trace::{CallEvent, Replays, Round, RoundEnd, Trace};
 pub use self::transcripts::memory_holds_conversation;
 
 use serde_json::Value;
@@ -298,6 +298,7 @@ pub fn refutation(invariant: Invariant, evidence: &Evidence<'_>) -> Option<Refut
     }
 }
 
+#[derive(Debug, Clone)]
 enum Judged {
     Holds,
     NotApplicable,

@@ -15,7 +15,7 @@ use crate::model::processor::{json_error_text, ProcessorKind};
 use crate::model::tools::Outcome;
 
 use super::evidence::Evidence;
-use super::trace::RoundEnd;
+use super::trace::{Round, RoundEnd, JSON_SAFE_JUDGE};
 use super::{clip, in_request, refuted, refuted_on, Judged, Locus};
 
 pub(super) fn wrap(key: &str, v: Value) -> Value {
@@ -100,7 +100,13 @@ pub(super) fn json_safe(ev: &Evidence<'_>) -> Judged {
     if !method_tools {
         return Judged::NotApplicable;
     }
-    for (r, round) in ev.trace().rounds.iter().enumerate() {
+    let trace = ev.trace();
+    trace.judged(JSON_SAFE_JUDGE, || whole_json_responses(trace.rounds()))
+}
+
+/// Invariant 4 on the replay's batches.
+fn whole_json_responses(rounds: &[Round]) -> Judged {
+    for (r, round) in rounds.iter().enumerate() {
         let responses = match &round.end {
             RoundEnd::Done { result, .. } => result.last_responses(),
             RoundEnd::Limit(e) => e.partial.last_responses(),

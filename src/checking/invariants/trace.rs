@@ -1,5 +1,13 @@
 //! The trace: every batch of the turn replayed through the manager's step
 //! engine ([`Batch::call`](crate::model::manager::Batch::call)), call by call.
+//!
+//! A replay reads only the manager's configuration, the tools, the turn
+//! history and the replies, so the evidences of one scenario under
+//! behaviour sets that the manager sees alike share one ([`Replays`]), and
+//! with it the verdicts of the judges that read nothing else.
+
+use std::cell::{OnceCell, RefCell};
+use std::rc::Rc;
 
 use crate::checking::scenario::Scenario;
 use crate::model::limits::Counts;
@@ -7,9 +15,10 @@ use crate::model::manager::{
     execute_with_counts, tool_call_message, Batch, ExecResult, LimitExceeded, ManagerError, Step,
 };
 use crate::model::message::{Message, ToolCall};
-use crate::model::tools::Toolbox;
+use crate::model::tools::{Invocation, Toolbox};
 
 use super::transcripts::turn_history;
+use super::Judged;
 
 /// What one call of a batch did, as [`Batch::call`] and
 /// [`crate::model::manager::Pending::complete`] reported it, with the batch's counts
@@ -73,15 +82,124 @@ pub struct Round {
 }
 
 /// The turn's batches replayed step by step, as the loop ran them.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Trace {
-    /// The batches, in order.
-    pub rounds: Vec<Round>,
+    replayed: Rc<Replayed>,
     /// Whether the replay invoked the tools exactly as the loop did.
     pub mirror: Result<(), String>,
 }
 
-pub(super) fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Trace {
+impl Trace {
+    /// The batches, in order.
+    pub fn rounds(&self) -> &[Round] {
+        &self.replayed.rounds
+    }
+
+    /// The verdict of the trace-only judge `judge` (one of the `*_JUDGE`
+    /// slots), judged once for every evidence sharing this replay: such a
+    /// judge reads the replay and the parts of the scenario that every
+    /// sharer has alike (see [`Replays`]).
+    pub(super) fn judged(&self, judge: usize, f: impl FnOnce() -> Judged) -> Judged {
+        self.replayed.judged[judge].get_or_init(f).clone()
+    }
+}
+
+/// The slots of the judges whose verdict the sharers of a replay have in
+/// common.
+pub(super) const ONE_RESPONSE_JUDGE: usize = 0;
+pub(super) const LIMITS_JUDGE: usize = 1;
+pub(super) const COUNTING_JUDGE: usize = 2;
+pub(super) const JSON_SAFE_JUDGE: usize = 3;
+
+/// One replay, with the replay's own invocations (each sharer compares
+/// them with its loop's) and the shared verdicts.
+#[derive(Debug)]
+struct Replayed {
+    rounds: Vec<Round>,
+    invocations: Vec<Invocation>,
+    judged: [OnceCell<Judged>; 4],
+}
+
+/// The replays of one scenario's turn, shared between the evidences of
+/// that scenario under behaviour sets of one class: sets under which the
+/// manager runs alike (the fixes it reads are the same) and the turn starts
+/// from the same history. The caller names the class; a replay is shared
+/// by the evidences of one class whose loops made as many model calls.
+/// The trace-only judges (one response per call but for its mirror check,
+/// the limits, the counting but for the loop's own final counts, JSON-safe)
+/// read, besides the replay, only the manager's limits and processor, the
+/// breach fix, the tools and the turn history, which such sets have alike.
+///
+/// ```
+/// use toolcall_model::checking::invariants::{check, Evidence, Invariant, Replays};
+/// use toolcall_model::{model::message::{Generation, Message, ToolCall}, checking::scenario::Scenario,
+///     chat::tool_loop::LoopConfig, model::tools::ToolSpec};
+/// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![ToolSpec::returning("x", "1")],
+///     history: vec![Message::user("hi")], model: vec![
+///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }],
+///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
+/// let replays = Replays::default();
+/// let shared = Evidence::gather(&s).unwrap().sharing(&replays, 0);
+/// let alone = Evidence::gather(&s).unwrap();
+/// assert_eq!(check(Invariant::Counting, &shared), check(Invariant::Counting, &alone));
+/// assert_eq!(replays.len(), 1);
+/// ```
+#[derive(Debug, Default)]
+pub struct Replays {
+    done: RefCell<Vec<(ReplayKey, Rc<Replayed>)>>,
+}
+
+/// A replay's class and the model calls it covers.
+type ReplayKey = (u64, usize);
+
+impl Replays {
+    /// How many replays were made.
+    pub fn len(&self) -> usize {
+        self.done.borrow().len()
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn get(&self, class: u64, model_calls: usize, make: impl FnOnce() -> Replayed) -> Rc<Replayed> {
+        let key = (class, model_calls);
+        if let Some((_, r)) = self.done.borrow().iter().find(|(k, _)| *k == key) {
+            return Rc::clone(r);
+        }
+        let r = Rc::new(make());
+        self.done.borrow_mut().push((key, Rc::clone(&r)));
+        r
+    }
+}
+
+/// The trace of `scenario`'s first `model_calls` batches against the loop's
+/// toolbox, replayed anew or taken from `shared` (a [`Replays`] and the
+/// caller's class).
+pub(super) fn trace(
+    scenario: &Scenario,
+    model_calls: usize,
+    loop_toolbox: &Toolbox,
+    shared: Option<(&Replays, u64)>,
+) -> Trace {
+    let replayed = match shared {
+        Some((replays, class)) => replays.get(class, model_calls, || replay(scenario, model_calls)),
+        None => Rc::new(replay(scenario, model_calls)),
+    };
+    let mirror = if replayed.invocations == loop_toolbox.invocations() {
+        Ok(())
+    } else {
+        Err(format!(
+            "replaying the turn's batches through the manager invoked {} tool(s), the loop {}",
+            replayed.invocations.len(),
+            loop_toolbox.invocations().len()
+        ))
+    };
+    Trace { replayed, mirror }
+}
+
+fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
     let cfg = &scenario.config.manager;
     let fallback = cfg.resolution_fallback;
     let mut tb = Toolbox::new(scenario.tools.clone());
@@ -196,14 +314,9 @@ pub(super) fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Too
             None => break,
         }
     }
-    let mirror = if tb.invocations() == loop_toolbox.invocations() {
-        Ok(())
-    } else {
-        Err(format!(
-            "replaying the turn's batches through the manager invoked {} tool(s), the loop {}",
-            tb.invocations().len(),
-            loop_toolbox.invocations().len()
-        ))
-    };
-    Trace { rounds, mirror }
+    Replayed {
+        rounds,
+        invocations: tb.invocations().to_vec(),
+        judged: Default::default(),
+    }
 }
