@@ -8,6 +8,15 @@
 //! `ToolCallingAdvisor` → `GeminiToolTextAdvisor` (if on) → memory (if
 //! inside) → the chat model. The loop keeps the turn's tool-call counts
 //! incrementally from round to round instead of recounting the history.
+//!
+//! The loop is a pure step machine: a [`Turn`] is its state between model
+//! calls, [`Turn::ask`] builds the next request and [`Asking::answer`] takes
+//! one reply; [`run_loop`] drives it over a script. The state is `Clone`
+//! and the toolbox is passed to each step, so that other drivers can share
+//! it: a streaming loop (`ToolCallingAdvisor.adviseStream`) answers with the
+//! aggregate of a reply's chunks, and a checker that shares scenario
+//! prefixes continues clones of the state after round `k` (with clones of
+//! the toolbox) with different next replies (see [`Turn`]).
 
 use std::num::NonZeroU32;
 use std::sync::Arc;
@@ -21,14 +30,14 @@ use crate::gemini::{
     Request, ValidatorOptions,
 };
 use crate::model::behavior::Fixes;
-use crate::model::java::{JavaException, TOOL_CALL_LIMIT_EXCEEDED};
+use crate::model::java::{JavaException, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED};
 use crate::model::limits::Counts;
 use crate::model::manager::{
-    execute_with_counts, limit_generation, tool_call_message, Config, ManagerError,
-    NOT_EXECUTED_FAILED,
+    execute_with_counts, limit_generation, tool_call_message, Config, ExecResult, LimitExceeded,
+    ManagerError, NOT_EXECUTED_FAILED,
 };
 use crate::model::message::{Generation, Message, ToolResponse};
-use crate::model::tools::Toolbox;
+use crate::model::tools::{duplicate_request_names, ToolSpec, Toolbox};
 
 /// Where the chat model's requests go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -165,7 +174,7 @@ impl Sent {
 
 /// The messages of the last request sent, shared: the next request takes
 /// the same `Arc` for each message equal to the one at its place.
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 struct SharedMessages(Vec<Arc<Message>>);
 
 impl SharedMessages {
@@ -257,7 +266,8 @@ pub fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
     ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes()).before(prompt)
 }
 
-/// Runs one user turn through the tool loop.
+/// Runs one user turn through the tool loop: a thin driver over [`Turn`],
+/// taking the replies from a script.
 ///
 /// `history` is the request's messages, `model` the scripted replies (one
 /// generation list per model call), `toolbox` the tools.
@@ -279,7 +289,7 @@ pub fn run_loop(
     model: &[Vec<Generation>],
     toolbox: &mut Toolbox,
 ) -> Result<LoopRun, LoopError> {
-    run_recording(cfg, history, model, toolbox, None)
+    drive(cfg, history, model, toolbox, |_| {}).map(|(run, _)| run)
 }
 
 /// As [`run_loop`], also returning the message list each model call
@@ -301,254 +311,752 @@ pub fn run_loop_with_messages(
     model: &[Vec<Generation>],
     toolbox: &mut Toolbox,
 ) -> Result<(LoopRun, Option<RequestMessages>), LoopError> {
-    let mut rec = Recorded::default();
-    let run = run_recording(cfg, history, model, toolbox, Some(&mut rec))?;
-    Ok((run, (!rec.conversion_failed).then_some(rec.messages)))
+    let mut messages = Vec::new();
+    let (run, converted) = drive(cfg, history, model, toolbox, |m| messages.push(m.to_vec()))?;
+    Ok((run, converted.then_some(messages)))
 }
 
 /// The message list of each request of a turn, in order.
 pub type RequestMessages = Vec<Vec<Message>>;
 
-#[derive(Default)]
-struct Recorded {
-    messages: Vec<Vec<Message>>,
-    conversion_failed: bool,
-}
-
-fn run_recording(
+/// The loop over a script: each request's messages go to `seen`; the flag
+/// is false when a Gemini conversion ended the turn.
+fn drive(
     cfg: &LoopConfig,
     history: Vec<Message>,
     model: &[Vec<Generation>],
     toolbox: &mut Toolbox,
-    mut rec: Option<&mut Recorded>,
-) -> Result<LoopRun, LoopError> {
-    let fixes = cfg.fixes();
-    let mut outside = ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes());
-    let mut inside = ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes());
-    // DefaultChatClientUtils.toChatClientRequest validates the request's
-    // tool callbacks before any advisor runs
-    // (ToolCallingChatOptions.validateToolCallbacks).
-    let duplicates = crate::model::tools::duplicate_request_names(toolbox.tools());
-    let refused = (!duplicates.is_empty()).then(|| {
-        JavaException::new(
-            crate::model::java::ILLEGAL_STATE,
-            Some(&format!(
-                "Multiple tools with the same name ({}) found in ToolCallingChatOptions",
-                duplicates.join(", ")
-            )),
-        )
-    });
-    let history = match cfg.memory {
-        Memory::Outside if refused.is_none() => outside.before(history),
-        _ => history,
-    };
-    let mut counts = Counts::recount(&history);
-    let mut full = history;
-    // Some(trimmed) only when conversation history is off.
-    let mut trimmed: Option<Vec<Message>> = None;
-    let mut requests = Vec::new();
-    let mut verdicts = Vec::new();
-    let mut call = 0usize;
-    // Whether each prompt is the turn history unchanged, so that requests
-    // can be built incrementally (no trimming, no rewriting advisor, no
-    // memory merging inside the loop).
-    let reuse = cfg.provider == Provider::Gemini
-        && cfg.conversation_history
-        && !cfg.gemini_tool_text
-        && cfg.memory != Memory::Inside;
-    let mut incremental = IncrementalRequests::default();
-    let mut shared = SharedMessages::default();
-    let mut accepted_len = 0usize;
-    let (kind, generations, error) = loop {
-        if let Some(e) = &refused {
-            break (EndKind::Error, vec![], Some(e.clone()));
-        }
-        if call >= cfg.max_rounds {
-            return Err(LoopError::TooManyRounds(cfg.max_rounds));
-        }
-        // Prompt.getSystemMessage() of the loop's own prompt, before the
-        // nested advisors touch it; an empty one if there is none. Only the
-        // trimmed next-round prompt (history off) needs it.
-        let mut system = None;
-        if reuse {
-            // The prompt is the turn history itself, which only grows:
-            // convert just the new messages.
-            if let Some(r) = rec.as_deref_mut() {
-                r.messages.push(full.clone());
-            }
-            match incremental.build(&full, fixes) {
-                Ok(r) => {
-                    // This request extends the last one; if that one was
-                    // accepted, only its last content and the new ones can
-                    // break a rule.
-                    let verdict = match verdicts.last() {
-                        Some(Ok(())) => {
-                            validate_from(&r, accepted_len.saturating_sub(1), cfg.validator)
-                        }
-                        _ => validate(&r, cfg.validator),
-                    };
-                    accepted_len = r.contents.len();
-                    verdicts.push(verdict);
-                    requests.push(Sent::Gemini(r));
-                }
-                Err(e) => {
-                    if let Some(r) = rec.as_deref_mut() {
-                        r.conversion_failed = true;
-                    }
-                    break (EndKind::Error, vec![], Some(e));
-                }
-            }
-        } else {
-            // Copied only where an advisor changes it: a loop of n rounds
-            // would copy the turn n times.
-            let mut instructions: std::borrow::Cow<'_, [Message]> =
-                std::borrow::Cow::Borrowed(trimmed.as_deref().unwrap_or(&full));
-            system = Some(
-                instructions
-                    .iter()
-                    .find(|m| matches!(m, Message::System { .. }))
-                    .cloned()
-                    .unwrap_or(Message::System {
-                        text: Some(String::new()),
-                    }),
-            );
-            if cfg.gemini_tool_text {
-                if let Err(e) = gemini_tool_text(instructions.to_mut()) {
-                    break (EndKind::Error, vec![], Some(e));
-                }
-            }
-            if cfg.memory == Memory::Inside {
-                instructions = std::borrow::Cow::Owned(inside.before(instructions.into_owned()));
-            }
-            if let Some(r) = rec.as_deref_mut() {
-                r.messages.push(instructions.to_vec());
-            }
-            match cfg.provider {
-                Provider::Gemini => match build_request(&instructions, fixes) {
-                    Ok(r) => {
-                        verdicts.push(validate(&r, cfg.validator));
-                        requests.push(Sent::Gemini(r));
-                    }
-                    Err(e) => {
-                        if let Some(r) = rec.as_deref_mut() {
-                            r.conversion_failed = true;
-                        }
-                        break (EndKind::Error, vec![], Some(e));
-                    }
-                },
-                Provider::None => requests.push(Sent::Messages(shared.share(&instructions))),
-            }
-        }
-        let Some(reply) = model.get(call) else {
+    mut seen: impl FnMut(&[Message]),
+) -> Result<(LoopRun, bool), LoopError> {
+    let mut turn = Turn::new(cfg, history, toolbox.tools());
+    loop {
+        let done = turn.calls();
+        let asking = match turn.ask()? {
+            Ask::Model(asking) => asking,
+            Ask::End(run) => return Ok((run, true)),
+            Ask::Unconverted(run) => return Ok((run, false)),
+        };
+        seen(asking.messages());
+        let Some(reply) = model.get(done) else {
             return Err(LoopError::ScriptExhausted {
-                call: call + 1,
+                call: done + 1,
                 len: model.len(),
             });
         };
-        call += 1;
-        if cfg.memory == Memory::Inside {
-            inside.after(reply);
-        }
-        if reply.iter().all(|g| g.tool_calls.is_empty()) {
-            break (EndKind::Completed, reply.clone(), None);
-        }
-        let turn = std::mem::take(&mut full);
-        match execute_with_counts(
-            &cfg.manager,
-            turn,
-            reply,
-            // A failing batch ends the turn without handing its counts back;
-            // the clone (one entry per tool name) keeps the last good ones.
-            counts.clone(),
-            toolbox,
-        ) {
-            Err(ManagerError::LimitExceeded(e)) => {
-                counts = e.counts.clone();
-                if fixes.close_dangling_calls && cfg.memory == Memory::Inside {
-                    if let Some(m) = e.partial.history.last() {
-                        inside.add(vec![m.clone()]);
-                    }
-                }
-                break (EndKind::LimitExceeded, vec![e.build_generation()], None);
-            }
-            Err(e) => {
-                // ToolCallingAdvisor catches any ToolCallLimitExceededException:
-                // the breach's cause, rethrown by the processor under
-                // breach-through-processor, ends the turn as a breach, built
-                // from its message (its partial result holds no responses).
-                let caught = match &e {
-                    ManagerError::Java(j) if j.class == TOOL_CALL_LIMIT_EXCEEDED => {
-                        Some(limit_generation(j.message.clone().unwrap_or_default(), &[]))
-                    }
-                    _ => None,
-                };
-                if fixes.close_dangling_calls && cfg.memory == Memory::Inside {
-                    // The batch failed, yet the inside memory already holds
-                    // the calls: answer each so the transcript stays paired.
-                    if let Some(calls) = tool_call_message(reply) {
-                        inside.add(vec![Message::Tool {
-                            responses: calls
-                                .tool_calls()
-                                .iter()
-                                .map(|c| ToolResponse {
-                                    id: c.id.clone(),
-                                    name: c.name.clone(),
-                                    data: NOT_EXECUTED_FAILED.to_owned(),
-                                    error: true,
-                                })
-                                .collect(),
-                        }]);
-                    }
-                }
-                match caught {
-                    Some(g) => break (EndKind::LimitExceeded, vec![g], None),
-                    None => break (EndKind::Error, vec![], Some(e.java())),
-                }
-            }
-            Ok((result, after)) => {
-                counts = after;
-                if result.return_direct {
-                    if fixes.close_dangling_calls && cfg.memory == Memory::Inside {
-                        if let Some(m) = result.history.last() {
-                            inside.add(vec![m.clone()]);
-                        }
-                    }
-                    break (EndKind::ReturnDirect, result.build_generations(), None);
-                }
-                full = result.history;
-                if !cfg.conversation_history {
-                    // doGetNextInstructionsForToolCall: the prompt's system
-                    // message (an empty one if none) and the last message.
-                    let last = full.last().cloned();
-                    trimmed = Some(system.into_iter().chain(last).collect());
-                }
-            }
-        }
-    };
-    if cfg.memory == Memory::Outside && error.is_none() {
-        match kind {
-            EndKind::Completed => outside.after(&generations),
-            _ => outside.after_produced(&generations),
+        turn = match asking.answer(reply, toolbox) {
+            Answer::Next(next) => next,
+            Answer::End(run) => return Ok((run, true)),
+        };
+    }
+}
+
+/// One user turn through the tool loop, between two model calls: the pure
+/// state of `ToolCallingAdvisor.adviseCall`'s loop, in the mould of the
+/// manager's [`Batch`](crate::model::manager::Batch).
+///
+/// Each round is two steps that consume the state: [`Turn::ask`] builds
+/// the next request (what the chat model receives, and the Gemini verdict
+/// on it) or ends the turn before the call; [`Asking::answer`] takes the
+/// model's reply and the toolbox, runs the batch of tool calls, and either
+/// goes on to the next round or ends the turn with its [`LoopRun`].
+/// [`run_loop`] and [`run_loop_with_messages`] are thin drivers over a
+/// script.
+///
+/// Everything a round depends on is in the state or passed in: the memories,
+/// the turn's tool-call counts, the requests and verdicts so far, and the
+/// incremental Gemini request builder with what the validator already
+/// accepted; the toolbox, whose tools may answer differently call after
+/// call, is the caller's and passed to each answer. So:
+///
+/// * a streaming loop (`ToolCallingAdvisor.adviseStream`) holds the
+///   [`Asking`] while a reply's chunks arrive, aggregates them into the
+///   reply's generations, and answers with those: tool execution and the
+///   next round are the same steps;
+/// * a checker that shares scenario prefixes clones the state after round
+///   `k` (a [`Turn`], or the [`Asking`] with round `k + 1`'s request
+///   already built) together with the toolbox, and continues each clone
+///   with a different next reply: the state after `k` rounds is the same
+///   for every scenario sharing the first `k` replies.
+///
+/// ```
+/// use toolcall_model::{chat::tool_loop::*, model::{message::{Generation, Message, ToolCall}, tools::{Toolbox, ToolSpec}}};
+/// let cfg = LoopConfig::default();
+/// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
+/// let call = vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }];
+/// let Ok(Ask::Model(asking)) = Turn::new(&cfg, vec![Message::user("hi")], tb.tools()).ask() else { panic!() };
+/// let Answer::Next(after_one) = asking.answer(&call, &mut tb) else { panic!() };
+/// // Two continuations of the same first round.
+/// let done = vec![Generation { text: Some("done".into()), ..Default::default() }];
+/// let Ok(Ask::Model(a)) = after_one.clone().ask() else { panic!() };
+/// let Answer::End(run) = a.answer(&done, &mut tb.clone()) else { panic!() };
+/// assert_eq!((run.kind, run.requests.len()), (EndKind::Completed, 2));
+/// let Ok(Ask::Model(a)) = after_one.ask() else { panic!() };
+/// assert_eq!(a.call(), 2);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Turn<'c> {
+    cfg: &'c LoopConfig,
+    /// The memory outside the loop (used only with [`Memory::Outside`]).
+    outside: ChatMemory,
+    /// The memory inside the loop (used only with [`Memory::Inside`]).
+    inside: ChatMemory,
+    /// The turn's tool-call counts, kept from batch to batch rather than
+    /// recounted from the history.
+    counts: Counts,
+    /// The turn history: the request's messages, then each round's call and
+    /// responses.
+    full: Vec<Message>,
+    /// Some(the next prompt) only when conversation history is off.
+    trimmed: Option<Vec<Message>>,
+    requests: Vec<Sent>,
+    verdicts: Vec<Result<(), Rejection>>,
+    /// Model calls answered so far.
+    calls: usize,
+    incremental: IncrementalRequests,
+    /// How many contents of the last request the validator accepted.
+    accepted_len: usize,
+    shared: SharedMessages,
+    /// The request's tools refused before any advisor ran.
+    refused: Option<JavaException>,
+}
+
+/// What [`Turn::ask`] leads to.
+#[derive(Debug, Clone)]
+// The model call is the path of every round and the ends happen once a
+// turn: boxing the state would allocate once a round.
+#[allow(clippy::large_enum_variant)]
+pub enum Ask<'c> {
+    /// The chat model is called: see the request, then answer it.
+    Model(Asking<'c>),
+    /// The turn ended before the model call: the request's tools were
+    /// refused, or an advisor threw.
+    End(LoopRun),
+    /// The Gemini conversion of the prompt threw and ended the turn, where
+    /// the same turn with provider `none` goes on.
+    Unconverted(LoopRun),
+}
+
+/// What [`Asking::answer`] leads to.
+#[derive(Debug, Clone)]
+pub enum Answer<'c> {
+    /// The batch ran and the loop calls the model again.
+    Next(Turn<'c>),
+    /// The turn ended.
+    End(LoopRun),
+}
+
+/// A turn waiting for the model's reply to its request.
+///
+/// ```
+/// use toolcall_model::{chat::tool_loop::*, model::{message::Message, tools::Toolbox}};
+/// let cfg = LoopConfig::default();
+/// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
+/// assert_eq!(a.messages(), &[Message::user("hi")]);
+/// assert!(matches!(a.request(), Sent::Gemini(_)));
+/// assert_eq!(a.verdict(), Some(&Ok(())));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Asking<'c> {
+    turn: Turn<'c>,
+    request: Sent,
+    /// The validator's verdict, for a Gemini request.
+    verdict: Option<Result<(), Rejection>>,
+    /// The prompt as an advisor or the inside memory made it; `None` when
+    /// it is the turn's own prompt unchanged.
+    prompt: Option<Vec<Message>>,
+    /// `Prompt.getSystemMessage()` of the loop's own prompt (an empty one if
+    /// none), before the nested advisors touch it: kept only when
+    /// conversation history is off, for the trimmed next prompt.
+    system: Option<Message>,
+}
+
+impl<'c> Turn<'c> {
+    /// A turn starting from the request's messages and tools. With the
+    /// memory outside the loop, the history it starts from is the memory's
+    /// (see [`with_memory`]).
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::*, model::{message::Message, tools::ToolSpec}};
+    /// let cfg = LoopConfig::default();
+    /// let twice = [ToolSpec::returning("x", "1"), ToolSpec::returning("x", "2")];
+    /// // DefaultChatClientUtils refuses two request tools of one name.
+    /// let Ok(Ask::End(run)) = Turn::new(&cfg, vec![Message::user("hi")], &twice).ask() else { panic!() };
+    /// assert_eq!(run.kind, EndKind::Error);
+    /// ```
+    pub fn new(cfg: &'c LoopConfig, history: Vec<Message>, tools: &[ToolSpec]) -> Self {
+        let mut outside = ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes());
+        let inside = ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes());
+        // DefaultChatClientUtils.toChatClientRequest validates the request's
+        // tool callbacks before any advisor runs
+        // (ToolCallingChatOptions.validateToolCallbacks).
+        let duplicates = duplicate_request_names(tools);
+        let refused = (!duplicates.is_empty()).then(|| {
+            JavaException::new(
+                ILLEGAL_STATE,
+                Some(&format!(
+                    "Multiple tools with the same name ({}) found in ToolCallingChatOptions",
+                    duplicates.join(", ")
+                )),
+            )
+        });
+        let history = match cfg.memory {
+            Memory::Outside if refused.is_none() => outside.before(history),
+            _ => history,
+        };
+        Turn {
+            cfg,
+            outside,
+            inside,
+            counts: Counts::recount(&history),
+            full: history,
+            trimmed: None,
+            requests: Vec::new(),
+            verdicts: Vec::new(),
+            calls: 0,
+            incremental: IncrementalRequests::default(),
+            accepted_len: 0,
+            shared: SharedMessages::default(),
+            refused,
         }
     }
-    let windowed = inside.windowed || outside.windowed;
-    let memory = match cfg.memory {
-        Memory::None => vec![],
-        Memory::Inside => inside.messages,
-        Memory::Outside => outside.messages,
-    };
-    let mut next = memory.clone();
-    next.push(Message::user("next question"));
-    let memory_verdict = verdict(build_request(&next, fixes), cfg.validator);
-    Ok(LoopRun {
-        kind,
-        generations,
-        error,
-        requests,
-        verdicts,
-        memory,
-        memory_verdict,
-        counts,
-        windowed,
-    })
+
+    /// The model calls answered so far.
+    ///
+    /// ```
+    /// use toolcall_model::chat::tool_loop::{LoopConfig, Turn};
+    /// assert_eq!(Turn::new(&LoopConfig::default(), vec![], &[]).calls(), 0);
+    /// ```
+    pub fn calls(&self) -> usize {
+        self.calls
+    }
+
+    /// The next model call's request, through the advisors inside the loop
+    /// and the provider's conversion; or the end of the turn before it.
+    /// Fails when the loop reaches its bound of model calls.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::*, model::message::Message};
+    /// let cfg = LoopConfig { max_rounds: 0, ..LoopConfig::default() };
+    /// let err = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask().unwrap_err();
+    /// assert_eq!(err, LoopError::TooManyRounds(0));
+    /// ```
+    pub fn ask(mut self) -> Result<Ask<'c>, LoopError> {
+        if let Some(e) = self.refused.take() {
+            return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(e))));
+        }
+        if self.calls >= self.cfg.max_rounds {
+            return Err(LoopError::TooManyRounds(self.cfg.max_rounds));
+        }
+        Ok(if self.prompt_is_history() {
+            self.ask_incrementally()
+        } else {
+            self.ask_rebuilt()
+        })
+    }
+
+    /// Whether each prompt is the turn history unchanged, so that requests
+    /// can be built incrementally (no trimming, no rewriting advisor, no
+    /// memory merging inside the loop).
+    fn prompt_is_history(&self) -> bool {
+        let cfg = self.cfg;
+        cfg.provider == Provider::Gemini
+            && cfg.conversation_history
+            && !cfg.gemini_tool_text
+            && cfg.memory != Memory::Inside
+    }
+
+    /// The prompt is the turn history itself, which only grows: convert just
+    /// the new messages.
+    fn ask_incrementally(mut self) -> Ask<'c> {
+        let cfg = self.cfg;
+        match self.incremental.build(&self.full, cfg.fixes()) {
+            Ok(r) => {
+                // This request extends the last one; if that one was
+                // accepted, only its last content and the new ones can
+                // break a rule.
+                let verdict = match self.verdicts.last() {
+                    Some(Ok(())) => {
+                        validate_from(&r, self.accepted_len.saturating_sub(1), cfg.validator)
+                    }
+                    _ => validate(&r, cfg.validator),
+                };
+                self.accepted_len = r.contents.len();
+                Ask::Model(Asking {
+                    turn: self,
+                    request: Sent::Gemini(r),
+                    verdict: Some(verdict),
+                    prompt: None,
+                    system: None,
+                })
+            }
+            Err(e) => Ask::Unconverted(self.finish(EndKind::Error, vec![], Some(e))),
+        }
+    }
+
+    /// The prompt (the history, or its trimmed form) through the advisors
+    /// inside the loop, converted whole.
+    fn ask_rebuilt(mut self) -> Ask<'c> {
+        let cfg = self.cfg;
+        let own = self.trimmed.as_deref().unwrap_or(&self.full);
+        let system = (!cfg.conversation_history).then(|| {
+            own.iter()
+                .find(|m| matches!(m, Message::System { .. }))
+                .cloned()
+                .unwrap_or(Message::System {
+                    text: Some(String::new()),
+                })
+        });
+        // Copied only where an advisor changes it: a loop of n rounds would
+        // copy the turn n times.
+        let mut prompt = None;
+        if cfg.gemini_tool_text {
+            let mut rewritten = own.to_vec();
+            if let Err(e) = gemini_tool_text(&mut rewritten) {
+                return Ask::End(self.finish(EndKind::Error, vec![], Some(e)));
+            }
+            prompt = Some(rewritten);
+        }
+        if cfg.memory == Memory::Inside {
+            let before = prompt.take().unwrap_or_else(|| own.to_vec());
+            prompt = Some(self.inside.before(before));
+        }
+        let messages = prompt.as_deref().unwrap_or(own);
+        let (request, verdict) = match cfg.provider {
+            Provider::Gemini => match build_request(messages, cfg.fixes()) {
+                Ok(r) => {
+                    let verdict = validate(&r, cfg.validator);
+                    (Sent::Gemini(r), Some(verdict))
+                }
+                Err(e) => return Ask::Unconverted(self.finish(EndKind::Error, vec![], Some(e))),
+            },
+            Provider::None => (Sent::Messages(self.shared.share(messages)), None),
+        };
+        Ask::Model(Asking {
+            turn: self,
+            request,
+            verdict,
+            prompt,
+            system,
+        })
+    }
+
+    /// One reply: the inside memory stores it, then the batch of tool calls
+    /// runs (or the turn completes when there is none).
+    fn reply(
+        mut self,
+        reply: &[Generation],
+        toolbox: &mut Toolbox,
+        system: Option<Message>,
+    ) -> Answer<'c> {
+        let cfg = self.cfg;
+        if cfg.memory == Memory::Inside {
+            self.inside.after(reply);
+        }
+        if reply.iter().all(|g| g.tool_calls.is_empty()) {
+            return Answer::End(self.finish(EndKind::Completed, reply.to_vec(), None));
+        }
+        let history = std::mem::take(&mut self.full);
+        // A failing batch ends the turn without handing its counts back; the
+        // clone (one entry per tool name) keeps the last good ones.
+        let end =
+            match execute_with_counts(&cfg.manager, history, reply, self.counts.clone(), toolbox) {
+                Ok((result, after)) => {
+                    self.counts = after;
+                    if !result.return_direct {
+                        self.full = result.history;
+                        if !cfg.conversation_history {
+                            // doGetNextInstructionsForToolCall: the prompt's
+                            // system message (an empty one if none) and the last
+                            // message.
+                            let last = self.full.last().cloned();
+                            self.trimmed = Some(system.into_iter().chain(last).collect());
+                        }
+                        return Answer::Next(self);
+                    }
+                    BatchEnd::ReturnDirect(result)
+                }
+                Err(ManagerError::LimitExceeded(e)) => {
+                    self.counts = e.counts.clone();
+                    BatchEnd::Breach(e)
+                }
+                Err(e) => BatchEnd::Failed(e),
+            };
+        if cfg.memory == Memory::Inside {
+            if let Some(m) = end.closing(reply, cfg.fixes()) {
+                self.inside.add(vec![m]);
+            }
+        }
+        let (kind, generations, error) = end.outcome();
+        Answer::End(self.finish(kind, generations, error))
+    }
+
+    /// The end of the turn: the outside memory stores what the caller
+    /// received, and the memory's next request is judged.
+    fn finish(
+        self,
+        kind: EndKind,
+        generations: Vec<Generation>,
+        error: Option<JavaException>,
+    ) -> LoopRun {
+        let Turn {
+            cfg,
+            mut outside,
+            inside,
+            counts,
+            requests,
+            verdicts,
+            ..
+        } = self;
+        if cfg.memory == Memory::Outside && error.is_none() {
+            match kind {
+                EndKind::Completed => outside.after(&generations),
+                _ => outside.after_produced(&generations),
+            }
+        }
+        let windowed = inside.windowed || outside.windowed;
+        let memory = match cfg.memory {
+            Memory::None => vec![],
+            Memory::Inside => inside.messages,
+            Memory::Outside => outside.messages,
+        };
+        let mut next = memory.clone();
+        next.push(Message::user("next question"));
+        let memory_verdict = verdict(build_request(&next, cfg.fixes()), cfg.validator);
+        LoopRun {
+            kind,
+            generations,
+            error,
+            requests,
+            verdicts,
+            memory,
+            memory_verdict,
+            counts,
+            windowed,
+        }
+    }
+}
+
+impl<'c> Asking<'c> {
+    /// The 1-based number of this model call in the turn.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::*, model::message::Message};
+    /// let cfg = LoopConfig::default();
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
+    /// assert_eq!(a.call(), 1);
+    /// ```
+    pub fn call(&self) -> usize {
+        self.turn.calls + 1
+    }
+
+    /// The request as sent to the provider.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::*, model::message::Message};
+    /// let cfg = LoopConfig { provider: Provider::None, ..LoopConfig::default() };
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
+    /// assert!(matches!(a.request(), Sent::Messages(m) if m.len() == 1));
+    /// ```
+    pub fn request(&self) -> &Sent {
+        &self.request
+    }
+
+    /// The validator's verdict on a Gemini request; `None` for provider
+    /// `none`.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::*, model::message::Message};
+    /// let cfg = LoopConfig { provider: Provider::None, ..LoopConfig::default() };
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
+    /// assert_eq!(a.verdict(), None);
+    /// ```
+    pub fn verdict(&self) -> Option<&Result<(), Rejection>> {
+        self.verdict.as_ref()
+    }
+
+    /// The messages the chat model receives, after the advisors and the
+    /// memory inside the loop.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::*, model::message::Message};
+    /// let cfg = LoopConfig { memory: Memory::Inside, memory_start: vec![Message::user("u0")], ..LoopConfig::default() };
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("u1")], &[]).ask() else { panic!() };
+    /// assert_eq!(a.messages(), &[Message::user("u0"), Message::user("u1")]);
+    /// ```
+    pub fn messages(&self) -> &[Message] {
+        match &self.prompt {
+            Some(p) => p,
+            None => self.turn.trimmed.as_deref().unwrap_or(&self.turn.full),
+        }
+    }
+
+    /// The model's reply (its generations): the tool calls of the first
+    /// generation that has any run against `toolbox`, and the loop goes on
+    /// or the turn ends.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::*, model::{message::{Generation, Message}, tools::Toolbox}};
+    /// let cfg = LoopConfig::default();
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
+    /// let text = vec![Generation { text: Some("done".into()), ..Default::default() }];
+    /// let Answer::End(run) = a.answer(&text, &mut Toolbox::new(vec![])) else { panic!() };
+    /// assert_eq!(run.generations, text);
+    /// ```
+    pub fn answer(self, reply: &[Generation], toolbox: &mut Toolbox) -> Answer<'c> {
+        let Asking {
+            mut turn,
+            request,
+            verdict,
+            system,
+            ..
+        } = self;
+        turn.requests.push(request);
+        turn.verdicts.extend(verdict);
+        turn.calls += 1;
+        turn.reply(reply, toolbox, system)
+    }
+}
+
+/// How a batch of tool calls ended the turn.
+enum BatchEnd {
+    /// A limit was breached under `THROW`.
+    Breach(Box<LimitExceeded>),
+    /// An exception escaped the manager.
+    Failed(ManagerError),
+    /// Every tool that ran is `returnDirect`.
+    ReturnDirect(ExecResult),
+}
+
+impl BatchEnd {
+    /// What the memory inside the loop receives besides the reply, which
+    /// already holds the batch's calls: under `close-dangling-calls`, the
+    /// tool message that answers each of them (the partial result's on a
+    /// breach, the responses on `returnDirect`, and a [`NOT_EXECUTED_FAILED`]
+    /// error response for each call of a failed batch), so that the stored
+    /// transcript stays paired.
+    fn closing(&self, reply: &[Generation], fixes: Fixes) -> Option<Message> {
+        if !fixes.close_dangling_calls {
+            return None;
+        }
+        match self {
+            BatchEnd::Breach(e) => e.partial.history.last().cloned(),
+            BatchEnd::ReturnDirect(result) => result.history.last().cloned(),
+            BatchEnd::Failed(_) => tool_call_message(reply).map(|calls| Message::Tool {
+                responses: calls
+                    .tool_calls()
+                    .iter()
+                    .map(|c| ToolResponse {
+                        id: c.id.clone(),
+                        name: c.name.clone(),
+                        data: NOT_EXECUTED_FAILED.to_owned(),
+                        error: true,
+                    })
+                    .collect(),
+            }),
+        }
+    }
+
+    /// How the turn ends: its kind, what the caller receives, and the
+    /// exception that reaches it.
+    fn outcome(self) -> (EndKind, Vec<Generation>, Option<JavaException>) {
+        match self {
+            BatchEnd::Breach(e) => (EndKind::LimitExceeded, vec![e.build_generation()], None),
+            BatchEnd::ReturnDirect(result) => {
+                (EndKind::ReturnDirect, result.build_generations(), None)
+            }
+            // ToolCallingAdvisor catches any ToolCallLimitExceededException:
+            // the breach's cause, rethrown by the processor under
+            // breach-through-processor, ends the turn as a breach, built
+            // from its message (its partial result holds no responses).
+            BatchEnd::Failed(ManagerError::Java(j)) if j.class == TOOL_CALL_LIMIT_EXCEEDED => {
+                let text = j.message.unwrap_or_default();
+                (
+                    EndKind::LimitExceeded,
+                    vec![limit_generation(text, &[])],
+                    None,
+                )
+            }
+            BatchEnd::Failed(e) => (EndKind::Error, vec![], Some(e.java())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::behavior::Fix;
+    use crate::model::limits::Limits;
+    use crate::model::message::ToolCall;
+    use crate::model::tools::Outcome;
+
+    fn calls(names: &[&str]) -> Vec<Generation> {
+        vec![Generation {
+            tool_calls: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| ToolCall::new(&format!("c{i}"), n, "{}"))
+                .collect(),
+            ..Generation::default()
+        }]
+    }
+
+    fn text(t: &str) -> Vec<Generation> {
+        vec![Generation {
+            text: Some(t.to_owned()),
+            ..Generation::default()
+        }]
+    }
+
+    /// Drives a turn on from `turn` over `replies`, as `drive` does.
+    fn continue_turn(
+        mut turn: Turn<'_>,
+        replies: &[Vec<Generation>],
+        toolbox: &mut Toolbox,
+    ) -> Result<LoopRun, LoopError> {
+        let mut replies = replies.iter();
+        loop {
+            let asking = match turn.ask()? {
+                Ask::Model(asking) => asking,
+                Ask::End(run) | Ask::Unconverted(run) => return Ok(run),
+            };
+            let Some(reply) = replies.next() else {
+                return Err(LoopError::ScriptExhausted { call: 0, len: 0 });
+            };
+            turn = match asking.answer(reply, toolbox) {
+                Answer::Next(next) => next,
+                Answer::End(run) => return Ok(run),
+            };
+        }
+    }
+
+    /// A checker sharing scenario prefixes clones the state after the first
+    /// round (and the toolbox, whose tool answers differently call after
+    /// call) and continues each clone with other replies: each continuation
+    /// must give exactly the run of the whole script from the start.
+    #[test]
+    fn a_clone_after_a_round_continues_as_a_run_from_the_start() {
+        let toolbox = Toolbox::new(vec![ToolSpec {
+            outcomes: vec![
+                Outcome::Returns(Some("1".into())),
+                Outcome::Returns(Some("plain text".into())),
+                Outcome::Throws {
+                    exception: JavaException::new(ILLEGAL_STATE, Some("boom")),
+                    wrapped: true,
+                },
+            ],
+            ..ToolSpec::returning("x", "1")
+        }]);
+        let limited = Config {
+            limits: Limits::default().max_calls_per_tool(2).unwrap_or_default(),
+            fixes: Fixes::all(),
+            ..Config::default()
+        };
+        let configs = [
+            LoopConfig::default(),
+            LoopConfig::new(limited.clone()),
+            LoopConfig {
+                memory: Memory::Inside,
+                memory_max_messages: NonZeroU32::MIN.saturating_add(2),
+                ..LoopConfig::new(limited.clone())
+            },
+            LoopConfig {
+                memory: Memory::Outside,
+                ..LoopConfig::new(limited)
+            },
+            LoopConfig {
+                conversation_history: false,
+                gemini_tool_text: true,
+                ..LoopConfig::default()
+            },
+            LoopConfig {
+                provider: Provider::None,
+                manager: Config {
+                    fixes: Fixes::only(Fix::CloseDanglingCalls),
+                    ..Config::default()
+                },
+                memory: Memory::Inside,
+                ..LoopConfig::default()
+            },
+        ];
+        let first = calls(&["x"]);
+        let continuations = [
+            vec![text("done")],
+            vec![calls(&["x", "x"]), text("done")],
+            vec![calls(&["x"]), calls(&["x"]), text("done")],
+            vec![calls(&["y"])],
+            vec![calls(&["x"])],
+        ];
+        let history = vec![Message::user("hi")];
+        let mut kinds = Vec::new();
+        for cfg in &configs {
+            let mut shared_box = toolbox.clone();
+            let Ok(Ask::Model(asking)) = Turn::new(cfg, history.clone(), toolbox.tools()).ask()
+            else {
+                panic!("the first round asks the model under {cfg:?}");
+            };
+            let Answer::Next(after_one) = asking.answer(&first, &mut shared_box) else {
+                panic!("the first round goes on under {cfg:?}");
+            };
+            for rest in &continuations {
+                let mut script = vec![first.clone()];
+                script.extend(rest.iter().cloned());
+                let mut fresh_box = toolbox.clone();
+                let fresh = run_loop(cfg, history.clone(), &script, &mut fresh_box);
+                let mut cloned_box = shared_box.clone();
+                let continued = continue_turn(after_one.clone(), rest, &mut cloned_box);
+                match (fresh, continued) {
+                    (Ok(f), Ok(c)) => {
+                        assert_eq!(f, c, "{cfg:?} {rest:?}");
+                        kinds.push(f.kind);
+                    }
+                    (Err(LoopError::ScriptExhausted { .. }), Err(_)) => {}
+                    (f, c) => panic!("{cfg:?} {rest:?}: {f:?} against {c:?}"),
+                }
+                assert_eq!(fresh_box, cloned_box, "{cfg:?} {rest:?}");
+            }
+        }
+        // The continuations reach each way a batch or a reply ends a turn.
+        for kind in [EndKind::Completed, EndKind::LimitExceeded, EndKind::Error] {
+            assert!(kinds.contains(&kind), "no continuation ends {kind:?}");
+        }
+    }
+
+    /// The one close-dangling path answers every call the inside memory
+    /// holds, however the batch ended, and nothing without the fix.
+    #[test]
+    fn the_inside_memory_is_closed_after_a_breach_a_failure_and_return_direct() {
+        let close = Fixes::only(Fix::CloseDanglingCalls);
+        let reply = calls(&["x", "y"]);
+        let failed = BatchEnd::Failed(ManagerError::Java(JavaException::new(ILLEGAL_STATE, None)));
+        let Some(Message::Tool { responses }) = failed.closing(&reply, close) else {
+            panic!("a failed batch is closed");
+        };
+        assert_eq!(responses.len(), 2);
+        assert!(responses
+            .iter()
+            .all(|r| r.error && r.data == NOT_EXECUTED_FAILED));
+        assert_eq!(failed.closing(&reply, Fixes::upstream()), None);
+        let answered = Message::Tool {
+            responses: vec![ToolResponse::new("c0", "x", "1")],
+        };
+        let direct = BatchEnd::ReturnDirect(ExecResult {
+            history: vec![Message::user("hi"), answered.clone()],
+            return_direct: true,
+        });
+        assert_eq!(direct.closing(&reply, close), Some(answered.clone()));
+        assert_eq!(direct.closing(&reply, Fixes::upstream()), None);
+        let breach = BatchEnd::Breach(Box::new(LimitExceeded {
+            breach: crate::model::limits::Breach {
+                tool_name: None,
+                limit: 1,
+            },
+            partial: ExecResult {
+                history: vec![answered.clone()],
+                return_direct: false,
+            },
+            breach_index: 0,
+            counts: Counts::default(),
+        }));
+        assert_eq!(breach.closing(&reply, close), Some(answered));
+    }
 }
