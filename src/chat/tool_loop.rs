@@ -25,6 +25,7 @@ use serde_json::Value;
 
 use super::advisor::gemini_tool_text;
 use super::memory::{ChatMemory, DEFAULT_MEMORY_MAX_MESSAGES};
+use super::stream::{aggregate, aggregate_chunks, reaches_client, Chunks, Script, Split};
 use crate::gemini::{
     build_request, validate, validate_from, verdict, IncrementalRequests, Refusal, Rejection,
     Request, ValidatorOptions,
@@ -85,7 +86,20 @@ pub struct LoopConfig {
     /// conversation before the turn (stored as is, as `saveAll` does; the
     /// window applies from the first `add`).
     pub memory_start: Vec<Message>,
+    /// Whether the turn streams (`ChatClient.stream()`), and how the
+    /// scripted model cuts each reply of a [`run_loop`] script into chunks;
+    /// `None` for `call()`. A script of chunks ([`run_script`]) streams
+    /// whatever this says.
+    pub stream: Option<Split>,
+    /// Whether the application's `ToolCallingAdvisor` appends
+    /// [`TOOL_FEEDBACK`] to the next instructions after each tool round
+    /// (docs/BEHAVIOUR.md section 6.4, spring-ai issue 6842).
+    pub tool_feedback: bool,
 }
+
+/// The user message the `tool-feedback` advisor appends after each tool
+/// round.
+pub const TOOL_FEEDBACK: &str = "tool feedback";
 
 impl Default for LoopConfig {
     /// [`LoopConfig::new`] with the default manager.
@@ -113,6 +127,8 @@ impl LoopConfig {
             max_rounds: 1000,
             memory_max_messages: DEFAULT_MEMORY_MAX_MESSAGES,
             memory_start: Vec::new(),
+            stream: None,
+            tool_feedback: false,
         }
     }
 
@@ -218,6 +234,11 @@ pub struct LoopRun {
     /// the turn; when not, the same turn with any larger window runs the
     /// same.
     pub windowed: bool,
+    /// For a streamed turn, every response the client received, in order
+    /// (each its generations): the model's chunks without a tool call, then
+    /// the response the loop built on a breach or `returnDirect`. `None`
+    /// for `call()`.
+    pub streamed: Option<Vec<Vec<Generation>>>,
 }
 
 impl LoopRun {
@@ -289,7 +310,79 @@ pub fn run_loop(
     model: &[Vec<Generation>],
     toolbox: &mut Toolbox,
 ) -> Result<LoopRun, LoopError> {
-    drive(cfg, history, model, toolbox, |_| {}).map(|(run, _)| run)
+    drive(cfg, history, Replies::of(cfg, model), toolbox, |_| {}).map(|(run, _)| run)
+}
+
+/// As [`run_loop`] over a script of either kind: a script of chunks
+/// streams (`ChatClient.stream()`), a script of replies streams only when
+/// `cfg.stream` says how to cut them.
+///
+/// ```
+/// use toolcall_model::{chat::{stream::Script, tool_loop::*}, model::{message::{Generation, Message, ToolCall}, tools::{Toolbox, ToolSpec}}};
+/// let text = |t: &str| Generation { text: Some(t.into()), ..Default::default() };
+/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
+/// // A round of text then a call, then an answer in two chunks.
+/// let script = Script::Streamed(vec![vec![vec![text("Let me check")], vec![call]], vec![vec![text("It is ")], vec![text("sunny")]]]);
+/// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "\"sunny\"")]);
+/// let run = run_script(&LoopConfig::default(), vec![Message::user("u")], &script, &mut tb).unwrap();
+/// assert_eq!(run.streamed.unwrap().len(), 3);
+/// ```
+pub fn run_script(
+    cfg: &LoopConfig,
+    history: Vec<Message>,
+    script: &Script,
+    toolbox: &mut Toolbox,
+) -> Result<LoopRun, LoopError> {
+    let replies = match script {
+        Script::Replies(model) => Replies::of(cfg, model),
+        Script::Streamed(chunks) => Replies::Chunked(chunks),
+    };
+    drive(cfg, history, replies, toolbox, |_| {}).map(|(run, _)| run)
+}
+
+/// The replies a driver hands the step machine, call after call.
+#[derive(Clone, Copy)]
+enum Replies<'m> {
+    /// `call()`.
+    Whole(&'m [Vec<Generation>]),
+    /// `stream()` over replies cut by a [`Split`].
+    Split(&'m [Vec<Generation>], Split),
+    /// `stream()` over chunks.
+    Chunked(&'m [Chunks]),
+}
+
+impl<'m> Replies<'m> {
+    fn of(cfg: &LoopConfig, model: &'m [Vec<Generation>]) -> Self {
+        match cfg.stream {
+            Some(split) => Replies::Split(model, split),
+            None => Replies::Whole(model),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Replies::Whole(m) | Replies::Split(m, _) => m.len(),
+            Replies::Chunked(c) => c.len(),
+        }
+    }
+
+    fn streams(&self) -> bool {
+        !matches!(self, Replies::Whole(_))
+    }
+
+    /// Answers `asking` with reply `i`, if the script has one.
+    fn answer<'c>(
+        &self,
+        i: usize,
+        asking: Asking<'c>,
+        toolbox: &mut Toolbox,
+    ) -> Option<Answer<'c>> {
+        Some(match self {
+            Replies::Whole(m) => asking.answer(m.get(i)?, toolbox),
+            Replies::Split(m, split) => asking.answer_chunks(&split.chunks(m.get(i)?), toolbox),
+            Replies::Chunked(c) => asking.answer_chunks(c.get(i)?, toolbox),
+        })
+    }
 }
 
 /// As [`run_loop`], also returning the message list each model call
@@ -312,7 +405,9 @@ pub fn run_loop_with_messages(
     toolbox: &mut Toolbox,
 ) -> Result<(LoopRun, Option<RequestMessages>), LoopError> {
     let mut messages = Vec::new();
-    let (run, converted) = drive(cfg, history, model, toolbox, |m| messages.push(m.to_vec()))?;
+    let (run, converted) = drive(cfg, history, Replies::of(cfg, model), toolbox, |m| {
+        messages.push(m.to_vec())
+    })?;
     Ok((run, converted.then_some(messages)))
 }
 
@@ -324,11 +419,14 @@ pub type RequestMessages = Vec<Vec<Message>>;
 fn drive(
     cfg: &LoopConfig,
     history: Vec<Message>,
-    model: &[Vec<Generation>],
+    model: Replies<'_>,
     toolbox: &mut Toolbox,
     mut seen: impl FnMut(&[Message]),
 ) -> Result<(LoopRun, bool), LoopError> {
     let mut turn = Turn::new(cfg, history, toolbox.tools());
+    if model.streams() {
+        turn = turn.streaming();
+    }
     loop {
         let done = turn.calls();
         let asking = match turn.ask()? {
@@ -337,13 +435,13 @@ fn drive(
             Ask::Unconverted(run) => return Ok((run, false)),
         };
         seen(asking.messages());
-        let Some(reply) = model.get(done) else {
+        let Some(answer) = model.answer(done, asking, toolbox) else {
             return Err(LoopError::ScriptExhausted {
                 call: done + 1,
                 len: model.len(),
             });
         };
-        turn = match asking.answer(reply, toolbox) {
+        turn = match answer {
             Answer::Next(next) => next,
             Answer::End(run) => return Ok((run, true)),
         };
@@ -418,6 +516,8 @@ pub struct Turn<'c> {
     shared: SharedMessages,
     /// The request's tools refused before any advisor ran.
     refused: Option<JavaException>,
+    /// For a streamed turn, the responses the client received so far.
+    streamed: Option<Vec<Vec<Generation>>>,
 }
 
 /// What [`Turn::ask`] leads to.
@@ -517,7 +617,25 @@ impl<'c> Turn<'c> {
             accepted_len: 0,
             shared: SharedMessages::default(),
             refused,
+            streamed: None,
         }
+    }
+
+    /// The same turn streamed (`ChatClient.stream()`): answer it with
+    /// [`Asking::answer_chunks`]; the run records what the client received
+    /// ([`LoopRun::streamed`]) and the memory outside stores its aggregate.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::*, model::{message::{Generation, Message}, tools::Toolbox}};
+    /// let cfg = LoopConfig::default();
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).streaming().ask() else { panic!() };
+    /// let chunk = vec![Generation { text: Some("done".into()), ..Default::default() }];
+    /// let Answer::End(run) = a.answer_chunks(&[chunk.clone()], &mut Toolbox::new(vec![])) else { panic!() };
+    /// assert_eq!(run.streamed, Some(vec![chunk]));
+    /// ```
+    pub fn streaming(mut self) -> Self {
+        self.streamed.get_or_insert_with(Vec::new);
+        self
     }
 
     /// The model calls answered so far.
@@ -562,7 +680,20 @@ impl<'c> Turn<'c> {
         cfg.provider == Provider::Gemini
             && cfg.conversation_history
             && !cfg.gemini_tool_text
+            && !cfg.tool_feedback
             && cfg.memory != Memory::Inside
+    }
+
+    /// Whether this prompt is the turn history plus the `tool-feedback`
+    /// message, which the history never holds: 2.0.1's manager runs on
+    /// `fullTurnHistory`, the last batch's history (with conversation
+    /// history off the message is in the trimmed prompt itself).
+    fn feedback_outside_history(&self) -> bool {
+        let cfg = self.cfg;
+        cfg.tool_feedback
+            && self.calls > 0
+            && cfg.conversation_history
+            && cfg.manager.version.manager_runs_on_turn_history()
     }
 
     /// The prompt is the turn history itself, which only grows: convert just
@@ -609,8 +740,13 @@ impl<'c> Turn<'c> {
         // Copied only where an advisor changes it: a loop of n rounds would
         // copy the turn n times.
         let mut prompt = None;
+        if self.feedback_outside_history() {
+            let mut next = own.to_vec();
+            next.push(Message::user(TOOL_FEEDBACK));
+            prompt = Some(next);
+        }
         if cfg.gemini_tool_text {
-            let mut rewritten = own.to_vec();
+            let mut rewritten = prompt.take().unwrap_or_else(|| own.to_vec());
             if let Err(e) = gemini_tool_text(&mut rewritten) {
                 return Ask::End(self.finish(EndKind::Error, vec![], Some(e)));
             }
@@ -664,12 +800,18 @@ impl<'c> Turn<'c> {
                     self.counts = after;
                     if !result.return_direct {
                         self.full = result.history;
+                        let feedback = cfg.tool_feedback.then(|| Message::user(TOOL_FEEDBACK));
                         if !cfg.conversation_history {
                             // doGetNextInstructionsForToolCall: the prompt's
                             // system message (an empty one if none) and the last
-                            // message.
+                            // message, then what the application adds.
                             let last = self.full.last().cloned();
-                            self.trimmed = Some(system.into_iter().chain(last).collect());
+                            self.trimmed =
+                                Some(system.into_iter().chain(last).chain(feedback).collect());
+                        } else if !cfg.manager.version.manager_runs_on_turn_history() {
+                            // 2.0.0's manager runs on the forwarded prompt,
+                            // which holds what the application added.
+                            self.full.extend(feedback);
                         }
                         return Answer::Next(self);
                     }
@@ -705,12 +847,39 @@ impl<'c> Turn<'c> {
             counts,
             requests,
             verdicts,
+            mut streamed,
             ..
         } = self;
+        // What the loop built reaches a streaming client as one more response.
+        let built = !matches!(kind, EndKind::Completed | EndKind::Error);
+        if let Some(received) = streamed.as_mut().filter(|_| built) {
+            received.push(generations.clone());
+        }
         if cfg.memory == Memory::Outside && error.is_none() {
-            match kind {
-                EndKind::Completed => outside.after(&generations),
-                _ => outside.after_produced(&generations),
+            match (&streamed, kind) {
+                // The memory's aggregate of everything the client received:
+                // each response's first generation, a built one's message
+                // carrying its text alone.
+                (Some(received), _) => {
+                    let plain: Vec<Option<Generation>> = received
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| {
+                            let first = r.first()?;
+                            Some(if built && i + 1 == received.len() {
+                                Generation {
+                                    text: first.text.clone(),
+                                    ..Generation::default()
+                                }
+                            } else {
+                                first.clone()
+                            })
+                        })
+                        .collect();
+                    outside.after(&[aggregate(plain.iter().map(Option::as_ref))]);
+                }
+                (None, EndKind::Completed) => outside.after(&generations),
+                (None, _) => outside.after_produced(&generations),
             }
         }
         let windowed = inside.windowed || outside.windowed;
@@ -732,6 +901,7 @@ impl<'c> Turn<'c> {
             memory_verdict,
             counts,
             windowed,
+            streamed,
         }
     }
 }
@@ -814,6 +984,35 @@ impl<'c> Asking<'c> {
         turn.verdicts.extend(verdict);
         turn.calls += 1;
         turn.reply(reply, toolbox, system)
+    }
+
+    /// The model's reply streamed as chunks (`adviseStream`): each chunk
+    /// without a tool call reaches the client as it arrives, and the loop
+    /// goes on with the chunks' aggregate, one generation, as
+    /// [`Asking::answer`] does with a reply (docs/BEHAVIOUR.md 6.3). On a
+    /// turn that is not [`Turn::streaming`], nothing is recorded as
+    /// received.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::*, model::{message::{Generation, Message, ToolCall}, tools::Toolbox}};
+    /// let cfg = LoopConfig::default();
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).streaming().ask() else { panic!() };
+    /// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
+    /// // A call in a chunk's second generation: hidden, and never executed.
+    /// let chunk = vec![Generation { text: Some("a".into()), ..Default::default() }, call];
+    /// let Answer::End(run) = a.answer_chunks(&[chunk], &mut Toolbox::new(vec![])) else { panic!() };
+    /// assert_eq!((run.kind, run.streamed), (EndKind::Completed, Some(vec![])));
+    /// ```
+    pub fn answer_chunks(
+        mut self,
+        chunks: &[Vec<Generation>],
+        toolbox: &mut Toolbox,
+    ) -> Answer<'c> {
+        if let Some(received) = &mut self.turn.streamed {
+            received.extend(chunks.iter().filter(|c| reaches_client(c)).cloned());
+        }
+        let reply = [aggregate_chunks(chunks)];
+        self.answer(&reply, toolbox)
     }
 }
 

@@ -139,12 +139,23 @@ impl Scenario {
                 })
             })
             .collect();
+        let model = match c.stream {
+            Some(split) => json!(self
+                .model
+                .iter()
+                .map(|r| split.chunks(r))
+                .collect::<Vec<_>>()),
+            None => json!(self.model),
+        };
         let mut input = json!({
             "history": self.history,
-            "model": self.model,
+            "model": model,
             "provider": match c.provider { Provider::Gemini => "gemini", Provider::None => "none" },
             "memory": match c.memory { Memory::None => "none", Memory::Inside => "inside", Memory::Outside => "outside" },
         });
+        if c.stream.is_some() {
+            input["stream"] = json!(true);
+        }
         if c.memory != Memory::None {
             if c.memory_max_messages != crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES {
                 input["memory_max_messages"] = json!(c.memory_max_messages.get());
@@ -153,12 +164,19 @@ impl Scenario {
                 input["memory_start"] = json!(c.memory_start);
             }
         }
+        let advisors: Vec<&str> = [
+            (c.gemini_tool_text, "gemini-tool-text"),
+            (c.tool_feedback, "tool-feedback"),
+        ]
+        .iter()
+        .filter_map(|(on, name)| on.then_some(*name))
+        .collect();
         json!({
             "format": FORMAT,
             "name": name,
             "about": about,
             "fixes": m.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
-            "advisors": if c.gemini_tool_text { vec!["gemini-tool-text"] } else { vec![] },
+            "advisors": advisors,
             "manager": manager,
             "tools": tools,
             "op": "tool_loop",

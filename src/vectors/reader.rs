@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::chat::stream::{Chunks, Script};
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::gemini::ValidatorOptions;
 use crate::model::behavior::SpringAi;
@@ -117,6 +118,20 @@ pub(super) fn values_at_most(text: &[u8]) -> usize {
     }
     n
 }
+/// One streamed reply: a non-empty list of chunks, each a generation list.
+fn chunks(v: &Value, place: &str) -> Result<Chunks, VectorError> {
+    let list = v
+        .as_array()
+        .ok_or_else(|| err(place, "must be an array of chunks (each a generation list)"))?;
+    if list.is_empty() {
+        return Err(err(place, "a streamed reply needs at least one chunk"));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(j, c)| generations(Some(c), &format!("{place}/{j}")))
+        .collect()
+}
+
 impl Vector {
     /// Loads a vector from its bytes.
     ///
@@ -205,25 +220,33 @@ impl Vector {
                 "the fixes are written for Spring AI 2.0.1 (its limits and its fix library); a 2.0.0 vector is upstream",
             ));
         }
-        let gemini_tool_text = match obj.get("advisors") {
-            None | Some(Value::Null) => false,
+        let (mut gemini_tool_text, mut tool_feedback) = (false, false);
+        match obj.get("advisors") {
+            None | Some(Value::Null) => {}
             Some(Value::Array(a)) => {
-                let mut on = false;
                 for (i, x) in a.iter().enumerate() {
                     match x.as_str() {
-                        Some("gemini-tool-text") => on = true,
+                        Some("gemini-tool-text") => gemini_tool_text = true,
+                        Some("tool-feedback") => tool_feedback = true,
                         _ => {
                             return Err(err(
                                 format!("/advisors/{i}"),
-                                format!("unknown advisor {x} (known: \"gemini-tool-text\")"),
+                                format!("unknown advisor {x} (known: \"gemini-tool-text\", \"tool-feedback\")"),
                             ))
                         }
                     }
                 }
-                on
             }
             Some(other) => return Err(err("/advisors", format!("must be a list, not {other}"))),
-        };
+        }
+        if tool_feedback && fixes.close_dangling_calls {
+            // The fix lives in the fix library's own ToolCallingAdvisor,
+            // which the application's subclass replaces.
+            return Err(err(
+                "/advisors",
+                "the tool-feedback advisor is not combined with close-dangling-calls",
+            ));
+        }
         let empty = Map::new();
         let m = match obj.get("manager") {
             None | Some(Value::Null) => &empty,
@@ -312,6 +335,7 @@ impl Vector {
             LoopConfig {
                 conversation_history,
                 gemini_tool_text,
+                tool_feedback,
                 validator,
                 ..LoopConfig::new(manager)
             }
@@ -366,12 +390,35 @@ impl Vector {
                 },
             },
             "tool_loop" => {
+                let stream = match field(input, "stream") {
+                    None => false,
+                    Some(Value::Bool(b)) => *b,
+                    Some(v) => {
+                        return Err(err(
+                            "/input/stream",
+                            format!("must be a boolean, not {}", short(v)),
+                        ))
+                    }
+                };
                 let model = match input.get("model") {
-                    Some(Value::Array(a)) => a
-                        .iter()
-                        .enumerate()
-                        .map(|(i, g)| generations(Some(g), &format!("/input/model/{i}")))
-                        .collect::<Result<_, _>>()?,
+                    Some(Value::Array(a)) if stream => Script::Streamed(
+                        a.iter()
+                            .enumerate()
+                            .map(|(i, r)| chunks(r, &format!("/input/model/{i}")))
+                            .collect::<Result<_, _>>()?,
+                    ),
+                    Some(Value::Array(a)) => Script::Replies(
+                        a.iter()
+                            .enumerate()
+                            .map(|(i, g)| generations(Some(g), &format!("/input/model/{i}")))
+                            .collect::<Result<_, _>>()?,
+                    ),
+                    _ if stream => {
+                        return Err(err(
+                            "/input/model",
+                            "must be an array of chunk lists (\"stream\": true)",
+                        ))
+                    }
                     _ => return Err(err("/input/model", "must be an array of generation lists")),
                 };
                 let choice = |k: &str| match field(input, k) {

@@ -42,7 +42,7 @@ pub fn vector_file(data: &[u8]) {
     if let (
         Op::ToolLoop {
             history,
-            model,
+            model: crate::chat::stream::Script::Replies(model),
             provider,
             memory,
             memory_max_messages,
