@@ -467,6 +467,27 @@ fn schema_and_reader_refuse_what_the_reader_once_let_through() {
             "/input/model/0/0",
         ),
         (
+            "a streamed reply without chunks",
+            turn(serde_json::json!({"model": [[]], "stream": true})),
+            "/input/model/0",
+        ),
+        (
+            "a streamed reply as a generation list",
+            turn(serde_json::json!({"model": [[{"text": "hi"}]], "stream": true})),
+            "/input/model/0/0",
+        ),
+        (
+            "the tool-feedback advisor with close-dangling-calls",
+            with(|v| {
+                v["op"] = "tool_loop".into();
+                v["advisors"] = serde_json::json!(["tool-feedback"]);
+                v["fixes"] = serde_json::json!(["close-dangling-calls"]);
+                v["input"] = serde_json::json!({"history": [], "model": []});
+                v["expect"] = serde_json::json!({"invocations": []});
+            }),
+            "/advisors",
+        ),
+        (
             "(g) a tool call of a model reply as an array",
             turn(
                 serde_json::json!({"model": [[{"tool_calls": [["c1", "function", "echo", "{}"]]}]]}),
