@@ -43,6 +43,30 @@ impl Scenario {
         Ok((run, tb))
     }
 
+    /// The reply the loop goes on with at each model call: the scripted
+    /// one, or for a streamed turn the aggregate of its chunks (one
+    /// generation, [`crate::chat::stream::aggregate_chunks`]).
+    ///
+    /// ```
+    /// use toolcall_model::{model::message::Generation, checking::scenario::Scenario, chat::{stream::Split, tool_loop::LoopConfig}};
+    /// let two = vec![Generation { text: Some("a".into()), ..Default::default() }, Generation::default()];
+    /// let mut s = Scenario { config: LoopConfig::default(), tools: vec![], history: vec![], model: vec![two.clone()] };
+    /// assert_eq!(s.replies()[0], two);
+    /// s.config.stream = Some(Split::default());
+    /// assert_eq!(s.replies()[0], vec![two[0].clone()]);
+    /// ```
+    pub fn replies(&self) -> std::borrow::Cow<'_, [Vec<Generation>]> {
+        match self.config.stream {
+            None => std::borrow::Cow::Borrowed(&self.model),
+            Some(split) => std::borrow::Cow::Owned(
+                self.model
+                    .iter()
+                    .map(|r| vec![crate::chat::stream::aggregate_chunks(&split.chunks(r))])
+                    .collect(),
+            ),
+        }
+    }
+
     /// As [`Scenario::run`], also returning the message list each model
     /// call received, as the same turn run with provider `none` records
     /// them (`None` where a Gemini conversion failed and ended the turn;

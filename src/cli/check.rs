@@ -46,6 +46,7 @@ pub struct Flags {
     pub profile: Option<String>,
     pub set: Vec<String>,
     pub build: Option<PathBuf>,
+    pub streaming: bool,
 }
 
 /// Exit status: the setup is not safe under the set asked for.
@@ -333,6 +334,7 @@ pub fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
         provider,
         tool_output,
         version,
+        stream: f.streaming,
     };
     let mut sets = behavior_sets();
     if !sets.contains(&asked) {

@@ -24,6 +24,7 @@ use std::num::NonZeroU32;
 use serde_json::{json, Value};
 
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
+use crate::chat::stream::Split;
 use crate::chat::tool_loop::{run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent};
 use crate::gemini::{Part, Refusal, Rejection, Request, Rule};
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes, SpringAi};
@@ -71,6 +72,11 @@ pub struct Setup {
     /// The Spring AI version the setup runs on (2.0.1 unless a build file
     /// names 2.0.0, which has no tool call limits).
     pub version: SpringAi,
+    /// Whether the application streams its turns (`ChatClient.stream()`):
+    /// each scenario's replies then come in chunks ([`Split::default`]:
+    /// the text in two, each call apart) and the verdict is on what a
+    /// streaming client and its memory see.
+    pub stream: bool,
 }
 
 /// What a tool returns.
@@ -165,6 +171,7 @@ impl Default for Setup {
             provider: Provider::Gemini,
             tool_output: ToolOutput::default(),
             version: SpringAi::default(),
+            stream: false,
         }
     }
 }
@@ -199,6 +206,7 @@ impl Setup {
             memory: self.memory,
             gemini_tool_text: set.gemini_tool_text,
             memory_max_messages: self.memory_max_messages,
+            stream: self.stream.then(Split::default),
             ..LoopConfig::new(manager)
         }
     }
@@ -1297,6 +1305,9 @@ pub fn describe_setup(s: &Setup) -> String {
             ""
         }
     ));
+    if s.stream {
+        parts.push("streamed (ChatClient.stream())".into());
+    }
     parts.join(", ")
 }
 
