@@ -86,3 +86,92 @@ fn show(inv: &[Invocation]) -> String {
     let names: Vec<&str> = inv.iter().map(|i| i.tool.as_str()).collect();
     format!("[{}]", names.join(", "))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::chat::stream::Split;
+    use crate::chat::tool_loop::{LoopConfig, Memory};
+    use crate::checking::invariants::{check_scenario, Invariant, Verdict};
+    use crate::checking::scenario::Scenario;
+    use crate::model::message::{Generation, Message, ToolCall};
+    use crate::model::tools::ToolSpec;
+
+    fn text(t: &str) -> Generation {
+        Generation {
+            text: Some(t.to_owned()),
+            ..Generation::default()
+        }
+    }
+
+    fn call() -> Generation {
+        Generation {
+            tool_calls: vec![ToolCall::new("c1", "x", "{}")],
+            ..Generation::default()
+        }
+    }
+
+    fn scenario(memory: Memory, model: Vec<Vec<Generation>>, stream: bool) -> Scenario {
+        Scenario {
+            config: LoopConfig {
+                memory,
+                stream: stream.then(Split::default),
+                ..LoopConfig::default()
+            },
+            tools: vec![ToolSpec::returning("x", "\"sunny\"")],
+            history: vec![Message::user("u")],
+            model,
+        }
+    }
+
+    /// The two ways streaming parts from call() that docs/INVARIANTS.md
+    /// reports, each refuted from the model's runs; a turn without either
+    /// holds, and a blocking turn is outside the precondition.
+    #[test]
+    fn a_dropped_call_and_a_merged_memory_refute_and_a_plain_turn_holds() {
+        let second_generation = vec![vec![text("a"), call()], vec![text("done")]];
+        let Verdict::Refuted(why) = check_scenario(
+            Invariant::StreamAsCall,
+            &scenario(Memory::None, second_generation.clone(), true),
+        ) else {
+            panic!("a call in a second generation runs under call() only");
+        };
+        assert!(why.contains("invoked"), "{why}");
+        let text_then_call = vec![
+            vec![Generation {
+                text: Some("Let me check".into()),
+                ..call()
+            }],
+            vec![text("It is sunny")],
+        ];
+        let Verdict::Refuted(why) = check_scenario(
+            Invariant::StreamAsCall,
+            &scenario(Memory::Outside, text_then_call.clone(), true),
+        ) else {
+            panic!("the memory outside stores the tool round's text with the answer");
+        };
+        assert!(why.contains("Let me checkIt is sunny"), "{why}");
+        // Without memory the same turn runs the same tools.
+        assert_eq!(
+            check_scenario(
+                Invariant::StreamAsCall,
+                &scenario(Memory::None, text_then_call.clone(), true)
+            ),
+            Verdict::Holds
+        );
+        let calls_only = vec![vec![call()], vec![text("It is sunny")]];
+        assert_eq!(
+            check_scenario(
+                Invariant::StreamAsCall,
+                &scenario(Memory::Outside, calls_only, true)
+            ),
+            Verdict::Holds
+        );
+        assert_eq!(
+            check_scenario(
+                Invariant::StreamAsCall,
+                &scenario(Memory::Outside, text_then_call, false)
+            ),
+            Verdict::NotApplicable
+        );
+    }
+}
