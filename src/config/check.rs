@@ -339,6 +339,10 @@ pub enum Mark {
     NextParse,
     /// The next turn, built from the memory, is rejected otherwise.
     NextRejected,
+    /// The turn ended with the model's answer though the model's last
+    /// reply asked for a tool: a call never ran (a streamed reply is read
+    /// from each chunk's first generation only).
+    Dropped,
 }
 
 impl Mark {
@@ -370,6 +374,7 @@ impl Mark {
             Mark::Dangling => "dangling",
             Mark::NextParse => "next-json",
             Mark::NextRejected => "next-rej",
+            Mark::Dropped => "dropped",
         }
     }
 
@@ -388,6 +393,7 @@ impl Mark {
             Mark::Dangling => "the next turn is rejected: a call without a response in memory",
             Mark::NextParse => "the next turn fails: a stored response does not convert for Gemini",
             Mark::NextRejected => "the next turn is rejected by Gemini for another reason",
+            Mark::Dropped => "a tool call the model asked for never ran: the turn ended with the model's answer (a streamed reply is read from each chunk's first generation only)",
         }
     }
 }
@@ -883,9 +889,23 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
             }
             _ => None,
         };
-        match lost {
-            Some(d) => (Mark::Lost, d),
-            None => (
+        // The loop ends on a reply without calls; a completed turn whose
+        // last scripted reply asks for a tool never ran that call.
+        let dropped = (run.kind == EndKind::Completed)
+            .then(|| model.get(run.requests.len().saturating_sub(1)))
+            .flatten()
+            .and_then(|reply| reply.iter().flat_map(|g| &g.tool_calls).next())
+            .map(|c| {
+                format!(
+                    "the model's reply {} asked for {} and the turn ended without running it",
+                    run.requests.len(),
+                    c.name
+                )
+            });
+        match (lost, dropped) {
+            (Some(d), _) => (Mark::Lost, d),
+            (None, Some(d)) => (Mark::Dropped, d),
+            (None, None) => (
                 Mark::Ok,
                 match (&verdict.sent, run.kind) {
                     (_, EndKind::LimitExceeded) => format!(
