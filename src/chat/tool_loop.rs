@@ -679,9 +679,15 @@ impl<'c> Turn<'c> {
         let cfg = self.cfg;
         cfg.provider == Provider::Gemini
             && cfg.conversation_history
-            && !cfg.gemini_tool_text
+            && !self.gemini_tool_text()
             && !cfg.tool_feedback
             && cfg.memory != Memory::Inside
+    }
+
+    /// Whether the seed's advisor runs: it is a `CallAdvisor` only, which
+    /// `ChatClient.stream()`'s advisor chain leaves out.
+    fn gemini_tool_text(&self) -> bool {
+        self.cfg.gemini_tool_text && self.streamed.is_none()
     }
 
     /// Whether this prompt is the turn history plus the `tool-feedback`
@@ -745,7 +751,7 @@ impl<'c> Turn<'c> {
             next.push(Message::user(TOOL_FEEDBACK));
             prompt = Some(next);
         }
-        if cfg.gemini_tool_text {
+        if self.gemini_tool_text() {
             let mut rewritten = prompt.take().unwrap_or_else(|| own.to_vec());
             if let Err(e) = gemini_tool_text(&mut rewritten) {
                 return Ask::End(self.finish(EndKind::Error, vec![], Some(e)));
@@ -823,7 +829,10 @@ impl<'c> Turn<'c> {
                 }
                 Err(e) => BatchEnd::Failed(e),
             };
-        if cfg.memory == Memory::Inside {
+        // close-dangling-calls closes the inside memory in adviseCall only
+        // (the fix library's FixingToolCallingAdvisor leaves Spring's
+        // streaming path unchanged; docs/FIXES.md).
+        if cfg.memory == Memory::Inside && self.streamed.is_none() {
             if let Some(m) = end.closing(reply, cfg.fixes()) {
                 self.inside.add(vec![m]);
             }
