@@ -638,6 +638,10 @@ fn gemini_tool_text_rewrites_the_breach_text_of_the_round_just_run() {
     // its batch (seed 000's case) is rewritten; one that still fails is from
     // an earlier round (the advisor's third fault).
     for_all("gemini-tool-text", |ev| {
+        // The advisor is a CallAdvisor: a streamed turn runs without it.
+        if ev.scenario.config.stream.is_some() {
+            return Ok(());
+        }
         let Some(r) = refutation(Invariant::GeminiSafe, ev) else {
             return Ok(());
         };
@@ -666,7 +670,9 @@ fn gemini_tool_text_rewrites_the_breach_text_of_the_round_just_run() {
         let (Some(resp), Some(k)) = (&r.response, r.request) else {
             return false;
         };
-        is_breach_text(&resp.data)
+        // A turn through call(): the advisor is not in stream()'s chain.
+        ev.scenario.config.stream.is_none()
+            && is_breach_text(&resp.data)
             && ev
                 .request_messages()
                 .and_then(|m| m.get(k))
