@@ -576,6 +576,17 @@ fn reader_refuses_what_the_schema_cannot_express() {
             "/manager/max_calls_per_tool",
         ),
         (
+            "(6) a streamed turn whose tool throws OutOfMemoryError",
+            with(|v| {
+                v["op"] = "tool_loop".into();
+                v["tools"] = serde_json::json!([{"name": "echo", "outcomes": [{"throws":
+                    {"class": "java.lang.OutOfMemoryError", "message": "m", "wrapped": true}}]}]);
+                v["input"] = serde_json::json!({"history": [], "model": [[[{"text": "hi"}]]], "stream": true});
+                v["expect"] = serde_json::json!({"invocations": []});
+            }),
+            "/input/stream",
+        ),
+        (
             "(2) an undeclared class",
             throws(serde_json::json!({"class": "com.acme.Oops", "message": "m"})),
             "/tools/0/outcomes/0/throws",

@@ -13,7 +13,9 @@ use std::num::NonZeroU8;
 
 use serde_json::{Map, Value};
 
+use crate::model::java::{ClassTable, JavaException};
 use crate::model::message::Generation;
+use crate::model::tools::{Outcome, ToolSpec};
 
 /// One streamed model reply: its chunks in order, each a chat response's
 /// generations.
@@ -92,6 +94,28 @@ pub fn aggregate<'g>(firsts: impl IntoIterator<Item = Option<&'g Generation>>) -
         finish_reason,
         metadata,
     }
+}
+
+/// Whether a tool may throw a throwable Reactor treats as fatal to the JVM
+/// ([`ClassTable::is_jvm_fatal`]), as itself or as a cause: on a streamed
+/// turn it is rethrown on the worker thread and the stream never ends (no
+/// response, no error; seen on the jars), which the model does not
+/// describe, so such a streamed turn is refused.
+///
+/// ```
+/// use toolcall_model::{chat::stream::may_hang_a_stream, model::{java::{ClassTable, JavaException}, tools::{Outcome, ToolSpec}}};
+/// let oom = ToolSpec { outcomes: vec![Outcome::Throws { exception: JavaException::new("java.lang.OutOfMemoryError", None), wrapped: true }], ..ToolSpec::returning("x", "1") };
+/// assert!(may_hang_a_stream(&[oom], &ClassTable::builtin()));
+/// assert!(!may_hang_a_stream(&[ToolSpec::returning("x", "1")], &ClassTable::builtin()));
+/// ```
+pub fn may_hang_a_stream(tools: &[ToolSpec], classes: &ClassTable) -> bool {
+    fn fatal(e: &JavaException, classes: &ClassTable) -> bool {
+        classes.is_jvm_fatal(&e.class) || e.cause.as_deref().is_some_and(|c| fatal(c, classes))
+    }
+    tools.iter().flat_map(|t| &t.outcomes).any(|o| match o {
+        Outcome::Throws { exception, .. } => fatal(exception, classes),
+        _ => false,
+    })
 }
 
 /// `Boolean.parseBoolean(value.toString())`.

@@ -1,4 +1,5 @@
-//! The tool loop of `ToolCallingAdvisor.adviseCall` (blocking path), with a
+//! The tool loop of `ToolCallingAdvisor.adviseCall` (blocking path) and,
+//! on the same steps, of `adviseStream` ([`super::stream`]), with a
 //! scripted model, chat memory inside or outside the loop
 //! (`MessageChatMemoryAdvisor` over a `MessageWindowChatMemory`, whose
 //! window is [`super::memory::message_window`]), and the seed's workaround advisor

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::chat::stream::{Chunks, Script};
+use crate::chat::stream::{may_hang_a_stream, Chunks, Script};
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::gemini::ValidatorOptions;
 use crate::model::behavior::SpringAi;
@@ -481,6 +481,21 @@ impl Vector {
             // OP_INPUT_KEYS has refused every other name above.
             other => return Err(err("/op", format!("unknown op '{other}'"))),
         };
+        if let (
+            Op::ToolLoop {
+                model: Script::Streamed(_),
+                ..
+            },
+            Ok(cfg),
+        ) = (&op, &config)
+        {
+            if may_hang_a_stream(&tools, &cfg.manager.classes) {
+                return Err(err(
+                    "/input/stream",
+                    "a streamed turn whose tool may throw an error Reactor treats as fatal to the JVM (VirtualMachineError, ThreadDeath, LinkageError) never ends; not modelled",
+                ));
+            }
+        }
         let expect = match obj.get("expect") {
             Some(v @ Value::Object(_)) => v.clone(),
             _ => return Err(err("/expect", "missing or not an object")),
