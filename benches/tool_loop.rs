@@ -1,5 +1,6 @@
 //! A whole user turn of R rounds through the tool loop with a Gemini request
-//! built and validated at every model call; and the conversion work alone,
+//! built and validated at every model call, through `call()` and streamed;
+//! and the conversion work alone,
 //! done incrementally (each message once, as the loop does) against the way
 //! 2.0.1 does it (every round's request rebuilt from the whole history), with
 //! the fixes and with upstream's conversion.
@@ -8,6 +9,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
+use toolcall_model::chat::stream::Split;
 use toolcall_model::chat::tool_loop::{run_loop, LoopConfig};
 use toolcall_model::gemini::{build_request, IncrementalRequests};
 use toolcall_model::model::behavior::Fixes;
@@ -67,6 +69,18 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let mut tb = tools.clone();
                 black_box(run_loop(&cfg, start.clone(), &model, &mut tb).expect("loop runs"))
+            })
+        });
+        // The same turn streamed: each reply cut into chunks, aggregated
+        // back before the batch, the client's responses recorded.
+        let streamed = LoopConfig {
+            stream: Some(Split::default()),
+            ..cfg.clone()
+        };
+        g.bench_function(BenchmarkId::new("loop-streamed", r), |b| {
+            b.iter(|| {
+                let mut tb = tools.clone();
+                black_box(run_loop(&streamed, start.clone(), &model, &mut tb).expect("loop runs"))
             })
         });
         // The same turn's requests, each rebuilt from its whole history.

@@ -136,6 +136,7 @@ fn main() -> ExitCode {
             profile,
             set,
             build,
+            streaming,
             json,
         }) => check::command(
             &files,
@@ -154,6 +155,7 @@ fn main() -> ExitCode {
                 profile,
                 set,
                 build,
+                streaming,
             },
         ),
         Some(Cmd::Convert {

@@ -46,7 +46,7 @@ const SEED: u64 = 20_260_430;
 
 /// The cells expected to be refuted, with the reason. Every other cell
 /// must hold (under its precondition, docs/INVARIANTS.md): under `all`,
-/// every invariant holds.
+/// every invariant holds but `stream-as-call`, which no fix is about.
 const REFUTED: &[(&str, Invariant, &str)] = &[
     (
         "upstream",
@@ -341,6 +341,56 @@ const REFUTED: &[(&str, Invariant, &str)] = &[
         Invariant::MemoryKeepsTurns,
         "the window unchanged",
     ),
+    (
+        "upstream",
+        Invariant::StreamAsCall,
+        "a streamed reply is read from each chunk's first generation; no fix touches streaming",
+    ),
+    (
+        "breach-through-processor",
+        Invariant::StreamAsCall,
+        "a streamed reply is read from each chunk's first generation; no fix touches streaming",
+    ),
+    (
+        "strict-json-or-wrap",
+        Invariant::StreamAsCall,
+        "a streamed reply is read from each chunk's first generation; no fix touches streaming",
+    ),
+    (
+        "error-key",
+        Invariant::StreamAsCall,
+        "a streamed reply is read from each chunk's first generation; no fix touches streaming",
+    ),
+    (
+        "close-dangling-calls",
+        Invariant::StreamAsCall,
+        "a streamed reply is read from each chunk's first generation; no fix touches streaming",
+    ),
+    (
+        "store-answered-generation",
+        Invariant::StreamAsCall,
+        "a streamed reply is read from each chunk's first generation; no fix touches streaming",
+    ),
+    (
+        "keep-current-turn",
+        Invariant::StreamAsCall,
+        "a streamed reply is read from each chunk's first generation; no fix touches streaming",
+    ),
+    (
+        "evict-orphan-responses",
+        Invariant::StreamAsCall,
+        "a streamed reply is read from each chunk's first generation; no fix touches streaming",
+    ),
+    (
+        "all",
+        Invariant::StreamAsCall,
+        "a streamed reply is read from each chunk's first generation; no fix touches streaming",
+    ),
+    (
+        "gemini-tool-text",
+        Invariant::StreamAsCall,
+        "a streamed reply is read from each chunk's first generation; no fix touches streaming",
+    ),
 ];
 
 fn cases() -> u32 {
@@ -496,6 +546,11 @@ fn memory_keeps_turns() {
     property(Invariant::MemoryKeepsTurns);
 }
 
+#[test]
+fn stream_as_call() {
+    property(Invariant::StreamAsCall);
+}
+
 // ---------------------------------------------------------------------------
 // Classes of counterexample: rediscovered upstream, closed by their fix.
 
@@ -636,6 +691,10 @@ fn gemini_tool_text_rewrites_the_breach_text_of_the_round_just_run() {
     // its batch (seed 000's case) is rewritten; one that still fails is from
     // an earlier round (the advisor's third fault).
     for_all("gemini-tool-text", |ev| {
+        // The advisor is a CallAdvisor: a streamed turn runs without it.
+        if ev.scenario.config.stream.is_some() {
+            return Ok(());
+        }
         let Some(r) = refutation(Invariant::GeminiSafe, ev) else {
             return Ok(());
         };
@@ -664,7 +723,9 @@ fn gemini_tool_text_rewrites_the_breach_text_of_the_round_just_run() {
         let (Some(resp), Some(k)) = (&r.response, r.request) else {
             return false;
         };
-        is_breach_text(&resp.data)
+        // A turn through call(): the advisor is not in stream()'s chain.
+        ev.scenario.config.stream.is_none()
+            && is_breach_text(&resp.data)
             && ev
                 .request_messages()
                 .and_then(|m| m.get(k))

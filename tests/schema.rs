@@ -467,6 +467,27 @@ fn schema_and_reader_refuse_what_the_reader_once_let_through() {
             "/input/model/0/0",
         ),
         (
+            "a streamed reply without chunks",
+            turn(serde_json::json!({"model": [[]], "stream": true})),
+            "/input/model/0",
+        ),
+        (
+            "a streamed reply as a generation list",
+            turn(serde_json::json!({"model": [[{"text": "hi"}]], "stream": true})),
+            "/input/model/0/0",
+        ),
+        (
+            "the tool-feedback advisor with close-dangling-calls",
+            with(|v| {
+                v["op"] = "tool_loop".into();
+                v["advisors"] = serde_json::json!(["tool-feedback"]);
+                v["fixes"] = serde_json::json!(["close-dangling-calls"]);
+                v["input"] = serde_json::json!({"history": [], "model": []});
+                v["expect"] = serde_json::json!({"invocations": []});
+            }),
+            "/advisors",
+        ),
+        (
             "(g) a tool call of a model reply as an array",
             turn(
                 serde_json::json!({"model": [[{"tool_calls": [["c1", "function", "echo", "{}"]]}]]}),
@@ -553,6 +574,17 @@ fn reader_refuses_what_the_schema_cannot_express() {
             )
             .unwrap(),
             "/manager/max_calls_per_tool",
+        ),
+        (
+            "(6) a streamed turn whose tool throws OutOfMemoryError",
+            with(|v| {
+                v["op"] = "tool_loop".into();
+                v["tools"] = serde_json::json!([{"name": "echo", "outcomes": [{"throws":
+                    {"class": "java.lang.OutOfMemoryError", "message": "m", "wrapped": true}}]}]);
+                v["input"] = serde_json::json!({"history": [], "model": [[[{"text": "hi"}]]], "stream": true});
+                v["expect"] = serde_json::json!({"invocations": []});
+            }),
+            "/input/stream",
         ),
         (
             "(2) an undeclared class",

@@ -6,4 +6,5 @@
 
 pub mod advisor;
 pub mod memory;
+pub mod stream;
 pub mod tool_loop;

@@ -1,4 +1,5 @@
-//! The tool loop of `ToolCallingAdvisor.adviseCall` (blocking path), with a
+//! The tool loop of `ToolCallingAdvisor.adviseCall` (blocking path) and,
+//! on the same steps, of `adviseStream` ([`super::stream`]), with a
 //! scripted model, chat memory inside or outside the loop
 //! (`MessageChatMemoryAdvisor` over a `MessageWindowChatMemory`, whose
 //! window is [`super::memory::message_window`]), and the seed's workaround advisor
@@ -25,6 +26,7 @@ use serde_json::Value;
 
 use super::advisor::gemini_tool_text;
 use super::memory::{ChatMemory, DEFAULT_MEMORY_MAX_MESSAGES};
+use super::stream::{aggregate, aggregate_chunks, reaches_client, Chunks, Script, Split};
 use crate::gemini::{
     build_request, validate, validate_from, verdict, IncrementalRequests, Refusal, Rejection,
     Request, ValidatorOptions,
@@ -85,7 +87,20 @@ pub struct LoopConfig {
     /// conversation before the turn (stored as is, as `saveAll` does; the
     /// window applies from the first `add`).
     pub memory_start: Vec<Message>,
+    /// Whether the turn streams (`ChatClient.stream()`), and how the
+    /// scripted model cuts each reply of a [`run_loop`] script into chunks;
+    /// `None` for `call()`. A script of chunks ([`run_script`]) streams
+    /// whatever this says.
+    pub stream: Option<Split>,
+    /// Whether the application's `ToolCallingAdvisor` appends
+    /// [`TOOL_FEEDBACK`] to the next instructions after each tool round
+    /// (docs/BEHAVIOUR.md section 6.4, spring-ai issue 6842).
+    pub tool_feedback: bool,
 }
+
+/// The user message the `tool-feedback` advisor appends after each tool
+/// round.
+pub const TOOL_FEEDBACK: &str = "tool feedback";
 
 impl Default for LoopConfig {
     /// [`LoopConfig::new`] with the default manager.
@@ -113,6 +128,8 @@ impl LoopConfig {
             max_rounds: 1000,
             memory_max_messages: DEFAULT_MEMORY_MAX_MESSAGES,
             memory_start: Vec::new(),
+            stream: None,
+            tool_feedback: false,
         }
     }
 
@@ -218,6 +235,11 @@ pub struct LoopRun {
     /// the turn; when not, the same turn with any larger window runs the
     /// same.
     pub windowed: bool,
+    /// For a streamed turn, every response the client received, in order
+    /// (each its generations): the model's chunks without a tool call, then
+    /// the response the loop built on a breach or `returnDirect`. `None`
+    /// for `call()`.
+    pub streamed: Option<Vec<Vec<Generation>>>,
 }
 
 impl LoopRun {
@@ -289,7 +311,79 @@ pub fn run_loop(
     model: &[Vec<Generation>],
     toolbox: &mut Toolbox,
 ) -> Result<LoopRun, LoopError> {
-    drive(cfg, history, model, toolbox, |_| {}).map(|(run, _)| run)
+    drive(cfg, history, Replies::of(cfg, model), toolbox, |_| {}).map(|(run, _)| run)
+}
+
+/// As [`run_loop`] over a script of either kind: a script of chunks
+/// streams (`ChatClient.stream()`), a script of replies streams only when
+/// `cfg.stream` says how to cut them.
+///
+/// ```
+/// use toolcall_model::{chat::{stream::Script, tool_loop::*}, model::{message::{Generation, Message, ToolCall}, tools::{Toolbox, ToolSpec}}};
+/// let text = |t: &str| Generation { text: Some(t.into()), ..Default::default() };
+/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
+/// // A round of text then a call, then an answer in two chunks.
+/// let script = Script::Streamed(vec![vec![vec![text("Let me check")], vec![call]], vec![vec![text("It is ")], vec![text("sunny")]]]);
+/// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "\"sunny\"")]);
+/// let run = run_script(&LoopConfig::default(), vec![Message::user("u")], &script, &mut tb).unwrap();
+/// assert_eq!(run.streamed.unwrap().len(), 3);
+/// ```
+pub fn run_script(
+    cfg: &LoopConfig,
+    history: Vec<Message>,
+    script: &Script,
+    toolbox: &mut Toolbox,
+) -> Result<LoopRun, LoopError> {
+    let replies = match script {
+        Script::Replies(model) => Replies::of(cfg, model),
+        Script::Streamed(chunks) => Replies::Chunked(chunks),
+    };
+    drive(cfg, history, replies, toolbox, |_| {}).map(|(run, _)| run)
+}
+
+/// The replies a driver hands the step machine, call after call.
+#[derive(Clone, Copy)]
+enum Replies<'m> {
+    /// `call()`.
+    Whole(&'m [Vec<Generation>]),
+    /// `stream()` over replies cut by a [`Split`].
+    Split(&'m [Vec<Generation>], Split),
+    /// `stream()` over chunks.
+    Chunked(&'m [Chunks]),
+}
+
+impl<'m> Replies<'m> {
+    fn of(cfg: &LoopConfig, model: &'m [Vec<Generation>]) -> Self {
+        match cfg.stream {
+            Some(split) => Replies::Split(model, split),
+            None => Replies::Whole(model),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Replies::Whole(m) | Replies::Split(m, _) => m.len(),
+            Replies::Chunked(c) => c.len(),
+        }
+    }
+
+    fn streams(&self) -> bool {
+        !matches!(self, Replies::Whole(_))
+    }
+
+    /// Answers `asking` with reply `i`, if the script has one.
+    fn answer<'c>(
+        &self,
+        i: usize,
+        asking: Asking<'c>,
+        toolbox: &mut Toolbox,
+    ) -> Option<Answer<'c>> {
+        Some(match self {
+            Replies::Whole(m) => asking.answer(m.get(i)?, toolbox),
+            Replies::Split(m, split) => asking.answer_chunks(&split.chunks(m.get(i)?), toolbox),
+            Replies::Chunked(c) => asking.answer_chunks(c.get(i)?, toolbox),
+        })
+    }
 }
 
 /// As [`run_loop`], also returning the message list each model call
@@ -312,7 +406,9 @@ pub fn run_loop_with_messages(
     toolbox: &mut Toolbox,
 ) -> Result<(LoopRun, Option<RequestMessages>), LoopError> {
     let mut messages = Vec::new();
-    let (run, converted) = drive(cfg, history, model, toolbox, |m| messages.push(m.to_vec()))?;
+    let (run, converted) = drive(cfg, history, Replies::of(cfg, model), toolbox, |m| {
+        messages.push(m.to_vec())
+    })?;
     Ok((run, converted.then_some(messages)))
 }
 
@@ -324,11 +420,14 @@ pub type RequestMessages = Vec<Vec<Message>>;
 fn drive(
     cfg: &LoopConfig,
     history: Vec<Message>,
-    model: &[Vec<Generation>],
+    model: Replies<'_>,
     toolbox: &mut Toolbox,
     mut seen: impl FnMut(&[Message]),
 ) -> Result<(LoopRun, bool), LoopError> {
     let mut turn = Turn::new(cfg, history, toolbox.tools());
+    if model.streams() {
+        turn = turn.streaming();
+    }
     loop {
         let done = turn.calls();
         let asking = match turn.ask()? {
@@ -337,13 +436,13 @@ fn drive(
             Ask::Unconverted(run) => return Ok((run, false)),
         };
         seen(asking.messages());
-        let Some(reply) = model.get(done) else {
+        let Some(answer) = model.answer(done, asking, toolbox) else {
             return Err(LoopError::ScriptExhausted {
                 call: done + 1,
                 len: model.len(),
             });
         };
-        turn = match asking.answer(reply, toolbox) {
+        turn = match answer {
             Answer::Next(next) => next,
             Answer::End(run) => return Ok((run, true)),
         };
@@ -396,14 +495,6 @@ fn drive(
 #[derive(Debug, Clone)]
 pub struct Turn<'c> {
     cfg: &'c LoopConfig,
-    /// Boxed: each step moves the turn on, a pointer rather than the whole
-    /// state.
-    state: Box<TurnState>,
-}
-
-/// What a [`Turn`] holds besides its configuration.
-#[derive(Debug, Clone)]
-struct TurnState {
     /// The memory outside the loop (used only with [`Memory::Outside`]).
     outside: ChatMemory,
     /// The memory inside the loop (used only with [`Memory::Inside`]).
@@ -426,10 +517,15 @@ struct TurnState {
     shared: SharedMessages,
     /// The request's tools refused before any advisor ran.
     refused: Option<JavaException>,
+    /// For a streamed turn, the responses the client received so far.
+    streamed: Option<Vec<Vec<Generation>>>,
 }
 
 /// What [`Turn::ask`] leads to.
 #[derive(Debug, Clone)]
+// The model call is the path of every round and the ends happen once a
+// turn: boxing the state would allocate once a round.
+#[allow(clippy::large_enum_variant)]
 pub enum Ask<'c> {
     /// The chat model is called: see the request, then answer it.
     Model(Asking<'c>),
@@ -443,9 +539,6 @@ pub enum Ask<'c> {
 
 /// What [`Asking::answer`] leads to.
 #[derive(Debug, Clone)]
-// The end comes once a turn, and the turn itself is boxed: boxing the run
-// too would allocate once more a turn for nothing.
-#[allow(clippy::large_enum_variant)]
 pub enum Answer<'c> {
     /// The batch ran and the loop calls the model again.
     Next(Turn<'c>),
@@ -513,21 +606,37 @@ impl<'c> Turn<'c> {
         };
         Turn {
             cfg,
-            state: Box::new(TurnState {
-                outside,
-                inside,
-                counts: Counts::recount(&history),
-                full: history,
-                trimmed: None,
-                requests: Vec::new(),
-                verdicts: Vec::new(),
-                calls: 0,
-                incremental: IncrementalRequests::default(),
-                accepted_len: 0,
-                shared: SharedMessages::default(),
-                refused,
-            }),
+            outside,
+            inside,
+            counts: Counts::recount(&history),
+            full: history,
+            trimmed: None,
+            requests: Vec::new(),
+            verdicts: Vec::new(),
+            calls: 0,
+            incremental: IncrementalRequests::default(),
+            accepted_len: 0,
+            shared: SharedMessages::default(),
+            refused,
+            streamed: None,
         }
+    }
+
+    /// The same turn streamed (`ChatClient.stream()`): answer it with
+    /// [`Asking::answer_chunks`]; the run records what the client received
+    /// ([`LoopRun::streamed`]) and the memory outside stores its aggregate.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::*, model::{message::{Generation, Message}, tools::Toolbox}};
+    /// let cfg = LoopConfig::default();
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).streaming().ask() else { panic!() };
+    /// let chunk = vec![Generation { text: Some("done".into()), ..Default::default() }];
+    /// let Answer::End(run) = a.answer_chunks(&[chunk.clone()], &mut Toolbox::new(vec![])) else { panic!() };
+    /// assert_eq!(run.streamed, Some(vec![chunk]));
+    /// ```
+    pub fn streaming(mut self) -> Self {
+        self.streamed.get_or_insert_with(Vec::new);
+        self
     }
 
     /// The model calls answered so far.
@@ -537,7 +646,7 @@ impl<'c> Turn<'c> {
     /// assert_eq!(Turn::new(&LoopConfig::default(), vec![], &[]).calls(), 0);
     /// ```
     pub fn calls(&self) -> usize {
-        self.state.calls
+        self.calls
     }
 
     /// The next model call's request, through the advisors inside the loop
@@ -551,10 +660,10 @@ impl<'c> Turn<'c> {
     /// assert_eq!(err, LoopError::TooManyRounds(0));
     /// ```
     pub fn ask(mut self) -> Result<Ask<'c>, LoopError> {
-        if let Some(e) = self.state.refused.take() {
+        if let Some(e) = self.refused.take() {
             return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(e))));
         }
-        if self.state.calls >= self.cfg.max_rounds {
+        if self.calls >= self.cfg.max_rounds {
             return Err(LoopError::TooManyRounds(self.cfg.max_rounds));
         }
         Ok(if self.prompt_is_history() {
@@ -571,26 +680,45 @@ impl<'c> Turn<'c> {
         let cfg = self.cfg;
         cfg.provider == Provider::Gemini
             && cfg.conversation_history
-            && !cfg.gemini_tool_text
+            && !self.gemini_tool_text()
+            && !cfg.tool_feedback
             && cfg.memory != Memory::Inside
+    }
+
+    /// Whether the seed's advisor runs: it is a `CallAdvisor` only, which
+    /// `ChatClient.stream()`'s advisor chain leaves out.
+    fn gemini_tool_text(&self) -> bool {
+        self.cfg.gemini_tool_text && self.streamed.is_none()
+    }
+
+    /// Whether this prompt is the turn history plus the `tool-feedback`
+    /// message, which the history never holds: 2.0.1's manager runs on
+    /// `fullTurnHistory`, the last batch's history (with conversation
+    /// history off the message is in the trimmed prompt itself).
+    fn feedback_outside_history(&self) -> bool {
+        let cfg = self.cfg;
+        cfg.tool_feedback
+            && self.calls > 0
+            && cfg.conversation_history
+            && cfg.manager.version.manager_runs_on_turn_history()
     }
 
     /// The prompt is the turn history itself, which only grows: convert just
     /// the new messages.
     fn ask_incrementally(mut self) -> Ask<'c> {
         let cfg = self.cfg;
-        match self.state.incremental.build(&self.state.full, cfg.fixes()) {
+        match self.incremental.build(&self.full, cfg.fixes()) {
             Ok(r) => {
                 // This request extends the last one; if that one was
                 // accepted, only its last content and the new ones can
                 // break a rule.
-                let verdict = match self.state.verdicts.last() {
+                let verdict = match self.verdicts.last() {
                     Some(Ok(())) => {
-                        validate_from(&r, self.state.accepted_len.saturating_sub(1), cfg.validator)
+                        validate_from(&r, self.accepted_len.saturating_sub(1), cfg.validator)
                     }
                     _ => validate(&r, cfg.validator),
                 };
-                self.state.accepted_len = r.contents.len();
+                self.accepted_len = r.contents.len();
                 Ask::Model(Asking {
                     turn: self,
                     request: Sent::Gemini(r),
@@ -607,7 +735,7 @@ impl<'c> Turn<'c> {
     /// inside the loop, converted whole.
     fn ask_rebuilt(mut self) -> Ask<'c> {
         let cfg = self.cfg;
-        let own = self.state.trimmed.as_deref().unwrap_or(&self.state.full);
+        let own = self.trimmed.as_deref().unwrap_or(&self.full);
         let system = (!cfg.conversation_history).then(|| {
             own.iter()
                 .find(|m| matches!(m, Message::System { .. }))
@@ -619,8 +747,13 @@ impl<'c> Turn<'c> {
         // Copied only where an advisor changes it: a loop of n rounds would
         // copy the turn n times.
         let mut prompt = None;
-        if cfg.gemini_tool_text {
-            let mut rewritten = own.to_vec();
+        if self.feedback_outside_history() {
+            let mut next = own.to_vec();
+            next.push(Message::user(TOOL_FEEDBACK));
+            prompt = Some(next);
+        }
+        if self.gemini_tool_text() {
+            let mut rewritten = prompt.take().unwrap_or_else(|| own.to_vec());
             if let Err(e) = gemini_tool_text(&mut rewritten) {
                 return Ask::End(self.finish(EndKind::Error, vec![], Some(e)));
             }
@@ -628,7 +761,7 @@ impl<'c> Turn<'c> {
         }
         if cfg.memory == Memory::Inside {
             let before = prompt.take().unwrap_or_else(|| own.to_vec());
-            prompt = Some(self.state.inside.before(before));
+            prompt = Some(self.inside.before(before));
         }
         let messages = prompt.as_deref().unwrap_or(own);
         let (request, verdict) = match cfg.provider {
@@ -639,7 +772,7 @@ impl<'c> Turn<'c> {
                 }
                 Err(e) => return Ask::Unconverted(self.finish(EndKind::Error, vec![], Some(e))),
             },
-            Provider::None => (Sent::Messages(self.state.shared.share(messages)), None),
+            Provider::None => (Sent::Messages(self.shared.share(messages)), None),
         };
         Ask::Model(Asking {
             turn: self,
@@ -660,45 +793,49 @@ impl<'c> Turn<'c> {
     ) -> Answer<'c> {
         let cfg = self.cfg;
         if cfg.memory == Memory::Inside {
-            self.state.inside.after(reply);
+            self.inside.after(reply);
         }
         if reply.iter().all(|g| g.tool_calls.is_empty()) {
             return Answer::End(self.finish(EndKind::Completed, reply.to_vec(), None));
         }
-        let history = std::mem::take(&mut self.state.full);
+        let history = std::mem::take(&mut self.full);
         // A failing batch ends the turn without handing its counts back; the
         // clone (one entry per tool name) keeps the last good ones.
-        let end = match execute_with_counts(
-            &cfg.manager,
-            history,
-            reply,
-            self.state.counts.clone(),
-            toolbox,
-        ) {
-            Ok((result, after)) => {
-                self.state.counts = after;
-                if !result.return_direct {
-                    self.state.full = result.history;
-                    if !cfg.conversation_history {
-                        // doGetNextInstructionsForToolCall: the prompt's
-                        // system message (an empty one if none) and the last
-                        // message.
-                        let last = self.state.full.last().cloned();
-                        self.state.trimmed = Some(system.into_iter().chain(last).collect());
+        let end =
+            match execute_with_counts(&cfg.manager, history, reply, self.counts.clone(), toolbox) {
+                Ok((result, after)) => {
+                    self.counts = after;
+                    if !result.return_direct {
+                        self.full = result.history;
+                        let feedback = cfg.tool_feedback.then(|| Message::user(TOOL_FEEDBACK));
+                        if !cfg.conversation_history {
+                            // doGetNextInstructionsForToolCall: the prompt's
+                            // system message (an empty one if none) and the last
+                            // message, then what the application adds.
+                            let last = self.full.last().cloned();
+                            self.trimmed =
+                                Some(system.into_iter().chain(last).chain(feedback).collect());
+                        } else if !cfg.manager.version.manager_runs_on_turn_history() {
+                            // 2.0.0's manager runs on the forwarded prompt,
+                            // which holds what the application added.
+                            self.full.extend(feedback);
+                        }
+                        return Answer::Next(self);
                     }
-                    return Answer::Next(self);
+                    BatchEnd::ReturnDirect(result)
                 }
-                BatchEnd::ReturnDirect(result)
-            }
-            Err(ManagerError::LimitExceeded(e)) => {
-                self.state.counts = e.counts.clone();
-                BatchEnd::Breach(e)
-            }
-            Err(e) => BatchEnd::Failed(e),
-        };
-        if cfg.memory == Memory::Inside {
+                Err(ManagerError::LimitExceeded(e)) => {
+                    self.counts = e.counts.clone();
+                    BatchEnd::Breach(e)
+                }
+                Err(e) => BatchEnd::Failed(e),
+            };
+        // close-dangling-calls closes the inside memory in adviseCall only
+        // (the fix library's FixingToolCallingAdvisor leaves Spring's
+        // streaming path unchanged; docs/FIXES.md).
+        if cfg.memory == Memory::Inside && self.streamed.is_none() {
             if let Some(m) = end.closing(reply, cfg.fixes()) {
-                self.state.inside.add(vec![m]);
+                self.inside.add(vec![m]);
             }
         }
         let (kind, generations, error) = end.outcome();
@@ -713,19 +850,46 @@ impl<'c> Turn<'c> {
         generations: Vec<Generation>,
         error: Option<JavaException>,
     ) -> LoopRun {
-        let Turn { cfg, state } = self;
-        let TurnState {
+        let Turn {
+            cfg,
             mut outside,
             inside,
             counts,
             requests,
             verdicts,
+            mut streamed,
             ..
-        } = *state;
+        } = self;
+        // What the loop built reaches a streaming client as one more response.
+        let built = !matches!(kind, EndKind::Completed | EndKind::Error);
+        if let Some(received) = streamed.as_mut().filter(|_| built) {
+            received.push(generations.clone());
+        }
         if cfg.memory == Memory::Outside && error.is_none() {
-            match kind {
-                EndKind::Completed => outside.after(&generations),
-                _ => outside.after_produced(&generations),
+            match (&streamed, kind) {
+                // The memory's aggregate of everything the client received:
+                // each response's first generation, a built one's message
+                // carrying its text alone.
+                (Some(received), _) => {
+                    let plain: Vec<Option<Generation>> = received
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| {
+                            let first = r.first()?;
+                            Some(if built && i + 1 == received.len() {
+                                Generation {
+                                    text: first.text.clone(),
+                                    ..Generation::default()
+                                }
+                            } else {
+                                first.clone()
+                            })
+                        })
+                        .collect();
+                    outside.after(&[aggregate(plain.iter().map(Option::as_ref))]);
+                }
+                (None, EndKind::Completed) => outside.after(&generations),
+                (None, _) => outside.after_produced(&generations),
             }
         }
         let windowed = inside.windowed || outside.windowed;
@@ -747,6 +911,7 @@ impl<'c> Turn<'c> {
             memory_verdict,
             counts,
             windowed,
+            streamed,
         }
     }
 }
@@ -761,7 +926,7 @@ impl<'c> Asking<'c> {
     /// assert_eq!(a.call(), 1);
     /// ```
     pub fn call(&self) -> usize {
-        self.turn.state.calls + 1
+        self.turn.calls + 1
     }
 
     /// The request as sent to the provider.
@@ -801,12 +966,7 @@ impl<'c> Asking<'c> {
     pub fn messages(&self) -> &[Message] {
         match &self.prompt {
             Some(p) => p,
-            None => self
-                .turn
-                .state
-                .trimmed
-                .as_deref()
-                .unwrap_or(&self.turn.state.full),
+            None => self.turn.trimmed.as_deref().unwrap_or(&self.turn.full),
         }
     }
 
@@ -830,10 +990,39 @@ impl<'c> Asking<'c> {
             system,
             ..
         } = self;
-        turn.state.requests.push(request);
-        turn.state.verdicts.extend(verdict);
-        turn.state.calls += 1;
+        turn.requests.push(request);
+        turn.verdicts.extend(verdict);
+        turn.calls += 1;
         turn.reply(reply, toolbox, system)
+    }
+
+    /// The model's reply streamed as chunks (`adviseStream`): each chunk
+    /// without a tool call reaches the client as it arrives, and the loop
+    /// goes on with the chunks' aggregate, one generation, as
+    /// [`Asking::answer`] does with a reply (docs/BEHAVIOUR.md 6.3). On a
+    /// turn that is not [`Turn::streaming`], nothing is recorded as
+    /// received.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::*, model::{message::{Generation, Message, ToolCall}, tools::Toolbox}};
+    /// let cfg = LoopConfig::default();
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).streaming().ask() else { panic!() };
+    /// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
+    /// // A call in a chunk's second generation: hidden, and never executed.
+    /// let chunk = vec![Generation { text: Some("a".into()), ..Default::default() }, call];
+    /// let Answer::End(run) = a.answer_chunks(&[chunk], &mut Toolbox::new(vec![])) else { panic!() };
+    /// assert_eq!((run.kind, run.streamed), (EndKind::Completed, Some(vec![])));
+    /// ```
+    pub fn answer_chunks(
+        mut self,
+        chunks: &[Vec<Generation>],
+        toolbox: &mut Toolbox,
+    ) -> Answer<'c> {
+        if let Some(received) = &mut self.turn.streamed {
+            received.extend(chunks.iter().filter(|c| reaches_client(c)).cloned());
+        }
+        let reply = [aggregate_chunks(chunks)];
+        self.answer(&reply, toolbox)
     }
 }
 

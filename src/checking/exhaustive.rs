@@ -31,7 +31,8 @@
 //!   defaults, 40 and 150), the behaviour on a breach, the exception
 //!   processor;
 //! * the loop: Gemini; the memory ([`MemorySetup`]: none, inside or outside
-//!   the loop, its window, conversation history); a memory holds the
+//!   the loop, its window, conversation history; in the wide bound also
+//!   streamed turns); a memory holds the
 //!   conversation so far (the request without its last message) when the
 //!   request already holds a round of this turn.
 //!
@@ -64,6 +65,7 @@ use std::sync::Mutex;
 use serde_json::{json, Value};
 
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
+use crate::chat::stream::Split;
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::checking::explore::{counterexample_vector, MatrixCell};
 use crate::checking::gen::{class_table, with_set, UNKNOWN_TOOL};
@@ -192,8 +194,8 @@ pub fn outcome_classes() -> Vec<OutcomeClass> {
     ]
 }
 
-/// Where the memory stands, its window, and the conversation-history
-/// switch of the tool loop.
+/// Where the memory stands, its window, the conversation-history switch of
+/// the tool loop, and whether the turn streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemorySetup {
     /// None, inside or outside the loop.
@@ -202,6 +204,9 @@ pub struct MemorySetup {
     pub conversation_history: bool,
     /// The memory's window (`maxMessages`).
     pub window: NonZeroU32,
+    /// Whether the turn streams (`ChatClient.stream()`, each reply cut by
+    /// [`Split::default`]).
+    pub stream: bool,
 }
 
 impl MemorySetup {
@@ -224,6 +229,9 @@ impl MemorySetup {
         if self.memory != Memory::None && self.window != DEFAULT_MEMORY_MAX_MESSAGES {
             s.push_str(&format!("/window {}", self.window));
         }
+        if self.stream {
+            s.push_str("/streamed");
+        }
         s
     }
 
@@ -233,6 +241,7 @@ impl MemorySetup {
             memory: Memory::None,
             conversation_history: true,
             window: DEFAULT_MEMORY_MAX_MESSAGES,
+            stream: false,
         }
     }
 
@@ -241,6 +250,14 @@ impl MemorySetup {
             memory,
             conversation_history,
             window: NonZeroU32::new(window).unwrap_or(DEFAULT_MEMORY_MAX_MESSAGES),
+            stream: false,
+        }
+    }
+
+    fn streamed(self) -> Self {
+        MemorySetup {
+            stream: true,
+            ..self
         }
     }
 
@@ -249,6 +266,7 @@ impl MemorySetup {
         usize::from(self.memory != Memory::None)
             + usize::from(!self.conversation_history)
             + usize::from(self.memory != Memory::None && self.window != DEFAULT_MEMORY_MAX_MESSAGES)
+            + usize::from(self.stream)
     }
 }
 
@@ -530,7 +548,10 @@ impl Bound {
                         procs[6].clone(),
                     ],
                     outcomes: every,
-                    memories: all_memories(),
+                    memories: all_memories()
+                        .into_iter()
+                        .chain(streamed_memories())
+                        .collect(),
                 },
             ],
         }
@@ -655,6 +676,19 @@ fn all_memories() -> Vec<MemorySetup> {
         }
     }
     v
+}
+
+/// The streamed turns of the wide bound: no memory, the memory outside and
+/// inside the loop (window 20). Only there: streaming doubles what it
+/// touches, and a bound's replies (calls only, then a text answer in one
+/// generation) part from `call()` only where the memory outside aggregates
+/// what the client received.
+fn streamed_memories() -> Vec<MemorySetup> {
+    vec![
+        MemorySetup::none().streamed(),
+        MemorySetup::with(Memory::Outside, true, 20).streamed(),
+        MemorySetup::with(Memory::Inside, true, 20).streamed(),
+    ]
 }
 
 // ---------------------------------------------------------------------------
@@ -1081,6 +1115,7 @@ impl Space {
                 memory: mem.memory,
                 memory_max_messages: mem.window,
                 memory_start,
+                stream: mem.stream.then(Split::default),
                 ..LoopConfig::new(manager)
             },
             tools,

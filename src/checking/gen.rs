@@ -27,6 +27,9 @@
 //! * scripted multi-round loops (0 to 3 tool rounds and a final answer; a
 //!   reply rarely holds two generations), memory none, inside or outside,
 //!   provider Gemini (mostly) or none, the `returnDirect` flag;
+//! * one turn in four streamed (`ChatClient.stream()`), each reply cut into
+//!   chunks by a [`Split`]: its text in one to three chunks, its calls apart
+//!   or with the last text chunk, its other generations in the last chunk;
 //! * the memory: its window (the default 20, or 2 to 8 messages, so that a
 //!   turn of a few rounds passes it), and what it holds before the turn:
 //!   nothing; the request's conversation, which the request holds too (from
@@ -50,6 +53,7 @@ use proptest::option;
 use proptest::prelude::*;
 use proptest::sample::select;
 
+use crate::chat::stream::{may_hang_a_stream, Split};
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::checking::oracle::Json;
 use crate::checking::scenario::Scenario;
@@ -795,6 +799,20 @@ fn apply_memory_start(start: MemoryStart, history: Vec<Message>) -> (Vec<Message
     }
 }
 
+/// Whether the turn streams, one in four, and how the scripted model cuts
+/// its replies: the text in one to three chunks, the calls apart or with
+/// the last text chunk.
+fn stream() -> BoxedStrategy<Option<Split>> {
+    prop_oneof![
+        3 => Just(None),
+        1 => (1u8..=3, any::<bool>()).prop_map(|(pieces, calls_apart)| Some(Split {
+            pieces: std::num::NonZeroU8::new(pieces).unwrap_or(std::num::NonZeroU8::MIN),
+            calls_apart,
+        })),
+    ]
+    .boxed()
+}
+
 /// Memory placement and the conversation-history switch, off only with a
 /// memory inside the loop (see the module doc), as often as on: that is how
 /// `ChatClient` registers the loop in front of a memory advisor.
@@ -828,6 +846,7 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
         model(),
         memory_window(),
         memory_start(),
+        stream(),
     )
         .prop_map(
             |(
@@ -841,6 +860,7 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                 model,
                 window,
                 start,
+                stream,
             )| {
                 let manager = Config {
                     limits,
@@ -855,6 +875,9 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                 } else {
                     apply_memory_start(start, history)
                 };
+                // A streamed turn whose tool may throw a JVM-fatal error
+                // never ends on the jars: not modelled, not streamed.
+                let stream = stream.filter(|_| !may_hang_a_stream(&tools, &manager.classes));
                 Scenario {
                     config: LoopConfig {
                         conversation_history,
@@ -866,6 +889,7 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                             window
                         },
                         memory_start,
+                        stream,
                         ..LoopConfig::new(manager)
                     },
                     tools,

@@ -43,6 +43,30 @@ impl Scenario {
         Ok((run, tb))
     }
 
+    /// The reply the loop goes on with at each model call: the scripted
+    /// one, or for a streamed turn the aggregate of its chunks (one
+    /// generation, [`crate::chat::stream::aggregate_chunks`]).
+    ///
+    /// ```
+    /// use toolcall_model::{model::message::Generation, checking::scenario::Scenario, chat::{stream::Split, tool_loop::LoopConfig}};
+    /// let two = vec![Generation { text: Some("a".into()), ..Default::default() }, Generation::default()];
+    /// let mut s = Scenario { config: LoopConfig::default(), tools: vec![], history: vec![], model: vec![two.clone()] };
+    /// assert_eq!(s.replies()[0], two);
+    /// s.config.stream = Some(Split::default());
+    /// assert_eq!(s.replies()[0], vec![two[0].clone()]);
+    /// ```
+    pub fn replies(&self) -> std::borrow::Cow<'_, [Vec<Generation>]> {
+        match self.config.stream {
+            None => std::borrow::Cow::Borrowed(&self.model),
+            Some(split) => std::borrow::Cow::Owned(
+                self.model
+                    .iter()
+                    .map(|r| vec![crate::chat::stream::aggregate_chunks(&split.chunks(r))])
+                    .collect(),
+            ),
+        }
+    }
+
     /// As [`Scenario::run`], also returning the message list each model
     /// call received, as the same turn run with provider `none` records
     /// them (`None` where a Gemini conversion failed and ended the turn;
@@ -139,12 +163,23 @@ impl Scenario {
                 })
             })
             .collect();
+        let model = match c.stream {
+            Some(split) => json!(self
+                .model
+                .iter()
+                .map(|r| split.chunks(r))
+                .collect::<Vec<_>>()),
+            None => json!(self.model),
+        };
         let mut input = json!({
             "history": self.history,
-            "model": self.model,
+            "model": model,
             "provider": match c.provider { Provider::Gemini => "gemini", Provider::None => "none" },
             "memory": match c.memory { Memory::None => "none", Memory::Inside => "inside", Memory::Outside => "outside" },
         });
+        if c.stream.is_some() {
+            input["stream"] = json!(true);
+        }
         if c.memory != Memory::None {
             if c.memory_max_messages != crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES {
                 input["memory_max_messages"] = json!(c.memory_max_messages.get());
@@ -153,12 +188,19 @@ impl Scenario {
                 input["memory_start"] = json!(c.memory_start);
             }
         }
+        let advisors: Vec<&str> = [
+            (c.gemini_tool_text, "gemini-tool-text"),
+            (c.tool_feedback, "tool-feedback"),
+        ]
+        .iter()
+        .filter_map(|(on, name)| on.then_some(*name))
+        .collect();
         json!({
             "format": FORMAT,
             "name": name,
             "about": about,
             "fixes": m.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
-            "advisors": if c.gemini_tool_text { vec!["gemini-tool-text"] } else { vec![] },
+            "advisors": advisors,
             "manager": manager,
             "tools": tools,
             "op": "tool_loop",

@@ -225,6 +225,11 @@ pub(crate) enum Cmd {
         /// declares is read, with a warning when it is not 2.0.1.
         #[arg(long)]
         build: Option<PathBuf>,
+        /// The application streams (`ChatClient.stream()`): every scenario
+        /// runs as a streamed turn, its replies in chunks, and is judged on
+        /// what the streaming client and the memory receive.
+        #[arg(long)]
+        streaming: bool,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,

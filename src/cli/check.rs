@@ -46,6 +46,7 @@ pub struct Flags {
     pub profile: Option<String>,
     pub set: Vec<String>,
     pub build: Option<PathBuf>,
+    pub streaming: bool,
 }
 
 /// Exit status: the setup is not safe under the set asked for.
@@ -194,6 +195,8 @@ struct Options {
     provider: Provider,
     asked: BehaviorSet,
     tool_output: ToolOutput,
+    /// `--streaming`: the turns run through `ChatClient.stream()`.
+    stream: bool,
 }
 
 impl Options {
@@ -245,6 +248,7 @@ impl Options {
             provider,
             asked,
             tool_output,
+            stream: f.streaming,
         })
     }
 
@@ -264,6 +268,7 @@ impl Options {
             provider: self.provider,
             tool_output: self.tool_output.clone(),
             version,
+            stream: self.stream,
         }
     }
 }

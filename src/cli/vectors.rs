@@ -95,7 +95,21 @@ pub(crate) fn gen(
                 .map_err(|e| e.to_string())
                 .and_then(|x| x.run())
             {
-                Ok(e) => v["expect"] = e,
+                Ok(e) => {
+                    v["expect"] = e;
+                    // A payload the model parsed into a deep tree nests the
+                    // output past what a vector may hold: written, the
+                    // file would not load.
+                    let depth = nesting(&v);
+                    if depth > toolcall_model::vectors::MAX_VECTOR_DEPTH {
+                        errln!(
+                            "error: {}: the model's output nests {depth} levels, past the {} a vector may hold (use --expect none, or another seed)",
+                            super::shown(v["name"].as_str().unwrap_or("generated")),
+                            toolcall_model::vectors::MAX_VECTOR_DEPTH
+                        );
+                        return ExitCode::FAILURE;
+                    }
+                }
                 Err(e) => {
                     errln!(
                         "error: {}: {e}",
@@ -695,5 +709,14 @@ fn write_produced(vector: Result<Vector, String>) -> ExitCode {
             errln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The levels of arrays and objects `v` nests (a scalar: 0).
+fn nesting(v: &serde_json::Value) -> usize {
+    match v {
+        serde_json::Value::Array(a) => 1 + a.iter().map(nesting).max().unwrap_or(0),
+        serde_json::Value::Object(o) => 1 + o.values().map(nesting).max().unwrap_or(0),
+        _ => 0,
     }
 }

@@ -24,6 +24,7 @@ use std::num::NonZeroU32;
 use serde_json::{json, Value};
 
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
+use crate::chat::stream::Split;
 use crate::chat::tool_loop::{run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent};
 use crate::gemini::{Part, Refusal, Rejection, Request, Rule};
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes, SpringAi};
@@ -71,6 +72,11 @@ pub struct Setup {
     /// The Spring AI version the setup runs on (2.0.1 unless a build file
     /// names 2.0.0, which has no tool call limits).
     pub version: SpringAi,
+    /// Whether the application streams its turns (`ChatClient.stream()`):
+    /// each scenario's replies then come in chunks ([`Split::default`]:
+    /// the text in two, each call apart) and the verdict is on what a
+    /// streaming client and its memory see.
+    pub stream: bool,
 }
 
 /// What a tool returns.
@@ -165,6 +171,7 @@ impl Default for Setup {
             provider: Provider::Gemini,
             tool_output: ToolOutput::default(),
             version: SpringAi::default(),
+            stream: false,
         }
     }
 }
@@ -199,6 +206,7 @@ impl Setup {
             memory: self.memory,
             gemini_tool_text: set.gemini_tool_text,
             memory_max_messages: self.memory_max_messages,
+            stream: self.stream.then(Split::default),
             ..LoopConfig::new(manager)
         }
     }
@@ -331,6 +339,10 @@ pub enum Mark {
     NextParse,
     /// The next turn, built from the memory, is rejected otherwise.
     NextRejected,
+    /// The turn ended with the model's answer though the model's last
+    /// reply asked for a tool: a call never ran (a streamed reply is read
+    /// from each chunk's first generation only).
+    Dropped,
 }
 
 impl Mark {
@@ -362,6 +374,7 @@ impl Mark {
             Mark::Dangling => "dangling",
             Mark::NextParse => "next-json",
             Mark::NextRejected => "next-rej",
+            Mark::Dropped => "dropped",
         }
     }
 
@@ -380,6 +393,7 @@ impl Mark {
             Mark::Dangling => "the next turn is rejected: a call without a response in memory",
             Mark::NextParse => "the next turn fails: a stored response does not convert for Gemini",
             Mark::NextRejected => "the next turn is rejected by Gemini for another reason",
+            Mark::Dropped => "a tool call the model asked for never ran: the turn ended with the model's answer (a streamed reply is read from each chunk's first generation only)",
         }
     }
 }
@@ -805,6 +819,8 @@ struct Played {
     watched_tool: Option<String>,
     /// Which request carries the tool response the scenario is about.
     watch: usize,
+    /// The scripted model replies.
+    model: Vec<Vec<Generation>>,
 }
 
 /// Why a scenario was not played.
@@ -833,6 +849,7 @@ fn play(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Played, 
         question,
         watched_tool,
         watch,
+        model,
     })
 }
 
@@ -886,6 +903,9 @@ fn judge_turn(
     if let Some(d) = lost_output(scenario, played) {
         return (Mark::Lost, d);
     }
+    if let Some(d) = dropped_call(played) {
+        return (Mark::Dropped, d);
+    }
     let detail = match (sent, run.kind) {
         (_, EndKind::LimitExceeded) => format!(
             "the turn ends with the limit's answer: {}",
@@ -898,6 +918,24 @@ fn judge_turn(
         (None, k) => format!("the turn ends: {}", k.name()),
     };
     (Mark::Ok, detail)
+}
+
+/// A call the model's last reply asked for that never ran: the loop ends on
+/// a reply without calls, so a completed turn whose last scripted reply asks
+/// for a tool dropped it.
+fn dropped_call(played: &Played) -> Option<String> {
+    let run = &played.run;
+    (run.kind == EndKind::Completed)
+        .then(|| played.model.get(run.requests.len().saturating_sub(1)))
+        .flatten()
+        .and_then(|reply| reply.iter().flat_map(|g| &g.tool_calls).next())
+        .map(|c| {
+            format!(
+                "the model's reply {} asked for {} and the turn ended without running it",
+                run.requests.len(),
+                c.name
+            )
+        })
 }
 
 /// The first request the provider refuses (0-based) and why.
@@ -1378,6 +1416,9 @@ pub fn describe_setup(s: &Setup) -> String {
             ""
         }
     ));
+    if s.stream {
+        parts.push("streamed (ChatClient.stream())".into());
+    }
     parts.join(", ")
 }
 

@@ -44,12 +44,18 @@ enum_table! {
             /// resolver for a name not among the request's tools
             /// (`.orElseGet(() -> this.toolCallbackResolver.resolve(toolName))`).
             has_resolution_switch: bool,
+            /// Whether `ToolCallingAdvisor` hands the manager
+            /// `fullTurnHistory` (the last batch's history, new in 2.0.1)
+            /// rather than the prompt it forwarded, so that messages an
+            /// application adds to the next instructions reach one model
+            /// call only (spring-ai issue 6842).
+            manager_runs_on_turn_history: bool,
         }
         /// Spring AI 2.0.0.
-        V2_0_0 = "2.0.0" { has_limits: false, has_resolution_switch: false },
+        V2_0_0 = "2.0.0" { has_limits: false, has_resolution_switch: false, manager_runs_on_turn_history: false },
         /// Spring AI 2.0.1 (the default).
         #[default]
-        V2_0_1 = "2.0.1" { has_limits: true, has_resolution_switch: true },
+        V2_0_1 = "2.0.1" { has_limits: true, has_resolution_switch: true, manager_runs_on_turn_history: true },
     }
 }
 

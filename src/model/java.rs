@@ -326,6 +326,31 @@ impl ClassTable {
     /// assert!(!t.is_assignable("java.io.FileNotFoundException", "java.io.IOException"));
     /// ```
     pub fn is_assignable(&self, target: &str, class: &str) -> bool {
+        self.is_assignable_walk(target, class)
+    }
+
+    /// Whether Reactor treats `class` as fatal to the JVM
+    /// (`Exceptions.throwIfJvmFatal`: `VirtualMachineError`, `ThreadDeath`,
+    /// `LinkageError`): thrown inside a stream's operator it is rethrown on
+    /// the worker thread instead of reaching the subscriber, and the stream
+    /// never ends.
+    ///
+    /// ```
+    /// let t = toolcall_model::model::java::ClassTable::builtin();
+    /// assert!(t.is_jvm_fatal("java.lang.OutOfMemoryError"));
+    /// assert!(!t.is_jvm_fatal("java.lang.AssertionError"));
+    /// ```
+    pub fn is_jvm_fatal(&self, class: &str) -> bool {
+        [
+            "java.lang.VirtualMachineError",
+            "java.lang.ThreadDeath",
+            "java.lang.LinkageError",
+        ]
+        .iter()
+        .any(|t| self.is_assignable_walk(t, class))
+    }
+
+    fn is_assignable_walk(&self, target: &str, class: &str) -> bool {
         let mut cur = class;
         // The table is acyclic (declare refuses cycles), so the walk ends.
         loop {

@@ -23,6 +23,7 @@ pub use self::runner::{error_value, manager_error_value, Produced, Verification,
 
 use serde_json::Value;
 
+use crate::chat::stream::Script;
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::model::behavior::SpringAi;
 use crate::model::limits::LimitsError;
@@ -117,8 +118,9 @@ pub enum Op {
     ToolLoop {
         /// The request's messages.
         history: Vec<Message>,
-        /// The scripted model replies.
-        model: Vec<Vec<Generation>>,
+        /// The scripted model: its replies, or with `"stream": true` each
+        /// reply's chunks.
+        model: Script,
         /// The provider.
         provider: Provider,
         /// The memory placement.

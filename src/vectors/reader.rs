@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::chat::stream::{may_hang_a_stream, Chunks, Script};
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::gemini::ValidatorOptions;
 use crate::model::behavior::{Fixes, SpringAi};
@@ -118,6 +119,20 @@ pub(super) fn values_at_most(text: &[u8]) -> usize {
     }
     n
 }
+/// One streamed reply: a non-empty list of chunks, each a generation list.
+fn chunks(v: &Value, place: &str) -> Result<Chunks, VectorError> {
+    let list = v
+        .as_array()
+        .ok_or_else(|| err(place, "must be an array of chunks (each a generation list)"))?;
+    if list.is_empty() {
+        return Err(err(place, "a streamed reply needs at least one chunk"));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(j, c)| generations(Some(c), &format!("{place}/{j}")))
+        .collect()
+}
+
 impl Vector {
     /// Loads a vector from its bytes.
     ///
@@ -172,7 +187,7 @@ impl Vector {
         let about = text_key(obj, "about", "")?;
         let spring_ai = spring_ai_from(obj.get("spring_ai"))?;
         let fixes = fixes_for(obj, spring_ai)?;
-        let gemini_tool_text = advisors_from(obj.get("advisors"))?;
+        let advisors = advisors_from(obj.get("advisors"), fixes)?;
         let empty = Map::new();
         let manager = manager_object(obj, spring_ai, &empty)?;
         // The tools declare the exception classes the processor may name.
@@ -191,9 +206,24 @@ impl Vector {
                 fixes,
                 version: spring_ai,
             },
-            gemini_tool_text,
+            advisors,
         )?;
         let op = op_from(obj)?;
+        if let (
+            Op::ToolLoop {
+                model: Script::Streamed(_),
+                ..
+            },
+            Ok(cfg),
+        ) = (&op, &config)
+        {
+            if may_hang_a_stream(&tools, &cfg.manager.classes) {
+                return Err(err(
+                    "/input/stream",
+                    "a streamed turn whose tool may throw an error Reactor treats as fatal to the JVM (VirtualMachineError, ThreadDeath, LinkageError) never ends; not modelled",
+                ));
+            }
+        }
         let expect = match obj.get("expect") {
             Some(v @ Value::Object(_)) => v.clone(),
             _ => return Err(err("/expect", "missing or not an object")),
@@ -268,27 +298,47 @@ fn fixes_for(obj: &Map<String, Value>, spring_ai: SpringAi) -> Result<Fixes, Vec
     Ok(fixes)
 }
 
-/// Whether the advisors name the seed's `GeminiToolTextAdvisor`.
-fn advisors_from(v: Option<&Value>) -> Result<bool, VectorError> {
+/// The advisors a vector names.
+#[derive(Debug, Clone, Copy, Default)]
+struct Advisors {
+    /// The seed's `GeminiToolTextAdvisor`.
+    gemini_tool_text: bool,
+    /// An application's `ToolCallingAdvisor` that adds feedback after each
+    /// tool round (docs/BEHAVIOUR.md section 6.4).
+    tool_feedback: bool,
+}
+
+/// The advisors: the seed's `GeminiToolTextAdvisor` and the application's
+/// `tool-feedback` advisor, which cannot stand with `close-dangling-calls`.
+fn advisors_from(v: Option<&Value>, fixes: Fixes) -> Result<Advisors, VectorError> {
+    let mut on = Advisors::default();
     match v {
-        None | Some(Value::Null) => Ok(false),
+        None | Some(Value::Null) => {}
         Some(Value::Array(a)) => {
-            let mut on = false;
             for (i, x) in a.iter().enumerate() {
                 match x.as_str() {
-                    Some("gemini-tool-text") => on = true,
+                    Some("gemini-tool-text") => on.gemini_tool_text = true,
+                    Some("tool-feedback") => on.tool_feedback = true,
                     _ => {
                         return Err(err(
                             format!("/advisors/{i}"),
-                            format!("unknown advisor {x} (known: \"gemini-tool-text\")"),
+                            format!("unknown advisor {x} (known: \"gemini-tool-text\", \"tool-feedback\")"),
                         ))
                     }
                 }
             }
-            Ok(on)
         }
-        Some(other) => Err(err("/advisors", format!("must be a list, not {other}"))),
+        Some(other) => return Err(err("/advisors", format!("must be a list, not {other}"))),
     }
+    if on.tool_feedback && fixes.close_dangling_calls {
+        // The fix lives in the fix library's own ToolCallingAdvisor,
+        // which the application's subclass replaces.
+        return Err(err(
+            "/advisors",
+            "the tool-feedback advisor is not combined with close-dangling-calls",
+        ));
+    }
+    Ok(on)
 }
 
 /// The manager object (`empty` when absent): only known keys, and only those
@@ -320,7 +370,7 @@ fn manager_object<'a>(
 fn config_from(
     m: &Map<String, Value>,
     base: Config,
-    gemini_tool_text: bool,
+    advisors: Advisors,
 ) -> Result<Result<LoopConfig, LimitsError>, VectorError> {
     let processor = processor_from(m, &base.classes)?;
     let resolution_fallback = bool_key(m, "resolution_fallback", false)?;
@@ -335,7 +385,8 @@ fn config_from(
         };
         LoopConfig {
             conversation_history,
-            gemini_tool_text,
+            gemini_tool_text: advisors.gemini_tool_text,
+            tool_feedback: advisors.tool_feedback,
             validator,
             ..LoopConfig::new(manager)
         }
@@ -472,12 +523,35 @@ fn op_from(obj: &Map<String, Value>) -> Result<Op, VectorError> {
 
 /// The input of a `tool_loop` op: the script, the provider and the memory.
 fn tool_loop_from(input: &Map<String, Value>) -> Result<Op, VectorError> {
+    let stream = match field(input, "stream") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(v) => {
+            return Err(err(
+                "/input/stream",
+                format!("must be a boolean, not {}", short(v)),
+            ))
+        }
+    };
     let model = match input.get("model") {
-        Some(Value::Array(a)) => a
-            .iter()
-            .enumerate()
-            .map(|(i, g)| generations(Some(g), &format!("/input/model/{i}")))
-            .collect::<Result<_, _>>()?,
+        Some(Value::Array(a)) if stream => Script::Streamed(
+            a.iter()
+                .enumerate()
+                .map(|(i, r)| chunks(r, &format!("/input/model/{i}")))
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(Value::Array(a)) => Script::Replies(
+            a.iter()
+                .enumerate()
+                .map(|(i, g)| generations(Some(g), &format!("/input/model/{i}")))
+                .collect::<Result<_, _>>()?,
+        ),
+        _ if stream => {
+            return Err(err(
+                "/input/model",
+                "must be an array of chunk lists (\"stream\": true)",
+            ))
+        }
         _ => return Err(err("/input/model", "must be an array of generation lists")),
     };
     let choice = |k: &str| match field(input, k) {

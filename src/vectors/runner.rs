@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::chat::tool_loop::{run_loop, LoopConfig, LoopRun, Sent};
+use crate::chat::tool_loop::{run_script, LoopConfig, LoopRun, Sent};
 use crate::gemini::{build_request, convert_tool_response, validate};
 use crate::model::java::JavaException;
 use crate::model::manager::{execute_tool_calls, ExecResult, ManagerError};
@@ -109,7 +109,7 @@ impl Vector {
                     memory_start: memory_start.clone(),
                     ..cfg.clone()
                 };
-                let run = run_loop(&lc, history.clone(), model, &mut toolbox)
+                let run = run_script(&lc, history.clone(), model, &mut toolbox)
                     .map_err(|e| e.to_string())?;
                 loop_value(&run, &mut out);
                 requests = run.requests;
@@ -233,14 +233,24 @@ pub(super) fn invocations_value(inv: &[Invocation]) -> Value {
 pub(super) fn loop_value(run: &LoopRun, out: &mut Map<String, Value>) {
     let mut outcome = Map::new();
     outcome.insert("kind".into(), Value::String(run.kind.name().into()));
-    outcome.insert(
-        "generations".into(),
-        serde_json::to_value(&run.generations).unwrap_or(Value::Null),
-    );
+    // A streamed turn has no final generations: the client has every
+    // response it received.
+    if run.streamed.is_none() {
+        outcome.insert(
+            "generations".into(),
+            serde_json::to_value(&run.generations).unwrap_or(Value::Null),
+        );
+    }
     outcome.insert(
         "error".into(),
         run.error.as_ref().map_or(Value::Null, error_value),
     );
+    if let Some(streamed) = &run.streamed {
+        outcome.insert(
+            "streamed".into(),
+            serde_json::to_value(streamed).unwrap_or(Value::Null),
+        );
+    }
     out.insert("outcome".into(), Value::Object(outcome));
     // Its place: [`Produced`] holds the requests themselves.
     out.insert("requests".into(), Value::Null);

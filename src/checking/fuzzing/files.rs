@@ -42,7 +42,7 @@ pub fn vector_file(data: &[u8]) {
     if let (
         Op::ToolLoop {
             history,
-            model,
+            model: crate::chat::stream::Script::Replies(model),
             provider,
             memory,
             memory_max_messages,
@@ -160,6 +160,7 @@ pub fn config(data: &[u8]) {
             provider: Provider::Gemini,
             tool_output: Default::default(),
             version: Default::default(),
+            stream: false,
         };
         if describe_setup(&setup).is_empty() {
             fail(T, "a setup described as nothing", &setup);

@@ -125,6 +125,8 @@ pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
     let f = s.config.manager.fixes;
     match invariant {
         Invariant::OneResponsePerCall | Invariant::Limits | Invariant::Counting => true,
+        // No fix makes a streamed turn run as call() does (docs/INVARIANTS.md).
+        Invariant::StreamAsCall => false,
         Invariant::JsonSafe => f.breach_through_processor,
         Invariant::GeminiSafe | Invariant::Lossless => f.strict_json_or_wrap,
         // The memory's window: with the fixes that keep the current turn

@@ -25,7 +25,8 @@
 //! The files: this one holds the table of invariants, the verdicts and the
 //! dispatch to the judges; `evidence.rs` gathers a turn, `trace.rs` replays
 //! its batches, and the judges sit by what they look at: `calls.rs` (1 to
-//! 3), `payloads.rs` (4 to 6) and `transcripts.rs` (7 to 9).
+//! 3), `payloads.rs` (4 to 6), `transcripts.rs` (7 to 9) and
+//! `streaming.rs` (10).
 //!
 //! ```
 //! use toolcall_model::checking::invariants::{check, Evidence, Invariant, Verdict};
@@ -52,6 +53,7 @@
 mod calls;
 mod evidence;
 mod payloads;
+mod streaming;
 mod trace;
 mod transcripts;
 
@@ -69,6 +71,7 @@ use crate::model::tools::Invocation;
 
 use self::calls::{counting, limits, one_response_per_call};
 use self::payloads::{gemini_safe, json_safe, lossless};
+use self::streaming::stream_as_call;
 use self::transcripts::{memory_keeps_turns, question_kept, transcript_valid};
 
 enum_table! {
@@ -81,7 +84,7 @@ enum_table! {
     ///
     /// ```
     /// use toolcall_model::checking::invariants::Invariant;
-    /// assert_eq!(Invariant::ALL.len(), 9);
+    /// assert_eq!(Invariant::ALL.len(), 10);
     /// assert_eq!("json-safe".parse::<Invariant>(), Ok(Invariant::JsonSafe));
     /// assert_eq!(Invariant::TranscriptValid.to_string(), "transcript-valid");
     /// assert_eq!(Invariant::OneResponsePerCall.name(), "one-response-per-call");
@@ -147,6 +150,12 @@ enum_table! {
         MemoryKeepsTurns = "memory-keeps-turns" {
             statement: "the memory loses no earlier turn: it keeps the current turn whole, and drops earlier turns only whole, oldest first, when the window is full",
             precondition: "a memory, inside or outside the loop, that holds the conversation so far (memory_holds_conversation)",
+        },
+        /// 10. A streamed turn invokes the tools, and leaves the memory
+        ///     outside the loop, as the same turn through `call()`.
+        StreamAsCall = "stream-as-call" {
+            statement: "a streamed turn (ChatClient.stream()) invokes the tools as the same turn through call() does, and the memory outside the loop stores what call() stores",
+            precondition: "the turn streams",
         },
     }
 }
@@ -344,6 +353,7 @@ fn judge(invariant: Invariant, ev: &Evidence<'_>) -> Judged {
         Invariant::TranscriptValid => transcript_valid(ev),
         Invariant::QuestionKept => question_kept(ev),
         Invariant::MemoryKeepsTurns => memory_keeps_turns(ev),
+        Invariant::StreamAsCall => stream_as_call(ev),
     }
 }
 

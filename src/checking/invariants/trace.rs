@@ -206,7 +206,8 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
     let mut full = turn_history(scenario);
     let mut counts = Counts::recount(&full);
     let mut rounds = Vec::new();
-    for reply in scenario.model.iter().take(model_calls) {
+    // A streamed turn goes on with each reply's aggregate.
+    for reply in scenario.replies().iter().take(model_calls) {
         let Some(assistant) = tool_call_message(reply) else {
             break;
         };

@@ -94,15 +94,31 @@ final class LoopOp {
 	}
 
 	static Map<String, Object> run(Scenario s, Map<String, Object> input) {
-		return run(s, input, false);
+		return run(s, input, false, false);
 	}
 
-	static Map<String, Object> run(Scenario s, Map<String, Object> input, boolean geminiToolText) {
+	static Map<String, Object> run(Scenario s, Map<String, Object> input, boolean geminiToolText, boolean feedback) {
 		List<Message> history = messages(input.get("history"), "/input/history");
 		List<Object> script = Json.arr(input.get("model"), "/input/model");
-		List<ChatResponse> replies = new ArrayList<>();
+		boolean stream = Json.bool(input.get("stream"), false, "/input/stream");
+		// Each reply is a list of chunks when the turn streams, one chat response otherwise.
+		List<List<ChatResponse>> replies = new ArrayList<>();
 		for (int i = 0; i < script.size(); i++) {
-			replies.add(Runner.chatResponse(script.get(i), "/input/model/" + i));
+			String where = "/input/model/" + i;
+			if (stream) {
+				List<Object> chunks = Json.arr(script.get(i), where);
+				if (chunks.isEmpty()) {
+					throw new Json.Fault(where + ": a streamed reply needs at least one chunk");
+				}
+				List<ChatResponse> reply = new ArrayList<>();
+				for (int j = 0; j < chunks.size(); j++) {
+					reply.add(Runner.chatResponse(chunks.get(j), where + "/" + j));
+				}
+				replies.add(reply);
+			}
+			else {
+				replies.add(List.of(Runner.chatResponse(script.get(i), where)));
+			}
 		}
 		String provider = input.get("provider") == null ? "gemini" : Json.str(input.get("provider"), "/input/provider");
 		if (!provider.equals("gemini") && !provider.equals("none")) {
@@ -163,7 +179,13 @@ final class LoopOp {
 		// when a memory sits inside the loop; a vector that asks for the other
 		// setting gets the advisor registered explicitly.
 		boolean chatClientRegisters = conversationHistory == !memory.equals("inside");
-		if (!chatClientRegisters) {
+		if (feedback) {
+			if (fixes.closeDanglingCalls()) {
+				throw new Json.OutOfScope("the tool-feedback advisor is not combined with close-dangling-calls");
+			}
+			advisors.add(new FeedbackToolCallingAdvisor(manager, conversationHistory));
+		}
+		else if (!chatClientRegisters) {
 			advisors.add(toolAdvisor.copy().conversationHistoryEnabled(conversationHistory).build());
 		}
 		if (geminiToolText) {
@@ -185,6 +207,75 @@ final class LoopOp {
 		ScriptedModel model = new ScriptedModel(replies, gemini, fixes);
 		ChatClient client = ChatClient.builder(model, ObservationRegistry.NOOP, null, null, toolAdvisor).build();
 
+		Map<String, Object> outcome = stream ? streamOutcome(client, history, s, advisors, model)
+				: callOutcome(client, history, s, advisors, model);
+		out.put("outcome", outcome);
+		out.put("requests", model.requests);
+		out.put("memory",
+				Json.map("messages", chatMemory == null ? List.of() : Scenario.printAll(chatMemory.get(CONVERSATION_ID))));
+		out.put("invocations", s.invocations);
+		return out;
+	}
+
+	/**
+	 * ChatClient.stream(): every response the client receives, in order, and
+	 * how the stream ended. The kind is read off the last response received
+	 * as call() reads it off the final one.
+	 */
+	private static Map<String, Object> streamOutcome(ChatClient client, List<Message> history, Scenario s,
+			List<Advisor> advisors, ScriptedModel model) {
+		Map<String, Object> outcome = new LinkedHashMap<>();
+		List<ChatClientResponse> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+		Throwable failure = null;
+		try {
+			client.prompt()
+				.messages(history)
+				.toolCallbacks(s.requestTools)
+				.advisors(a -> a.advisors(advisors).param(ChatMemory.CONVERSATION_ID, CONVERSATION_ID))
+				.stream()
+				.chatClientResponse()
+				.doOnNext(received::add)
+				.then()
+				.block(java.time.Duration.ofSeconds(60));
+		}
+		catch (Throwable t) {
+			failure = reactor.core.Exceptions.unwrap(t);
+		}
+		if (model.fault != null) {
+			throw model.fault;
+		}
+		List<Object> streamed = new ArrayList<>();
+		String kind = null;
+		for (ChatClientResponse r : received) {
+			ChatResponse cr = r.chatResponse();
+			if (cr == null) {
+				throw new Json.Fault("runner: the stream carried a response without a chat response");
+			}
+			List<Generation> gens = cr.getResults();
+			List<Object> printed = new ArrayList<>();
+			for (Generation g : gens) {
+				printed.add(model.isChunk(g) ? printReply(g) : Scenario.printGeneration(g));
+			}
+			streamed.add(printed);
+		}
+		if (!received.isEmpty()) {
+			List<Generation> last = received.get(received.size() - 1).chatResponse().getResults();
+			kind = !last.isEmpty() && last.stream().allMatch(model::isChunk) ? "completed" : kind(last, null);
+		}
+		if (failure != null) {
+			outcome.put("kind", "error");
+			outcome.put("error", Scenario.printError(failure));
+		}
+		else {
+			outcome.put("kind", kind == null ? "completed" : kind);
+			outcome.put("error", null);
+		}
+		outcome.put("streamed", streamed);
+		return outcome;
+	}
+
+	private static Map<String, Object> callOutcome(ChatClient client, List<Message> history, Scenario s,
+			List<Advisor> advisors, ScriptedModel model) {
 		Map<String, Object> outcome = new LinkedHashMap<>();
 		try {
 			ChatClientResponse response = client.prompt()
@@ -221,12 +312,7 @@ final class LoopOp {
 			outcome.put("generations", List.of());
 			outcome.put("error", Scenario.printError(t));
 		}
-		out.put("outcome", outcome);
-		out.put("requests", model.requests);
-		out.put("memory",
-				Json.map("messages", chatMemory == null ? List.of() : Scenario.printAll(chatMemory.get(CONVERSATION_ID))));
-		out.put("invocations", s.invocations);
-		return out;
+		return outcome;
 	}
 
 	/**
@@ -289,9 +375,15 @@ final class LoopOp {
 	 */
 	static final class ScriptedModel implements ChatModel {
 
-		private final List<ChatResponse> replies;
+		private final List<List<ChatResponse>> replies;
 
 		private final boolean gemini;
+
+		/** The last chunk of the last reply, to tell the model's own from what the advisor built. */
+		List<Generation> lastChunk;
+
+		private final java.util.Set<Generation> chunkGenerations = java.util.Collections
+			.newSetFromMap(new java.util.IdentityHashMap<>());
 
 		private final Fixes fixes;
 
@@ -305,7 +397,7 @@ final class LoopOp {
 
 		private int calls;
 
-		ScriptedModel(List<ChatResponse> replies, boolean gemini, Fixes fixes) {
+		ScriptedModel(List<List<ChatResponse>> replies, boolean gemini, Fixes fixes) {
 			this.replies = replies;
 			this.gemini = gemini;
 			this.fixes = fixes;
@@ -316,8 +408,30 @@ final class LoopOp {
 			return ToolCallingChatOptions.builder().build();
 		}
 
+		boolean isChunk(Generation g) {
+			return this.chunkGenerations.contains(g);
+		}
+
 		@Override
 		public ChatResponse call(Prompt prompt) {
+			return next(prompt).get(0);
+		}
+
+		@Override
+		public reactor.core.publisher.Flux<ChatResponse> stream(Prompt prompt) {
+			// As GoogleGenAiChatModel.internalStream: the request is built when the
+			// stream is subscribed, and a failure to build it is the stream's error.
+			return reactor.core.publisher.Flux.defer(() -> {
+				List<ChatResponse> chunks = next(prompt);
+				for (ChatResponse c : chunks) {
+					this.chunkGenerations.addAll(c.getResults());
+				}
+				this.lastChunk = chunks.get(chunks.size() - 1).getResults();
+				return reactor.core.publisher.Flux.fromIterable(chunks);
+			});
+		}
+
+		private List<ChatResponse> next(Prompt prompt) {
 			if (this.calls >= MAX_ROUNDS) {
 				throw fault(new Json.Fault("the loop reached its bound of " + MAX_ROUNDS + " model calls"));
 			}
@@ -343,8 +457,8 @@ final class LoopOp {
 				throw fault(new Json.Fault("the model script ran out: model call " + (this.calls + 1)
 						+ " has no scripted reply (the script has " + this.replies.size() + ")"));
 			}
-			ChatResponse reply = this.replies.get(this.calls++);
-			this.lastReply = reply.getResults();
+			List<ChatResponse> reply = this.replies.get(this.calls++);
+			this.lastReply = reply.get(0).getResults();
 			return reply;
 		}
 

@@ -159,9 +159,13 @@ public final class Runner {
 		// The seed's workaround advisor (written from its description) runs in
 		// the tool loop; no other advisor is known.
 		boolean geminiToolText = false;
+		boolean feedback = false;
 		for (int i = 0; i < advisors.size(); i++) {
 			if ("gemini-tool-text".equals(advisors.get(i)) && op.equals("tool_loop")) {
 				geminiToolText = true;
+			}
+			else if ("tool-feedback".equals(advisors.get(i)) && op.equals("tool_loop")) {
+				feedback = true;
 			}
 			else {
 				throw new Json.OutOfScope("advisors are not in Spring AI " + Upstream.VERSION);
@@ -170,7 +174,7 @@ public final class Runner {
 		return switch (op) {
 			case "execute_tool_calls" -> executeToolCalls(new Scenario(vector), input);
 			case "convert_tool_response", "gemini_request" -> GeminiOps.run(new Scenario(vector), op, input);
-			case "tool_loop" -> LoopOp.run(new Scenario(vector), input, geminiToolText);
+			case "tool_loop" -> LoopOp.run(new Scenario(vector), input, geminiToolText, feedback);
 			default -> throw new Json.Fault("/op: unknown op '" + op + "'");
 		};
 	}
