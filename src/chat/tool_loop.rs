@@ -76,8 +76,15 @@ pub struct LoopConfig {
     pub gemini_tool_text: bool,
     /// The validator's optional rules.
     pub validator: ValidatorOptions,
-    /// At most this many model calls (a guard; the script bounds it anyway).
+    /// At most this many model calls: a guard, reaching it is a fault of
+    /// the scenario ([`LoopError::TooManyRounds`]), not an outcome.
     pub max_rounds: usize,
+    /// The scripted model, once its script is used up, repeats its last
+    /// reply for every further call instead of running out (a model that
+    /// never stops calling tools). A property of the script, not of Spring:
+    /// the Java runner's scripted model does the same. An empty script
+    /// still runs out at the first call.
+    pub repeat_last: bool,
     /// The memory's window: `MessageWindowChatMemory.builder().maxMessages(n)`
     /// (default 20; the builder refuses anything not > 0).
     pub memory_max_messages: NonZeroU32,
@@ -111,6 +118,7 @@ impl LoopConfig {
             gemini_tool_text: false,
             validator: ValidatorOptions::default(),
             max_rounds: 1000,
+            repeat_last: false,
             memory_max_messages: DEFAULT_MEMORY_MAX_MESSAGES,
             memory_start: Vec::new(),
         }
@@ -337,7 +345,12 @@ fn drive(
             Ask::Unconverted(run) => return Ok((run, false)),
         };
         seen(asking.messages());
-        let Some(reply) = model.get(done) else {
+        let reply = match model.get(done) {
+            Some(r) => Some(r),
+            None if cfg.repeat_last => model.last(),
+            None => None,
+        };
+        let Some(reply) = reply else {
             return Err(LoopError::ScriptExhausted {
                 call: done + 1,
                 len: model.len(),

@@ -145,6 +145,9 @@ impl Scenario {
             "provider": match c.provider { Provider::Gemini => "gemini", Provider::None => "none" },
             "memory": match c.memory { Memory::None => "none", Memory::Inside => "inside", Memory::Outside => "outside" },
         });
+        if c.repeat_last {
+            input["repeat_last"] = json!(true);
+        }
         if c.memory != Memory::None {
             if c.memory_max_messages != crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES {
                 input["memory_max_messages"] = json!(c.memory_max_messages.get());

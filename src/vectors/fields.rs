@@ -296,6 +296,7 @@ pub(super) const OP_INPUT_KEYS: &[(&str, &[&str])] = &[
             "memory",
             "memory_max_messages",
             "memory_start",
+            "repeat_last",
         ],
     ),
 ];

@@ -100,6 +100,7 @@ final class LoopOp {
 	static Map<String, Object> run(Scenario s, Map<String, Object> input, boolean geminiToolText) {
 		List<Message> history = messages(input.get("history"), "/input/history");
 		List<Object> script = Json.arr(input.get("model"), "/input/model");
+		boolean repeatLast = Json.bool(input.get("repeat_last"), false, "/input/repeat_last");
 		List<ChatResponse> replies = new ArrayList<>();
 		for (int i = 0; i < script.size(); i++) {
 			replies.add(Runner.chatResponse(script.get(i), "/input/model/" + i));
@@ -182,7 +183,7 @@ final class LoopOp {
 			advisors.add(geminiAdvisor);
 		}
 
-		ScriptedModel model = new ScriptedModel(replies, gemini, fixes);
+		ScriptedModel model = new ScriptedModel(replies, repeatLast, gemini, fixes);
 		ChatClient client = ChatClient.builder(model, ObservationRegistry.NOOP, null, null, toolAdvisor).build();
 
 		Map<String, Object> outcome = new LinkedHashMap<>();
@@ -291,6 +292,9 @@ final class LoopOp {
 
 		private final List<ChatResponse> replies;
 
+		/** Once the script is used up, the last reply answers every further call. */
+		private final boolean repeatLast;
+
 		private final boolean gemini;
 
 		private final Fixes fixes;
@@ -305,8 +309,9 @@ final class LoopOp {
 
 		private int calls;
 
-		ScriptedModel(List<ChatResponse> replies, boolean gemini, Fixes fixes) {
+		ScriptedModel(List<ChatResponse> replies, boolean repeatLast, boolean gemini, Fixes fixes) {
 			this.replies = replies;
+			this.repeatLast = repeatLast;
 			this.gemini = gemini;
 			this.fixes = fixes;
 		}
@@ -339,11 +344,12 @@ final class LoopOp {
 			else {
 				this.requests.add(Scenario.printAll(instructions));
 			}
-			if (this.calls >= this.replies.size()) {
+			boolean repeat = this.repeatLast && !this.replies.isEmpty();
+			if (this.calls >= this.replies.size() && !repeat) {
 				throw fault(new Json.Fault("the model script ran out: model call " + (this.calls + 1)
 						+ " has no scripted reply (the script has " + this.replies.size() + ")"));
 			}
-			ChatResponse reply = this.replies.get(this.calls++);
+			ChatResponse reply = this.replies.get(Math.min(this.calls++, this.replies.size() - 1));
 			this.lastReply = reply.getResults();
 			return reply;
 		}
