@@ -100,6 +100,13 @@ enum_table! {
         /// evicts the tool responses left without their call (spring-ai PR
         /// 6029, LangChain4j PR 666). Not in `all`.
         EvictOrphanResponses = "evict-orphan-responses" { in_all: false, switch: |f| &mut f.evict_orphan_responses },
+        /// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, a second
+        /// batch of a turn with a breach ends the turn as `THROW` would.
+        EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, switch: |f| &mut f.end_turn_after_breach },
+        /// `unknown-tool-through-processor`: a call to a tool that does not
+        /// exist is answered by the exception processor (spring-ai issues
+        /// 6816, 6869). Not in `all`.
+        UnknownToolThroughProcessor = "unknown-tool-through-processor" { in_all: false, switch: |f| &mut f.unknown_tool_through_processor },
     }
 }
 
@@ -164,6 +171,28 @@ pub struct Fixes {
     /// keeps the pairs, but evicts the oldest message first, the question
     /// included, and splits earlier turns.
     pub evict_orphan_responses: bool,
+    /// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, the first
+    /// batch of a turn with a breach is answered and the model is called
+    /// again, as upstream, so that it can read the error and answer; a
+    /// later batch of the same turn with a breach is answered whole and
+    /// then ends the turn as `THROW` does (`buildGeneration()` of the
+    /// batch's first breach response). Why: upstream answers every breach
+    /// and calls the model again, and `ToolCallingAdvisor` has no round
+    /// cap, so a model that keeps calling a tool past its limit keeps the
+    /// turn running for ever; with the fix the limits bound the model
+    /// calls of a turn, as they do under `THROW`.
+    pub end_turn_after_breach: bool,
+    /// `unknown-tool-through-processor`: the manager's `No ToolCallback
+    /// found for tool name: NAME` becomes a `ToolExecutionException` for
+    /// that call (its cause the `IllegalStateException`), handed to the
+    /// exception processor: its text is the call's response and the batch
+    /// goes on; what it throws fails the batch. Why: upstream throws out
+    /// of the manager and ends the call, so a model that misspells a tool
+    /// name never learns it; the processor the application chose decides
+    /// instead. Not in `all`: it changes what the application sees (an
+    /// exception becomes a response), a policy rather than a fix of an
+    /// invariant.
+    pub unknown_tool_through_processor: bool,
 }
 
 impl Fixes {
@@ -234,7 +263,7 @@ impl Fixes {
     /// The fixes that are on, in [`Fix::ALL`] order.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::model::behavior::Fixes::all().enabled().len(), 6);
+    /// assert_eq!(toolcall_model::model::behavior::Fixes::all().enabled().len(), 7);
     /// ```
     pub fn enabled(self) -> Vec<Fix> {
         Fix::ALL.into_iter().filter(|f| self.has(*f)).collect()
@@ -294,7 +323,7 @@ pub struct BehaviorSet {
 ///
 /// ```
 /// let sets = toolcall_model::model::behavior::behavior_sets();
-/// assert_eq!(sets.len(), 10);
+/// assert_eq!(sets.len(), 12);
 /// assert_eq!(sets[0].name, "upstream");
 /// ```
 pub fn behavior_sets() -> Vec<BehaviorSet> {

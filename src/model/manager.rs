@@ -267,6 +267,9 @@ pub enum Step {
     Answered(Batch),
     /// The tool must run; hand its result to [`Pending::complete`].
     Invoke(Pending),
+    /// No such tool, and (under `unknown-tool-through-processor`) the
+    /// exception processor answered the call; go on with the next call.
+    Missing(Batch),
     /// A breach under `THROW`: the batch stops. The batch holds the breach
     /// response as its last response.
     Breached(Batch, Breach),
@@ -427,10 +430,27 @@ impl Batch {
                     Some(BLANK_TOOL_NAME),
                 )));
             }
-            return Step::Failed(illegal_state(format!(
-                "No ToolCallback found for tool name: {}",
-                call.name
-            )));
+            let missing = format!("No ToolCallback found for tool name: {}", call.name);
+            if !cfg.fixes.unknown_tool_through_processor {
+                return Step::Failed(illegal_state(missing));
+            }
+            // The fix: the refusal becomes the call's ToolExecutionException,
+            // processed as a tool's failure; a call that runs no tool makes
+            // the batch no returnDirect one, as a tool without it would.
+            let cause = JavaException::new(ILLEGAL_STATE, Some(&missing));
+            return match cfg.processor.process(&call.name, &cause, &cfg.classes) {
+                Ok(data) => {
+                    self.return_direct = Some(false);
+                    self.responses.push(ToolResponse {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        data,
+                        error: true,
+                    });
+                    Step::Missing(self)
+                }
+                Err(thrown) => Step::Failed(ManagerError::Java(thrown)),
+            };
         };
         self.return_direct = Some(self.return_direct.unwrap_or(true) && tool.return_direct);
         Step::Invoke(Pending {
@@ -562,7 +582,7 @@ pub fn execute_with_counts(
     for (i, call) in calls.iter().enumerate() {
         let fallback = cfg.resolves();
         batch = match batch.call(call, cfg, |n| toolbox.find(n, fallback)) {
-            Step::Answered(b) => b,
+            Step::Answered(b) | Step::Missing(b) => b,
             Step::Invoke(p) => {
                 let result = toolbox.invoke(p.tool(), p.arguments());
                 p.complete(result, cfg)?

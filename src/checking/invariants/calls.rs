@@ -130,7 +130,7 @@ pub(super) fn limits(ev: &Evidence<'_>) -> Judged {
             let want_breach = over(per_tool, count) || over(l.max_total, total);
             let breached = match event {
                 CallEvent::Answered { .. } | CallEvent::Thrown { .. } => true,
-                CallEvent::Invoked { .. } => false,
+                CallEvent::Invoked { .. } | CallEvent::Missing { .. } => false,
                 CallEvent::Failed(e) => {
                     // A failed lookup: no tool, or (with resolution
                     // fallback) the resolver refusing a blank name.
@@ -147,7 +147,7 @@ pub(super) fn limits(ev: &Evidence<'_>) -> Judged {
                     !lookup && btp
                 }
             };
-            if !want_breach && !matches!(event, CallEvent::Failed(_)) {
+            if !want_breach && matches!(event, CallEvent::Invoked { .. }) {
                 expected_invocations.push(Invocation {
                     tool: call.name.clone(),
                     arguments: match &call.arguments {
@@ -226,7 +226,9 @@ pub(super) fn counting(ev: &Evidence<'_>) -> Judged {
         for (i, (call, event)) in round.calls.iter().zip(&round.events).enumerate() {
             reference.add(&call.name);
             let counts = match event {
-                CallEvent::Answered { counts } | CallEvent::Thrown { counts } => Some(counts),
+                CallEvent::Answered { counts }
+                | CallEvent::Thrown { counts }
+                | CallEvent::Missing { counts } => Some(counts),
                 CallEvent::Invoked { counts, .. } => counts.as_ref(),
                 CallEvent::Failed(_) => None,
             };

@@ -28,6 +28,12 @@ pub enum CallEvent {
         /// The batch's counts after the call.
         counts: Counts,
     },
+    /// No such tool; the exception processor answered the call
+    /// (`unknown-tool-through-processor`).
+    Missing {
+        /// The batch's counts after the call.
+        counts: Counts,
+    },
     /// A breach under `THROW`: the batch stopped.
     Thrown {
         /// The batch's counts after the call.
@@ -88,7 +94,9 @@ pub(super) fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Too
     let mut full = turn_history(scenario);
     let mut counts = Counts::recount(&full);
     let mut rounds = Vec::new();
-    for reply in scenario.model.iter().take(model_calls) {
+    let repeated = scenario.config.repeat_last.then(|| scenario.model.last()).flatten();
+    let replies = scenario.model.iter().chain(std::iter::repeat(repeated).map_while(|r| r));
+    for reply in replies.take(model_calls) {
         let Some(assistant) = tool_call_message(reply) else {
             break;
         };
@@ -103,6 +111,12 @@ pub(super) fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Too
             match b.call(call, cfg, |n| tb.find(n, fallback)) {
                 Step::Answered(b) => {
                     events.push(CallEvent::Answered {
+                        counts: b.counts().clone(),
+                    });
+                    batch = Some(b);
+                }
+                Step::Missing(b) => {
+                    events.push(CallEvent::Missing {
                         counts: b.counts().clone(),
                     });
                     batch = Some(b);

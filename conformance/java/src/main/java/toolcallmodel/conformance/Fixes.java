@@ -4,16 +4,21 @@ import java.util.List;
 
 /**
  * A vector's {@code fixes}: a list of fix names or {@code "all"} (every fix
- * but {@code evict-orphan-responses}); absent or empty is upstream. Each is
+ * but {@link #NOT_IN_ALL}); absent or empty is upstream. Each is
  * installed from the fix library (conformance/fixes).
  */
 record Fixes(boolean breachThroughProcessor, boolean strictJsonOrWrap, boolean errorKey, boolean closeDanglingCalls,
-		boolean storeAnsweredGeneration, boolean keepCurrentTurn, boolean evictOrphanResponses) {
+		boolean storeAnsweredGeneration, boolean keepCurrentTurn, boolean evictOrphanResponses,
+		boolean endTurnAfterBreach, boolean unknownToolThroughProcessor) {
 
-	static final Fixes UPSTREAM = new Fixes(false, false, false, false, false, false, false);
+	static final Fixes UPSTREAM = new Fixes(false, false, false, false, false, false, false, false, false);
 
 	static final List<String> NAMES = List.of("breach-through-processor", "strict-json-or-wrap", "error-key",
-			"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses");
+			"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses",
+			"end-turn-after-breach", "unknown-tool-through-processor");
+
+	/** The fixes {@code all} leaves out (the model's {@code Fix::in_all}). */
+	static final List<String> NOT_IN_ALL = List.of("evict-orphan-responses", "unknown-tool-through-processor");
 
 	static Fixes of(Object v) {
 		if (v == null) {
@@ -22,7 +27,7 @@ record Fixes(boolean breachThroughProcessor, boolean strictJsonOrWrap, boolean e
 		boolean[] on = new boolean[NAMES.size()];
 		if ("all".equals(v)) {
 			for (int i = 0; i < on.length; i++) {
-				on[i] = !NAMES.get(i).equals("evict-orphan-responses");
+				on[i] = !NOT_IN_ALL.contains(NAMES.get(i));
 			}
 		}
 		else {
@@ -31,7 +36,7 @@ record Fixes(boolean breachThroughProcessor, boolean strictJsonOrWrap, boolean e
 				String name = Json.str(list.get(i), "/fixes/" + i);
 				if (name.equals("all")) {
 					for (int j = 0; j < on.length; j++) {
-						on[j] |= !NAMES.get(j).equals("evict-orphan-responses");
+						on[j] |= !NOT_IN_ALL.contains(NAMES.get(j));
 					}
 					continue;
 				}
@@ -42,7 +47,7 @@ record Fixes(boolean breachThroughProcessor, boolean strictJsonOrWrap, boolean e
 				on[k] = true;
 			}
 		}
-		return new Fixes(on[0], on[1], on[2], on[3], on[4], on[5], on[6]);
+		return new Fixes(on[0], on[1], on[2], on[3], on[4], on[5], on[6], on[7], on[8]);
 	}
 
 	boolean any() {
@@ -51,7 +56,8 @@ record Fixes(boolean breachThroughProcessor, boolean strictJsonOrWrap, boolean e
 
 	/** The manager is wrapped by the fix library's FixingToolCallingManager. */
 	boolean wrapsManager() {
-		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey;
+		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey || this.endTurnAfterBreach
+				|| this.unknownToolThroughProcessor;
 	}
 
 	/** Gemini's conversion of tool responses is the fixed one. */

@@ -70,6 +70,22 @@ public class ToolCallFixesProperties {
 	 */
 	private boolean jsonErrorProcessor;
 
+	/**
+	 * Under RETURN_ERROR_RESPONSE, end the turn at the second batch with a limit
+	 * breach, as THROW ends it at the first, so that a model that keeps calling a
+	 * tool past its limit cannot keep the turn running for ever (issues 3333,
+	 * 5754, 6462). Wraps the ToolCallingManager bean.
+	 */
+	private boolean endTurnAfterBreach;
+
+	/**
+	 * Answer a call to a tool that does not exist through the
+	 * ToolExecutionExceptionProcessor, as a tool failure, instead of ending the
+	 * call with "No ToolCallback found for tool name" (issues 6816, 6869). Wraps
+	 * the ToolCallingManager bean.
+	 */
+	private boolean unknownToolThroughProcessor;
+
 	/** The window of the ChatMemory that keep-current-turn or evict-orphan-responses install. */
 	private int memoryMaxMessages = TurnKeepingWindowChatMemory.DEFAULT_MAX_MESSAGES;
 
@@ -137,6 +153,22 @@ public class ToolCallFixesProperties {
 		this.jsonErrorProcessor = jsonErrorProcessor;
 	}
 
+	public boolean isEndTurnAfterBreach() {
+		return this.endTurnAfterBreach;
+	}
+
+	public void setEndTurnAfterBreach(boolean endTurnAfterBreach) {
+		this.endTurnAfterBreach = endTurnAfterBreach;
+	}
+
+	public boolean isUnknownToolThroughProcessor() {
+		return this.unknownToolThroughProcessor;
+	}
+
+	public void setUnknownToolThroughProcessor(boolean unknownToolThroughProcessor) {
+		this.unknownToolThroughProcessor = unknownToolThroughProcessor;
+	}
+
 	public int getMemoryMaxMessages() {
 		return this.memoryMaxMessages;
 	}
@@ -147,7 +179,8 @@ public class ToolCallFixesProperties {
 
 	/** Whether the ToolCallingManager bean is wrapped. */
 	boolean wrapsManager() {
-		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey;
+		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey || this.endTurnAfterBreach
+				|| this.unknownToolThroughProcessor;
 	}
 
 }
