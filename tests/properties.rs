@@ -1397,6 +1397,9 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                             );
                             batch = Some(b);
                         }
+                        Step::Missing(_) => {
+                            prop_assert!(false, "step {step} call {i}: a missing tool answered without the fix");
+                        }
                         Step::Breached(b, breach) => {
                             prop_assert!(
                                 want_breach && m.on_exceeded == OnExceeded::Throw,

@@ -25,7 +25,8 @@
 //! The files: this one holds the table of invariants, the verdicts and the
 //! dispatch to the judges; `evidence.rs` gathers a turn, `trace.rs` replays
 //! its batches, and the judges sit by what they look at: `calls.rs` (1 to
-//! 3), `payloads.rs` (4 to 6) and `transcripts.rs` (7 to 9).
+//! 3), `payloads.rs` (4 to 6), `transcripts.rs` (7 to 9) and `rounds.rs`
+//! (10).
 //!
 //! ```
 //! use toolcall_model::checking::invariants::{check, Evidence, Invariant, Verdict};
@@ -52,10 +53,12 @@
 mod calls;
 mod evidence;
 mod payloads;
+mod rounds;
 mod trace;
 mod transcripts;
 
 pub use self::evidence::Evidence;
+pub use self::rounds::turn_bound;
 pub use self::trace::{CallEvent, Round, RoundEnd, Trace};
 pub use self::transcripts::memory_holds_conversation;
 
@@ -69,6 +72,7 @@ use crate::model::tools::Invocation;
 
 use self::calls::{counting, limits, one_response_per_call};
 use self::payloads::{gemini_safe, json_safe, lossless};
+use self::rounds::turn_ends;
 use self::transcripts::{memory_keeps_turns, question_kept, transcript_valid};
 
 enum_table! {
@@ -81,7 +85,7 @@ enum_table! {
     ///
     /// ```
     /// use toolcall_model::checking::invariants::Invariant;
-    /// assert_eq!(Invariant::ALL.len(), 9);
+    /// assert_eq!(Invariant::ALL.len(), 10);
     /// assert_eq!("json-safe".parse::<Invariant>(), Ok(Invariant::JsonSafe));
     /// assert_eq!(Invariant::TranscriptValid.to_string(), "transcript-valid");
     /// assert_eq!(Invariant::OneResponsePerCall.name(), "one-response-per-call");
@@ -147,6 +151,12 @@ enum_table! {
         MemoryKeepsTurns = "memory-keeps-turns" {
             statement: "the memory loses no earlier turn: it keeps the current turn whole, and drops earlier turns only whole, oldest first, when the window is full",
             precondition: "a memory, inside or outside the loop, that holds the conversation so far (memory_holds_conversation)",
+        },
+        /// 10. Every turn ends: its model calls are bounded by what the
+        ///    limits state ([`turn_bound`]).
+        TurnEnds = "turn-ends" {
+            statement: "every turn ends: at most C + 2 model calls, C being the tool calls the limits let run without a breach",
+            precondition: "the limits bound the tool calls (a total limit, or a per-tool limit on every name the model calls, none excluded or unlimited; Spring AI 2.0.1)",
         },
     }
 }
@@ -333,6 +343,11 @@ fn in_request(judged: Judged, k: usize) -> Judged {
 }
 
 fn judge(invariant: Invariant, ev: &Evidence<'_>) -> Judged {
+    // A turn cut off at its bound is judged by turn-ends alone: the run the
+    // other judges would see is not the scenario's.
+    if ev.runaway && invariant != Invariant::TurnEnds {
+        return Judged::NotApplicable;
+    }
     match invariant {
         Invariant::OneResponsePerCall => one_response_per_call(ev),
         Invariant::Limits => limits(ev),
@@ -343,6 +358,7 @@ fn judge(invariant: Invariant, ev: &Evidence<'_>) -> Judged {
         Invariant::TranscriptValid => transcript_valid(ev),
         Invariant::QuestionKept => question_kept(ev),
         Invariant::MemoryKeepsTurns => memory_keeps_turns(ev),
+        Invariant::TurnEnds => turn_ends(ev),
     }
 }
 
