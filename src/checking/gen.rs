@@ -828,6 +828,7 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
         model(),
         memory_window(),
         memory_start(),
+        prop::bool::weighted(0.15),
     )
         .prop_map(
             |(
@@ -841,6 +842,7 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                 model,
                 window,
                 start,
+                repeat,
             )| {
                 let manager = Config {
                     limits,
@@ -855,8 +857,16 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                 } else {
                     apply_memory_start(start, history)
                 };
-                Scenario {
+                let mut model = model;
+                // A repeating model: the script's final answer dropped, its
+                // last reply with calls repeated for ever.
+                let repeat_last = repeat && model.len() > 1;
+                if repeat_last {
+                    model.pop();
+                }
+                let mut scenario = Scenario {
                     config: LoopConfig {
+                        repeat_last,
                         conversation_history,
                         provider,
                         memory,
@@ -871,7 +881,19 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                     tools,
                     history,
                     model,
+                };
+                if repeat_last {
+                    // The guard just past the turn's bound (or a probe where
+                    // the limits bound nothing): a turn that runs away stops
+                    // there, not after 1000 model calls.
+                    let past = crate::checking::invariants::turn_bound(
+                        &scenario.config,
+                        &scenario.model,
+                    )
+                    .unwrap_or_else(|| scenario.model.len() * 2 + 7);
+                    scenario.config.max_rounds = scenario.config.max_rounds.min(past + 1);
                 }
+                scenario
             },
         )
         .boxed()
