@@ -288,6 +288,28 @@ const REFUTED: &[(&str, Invariant, &str)] = &[
         Invariant::MemoryKeepsTurns,
         "the window unchanged",
     ),
+    ("end-turn-after-breach", Invariant::JsonSafe, "the fix changes neither the texts, the conversion nor the memory"),
+    ("end-turn-after-breach", Invariant::GeminiSafe, "the fix changes neither the texts, the conversion nor the memory"),
+    ("end-turn-after-breach", Invariant::Lossless, "the fix changes neither the texts, the conversion nor the memory"),
+    ("end-turn-after-breach", Invariant::TranscriptValid, "the fix changes neither the texts, the conversion nor the memory"),
+    ("end-turn-after-breach", Invariant::QuestionKept, "the fix changes neither the texts, the conversion nor the memory"),
+    ("end-turn-after-breach", Invariant::MemoryKeepsTurns, "the fix changes neither the texts, the conversion nor the memory"),
+    ("unknown-tool-through-processor", Invariant::JsonSafe, "the fix changes neither the texts, the conversion nor the memory"),
+    ("unknown-tool-through-processor", Invariant::GeminiSafe, "the fix changes neither the texts, the conversion nor the memory"),
+    ("unknown-tool-through-processor", Invariant::Lossless, "the fix changes neither the texts, the conversion nor the memory"),
+    ("unknown-tool-through-processor", Invariant::TranscriptValid, "the fix changes neither the texts, the conversion nor the memory"),
+    ("unknown-tool-through-processor", Invariant::QuestionKept, "the fix changes neither the texts, the conversion nor the memory"),
+    ("unknown-tool-through-processor", Invariant::MemoryKeepsTurns, "the fix changes neither the texts, the conversion nor the memory"),
+    ("upstream", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
+    ("breach-through-processor", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
+    ("strict-json-or-wrap", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
+    ("error-key", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
+    ("close-dangling-calls", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
+    ("store-answered-generation", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
+    ("keep-current-turn", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
+    ("evict-orphan-responses", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
+    ("unknown-tool-through-processor", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
+    ("gemini-tool-text", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
 ];
 
 fn cases() -> u32 {
@@ -441,6 +463,11 @@ fn question_kept() {
 #[test]
 fn memory_keeps_turns() {
     property(Invariant::MemoryKeepsTurns);
+}
+
+#[test]
+fn turn_ends() {
+    property(Invariant::TurnEnds);
 }
 
 // ---------------------------------------------------------------------------

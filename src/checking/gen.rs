@@ -828,7 +828,7 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
         model(),
         memory_window(),
         memory_start(),
-        prop::bool::weighted(0.15),
+        prop::bool::weighted(0.2),
     )
         .prop_map(
             |(
