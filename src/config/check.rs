@@ -24,7 +24,7 @@ use std::num::NonZeroU32;
 use serde_json::{json, Value};
 
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
-use crate::chat::tool_loop::{run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent};
+use crate::chat::tool_loop::{run_loop, EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider, Sent};
 use crate::gemini::{Part, Refusal, Rejection, Request, Rule};
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes, SpringAi};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
@@ -43,6 +43,10 @@ pub const MAX_PLAYED_LIMIT: u32 = 200;
 
 /// Tool rounds of the long-turn scenario: a dozen.
 pub const LONG_TURN_ROUNDS: usize = 12;
+
+/// The model calls [`Scenario::Runaway`] allows a turn when no limit bounds
+/// it: past them the turn is taken to run away.
+pub const RUNAWAY_PROBE: usize = 50;
 
 /// An application's tool-calling setup.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -284,6 +288,13 @@ enum_table! {
             column: "12-rounds",
             describe: "a dozen tool rounds in one turn, within the limits",
         },
+        /// A model that never stops calling a tool: its reply, one call to the
+        /// most limited tool, repeated past the limit (spring-ai issues 3333,
+        /// 5754, 6462).
+        Runaway = "runaway" {
+            column: "repeats",
+            describe: "the model keeps calling a tool past its limit (it repeats its reply); the turn must end within the limit's calls and two more model calls",
+        },
     }
 }
 
@@ -331,6 +342,9 @@ pub enum Mark {
     NextParse,
     /// The next turn, built from the memory, is rejected otherwise.
     NextRejected,
+    /// The turn never ends: a model that keeps calling a tool is called
+    /// again and again, past what the limits bound.
+    Runaway,
 }
 
 impl Mark {
@@ -362,6 +376,7 @@ impl Mark {
             Mark::Dangling => "dangling",
             Mark::NextParse => "next-json",
             Mark::NextRejected => "next-rej",
+            Mark::Runaway => "runaway",
         }
     }
 
@@ -380,6 +395,7 @@ impl Mark {
             Mark::Dangling => "the next turn is rejected: a call without a response in memory",
             Mark::NextParse => "the next turn fails: a stored response does not convert for Gemini",
             Mark::NextRejected => "the next turn is rejected by Gemini for another reason",
+            Mark::Runaway => "the turn never ends: a model that keeps calling a tool past its limit is called again and again (and billed) past what the limits bound",
         }
     }
 }
@@ -710,6 +726,27 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
             reply.extend(reply_calls(calls("call", "weather", 1)));
             (tools, vec![reply, reply_text("Done.")], 1)
         }
+        Scenario::Runaway => {
+            // The turn must end within the limit's calls and two more model
+            // calls (docs/INVARIANTS.md, turn-ends): the loop's guard is set
+            // one past that, so that a turn that goes on is caught there,
+            // not after 1000 calls. Without a limit to bound it, a probe.
+            let target = breach_target(&setup.limits).filter(|_| setup.version.has_limits());
+            let (tool, bound) = match target {
+                Some((tool, n)) => (tool, n as usize + 2),
+                None => ("weather".to_owned(), RUNAWAY_PROBE),
+            };
+            let mut config = config;
+            config.repeat_last = true;
+            config.max_rounds = bound + 1;
+            return Ok(Script {
+                config,
+                tools: vec![ToolSpec::returning(&tool, "{\"temp\":22}")],
+                history,
+                model: vec![reply_calls(calls("call", &tool, 1))],
+                watch: 1,
+            });
+        }
         Scenario::LongTurn => {
             if let Max::Limited(n) = setup.limits.max_total {
                 if (n as usize) < LONG_TURN_ROUNDS {
@@ -790,6 +827,14 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
     let mut toolbox = Toolbox::new(tools);
     let run = match run_loop(&cfg, user, &model, &mut toolbox) {
         Ok(r) => r,
+        Err(LoopError::TooManyRounds(n)) if cfg.repeat_last => {
+            verdict.mark = Mark::Runaway;
+            verdict.detail = format!(
+                "the turn never ends: the model, repeating its call, was called {n} times, past what the limits bound ({} model calls), and the loop calls it again",
+                n.saturating_sub(1)
+            );
+            return verdict;
+        }
         Err(e) => {
             verdict.mark = Mark::Error;
             verdict.detail = format!("the scenario could not be played: {e}");

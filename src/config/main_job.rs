@@ -9,7 +9,8 @@
 //! memory outside and inside, in the setup `ChatClient` gives by default
 //! (`MessageWindowChatMemory` of 20 messages; with the memory advisor
 //! inside the loop, `ChatClient` registers `ToolCallingAdvisor` with
-//! conversation history off). Each cell is a [`crate::config::check`] scenario
+//! conversation history off); and, under `RETURN_ERROR_RESPONSE`, a model
+//! that keeps calling a tool past its limit. Each cell is a [`crate::config::check`] scenario
 //! played on a [`crate::config::check::Setup`].
 
 use std::collections::BTreeSet;
@@ -44,7 +45,7 @@ pub struct Column {
 
 /// The problems the table is grouped by: each group's two header lines
 /// and its name in the conclusion.
-pub const GROUPS: [([&str; 2], &str); 4] = [
+pub const GROUPS: [([&str; 2], &str); 5] = [
     (
         ["issue 6902: breach,", "RETURN_ERROR_RESPONSE"],
         "Issue 6902's breach (RETURN_ERROR_RESPONSE: the limit's text goes to Gemini)",
@@ -61,13 +62,17 @@ pub const GROUPS: [([&str; 2], &str); 4] = [
         ["long turn,", "12 rounds"],
         "The long turn (12 tool rounds against a 20-message window)",
     ),
+    (
+        ["never ends,", "RETURN_ERROR_RESPONSE"],
+        "The turn that never ends (RETURN_ERROR_RESPONSE: a model that keeps calling a tool past its limit is called again and again)",
+    ),
 ];
 
 /// The columns, in order.
 ///
 /// ```
 /// let c = toolcall_model::config::main_job::columns();
-/// assert_eq!(c.len(), 10);
+/// assert_eq!(c.len(), 11);
 /// assert_eq!(c[0].id, "breach/default-processor");
 /// ```
 pub fn columns() -> Vec<Column> {
@@ -201,6 +206,18 @@ pub fn columns() -> Vec<Column> {
             in_table: m == Memory::Inside,
         });
     }
+    v.push(Column {
+        id: "runaway/default-processor",
+        head: ["model", "repeats"],
+        group: 4,
+        assumptions: format!("{gemini}; spring.ai.tools.limits.max-calls-per-tool-default=1; the model calls tool x once per round and never stops; on-limit-exceeded=RETURN_ERROR_RESPONSE; Spring's DefaultToolExecutionExceptionProcessor (auto-configured); {}", memory(Memory::None)),
+        setup: Setup {
+            limits: breach(OnExceeded::ReturnErrorResponse),
+            ..Setup::default()
+        },
+        scenario: Scenario::Runaway,
+        in_table: true,
+    });
     v
 }
 
@@ -407,6 +424,28 @@ pub fn conclusion(job: &MainJob) -> Vec<String> {
             " With the memory outside the loop, {} survives.{why}",
             names(&all, &ok("long-turn/memory-outside"))
         ),
+    ));
+    // The sets under which the turn ran away: a Gemini conversion failure
+    // ends it first under the others, so a fix of that exposes it.
+    let runaway: Vec<&'static str> = col("runaway/default-processor")
+        .map(|c| {
+            job.rows
+                .iter()
+                .filter(|(_, v)| v[c].mark == crate::config::check::Mark::Runaway)
+                .map(|(s, _)| s.name)
+                .collect()
+        })
+        .unwrap_or_default();
+    out.push(line(
+        4,
+        if runaway.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " It runs away under {}, whose Gemini fix lets the loop go on; under the others \"Failed to parse JSON\" ends it first.",
+                runaway.join(", ")
+            )
+        },
     ));
     let every: Vec<&'static str> = job
         .rows
