@@ -226,6 +226,19 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
         cell("plain/default-processor", "error-key")["survives"],
         false
     );
+    // The turn that never ends: once a Gemini fix lets the loop go on
+    // under RETURN_ERROR_RESPONSE, the repeating model runs away; all ends it.
+    assert_eq!(
+        cell("runaway/default-processor", "strict-json-or-wrap")["mark"],
+        "runaway"
+    );
+    assert_eq!(
+        cell("runaway/default-processor", "all")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("the turn ends with the limit's answer"),
+        true
+    );
     let started = std::time::Instant::now();
     let (code, table, _) = run_with_stdin(&[], b"");
     assert_eq!(code, 0);
@@ -233,6 +246,7 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
     assert!(table.contains("upstream") && table.contains("gemini-tool-text"));
     assert!(table.contains("JSON-error") && table.contains("inside*"));
     assert!(table.contains("Issue 6902's breach"), "{table}");
+    assert!(table.contains("The turn that never ends"), "{table}");
     assert!(
         table
             .replace('\n', " ")
@@ -243,7 +257,8 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
     for l in table.lines() {
         assert!(l.chars().count() <= 100, "wider than 100 columns: {l}");
     }
-    assert!(table.lines().count() <= 45, "{table}");
+    // Twelve behaviour sets, five problems.
+    assert!(table.lines().count() <= 50, "{table}");
 }
 
 #[test]

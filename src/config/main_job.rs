@@ -38,8 +38,9 @@ pub struct Column {
     pub setup: Setup,
     /// The scenario played.
     pub scenario: Scenario,
-    /// Whether the text table shows it: a column where every set survives
-    /// is said in its problem's line instead (JSON has every column).
+    /// Whether the text table shows it: a column where every set survives,
+    /// or one past the table's width (the turn that never ends), is said in
+    /// its problem's line instead (JSON has every column).
     pub in_table: bool,
 }
 
@@ -63,7 +64,7 @@ pub const GROUPS: [([&str; 2], &str); 5] = [
         "The long turn (12 tool rounds against a 20-message window)",
     ),
     (
-        ["never ends,", "RETURN_ERROR_RESPONSE"],
+        ["never", "ends"],
         "The turn that never ends (RETURN_ERROR_RESPONSE: a model that keeps calling a tool past its limit is called again and again)",
     ),
 ];
@@ -216,7 +217,9 @@ pub fn columns() -> Vec<Column> {
             ..Setup::default()
         },
         scenario: Scenario::Runaway,
-        in_table: true,
+        // Past the table's 100 columns: its problem's line names who runs
+        // away and who closes it.
+        in_table: false,
     });
     v
 }
@@ -567,7 +570,7 @@ pub fn table(job: &MainJob) -> String {
          advisor ordered after ToolCallingAdvisor; ChatClient then turns the tool advisor's \
          conversation history off. Memory: MessageWindowChatMemory, 20 messages. The next turn is \
          built from the memory. Columns where every set survives (THROW with no memory or the \
-         memory outside, the long turn outside) are in --json and the lines below.",
+         memory outside, the long turn outside) and the turn that never ends are in --json and the lines below.",
         100,
     ));
     let mut marks = Vec::new();

@@ -103,10 +103,10 @@ enum_table! {
         /// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, a second
         /// batch of a turn with a breach ends the turn as `THROW` would.
         EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, switch: |f| &mut f.end_turn_after_breach },
-        /// `unknown-tool-through-processor`: a call to a tool that does not
+        /// `unknown-tool-to-processor`: a call to a tool that does not
         /// exist is answered by the exception processor (spring-ai issues
         /// 6816, 6869). Not in `all`.
-        UnknownToolThroughProcessor = "unknown-tool-through-processor" { in_all: false, switch: |f| &mut f.unknown_tool_through_processor },
+        UnknownToolToProcessor = "unknown-tool-to-processor" { in_all: false, switch: |f| &mut f.unknown_tool_to_processor },
     }
 }
 
@@ -182,7 +182,7 @@ pub struct Fixes {
     /// turn running for ever; with the fix the limits bound the model
     /// calls of a turn, as they do under `THROW`.
     pub end_turn_after_breach: bool,
-    /// `unknown-tool-through-processor`: the manager's `No ToolCallback
+    /// `unknown-tool-to-processor`: the manager's `No ToolCallback
     /// found for tool name: NAME` becomes a `ToolExecutionException` for
     /// that call (its cause the `IllegalStateException`), handed to the
     /// exception processor: its text is the call's response and the batch
@@ -192,7 +192,7 @@ pub struct Fixes {
     /// instead. Not in `all`: it changes what the application sees (an
     /// exception becomes a response), a policy rather than a fix of an
     /// invariant.
-    pub unknown_tool_through_processor: bool,
+    pub unknown_tool_to_processor: bool,
 }
 
 impl Fixes {

@@ -267,7 +267,7 @@ pub enum Step {
     Answered(Batch),
     /// The tool must run; hand its result to [`Pending::complete`].
     Invoke(Pending),
-    /// No such tool, and (under `unknown-tool-through-processor`) the
+    /// No such tool, and (under `unknown-tool-to-processor`) the
     /// exception processor answered the call; go on with the next call.
     Missing(Batch),
     /// A breach under `THROW`: the batch stops. The batch holds the breach
@@ -431,7 +431,7 @@ impl Batch {
                 )));
             }
             let missing = format!("No ToolCallback found for tool name: {}", call.name);
-            if !cfg.fixes.unknown_tool_through_processor {
+            if !cfg.fixes.unknown_tool_to_processor {
                 return Step::Failed(illegal_state(missing));
             }
             // The fix: the refusal becomes the call's ToolExecutionException,

@@ -29,7 +29,7 @@ pub enum CallEvent {
         counts: Counts,
     },
     /// No such tool; the exception processor answered the call
-    /// (`unknown-tool-through-processor`).
+    /// (`unknown-tool-to-processor`).
     Missing {
         /// The batch's counts after the call.
         counts: Counts,

@@ -9,16 +9,16 @@ import java.util.List;
  */
 record Fixes(boolean breachThroughProcessor, boolean strictJsonOrWrap, boolean errorKey, boolean closeDanglingCalls,
 		boolean storeAnsweredGeneration, boolean keepCurrentTurn, boolean evictOrphanResponses,
-		boolean endTurnAfterBreach, boolean unknownToolThroughProcessor) {
+		boolean endTurnAfterBreach, boolean unknownToolToProcessor) {
 
 	static final Fixes UPSTREAM = new Fixes(false, false, false, false, false, false, false, false, false);
 
 	static final List<String> NAMES = List.of("breach-through-processor", "strict-json-or-wrap", "error-key",
 			"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses",
-			"end-turn-after-breach", "unknown-tool-through-processor");
+			"end-turn-after-breach", "unknown-tool-to-processor");
 
 	/** The fixes {@code all} leaves out (the model's {@code Fix::in_all}). */
-	static final List<String> NOT_IN_ALL = List.of("evict-orphan-responses", "unknown-tool-through-processor");
+	static final List<String> NOT_IN_ALL = List.of("evict-orphan-responses", "unknown-tool-to-processor");
 
 	static Fixes of(Object v) {
 		if (v == null) {
@@ -57,7 +57,7 @@ record Fixes(boolean breachThroughProcessor, boolean strictJsonOrWrap, boolean e
 	/** The manager is wrapped by the fix library's FixingToolCallingManager. */
 	boolean wrapsManager() {
 		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey || this.endTurnAfterBreach
-				|| this.unknownToolThroughProcessor;
+				|| this.unknownToolToProcessor;
 	}
 
 	/** Gemini's conversion of tool responses is the fixed one. */

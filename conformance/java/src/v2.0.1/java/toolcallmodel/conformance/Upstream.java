@@ -145,7 +145,7 @@ final class Upstream {
 			return manager;
 		}
 		return new FixingToolCallingManager(manager, processor, f.breachThroughProcessor(), f.closeDanglingCalls(),
-				f.endTurnAfterBreach(), f.unknownToolThroughProcessor());
+				f.endTurnAfterBreach(), f.unknownToolToProcessor());
 	}
 
 	/** A tool message with the model's failure marks, as the fix library's marks. */

@@ -54,7 +54,7 @@ import org.springframework.ai.tool.resolution.ToolCallbackResolver;
  * {@code buildGeneration()} takes the batch's first breach response as text,
  * which {@code ToolCallingAdvisor} returns as it returns a breach under
  * {@code THROW}.</li>
- * <li>{@code unknown-tool-through-processor}: a call to a tool that does not
+ * <li>{@code unknown-tool-to-processor}: a call to a tool that does not
  * exist reaches the delegate's exception processor as a
  * {@link ToolExecutionException} whose cause is the manager's
  * {@code IllegalStateException} ({@link MissingTools}); the batch goes on with
@@ -89,7 +89,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 
 	private final boolean endTurnAfterBreach;
 
-	/** The delegate's lookup, under {@code unknown-tool-through-processor} (null: off). */
+	/** The delegate's lookup, under {@code unknown-tool-to-processor} (null: off). */
 	private final MissingTools missingTools;
 
 	/**
@@ -122,13 +122,13 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 	 * @param breachThroughProcessor the fix {@code breach-through-processor}
 	 * @param closeDanglingCalls the fix {@code close-dangling-calls}
 	 * @param endTurnAfterBreach the fix {@code end-turn-after-breach}
-	 * @param unknownToolThroughProcessor the fix {@code unknown-tool-through-processor}
+	 * @param unknownToolToProcessor the fix {@code unknown-tool-to-processor}
 	 */
 	public FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor,
 			boolean breachThroughProcessor, boolean closeDanglingCalls, boolean endTurnAfterBreach,
-			boolean unknownToolThroughProcessor) {
+			boolean unknownToolToProcessor) {
 		this.endTurnAfterBreach = endTurnAfterBreach;
-		this.missingTools = unknownToolThroughProcessor ? MissingTools.of(delegate) : null;
+		this.missingTools = unknownToolToProcessor ? MissingTools.of(delegate) : null;
 		this.delegate = delegate;
 		this.limits = SpringLimits.of(delegate);
 		this.processor = processor;
@@ -302,7 +302,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		return false;
 	}
 
-	/** Under {@code unknown-tool-through-processor}: the prompt with a stand-in for each missing tool. */
+	/** Under {@code unknown-tool-to-processor}: the prompt with a stand-in for each missing tool. */
 	private Prompt withStandIns(Prompt prompt, List<AssistantMessage.ToolCall> calls) {
 		if (this.missingTools == null || !(prompt.getOptions() instanceof ToolCallingChatOptions options)) {
 			return prompt;

@@ -36,7 +36,7 @@ final class Invocations {
 
 		/**
 		 * A stand-in for the tool {@code name}, which does not exist, is about to
-		 * throw with {@code cause} ({@code unknown-tool-through-processor}).
+		 * throw with {@code cause} ({@code unknown-tool-to-processor}).
 		 */
 		default void missing(String name, Throwable cause) {
 			beforeInvoke(name);

@@ -17,7 +17,7 @@ import org.springframework.ai.tool.resolution.ToolCallbackResolver;
 import org.springframework.util.StringUtils;
 
 /**
- * {@code unknown-tool-through-processor}: for each called name the delegate
+ * {@code unknown-tool-to-processor}: for each called name the delegate
  * would not find (not among the request's tool callbacks and, with
  * {@code resolutionFallbackEnabled}, not resolved), a stand-in callback of that
  * name that throws a {@link ToolExecutionException} whose cause is the

@@ -72,7 +72,7 @@ public class ToolCallFixesAutoConfiguration {
 					// application builds itself).
 					return new FixingToolCallingManager(manager, SpringLimits.processorOf(manager),
 							p.isBreachThroughProcessor(), p.isCloseDanglingCalls(), p.isEndTurnAfterBreach(),
-							p.isUnknownToolThroughProcessor());
+							p.isUnknownToolToProcessor());
 				}
 				if (bean instanceof ChatMemory memory && !(memory instanceof AnsweredGenerationChatMemory)
 						&& p.isStoreAnsweredGeneration()) {

@@ -84,7 +84,7 @@ public class ToolCallFixesProperties {
 	 * call with "No ToolCallback found for tool name" (issues 6816, 6869). Wraps
 	 * the ToolCallingManager bean.
 	 */
-	private boolean unknownToolThroughProcessor;
+	private boolean unknownToolToProcessor;
 
 	/** The window of the ChatMemory that keep-current-turn or evict-orphan-responses install. */
 	private int memoryMaxMessages = TurnKeepingWindowChatMemory.DEFAULT_MAX_MESSAGES;
@@ -161,12 +161,12 @@ public class ToolCallFixesProperties {
 		this.endTurnAfterBreach = endTurnAfterBreach;
 	}
 
-	public boolean isUnknownToolThroughProcessor() {
-		return this.unknownToolThroughProcessor;
+	public boolean isUnknownToolToProcessor() {
+		return this.unknownToolToProcessor;
 	}
 
-	public void setUnknownToolThroughProcessor(boolean unknownToolThroughProcessor) {
-		this.unknownToolThroughProcessor = unknownToolThroughProcessor;
+	public void setUnknownToolToProcessor(boolean unknownToolToProcessor) {
+		this.unknownToolToProcessor = unknownToolToProcessor;
 	}
 
 	public int getMemoryMaxMessages() {
@@ -180,7 +180,7 @@ public class ToolCallFixesProperties {
 	/** Whether the ToolCallingManager bean is wrapped. */
 	boolean wrapsManager() {
 		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey || this.endTurnAfterBreach
-				|| this.unknownToolThroughProcessor;
+				|| this.unknownToolToProcessor;
 	}
 
 }
