@@ -288,28 +288,116 @@ const REFUTED: &[(&str, Invariant, &str)] = &[
         Invariant::MemoryKeepsTurns,
         "the window unchanged",
     ),
-    ("end-turn-after-breach", Invariant::JsonSafe, "the fix changes neither the texts, the conversion nor the memory"),
-    ("end-turn-after-breach", Invariant::GeminiSafe, "the fix changes neither the texts, the conversion nor the memory"),
-    ("end-turn-after-breach", Invariant::Lossless, "the fix changes neither the texts, the conversion nor the memory"),
-    ("end-turn-after-breach", Invariant::TranscriptValid, "the fix changes neither the texts, the conversion nor the memory"),
-    ("end-turn-after-breach", Invariant::QuestionKept, "the fix changes neither the texts, the conversion nor the memory"),
-    ("end-turn-after-breach", Invariant::MemoryKeepsTurns, "the fix changes neither the texts, the conversion nor the memory"),
-    ("unknown-tool-to-processor", Invariant::JsonSafe, "the fix changes neither the texts, the conversion nor the memory"),
-    ("unknown-tool-to-processor", Invariant::GeminiSafe, "the fix changes neither the texts, the conversion nor the memory"),
-    ("unknown-tool-to-processor", Invariant::Lossless, "the fix changes neither the texts, the conversion nor the memory"),
-    ("unknown-tool-to-processor", Invariant::TranscriptValid, "the fix changes neither the texts, the conversion nor the memory"),
-    ("unknown-tool-to-processor", Invariant::QuestionKept, "the fix changes neither the texts, the conversion nor the memory"),
-    ("unknown-tool-to-processor", Invariant::MemoryKeepsTurns, "the fix changes neither the texts, the conversion nor the memory"),
-    ("upstream", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
-    ("breach-through-processor", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
-    ("strict-json-or-wrap", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
-    ("error-key", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
-    ("close-dangling-calls", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
-    ("store-answered-generation", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
-    ("keep-current-turn", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
-    ("evict-orphan-responses", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
-    ("unknown-tool-to-processor", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
-    ("gemini-tool-text", Invariant::TurnEnds, "RETURN_ERROR_RESPONSE answers every breach and calls the model again"),
+    (
+        "end-turn-after-breach",
+        Invariant::JsonSafe,
+        "the fix changes neither the texts, the conversion nor the memory",
+    ),
+    (
+        "end-turn-after-breach",
+        Invariant::GeminiSafe,
+        "the fix changes neither the texts, the conversion nor the memory",
+    ),
+    (
+        "end-turn-after-breach",
+        Invariant::Lossless,
+        "the fix changes neither the texts, the conversion nor the memory",
+    ),
+    (
+        "end-turn-after-breach",
+        Invariant::TranscriptValid,
+        "the fix changes neither the texts, the conversion nor the memory",
+    ),
+    (
+        "end-turn-after-breach",
+        Invariant::QuestionKept,
+        "the fix changes neither the texts, the conversion nor the memory",
+    ),
+    (
+        "end-turn-after-breach",
+        Invariant::MemoryKeepsTurns,
+        "the fix changes neither the texts, the conversion nor the memory",
+    ),
+    (
+        "unknown-tool-to-processor",
+        Invariant::JsonSafe,
+        "the fix changes neither the texts, the conversion nor the memory",
+    ),
+    (
+        "unknown-tool-to-processor",
+        Invariant::GeminiSafe,
+        "the fix changes neither the texts, the conversion nor the memory",
+    ),
+    (
+        "unknown-tool-to-processor",
+        Invariant::Lossless,
+        "the fix changes neither the texts, the conversion nor the memory",
+    ),
+    (
+        "unknown-tool-to-processor",
+        Invariant::TranscriptValid,
+        "the fix changes neither the texts, the conversion nor the memory",
+    ),
+    (
+        "unknown-tool-to-processor",
+        Invariant::QuestionKept,
+        "the fix changes neither the texts, the conversion nor the memory",
+    ),
+    (
+        "unknown-tool-to-processor",
+        Invariant::MemoryKeepsTurns,
+        "the fix changes neither the texts, the conversion nor the memory",
+    ),
+    (
+        "upstream",
+        Invariant::TurnEnds,
+        "RETURN_ERROR_RESPONSE answers every breach and calls the model again",
+    ),
+    (
+        "breach-through-processor",
+        Invariant::TurnEnds,
+        "RETURN_ERROR_RESPONSE answers every breach and calls the model again",
+    ),
+    (
+        "strict-json-or-wrap",
+        Invariant::TurnEnds,
+        "RETURN_ERROR_RESPONSE answers every breach and calls the model again",
+    ),
+    (
+        "error-key",
+        Invariant::TurnEnds,
+        "RETURN_ERROR_RESPONSE answers every breach and calls the model again",
+    ),
+    (
+        "close-dangling-calls",
+        Invariant::TurnEnds,
+        "RETURN_ERROR_RESPONSE answers every breach and calls the model again",
+    ),
+    (
+        "store-answered-generation",
+        Invariant::TurnEnds,
+        "RETURN_ERROR_RESPONSE answers every breach and calls the model again",
+    ),
+    (
+        "keep-current-turn",
+        Invariant::TurnEnds,
+        "RETURN_ERROR_RESPONSE answers every breach and calls the model again",
+    ),
+    (
+        "evict-orphan-responses",
+        Invariant::TurnEnds,
+        "RETURN_ERROR_RESPONSE answers every breach and calls the model again",
+    ),
+    (
+        "unknown-tool-to-processor",
+        Invariant::TurnEnds,
+        "RETURN_ERROR_RESPONSE answers every breach and calls the model again",
+    ),
+    (
+        "gemini-tool-text",
+        Invariant::TurnEnds,
+        "RETURN_ERROR_RESPONSE answers every breach and calls the model again",
+    ),
 ];
 
 fn cases() -> u32 {
@@ -1046,7 +1134,9 @@ fn generators_reach_every_kind_of_turn() {
         };
         // A repeating model may run to its guard: a turn that never ends.
         let (run, tb) = match s.run() {
-            Err(toolcall_model::chat::tool_loop::LoopError::TooManyRounds(_)) if s.config.repeat_last => {
+            Err(toolcall_model::chat::tool_loop::LoopError::TooManyRounds(_))
+                if s.config.repeat_last =>
+            {
                 hit("runaway", true);
                 continue;
             }
@@ -1435,7 +1525,10 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                             batch = Some(b);
                         }
                         Step::Missing(_) => {
-                            prop_assert!(false, "step {step} call {i}: a missing tool answered without the fix");
+                            prop_assert!(
+                                false,
+                                "step {step} call {i}: a missing tool answered without the fix"
+                            );
                         }
                         Step::Breached(b, breach) => {
                             prop_assert!(

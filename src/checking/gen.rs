@@ -886,11 +886,9 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                     // The guard just past the turn's bound (or a probe where
                     // the limits bound nothing): a turn that runs away stops
                     // there, not after 1000 model calls.
-                    let past = crate::checking::invariants::turn_bound(
-                        &scenario.config,
-                        &scenario.model,
-                    )
-                    .unwrap_or_else(|| scenario.model.len() * 2 + 7);
+                    let past =
+                        crate::checking::invariants::turn_bound(&scenario.config, &scenario.model)
+                            .unwrap_or_else(|| scenario.model.len() * 2 + 7);
                     scenario.config.max_rounds = scenario.config.max_rounds.min(past + 1);
                 }
                 scenario

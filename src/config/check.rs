@@ -24,7 +24,9 @@ use std::num::NonZeroU32;
 use serde_json::{json, Value};
 
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
-use crate::chat::tool_loop::{run_loop, EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider, Sent};
+use crate::chat::tool_loop::{
+    run_loop, EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider, Sent,
+};
 use crate::gemini::{Part, Refusal, Rejection, Request, Rule};
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes, SpringAi};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};

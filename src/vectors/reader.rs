@@ -17,7 +17,10 @@ use super::fields::{
     OP_INPUT_KEYS,
 };
 use super::matcher::{canonical_signatures, short};
-use super::{err, too_large, Op, Vector, VectorError, FORMAT, MAX_REPEATED_REPLY_BYTES, MAX_VECTOR_BYTES, MAX_VECTOR_VALUES};
+use super::{
+    err, too_large, Op, Vector, VectorError, FORMAT, MAX_REPEATED_REPLY_BYTES, MAX_VECTOR_BYTES,
+    MAX_VECTOR_VALUES,
+};
 
 /// The first key an object of `text` (valid JSON) repeats: its JSON
 /// pointer and 1-based line and column. serde_json keeps the last of
@@ -430,7 +433,13 @@ impl Vector {
                 // The repeated reply is replayed up to the loop's guard of
                 // model calls: its size times the guard must stay within
                 // what a vector may hold.
-                if let (true, Some(last)) = (repeat_last, input.get("model").and_then(|m| m.as_array()).and_then(|a| a.last())) {
+                if let (true, Some(last)) = (
+                    repeat_last,
+                    input
+                        .get("model")
+                        .and_then(|m| m.as_array())
+                        .and_then(|a| a.last()),
+                ) {
                     let bytes = serde_json::to_string(last).map_or(usize::MAX, |t| t.len());
                     if bytes > MAX_REPEATED_REPLY_BYTES {
                         return Err(err(

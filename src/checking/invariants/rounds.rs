@@ -45,12 +45,19 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
     let names: BTreeSet<String> = model
         .iter()
         .filter_map(|reply| tool_call_message(reply))
-        .flat_map(|a| a.tool_calls().iter().map(|c| c.name.clone()).collect::<Vec<_>>())
+        .flat_map(|a| {
+            a.tool_calls()
+                .iter()
+                .map(|c| c.name.clone())
+                .collect::<Vec<_>>()
+        })
         .collect();
-    let per_tool = names.iter().try_fold(0u64, |sum, name| match max_for(&m.limits, name) {
-        Max::Limited(n) => Some(sum.saturating_add(u64::from(n))),
-        Max::Unlimited => None,
-    });
+    let per_tool = names
+        .iter()
+        .try_fold(0u64, |sum, name| match max_for(&m.limits, name) {
+            Max::Limited(n) => Some(sum.saturating_add(u64::from(n))),
+            Max::Unlimited => None,
+        });
     let c = match (total, per_tool) {
         (Some(t), Some(p)) => t.min(p),
         (Some(t), None) => t,

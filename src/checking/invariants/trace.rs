@@ -94,8 +94,15 @@ pub(super) fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Too
     let mut full = turn_history(scenario);
     let mut counts = Counts::recount(&full);
     let mut rounds = Vec::new();
-    let repeated = scenario.config.repeat_last.then(|| scenario.model.last()).flatten();
-    let replies = scenario.model.iter().chain(std::iter::repeat(repeated).map_while(|r| r));
+    let repeated = scenario
+        .config
+        .repeat_last
+        .then(|| scenario.model.last())
+        .flatten();
+    let replies = scenario
+        .model
+        .iter()
+        .chain(std::iter::repeat(repeated).map_while(|r| r));
     for reply in replies.take(model_calls) {
         let Some(assistant) = tool_call_message(reply) else {
             break;
