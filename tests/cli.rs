@@ -628,7 +628,7 @@ fn explore_takes_a_combination_of_fixes() {
         .iter()
         .filter(|r| r["set"] == "error-key+close-dangling-calls")
         .count();
-    assert_eq!(mine, 9);
+    assert_eq!(mine, 10);
     let (code, _, err) = run_with_stdin(&["explore", "--cases", "3", "--fixes", "nope"], b"");
     assert_eq!(code, 2, "{err}");
 }

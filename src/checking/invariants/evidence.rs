@@ -90,14 +90,14 @@ impl<'a> Evidence<'a> {
             text: Some("(cut off)".to_owned()),
             ..Default::default()
         }]);
-        let (run, toolbox) = cut.run()?;
+        let (run, toolbox, messages) = cut.run_with_messages()?;
         Ok(Some(Evidence {
             scenario,
             run,
             toolbox,
             runaway: true,
             trace: OnceCell::new(),
-            messages: OnceCell::from(None),
+            messages: messages.map_or_else(OnceCell::new, |m| OnceCell::from(Some(m))),
         }))
     }
 
@@ -144,6 +144,10 @@ impl<'a> Evidence<'a> {
                     // run took, then the final answer.
                     s.model = replies(self.scenario, self.run.requests.len());
                     s.config.repeat_last = false;
+                    // The script bounds this run; a repeating model's guard
+                    // (just past its bound) would stop it short of the
+                    // final answer.
+                    s.config.max_rounds = s.config.max_rounds.max(s.model.len() + 1);
                     s.model.push(vec![crate::model::message::Generation {
                         text: Some("(end)".to_owned()),
                         ..Default::default()
