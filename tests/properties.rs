@@ -1132,12 +1132,13 @@ fn generators_reach_every_kind_of_turn() {
                 *seen.entry(k).or_insert(0) += 1;
             }
         };
-        // A repeating model may run to its guard: a turn that never ends.
+        // A repeating model may run to its guard: a turn that never ends
+        // (rare under upstream on Gemini, where the breach text first fails
+        // the next request; `turn_ends` finds them).
         let (run, tb) = match s.run() {
             Err(toolcall_model::chat::tool_loop::LoopError::TooManyRounds(_))
                 if s.config.repeat_last =>
             {
-                hit("runaway", true);
                 continue;
             }
             r => r.expect("a generated turn is valid"),
@@ -1285,7 +1286,6 @@ fn generators_reach_every_kind_of_turn() {
         "json processor",
         "return error response",
         "repeating model",
-        "runaway",
         "prior rounds",
         "no user message",
         "unknown tool called",
