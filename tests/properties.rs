@@ -880,6 +880,13 @@ fn a_turn_ending_in_an_exception_leaves_a_dangling_call_unless_closed() {
     .expect("random generation finds a batch failure with memory inside the loop");
     for set in behavior_sets() {
         let closes = set.fixes.close_dangling_calls;
+        // A batch that failed on a missing tool goes on where the processor
+        // answers it: no failure, nothing left dangling by one.
+        let answered = set.fixes.unknown_tool_to_processor
+            && Evidence::gather(&with_set(&s, &set)).is_ok_and(|ev| ev.run.kind != EndKind::Error);
+        if answered {
+            continue;
+        }
         assert_eq!(
             check_scenario(Invariant::TranscriptValid, &with_set(&s, &set)).is_refuted(),
             !closes,

@@ -31,7 +31,7 @@ use crate::gemini::{
 };
 use crate::model::behavior::Fixes;
 use crate::model::java::{JavaException, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED};
-use crate::model::limits::{current_turn, Counts, OnExceeded};
+use crate::model::limits::Counts;
 use crate::model::manager::{
     execute_with_counts, limit_generation, tool_call_message, Config, ExecResult, LimitExceeded,
     ManagerError, NOT_EXECUTED_FAILED,
@@ -431,10 +431,6 @@ pub struct Turn<'c> {
     shared: SharedMessages,
     /// The request's tools refused before any advisor ran.
     refused: Option<JavaException>,
-    /// Whether a batch of this turn (or the request's own current turn)
-    /// already breached a limit: under `end-turn-after-breach` the next
-    /// batch with a breach ends the turn.
-    breached: bool,
 }
 
 /// What [`Turn::ask`] leads to.
@@ -520,23 +516,10 @@ impl<'c> Turn<'c> {
             Memory::Outside if refused.is_none() => outside.before(history),
             _ => history,
         };
-        let breached = cfg.fixes().end_turn_after_breach
-            && cfg
-                .manager
-                .limits
-                .first_breach(
-                    &mut Counts::default(),
-                    current_turn(&history)
-                        .iter()
-                        .flat_map(Message::responses)
-                        .map(|r| r.name.as_str()),
-                )
-                .is_some();
         Turn {
             cfg,
             outside,
             inside,
-            breached,
             counts: Counts::recount(&history),
             full: history,
             trimmed: None,
@@ -691,10 +674,8 @@ impl<'c> Turn<'c> {
         let end =
             match execute_with_counts(&cfg.manager, history, reply, self.counts.clone(), toolbox) {
                 Ok((result, after)) => {
-                    let prior = std::mem::replace(&mut self.counts, after);
-                    if let Some(e) = self.second_breach(&prior, reply, &result) {
-                        BatchEnd::Breach(e)
-                    } else if !result.return_direct {
+                    self.counts = after;
+                    if !result.return_direct {
                         self.full = result.history;
                         if !cfg.conversation_history {
                             // doGetNextInstructionsForToolCall: the prompt's
@@ -721,41 +702,6 @@ impl<'c> Turn<'c> {
         }
         let (kind, generations, error) = end.outcome();
         Answer::End(self.finish(kind, generations, error))
-    }
-
-    /// Under `end-turn-after-breach` with `RETURN_ERROR_RESPONSE`: a batch
-    /// (answered whole, as `result`) with a breach after an earlier one in
-    /// the turn ends the turn as `THROW` does, with the batch's first breach
-    /// as `buildGeneration()`'s text. The batch's breaches are the
-    /// manager's own check replayed from the counts before it (`prior`);
-    /// the first batch with a breach only marks the turn.
-    fn second_breach(
-        &mut self,
-        prior: &Counts,
-        reply: &[Generation],
-        result: &ExecResult,
-    ) -> Option<Box<LimitExceeded>> {
-        let m = &self.cfg.manager;
-        if !m.fixes.end_turn_after_breach
-            || m.limits.on_exceeded != OnExceeded::ReturnErrorResponse
-            || !m.version.has_limits()
-        {
-            return None;
-        }
-        let calls = tool_call_message(reply)?;
-        let (breach_index, breach) = m.limits.first_breach(
-            &mut prior.clone(),
-            calls.tool_calls().iter().map(|c| c.name.as_str()),
-        )?;
-        if !std::mem::replace(&mut self.breached, true) {
-            return None;
-        }
-        Some(Box::new(LimitExceeded {
-            breach,
-            partial: result.clone(),
-            breach_index,
-            counts: self.counts.clone(),
-        }))
     }
 
     /// The end of the turn: the outside memory stores what the caller

@@ -13,7 +13,7 @@ use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::{
     ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
 };
-use crate::model::limits::{has_text, Breach, Counts, Limits, OnExceeded};
+use crate::model::limits::{current_turn, has_text, Breach, Counts, Limits, OnExceeded};
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
 use crate::model::processor::{tool_execution_exception, Processor};
 use crate::model::tools::{ToolRef, ToolResult, Toolbox};
@@ -578,6 +578,7 @@ pub fn execute_with_counts(
         ));
     };
     let calls = assistant.tool_calls();
+    let ends_turn = ends_turn_at_breach(cfg, &instructions, calls, &prior);
     let mut batch = Batch::new(prior);
     for (i, call) in calls.iter().enumerate() {
         let fallback = cfg.resolves();
@@ -595,7 +596,68 @@ pub fn execute_with_counts(
             Step::Failed(e) => return Err(e),
         };
     }
-    Ok(batch.finish(instructions, assistant))
+    let (result, counts) = batch.finish(instructions, assistant);
+    match ends_turn {
+        Some((breach_index, breach)) => Err(ManagerError::LimitExceeded(Box::new(LimitExceeded {
+            breach,
+            partial: result,
+            breach_index,
+            counts,
+        }))),
+        None => Ok((result, counts)),
+    }
+}
+
+/// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, a batch with a
+/// breach whose turn already had one (a tool response of the current turn
+/// of `instructions` that breached, the limit check replayed over them in
+/// order, each counting as the call it answers, as Spring counts) is
+/// answered whole and then ends the turn as `THROW` does: a
+/// [`LimitExceeded`] whose partial result is the whole batch and whose
+/// breach response is the batch's first. This gives the batch's first
+/// breach (its index among `calls`, counted from `prior`) when the batch
+/// will end so; `None` otherwise.
+///
+/// ```
+/// use toolcall_model::model::{behavior::{Fix, Fixes}, limits::{Counts, Limits, OnExceeded},
+///     manager::{ends_turn_at_breach, Config}, message::{Message, ToolCall, ToolResponse}};
+/// let limits = Limits { on_exceeded: OnExceeded::ReturnErrorResponse, ..Limits::default() }
+///     .max_calls_per_tool(1).unwrap();
+/// let cfg = Config { limits, fixes: Fixes::only(Fix::EndTurnAfterBreach), ..Config::default() };
+/// let turn = [Message::user("q"), Message::Tool { responses: vec![
+///     ToolResponse::new("1", "x", "{}"), ToolResponse::new("2", "x", "breach")] }];
+/// let calls = [ToolCall::new("3", "x", "{}")];
+/// let prior = Counts::recount(&turn);
+/// assert_eq!(ends_turn_at_breach(&cfg, &turn, &calls, &prior).map(|(i, _)| i), Some(0));
+/// assert!(ends_turn_at_breach(&cfg, &turn[..1], &calls, &Counts::default()).is_none());
+/// ```
+pub fn ends_turn_at_breach(
+    cfg: &Config,
+    instructions: &[Message],
+    calls: &[ToolCall],
+    prior: &Counts,
+) -> Option<(usize, Breach)> {
+    if !cfg.fixes.end_turn_after_breach
+        || cfg.limits.on_exceeded != OnExceeded::ReturnErrorResponse
+        || !cfg.version.has_limits()
+    {
+        return None;
+    }
+    let breached_before = cfg
+        .limits
+        .first_breach(
+            &mut Counts::default(),
+            current_turn(instructions)
+                .iter()
+                .flat_map(Message::responses)
+                .map(|r| r.name.as_str()),
+        )
+        .is_some();
+    if !breached_before {
+        return None;
+    }
+    cfg.limits
+        .first_breach(&mut prior.clone(), calls.iter().map(|c| c.name.as_str()))
 }
 
 #[cfg(test)]

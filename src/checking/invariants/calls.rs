@@ -37,9 +37,27 @@ pub(super) fn one_response_per_call(ev: &Evidence<'_>) -> Judged {
                 }
                 (result.last_responses(), calls.len())
             }
+            // end-turn-after-breach: under RETURN_ERROR_RESPONSE the whole
+            // batch is answered, its first breach response the exception's.
+            RoundEnd::Limit(e) if !throw => {
+                let first = round
+                    .events
+                    .iter()
+                    .position(|ev| matches!(ev, CallEvent::Answered { .. }));
+                if round.events.len() != calls.len() || first != Some(e.breach_index) {
+                    return refuted(
+                        format!(
+                            "batch {r}: a limit exception under RETURN_ERROR_RESPONSE only after every call, at the first breach (index {first:?}), not {}",
+                            e.breach_index
+                        ),
+                        Locus::Unlocated,
+                    );
+                }
+                (e.partial.last_responses(), calls.len())
+            }
             RoundEnd::Limit(e) => {
                 let k = round.events.len().saturating_sub(1);
-                if !throw || !matches!(round.events.last(), Some(CallEvent::Thrown { .. })) {
+                if !matches!(round.events.last(), Some(CallEvent::Thrown { .. })) {
                     return refuted(
                         format!("batch {r}: a limit exception only from a breach under THROW"),
                         Locus::Unlocated,

@@ -4,7 +4,8 @@
 use crate::checking::scenario::Scenario;
 use crate::model::limits::Counts;
 use crate::model::manager::{
-    execute_with_counts, tool_call_message, Batch, ExecResult, LimitExceeded, ManagerError, Step,
+    ends_turn_at_breach, execute_with_counts, tool_call_message, Batch, ExecResult, LimitExceeded,
+    ManagerError, Step,
 };
 use crate::model::message::{Message, ToolCall};
 use crate::model::tools::Toolbox;
@@ -169,11 +170,23 @@ pub(super) fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Too
                 }
             }
         }
+        let ends_turn = ends_turn_at_breach(cfg, &full, &calls, &counts);
         let end = match (end, batch) {
             (Some(e), _) => e,
             (None, Some(b)) => {
-                let (result, counts) = b.finish(full.clone(), assistant.clone());
-                RoundEnd::Done { result, counts }
+                let (result, after) = b.finish(full.clone(), assistant.clone());
+                match ends_turn {
+                    Some((breach_index, breach)) => RoundEnd::Limit(Box::new(LimitExceeded {
+                        breach,
+                        partial: result,
+                        breach_index,
+                        counts: after,
+                    })),
+                    None => RoundEnd::Done {
+                        result,
+                        counts: after,
+                    },
+                }
             }
             (None, None) => unreachable!("a batch that did not end is still held"),
         };
