@@ -1459,6 +1459,8 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
     let mut reference = RefCounts::default();
     let mut turn_over = false;
     let mut thrown = false;
+    // Whether a call of the current turn breached (end-turn-after-breach).
+    let mut turn_breached = false;
     for (step, op) in m.ops.iter().enumerate() {
         match op {
             Op::User => {
@@ -1467,6 +1469,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                 reference = RefCounts::default();
                 turn_over = false;
                 thrown = false;
+                turn_breached = false;
                 prop_assert!(
                     reference.matches(&counts),
                     "step {step}: a new turn starts from zero, got {counts:?}"
@@ -1516,11 +1519,15 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                 let mut batch = Some(Batch::new(counts.clone()));
                 let mut ended: Option<Result<(), toolcall_model::model::manager::LimitExceeded>> =
                     None;
+                let mut first_breach = None;
                 for (i, call) in calls.iter().enumerate() {
                     let name = call.name.clone();
                     let (n, _) = reference.add(&name);
                     let want_breach = max_of(&name).is_some_and(|mx| n > mx)
                         || m.total.is_some_and(|t| reference.total > u64::from(t));
+                    if want_breach && first_breach.is_none() {
+                        first_breach = Some(i);
+                    }
                     let b = batch.take().expect("a live batch");
                     match b.call(call, &cfg, |x| toolbox.find(x, false)) {
                         Step::Answered(b) => {
@@ -1598,6 +1605,31 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                     "step {}: the driver and the step engine invoke alike",
                     step
                 );
+                // end-turn-after-breach: a second batch with a breach in
+                // the turn, answered whole, ends it with a limit exception
+                // at its first breach.
+                let ends_turn = m.fixes.end_turn_after_breach
+                    && m.on_exceeded == OnExceeded::ReturnErrorResponse
+                    && turn_breached
+                    && ended.is_none();
+                turn_breached |= first_breach.is_some();
+                if let (true, Some(k)) = (ends_turn, first_breach) {
+                    let (result, after) = batch
+                        .take()
+                        .expect("a live batch")
+                        .finish(history.clone(), assistant);
+                    let Err(ManagerError::LimitExceeded(dl)) = &driver else {
+                        return Err(TestCaseError::fail(format!(
+                            "step {step}: a second breach in the turn did not end it: {driver:?}"
+                        )));
+                    };
+                    prop_assert_eq!(&dl.partial, &result);
+                    prop_assert_eq!(dl.breach_index, k);
+                    prop_assert_eq!(&dl.counts, &after);
+                    turn_over = true;
+                    thrown = true;
+                    continue;
+                }
                 match ended {
                     None => {
                         let (result, after) = batch
