@@ -1244,8 +1244,10 @@ pub fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport> {
 ///     limits: Limits { on_exceeded: OnExceeded::ReturnErrorResponse, ..Limits::default().max_calls_per_tool(1).unwrap() },
 ///     ..Setup::default()
 /// };
-/// // Breach text and plain tool text both need the strict conversion.
-/// assert_eq!(smallest_fixes(&setup).unwrap().enabled(), vec![Fix::StrictJsonOrWrap]);
+/// // Breach text and plain tool text both need the strict conversion; once
+/// // the loop goes on, a model that keeps calling past the limit needs the
+/// // turn to end.
+/// assert_eq!(smallest_fixes(&setup).unwrap().enabled(), vec![Fix::StrictJsonOrWrap, Fix::EndTurnAfterBreach]);
 /// ```
 pub fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
     let setup = &scenario_setup(setup);
