@@ -243,6 +243,16 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
         cell("half-json/default-processor", "pr-6049-strict-wrap")["survives"],
         true
     );
+    // The turn that never ends: once a Gemini fix lets the loop go on
+    // under RETURN_ERROR_RESPONSE, the repeating model runs away; all ends it.
+    assert_eq!(
+        cell("runaway/default-processor", "strict-json-or-wrap")["mark"],
+        "runaway"
+    );
+    assert!(cell("runaway/default-processor", "all")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("the turn ends with the limit's answer"));
     let started = std::time::Instant::now();
     let (code, table, _) = run_with_stdin(&[], b"");
     assert_eq!(code, 0);
@@ -250,6 +260,7 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
     assert!(table.contains("upstream") && table.contains("gemini-tool-text"));
     assert!(table.contains("JSON-error") && table.contains("inside*"));
     assert!(table.contains("Issue 6902's breach"), "{table}");
+    assert!(table.contains("The turn that never ends"), "{table}");
     assert!(
         table
             .replace('\n', " ")
@@ -266,6 +277,7 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
     for l in table.lines() {
         assert!(l.chars().count() <= 100, "wider than 100 columns: {l}");
     }
+    // Fourteen behaviour sets, five problems.
     assert!(table.lines().count() <= 52, "{table}");
 }
 

@@ -78,8 +78,15 @@ pub struct LoopConfig {
     pub gemini_tool_text: bool,
     /// The validator's optional rules.
     pub validator: ValidatorOptions,
-    /// At most this many model calls (a guard; the script bounds it anyway).
+    /// At most this many model calls: a guard, reaching it is a fault of
+    /// the scenario ([`LoopError::TooManyRounds`]), not an outcome.
     pub max_rounds: usize,
+    /// The scripted model, once its script is used up, repeats its last
+    /// reply for every further call instead of running out (a model that
+    /// never stops calling tools). A property of the script, not of Spring:
+    /// the Java runner's scripted model does the same. An empty script
+    /// still runs out at the first call.
+    pub repeat_last: bool,
     /// The memory's window: `MessageWindowChatMemory.builder().maxMessages(n)`
     /// (default 20; the builder refuses anything not > 0).
     pub memory_max_messages: NonZeroU32,
@@ -126,6 +133,7 @@ impl LoopConfig {
             gemini_tool_text: false,
             validator: ValidatorOptions::default(),
             max_rounds: 1000,
+            repeat_last: false,
             memory_max_messages: DEFAULT_MEMORY_MAX_MESSAGES,
             memory_start: Vec::new(),
             stream: None,
@@ -436,7 +444,13 @@ fn drive(
             Ask::Unconverted(run) => return Ok((run, false)),
         };
         seen(asking.messages());
-        let Some(answer) = model.answer(done, asking, toolbox) else {
+        // A repeating model answers every call past its script with its
+        // last reply; an empty script still runs out at the first call.
+        let reply = match done.checked_sub(model.len()) {
+            Some(_) if cfg.repeat_last && model.len() > 0 => model.len() - 1,
+            _ => done,
+        };
+        let Some(answer) = model.answer(reply, asking, toolbox) else {
             return Err(LoopError::ScriptExhausted {
                 call: done + 1,
                 len: model.len(),
@@ -821,8 +835,9 @@ impl<'c> Turn<'c> {
                             self.full.extend(feedback);
                         }
                         return Answer::Next(self);
+                    } else {
+                        BatchEnd::ReturnDirect(result)
                     }
-                    BatchEnd::ReturnDirect(result)
                 }
                 Err(ManagerError::LimitExceeded(e)) => {
                     self.counts = e.counts.clone();

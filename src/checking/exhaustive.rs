@@ -1457,12 +1457,6 @@ fn set_groups(sets: &[BehaviorSet], ignored: &[Fix]) -> Vec<Vec<usize>> {
     groups.into_iter().map(|(_, g)| g).collect()
 }
 
-/// The fixes the manager reads (every read of their switches is in
-/// [`crate::model::manager`]): a turn's batches replay alike under sets
-/// that differ in other fixes only. A fix not listed here counts as one
-/// the manager reads.
-const MANAGER_FIXES: [Fix; 2] = [Fix::BreachThroughProcessor, Fix::CloseDanglingCalls];
-
 /// Per set, the class of its replay ([`Replays`]): sets that agree on the
 /// fixes the manager reads and on the fixes in `also` (the memory's, where
 /// the turn history is what a memory outside the loop makes of the
@@ -1471,7 +1465,9 @@ fn replay_classes(sets: &[BehaviorSet], also: &[Fix]) -> Vec<u64> {
     let read = |set: &BehaviorSet| {
         let mut fixes = set.fixes;
         for fix in Fix::ALL {
-            if !MANAGER_FIXES.contains(&fix) && !also.contains(&fix) {
+            // A turn's batches replay alike under sets that differ only in
+            // fixes the manager does not read (Fix::read_by_manager).
+            if !fix.read_by_manager() && !also.contains(&fix) {
                 *(fix.switch())(&mut fixes) = false;
             }
         }

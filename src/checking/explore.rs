@@ -104,7 +104,7 @@ pub fn cells() -> Vec<MatrixCell> {
 /// ```
 /// use toolcall_model::model::behavior::{BehaviorSet, Fix, Fixes};
 /// let mine = BehaviorSet { name: "mine", fixes: Fixes::only(Fix::ErrorKey).with(Fix::CloseDanglingCalls), gemini_tool_text: false };
-/// assert_eq!(toolcall_model::checking::explore::cells_for(&[mine]).len(), 9);
+/// assert_eq!(toolcall_model::checking::explore::cells_for(&[mine]).len(), 10);
 /// ```
 pub fn cells_for(sets: &[BehaviorSet]) -> Vec<MatrixCell> {
     sets.iter()

@@ -878,8 +878,22 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                 // A streamed turn whose tool may throw a JVM-fatal error
                 // never ends on the jars: not modelled, not streamed.
                 let stream = stream.filter(|_| !may_hang_a_stream(&tools, &manager.classes));
-                Scenario {
+                let mut model = model;
+                // A repeating model (about one turn in eleven): the script's
+                // final answer dropped, its last reply with calls repeated
+                // for ever. Drawn from the window where no memory reads it,
+                // so that every other generated turn stays as it was, and
+                // only for turns through call().
+                let repeat_last = memory == Memory::None
+                    && window.get() <= 4
+                    && model.len() > 1
+                    && stream.is_none();
+                if repeat_last {
+                    model.pop();
+                }
+                let mut scenario = Scenario {
                     config: LoopConfig {
+                        repeat_last,
                         conversation_history,
                         provider,
                         memory,
@@ -895,7 +909,17 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                     tools,
                     history,
                     model,
+                };
+                if repeat_last {
+                    // The guard just past the turn's bound (or a probe where
+                    // the limits bound nothing): a turn that runs away stops
+                    // there, not after 1000 model calls.
+                    let past =
+                        crate::checking::invariants::turn_bound(&scenario.config, &scenario.model)
+                            .unwrap_or_else(|| scenario.model.len() * 2 + 7);
+                    scenario.config.max_rounds = scenario.config.max_rounds.min(past + 1);
                 }
+                scenario
             },
         )
         .boxed()

@@ -180,6 +180,9 @@ impl Scenario {
         if c.stream.is_some() {
             input["stream"] = json!(true);
         }
+        if c.repeat_last {
+            input["repeat_last"] = json!(true);
+        }
         if c.memory != Memory::None {
             if c.memory_max_messages != crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES {
                 input["memory_max_messages"] = json!(c.memory_max_messages.get());

@@ -25,7 +25,9 @@ use serde_json::{json, Value};
 
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::stream::Split;
-use crate::chat::tool_loop::{run_loop, EndKind, LoopConfig, LoopRun, Memory, Provider, Sent};
+use crate::chat::tool_loop::{
+    run_loop, EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider, Sent,
+};
 use crate::gemini::{Part, Refusal, Rejection, Request, Rule};
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes, SpringAi};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
@@ -44,6 +46,10 @@ pub const MAX_PLAYED_LIMIT: u32 = 200;
 
 /// Tool rounds of the long-turn scenario: a dozen.
 pub const LONG_TURN_ROUNDS: usize = 12;
+
+/// The model calls [`Scenario::Runaway`] allows a turn when no limit bounds
+/// it: past them the turn is taken to run away.
+pub const RUNAWAY_PROBE: usize = 50;
 
 /// An application's tool-calling setup.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -292,6 +298,13 @@ enum_table! {
             column: "12-rounds",
             describe: "a dozen tool rounds in one turn, within the limits",
         },
+        /// A model that never stops calling a tool: its reply, one call to the
+        /// most limited tool, repeated past the limit (spring-ai issues 3333,
+        /// 5754, 6462).
+        Runaway = "runaway" {
+            column: "repeats",
+            describe: "the model keeps calling a tool past its limit (it repeats its reply); the turn must end within the limit's calls and two more model calls",
+        },
     }
 }
 
@@ -343,6 +356,9 @@ pub enum Mark {
     /// reply asked for a tool: a call never ran (a streamed reply is read
     /// from each chunk's first generation only).
     Dropped,
+    /// The turn never ends: a model that keeps calling a tool is called
+    /// again and again, past what the limits bound.
+    Runaway,
 }
 
 impl Mark {
@@ -375,6 +391,7 @@ impl Mark {
             Mark::NextParse => "next-json",
             Mark::NextRejected => "next-rej",
             Mark::Dropped => "dropped",
+            Mark::Runaway => "runaway",
         }
     }
 
@@ -394,6 +411,7 @@ impl Mark {
             Mark::NextParse => "the next turn fails: a stored response does not convert for Gemini",
             Mark::NextRejected => "the next turn is rejected by Gemini for another reason",
             Mark::Dropped => "a tool call the model asked for never ran: the turn ended with the model's answer (a streamed reply is read from each chunk's first generation only)",
+            Mark::Runaway => "the turn never ends: a model that keeps calling a tool past its limit is called again and again (and billed) past what the limits bound",
         }
     }
 }
@@ -724,6 +742,27 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
             reply.extend(reply_calls(calls("call", "weather", 1)));
             (tools, vec![reply, reply_text("Done.")], 1)
         }
+        Scenario::Runaway => {
+            // The turn must end within the limit's calls and two more model
+            // calls (docs/INVARIANTS.md, turn-ends): the loop's guard is set
+            // one past that, so that a turn that goes on is caught there,
+            // not after 1000 calls. Without a limit to bound it, a probe.
+            let target = breach_target(&setup.limits).filter(|_| setup.version.has_limits());
+            let (tool, bound) = match target {
+                Some((tool, n)) => (tool, n as usize + 2),
+                None => ("weather".to_owned(), RUNAWAY_PROBE),
+            };
+            let mut config = config;
+            config.repeat_last = true;
+            config.max_rounds = bound + 1;
+            return Ok(Script {
+                config,
+                tools: vec![ToolSpec::returning(&tool, "{\"temp\":22}")],
+                history,
+                model: vec![reply_calls(calls("call", &tool, 1))],
+                watch: 1,
+            });
+        }
         Scenario::LongTurn => {
             if let Max::Limited(n) = setup.limits.max_total {
                 if (n as usize) < LONG_TURN_ROUNDS {
@@ -792,6 +831,14 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict
             verdict.detail = why;
             return verdict;
         }
+        Err(Unplayed::Runaway(n)) => {
+            verdict.mark = Mark::Runaway;
+            verdict.detail = format!(
+                "the turn never ends: the model, repeating its call, was called {n} times, past what the limits bound ({} model calls), and the loop calls it again",
+                n.saturating_sub(1)
+            );
+            return verdict;
+        }
         Err(Unplayed::Fault(e)) => {
             verdict.mark = Mark::Error;
             verdict.detail = format!("the scenario could not be played: {e}");
@@ -827,6 +874,9 @@ struct Played {
 enum Unplayed {
     /// It does not apply to the setup (the reason why).
     NotApplicable(String),
+    /// The repeating model was still called at the loop's guard (this many
+    /// model calls), past what the limits bound.
+    Runaway(usize),
     /// Its own script failed, not the setup.
     Fault(crate::chat::tool_loop::LoopError),
 }
@@ -843,7 +893,10 @@ fn play(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Played, 
     let question = history.last().cloned().unwrap_or_else(|| Message::user(""));
     let watched_tool = tools.first().map(|t| t.name.clone());
     let mut toolbox = Toolbox::new(tools);
-    let run = run_loop(&config, history, &model, &mut toolbox).map_err(Unplayed::Fault)?;
+    let run = run_loop(&config, history, &model, &mut toolbox).map_err(|e| match e {
+        LoopError::TooManyRounds(n) if config.repeat_last => Unplayed::Runaway(n),
+        e => Unplayed::Fault(e),
+    })?;
     Ok(Played {
         run,
         question,
@@ -1309,8 +1362,10 @@ pub fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport> {
 ///     limits: Limits { on_exceeded: OnExceeded::ReturnErrorResponse, ..Limits::default().max_calls_per_tool(1).unwrap() },
 ///     ..Setup::default()
 /// };
-/// // Breach text and plain tool text both need the strict conversion.
-/// assert_eq!(smallest_fixes(&setup).unwrap().enabled(), vec![Fix::StrictJsonOrWrap]);
+/// // Breach text and plain tool text both need the strict conversion; once
+/// // the loop goes on, a model that keeps calling past the limit needs the
+/// // turn to end.
+/// assert_eq!(smallest_fixes(&setup).unwrap().enabled(), vec![Fix::StrictJsonOrWrap, Fix::EndTurnAfterBreach]);
 /// ```
 pub fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
     let setup = &scenario_setup(setup);

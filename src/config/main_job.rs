@@ -9,7 +9,8 @@
 //! memory outside and inside, in the setup `ChatClient` gives by default
 //! (`MessageWindowChatMemory` of 20 messages; with the memory advisor
 //! inside the loop, `ChatClient` registers `ToolCallingAdvisor` with
-//! conversation history off). Each cell is a [`crate::config::check`] scenario
+//! conversation history off); and, under `RETURN_ERROR_RESPONSE`, a model
+//! that keeps calling a tool past its limit. Each cell is a [`crate::config::check`] scenario
 //! played on a [`crate::config::check::Setup`].
 
 use std::collections::BTreeSet;
@@ -37,14 +38,15 @@ pub struct Column {
     pub setup: Setup,
     /// The scenario played.
     pub scenario: Scenario,
-    /// Whether the text table shows it: a column where every set survives
-    /// is said in its problem's line instead (JSON has every column).
+    /// Whether the text table shows it: a column where every set survives,
+    /// or one past the table's width (the turn that never ends), is said in
+    /// its problem's line instead (JSON has every column).
     pub in_table: bool,
 }
 
 /// The problems the table is grouped by: each group's two header lines
 /// and its name in the conclusion.
-pub const GROUPS: [([&str; 2], &str); 4] = [
+pub const GROUPS: [([&str; 2], &str); 5] = [
     (
         ["issue 6902: breach,", "RETURN_ERROR_RESPONSE"],
         "Issue 6902's breach (RETURN_ERROR_RESPONSE: the limit's text goes to Gemini)",
@@ -60,6 +62,10 @@ pub const GROUPS: [([&str; 2], &str); 4] = [
     (
         ["long turn,", "12 rounds"],
         "The long turn (12 tool rounds against a 20-message window)",
+    ),
+    (
+        ["never", "ends"],
+        "The turn that never ends (RETURN_ERROR_RESPONSE: a model that keeps calling a tool past its limit is called again and again)",
     ),
 ];
 
@@ -207,6 +213,20 @@ pub fn columns() -> Vec<Column> {
             in_table: m == Memory::Inside,
         });
     }
+    v.push(Column {
+        id: "runaway/default-processor",
+        head: ["model", "repeats"],
+        group: 4,
+        assumptions: format!("{gemini}; spring.ai.tools.limits.max-calls-per-tool-default=1; the model calls tool x once per round and never stops; on-limit-exceeded=RETURN_ERROR_RESPONSE; Spring's DefaultToolExecutionExceptionProcessor (auto-configured); {}", memory(Memory::None)),
+        setup: Setup {
+            limits: breach(OnExceeded::ReturnErrorResponse),
+            ..Setup::default()
+        },
+        scenario: Scenario::Runaway,
+        // Past the table's 100 columns: its problem's line names who runs
+        // away and who closes it.
+        in_table: false,
+    });
     v
 }
 
@@ -429,6 +449,28 @@ pub fn conclusion(job: &MainJob) -> Vec<String> {
             names(&all, &ok("long-turn/memory-outside"))
         ),
     ));
+    // The sets under which the turn ran away: a Gemini conversion failure
+    // ends it first under the others, so a fix of that exposes it.
+    let runaway: Vec<&'static str> = col("runaway/default-processor")
+        .map(|c| {
+            job.rows
+                .iter()
+                .filter(|(_, v)| v[c].mark == crate::config::check::Mark::Runaway)
+                .map(|(s, _)| s.name)
+                .collect()
+        })
+        .unwrap_or_default();
+    out.push(line(
+        4,
+        if runaway.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " It runs away under {}, whose Gemini fix lets the loop go on; under the others \"Failed to parse JSON\" ends it first.",
+                runaway.join(", ")
+            )
+        },
+    ));
     let every: Vec<&'static str> = job
         .rows
         .iter()
@@ -556,7 +598,7 @@ pub fn table(job: &MainJob) -> String {
          advisor ordered after ToolCallingAdvisor; ChatClient then turns the tool advisor's \
          conversation history off. Memory: MessageWindowChatMemory, 20 messages. The next turn is \
          built from the memory. Columns where every set survives (THROW with no memory or the \
-         memory outside, the long turn outside) are in --json and the lines below.",
+         memory outside, the long turn outside) and the turn that never ends are in --json and the lines below.",
         100,
     ));
     let mut marks = Vec::new();

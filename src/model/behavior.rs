@@ -90,35 +90,52 @@ enum_table! {
             /// assert!(!Fix::Pr6049StrictWrap.in_all());
             /// ```
             in_all: bool,
+            /// Whether `DefaultToolCallingManager` (the model's
+            /// [`crate::model::manager`]) reads this switch: a turn's batches
+            /// run alike under sets that differ only in fixes it does not read.
+            ///
+            /// ```
+            /// use toolcall_model::model::behavior::Fix;
+            /// assert!(Fix::BreachThroughProcessor.read_by_manager());
+            /// assert!(!Fix::StrictJsonOrWrap.read_by_manager());
+            /// ```
+            read_by_manager: bool,
             /// Its switch in [`Fixes`].
             switch: fn(&mut Fixes) -> &mut bool,
         }
         /// `breach-through-processor`: a breach is shaped by the exception processor.
-        BreachThroughProcessor = "breach-through-processor" { in_all: true, switch: |f| &mut f.breach_through_processor },
+        BreachThroughProcessor = "breach-through-processor" { in_all: true, read_by_manager: true, switch: |f| &mut f.breach_through_processor },
         /// `strict-json-or-wrap`: tool responses convert strictly, non-JSON is wrapped.
-        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, switch: |f| &mut f.strict_json_or_wrap },
+        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, read_by_manager: false, switch: |f| &mut f.strict_json_or_wrap },
         /// `error-key`: failure responses go to Gemini under `error`.
-        ErrorKey = "error-key" { in_all: true, switch: |f| &mut f.error_key },
+        ErrorKey = "error-key" { in_all: true, read_by_manager: false, switch: |f| &mut f.error_key },
         /// `close-dangling-calls`: a THROW batch answers every call.
-        CloseDanglingCalls = "close-dangling-calls" { in_all: true, switch: |f| &mut f.close_dangling_calls },
+        CloseDanglingCalls = "close-dangling-calls" { in_all: true, read_by_manager: true, switch: |f| &mut f.close_dangling_calls },
         /// `store-answered-generation`: of a reply with tool calls, the memory
         /// stores only the generation the manager answers.
-        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, switch: |f| &mut f.store_answered_generation },
+        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, read_by_manager: false, switch: |f| &mut f.store_answered_generation },
         /// `keep-current-turn`: the memory window never evicts the current
         /// turn's user message.
-        KeepCurrentTurn = "keep-current-turn" { in_all: true, switch: |f| &mut f.keep_current_turn },
+        KeepCurrentTurn = "keep-current-turn" { in_all: true, read_by_manager: false, switch: |f| &mut f.keep_current_turn },
         /// `evict-orphan-responses`: the memory window cuts at the count and
         /// evicts the tool responses left without their call (spring-ai PR
         /// 6029, LangChain4j PR 666). Not in `all`.
-        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, switch: |f| &mut f.evict_orphan_responses },
+        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, read_by_manager: false, switch: |f| &mut f.evict_orphan_responses },
         /// `pr-6907-wrap-on-failure`: a tool response the upstream reader
         /// refuses is wrapped as `{"result": TEXT}` (spring-ai PR 6907).
         /// Not in `all`.
-        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, switch: |f| &mut f.pr_6907_wrap_on_failure },
+        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, read_by_manager: false, switch: |f| &mut f.pr_6907_wrap_on_failure },
         /// `pr-6049-strict-wrap`: tool responses and function-call arguments
         /// are read with trailing tokens refused, and what fails is wrapped
         /// as `{"result": TEXT}` (spring-ai PR 6049). Not in `all`.
-        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, switch: |f| &mut f.pr_6049_strict_wrap },
+        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, read_by_manager: false, switch: |f| &mut f.pr_6049_strict_wrap },
+        /// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, a second
+        /// batch of a turn with a breach ends the turn as `THROW` would.
+        EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, read_by_manager: true, switch: |f| &mut f.end_turn_after_breach },
+        /// `unknown-tool-to-processor`: a call to a tool that does not
+        /// exist is answered by the exception processor (spring-ai issues
+        /// 6816, 6869). Not in `all`.
+        UnknownToolToProcessor = "unknown-tool-to-processor" { in_all: false, read_by_manager: true, switch: |f| &mut f.unknown_tool_to_processor },
     }
 }
 
@@ -204,6 +221,28 @@ pub struct Fixes {
     /// `{"result": null}`). Modelled for comparison; not in `all`;
     /// [`Fixes::strict_json_or_wrap`] takes precedence over it.
     pub pr_6049_strict_wrap: bool,
+    /// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, the first
+    /// batch of a turn with a breach is answered and the model is called
+    /// again, as upstream, so that it can read the error and answer; a
+    /// later batch of the same turn with a breach is answered whole and
+    /// then ends the turn as `THROW` does (`buildGeneration()` of the
+    /// batch's first breach response). Why: upstream answers every breach
+    /// and calls the model again, and `ToolCallingAdvisor` has no round
+    /// cap, so a model that keeps calling a tool past its limit keeps the
+    /// turn running for ever; with the fix the limits bound the model
+    /// calls of a turn, as they do under `THROW`.
+    pub end_turn_after_breach: bool,
+    /// `unknown-tool-to-processor`: the manager's `No ToolCallback
+    /// found for tool name: NAME` becomes a `ToolExecutionException` for
+    /// that call (its cause the `IllegalStateException`), handed to the
+    /// exception processor: its text is the call's response and the batch
+    /// goes on; what it throws fails the batch. Why: upstream throws out
+    /// of the manager and ends the call, so a model that misspells a tool
+    /// name never learns it; the processor the application chose decides
+    /// instead. Not in `all`: it changes what the application sees (an
+    /// exception becomes a response), a policy rather than a fix of an
+    /// invariant.
+    pub unknown_tool_to_processor: bool,
 }
 
 impl Fixes {
@@ -275,7 +314,7 @@ impl Fixes {
     /// The fixes that are on, in [`Fix::ALL`] order.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::model::behavior::Fixes::all().enabled().len(), 6);
+    /// assert_eq!(toolcall_model::model::behavior::Fixes::all().enabled().len(), 7);
     /// ```
     pub fn enabled(self) -> Vec<Fix> {
         Fix::ALL.into_iter().filter(|f| self.has(*f)).collect()

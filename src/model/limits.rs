@@ -278,6 +278,31 @@ impl Limits {
     }
 }
 
+impl Limits {
+    /// The first of `names` that breaches a limit, called in order after
+    /// the calls `counts` holds (which it advances by each name checked, the
+    /// breaching one included, as the manager counts): its index and the
+    /// breach. The manager's own check, replayed where the loop needs to
+    /// know whether a batch (or the turn so far) breached.
+    ///
+    /// ```
+    /// use toolcall_model::model::limits::{Counts, Limits};
+    /// let l = Limits::default().max_calls_per_tool(1).unwrap();
+    /// let mut c = Counts::default();
+    /// assert_eq!(l.first_breach(&mut c, ["x", "y", "x"]).map(|(i, _)| i), Some(2));
+    /// ```
+    pub fn first_breach<'n>(
+        &self,
+        counts: &mut Counts,
+        names: impl IntoIterator<Item = &'n str>,
+    ) -> Option<(usize, Breach)> {
+        names.into_iter().enumerate().find_map(|(i, name)| {
+            let (count, total) = counts.add(name);
+            self.check(name, count, total).map(|b| (i, b))
+        })
+    }
+}
+
 /// A limit breach (`ToolCallLimits.Breach`).
 ///
 /// ```

@@ -13,7 +13,7 @@ use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::{
     ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
 };
-use crate::model::limits::{has_text, Breach, Counts, Limits, OnExceeded};
+use crate::model::limits::{current_turn, has_text, Breach, Counts, Limits, OnExceeded};
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
 use crate::model::processor::{tool_execution_exception, Processor};
 use crate::model::tools::{ToolRef, ToolResult, Toolbox};
@@ -267,6 +267,9 @@ pub enum Step {
     Answered(Batch),
     /// The tool must run; hand its result to [`Pending::complete`].
     Invoke(Pending),
+    /// No such tool, and (under `unknown-tool-to-processor`) the
+    /// exception processor answered the call; go on with the next call.
+    Missing(Batch),
     /// A breach under `THROW`: the batch stops. The batch holds the breach
     /// response as its last response.
     Breached(Batch, Breach),
@@ -427,10 +430,27 @@ impl Batch {
                     Some(BLANK_TOOL_NAME),
                 )));
             }
-            return Step::Failed(illegal_state(format!(
-                "No ToolCallback found for tool name: {}",
-                call.name
-            )));
+            let missing = format!("No ToolCallback found for tool name: {}", call.name);
+            if !cfg.fixes.unknown_tool_to_processor {
+                return Step::Failed(illegal_state(missing));
+            }
+            // The fix: the refusal becomes the call's ToolExecutionException,
+            // processed as a tool's failure; a call that runs no tool makes
+            // the batch no returnDirect one, as a tool without it would.
+            let cause = JavaException::new(ILLEGAL_STATE, Some(&missing));
+            return match cfg.processor.process(&call.name, &cause, &cfg.classes) {
+                Ok(data) => {
+                    self.return_direct = Some(false);
+                    self.responses.push(ToolResponse {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        data,
+                        error: true,
+                    });
+                    Step::Missing(self)
+                }
+                Err(thrown) => Step::Failed(ManagerError::Java(thrown)),
+            };
         };
         self.return_direct = Some(self.return_direct.unwrap_or(true) && tool.return_direct);
         Step::Invoke(Pending {
@@ -558,13 +578,14 @@ pub fn execute_with_counts(
         ));
     };
     let calls = assistant.tool_calls();
+    let ends_turn = ends_turn_at_breach(cfg, &instructions, calls, &prior);
     let mut batch = Batch::new(prior);
     batch.responses.reserve_exact(calls.len());
     toolbox.reserve(calls.len());
     let fallback = cfg.resolves();
     for (i, call) in calls.iter().enumerate() {
         batch = match batch.call(call, cfg, |n| toolbox.find(n, fallback)) {
-            Step::Answered(b) => b,
+            Step::Answered(b) | Step::Missing(b) => b,
             Step::Invoke(mut p) => {
                 // The record keeps the arguments; nothing reads them after.
                 let arguments = std::mem::take(&mut p.arguments);
@@ -579,7 +600,68 @@ pub fn execute_with_counts(
             Step::Failed(e) => return Err(e),
         };
     }
-    Ok(batch.finish(instructions, assistant))
+    let (result, counts) = batch.finish(instructions, assistant);
+    match ends_turn {
+        Some((breach_index, breach)) => Err(ManagerError::LimitExceeded(Box::new(LimitExceeded {
+            breach,
+            partial: result,
+            breach_index,
+            counts,
+        }))),
+        None => Ok((result, counts)),
+    }
+}
+
+/// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, a batch with a
+/// breach whose turn already had one (a tool response of the current turn
+/// of `instructions` that breached, the limit check replayed over them in
+/// order, each counting as the call it answers, as Spring counts) is
+/// answered whole and then ends the turn as `THROW` does: a
+/// [`LimitExceeded`] whose partial result is the whole batch and whose
+/// breach response is the batch's first. This gives the batch's first
+/// breach (its index among `calls`, counted from `prior`) when the batch
+/// will end so; `None` otherwise.
+///
+/// ```
+/// use toolcall_model::model::{behavior::{Fix, Fixes}, limits::{Counts, Limits, OnExceeded},
+///     manager::{ends_turn_at_breach, Config}, message::{Message, ToolCall, ToolResponse}};
+/// let limits = Limits { on_exceeded: OnExceeded::ReturnErrorResponse, ..Limits::default() }
+///     .max_calls_per_tool(1).unwrap();
+/// let cfg = Config { limits, fixes: Fixes::only(Fix::EndTurnAfterBreach), ..Config::default() };
+/// let turn = [Message::user("q"), Message::Tool { responses: vec![
+///     ToolResponse::new("1", "x", "{}"), ToolResponse::new("2", "x", "breach")] }];
+/// let calls = [ToolCall::new("3", "x", "{}")];
+/// let prior = Counts::recount(&turn);
+/// assert_eq!(ends_turn_at_breach(&cfg, &turn, &calls, &prior).map(|(i, _)| i), Some(0));
+/// assert!(ends_turn_at_breach(&cfg, &turn[..1], &calls, &Counts::default()).is_none());
+/// ```
+pub fn ends_turn_at_breach(
+    cfg: &Config,
+    instructions: &[Message],
+    calls: &[ToolCall],
+    prior: &Counts,
+) -> Option<(usize, Breach)> {
+    if !cfg.fixes.end_turn_after_breach
+        || cfg.limits.on_exceeded != OnExceeded::ReturnErrorResponse
+        || !cfg.version.has_limits()
+    {
+        return None;
+    }
+    let breached_before = cfg
+        .limits
+        .first_breach(
+            &mut Counts::default(),
+            current_turn(instructions)
+                .iter()
+                .flat_map(Message::responses)
+                .map(|r| r.name.as_str()),
+        )
+        .is_some();
+    if !breached_before {
+        return None;
+    }
+    cfg.limits
+        .first_breach(&mut prior.clone(), calls.iter().map(|c| c.name.as_str()))
 }
 
 #[cfg(test)]

@@ -451,6 +451,22 @@ fn upstream_run(bytes: &[u8], upstream: Option<&Value>) -> Result<Option<bool>, 
     if let Some(o) = doc.as_object_mut() {
         o.remove("fixes");
     }
+    // Without the fixes the real classes met a fault of the vector (a turn
+    // that reaches the loop's guard): the model must meet the same one.
+    if let Some(reason) = java.get("fault").and_then(Value::as_str) {
+        return match Vector::from_value(&doc).map(|v| v.run()) {
+            Ok(Err(e)) if e == reason => Ok(Some(false)),
+            Ok(Err(e)) => Err(vec![format!(
+                "without the fixes both sides fault, in other words: Java \"{reason}\", the model \"{e}\""
+            )]),
+            Ok(Ok(_)) => Err(vec![format!(
+                "without the fixes the Java runner met a fault ({reason}); the model runs it"
+            )]),
+            Err(e) => Err(vec![format!(
+                "without its fixes the model refuses the vector ({e})"
+            )]),
+        };
+    }
     let model = Vector::from_value(&doc)
         .map_err(|e| {
             vec![format!(

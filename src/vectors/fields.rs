@@ -297,6 +297,7 @@ pub(super) const OP_INPUT_KEYS: &[(&str, &[&str])] = &[
             "memory_max_messages",
             "memory_start",
             "stream",
+            "repeat_last",
         ],
     ),
 ];

@@ -34,6 +34,11 @@ use crate::model::tools::ToolSpec;
 /// The format tag every vector carries.
 pub const FORMAT: &str = "toolcall-model/1";
 
+/// The largest last reply (as JSON text) a `tool_loop` vector with
+/// `repeat_last` may repeat: replayed up to the loop's guard of 1000 model
+/// calls, it grows the turn to at most 64 MiB, a vector's own bound.
+pub const MAX_REPEATED_REPLY_BYTES: usize = 64 * 1024;
+
 /// Largest vector file accepted, in bytes.
 pub const MAX_VECTOR_BYTES: usize = 64 << 20;
 
@@ -121,6 +126,9 @@ pub enum Op {
         /// The scripted model: its replies, or with `"stream": true` each
         /// reply's chunks.
         model: Script,
+        /// Whether the model repeats its last reply once the script is used
+        /// up ([`LoopConfig::repeat_last`](crate::chat::tool_loop::LoopConfig::repeat_last)).
+        repeat_last: bool,
         /// The provider.
         provider: Provider,
         /// The memory placement.

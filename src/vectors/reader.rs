@@ -19,7 +19,10 @@ use super::fields::{
     OP_INPUT_KEYS,
 };
 use super::matcher::{canonical_signatures, short};
-use super::{err, too_large, Op, Vector, VectorError, FORMAT, MAX_VECTOR_BYTES, MAX_VECTOR_VALUES};
+use super::{
+    err, too_large, Op, Vector, VectorError, FORMAT, MAX_REPEATED_REPLY_BYTES, MAX_VECTOR_BYTES,
+    MAX_VECTOR_VALUES,
+};
 
 /// The first key an object of `text` (valid JSON) repeats: its JSON
 /// pointer and 1-based line and column. serde_json keeps the last of
@@ -602,9 +605,32 @@ fn tool_loop_from(input: &Map<String, Value>) -> Result<Op, VectorError> {
             }
         }
     }
+    let repeat_last = match field(input, "repeat_last") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(err("/input/repeat_last", "must be a boolean")),
+    };
+    // The repeated reply is replayed up to the loop's guard of model calls:
+    // its size times the guard must stay within what a vector may hold.
+    if let (true, Some(last)) = (
+        repeat_last,
+        input
+            .get("model")
+            .and_then(|m| m.as_array())
+            .and_then(|a| a.last()),
+    ) {
+        let bytes = serde_json::to_string(last).map_or(usize::MAX, |t| t.len());
+        if bytes > MAX_REPEATED_REPLY_BYTES {
+            return Err(err(
+                "/input/repeat_last",
+                format!("the repeated last reply holds {bytes} bytes of JSON, over {MAX_REPEATED_REPLY_BYTES}: replayed up to 1000 model calls it would outgrow what a vector may hold"),
+            ));
+        }
+    }
     Ok(Op::ToolLoop {
         history: messages(input.get("history"), "/input/history")?,
         model,
+        repeat_last,
         provider,
         memory,
         memory_max_messages,

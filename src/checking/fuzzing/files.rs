@@ -43,6 +43,7 @@ pub fn vector_file(data: &[u8]) {
         Op::ToolLoop {
             history,
             model: crate::chat::stream::Script::Replies(model),
+            repeat_last,
             provider,
             memory,
             memory_max_messages,
@@ -64,6 +65,7 @@ pub fn vector_file(data: &[u8]) {
                 memory: *memory,
                 memory_max_messages: max,
                 memory_start: memory_start.clone(),
+                repeat_last: *repeat_last,
                 ..cfg.clone()
             },
             tools: v.tools.clone(),

@@ -128,6 +128,13 @@ pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
         // No fix makes a streamed turn run as call() does (docs/INVARIANTS.md).
         Invariant::StreamAsCall => false,
         Invariant::JsonSafe => f.breach_through_processor,
+        // The limits end the turn under THROW, and under
+        // RETURN_ERROR_RESPONSE only with the fix (its precondition, that
+        // the limits bound the calls, is the judge's).
+        Invariant::TurnEnds => {
+            f.end_turn_after_breach
+                || s.config.manager.limits.on_exceeded == crate::model::limits::OnExceeded::Throw
+        }
         Invariant::GeminiSafe | Invariant::Lossless => f.strict_json_or_wrap,
         // The memory's window: with the fixes that keep the current turn
         // and store the generation the loop continues with (the seed's

@@ -44,9 +44,27 @@ fn responses_per_call(rounds: &[Round], throw: bool) -> Judged {
                 }
                 (result.last_responses(), calls.len())
             }
+            // end-turn-after-breach: under RETURN_ERROR_RESPONSE the whole
+            // batch is answered, its first breach response the exception's.
+            RoundEnd::Limit(e) if !throw => {
+                let first = round
+                    .events
+                    .iter()
+                    .position(|ev| matches!(ev, CallEvent::Answered { .. }));
+                if round.events.len() != calls.len() || first != Some(e.breach_index) {
+                    return refuted(
+                        format!(
+                            "batch {r}: a limit exception under RETURN_ERROR_RESPONSE only after every call, at the first breach (index {first:?}), not {}",
+                            e.breach_index
+                        ),
+                        Locus::Unlocated,
+                    );
+                }
+                (e.partial.last_responses(), calls.len())
+            }
             RoundEnd::Limit(e) => {
                 let k = round.events.len().saturating_sub(1);
-                if !throw || !matches!(round.events.last(), Some(CallEvent::Thrown { .. })) {
+                if !matches!(round.events.last(), Some(CallEvent::Thrown { .. })) {
                     return refuted(
                         format!("batch {r}: a limit exception only from a breach under THROW"),
                         Locus::Unlocated,
@@ -141,7 +159,7 @@ fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
             let want_breach = over(per_tool, count) || over(l.max_total, total);
             let breached = match event {
                 CallEvent::Answered { .. } | CallEvent::Thrown { .. } => true,
-                CallEvent::Invoked { .. } => false,
+                CallEvent::Invoked { .. } | CallEvent::Missing { .. } => false,
                 CallEvent::Failed(e) => {
                     // A failed lookup: no tool, or (with resolution
                     // fallback) the resolver refusing a blank name.
@@ -158,7 +176,7 @@ fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
                     !lookup && btp
                 }
             };
-            if !want_breach && !matches!(event, CallEvent::Failed(_)) {
+            if !want_breach && matches!(event, CallEvent::Invoked { .. }) {
                 expected_invocations.push(Invocation {
                     tool: call.name.clone(),
                     arguments: match &call.arguments {
@@ -246,7 +264,9 @@ fn counting_rounds(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
         for (i, (call, event)) in round.calls.iter().zip(&round.events).enumerate() {
             reference.add(&call.name);
             let counts = match event {
-                CallEvent::Answered { counts } | CallEvent::Thrown { counts } => Some(counts),
+                CallEvent::Answered { counts }
+                | CallEvent::Thrown { counts }
+                | CallEvent::Missing { counts } => Some(counts),
                 CallEvent::Invoked { counts, .. } => counts.as_ref(),
                 CallEvent::Failed(_) => None,
             };

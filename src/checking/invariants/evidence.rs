@@ -23,6 +23,12 @@ pub struct Evidence<'a> {
     pub run: LoopRun,
     /// The toolbox after the run (its invocations).
     pub toolbox: Toolbox,
+    /// The model repeats its last reply (`repeat_last`) and the turn was
+    /// still going at its bound ([`super::turn_bound`], or, where the limits
+    /// bound nothing, a probe of twice the script and 8 more): `run` is then
+    /// the turn cut off there (the model answering with text at the next
+    /// call), for `turn-ends` alone, instead of running to the loop's guard.
+    pub runaway: bool,
     pub(super) trace: OnceCell<Trace>,
     /// Where the replay is shared, and this evidence's class there.
     shared: Option<(&'a Replays, u64)>,
@@ -40,6 +46,11 @@ impl<'a> Evidence<'a> {
     /// assert!(Evidence::gather(&s).is_err()); // no reply scripted
     /// ```
     pub fn gather(scenario: &'a Scenario) -> Result<Self, LoopError> {
+        if scenario.config.repeat_last {
+            if let Some(cut) = Self::cut_off(scenario)? {
+                return Ok(cut);
+            }
+        }
         if scenario.config.provider == Provider::None {
             return Self::gather_with_second_run(scenario);
         }
@@ -66,10 +77,48 @@ impl<'a> Evidence<'a> {
             scenario,
             run,
             toolbox,
+            runaway: false,
             trace: OnceCell::new(),
             shared: None,
             messages: messages.map_or_else(OnceCell::new, |m| OnceCell::from(Some(m))),
         }
+    }
+
+    /// A repeating model's turn run up to its bound: `None` when it ends
+    /// before (the ordinary run then describes it), else the cut-off
+    /// evidence ([`Evidence::runaway`]).
+    fn cut_off(scenario: &'a Scenario) -> Result<Option<Self>, LoopError> {
+        let guard = scenario.config.max_rounds;
+        let bound = super::turn_bound(&scenario.config, &scenario.model)
+            .unwrap_or_else(|| scenario.model.len().saturating_mul(2).saturating_add(8));
+        if bound >= guard {
+            return Ok(None);
+        }
+        let mut capped = scenario.clone();
+        capped.config.max_rounds = bound;
+        match capped.run() {
+            Err(LoopError::TooManyRounds(_)) => {}
+            _ => return Ok(None),
+        }
+        // The same turn with the model answering in text at the call past
+        // the bound: what the other drivers can read of it.
+        let mut cut = scenario.clone();
+        cut.config.repeat_last = false;
+        cut.model = replies(scenario, bound);
+        cut.model.push(vec![crate::model::message::Generation {
+            text: Some("(cut off)".to_owned()),
+            ..Default::default()
+        }]);
+        let (run, toolbox, messages) = cut.run_with_messages()?;
+        Ok(Some(Evidence {
+            scenario,
+            run,
+            toolbox,
+            runaway: true,
+            trace: OnceCell::new(),
+            shared: None,
+            messages: messages.map_or_else(OnceCell::new, |m| OnceCell::from(Some(m))),
+        }))
     }
 
     /// As [`Evidence::gather`], with the request messages of a Gemini run
@@ -122,6 +171,14 @@ impl<'a> Evidence<'a> {
                     // after every request the Gemini run made.
                     let mut s = self.scenario.clone();
                     s.config.provider = Provider::None;
+                    // A repeating model's replies, as many as the Gemini
+                    // run took, then the final answer.
+                    s.model = replies(self.scenario, self.run.requests.len());
+                    s.config.repeat_last = false;
+                    // The script bounds this run; a repeating model's guard
+                    // (just past its bound) would stop it short of the
+                    // final answer.
+                    s.config.max_rounds = s.config.max_rounds.max(s.model.len() + 1);
                     s.model.push(vec![crate::model::message::Generation {
                         text: Some("(end)".to_owned()),
                         ..Default::default()
@@ -168,4 +225,18 @@ impl<'a> Evidence<'a> {
         next.push(Message::user("next question"));
         next
     }
+}
+
+/// The scenario's first `n` model replies, its last repeated past its
+/// script when the model repeats it (at least the script itself).
+fn replies(scenario: &Scenario, n: usize) -> Vec<Vec<crate::model::message::Generation>> {
+    let mut out = scenario.model.clone();
+    if scenario.config.repeat_last {
+        if let Some(last) = scenario.model.last() {
+            while out.len() < n {
+                out.push(last.clone());
+            }
+        }
+    }
+    out
 }

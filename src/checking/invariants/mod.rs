@@ -25,8 +25,8 @@
 //! The files: this one holds the table of invariants, the verdicts and the
 //! dispatch to the judges; `evidence.rs` gathers a turn, `trace.rs` replays
 //! its batches, and the judges sit by what they look at: `calls.rs` (1 to
-//! 3), `payloads.rs` (4 to 6), `transcripts.rs` (7 to 9) and
-//! `streaming.rs` (10).
+//! 3), `payloads.rs` (4 to 6), `transcripts.rs` (7 to 9), `streaming.rs`
+//! (10) and `rounds.rs` (11).
 //!
 //! ```
 //! use toolcall_model::checking::invariants::{check, Evidence, Invariant, Verdict};
@@ -54,10 +54,12 @@ mod calls;
 mod evidence;
 mod payloads;
 mod streaming;
+mod rounds;
 mod trace;
 mod transcripts;
 
 pub use self::evidence::Evidence;
+pub use self::rounds::turn_bound;
 pub use self::trace::{CallEvent, Replays, Round, RoundEnd, Trace};
 pub use self::transcripts::memory_holds_conversation;
 
@@ -72,6 +74,7 @@ use crate::model::tools::Invocation;
 use self::calls::{counting, limits, one_response_per_call};
 use self::payloads::{gemini_safe, json_safe, lossless};
 use self::streaming::stream_as_call;
+use self::rounds::turn_ends;
 use self::transcripts::{memory_keeps_turns, question_kept, transcript_valid};
 
 enum_table! {
@@ -156,6 +159,12 @@ enum_table! {
         StreamAsCall = "stream-as-call" {
             statement: "a streamed turn (ChatClient.stream()) invokes the tools as the same turn through call() does, and the memory outside the loop stores what call() stores",
             precondition: "the turn streams",
+        },
+        /// 11. Every turn ends: its model calls are bounded by what the
+        ///     limits state ([`turn_bound`]).
+        TurnEnds = "turn-ends" {
+            statement: "every turn ends: at most C + 2 model calls, C being the tool calls the limits let run without a breach",
+            precondition: "the limits bound the tool calls (a total limit, or a per-tool limit on every name the model calls, none excluded or unlimited; Spring AI 2.0.1)",
         },
     }
 }
@@ -343,6 +352,11 @@ fn in_request(judged: Judged, k: usize) -> Judged {
 }
 
 fn judge(invariant: Invariant, ev: &Evidence<'_>) -> Judged {
+    // A turn cut off at its bound is judged by turn-ends alone: the run the
+    // other judges would see is not the scenario's.
+    if ev.runaway && invariant != Invariant::TurnEnds {
+        return Judged::NotApplicable;
+    }
     match invariant {
         Invariant::OneResponsePerCall => one_response_per_call(ev),
         Invariant::Limits => limits(ev),
@@ -354,6 +368,7 @@ fn judge(invariant: Invariant, ev: &Evidence<'_>) -> Judged {
         Invariant::QuestionKept => question_kept(ev),
         Invariant::MemoryKeepsTurns => memory_keeps_turns(ev),
         Invariant::StreamAsCall => stream_as_call(ev),
+        Invariant::TurnEnds => turn_ends(ev),
     }
 }
 

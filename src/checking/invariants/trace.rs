@@ -12,7 +12,8 @@ use std::rc::Rc;
 use crate::checking::scenario::Scenario;
 use crate::model::limits::Counts;
 use crate::model::manager::{
-    execute_with_counts, tool_call_message, Batch, ExecResult, LimitExceeded, ManagerError, Step,
+    ends_turn_at_breach, execute_with_counts, tool_call_message, Batch, ExecResult, LimitExceeded,
+    ManagerError, Step,
 };
 use crate::model::message::{Message, ToolCall};
 use crate::model::tools::{Invocation, Toolbox};
@@ -34,6 +35,12 @@ pub enum CallEvent {
     },
     /// A breach answered with an error response (`RETURN_ERROR_RESPONSE`).
     Answered {
+        /// The batch's counts after the call.
+        counts: Counts,
+    },
+    /// No such tool; the exception processor answered the call
+    /// (`unknown-tool-to-processor`).
+    Missing {
         /// The batch's counts after the call.
         counts: Counts,
     },
@@ -206,8 +213,18 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
     let mut full = turn_history(scenario);
     let mut counts = Counts::recount(&full);
     let mut rounds = Vec::new();
-    // A streamed turn goes on with each reply's aggregate.
-    for reply in scenario.replies().iter().take(model_calls) {
+    // A streamed turn goes on with each reply's aggregate; a repeating
+    // model with its last reply, for ever.
+    let scripted = scenario.replies();
+    let repeated = scenario
+        .config
+        .repeat_last
+        .then(|| scripted.last())
+        .flatten();
+    let replies = scripted
+        .iter()
+        .chain(std::iter::repeat(repeated).map_while(|r| r));
+    for reply in replies.take(model_calls) {
         let Some(assistant) = tool_call_message(reply) else {
             break;
         };
@@ -222,6 +239,12 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
             match b.call(call, cfg, |n| tb.find(n, fallback)) {
                 Step::Answered(b) => {
                     events.push(CallEvent::Answered {
+                        counts: b.counts().clone(),
+                    });
+                    batch = Some(b);
+                }
+                Step::Missing(b) => {
+                    events.push(CallEvent::Missing {
                         counts: b.counts().clone(),
                     });
                     batch = Some(b);
@@ -267,11 +290,23 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
                 }
             }
         }
+        let ends_turn = ends_turn_at_breach(cfg, &full, &calls, &counts);
         let end = match (end, batch) {
             (Some(e), _) => e,
             (None, Some(b)) => {
-                let (result, counts) = b.finish(full.clone(), assistant.clone());
-                RoundEnd::Done { result, counts }
+                let (result, after) = b.finish(full.clone(), assistant.clone());
+                match ends_turn {
+                    Some((breach_index, breach)) => RoundEnd::Limit(Box::new(LimitExceeded {
+                        breach,
+                        partial: result,
+                        breach_index,
+                        counts: after,
+                    })),
+                    None => RoundEnd::Done {
+                        result,
+                        counts: after,
+                    },
+                }
             }
             (None, None) => unreachable!("a batch that did not end is still held"),
         };

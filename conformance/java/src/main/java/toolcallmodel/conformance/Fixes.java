@@ -4,22 +4,26 @@ import java.util.List;
 
 /**
  * A vector's {@code fixes}: a list of fix names or {@code "all"} (every fix
- * but the upstream proposals {@link #NOT_IN_ALL}); absent or empty is upstream. Each is
+ * but {@link #NOT_IN_ALL}); absent or empty is upstream. Each is
  * installed from the fix library (conformance/fixes).
  */
 record Fixes(boolean breachThroughProcessor, boolean strictJsonOrWrap, boolean errorKey, boolean closeDanglingCalls,
 		boolean storeAnsweredGeneration, boolean keepCurrentTurn, boolean evictOrphanResponses,
-		boolean pr6907WrapOnFailure, boolean pr6049StrictWrap) {
+		boolean pr6907WrapOnFailure, boolean pr6049StrictWrap, boolean endTurnAfterBreach,
+		boolean unknownToolToProcessor) {
 
-	static final Fixes UPSTREAM = new Fixes(false, false, false, false, false, false, false, false, false);
+	static final Fixes UPSTREAM = new Fixes(false, false, false, false, false, false, false, false, false, false, false);
 
 	static final List<String> NAMES = List.of("breach-through-processor", "strict-json-or-wrap", "error-key",
 			"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses",
-			"pr-6907-wrap-on-failure", "pr-6049-strict-wrap");
+			"pr-6907-wrap-on-failure", "pr-6049-strict-wrap", "end-turn-after-breach", "unknown-tool-to-processor");
 
-	/** The upstream proposals, modelled for comparison, that {@code all} leaves off. */
+	/**
+	 * The fixes {@code all} leaves out (the model's {@code Fix::in_all}): the
+	 * upstream proposals modelled for comparison, and unknown-tool-to-processor.
+	 */
 	static final List<String> NOT_IN_ALL = List.of("evict-orphan-responses", "pr-6907-wrap-on-failure",
-			"pr-6049-strict-wrap");
+			"pr-6049-strict-wrap", "unknown-tool-to-processor");
 
 	static Fixes of(Object v) {
 		if (v == null) {
@@ -48,7 +52,7 @@ record Fixes(boolean breachThroughProcessor, boolean strictJsonOrWrap, boolean e
 				on[k] = true;
 			}
 		}
-		return new Fixes(on[0], on[1], on[2], on[3], on[4], on[5], on[6], on[7], on[8]);
+		return new Fixes(on[0], on[1], on[2], on[3], on[4], on[5], on[6], on[7], on[8], on[9], on[10]);
 	}
 
 	boolean any() {
@@ -57,7 +61,8 @@ record Fixes(boolean breachThroughProcessor, boolean strictJsonOrWrap, boolean e
 
 	/** The manager is wrapped by the fix library's FixingToolCallingManager. */
 	boolean wrapsManager() {
-		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey;
+		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey || this.endTurnAfterBreach
+				|| this.unknownToolToProcessor;
 	}
 
 	/** Gemini's conversion of tool responses is a fixed one (the advisor rewrites what is sent). */

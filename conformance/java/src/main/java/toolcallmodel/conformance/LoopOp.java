@@ -100,6 +100,7 @@ final class LoopOp {
 	static Map<String, Object> run(Scenario s, Map<String, Object> input, boolean geminiToolText, boolean feedback) {
 		List<Message> history = messages(input.get("history"), "/input/history");
 		List<Object> script = Json.arr(input.get("model"), "/input/model");
+		boolean repeatLast = Json.bool(input.get("repeat_last"), false, "/input/repeat_last");
 		boolean stream = Json.bool(input.get("stream"), false, "/input/stream");
 		// Each reply is a list of chunks when the turn streams, one chat response otherwise.
 		List<List<ChatResponse>> replies = new ArrayList<>();
@@ -204,7 +205,7 @@ final class LoopOp {
 			advisors.add(geminiAdvisor);
 		}
 
-		ScriptedModel model = new ScriptedModel(replies, gemini, fixes);
+		ScriptedModel model = new ScriptedModel(replies, repeatLast, gemini, fixes);
 		ChatClient client = ChatClient.builder(model, ObservationRegistry.NOOP, null, null, toolAdvisor).build();
 
 		Map<String, Object> outcome = stream ? streamOutcome(client, history, s, advisors, model)
@@ -377,6 +378,9 @@ final class LoopOp {
 
 		private final List<List<ChatResponse>> replies;
 
+		/** Once the script is used up, the last reply answers every further call. */
+		private final boolean repeatLast;
+
 		private final boolean gemini;
 
 		/** The last chunk of the last reply, to tell the model's own from what the advisor built. */
@@ -397,8 +401,9 @@ final class LoopOp {
 
 		private int calls;
 
-		ScriptedModel(List<List<ChatResponse>> replies, boolean gemini, Fixes fixes) {
+		ScriptedModel(List<List<ChatResponse>> replies, boolean repeatLast, boolean gemini, Fixes fixes) {
 			this.replies = replies;
+			this.repeatLast = repeatLast;
 			this.gemini = gemini;
 			this.fixes = fixes;
 		}
@@ -453,11 +458,12 @@ final class LoopOp {
 			else {
 				this.requests.add(Scenario.printAll(instructions));
 			}
-			if (this.calls >= this.replies.size()) {
+			boolean repeat = this.repeatLast && !this.replies.isEmpty();
+			if (this.calls >= this.replies.size() && !repeat) {
 				throw fault(new Json.Fault("the model script ran out: model call " + (this.calls + 1)
 						+ " has no scripted reply (the script has " + this.replies.size() + ")"));
 			}
-			List<ChatResponse> reply = this.replies.get(this.calls++);
+			List<ChatResponse> reply = this.replies.get(Math.min(this.calls++, this.replies.size() - 1));
 			this.lastReply = reply.get(0).getResults();
 			return reply;
 		}

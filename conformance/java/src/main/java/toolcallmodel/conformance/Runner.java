@@ -126,7 +126,12 @@ public final class Runner {
 				try {
 					line.put("upstream", run(upstream));
 				}
-				catch (Json.OutOfScope | Json.Fault e) {
+				catch (Json.Fault e) {
+					// A fault met while running (the loop's guard reached) is
+					// compared with the model's.
+					line.put("upstream", Json.map("fault", e.getMessage()));
+				}
+				catch (Json.OutOfScope e) {
 					line.put("upstream", null);
 				}
 			}

@@ -144,7 +144,8 @@ final class Upstream {
 		if (!f.wrapsManager()) {
 			return manager;
 		}
-		return new FixingToolCallingManager(manager, processor, f.breachThroughProcessor(), f.closeDanglingCalls());
+		return new FixingToolCallingManager(manager, processor, f.breachThroughProcessor(), f.closeDanglingCalls(),
+				f.endTurnAfterBreach(), f.unknownToolToProcessor());
 	}
 
 	/** A tool message with the model's failure marks, as the fix library's marks. */

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.messages.UserMessage;
 import org.springframework.ai.chat.messages.ToolResponseMessage.ToolResponse;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
@@ -17,6 +18,7 @@ import org.springframework.ai.model.tool.ToolCallLimitExceededException;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.definition.ToolDefinition;
 import org.springframework.ai.tool.execution.ToolExecutionException;
 import org.springframework.ai.tool.execution.ToolExecutionExceptionProcessor;
@@ -45,6 +47,18 @@ import org.springframework.ai.tool.resolution.ToolCallbackResolver;
  * for every call of a batch that failed) is handed to
  * {@link FixingToolCallingAdvisor}, which gives it to a memory inside the
  * loop.</li>
+ * <li>{@code end-turn-after-breach}: under {@code RETURN_ERROR_RESPONSE}, a batch
+ * with a breach in a turn that already had one (replayed from the current
+ * turn's tool responses, as Spring counts them) is answered whole, then ends the
+ * turn: a {@link ClosedBatchLimitExceededException} whose
+ * {@code buildGeneration()} takes the batch's first breach response as text,
+ * which {@code ToolCallingAdvisor} returns as it returns a breach under
+ * {@code THROW}.</li>
+ * <li>{@code unknown-tool-to-processor}: a call to a tool that does not
+ * exist reaches the delegate's exception processor as a
+ * {@link ToolExecutionException} whose cause is the manager's
+ * {@code IllegalStateException} ({@link MissingTools}); the batch goes on with
+ * the processor's text as the call's response.</li>
  * <li>Always: each response a failure produced (processor text, breach, closed
  * call) is marked with {@link ToolResponseMarks}, for {@code error-key}.</li>
  * </ul>
@@ -73,6 +87,11 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 
 	private final boolean closeDanglingCalls;
 
+	private final boolean endTurnAfterBreach;
+
+	/** The delegate's lookup, under {@code unknown-tool-to-processor} (null: off). */
+	private final MissingTools missingTools;
+
 	/**
 	 * The fixes around {@code delegate}, with the exception processor it was built
 	 * with (read from it), so that a breach is processed exactly as the
@@ -94,6 +113,22 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 	 */
 	public FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor,
 			boolean breachThroughProcessor, boolean closeDanglingCalls) {
+		this(delegate, processor, breachThroughProcessor, closeDanglingCalls, false, false);
+	}
+
+	/**
+	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
+	 * @param processor the exception processor the delegate was built with
+	 * @param breachThroughProcessor the fix {@code breach-through-processor}
+	 * @param closeDanglingCalls the fix {@code close-dangling-calls}
+	 * @param endTurnAfterBreach the fix {@code end-turn-after-breach}
+	 * @param unknownToolToProcessor the fix {@code unknown-tool-to-processor}
+	 */
+	public FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor,
+			boolean breachThroughProcessor, boolean closeDanglingCalls, boolean endTurnAfterBreach,
+			boolean unknownToolToProcessor) {
+		this.endTurnAfterBreach = endTurnAfterBreach;
+		this.missingTools = unknownToolToProcessor ? MissingTools.of(delegate) : null;
 		this.delegate = delegate;
 		this.limits = SpringLimits.of(delegate);
 		this.processor = processor;
@@ -133,11 +168,14 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		}
 		List<AssistantMessage.ToolCall> calls = assistant.getToolCalls();
 		Batch batch = new Batch(calls, breaches(prompt.getInstructions(), calls), LoopHandoff.suspend());
+		batch.endsTurn = this.endTurnAfterBreach
+				&& this.limits.onLimitExceeded() == ToolCallLimitBehavior.RETURN_ERROR_RESPONSE
+				&& breachedBefore(prompt.getInstructions());
 		Invocations.Listener previous = Invocations.set(batch);
 		try {
 			ToolExecutionResult result;
 			try {
-				result = this.delegate.executeToolCalls(recording(prompt), chatResponse);
+				result = this.delegate.executeToolCalls(withStandIns(recording(prompt), calls), chatResponse);
 			}
 			catch (ToolCallLimitExceededException ex) {
 				if (ex instanceof ToolCallLimitBreach) {
@@ -236,6 +274,53 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		return out;
 	}
 
+	/**
+	 * Whether a tool response of the current turn (from the last user message on,
+	 * or all messages without one, as Spring counts) was a breach: the limit check
+	 * replayed over them in order, each counting as the call it answers.
+	 */
+	private boolean breachedBefore(List<Message> instructions) {
+		int start = 0;
+		for (int i = instructions.size() - 1; i >= 0; i--) {
+			if (instructions.get(i) instanceof UserMessage) {
+				start = i;
+				break;
+			}
+		}
+		Map<String, Integer> counts = new HashMap<>();
+		int total = 0;
+		for (Message m : instructions.subList(start, instructions.size())) {
+			if (m instanceof ToolResponseMessage tool) {
+				for (ToolResponse r : tool.getResponses()) {
+					total++;
+					if (this.limits.check(r.name(), counts.merge(r.name(), 1, Integer::sum), total) != null) {
+						return true;
+					}
+				}
+			}
+		}
+		return false;
+	}
+
+	/** Under {@code unknown-tool-to-processor}: the prompt with a stand-in for each missing tool. */
+	private Prompt withStandIns(Prompt prompt, List<AssistantMessage.ToolCall> calls) {
+		if (this.missingTools == null || !(prompt.getOptions() instanceof ToolCallingChatOptions options)) {
+			return prompt;
+		}
+		List<ToolCallback> callbacks = options.getToolCallbacks() == null ? List.of() : options.getToolCallbacks();
+		List<ToolCallback> standIns = this.missingTools.standIns(callbacks, calls);
+		if (standIns.isEmpty()) {
+			return prompt;
+		}
+		List<ToolCallback> all = new ArrayList<>(callbacks);
+		all.addAll(standIns);
+		var b = ToolCallingChatOptions.builder().toolCallbacks(all);
+		if (options.getToolContext() != null) {
+			b.toolContext(options.getToolContext());
+		}
+		return new Prompt(prompt.getInstructions(), b.build());
+	}
+
 	/** The prompt with its tool callbacks reporting their invocations. */
 	private static Prompt recording(Prompt prompt) {
 		if (!(prompt.getOptions() instanceof ToolCallingChatOptions options) || options.getToolCallbacks() == null
@@ -273,6 +358,18 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		/** The call whose tool is running. */
 		int running = -1;
 
+		/** Under {@code end-turn-after-breach}: the turn already had a breach, so one here ends it. */
+		boolean endsTurn;
+
+		/** The failures thrown by stand-ins of missing tools (never a missing tool of the manager's own). */
+		final List<Throwable> standInCauses = new ArrayList<>();
+
+		@Override
+		public void missing(String name, Throwable cause) {
+			this.standInCauses.add(cause);
+			Invocations.Listener.super.missing(name, cause);
+		}
+
 		Batch(List<AssistantMessage.ToolCall> calls, SpringLimits.Breach[] breaches, ToolResponseMessage[] slot) {
 			this.calls = calls;
 			this.breaches = breaches;
@@ -308,6 +405,12 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		 * (no such tool), processes the breaches before that call.
 		 */
 		void processBeforeMissingTool(Throwable failure) {
+			for (Throwable t : this.standInCauses) {
+				if (t == failure) {
+					// A stand-in's failure the processor rethrew: its breaches were processed before it ran.
+					return;
+				}
+			}
 			int k = this.next;
 			while (k < this.calls.size() && this.breaches[k] != null) {
 				k++;
@@ -385,6 +488,17 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			.conversationHistory(out)
 			.returnDirect(result.returnDirect())
 			.build();
+		if (batch.endsTurn) {
+			for (int i = 0; i < batch.breaches.length; i++) {
+				SpringLimits.Breach b = batch.breaches[i];
+				if (b != null) {
+					if (this.closeDanglingCalls) {
+						LoopHandoff.offer(batch.slot, marked);
+					}
+					throw new Fixed(new ClosedBatchLimitExceededException(b.toolName(), b.limit(), fixed, i));
+				}
+			}
+		}
 		if (fixed.returnDirect() && this.closeDanglingCalls) {
 			LoopHandoff.offer(batch.slot, marked);
 		}

@@ -34,6 +34,15 @@ final class Invocations {
 		/** The tool that was about to run threw a {@link ToolExecutionException}. */
 		void threw();
 
+		/**
+		 * A stand-in for the tool {@code name}, which does not exist, is about to
+		 * throw with {@code cause} ({@code unknown-tool-to-processor}).
+		 */
+		default void missing(String name, Throwable cause) {
+			beforeInvoke(name);
+			threw();
+		}
+
 	}
 
 	private static final ThreadLocal<Listener> CURRENT = new ThreadLocal<>();
@@ -53,6 +62,14 @@ final class Invocations {
 		}
 		else {
 			CURRENT.set(previous);
+		}
+	}
+
+	/** Tells the thread's listener that a stand-in for a missing tool is about to throw. */
+	static void missing(String name, Throwable cause) {
+		Listener l = CURRENT.get();
+		if (l != null) {
+			l.missing(name, cause);
 		}
 	}
 

@@ -70,8 +70,9 @@ public class ToolCallFixesAutoConfiguration {
 					// The processor the manager was built with, which need not be
 					// the ToolExecutionExceptionProcessor bean (a manager the
 					// application builds itself).
-					return new FixingToolCallingManager(manager, p.isBreachThroughProcessor(),
-							p.isCloseDanglingCalls());
+					return new FixingToolCallingManager(manager, SpringLimits.processorOf(manager),
+							p.isBreachThroughProcessor(), p.isCloseDanglingCalls(), p.isEndTurnAfterBreach(),
+							p.isUnknownToolToProcessor());
 				}
 				if (bean instanceof ChatMemory memory && !(memory instanceof AnsweredGenerationChatMemory)
 						&& p.isStoreAnsweredGeneration()) {

@@ -86,6 +86,22 @@ public class ToolCallFixesProperties {
 	 */
 	private boolean jsonErrorProcessor;
 
+	/**
+	 * Under RETURN_ERROR_RESPONSE, end the turn at the second batch with a limit
+	 * breach, as THROW ends it at the first, so that a model that keeps calling a
+	 * tool past its limit cannot keep the turn running for ever (issues 3333,
+	 * 5754, 6462). Wraps the ToolCallingManager bean.
+	 */
+	private boolean endTurnAfterBreach;
+
+	/**
+	 * Answer a call to a tool that does not exist through the
+	 * ToolExecutionExceptionProcessor, as a tool failure, instead of ending the
+	 * call with "No ToolCallback found for tool name" (issues 6816, 6869). Wraps
+	 * the ToolCallingManager bean.
+	 */
+	private boolean unknownToolToProcessor;
+
 	/** The window of the ChatMemory that keep-current-turn or evict-orphan-responses install. */
 	private int memoryMaxMessages = TurnKeepingWindowChatMemory.DEFAULT_MAX_MESSAGES;
 
@@ -174,6 +190,22 @@ public class ToolCallFixesProperties {
 		this.jsonErrorProcessor = jsonErrorProcessor;
 	}
 
+	public boolean isEndTurnAfterBreach() {
+		return this.endTurnAfterBreach;
+	}
+
+	public void setEndTurnAfterBreach(boolean endTurnAfterBreach) {
+		this.endTurnAfterBreach = endTurnAfterBreach;
+	}
+
+	public boolean isUnknownToolToProcessor() {
+		return this.unknownToolToProcessor;
+	}
+
+	public void setUnknownToolToProcessor(boolean unknownToolToProcessor) {
+		this.unknownToolToProcessor = unknownToolToProcessor;
+	}
+
 	public int getMemoryMaxMessages() {
 		return this.memoryMaxMessages;
 	}
@@ -184,7 +216,8 @@ public class ToolCallFixesProperties {
 
 	/** Whether the ToolCallingManager bean is wrapped. */
 	boolean wrapsManager() {
-		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey;
+		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey || this.endTurnAfterBreach
+				|| this.unknownToolToProcessor;
 	}
 
 }

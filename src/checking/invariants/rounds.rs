@@ -1,0 +1,92 @@
+//! Invariant 10, `turn-ends`: the model calls of a turn are bounded by what
+//! the limits state.
+
+use std::collections::BTreeSet;
+
+use crate::chat::tool_loop::LoopConfig;
+use crate::model::limits::Max;
+use crate::model::manager::tool_call_message;
+use crate::model::message::Generation;
+
+use super::calls::max_for;
+use super::{refuted, Evidence, Judged, Locus};
+
+/// The most model calls a turn may make under `cfg` with the model's
+/// replies `model`: `C + 2`, where `C` is the most tool calls the limits let
+/// run without a breach (the total limit, or the sum of the per-tool limits
+/// of every name the replies call, whichever is smaller). `None` when the
+/// limits bound no such number: no total limit and a called name excluded
+/// or unlimited, or Spring AI 2.0.0, which checks no limit.
+///
+/// Why `C + 2`: every round that goes on holds a call that did not breach
+/// (at most `C` in a turn), except, under `RETURN_ERROR_RESPONSE` with
+/// `end-turn-after-breach`, the one round whose breach the model is told of;
+/// then one more reply. Under `THROW` a turn makes at most `C + 1`.
+///
+/// ```
+/// use toolcall_model::{chat::tool_loop::LoopConfig, checking::invariants::turn_bound,
+///     model::{limits::Limits, manager::Config, message::{Generation, ToolCall}}};
+/// let limits = Limits::default().max_calls_per_tool(2).unwrap().unlimited_total_tool_calls();
+/// let cfg = LoopConfig::new(Config { limits, ..Config::default() });
+/// let call = vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }];
+/// assert_eq!(turn_bound(&cfg, &[call.clone()]), Some(4));
+/// let open = LoopConfig::new(Config { limits: Limits::default().unlimited_calls_per_tool().unlimited_total_tool_calls(), ..Config::default() });
+/// assert_eq!(turn_bound(&open, &[call]), None);
+/// ```
+pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> {
+    let m = &cfg.manager;
+    if !m.version.has_limits() {
+        return None;
+    }
+    let total = match m.limits.max_total {
+        Max::Limited(t) => Some(u64::from(t)),
+        Max::Unlimited => None,
+    };
+    let names: BTreeSet<String> = model
+        .iter()
+        .filter_map(|reply| tool_call_message(reply))
+        .flat_map(|a| {
+            a.tool_calls()
+                .iter()
+                .map(|c| c.name.clone())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let per_tool = names
+        .iter()
+        .try_fold(0u64, |sum, name| match max_for(&m.limits, name) {
+            Max::Limited(n) => Some(sum.saturating_add(u64::from(n))),
+            Max::Unlimited => None,
+        });
+    let c = match (total, per_tool) {
+        (Some(t), Some(p)) => t.min(p),
+        (Some(t), None) => t,
+        (None, Some(p)) => p,
+        (None, None) => return None,
+    };
+    usize::try_from(c.saturating_add(2)).ok()
+}
+
+/// The precondition: the limits bound the turn ([`turn_bound`]).
+pub(super) fn bounded(ev: &Evidence<'_>) -> Option<usize> {
+    turn_bound(&ev.scenario.config, &ev.scenario.model)
+}
+
+pub(super) fn turn_ends(ev: &Evidence<'_>) -> Judged {
+    let Some(bound) = bounded(ev) else {
+        return Judged::NotApplicable;
+    };
+    let calls = ev.run.requests.len();
+    if ev.runaway || calls > bound {
+        let how = if ev.runaway {
+            "the model repeats its last reply and the turn was still going at that bound (it runs to the loop's guard of model calls)".to_owned()
+        } else {
+            format!("got {calls}")
+        };
+        return refuted(
+            format!("at most {bound} model calls in the turn, as the limits bound it; {how}"),
+            Locus::Unlocated,
+        );
+    }
+    Judged::Holds
+}
