@@ -1997,7 +1997,10 @@ mod tests {
             }
             replays_made += replays.len();
         }
-        assert!(replays_made * 2 < shared, "{replays_made} {shared}");
+        // Sets that only the manager tells apart (four of its fixes) each
+        // replay on their own; the others share: about one replay for two
+        // evaluations.
+        assert!(replays_made * 3 < shared * 2, "{replays_made} {shared}");
     }
 
     #[test]
