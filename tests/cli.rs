@@ -278,7 +278,7 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
         assert!(l.chars().count() <= 100, "wider than 100 columns: {l}");
     }
     // Fourteen behaviour sets, five problems.
-    assert!(table.lines().count() <= 52, "{table}");
+    assert!(table.lines().count() <= 56, "{table}");
 }
 
 #[test]
@@ -670,7 +670,7 @@ fn generated_vectors_with_the_models_expect_verify() {
     let (code, out, _) = run_with_stdin(&["verify", dir.to_str().unwrap()], b"");
     assert_eq!(code, 0, "{out}");
     assert!(out.trim_end().ends_with("60 passed, 0 failed"), "{out}");
-    // Seed 7 draws a tool output whose converted payload nests deeper than
+    // Seed 4 draws a tool output whose converted payload nests deeper than
     // a vector may: refused by name, not written as a file that never loads.
     let (code, _, err) = run_with_stdin(
         &[
@@ -678,7 +678,7 @@ fn generated_vectors_with_the_models_expect_verify() {
             "--count",
             "60",
             "--seed",
-            "7",
+            "4",
             "--out",
             dir.to_str().unwrap(),
             "--expect",
@@ -689,7 +689,7 @@ fn generated_vectors_with_the_models_expect_verify() {
     );
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("gen-7-15-tool_loop: the model's output nests"),
+        err.contains("gen-4-23-tool_loop: the model's output nests"),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).ok();

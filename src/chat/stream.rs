@@ -55,7 +55,8 @@ pub fn reaches_client(chunk: &[Generation]) -> bool {
 /// ```
 /// use toolcall_model::{chat::stream::aggregate, model::message::Generation};
 /// let t = |s: &str| Some(Generation { text: Some(s.into()), ..Default::default() });
-/// assert_eq!(aggregate([t("It is "), None, t("sunny")]).text.as_deref(), Some("It is sunny"));
+/// let (a, b) = (t("It is "), t("sunny"));
+/// assert_eq!(aggregate([a.as_ref(), None, b.as_ref()]).text.as_deref(), Some("It is sunny"));
 /// assert_eq!(aggregate([]).text.as_deref(), Some(""));
 /// ```
 pub fn aggregate<'g>(firsts: impl IntoIterator<Item = Option<&'g Generation>>) -> Generation {

@@ -73,7 +73,7 @@ pub const GROUPS: [([&str; 2], &str); 5] = [
 ///
 /// ```
 /// let c = toolcall_model::config::main_job::columns();
-/// assert_eq!(c.len(), 11);
+/// assert_eq!(c.len(), 12);
 /// assert_eq!(c[0].id, "breach/default-processor");
 /// ```
 pub fn columns() -> Vec<Column> {

@@ -375,7 +375,7 @@ pub struct BehaviorSet {
 ///
 /// ```
 /// let sets = toolcall_model::model::behavior::behavior_sets();
-/// assert_eq!(sets.len(), 12);
+/// assert_eq!(sets.len(), 14);
 /// assert!(sets.iter().any(|s| s.name == "pr-6049-strict-wrap"));
 /// assert_eq!(sets[0].name, "upstream");
 /// ```

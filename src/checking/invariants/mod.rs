@@ -87,7 +87,7 @@ enum_table! {
     ///
     /// ```
     /// use toolcall_model::checking::invariants::Invariant;
-    /// assert_eq!(Invariant::ALL.len(), 10);
+    /// assert_eq!(Invariant::ALL.len(), 11);
     /// assert_eq!("json-safe".parse::<Invariant>(), Ok(Invariant::JsonSafe));
     /// assert_eq!(Invariant::TranscriptValid.to_string(), "transcript-valid");
     /// assert_eq!(Invariant::OneResponsePerCall.name(), "one-response-per-call");
