@@ -945,14 +945,18 @@ fn error_key_converts_every_error_response() {
 fn close_dangling_calls_pairs_every_turn_that_ends_after_a_batch() {
     // The fix's scope: turns that end after a batch (THROW, returnDirect, or
     // an exception) from a request that ends with a user message, with one
-    // generation per reply. Outside that scope transcript-valid is refuted
-    // under every set (see the findings below).
+    // generation per reply, through call(): the fix library's advisor closes
+    // the calls on the blocking path only (docs/INVARIANTS.md, streaming).
+    // Outside that scope transcript-valid is refuted under every set (see
+    // the findings below).
     // (The window's wipe, which `keep-current-turn` closes, can still
     // break the transcript; never with a dangling call.)
     for name in ["close-dangling-calls", "all"] {
         for_all(name, |ev| {
             let s = ev.scenario;
-            let in_scope = request_ends_with_user(s) && single_generation_replies(s);
+            let in_scope = request_ends_with_user(s)
+                && single_generation_replies(s)
+                && s.config.stream.is_none();
             match check(Invariant::TranscriptValid, ev) {
                 Verdict::Refuted(w) if in_scope && (name == "all" || w.contains("dangling")) => {
                     Err(w)

@@ -323,10 +323,11 @@ fn advisors_from(v: Option<&Value>, fixes: Fixes) -> Result<Advisors, VectorErro
                     Some("gemini-tool-text") => on.gemini_tool_text = true,
                     Some("tool-feedback") => on.tool_feedback = true,
                     _ => {
+                        let known = "\"gemini-tool-text\", \"tool-feedback\"";
                         return Err(err(
                             format!("/advisors/{i}"),
-                            format!("unknown advisor {x} (known: \"gemini-tool-text\", \"tool-feedback\")"),
-                        ))
+                            format!("unknown advisor {x} (known: {known})"),
+                        ));
                     }
                 }
             }

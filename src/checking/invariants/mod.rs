@@ -53,8 +53,8 @@
 mod calls;
 mod evidence;
 mod payloads;
-mod streaming;
 mod rounds;
+mod streaming;
 mod trace;
 mod transcripts;
 
@@ -73,8 +73,8 @@ use crate::model::tools::Invocation;
 
 use self::calls::{counting, limits, one_response_per_call};
 use self::payloads::{gemini_safe, json_safe, lossless};
-use self::streaming::stream_as_call;
 use self::rounds::turn_ends;
+use self::streaming::stream_as_call;
 use self::transcripts::{memory_keeps_turns, question_kept, transcript_valid};
 
 enum_table! {
