@@ -64,6 +64,7 @@
 //!   serde_json's default limit of 128; the readers that lift the limit only
 //!   see texts already bounded at 500 levels.
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod chat;
 #[cfg(feature = "checking")]

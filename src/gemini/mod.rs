@@ -8,6 +8,12 @@ mod request;
 mod tests;
 mod validate;
 
-pub use convert::*;
-pub use request::*;
-pub use validate::*;
+pub use convert::{
+    convert_arguments, convert_tool_response, parse_json_to_map, pr_6049_parse_json_to_map,
+    write_tool_response, Payload,
+};
+pub use request::{build_request, message_parts, Content, IncrementalRequests, Part, Request};
+pub use validate::{
+    validate, validate_from, verdict, Refusal, Rejection, Rule, ValidatorOptions, CALL_PLACEMENT,
+    COUNTS_MATCH, NON_FINITE, NO_MIXING, RESPONSE_PLACEMENT,
+};

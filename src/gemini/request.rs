@@ -10,7 +10,7 @@ use crate::model::java::{JavaException, ILLEGAL_ARGUMENT};
 use crate::model::limits::has_text;
 use crate::model::message::Message;
 
-use super::*;
+use super::convert::{convert_arguments, convert_tool_response, Payload};
 
 /// One part of a content.
 #[derive(Debug, Clone, PartialEq)]

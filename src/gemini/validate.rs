@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::model::java::JavaException;
 
-use super::*;
+use super::request::{Content, Part, Request};
 
 /// Which optional rules the validator applies (docs/GEMINI.md: the unconfirmed
 /// and model-specific ones are off by default).
@@ -121,7 +121,7 @@ pub fn verdict(
 /// Checks in content order: parts present (2), role (4), non-empty text (3),
 /// response names (10), payload numbers (13), no mixing (8), call placement
 /// (5), response placement (6), counts (7); then the optional rules 12 and
-/// 14. Rule 9 (response is an object) holds by construction of [`Payload`].
+/// 14. Rule 9 (response is an object) holds by construction of [`Payload`](super::Payload).
 ///
 /// ```
 /// use toolcall_model::{gemini::{build_request, validate, ValidatorOptions}, model::message::{Message, ToolCall}};

@@ -9,7 +9,7 @@
 
 /// Whether no two of `names` are equal (a `const fn`, so a table with a
 /// repeated name does not compile).
-pub const fn distinct(names: &[&str]) -> bool {
+pub(crate) const fn distinct(names: &[&str]) -> bool {
     let mut i = 0;
     while i < names.len() {
         let mut j = i + 1;
@@ -139,6 +139,9 @@ macro_rules! enum_table {
 pub(crate) use enum_table;
 
 #[cfg(test)]
+// The table writes its methods `pub` for the crate's public enums; this
+// test enum is private.
+#[allow(unreachable_pub)]
 mod tests {
     use super::distinct;
 

@@ -2,9 +2,15 @@
 //! conversion drives it (first value, trailing content per the rules),
 //! on an explicit stack, counting in UTF-16 units.
 
-use std::borrow::Cow;
+use super::ident::is_java_identifier_part;
+use super::stream::{Scalar, Sink, TreeSink};
+use super::strict::{hex_value, skip_digits};
+use super::{
+    constraints, stream_read, unexpected_eof, JValue, JacksonError, Limits, MAX_TREE_DEPTH,
+    MISMATCHED,
+};
 
-use super::*;
+use std::borrow::Cow;
 
 /// Jackson reads a `String` longer than this through a `StringReader`
 /// (`TextualTSFactory.createParser(String)`), otherwise as one buffer.

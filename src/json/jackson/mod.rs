@@ -56,7 +56,6 @@
 //!   names), `readValue(null)` (a `&str` is never null: docs/JSON.md A.1), and
 //!   Jackson 3's `IllegalArgumentException` cause class that comes with it.
 
-use std::collections::HashMap;
 use std::fmt;
 
 /// A value as Jackson's untyped deserializer builds it.
@@ -370,9 +369,6 @@ mod strict;
 #[cfg(test)]
 mod tests;
 
-use ident::*;
-use lenient::*;
-use stream::*;
+use lenient::Parser;
 pub use stream::{check_lenient, lenient_shape, write_lenient_compact, LenientShape};
-use strict::*;
 pub use strict::{is_strict_json, read_strict, strict_shape, StrictShape};

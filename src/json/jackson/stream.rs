@@ -2,9 +2,13 @@
 //! as `LinkedHashMap`s), the repeated-name check and the compact writer
 //! that streams a payload without building it.
 
-use std::borrow::Cow;
+use std::collections::HashMap;
 
-use super::*;
+use super::lenient::Parser;
+use super::strict::fnv;
+use super::{scalar_to_serde, JValue, JacksonError, Limits};
+
+use std::borrow::Cow;
 
 /// Past this many entries an object gets a hash index for duplicate lookup.
 pub(super) const INDEX_THRESHOLD: usize = 16;
@@ -300,7 +304,7 @@ impl<'a, W: std::io::Write> Sink<'a> for CompactWriter<'_, W> {
     }
 }
 
-/// What [`read_lenient`] makes of a text it accepts, found without
+/// What [`read_lenient`](super::read_lenient) makes of a text it accepts, found without
 /// building the value (see [`lenient_shape`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LenientShape {
@@ -311,7 +315,7 @@ pub struct LenientShape {
     pub non_finite: bool,
 }
 
-/// Whether [`read_lenient`] accepts `text` and, if so, whether some object
+/// Whether [`read_lenient`](super::read_lenient) accepts `text` and, if so, whether some object
 /// in it repeats a name and whether some number is infinite, without
 /// building the value: names and strings are not copied. Memory: the
 /// names' hashes of the objects open at a time.
@@ -333,7 +337,7 @@ pub fn lenient_shape(text: &str) -> Result<LenientShape, JacksonError> {
     })
 }
 
-/// Whether [`read_lenient`] accepts `text`, and if so whether some object
+/// Whether [`read_lenient`](super::read_lenient) accepts `text`, and if so whether some object
 /// in it repeats a name, without building the value: `Ok(true)` when every
 /// object's names are distinct (as far as 64-bit hashes tell; a collision
 /// says `false`). Memory: the names' hashes of the objects open at a time.

@@ -2,11 +2,12 @@
 //! value, checked by a scanner that builds nothing, with a tree only when
 //! asked for.
 
-use super::*;
+use super::lenient::Parser;
+use super::{JValue, Limits, MAX_TREE_DEPTH};
 
 /// Strict read for the fix strict-json-or-wrap: the text is exactly one whole RFC 8259 value, with only ' ', \t, \n, \r around it; same depth limit 500 as Jackson (deeper = not accepted); lone surrogate escapes (\ud800 unpaired) are NOT accepted (a Rust String cannot hold them, and serde_json rejects them too). Returns None when not one whole value.
 ///
-/// Numbers and duplicate keys read as in [`read_lenient`]; there is no
+/// Numbers and duplicate keys read as in [`read_lenient`](super::read_lenient); there is no
 /// number, string or name length limit.
 ///
 /// ```
