@@ -126,6 +126,16 @@ pub(crate) fn log(
             })
         })
         .collect();
+    let rules = Scenario::ALL.iter().map(|s| rule(*s)).collect();
+    let artifacts = artifacts
+        .iter()
+        .map(|a| json!({"location": {"uri": a}}))
+        .collect();
+    envelope(rules, artifacts, results)
+}
+
+/// A SARIF 2.1.0 log of one run of this tool.
+fn envelope(rules: Vec<Value>, artifacts: Vec<Value>, results: Vec<Value>) -> Value {
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -133,9 +143,9 @@ pub(crate) fn log(
             "tool": {"driver": {
                 "name": "toolcall-model",
                 "version": env!("CARGO_PKG_VERSION"),
-                "rules": Scenario::ALL.iter().map(|s| rule(*s)).collect::<Vec<_>>(),
+                "rules": rules,
             }},
-            "artifacts": artifacts.iter().map(|a| json!({"location": {"uri": a}})).collect::<Vec<_>>(),
+            "artifacts": artifacts,
             "results": results,
         }],
     })
@@ -153,28 +163,20 @@ pub(crate) fn refusal_log(uri: &str, line: usize, message: &str) -> Value {
     if line > 0 {
         physical["region"] = json!({"startLine": line});
     }
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "toolcall-model",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": [{
-                    "id": REFUSED,
-                    "name": "spring-boot-refuses-the-configuration",
-                    "shortDescription": {"text": "Spring Boot refuses this configuration: the application would not start"},
-                    "defaultConfiguration": {"level": "error"},
-                }],
-            }},
-            "artifacts": [{"location": {"uri": uri}}],
-            "results": [{
-                "ruleId": REFUSED,
-                "ruleIndex": 0,
-                "level": "error",
-                "message": {"text": format!("Spring Boot refuses this configuration; the application would not start: {message}")},
-                "locations": [{"physicalLocation": physical}],
-            }],
-        }],
-    })
+    envelope(
+        vec![json!({
+            "id": REFUSED,
+            "name": "spring-boot-refuses-the-configuration",
+            "shortDescription": {"text": "Spring Boot refuses this configuration: the application would not start"},
+            "defaultConfiguration": {"level": "error"},
+        })],
+        vec![json!({"location": {"uri": uri}})],
+        vec![json!({
+            "ruleId": REFUSED,
+            "ruleIndex": 0,
+            "level": "error",
+            "message": {"text": format!("Spring Boot refuses this configuration; the application would not start: {message}")},
+            "locations": [{"physicalLocation": physical}],
+        })],
+    )
 }

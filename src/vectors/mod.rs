@@ -141,6 +141,43 @@ pub enum Op {
     },
 }
 
+impl Op {
+    /// A `tool_loop` op's loop configuration over `base` (the vector's
+    /// manager, advisors and validator); `None` for another op, or when the
+    /// memory window is not > 0, which `MessageWindowChatMemory.Builder`
+    /// refuses.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::LoopConfig, vectors::Op};
+    /// let op = Op::GeminiRequest { history: vec![] };
+    /// assert!(op.loop_config(&LoopConfig::default()).is_none());
+    /// ```
+    pub fn loop_config(&self, base: &LoopConfig) -> Option<LoopConfig> {
+        let Op::ToolLoop {
+            repeat_last,
+            provider,
+            memory,
+            memory_max_messages,
+            memory_start,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let max = u32::try_from(*memory_max_messages)
+            .ok()
+            .and_then(std::num::NonZeroU32::new)?;
+        Some(LoopConfig {
+            provider: *provider,
+            memory: *memory,
+            memory_max_messages: max,
+            memory_start: memory_start.clone(),
+            repeat_last: *repeat_last,
+            ..base.clone()
+        })
+    }
+}
+
 /// A loaded vector.
 #[derive(Debug, Clone)]
 pub struct Vector {

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::chat::tool_loop::{run_script, LoopConfig, LoopRun, Sent};
+use crate::chat::tool_loop::{run_script, LoopRun, Sent};
 use crate::gemini::{build_request, convert_tool_response, validate};
 use crate::model::java::JavaException;
 use crate::model::manager::{execute_tool_calls, ExecResult, ManagerError};
@@ -78,21 +78,10 @@ impl Vector {
                     Err(e) => out.insert("error".into(), error_value(&e)),
                 };
             }
-            Op::ToolLoop {
-                history,
-                model,
-                repeat_last,
-                provider,
-                memory,
-                memory_max_messages,
-                memory_start,
-            } => {
+            Op::ToolLoop { history, model, .. } => {
                 // MessageWindowChatMemory.Builder.build(): the constructor
                 // asserts maxMessages > 0 (the manager is built first).
-                let Some(max) = u32::try_from(*memory_max_messages)
-                    .ok()
-                    .and_then(std::num::NonZeroU32::new)
-                else {
+                let Some(lc) = self.op.loop_config(cfg) else {
                     out.insert(
                         "error".into(),
                         error_value(&JavaException::new(
@@ -102,14 +91,6 @@ impl Vector {
                     );
                     out.insert("invocations".into(), Value::Array(vec![]));
                     return Ok(Produced::new(out, requests));
-                };
-                let lc = LoopConfig {
-                    provider: *provider,
-                    memory: *memory,
-                    memory_max_messages: max,
-                    memory_start: memory_start.clone(),
-                    repeat_last: *repeat_last,
-                    ..cfg.clone()
                 };
                 let run = run_script(&lc, history.clone(), model, &mut toolbox)
                     .map_err(|e| e.to_string())?;

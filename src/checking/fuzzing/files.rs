@@ -2,7 +2,6 @@
 //! file) and `config` (bytes as an `application.properties` and an
 //! `application.yml`).
 
-use crate::chat::tool_loop::LoopConfig;
 use crate::checking::scenario::Scenario;
 use crate::model::processor::{Processor, ProcessorKind};
 use crate::vectors::{Op, Vector};
@@ -43,31 +42,17 @@ pub fn vector_file(data: &[u8]) {
         Op::ToolLoop {
             history,
             model: crate::chat::stream::Script::Replies(model),
-            repeat_last,
-            provider,
-            memory,
-            memory_max_messages,
-            memory_start,
+            ..
         },
         Ok(cfg),
     ) = (&v.op, &v.config)
     {
         // A window the builder refuses has no scenario.
-        let Some(max) = u32::try_from(*memory_max_messages)
-            .ok()
-            .and_then(std::num::NonZeroU32::new)
-        else {
+        let Some(config) = v.op.loop_config(cfg) else {
             return;
         };
         let scenario = Scenario {
-            config: LoopConfig {
-                provider: *provider,
-                memory: *memory,
-                memory_max_messages: max,
-                memory_start: memory_start.clone(),
-                repeat_last: *repeat_last,
-                ..cfg.clone()
-            },
+            config,
             tools: v.tools.clone(),
             history: history.clone(),
             model: model.clone(),
