@@ -12,7 +12,7 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
-use toolcall_model::model::limits::{Counts, Limits};
+use toolcall_model::model::limits::{Counts, ToolCallLimits};
 use toolcall_model::model::manager::{execute_with_counts, tool_call_message, Batch, Config, Step};
 use toolcall_model::model::message::{Generation, Message, ToolCall, ToolResponse};
 use toolcall_model::model::tools::{ToolSpec, Toolbox};
@@ -78,7 +78,7 @@ fn recount_engine(
 
 fn bench(c: &mut Criterion) {
     let cfg = Config {
-        limits: Limits::default()
+        limits: ToolCallLimits::default()
             .unlimited_calls_per_tool()
             .unlimited_total_tool_calls(),
         ..Config::default()

@@ -13,7 +13,7 @@ use toolcall_model::chat::stream::Split;
 use toolcall_model::chat::tool_loop::{run_loop, LoopConfig};
 use toolcall_model::gemini::{build_request, IncrementalRequests};
 use toolcall_model::model::behavior::Fixes;
-use toolcall_model::model::limits::Limits;
+use toolcall_model::model::limits::ToolCallLimits;
 use toolcall_model::model::manager::Config;
 use toolcall_model::model::message::{Generation, Message, ToolCall};
 use toolcall_model::model::tools::{ToolSpec, Toolbox};
@@ -41,7 +41,7 @@ fn script(rounds: usize) -> Vec<Vec<Generation>> {
 
 fn cfg() -> LoopConfig {
     LoopConfig::new(Config {
-        limits: Limits::default()
+        limits: ToolCallLimits::default()
             .unlimited_calls_per_tool()
             .unlimited_total_tool_calls(),
         fixes: Fixes::all(),

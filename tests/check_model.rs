@@ -8,9 +8,9 @@ use std::num::NonZeroU32;
 use toolcall_model::chat::tool_loop::{Memory, Provider};
 use toolcall_model::checking::invariants::{check_scenario, Invariant, Verdict as Inv};
 use toolcall_model::checking::scenario::Scenario as Turn;
-use toolcall_model::config::check::{evaluate, script, Mark, Scenario, Setup};
+use toolcall_model::config::check::{evaluate, script, CheckScenario, Mark, Setup};
 use toolcall_model::model::behavior::behavior_sets;
-use toolcall_model::model::limits::{Limits, OnExceeded};
+use toolcall_model::model::limits::{OnExceeded, ToolCallLimits};
 use toolcall_model::model::processor::{Processor, ProcessorKind};
 
 /// Setups a team can state with `check`: both limit behaviours, both
@@ -24,9 +24,9 @@ fn setups() -> Vec<Setup> {
                 for history in [None, Some(true), Some(false)] {
                     for provider in [Provider::Gemini, Provider::None] {
                         v.push(Setup {
-                            limits: Limits {
+                            limits: ToolCallLimits {
                                 on_exceeded: on,
-                                ..Limits::default().max_calls_per_tool(1).unwrap()
+                                ..ToolCallLimits::default().max_calls_per_tool(1).unwrap()
                             },
                             processor: Processor {
                                 kind,
@@ -47,8 +47,8 @@ fn setups() -> Vec<Setup> {
     // default), throw-exception-on-error, a small window: as ChatClient
     // registers the advisors, on Gemini.
     let shapes = [
-        Limits::default().max_total_tool_calls(3).unwrap(),
-        Limits::default()
+        ToolCallLimits::default().max_total_tool_calls(3).unwrap(),
+        ToolCallLimits::default()
             .max_calls_per_tool(5)
             .unwrap()
             .max_calls_per_tool_for("getWeather", 1)
@@ -59,7 +59,7 @@ fn setups() -> Vec<Setup> {
             for memory in [Memory::None, Memory::Outside, Memory::Inside] {
                 for limits in &shapes {
                     v.push(Setup {
-                        limits: Limits {
+                        limits: ToolCallLimits {
                             on_exceeded: on,
                             ..limits.clone()
                         },
@@ -72,9 +72,9 @@ fn setups() -> Vec<Setup> {
                     });
                 }
                 v.push(Setup {
-                    limits: Limits {
+                    limits: ToolCallLimits {
                         on_exceeded: on,
-                        ..Limits::default().max_calls_per_tool(1).unwrap()
+                        ..ToolCallLimits::default().max_calls_per_tool(1).unwrap()
                     },
                     processor: Processor {
                         kind,
@@ -109,7 +109,7 @@ fn no_set_is_shown_safe_where_an_invariant_is_refuted() {
     let mut compared = 0usize;
     for setup in setups() {
         for set in behavior_sets() {
-            for scenario in Scenario::ALL {
+            for scenario in CheckScenario::ALL {
                 let v = evaluate(&setup, &set, scenario);
                 let Ok(s) = script(&setup, &set, scenario) else {
                     assert_eq!(v.mark, Mark::NotApplicable);
@@ -162,9 +162,9 @@ fn no_set_is_shown_safe_where_an_invariant_is_refuted() {
 #[test]
 fn the_workaround_fails_when_a_breach_is_followed_by_another_round() {
     let setup = Setup {
-        limits: Limits {
+        limits: ToolCallLimits {
             on_exceeded: OnExceeded::ReturnErrorResponse,
-            ..Limits::default().max_calls_per_tool(1).unwrap()
+            ..ToolCallLimits::default().max_calls_per_tool(1).unwrap()
         },
         ..Setup::default()
     };
@@ -173,15 +173,15 @@ fn the_workaround_fails_when_a_breach_is_followed_by_another_round() {
         .find(|s| s.name == "gemini-tool-text")
         .unwrap();
     assert_eq!(
-        evaluate(&setup, &set, Scenario::BreachOneRound).mark,
+        evaluate(&setup, &set, CheckScenario::BreachOneRound).mark,
         Mark::Ok
     );
-    let v = evaluate(&setup, &set, Scenario::BreachThenRound);
+    let v = evaluate(&setup, &set, CheckScenario::BreachThenRound);
     assert_eq!(v.mark, Mark::ParseError, "{}", v.detail);
     assert!(v
         .detail
         .contains("Failed to parse JSON: Tool call limit (1)"));
-    let s = script(&setup, &set, Scenario::BreachThenRound).unwrap();
+    let s = script(&setup, &set, CheckScenario::BreachThenRound).unwrap();
     let turn = Turn {
         config: s.config,
         tools: s.tools,

@@ -19,7 +19,7 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
 use toolcall_model::checking::gen::{vector, VectorOp};
-use toolcall_model::vectors::conformance::{judge, JavaLine, Tally, Verdict};
+use toolcall_model::vectors::conformance::{judge, Comparison, JavaLine, Tally};
 
 use crate::support::{java_build, java_required, json_files, root, JavaSession};
 
@@ -84,16 +84,18 @@ fn every_vector_agrees_with_the_real_classes() {
             .to_string_lossy()
             .into_owned();
         match &verdict {
-            Verdict::Disagree(d) => failures.push(format!("{}: {}", f.display(), d.join("; "))),
-            Verdict::OutOfScope(reason) if has_fixes_or_advisors(&bytes) => failures.push(format!(
-                "{}: out of the real classes' scope with its fixes or advisors ({reason})",
-                f.display()
-            )),
-            Verdict::RefusedByBoth => failures.push(format!(
+            Comparison::Disagree(d) => failures.push(format!("{}: {}", f.display(), d.join("; "))),
+            Comparison::OutOfScope(reason) if has_fixes_or_advisors(&bytes) => {
+                failures.push(format!(
+                    "{}: out of the real classes' scope with its fixes or advisors ({reason})",
+                    f.display()
+                ))
+            }
+            Comparison::RefusedByBoth => failures.push(format!(
                 "{}: a shipped vector that both sides refuse as invalid",
                 f.display()
             )),
-            Verdict::OutOfScope(reason) => {
+            Comparison::OutOfScope(reason) => {
                 if expected.iter().any(|(n, _)| *n == name) {
                     listed_and_seen.push(name.clone());
                 } else {
@@ -138,13 +140,13 @@ fn env_number(name: &str, default: u64) -> u64 {
 /// Writes `v` and asks both sides; `Some(differences)` when they disagree.
 fn disagreement(java: &mut JavaSession, dir: &Path, v: &Value) -> Option<Vec<String>> {
     match verdict(java, dir, v) {
-        Verdict::Disagree(d) => Some(d),
+        Comparison::Disagree(d) => Some(d),
         _ => None,
     }
 }
 
 /// Writes `v` and judges it on both sides.
-fn verdict(java: &mut JavaSession, dir: &Path, v: &Value) -> Verdict {
+fn verdict(java: &mut JavaSession, dir: &Path, v: &Value) -> Comparison {
     let path = dir.join("current.json");
     let text = serde_json::to_string_pretty(v).expect("a vector prints");
     std::fs::write(&path, &text).expect("writable target dir");
@@ -215,12 +217,12 @@ fn generated_scenarios_agree_with_the_real_classes() {
         let judged = verdict(&mut java, &dir, &v);
         tally.add(&judged);
         match judged {
-            Verdict::Agree { .. } => per_op[k] += 1,
-            Verdict::OutOfScope(reason) => {
+            Comparison::Agree { .. } => per_op[k] += 1,
+            Comparison::OutOfScope(reason) => {
                 out_of_scope.push(format!("gen-{seed}-{i}-{}: {reason}", op.name()))
             }
-            Verdict::RefusedByBoth => {}
-            Verdict::Disagree(_) => {
+            Comparison::RefusedByBoth => {}
+            Comparison::Disagree(_) => {
                 if found.len() < 5 {
                     let (small, diffs) = shrink(&mut java, &dir, &mut tree);
                     let name = format!("java-diff-{seed}-{i}-{}", op.name());
@@ -295,7 +297,7 @@ fn save(saved: &Path, name: &str, v: &Value, java: &mut JavaSession, dir: &Path)
 #[test]
 fn main_job_and_check_turns_agree_with_the_real_classes() {
     use toolcall_model::checking::scenario::Scenario as Turn;
-    use toolcall_model::config::check::{script, Scenario};
+    use toolcall_model::config::check::{script, CheckScenario};
     use toolcall_model::config::main_job::columns;
     use toolcall_model::model::behavior::behavior_sets;
     let Some(mut java) = ready("main_job_and_check_turns_agree_with_the_real_classes") else {
@@ -315,7 +317,7 @@ fn main_job_and_check_turns_agree_with_the_real_classes() {
     let mut failures = Vec::new();
     let mut inside = 0;
     for (k, setup) in setups.iter().enumerate() {
-        for scenario in Scenario::ALL {
+        for scenario in CheckScenario::ALL {
             for set in behavior_sets() {
                 let Ok(s) = script(setup, &set, scenario) else {
                     continue;
@@ -332,7 +334,7 @@ fn main_job_and_check_turns_agree_with_the_real_classes() {
                     inside += 1;
                 }
                 let judged = verdict(&mut java, &dir, &v);
-                if let Verdict::Disagree(d) = &judged {
+                if let Comparison::Disagree(d) = &judged {
                     failures.push(format!("{name}: {}", d.join("; ")));
                 }
                 tally.add(&judged);

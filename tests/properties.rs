@@ -31,7 +31,7 @@ use toolcall_model::checking::scenario::Scenario;
 use toolcall_model::gemini::convert_tool_response;
 use toolcall_model::model::behavior::Fixes;
 use toolcall_model::model::behavior::{behavior_sets, BehaviorSet};
-use toolcall_model::model::limits::{Counts, Limits, OnExceeded};
+use toolcall_model::model::limits::{Counts, OnExceeded, ToolCallLimits};
 use toolcall_model::model::manager::{
     execute_with_counts, Batch, Config as ManagerConfig, ManagerError, Step, NOT_EXECUTED,
 };
@@ -1562,7 +1562,7 @@ fn machine() -> impl Strategy<Value = Machine> {
 }
 
 fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
-    let mut limits = Limits::default();
+    let mut limits = ToolCallLimits::default();
     limits = match m.per_tool {
         Some(n) => limits
             .max_calls_per_tool(i32::try_from(n).expect("small"))

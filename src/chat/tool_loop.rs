@@ -1109,7 +1109,7 @@ impl BatchEnd {
 mod tests {
     use super::*;
     use crate::model::behavior::Fix;
-    use crate::model::limits::Limits;
+    use crate::model::limits::ToolCallLimits;
     use crate::model::message::ToolCall;
     use crate::model::tools::Outcome;
 
@@ -1171,7 +1171,9 @@ mod tests {
             ..ToolSpec::returning("x", "1")
         }]);
         let limited = Config {
-            limits: Limits::default().max_calls_per_tool(2).unwrap_or_default(),
+            limits: ToolCallLimits::default()
+                .max_calls_per_tool(2)
+                .unwrap_or_default(),
             fixes: Fixes::all(),
             ..Config::default()
         };

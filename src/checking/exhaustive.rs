@@ -73,7 +73,7 @@ use crate::checking::invariants::{check, Evidence, Invariant, Replays, Verdict};
 use crate::checking::scenario::Scenario;
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix};
 use crate::model::java::{ClassTable, JavaException, TOOL_EXECUTION_EXCEPTION};
-use crate::model::limits::{Limits, OnExceeded};
+use crate::model::limits::{OnExceeded, ToolCallLimits};
 use crate::model::manager::Config;
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
 use crate::model::processor::{Processor, ProcessorKind};
@@ -1044,7 +1044,7 @@ impl Space {
         let shape = &self.shapes[item.shape];
         let f = &self.bound.families[shape.key.family];
         let classes = &self.classes;
-        let mut limits = Limits::default();
+        let mut limits = ToolCallLimits::default();
         if let Some(n) = f.per_tool[item.per_tool] {
             limits = limits.max_calls_per_tool(n).unwrap_or_default();
         }

@@ -59,7 +59,7 @@ use crate::checking::oracle::Json;
 use crate::checking::scenario::Scenario;
 use crate::model::behavior::{BehaviorSet, Fix};
 use crate::model::java::{ClassTable, JavaException};
-use crate::model::limits::{Limits, OnExceeded};
+use crate::model::limits::{OnExceeded, ToolCallLimits};
 use crate::model::manager::Config;
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
 use crate::model::processor::{Processor, ProcessorKind};
@@ -458,7 +458,7 @@ fn pool_name() -> BoxedStrategy<String> {
 /// unlimited, or upstream's 40), an override, an exclusion, a total maximum
 /// of 1 to 6 (or unlimited, or 150), either behaviour on breach. Built with
 /// the builder, so its rules apply.
-pub fn limits() -> BoxedStrategy<Limits> {
+pub fn limits() -> BoxedStrategy<ToolCallLimits> {
     (
         prop_oneof![6 => (1i32..=3).prop_map(Some), 1 => Just(None), 1 => Just(Some(40))],
         option::weighted(0.2, (pool_name(), 1i32..=3)),
@@ -472,16 +472,16 @@ pub fn limits() -> BoxedStrategy<Limits> {
     )
         .prop_map(
             |(per_tool, override_, exclude, exclude_first, total, on_exceeded)| {
-                let mut l = Limits::default();
+                let mut l = ToolCallLimits::default();
                 l = match per_tool {
                     Some(n) => l.max_calls_per_tool(n).expect("positive"),
                     None => l.unlimited_calls_per_tool(),
                 };
-                let apply_override = |l: Limits| match &override_ {
+                let apply_override = |l: ToolCallLimits| match &override_ {
                     Some((name, n)) => l.max_calls_per_tool_for(name, *n).expect("valid"),
                     None => l,
                 };
-                let apply_exclude = |l: Limits| match &exclude {
+                let apply_exclude = |l: ToolCallLimits| match &exclude {
                     Some(name) => l.exclude_tool_from_limit(name).expect("valid"),
                     None => l,
                 };

@@ -16,10 +16,10 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use toolcall_model::chat::tool_loop::{Memory, Provider};
 use toolcall_model::config::binding::{
-    bind, parse_properties, too_large, BindFailure, Bound, Entry, MAX_CONFIG_BYTES,
+    bind, parse_properties, too_large, BindFailure, BoundProperties, Entry, MAX_CONFIG_BYTES,
 };
 use toolcall_model::config::check::{
-    describe_setup, report_sets, smallest_fixes, Mark, Scenario, SetReport, Setup, ToolOutput,
+    describe_setup, report_sets, smallest_fixes, CheckScenario, Mark, SetReport, Setup, ToolOutput,
 };
 use toolcall_model::config::profiles::{
     active_profiles, applied, placeholder_names, relaxed, source as profile_source,
@@ -253,7 +253,7 @@ impl Options {
     }
 
     /// The setup checked: the bound properties under these options.
-    fn setup(&self, bound: &Bound, version: SpringAi) -> Setup {
+    fn setup(&self, bound: &BoundProperties, version: SpringAi) -> Setup {
         Setup {
             limits: bound.limits.clone(),
             resolution_fallback: bound.resolution_fallback,
@@ -302,7 +302,7 @@ fn rethrow_classes(list: &str) -> Result<Vec<String>, ExitCode> {
 /// sources they came from, the Spring AI version answered for, and what
 /// the answer says about them.
 struct Resolved {
-    bound: Bound,
+    bound: BoundProperties,
     docs: Vec<(String, Vec<Entry>)>,
     version: SpringAi,
     context: Context,
@@ -586,7 +586,7 @@ fn bind_leniently(
     mut sources: Vec<(String, Vec<Entry>)>,
     json: bool,
     sarif: Option<&Path>,
-) -> Result<(Bound, Vec<(String, Vec<Entry>)>, Vec<String>), ExitCode> {
+) -> Result<(BoundProperties, Vec<(String, Vec<Entry>)>, Vec<String>), ExitCode> {
     let mut unresolved = Vec::new();
     loop {
         let docs: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
@@ -981,7 +981,7 @@ fn legend_json(reports: &[SetReport]) -> Value {
 
 fn to_text(
     context: &Context,
-    bound: &Bound,
+    bound: &BoundProperties,
     setup: &Setup,
     reports: &[SetReport],
     mine: &SetReport,
@@ -1041,7 +1041,7 @@ fn to_text(
         .max(13)
         + 1;
     let mut head = format!("{:<name_w$}", "behaviour set");
-    for s in Scenario::ALL {
+    for s in CheckScenario::ALL {
         head.push_str(&format!("{:<10}", s.column()));
     }
     out.push_str(head.trim_end());
@@ -1059,7 +1059,7 @@ fn to_text(
         out.push_str(&format!("\n  {:<10}{}", m.word(), m.meaning()));
     }
     out.push_str("\n\nScenarios:");
-    for s in Scenario::ALL {
+    for s in CheckScenario::ALL {
         out.push_str(&format!("\n  {:<10}{}", s.column(), s.describe()));
     }
     out.push_str("\n\nThe smallest change that makes it safe:\n");
@@ -1152,7 +1152,7 @@ fn refusal_json(e: &BindFailure) -> Value {
 /// What the auto-configuration built: the limits, the processor's
 /// `alwaysThrow`, the manager's resolution fallback and
 /// `observations.include-content`.
-fn bound_json(bound: &Bound) -> Value {
+fn bound_json(bound: &BoundProperties) -> Value {
     let max = |m: Max| match m {
         Max::Limited(n) => json!(n),
         Max::Unlimited => json!("unlimited"),
@@ -1173,7 +1173,7 @@ fn bound_json(bound: &Bound) -> Value {
     })
 }
 
-fn to_json(name: &str, bound: &Bound, setup: &Setup, reports: &[SetReport]) -> Value {
+fn to_json(name: &str, bound: &BoundProperties, setup: &Setup, reports: &[SetReport]) -> Value {
     json!({
         "file": name,
         "read": bound.read,

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 use toolcall_model::config::binding::Entry;
-use toolcall_model::config::check::{Scenario, SetReport, Setup};
+use toolcall_model::config::check::{CheckScenario, SetReport, Setup};
 use toolcall_model::config::profiles::relaxed;
 use toolcall_model::model::limits::OnExceeded;
 
@@ -17,18 +17,18 @@ use super::check::Remedy;
 /// is `on-limit-exceeded`'s doing, a dangling breach under `THROW` the
 /// limit's; the other scenarios depend on the tools and the flags, not on
 /// a line of the file.
-fn culprit_keys(setup: &Setup, scenario: Scenario) -> &'static [&'static str] {
+fn culprit_keys(setup: &Setup, scenario: CheckScenario) -> &'static [&'static str] {
     match scenario {
-        Scenario::BreachOneRound | Scenario::BreachAcrossRounds | Scenario::BreachThenRound => {
-            match setup.limits.on_exceeded {
-                OnExceeded::ReturnErrorResponse => &["spring.ai.tools.limits.on-limit-exceeded"],
-                OnExceeded::Throw => &[
-                    "spring.ai.tools.limits.max-calls-per-tool",
-                    "spring.ai.tools.limits.max-total-tool-calls",
-                ],
-            }
-        }
-        Scenario::ToolThrows => &["spring.ai.tools.throw-exception-on-error"],
+        CheckScenario::BreachOneRound
+        | CheckScenario::BreachAcrossRounds
+        | CheckScenario::BreachThenRound => match setup.limits.on_exceeded {
+            OnExceeded::ReturnErrorResponse => &["spring.ai.tools.limits.on-limit-exceeded"],
+            OnExceeded::Throw => &[
+                "spring.ai.tools.limits.max-calls-per-tool",
+                "spring.ai.tools.limits.max-total-tool-calls",
+            ],
+        },
+        CheckScenario::ToolThrows => &["spring.ai.tools.throw-exception-on-error"],
         _ => &[],
     }
 }
@@ -45,7 +45,7 @@ fn find<'a>(sources: &'a [(String, Vec<Entry>)], prefix: &str) -> Option<(&'a st
     })
 }
 
-fn rule(s: Scenario) -> Value {
+fn rule(s: CheckScenario) -> Value {
     json!({
         "id": s.column(),
         "name": s.name(),
@@ -88,7 +88,7 @@ pub(crate) fn log(
         .iter()
         .filter(|v| !v.mark.survives())
         .map(|v| {
-            let index = Scenario::ALL
+            let index = CheckScenario::ALL
                 .iter()
                 .position(|s| *s == v.scenario)
                 .unwrap_or(0);
@@ -126,7 +126,7 @@ pub(crate) fn log(
             })
         })
         .collect();
-    let rules = Scenario::ALL.iter().map(|s| rule(*s)).collect();
+    let rules = CheckScenario::ALL.iter().map(|s| rule(*s)).collect();
     let artifacts = artifacts
         .iter()
         .map(|a| json!({"location": {"uri": a}}))

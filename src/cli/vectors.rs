@@ -185,7 +185,7 @@ struct Filled {
 fn fill_from_java(runner: &Path, paths: &[PathBuf]) -> Result<Filled, String> {
     use std::io::{BufRead as _, Write as _};
     use std::process::{Command, Stdio};
-    use toolcall_model::vectors::conformance::{judge, JavaLine, Verdict};
+    use toolcall_model::vectors::conformance::{judge, Comparison, JavaLine};
     let mut child = Command::new(runner)
         .arg("-")
         .stdin(Stdio::piped())
@@ -240,7 +240,7 @@ fn fill_from_java(runner: &Path, paths: &[PathBuf]) -> Result<Filled, String> {
                     let text =
                         serde_json::to_string_pretty(&v).map_err(|e| format!("{shown}: {e}"))?;
                     write_atomically(path, text.as_bytes()).map_err(|e| format!("{shown}: {e}"))?;
-                    if matches!(judge(text.as_bytes(), &java), Verdict::Disagree(_)) {
+                    if matches!(judge(text.as_bytes(), &java), Comparison::Disagree(_)) {
                         filled.disagree += 1;
                     }
                     Ok(())
@@ -319,7 +319,7 @@ pub(crate) fn files(paths: &[PathBuf]) -> ExitCode {
 }
 
 pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) -> ExitCode {
-    use toolcall_model::vectors::conformance::{judge, judge_loaded, JavaLine, Tally, Verdict};
+    use toolcall_model::vectors::conformance::{judge, judge_loaded, Comparison, JavaLine, Tally};
     let read = |p: &Path| -> Result<String, String> {
         if p.as_os_str() == "-" {
             let mut s = String::new();
@@ -363,7 +363,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
             Err(e) => {
                 let d = format!("runner output line {}: {e}", i + 1);
                 outln!("FAIL {}", super::shown(&d));
-                Verdict::Disagree(vec![d])
+                Comparison::Disagree(vec![d])
             }
             Ok(java) => {
                 let path = java.path().to_owned();
@@ -371,7 +371,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
                     Err(Unread::TooLarge) => {
                         judge_loaded(Err(toolcall_model::vectors::too_large()), &[], &java)
                     }
-                    Err(e) => Verdict::Disagree(vec![e.to_string()]),
+                    Err(e) => Comparison::Disagree(vec![e.to_string()]),
                     Ok(bytes) => judge(&bytes, &java),
                 };
                 if files.is_some() {
@@ -383,12 +383,12 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
                         } else {
                             "the runner answered a file it was not given"
                         };
-                        v = Verdict::Disagree(vec![why.to_owned()]);
+                        v = Comparison::Disagree(vec![why.to_owned()]);
                     }
                 }
                 answered.push(path.clone());
                 match &v {
-                    Verdict::Disagree(d) => {
+                    Comparison::Disagree(d) => {
                         if d.iter().any(|x| x.starts_with("nothing compared")) {
                             zero += 1;
                         }
@@ -397,10 +397,10 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
                             super::shown(&format!("{path}: {}", d.join("; ")))
                         )
                     }
-                    Verdict::OutOfScope(r) if verbose => {
+                    Comparison::OutOfScope(r) if verbose => {
                         outln!("OUT OF SCOPE {}", super::shown(&format!("{path}: {r}")))
                     }
-                    Verdict::RefusedByBoth if verbose => {
+                    Comparison::RefusedByBoth if verbose => {
                         outln!("REFUSED BY BOTH {}", super::shown(&path))
                     }
                     _ => {}
@@ -415,7 +415,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
             "FAIL {}",
             super::shown(&format!("{f}: the runner gave no answer"))
         );
-        tally.add(&Verdict::Disagree(vec![]));
+        tally.add(&Comparison::Disagree(vec![]));
     }
     outln!("compared on zero keys: {zero}");
     outln!("{}", tally.summary());

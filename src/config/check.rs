@@ -6,7 +6,7 @@
 //! flags its `spring.ai.tools.*` properties give (see [`crate::config::binding`]),
 //! plus what properties cannot say (which exception processor bean, its
 //! rethrow list, where the chat memory advisor stands, its window, the
-//! provider). A [`Scenario`] is one situation, played as a scripted tool loop
+//! provider). A [`CheckScenario`] is one situation, played as a scripted tool loop
 //! ([`crate::chat::tool_loop::run_loop`]) on the setup; [`evaluate`] says whether
 //! the setup survives it and, if not, how it breaks.
 //!
@@ -31,7 +31,7 @@ use crate::chat::tool_loop::{
 use crate::gemini::{Part, Refusal, Rejection, Request, Rule};
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes, SpringAi};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
-use crate::model::limits::{Limits, Max, OnExceeded};
+use crate::model::limits::{Max, OnExceeded, ToolCallLimits};
 use crate::model::manager::Config;
 use crate::model::message::{answered, Generation, Message, ToolCall};
 use crate::model::processor::{Processor, ProcessorKind};
@@ -47,7 +47,7 @@ pub const MAX_PLAYED_LIMIT: u32 = 200;
 /// Tool rounds of the long-turn scenario: a dozen.
 pub const LONG_TURN_ROUNDS: usize = 12;
 
-/// The model calls [`Scenario::Runaway`] allows a turn when no limit bounds
+/// The model calls [`CheckScenario::Runaway`] allows a turn when no limit bounds
 /// it: past them the turn is taken to run away.
 pub const RUNAWAY_PROBE: usize = 50;
 
@@ -55,7 +55,7 @@ pub const RUNAWAY_PROBE: usize = 50;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Setup {
     /// The limits (`spring.ai.tools.limits.*`).
-    pub limits: Limits,
+    pub limits: ToolCallLimits,
     /// `spring.ai.tools.resolution.fallback.enabled`.
     pub resolution_fallback: bool,
     /// The exception processor: its kind (a bean of the application's, or
@@ -168,7 +168,7 @@ impl Default for Setup {
     /// Spring AI 2.0.1's defaults on Gemini with no chat memory.
     fn default() -> Self {
         Setup {
-            limits: Limits::default(),
+            limits: ToolCallLimits::default(),
             resolution_fallback: false,
             processor: Processor::default(),
             memory: Memory::None,
@@ -222,15 +222,15 @@ enum_table! {
     /// A situation a setup must survive: its row holds its name (in
     /// reports and JSON), its column id (the same in the text table's
     /// header and in the JSON verdicts' `column`) and a one-line
-    /// description. The turn it plays is built in `Scenario::turn`.
+    /// description. The turn it plays is built in `CheckScenario::turn`.
     ///
     /// ```
-    /// use toolcall_model::config::check::Scenario;
-    /// assert_eq!(Scenario::HalfJson.name(), "half-json");
-    /// assert_eq!(Scenario::BreachThenRound.column(), "breach+1");
+    /// use toolcall_model::config::check::CheckScenario;
+    /// assert_eq!(CheckScenario::HalfJson.name(), "half-json");
+    /// assert_eq!(CheckScenario::BreachThenRound.column(), "breach+1");
     /// ```
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-    pub enum Scenario (ScenarioRow) {
+    pub enum CheckScenario (CheckScenarioRow) {
         fields {
             /// The column id.
             column: &'static str,
@@ -308,14 +308,14 @@ enum_table! {
     }
 }
 
-impl Scenario {
+impl CheckScenario {
     /// The tool output the scenario feeds, for the scenarios that feed one.
     fn tool_text(self) -> Option<Option<&'static str>> {
         match self {
-            Scenario::PlainText => Some(Some("Sunny, 22 °C")),
-            Scenario::HalfJson => Some(Some("3.0 + 5.0 = 8.0")),
-            Scenario::EmptyText => Some(Some("")),
-            Scenario::NullResult => Some(None),
+            CheckScenario::PlainText => Some(Some("Sunny, 22 °C")),
+            CheckScenario::HalfJson => Some(Some("3.0 + 5.0 = 8.0")),
+            CheckScenario::EmptyText => Some(Some("")),
+            CheckScenario::NullResult => Some(None),
             _ => None,
         }
     }
@@ -418,9 +418,9 @@ impl Mark {
 
 /// One scenario's result for one setup and behaviour set.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub struct CheckVerdict {
     /// The scenario.
-    pub scenario: Scenario,
+    pub scenario: CheckScenario,
     /// The behaviour set's name.
     pub set: &'static str,
     /// The mark.
@@ -438,7 +438,7 @@ pub struct Verdict {
     pub fault: Option<String>,
 }
 
-impl Verdict {
+impl CheckVerdict {
     /// The verdict as JSON.
     pub fn to_value(&self) -> Value {
         json!({
@@ -461,7 +461,7 @@ impl Verdict {
 /// limit: the tool with the smallest per-tool limit (an override, else any
 /// other name under the default), or the total limit if smaller; `None`
 /// when every limit is off for it.
-fn breach_target(limits: &Limits) -> Option<(String, u32)> {
+fn breach_target(limits: &ToolCallLimits) -> Option<(String, u32)> {
     let mut best: Option<(String, u32)> = None;
     let mut consider = |name: &str, max: Option<Max>| {
         let per = match max {
@@ -613,11 +613,11 @@ pub struct Script {
 }
 
 /// A tool name no tool of the scenarios has: what the model calls in
-/// [`Scenario::UnknownTool`].
+/// [`CheckScenario::UnknownTool`].
 ///
 /// ```
-/// use toolcall_model::{config::check::{evaluate, Mark, Scenario, Setup, UNKNOWN_TOOL_NAME}, model::behavior::behavior_sets};
-/// let v = evaluate(&Setup::default(), &behavior_sets()[0], Scenario::UnknownTool);
+/// use toolcall_model::{config::check::{evaluate, Mark, CheckScenario, Setup, UNKNOWN_TOOL_NAME}, model::behavior::behavior_sets};
+/// let v = evaluate(&Setup::default(), &behavior_sets()[0], CheckScenario::UnknownTool);
 /// assert_eq!(v.mark, Mark::Raised);
 /// assert!(v.detail.contains(UNKNOWN_TOOL_NAME));
 /// ```
@@ -628,14 +628,14 @@ pub const UNKNOWN_TOOL_NAME: &str = "getWether";
 /// total limit below the long turn).
 ///
 /// ```
-/// use toolcall_model::{config::check::{script, Scenario, Setup}, model::behavior::behavior_sets};
+/// use toolcall_model::{config::check::{script, CheckScenario, Setup}, model::behavior::behavior_sets};
 /// let up = behavior_sets()[0];
 /// // The default limits (40 per tool) are breached at call 41.
-/// let s = script(&Setup::default(), &up, Scenario::BreachThenRound).unwrap();
+/// let s = script(&Setup::default(), &up, CheckScenario::BreachThenRound).unwrap();
 /// assert_eq!(s.model[0][0].tool_calls.len(), 41);
 /// assert_eq!(s.model.len(), 3);
 /// ```
-pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Script, String> {
+pub fn script(setup: &Setup, set: &BehaviorSet, scenario: CheckScenario) -> Result<Script, String> {
     let config = setup.loop_config(set);
     let history = vec![Message::user("What is the weather?")];
     // A tool's output, then one more round (another tool, returning JSON)
@@ -658,7 +658,9 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
     };
     // (tools, model script, which request carries the response that matters)
     let (tools, model, watch) = match scenario {
-        Scenario::BreachOneRound | Scenario::BreachAcrossRounds | Scenario::BreachThenRound => {
+        CheckScenario::BreachOneRound
+        | CheckScenario::BreachAcrossRounds
+        | CheckScenario::BreachThenRound => {
             if !setup.version.has_limits() {
                 return Err(format!(
                     "Spring AI {} has no tool call limits: nothing to breach",
@@ -676,7 +678,7 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
             let n = n as usize;
             let mut tools = vec![ToolSpec::returning(&tool, "{\"temp\":22}")];
             match scenario {
-                Scenario::BreachOneRound => (
+                CheckScenario::BreachOneRound => (
                     tools,
                     vec![
                         reply_calls(calls("call", &tool, n + 1)),
@@ -684,7 +686,7 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
                     ],
                     1,
                 ),
-                Scenario::BreachThenRound => {
+                CheckScenario::BreachThenRound => {
                     // Another tool, one call: within its own limit (every
                     // limit is at least 1).
                     let other = other_tool(&setup.limits, &[tool.as_str()]);
@@ -708,7 +710,10 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
                 }
             }
         }
-        Scenario::PlainText | Scenario::HalfJson | Scenario::EmptyText | Scenario::NullResult => {
+        CheckScenario::PlainText
+        | CheckScenario::HalfJson
+        | CheckScenario::EmptyText
+        | CheckScenario::NullResult => {
             let Some(name) = setup.tool_output.text_tool() else {
                 return Err("every tool returns JSON (--tools json): not played".into());
             };
@@ -719,7 +724,7 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
             }];
             one_call(tools, name)
         }
-        Scenario::ToolThrows => {
+        CheckScenario::ToolThrows => {
             let tools = vec![ToolSpec {
                 outcomes: vec![Outcome::Throws {
                     exception: JavaException::new(
@@ -732,17 +737,17 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
             }];
             one_call(tools, "weather")
         }
-        Scenario::UnknownTool => one_call(
+        CheckScenario::UnknownTool => one_call(
             vec![ToolSpec::returning("weather", "{\"temp\":22}")],
             UNKNOWN_TOOL_NAME,
         ),
-        Scenario::TextAndCall => {
+        CheckScenario::TextAndCall => {
             let tools = vec![ToolSpec::returning("weather", "{\"temp\":22}")];
             let mut reply = reply_text("Let me check.");
             reply.extend(reply_calls(calls("call", "weather", 1)));
             (tools, vec![reply, reply_text("Done.")], 1)
         }
-        Scenario::Runaway => {
+        CheckScenario::Runaway => {
             // The turn must end within the limit's calls and two more model
             // calls (docs/INVARIANTS.md, turn-ends): the loop's guard is set
             // one past that, so that a turn that goes on is caught there,
@@ -763,7 +768,7 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
                 watch: 1,
             });
         }
-        Scenario::LongTurn => {
+        CheckScenario::LongTurn => {
             if let Max::Limited(n) = setup.limits.max_total {
                 if (n as usize) < LONG_TURN_ROUNDS {
                     return Err(format!(
@@ -795,7 +800,7 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Sc
 
 /// A tool name none of `taken` is and no override or exclusion names: it
 /// stands for any other tool, under the default per-tool limit.
-fn other_tool(limits: &Limits, taken: &[&str]) -> String {
+fn other_tool(limits: &ToolCallLimits, taken: &[&str]) -> String {
     let mut other = "weather".to_owned();
     while taken.contains(&other.as_str())
         || limits.overrides.contains_key(&other)
@@ -809,13 +814,13 @@ fn other_tool(limits: &Limits, taken: &[&str]) -> String {
 /// Plays `scenario` on `setup` under `set`.
 ///
 /// ```
-/// use toolcall_model::{config::check::{evaluate, Mark, Scenario, Setup}, model::behavior::behavior_sets};
+/// use toolcall_model::{config::check::{evaluate, Mark, CheckScenario, Setup}, model::behavior::behavior_sets};
 /// let upstream = behavior_sets()[0];
-/// let v = evaluate(&Setup::default(), &upstream, Scenario::HalfJson);
+/// let v = evaluate(&Setup::default(), &upstream, CheckScenario::HalfJson);
 /// assert_eq!(v.mark, Mark::Lost); // {"result":3.0}
 /// ```
-pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Verdict {
-    let mut verdict = Verdict {
+pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: CheckScenario) -> CheckVerdict {
+    let mut verdict = CheckVerdict {
         scenario,
         set: set.name,
         mark: Mark::NotApplicable,
@@ -882,7 +887,7 @@ enum Unplayed {
 }
 
 /// Plays `scenario`'s turn on `setup` under `set`.
-fn play(setup: &Setup, set: &BehaviorSet, scenario: Scenario) -> Result<Played, Unplayed> {
+fn play(setup: &Setup, set: &BehaviorSet, scenario: CheckScenario) -> Result<Played, Unplayed> {
     let Script {
         config,
         tools,
@@ -927,7 +932,7 @@ fn next_turn(setup: &Setup, run: &LoopRun) -> Option<Result<(), NextRefused>> {
 /// caller, a tool output altered.
 fn judge_turn(
     setup: &Setup,
-    scenario: Scenario,
+    scenario: CheckScenario,
     played: &Played,
     sent: Option<&Value>,
 ) -> (Mark, String) {
@@ -1034,7 +1039,7 @@ fn error_mark(setup: &Setup, e: &JavaException) -> (Mark, String) {
 /// request from the one that first carries the output on, as each request
 /// converts the history again (an advisor that fixed one request leaves the
 /// next as upstream converts it).
-fn lost_output(scenario: Scenario, played: &Played) -> Option<String> {
+fn lost_output(scenario: CheckScenario, played: &Played) -> Option<String> {
     let (Some(Some(text)), Some(tool)) = (scenario.tool_text(), played.watched_tool.as_deref())
     else {
         return None;
@@ -1233,8 +1238,8 @@ fn candidate_changes(s: &Setup) -> Vec<Change> {
 pub struct SetReport {
     /// The behaviour set.
     pub set: BehaviorSet,
-    /// One verdict per scenario, in [`Scenario::ALL`] order.
-    pub verdicts: Vec<Verdict>,
+    /// One verdict per scenario, in [`CheckScenario::ALL`] order.
+    pub verdicts: Vec<CheckVerdict>,
     /// The smallest change (at most two) that makes every scenario
     /// survive; `Some(vec![])` when the setup already does; `None` when no
     /// such change exists.
@@ -1248,7 +1253,7 @@ impl SetReport {
     }
 }
 
-fn survives_all(setup: &Setup, set: &BehaviorSet, scenarios: &[Scenario]) -> bool {
+fn survives_all(setup: &Setup, set: &BehaviorSet, scenarios: &[CheckScenario]) -> bool {
     scenarios
         .iter()
         .all(|s| evaluate(setup, set, *s).mark.survives())
@@ -1257,7 +1262,7 @@ fn survives_all(setup: &Setup, set: &BehaviorSet, scenarios: &[Scenario]) -> boo
 /// The smallest set of [`Change`]s (none, one, or two, in candidate order)
 /// after which `setup` survives every scenario under `set`.
 pub fn smallest_change(setup: &Setup, set: &BehaviorSet) -> Option<Vec<Change>> {
-    let all = Scenario::ALL;
+    let all = CheckScenario::ALL;
     if survives_all(setup, set, &all) {
         return Some(vec![]);
     }
@@ -1333,7 +1338,7 @@ pub fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport> {
     sets.iter()
         .copied()
         .map(|set| {
-            let verdicts = Scenario::ALL
+            let verdicts = CheckScenario::ALL
                 .iter()
                 .map(|s| evaluate(setup, &set, *s))
                 .collect::<Vec<_>>();
@@ -1357,9 +1362,9 @@ pub fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport> {
 /// combination does.
 ///
 /// ```
-/// use toolcall_model::{config::check::{smallest_fixes, Setup}, model::{behavior::Fix, limits::{Limits, OnExceeded}}};
+/// use toolcall_model::{config::check::{smallest_fixes, Setup}, model::{behavior::Fix, limits::{ToolCallLimits, OnExceeded}}};
 /// let setup = Setup {
-///     limits: Limits { on_exceeded: OnExceeded::ReturnErrorResponse, ..Limits::default().max_calls_per_tool(1).unwrap() },
+///     limits: ToolCallLimits { on_exceeded: OnExceeded::ReturnErrorResponse, ..ToolCallLimits::default().max_calls_per_tool(1).unwrap() },
 ///     ..Setup::default()
 /// };
 /// // Breach text and plain tool text both need the strict conversion; once
@@ -1388,7 +1393,7 @@ pub fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
             fixes,
             gemini_tool_text: false,
         };
-        survives_all(setup, &set, &Scenario::ALL).then_some(fixes)
+        survives_all(setup, &set, &CheckScenario::ALL).then_some(fixes)
     })
 }
 
@@ -1484,7 +1489,7 @@ mod tests {
     /// The reduced setup gives every scenario the same verdict as the full one.
     #[test]
     fn scenario_setup_changes_no_verdict() {
-        let mut limits = Limits::default()
+        let mut limits = ToolCallLimits::default()
             .max_calls_per_tool(5)
             .unwrap()
             .max_total_tool_calls(30)
@@ -1511,7 +1516,7 @@ mod tests {
             let reduced = scenario_setup(&full);
             assert!(reduced.limits.overrides.len() < 10);
             for set in behavior_sets() {
-                for s in Scenario::ALL {
+                for s in CheckScenario::ALL {
                     let a = evaluate(&full, &set, s);
                     let b = evaluate(&reduced, &set, s);
                     assert_eq!(format!("{a:?}"), format!("{b:?}"), "{} {s:?}", set.name);

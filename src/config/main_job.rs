@@ -18,9 +18,9 @@ use std::collections::BTreeSet;
 use serde_json::{json, Value};
 
 use crate::chat::tool_loop::Memory;
-use crate::config::check::{evaluate, Scenario, Setup, Verdict};
+use crate::config::check::{evaluate, CheckScenario, CheckVerdict, Setup};
 use crate::model::behavior::{behavior_sets, BehaviorSet};
-use crate::model::limits::{Limits, OnExceeded};
+use crate::model::limits::{OnExceeded, ToolCallLimits};
 use crate::model::processor::{Processor, ProcessorKind};
 
 /// One column of the main job's table: a setup and a scenario.
@@ -37,7 +37,7 @@ pub struct Column {
     /// The setup.
     pub setup: Setup,
     /// The scenario played.
-    pub scenario: Scenario,
+    pub scenario: CheckScenario,
     /// Whether the text table shows it: a column where every set survives,
     /// or one past the table's width (the turn that never ends), is said in
     /// its problem's line instead (JSON has every column).
@@ -77,9 +77,9 @@ pub const GROUPS: [([&str; 2], &str); 5] = [
 /// assert_eq!(c[0].id, "breach/default-processor");
 /// ```
 pub fn columns() -> Vec<Column> {
-    let breach = |on: OnExceeded| Limits {
+    let breach = |on: OnExceeded| ToolCallLimits {
         on_exceeded: on,
-        ..Limits::default()
+        ..ToolCallLimits::default()
             .max_calls_per_tool(1)
             .expect("1 is a valid maximum")
     };
@@ -108,7 +108,7 @@ pub fn columns() -> Vec<Column> {
             group: 0,
             assumptions: format!("{gemini}; {seed}; on-limit-exceeded=RETURN_ERROR_RESPONSE; Spring's DefaultToolExecutionExceptionProcessor (auto-configured); {}", memory(Memory::None)),
             setup: rer.clone(),
-            scenario: Scenario::BreachOneRound,
+            scenario: CheckScenario::BreachOneRound,
             in_table: true,
         },
         Column {
@@ -123,7 +123,7 @@ pub fn columns() -> Vec<Column> {
                 },
                 ..rer.clone()
             },
-            scenario: Scenario::BreachOneRound,
+            scenario: CheckScenario::BreachOneRound,
             in_table: true,
         },
         Column {
@@ -132,26 +132,26 @@ pub fn columns() -> Vec<Column> {
             group: 0,
             assumptions: format!("{gemini}; {seed}, then calls another tool once more before it answers; on-limit-exceeded=RETURN_ERROR_RESPONSE; Spring's DefaultToolExecutionExceptionProcessor (auto-configured); {}", memory(Memory::None)),
             setup: rer,
-            scenario: Scenario::BreachThenRound,
+            scenario: CheckScenario::BreachThenRound,
             in_table: true,
         },
     ];
     for (id, scenario, head, what) in [
         (
             "plain/default-processor",
-            Scenario::PlainText,
+            CheckScenario::PlainText,
             ["plain", "text"],
             "a tool returns the plain text Sunny, 22 °C, then the model calls another tool once more",
         ),
         (
             "half-json/default-processor",
-            Scenario::HalfJson,
+            CheckScenario::HalfJson,
             ["half", "JSON"],
             "a tool returns the half-JSON text 3.0 + 5.0 = 8.0, then the model calls another tool once more",
         ),
         (
             "throws/default-processor",
-            Scenario::ToolThrows,
+            CheckScenario::ToolThrows,
             ["tool", "throws"],
             "a tool throws IllegalStateException(\"Service unavailable\"), wrapped as method tools do, then the model calls another tool once more",
         ),
@@ -184,7 +184,7 @@ pub fn columns() -> Vec<Column> {
                 memory: m,
                 ..throw.clone()
             },
-            scenario: Scenario::BreachOneRound,
+            scenario: CheckScenario::BreachOneRound,
             in_table: m == Memory::Inside,
         });
     }
@@ -209,7 +209,7 @@ pub fn columns() -> Vec<Column> {
                 memory: m,
                 ..Setup::default()
             },
-            scenario: Scenario::LongTurn,
+            scenario: CheckScenario::LongTurn,
             in_table: m == Memory::Inside,
         });
     }
@@ -222,7 +222,7 @@ pub fn columns() -> Vec<Column> {
             limits: breach(OnExceeded::ReturnErrorResponse),
             ..Setup::default()
         },
-        scenario: Scenario::Runaway,
+        scenario: CheckScenario::Runaway,
         // Past the table's 100 columns: its problem's line names who runs
         // away and who closes it.
         in_table: false,
@@ -236,7 +236,7 @@ pub struct MainJob {
     /// The columns.
     pub columns: Vec<Column>,
     /// Per behaviour set, one verdict per column.
-    pub rows: Vec<(BehaviorSet, Vec<Verdict>)>,
+    pub rows: Vec<(BehaviorSet, Vec<CheckVerdict>)>,
 }
 
 impl MainJob {
@@ -250,7 +250,7 @@ impl MainJob {
     }
 
     /// The verdict for a column id and a set name.
-    pub fn cell(&self, column: &str, set: &str) -> Option<&Verdict> {
+    pub fn cell(&self, column: &str, set: &str) -> Option<&CheckVerdict> {
         let c = self.columns.iter().position(|c| c.id == column)?;
         self.rows
             .iter()

@@ -74,8 +74,8 @@ impl LimitsError {
     /// The Java exception message alone.
     ///
     /// ```
-    /// use toolcall_model::model::limits::Limits;
-    /// let e = Limits::default().max_total_tool_calls(0).unwrap_err();
+    /// use toolcall_model::model::limits::ToolCallLimits;
+    /// let e = ToolCallLimits::default().max_total_tool_calls(0).unwrap_err();
     /// assert_eq!(e.java_message(), "maxTotalToolCalls must be greater than 0");
     /// ```
     pub fn java_message(&self) -> &'static str {
@@ -89,13 +89,13 @@ impl LimitsError {
 /// The configured limits (`ToolCallLimits`), built with the builder's rules.
 ///
 /// ```
-/// use toolcall_model::model::limits::{Limits, Max};
-/// let l = Limits::default().max_calls_per_tool_for("x", 3).unwrap().exclude_tool_from_limit("x").unwrap();
+/// use toolcall_model::model::limits::{ToolCallLimits, Max};
+/// let l = ToolCallLimits::default().max_calls_per_tool_for("x", 3).unwrap().exclude_tool_from_limit("x").unwrap();
 /// assert_eq!(l.max_for("x"), None); // excluding removed the override
 /// assert_eq!(l.max_for("y"), Some(Max::Limited(40)));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Limits {
+pub struct ToolCallLimits {
     /// The per-tool default maximum.
     pub default_max_per_tool: Max,
     /// Per-name overrides.
@@ -108,9 +108,9 @@ pub struct Limits {
     pub on_exceeded: OnExceeded,
 }
 
-impl Default for Limits {
+impl Default for ToolCallLimits {
     fn default() -> Self {
-        Limits {
+        ToolCallLimits {
             default_max_per_tool: Max::Limited(DEFAULT_MAX_CALLS_PER_TOOL),
             overrides: BTreeMap::new(),
             excluded: BTreeSet::new(),
@@ -153,15 +153,15 @@ pub fn is_java_whitespace(c: char) -> bool {
         | '\u{2028}' | '\u{2029}' | '\u{205F}' | '\u{3000}')
 }
 
-impl Limits {
+impl ToolCallLimits {
     /// `maxCallsPerTool(int)`. The builder methods take Java's `int`, so
     /// their maxima are `i32`: `Integer.MAX_VALUE` is the largest limit.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{Limits, Max};
-    /// assert!(Limits::default().max_calls_per_tool(0).is_err());
-    /// assert!(Limits::default().max_calls_per_tool(i32::MIN).is_err());
-    /// assert_eq!(Limits::default().max_calls_per_tool(i32::MAX).unwrap().default_max_per_tool, Max::Limited(2147483647));
+    /// use toolcall_model::model::limits::{ToolCallLimits, Max};
+    /// assert!(ToolCallLimits::default().max_calls_per_tool(0).is_err());
+    /// assert!(ToolCallLimits::default().max_calls_per_tool(i32::MIN).is_err());
+    /// assert_eq!(ToolCallLimits::default().max_calls_per_tool(i32::MAX).unwrap().default_max_per_tool, Max::Limited(2147483647));
     /// ```
     pub fn max_calls_per_tool(mut self, n: i32) -> Result<Self, LimitsError> {
         self.default_max_per_tool =
@@ -172,8 +172,8 @@ impl Limits {
     /// `unlimitedCallsPerTool()`.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{Limits, Max};
-    /// assert_eq!(Limits::default().unlimited_calls_per_tool().default_max_per_tool, Max::Unlimited);
+    /// use toolcall_model::model::limits::{ToolCallLimits, Max};
+    /// assert_eq!(ToolCallLimits::default().unlimited_calls_per_tool().default_max_per_tool, Max::Unlimited);
     /// ```
     pub fn unlimited_calls_per_tool(mut self) -> Self {
         self.default_max_per_tool = Max::Unlimited;
@@ -183,8 +183,8 @@ impl Limits {
     /// `maxCallsPerTool(String, int)`: sets an override and removes the name from the excluded set.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{Limits, Max};
-    /// let l = Limits::default().exclude_tool_from_limit("x").unwrap().max_calls_per_tool_for("x", 2).unwrap();
+    /// use toolcall_model::model::limits::{ToolCallLimits, Max};
+    /// let l = ToolCallLimits::default().exclude_tool_from_limit("x").unwrap().max_calls_per_tool_for("x", 2).unwrap();
     /// assert_eq!(l.max_for("x"), Some(Max::Limited(2)));
     /// ```
     pub fn max_calls_per_tool_for(mut self, name: &str, n: i32) -> Result<Self, LimitsError> {
@@ -200,7 +200,7 @@ impl Limits {
     /// `excludeToolFromLimit(String)`: excludes the name and removes its override.
     ///
     /// ```
-    /// assert!(toolcall_model::model::limits::Limits::default().exclude_tool_from_limit(" ").is_err());
+    /// assert!(toolcall_model::model::limits::ToolCallLimits::default().exclude_tool_from_limit(" ").is_err());
     /// ```
     pub fn exclude_tool_from_limit(mut self, name: &str) -> Result<Self, LimitsError> {
         if !has_text(name) {
@@ -214,8 +214,8 @@ impl Limits {
     /// `maxTotalToolCalls(int)`.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{Limits, Max};
-    /// assert_eq!(Limits::default().max_total_tool_calls(2).unwrap().max_total, Max::Limited(2));
+    /// use toolcall_model::model::limits::{ToolCallLimits, Max};
+    /// assert_eq!(ToolCallLimits::default().max_total_tool_calls(2).unwrap().max_total, Max::Limited(2));
     /// ```
     pub fn max_total_tool_calls(mut self, n: i32) -> Result<Self, LimitsError> {
         self.max_total = Max::Limited(positive(n, "maxTotalToolCalls must be greater than 0")?);
@@ -225,8 +225,8 @@ impl Limits {
     /// `unlimitedTotalToolCalls()`.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{Limits, Max};
-    /// assert_eq!(Limits::default().unlimited_total_tool_calls().max_total, Max::Unlimited);
+    /// use toolcall_model::model::limits::{ToolCallLimits, Max};
+    /// assert_eq!(ToolCallLimits::default().unlimited_total_tool_calls().max_total, Max::Unlimited);
     /// ```
     pub fn unlimited_total_tool_calls(mut self) -> Self {
         self.max_total = Max::Unlimited;
@@ -236,8 +236,8 @@ impl Limits {
     /// The per-tool maximum that applies to `name`; `None` when excluded.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{Limits, Max};
-    /// assert_eq!(Limits::default().max_for("any"), Some(Max::Limited(40)));
+    /// use toolcall_model::model::limits::{ToolCallLimits, Max};
+    /// assert_eq!(ToolCallLimits::default().max_for("any"), Some(Max::Limited(40)));
     /// ```
     pub fn max_for(&self, name: &str) -> Option<Max> {
         if self.excluded.contains(name) {
@@ -254,8 +254,8 @@ impl Limits {
     /// the breach if any. The per-tool check comes first.
     ///
     /// ```
-    /// use toolcall_model::model::limits::Limits;
-    /// let l = Limits::default().max_calls_per_tool(1).unwrap();
+    /// use toolcall_model::model::limits::ToolCallLimits;
+    /// let l = ToolCallLimits::default().max_calls_per_tool(1).unwrap();
     /// let b = l.check("x", 2, 2).unwrap();
     /// assert_eq!(b.message(), "Tool call limit (1) exceeded for tool 'x'. No further calls to this tool are allowed in this turn.");
     /// ```
@@ -278,7 +278,7 @@ impl Limits {
     }
 }
 
-impl Limits {
+impl ToolCallLimits {
     /// The first of `names` that breaches a limit, called in order after
     /// the calls `counts` holds (which it advances by each name checked, the
     /// breaching one included, as the manager counts): its index and the
@@ -286,8 +286,8 @@ impl Limits {
     /// know whether a batch (or the turn so far) breached.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{Counts, Limits};
-    /// let l = Limits::default().max_calls_per_tool(1).unwrap();
+    /// use toolcall_model::model::limits::{Counts, ToolCallLimits};
+    /// let l = ToolCallLimits::default().max_calls_per_tool(1).unwrap();
     /// let mut c = Counts::default();
     /// assert_eq!(l.first_breach(&mut c, ["x", "y", "x"]).map(|(i, _)| i), Some(2));
     /// ```

@@ -13,7 +13,7 @@ use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::{
     ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
 };
-use crate::model::limits::{current_turn, has_text, Breach, Counts, Limits, OnExceeded};
+use crate::model::limits::{current_turn, has_text, Breach, Counts, OnExceeded, ToolCallLimits};
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
 use crate::model::processor::{tool_execution_exception, Processor};
 use crate::model::tools::{ToolRef, ToolResult, Toolbox};
@@ -44,7 +44,7 @@ pub const METADATA_PARTIAL_TOOL_RESPONSES: &str = "partialToolResponses";
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Config {
     /// The limits.
-    pub limits: Limits,
+    pub limits: ToolCallLimits,
     /// Whether a name not among the request's tools is looked up in the resolver.
     pub resolution_fallback: bool,
     /// The exception processor.
@@ -623,9 +623,9 @@ pub fn execute_with_counts(
 /// will end so; `None` otherwise.
 ///
 /// ```
-/// use toolcall_model::model::{behavior::{Fix, Fixes}, limits::{Counts, Limits, OnExceeded},
+/// use toolcall_model::model::{behavior::{Fix, Fixes}, limits::{Counts, ToolCallLimits, OnExceeded},
 ///     manager::{ends_turn_at_breach, Config}, message::{Message, ToolCall, ToolResponse}};
-/// let limits = Limits { on_exceeded: OnExceeded::ReturnErrorResponse, ..Limits::default() }
+/// let limits = ToolCallLimits { on_exceeded: OnExceeded::ReturnErrorResponse, ..ToolCallLimits::default() }
 ///     .max_calls_per_tool(1).unwrap();
 /// let cfg = Config { limits, fixes: Fixes::only(Fix::EndTurnAfterBreach), ..Config::default() };
 /// let turn = [Message::user("q"), Message::Tool { responses: vec![
@@ -679,7 +679,7 @@ mod tests {
     /// here; at the end it equals the recount of the history built.
     #[test]
     fn batch_state_after_each_call_is_the_java_loop_state() {
-        let mut limits = Limits::default().max_calls_per_tool(1).unwrap();
+        let mut limits = ToolCallLimits::default().max_calls_per_tool(1).unwrap();
         limits.on_exceeded = OnExceeded::ReturnErrorResponse;
         let cfg = Config {
             limits,

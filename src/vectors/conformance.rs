@@ -168,7 +168,7 @@ pub fn deeper_than(text: &str, limit: usize) -> Option<usize> {
 
 /// The judgement on one vector.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
+pub enum Comparison {
     /// Both sides produced the same result, equal on `compared` values
     /// (leaves of the result, the tool invocations left out), or failed the
     /// same way while running it (`compared` 1: the message).
@@ -342,22 +342,22 @@ fn same_as_java_prints(a: &serde_json::Number, b: &serde_json::Number) -> bool {
 /// agree as well, and the verdict says whether `expect` holds there too. A
 /// vector fault found while running (a model script that runs out) agrees
 /// only when both sides name it in the same words. Both refusing the vector
-/// before running it compares nothing: [`Verdict::RefusedByBoth`]. One side
+/// before running it compares nothing: [`Comparison::RefusedByBoth`]. One side
 /// refusing what the other runs is a disagreement.
 ///
 /// ```
 /// use serde_json::json;
-/// use toolcall_model::vectors::conformance::{judge, JavaLine, Verdict};
+/// use toolcall_model::vectors::conformance::{judge, JavaLine, Comparison};
 /// let v = br#"{"format":"toolcall-model/1","name":"n","op":"convert_tool_response",
 ///              "input":{"text":"42"},"expect":{"response":{"result":42}}}"#;
 /// let java = JavaLine::Result { path: "v".into(), result: json!({"response": {"result": 42}, "invocations": []}), upstream: None };
-/// assert_eq!(judge(v, &java), Verdict::Agree { compared: 1, holds_upstream: None });
+/// assert_eq!(judge(v, &java), Comparison::Agree { compared: 1, holds_upstream: None });
 /// let wrong = JavaLine::Result { path: "v".into(), result: json!({"response": {"result": 43}, "invocations": []}), upstream: None };
-/// assert!(matches!(judge(v, &wrong), Verdict::Disagree(_)));
+/// assert!(matches!(judge(v, &wrong), Comparison::Disagree(_)));
 /// let nothing = JavaLine::Result { path: "v".into(), result: json!({"invocations": []}), upstream: None };
-/// assert!(matches!(judge(v, &nothing), Verdict::Disagree(_)));
+/// assert!(matches!(judge(v, &nothing), Comparison::Disagree(_)));
 /// ```
-pub fn judge(bytes: &[u8], java: &JavaLine) -> Verdict {
+pub fn judge(bytes: &[u8], java: &JavaLine) -> Comparison {
     judge_loaded(Vector::parse(bytes), bytes, java)
 }
 
@@ -367,23 +367,23 @@ pub fn judge_loaded(
     vector: Result<Vector, super::VectorError>,
     bytes: &[u8],
     java: &JavaLine,
-) -> Verdict {
+) -> Comparison {
     match (java, vector) {
-        (JavaLine::OutOfScope { reason, .. }, _) => Verdict::OutOfScope(reason.clone()),
-        (JavaLine::Fault { .. }, Err(_)) => Verdict::RefusedByBoth,
+        (JavaLine::OutOfScope { reason, .. }, _) => Comparison::OutOfScope(reason.clone()),
+        (JavaLine::Fault { .. }, Err(_)) => Comparison::RefusedByBoth,
         (JavaLine::Fault { reason, .. }, Ok(v)) => match v.run() {
-            Err(e) if e == *reason => Verdict::Agree {
+            Err(e) if e == *reason => Comparison::Agree {
                 compared: 1,
                 holds_upstream: None,
             },
-            Err(e) => Verdict::Disagree(vec![format!(
+            Err(e) => Comparison::Disagree(vec![format!(
                 "both sides refused the vector while running it, in other words: Java \"{reason}\", the model \"{e}\""
             )]),
-            Ok(_) => Verdict::Disagree(vec![format!(
+            Ok(_) => Comparison::Disagree(vec![format!(
                 "the Java runner refused the vector ({reason}); the model runs it"
             )]),
         },
-        (JavaLine::Result { .. }, Err(e)) => Verdict::Disagree(vec![format!(
+        (JavaLine::Result { .. }, Err(e)) => Comparison::Disagree(vec![format!(
             "the model refused the vector ({e}); the real classes run it"
         )]),
         (
@@ -392,7 +392,7 @@ pub fn judge_loaded(
             },
             Ok(v),
         ) => match v.run() {
-            Err(e) => Verdict::Disagree(vec![format!(
+            Err(e) => Comparison::Disagree(vec![format!(
                 "the model could not run the vector ({e}); the real classes did"
             )]),
             Ok(model) => {
@@ -416,12 +416,12 @@ pub fn judge_loaded(
                     }
                 };
                 if diffs.is_empty() {
-                    Verdict::Agree {
+                    Comparison::Agree {
                         compared,
                         holds_upstream,
                     }
                 } else {
-                    Verdict::Disagree(diffs)
+                    Comparison::Disagree(diffs)
                 }
             }
         },
@@ -539,25 +539,25 @@ impl Tally {
     /// Adds one verdict.
     ///
     /// ```
-    /// use toolcall_model::vectors::conformance::{Tally, Verdict};
+    /// use toolcall_model::vectors::conformance::{Tally, Comparison};
     /// let mut t = Tally::default();
-    /// t.add(&Verdict::Agree { compared: 3, holds_upstream: Some(false) });
-    /// t.add(&Verdict::OutOfScope("no Java counterpart".into()));
-    /// t.add(&Verdict::OutOfScope("no Java counterpart".into()));
+    /// t.add(&Comparison::Agree { compared: 3, holds_upstream: Some(false) });
+    /// t.add(&Comparison::OutOfScope("no Java counterpart".into()));
+    /// t.add(&Comparison::OutOfScope("no Java counterpart".into()));
     /// assert_eq!(t.summary(), "1 passed, 0 failed (2 out of scope: 2 no Java counterpart; 1 with fixes, 0 of whose expectations hold upstream too)");
     /// ```
-    pub fn add(&mut self, v: &Verdict) {
+    pub fn add(&mut self, v: &Comparison) {
         match v {
-            Verdict::Agree { holds_upstream, .. } => {
+            Comparison::Agree { holds_upstream, .. } => {
                 self.passed += 1;
                 if let Some(h) = holds_upstream {
                     self.with_fixes += 1;
                     self.holds_upstream += usize::from(*h);
                 }
             }
-            Verdict::Disagree(_) => self.failed += 1,
-            Verdict::RefusedByBoth => self.refused_by_both += 1,
-            Verdict::OutOfScope(r) => match self.out_of_scope.iter_mut().find(|(k, _)| k == r) {
+            Comparison::Disagree(_) => self.failed += 1,
+            Comparison::RefusedByBoth => self.refused_by_both += 1,
+            Comparison::OutOfScope(r) => match self.out_of_scope.iter_mut().find(|(k, _)| k == r) {
                 Some((_, n)) => *n += 1,
                 None => self.out_of_scope.push((r.clone(), 1)),
             },

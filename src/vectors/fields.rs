@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::model::behavior::{Fix, Fixes, SpringAi};
 use crate::model::java::{ClassTable, JavaException};
-use crate::model::limits::{Limits, LimitsError, OnExceeded};
+use crate::model::limits::{LimitsError, OnExceeded, ToolCallLimits};
 use crate::model::message::{Generation, Message};
 use crate::model::tools::{Outcome, Registered, ToolSpec};
 
@@ -108,7 +108,7 @@ pub(super) enum BuilderCall {
 impl BuilderCall {
     /// The call on the builder; the first refused call is the error (the
     /// builder asserts at each call, so call order decides which one).
-    pub(super) fn apply(&self, l: Limits) -> Result<Limits, LimitsError> {
+    pub(super) fn apply(&self, l: ToolCallLimits) -> Result<ToolCallLimits, LimitsError> {
         match self {
             BuilderCall::MaxPerTool(Some(n)) => l.max_calls_per_tool(*n),
             BuilderCall::MaxPerTool(None) => Ok(l.unlimited_calls_per_tool()),
@@ -116,7 +116,7 @@ impl BuilderCall {
             BuilderCall::Exclude(name) => l.exclude_tool_from_limit(name),
             BuilderCall::MaxTotal(Some(n)) => l.max_total_tool_calls(*n),
             BuilderCall::MaxTotal(None) => Ok(l.unlimited_total_tool_calls()),
-            BuilderCall::OnExceeded(b) => Ok(Limits {
+            BuilderCall::OnExceeded(b) => Ok(ToolCallLimits {
                 on_exceeded: *b,
                 ..l
             }),
@@ -225,10 +225,10 @@ pub(super) fn builder_calls(m: &Map<String, Value>) -> Result<Vec<BuilderCall>, 
 /// The limits the builder calls give, or the first call the builder refused.
 pub(super) fn limits_from(
     m: &Map<String, Value>,
-) -> Result<Result<Limits, LimitsError>, VectorError> {
+) -> Result<Result<ToolCallLimits, LimitsError>, VectorError> {
     Ok(builder_calls(m)?
         .iter()
-        .try_fold(Limits::default(), |l, c| c.apply(l)))
+        .try_fold(ToolCallLimits::default(), |l, c| c.apply(l)))
 }
 
 /// `spring_ai`: absent or null is 2.0.1.

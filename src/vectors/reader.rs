@@ -9,7 +9,7 @@ use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::gemini::ValidatorOptions;
 use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::ClassTable;
-use crate::model::limits::{Limits, LimitsError};
+use crate::model::limits::{LimitsError, ToolCallLimits};
 use crate::model::manager::Config;
 use crate::model::processor::{Processor, ProcessorKind};
 
@@ -202,7 +202,7 @@ impl Vector {
         let config = config_from(
             manager,
             Config {
-                limits: Limits::default(),
+                limits: ToolCallLimits::default(),
                 resolution_fallback: false,
                 processor: Processor::default(),
                 classes,

@@ -13,7 +13,7 @@ use crate::model::java::{
     ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, RUNTIME_EXCEPTION, THROWABLE,
     TOOL_CALL_LIMIT_EXCEEDED,
 };
-use crate::model::limits::{Limits, OnExceeded};
+use crate::model::limits::{OnExceeded, ToolCallLimits};
 use crate::model::manager::Config;
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
 use crate::model::processor::{Processor, ProcessorKind};
@@ -22,11 +22,11 @@ use crate::model::tools::{Outcome, Registered, ToolSpec};
 use super::{MAX_CALLS, MAX_CASE_BYTES, MAX_PRIOR, MAX_ROUNDS, MAX_TEXT_CHARS, MAX_TOOLS};
 
 /// Tool names, weighted towards the tools that always exist (`a`, `b`, `c`:
-/// see [`Setup::tools`]); `d` exists only if the input declares it, `ghost`
+/// see [`ManagerSetup::tools`]); `d` exists only if the input declares it, `ghost`
 /// never, and the blank name is refused by the limit builder.
 pub(super) const NAMES: &[&str] = &["a", "b", "c", "a", "b", "d", "ghost", " "];
 
-/// The tools [`Setup::tools`] adds when the input declares none of that name.
+/// The tools [`ManagerSetup::tools`] adds when the input declares none of that name.
 pub(super) const DEFAULT_TOOLS: &[&str] = &["a", "b", "c"];
 
 /// Tool outputs: method-tool JSON, the texts of the seeds and issue 5437,
@@ -144,7 +144,7 @@ pub enum LimitOp {
 
 /// The manager's configuration.
 #[derive(Debug, Clone, Arbitrary)]
-pub struct Setup {
+pub struct ManagerSetup {
     /// Limit-builder calls, in order (at most 6).
     pub limits: Vec<LimitOp>,
     /// `RETURN_ERROR_RESPONSE` rather than `THROW`.
@@ -288,10 +288,10 @@ pub(super) fn message(m: &MessageInput) -> Message {
     }
 }
 
-impl Setup {
+impl ManagerSetup {
     /// The limits: the builder calls in order, refused ones skipped.
-    pub fn limits(&self) -> Limits {
-        let mut l = Limits::default();
+    pub fn limits(&self) -> ToolCallLimits {
+        let mut l = ToolCallLimits::default();
         for op in bounded(&self.limits, 6) {
             let next = match op {
                 LimitOp::MaxPerTool(n) => l.clone().max_calls_per_tool(i32::from(n % 6)),
@@ -412,7 +412,7 @@ pub(super) fn outcome(o: &OutcomeInput) -> Outcome {
 #[derive(Debug, Clone, Arbitrary)]
 pub struct ManagerInput {
     /// The manager and its tools.
-    pub setup: Setup,
+    pub setup: ManagerSetup,
     /// Prior messages (at most [`MAX_PRIOR`]); a user message is appended
     /// when `ask` is set.
     pub prior: Vec<MessageInput>,

@@ -36,8 +36,8 @@ pub use self::compare::{exactly_same_json, same_json};
 pub use self::conversion::convert;
 pub use self::files::{config, vector_file};
 pub use self::inputs::{
-    class_table, CallInput, GenerationInput, LimitOp, LoopInput, ManagerInput, MessageInput,
-    OutcomeInput, ResponseInput, Setup, Text, ToolInput,
+    class_table, CallInput, GenerationInput, LimitOp, LoopInput, ManagerInput, ManagerSetup,
+    MessageInput, OutcomeInput, ResponseInput, Text, ToolInput,
 };
 pub use self::lenient::{lenient_parser, lenient_reference, Lenient};
 pub use self::scenarios::{claimed, manager, tool_loop};

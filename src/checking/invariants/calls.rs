@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::checking::oracle::RefCounts;
-use crate::model::limits::{Counts, Limits, Max, OnExceeded};
+use crate::model::limits::{Counts, Max, OnExceeded, ToolCallLimits};
 use crate::model::message::Message;
 use crate::model::tools::Invocation;
 
@@ -126,7 +126,7 @@ pub(super) fn show_counts(c: &Counts) -> String {
 
 /// The per-tool maximum, restated from docs/BEHAVIOUR.md section 3.2: none when excluded, the
 /// override, else the default.
-pub(super) fn max_for(l: &Limits, name: &str) -> Max {
+pub(super) fn max_for(l: &ToolCallLimits, name: &str) -> Max {
     if l.excluded.contains(name) {
         Max::Unlimited
     } else {

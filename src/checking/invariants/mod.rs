@@ -30,10 +30,10 @@
 //!
 //! ```
 //! use toolcall_model::checking::invariants::{check, Evidence, Invariant, Verdict};
-//! use toolcall_model::{model::limits::{Limits, OnExceeded}, model::manager::Config, model::message::{Generation, Message, ToolCall},
+//! use toolcall_model::{model::limits::{ToolCallLimits, OnExceeded}, model::manager::Config, model::message::{Generation, Message, ToolCall},
 //!     model::processor::{Processor, ProcessorKind}, checking::scenario::Scenario, chat::tool_loop::LoopConfig, model::tools::ToolSpec};
 //! // Seed 000: two calls to a tool limited to one call, the JSON processor.
-//! let limits = Limits { on_exceeded: OnExceeded::ReturnErrorResponse, ..Limits::default() }.max_calls_per_tool(1).unwrap();
+//! let limits = ToolCallLimits { on_exceeded: OnExceeded::ReturnErrorResponse, ..ToolCallLimits::default() }.max_calls_per_tool(1).unwrap();
 //! let processor = Processor { kind: ProcessorKind::JsonError, ..Processor::default() };
 //! let s = Scenario {
 //!     config: LoopConfig::new(Config { limits, processor, ..Config::default() }),

@@ -25,12 +25,12 @@ use super::{refuted, Evidence, Judged, Locus};
 ///
 /// ```
 /// use toolcall_model::{chat::tool_loop::LoopConfig, checking::invariants::turn_bound,
-///     model::{limits::Limits, manager::Config, message::{Generation, ToolCall}}};
-/// let limits = Limits::default().max_calls_per_tool(2).unwrap().unlimited_total_tool_calls();
+///     model::{limits::ToolCallLimits, manager::Config, message::{Generation, ToolCall}}};
+/// let limits = ToolCallLimits::default().max_calls_per_tool(2).unwrap().unlimited_total_tool_calls();
 /// let cfg = LoopConfig::new(Config { limits, ..Config::default() });
 /// let call = vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }];
 /// assert_eq!(turn_bound(&cfg, &[call.clone()]), Some(4));
-/// let open = LoopConfig::new(Config { limits: Limits::default().unlimited_calls_per_tool().unlimited_total_tool_calls(), ..Config::default() });
+/// let open = LoopConfig::new(Config { limits: ToolCallLimits::default().unlimited_calls_per_tool().unlimited_total_tool_calls(), ..Config::default() });
 /// assert_eq!(turn_bound(&open, &[call]), None);
 /// ```
 pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::limits::{is_java_whitespace, Limits, LimitsError, OnExceeded};
+use crate::model::limits::{is_java_whitespace, LimitsError, OnExceeded, ToolCallLimits};
 
 use super::names::{
     compare_names, dashed, elements, hash_set_capacity, java_hash_order, java_lower, original,
@@ -14,7 +14,7 @@ use super::placeholders::{
     placeholders_expand_too_much, Placeholders, PLACEHOLDER_EXCEPTION, PLACEHOLDER_LIMIT,
 };
 use super::unknown::unknown_keys;
-use super::{java_double, BindFailure, Bound, Entry, JavaValue};
+use super::{java_double, BindFailure, BoundProperties, Entry, JavaValue};
 
 /// One property of one document, with its adapted name.
 pub(super) struct Prop<'a> {
@@ -721,7 +721,7 @@ pub(super) fn bool_prop(
 /// let empty = parse_properties(b"spring.ai.tools.throw-exception-on-error=\n").unwrap();
 /// assert!(bind(&empty).unwrap_err().to_string().contains("A null value cannot be assigned to a primitive type"));
 /// ```
-pub fn bind(documents: &[Vec<Entry>]) -> Result<Bound, BindFailure> {
+pub fn bind(documents: &[Vec<Entry>]) -> Result<BoundProperties, BindFailure> {
     let sources = Sources::new(documents);
     let mut read = BTreeMap::new();
 
@@ -825,7 +825,7 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<Bound, BindFailure> {
     let builder = |e: LimitsError| BindFailure::Builder {
         message: e.to_string(),
     };
-    let mut limits = Limits::default();
+    let mut limits = ToolCallLimits::default();
     let per_default = per_default.unwrap_or(40);
     limits = if per_default == -1 {
         limits.unlimited_calls_per_tool()
@@ -855,7 +855,7 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<Bound, BindFailure> {
     };
     limits.on_exceeded = on.unwrap_or(OnExceeded::Throw);
 
-    Ok(Bound {
+    Ok(BoundProperties {
         limits,
         always_throw: always_throw.unwrap_or(false),
         resolution_fallback: fallback.unwrap_or(false),

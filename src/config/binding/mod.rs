@@ -55,7 +55,7 @@
 //! * **Placeholders.** `${NAME:default}` is resolved (Spring 7's
 //!   `PlaceholderParser`: nesting, `\` escapes, circular references
 //!   refused); the file is the only source here, so a name it does not set
-//!   is listed in [`Bound::placeholders_not_in_file`].
+//!   is listed in [`BoundProperties::placeholders_not_in_file`].
 //! * **Origins.** An empty value at a line's end stands at the next line,
 //!   column 0 (`CharacterReader.getLocation()`).
 //!
@@ -85,7 +85,7 @@ pub use self::yaml_scalar::resolve_yaml_scalar;
 
 use std::collections::BTreeMap;
 
-use crate::model::limits::Limits;
+use crate::model::limits::ToolCallLimits;
 
 /// A property value as its property source holds it: the Java object.
 #[derive(Debug, Clone, PartialEq)]
@@ -238,9 +238,9 @@ pub fn too_large(len: usize) -> LoadError {
 
 /// What a setup's properties say, as the auto-configuration applies them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Bound {
+pub struct BoundProperties {
     /// `ToolCallLimits`, built by `toolCallingManager(...)`'s builder calls.
-    pub limits: Limits,
+    pub limits: ToolCallLimits,
     /// `spring.ai.tools.throw-exception-on-error` (the processor's `alwaysThrow`).
     pub always_throw: bool,
     /// `spring.ai.tools.resolution.fallback.enabled`.

@@ -6,8 +6,8 @@ use super::ident::is_java_identifier_part;
 use super::stream::{Scalar, Sink, TreeSink};
 use super::strict::{hex_value, skip_digits};
 use super::{
-    constraints, stream_read, unexpected_eof, JValue, JacksonError, Limits, MAX_TREE_DEPTH,
-    MISMATCHED,
+    constraints, stream_read, unexpected_eof, JValue, JacksonError, ReadConstraints,
+    MAX_TREE_DEPTH, MISMATCHED,
 };
 
 use std::borrow::Cow;
@@ -22,7 +22,7 @@ pub(super) struct Parser<'a> {
     s: &'a str,
     b: &'a [u8],
     pos: usize,
-    limits: Limits,
+    limits: ReadConstraints,
     /// RFC 8259 whole-text mode of `read_strict`.
     strict: bool,
     /// Total UTF-16 length, computed on first need.
@@ -33,7 +33,7 @@ pub(super) struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    pub(super) fn new(s: &'a str, mut limits: Limits, strict: bool) -> Self {
+    pub(super) fn new(s: &'a str, mut limits: ReadConstraints, strict: bool) -> Self {
         limits.max_nesting_depth = limits.max_nesting_depth.min(MAX_TREE_DEPTH);
         Parser {
             s,

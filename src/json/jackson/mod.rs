@@ -275,22 +275,22 @@ pub const MAX_TREE_DEPTH: usize = 500;
 /// 3.1.5 it declares (Spring Boot's dependency management, the conformance
 /// project's `jackson-bom`). Plain Maven resolution without such management
 /// picks jackson-core 3.0.3 instead (through `jsonschema-generator`), whose
-/// string limit is 20,000,000: `Limits { max_string_length: 20_000_000,
-/// ..Limits::default() }`. Nothing else in these rules differs between the
+/// string limit is 20,000,000: `ReadConstraints { max_string_length: 20_000_000,
+/// ..ReadConstraints::default() }`. Nothing else in these rules differs between the
 /// two.
 ///
 /// Lengths count UTF-16 code units, as Java does. A `max_nesting_depth`
 /// above [`MAX_TREE_DEPTH`] is clamped to it.
 ///
 /// ```
-/// use toolcall_model::json::jackson::{read_lenient_with, Limits};
-/// let limits = Limits { max_name_length: usize::MAX, ..Limits::default() };
+/// use toolcall_model::json::jackson::{read_lenient_with, ReadConstraints};
+/// let limits = ReadConstraints { max_name_length: usize::MAX, ..ReadConstraints::default() };
 /// let long_name = format!("{{\"{}\":1}}", "k".repeat(60_000));
 /// assert!(read_lenient_with(&long_name, &limits).is_ok());
-/// assert_eq!(read_lenient_with(&long_name, &Limits::default()).unwrap_err().class, "StreamConstraintsException");
+/// assert_eq!(read_lenient_with(&long_name, &ReadConstraints::default()).unwrap_err().class, "StreamConstraintsException");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct ReadConstraints {
     /// Most nested open `[`/`{` allowed (`maxNestingDepth`); the next one fails when read.
     pub max_nesting_depth: usize,
     /// Most digits in a number (`maxNumberLength`, sign not counted; see rule A.13 for floats).
@@ -301,9 +301,9 @@ pub struct Limits {
     pub max_name_length: usize,
 }
 
-impl Default for Limits {
+impl Default for ReadConstraints {
     fn default() -> Self {
-        Limits {
+        ReadConstraints {
             max_nesting_depth: 500,
             max_number_length: 1000,
             max_string_length: 100_000_000,
@@ -325,19 +325,19 @@ impl Default for Limits {
 /// assert!(read_lenient("[ERROR] disk full").is_err());
 /// ```
 pub fn read_lenient(text: &str) -> Result<JValue, JacksonError> {
-    read_lenient_with(text, &Limits::default())
+    read_lenient_with(text, &ReadConstraints::default())
 }
 
 /// [`read_lenient`] with explicit limits (for example jackson-core 3.0's
 /// string limit of 20,000,000 units).
 ///
 /// ```
-/// use toolcall_model::json::jackson::{read_lenient_with, Limits};
-/// let limits = Limits { max_number_length: 3, ..Limits::default() };
+/// use toolcall_model::json::jackson::{read_lenient_with, ReadConstraints};
+/// let limits = ReadConstraints { max_number_length: 3, ..ReadConstraints::default() };
 /// assert!(read_lenient_with("999", &limits).is_ok());
 /// assert_eq!(read_lenient_with("1000", &limits).unwrap_err().class, "StreamConstraintsException");
 /// ```
-pub fn read_lenient_with(text: &str, limits: &Limits) -> Result<JValue, JacksonError> {
+pub fn read_lenient_with(text: &str, limits: &ReadConstraints) -> Result<JValue, JacksonError> {
     Parser::new(text, *limits, false).parse_root()
 }
 
@@ -356,7 +356,7 @@ pub fn read_lenient_with(text: &str, limits: &Limits) -> Result<JValue, JacksonE
 /// assert!(read_lenient_whole(r#""\ud800""#).is_ok());
 /// ```
 pub fn read_lenient_whole(text: &str) -> Result<JValue, JacksonError> {
-    let mut p = Parser::new(text, Limits::default(), false);
+    let mut p = Parser::new(text, ReadConstraints::default(), false);
     let v = p.parse_root()?;
     p.expect_end()?;
     Ok(v)

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::lenient::Parser;
 use super::strict::fnv;
-use super::{scalar_to_serde, JValue, JacksonError, Limits};
+use super::{scalar_to_serde, JValue, JacksonError, ReadConstraints};
 
 use std::borrow::Cow;
 
@@ -330,7 +330,7 @@ pub struct LenientShape {
 /// ```
 pub fn lenient_shape(text: &str) -> Result<LenientShape, JacksonError> {
     let mut check = RepeatCheck::default();
-    Parser::new(text, Limits::default(), false).parse_root_into(&mut check)?;
+    Parser::new(text, ReadConstraints::default(), false).parse_root_into(&mut check)?;
     Ok(LenientShape {
         repeated_name: check.repeated,
         non_finite: check.non_finite,
@@ -382,7 +382,7 @@ pub fn write_lenient_compact<W: std::io::Write>(
         started: false,
         error: None,
     };
-    let read = Parser::new(text, Limits::default(), false).parse_root_into(&mut writer);
+    let read = Parser::new(text, ReadConstraints::default(), false).parse_root_into(&mut writer);
     let written = writer.finish();
     read.map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
     written

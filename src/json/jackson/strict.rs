@@ -3,7 +3,7 @@
 //! asked for.
 
 use super::lenient::Parser;
-use super::{JValue, Limits, MAX_TREE_DEPTH};
+use super::{JValue, ReadConstraints, MAX_TREE_DEPTH};
 
 /// Strict read for the fix strict-json-or-wrap: the text is exactly one whole RFC 8259 value, with only ' ', \t, \n, \r around it; same depth limit 500 as Jackson (deeper = not accepted); lone surrogate escapes (\ud800 unpaired) are NOT accepted (a Rust String cannot hold them, and serde_json rejects them too). Returns None when not one whole value.
 ///
@@ -20,7 +20,7 @@ use super::{JValue, Limits, MAX_TREE_DEPTH};
 /// ```
 #[must_use]
 pub fn read_strict(text: &str) -> Option<JValue> {
-    let limits = Limits {
+    let limits = ReadConstraints {
         max_nesting_depth: MAX_TREE_DEPTH,
         max_number_length: usize::MAX,
         max_string_length: usize::MAX,

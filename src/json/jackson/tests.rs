@@ -453,9 +453,9 @@ fn a13_depth() {
     assert!(format!("{deep:?}").len() > 1000);
     drop(deep);
     // A larger configured depth is clamped to what the tree can afford.
-    let limits = Limits {
+    let limits = ReadConstraints {
         max_nesting_depth: 1_000_000,
-        ..Limits::default()
+        ..ReadConstraints::default()
     };
     assert_eq!(
         read_lenient_with(&nested(501), &limits).unwrap_err().class,
@@ -524,13 +524,13 @@ fn a13_number_length_across_reader_chunks() {
 #[test]
 fn a13_string_and_name_length() {
     // jackson-core 3.1 (3.0 had 20,000,000).
-    assert_eq!(Limits::default().max_string_length, 100_000_000);
+    assert_eq!(ReadConstraints::default().max_string_length, 100_000_000);
     let s = "x".repeat(20_000_001);
     assert_eq!(ok(&format!("\"{s}\"")), JValue::String(s.clone()));
     // The rules at a small limit (the differential checks the real one).
-    let limits = Limits {
+    let limits = ReadConstraints {
         max_string_length: 2000,
-        ..Limits::default()
+        ..ReadConstraints::default()
     };
     let fails_with = |t: &str| read_lenient_with(t, &limits).unwrap_err().class;
     let s = "x".repeat(2000);
