@@ -9,7 +9,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use serde::de::IgnoredAny;
 use std::hint::black_box;
 use toolcall_model::gemini::{convert_tool_response, parse_json_to_map};
-use toolcall_model::model::behavior::{Fix, Fixes};
+use toolcall_model::model::{Fix, Fixes};
 
 fn object_of_size(target: usize) -> String {
     let mut s = String::from("{");

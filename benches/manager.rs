@@ -12,10 +12,10 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
-use toolcall_model::model::limits::{Counts, ToolCallLimits};
-use toolcall_model::model::manager::{execute_with_counts, tool_call_message, Batch, Config, Step};
-use toolcall_model::model::message::{Generation, Message, ToolCall, ToolResponse};
-use toolcall_model::model::tools::{ToolSpec, Toolbox};
+use toolcall_model::model::{execute_with_counts, tool_call_message, Batch, Config, Step};
+use toolcall_model::model::{Counts, ToolCallLimits};
+use toolcall_model::model::{Generation, Message, ToolCall, ToolResponse};
+use toolcall_model::model::{ToolSpec, Toolbox};
 
 fn tools(m: usize) -> Vec<ToolSpec> {
     (0..m)

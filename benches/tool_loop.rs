@@ -9,14 +9,14 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
-use toolcall_model::chat::stream::Split;
-use toolcall_model::chat::tool_loop::{run_loop, LoopConfig};
+use toolcall_model::chat::Split;
+use toolcall_model::chat::{run_loop, LoopConfig};
 use toolcall_model::gemini::{build_request, IncrementalRequests};
-use toolcall_model::model::behavior::Fixes;
-use toolcall_model::model::limits::ToolCallLimits;
-use toolcall_model::model::manager::Config;
-use toolcall_model::model::message::{Generation, Message, ToolCall};
-use toolcall_model::model::tools::{ToolSpec, Toolbox};
+use toolcall_model::model::Config;
+use toolcall_model::model::Fixes;
+use toolcall_model::model::ToolCallLimits;
+use toolcall_model::model::{Generation, Message, ToolCall};
+use toolcall_model::model::{ToolSpec, Toolbox};
 
 const RESULT: &str = "{\"temperature\":21.5,\"unit\":\"C\",\"conditions\":[\"sunny\",\"dry\"],\"station\":{\"id\":42,\"name\":\"central\"}}";
 
@@ -87,7 +87,7 @@ fn bench(c: &mut Criterion) {
         let mut tb = tools.clone();
         let run = run_loop(&cfg, start.clone(), &model, &mut tb).expect("loop runs");
         let last = match run.requests.last() {
-            Some(toolcall_model::chat::tool_loop::Sent::Gemini(_)) => {
+            Some(toolcall_model::chat::Sent::Gemini(_)) => {
                 let mut h = start.clone();
                 let mut hist = vec![h.clone()];
                 for round in &model[..model.len() - 1] {
@@ -97,9 +97,7 @@ fn bench(c: &mut Criterion) {
                             .tool_calls
                             .iter()
                             .map(|c| {
-                                toolcall_model::model::message::ToolResponse::new(
-                                    &c.id, &c.name, RESULT,
-                                )
+                                toolcall_model::model::ToolResponse::new(&c.id, &c.name, RESULT)
                             })
                             .collect(),
                     });

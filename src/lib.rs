@@ -5,10 +5,10 @@
 //! The model is pure: every step takes a state and an event and returns the
 //! new state and its output; nothing here does IO, reads a clock or keeps
 //! global state. Upstream 2.0.1 and each fix are one engine configured by a
-//! behaviour set ([`model::behavior::Fixes`]).
+//! behaviour set ([`model::Fixes`]).
 //!
 //! ```
-//! use toolcall_model::model::behavior::{Fix, Fixes};
+//! use toolcall_model::model::{Fix, Fixes};
 //! use toolcall_model::gemini::convert_tool_response;
 //!
 //! // The text a breached limit answers with under RETURN_ERROR_RESPONSE:
@@ -37,6 +37,18 @@
 //!   configuration checker and the main job;
 //! * `checking` (feature `checking`): scenarios, invariants, generators, the
 //!   verdict matrix and the fuzz-target bodies.
+//!
+//! # The public surface
+//!
+//! Each layer's items are re-exported at its root by name
+//! (`toolcall_model::model::ToolCallLimits`,
+//! `toolcall_model::chat::run_loop`); the files behind them are
+//! crate-private, so moving a rule between files changes no path a user
+//! wrote. `unreachable_pub` is warned (and denied by the CI's clippy), so a
+//! `pub` item that no root re-exports does not compile unnoticed. `checking`
+//! is the exception: it keeps one public module per tool (`exhaustive`,
+//! `explore`, `gen`, `shard`, `invariants`, `fuzzing`, `oracle`,
+//! `scenario`), whose entry points share names such as `run` and `limits`.
 //!
 //! # Features
 //!

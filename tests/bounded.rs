@@ -637,9 +637,9 @@ fn duplicate_keys_and_huge_values_are_refused_with_their_place() {
 
 #[test]
 fn an_escaped_surrogate_in_yaml_is_read_as_snakeyaml_reads_it() {
-    use toolcall_model::config::{binding::JavaValue, yaml::read};
+    use toolcall_model::config::{read_yaml, JavaValue};
     // SnakeYAML keeps `"\uD800"` in a Java string; it was refused here.
-    let docs = read("t: [\"a\\uD800b\", \"\\uD83D\\uDE00\", \"x\\\"\\uDC00\"]\n").unwrap();
+    let docs = read_yaml("t: [\"a\\uD800b\", \"\\uD83D\\uDE00\", \"x\\\"\\uDC00\"]\n").unwrap();
     let values: Vec<&JavaValue> = docs[0].iter().map(|e| &e.value).collect();
     assert_eq!(
         values,
@@ -650,7 +650,7 @@ fn an_escaped_surrogate_in_yaml_is_read_as_snakeyaml_reads_it() {
         ]
     );
     // Any other bad escape is refused as before.
-    let e = read("a: \"\\uZZZZ\"\n").unwrap_err();
+    let e = read_yaml("a: \"\\uZZZZ\"\n").unwrap_err();
     assert!(
         e.contains("did not find expected hexadecimal number"),
         "{e}"

@@ -5,13 +5,13 @@
 
 use std::num::NonZeroU32;
 
-use toolcall_model::chat::tool_loop::{Memory, Provider};
+use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::checking::invariants::{check_scenario, Invariant, Verdict as Inv};
 use toolcall_model::checking::scenario::Scenario as Turn;
-use toolcall_model::config::check::{evaluate, script, CheckScenario, Mark, Setup};
-use toolcall_model::model::behavior::behavior_sets;
-use toolcall_model::model::limits::{OnExceeded, ToolCallLimits};
-use toolcall_model::model::processor::{Processor, ProcessorKind};
+use toolcall_model::config::{evaluate, script, CheckScenario, Mark, Setup};
+use toolcall_model::model::behavior_sets;
+use toolcall_model::model::{OnExceeded, ToolCallLimits};
+use toolcall_model::model::{Processor, ProcessorKind};
 
 /// Setups a team can state with `check`: both limit behaviours, both
 /// processors, every memory placement, history as ChatClient chooses and

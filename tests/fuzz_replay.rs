@@ -117,9 +117,9 @@ fn parser_survives_any_depth() {
         .spawn(|| {
             for open in ["[", "{\"k\":"] {
                 let text = open.repeat(1_000_000);
-                assert!(toolcall_model::json::jackson::read_lenient(&text).is_err());
-                assert!(toolcall_model::json::jackson::read_strict(&text).is_none());
-                assert!(!toolcall_model::json::jackson::is_strict_json(&text));
+                assert!(toolcall_model::json::read_lenient(&text).is_err());
+                assert!(toolcall_model::json::read_strict(&text).is_none());
+                assert!(!toolcall_model::json::is_strict_json(&text));
             }
         })
         .expect("a thread");

@@ -50,9 +50,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use toolcall_model::json::jackson::{
-    is_strict_json, read_lenient, read_strict, JValue, JacksonError,
-};
+use toolcall_model::json::{is_strict_json, read_lenient, read_strict, JValue, JacksonError};
 
 use crate::support;
 
@@ -413,7 +411,7 @@ fn strict_reader_consistency() {
 #[test]
 fn streamed_conversion_is_byte_identical_to_the_tree() {
     use toolcall_model::gemini::{convert_tool_response, write_tool_response};
-    use toolcall_model::model::behavior::{Fix, Fixes};
+    use toolcall_model::model::{Fix, Fixes};
     let (texts, _) = all_texts();
     let sets = [
         Fixes::upstream(),
@@ -449,7 +447,7 @@ fn streamed_conversion_is_byte_identical_to_the_tree() {
                 }
             }
         }
-        if toolcall_model::json::jackson::check_lenient(text) == Ok(true) {
+        if toolcall_model::json::check_lenient(text) == Ok(true) {
             streamed += 1;
         } else {
             built += 1;

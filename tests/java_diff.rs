@@ -297,9 +297,9 @@ fn save(saved: &Path, name: &str, v: &Value, java: &mut JavaSession, dir: &Path)
 #[test]
 fn main_job_and_check_turns_agree_with_the_real_classes() {
     use toolcall_model::checking::scenario::Scenario as Turn;
-    use toolcall_model::config::check::{script, CheckScenario};
-    use toolcall_model::config::main_job::columns;
-    use toolcall_model::model::behavior::behavior_sets;
+    use toolcall_model::config::columns;
+    use toolcall_model::config::{script, CheckScenario};
+    use toolcall_model::model::behavior_sets;
     let Some(mut java) = ready("main_job_and_check_turns_agree_with_the_real_classes") else {
         return;
     };

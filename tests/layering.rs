@@ -119,10 +119,7 @@ fn the_check_sees_an_upward_use() {
     )
     .is_empty());
     assert_eq!(
-        forbidden_uses(
-            "json",
-            "let x = crate::model::message::Message::user(\"\");"
-        ),
+        forbidden_uses("json", "let x = crate::model::Message::user(\"\");"),
         ["model"]
     );
 }

@@ -19,7 +19,7 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
 use serde_json::Value;
-use toolcall_model::chat::tool_loop::{EndKind, Memory, Provider};
+use toolcall_model::chat::{EndKind, Memory, Provider};
 use toolcall_model::checking::explore::{rng, run_cell, CellOutcome, MatrixCell, Options};
 use toolcall_model::checking::gen::{self, with_set};
 use toolcall_model::checking::invariants::{
@@ -29,15 +29,15 @@ use toolcall_model::checking::invariants::{
 use toolcall_model::checking::oracle::{is_whole_json, RefCounts};
 use toolcall_model::checking::scenario::Scenario;
 use toolcall_model::gemini::convert_tool_response;
-use toolcall_model::model::behavior::Fixes;
-use toolcall_model::model::behavior::{behavior_sets, BehaviorSet};
-use toolcall_model::model::limits::{Counts, OnExceeded, ToolCallLimits};
-use toolcall_model::model::manager::{
+use toolcall_model::model::Fixes;
+use toolcall_model::model::{behavior_sets, BehaviorSet};
+use toolcall_model::model::{
     execute_with_counts, Batch, Config as ManagerConfig, ManagerError, Step, NOT_EXECUTED,
 };
-use toolcall_model::model::message::{Generation, Message, ToolCall};
-use toolcall_model::model::processor::{Processor, ProcessorKind};
-use toolcall_model::model::tools::{Outcome, ToolSpec, Toolbox};
+use toolcall_model::model::{Counts, OnExceeded, ToolCallLimits};
+use toolcall_model::model::{Generation, Message, ToolCall};
+use toolcall_model::model::{Outcome, ToolSpec, Toolbox};
+use toolcall_model::model::{Processor, ProcessorKind};
 
 const REGRESSIONS: &str = "proptest-regressions/properties.txt";
 
@@ -768,7 +768,7 @@ fn rediscovers_issue_5437_and_strict_json_or_wrap_closes_it() {
     let fixed = convert_tool_response(
         text,
         false,
-        Fixes::only(toolcall_model::model::behavior::Fix::StrictJsonOrWrap),
+        Fixes::only(toolcall_model::model::Fix::StrictJsonOrWrap),
     )
     .expect("the fix never fails");
     assert_eq!(
@@ -976,18 +976,18 @@ fn all_shapes_closed_calls_through_the_processor() {
         ..ManagerConfig::default()
     };
     cfg.limits = cfg.limits.max_calls_per_tool(1).expect("positive");
-    cfg.processor.kind = toolcall_model::model::processor::ProcessorKind::JsonError;
+    cfg.processor.kind = toolcall_model::model::ProcessorKind::JsonError;
     let calls = ["1", "2", "3"]
-        .map(|id| toolcall_model::model::message::ToolCall::new(id, "x", "{}"))
+        .map(|id| toolcall_model::model::ToolCall::new(id, "x", "{}"))
         .to_vec();
-    let gens = [toolcall_model::model::message::Generation {
+    let gens = [toolcall_model::model::Generation {
         tool_calls: calls,
         ..Default::default()
     }];
     let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
-    let err = toolcall_model::model::manager::execute_tool_calls(
+    let err = toolcall_model::model::execute_tool_calls(
         &cfg,
-        &[toolcall_model::model::message::Message::user("go")],
+        &[toolcall_model::model::Message::user("go")],
         &gens,
         &mut tb,
     )
@@ -1010,11 +1010,11 @@ fn all_shapes_closed_calls_through_the_processor() {
         ]
     );
     // With the default processor the closed calls' text is exactly the fix's.
-    cfg.processor.kind = toolcall_model::model::processor::ProcessorKind::Default;
+    cfg.processor.kind = toolcall_model::model::ProcessorKind::Default;
     let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
-    let Err(ManagerError::LimitExceeded(e)) = toolcall_model::model::manager::execute_tool_calls(
+    let Err(ManagerError::LimitExceeded(e)) = toolcall_model::model::execute_tool_calls(
         &cfg,
-        &[toolcall_model::model::message::Message::user("go")],
+        &[toolcall_model::model::Message::user("go")],
         &gens,
         &mut tb,
     ) else {
@@ -1303,9 +1303,7 @@ fn generators_reach_every_kind_of_turn() {
         // (rare under upstream on Gemini, where the breach text first fails
         // the next request; `turn_ends` finds them).
         let (run, tb) = match s.run() {
-            Err(toolcall_model::chat::tool_loop::LoopError::TooManyRounds(_))
-                if s.config.repeat_last =>
-            {
+            Err(toolcall_model::chat::LoopError::TooManyRounds(_)) if s.config.repeat_last => {
                 continue;
             }
             r => r.expect("a generated turn is valid"),
@@ -1538,11 +1536,9 @@ fn machine() -> impl Strategy<Value = Machine> {
         prop_oneof![
             Just(Fixes::upstream()),
             Just(Fixes::all()),
+            Just(Fixes::only(toolcall_model::model::Fix::CloseDanglingCalls)),
             Just(Fixes::only(
-                toolcall_model::model::behavior::Fix::CloseDanglingCalls
-            )),
-            Just(Fixes::only(
-                toolcall_model::model::behavior::Fix::BreachThroughProcessor
+                toolcall_model::model::Fix::BreachThroughProcessor
             )),
         ],
         proptest::collection::vec(op, 1..24),
@@ -1672,8 +1668,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                 // The step engine, checked against the reference after every call.
                 let before = reference.clone();
                 let mut batch = Some(Batch::new(counts.clone()));
-                let mut ended: Option<Result<(), toolcall_model::model::manager::LimitExceeded>> =
-                    None;
+                let mut ended: Option<Result<(), toolcall_model::model::LimitExceeded>> = None;
                 let mut first_breach = None;
                 for (i, call) in calls.iter().enumerate() {
                     let name = call.name.clone();

@@ -9,8 +9,8 @@ use crate::model::processor::json_error_text;
 /// `GeminiToolTextAdvisor.isJson`: non-empty and starting with `{`, `[` or `"`.
 ///
 /// ```
-/// assert!(toolcall_model::chat::advisor::advisor_thinks_json("[ERROR] disk full"));
-/// assert!(!toolcall_model::chat::advisor::advisor_thinks_json("42"));
+/// assert!(toolcall_model::chat::advisor_thinks_json("[ERROR] disk full"));
+/// assert!(!toolcall_model::chat::advisor_thinks_json("42"));
 /// ```
 pub fn advisor_thinks_json(text: &str) -> bool {
     matches!(text.chars().next(), Some('{' | '[' | '"'))
@@ -23,7 +23,7 @@ pub fn advisor_thinks_json(text: &str) -> bool {
 /// `java.util.NoSuchElementException` (no message) on an empty request.
 ///
 /// ```
-/// use toolcall_model::{model::message::{Message, ToolResponse}, chat::advisor::gemini_tool_text};
+/// use toolcall_model::{model::{Message, ToolResponse}, chat::gemini_tool_text};
 /// let mut m = vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "plain")] }];
 /// gemini_tool_text(&mut m).unwrap();
 /// assert_eq!(m[0].responses()[0].data, r#"{"error":"plain"}"#);

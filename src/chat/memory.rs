@@ -32,7 +32,7 @@ pub const MEMORY_MAX_MESSAGES_NOT_POSITIVE: &str = "maxMessages must be greater 
 ///    cut every non-system message goes.
 ///
 /// ```
-/// use toolcall_model::{model::message::Message, chat::memory::message_window};
+/// use toolcall_model::{model::Message, chat::message_window};
 /// let a = |t: &str| Message::assistant(Some(t), vec![]);
 /// let mem = vec![Message::user("u1"), a("a1"), Message::user("u2")];
 /// // 4 > 3: the cut (1) is at a1, not a user message, so it moves to u2.
@@ -59,7 +59,7 @@ pub fn message_window(
 ///   messages at the head of the kept non-system messages go too.
 ///
 /// ```
-/// use toolcall_model::{model::behavior::{Fix, Fixes}, model::message::{Message, ToolCall, ToolResponse}, chat::memory::message_window_with};
+/// use toolcall_model::{model::{Fix, Fixes}, model::{Message, ToolCall, ToolResponse}, chat::message_window_with};
 /// let call = |id: &str| Message::assistant(None, vec![ToolCall::new(id, "x", "{}")]);
 /// let resp = |id: &str| Message::Tool { responses: vec![ToolResponse::new(id, "x", "1")] };
 /// let mem = vec![Message::user("q"), call("1"), resp("1"), call("2")];

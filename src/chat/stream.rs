@@ -35,7 +35,7 @@ pub enum Script {
 /// (`ChatResponse.hasToolCalls`), its text included.
 ///
 /// ```
-/// use toolcall_model::{chat::stream::reaches_client, model::message::{Generation, ToolCall}};
+/// use toolcall_model::{chat::reaches_client, model::{Generation, ToolCall}};
 /// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
 /// assert!(reaches_client(&[Generation::default()]));
 /// assert!(!reaches_client(&[Generation::default(), call]));
@@ -53,7 +53,7 @@ pub fn reaches_client(chunk: &[Generation]) -> bool {
 /// came with `isThought`, and whose finish reason is the last one given.
 ///
 /// ```
-/// use toolcall_model::{chat::stream::aggregate, model::message::Generation};
+/// use toolcall_model::{chat::aggregate, model::Generation};
 /// let t = |s: &str| Some(Generation { text: Some(s.into()), ..Default::default() });
 /// let (a, b) = (t("It is "), t("sunny"));
 /// assert_eq!(aggregate([a.as_ref(), None, b.as_ref()]).text.as_deref(), Some("It is sunny"));
@@ -104,7 +104,7 @@ pub fn aggregate<'g>(firsts: impl IntoIterator<Item = Option<&'g Generation>>) -
 /// describe, so such a streamed turn is refused.
 ///
 /// ```
-/// use toolcall_model::{chat::stream::may_hang_a_stream, model::{java::{ClassTable, JavaException}, tools::{Outcome, ToolSpec}}};
+/// use toolcall_model::{chat::may_hang_a_stream, model::{ClassTable, JavaException, Outcome, ToolSpec}};
 /// let oom = ToolSpec { outcomes: vec![Outcome::Throws { exception: JavaException::new("java.lang.OutOfMemoryError", None), wrapped: true }], ..ToolSpec::returning("x", "1") };
 /// assert!(may_hang_a_stream(&[oom], &ClassTable::builtin()));
 /// assert!(!may_hang_a_stream(&[ToolSpec::returning("x", "1")], &ClassTable::builtin()));
@@ -132,7 +132,7 @@ fn is_true(v: &Value) -> bool {
 /// aggregated ([`aggregate`]); generations after the first are dropped.
 ///
 /// ```
-/// use toolcall_model::{chat::stream::aggregate_chunks, model::message::Generation};
+/// use toolcall_model::{chat::aggregate_chunks, model::Generation};
 /// let t = |s: &str| Generation { text: Some(s.into()), ..Default::default() };
 /// assert_eq!(aggregate_chunks(&[vec![t("a"), t("b")], vec![t("c")]]).text.as_deref(), Some("ac"));
 /// ```
@@ -152,7 +152,7 @@ pub fn aggregate_chunks(chunks: &[Vec<Generation>]) -> Generation {
 ///
 /// ```
 /// use std::num::NonZeroU8;
-/// use toolcall_model::{chat::stream::{aggregate_chunks, Split}, model::message::{Generation, ToolCall}};
+/// use toolcall_model::{chat::{aggregate_chunks, Split}, model::{Generation, ToolCall}};
 /// let g = Generation { text: Some("abcd".into()), tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
 /// let split = Split { pieces: NonZeroU8::new(2).unwrap(), calls_apart: true };
 /// let chunks = split.chunks(&[g.clone()]);

@@ -121,7 +121,7 @@ impl LoopConfig {
     /// empty at the start, when there is one), no advisor, 1000 rounds at most.
     ///
     /// ```
-    /// let c = toolcall_model::chat::tool_loop::LoopConfig::new(Default::default());
+    /// let c = toolcall_model::chat::LoopConfig::new(Default::default());
     /// assert!(c.conversation_history);
     /// ```
     pub fn new(manager: Config) -> Self {
@@ -288,7 +288,7 @@ pub enum LoopError {
 /// the loop starts from.
 ///
 /// ```
-/// use toolcall_model::{model::message::Message, chat::tool_loop::{with_memory, LoopConfig}};
+/// use toolcall_model::{model::Message, chat::{with_memory, LoopConfig}};
 /// let cfg = LoopConfig { memory_start: vec![Message::user("u0")], ..LoopConfig::default() };
 /// assert_eq!(with_memory(&cfg, vec![Message::user("u1")]), vec![Message::user("u0"), Message::user("u1")]);
 /// ```
@@ -303,7 +303,7 @@ pub fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
 /// generation list per model call), `toolbox` the tools.
 ///
 /// ```
-/// use toolcall_model::{model::message::{Generation, Message, ToolCall}, chat::tool_loop::*, model::tools::{Toolbox, ToolSpec}};
+/// use toolcall_model::{model::{Generation, Message, ToolCall}, chat::*, model::{Toolbox, ToolSpec}};
 /// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "\"sunny\"")]);
 /// let model = vec![
 ///     vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }],
@@ -327,7 +327,7 @@ pub fn run_loop(
 /// `cfg.stream` says how to cut them.
 ///
 /// ```
-/// use toolcall_model::{chat::{stream::Script, tool_loop::*}, model::{message::{Generation, Message, ToolCall}, tools::{Toolbox, ToolSpec}}};
+/// use toolcall_model::{chat::{Script, *}, model::{Generation, Message, ToolCall, Toolbox, ToolSpec}};
 /// let text = |t: &str| Generation { text: Some(t.into()), ..Default::default() };
 /// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
 /// // A round of text then a call, then an answer in two chunks.
@@ -401,7 +401,7 @@ impl<'m> Replies<'m> {
 /// on.
 ///
 /// ```
-/// use toolcall_model::{model::message::{Generation, Message}, chat::tool_loop::*, model::tools::Toolbox};
+/// use toolcall_model::{model::{Generation, Message}, chat::*, model::Toolbox};
 /// let model = vec![vec![Generation { text: Some("done".into()), ..Default::default() }]];
 /// let (run, messages) = run_loop_with_messages(&LoopConfig::default(), vec![Message::user("hi")], &model, &mut Toolbox::new(vec![])).unwrap();
 /// assert_eq!(run.requests.len(), 1);
@@ -465,7 +465,7 @@ fn drive(
 
 /// One user turn through the tool loop, between two model calls: the pure
 /// state of `ToolCallingAdvisor.adviseCall`'s loop, in the mould of the
-/// manager's [`Batch`](crate::model::manager::Batch).
+/// manager's [`Batch`](crate::model::Batch).
 ///
 /// Each round is two steps that consume the state: [`Turn::ask`] builds
 /// the next request (what the chat model receives, and the Gemini verdict
@@ -492,7 +492,7 @@ fn drive(
 ///   for every scenario sharing the first `k` replies.
 ///
 /// ```
-/// use toolcall_model::{chat::tool_loop::*, model::{message::{Generation, Message, ToolCall}, tools::{Toolbox, ToolSpec}}};
+/// use toolcall_model::{chat::*, model::{Generation, Message, ToolCall, Toolbox, ToolSpec}};
 /// let cfg = LoopConfig::default();
 /// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
 /// let call = vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }];
@@ -563,7 +563,7 @@ pub enum Answer<'c> {
 /// A turn waiting for the model's reply to its request.
 ///
 /// ```
-/// use toolcall_model::{chat::tool_loop::*, model::{message::Message, tools::Toolbox}};
+/// use toolcall_model::{chat::*, model::{Message, Toolbox}};
 /// let cfg = LoopConfig::default();
 /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
 /// assert_eq!(a.messages(), &[Message::user("hi")]);
@@ -591,7 +591,7 @@ impl<'c> Turn<'c> {
     /// (see [`with_memory`]).
     ///
     /// ```
-    /// use toolcall_model::{chat::tool_loop::*, model::{message::Message, tools::ToolSpec}};
+    /// use toolcall_model::{chat::*, model::{Message, ToolSpec}};
     /// let cfg = LoopConfig::default();
     /// let twice = [ToolSpec::returning("x", "1"), ToolSpec::returning("x", "2")];
     /// // DefaultChatClientUtils refuses two request tools of one name.
@@ -641,7 +641,7 @@ impl<'c> Turn<'c> {
     /// ([`LoopRun::streamed`]) and the memory outside stores its aggregate.
     ///
     /// ```
-    /// use toolcall_model::{chat::tool_loop::*, model::{message::{Generation, Message}, tools::Toolbox}};
+    /// use toolcall_model::{chat::*, model::{Generation, Message, Toolbox}};
     /// let cfg = LoopConfig::default();
     /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).streaming().ask() else { panic!() };
     /// let chunk = vec![Generation { text: Some("done".into()), ..Default::default() }];
@@ -656,7 +656,7 @@ impl<'c> Turn<'c> {
     /// The model calls answered so far.
     ///
     /// ```
-    /// use toolcall_model::chat::tool_loop::{LoopConfig, Turn};
+    /// use toolcall_model::chat::{LoopConfig, Turn};
     /// assert_eq!(Turn::new(&LoopConfig::default(), vec![], &[]).calls(), 0);
     /// ```
     pub fn calls(&self) -> usize {
@@ -668,7 +668,7 @@ impl<'c> Turn<'c> {
     /// Fails when the loop reaches its bound of model calls.
     ///
     /// ```
-    /// use toolcall_model::{chat::tool_loop::*, model::message::Message};
+    /// use toolcall_model::{chat::*, model::Message};
     /// let cfg = LoopConfig { max_rounds: 0, ..LoopConfig::default() };
     /// let err = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask().unwrap_err();
     /// assert_eq!(err, LoopError::TooManyRounds(0));
@@ -935,7 +935,7 @@ impl<'c> Asking<'c> {
     /// The 1-based number of this model call in the turn.
     ///
     /// ```
-    /// use toolcall_model::{chat::tool_loop::*, model::message::Message};
+    /// use toolcall_model::{chat::*, model::Message};
     /// let cfg = LoopConfig::default();
     /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
     /// assert_eq!(a.call(), 1);
@@ -947,7 +947,7 @@ impl<'c> Asking<'c> {
     /// The request as sent to the provider.
     ///
     /// ```
-    /// use toolcall_model::{chat::tool_loop::*, model::message::Message};
+    /// use toolcall_model::{chat::*, model::Message};
     /// let cfg = LoopConfig { provider: Provider::None, ..LoopConfig::default() };
     /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
     /// assert!(matches!(a.request(), Sent::Messages(m) if m.len() == 1));
@@ -960,7 +960,7 @@ impl<'c> Asking<'c> {
     /// `none`.
     ///
     /// ```
-    /// use toolcall_model::{chat::tool_loop::*, model::message::Message};
+    /// use toolcall_model::{chat::*, model::Message};
     /// let cfg = LoopConfig { provider: Provider::None, ..LoopConfig::default() };
     /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
     /// assert_eq!(a.verdict(), None);
@@ -973,7 +973,7 @@ impl<'c> Asking<'c> {
     /// memory inside the loop.
     ///
     /// ```
-    /// use toolcall_model::{chat::tool_loop::*, model::message::Message};
+    /// use toolcall_model::{chat::*, model::Message};
     /// let cfg = LoopConfig { memory: Memory::Inside, memory_start: vec![Message::user("u0")], ..LoopConfig::default() };
     /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("u1")], &[]).ask() else { panic!() };
     /// assert_eq!(a.messages(), &[Message::user("u0"), Message::user("u1")]);
@@ -990,7 +990,7 @@ impl<'c> Asking<'c> {
     /// or the turn ends.
     ///
     /// ```
-    /// use toolcall_model::{chat::tool_loop::*, model::{message::{Generation, Message}, tools::Toolbox}};
+    /// use toolcall_model::{chat::*, model::{Generation, Message, Toolbox}};
     /// let cfg = LoopConfig::default();
     /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
     /// let text = vec![Generation { text: Some("done".into()), ..Default::default() }];
@@ -1019,7 +1019,7 @@ impl<'c> Asking<'c> {
     /// received.
     ///
     /// ```
-    /// use toolcall_model::{chat::tool_loop::*, model::{message::{Generation, Message, ToolCall}, tools::Toolbox}};
+    /// use toolcall_model::{chat::*, model::{Generation, Message, ToolCall, Toolbox}};
     /// let cfg = LoopConfig::default();
     /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).streaming().ask() else { panic!() };
     /// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };

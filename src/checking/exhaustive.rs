@@ -4,7 +4,7 @@
 //! Where `explore`'s random mode says "not refuted in N generated cases",
 //! this module says "proved for every scenario of bound B": it enumerates
 //! the whole of a finite space of turns ([`Bound`]), runs each one under
-//! every behaviour set of [`crate::model::behavior::behavior_sets`] through the same
+//! every behaviour set of [`crate::model::behavior_sets`] through the same
 //! [`Scenario`] model, and judges it with the same checkers
 //! ([`crate::checking::invariants::check`]) as the random suite. A refuted cell keeps
 //! its first counterexample in order of size ([`Space::size`], then
@@ -1425,7 +1425,7 @@ pub fn finish(space: &Space, part: &Part) -> Report {
 }
 
 /// The fixes that change only what a chat memory does: every read of their
-/// switches is in [`crate::chat::memory`], which a turn without a memory
+/// switches is in [`crate::chat::message_window`], which a turn without a memory
 /// never reaches, so without one they run and judge as upstream does. A
 /// fix not listed here counts as changing every turn.
 const MEMORY_FIXES: [Fix; 3] = [

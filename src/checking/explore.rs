@@ -1,5 +1,5 @@
 //! The verdict matrix: every [`Invariant`] under every behaviour set of
-//! [`crate::model::behavior::behavior_sets`], each cell a proptest run over generated
+//! [`crate::model::behavior_sets`], each cell a proptest run over generated
 //! turns ([`crate::checking::gen::scenario`]), with the shrunk counterexample of every
 //! refuted cell printed as a `tool_loop` vector whose `expect` records what
 //! the invariant wanted, so that `toolcall-model verify` on it fails and
@@ -92,7 +92,7 @@ pub struct MatrixCell {
 /// Every cell, set by set, invariants in docs/INVARIANTS.md's order.
 ///
 /// ```
-/// use toolcall_model::{checking::invariants::Invariant, model::behavior::behavior_sets};
+/// use toolcall_model::{checking::invariants::Invariant, model::behavior_sets};
 /// let cells = toolcall_model::checking::explore::cells();
 /// assert_eq!(cells.len(), behavior_sets().len() * Invariant::ALL.len());
 /// ```
@@ -104,7 +104,7 @@ pub fn cells() -> Vec<MatrixCell> {
 /// beside the named ones), set by set.
 ///
 /// ```
-/// use toolcall_model::model::behavior::{BehaviorSet, Fix, Fixes};
+/// use toolcall_model::model::{BehaviorSet, Fix, Fixes};
 /// let mine = BehaviorSet { name: "mine", fixes: Fixes::only(Fix::ErrorKey).with(Fix::CloseDanglingCalls), gemini_tool_text: false };
 /// let invariants = toolcall_model::checking::invariants::Invariant::ALL.len();
 /// assert_eq!(toolcall_model::checking::explore::cells_for(&[mine]).len(), invariants);
@@ -338,7 +338,7 @@ fn actual_output(s: &Scenario) -> Option<Value> {
 /// ```
 /// use toolcall_model::checking::explore::{cells, counterexample_vector};
 /// use toolcall_model::checking::invariants::Invariant;
-/// use toolcall_model::{model::message::{Generation, Message}, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
+/// use toolcall_model::{model::{Generation, Message}, checking::scenario::Scenario, chat::LoopConfig};
 /// let cell = cells().into_iter().find(|c| c.set.name == "all" && c.invariant == Invariant::Limits).unwrap();
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![vec![Generation::default()]] };

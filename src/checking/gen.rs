@@ -81,7 +81,7 @@ pub const CUSTOM_CHECKED: &str = "com.example.RemoteCallException";
 /// workaround advisor runs. Nothing else changes.
 ///
 /// ```
-/// use toolcall_model::{checking::gen::with_set, model::message::Message, checking::scenario::Scenario, model::behavior::behavior_sets, chat::tool_loop::LoopConfig};
+/// use toolcall_model::{checking::gen::with_set, model::Message, checking::scenario::Scenario, model::behavior_sets, chat::LoopConfig};
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![] };
 /// let all = behavior_sets().into_iter().find(|b| b.name == "all").unwrap();

@@ -31,7 +31,7 @@ impl Scenario {
     /// invocations say which tools ran.
     ///
     /// ```
-    /// use toolcall_model::{model::message::{Generation, Message}, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
+    /// use toolcall_model::{model::{Generation, Message}, checking::scenario::Scenario, chat::LoopConfig};
     /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
     ///     history: vec![Message::user("hi")], model: vec![vec![Generation { text: Some("hello".into()), ..Default::default() }]] };
     /// let (run, _) = s.run().unwrap();
@@ -45,10 +45,10 @@ impl Scenario {
 
     /// The reply the loop goes on with at each model call: the scripted
     /// one, or for a streamed turn the aggregate of its chunks (one
-    /// generation, [`crate::chat::stream::aggregate_chunks`]).
+    /// generation, [`crate::chat::aggregate_chunks`]).
     ///
     /// ```
-    /// use toolcall_model::{model::message::Generation, checking::scenario::Scenario, chat::{stream::Split, tool_loop::LoopConfig}};
+    /// use toolcall_model::{model::Generation, checking::scenario::Scenario, chat::{Split, LoopConfig}};
     /// let two = vec![Generation { text: Some("a".into()), ..Default::default() }, Generation::default()];
     /// let mut s = Scenario { config: LoopConfig::default(), tools: vec![], history: vec![], model: vec![two.clone()] };
     /// assert_eq!(s.replies()[0], two);
@@ -70,7 +70,7 @@ impl Scenario {
     /// As [`Scenario::run`], also returning the message list each model
     /// call received, as the same turn run with provider `none` records
     /// them (`None` where a Gemini conversion failed and ended the turn;
-    /// see [`crate::chat::tool_loop::run_loop_with_messages`]).
+    /// see [`crate::chat::run_loop_with_messages`]).
     pub fn run_with_messages(
         &self,
     ) -> Result<
@@ -95,7 +95,7 @@ impl Scenario {
     /// `expect`. [`crate::vectors::Vector::from_value`] reads it back.
     ///
     /// ```
-    /// use toolcall_model::{model::message::Message, checking::scenario::Scenario, chat::tool_loop::LoopConfig, vectors::Vector};
+    /// use toolcall_model::{model::Message, checking::scenario::Scenario, chat::LoopConfig, vectors::Vector};
     /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
     ///     history: vec![Message::user("hi")], model: vec![] };
     /// let v = s.to_vector("n", "about", serde_json::json!({}));

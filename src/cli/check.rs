@@ -14,21 +14,21 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::{json, Value};
-use toolcall_model::chat::tool_loop::{Memory, Provider};
-use toolcall_model::config::binding::{
-    bind, parse_properties, too_large, BindFailure, BoundProperties, Entry, MAX_CONFIG_BYTES,
-};
-use toolcall_model::config::check::{
-    describe_setup, report_sets, smallest_fixes, CheckScenario, Mark, SetReport, Setup, ToolOutput,
-};
-use toolcall_model::config::profiles::{
+use toolcall_model::chat::{Memory, Provider};
+use toolcall_model::config::{
     active_profiles, applied, placeholder_names, relaxed, source as profile_source,
     spring_ai_version, MODELLED_SPRING_AI,
 };
-use toolcall_model::model::behavior::{behavior_sets, BehaviorSet, Fixes, SpringAi};
-use toolcall_model::model::limits::{Max, OnExceeded};
-use toolcall_model::model::processor::{Processor, ProcessorKind};
-use toolcall_model::model::text::cut;
+use toolcall_model::config::{
+    bind, parse_properties, too_large, BindFailure, BoundProperties, Entry, MAX_CONFIG_BYTES,
+};
+use toolcall_model::config::{
+    describe_setup, report_sets, smallest_fixes, CheckScenario, Mark, SetReport, Setup, ToolOutput,
+};
+use toolcall_model::model::cut;
+use toolcall_model::model::{behavior_sets, BehaviorSet, Fixes, SpringAi};
+use toolcall_model::model::{Max, OnExceeded};
+use toolcall_model::model::{Processor, ProcessorKind};
 
 /// What properties cannot say, from the command line.
 pub struct Flags {
@@ -711,8 +711,8 @@ fn read_documents(
             e.valid_up_to()
         ))
     })?;
-    toolcall_model::config::yaml::read(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| {
-        if let Some(why) = e.strip_prefix(toolcall_model::config::yaml::NOT_MODELLED) {
+    toolcall_model::config::read_yaml(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| {
+        if let Some(why) = e.strip_prefix(toolcall_model::config::NOT_MODELLED) {
             return not_checked(name, why, json);
         }
         cannot_load(name, &e, json)
@@ -876,7 +876,7 @@ fn change_text(r: &SetReport) -> String {
 /// upstream), and the fewest switches of the fix library.
 pub struct Remedy {
     /// The smallest configuration change under upstream, if one is enough.
-    pub change: Option<Vec<toolcall_model::config::check::Change>>,
+    pub change: Option<Vec<toolcall_model::config::Change>>,
     /// The fewest fixes that make the setup safe as configured.
     pub fixes: Option<Fixes>,
     /// The Spring AI version answered for.

@@ -4,8 +4,8 @@ use std::io::{BufRead, Read, Write};
 use std::process::ExitCode;
 
 use toolcall_model::gemini::write_tool_response;
-use toolcall_model::model::behavior::Fixes;
-use toolcall_model::model::text::cut;
+use toolcall_model::model::cut;
+use toolcall_model::model::Fixes;
 
 /// At most this many characters of an input are echoed in a message; the
 /// rest is named by its length.

@@ -97,7 +97,7 @@ pub fn command(
         seed,
         ..Options::default()
     };
-    let mut sets = toolcall_model::model::behavior::behavior_sets();
+    let mut sets = toolcall_model::model::behavior_sets();
     if let Some(list) = fixes {
         match super::check::asked_set(list) {
             Ok(s) if !sets.contains(&s) => sets.push(s),
@@ -245,7 +245,7 @@ pub fn exhaustive(
         bound.name,
         space.scenarios(),
         space.evaluated(),
-        toolcall_model::model::behavior::behavior_sets().len()
+        toolcall_model::model::behavior_sets().len()
     );
     let part_of = shard.unwrap_or(Shard::WHOLE);
     if shard.is_some() {
@@ -318,7 +318,7 @@ pub fn exhaustive(
         report.evaluated,
         report.scenarios as f64 / wall.max(1e-9),
         report.evaluated as f64 / wall.max(1e-9),
-        toolcall_model::model::behavior::behavior_sets().len()
+        toolcall_model::model::behavior_sets().len()
     );
     print_report(&report, json, out_dir)
 }

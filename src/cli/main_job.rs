@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 pub(crate) fn main_job(json: bool) -> ExitCode {
-    let job = toolcall_model::config::main_job::reproduce();
+    let job = toolcall_model::config::reproduce();
     let faults = job.faults();
     if let Some(f) = faults.first() {
         errln!("error: the model failed: {f}");
@@ -15,7 +15,7 @@ pub(crate) fn main_job(json: bool) -> ExitCode {
             serde_json::to_string_pretty(&job.to_value()).unwrap_or_default()
         );
     } else {
-        out!("{}", toolcall_model::config::main_job::table(&job));
+        out!("{}", toolcall_model::config::table(&job));
     }
     ExitCode::SUCCESS
 }

@@ -5,10 +5,10 @@
 //! does not survive under the set asked for.
 
 use serde_json::{json, Value};
-use toolcall_model::config::binding::Entry;
-use toolcall_model::config::check::{CheckScenario, SetReport, Setup};
-use toolcall_model::config::profiles::relaxed;
-use toolcall_model::model::limits::OnExceeded;
+use toolcall_model::config::relaxed;
+use toolcall_model::config::Entry;
+use toolcall_model::config::{CheckScenario, SetReport, Setup};
+use toolcall_model::model::OnExceeded;
 
 use super::check::Remedy;
 

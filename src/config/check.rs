@@ -3,11 +3,11 @@
 //! and of the main job's table.
 //!
 //! A [`Setup`] is what an application configures: the limits and processor
-//! flags its `spring.ai.tools.*` properties give (see [`crate::config::binding`]),
+//! flags its `spring.ai.tools.*` properties give (see [`crate::config::bind`]),
 //! plus what properties cannot say (which exception processor bean, its
 //! rethrow list, where the chat memory advisor stands, its window, the
 //! provider). A [`CheckScenario`] is one situation, played as a scripted tool loop
-//! ([`crate::chat::tool_loop::run_loop`]) on the setup; [`evaluate`] says whether
+//! ([`crate::chat::run_loop`]) on the setup; [`evaluate`] says whether
 //! the setup survives it and, if not, how it breaks.
 //!
 //! "Survives" means: the turn ends the way the setup intends (the model's
@@ -122,7 +122,7 @@ impl ToolOutput {
     /// them (every tool) and `NAME=KIND` entries (one tool).
     ///
     /// ```
-    /// use toolcall_model::config::check::{OutputKind, ToolOutput};
+    /// use toolcall_model::config::{OutputKind, ToolOutput};
     /// let t = ToolOutput::parse("json,getWeather=text").unwrap();
     /// assert_eq!(t.default, OutputKind::Json);
     /// assert_eq!(t.text_tool(), Some("getWeather"));
@@ -150,7 +150,7 @@ impl ToolOutput {
     /// when every tool returns JSON.
     ///
     /// ```
-    /// use toolcall_model::config::check::ToolOutput;
+    /// use toolcall_model::config::ToolOutput;
     /// assert_eq!(ToolOutput::default().text_tool(), Some("weather"));
     /// ```
     pub fn text_tool(&self) -> Option<&str> {
@@ -188,7 +188,7 @@ impl Setup {
     /// (`!hasDownstreamMemoryAdvisor`).
     ///
     /// ```
-    /// use toolcall_model::{config::check::Setup, chat::tool_loop::Memory};
+    /// use toolcall_model::{config::Setup, chat::Memory};
     /// assert!(Setup::default().history());
     /// assert!(!Setup { memory: Memory::Inside, ..Setup::default() }.history());
     /// ```
@@ -225,7 +225,7 @@ enum_table! {
     /// description. The turn it plays is built in `CheckScenario::turn`.
     ///
     /// ```
-    /// use toolcall_model::config::check::CheckScenario;
+    /// use toolcall_model::config::CheckScenario;
     /// assert_eq!(CheckScenario::HalfJson.name(), "half-json");
     /// assert_eq!(CheckScenario::BreachThenRound.column(), "breach+1");
     /// ```
@@ -373,8 +373,8 @@ impl Mark {
     /// A short word for tables.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::config::check::Mark::Dangling.word(), "dangling");
-    /// assert!(toolcall_model::config::check::Mark::NextParse.word().len() <= 9);
+    /// assert_eq!(toolcall_model::config::Mark::Dangling.word(), "dangling");
+    /// assert!(toolcall_model::config::Mark::NextParse.word().len() <= 9);
     /// ```
     pub fn word(self) -> &'static str {
         match self {
@@ -599,7 +599,7 @@ fn clip(s: &str, n: usize) -> String {
 /// very same turn with its invariants (no verdict of `check` may call a
 /// set safe where an invariant is refuted on this turn).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Script {
+pub struct ScenarioScript {
     /// The loop's configuration.
     pub config: LoopConfig,
     /// The tools.
@@ -616,7 +616,7 @@ pub struct Script {
 /// [`CheckScenario::UnknownTool`].
 ///
 /// ```
-/// use toolcall_model::{config::check::{evaluate, Mark, CheckScenario, Setup, UNKNOWN_TOOL_NAME}, model::behavior::behavior_sets};
+/// use toolcall_model::{config::{evaluate, Mark, CheckScenario, Setup, UNKNOWN_TOOL_NAME}, model::behavior_sets};
 /// let v = evaluate(&Setup::default(), &behavior_sets()[0], CheckScenario::UnknownTool);
 /// assert_eq!(v.mark, Mark::Raised);
 /// assert!(v.detail.contains(UNKNOWN_TOOL_NAME));
@@ -628,14 +628,18 @@ pub const UNKNOWN_TOOL_NAME: &str = "getWether";
 /// total limit below the long turn).
 ///
 /// ```
-/// use toolcall_model::{config::check::{script, CheckScenario, Setup}, model::behavior::behavior_sets};
+/// use toolcall_model::{config::{script, CheckScenario, Setup}, model::behavior_sets};
 /// let up = behavior_sets()[0];
 /// // The default limits (40 per tool) are breached at call 41.
 /// let s = script(&Setup::default(), &up, CheckScenario::BreachThenRound).unwrap();
 /// assert_eq!(s.model[0][0].tool_calls.len(), 41);
 /// assert_eq!(s.model.len(), 3);
 /// ```
-pub fn script(setup: &Setup, set: &BehaviorSet, scenario: CheckScenario) -> Result<Script, String> {
+pub fn script(
+    setup: &Setup,
+    set: &BehaviorSet,
+    scenario: CheckScenario,
+) -> Result<ScenarioScript, String> {
     let config = setup.loop_config(set);
     let history = vec![Message::user("What is the weather?")];
     // A tool's output, then one more round (another tool, returning JSON)
@@ -760,7 +764,7 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: CheckScenario) -> Resu
             let mut config = config;
             config.repeat_last = true;
             config.max_rounds = bound + 1;
-            return Ok(Script {
+            return Ok(ScenarioScript {
                 config,
                 tools: vec![ToolSpec::returning(&tool, "{\"temp\":22}")],
                 history,
@@ -789,7 +793,7 @@ pub fn script(setup: &Setup, set: &BehaviorSet, scenario: CheckScenario) -> Resu
             (tools, model, LONG_TURN_ROUNDS)
         }
     };
-    Ok(Script {
+    Ok(ScenarioScript {
         config,
         tools,
         history,
@@ -814,7 +818,7 @@ fn other_tool(limits: &ToolCallLimits, taken: &[&str]) -> String {
 /// Plays `scenario` on `setup` under `set`.
 ///
 /// ```
-/// use toolcall_model::{config::check::{evaluate, Mark, CheckScenario, Setup}, model::behavior::behavior_sets};
+/// use toolcall_model::{config::{evaluate, Mark, CheckScenario, Setup}, model::behavior_sets};
 /// let upstream = behavior_sets()[0];
 /// let v = evaluate(&Setup::default(), &upstream, CheckScenario::HalfJson);
 /// assert_eq!(v.mark, Mark::Lost); // {"result":3.0}
@@ -888,7 +892,7 @@ enum Unplayed {
 
 /// Plays `scenario`'s turn on `setup` under `set`.
 fn play(setup: &Setup, set: &BehaviorSet, scenario: CheckScenario) -> Result<Played, Unplayed> {
-    let Script {
+    let ScenarioScript {
         config,
         tools,
         history,
@@ -1328,7 +1332,7 @@ pub fn report(setup: &Setup) -> Vec<SetReport> {
 /// The report for a setup under the given behaviour sets.
 ///
 /// ```
-/// use toolcall_model::{config::check::{report_sets, Setup}, model::behavior::{BehaviorSet, Fixes}};
+/// use toolcall_model::{config::{report_sets, Setup}, model::{BehaviorSet, Fixes}};
 /// let set = BehaviorSet { name: "mine", fixes: Fixes::all(), gemini_tool_text: false };
 /// let r = report_sets(&Setup::default(), &[set]);
 /// assert!(r[0].safe());
@@ -1362,7 +1366,7 @@ pub fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport> {
 /// combination does.
 ///
 /// ```
-/// use toolcall_model::{config::check::{smallest_fixes, Setup}, model::{behavior::Fix, limits::{ToolCallLimits, OnExceeded}}};
+/// use toolcall_model::{config::{smallest_fixes, Setup}, model::{Fix, ToolCallLimits, OnExceeded}};
 /// let setup = Setup {
 ///     limits: ToolCallLimits { on_exceeded: OnExceeded::ReturnErrorResponse, ..ToolCallLimits::default().max_calls_per_tool(1).unwrap() },
 ///     ..Setup::default()

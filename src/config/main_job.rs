@@ -10,8 +10,8 @@
 //! (`MessageWindowChatMemory` of 20 messages; with the memory advisor
 //! inside the loop, `ChatClient` registers `ToolCallingAdvisor` with
 //! conversation history off); and, under `RETURN_ERROR_RESPONSE`, a model
-//! that keeps calling a tool past its limit. Each cell is a [`crate::config::check`] scenario
-//! played on a [`crate::config::check::Setup`].
+//! that keeps calling a tool past its limit. Each cell is a [`crate::config::CheckScenario`]
+//! played on a [`crate::config::Setup`].
 
 use std::collections::BTreeSet;
 
@@ -72,7 +72,7 @@ pub const GROUPS: [([&str; 2], &str); 5] = [
 /// The columns, in order.
 ///
 /// ```
-/// let c = toolcall_model::config::main_job::columns();
+/// let c = toolcall_model::config::columns();
 /// assert_eq!(c.len(), 12);
 /// assert_eq!(c[0].id, "breach/default-processor");
 /// ```
@@ -296,7 +296,7 @@ impl MainJob {
 /// Plays every column under every behaviour set (about 70 short loops).
 ///
 /// ```
-/// let job = toolcall_model::config::main_job::reproduce();
+/// let job = toolcall_model::config::reproduce();
 /// let up = job.cell("breach/json-error-processor", "upstream").unwrap();
 /// assert!(!up.mark.survives());
 /// assert!(up.detail.contains("Failed to parse JSON: Tool call limit (1) exceeded for tool 'x'"));
@@ -510,7 +510,7 @@ fn wrap(text: &str, width: usize) -> String {
 /// sets that close it; at most 100 columns wide.
 ///
 /// ```
-/// let t = toolcall_model::config::main_job::table(&toolcall_model::config::main_job::reproduce());
+/// let t = toolcall_model::config::table(&toolcall_model::config::reproduce());
 /// assert!(t.lines().all(|l| l.chars().count() <= 100));
 /// assert!(t.lines().any(|l| l.starts_with("upstream ") && l.contains("parse")));
 /// assert!(t.contains("Issue 6902's breach"));

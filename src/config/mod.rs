@@ -2,9 +2,32 @@
 //! `spring.ai.tools.*`, the configuration checker, and the main job (seed
 //! 000 under every behaviour set).
 
-pub mod binding;
-pub mod check;
-pub mod main_job;
-pub mod profiles;
+pub(crate) mod binding;
+pub(crate) mod check;
+pub(crate) mod main_job;
+pub(crate) mod profiles;
 #[cfg(feature = "yaml")]
-pub mod yaml;
+pub(crate) mod yaml;
+
+pub use binding::{
+    bind, expands_too_much, parse_properties, resolve_yaml_scalar, too_large, BindFailure,
+    BoundProperties, Entry, JavaValue, LoadError, Unknown, ENTRY_COST, KNOWN_KEYS,
+    MAX_CONFIG_BYTES, MAX_EXPANDED_BYTES, MAX_PLACEHOLDER_DEPTH, MAX_UNKNOWN, SUGGEST_TRIES,
+};
+
+pub use check::{
+    describe_setup, evaluate, report, report_sets, safe_sets, script, smallest_change,
+    smallest_fixes, Change, CheckScenario, CheckVerdict, Mark, NextRefused, OutputKind,
+    ScenarioScript, SetReport, Setup, ToolOutput, LONG_TURN_ROUNDS, MAX_PLAYED_LIMIT,
+    RUNAWAY_PROBE, UNKNOWN_TOOL_NAME,
+};
+
+pub use main_job::{columns, conclusion, reproduce, table, Column, MainJob, GROUPS};
+
+pub use profiles::{
+    active_profiles, applied, placeholder_names, profile_matches, relaxed, source,
+    spring_ai_version, MODELLED_SPRING_AI, ON_PROFILE, PROFILES_ACTIVE,
+};
+
+#[cfg(feature = "yaml")]
+pub use yaml::{read_yaml, NOT_MODELLED};

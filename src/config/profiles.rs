@@ -19,7 +19,7 @@ pub const PROFILES_ACTIVE: &str = "spring.profiles.active";
 /// lower case (`spring.config.activate.onProfile` is `on-profile`).
 ///
 /// ```
-/// use toolcall_model::config::profiles::relaxed;
+/// use toolcall_model::config::relaxed;
 /// assert_eq!(relaxed("spring.config.activate.onProfile"), relaxed("spring.config.activate.on-profile"));
 /// ```
 pub fn relaxed(key: &str) -> String {
@@ -51,7 +51,7 @@ fn value_of(doc: &[Entry], key: &str) -> Option<String> {
 /// active profiles.
 ///
 /// ```
-/// use toolcall_model::config::profiles::profile_matches;
+/// use toolcall_model::config::profile_matches;
 /// let active = ["dev".to_owned()];
 /// assert!(profile_matches("dev", &active));
 /// assert!(profile_matches("prod, dev", &active));
@@ -143,7 +143,7 @@ impl<'a> Expr<'a> {
 /// it when no profile is.
 ///
 /// ```
-/// use toolcall_model::config::{binding::parse_properties, profiles::active_profiles};
+/// use toolcall_model::config::{parse_properties, active_profiles};
 /// let docs = parse_properties(b"spring.profiles.active=dev,cloud\n").unwrap();
 /// assert_eq!(active_profiles(&docs, None), ["dev", "cloud"]);
 /// assert_eq!(active_profiles(&docs, Some(&["prod".to_owned()])), ["prod"]);
@@ -175,7 +175,7 @@ pub fn active_profiles(docs: &[Vec<Entry>], given: Option<&[String]>) -> Vec<Str
 /// expression.
 ///
 /// ```
-/// use toolcall_model::config::{binding::parse_properties, profiles::applied};
+/// use toolcall_model::config::{parse_properties, applied};
 /// let docs = parse_properties(b"a=1\n#---\nspring.config.activate.on-profile=dev\nb=2\n").unwrap();
 /// let (kept, skipped) = applied(docs.clone(), &["default".to_owned()]);
 /// assert_eq!(kept.len(), 1);
@@ -203,7 +203,7 @@ pub fn applied(
 /// placeholders (nested ones included), each once, in order.
 ///
 /// ```
-/// use toolcall_model::config::{binding::parse_properties, profiles::placeholder_names};
+/// use toolcall_model::config::{parse_properties, placeholder_names};
 /// let docs = parse_properties(b"a=${TOOL_POLICY}\nb=${LIMIT:3}-${X:${Y}}\n").unwrap();
 /// assert_eq!(placeholder_names(&docs), ["TOOL_POLICY", "LIMIT", "X", "Y"]);
 /// ```
@@ -230,7 +230,7 @@ pub fn placeholder_names(docs: &[Vec<Entry>]) -> Vec<String> {
 /// document whose entries have no line.
 ///
 /// ```
-/// use toolcall_model::config::profiles::source;
+/// use toolcall_model::config::source;
 /// let d = source(&[("TOOL_POLICY".into(), "THROW".into())]);
 /// assert_eq!((d[0].key.as_str(), d[0].line), ("TOOL_POLICY", 0));
 /// ```
@@ -256,7 +256,7 @@ pub const MODELLED_SPRING_AI: &str = "2.0.1";
 /// the file names none.
 ///
 /// ```
-/// use toolcall_model::config::profiles::spring_ai_version;
+/// use toolcall_model::config::spring_ai_version;
 /// let pom = "<properties><spring-ai.version>1.1.2</spring-ai.version></properties>";
 /// assert_eq!(spring_ai_version(pom).as_deref(), Some("1.1.2"));
 /// let pom = "<dependency><groupId>org.springframework.ai</groupId><artifactId>spring-ai-bom</artifactId><version>${ai}</version></dependency><ai>2.0.1</ai>";

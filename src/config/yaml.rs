@@ -144,11 +144,11 @@ const MAX_SURROGATE_SCALARS: usize = 16;
 /// the same).
 ///
 /// ```
-/// use toolcall_model::config::{binding::JavaValue, yaml::read};
-/// let docs = read("a: \"x\\uD800y\\uD83D\\uDE00\"\n").unwrap();
+/// use toolcall_model::config::{JavaValue, read_yaml};
+/// let docs = read_yaml("a: \"x\\uD800y\\uD83D\\uDE00\"\n").unwrap();
 /// assert_eq!(docs[0][0].value, JavaValue::String("x\u{fffd}y\u{1f600}".into()));
 /// ```
-pub fn read(text: &str) -> Result<Vec<Vec<Entry>>, String> {
+pub fn read_yaml(text: &str) -> Result<Vec<Vec<Entry>>, String> {
     let mut text = std::borrow::Cow::Borrowed(text);
     for _ in 0..MAX_SURROGATE_SCALARS {
         match read_once(&text) {

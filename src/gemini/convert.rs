@@ -26,7 +26,7 @@ pub struct Payload(Repr);
 /// and built by another.
 ///
 /// ```
-/// use toolcall_model::{model::behavior::{Fix, Fixes}, gemini::convert_tool_response};
+/// use toolcall_model::{model::{Fix, Fixes}, gemini::convert_tool_response};
 /// let kept = convert_tool_response("[1,2]", false, Fixes::upstream()).unwrap();
 /// let built = convert_tool_response("[1,2]", false, Fixes::only(Fix::Pr6049StrictWrap)).unwrap();
 /// assert_eq!(kept, built);
@@ -94,7 +94,7 @@ impl Payload {
     /// built object is written from its map.
     ///
     /// ```
-    /// use toolcall_model::{model::behavior::Fixes, gemini::convert_tool_response};
+    /// use toolcall_model::{model::Fixes, gemini::convert_tool_response};
     /// let p = convert_tool_response("{ \"a\" : [1, 2] }", false, Fixes::all()).unwrap();
     /// let mut out = Vec::new();
     /// p.write_compact(&mut out).unwrap();
@@ -145,7 +145,7 @@ impl Payload {
     /// Whether the object was passed on as text, unbuilt.
     ///
     /// ```
-    /// use toolcall_model::{model::behavior::Fixes, gemini::convert_tool_response};
+    /// use toolcall_model::{model::Fixes, gemini::convert_tool_response};
     /// assert!(convert_tool_response(r#"{"a":1}"#, false, Fixes::all()).unwrap().is_raw());
     /// assert!(!convert_tool_response(r#"{"a":1,"a":2}"#, false, Fixes::all()).unwrap().is_raw());
     /// ```
@@ -156,7 +156,7 @@ impl Payload {
     /// Whether the object has no entries.
     ///
     /// ```
-    /// use toolcall_model::{model::behavior::Fixes, gemini::convert_arguments};
+    /// use toolcall_model::{model::Fixes, gemini::convert_arguments};
     /// assert!(convert_arguments(None, Fixes::all()).unwrap().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
@@ -373,7 +373,7 @@ pub fn pr_6049_parse_json_to_map(text: Option<&str>) -> Payload {
 /// * otherwise upstream [`parse_json_to_map`].
 ///
 /// ```
-/// use toolcall_model::{model::behavior::{Fix, Fixes}, gemini::convert_tool_response};
+/// use toolcall_model::{model::{Fix, Fixes}, gemini::convert_tool_response};
 /// use serde_json::json;
 /// let f = Fixes::only(Fix::StrictJsonOrWrap);
 /// assert_eq!(convert_tool_response("3.0 + 5.0 = 8.0", false, f).unwrap().to_value(),
@@ -413,7 +413,7 @@ pub fn convert_tool_response(
 /// at the first place, which a stream cannot know in advance).
 ///
 /// ```
-/// use toolcall_model::{model::behavior::Fixes, gemini::write_tool_response};
+/// use toolcall_model::{model::Fixes, gemini::write_tool_response};
 /// let mut out = Vec::new();
 /// write_tool_response("3.0 + 5.0 = 8.0", false, Fixes::upstream(), &mut out).unwrap().unwrap();
 /// assert_eq!(out, br#"{"result":3.0}"#);
@@ -455,7 +455,7 @@ pub fn write_tool_response<W: std::io::Write>(
 /// rest as [`pr_6049_parse_json_to_map`] (PR 6907 leaves arguments alone).
 ///
 /// ```
-/// use toolcall_model::{model::behavior::{Fix, Fixes}, gemini::convert_arguments};
+/// use toolcall_model::{model::{Fix, Fixes}, gemini::convert_arguments};
 /// assert!(convert_arguments(Some("  "), Fixes::upstream()).is_err());
 /// assert!(convert_arguments(Some("  "), Fixes::all()).unwrap().is_empty());
 /// let pr = Fixes::only(Fix::Pr6049StrictWrap);

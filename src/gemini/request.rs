@@ -179,7 +179,7 @@ pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Vec<Part>, JavaE
 /// assistant messages `model`.
 ///
 /// ```
-/// use toolcall_model::{gemini::build_request, model::message::Message};
+/// use toolcall_model::{gemini::build_request, model::Message};
 /// let r = build_request(&[Message::user("hi")], Default::default()).unwrap();
 /// assert_eq!(r.contents[0].role, "user");
 /// let two = [Message::System { text: Some("a".into()) }, Message::System { text: Some("b".into()) }];
@@ -240,7 +240,7 @@ pub(super) fn content_of(m: &Message, fixes: Fixes) -> Result<Option<Content>, J
 /// caller's promise; the tool loop keeps it by only appending).
 ///
 /// ```
-/// use toolcall_model::{gemini::{build_request, IncrementalRequests}, model::message::Message};
+/// use toolcall_model::{gemini::{build_request, IncrementalRequests}, model::Message};
 /// let mut inc = IncrementalRequests::default();
 /// let mut msgs = vec![Message::user("a")];
 /// inc.build(&msgs, Default::default()).unwrap();

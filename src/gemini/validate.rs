@@ -124,7 +124,7 @@ pub fn verdict(
 /// 14. Rule 9 (response is an object) holds by construction of [`Payload`](super::Payload).
 ///
 /// ```
-/// use toolcall_model::{gemini::{build_request, validate, ValidatorOptions}, model::message::{Message, ToolCall}};
+/// use toolcall_model::{gemini::{build_request, validate, ValidatorOptions}, model::{Message, ToolCall}};
 /// let dangling = [Message::user("a"), Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]), Message::user("b")];
 /// let r = build_request(&dangling, Default::default()).unwrap();
 /// let e = validate(&r, ValidatorOptions::default()).unwrap_err();
@@ -143,7 +143,7 @@ pub fn validate(request: &Request, opts: ValidatorOptions) -> Result<(), Rejecti
 /// which look across the turn, always check everything.
 ///
 /// ```
-/// use toolcall_model::{gemini::{build_request, validate, validate_from}, model::message::Message};
+/// use toolcall_model::{gemini::{build_request, validate, validate_from}, model::Message};
 /// let r = build_request(&[Message::user("a"), Message::user("b")], Default::default()).unwrap();
 /// assert_eq!(validate_from(&r, 1, Default::default()), validate(&r, Default::default()));
 /// ```

@@ -8,7 +8,7 @@
 /// number or its exponent does not fit.
 ///
 /// ```
-/// use toolcall_model::json::decimal::decimal;
+/// use toolcall_model::json::decimal;
 /// assert_eq!(decimal("-1.50e1"), Some((true, "15".to_string(), 0)));
 /// assert_eq!(decimal("0.0"), Some((false, String::new(), 0)));
 /// assert_eq!(decimal("x"), None);
@@ -45,7 +45,7 @@ pub fn decimal(text: &str) -> Option<(bool, String, i128)> {
 /// numbers compare as text.
 ///
 /// ```
-/// use toolcall_model::json::decimal::same_number;
+/// use toolcall_model::json::same_number;
 /// assert!(same_number("3.0", "3") && same_number("1E310", "1e+310"));
 /// assert!(!same_number("0.11623512015512211", "0.1162351201551221"));
 /// ```

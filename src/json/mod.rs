@@ -4,5 +4,13 @@
 //! Nothing here knows about tool calls; the Gemini conversion and the vector
 //! format build on it.
 
-pub mod decimal;
-pub mod jackson;
+pub(crate) mod decimal;
+pub(crate) mod jackson;
+
+pub use decimal::{decimal, same_number};
+
+pub use jackson::{
+    check_lenient, is_strict_json, lenient_shape, read_lenient, read_lenient_whole,
+    read_lenient_with, read_strict, strict_shape, write_lenient_compact, JValue, JacksonError,
+    LenientShape, ReadConstraints, StrictShape, MAX_TREE_DEPTH,
+};

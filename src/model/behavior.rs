@@ -28,7 +28,7 @@ enum_table! {
     /// order, Gemini's request building) is the same code.
     ///
     /// ```
-    /// use toolcall_model::model::behavior::SpringAi;
+    /// use toolcall_model::model::SpringAi;
     /// assert_eq!("2.0.0".parse::<SpringAi>(), Ok(SpringAi::V2_0_0));
     /// assert_eq!(SpringAi::default().to_string(), "2.0.1");
     /// assert!(!SpringAi::V2_0_0.has_limits());
@@ -68,7 +68,7 @@ enum_table! {
     /// A fix, by its public name.
     ///
     /// ```
-    /// use toolcall_model::model::behavior::Fix;
+    /// use toolcall_model::model::Fix;
     /// assert_eq!("error-key".parse::<Fix>(), Ok(Fix::ErrorKey));
     /// assert_eq!(Fix::ErrorKey.to_string(), "error-key");
     /// ```
@@ -84,18 +84,18 @@ enum_table! {
             /// (which takes precedence over them when both are on).
             ///
             /// ```
-            /// use toolcall_model::model::behavior::Fix;
+            /// use toolcall_model::model::Fix;
             /// assert!(Fix::KeepCurrentTurn.in_all());
             /// assert!(!Fix::EvictOrphanResponses.in_all());
             /// assert!(!Fix::Pr6049StrictWrap.in_all());
             /// ```
             in_all: bool,
             /// Whether `DefaultToolCallingManager` (the model's
-            /// [`crate::model::manager`]) reads this switch: a turn's batches
+            /// [`crate::model::execute_tool_calls`]) reads this switch: a turn's batches
             /// run alike under sets that differ only in fixes it does not read.
             ///
             /// ```
-            /// use toolcall_model::model::behavior::Fix;
+            /// use toolcall_model::model::Fix;
             /// assert!(Fix::BreachThroughProcessor.read_by_manager());
             /// assert!(!Fix::StrictJsonOrWrap.read_by_manager());
             /// ```
@@ -147,7 +147,7 @@ pub struct UnknownFix(pub String);
 /// Which fixes are on. `Fixes::default()` is upstream.
 ///
 /// ```
-/// use toolcall_model::model::behavior::{Fix, Fixes};
+/// use toolcall_model::model::{Fix, Fixes};
 /// let f = Fixes::parse_list("strict-json-or-wrap,error-key").unwrap();
 /// assert!(f.has(Fix::ErrorKey) && !f.has(Fix::CloseDanglingCalls));
 /// assert!(Fixes::all().has(Fix::CloseDanglingCalls));
@@ -249,7 +249,7 @@ impl Fixes {
     /// Upstream: no fix.
     ///
     /// ```
-    /// assert!(toolcall_model::model::behavior::Fixes::upstream().is_upstream());
+    /// assert!(toolcall_model::model::Fixes::upstream().is_upstream());
     /// ```
     pub fn upstream() -> Self {
         Fixes::default()
@@ -260,7 +260,7 @@ impl Fixes {
     /// `pr-6049-strict-wrap`.
     ///
     /// ```
-    /// use toolcall_model::model::behavior::{Fix, Fixes};
+    /// use toolcall_model::model::{Fix, Fixes};
     /// assert!(!Fixes::all().is_upstream());
     /// assert!(!Fixes::all().has(Fix::EvictOrphanResponses));
     /// ```
@@ -274,7 +274,7 @@ impl Fixes {
     /// Just one fix.
     ///
     /// ```
-    /// use toolcall_model::model::behavior::{Fix, Fixes};
+    /// use toolcall_model::model::{Fix, Fixes};
     /// assert_eq!(Fixes::only(Fix::ErrorKey).enabled(), vec![Fix::ErrorKey]);
     /// ```
     pub fn only(fix: Fix) -> Self {
@@ -284,7 +284,7 @@ impl Fixes {
     /// These fixes plus `fix`.
     ///
     /// ```
-    /// use toolcall_model::model::behavior::{Fix, Fixes};
+    /// use toolcall_model::model::{Fix, Fixes};
     /// assert!(Fixes::default().with(Fix::ErrorKey).error_key);
     /// ```
     pub fn with(mut self, fix: Fix) -> Self {
@@ -295,7 +295,7 @@ impl Fixes {
     /// Whether `fix` is on.
     ///
     /// ```
-    /// use toolcall_model::model::behavior::{Fix, Fixes};
+    /// use toolcall_model::model::{Fix, Fixes};
     /// assert!(!Fixes::upstream().has(Fix::ErrorKey));
     /// ```
     pub fn has(mut self, fix: Fix) -> bool {
@@ -305,7 +305,7 @@ impl Fixes {
     /// Whether no fix is on.
     ///
     /// ```
-    /// assert!(toolcall_model::model::behavior::Fixes::default().is_upstream());
+    /// assert!(toolcall_model::model::Fixes::default().is_upstream());
     /// ```
     pub fn is_upstream(self) -> bool {
         self == Fixes::default()
@@ -314,7 +314,7 @@ impl Fixes {
     /// The fixes that are on, in [`Fix::ALL`] order.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::model::behavior::Fixes::all().enabled().len(), 7);
+    /// assert_eq!(toolcall_model::model::Fixes::all().enabled().len(), 7);
     /// ```
     pub fn enabled(self) -> Vec<Fix> {
         Fix::ALL.into_iter().filter(|f| self.has(*f)).collect()
@@ -325,8 +325,8 @@ impl Fixes {
     /// `all` means [`Fixes::all`], in one place.
     ///
     /// ```
-    /// assert!(toolcall_model::model::behavior::Fixes::parse_list("nope").is_err());
-    /// assert!(toolcall_model::model::behavior::Fixes::parse_list("").unwrap().is_upstream());
+    /// assert!(toolcall_model::model::Fixes::parse_list("nope").is_err());
+    /// assert!(toolcall_model::model::Fixes::parse_list("").unwrap().is_upstream());
     /// ```
     pub fn parse_list(list: &str) -> Result<Self, UnknownFix> {
         let mut f = Fixes::default();
@@ -374,7 +374,7 @@ pub struct BehaviorSet {
 /// fix but the upstream proposals), and the workaround advisor on upstream.
 ///
 /// ```
-/// let sets = toolcall_model::model::behavior::behavior_sets();
+/// let sets = toolcall_model::model::behavior_sets();
 /// assert_eq!(sets.len(), 14);
 /// assert!(sets.iter().any(|s| s.name == "pr-6049-strict-wrap"));
 /// assert_eq!(sets[0].name, "upstream");

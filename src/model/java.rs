@@ -10,7 +10,7 @@ use std::sync::Arc;
 /// or `Error`.
 ///
 /// ```
-/// use toolcall_model::model::java::{ClassTable, Kind};
+/// use toolcall_model::model::{ClassTable, Kind};
 /// let t = ClassTable::builtin();
 /// assert_eq!(t.kind("java.io.IOException"), Some(Kind::Checked));
 /// ```
@@ -29,7 +29,7 @@ pub enum Kind {
 /// and its cause (`getCause()`, may be null).
 ///
 /// ```
-/// let e = toolcall_model::model::java::JavaException::new("java.lang.IllegalStateException", Some("boom"));
+/// let e = toolcall_model::model::JavaException::new("java.lang.IllegalStateException", Some("boom"));
 /// assert_eq!(e.to_string(), "java.lang.IllegalStateException: boom");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +48,7 @@ impl JavaException {
     /// An exception of `class` with `message`.
     ///
     /// ```
-    /// let e = toolcall_model::model::java::JavaException::new("X", None);
+    /// let e = toolcall_model::model::JavaException::new("X", None);
     /// assert!(e.message.is_none());
     /// ```
     pub fn new(class: &str, message: Option<&str>) -> Self {
@@ -65,7 +65,7 @@ impl JavaException {
     /// (`super(cause.getMessage(), cause)`).
     ///
     /// ```
-    /// use toolcall_model::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
+    /// use toolcall_model::model::{JavaException, TOOL_EXECUTION_EXCEPTION};
     /// let c = JavaException::new("java.io.IOException", Some("disk"));
     /// let e = JavaException::caused(TOOL_EXECUTION_EXCEPTION, c);
     /// assert_eq!(e.message.as_deref(), Some("disk"));
@@ -93,7 +93,7 @@ impl std::fmt::Display for JavaException {
 /// `getSimpleName()`: the part after the last `.` and, for nested classes, `$`.
 ///
 /// ```
-/// assert_eq!(toolcall_model::model::java::simple_name("a.b.Outer$Inner"), "Inner");
+/// assert_eq!(toolcall_model::model::simple_name("a.b.Outer$Inner"), "Inner");
 /// ```
 pub fn simple_name(class: &str) -> &str {
     let tail = class.rsplit('.').next().unwrap_or(class);
@@ -230,7 +230,7 @@ pub enum ClassError {
 /// A set of known throwable classes with their superclasses.
 ///
 /// ```
-/// use toolcall_model::model::java::ClassTable;
+/// use toolcall_model::model::ClassTable;
 /// let mut t = ClassTable::builtin();
 /// t.declare("com.acme.Oops", "java.lang.IllegalStateException").unwrap();
 /// assert!(t.is_assignable("java.lang.RuntimeException", "com.acme.Oops"));
@@ -254,7 +254,7 @@ impl ClassTable {
     /// The common `java.lang`, `java.util` and `java.io` throwables plus Spring AI's own.
     ///
     /// ```
-    /// assert!(toolcall_model::model::java::ClassTable::builtin().contains("java.lang.Error"));
+    /// assert!(toolcall_model::model::ClassTable::builtin().contains("java.lang.Error"));
     /// ```
     pub fn builtin() -> Self {
         ClassTable {
@@ -275,7 +275,7 @@ impl ClassTable {
     /// Whether `class` is known.
     ///
     /// ```
-    /// assert!(toolcall_model::model::java::ClassTable::builtin().contains("java.lang.Throwable"));
+    /// assert!(toolcall_model::model::ClassTable::builtin().contains("java.lang.Throwable"));
     /// ```
     pub fn contains(&self, class: &str) -> bool {
         class == THROWABLE || self.parent(class).is_some()
@@ -285,7 +285,7 @@ impl ClassTable {
     /// superclass is allowed; a different one is an error.
     ///
     /// ```
-    /// let mut t = toolcall_model::model::java::ClassTable::builtin();
+    /// let mut t = toolcall_model::model::ClassTable::builtin();
     /// assert!(t.declare("a.B", "no.Such").is_err());
     /// ```
     pub fn declare(&mut self, class: &str, superclass: &str) -> Result<(), ClassError> {
@@ -321,7 +321,7 @@ impl ClassTable {
     /// Unknown classes are assignable only to themselves.
     ///
     /// ```
-    /// let t = toolcall_model::model::java::ClassTable::builtin();
+    /// let t = toolcall_model::model::ClassTable::builtin();
     /// assert!(t.is_assignable("java.io.IOException", "java.io.FileNotFoundException"));
     /// assert!(!t.is_assignable("java.io.FileNotFoundException", "java.io.IOException"));
     /// ```
@@ -336,7 +336,7 @@ impl ClassTable {
     /// never ends.
     ///
     /// ```
-    /// let t = toolcall_model::model::java::ClassTable::builtin();
+    /// let t = toolcall_model::model::ClassTable::builtin();
     /// assert!(t.is_jvm_fatal("java.lang.OutOfMemoryError"));
     /// assert!(!t.is_jvm_fatal("java.lang.AssertionError"));
     /// ```
@@ -375,7 +375,7 @@ impl ClassTable {
     /// what the tool throws. Other classes keep their message and cause.
     ///
     /// ```
-    /// use toolcall_model::model::java::{ClassTable, JavaException, NULL_POINTER, TOOL_EXECUTION_EXCEPTION};
+    /// use toolcall_model::model::{ClassTable, JavaException, NULL_POINTER, TOOL_EXECUTION_EXCEPTION};
     /// let t = ClassTable::builtin();
     /// let no_cause = JavaException::new(TOOL_EXECUTION_EXCEPTION, None);
     /// assert_eq!(t.instantiate(&no_cause).class, NULL_POINTER);
@@ -417,8 +417,8 @@ impl ClassTable {
     /// `DefaultToolCallingManager.executeToolCall` catches.
     ///
     /// ```
-    /// let mut t = toolcall_model::model::java::ClassTable::builtin();
-    /// t.declare("com.acme.ToolFailed", toolcall_model::model::java::TOOL_EXECUTION_EXCEPTION).unwrap();
+    /// let mut t = toolcall_model::model::ClassTable::builtin();
+    /// t.declare("com.acme.ToolFailed", toolcall_model::model::TOOL_EXECUTION_EXCEPTION).unwrap();
     /// assert!(t.is_tool_execution_exception("com.acme.ToolFailed"));
     /// assert!(!t.is_tool_execution_exception("java.lang.RuntimeException"));
     /// ```
@@ -429,7 +429,7 @@ impl ClassTable {
     /// The direct superclass of a known class (`None` for `Throwable` or an unknown class).
     ///
     /// ```
-    /// let t = toolcall_model::model::java::ClassTable::builtin();
+    /// let t = toolcall_model::model::ClassTable::builtin();
     /// assert_eq!(t.superclass("java.io.IOException"), Some("java.lang.Exception"));
     /// ```
     pub fn superclass(&self, class: &str) -> Option<&str> {
@@ -439,7 +439,7 @@ impl ClassTable {
     /// The kind of a known class, `None` if unknown.
     ///
     /// ```
-    /// use toolcall_model::model::java::{ClassTable, Kind};
+    /// use toolcall_model::model::{ClassTable, Kind};
     /// assert_eq!(ClassTable::builtin().kind("java.lang.OutOfMemoryError"), Some(Kind::Error));
     /// ```
     pub fn kind(&self, class: &str) -> Option<Kind> {

@@ -18,7 +18,7 @@ pub const DEFAULT_MAX_TOTAL_TOOL_CALLS: u32 = 150;
 /// A maximum: a positive count or unlimited (`ToolCallLimits.NO_LIMIT`).
 ///
 /// ```
-/// use toolcall_model::model::limits::Max;
+/// use toolcall_model::model::Max;
 /// assert!(Max::Limited(2).exceeded_by(3));
 /// assert!(!Max::Unlimited.exceeded_by(u64::MAX));
 /// ```
@@ -34,7 +34,7 @@ impl Max {
     /// `count > max` (`ToolCallLimits.check`'s comparison).
     ///
     /// ```
-    /// assert!(!toolcall_model::model::limits::Max::Limited(1).exceeded_by(1));
+    /// assert!(!toolcall_model::model::Max::Limited(1).exceeded_by(1));
     /// ```
     pub fn exceeded_by(self, count: u64) -> bool {
         match self {
@@ -47,7 +47,7 @@ impl Max {
 /// What happens on a breach (`ToolCallLimitBehavior`).
 ///
 /// ```
-/// assert_eq!(toolcall_model::model::limits::OnExceeded::default(), toolcall_model::model::limits::OnExceeded::Throw);
+/// assert_eq!(toolcall_model::model::OnExceeded::default(), toolcall_model::model::OnExceeded::Throw);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OnExceeded {
@@ -74,7 +74,7 @@ impl LimitsError {
     /// The Java exception message alone.
     ///
     /// ```
-    /// use toolcall_model::model::limits::ToolCallLimits;
+    /// use toolcall_model::model::ToolCallLimits;
     /// let e = ToolCallLimits::default().max_total_tool_calls(0).unwrap_err();
     /// assert_eq!(e.java_message(), "maxTotalToolCalls must be greater than 0");
     /// ```
@@ -89,7 +89,7 @@ impl LimitsError {
 /// The configured limits (`ToolCallLimits`), built with the builder's rules.
 ///
 /// ```
-/// use toolcall_model::model::limits::{ToolCallLimits, Max};
+/// use toolcall_model::model::{ToolCallLimits, Max};
 /// let l = ToolCallLimits::default().max_calls_per_tool_for("x", 3).unwrap().exclude_tool_from_limit("x").unwrap();
 /// assert_eq!(l.max_for("x"), None); // excluding removed the override
 /// assert_eq!(l.max_for("y"), Some(Max::Limited(40)));
@@ -132,8 +132,8 @@ fn positive(n: i32, what: &'static str) -> Result<u32, LimitsError> {
 /// `StringUtils.hasText`: some character that is not Java whitespace.
 ///
 /// ```
-/// assert!(!toolcall_model::model::limits::has_text(" \t\u{1c}\u{2003}"));
-/// assert!(toolcall_model::model::limits::has_text("\u{a0}"));
+/// assert!(!toolcall_model::model::has_text(" \t\u{1c}\u{2003}"));
+/// assert!(toolcall_model::model::has_text("\u{a0}"));
 /// ```
 pub fn has_text(s: &str) -> bool {
     s.chars().any(|c| !is_java_whitespace(c))
@@ -143,8 +143,8 @@ pub fn has_text(s: &str) -> bool {
 /// ones (U+00A0, U+2007, U+202F), plus `\t \n U+000B \f \r` and U+001C..U+001F.
 ///
 /// ```
-/// assert!(toolcall_model::model::limits::is_java_whitespace('\u{3000}'));
-/// assert!(!toolcall_model::model::limits::is_java_whitespace('\u{200b}'));
+/// assert!(toolcall_model::model::is_java_whitespace('\u{3000}'));
+/// assert!(!toolcall_model::model::is_java_whitespace('\u{200b}'));
 /// ```
 pub fn is_java_whitespace(c: char) -> bool {
     matches!(c,
@@ -158,7 +158,7 @@ impl ToolCallLimits {
     /// their maxima are `i32`: `Integer.MAX_VALUE` is the largest limit.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{ToolCallLimits, Max};
+    /// use toolcall_model::model::{ToolCallLimits, Max};
     /// assert!(ToolCallLimits::default().max_calls_per_tool(0).is_err());
     /// assert!(ToolCallLimits::default().max_calls_per_tool(i32::MIN).is_err());
     /// assert_eq!(ToolCallLimits::default().max_calls_per_tool(i32::MAX).unwrap().default_max_per_tool, Max::Limited(2147483647));
@@ -172,7 +172,7 @@ impl ToolCallLimits {
     /// `unlimitedCallsPerTool()`.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{ToolCallLimits, Max};
+    /// use toolcall_model::model::{ToolCallLimits, Max};
     /// assert_eq!(ToolCallLimits::default().unlimited_calls_per_tool().default_max_per_tool, Max::Unlimited);
     /// ```
     pub fn unlimited_calls_per_tool(mut self) -> Self {
@@ -183,7 +183,7 @@ impl ToolCallLimits {
     /// `maxCallsPerTool(String, int)`: sets an override and removes the name from the excluded set.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{ToolCallLimits, Max};
+    /// use toolcall_model::model::{ToolCallLimits, Max};
     /// let l = ToolCallLimits::default().exclude_tool_from_limit("x").unwrap().max_calls_per_tool_for("x", 2).unwrap();
     /// assert_eq!(l.max_for("x"), Some(Max::Limited(2)));
     /// ```
@@ -200,7 +200,7 @@ impl ToolCallLimits {
     /// `excludeToolFromLimit(String)`: excludes the name and removes its override.
     ///
     /// ```
-    /// assert!(toolcall_model::model::limits::ToolCallLimits::default().exclude_tool_from_limit(" ").is_err());
+    /// assert!(toolcall_model::model::ToolCallLimits::default().exclude_tool_from_limit(" ").is_err());
     /// ```
     pub fn exclude_tool_from_limit(mut self, name: &str) -> Result<Self, LimitsError> {
         if !has_text(name) {
@@ -214,7 +214,7 @@ impl ToolCallLimits {
     /// `maxTotalToolCalls(int)`.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{ToolCallLimits, Max};
+    /// use toolcall_model::model::{ToolCallLimits, Max};
     /// assert_eq!(ToolCallLimits::default().max_total_tool_calls(2).unwrap().max_total, Max::Limited(2));
     /// ```
     pub fn max_total_tool_calls(mut self, n: i32) -> Result<Self, LimitsError> {
@@ -225,7 +225,7 @@ impl ToolCallLimits {
     /// `unlimitedTotalToolCalls()`.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{ToolCallLimits, Max};
+    /// use toolcall_model::model::{ToolCallLimits, Max};
     /// assert_eq!(ToolCallLimits::default().unlimited_total_tool_calls().max_total, Max::Unlimited);
     /// ```
     pub fn unlimited_total_tool_calls(mut self) -> Self {
@@ -236,7 +236,7 @@ impl ToolCallLimits {
     /// The per-tool maximum that applies to `name`; `None` when excluded.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{ToolCallLimits, Max};
+    /// use toolcall_model::model::{ToolCallLimits, Max};
     /// assert_eq!(ToolCallLimits::default().max_for("any"), Some(Max::Limited(40)));
     /// ```
     pub fn max_for(&self, name: &str) -> Option<Max> {
@@ -254,7 +254,7 @@ impl ToolCallLimits {
     /// the breach if any. The per-tool check comes first.
     ///
     /// ```
-    /// use toolcall_model::model::limits::ToolCallLimits;
+    /// use toolcall_model::model::ToolCallLimits;
     /// let l = ToolCallLimits::default().max_calls_per_tool(1).unwrap();
     /// let b = l.check("x", 2, 2).unwrap();
     /// assert_eq!(b.message(), "Tool call limit (1) exceeded for tool 'x'. No further calls to this tool are allowed in this turn.");
@@ -286,7 +286,7 @@ impl ToolCallLimits {
     /// know whether a batch (or the turn so far) breached.
     ///
     /// ```
-    /// use toolcall_model::model::limits::{Counts, ToolCallLimits};
+    /// use toolcall_model::model::{Counts, ToolCallLimits};
     /// let l = ToolCallLimits::default().max_calls_per_tool(1).unwrap();
     /// let mut c = Counts::default();
     /// assert_eq!(l.first_breach(&mut c, ["x", "y", "x"]).map(|(i, _)| i), Some(2));
@@ -306,7 +306,7 @@ impl ToolCallLimits {
 /// A limit breach (`ToolCallLimits.Breach`).
 ///
 /// ```
-/// let b = toolcall_model::model::limits::Breach { tool_name: None, limit: 2 };
+/// let b = toolcall_model::model::Breach { tool_name: None, limit: 2 };
 /// assert_eq!(b.exception_message(), "Total tool call limit (2) exceeded for this turn");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -321,7 +321,7 @@ impl Breach {
     /// The response text (`Breach.message()`).
     ///
     /// ```
-    /// let b = toolcall_model::model::limits::Breach { tool_name: None, limit: 2 };
+    /// let b = toolcall_model::model::Breach { tool_name: None, limit: 2 };
     /// assert_eq!(b.message(), "Total tool call limit (2) exceeded for this turn. No further tool calls are allowed.");
     /// ```
     pub fn message(&self) -> String {
@@ -340,7 +340,7 @@ impl Breach {
     /// The exception message (`ToolCallLimitExceededException.buildMessage`).
     ///
     /// ```
-    /// let b = toolcall_model::model::limits::Breach { tool_name: Some("x".into()), limit: 40 };
+    /// let b = toolcall_model::model::Breach { tool_name: Some("x".into()), limit: 40 };
     /// assert_eq!(b.exception_message(), "Tool call limit (40) exceeded for tool 'x'");
     /// ```
     pub fn exception_message(&self) -> String {
@@ -358,7 +358,7 @@ impl Breach {
 /// checked arithmetic).
 ///
 /// ```
-/// use toolcall_model::model::limits::Counts;
+/// use toolcall_model::model::Counts;
 /// let mut c = Counts::default();
 /// assert_eq!(c.add("x"), (1, 1));
 /// assert_eq!(c.add("x"), (2, 2));
@@ -375,9 +375,9 @@ pub struct Counts {
 /// (`ToolCallLimits.currentTurnMessages`).
 ///
 /// ```
-/// use toolcall_model::model::message::Message;
+/// use toolcall_model::model::Message;
 /// let h = [Message::user("a"), Message::Tool { responses: vec![] }, Message::user("b")];
-/// assert_eq!(toolcall_model::model::limits::current_turn(&h).len(), 1);
+/// assert_eq!(toolcall_model::model::current_turn(&h).len(), 1);
 /// ```
 pub fn current_turn(history: &[Message]) -> &[Message] {
     match history.iter().rposition(Message::is_user) {
@@ -391,7 +391,7 @@ impl Counts {
     /// the current turn counts once for its name.
     ///
     /// ```
-    /// use toolcall_model::model::{limits::Counts, message::{Message, ToolResponse}};
+    /// use toolcall_model::model::{Counts, Message, ToolResponse};
     /// let h = [Message::user("u"), Message::Tool { responses: vec![ToolResponse::new("1", "x", "")] }];
     /// assert_eq!(Counts::recount(&h).total(), 1);
     /// ```
@@ -410,7 +410,7 @@ impl Counts {
     /// 2^64 calls, and a saturated count still compares as exceeded.
     ///
     /// ```
-    /// let mut c = toolcall_model::model::limits::Counts::default();
+    /// let mut c = toolcall_model::model::Counts::default();
     /// c.add("a");
     /// assert_eq!(c.add("b"), (1, 2));
     /// ```
@@ -432,7 +432,7 @@ impl Counts {
     /// The count for `name`.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::model::limits::Counts::default().get("x"), 0);
+    /// assert_eq!(toolcall_model::model::Counts::default().get("x"), 0);
     /// ```
     pub fn get(&self, name: &str) -> u64 {
         self.per_name.get(name).copied().unwrap_or(0)
@@ -441,7 +441,7 @@ impl Counts {
     /// The total count.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::model::limits::Counts::default().total(), 0);
+    /// assert_eq!(toolcall_model::model::Counts::default().total(), 0);
     /// ```
     pub fn total(&self) -> u64 {
         self.total
@@ -450,7 +450,7 @@ impl Counts {
     /// Per-name counts, sorted by name (for reports and comparisons).
     ///
     /// ```
-    /// let mut c = toolcall_model::model::limits::Counts::default();
+    /// let mut c = toolcall_model::model::Counts::default();
     /// c.add("b"); c.add("a");
     /// assert_eq!(c.sorted(), vec![("a".to_string(), 1), ("b".to_string(), 1)]);
     /// ```

@@ -38,7 +38,7 @@ pub const METADATA_PARTIAL_TOOL_RESPONSES: &str = "partialToolResponses";
 /// Everything that configures the manager.
 ///
 /// ```
-/// let cfg = toolcall_model::model::manager::Config::default();
+/// let cfg = toolcall_model::model::Config::default();
 /// assert!(!cfg.resolution_fallback);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -62,7 +62,7 @@ impl Config {
     /// the resolver: `resolution_fallback` on 2.0.1, always on 2.0.0.
     ///
     /// ```
-    /// use toolcall_model::model::{behavior::SpringAi, manager::Config};
+    /// use toolcall_model::model::{SpringAi, Config};
     /// assert!(!Config::default().resolves());
     /// assert!(Config { version: SpringAi::V2_0_0, ..Config::default() }.resolves());
     /// ```
@@ -75,7 +75,7 @@ impl Config {
 /// `returnDirect` flag.
 ///
 /// ```
-/// let r = toolcall_model::model::manager::ExecResult { history: vec![], return_direct: false };
+/// let r = toolcall_model::model::ExecResult { history: vec![], return_direct: false };
 /// assert!(r.last_responses().is_empty());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -90,7 +90,7 @@ impl ExecResult {
     /// The responses of the last message if it is a tool message.
     ///
     /// ```
-    /// use toolcall_model::model::{manager::ExecResult, message::{Message, ToolResponse}};
+    /// use toolcall_model::model::{ExecResult, Message, ToolResponse};
     /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "")] }], return_direct: true };
     /// assert_eq!(r.last_responses().len(), 1);
     /// ```
@@ -103,7 +103,7 @@ impl ExecResult {
     /// metadata `toolId` and `toolName`.
     ///
     /// ```
-    /// use toolcall_model::model::{manager::ExecResult, message::{Message, ToolResponse}};
+    /// use toolcall_model::model::{ExecResult, Message, ToolResponse};
     /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "hi")] }], return_direct: true };
     /// assert_eq!(r.build_generations()[0].finish_reason.as_deref(), Some("returnDirect"));
     /// ```
@@ -129,7 +129,7 @@ impl ExecResult {
 /// `ToolCallLimitExceededException`.
 ///
 /// ```
-/// use toolcall_model::model::{limits::Breach, manager::{ExecResult, LimitExceeded}};
+/// use toolcall_model::model::{Breach, ExecResult, LimitExceeded};
 /// let e = LimitExceeded { breach: Breach { tool_name: None, limit: 2 },
 ///     partial: ExecResult { history: vec![], return_direct: false }, breach_index: 0,
 ///     counts: Default::default() };
@@ -177,7 +177,7 @@ impl LimitExceeded {
 /// builds it from its message and no responses.
 ///
 /// ```
-/// use toolcall_model::model::manager::limit_generation;
+/// use toolcall_model::model::limit_generation;
 /// let g = limit_generation("limit".into(), &[]);
 /// assert_eq!(g.finish_reason.as_deref(), Some("toolCallLimitExceeded"));
 /// assert_eq!(g.metadata["partialToolResponses"], serde_json::json!([]));
@@ -218,7 +218,7 @@ impl ManagerError {
     /// The Java exception as class and message.
     ///
     /// ```
-    /// use toolcall_model::model::{java::JavaException, manager::ManagerError};
+    /// use toolcall_model::model::{JavaException, ManagerError};
     /// let e = ManagerError::Java(JavaException::new("java.lang.IllegalStateException", Some("x")));
     /// assert_eq!(e.java().class, "java.lang.IllegalStateException");
     /// ```
@@ -245,7 +245,7 @@ fn illegal_state(message: String) -> ManagerError {
 /// (`None` until a tool runs).
 ///
 /// ```
-/// use toolcall_model::model::{manager::{Batch, Config, Step}, message::ToolCall, tools::Toolbox};
+/// use toolcall_model::model::{Batch, Config, Step, ToolCall, Toolbox};
 /// let b = Batch::new(Default::default());
 /// let tb = Toolbox::new(vec![]);
 /// // an unknown tool fails the batch
@@ -304,7 +304,7 @@ impl Pending {
     ///
     /// `DefaultToolCallingManager.executeToolCall` wraps the callback in
     /// `catch (ToolExecutionException ex)`: what the callback threw (built
-    /// by [`ClassTable::instantiate`](crate::model::java::ClassTable::instantiate),
+    /// by [`ClassTable::instantiate`](crate::model::ClassTable::instantiate),
     /// wrapped once more if the outcome says so) is caught when its class is
     /// `ToolExecutionException` or a subclass, whoever threw it, and handed
     /// to the exception processor; anything else escapes unchanged.
@@ -530,7 +530,7 @@ impl Batch {
 /// The first generation with at least one tool call, as an assistant message.
 ///
 /// ```
-/// use toolcall_model::model::{manager::tool_call_message, message::{Generation, ToolCall}};
+/// use toolcall_model::model::{tool_call_message, Generation, ToolCall};
 /// let gens = [Generation::default(), Generation { tool_calls: vec![ToolCall::new("1", "x", "")], ..Default::default() }];
 /// assert!(tool_call_message(&gens).is_some());
 /// ```
@@ -545,7 +545,7 @@ pub fn tool_call_message(generations: &[Generation]) -> Option<Message> {
 /// history, as upstream does on every batch.
 ///
 /// ```
-/// use toolcall_model::model::{manager::{execute_tool_calls, Config}, message::{Generation, Message, ToolCall}, tools::{Toolbox, ToolSpec}};
+/// use toolcall_model::model::{execute_tool_calls, Config, Generation, Message, ToolCall, Toolbox, ToolSpec};
 /// let mut tb = Toolbox::new(vec![ToolSpec::returning("echo", "\"HI\"")]);
 /// let gens = [Generation { tool_calls: vec![ToolCall::new("c1", "echo", "{}")], ..Default::default() }];
 /// let r = execute_tool_calls(&Config::default(), &[Message::user("hi")], &gens, &mut tb).unwrap();
@@ -623,8 +623,8 @@ pub fn execute_with_counts(
 /// will end so; `None` otherwise.
 ///
 /// ```
-/// use toolcall_model::model::{behavior::{Fix, Fixes}, limits::{Counts, ToolCallLimits, OnExceeded},
-///     manager::{ends_turn_at_breach, Config}, message::{Message, ToolCall, ToolResponse}};
+/// use toolcall_model::model::{ends_turn_at_breach, Config, Counts, Fix, Fixes, Message, OnExceeded,
+///     ToolCall, ToolCallLimits, ToolResponse};
 /// let limits = ToolCallLimits { on_exceeded: OnExceeded::ReturnErrorResponse, ..ToolCallLimits::default() }
 ///     .max_calls_per_tool(1).unwrap();
 /// let cfg = Config { limits, fixes: Fixes::only(Fix::EndTurnAfterBreach), ..Config::default() };

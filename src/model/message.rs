@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 /// One tool call requested by the model (`AssistantMessage.ToolCall`).
 ///
 /// ```
-/// use toolcall_model::model::message::ToolCall;
+/// use toolcall_model::model::ToolCall;
 /// let call = ToolCall::new("c1", "echo", "{}");
 /// assert_eq!(call.kind, "function");
 /// ```
@@ -38,7 +38,7 @@ impl ToolCall {
     /// A `function` call with the given id, name and arguments.
     ///
     /// ```
-    /// let c = toolcall_model::model::message::ToolCall::new("1", "x", "{\"a\":1}");
+    /// let c = toolcall_model::model::ToolCall::new("1", "x", "{\"a\":1}");
     /// assert_eq!(c.arguments.as_deref(), Some("{\"a\":1}"));
     /// ```
     pub fn new(id: &str, name: &str, arguments: &str) -> Self {
@@ -58,7 +58,7 @@ impl ToolCall {
 /// no such field and only the `error-key` fix reads it.
 ///
 /// ```
-/// use toolcall_model::model::message::ToolResponse;
+/// use toolcall_model::model::ToolResponse;
 /// let r = ToolResponse::new("c1", "echo", "\"hi\"");
 /// assert!(!r.error);
 /// ```
@@ -84,7 +84,7 @@ impl ToolResponse {
     /// A successful response.
     ///
     /// ```
-    /// let r = toolcall_model::model::message::ToolResponse::new("1", "x", "42");
+    /// let r = toolcall_model::model::ToolResponse::new("1", "x", "42");
     /// assert_eq!(r.data, "42");
     /// ```
     pub fn new(id: &str, name: &str, data: &str) -> Self {
@@ -100,7 +100,7 @@ impl ToolResponse {
 /// A conversation message.
 ///
 /// ```
-/// use toolcall_model::model::message::Message;
+/// use toolcall_model::model::Message;
 /// let m: Message = serde_json::from_str(r#"{"type":"user","text":"hi"}"#).unwrap();
 /// assert!(matches!(m, Message::User { .. }));
 /// ```
@@ -142,7 +142,7 @@ impl Message {
     /// A user message.
     ///
     /// ```
-    /// assert!(toolcall_model::model::message::Message::user("hi").is_user());
+    /// assert!(toolcall_model::model::Message::user("hi").is_user());
     /// ```
     pub fn user(text: &str) -> Self {
         Message::User {
@@ -153,7 +153,7 @@ impl Message {
     /// An assistant message with text and tool calls and no metadata.
     ///
     /// ```
-    /// use toolcall_model::model::message::{Message, ToolCall};
+    /// use toolcall_model::model::{Message, ToolCall};
     /// let m = Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]);
     /// assert_eq!(m.tool_calls().len(), 1);
     /// ```
@@ -168,7 +168,7 @@ impl Message {
     /// Whether this is a user message (a turn starts at the last one).
     ///
     /// ```
-    /// assert!(!toolcall_model::model::message::Message::Tool { responses: vec![] }.is_user());
+    /// assert!(!toolcall_model::model::Message::Tool { responses: vec![] }.is_user());
     /// ```
     pub fn is_user(&self) -> bool {
         matches!(self, Message::User { .. })
@@ -177,7 +177,7 @@ impl Message {
     /// The tool calls of an assistant message; empty for any other message.
     ///
     /// ```
-    /// assert!(toolcall_model::model::message::Message::user("x").tool_calls().is_empty());
+    /// assert!(toolcall_model::model::Message::user("x").tool_calls().is_empty());
     /// ```
     pub fn tool_calls(&self) -> &[ToolCall] {
         match self {
@@ -189,7 +189,7 @@ impl Message {
     /// The responses of a tool message; empty for any other message.
     ///
     /// ```
-    /// assert!(toolcall_model::model::message::Message::user("x").responses().is_empty());
+    /// assert!(toolcall_model::model::Message::user("x").responses().is_empty());
     /// ```
     pub fn responses(&self) -> &[ToolResponse] {
         match self {
@@ -206,7 +206,7 @@ impl Message {
 /// generation's metadata. The vector format uses one key for both.
 ///
 /// ```
-/// use toolcall_model::model::message::Generation;
+/// use toolcall_model::model::Generation;
 /// let g: Generation = serde_json::from_str(r#"{"type":"assistant","text":"hi"}"#).unwrap();
 /// assert!(g.tool_calls.is_empty());
 /// ```
@@ -234,9 +234,9 @@ impl Generation {
     /// The assistant message this generation carries.
     ///
     /// ```
-    /// use toolcall_model::model::message::Generation;
+    /// use toolcall_model::model::Generation;
     /// let g = Generation { text: Some("hi".into()), ..Default::default() };
-    /// assert!(matches!(g.to_message(), toolcall_model::model::message::Message::Assistant { .. }));
+    /// assert!(matches!(g.to_message(), toolcall_model::model::Message::Assistant { .. }));
     /// ```
     pub fn to_message(&self) -> Message {
         Message::Assistant {
@@ -254,7 +254,7 @@ impl Generation {
 /// every tool message follows an assistant message with tool calls.
 ///
 /// ```
-/// use toolcall_model::model::message::{pairing, Message, ToolCall, ToolResponse};
+/// use toolcall_model::model::{pairing, Message, ToolCall, ToolResponse};
 /// let call = Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]);
 /// let answer = Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")] };
 /// assert!(pairing(&[Message::user("q"), call.clone(), answer]).is_ok());
@@ -271,7 +271,7 @@ pub fn pairing(messages: &[Message]) -> Result<(), String> {
 /// a user or tool message.
 ///
 /// ```
-/// use toolcall_model::model::message::{answered, pairing, Message, ToolCall, ToolResponse};
+/// use toolcall_model::model::{answered, pairing, Message, ToolCall, ToolResponse};
 /// let call = Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]);
 /// let answer = Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")] };
 /// let m = [Message::user("q"), Message::assistant(Some("Let me check."), vec![]), call, answer];

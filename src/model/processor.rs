@@ -6,7 +6,7 @@ use crate::model::java::{simple_name, ClassTable, JavaException, Kind, TOOL_EXEC
 /// Which processor the manager uses.
 ///
 /// ```
-/// assert_eq!(toolcall_model::model::processor::ProcessorKind::default(), toolcall_model::model::processor::ProcessorKind::Default);
+/// assert_eq!(toolcall_model::model::ProcessorKind::default(), toolcall_model::model::ProcessorKind::Default);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ProcessorKind {
@@ -21,7 +21,7 @@ pub enum ProcessorKind {
 /// A configured exception processor.
 ///
 /// ```
-/// use toolcall_model::model::{java::{ClassTable, JavaException}, processor::Processor};
+/// use toolcall_model::model::{ClassTable, JavaException, Processor};
 /// let p = Processor::default();
 /// let cause = JavaException::new("java.lang.IllegalStateException", Some("nope"));
 /// assert_eq!(p.process("t", &cause, &ClassTable::builtin()), Ok("nope".to_string()));
@@ -40,8 +40,8 @@ pub struct Processor {
 /// the cause's message (`super(cause.getMessage(), cause)`).
 ///
 /// ```
-/// let c = toolcall_model::model::java::JavaException::new("java.io.IOException", None);
-/// let e = toolcall_model::model::processor::tool_execution_exception(&c);
+/// let c = toolcall_model::model::JavaException::new("java.io.IOException", None);
+/// let e = toolcall_model::model::tool_execution_exception(&c);
 /// assert_eq!(e.message, None);
 /// assert_eq!(e.cause.as_deref(), Some(&c));
 /// ```
@@ -55,7 +55,7 @@ impl Processor {
     /// [`Processor::process_exception`].
     ///
     /// ```
-    /// use toolcall_model::model::{java::{ClassTable, JavaException}, processor::Processor};
+    /// use toolcall_model::model::{ClassTable, JavaException, Processor};
     /// let p = Processor::default();
     /// let cause = JavaException::new("java.lang.NullPointerException", None);
     /// assert_eq!(p.process("calc", &cause, &ClassTable::builtin()).unwrap(),
@@ -86,9 +86,9 @@ impl Processor {
     /// refuses unknown classes, so this only matters to library callers.
     ///
     /// ```
-    /// use toolcall_model::model::{java::{ClassTable, JavaException}, processor::Processor};
+    /// use toolcall_model::model::{ClassTable, JavaException, Processor};
     /// let mut t = ClassTable::builtin();
-    /// t.declare("com.acme.ToolFailed", toolcall_model::model::java::TOOL_EXECUTION_EXCEPTION).unwrap();
+    /// t.declare("com.acme.ToolFailed", toolcall_model::model::TOOL_EXECUTION_EXCEPTION).unwrap();
     /// let tee = JavaException::caused("com.acme.ToolFailed", JavaException::new("java.io.IOException", Some("io")));
     /// let p = Processor::default();
     /// assert_eq!(p.process_exception("x", &tee, &t).unwrap_err(), tee); // checked cause: rethrown as is
@@ -135,8 +135,8 @@ impl Processor {
 /// `String.isBlank`: empty or only code points that are `Character.isWhitespace`.
 ///
 /// ```
-/// assert!(toolcall_model::model::processor::is_blank(" \u{2003}"));
-/// assert!(!toolcall_model::model::processor::is_blank("\u{a0}"));
+/// assert!(toolcall_model::model::is_blank(" \u{2003}"));
+/// assert!(!toolcall_model::model::is_blank("\u{a0}"));
 /// ```
 pub fn is_blank(s: &str) -> bool {
     !crate::model::limits::has_text(s)
@@ -148,7 +148,7 @@ pub fn is_blank(s: &str) -> bool {
 /// non-ASCII) as is.
 ///
 /// ```
-/// assert_eq!(toolcall_model::model::processor::json_error_text("a\"b\u{1}"), r#"{"error":"a\"b\u0001"}"#);
+/// assert_eq!(toolcall_model::model::json_error_text("a\"b\u{1}"), r#"{"error":"a\"b\u0001"}"#);
 /// ```
 pub fn json_error_text(message: &str) -> String {
     let mut out = String::with_capacity(message.len() + 12);
@@ -162,7 +162,7 @@ pub fn json_error_text(message: &str) -> String {
 ///
 /// ```
 /// let mut s = String::new();
-/// toolcall_model::model::processor::write_jackson_string(&mut s, "\n\u{1f}");
+/// toolcall_model::model::write_jackson_string(&mut s, "\n\u{1f}");
 /// assert_eq!(s, r#""\n\u001F""#);
 /// ```
 pub fn write_jackson_string(out: &mut String, s: &str) {

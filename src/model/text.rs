@@ -6,7 +6,7 @@
 /// its length in characters; `None` when it is shown whole.
 ///
 /// ```
-/// use toolcall_model::model::text::cut;
+/// use toolcall_model::model::cut;
 /// assert_eq!(cut("abcdef", 6, 2), None);
 /// assert_eq!(cut("abcdefg", 6, 2), Some(("ab", 7)));
 /// assert_eq!(cut("ééé", 2, 5), Some(("ééé", 3)));
@@ -21,7 +21,7 @@ pub fn cut(s: &str, max: usize, keep: usize) -> Option<(&str, usize)> {
 /// bytes that ends on a character boundary; `None` when it is shown whole.
 ///
 /// ```
-/// use toolcall_model::model::text::cut_bytes;
+/// use toolcall_model::model::cut_bytes;
 /// assert_eq!(cut_bytes("abc", 3), None);
 /// assert_eq!(cut_bytes("aéb", 2), Some("a"));
 /// ```

@@ -10,7 +10,7 @@ use crate::model::java::JavaException;
 /// Where a tool is registered.
 ///
 /// ```
-/// assert_eq!(toolcall_model::model::tools::Registered::default(), toolcall_model::model::tools::Registered::Request);
+/// assert_eq!(toolcall_model::model::Registered::default(), toolcall_model::model::Registered::Request);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Registered {
@@ -24,7 +24,7 @@ pub enum Registered {
 /// What one invocation of a tool's callback does.
 ///
 /// ```
-/// use toolcall_model::model::tools::Outcome;
+/// use toolcall_model::model::Outcome;
 /// let o = Outcome::Returns(Some("42".into()));
 /// assert!(matches!(o, Outcome::Returns(_)));
 /// ```
@@ -35,7 +35,7 @@ pub enum Outcome {
     /// Returns the argument text it received.
     EchoArguments,
     /// Throws. The tool's body throws `exception` (built as
-    /// [`crate::model::java::ClassTable::instantiate`] says: a
+    /// [`crate::model::ClassTable::instantiate`] says: a
     /// `ToolExecutionException` takes its cause's message, and one without a
     /// cause is a `NullPointerException`); `wrapped` wraps what the body
     /// threw in one more `ToolExecutionException` (as method tools do). What
@@ -53,7 +53,7 @@ pub enum Outcome {
 /// One tool: its name, `returnDirect` flag, registration and script.
 ///
 /// ```
-/// use toolcall_model::model::tools::{Outcome, ToolSpec};
+/// use toolcall_model::model::{Outcome, ToolSpec};
 /// let t = ToolSpec::returning("x", "1");
 /// assert_eq!(t.outcomes, vec![Outcome::Returns(Some("1".into()))]);
 /// ```
@@ -74,7 +74,7 @@ impl ToolSpec {
     /// A request tool that always returns `text`.
     ///
     /// ```
-    /// assert!(!toolcall_model::model::tools::ToolSpec::returning("x", "1").return_direct);
+    /// assert!(!toolcall_model::model::ToolSpec::returning("x", "1").return_direct);
     /// ```
     pub fn returning(name: &str, text: &str) -> Self {
         ToolSpec {
@@ -89,7 +89,7 @@ impl ToolSpec {
 /// One recorded invocation: which tool, with which argument text.
 ///
 /// ```
-/// let i = toolcall_model::model::tools::Invocation { tool: "x".into(), arguments: "{}".into() };
+/// let i = toolcall_model::model::Invocation { tool: "x".into(), arguments: "{}".into() };
 /// assert_eq!(i.tool, "x");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +111,7 @@ pub struct ToolRef {
 /// What an invocation produced.
 ///
 /// ```
-/// use toolcall_model::model::tools::{ToolResult, Toolbox, ToolSpec};
+/// use toolcall_model::model::{ToolResult, Toolbox, ToolSpec};
 /// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
 /// let t = tb.find("x", false).unwrap();
 /// assert_eq!(tb.invoke(t, "{}"), ToolResult::Returned(Some("1".into())));
@@ -122,7 +122,7 @@ pub enum ToolResult {
     Returned(Option<String>),
     /// The callback threw: its body threw `exception` (as the outcome
     /// describes it, not yet built, see
-    /// [`crate::model::java::ClassTable::instantiate`]), wrapped in one more
+    /// [`crate::model::ClassTable::instantiate`]), wrapped in one more
     /// `ToolExecutionException` when `wrapped`. The manager, which knows the
     /// classes, decides what is caught.
     Threw {
@@ -136,7 +136,7 @@ pub enum ToolResult {
 /// The registered tools, their scripts' positions and the invocations so far.
 ///
 /// ```
-/// use toolcall_model::model::tools::{Registered, Toolbox, ToolSpec};
+/// use toolcall_model::model::{Registered, Toolbox, ToolSpec};
 /// let mut r = ToolSpec::returning("late", "1");
 /// r.registered = Registered::Resolver;
 /// let tb = Toolbox::new(vec![r]);
@@ -158,7 +158,7 @@ impl Toolbox {
     /// twice in the resolver, the last (`StaticToolCallbackResolver`'s map).
     ///
     /// ```
-    /// assert!(toolcall_model::model::tools::Toolbox::new(vec![]).invocations().is_empty());
+    /// assert!(toolcall_model::model::Toolbox::new(vec![]).invocations().is_empty());
     /// ```
     pub fn new(tools: Vec<ToolSpec>) -> Self {
         let mut by_name_request = HashMap::new();
@@ -189,7 +189,7 @@ impl Toolbox {
     /// The tools.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::model::tools::Toolbox::new(vec![]).tools().len(), 0);
+    /// assert_eq!(toolcall_model::model::Toolbox::new(vec![]).tools().len(), 0);
     /// ```
     pub fn tools(&self) -> &[ToolSpec] {
         &self.tools
@@ -203,7 +203,7 @@ impl Toolbox {
     /// turns that refusal into its `IllegalArgumentException`.
     ///
     /// ```
-    /// use toolcall_model::model::tools::{Registered, Toolbox, ToolSpec};
+    /// use toolcall_model::model::{Registered, Toolbox, ToolSpec};
     /// let mut blank = ToolSpec::returning(" ", "1");
     /// blank.registered = Registered::Resolver;
     /// let tb = Toolbox::new(vec![ToolSpec::returning("x", "1"), blank]);
@@ -229,7 +229,7 @@ impl Toolbox {
     /// answer as [`Toolbox::find`] and exists to measure the difference.
     ///
     /// ```
-    /// let tb = toolcall_model::model::tools::Toolbox::new(vec![toolcall_model::model::tools::ToolSpec::returning("x", "1")]);
+    /// let tb = toolcall_model::model::Toolbox::new(vec![toolcall_model::model::ToolSpec::returning("x", "1")]);
     /// assert_eq!(tb.find_by_scan("x", false), tb.find("x", false));
     /// ```
     pub fn find_by_scan(&self, name: &str, resolution_fallback: bool) -> Option<ToolRef> {
@@ -257,7 +257,7 @@ impl Toolbox {
     /// invocation (an owned `String` is recorded as is, not copied).
     ///
     /// ```
-    /// use toolcall_model::model::tools::{Outcome, ToolResult, Toolbox, ToolSpec};
+    /// use toolcall_model::model::{Outcome, ToolResult, Toolbox, ToolSpec};
     /// let mut spec = ToolSpec::returning("e", "");
     /// spec.outcomes = vec![Outcome::EchoArguments];
     /// let mut tb = Toolbox::new(vec![spec]);
@@ -296,7 +296,7 @@ impl Toolbox {
     /// driver drains them so the record does not grow without bound.
     ///
     /// ```
-    /// let mut tb = toolcall_model::model::tools::Toolbox::new(vec![]);
+    /// let mut tb = toolcall_model::model::Toolbox::new(vec![]);
     /// assert!(tb.take_invocations().is_empty());
     /// ```
     pub fn take_invocations(&mut self) -> Vec<Invocation> {
@@ -306,7 +306,7 @@ impl Toolbox {
     /// Every invocation so far, in order.
     ///
     /// ```
-    /// assert!(toolcall_model::model::tools::Toolbox::new(vec![]).invocations().is_empty());
+    /// assert!(toolcall_model::model::Toolbox::new(vec![]).invocations().is_empty());
     /// ```
     pub fn invocations(&self) -> &[Invocation] {
         &self.invocations
@@ -321,7 +321,7 @@ impl Toolbox {
 /// to the head of its bucket.
 ///
 /// ```
-/// use toolcall_model::model::tools::{duplicate_request_names, ToolSpec};
+/// use toolcall_model::model::{duplicate_request_names, ToolSpec};
 /// let t = |n: &str| ToolSpec::returning(n, "1");
 /// assert!(duplicate_request_names(&[t("a"), t("b")]).is_empty());
 /// // "Aa" and "BB" share a hash code, and "zeta" their bucket.

@@ -126,7 +126,7 @@ impl JavaLine {
 }
 
 /// The deepest runner output line read: a payload at Jackson's depth limit
-/// ([`MAX_TREE_DEPTH`](crate::json::jackson::MAX_TREE_DEPTH)) inside the
+/// ([`MAX_TREE_DEPTH`](crate::json::MAX_TREE_DEPTH)) inside the
 /// result's own nesting (request, content, part, response), with room.
 pub const MAX_RESULT_DEPTH: usize = crate::json::jackson::MAX_TREE_DEPTH + 64;
 

@@ -127,7 +127,7 @@ pub enum Op {
         /// reply's chunks.
         model: Script,
         /// Whether the model repeats its last reply once the script is used
-        /// up ([`LoopConfig::repeat_last`](crate::chat::tool_loop::LoopConfig::repeat_last)).
+        /// up ([`LoopConfig::repeat_last`](crate::chat::LoopConfig::repeat_last)).
         repeat_last: bool,
         /// The provider.
         provider: Provider,
@@ -148,7 +148,7 @@ impl Op {
     /// refuses.
     ///
     /// ```
-    /// use toolcall_model::{chat::tool_loop::LoopConfig, vectors::Op};
+    /// use toolcall_model::{chat::LoopConfig, vectors::Op};
     /// let op = Op::GeminiRequest { history: vec![] };
     /// assert!(op.loop_config(&LoopConfig::default()).is_none());
     /// ```

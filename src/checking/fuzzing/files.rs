@@ -99,7 +99,7 @@ pub fn config(data: &[u8]) {
     }
     #[cfg(feature = "yaml")]
     if let Ok(text) = std::str::from_utf8(data) {
-        readings.push(crate::config::yaml::read(text));
+        readings.push(crate::config::read_yaml(text));
     }
     for docs in readings {
         let docs = match docs {

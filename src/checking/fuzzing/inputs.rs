@@ -157,7 +157,7 @@ pub struct ManagerSetup {
     pub rethrow: Vec<u8>,
     /// Resolution fallback.
     pub resolution_fallback: bool,
-    /// The fixes, in [`crate::model::behavior::Fix::ALL`] order.
+    /// The fixes, in [`crate::model::Fix::ALL`] order.
     pub fixes: [bool; 4],
     /// The tools (at most [`MAX_TOOLS`]).
     pub tools: Vec<ToolInput>,

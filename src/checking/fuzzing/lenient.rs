@@ -1,6 +1,6 @@
 //! The `lenient_parser` target and its reference: the compact decision
 //! procedure of `docs/JSON.md` for the root, written apart from
-//! [`crate::json::jackson`], and the depth limit's boundary.
+//! [`crate::json::read_lenient`], and the depth limit's boundary.
 
 use std::fmt::Debug;
 

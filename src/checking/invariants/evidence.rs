@@ -40,7 +40,7 @@ impl<'a> Evidence<'a> {
     /// (its model script ran out).
     ///
     /// ```
-    /// use toolcall_model::{checking::invariants::Evidence, model::message::Message, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
+    /// use toolcall_model::{checking::invariants::Evidence, model::Message, checking::scenario::Scenario, chat::LoopConfig};
     /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
     ///     history: vec![Message::user("hi")], model: vec![] };
     /// assert!(Evidence::gather(&s).is_err()); // no reply scripted

@@ -30,8 +30,8 @@
 //!
 //! ```
 //! use toolcall_model::checking::invariants::{check, Evidence, Invariant, Verdict};
-//! use toolcall_model::{model::limits::{ToolCallLimits, OnExceeded}, model::manager::Config, model::message::{Generation, Message, ToolCall},
-//!     model::processor::{Processor, ProcessorKind}, checking::scenario::Scenario, chat::tool_loop::LoopConfig, model::tools::ToolSpec};
+//! use toolcall_model::{model::{ToolCallLimits, OnExceeded}, model::Config, model::{Generation, Message, ToolCall},
+//!     model::{Processor, ProcessorKind}, checking::scenario::Scenario, chat::LoopConfig, model::ToolSpec};
 //! // Seed 000: two calls to a tool limited to one call, the JSON processor.
 //! let limits = ToolCallLimits { on_exceeded: OnExceeded::ReturnErrorResponse, ..ToolCallLimits::default() }.max_calls_per_tool(1).unwrap();
 //! let processor = Processor { kind: ProcessorKind::JsonError, ..Processor::default() };
@@ -269,7 +269,7 @@ pub use crate::model::message::pairing;
 /// Judges `invariant` on the evidence.
 ///
 /// ```
-/// use toolcall_model::{checking::invariants::{check, Evidence, Invariant, Verdict}, model::message::{Generation, Message}, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
+/// use toolcall_model::{checking::invariants::{check, Evidence, Invariant, Verdict}, model::{Generation, Message}, checking::scenario::Scenario, chat::LoopConfig};
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![vec![Generation { text: Some("hello".into()), ..Default::default() }]] };
 /// let ev = Evidence::gather(&s).unwrap();
@@ -289,7 +289,7 @@ pub fn check(invariant: Invariant, evidence: &Evidence<'_>) -> Verdict {
 /// turn is [`Verdict::NotApplicable`].
 ///
 /// ```
-/// use toolcall_model::{checking::invariants::{check_scenario, Invariant, Verdict}, model::message::Message, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
+/// use toolcall_model::{checking::invariants::{check_scenario, Invariant, Verdict}, model::Message, checking::scenario::Scenario, chat::LoopConfig};
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![] };
 /// assert_eq!(check_scenario(Invariant::Counting, &s), Verdict::NotApplicable);
@@ -304,7 +304,7 @@ pub fn check_scenario(invariant: Invariant, scenario: &Scenario) -> Verdict {
 /// Where and how `invariant` is refuted on the evidence; `None` if it is not.
 ///
 /// ```
-/// use toolcall_model::{checking::invariants::{refutation, Evidence, Invariant}, model::message::{Generation, Message}, checking::scenario::Scenario, chat::tool_loop::LoopConfig};
+/// use toolcall_model::{checking::invariants::{refutation, Evidence, Invariant}, model::{Generation, Message}, checking::scenario::Scenario, chat::LoopConfig};
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![vec![Generation::default()]] };
 /// assert!(refutation(Invariant::Lossless, &Evidence::gather(&s).unwrap()).is_none());

@@ -24,8 +24,8 @@ use super::{refuted, Evidence, Judged, Locus};
 /// then one more reply. Under `THROW` a turn makes at most `C + 1`.
 ///
 /// ```
-/// use toolcall_model::{chat::tool_loop::LoopConfig, checking::invariants::turn_bound,
-///     model::{limits::ToolCallLimits, manager::Config, message::{Generation, ToolCall}}};
+/// use toolcall_model::{chat::LoopConfig, checking::invariants::turn_bound,
+///     model::{ToolCallLimits, Config, Generation, ToolCall}};
 /// let limits = ToolCallLimits::default().max_calls_per_tool(2).unwrap().unlimited_total_tool_calls();
 /// let cfg = LoopConfig::new(Config { limits, ..Config::default() });
 /// let call = vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }];

@@ -1,5 +1,5 @@
 //! The trace: every batch of the turn replayed through the manager's step
-//! engine ([`Batch::call`](crate::model::manager::Batch::call)), call by call.
+//! engine ([`Batch::call`](crate::model::Batch::call)), call by call.
 //!
 //! A replay reads only the manager's configuration, the tools, the turn
 //! history and the replies, so the evidences of one scenario under
@@ -22,7 +22,7 @@ use super::transcripts::turn_history;
 use super::Judged;
 
 /// What one call of a batch did, as [`Batch::call`] and
-/// [`crate::model::manager::Pending::complete`] reported it, with the batch's counts
+/// [`crate::model::Pending::complete`] reported it, with the batch's counts
 /// after the step (when the batch goes on).
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallEvent {
@@ -139,8 +139,8 @@ struct Replayed {
 ///
 /// ```
 /// use toolcall_model::checking::invariants::{check, Evidence, Invariant, Replays};
-/// use toolcall_model::{model::message::{Generation, Message, ToolCall}, checking::scenario::Scenario,
-///     chat::tool_loop::LoopConfig, model::tools::ToolSpec};
+/// use toolcall_model::{model::{Generation, Message, ToolCall}, checking::scenario::Scenario,
+///     chat::LoopConfig, model::ToolSpec};
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![ToolSpec::returning("x", "1")],
 ///     history: vec![Message::user("hi")], model: vec![
 ///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }],

@@ -122,8 +122,8 @@ pub(super) fn non_system(messages: &[Message]) -> Vec<&Message> {
 ///    the memory is prepended again).
 ///
 /// ```
-/// use toolcall_model::{checking::invariants::memory_holds_conversation, model::message::{Message, ToolCall, ToolResponse},
-///     checking::scenario::Scenario, chat::tool_loop::{LoopConfig, Memory}};
+/// use toolcall_model::{checking::invariants::memory_holds_conversation, model::{Message, ToolCall, ToolResponse},
+///     checking::scenario::Scenario, chat::{LoopConfig, Memory}};
 /// let mut s = Scenario { config: LoopConfig { memory: Memory::Outside, ..LoopConfig::default() }, tools: vec![],
 ///     history: vec![Message::user("q")], model: vec![] };
 /// assert!(memory_holds_conversation(&s).is_ok());

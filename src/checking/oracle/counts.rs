@@ -1,6 +1,6 @@
 //! The reference counts of the tool-call limits: a plain map and a total,
 //! restated from docs/BEHAVIOUR.md section 3.1 apart from
-//! [`crate::model::limits::Counts`].
+//! [`crate::model::Counts`].
 
 use std::collections::BTreeMap;
 use std::fmt;

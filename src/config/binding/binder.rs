@@ -711,7 +711,7 @@ pub(super) fn bool_prop(
 /// first in the file.
 ///
 /// ```
-/// use toolcall_model::{model::limits::{Max, OnExceeded}, config::binding::{bind, parse_properties}};
+/// use toolcall_model::{model::{Max, OnExceeded}, config::{bind, parse_properties}};
 /// let docs = parse_properties(b"spring.ai.tools.limits.maxCallsPerTool.getWeather=2\nspring.ai.tools.limits.on-limit-exceeded=return-error-response\n").unwrap();
 /// let b = bind(&docs).unwrap();
 /// assert_eq!(b.limits.max_for("getWeather"), Some(Max::Limited(2)));

@@ -120,7 +120,7 @@ impl JavaValue {
     /// `toString()`.
     ///
     /// ```
-    /// use toolcall_model::config::binding::JavaValue;
+    /// use toolcall_model::config::JavaValue;
     /// assert_eq!(JavaValue::Double(1e10).to_java_string(), "1.0E10");
     /// assert_eq!(JavaValue::Double(5.0).to_java_string(), "5.0");
     /// ```
@@ -210,7 +210,7 @@ pub const MAX_EXPANDED_BYTES: usize = 8 * MAX_CONFIG_BYTES;
 /// expands, and where.
 ///
 /// ```
-/// let m = toolcall_model::config::binding::expands_too_much("aliases");
+/// let m = toolcall_model::config::expands_too_much("aliases");
 /// assert_eq!(m, "aliases expand past 33554432 bytes");
 /// ```
 pub fn expands_too_much(what: &str) -> String {
@@ -225,7 +225,7 @@ pub const ENTRY_COST: usize = 64;
 /// The refusal of a file past [`MAX_CONFIG_BYTES`].
 ///
 /// ```
-/// let e = toolcall_model::config::binding::too_large(20 << 20);
+/// let e = toolcall_model::config::too_large(20 << 20);
 /// assert_eq!(e.to_string(), "larger than 4194304 bytes (20971520): not read (line 1)");
 /// ```
 pub fn too_large(len: usize) -> LoadError {

@@ -14,7 +14,7 @@ use super::{
 /// `key[]=a,b` expanded to `key[0]`, `key[1]`.
 ///
 /// ```
-/// use toolcall_model::config::binding::{parse_properties, JavaValue};
+/// use toolcall_model::config::{parse_properties, JavaValue};
 /// let docs = parse_properties(b"# c\nspring.ai.tools.limits.max-total-tool-calls = 5 \n").unwrap();
 /// assert_eq!(docs[0][0].key, "spring.ai.tools.limits.max-total-tool-calls");
 /// assert_eq!(docs[0][0].value, JavaValue::String("5 ".into()));

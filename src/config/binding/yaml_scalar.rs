@@ -9,7 +9,7 @@ use super::JavaValue;
 /// loader turns into the empty string.
 ///
 /// ```
-/// use toolcall_model::config::binding::{resolve_yaml_scalar, JavaValue};
+/// use toolcall_model::config::{resolve_yaml_scalar, JavaValue};
 /// assert_eq!(resolve_yaml_scalar("010"), Some(JavaValue::Integer(8)));
 /// assert_eq!(resolve_yaml_scalar("0x1F"), Some(JavaValue::Integer(31)));
 /// assert_eq!(resolve_yaml_scalar("on"), Some(JavaValue::Boolean(true)));

@@ -61,7 +61,7 @@ use std::fmt;
 /// A value as Jackson's untyped deserializer builds it.
 ///
 /// ```
-/// use toolcall_model::json::jackson::{read_lenient, JValue};
+/// use toolcall_model::json::{read_lenient, JValue};
 /// assert_eq!(
 ///     read_lenient(r#"{"a":[1,2.5,"x",null,true]}"#).unwrap(),
 ///     JValue::Object(vec![(
@@ -103,7 +103,7 @@ impl JValue {
     /// Jackson writes it).
     ///
     /// ```
-    /// use toolcall_model::json::jackson::read_lenient;
+    /// use toolcall_model::json::read_lenient;
     /// let v = read_lenient(r#"[3.0, 12345678901234567890123, 1e400, {"k": -0.0}]"#).unwrap();
     /// assert_eq!(
     ///     serde_json::to_string(&v.to_serde()).unwrap(),
@@ -209,7 +209,7 @@ fn scalar_to_serde(v: &JValue) -> serde_json::Value {
 /// Spring wraps every one of them in `RuntimeException("Failed to parse JSON: " + text)`.
 ///
 /// ```
-/// use toolcall_model::json::jackson::read_lenient;
+/// use toolcall_model::json::read_lenient;
 /// let e = read_lenient("42apples").unwrap_err();
 /// assert_eq!(e.class, "StreamReadException");
 /// assert_eq!(read_lenient("[1, 2").unwrap_err().class, "UnexpectedEndOfInputException");
@@ -262,7 +262,7 @@ fn constraints(message: impl Into<String>) -> JacksonError {
 /// thread's stack at this depth, so larger depth limits are clamped to it.
 ///
 /// ```
-/// use toolcall_model::json::jackson::{read_lenient, MAX_TREE_DEPTH};
+/// use toolcall_model::json::{read_lenient, MAX_TREE_DEPTH};
 /// let ok = "[".repeat(MAX_TREE_DEPTH) + &"]".repeat(MAX_TREE_DEPTH);
 /// assert!(read_lenient(&ok).is_ok());
 /// ```
@@ -283,7 +283,7 @@ pub const MAX_TREE_DEPTH: usize = 500;
 /// above [`MAX_TREE_DEPTH`] is clamped to it.
 ///
 /// ```
-/// use toolcall_model::json::jackson::{read_lenient_with, ReadConstraints};
+/// use toolcall_model::json::{read_lenient_with, ReadConstraints};
 /// let limits = ReadConstraints { max_name_length: usize::MAX, ..ReadConstraints::default() };
 /// let long_name = format!("{{\"{}\":1}}", "k".repeat(60_000));
 /// assert!(read_lenient_with(&long_name, &limits).is_ok());
@@ -315,7 +315,7 @@ impl Default for ReadConstraints {
 /// Lenient read, rules A.2–A.13: the first value, trailing content handled exactly per rules 5–8.
 ///
 /// ```
-/// use toolcall_model::json::jackson::{read_lenient, JValue};
+/// use toolcall_model::json::{read_lenient, JValue};
 /// assert_eq!(read_lenient("3.0 + 5.0 = 8.0").unwrap(), JValue::Double(3.0));
 /// assert_eq!(read_lenient("404 Not Found").unwrap(), JValue::Int("404".to_owned()));
 /// assert_eq!(read_lenient("null pointer").unwrap(), JValue::Null);
@@ -332,7 +332,7 @@ pub fn read_lenient(text: &str) -> Result<JValue, JacksonError> {
 /// string limit of 20,000,000 units).
 ///
 /// ```
-/// use toolcall_model::json::jackson::{read_lenient_with, ReadConstraints};
+/// use toolcall_model::json::{read_lenient_with, ReadConstraints};
 /// let limits = ReadConstraints { max_number_length: 3, ..ReadConstraints::default() };
 /// assert!(read_lenient_with("999", &limits).is_ok());
 /// assert_eq!(read_lenient_with("1000", &limits).unwrap_err().class, "StreamConstraintsException");
@@ -348,7 +348,7 @@ pub fn read_lenient_with(text: &str, limits: &ReadConstraints) -> Result<JValue,
 /// escaped lone surrogate.
 ///
 /// ```
-/// use toolcall_model::json::jackson::{read_lenient_whole, JValue};
+/// use toolcall_model::json::{read_lenient_whole, JValue};
 /// assert_eq!(read_lenient_whole(" 3.0\n").unwrap(), JValue::Double(3.0));
 /// assert!(read_lenient_whole("3.0 + 5.0 = 8.0").is_err());
 /// assert!(read_lenient_whole("null pointer").is_err());

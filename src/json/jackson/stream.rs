@@ -321,7 +321,7 @@ pub struct LenientShape {
 /// names' hashes of the objects open at a time.
 ///
 /// ```
-/// use toolcall_model::json::jackson::{lenient_shape, LenientShape};
+/// use toolcall_model::json::{lenient_shape, LenientShape};
 /// let plain = LenientShape { repeated_name: false, non_finite: false };
 /// assert_eq!(lenient_shape(r#"{"a":1,"b":{"a":2}} trailing"#), Ok(plain));
 /// assert!(lenient_shape(r#"[{"a":1,"a":2}]"#).unwrap().repeated_name);
@@ -343,7 +343,7 @@ pub fn lenient_shape(text: &str) -> Result<LenientShape, JacksonError> {
 /// says `false`). Memory: the names' hashes of the objects open at a time.
 ///
 /// ```
-/// use toolcall_model::json::jackson::check_lenient;
+/// use toolcall_model::json::check_lenient;
 /// assert_eq!(check_lenient(r#"{"a":1,"b":{"a":2}} trailing"#), Ok(true));
 /// assert_eq!(check_lenient(r#"[{"a":1,"a":2}]"#), Ok(false));
 /// assert!(check_lenient("[ERROR] disk full").is_err());
@@ -361,7 +361,7 @@ pub fn check_lenient(text: &str) -> Result<bool, JacksonError> {
 /// failure and returns an `InvalidData` error.
 ///
 /// ```
-/// use toolcall_model::json::jackson::write_lenient_compact;
+/// use toolcall_model::json::write_lenient_compact;
 /// let mut out = Vec::new();
 /// write_lenient_compact("3.0 + 5.0 = 8.0", "result", &mut out).unwrap();
 /// assert_eq!(out, br#"{"result":3.0}"#);

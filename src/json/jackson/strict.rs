@@ -11,7 +11,7 @@ use super::{JValue, ReadConstraints, MAX_TREE_DEPTH};
 /// number, string or name length limit.
 ///
 /// ```
-/// use toolcall_model::json::jackson::{read_strict, JValue};
+/// use toolcall_model::json::{read_strict, JValue};
 /// assert_eq!(read_strict(" 42\n"), Some(JValue::Int("42".to_owned())));
 /// assert_eq!(read_strict("3.0 + 5.0 = 8.0"), None);
 /// assert_eq!(read_strict(""), None);
@@ -36,7 +36,7 @@ pub fn read_strict(text: &str) -> Option<JValue> {
 /// decoding into a `String` or `serde_json::Value` does.
 ///
 /// ```
-/// use toolcall_model::json::jackson::is_strict_json;
+/// use toolcall_model::json::is_strict_json;
 /// assert!(is_strict_json(r#" {"a": [1, -2.5e3, "x\n", null]} "#));
 /// assert!(!is_strict_json(r#"{"a":1} trailing"#));
 /// assert!(!is_strict_json("[1,]"));
@@ -51,7 +51,7 @@ pub fn is_strict_json(text: &str) -> bool {
 /// value on without building it.
 ///
 /// ```
-/// use toolcall_model::json::jackson::{strict_shape, StrictShape};
+/// use toolcall_model::json::{strict_shape, StrictShape};
 /// assert_eq!(strict_shape(r#" {"a":1,"b":{"a":2}} "#), StrictShape::Object { plain: true });
 /// assert_eq!(strict_shape(r#"{"a":1,"a":2}"#), StrictShape::Object { plain: false });
 /// assert_eq!(strict_shape("[1e400]"), StrictShape::Value { plain: true });
