@@ -171,68 +171,8 @@ pub(crate) enum Cmd {
         /// given, a later one winning, as Spring reads several locations.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// `properties` or `yaml` (default: by the file's extension).
-        #[arg(long)]
-        format: Option<String>,
-        /// The exception processor: `default` (Spring's, auto-configured) or
-        /// `json-error` (a bean of yours that writes `{"error":MESSAGE}`).
-        #[arg(long, default_value = "default")]
-        processor: String,
-        /// Exception classes your processor rethrows, comma-separated, or `none`.
-        #[arg(long, default_value = "none")]
-        rethrow: String,
-        /// Where `MessageChatMemoryAdvisor` stands: `none`, `outside` (its
-        /// default order) or `inside` (ordered after `ToolCallingAdvisor`).
-        #[arg(long, default_value = "none")]
-        memory: String,
-        /// `MessageWindowChatMemory`'s `maxMessages`.
-        #[arg(long, default_value_t = 20)]
-        memory_window: u32,
-        /// The tool advisor's conversation history: `auto` (what `ChatClient`
-        /// registers: off with the memory inside), `on` or `off`.
-        #[arg(long, default_value = "auto")]
-        history: String,
-        /// The chat model: `gemini`, or `none` (another provider: no
-        /// Gemini conversion; requests and the next turn are held to the
-        /// pairing every chat API requires).
-        #[arg(long, default_value = "gemini")]
-        provider: String,
-        /// The behaviour set the exit status speaks for: fix names
-        /// (comma-separated), `all`, `upstream`, `gemini-tool-text`.
-        #[arg(long, default_value = "upstream")]
-        fixes: String,
-        /// What your tools return: `json`, `text` or `mixed`, and
-        /// `NAME=json|text|mixed` per tool (comma-separated); `json`
-        /// everywhere leaves out the plain-output scenarios.
-        #[arg(long, default_value = "mixed")]
-        tools: String,
-        /// Also write the verdict as a SARIF 2.1.0 log to this file.
-        #[arg(long)]
-        sarif: Option<PathBuf>,
-        /// The active profiles, comma-separated (default: the file's
-        /// `spring.profiles.active`, else `default`): documents under
-        /// `spring.config.activate.on-profile` apply only for them, and the
-        /// `NAME-PROFILE.properties|yml` files beside the file are read
-        /// after it.
-        #[arg(long)]
-        profile: Option<String>,
-        /// A property or placeholder value, as on Spring's command line
-        /// (`--set TOOL_POLICY=THROW`); repeatable; wins over the files and
-        /// the environment.
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
-        /// A `pom.xml` or `build.gradle(.kts)`: the Spring AI version it
-        /// declares is read, with a warning when it is not 2.0.1.
-        #[arg(long)]
-        build: Option<PathBuf>,
-        /// The application streams (`ChatClient.stream()`): every scenario
-        /// runs as a streamed turn, its replies in chunks, and is judged on
-        /// what the streaming client and the memory receive.
-        #[arg(long)]
-        streaming: bool,
-        /// Print one JSON object.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        flags: crate::cli::check::Flags,
     },
     /// Convert tool output from standard input to `functionResponse.response`.
     Convert {

@@ -16,37 +16,80 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::config::{
-    active_profiles, applied, placeholder_names, relaxed, source as profile_source,
-    spring_ai_version, MODELLED_SPRING_AI,
+    active_profiles, applied, bind, describe_setup, parse_properties, placeholder_names, relaxed,
+    report_sets, smallest_fixes, source as profile_source, spring_ai_version, too_large,
+    Application, BindFailure, BoundProperties, CheckScenario, Entry, Mark, SetReport, Setup,
+    ToolOutput, MAX_CONFIG_BYTES, MODELLED_SPRING_AI,
 };
-use toolcall_model::config::{
-    bind, parse_properties, too_large, BindFailure, BoundProperties, Entry, MAX_CONFIG_BYTES,
+use toolcall_model::model::{
+    behavior_sets, cut, BehaviorSet, Fixes, Max, OnExceeded, ProcessorKind, SpringAi,
 };
-use toolcall_model::config::{
-    describe_setup, report_sets, smallest_fixes, CheckScenario, Mark, SetReport, Setup, ToolOutput,
-};
-use toolcall_model::model::cut;
-use toolcall_model::model::{behavior_sets, BehaviorSet, Fixes, SpringAi};
-use toolcall_model::model::{Max, OnExceeded};
-use toolcall_model::model::{Processor, ProcessorKind};
 
-/// What properties cannot say, from the command line.
+/// What properties cannot say, from the command line: `check`'s flags.
+#[derive(Debug, clap::Args)]
 pub struct Flags {
-    pub processor: String,
-    pub rethrow: String,
-    pub memory: String,
-    pub memory_window: u32,
-    pub history: String,
-    pub provider: String,
-    pub json: bool,
+    /// `properties` or `yaml` (default: by the file's extension).
+    #[arg(long)]
     pub format: Option<String>,
+    /// The exception processor: `default` (Spring's, auto-configured) or
+    /// `json-error` (a bean of yours that writes `{"error":MESSAGE}`).
+    #[arg(long, default_value = "default")]
+    pub processor: String,
+    /// Exception classes your processor rethrows, comma-separated, or `none`.
+    #[arg(long, default_value = "none")]
+    pub rethrow: String,
+    /// Where `MessageChatMemoryAdvisor` stands: `none`, `outside` (its
+    /// default order) or `inside` (ordered after `ToolCallingAdvisor`).
+    #[arg(long, default_value = "none")]
+    pub memory: String,
+    /// `MessageWindowChatMemory`'s `maxMessages`.
+    #[arg(long, default_value_t = 20)]
+    pub memory_window: u32,
+    /// The tool advisor's conversation history: `auto` (what `ChatClient`
+    /// registers: off with the memory inside), `on` or `off`.
+    #[arg(long, default_value = "auto")]
+    pub history: String,
+    /// The chat model: `gemini`, or `none` (another provider: no
+    /// Gemini conversion; requests and the next turn are held to the
+    /// pairing every chat API requires).
+    #[arg(long, default_value = "gemini")]
+    pub provider: String,
+    /// The behaviour set the exit status speaks for: fix names
+    /// (comma-separated), `all`, `upstream`, `gemini-tool-text`.
+    #[arg(long, default_value = "upstream")]
     pub fixes: String,
+    /// What your tools return: `json`, `text` or `mixed`, and
+    /// `NAME=json|text|mixed` per tool (comma-separated); `json`
+    /// everywhere leaves out the plain-output scenarios.
+    #[arg(long, default_value = "mixed")]
     pub tools: String,
+    /// Also write the verdict as a SARIF 2.1.0 log to this file.
+    #[arg(long)]
     pub sarif: Option<PathBuf>,
+    /// The active profiles, comma-separated (default: the file's
+    /// `spring.profiles.active`, else `default`): documents under
+    /// `spring.config.activate.on-profile` apply only for them, and the
+    /// `NAME-PROFILE.properties|yml` files beside the file are read
+    /// after it.
+    #[arg(long)]
     pub profile: Option<String>,
+    /// A property or placeholder value, as on Spring's command line
+    /// (`--set TOOL_POLICY=THROW`); repeatable; wins over the files and
+    /// the environment.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// A `pom.xml` or `build.gradle(.kts)`: the Spring AI version it
+    /// declares is read, with a warning when it is not 2.0.1.
+    #[arg(long)]
     pub build: Option<PathBuf>,
+    /// The application streams (`ChatClient.stream()`): every scenario
+    /// runs as a streamed turn, its replies in chunks, and is judged on
+    /// what the streaming client and the memory receive.
+    #[arg(long)]
     pub streaming: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Exit status: the setup is not safe under the set asked for.
@@ -164,7 +207,7 @@ fn checked(files: &[PathBuf], f: &Flags) -> Result<ExitCode, ExitCode> {
     };
     let name = shown(first);
     let resolved = resolve(files, &kinds, f)?;
-    let setup = options.setup(&resolved.bound, resolved.version);
+    let setup = Setup::of(&resolved.bound, &options.app, resolved.version);
     let reports = evaluate_sets(&setup, options.asked);
     let Some(mine) = reports.iter().find(|r| r.set == options.asked) else {
         return Err(no_verdict("the set asked for has no report"));
@@ -185,18 +228,11 @@ fn file_kinds(files: &[PathBuf], format: Option<&str>) -> Result<Vec<&'static st
     Ok(kinds)
 }
 
-/// What the flags say about the setup beyond the properties.
+/// What the flags say: the application beyond the properties, and the
+/// behaviour set asked about.
 struct Options {
-    processor: ProcessorKind,
-    rethrow: Vec<String>,
-    memory: Memory,
-    window: NonZeroU32,
-    history: Option<bool>,
-    provider: Provider,
+    app: Application,
     asked: BehaviorSet,
-    tool_output: ToolOutput,
-    /// `--streaming`: the turns run through `ChatClient.stream()`.
-    stream: bool,
 }
 
 impl Options {
@@ -240,36 +276,18 @@ impl Options {
             ToolOutput::parse(&f.tools).map_err(|e| no_verdict(&format!("--tools {e}")))?;
         let rethrow = rethrow_classes(&f.rethrow)?;
         Ok(Options {
-            processor,
-            rethrow,
-            memory,
-            window,
-            history,
-            provider,
-            asked,
-            tool_output,
-            stream: f.streaming,
-        })
-    }
-
-    /// The setup checked: the bound properties under these options.
-    fn setup(&self, bound: &BoundProperties, version: SpringAi) -> Setup {
-        Setup {
-            limits: bound.limits.clone(),
-            resolution_fallback: bound.resolution_fallback,
-            processor: Processor {
-                kind: self.processor,
-                always_throw: bound.always_throw,
-                rethrow: self.rethrow.clone(),
+            app: Application {
+                processor,
+                rethrow,
+                memory,
+                memory_max_messages: window,
+                conversation_history: history,
+                provider,
+                tool_output,
+                stream: f.streaming,
             },
-            memory: self.memory,
-            memory_max_messages: self.window,
-            conversation_history: self.history,
-            provider: self.provider,
-            tool_output: self.tool_output.clone(),
-            version,
-            stream: self.stream,
-        }
+            asked,
+        })
     }
 }
 

@@ -28,6 +28,7 @@ use crate::chat::stream::Split;
 use crate::chat::tool_loop::{
     run_loop, EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider, Sent,
 };
+use crate::config::binding::BoundProperties;
 use crate::gemini::{Part, Refusal, Rejection, Request, Rule};
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes, SpringAi};
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
@@ -182,7 +183,81 @@ impl Default for Setup {
     }
 }
 
+/// What an application decides outside `spring.ai.tools.*`: its beans and
+/// advisors, its chat model, its tools and how it calls the client. With
+/// the bound properties it makes a [`Setup`] ([`Setup::of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Application {
+    /// The exception processor bean's kind.
+    pub processor: ProcessorKind,
+    /// The processor's rethrow list (Java class names).
+    pub rethrow: Vec<String>,
+    /// Where `MessageChatMemoryAdvisor` stands.
+    pub memory: Memory,
+    /// `MessageWindowChatMemory`'s `maxMessages`.
+    pub memory_max_messages: NonZeroU32,
+    /// `ToolCallingAdvisor.conversationHistoryEnabled` (`None`: as
+    /// `ChatClient` registers it).
+    pub conversation_history: Option<bool>,
+    /// The chat model.
+    pub provider: Provider,
+    /// What the tools return.
+    pub tool_output: ToolOutput,
+    /// `ChatClient.stream()` rather than `call()`.
+    pub stream: bool,
+}
+
+impl Default for Application {
+    /// The auto-configured processor, no memory, Gemini, `call()`.
+    fn default() -> Self {
+        let s = Setup::default();
+        Application {
+            processor: s.processor.kind,
+            rethrow: s.processor.rethrow,
+            memory: s.memory,
+            memory_max_messages: s.memory_max_messages,
+            conversation_history: s.conversation_history,
+            provider: s.provider,
+            tool_output: s.tool_output,
+            stream: s.stream,
+        }
+    }
+}
+
 impl Setup {
+    /// The setup the auto-configuration builds from the bound properties
+    /// (limits, fallback, `alwaysThrow`) for an application on a Spring AI
+    /// version: the one place where properties and application meet.
+    ///
+    /// ```
+    /// use toolcall_model::config::{bind, parse_properties, Application, Setup};
+    /// use toolcall_model::model::{Max, SpringAi};
+    /// let bound = bind(&parse_properties(
+    ///     b"spring.ai.tools.limits.max-calls-per-tool-default=2\nspring.ai.tools.throw-exception-on-error=true\n",
+    /// ).unwrap()).unwrap();
+    /// let setup = Setup::of(&bound, &Application::default(), SpringAi::default());
+    /// assert_eq!(setup.limits.max_for("any"), Some(Max::Limited(2)));
+    /// assert!(setup.processor.always_throw);
+    /// ```
+    pub fn of(bound: &BoundProperties, app: &Application, version: SpringAi) -> Setup {
+        Setup {
+            limits: bound.limits.clone(),
+            resolution_fallback: bound.resolution_fallback,
+            processor: Processor {
+                kind: app.processor,
+                always_throw: bound.always_throw,
+                rethrow: app.rethrow.clone(),
+            },
+            memory: app.memory,
+            memory_max_messages: app.memory_max_messages,
+            conversation_history: app.conversation_history,
+            provider: app.provider,
+            tool_output: app.tool_output.clone(),
+            version,
+            stream: app.stream,
+        }
+    }
+
     /// The conversation-history switch in force: explicit, or what
     /// `DefaultChatClient.autoRegisterToolCallingAdvisor` chooses
     /// (`!hasDownstreamMemoryAdvisor`).

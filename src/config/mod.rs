@@ -17,8 +17,8 @@ pub use binding::{
 
 pub use check::{
     describe_setup, evaluate, report, report_sets, safe_sets, script, smallest_change,
-    smallest_fixes, Change, CheckScenario, CheckVerdict, Mark, NextRefused, OutputKind,
-    ScenarioScript, SetReport, Setup, ToolOutput, LONG_TURN_ROUNDS, MAX_PLAYED_LIMIT,
+    smallest_fixes, Application, Change, CheckScenario, CheckVerdict, Mark, NextRefused,
+    OutputKind, ScenarioScript, SetReport, Setup, ToolOutput, LONG_TURN_ROUNDS, MAX_PLAYED_LIMIT,
     RUNAWAY_PROBE, UNKNOWN_TOOL_NAME,
 };
 
