@@ -89,6 +89,9 @@ impl Scalar<'_> {
 /// names, and scalars. Names and strings without escapes are slices of the
 /// text, so a sink that keeps nothing allocates nothing.
 pub(super) trait Sink<'a> {
+    /// Whether [`Sink::string`] reads the value: a sink that drops string
+    /// values gets `""` and the reader does not decode their escapes.
+    const KEEPS_STRINGS: bool = true;
     /// `[` or `{` with something inside.
     fn open(&mut self, is_object: bool);
     /// `[]` or `{}`, a whole value.
@@ -168,6 +171,7 @@ pub(super) struct RepeatCheck {
 }
 
 impl<'a> Sink<'a> for RepeatCheck {
+    const KEEPS_STRINGS: bool = false;
     fn open(&mut self, is_object: bool) {
         self.starts.push(is_object.then_some(self.hashes.len()));
     }

@@ -924,3 +924,75 @@ fn strict_validator_long_strings() {
         }
     }
 }
+
+/// The check that drops string values (`check_lenient`, upstream's
+/// conversion) fails exactly where and how the reader that decodes them
+/// does: escapes, surrogates, control characters, lengths and the end of
+/// input inside an escaped string.
+#[test]
+fn skipping_a_string_value_fails_as_decoding_it() {
+    let bodies = [
+        r"plain",
+        r"a\nb",
+        r#"q\"q"#,
+        r"\u0041\u00e9",
+        r"\uD83D\uDE00",
+        r"\uD800",
+        r"\uDC00x",
+        r"\uD800\u0041",
+        r"\x",
+        r"\u12",
+        r"\u12G4",
+        "tab\there",
+        "\\n\u{1}",
+        r"\",
+        r"ab\u",
+        r"ab\uD83D",
+    ];
+    let long_escaped = format!("{}\\n", "x".repeat(20_000_000));
+    let mut texts = Vec::new();
+    for b in bodies.iter().copied().chain([long_escaped.as_str()]) {
+        for (open, close) in [
+            ("\"", "\""),
+            ("{\"k\":\"", "\"}"),
+            ("[1,\"", "\",2]"),
+            ("\"", ""),
+        ] {
+            texts.push(format!("{open}{b}{close}"));
+        }
+        // As a name the string is decoded by both: they agree as well.
+        texts.push(format!("{{\"{b}\":1,\"{b}\":2}}"));
+    }
+    let mut failures = 0;
+    for text in &texts {
+        let read = read_lenient(text).map(|_| ());
+        let checked = check_lenient(text).map(|_| ());
+        assert_eq!(checked, read, "{}", &text[..text.len().min(60)]);
+        failures += usize::from(read.is_err());
+    }
+    // The list reaches both sides of every check.
+    assert!(
+        failures > 20 && failures < texts.len() - 10,
+        "{failures} of {}",
+        texts.len()
+    );
+}
+
+/// The chunked count of UTF-16 units is Java's `String.length()`, across
+/// chunk boundaries and for every width of character.
+#[test]
+fn utf16_len_counts_java_chars() {
+    let pieces = ["a", "é", "€", "😀", "\u{7f}", "\u{10ffff}"];
+    for n in [0, 1, 126, 127, 128, 300, 1000] {
+        for p in pieces {
+            for q in pieces {
+                let s: String = std::iter::repeat_n(p, n).chain([q]).collect();
+                assert_eq!(
+                    super::lenient::utf16_len(s.as_bytes()),
+                    s.encode_utf16().count(),
+                    "{n} x {p:?} then {q:?}"
+                );
+            }
+        }
+    }
+}
