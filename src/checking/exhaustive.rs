@@ -18,8 +18,10 @@
 //! * the calls: up to `max_rounds` tool rounds (at least `min_rounds`),
 //!   each a batch of 1 to `max_batch` calls, at most `max_turn_calls` calls
 //!   in all, every call naming tool `a`, tool `b` or a name no tool has
-//!   (`d`); each round is one model reply with one generation, followed by a
-//!   final text answer;
+//!   (`d`); each round is one model reply with one generation (the calls,
+//!   or with [`RoundReply::TextWithCalls`] a text and the calls), followed
+//!   by a final text answer, or, in a family whose model repeats
+//!   (`repeat_last`), by the last round again for every further call;
 //! * the tools: exactly the tools the calls name, each returning one
 //!   [`OutcomeClass`] on every invocation; the classes hold one
 //!   representative of every kind of tool output and failure the random
@@ -30,9 +32,9 @@
 //! * the manager: the per-tool and total maxima (`None` is absent: Spring's
 //!   defaults, 40 and 150), the behaviour on a breach, the exception
 //!   processor;
-//! * the loop: Gemini; the memory ([`MemorySetup`]: none, inside or outside
-//!   the loop, its window, conversation history; in the wide bound also
-//!   streamed turns); a memory holds the
+//! * the loop: Gemini, or provider `none` where a family says so; the memory
+//!   ([`MemorySetup`]: none, inside or outside the loop, its window,
+//!   conversation history, and whether the turn streams); a memory holds the
 //!   conversation so far (the request without its last message) when the
 //!   request already holds a round of this turn.
 //!
@@ -69,7 +71,7 @@ use crate::chat::stream::Split;
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::checking::explore::{counterexample_vector, MatrixCell};
 use crate::checking::gen::{class_table, with_set, UNKNOWN_TOOL};
-use crate::checking::invariants::{check, Evidence, Invariant, Replays, Verdict};
+use crate::checking::invariants::{check, repeating_guard, Evidence, Invariant, Replays, Verdict};
 use crate::checking::scenario::Scenario;
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix};
 use crate::model::java::{ClassTable, JavaException, TOOL_EXECUTION_EXCEPTION};
@@ -297,7 +299,30 @@ pub struct Family {
     pub outcomes: Vec<usize>,
     /// Memory setups.
     pub memories: Vec<MemorySetup>,
+    /// Where the requests go. Provider `none` takes any tool response, so a
+    /// turn goes on where Gemini's conversion of a breach text would end it.
+    pub provider: Provider,
+    /// What each tool round's reply holds besides its calls.
+    pub round_reply: RoundReply,
+    /// The model repeats its last tool round for every further call instead
+    /// of answering in text ([`LoopConfig::repeat_last`]): the turn ends
+    /// only where the loop ends it.
+    pub repeat_last: bool,
 }
+
+/// What a tool round's reply holds besides its calls: one generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoundReply {
+    /// The calls alone.
+    CallsOnly,
+    /// A text ([`ROUND_TEXT`]) with the calls: a model that says what it is
+    /// about to do. A streamed round sends the text to the client before
+    /// the calls (docs/BEHAVIOUR.md 6.3).
+    TextWithCalls,
+}
+
+/// The text of a [`RoundReply::TextWithCalls`] round.
+pub const ROUND_TEXT: &str = "Let me check";
 
 /// The rethrow list the bounds use.
 pub const RETHROW: &str = "java.lang.IllegalStateException";
@@ -356,10 +381,22 @@ impl Family {
                 OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
             })
             .collect();
+        let mut model = String::new();
+        if self.round_reply == RoundReply::TextWithCalls {
+            model.push_str(&format!(
+                "; each round's calls come with the text {ROUND_TEXT:?}"
+            ));
+        }
+        if self.repeat_last {
+            model.push_str("; the model repeats its last round for ever");
+        }
+        if self.provider == Provider::None {
+            model.push_str("; provider none");
+        }
         format!(
             "{}: {}..{} tool rounds of 1..{} calls over a, b and an unknown name (at most {} calls in the turn); \
              prior calls 0..{} per tool; per-tool max {{{}}}; total max {{{}}}; {}; processors {{{}}}; \
-             outcomes {{{}}}; memory {{{}}}",
+             outcomes {{{}}}; memory {{{}}}{}",
             self.name,
             self.min_rounds,
             self.max_rounds,
@@ -371,7 +408,8 @@ impl Family {
             breach.join(" and "),
             procs.join(", "),
             outcomes.join(", "),
-            mems.join(", ")
+            mems.join(", "),
+            model
         )
     }
 }
@@ -421,7 +459,7 @@ impl Bound {
 
     /// The default bound (about two minutes on two idle cores): the union of
     /// three products, each varying every dimension, each widest where its
-    /// invariants look:
+    /// invariants look, and a small one for the turn that never ends:
     ///
     /// * `limits` (counting and breaches): one tool round of 1 to 3 calls
     ///   over `a`, `b` and an unknown name; per-tool and total maxima from
@@ -439,11 +477,19 @@ impl Bound {
     ///   processors; 0 or 1 prior call per tool; outcomes JSON object, half
     ///   JSON, plain text, empty, wrapped and unwrapped runtime exception;
     ///   memory none, outside, inside with and without conversation
-    ///   history, windows of 20 and 4 messages.
+    ///   history, windows of 20 and 4 messages;
+    /// * `runaway` (turn-ends, 376 scenarios): 1 or 2 tool rounds of 1 or 2
+    ///   calls (at most 2 in the turn), the model repeating its last round
+    ///   for every further call instead of answering; per-tool maximum 1,
+    ///   total from {absent, 1}; both breach behaviours; the default and
+    ///   JSON processors; no prior call; outcomes JSON object and wrapped
+    ///   runtime exception; no memory; provider `none`, which takes the
+    ///   breach text that Gemini's conversion refuses upstream (ending the
+    ///   turn before it can run away).
     ///
     /// ```
     /// use toolcall_model::checking::exhaustive::{Bound, Space};
-    /// assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 793_152);
+    /// assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 793_528);
     /// ```
     pub fn default_bound() -> Bound {
         let procs = all_processors();
@@ -465,6 +511,9 @@ impl Bound {
                     processors: plain.clone(),
                     outcomes: vec![0, 3, 6],
                     memories: vec![MemorySetup::none()],
+                    provider: Provider::Gemini,
+                    round_reply: RoundReply::CallsOnly,
+                    repeat_last: false,
                 },
                 Family {
                     name: "outcomes",
@@ -479,6 +528,9 @@ impl Bound {
                     processors: procs,
                     outcomes: every,
                     memories: vec![MemorySetup::none()],
+                    provider: Provider::Gemini,
+                    round_reply: RoundReply::CallsOnly,
+                    repeat_last: false,
                 },
                 Family {
                     name: "loop",
@@ -493,7 +545,11 @@ impl Bound {
                     processors: plain,
                     outcomes: vec![0, 2, 3, 4, 6, 7],
                     memories: all_memories(),
+                    provider: Provider::Gemini,
+                    round_reply: RoundReply::CallsOnly,
+                    repeat_last: false,
                 },
+                runaway(),
             ],
         }
     }
@@ -530,6 +586,9 @@ impl Bound {
                     processors: procs.clone(),
                     outcomes: every.clone(),
                     memories: vec![MemorySetup::none()],
+                    provider: Provider::Gemini,
+                    round_reply: RoundReply::CallsOnly,
+                    repeat_last: false,
                 },
                 Family {
                     name: "loop",
@@ -552,6 +611,9 @@ impl Bound {
                         .into_iter()
                         .chain(streamed_memories())
                         .collect(),
+                    provider: Provider::Gemini,
+                    round_reply: RoundReply::CallsOnly,
+                    repeat_last: false,
                 },
             ],
         }
@@ -589,38 +651,54 @@ impl Bound {
                     MemorySetup::with(Memory::Inside, true, 4),
                     MemorySetup::with(Memory::Outside, true, 4),
                 ],
+                provider: Provider::Gemini,
+                round_reply: RoundReply::CallsOnly,
+                repeat_last: false,
             }],
         }
     }
 
     /// A bound small enough for a unit test (a few thousand scenarios) that
-    /// still holds seed 000's two failures and upstream's four refutations.
+    /// still holds seed 000's two failures, upstream's four refutations of
+    /// the first invariants, and, with the default bound's `runaway`
+    /// family, the turn that never ends.
+    ///
+    /// ```
+    /// use toolcall_model::checking::exhaustive::{Bound, Space};
+    /// assert_eq!(Space::new(&Bound::tiny()).scenarios(), 1_432);
+    /// ```
     pub fn tiny() -> Bound {
         Bound {
             name: "tiny",
-            families: vec![Family {
-                name: "tiny",
-                max_batch: 2,
-                min_rounds: 1,
-                max_rounds: 1,
-                max_turn_calls: 2,
-                max_prior: 0,
-                per_tool: vec![None, Some(1)],
-                total: vec![None],
-                breach: both_breaches(),
-                processors: vec![
-                    Processor::default(),
-                    Processor {
-                        kind: ProcessorKind::JsonError,
-                        ..Processor::default()
-                    },
-                ],
-                outcomes: vec![0, 2, 3, 6],
-                memories: vec![
-                    MemorySetup::none(),
-                    MemorySetup::with(Memory::Inside, true, 20),
-                ],
-            }],
+            families: vec![
+                Family {
+                    name: "tiny",
+                    max_batch: 2,
+                    min_rounds: 1,
+                    max_rounds: 1,
+                    max_turn_calls: 2,
+                    max_prior: 0,
+                    per_tool: vec![None, Some(1)],
+                    total: vec![None],
+                    breach: both_breaches(),
+                    processors: vec![
+                        Processor::default(),
+                        Processor {
+                            kind: ProcessorKind::JsonError,
+                            ..Processor::default()
+                        },
+                    ],
+                    outcomes: vec![0, 2, 3, 6],
+                    memories: vec![
+                        MemorySetup::none(),
+                        MemorySetup::with(Memory::Inside, true, 20),
+                    ],
+                    provider: Provider::Gemini,
+                    round_reply: RoundReply::CallsOnly,
+                    repeat_last: false,
+                },
+                runaway(),
+            ],
         }
     }
 
@@ -657,8 +735,38 @@ impl Bound {
                 "processors": f.processors.iter().map(processor_label).collect::<Vec<_>>(),
                 "outcomes": f.outcomes.iter().filter_map(|&i| classes.get(i).map(|c| c.label)).collect::<Vec<_>>(),
                 "memories": f.memories.iter().map(MemorySetup::label).collect::<Vec<_>>(),
+                "provider": match f.provider { Provider::Gemini => "gemini", Provider::None => "none" },
+                "round_text": (f.round_reply == RoundReply::TextWithCalls).then_some(ROUND_TEXT),
+                "repeat_last": f.repeat_last,
             })).collect::<Vec<_>>(),
         })
+    }
+}
+
+/// The family `runaway` of the default and tiny bounds (described at
+/// [`Bound::default_bound`]): a model that never stops calling tools. Its
+/// limits bind every name it calls, so every turn is within `turn-ends`'s
+/// precondition, under `THROW` too; small, since under every set that lets
+/// a turn run away it runs to its bound
+/// ([`crate::checking::invariants::turn_bound`], at most 4 model calls).
+fn runaway() -> Family {
+    let procs = all_processors();
+    Family {
+        name: "runaway",
+        max_batch: 2,
+        min_rounds: 1,
+        max_rounds: 2,
+        max_turn_calls: 2,
+        max_prior: 0,
+        per_tool: vec![Some(1)],
+        total: vec![None, Some(1)],
+        breach: both_breaches(),
+        processors: vec![procs[0].clone(), procs[4].clone()],
+        outcomes: vec![0, 6],
+        memories: vec![MemorySetup::none()],
+        provider: Provider::None,
+        round_reply: RoundReply::CallsOnly,
+        repeat_last: true,
     }
 }
 
@@ -1011,8 +1119,9 @@ impl Space {
     /// The item's size: prior calls, calls and rounds, plus one for each
     /// setting away from the simplest (a maximum present, `RETURN_ERROR_RESPONSE`,
     /// the JSON processor, `alwaysThrow`, a rethrow list, a memory, a small
-    /// window, conversation history off). Counterexamples are reported
-    /// smallest first.
+    /// window, conversation history off, a streamed turn, a text with the
+    /// calls, a repeating model). Counterexamples are reported smallest
+    /// first.
     pub fn size(&self, item: &Item) -> usize {
         let s = &self.shapes[item.shape];
         let f = &self.bound.families[s.key.family];
@@ -1025,6 +1134,8 @@ impl Space {
             + usize::from(p.always_throw)
             + usize::from(!p.rethrow.is_empty())
             + f.memories[item.memory].knobs()
+            + usize::from(f.round_reply != RoundReply::CallsOnly)
+            + usize::from(f.repeat_last)
     }
 
     /// The family an item belongs to.
@@ -1085,6 +1196,10 @@ impl Space {
             history.push(Message::assistant(None, calls));
             history.push(Message::Tool { responses });
         }
+        let text = match f.round_reply {
+            RoundReply::CallsOnly => None,
+            RoundReply::TextWithCalls => Some(ROUND_TEXT.to_owned()),
+        };
         let mut model: Vec<Vec<Generation>> = shape
             .key
             .rounds
@@ -1092,15 +1207,19 @@ impl Space {
             .enumerate()
             .map(|(r, names)| {
                 vec![Generation {
+                    text: text.clone(),
                     tool_calls: calls_of(&format!("call-{r}"), names),
                     ..Generation::default()
                 }]
             })
             .collect();
-        model.push(vec![Generation {
-            text: Some("done".to_owned()),
-            ..Generation::default()
-        }]);
+        // A repeating model never answers: its last round comes back.
+        if !f.repeat_last || model.is_empty() {
+            model.push(vec![Generation {
+                text: Some("done".to_owned()),
+                ..Generation::default()
+            }]);
+        }
         let memory_start = if mem.memory != Memory::None && history.len() > 1 {
             // The memory has seen the conversation so far: everything but
             // the message the advisor stores on this request.
@@ -1108,16 +1227,21 @@ impl Space {
         } else {
             vec![]
         };
+        let mut config = LoopConfig {
+            conversation_history: mem.conversation_history,
+            provider: f.provider,
+            memory: mem.memory,
+            memory_max_messages: mem.window,
+            memory_start,
+            stream: mem.stream.then(Split::default),
+            repeat_last: f.repeat_last && !shape.key.rounds.is_empty(),
+            ..LoopConfig::new(manager)
+        };
+        if config.repeat_last {
+            config.max_rounds = repeating_guard(&config, &model);
+        }
         Scenario {
-            config: LoopConfig {
-                conversation_history: mem.conversation_history,
-                provider: Provider::Gemini,
-                memory: mem.memory,
-                memory_max_messages: mem.window,
-                memory_start,
-                stream: mem.stream.then(Split::default),
-                ..LoopConfig::new(manager)
-            },
+            config,
             tools,
             history,
             model,
@@ -1677,6 +1801,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checking::invariants::check_scenario;
 
     fn small(outcomes: Vec<usize>, max_batch: usize) -> Bound {
         Bound {
@@ -1694,6 +1819,9 @@ mod tests {
                 processors: vec![Processor::default()],
                 outcomes,
                 memories: vec![MemorySetup::none()],
+                provider: Provider::Gemini,
+                round_reply: RoundReply::CallsOnly,
+                repeat_last: false,
             }],
         }
     }
@@ -1789,6 +1917,66 @@ mod tests {
             assert_eq!(c.proof, Proof::Proved, "all × {inv}");
             assert_eq!(c.scenarios, space.scenarios());
         }
+    }
+
+    /// Turn-ends within the runaway family: refuted for upstream by a
+    /// repeating model under `RETURN_ERROR_RESPONSE` whose turn is still
+    /// going at its bound, proved for the fix. Under `THROW` every turn of
+    /// the family ends (its limits bind every name it calls, the
+    /// invariant's precondition).
+    #[test]
+    fn a_repeating_model_refutes_turn_ends_upstream_and_the_fix_ends_its_turn() {
+        let space = Space::new(&Bound::tiny());
+        let r = run(&space, 2, &|_, _| {}).unwrap();
+        let sets = behavior_sets();
+        let set = |name: &str| sets.iter().find(|s| s.name == name).unwrap();
+        let c = r.cell("upstream", Invariant::TurnEnds).unwrap();
+        let Proof::Refuted { index, replays, .. } = &c.proof else {
+            panic!("upstream × turn-ends should be refuted: {:?}", c.proof)
+        };
+        assert!(replays);
+        let item = space.item(*index).unwrap();
+        assert_eq!(space.family(&item).name, "runaway");
+        let s = space.scenario(&item);
+        assert_eq!(
+            s.config.manager.limits.on_exceeded,
+            OnExceeded::ReturnErrorResponse
+        );
+        let bound = crate::checking::invariants::turn_bound(&s.config, &s.model).unwrap();
+        // The smallest: one call repeated, a limit of one, three model calls.
+        assert_eq!((s.model.len(), bound), (1, 3));
+        // Upstream the turn is still calling the model at the guard past its
+        // bound; under the fix the same turn ends within the bound.
+        assert_eq!(
+            s.run().map(|_| ()),
+            Err(crate::chat::tool_loop::LoopError::TooManyRounds(bound + 1))
+        );
+        for fixed in ["end-turn-after-breach", "all"] {
+            let (run, _) = with_set(&s, set(fixed)).run().unwrap();
+            assert!(run.requests.len() <= bound, "{fixed}: {run:?}");
+            let c = r.cell(fixed, Invariant::TurnEnds).unwrap();
+            assert_eq!(c.proof, Proof::Proved, "{fixed}");
+            assert_eq!(c.applicable, space.scenarios(), "{fixed}");
+        }
+        // Under THROW, upstream ends every turn of the family; under
+        // RETURN_ERROR_RESPONSE some run away.
+        let (mut ended, mut ran_away) = (0, 0);
+        for i in 0..space.scenarios() {
+            let item = space.item(i).unwrap();
+            if space.family(&item).name != "runaway" {
+                continue;
+            }
+            let s = space.scenario(&item);
+            let v = check_scenario(Invariant::TurnEnds, &s);
+            match s.config.manager.limits.on_exceeded {
+                OnExceeded::Throw => {
+                    assert_eq!(v, Verdict::Holds, "scenario {i}");
+                    ended += 1;
+                }
+                OnExceeded::ReturnErrorResponse => ran_away += usize::from(v.is_refuted()),
+            }
+        }
+        assert!(ended > 0 && ran_away > 0, "{ended} {ran_away}");
     }
 
     /// The evaluator as it was before the run shared one scenario between

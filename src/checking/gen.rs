@@ -911,13 +911,10 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                     model,
                 };
                 if repeat_last {
-                    // The guard just past the turn's bound (or a probe where
-                    // the limits bound nothing): a turn that runs away stops
-                    // there, not after 1000 model calls.
-                    let past =
-                        crate::checking::invariants::turn_bound(&scenario.config, &scenario.model)
-                            .unwrap_or_else(|| scenario.model.len() * 2 + 7);
-                    scenario.config.max_rounds = scenario.config.max_rounds.min(past + 1);
+                    scenario.config.max_rounds = crate::checking::invariants::repeating_guard(
+                        &scenario.config,
+                        &scenario.model,
+                    );
                 }
                 scenario
             },

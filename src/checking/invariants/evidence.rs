@@ -123,9 +123,18 @@ impl<'a> Evidence<'a> {
 
     /// As [`Evidence::gather`], with the request messages of a Gemini run
     /// always taken from a second run with provider `none` (the evaluator
-    /// as it was, kept for the test that compares the two).
+    /// as it was, kept for the test that compares the two). A repeating
+    /// model's turn is cut off at its bound as there.
     #[doc(hidden)]
     pub fn gather_with_second_run(scenario: &'a Scenario) -> Result<Self, LoopError> {
+        if scenario.config.repeat_last {
+            if let Some(cut) = Self::cut_off(scenario)? {
+                return Ok(Evidence {
+                    messages: OnceCell::new(),
+                    ..cut
+                });
+            }
+        }
         let (run, toolbox) = scenario.run()?;
         Ok(Self::of_run(scenario, run, toolbox, None))
     }

@@ -67,6 +67,26 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
     usize::try_from(c.saturating_add(2)).ok()
 }
 
+/// The guard (`LoopConfig::max_rounds`) a generated scenario with a
+/// repeating model (`repeat_last`) gets: one model call past
+/// [`turn_bound`], or, where the limits bound nothing, twice the script and
+/// 8, the probe [`Evidence::gather`] cuts such a turn off at. A turn that
+/// runs away then stops there instead of after the loop's 1000 model calls;
+/// the checker judges it without reaching the guard.
+///
+/// ```
+/// use toolcall_model::{chat::tool_loop::LoopConfig, checking::invariants::{repeating_guard, turn_bound},
+///     model::{limits::Limits, manager::Config, message::{Generation, ToolCall}}};
+/// let limits = Limits::default().max_calls_per_tool(1).unwrap().unlimited_total_tool_calls();
+/// let cfg = LoopConfig::new(Config { limits, ..Config::default() });
+/// let call = vec![vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }]];
+/// assert_eq!(repeating_guard(&cfg, &call), turn_bound(&cfg, &call).unwrap() + 1);
+/// ```
+pub fn repeating_guard(cfg: &LoopConfig, model: &[Vec<Generation>]) -> usize {
+    let past = turn_bound(cfg, model).unwrap_or_else(|| model.len().saturating_mul(2) + 7);
+    cfg.max_rounds.min(past.saturating_add(1))
+}
+
 /// The precondition: the limits bound the turn ([`turn_bound`]).
 pub(super) fn bounded(ev: &Evidence<'_>) -> Option<usize> {
     turn_bound(&ev.scenario.config, &ev.scenario.model)
