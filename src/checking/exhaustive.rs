@@ -459,7 +459,8 @@ impl Bound {
 
     /// The default bound (about two minutes on two idle cores): the union of
     /// three products, each varying every dimension, each widest where its
-    /// invariants look, and a small one for the turn that never ends:
+    /// invariants look, and two small ones for the turn that never ends and
+    /// the streamed turn:
     ///
     /// * `limits` (counting and breaches): one tool round of 1 to 3 calls
     ///   over `a`, `b` and an unknown name; per-tool and total maxima from
@@ -485,11 +486,18 @@ impl Bound {
     ///   JSON processors; no prior call; outcomes JSON object and wrapped
     ///   runtime exception; no memory; provider `none`, which takes the
     ///   breach text that Gemini's conversion refuses upstream (ending the
-    ///   turn before it can run away).
+    ///   turn before it can run away);
+    /// * `streamed` (stream-as-call, 416 scenarios): turns through
+    ///   `ChatClient.stream()`, one tool round of 1 or 2 calls that come
+    ///   with the text "Let me check", each reply cut into chunks (the text
+    ///   in two, each call apart); per-tool maxima from {absent, 1}, total
+    ///   absent; both breach behaviours; the default and JSON processors;
+    ///   no prior call; outcomes JSON object and plain text; no memory, or
+    ///   the memory outside the loop (window 20).
     ///
     /// ```
     /// use toolcall_model::checking::exhaustive::{Bound, Space};
-    /// assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 793_528);
+    /// assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 793_944);
     /// ```
     pub fn default_bound() -> Bound {
         let procs = all_processors();
@@ -550,6 +558,7 @@ impl Bound {
                     repeat_last: false,
                 },
                 runaway(),
+                streamed(),
             ],
         }
     }
@@ -660,12 +669,13 @@ impl Bound {
 
     /// A bound small enough for a unit test (a few thousand scenarios) that
     /// still holds seed 000's two failures, upstream's four refutations of
-    /// the first invariants, and, with the default bound's `runaway`
-    /// family, the turn that never ends.
+    /// the first invariants, and, with the default bound's `runaway` and
+    /// `streamed` families, the turn that never ends and the streamed turn
+    /// that parts from `call()`.
     ///
     /// ```
     /// use toolcall_model::checking::exhaustive::{Bound, Space};
-    /// assert_eq!(Space::new(&Bound::tiny()).scenarios(), 1_432);
+    /// assert_eq!(Space::new(&Bound::tiny()).scenarios(), 1_848);
     /// ```
     pub fn tiny() -> Bound {
         Bound {
@@ -698,6 +708,7 @@ impl Bound {
                     repeat_last: false,
                 },
                 runaway(),
+                streamed(),
             ],
         }
     }
@@ -770,6 +781,34 @@ fn runaway() -> Family {
     }
 }
 
+/// The family `streamed` of the default and tiny bounds (described at
+/// [`Bound::default_bound`]): turns through `ChatClient.stream()` whose
+/// tool round says something before its calls, the reply on which the
+/// streaming path parts from `call()` with the memory outside the loop.
+fn streamed() -> Family {
+    let procs = all_processors();
+    Family {
+        name: "streamed",
+        max_batch: 2,
+        min_rounds: 1,
+        max_rounds: 1,
+        max_turn_calls: 2,
+        max_prior: 0,
+        per_tool: vec![None, Some(1)],
+        total: vec![None],
+        breach: both_breaches(),
+        processors: vec![procs[0].clone(), procs[4].clone()],
+        outcomes: vec![0, 3],
+        memories: vec![
+            MemorySetup::none().streamed(),
+            MemorySetup::with(Memory::Outside, true, 20).streamed(),
+        ],
+        provider: Provider::Gemini,
+        round_reply: RoundReply::TextWithCalls,
+        repeat_last: false,
+    }
+}
+
 /// Memory none, outside, inside with and without conversation history,
 /// each memory with a window of 20 (the default) and of 4 messages.
 fn all_memories() -> Vec<MemorySetup> {
@@ -786,11 +825,12 @@ fn all_memories() -> Vec<MemorySetup> {
     v
 }
 
-/// The streamed turns of the wide bound: no memory, the memory outside and
-/// inside the loop (window 20). Only there: streaming doubles what it
-/// touches, and a bound's replies (calls only, then a text answer in one
-/// generation) part from `call()` only where the memory outside aggregates
-/// what the client received.
+/// The streamed turns of the wide bound's loop family: no memory, the
+/// memory outside and inside the loop (window 20). Not in the default
+/// bound's loop family: streaming doubles what it touches, and replies of
+/// calls only part from `call()` only where the memory outside aggregates
+/// what the client received (the default bound's `streamed` family gives
+/// its rounds a text, where they part).
 fn streamed_memories() -> Vec<MemorySetup> {
     vec![
         MemorySetup::none().streamed(),
@@ -1895,6 +1935,8 @@ mod tests {
             Invariant::GeminiSafe,
             Invariant::Lossless,
             Invariant::TranscriptValid,
+            Invariant::StreamAsCall,
+            Invariant::TurnEnds,
         ] {
             let c = r.cell("upstream", inv).unwrap();
             let Proof::Refuted {
@@ -1912,11 +1954,58 @@ mod tests {
                 crate::vectors::Verification::Failed(_)
             ));
         }
+        // No fix is about the streaming path.
         for inv in Invariant::ALL {
             let c = r.cell("all", inv).unwrap();
+            if inv == Invariant::StreamAsCall {
+                assert_eq!(c.verdict(), "refuted");
+                continue;
+            }
             assert_eq!(c.proof, Proof::Proved, "all × {inv}");
             assert_eq!(c.scenarios, space.scenarios());
         }
+    }
+
+    /// Stream-as-call within the streamed family: a tool round's text
+    /// reaches a streaming client, and the memory outside the loop stores
+    /// it merged with the answer, where `call()` stores the answer alone;
+    /// without a memory the same turns invoke the tools as `call()` does.
+    #[test]
+    fn a_streamed_round_with_text_parts_from_call_only_in_the_memory_outside() {
+        let space = Space::new(&Bound::tiny());
+        let (mut held, mut merged) = (0, 0);
+        for i in 0..space.scenarios() {
+            let item = space.item(i).unwrap();
+            if space.family(&item).name != "streamed" {
+                continue;
+            }
+            let s = space.scenario(&item);
+            assert!(s.config.stream.is_some());
+            let v = check_scenario(Invariant::StreamAsCall, &s);
+            if s.config.memory == Memory::None {
+                assert_eq!(v, Verdict::Holds, "scenario {i}");
+                held += 1;
+                continue;
+            }
+            let mut blocking = s.clone();
+            blocking.config.stream = None;
+            let (Ok((streamed, _)), Ok((called, _))) = (s.run(), blocking.run()) else {
+                panic!("scenario {i} runs both ways");
+            };
+            let text = |run: &crate::chat::tool_loop::LoopRun| match run.memory.last() {
+                Some(Message::Assistant { text, .. }) => text.clone(),
+                _ => None,
+            };
+            if text(&streamed) != text(&called) {
+                assert!(v.is_refuted(), "scenario {i}");
+                assert_eq!(
+                    text(&streamed),
+                    text(&called).map(|t| format!("{ROUND_TEXT}{t}"))
+                );
+                merged += 1;
+            }
+        }
+        assert!(held > 0 && merged > 0, "{held} {merged}");
     }
 
     /// Turn-ends within the runaway family: refuted for upstream by a
