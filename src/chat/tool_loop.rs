@@ -32,7 +32,9 @@ use crate::gemini::{
     Request, ValidatorOptions,
 };
 use crate::model::behavior::Fixes;
-use crate::model::java::{JavaException, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED};
+use crate::model::java::{
+    JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
+};
 use crate::model::limits::Counts;
 use crate::model::manager::{
     execute_with_counts, limit_generation, tool_call_message, Config, ExecResult, LimitExceeded,
@@ -108,6 +110,11 @@ pub struct LoopConfig {
 /// The user message the `tool-feedback` advisor appends after each tool
 /// round.
 pub const TOOL_FEEDBACK: &str = "tool feedback";
+
+/// The message of the `IllegalArgumentException` a memory outside the loop
+/// throws at the end of a streamed turn whose client received nothing
+/// (`BaseChatMemoryAdvisor.getConversationId` on an empty context).
+pub const NULL_CONVERSATION_ID: &str = "conversationId cannot be null";
 
 impl Default for LoopConfig {
     /// [`LoopConfig::new`] with the default manager.
@@ -880,6 +887,19 @@ impl<'c> Turn<'c> {
         if let Some(received) = streamed.as_mut().filter(|_| built) {
             received.push(generations.clone());
         }
+        // The memory outside reads the conversation id off its aggregate's
+        // context, which ChatClientMessageAggregator gathers from the
+        // responses the client received: with none (every chunk of the
+        // turn held a call), its `after` fails the stream.
+        let (kind, generations, error) = match &streamed {
+            Some(received)
+                if received.is_empty() && cfg.memory == Memory::Outside && error.is_none() =>
+            {
+                let e = JavaException::new(ILLEGAL_ARGUMENT, Some(NULL_CONVERSATION_ID));
+                (EndKind::Error, vec![], Some(e))
+            }
+            _ => (kind, generations, error),
+        };
         if cfg.memory == Memory::Outside && error.is_none() {
             match (&streamed, kind) {
                 // The memory's aggregate of everything the client received:
