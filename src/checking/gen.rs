@@ -991,8 +991,11 @@ pub fn vector(op: VectorOp) -> BoxedStrategy<serde_json::Value> {
 /// metadata, finish reasons a model reports (including the ones Spring's own
 /// generations carry), a second system message, builder calls replayed
 /// after the manager's keys (some of which the builder refuses), and, for
-/// loops, conversation history off in any memory placement and the seed's
-/// workaround advisor. Half the vectors carry a random set of fixes (any
+/// loops, conversation history off in any memory placement, the seed's
+/// workaround advisor, and (one loop in five) an application's
+/// `ToolCallingAdvisor` that adds a user message after each tool round
+/// (`tool-feedback`, docs/BEHAVIOUR.md 6.4), blocking or streamed, with
+/// or without limits, as the scenario has them. Half the vectors carry a random set of fixes (any
 /// combination, `evict-orphan-responses` with `keep-current-turn`
 /// included), which the real classes run with the fix library installed,
 /// and some tool responses carry the failure mark that `error-key` reads.
@@ -1007,6 +1010,7 @@ struct Extras {
     builder: Vec<serde_json::Value>,
     history_off: bool,
     advisor: bool,
+    feedback: bool,
 }
 
 fn extras() -> BoxedStrategy<Extras> {
@@ -1051,6 +1055,7 @@ fn extras() -> BoxedStrategy<Extras> {
         prop_oneof![8 => Just(vec![]), 1 => vec(builder_call, 1..=3)],
         prop_oneof![9 => Just(false), 1 => Just(true)],
         prop_oneof![9 => Just(false), 1 => Just(true)],
+        prop_oneof![4 => Just(false), 1 => Just(true)],
     )
         .prop_map(
             |(
@@ -1062,6 +1067,7 @@ fn extras() -> BoxedStrategy<Extras> {
                 builder,
                 history_off,
                 advisor,
+                feedback,
             )| Extras {
                 fixes,
                 marks,
@@ -1072,6 +1078,7 @@ fn extras() -> BoxedStrategy<Extras> {
                 builder,
                 history_off,
                 advisor,
+                feedback,
             },
         )
         .boxed()
@@ -1147,8 +1154,21 @@ impl Extras {
             if self.history_off {
                 v["manager"]["conversation_history"] = json!(false);
             }
+            let mut advisors = Vec::new();
             if self.advisor {
-                v["advisors"] = json!(["gemini-tool-text"]);
+                advisors.push("gemini-tool-text");
+            }
+            if self.feedback {
+                // The application's ToolCallingAdvisor subclass takes the
+                // place of the fix library's, which close-dangling-calls
+                // needs: the reader refuses the two together.
+                advisors.push("tool-feedback");
+                if let Some(Value::Array(fixes)) = v.get_mut("fixes") {
+                    fixes.retain(|f| *f != Fix::CloseDanglingCalls.name());
+                }
+            }
+            if !advisors.is_empty() {
+                v["advisors"] = json!(advisors);
             }
         }
     }
