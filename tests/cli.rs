@@ -670,8 +670,8 @@ fn generated_vectors_with_the_models_expect_verify() {
     let (code, out, _) = run_with_stdin(&["verify", dir.to_str().unwrap()], b"");
     assert_eq!(code, 0, "{out}");
     assert!(out.trim_end().ends_with("60 passed, 0 failed"), "{out}");
-    // Seed 4 draws a tool output whose converted payload nests deeper than
-    // a vector may: refused by name, not written as a file that never loads.
+    // Seed 4 draws a history whose converted request nests deeper than a
+    // vector may: refused by name, not written as a file that never loads.
     let (code, _, err) = run_with_stdin(
         &[
             "gen",
@@ -689,7 +689,7 @@ fn generated_vectors_with_the_models_expect_verify() {
     );
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("gen-4-23-tool_loop: the model's output nests"),
+        err.contains("gen-4-57-gemini_request: the model's output nests"),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).ok();
@@ -897,7 +897,7 @@ fn generated_shards_write_the_files_of_one_run() {
             "--count",
             "40",
             "--seed",
-            "5",
+            "6",
             "--out",
             dir.to_str().unwrap(),
             "--expect",
