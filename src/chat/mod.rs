@@ -22,5 +22,6 @@ pub use stream::{
 
 pub use tool_loop::{
     run_loop, run_loop_with_messages, run_script, with_memory, Answer, Ask, Asking, EndKind,
-    LoopConfig, LoopError, LoopRun, Memory, Provider, RequestMessages, Sent, Turn, TOOL_FEEDBACK,
+    LoopConfig, LoopError, LoopRun, Memory, Provider, RequestMessages, Sent, Turn,
+    NULL_CONVERSATION_ID, TOOL_FEEDBACK,
 };

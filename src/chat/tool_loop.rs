@@ -114,6 +114,20 @@ pub const TOOL_FEEDBACK: &str = "tool feedback";
 /// The message of the `IllegalArgumentException` a memory outside the loop
 /// throws at the end of a streamed turn whose client received nothing
 /// (`BaseChatMemoryAdvisor.getConversationId` on an empty context).
+///
+/// ```
+/// use toolcall_model::{chat::{run_script, EndKind, LoopConfig, Memory, Script, NULL_CONVERSATION_ID},
+///     model::{Generation, Message, ToolCall, Toolbox}};
+/// let text = Generation { text: Some("g0".into()), ..Default::default() };
+/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
+/// // One chunk, hidden from the client: its second generation holds a call.
+/// let script = Script::Streamed(vec![vec![vec![text, call]]]);
+/// let cfg = LoopConfig { memory: Memory::Outside, ..LoopConfig::default() };
+/// let run = run_script(&cfg, vec![Message::user("u")], &script, &mut Toolbox::new(vec![])).unwrap();
+/// assert_eq!(run.kind, EndKind::Error);
+/// assert_eq!(run.error.unwrap().message.as_deref(), Some(NULL_CONVERSATION_ID));
+/// assert_eq!(run.memory, vec![Message::user("u")]);
+/// ```
 pub const NULL_CONVERSATION_ID: &str = "conversationId cannot be null";
 
 impl Default for LoopConfig {

@@ -311,6 +311,13 @@ pub struct Family {
 }
 
 /// What a tool round's reply holds besides its calls: one generation.
+///
+/// ```
+/// use toolcall_model::checking::exhaustive::{Bound, RoundReply};
+/// let b = Bound::default_bound();
+/// let streamed = b.families.iter().find(|f| f.name == "streamed").unwrap();
+/// assert_eq!(streamed.round_reply, RoundReply::TextWithCalls);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RoundReply {
     /// The calls alone.
@@ -322,6 +329,16 @@ pub enum RoundReply {
 }
 
 /// The text of a [`RoundReply::TextWithCalls`] round.
+///
+/// ```
+/// use toolcall_model::checking::exhaustive::{Bound, Space, ROUND_TEXT};
+/// let space = Space::new(&Bound::tiny());
+/// let texts = (0..space.scenarios())
+///     .map(|i| space.scenario(&space.item(i).unwrap()))
+///     .filter(|s| s.model[0][0].text.as_deref() == Some(ROUND_TEXT))
+///     .count();
+/// assert!(texts > 0);
+/// ```
 pub const ROUND_TEXT: &str = "Let me check";
 
 /// The rethrow list the bounds use.

@@ -75,9 +75,9 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
 /// the checker judges it without reaching the guard.
 ///
 /// ```
-/// use toolcall_model::{chat::tool_loop::LoopConfig, checking::invariants::{repeating_guard, turn_bound},
-///     model::{limits::Limits, manager::Config, message::{Generation, ToolCall}}};
-/// let limits = Limits::default().max_calls_per_tool(1).unwrap().unlimited_total_tool_calls();
+/// use toolcall_model::{chat::LoopConfig, checking::invariants::{repeating_guard, turn_bound},
+///     model::{ToolCallLimits, Config, Generation, ToolCall}};
+/// let limits = ToolCallLimits::default().max_calls_per_tool(1).unwrap().unlimited_total_tool_calls();
 /// let cfg = LoopConfig::new(Config { limits, ..Config::default() });
 /// let call = vec![vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }]];
 /// assert_eq!(repeating_guard(&cfg, &call), turn_bound(&cfg, &call).unwrap() + 1);
