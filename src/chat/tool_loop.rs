@@ -396,7 +396,7 @@ impl<'m> Replies<'m> {
 
 /// As [`run_loop`], also returning the message list each model call
 /// received (after the advisors and the memory): what the requests of the
-/// same turn run with provider `none` hold. `None` when a Gemini
+/// same turn run with provider `none` hold, up to the one whose Gemini
 /// conversion failed and ended the turn, where a provider-`none` run goes
 /// on.
 ///
@@ -405,33 +405,72 @@ impl<'m> Replies<'m> {
 /// let model = vec![vec![Generation { text: Some("done".into()), ..Default::default() }]];
 /// let (run, messages) = run_loop_with_messages(&LoopConfig::default(), vec![Message::user("hi")], &model, &mut Toolbox::new(vec![])).unwrap();
 /// assert_eq!(run.requests.len(), 1);
-/// assert_eq!(messages, Some(vec![vec![Message::user("hi")]]));
+/// assert_eq!(messages.attempted, vec![vec![Message::user("hi")]]);
+/// assert!(!messages.unconverted);
 /// ```
 pub fn run_loop_with_messages(
     cfg: &LoopConfig,
     history: Vec<Message>,
     model: &[Vec<Generation>],
     toolbox: &mut Toolbox,
-) -> Result<(LoopRun, Option<RequestMessages>), LoopError> {
-    let mut messages = Vec::new();
-    let (run, converted) = drive(cfg, history, Replies::of(cfg, model), toolbox, |m| {
-        messages.push(m.to_vec())
+) -> Result<(LoopRun, RequestMessages), LoopError> {
+    let mut attempted = Vec::new();
+    let (run, unconverted) = drive(cfg, history, Replies::of(cfg, model), toolbox, |m| {
+        attempted.push(m.to_vec())
     })?;
-    Ok((run, converted.then_some(messages)))
+    let failed = unconverted.is_some();
+    attempted.extend(unconverted);
+    Ok((
+        run,
+        RequestMessages {
+            attempted,
+            unconverted: failed,
+        },
+    ))
 }
 
-/// The message list of each request of a turn, in order.
-pub type RequestMessages = Vec<Vec<Message>>;
+/// The message list of each request a turn tried to send, in order.
+///
+/// ```
+/// use toolcall_model::{model::message::{Generation, Message, ToolCall}, chat::tool_loop::*, model::tools::{Toolbox, ToolSpec}};
+/// // Plain text from a tool: upstream's Gemini conversion throws on the second request.
+/// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "disk full")]);
+/// let model = vec![vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }]];
+/// let (run, messages) = run_loop_with_messages(&LoopConfig::default(), vec![Message::user("hi")], &model, &mut tb).unwrap();
+/// assert_eq!((run.requests.len(), messages.attempted.len()), (1, 2));
+/// assert!(messages.unconverted);
+/// assert_eq!(messages.sent().len(), 1);
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RequestMessages {
+    /// One list per model call, then, when a Gemini conversion ended the
+    /// turn, the list whose conversion threw.
+    pub attempted: Vec<Vec<Message>>,
+    /// Whether the last of `attempted` failed to convert and was never sent.
+    pub unconverted: bool,
+}
 
-/// The loop over a script: each request's messages go to `seen`; the flag
-/// is false when a Gemini conversion ended the turn.
+impl RequestMessages {
+    /// The lists of the requests sent: one per model call.
+    pub fn sent(&self) -> &[Vec<Message>] {
+        let n = self
+            .attempted
+            .len()
+            .saturating_sub(usize::from(self.unconverted));
+        &self.attempted[..n]
+    }
+}
+
+/// The loop over a script: each request's messages go to `seen`; when a
+/// Gemini conversion ended the turn, the messages it failed on come back
+/// with the run.
 fn drive(
     cfg: &LoopConfig,
     history: Vec<Message>,
     model: Replies<'_>,
     toolbox: &mut Toolbox,
     mut seen: impl FnMut(&[Message]),
-) -> Result<(LoopRun, bool), LoopError> {
+) -> Result<(LoopRun, Option<Vec<Message>>), LoopError> {
     let mut turn = Turn::new(cfg, history, toolbox.tools());
     if model.streams() {
         turn = turn.streaming();
@@ -440,8 +479,8 @@ fn drive(
         let done = turn.calls();
         let asking = match turn.ask()? {
             Ask::Model(asking) => asking,
-            Ask::End(run) => return Ok((run, true)),
-            Ask::Unconverted(run) => return Ok((run, false)),
+            Ask::End(run) => return Ok((run, None)),
+            Ask::Unconverted(run, messages) => return Ok((run, Some(messages))),
         };
         seen(asking.messages());
         // A repeating model answers every call past its script with its
@@ -458,7 +497,7 @@ fn drive(
         };
         turn = match answer {
             Answer::Next(next) => next,
-            Answer::End(run) => return Ok((run, true)),
+            Answer::End(run) => return Ok((run, None)),
         };
     }
 }
@@ -547,8 +586,9 @@ pub enum Ask<'c> {
     /// refused, or an advisor threw.
     End(LoopRun),
     /// The Gemini conversion of the prompt threw and ended the turn, where
-    /// the same turn with provider `none` goes on.
-    Unconverted(LoopRun),
+    /// the same turn with provider `none` goes on: the run, and the
+    /// messages the chat model would have received.
+    Unconverted(LoopRun, Vec<Message>),
 }
 
 /// What [`Asking::answer`] leads to.
@@ -741,7 +781,10 @@ impl<'c> Turn<'c> {
                     system: None,
                 })
             }
-            Err(e) => Ask::Unconverted(self.finish(EndKind::Error, vec![], Some(e))),
+            Err(e) => {
+                let messages = std::mem::take(&mut self.full);
+                Ask::Unconverted(self.finish(EndKind::Error, vec![], Some(e)), messages)
+            }
         }
     }
 
@@ -784,7 +827,11 @@ impl<'c> Turn<'c> {
                     let verdict = validate(&r, cfg.validator);
                     (Sent::Gemini(r), Some(verdict))
                 }
-                Err(e) => return Ask::Unconverted(self.finish(EndKind::Error, vec![], Some(e))),
+                Err(e) => {
+                    let messages = messages.to_vec();
+                    let run = self.finish(EndKind::Error, vec![], Some(e));
+                    return Ask::Unconverted(run, messages);
+                }
             },
             Provider::None => (Sent::Messages(self.shared.share(messages)), None),
         };
@@ -1141,7 +1188,7 @@ mod tests {
         loop {
             let asking = match turn.ask()? {
                 Ask::Model(asking) => asking,
-                Ask::End(run) | Ask::Unconverted(run) => return Ok(run),
+                Ask::End(run) | Ask::Unconverted(run, _) => return Ok(run),
             };
             let Some(reply) = replies.next() else {
                 return Err(LoopError::ScriptExhausted { call: 0, len: 0 });

@@ -1847,6 +1847,11 @@ mod tests {
                     "scenario {index}"
                 );
                 assert_eq!(new.attempted(), old.attempted(), "scenario {index}");
+                assert_eq!(
+                    new.attempted_messages(),
+                    old.attempted_messages(),
+                    "scenario {index}"
+                );
                 if new.run.requests.len() == old.request_messages().map_or(0, <[_]>::len) {
                     recorded += 1;
                 } else {

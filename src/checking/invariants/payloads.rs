@@ -162,11 +162,10 @@ pub(super) fn gemini_safe(ev: &Evidence<'_>) -> Judged {
         return Judged::NotApplicable;
     }
     let fixes = ev.fixes();
-    let Some(all) = ev.request_messages() else {
+    let Some(all) = ev.attempted_messages() else {
         return Judged::NotApplicable;
     };
-    let attempted = ev.attempted().min(all.len());
-    for (k, msgs) in all[..attempted].iter().enumerate() {
+    for (k, msgs) in all.iter().enumerate() {
         for r in tool_responses(msgs) {
             if let Some(judged) = not_an_object(r, fixes, k) {
                 return judged;
@@ -246,7 +245,7 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
         return Judged::NotApplicable;
     }
     let fixes = ev.fixes();
-    let Some(all) = ev.request_messages() else {
+    let Some(all) = ev.attempted_messages() else {
         return Judged::NotApplicable;
     };
     for (k, sent) in ev.run.requests.iter().enumerate() {

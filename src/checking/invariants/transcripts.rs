@@ -22,12 +22,11 @@ pub(super) fn transcript_valid(ev: &Evidence<'_>) -> Judged {
         // the conversation, which no pairing rule allows.
         return Judged::NotApplicable;
     }
-    let Some(all) = ev.request_messages() else {
+    let Some(all) = ev.attempted_messages() else {
         return Judged::NotApplicable;
     };
     let gemini = ev.scenario.config.provider == Provider::Gemini;
-    let attempted = if gemini { ev.attempted() } else { all.len() };
-    for (k, msgs) in all.iter().take(attempted).enumerate() {
+    for (k, msgs) in all.iter().enumerate() {
         if let Err(e) = pairing(msgs) {
             let locus = if !gemini {
                 Locus::Unlocated
@@ -224,15 +223,10 @@ pub(super) fn question_kept(ev: &Evidence<'_>) -> Judged {
     let Some(q) = turn_question(s) else {
         return Judged::NotApplicable;
     };
-    let Some(all) = ev.request_messages() else {
+    let Some(all) = ev.attempted_messages() else {
         return Judged::NotApplicable;
     };
-    let attempted = if s.config.provider == Provider::Gemini {
-        ev.attempted()
-    } else {
-        all.len()
-    };
-    for (k, msgs) in all.iter().take(attempted).enumerate() {
+    for (k, msgs) in all.iter().enumerate() {
         let last = msgs.iter().rev().find(|m| m.is_user());
         if last != Some(q) {
             return in_request(
