@@ -232,9 +232,10 @@ pub struct LoopRun {
     pub verdicts: Vec<Result<(), Rejection>>,
     /// The transcript the memory holds at the end.
     pub memory: Vec<Message>,
-    /// The verdict on a request built from the memory plus one new user
-    /// message (`CLASS: MESSAGE` if it cannot be built).
-    pub memory_verdict: Result<(), Refusal>,
+    /// What the request built from the memory is converted and validated
+    /// with ([`LoopRun::memory_verdict`]): judged on demand, since a turn's
+    /// checkers mostly do not ask.
+    next_request: (Fixes, ValidatorOptions),
     /// The turn's tool-call counts at the end: after the last batch that
     /// finished or breached a limit (the breached call counts); a batch that
     /// failed with an exception leaves the counts from before it.
@@ -258,6 +259,25 @@ impl LoopRun {
             .find(|v| v.is_err())
             .cloned()
             .unwrap_or(Ok(()))
+    }
+
+    /// The verdict on a Gemini request built from the memory plus one new
+    /// user message (`CLASS: MESSAGE` if it cannot be built), under the
+    /// run's fixes and validator.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::tool_loop::*, model::{message::{Generation, Message}, tools::Toolbox}};
+    /// let cfg = LoopConfig { memory: Memory::Outside, ..LoopConfig::default() };
+    /// let model = vec![vec![Generation { text: Some("done".into()), ..Default::default() }]];
+    /// let run = run_loop(&cfg, vec![Message::user("hi")], &model, &mut Toolbox::new(vec![])).unwrap();
+    /// assert_eq!(run.memory.len(), 2);
+    /// assert_eq!(run.memory_verdict(), Ok(()));
+    /// ```
+    pub fn memory_verdict(&self) -> Result<(), Refusal> {
+        let (fixes, validator) = self.next_request;
+        let mut next = self.memory.clone();
+        next.push(Message::user("next question"));
+        verdict(build_request(&next, fixes), validator)
     }
 }
 
@@ -960,9 +980,6 @@ impl<'c> Turn<'c> {
             Memory::Inside => inside.messages,
             Memory::Outside => outside.messages,
         };
-        let mut next = memory.clone();
-        next.push(Message::user("next question"));
-        let memory_verdict = verdict(build_request(&next, cfg.fixes()), cfg.validator);
         LoopRun {
             kind,
             generations,
@@ -970,7 +987,7 @@ impl<'c> Turn<'c> {
             requests,
             verdicts,
             memory,
-            memory_verdict,
+            next_request: (cfg.fixes(), cfg.validator),
             counts,
             windowed,
             streamed,
