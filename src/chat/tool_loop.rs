@@ -218,7 +218,7 @@ impl SharedMessages {
 }
 
 /// What a loop run produced.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct LoopRun {
     /// How it ended.
     pub kind: EndKind,
@@ -249,6 +249,37 @@ pub struct LoopRun {
     /// the response the loop built on a breach or `returnDirect`. `None`
     /// for `call()`.
     pub streamed: Option<Vec<Vec<Generation>>>,
+}
+
+/// Runs are equal when what they produced is: the memory's next-turn
+/// verdict compares as a verdict, whatever fixes gave it.
+impl PartialEq for LoopRun {
+    fn eq(&self, other: &Self) -> bool {
+        // Destructured so that a new field cannot be left out.
+        let LoopRun {
+            kind,
+            generations,
+            error,
+            requests,
+            verdicts,
+            memory,
+            next_request,
+            counts,
+            windowed,
+            streamed,
+        } = self;
+        *kind == other.kind
+            && *generations == other.generations
+            && *error == other.error
+            && *requests == other.requests
+            && *verdicts == other.verdicts
+            && *memory == other.memory
+            && *counts == other.counts
+            && *windowed == other.windowed
+            && *streamed == other.streamed
+            && (*next_request == other.next_request
+                || self.memory_verdict() == other.memory_verdict())
+    }
 }
 
 impl LoopRun {
