@@ -68,10 +68,11 @@ use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::stream::Split;
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::checking::explore::{counterexample_vector, MatrixCell};
+use crate::checking::footprint::felt;
 use crate::checking::gen::{class_table, with_set, UNKNOWN_TOOL};
 use crate::checking::invariants::{check, Evidence, Invariant, Replays, Verdict};
 use crate::checking::scenario::Scenario;
-use crate::model::behavior::{behavior_sets, BehaviorSet, Fix};
+use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes};
 use crate::model::java::{ClassTable, JavaException, TOOL_EXECUTION_EXCEPTION};
 use crate::model::limits::{Limits, OnExceeded};
 use crate::model::manager::Config;
@@ -1300,10 +1301,6 @@ pub fn run_part(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Part, String> {
     let sets = behavior_sets();
-    let without_memory = set_groups(&sets, &MEMORY_FIXES);
-    let with_memory = set_groups(&sets, &[]);
-    let classes_inside = replay_classes(&sets, &[]);
-    let classes_outside = replay_classes(&sets, &MEMORY_FIXES);
     let cells: Vec<MatrixCell> = crate::checking::explore::cells();
     let n_inv = Invariant::ALL.len();
     let best: Vec<AtomicU64> = cells.iter().map(|_| AtomicU64::new(NONE)).collect();
@@ -1332,23 +1329,12 @@ pub fn run_part(
                         // One scenario for every set: only the two fields
                         // `with_set` writes differ between the sets.
                         let mut s = space.scenario(&item);
-                        let groups = if s.config.memory == Memory::None {
-                            &without_memory
-                        } else {
-                            &with_memory
-                        };
-                        let classes = if s.config.memory == Memory::Outside {
-                            &classes_outside
-                        } else {
-                            &classes_inside
-                        };
                         let replays = Replays::default();
-                        for group in groups {
-                            let class = classes[group[0]];
+                        for (group, class) in set_groups(&s, &sets) {
                             judge_item(
                                 &mut s,
                                 &sets,
-                                group,
+                                &group,
                                 n_inv,
                                 k,
                                 weight,
@@ -1424,59 +1410,45 @@ pub fn finish(space: &Space, part: &Part) -> Report {
     }
 }
 
-/// The fixes that change only what a chat memory does: every read of their
-/// switches is in [`crate::chat::memory`], which a turn without a memory
-/// never reaches, so without one they run and judge as upstream does. A
-/// fix not listed here counts as changing every turn.
+/// The fixes whose switches only the chat memory reads (`chat::memory`):
+/// with the memory outside the loop they shape the turn history the
+/// manager starts from.
 const MEMORY_FIXES: [Fix; 3] = [
     Fix::StoreAnsweredGeneration,
     Fix::KeepCurrentTurn,
     Fix::EvictOrphanResponses,
 ];
 
-/// The behaviour sets grouped by what a turn runs under them once the
-/// `ignored` fixes are off: the sets of one group give the same run and
-/// the same verdicts, so the first is evaluated for all (indices into
-/// `sets`, in order).
-fn set_groups(sets: &[BehaviorSet], ignored: &[Fix]) -> Vec<Vec<usize>> {
-    let seen_as = |set: &BehaviorSet| {
-        let mut fixes = set.fixes;
-        for fix in ignored {
-            *(fix.switch())(&mut fixes) = false;
-        }
-        (fixes, set.gemini_tool_text)
-    };
-    let mut groups: Vec<(_, Vec<usize>)> = Vec::new();
+/// The behaviour sets grouped by what the turn of `s` can feel of them
+/// ([`felt`]: the fixes it can feel, and the advisor): the sets of one
+/// group give the same run and the same verdicts, so the first is
+/// evaluated for all (indices into `sets`, in order). With each group, the
+/// class of its replay ([`Replays`]): groups alike in the felt fixes the
+/// manager reads and, with the memory outside the loop (which makes the
+/// turn history the batches start from), in the memory's fixes, replay
+/// alike.
+fn set_groups(s: &Scenario, sets: &[BehaviorSet]) -> Vec<(Vec<usize>, u64)> {
+    let mut groups: Vec<((Fixes, bool), Vec<usize>)> = Vec::new();
     for (si, set) in sets.iter().enumerate() {
-        let key = seen_as(set);
+        let key = (felt(s, set.fixes), set.gemini_tool_text);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, g)) => g.push(si),
             None => groups.push((key, vec![si])),
         }
     }
-    groups.into_iter().map(|(_, g)| g).collect()
-}
-
-/// Per set, the class of its replay ([`Replays`]): sets that agree on the
-/// fixes the manager reads and on the fixes in `also` (the memory's, where
-/// the turn history is what a memory outside the loop makes of the
-/// request) share it. The class is the index of the class's first set.
-fn replay_classes(sets: &[BehaviorSet], also: &[Fix]) -> Vec<u64> {
-    let read = |set: &BehaviorSet| {
-        let mut fixes = set.fixes;
-        for fix in Fix::ALL {
-            // A turn's batches replay alike under sets that differ only in
-            // fixes the manager does not read (Fix::read_by_manager).
-            if !fix.read_by_manager() && !also.contains(&fix) {
-                *(fix.switch())(&mut fixes) = false;
-            }
-        }
-        fixes
-    };
-    sets.iter()
-        .map(|set| {
-            let first = sets.iter().position(|s| read(s) == read(set));
-            first.unwrap_or_default() as u64
+    let outside = s.config.memory == Memory::Outside;
+    groups
+        .into_iter()
+        .map(|((fixes, _), g)| {
+            let class = Fix::ALL
+                .into_iter()
+                .enumerate()
+                .filter(|&(_, fix)| {
+                    fixes.has(fix)
+                        && (fix.read_by_manager() || (outside && MEMORY_FIXES.contains(&fix)))
+                })
+                .fold(0u64, |bits, (i, _)| bits | 1 << i);
+            (g, class)
         })
         .collect()
 }
@@ -1930,37 +1902,61 @@ mod tests {
         }
     }
 
+    /// The default bound's families cut down, memories and breaches kept.
+    fn cut_down() -> Vec<Space> {
+        Bound::default_bound()
+            .families
+            .into_iter()
+            .map(|mut f| {
+                f.per_tool.truncate(2);
+                f.total.truncate(2);
+                f.outcomes.truncate(4);
+                f.processors.truncate(2);
+                Space::new(&Bound {
+                    name: "cut-down",
+                    families: vec![f],
+                })
+            })
+            .collect()
+    }
+
     #[test]
-    fn without_a_memory_the_memory_fixes_run_as_upstream() {
+    fn the_sets_of_a_group_run_and_are_judged_as_its_first() {
+        // What `felt` leaves out is never felt: every set of a group, run
+        // and judged on its own, gives its first set's run and verdicts.
         let sets = behavior_sets();
-        let groups = set_groups(&sets, &MEMORY_FIXES);
-        assert_eq!(groups.len(), sets.len() - MEMORY_FIXES.len());
-        assert_eq!(set_groups(&sets, &[]).len(), sets.len());
-        // Every turn of the default bound's families without a memory, cut
-        // down: each set of a group gives its first set's run.
-        let mut compared = 0;
-        for mut f in Bound::default_bound().families {
-            f.memories.retain(|m| m.memory == Memory::None);
-            f.per_tool.truncate(2);
-            f.total.truncate(2);
-            f.outcomes.truncate(4);
-            f.max_prior = f.max_prior.min(1);
-            let space = Space::new(&Bound {
-                name: "no-memory",
-                families: vec![f],
-            });
-            for index in (0..space.scenarios()).step_by(7) {
+        let (mut compared, mut merged_with_memory) = (0, 0);
+        for space in cut_down() {
+            for index in (0..space.scenarios()).step_by(61) {
                 let base = space.scenario(&space.item(index).unwrap());
-                for g in &groups {
-                    let first = with_set(&base, &sets[g[0]]).run();
+                for (g, _) in set_groups(&base, &sets) {
+                    let first = with_set(&base, &sets[g[0]]);
+                    let first_ev = Evidence::gather(&first);
                     for &si in &g[1..] {
-                        assert_eq!(with_set(&base, &sets[si]).run(), first, "{index}");
+                        let s = with_set(&base, &sets[si]);
+                        let ev = Evidence::gather(&s);
+                        let name = format!("scenario {index} under {}", sets[si].name);
+                        match (&first_ev, &ev) {
+                            (Ok(a), Ok(b)) => {
+                                assert_eq!(a.run, b.run, "{name}");
+                                assert_eq!(a.toolbox, b.toolbox, "{name}");
+                                for inv in Invariant::ALL {
+                                    assert_eq!(check(inv, a), check(inv, b), "{name} {inv}");
+                                }
+                            }
+                            (Err(a), Err(b)) => assert_eq!(a, b, "{name}"),
+                            _ => panic!("{name}: one run failed"),
+                        }
                         compared += 1;
+                        merged_with_memory += usize::from(base.config.memory != Memory::None);
                     }
                 }
             }
         }
-        assert!(compared > 0);
+        assert!(
+            compared > 0 && merged_with_memory > 0,
+            "{compared} {merged_with_memory}"
+        );
     }
 
     #[test]
@@ -1981,24 +1977,21 @@ mod tests {
         let (mut shared, mut replays_made) = (0, 0);
         for index in (0..space.scenarios()).step_by(5) {
             let base = space.scenario(&space.item(index).unwrap());
-            let classes = if base.config.memory == Memory::Outside {
-                replay_classes(&sets, &MEMORY_FIXES)
-            } else {
-                replay_classes(&sets, &[])
-            };
             let replays = Replays::default();
-            let scenarios: Vec<Scenario> = sets.iter().map(|set| with_set(&base, set)).collect();
-            for (si, s) in scenarios.iter().enumerate() {
-                let (Ok(alone), Ok(ev)) = (Evidence::gather(s), Evidence::gather(s)) else {
-                    continue;
-                };
-                let ev = ev.sharing(&replays, classes[si]);
-                assert_eq!(ev.trace().rounds(), alone.trace().rounds(), "{index} {si}");
-                assert_eq!(ev.trace().mirror, alone.trace().mirror, "{index} {si}");
-                for inv in Invariant::ALL {
-                    assert_eq!(check(inv, &ev), check(inv, &alone), "{index} {si} {inv}");
+            for (g, class) in set_groups(&base, &sets) {
+                for si in g {
+                    let s = with_set(&base, &sets[si]);
+                    let (Ok(alone), Ok(ev)) = (Evidence::gather(&s), Evidence::gather(&s)) else {
+                        continue;
+                    };
+                    let ev = ev.sharing(&replays, class);
+                    assert_eq!(ev.trace().rounds(), alone.trace().rounds(), "{index} {si}");
+                    assert_eq!(ev.trace().mirror, alone.trace().mirror, "{index} {si}");
+                    for inv in Invariant::ALL {
+                        assert_eq!(check(inv, &ev), check(inv, &alone), "{index} {si} {inv}");
+                    }
+                    shared += 1;
                 }
-                shared += 1;
             }
             replays_made += replays.len();
         }
