@@ -644,6 +644,9 @@ pub enum Ask<'c> {
 
 /// What [`Asking::answer`] leads to.
 #[derive(Debug, Clone)]
+// As for `Ask`: the next round is the path of every round, boxing it would
+// allocate once a round.
+#[allow(clippy::large_enum_variant)]
 pub enum Answer<'c> {
     /// The batch ran and the loop calls the model again.
     Next(Turn<'c>),
@@ -690,8 +693,15 @@ impl<'c> Turn<'c> {
     /// assert_eq!(run.kind, EndKind::Error);
     /// ```
     pub fn new(cfg: &'c LoopConfig, history: Vec<Message>, tools: &[ToolSpec]) -> Self {
-        let mut outside = ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes());
-        let inside = ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes());
+        // Only the memory at the configured place is ever read or written;
+        // the other starts empty rather than as a copy.
+        let start = |at: Memory| match cfg.memory == at {
+            true => &cfg.memory_start[..],
+            false => &[],
+        };
+        let mut outside =
+            ChatMemory::new(start(Memory::Outside), cfg.memory_max_messages, cfg.fixes());
+        let inside = ChatMemory::new(start(Memory::Inside), cfg.memory_max_messages, cfg.fixes());
         // DefaultChatClientUtils.toChatClientRequest validates the request's
         // tool callbacks before any advisor runs
         // (ToolCallingChatOptions.validateToolCallbacks).

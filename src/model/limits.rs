@@ -447,6 +447,17 @@ impl Counts {
         self.total
     }
 
+    /// How many names have a count.
+    ///
+    /// ```
+    /// let mut c = toolcall_model::model::limits::Counts::default();
+    /// c.add("b"); c.add("a"); c.add("a");
+    /// assert_eq!(c.names(), 2);
+    /// ```
+    pub fn names(&self) -> usize {
+        self.per_name.len()
+    }
+
     /// Per-name counts, sorted by name (for reports and comparisons).
     ///
     /// ```

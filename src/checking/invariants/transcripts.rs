@@ -1,6 +1,8 @@
 //! The judges of the transcripts: well paired (7), the question kept (8)
 //! and the memory's turns kept (9), with the memory's precondition.
 
+use std::borrow::Cow;
+
 use crate::chat::tool_loop::{Memory, Provider};
 use crate::checking::scenario::Scenario;
 use crate::model::message::{pairing, Message};
@@ -59,19 +61,25 @@ pub(super) fn transcript_valid(ev: &Evidence<'_>) -> Judged {
 
 /// The turn history the loop starts from: the request, or with a memory
 /// outside the loop, what the memory advisor makes of it.
-pub(super) fn turn_history(s: &Scenario) -> Vec<Message> {
+pub(super) fn turn_history(s: &Scenario) -> Cow<'_, [Message]> {
     match s.config.memory {
-        Memory::Outside => crate::chat::tool_loop::with_memory(&s.config, s.history.clone()),
-        _ => s.history.clone(),
+        Memory::Outside => Cow::Owned(crate::chat::tool_loop::with_memory(
+            &s.config,
+            s.history.clone(),
+        )),
+        _ => Cow::Borrowed(&s.history),
     }
 }
 
 /// The conversation the turn starts from: the request, with what the
 /// memory holds before it (unless the request holds it).
-pub(super) fn conversation(s: &Scenario) -> Vec<Message> {
+pub(super) fn conversation(s: &Scenario) -> Cow<'_, [Message]> {
     match s.config.memory {
-        Memory::None => s.history.clone(),
-        _ => crate::chat::tool_loop::with_memory(&s.config, s.history.clone()),
+        Memory::None => Cow::Borrowed(&s.history),
+        _ => Cow::Owned(crate::chat::tool_loop::with_memory(
+            &s.config,
+            s.history.clone(),
+        )),
     }
 }
 
@@ -262,14 +270,14 @@ pub(super) fn memory_keeps_turns(ev: &Evidence<'_>) -> Judged {
         let Ok((unbounded, _)) = open.run() else {
             return Judged::NotApplicable;
         };
-        unbounded.memory
+        Cow::Owned(unbounded.memory)
     } else {
-        ev.run.memory.clone()
+        Cow::Borrowed(&ev.run.memory[..])
     };
     let window = usize::try_from(s.config.memory_max_messages.get()).unwrap_or(usize::MAX);
     let kept = &ev.run.memory;
     if unbounded.len() <= window {
-        if *kept != unbounded {
+        if kept[..] != *unbounded {
             return refuted(
                 format!(
                     "the memory, whose window ({window}) never filled, to hold all {} message(s) stored, but it holds {}",
