@@ -68,7 +68,7 @@ use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::stream::Split;
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::checking::explore::{counterexample_vector, MatrixCell};
-use crate::checking::footprint::felt;
+use crate::checking::footprint::{converts_alike, felt, Conversions};
 use crate::checking::gen::{class_table, with_set, UNKNOWN_TOOL};
 use crate::checking::invariants::{check, Evidence, Invariant, Replays, Verdict};
 use crate::checking::scenario::Scenario;
@@ -1313,6 +1313,7 @@ pub fn run_part(
         for n in 0..jobs.max(1) {
             let worker = || {
                 let mut local = vec![(0u64, 0u64); cells.len()];
+                let mut memo = Conversions::default();
                 loop {
                     let block = next.fetch_add(1, Ordering::Relaxed) * shard.n + (shard.k - 1);
                     let from = block.saturating_mul(CHUNK);
@@ -1329,20 +1330,13 @@ pub fn run_part(
                         // One scenario for every set: only the two fields
                         // `with_set` writes differ between the sets.
                         let mut s = space.scenario(&item);
-                        let replays = Replays::default();
-                        for (group, class) in set_groups(&s, &sets) {
-                            judge_item(
-                                &mut s,
-                                &sets,
-                                &group,
-                                n_inv,
-                                k,
-                                weight,
-                                &best,
-                                &mut local,
-                                (&replays, class),
-                            );
-                        }
+                        let cells = Cells {
+                            n_inv,
+                            k,
+                            weight,
+                            best: &best,
+                        };
+                        judge_scenario(&mut s, &sets, &cells, &mut local, &mut memo);
                     }
                     let d = done.fetch_add(to - from, Ordering::Relaxed) + (to - from);
                     progress(d, shard_total);
@@ -1419,86 +1413,132 @@ const MEMORY_FIXES: [Fix; 3] = [
     Fix::EvictOrphanResponses,
 ];
 
+/// Sets that a turn runs and is judged alike under: indices into the
+/// behaviour sets, in order, the first evaluated for all.
+#[derive(Debug)]
+struct Group {
+    sets: Vec<usize>,
+    /// The class of its replay ([`Replays`]).
+    class: u64,
+    /// The fixes the turn can feel ([`felt`]), and the advisor.
+    felt: Fixes,
+    advisor: bool,
+}
+
 /// The behaviour sets grouped by what the turn of `s` can feel of them
 /// ([`felt`]: the fixes it can feel, and the advisor): the sets of one
 /// group give the same run and the same verdicts, so the first is
-/// evaluated for all (indices into `sets`, in order). With each group, the
-/// class of its replay ([`Replays`]): groups alike in the felt fixes the
-/// manager reads and, with the memory outside the loop (which makes the
-/// turn history the batches start from), in the memory's fixes, replay
-/// alike.
-fn set_groups(s: &Scenario, sets: &[BehaviorSet]) -> Vec<(Vec<usize>, u64)> {
-    let mut groups: Vec<((Fixes, bool), Vec<usize>)> = Vec::new();
+/// evaluated for all. Groups alike in the felt fixes the manager reads
+/// and, with the memory outside the loop (which makes the turn history the
+/// batches start from), in the memory's fixes, replay alike.
+fn set_groups(s: &Scenario, sets: &[BehaviorSet]) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
     for (si, set) in sets.iter().enumerate() {
-        let key = (felt(s, set.fixes), set.gemini_tool_text);
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, g)) => g.push(si),
-            None => groups.push((key, vec![si])),
+        let felt = felt(s, set.fixes);
+        match groups
+            .iter_mut()
+            .find(|g| g.felt == felt && g.advisor == set.gemini_tool_text)
+        {
+            Some(g) => g.sets.push(si),
+            None => groups.push(Group {
+                sets: vec![si],
+                class: 0,
+                felt,
+                advisor: set.gemini_tool_text,
+            }),
         }
     }
     let outside = s.config.memory == Memory::Outside;
+    for g in &mut groups {
+        g.class = Fix::ALL
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, fix)| {
+                g.felt.has(fix)
+                    && (fix.read_by_manager() || (outside && MEMORY_FIXES.contains(&fix)))
+            })
+            .fold(0u64, |bits, (i, _)| bits | 1 << i);
+    }
     groups
-        .into_iter()
-        .map(|((fixes, _), g)| {
-            let class = Fix::ALL
-                .into_iter()
-                .enumerate()
-                .filter(|&(_, fix)| {
-                    fixes.has(fix)
-                        && (fix.read_by_manager() || (outside && MEMORY_FIXES.contains(&fix)))
-                })
-                .fold(0u64, |bits, (i, _)| bits | 1 << i);
-            (g, class)
-        })
-        .collect()
 }
 
-/// Judges the item under the sets of `group` (see [`set_groups`]): one
-/// run, under the first, and each invariant judged once for every set of
-/// the group whose cell still needs it; the replay of the turn's batches
-/// comes from `replays` as one of the given class.
-#[allow(clippy::too_many_arguments)]
-fn judge_item<'s>(
-    s: &'s mut Scenario,
-    sets: &[BehaviorSet],
-    group: &[usize],
+/// Where the verdicts of one scenario go: the cells' first refuting keys,
+/// and what the scenario is worth.
+struct Cells<'b> {
     n_inv: usize,
+    /// The scenario's key (size, then index).
     k: u64,
+    /// The scenarios of the bound it stands for.
     weight: u64,
-    best: &[AtomicU64],
-    local: &mut [(u64, u64)],
-    (replays, class): (&'s Replays, u64),
-) {
-    let live = |i: usize| {
-        group
-            .iter()
-            .any(|si| best[si * n_inv + i].load(Ordering::Relaxed) > k)
-    };
-    if !(0..n_inv).any(live) {
-        return;
+    best: &'b [AtomicU64],
+}
+
+impl Cells<'_> {
+    /// Whether some set of `sets` still needs invariant `i` judged: its cell
+    /// holds no counterexample smaller than this scenario.
+    fn live(&self, sets: &[usize], i: usize) -> bool {
+        sets.iter()
+            .any(|si| self.best[si * self.n_inv + i].load(Ordering::Relaxed) > self.k)
     }
-    let set = &sets[group[0]];
-    // What `with_set` does, without a copy of the scenario.
-    s.config.manager.fixes = set.fixes;
-    s.config.gemini_tool_text = set.gemini_tool_text;
-    let ev = Evidence::gather(s).map(|ev| ev.sharing(replays, class));
-    for i in (0..n_inv).filter(|&i| live(i)) {
-        let verdict = match &ev {
-            Ok(ev) => check(Invariant::ALL[i], ev),
-            Err(_) => Verdict::NotApplicable,
-        };
-        for c in group.iter().map(|si| si * n_inv + i) {
-            if best[c].load(Ordering::Relaxed) <= k {
-                continue;
-            }
-            match verdict {
-                Verdict::Holds => {
-                    local[c].0 += weight;
-                    local[c].1 += weight;
+}
+
+/// Judges the scenario under every behaviour set: each group of
+/// [`set_groups`] whose cells still need it runs once, under its first
+/// set, and the later groups whose conversions of the turn's texts agree
+/// with it ([`converts_alike`]) take its verdicts too. Each invariant is
+/// judged once for all the sets that share a run; the replays of the
+/// turn's batches are shared by class.
+fn judge_scenario(
+    s: &mut Scenario,
+    sets: &[BehaviorSet],
+    cells: &Cells<'_>,
+    local: &mut [(u64, u64)],
+    memo: &mut Conversions,
+) {
+    let n_inv = cells.n_inv;
+    let groups = set_groups(s, sets);
+    let replays = Replays::default();
+    let mut taken = vec![false; groups.len()];
+    for (gi, g) in groups.iter().enumerate() {
+        if taken[gi] || !(0..n_inv).any(|i| cells.live(&g.sets, i)) {
+            continue;
+        }
+        let set = &sets[g.sets[0]];
+        // What `with_set` does, without a copy of the scenario.
+        s.config.manager.fixes = set.fixes;
+        s.config.gemini_tool_text = set.gemini_tool_text;
+        let ev = Evidence::gather(s).map(|ev| ev.sharing(&replays, g.class));
+        let mut members = g.sets.clone();
+        if let Ok(ev) = &ev {
+            for (hj, h) in groups.iter().enumerate().skip(gi + 1) {
+                if !taken[hj]
+                    && h.advisor == g.advisor
+                    && (0..n_inv).any(|i| cells.live(&h.sets, i))
+                    && converts_alike(ev, g.felt, h.felt, memo)
+                {
+                    taken[hj] = true;
+                    members.extend(&h.sets);
                 }
-                Verdict::NotApplicable => local[c].0 += weight,
-                Verdict::Refuted(_) => {
-                    best[c].fetch_min(k, Ordering::Relaxed);
+            }
+        }
+        for i in (0..n_inv).filter(|&i| cells.live(&members, i)) {
+            let verdict = match &ev {
+                Ok(ev) => check(Invariant::ALL[i], ev),
+                Err(_) => Verdict::NotApplicable,
+            };
+            for c in members.iter().map(|si| si * n_inv + i) {
+                if cells.best[c].load(Ordering::Relaxed) <= cells.k {
+                    continue;
+                }
+                match verdict {
+                    Verdict::Holds => {
+                        local[c].0 += cells.weight;
+                        local[c].1 += cells.weight;
+                    }
+                    Verdict::NotApplicable => local[c].0 += cells.weight,
+                    Verdict::Refuted(_) => {
+                        cells.best[c].fetch_min(cells.k, Ordering::Relaxed);
+                    }
                 }
             }
         }
@@ -1925,13 +1965,27 @@ mod tests {
         // What `felt` leaves out is never felt: every set of a group, run
         // and judged on its own, gives its first set's run and verdicts.
         let sets = behavior_sets();
-        let (mut compared, mut merged_with_memory) = (0, 0);
+        let (mut compared, mut merged_with_memory, mut converted_alike) = (0, 0, 0);
+        let mut memo = Conversions::default();
         for space in cut_down() {
             for index in (0..space.scenarios()).step_by(61) {
                 let base = space.scenario(&space.item(index).unwrap());
-                for (g, _) in set_groups(&base, &sets) {
-                    let first = with_set(&base, &sets[g[0]]);
+                let groups = set_groups(&base, &sets);
+                for (gi, group) in groups.iter().enumerate() {
+                    let first = with_set(&base, &sets[group.sets[0]]);
                     let first_ev = Evidence::gather(&first);
+                    // The later groups whose conversions agree join it.
+                    let mut g = group.sets.clone();
+                    for h in &groups[gi + 1..] {
+                        if h.advisor == group.advisor
+                            && first_ev
+                                .as_ref()
+                                .is_ok_and(|ev| converts_alike(ev, group.felt, h.felt, &mut memo))
+                        {
+                            g.extend(&h.sets);
+                            converted_alike += 1;
+                        }
+                    }
                     for &si in &g[1..] {
                         let s = with_set(&base, &sets[si]);
                         let ev = Evidence::gather(&s);
@@ -1954,8 +2008,8 @@ mod tests {
             }
         }
         assert!(
-            compared > 0 && merged_with_memory > 0,
-            "{compared} {merged_with_memory}"
+            compared > 0 && merged_with_memory > 0 && converted_alike > 0,
+            "{compared} {merged_with_memory} {converted_alike}"
         );
     }
 
@@ -1978,8 +2032,9 @@ mod tests {
         for index in (0..space.scenarios()).step_by(5) {
             let base = space.scenario(&space.item(index).unwrap());
             let replays = Replays::default();
-            for (g, class) in set_groups(&base, &sets) {
-                for si in g {
+            for g in set_groups(&base, &sets) {
+                let class = g.class;
+                for si in g.sets {
                     let s = with_set(&base, &sets[si]);
                     let (Ok(alone), Ok(ev)) = (Evidence::gather(&s), Evidence::gather(&s)) else {
                         continue;

@@ -10,9 +10,15 @@
 //! deterministic, so a run under a fix that is never read with an effect
 //! takes the same path, step by step, as the run without it.
 
-use crate::chat::tool_loop::Memory;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::chat::tool_loop::{Memory, Provider};
+use crate::checking::invariants::Evidence;
 use crate::checking::scenario::Scenario;
-use crate::model::behavior::Fixes;
+use crate::gemini::{convert_arguments, convert_tool_response, Payload};
+use crate::model::behavior::{Fix, Fixes};
+use crate::model::java::JavaException;
 use crate::model::limits::{Counts, OnExceeded};
 use crate::model::message::Message;
 use crate::model::tools::Toolbox;
@@ -123,6 +129,180 @@ fn no_breach(scenario: &Scenario) -> bool {
             .check(name, counts.get(name), counts.total())
             .is_none()
     })
+}
+
+/// The fixes read only by the Gemini conversion of tool responses and
+/// call arguments (`gemini::convert`), and by the judges through it (and
+/// `error-key` by the lossless judge's recovery rule).
+pub const CONVERSION_FIXES: [Fix; 4] = [
+    Fix::StrictJsonOrWrap,
+    Fix::ErrorKey,
+    Fix::Pr6907WrapOnFailure,
+    Fix::Pr6049StrictWrap,
+];
+
+/// Whether the turn of `ev`, gathered under fixes `a`, runs and is judged
+/// alike under fixes `b`, which differ from `a` only in
+/// [`CONVERSION_FIXES`]: every tool response and call argument the
+/// evaluation converts (those of every request the loop tried to send and
+/// of the memory, the request's and the memory's own, and every call the
+/// model makes) converts to the same payload under both, and where the two
+/// differ in `error-key` no response is an error's. A judge's run of the
+/// turn again converts no other text: it replays the same batches, whose
+/// responses the loop's requests held. A streamed turn (whose judge runs
+/// it again through `call()`, which may run calls the stream never ran), a
+/// repeating model, the advisor (which rewrites texts) and provider `none`
+/// are never alike here. `memo` keeps the comparisons of a worker.
+///
+/// ```
+/// use toolcall_model::checking::{footprint::{converts_alike, Conversions}, invariants::Evidence, scenario::Scenario};
+/// use toolcall_model::{chat::tool_loop::LoopConfig, model::{behavior::{Fix, Fixes}, message::{Generation, Message, ToolCall}, tools::ToolSpec}};
+/// let turn = |text: &str| Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", text)],
+///     history: vec![Message::user("hi")], model: vec![
+///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }],
+///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
+/// let (up, strict) = (Fixes::upstream(), Fixes::only(Fix::StrictJsonOrWrap));
+/// let mut memo = Conversions::default();
+/// let object = turn(r#"{"temp":21}"#);
+/// assert!(converts_alike(&Evidence::gather(&object).unwrap(), up, strict, &mut memo));
+/// let text = turn("disk full");
+/// assert!(!converts_alike(&Evidence::gather(&text).unwrap(), up, strict, &mut memo));
+/// ```
+pub fn converts_alike(ev: &Evidence<'_>, a: Fixes, b: Fixes, memo: &mut Conversions) -> bool {
+    let s = ev.scenario;
+    let c = &s.config;
+    if c.provider != Provider::Gemini
+        || c.stream.is_some()
+        || c.repeat_last
+        || c.gemini_tool_text
+        || ev.runaway
+    {
+        return false;
+    }
+    let mut only_conversions = a;
+    let mut other = b;
+    for fix in CONVERSION_FIXES {
+        *(fix.switch())(&mut only_conversions) = false;
+        *(fix.switch())(&mut other) = false;
+    }
+    if only_conversions != other {
+        return false;
+    }
+    let Some(attempted) = ev.attempted_messages() else {
+        return false;
+    };
+    let messages = attempted
+        .iter()
+        .flatten()
+        .chain(&ev.run.memory)
+        .chain(&c.memory_start)
+        .chain(&s.history);
+    let replies = s.model.iter().flatten().flat_map(|g| &g.tool_calls);
+    let calls = messages
+        .clone()
+        .flat_map(Message::tool_calls)
+        .chain(replies);
+    let keyed = a.error_key != b.error_key;
+    // The requests repeat the turn's texts: each distinct one is compared once.
+    let mut seen: Vec<(&str, bool)> = Vec::new();
+    for r in messages.flat_map(Message::responses) {
+        if seen.contains(&(&r.data, r.error)) {
+            continue;
+        }
+        if (keyed && r.error) || !memo.response(&r.data, r.error, a, b) {
+            return false;
+        }
+        seen.push((&r.data, r.error));
+    }
+    let mut seen: Vec<Option<&str>> = Vec::new();
+    for arguments in calls.map(|call| call.arguments.as_deref()) {
+        if seen.contains(&arguments) {
+            continue;
+        }
+        if !memo.arguments(arguments, a, b) {
+            return false;
+        }
+        seen.push(arguments);
+    }
+    true
+}
+
+/// The conversions [`converts_alike`] compared, by text and the two sets
+/// of fixes.
+#[derive(Debug, Default)]
+pub struct Conversions {
+    responses: Memo<(Fixes, Fixes, bool), Memo<String, bool>>,
+    arguments: Memo<(Fixes, Fixes), Memo<String, bool>>,
+}
+
+/// A map with FNV-1a hashing: its keys are short texts and fix sets, which
+/// SipHash (made for keys an adversary picks) hashes several times slower.
+type Memo<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+
+/// FNV-1a, 64 bits.
+#[derive(Debug)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+impl Conversions {
+    fn response(&mut self, data: &str, error: bool, a: Fixes, b: Fixes) -> bool {
+        let known = self.responses.entry((a, b, error)).or_default();
+        if let Some(&alike) = known.get(data) {
+            return alike;
+        }
+        let alike = same(
+            &convert_tool_response(data, error, a),
+            &convert_tool_response(data, error, b),
+        );
+        known.insert(data.to_owned(), alike);
+        alike
+    }
+
+    fn arguments(&mut self, arguments: Option<&str>, a: Fixes, b: Fixes) -> bool {
+        let Some(text) = arguments else {
+            return same(&convert_arguments(None, a), &convert_arguments(None, b));
+        };
+        let known = self.arguments.entry((a, b)).or_default();
+        if let Some(&alike) = known.get(text) {
+            return alike;
+        }
+        let alike = same(
+            &convert_arguments(Some(text), a),
+            &convert_arguments(Some(text), b),
+        );
+        known.insert(text.to_owned(), alike);
+        alike
+    }
+}
+
+/// The same payload, to everything that reads one (the validator reads
+/// whether it is empty and whether it holds an infinite number), or the
+/// same failure.
+fn same(x: &Result<Payload, JavaException>, y: &Result<Payload, JavaException>) -> bool {
+    match (x, y) {
+        (Ok(p), Ok(q)) => {
+            p == q && p.has_non_finite() == q.has_non_finite() && p.is_empty() == q.is_empty()
+        }
+        (Err(e), Err(f)) => e == f,
+        _ => false,
+    }
 }
 
 #[cfg(test)]
