@@ -56,6 +56,12 @@ pub fn felt(scenario: &Scenario, fixes: Fixes) -> Fixes {
     if scenario.model.iter().all(|reply| reply.len() <= 1) {
         f.store_answered_generation = false;
     }
+    // `keep-current-turn` and `evict-orphan-responses` are read only where
+    // an add passes the window (`window_keep_cut`).
+    if window_never_fills(scenario) {
+        f.keep_current_turn = false;
+        f.evict_orphan_responses = false;
+    }
     // `unknown-tool-to-processor` is read where a call's lookup finds no
     // tool (`Batch::call`); the calls of every generation of every reply
     // cover what a streamed turn or a repeating model calls.
@@ -88,6 +94,29 @@ pub fn felt(scenario: &Scenario, fixes: Fixes) -> Fixes {
         f.end_turn_after_breach = false;
     }
     f
+}
+
+/// Whether no add to the memory can pass its window: the memory starts
+/// with `memory_start` and each add appends at most the prompt's last
+/// message at each model call (one a reply, and one more where a judge
+/// merges the request with the memory), each reply's generations (a
+/// streamed reply's one aggregate), what the loop builds at the end of the
+/// turn (one generation, or one per call of a `returnDirect` batch) and a
+/// closing tool message. A repeating model's turn has no such bound.
+fn window_never_fills(scenario: &Scenario) -> bool {
+    let c = &scenario.config;
+    if c.repeat_last {
+        return false;
+    }
+    let model = &scenario.model;
+    let generations: usize = model.iter().map(|reply| reply.len().max(1)).sum();
+    let widest = model
+        .iter()
+        .map(|reply| reply.iter().map(|g| g.tool_calls.len()).sum::<usize>())
+        .max()
+        .unwrap_or(0);
+    let most = c.memory_start.len() + (model.len() + 2) + generations + widest.max(1) + 1;
+    usize::try_from(c.memory_max_messages.get()).is_ok_and(|window| most <= window)
 }
 
 /// The names of every call of every generation of every reply.
@@ -366,8 +395,14 @@ mod tests {
         }
         let breach = felt(&scenario(&["x", "x"], one.clone(), Memory::None), every);
         assert!(breach.has(Fix::BreachThroughProcessor) && breach.has(Fix::EndTurnAfterBreach));
-        let missing = felt(&scenario(&["y"], one.clone(), Memory::Inside), every);
-        assert!(missing.has(Fix::UnknownToolToProcessor) && missing.has(Fix::KeepCurrentTurn));
+        let mut inside = scenario(&["y"], one.clone(), Memory::Inside);
+        let missing = felt(&inside, every);
+        assert!(missing.has(Fix::UnknownToolToProcessor));
+        // The window of 20 never fills in two replies; one of 2 does.
+        assert!(!missing.has(Fix::KeepCurrentTurn) && !missing.has(Fix::EvictOrphanResponses));
+        inside.config.memory_max_messages = std::num::NonZeroU32::MIN.saturating_add(1);
+        let small = felt(&inside, every);
+        assert!(small.has(Fix::KeepCurrentTurn) && small.has(Fix::EvictOrphanResponses));
         // A missing tool handed to a processor: its failure reaches the
         // limits judge, which reads breach-through-processor.
         assert!(missing.has(Fix::BreachThroughProcessor));
