@@ -68,7 +68,7 @@ use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::stream::Split;
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::checking::explore::{counterexample_vector, MatrixCell};
-use crate::checking::footprint::{converts_alike, felt, Conversions};
+use crate::checking::footprint::{converts_alike, Conversions, Footprint};
 use crate::checking::gen::{class_table, with_set, UNKNOWN_TOOL};
 use crate::checking::invariants::{check, Evidence, Invariant, Replays, Verdict};
 use crate::checking::scenario::Scenario;
@@ -1420,21 +1420,22 @@ struct Group {
     sets: Vec<usize>,
     /// The class of its replay ([`Replays`]).
     class: u64,
-    /// The fixes the turn can feel ([`felt`]), and the advisor.
+    /// The fixes the turn can feel ([`Footprint::felt`]), and the advisor.
     felt: Fixes,
     advisor: bool,
 }
 
 /// The behaviour sets grouped by what the turn of `s` can feel of them
-/// ([`felt`]: the fixes it can feel, and the advisor): the sets of one
+/// ([`Footprint::felt`]: the fixes it can feel, and the advisor): the sets of one
 /// group give the same run and the same verdicts, so the first is
 /// evaluated for all. Groups alike in the felt fixes the manager reads
 /// and, with the memory outside the loop (which makes the turn history the
 /// batches start from), in the memory's fixes, replay alike.
 fn set_groups(s: &Scenario, sets: &[BehaviorSet]) -> Vec<Group> {
+    let footprint = Footprint::of(s);
     let mut groups: Vec<Group> = Vec::new();
     for (si, set) in sets.iter().enumerate() {
-        let felt = felt(s, set.fixes);
+        let felt = footprint.felt(set.fixes);
         match groups
             .iter_mut()
             .find(|g| g.felt == felt && g.advisor == set.gemini_tool_text)

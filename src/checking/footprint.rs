@@ -24,7 +24,8 @@ use crate::model::message::Message;
 use crate::model::tools::Toolbox;
 
 /// `fixes` without the fixes the evaluation of `scenario` cannot feel: the
-/// turn runs and is judged under the result exactly as under `fixes`.
+/// turn runs and is judged under the result exactly as under `fixes`
+/// ([`Footprint::felt`]).
 ///
 /// ```
 /// use toolcall_model::checking::{footprint::felt, scenario::Scenario};
@@ -39,61 +40,103 @@ use crate::model::tools::Toolbox;
 /// assert_eq!(felt(&s, all).enabled(), vec![Fix::StrictJsonOrWrap, Fix::ErrorKey]);
 /// ```
 pub fn felt(scenario: &Scenario, fixes: Fixes) -> Fixes {
-    let mut f = fixes;
-    let c = &scenario.config;
-    // The three memory fixes are read only in `chat::memory`, which a turn
-    // without a memory never reaches (its judges and their runs neither).
-    if c.memory == Memory::None {
-        f.store_answered_generation = false;
-        f.keep_current_turn = false;
-        f.evict_orphan_responses = false;
-    }
-    // `store-answered-generation` (`ChatMemory::after`) stores, of a reply
-    // with tool calls, the first generation with calls instead of every
-    // generation: the same message for a reply of one generation. A
-    // streamed reply reaches the memory as the one aggregate generation,
-    // and the runs the judges add end with a one-generation answer.
-    if scenario.model.iter().all(|reply| reply.len() <= 1) {
-        f.store_answered_generation = false;
-    }
-    // `keep-current-turn` and `evict-orphan-responses` are read only where
-    // an add passes the window (`window_keep_cut`).
-    if window_never_fills(scenario) {
-        f.keep_current_turn = false;
-        f.evict_orphan_responses = false;
-    }
-    // `unknown-tool-to-processor` is read where a call's lookup finds no
-    // tool (`Batch::call`); the calls of every generation of every reply
-    // cover what a streamed turn or a repeating model calls.
-    let tools = Toolbox::new(scenario.tools.clone());
-    let resolves = c.manager.resolves();
-    if calls(scenario).all(|name| tools.find(name, resolves).is_some()) {
-        f.unknown_tool_to_processor = false;
-    }
-    if no_breach(scenario) {
-        // `breach-through-processor` is read at a breach (`Batch::call`,
-        // `Batch::throw`) and by the limits judge on a batch that failed
-        // without running a tool, which without a breach is a failed
-        // lookup, unless `unknown-tool-to-processor` hands a missing tool
-        // to a processor that throws.
-        if !f.unknown_tool_to_processor {
-            f.breach_through_processor = false;
+    Footprint::of(scenario).felt(fixes)
+}
+
+/// What of a scenario decides which fixes its evaluation can feel, read
+/// once for all the behaviour sets.
+///
+/// ```
+/// use toolcall_model::checking::{footprint::Footprint, scenario::Scenario};
+/// use toolcall_model::{chat::tool_loop::LoopConfig, model::{behavior::Fixes, message::Message}};
+/// let s = Scenario { config: LoopConfig::default(), tools: vec![], history: vec![Message::user("hi")], model: vec![] };
+/// assert!(Footprint::of(&s).felt(Fixes::all()).has(toolcall_model::model::behavior::Fix::ErrorKey));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Footprint {
+    memory: Memory,
+    one_generation: bool,
+    window_never_fills: bool,
+    every_call_found: bool,
+    no_breach: bool,
+    ends_at_no_breach: bool,
+}
+
+impl Footprint {
+    /// The scenario's footprint.
+    pub fn of(scenario: &Scenario) -> Self {
+        let c = &scenario.config;
+        let tools = Toolbox::new(scenario.tools.clone());
+        let resolves = c.manager.resolves();
+        Footprint {
+            memory: c.memory,
+            one_generation: scenario.model.iter().all(|reply| reply.len() <= 1),
+            window_never_fills: window_never_fills(scenario),
+            every_call_found: calls(scenario).all(|name| tools.find(name, resolves).is_some()),
+            no_breach: no_breach(scenario),
+            ends_at_no_breach: c.manager.limits.on_exceeded == OnExceeded::Throw
+                || !c.manager.version.has_limits(),
         }
-        // `close-dangling-calls` is read after a breach under `THROW`
-        // (`Batch::throw`) and where a batch ends the turn with the memory
-        // inside the loop (`BatchEnd::closing`).
-        if c.memory != Memory::Inside {
-            f.close_dangling_calls = false;
+    }
+
+    /// `fixes` without the fixes the scenario's evaluation cannot feel.
+    pub fn felt(&self, fixes: Fixes) -> Fixes {
+        let mut f = fixes;
+        // The three memory fixes are read only in `chat::memory`, which a
+        // turn without a memory never reaches (its judges and their runs
+        // neither).
+        if self.memory == Memory::None {
+            f.store_answered_generation = false;
+            f.keep_current_turn = false;
+            f.evict_orphan_responses = false;
         }
-        // `end-turn-after-breach` ends a turn only at a second breach
-        // (`ends_turn_at_breach`).
-        f.end_turn_after_breach = false;
+        // `store-answered-generation` (`ChatMemory::after`) stores, of a
+        // reply with tool calls, the first generation with calls instead of
+        // every generation: the same message for a reply of one generation.
+        // A streamed reply reaches the memory as the one aggregate
+        // generation, and the runs the judges add end with a one-generation
+        // answer.
+        if self.one_generation {
+            f.store_answered_generation = false;
+        }
+        // `keep-current-turn` and `evict-orphan-responses` are read only
+        // where an add passes the window (`window_keep_cut`).
+        if self.window_never_fills {
+            f.keep_current_turn = false;
+            f.evict_orphan_responses = false;
+        }
+        // `unknown-tool-to-processor` is read where a call's lookup finds
+        // no tool (`Batch::call`); the calls of every generation of every
+        // reply cover what a streamed turn or a repeating model calls.
+        if self.every_call_found {
+            f.unknown_tool_to_processor = false;
+        }
+        if self.no_breach {
+            // `breach-through-processor` is read at a breach (`Batch::call`,
+            // `Batch::throw`) and by the limits judge on a batch that failed
+            // without running a tool, which without a breach is a failed
+            // lookup, unless `unknown-tool-to-processor` hands a missing
+            // tool to a processor that throws.
+            if !f.unknown_tool_to_processor {
+                f.breach_through_processor = false;
+            }
+            // `close-dangling-calls` is read after a breach under `THROW`
+            // (`Batch::throw`) and where a batch ends the turn with the
+            // memory inside the loop (`BatchEnd::closing`).
+            if self.memory != Memory::Inside {
+                f.close_dangling_calls = false;
+            }
+            // `end-turn-after-breach` ends a turn only at a second breach
+            // (`ends_turn_at_breach`).
+            f.end_turn_after_breach = false;
+        }
+        if self.ends_at_no_breach {
+            // `ends_turn_at_breach` answers nothing under `THROW`, or
+            // without limits.
+            f.end_turn_after_breach = false;
+        }
+        f
     }
-    if c.manager.limits.on_exceeded == OnExceeded::Throw || !c.manager.version.has_limits() {
-        // `ends_turn_at_breach` answers nothing under `THROW`, or without limits.
-        f.end_turn_after_breach = false;
-    }
-    f
 }
 
 /// Whether no add to the memory can pass its window: the memory starts
