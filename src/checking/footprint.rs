@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::chat::tool_loop::{Memory, Provider};
-use crate::checking::invariants::Evidence;
+use crate::checking::invariants::{CallEvent, Evidence, RoundEnd};
 use crate::checking::scenario::Scenario;
 use crate::gemini::{convert_arguments, convert_tool_response, Payload};
 use crate::model::behavior::{Fix, Fixes};
@@ -214,20 +214,34 @@ pub const CONVERSION_FIXES: [Fix; 4] = [
 ];
 
 /// Whether the turn of `ev`, gathered under fixes `a`, runs and is judged
-/// alike under fixes `b`, which differ from `a` only in
-/// [`CONVERSION_FIXES`]: every tool response and call argument the
-/// evaluation converts (those of every request the loop tried to send and
-/// of the memory, the request's and the memory's own, and every call the
-/// model makes) converts to the same payload under both, and where the two
-/// differ in `error-key` no response is an error's. A judge's run of the
-/// turn again converts no other text: it replays the same batches, whose
-/// responses the loop's requests held. A streamed turn (whose judge runs
-/// it again through `call()`, which may run calls the stream never ran), a
-/// repeating model, the advisor (which rewrites texts) and provider `none`
-/// are never alike here. `memo` keeps the comparisons of a worker.
+/// alike under fixes `b`: the evaluation of `ev` reached every switch the
+/// two differ in, if at all, where both values do the same.
+///
+/// * A conversion fix ([`CONVERSION_FIXES`]): every tool response and call
+///   argument the evaluation converts (those of every request the loop
+///   tried to send and of the memory, the request's and the memory's own,
+///   and every call the model makes) converts to the same payload under
+///   both, and where the two differ in `error-key` (which the lossless
+///   judge reads too) no response is an error's. A judge's run of the turn
+///   again converts no other text: it runs the same batches, whose
+///   responses the loop's requests held.
+/// * `breach-through-processor`: no batch of the turn breached or failed
+///   without running a tool (the replay of its batches, which the loop
+///   ran alike, says so).
+/// * `unknown-tool-to-processor`: no call found no tool.
+/// * `end-turn-after-breach`: no breach was answered.
+/// * `close-dangling-calls`: no breach under `THROW`, and with the memory
+///   inside the loop no batch ended the turn.
+/// * `keep-current-turn`, `evict-orphan-responses`: the window cut nothing.
+/// * `store-answered-generation`: never here ([`Footprint::felt`] has it).
+///
+/// A streamed turn (whose judge runs it again through `call()`, which may
+/// run calls the stream never ran), a repeating model's turn and the
+/// advisor (which rewrites texts) are never alike here. `memo` keeps the
+/// comparisons of conversions of a worker.
 ///
 /// ```
-/// use toolcall_model::checking::{footprint::{converts_alike, Conversions}, invariants::Evidence, scenario::Scenario};
+/// use toolcall_model::checking::{footprint::{evaluates_alike, Conversions}, invariants::Evidence, scenario::Scenario};
 /// use toolcall_model::{chat::tool_loop::LoopConfig, model::{behavior::{Fix, Fixes}, message::{Generation, Message, ToolCall}, tools::ToolSpec}};
 /// let turn = |text: &str| Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", text)],
 ///     history: vec![Message::user("hi")], model: vec![
@@ -236,28 +250,66 @@ pub const CONVERSION_FIXES: [Fix; 4] = [
 /// let (up, strict) = (Fixes::upstream(), Fixes::only(Fix::StrictJsonOrWrap));
 /// let mut memo = Conversions::default();
 /// let object = turn(r#"{"temp":21}"#);
-/// assert!(converts_alike(&Evidence::gather(&object).unwrap(), up, strict, &mut memo));
+/// let ev = Evidence::gather(&object).unwrap();
+/// assert!(evaluates_alike(&ev, up, strict, &mut memo));
+/// assert!(evaluates_alike(&ev, up, Fixes::only(Fix::BreachThroughProcessor), &mut memo));
 /// let text = turn("disk full");
-/// assert!(!converts_alike(&Evidence::gather(&text).unwrap(), up, strict, &mut memo));
+/// assert!(!evaluates_alike(&Evidence::gather(&text).unwrap(), up, strict, &mut memo));
 /// ```
-pub fn converts_alike(ev: &Evidence<'_>, a: Fixes, b: Fixes, memo: &mut Conversions) -> bool {
-    let s = ev.scenario;
-    let c = &s.config;
-    if c.provider != Provider::Gemini
-        || c.stream.is_some()
-        || c.repeat_last
-        || c.gemini_tool_text
-        || ev.runaway
-    {
+pub fn evaluates_alike(ev: &Evidence<'_>, a: Fixes, b: Fixes, memo: &mut Conversions) -> bool {
+    let c = &ev.scenario.config;
+    if c.stream.is_some() || c.repeat_last || c.gemini_tool_text || ev.runaway {
         return false;
     }
-    let mut only_conversions = a;
-    let mut other = b;
-    for fix in CONVERSION_FIXES {
-        *(fix.switch())(&mut only_conversions) = false;
-        *(fix.switch())(&mut other) = false;
+    let mut conversions = false;
+    for fix in Fix::ALL.into_iter().filter(|&f| a.has(f) != b.has(f)) {
+        let unfelt = match fix {
+            Fix::StrictJsonOrWrap | Fix::ErrorKey | Fix::Pr6907WrapOnFailure | Fix::Pr6049StrictWrap => {
+                conversions = true;
+                true
+            }
+            Fix::BreachThroughProcessor => {
+                every_call(ev, |e| matches!(e, CallEvent::Invoked { .. } | CallEvent::Missing { .. }))
+            }
+            Fix::UnknownToolToProcessor => {
+                every_call(ev, |e| !matches!(e, CallEvent::Missing { .. } | CallEvent::Failed(_)))
+            }
+            Fix::EndTurnAfterBreach => every_call(ev, |e| !matches!(e, CallEvent::Answered { .. })),
+            Fix::CloseDanglingCalls => {
+                every_call(ev, |e| !matches!(e, CallEvent::Thrown { .. }))
+                    && (c.memory != Memory::Inside
+                        || ev.trace().rounds().iter().all(|r| {
+                            matches!(&r.end, RoundEnd::Done { result, .. } if !result.return_direct)
+                        }))
+            }
+            Fix::KeepCurrentTurn | Fix::EvictOrphanResponses => !ev.run.windowed,
+            Fix::StoreAnsweredGeneration => false,
+        };
+        if !unfelt {
+            return false;
+        }
     }
-    if only_conversions != other {
+    !conversions || converts_alike(ev, a, b, memo)
+}
+
+/// Whether every call of every batch the turn ran satisfies `ok`, as the
+/// replay of its batches through the manager's step engine saw them, where
+/// the replay ran the batches as the loop did.
+fn every_call(ev: &Evidence<'_>, ok: impl Fn(&CallEvent) -> bool) -> bool {
+    let trace = ev.trace();
+    trace.mirror.is_ok()
+        && trace
+            .rounds()
+            .iter()
+            .all(|r| r.driver.is_ok() && r.events.iter().all(&ok))
+}
+
+/// The conversion rule of [`evaluates_alike`], for fixes `a` and `b` that
+/// differ only in conversion fixes or not at all.
+fn converts_alike(ev: &Evidence<'_>, a: Fixes, b: Fixes, memo: &mut Conversions) -> bool {
+    let s = ev.scenario;
+    let c = &s.config;
+    if c.provider != Provider::Gemini {
         return false;
     }
     let Some(attempted) = ev.attempted_messages() else {
@@ -299,7 +351,7 @@ pub fn converts_alike(ev: &Evidence<'_>, a: Fixes, b: Fixes, memo: &mut Conversi
     true
 }
 
-/// The conversions [`converts_alike`] compared, by text and the two sets
+/// The conversions [`evaluates_alike`] compared, by text and the two sets
 /// of fixes.
 #[derive(Debug, Default)]
 pub struct Conversions {
