@@ -1513,9 +1513,8 @@ fn judge_scenario(
         if let Ok(ev) = &ev {
             for (hj, h) in groups.iter().enumerate().skip(gi + 1) {
                 if !taken[hj]
-                    && h.advisor == g.advisor
                     && (0..n_inv).any(|i| cells.live(&h.sets, i))
-                    && evaluates_alike(ev, g.felt, h.felt, memo)
+                    && evaluates_alike(ev, (g.felt, g.advisor), (h.felt, h.advisor), memo)
                 {
                     taken[hj] = true;
                     members.extend(&h.sets);
@@ -1992,10 +1991,10 @@ mod tests {
                 let ev = Evidence::gather(&first);
                 let mut members = g.sets.clone();
                 for h in &groups[gi + 1..] {
-                    let alike = ev
-                        .as_ref()
-                        .is_ok_and(|ev| evaluates_alike(ev, g.felt, h.felt, &mut memo));
-                    if h.advisor == g.advisor && alike {
+                    let alike = ev.as_ref().is_ok_and(|ev| {
+                        evaluates_alike(ev, (g.felt, g.advisor), (h.felt, h.advisor), &mut memo)
+                    });
+                    if alike {
                         members.extend(&h.sets);
                     }
                 }

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::chat::advisor::advisor_thinks_json;
 use crate::chat::tool_loop::{Memory, Provider};
 use crate::checking::invariants::{CallEvent, Evidence, RoundEnd};
 use crate::checking::scenario::Scenario;
@@ -234,11 +235,16 @@ pub const CONVERSION_FIXES: [Fix; 4] = [
 ///   inside the loop no batch ended the turn.
 /// * `keep-current-turn`, `evict-orphan-responses`: the window cut nothing.
 /// * `store-answered-generation`: never here ([`Footprint::felt`] has it).
+/// * The seed's advisor (the second of each pair says whether it runs),
+///   where `ev` ran without it: the request is not empty and no response
+///   of any request the loop tried to send is one it rewrites (each prompt
+///   it would see is the loop's own, which that request holds).
 ///
 /// A streamed turn (whose judge runs it again through `call()`, which may
-/// run calls the stream never ran), a repeating model's turn and the
-/// advisor (which rewrites texts) are never alike here. `memo` keeps the
-/// comparisons of conversions of a worker.
+/// run calls the stream never ran), a repeating model's turn and a turn
+/// gathered with the advisor (whose requests hold what it rewrote) are
+/// never alike here. `memo` keeps the comparisons of conversions of a
+/// worker.
 ///
 /// ```
 /// use toolcall_model::checking::{footprint::{evaluates_alike, Conversions}, invariants::Evidence, scenario::Scenario};
@@ -251,15 +257,39 @@ pub const CONVERSION_FIXES: [Fix; 4] = [
 /// let mut memo = Conversions::default();
 /// let object = turn(r#"{"temp":21}"#);
 /// let ev = Evidence::gather(&object).unwrap();
-/// assert!(evaluates_alike(&ev, up, strict, &mut memo));
-/// assert!(evaluates_alike(&ev, up, Fixes::only(Fix::BreachThroughProcessor), &mut memo));
+/// assert!(evaluates_alike(&ev, (up, false), (strict, false), &mut memo));
+/// assert!(evaluates_alike(&ev, (up, false), (Fixes::only(Fix::BreachThroughProcessor), false), &mut memo));
+/// assert!(evaluates_alike(&ev, (up, false), (up, true), &mut memo));
 /// let text = turn("disk full");
-/// assert!(!evaluates_alike(&Evidence::gather(&text).unwrap(), up, strict, &mut memo));
+/// let ev = Evidence::gather(&text).unwrap();
+/// assert!(!evaluates_alike(&ev, (up, false), (strict, false), &mut memo));
+/// assert!(!evaluates_alike(&ev, (up, false), (up, true), &mut memo));
 /// ```
-pub fn evaluates_alike(ev: &Evidence<'_>, a: Fixes, b: Fixes, memo: &mut Conversions) -> bool {
-    let c = &ev.scenario.config;
-    if c.stream.is_some() || c.repeat_last || c.gemini_tool_text || ev.runaway {
+pub fn evaluates_alike(
+    ev: &Evidence<'_>,
+    (a, advised): (Fixes, bool),
+    (b, advisor): (Fixes, bool),
+    memo: &mut Conversions,
+) -> bool {
+    let s = ev.scenario;
+    let c = &s.config;
+    if c.stream.is_some() || c.repeat_last || c.gemini_tool_text || advised || ev.runaway {
         return false;
+    }
+    if advisor {
+        // `gemini_tool_text` throws on an empty prompt, and rewrites the
+        // responses of a prompt's last message that do not look like JSON.
+        let Some(attempted) = ev.attempted_messages() else {
+            return false;
+        };
+        let untouched = attempted
+            .iter()
+            .flatten()
+            .flat_map(Message::responses)
+            .all(|r| advisor_thinks_json(&r.data));
+        if s.history.is_empty() || !untouched {
+            return false;
+        }
     }
     let mut conversions = false;
     for fix in Fix::ALL.into_iter().filter(|&f| a.has(f) != b.has(f)) {
