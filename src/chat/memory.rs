@@ -112,11 +112,12 @@ fn window_keep_cut(
         .map(|m| !(has_new_system && is_system(m)))
         .chain(new.iter().map(|_| true))
         .collect();
-    let all: Vec<&Message> = memory.iter().chain(new).collect();
-    let processed: Vec<usize> = (0..all.len()).filter(|&i| keep[i]).collect();
-    if processed.len() <= max_messages {
+    // Most adds fit in the window: counted before anything is indexed.
+    if keep.iter().filter(|k| **k).count() <= max_messages {
         return (keep, false);
     }
+    let all: Vec<&Message> = memory.iter().chain(new).collect();
+    let processed: Vec<usize> = (0..all.len()).filter(|&i| keep[i]).collect();
     let non_system: Vec<usize> = processed
         .iter()
         .copied()

@@ -239,7 +239,7 @@ impl SharedMessages {
 }
 
 /// What a loop run produced.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct LoopRun {
     /// How it ended.
     pub kind: EndKind,
@@ -253,9 +253,10 @@ pub struct LoopRun {
     pub verdicts: Vec<Result<(), Rejection>>,
     /// The transcript the memory holds at the end.
     pub memory: Vec<Message>,
-    /// The verdict on a request built from the memory plus one new user
-    /// message (`CLASS: MESSAGE` if it cannot be built).
-    pub memory_verdict: Result<(), Refusal>,
+    /// What the request built from the memory is converted and validated
+    /// with ([`LoopRun::memory_verdict`]): judged on demand, since a turn's
+    /// checkers mostly do not ask.
+    next_request: (Fixes, ValidatorOptions),
     /// The turn's tool-call counts at the end: after the last batch that
     /// finished or breached a limit (the breached call counts); a batch that
     /// failed with an exception leaves the counts from before it.
@@ -271,6 +272,37 @@ pub struct LoopRun {
     pub streamed: Option<Vec<Vec<Generation>>>,
 }
 
+/// Runs are equal when what they produced is: the memory's next-turn
+/// verdict compares as a verdict, whatever fixes gave it.
+impl PartialEq for LoopRun {
+    fn eq(&self, other: &Self) -> bool {
+        // Destructured so that a new field cannot be left out.
+        let LoopRun {
+            kind,
+            generations,
+            error,
+            requests,
+            verdicts,
+            memory,
+            next_request,
+            counts,
+            windowed,
+            streamed,
+        } = self;
+        *kind == other.kind
+            && *generations == other.generations
+            && *error == other.error
+            && *requests == other.requests
+            && *verdicts == other.verdicts
+            && *memory == other.memory
+            && *counts == other.counts
+            && *windowed == other.windowed
+            && *streamed == other.streamed
+            && (*next_request == other.next_request
+                || self.memory_verdict() == other.memory_verdict())
+    }
+}
+
 impl LoopRun {
     /// Accepted if every request was, else the first rejection.
     pub fn api(&self) -> Result<(), Rejection> {
@@ -279,6 +311,25 @@ impl LoopRun {
             .find(|v| v.is_err())
             .cloned()
             .unwrap_or(Ok(()))
+    }
+
+    /// The verdict on a Gemini request built from the memory plus one new
+    /// user message (`CLASS: MESSAGE` if it cannot be built), under the
+    /// run's fixes and validator.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::*, model::{Generation, Message, Toolbox}};
+    /// let cfg = LoopConfig { memory: Memory::Outside, ..LoopConfig::default() };
+    /// let model = vec![vec![Generation { text: Some("done".into()), ..Default::default() }]];
+    /// let run = run_loop(&cfg, vec![Message::user("hi")], &model, &mut Toolbox::new(vec![])).unwrap();
+    /// assert_eq!(run.memory.len(), 2);
+    /// assert_eq!(run.memory_verdict(), Ok(()));
+    /// ```
+    pub fn memory_verdict(&self) -> Result<(), Refusal> {
+        let (fixes, validator) = self.next_request;
+        let mut next = self.memory.clone();
+        next.push(Message::user("next question"));
+        verdict(build_request(&next, fixes), validator)
     }
 }
 
@@ -417,7 +468,7 @@ impl<'m> Replies<'m> {
 
 /// As [`run_loop`], also returning the message list each model call
 /// received (after the advisors and the memory): what the requests of the
-/// same turn run with provider `none` hold. `None` when a Gemini
+/// same turn run with provider `none` hold, up to the one whose Gemini
 /// conversion failed and ended the turn, where a provider-`none` run goes
 /// on.
 ///
@@ -426,33 +477,72 @@ impl<'m> Replies<'m> {
 /// let model = vec![vec![Generation { text: Some("done".into()), ..Default::default() }]];
 /// let (run, messages) = run_loop_with_messages(&LoopConfig::default(), vec![Message::user("hi")], &model, &mut Toolbox::new(vec![])).unwrap();
 /// assert_eq!(run.requests.len(), 1);
-/// assert_eq!(messages, Some(vec![vec![Message::user("hi")]]));
+/// assert_eq!(messages.attempted, vec![vec![Message::user("hi")]]);
+/// assert!(!messages.unconverted);
 /// ```
 pub fn run_loop_with_messages(
     cfg: &LoopConfig,
     history: Vec<Message>,
     model: &[Vec<Generation>],
     toolbox: &mut Toolbox,
-) -> Result<(LoopRun, Option<RequestMessages>), LoopError> {
-    let mut messages = Vec::new();
-    let (run, converted) = drive(cfg, history, Replies::of(cfg, model), toolbox, |m| {
-        messages.push(m.to_vec())
+) -> Result<(LoopRun, RequestMessages), LoopError> {
+    let mut attempted = Vec::new();
+    let (run, unconverted) = drive(cfg, history, Replies::of(cfg, model), toolbox, |m| {
+        attempted.push(m.to_vec())
     })?;
-    Ok((run, converted.then_some(messages)))
+    let failed = unconverted.is_some();
+    attempted.extend(unconverted);
+    Ok((
+        run,
+        RequestMessages {
+            attempted,
+            unconverted: failed,
+        },
+    ))
 }
 
-/// The message list of each request of a turn, in order.
-pub type RequestMessages = Vec<Vec<Message>>;
+/// The message list of each request a turn tried to send, in order.
+///
+/// ```
+/// use toolcall_model::{model::{Generation, Message, ToolCall}, chat::*, model::{Toolbox, ToolSpec}};
+/// // Plain text from a tool: upstream's Gemini conversion throws on the second request.
+/// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "disk full")]);
+/// let model = vec![vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }]];
+/// let (run, messages) = run_loop_with_messages(&LoopConfig::default(), vec![Message::user("hi")], &model, &mut tb).unwrap();
+/// assert_eq!((run.requests.len(), messages.attempted.len()), (1, 2));
+/// assert!(messages.unconverted);
+/// assert_eq!(messages.sent().len(), 1);
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RequestMessages {
+    /// One list per model call, then, when a Gemini conversion ended the
+    /// turn, the list whose conversion threw.
+    pub attempted: Vec<Vec<Message>>,
+    /// Whether the last of `attempted` failed to convert and was never sent.
+    pub unconverted: bool,
+}
 
-/// The loop over a script: each request's messages go to `seen`; the flag
-/// is false when a Gemini conversion ended the turn.
+impl RequestMessages {
+    /// The lists of the requests sent: one per model call.
+    pub fn sent(&self) -> &[Vec<Message>] {
+        let n = self
+            .attempted
+            .len()
+            .saturating_sub(usize::from(self.unconverted));
+        &self.attempted[..n]
+    }
+}
+
+/// The loop over a script: each request's messages go to `seen`; when a
+/// Gemini conversion ended the turn, the messages it failed on come back
+/// with the run.
 fn drive(
     cfg: &LoopConfig,
     history: Vec<Message>,
     model: Replies<'_>,
     toolbox: &mut Toolbox,
     mut seen: impl FnMut(&[Message]),
-) -> Result<(LoopRun, bool), LoopError> {
+) -> Result<(LoopRun, Option<Vec<Message>>), LoopError> {
     let mut turn = Turn::new(cfg, history, toolbox.tools());
     if model.streams() {
         turn = turn.streaming();
@@ -461,8 +551,8 @@ fn drive(
         let done = turn.calls();
         let asking = match turn.ask()? {
             Ask::Model(asking) => asking,
-            Ask::End(run) => return Ok((run, true)),
-            Ask::Unconverted(run) => return Ok((run, false)),
+            Ask::End(run) => return Ok((run, None)),
+            Ask::Unconverted(run, messages) => return Ok((run, Some(messages))),
         };
         seen(asking.messages());
         // A repeating model answers every call past its script with its
@@ -479,7 +569,7 @@ fn drive(
         };
         turn = match answer {
             Answer::Next(next) => next,
-            Answer::End(run) => return Ok((run, true)),
+            Answer::End(run) => return Ok((run, None)),
         };
     }
 }
@@ -568,12 +658,16 @@ pub enum Ask<'c> {
     /// refused, or an advisor threw.
     End(LoopRun),
     /// The Gemini conversion of the prompt threw and ended the turn, where
-    /// the same turn with provider `none` goes on.
-    Unconverted(LoopRun),
+    /// the same turn with provider `none` goes on: the run, and the
+    /// messages the chat model would have received.
+    Unconverted(LoopRun, Vec<Message>),
 }
 
 /// What [`Asking::answer`] leads to.
 #[derive(Debug, Clone)]
+// As for `Ask`: the next round is the path of every round, boxing it would
+// allocate once a round.
+#[allow(clippy::large_enum_variant)]
 pub enum Answer<'c> {
     /// The batch ran and the loop calls the model again.
     Next(Turn<'c>),
@@ -620,8 +714,15 @@ impl<'c> Turn<'c> {
     /// assert_eq!(run.kind, EndKind::Error);
     /// ```
     pub fn new(cfg: &'c LoopConfig, history: Vec<Message>, tools: &[ToolSpec]) -> Self {
-        let mut outside = ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes());
-        let inside = ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes());
+        // Only the memory at the configured place is ever read or written;
+        // the other starts empty rather than as a copy.
+        let start = |at: Memory| match cfg.memory == at {
+            true => &cfg.memory_start[..],
+            false => &[],
+        };
+        let mut outside =
+            ChatMemory::new(start(Memory::Outside), cfg.memory_max_messages, cfg.fixes());
+        let inside = ChatMemory::new(start(Memory::Inside), cfg.memory_max_messages, cfg.fixes());
         // DefaultChatClientUtils.toChatClientRequest validates the request's
         // tool callbacks before any advisor runs
         // (ToolCallingChatOptions.validateToolCallbacks).
@@ -762,7 +863,10 @@ impl<'c> Turn<'c> {
                     system: None,
                 })
             }
-            Err(e) => Ask::Unconverted(self.finish(EndKind::Error, vec![], Some(e))),
+            Err(e) => {
+                let messages = std::mem::take(&mut self.full);
+                Ask::Unconverted(self.finish(EndKind::Error, vec![], Some(e)), messages)
+            }
         }
     }
 
@@ -805,7 +909,11 @@ impl<'c> Turn<'c> {
                     let verdict = validate(&r, cfg.validator);
                     (Sent::Gemini(r), Some(verdict))
                 }
-                Err(e) => return Ask::Unconverted(self.finish(EndKind::Error, vec![], Some(e))),
+                Err(e) => {
+                    let messages = messages.to_vec();
+                    let run = self.finish(EndKind::Error, vec![], Some(e));
+                    return Ask::Unconverted(run, messages);
+                }
             },
             Provider::None => (Sent::Messages(self.shared.share(messages)), None),
         };
@@ -947,9 +1055,6 @@ impl<'c> Turn<'c> {
             Memory::Inside => inside.messages,
             Memory::Outside => outside.messages,
         };
-        let mut next = memory.clone();
-        next.push(Message::user("next question"));
-        let memory_verdict = verdict(build_request(&next, cfg.fixes()), cfg.validator);
         LoopRun {
             kind,
             generations,
@@ -957,7 +1062,7 @@ impl<'c> Turn<'c> {
             requests,
             verdicts,
             memory,
-            memory_verdict,
+            next_request: (cfg.fixes(), cfg.validator),
             counts,
             windowed,
             streamed,
@@ -1175,7 +1280,7 @@ mod tests {
         loop {
             let asking = match turn.ask()? {
                 Ask::Model(asking) => asking,
-                Ask::End(run) | Ask::Unconverted(run) => return Ok(run),
+                Ask::End(run) | Ask::Unconverted(run, _) => return Ok(run),
             };
             let Some(reply) = replies.next() else {
                 return Err(LoopError::ScriptExhausted { call: 0, len: 0 });

@@ -69,18 +69,11 @@ impl Scenario {
 
     /// As [`Scenario::run`], also returning the message list each model
     /// call received, as the same turn run with provider `none` records
-    /// them (`None` where a Gemini conversion failed and ended the turn;
-    /// see [`crate::chat::run_loop_with_messages`]).
+    /// them, up to the one whose Gemini conversion failed, if one did (see
+    /// [`crate::chat::run_loop_with_messages`]).
     pub fn run_with_messages(
         &self,
-    ) -> Result<
-        (
-            LoopRun,
-            Toolbox,
-            Option<crate::chat::tool_loop::RequestMessages>,
-        ),
-        LoopError,
-    > {
+    ) -> Result<(LoopRun, Toolbox, crate::chat::tool_loop::RequestMessages), LoopError> {
         let mut tb = Toolbox::new(self.tools.clone());
         let (run, messages) = crate::chat::tool_loop::run_loop_with_messages(
             &self.config,

@@ -7,6 +7,7 @@
 //! of that recount; [`Counts::recount`] is the recount itself.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use crate::model::message::Message;
 
@@ -366,7 +367,9 @@ impl Breach {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Counts {
-    per_name: HashMap<String, u64>,
+    /// Names shared, not copied, by the copies a turn and its checkers make
+    /// of the counts (one a batch, one a checked call).
+    per_name: HashMap<Arc<str>, u64>,
     total: u64,
 }
 
@@ -422,7 +425,7 @@ impl Counts {
                 *n
             }
             None => {
-                self.per_name.insert(name.to_owned(), 1);
+                self.per_name.insert(Arc::from(name), 1);
                 1
             }
         };
@@ -447,6 +450,17 @@ impl Counts {
         self.total
     }
 
+    /// How many names have a count.
+    ///
+    /// ```
+    /// let mut c = toolcall_model::model::Counts::default();
+    /// c.add("b"); c.add("a"); c.add("a");
+    /// assert_eq!(c.names(), 2);
+    /// ```
+    pub fn names(&self) -> usize {
+        self.per_name.len()
+    }
+
     /// Per-name counts, sorted by name (for reports and comparisons).
     ///
     /// ```
@@ -455,7 +469,11 @@ impl Counts {
     /// assert_eq!(c.sorted(), vec![("a".to_string(), 1), ("b".to_string(), 1)]);
     /// ```
     pub fn sorted(&self) -> Vec<(String, u64)> {
-        let mut v: Vec<_> = self.per_name.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        let mut v: Vec<_> = self
+            .per_name
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect();
         v.sort();
         v
     }

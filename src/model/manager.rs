@@ -535,10 +535,18 @@ impl Batch {
 /// assert!(tool_call_message(&gens).is_some());
 /// ```
 pub fn tool_call_message(generations: &[Generation]) -> Option<Message> {
-    generations
-        .iter()
-        .find(|g| !g.tool_calls.is_empty())
-        .map(Generation::to_message)
+    answered_generation(generations).map(Generation::to_message)
+}
+
+/// The generation whose tool calls the manager runs: the first with any.
+///
+/// ```
+/// use toolcall_model::model::{answered_generation, Generation, ToolCall};
+/// let gens = [Generation::default(), Generation { tool_calls: vec![ToolCall::new("1", "x", "")], ..Default::default() }];
+/// assert_eq!(answered_generation(&gens), Some(&gens[1]));
+/// ```
+pub fn answered_generation(generations: &[Generation]) -> Option<&Generation> {
+    generations.iter().find(|g| !g.tool_calls.is_empty())
 }
 
 /// `executeToolCalls(prompt, chatResponse)`: counts are rebuilt from the

@@ -30,10 +30,10 @@ pub use limits::{
 };
 
 pub use manager::{
-    ends_turn_at_breach, execute_tool_calls, execute_with_counts, limit_generation,
-    tool_call_message, Batch, Config, ExecResult, LimitExceeded, ManagerError, Pending, Step,
-    BLANK_TOOL_NAME, FINISH_REASON_LIMIT, METADATA_PARTIAL_TOOL_RESPONSES, NOT_EXECUTED,
-    NOT_EXECUTED_FAILED,
+    answered_generation, ends_turn_at_breach, execute_tool_calls, execute_with_counts,
+    limit_generation, tool_call_message, Batch, Config, ExecResult, LimitExceeded, ManagerError,
+    Pending, Step, BLANK_TOOL_NAME, FINISH_REASON_LIMIT, METADATA_PARTIAL_TOOL_RESPONSES,
+    NOT_EXECUTED, NOT_EXECUTED_FAILED,
 };
 
 pub use message::{answered, pairing, Generation, Message, ToolCall, ToolResponse};

@@ -4,6 +4,7 @@
 //! records the invocation, so a run is reproducible from its inputs alone.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::model::java::JavaException;
 
@@ -145,12 +146,25 @@ pub enum ToolResult {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Toolbox {
-    tools: Vec<ToolSpec>,
-    by_name_request: HashMap<String, usize>,
-    by_name_resolver: HashMap<String, usize>,
+    /// The tools and their lookup, which never change: shared by the
+    /// toolbox's copies (a checker copies a toolbox at each batch it
+    /// replays).
+    registry: Arc<Registry>,
     next: Vec<usize>,
     invocations: Vec<Invocation>,
 }
+
+/// The tools, and for a long list their lookup by name.
+#[derive(Debug, PartialEq, Eq)]
+struct Registry {
+    tools: Vec<ToolSpec>,
+    /// The request's tools and the resolver's by name, built only for more
+    /// than [`SCANNED`] tools: below, a scan finds a name sooner than a hash.
+    by_name: Option<(HashMap<String, usize>, HashMap<String, usize>)>,
+}
+
+/// The most tools a toolbox looks up by scanning.
+const SCANNED: usize = 8;
 
 impl Toolbox {
     /// A toolbox over these tools. When a name is registered twice among the
@@ -161,26 +175,27 @@ impl Toolbox {
     /// assert!(toolcall_model::model::Toolbox::new(vec![]).invocations().is_empty());
     /// ```
     pub fn new(tools: Vec<ToolSpec>) -> Self {
-        let mut by_name_request = HashMap::new();
-        let mut by_name_resolver = HashMap::new();
-        for (i, t) in tools.iter().enumerate() {
-            match t.registered {
-                // `toolCallbacks.stream().filter(..).findFirst()`: the first.
-                Registered::Request => {
-                    by_name_request.entry(t.name.clone()).or_insert(i);
-                }
-                // `StaticToolCallbackResolver` puts each callback in a map
-                // by name: the last one registered wins.
-                Registered::Resolver => {
-                    by_name_resolver.insert(t.name.clone(), i);
+        let by_name = (tools.len() > SCANNED).then(|| {
+            let mut by_name_request = HashMap::new();
+            let mut by_name_resolver = HashMap::new();
+            for (i, t) in tools.iter().enumerate() {
+                match t.registered {
+                    // `toolCallbacks.stream().filter(..).findFirst()`: the first.
+                    Registered::Request => {
+                        by_name_request.entry(t.name.clone()).or_insert(i);
+                    }
+                    // `StaticToolCallbackResolver` puts each callback in a map
+                    // by name: the last one registered wins.
+                    Registered::Resolver => {
+                        by_name_resolver.insert(t.name.clone(), i);
+                    }
                 }
             }
-        }
+            (by_name_request, by_name_resolver)
+        });
         let next = vec![0; tools.len()];
         Toolbox {
-            tools,
-            by_name_request,
-            by_name_resolver,
+            registry: Arc::new(Registry { tools, by_name }),
             next,
             invocations: Vec::new(),
         }
@@ -192,7 +207,7 @@ impl Toolbox {
     /// assert_eq!(toolcall_model::model::Toolbox::new(vec![]).tools().len(), 0);
     /// ```
     pub fn tools(&self) -> &[ToolSpec] {
-        &self.tools
+        &self.registry.tools
     }
 
     /// The lookup of `DefaultToolCallingManager.executeToolCall`: the first
@@ -211,16 +226,19 @@ impl Toolbox {
     /// assert!(tb.find(" ", true).is_none());
     /// ```
     pub fn find(&self, name: &str, resolution_fallback: bool) -> Option<ToolRef> {
-        let index = match self.by_name_request.get(name) {
+        let Some((by_name_request, by_name_resolver)) = &self.registry.by_name else {
+            return self.find_by_scan(name, resolution_fallback);
+        };
+        let index = match by_name_request.get(name) {
             Some(&i) => i,
             None if resolution_fallback && crate::model::limits::has_text(name) => {
-                *self.by_name_resolver.get(name)?
+                *by_name_resolver.get(name)?
             }
             None => return None,
         };
         Some(ToolRef {
             index,
-            return_direct: self.tools[index].return_direct,
+            return_direct: self.registry.tools[index].return_direct,
         })
     }
 
@@ -233,14 +251,15 @@ impl Toolbox {
     /// assert_eq!(tb.find_by_scan("x", false), tb.find("x", false));
     /// ```
     pub fn find_by_scan(&self, name: &str, resolution_fallback: bool) -> Option<ToolRef> {
+        let tools = &self.registry.tools;
         let scan = |reg: Registered| {
-            self.tools
+            tools
                 .iter()
                 .position(|t| t.registered == reg && t.name == name)
         };
         let index = scan(Registered::Request).or_else(|| {
             if resolution_fallback && crate::model::limits::has_text(name) {
-                self.tools
+                tools
                     .iter()
                     .rposition(|t| t.registered == Registered::Resolver && t.name == name)
             } else {
@@ -249,7 +268,7 @@ impl Toolbox {
         })?;
         Some(ToolRef {
             index,
-            return_direct: self.tools[index].return_direct,
+            return_direct: tools[index].return_direct,
         })
     }
 
@@ -267,7 +286,7 @@ impl Toolbox {
     /// ```
     pub fn invoke(&mut self, tool: ToolRef, arguments: impl Into<String>) -> ToolResult {
         let arguments = arguments.into();
-        let spec = &self.tools[tool.index];
+        let spec = &self.registry.tools[tool.index];
         let n = self.next[tool.index];
         self.next[tool.index] = n.saturating_add(1);
         let result = match spec.outcomes.get(n).or(spec.outcomes.last()) {
@@ -329,6 +348,20 @@ impl Toolbox {
 /// assert_eq!(duplicate_request_names(&names), vec!["BB", "Aa", "zeta", "b"]);
 /// ```
 pub fn duplicate_request_names(tools: &[ToolSpec]) -> Vec<String> {
+    // A few tools of distinct names, as nearly every request has, need no
+    // table: compared pairwise.
+    let request = |t: &&ToolSpec| t.registered == Registered::Request;
+    if tools.len() <= 16
+        && tools.iter().filter(request).enumerate().all(|(i, t)| {
+            tools
+                .iter()
+                .filter(request)
+                .take(i)
+                .all(|u| u.name != t.name)
+        })
+    {
+        return Vec::new();
+    }
     let hash = |name: &str| {
         let h = name
             .encode_utf16()

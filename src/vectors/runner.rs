@@ -246,7 +246,7 @@ pub(super) fn loop_value(run: &LoopRun, out: &mut Map<String, Value>) {
         "memory".into(),
         serde_json::json!({
             "messages": serde_json::to_value(&run.memory).unwrap_or(Value::Null),
-            "api": api_value(&run.memory_verdict),
+            "api": api_value(&run.memory_verdict()),
         }),
     );
     out.insert("api".into(), api_value(&run.api()));

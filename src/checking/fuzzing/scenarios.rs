@@ -289,7 +289,7 @@ pub fn tool_loop(data: &[u8]) {
     }
     // As `Evidence::gather` keeps them: a provider-`none` run's messages
     // are its requests.
-    let messages = messages.filter(|_| scenario.config.provider != Provider::None);
+    let messages = (scenario.config.provider != Provider::None).then_some(messages);
     check_invariants(
         T,
         &input,

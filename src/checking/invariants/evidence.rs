@@ -3,7 +3,7 @@
 
 use std::cell::OnceCell;
 
-use crate::chat::tool_loop::{LoopError, LoopRun, Provider, Sent};
+use crate::chat::tool_loop::{LoopError, LoopRun, Provider, RequestMessages, Sent};
 use crate::checking::scenario::Scenario;
 use crate::gemini::build_request;
 use crate::model::behavior::Fixes;
@@ -32,7 +32,12 @@ pub struct Evidence<'a> {
     pub(super) trace: OnceCell<Trace>,
     /// Where the replay is shared, and this evidence's class there.
     shared: Option<(&'a Replays, u64)>,
-    pub(super) messages: OnceCell<Option<Vec<Vec<Message>>>>,
+    /// The messages of each request the run tried to send, as it recorded
+    /// them.
+    recorded: Option<RequestMessages>,
+    /// The requests' messages of the same turn run with provider `none`,
+    /// where the record does not hold them all.
+    messages: OnceCell<Option<Vec<Vec<Message>>>>,
 }
 
 impl<'a> Evidence<'a> {
@@ -57,13 +62,14 @@ impl<'a> Evidence<'a> {
         // The Gemini run records the request messages as it goes, so the
         // provider-none run is needed only where a conversion ended it.
         let (run, toolbox, messages) = scenario.run_with_messages()?;
-        Ok(Self::of_run(scenario, run, toolbox, messages))
+        Ok(Self::of_run(scenario, run, toolbox, Some(messages)))
     }
 
     /// The evidence of a run the caller already made: `run` and `toolbox`
     /// from [`Scenario::run`] or [`Scenario::run_with_messages`] of
     /// `scenario`, with the latter's request messages if it has them (else
-    /// they are taken, when asked for, from a run with provider `none`).
+    /// they are taken, when asked for, from a run with provider `none`;
+    /// give none for a run with provider `none`, whose requests are them).
     /// A fuzz target that runs the scenario for its own checks judges the
     /// invariants on that run instead of running it again.
     #[doc(hidden)]
@@ -71,7 +77,7 @@ impl<'a> Evidence<'a> {
         scenario: &'a Scenario,
         run: LoopRun,
         toolbox: Toolbox,
-        messages: Option<crate::chat::tool_loop::RequestMessages>,
+        messages: Option<RequestMessages>,
     ) -> Self {
         Evidence {
             scenario,
@@ -80,7 +86,8 @@ impl<'a> Evidence<'a> {
             runaway: false,
             trace: OnceCell::new(),
             shared: None,
-            messages: messages.map_or_else(OnceCell::new, |m| OnceCell::from(Some(m))),
+            recorded: messages,
+            messages: OnceCell::new(),
         }
     }
 
@@ -111,13 +118,8 @@ impl<'a> Evidence<'a> {
         }]);
         let (run, toolbox, messages) = cut.run_with_messages()?;
         Ok(Some(Evidence {
-            scenario,
-            run,
-            toolbox,
             runaway: true,
-            trace: OnceCell::new(),
-            shared: None,
-            messages: messages.map_or_else(OnceCell::new, |m| OnceCell::from(Some(m))),
+            ..Self::of_run(scenario, run, toolbox, Some(messages))
         }))
     }
 
@@ -168,6 +170,9 @@ impl<'a> Evidence<'a> {
     /// does not stop where a Gemini conversion fails. `None` if that run
     /// failed.
     pub fn request_messages(&self) -> Option<&[Vec<Message>]> {
+        if let Some(r) = self.recorded.as_ref().filter(|r| !r.unconverted) {
+            return Some(&r.attempted);
+        }
         self.messages
             .get_or_init(|| {
                 let none_run;
@@ -208,9 +213,39 @@ impl<'a> Evidence<'a> {
             .as_deref()
     }
 
+    /// The message list of each request the loop tried to send: those of
+    /// [`Evidence::request_messages`] up to [`Evidence::attempted`]. The
+    /// run's own record holds them (the one whose conversion failed
+    /// included), so no second run is made where the run recorded them.
+    ///
+    /// ```
+    /// use toolcall_model::{checking::{invariants::Evidence, scenario::Scenario}, chat::LoopConfig,
+    ///     model::{Generation, Message, ToolCall, ToolSpec}};
+    /// // Upstream cannot convert the plain-text response: the second request fails.
+    /// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "disk full")],
+    ///     history: vec![Message::user("hi")], model: vec![
+    ///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }]] };
+    /// let ev = Evidence::gather(&s).unwrap();
+    /// assert_eq!(ev.attempted_messages().unwrap().len(), 2);
+    /// assert_eq!(ev.attempted(), 2);
+    /// ```
+    pub fn attempted_messages(&self) -> Option<&[Vec<Message>]> {
+        if let Some(r) = &self.recorded {
+            return Some(&r.attempted);
+        }
+        let all = self.request_messages()?;
+        if self.scenario.config.provider == Provider::None {
+            return Some(all);
+        }
+        Some(&all[..self.attempted().min(all.len())])
+    }
+
     /// How many requests the loop tried to send: the built ones, plus the
     /// one whose conversion failed, if any.
     pub fn attempted(&self) -> usize {
+        if let Some(r) = &self.recorded {
+            return r.attempted.len();
+        }
         let built = self.run.requests.len();
         match self.request_messages() {
             Some(m) if self.scenario.config.provider == Provider::Gemini && built < m.len() => {

@@ -16,6 +16,7 @@ use crate::model::tools::Outcome;
 
 use super::evidence::Evidence;
 use super::trace::{Round, RoundEnd, JSON_SAFE_JUDGE};
+use super::transcripts::non_system;
 use super::{clip, in_request, refuted, refuted_on, Judged, Locus};
 
 pub(super) fn wrap(key: &str, v: Value) -> Value {
@@ -162,12 +163,17 @@ pub(super) fn gemini_safe(ev: &Evidence<'_>) -> Judged {
         return Judged::NotApplicable;
     }
     let fixes = ev.fixes();
-    let Some(all) = ev.request_messages() else {
+    let Some(all) = ev.attempted_messages() else {
         return Judged::NotApplicable;
     };
-    let attempted = ev.attempted().min(all.len());
-    for (k, msgs) in all[..attempted].iter().enumerate() {
+    // A response converts as it did in an earlier request: each text is
+    // judged once.
+    let mut held: Vec<(&str, bool)> = Vec::new();
+    for (k, msgs) in all.iter().enumerate() {
         for r in tool_responses(msgs) {
+            if held.contains(&(r.data.as_str(), r.error)) {
+                continue;
+            }
             if let Some(judged) = not_an_object(r, fixes, k) {
                 return judged;
             }
@@ -185,6 +191,7 @@ pub(super) fn gemini_safe(ev: &Evidence<'_>) -> Judged {
                     k,
                 );
             }
+            held.push((&r.data, r.error));
         }
     }
     for r in tool_responses(&ev.run.memory) {
@@ -211,10 +218,19 @@ pub(super) fn aligned<'m>(
     messages: &'m [Message],
     contents: &'m [Arc<crate::gemini::Content>],
 ) -> Result<Vec<(usize, usize, &'m ToolResponse, Value)>, String> {
-    let ms: Vec<&Message> = messages
-        .iter()
-        .filter(|m| !matches!(m, Message::System { .. }))
-        .collect();
+    aligned_after(messages, contents, None)
+}
+
+/// [`aligned`], leaving out each content that is, at the same place, the
+/// very content of `before` (an earlier request of the turn, already
+/// aligned and judged) built from an equal message: its pairs were judged.
+#[allow(clippy::type_complexity)]
+fn aligned_after<'m>(
+    messages: &'m [Message],
+    contents: &'m [Arc<crate::gemini::Content>],
+    before: Option<(&[Message], &[Arc<crate::gemini::Content>])>,
+) -> Result<Vec<(usize, usize, &'m ToolResponse, Value)>, String> {
+    let ms: Vec<&Message> = non_system(messages);
     if ms.len() != contents.len() {
         return Err(format!(
             "{} messages but {} contents",
@@ -222,8 +238,15 @@ pub(super) fn aligned<'m>(
             contents.len()
         ));
     }
+    let judged = before.map(|(m, c)| (non_system(m), c));
     let mut out = Vec::new();
     for (c, (m, content)) in ms.iter().zip(contents).enumerate() {
+        let seen = judged.as_ref().is_some_and(|(bm, bc)| {
+            bc.get(c).is_some_and(|b| Arc::ptr_eq(b, content)) && bm.get(c) == Some(m)
+        });
+        if seen {
+            continue;
+        }
         if let Message::Tool { responses } = m {
             if responses.len() != content.parts.len() {
                 return Err(format!("content {c}: parts do not match the responses"));
@@ -246,9 +269,10 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
         return Judged::NotApplicable;
     }
     let fixes = ev.fixes();
-    let Some(all) = ev.request_messages() else {
+    let Some(all) = ev.attempted_messages() else {
         return Judged::NotApplicable;
     };
+    let mut before = None;
     for (k, sent) in ev.run.requests.iter().enumerate() {
         let (Sent::Gemini(req), Some(msgs)) = (sent, all.get(k)) else {
             return refuted(
@@ -256,7 +280,7 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
                 Locus::Unlocated,
             );
         };
-        let pairs = match aligned(msgs, &req.contents) {
+        let pairs = match aligned_after(msgs, &req.contents, before) {
             Ok(p) => p,
             Err(e) => {
                 return refuted(
@@ -294,6 +318,7 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
                 );
             }
         }
+        before = Some((&msgs[..], &req.contents[..]));
     }
     let next = ev.next_turn();
     if let Ok(req) = build_request(&next, fixes) {

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::chat::tool_loop::LoopConfig;
 use crate::model::limits::Max;
-use crate::model::manager::tool_call_message;
+use crate::model::manager::answered_generation;
 use crate::model::message::Generation;
 
 use super::calls::max_for;
@@ -42,15 +42,11 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
         Max::Limited(t) => Some(u64::from(t)),
         Max::Unlimited => None,
     };
-    let names: BTreeSet<String> = model
+    // Borrowed, not copied: this runs for every judged turn.
+    let names: BTreeSet<&str> = model
         .iter()
-        .filter_map(|reply| tool_call_message(reply))
-        .flat_map(|a| {
-            a.tool_calls()
-                .iter()
-                .map(|c| c.name.clone())
-                .collect::<Vec<_>>()
-        })
+        .filter_map(|reply| answered_generation(reply))
+        .flat_map(|g| g.tool_calls.iter().map(|c| c.name.as_str()))
         .collect();
     let per_tool = names
         .iter()

@@ -210,7 +210,7 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
     let cfg = &scenario.config.manager;
     let fallback = cfg.resolution_fallback;
     let mut tb = Toolbox::new(scenario.tools.clone());
-    let mut full = turn_history(scenario);
+    let mut full = turn_history(scenario).into_owned();
     let mut counts = Counts::recount(&full);
     let mut rounds = Vec::new();
     // A streamed turn goes on with each reply's aggregate; a repeating

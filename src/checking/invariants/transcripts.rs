@@ -1,6 +1,8 @@
 //! The judges of the transcripts: well paired (7), the question kept (8)
 //! and the memory's turns kept (9), with the memory's precondition.
 
+use std::borrow::Cow;
+
 use crate::chat::tool_loop::{Memory, Provider};
 use crate::checking::scenario::Scenario;
 use crate::model::message::{pairing, Message};
@@ -22,12 +24,11 @@ pub(super) fn transcript_valid(ev: &Evidence<'_>) -> Judged {
         // the conversation, which no pairing rule allows.
         return Judged::NotApplicable;
     }
-    let Some(all) = ev.request_messages() else {
+    let Some(all) = ev.attempted_messages() else {
         return Judged::NotApplicable;
     };
     let gemini = ev.scenario.config.provider == Provider::Gemini;
-    let attempted = if gemini { ev.attempted() } else { all.len() };
-    for (k, msgs) in all.iter().take(attempted).enumerate() {
+    for (k, msgs) in all.iter().enumerate() {
         if let Err(e) = pairing(msgs) {
             let locus = if !gemini {
                 Locus::Unlocated
@@ -60,19 +61,25 @@ pub(super) fn transcript_valid(ev: &Evidence<'_>) -> Judged {
 
 /// The turn history the loop starts from: the request, or with a memory
 /// outside the loop, what the memory advisor makes of it.
-pub(super) fn turn_history(s: &Scenario) -> Vec<Message> {
+pub(super) fn turn_history(s: &Scenario) -> Cow<'_, [Message]> {
     match s.config.memory {
-        Memory::Outside => crate::chat::tool_loop::with_memory(&s.config, s.history.clone()),
-        _ => s.history.clone(),
+        Memory::Outside => Cow::Owned(crate::chat::tool_loop::with_memory(
+            &s.config,
+            s.history.clone(),
+        )),
+        _ => Cow::Borrowed(&s.history),
     }
 }
 
 /// The conversation the turn starts from: the request, with what the
 /// memory holds before it (unless the request holds it).
-pub(super) fn conversation(s: &Scenario) -> Vec<Message> {
+pub(super) fn conversation(s: &Scenario) -> Cow<'_, [Message]> {
     match s.config.memory {
-        Memory::None => s.history.clone(),
-        _ => crate::chat::tool_loop::with_memory(&s.config, s.history.clone()),
+        Memory::None => Cow::Borrowed(&s.history),
+        _ => Cow::Owned(crate::chat::tool_loop::with_memory(
+            &s.config,
+            s.history.clone(),
+        )),
     }
 }
 
@@ -224,15 +231,10 @@ pub(super) fn question_kept(ev: &Evidence<'_>) -> Judged {
     let Some(q) = turn_question(s) else {
         return Judged::NotApplicable;
     };
-    let Some(all) = ev.request_messages() else {
+    let Some(all) = ev.attempted_messages() else {
         return Judged::NotApplicable;
     };
-    let attempted = if s.config.provider == Provider::Gemini {
-        ev.attempted()
-    } else {
-        all.len()
-    };
-    for (k, msgs) in all.iter().take(attempted).enumerate() {
+    for (k, msgs) in all.iter().enumerate() {
         let last = msgs.iter().rev().find(|m| m.is_user());
         if last != Some(q) {
             return in_request(
@@ -268,14 +270,14 @@ pub(super) fn memory_keeps_turns(ev: &Evidence<'_>) -> Judged {
         let Ok((unbounded, _)) = open.run() else {
             return Judged::NotApplicable;
         };
-        unbounded.memory
+        Cow::Owned(unbounded.memory)
     } else {
-        ev.run.memory.clone()
+        Cow::Borrowed(&ev.run.memory[..])
     };
     let window = usize::try_from(s.config.memory_max_messages.get()).unwrap_or(usize::MAX);
     let kept = &ev.run.memory;
     if unbounded.len() <= window {
-        if *kept != unbounded {
+        if kept[..] != *unbounded {
             return refuted(
                 format!(
                     "the memory, whose window ({window}) never filled, to hold all {} message(s) stored, but it holds {}",

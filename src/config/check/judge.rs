@@ -126,7 +126,7 @@ pub(super) fn next_turn(setup: &Setup, run: &LoopRun) -> Option<Result<(), NextR
         return None;
     }
     Some(match setup.provider {
-        Provider::Gemini => run.memory_verdict.clone().map_err(NextRefused::Gemini),
+        Provider::Gemini => run.memory_verdict().map_err(NextRefused::Gemini),
         Provider::None => {
             let mut next = run.memory.clone();
             next.push(Message::user("next question"));

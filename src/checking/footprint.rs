@@ -1,0 +1,537 @@
+//! Which fixes a turn's evaluation can feel: a fix whose switch the
+//! evaluation never reads, or reads only where both of its values do the
+//! same, changes nothing in the turn (its run, the replay of its batches,
+//! the judges and the runs they make again). Under two behaviour sets that
+//! differ only in such fixes a turn is evaluated once for both
+//! ([`crate::checking::exhaustive`]).
+//!
+//! Each rule below names the places that read the fix's switch and says
+//! why the scenario never reaches them with an effect. The model is
+//! deterministic, so a run under a fix that is never read with an effect
+//! takes the same path, step by step, as the run without it.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::chat::advisor::advisor_thinks_json;
+use crate::chat::tool_loop::{Memory, Provider};
+use crate::checking::invariants::{CallEvent, Evidence, RoundEnd};
+use crate::checking::scenario::Scenario;
+use crate::gemini::{convert_arguments, convert_tool_response, Payload};
+use crate::model::behavior::{Fix, Fixes};
+use crate::model::java::JavaException;
+use crate::model::limits::{Counts, OnExceeded};
+use crate::model::message::Message;
+use crate::model::tools::Toolbox;
+
+/// `fixes` without the fixes the evaluation of `scenario` cannot feel: the
+/// turn runs and is judged under the result exactly as under `fixes`
+/// ([`Footprint::felt`]).
+///
+/// ```
+/// use toolcall_model::checking::{footprint::felt, scenario::Scenario};
+/// use toolcall_model::{chat::LoopConfig, model::{Fix, Fixes, Generation, Message, ToolCall, ToolSpec}};
+/// // One call to a tool that exists, far under Spring's default limits.
+/// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "1")],
+///     history: vec![Message::user("hi")], model: vec![
+///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }],
+///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
+/// // No breach, no missing tool, no memory: only the conversion fix is felt.
+/// let all = Fixes::all().with(Fix::UnknownToolToProcessor);
+/// assert_eq!(felt(&s, all).enabled(), vec![Fix::StrictJsonOrWrap, Fix::ErrorKey]);
+/// ```
+pub fn felt(scenario: &Scenario, fixes: Fixes) -> Fixes {
+    Footprint::of(scenario).felt(fixes)
+}
+
+/// What of a scenario decides which fixes its evaluation can feel, read
+/// once for all the behaviour sets.
+///
+/// ```
+/// use toolcall_model::checking::{footprint::Footprint, scenario::Scenario};
+/// use toolcall_model::{chat::LoopConfig, model::{Fixes, Message}};
+/// let s = Scenario { config: LoopConfig::default(), tools: vec![], history: vec![Message::user("hi")], model: vec![] };
+/// assert!(Footprint::of(&s).felt(Fixes::all()).has(toolcall_model::model::Fix::ErrorKey));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Footprint {
+    memory: Memory,
+    one_generation: bool,
+    window_never_fills: bool,
+    every_call_found: bool,
+    no_breach: bool,
+    ends_at_no_breach: bool,
+}
+
+impl Footprint {
+    /// The scenario's footprint.
+    pub fn of(scenario: &Scenario) -> Self {
+        let c = &scenario.config;
+        let tools = Toolbox::new(scenario.tools.clone());
+        let resolves = c.manager.resolves();
+        Footprint {
+            memory: c.memory,
+            one_generation: scenario.model.iter().all(|reply| reply.len() <= 1),
+            window_never_fills: window_never_fills(scenario),
+            every_call_found: calls(scenario).all(|name| tools.find(name, resolves).is_some()),
+            no_breach: no_breach(scenario),
+            ends_at_no_breach: c.manager.limits.on_exceeded == OnExceeded::Throw
+                || !c.manager.version.has_limits(),
+        }
+    }
+
+    /// `fixes` without the fixes the scenario's evaluation cannot feel.
+    pub fn felt(&self, fixes: Fixes) -> Fixes {
+        let mut f = fixes;
+        // The three memory fixes are read only in `chat::memory`, which a
+        // turn without a memory never reaches (its judges and their runs
+        // neither).
+        if self.memory == Memory::None {
+            f.store_answered_generation = false;
+            f.keep_current_turn = false;
+            f.evict_orphan_responses = false;
+        }
+        // `store-answered-generation` (`ChatMemory::after`) stores, of a
+        // reply with tool calls, the first generation with calls instead of
+        // every generation: the same message for a reply of one generation.
+        // A streamed reply reaches the memory as the one aggregate
+        // generation, and the runs the judges add end with a one-generation
+        // answer.
+        if self.one_generation {
+            f.store_answered_generation = false;
+        }
+        // `keep-current-turn` and `evict-orphan-responses` are read only
+        // where an add passes the window (`window_keep_cut`).
+        if self.window_never_fills {
+            f.keep_current_turn = false;
+            f.evict_orphan_responses = false;
+        }
+        // `unknown-tool-to-processor` is read where a call's lookup finds
+        // no tool (`Batch::call`); the calls of every generation of every
+        // reply cover what a streamed turn or a repeating model calls.
+        if self.every_call_found {
+            f.unknown_tool_to_processor = false;
+        }
+        if self.no_breach {
+            // `breach-through-processor` is read at a breach (`Batch::call`,
+            // `Batch::throw`) and by the limits judge on a batch that failed
+            // without running a tool, which without a breach is a failed
+            // lookup, unless `unknown-tool-to-processor` hands a missing
+            // tool to a processor that throws.
+            if !f.unknown_tool_to_processor {
+                f.breach_through_processor = false;
+            }
+            // `close-dangling-calls` is read after a breach under `THROW`
+            // (`Batch::throw`) and where a batch ends the turn with the
+            // memory inside the loop (`BatchEnd::closing`).
+            if self.memory != Memory::Inside {
+                f.close_dangling_calls = false;
+            }
+            // `end-turn-after-breach` ends a turn only at a second breach
+            // (`ends_turn_at_breach`).
+            f.end_turn_after_breach = false;
+        }
+        if self.ends_at_no_breach {
+            // `ends_turn_at_breach` answers nothing under `THROW`, or
+            // without limits.
+            f.end_turn_after_breach = false;
+        }
+        f
+    }
+}
+
+/// Whether no add to the memory can pass its window: the memory starts
+/// with `memory_start` and each add appends at most the prompt's last
+/// message at each model call (one a reply, and one more where a judge
+/// merges the request with the memory), each reply's generations (a
+/// streamed reply's one aggregate), what the loop builds at the end of the
+/// turn (one generation, or one per call of a `returnDirect` batch) and a
+/// closing tool message. A repeating model's turn has no such bound.
+fn window_never_fills(scenario: &Scenario) -> bool {
+    let c = &scenario.config;
+    if c.repeat_last {
+        return false;
+    }
+    let model = &scenario.model;
+    let generations: usize = model.iter().map(|reply| reply.len().max(1)).sum();
+    let widest = model
+        .iter()
+        .map(|reply| reply.iter().map(|g| g.tool_calls.len()).sum::<usize>())
+        .max()
+        .unwrap_or(0);
+    let most = c.memory_start.len() + (model.len() + 2) + generations + widest.max(1) + 1;
+    usize::try_from(c.memory_max_messages.get()).is_ok_and(|window| most <= window)
+}
+
+/// The names of every call of every generation of every reply.
+fn calls(scenario: &Scenario) -> impl Iterator<Item = &str> {
+    scenario
+        .model
+        .iter()
+        .flatten()
+        .flat_map(|g| g.tool_calls.iter().map(|c| c.name.as_str()))
+}
+
+/// Whether no limit check of the turn can find a breach: the counts it
+/// checks never exceed every response the turn can start from (the
+/// memory's and the request's) plus every call the model makes, and under
+/// those the limits hold for every name. A repeating model's calls have no
+/// bound.
+fn no_breach(scenario: &Scenario) -> bool {
+    let c = &scenario.config;
+    if !c.manager.version.has_limits() {
+        return true;
+    }
+    if c.repeat_last {
+        return false;
+    }
+    let responses = c
+        .memory_start
+        .iter()
+        .chain(&scenario.history)
+        .flat_map(Message::responses)
+        .map(|r| r.name.as_str());
+    let names: Vec<&str> = responses.chain(calls(scenario)).collect();
+    let mut counts = Counts::default();
+    for name in &names {
+        counts.add(name);
+    }
+    names.iter().all(|name| {
+        c.manager
+            .limits
+            .check(name, counts.get(name), counts.total())
+            .is_none()
+    })
+}
+
+/// The fixes read only by the Gemini conversion of tool responses and
+/// call arguments (`gemini::convert`), and by the judges through it (and
+/// `error-key` by the lossless judge's recovery rule).
+pub const CONVERSION_FIXES: [Fix; 4] = [
+    Fix::StrictJsonOrWrap,
+    Fix::ErrorKey,
+    Fix::Pr6907WrapOnFailure,
+    Fix::Pr6049StrictWrap,
+];
+
+/// Whether the turn of `ev`, gathered under fixes `a`, runs and is judged
+/// alike under fixes `b`: the evaluation of `ev` reached every switch the
+/// two differ in, if at all, where both values do the same.
+///
+/// * A conversion fix ([`CONVERSION_FIXES`]): every tool response and call
+///   argument the evaluation converts (those of every request the loop
+///   tried to send and of the memory, the request's and the memory's own,
+///   and every call the model makes) converts to the same payload under
+///   both, and where the two differ in `error-key` (which the lossless
+///   judge reads too) no response is an error's. A judge's run of the turn
+///   again converts no other text: it runs the same batches, whose
+///   responses the loop's requests held.
+/// * `breach-through-processor`: no batch of the turn breached or failed
+///   without running a tool (the replay of its batches, which the loop
+///   ran alike, says so).
+/// * `unknown-tool-to-processor`: no call found no tool.
+/// * `end-turn-after-breach`: no breach was answered.
+/// * `close-dangling-calls`: no breach under `THROW`, and with the memory
+///   inside the loop no batch ended the turn.
+/// * `keep-current-turn`, `evict-orphan-responses`: the window cut nothing.
+/// * `store-answered-generation`: never here ([`Footprint::felt`] has it).
+/// * The seed's advisor (the second of each pair says whether it runs),
+///   where `ev` ran without it: the request is not empty and no response
+///   of any request the loop tried to send is one it rewrites (each prompt
+///   it would see is the loop's own, which that request holds).
+///
+/// A streamed turn (whose judge runs it again through `call()`, which may
+/// run calls the stream never ran), a repeating model's turn and a turn
+/// gathered with the advisor (whose requests hold what it rewrote) are
+/// never alike here. `memo` keeps the comparisons of conversions of a
+/// worker.
+///
+/// ```
+/// use toolcall_model::checking::{footprint::{evaluates_alike, Conversions}, invariants::Evidence, scenario::Scenario};
+/// use toolcall_model::{chat::LoopConfig, model::{Fix, Fixes, Generation, Message, ToolCall, ToolSpec}};
+/// let turn = |text: &str| Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", text)],
+///     history: vec![Message::user("hi")], model: vec![
+///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }],
+///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
+/// let (up, strict) = (Fixes::upstream(), Fixes::only(Fix::StrictJsonOrWrap));
+/// let mut memo = Conversions::default();
+/// let object = turn(r#"{"temp":21}"#);
+/// let ev = Evidence::gather(&object).unwrap();
+/// assert!(evaluates_alike(&ev, (up, false), (strict, false), &mut memo));
+/// assert!(evaluates_alike(&ev, (up, false), (Fixes::only(Fix::BreachThroughProcessor), false), &mut memo));
+/// assert!(evaluates_alike(&ev, (up, false), (up, true), &mut memo));
+/// let text = turn("disk full");
+/// let ev = Evidence::gather(&text).unwrap();
+/// assert!(!evaluates_alike(&ev, (up, false), (strict, false), &mut memo));
+/// assert!(!evaluates_alike(&ev, (up, false), (up, true), &mut memo));
+/// ```
+pub fn evaluates_alike(
+    ev: &Evidence<'_>,
+    (a, advised): (Fixes, bool),
+    (b, advisor): (Fixes, bool),
+    memo: &mut Conversions,
+) -> bool {
+    let s = ev.scenario;
+    let c = &s.config;
+    if c.stream.is_some() || c.repeat_last || c.gemini_tool_text || advised || ev.runaway {
+        return false;
+    }
+    if advisor {
+        // `gemini_tool_text` throws on an empty prompt, and rewrites the
+        // responses of a prompt's last message that do not look like JSON.
+        let Some(attempted) = ev.attempted_messages() else {
+            return false;
+        };
+        let untouched = attempted
+            .iter()
+            .flatten()
+            .flat_map(Message::responses)
+            .all(|r| advisor_thinks_json(&r.data));
+        if s.history.is_empty() || !untouched {
+            return false;
+        }
+    }
+    let mut conversions = false;
+    for fix in Fix::ALL.into_iter().filter(|&f| a.has(f) != b.has(f)) {
+        let unfelt = match fix {
+            Fix::StrictJsonOrWrap | Fix::ErrorKey | Fix::Pr6907WrapOnFailure | Fix::Pr6049StrictWrap => {
+                conversions = true;
+                true
+            }
+            Fix::BreachThroughProcessor => {
+                every_call(ev, |e| matches!(e, CallEvent::Invoked { .. } | CallEvent::Missing { .. }))
+            }
+            Fix::UnknownToolToProcessor => {
+                every_call(ev, |e| !matches!(e, CallEvent::Missing { .. } | CallEvent::Failed(_)))
+            }
+            Fix::EndTurnAfterBreach => every_call(ev, |e| !matches!(e, CallEvent::Answered { .. })),
+            Fix::CloseDanglingCalls => {
+                every_call(ev, |e| !matches!(e, CallEvent::Thrown { .. }))
+                    && (c.memory != Memory::Inside
+                        || ev.trace().rounds().iter().all(|r| {
+                            matches!(&r.end, RoundEnd::Done { result, .. } if !result.return_direct)
+                        }))
+            }
+            Fix::KeepCurrentTurn | Fix::EvictOrphanResponses => !ev.run.windowed,
+            Fix::StoreAnsweredGeneration => false,
+        };
+        if !unfelt {
+            return false;
+        }
+    }
+    !conversions || converts_alike(ev, a, b, memo)
+}
+
+/// Whether every call of every batch the turn ran satisfies `ok`, as the
+/// replay of its batches through the manager's step engine saw them, where
+/// the replay ran the batches as the loop did.
+fn every_call(ev: &Evidence<'_>, ok: impl Fn(&CallEvent) -> bool) -> bool {
+    let trace = ev.trace();
+    trace.mirror.is_ok()
+        && trace
+            .rounds()
+            .iter()
+            .all(|r| r.driver.is_ok() && r.events.iter().all(&ok))
+}
+
+/// The conversion rule of [`evaluates_alike`], for fixes `a` and `b` that
+/// differ only in conversion fixes or not at all.
+fn converts_alike(ev: &Evidence<'_>, a: Fixes, b: Fixes, memo: &mut Conversions) -> bool {
+    let s = ev.scenario;
+    let c = &s.config;
+    if c.provider != Provider::Gemini {
+        return false;
+    }
+    let Some(attempted) = ev.attempted_messages() else {
+        return false;
+    };
+    let messages = attempted
+        .iter()
+        .flatten()
+        .chain(&ev.run.memory)
+        .chain(&c.memory_start)
+        .chain(&s.history);
+    let replies = s.model.iter().flatten().flat_map(|g| &g.tool_calls);
+    let calls = messages
+        .clone()
+        .flat_map(Message::tool_calls)
+        .chain(replies);
+    let keyed = a.error_key != b.error_key;
+    // The requests repeat the turn's texts: each distinct one is compared once.
+    let mut seen: Vec<(&str, bool)> = Vec::new();
+    for r in messages.flat_map(Message::responses) {
+        if seen.contains(&(&r.data, r.error)) {
+            continue;
+        }
+        if (keyed && r.error) || !memo.response(&r.data, r.error, a, b) {
+            return false;
+        }
+        seen.push((&r.data, r.error));
+    }
+    let mut seen: Vec<Option<&str>> = Vec::new();
+    for arguments in calls.map(|call| call.arguments.as_deref()) {
+        if seen.contains(&arguments) {
+            continue;
+        }
+        if !memo.arguments(arguments, a, b) {
+            return false;
+        }
+        seen.push(arguments);
+    }
+    true
+}
+
+/// The conversions [`evaluates_alike`] compared, by text and the two sets
+/// of fixes.
+#[derive(Debug, Default)]
+pub struct Conversions {
+    responses: Memo<(Fixes, Fixes, bool), Memo<String, bool>>,
+    arguments: Memo<(Fixes, Fixes), Memo<String, bool>>,
+}
+
+/// A map with FNV-1a hashing: its keys are short texts and fix sets, which
+/// SipHash (made for keys an adversary picks) hashes several times slower.
+type Memo<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+
+/// FNV-1a, 64 bits.
+#[derive(Debug)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+impl Conversions {
+    fn response(&mut self, data: &str, error: bool, a: Fixes, b: Fixes) -> bool {
+        let known = self.responses.entry((a, b, error)).or_default();
+        if let Some(&alike) = known.get(data) {
+            return alike;
+        }
+        let alike = same(
+            &convert_tool_response(data, error, a),
+            &convert_tool_response(data, error, b),
+        );
+        known.insert(data.to_owned(), alike);
+        alike
+    }
+
+    fn arguments(&mut self, arguments: Option<&str>, a: Fixes, b: Fixes) -> bool {
+        let Some(text) = arguments else {
+            return same(&convert_arguments(None, a), &convert_arguments(None, b));
+        };
+        let known = self.arguments.entry((a, b)).or_default();
+        if let Some(&alike) = known.get(text) {
+            return alike;
+        }
+        let alike = same(
+            &convert_arguments(Some(text), a),
+            &convert_arguments(Some(text), b),
+        );
+        known.insert(text.to_owned(), alike);
+        alike
+    }
+}
+
+/// The same payload, to everything that reads one (the validator reads
+/// whether it is empty and whether it holds an infinite number), or the
+/// same failure.
+fn same(x: &Result<Payload, JavaException>, y: &Result<Payload, JavaException>) -> bool {
+    match (x, y) {
+        (Ok(p), Ok(q)) => {
+            p == q && p.has_non_finite() == q.has_non_finite() && p.is_empty() == q.is_empty()
+        }
+        (Err(e), Err(f)) => e == f,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::tool_loop::LoopConfig;
+    use crate::model::behavior::Fix;
+    use crate::model::limits::ToolCallLimits;
+    use crate::model::manager::Config;
+    use crate::model::message::{Generation, ToolCall};
+    use crate::model::tools::ToolSpec;
+
+    fn scenario(names: &[&str], limits: ToolCallLimits, memory: Memory) -> Scenario {
+        Scenario {
+            config: LoopConfig {
+                memory,
+                ..LoopConfig::new(Config {
+                    limits,
+                    ..Config::default()
+                })
+            },
+            tools: vec![ToolSpec::returning("x", "1")],
+            history: vec![Message::user("q")],
+            model: vec![
+                vec![Generation {
+                    tool_calls: names
+                        .iter()
+                        .enumerate()
+                        .map(|(i, n)| ToolCall::new(&i.to_string(), n, "{}"))
+                        .collect(),
+                    ..Generation::default()
+                }],
+                vec![Generation {
+                    text: Some("done".into()),
+                    ..Generation::default()
+                }],
+            ],
+        }
+    }
+
+    #[test]
+    fn a_breach_a_missing_tool_and_a_memory_inside_are_felt() {
+        let every = Fix::ALL.into_iter().fold(Fixes::default(), Fixes::with);
+        let one = ToolCallLimits {
+            on_exceeded: OnExceeded::ReturnErrorResponse,
+            ..ToolCallLimits::default()
+        }
+        .max_calls_per_tool(1)
+        .unwrap_or_default();
+        let calm = felt(&scenario(&["x"], one.clone(), Memory::None), every);
+        for fix in [
+            Fix::BreachThroughProcessor,
+            Fix::CloseDanglingCalls,
+            Fix::EndTurnAfterBreach,
+            Fix::UnknownToolToProcessor,
+            Fix::StoreAnsweredGeneration,
+            Fix::KeepCurrentTurn,
+            Fix::EvictOrphanResponses,
+        ] {
+            assert!(!calm.has(fix), "{fix}");
+        }
+        let breach = felt(&scenario(&["x", "x"], one.clone(), Memory::None), every);
+        assert!(breach.has(Fix::BreachThroughProcessor) && breach.has(Fix::EndTurnAfterBreach));
+        let mut inside = scenario(&["y"], one.clone(), Memory::Inside);
+        let missing = felt(&inside, every);
+        assert!(missing.has(Fix::UnknownToolToProcessor));
+        // The window of 20 never fills in two replies; one of 2 does.
+        assert!(!missing.has(Fix::KeepCurrentTurn) && !missing.has(Fix::EvictOrphanResponses));
+        inside.config.memory_max_messages = std::num::NonZeroU32::MIN.saturating_add(1);
+        let small = felt(&inside, every);
+        assert!(small.has(Fix::KeepCurrentTurn) && small.has(Fix::EvictOrphanResponses));
+        // A missing tool handed to a processor: its failure reaches the
+        // limits judge, which reads breach-through-processor.
+        assert!(missing.has(Fix::BreachThroughProcessor));
+        assert!(missing.has(Fix::CloseDanglingCalls));
+        assert!(!missing.has(Fix::StoreAnsweredGeneration));
+    }
+}
