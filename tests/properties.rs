@@ -861,7 +861,11 @@ fn gemini_tool_text_rewrites_the_breach_text_of_the_round_just_run() {
             .and_then(|m| m.get(k))
             .and_then(|m| m.last())
             .map_or(&[][..], Message::responses);
-        if last.iter().any(|x| x.id == resp.id) {
+        // The response itself, not its id: a repeating model's rounds
+        // repeat their call ids, and an earlier round's breach text (which
+        // the advisor never sees last) shares its id with the last round's,
+        // rewritten.
+        if last.contains(resp) {
             return Err(format!(
                 "the advisor let the last round's breach text through: {}",
                 r.wanted
