@@ -15,12 +15,15 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::chat::advisor::advisor_thinks_json;
 use crate::chat::tool_loop::{Memory, Provider};
-use crate::checking::invariants::{CallEvent, Evidence, RoundEnd};
+use crate::checking::invariants::{CallEvent, Evidence, Round, RoundEnd};
 use crate::checking::scenario::Scenario;
 use crate::gemini::{convert_arguments, convert_tool_response, Payload};
 use crate::model::behavior::{Fix, Fixes};
 use crate::model::java::JavaException;
 use crate::model::limits::{Counts, OnExceeded};
+use crate::model::manager::{
+    breach_response, ends_turn_at_breach, not_executed_response, Config, NOT_EXECUTED,
+};
 use crate::model::message::Message;
 use crate::model::tools::Toolbox;
 
@@ -226,13 +229,15 @@ pub const CONVERSION_FIXES: [Fix; 4] = [
 ///   judge reads too) no response is an error's. A judge's run of the turn
 ///   again converts no other text: it runs the same batches, whose
 ///   responses the loop's requests held.
-/// * `breach-through-processor`: no batch of the turn breached or failed
-///   without running a tool (the replay of its batches, which the loop
-///   ran alike, says so).
+/// * `breach-through-processor`: no batch of the turn failed without
+///   running a tool, and the exception processor gives every breach's text
+///   back as it is (the replay of the batches, which the loop ran alike,
+///   says what they did).
 /// * `unknown-tool-to-processor`: no call found no tool.
-/// * `end-turn-after-breach`: no breach was answered.
-/// * `close-dangling-calls`: no breach under `THROW`, and with the memory
-///   inside the loop no batch ended the turn.
+/// * `end-turn-after-breach`: no batch would end the turn
+///   ([`ends_turn_at_breach`] under the fix).
+/// * `close-dangling-calls`: no breach under `THROW` left a call of its
+///   batch, and with the memory inside the loop no batch ended the turn.
 /// * `keep-current-turn`, `evict-orphan-responses`: the window cut nothing.
 /// * `store-answered-generation`: never here ([`Footprint::felt`] has it).
 /// * The seed's advisor (the second of each pair says whether it runs),
@@ -294,23 +299,33 @@ pub fn evaluates_alike(
     let mut conversions = false;
     for fix in Fix::ALL.into_iter().filter(|&f| a.has(f) != b.has(f)) {
         let unfelt = match fix {
-            Fix::StrictJsonOrWrap | Fix::ErrorKey | Fix::Pr6907WrapOnFailure | Fix::Pr6049StrictWrap => {
+            Fix::StrictJsonOrWrap
+            | Fix::ErrorKey
+            | Fix::Pr6907WrapOnFailure
+            | Fix::Pr6049StrictWrap => {
                 conversions = true;
                 true
             }
-            Fix::BreachThroughProcessor => {
-                every_call(ev, |e| matches!(e, CallEvent::Invoked { .. } | CallEvent::Missing { .. }))
+            Fix::BreachThroughProcessor => breaches_unshaped(ev),
+            Fix::UnknownToolToProcessor => every_call(ev, |_, e, _| {
+                !matches!(e, CallEvent::Missing { .. } | CallEvent::Failed(_))
+            }),
+            Fix::EndTurnAfterBreach => {
+                let on = with_fix(ev, fix);
+                every_round(ev, |r| {
+                    ends_turn_at_breach(&on, &r.history, &r.calls, &r.before).is_none()
+                })
             }
-            Fix::UnknownToolToProcessor => {
-                every_call(ev, |e| !matches!(e, CallEvent::Missing { .. } | CallEvent::Failed(_)))
-            }
-            Fix::EndTurnAfterBreach => every_call(ev, |e| !matches!(e, CallEvent::Answered { .. })),
             Fix::CloseDanglingCalls => {
-                every_call(ev, |e| !matches!(e, CallEvent::Thrown { .. }))
-                    && (c.memory != Memory::Inside
-                        || ev.trace().rounds().iter().all(|r| {
-                            matches!(&r.end, RoundEnd::Done { result, .. } if !result.return_direct)
-                        }))
+                // `Batch::throw` closes the calls after the breach;
+                // `BatchEnd::closing` answers a batch that ended the turn.
+                every_call(ev, |r, e, i| {
+                    !matches!(e, CallEvent::Thrown { .. }) || i + 1 == r.calls.len()
+                }) && (c.memory != Memory::Inside
+                    || every_round(
+                        ev,
+                        |r| matches!(&r.end, RoundEnd::Done { result, .. } if !result.return_direct),
+                    ))
             }
             Fix::KeepCurrentTurn | Fix::EvictOrphanResponses => !ev.run.windowed,
             Fix::StoreAnsweredGeneration => false,
@@ -322,16 +337,58 @@ pub fn evaluates_alike(
     !conversions || converts_alike(ev, a, b, memo)
 }
 
-/// Whether every call of every batch the turn ran satisfies `ok`, as the
-/// replay of its batches through the manager's step engine saw them, where
-/// the replay ran the batches as the loop did.
-fn every_call(ev: &Evidence<'_>, ok: impl Fn(&CallEvent) -> bool) -> bool {
+/// Whether every batch the turn ran satisfies `ok`, as the replay of its
+/// batches through the manager's step engine saw them, where the replay
+/// ran the batches as the loop did.
+fn every_round(ev: &Evidence<'_>, ok: impl Fn(&Round) -> bool) -> bool {
     let trace = ev.trace();
-    trace.mirror.is_ok()
-        && trace
-            .rounds()
-            .iter()
-            .all(|r| r.driver.is_ok() && r.events.iter().all(&ok))
+    trace.mirror.is_ok() && trace.rounds().iter().all(|r| r.driver.is_ok() && ok(r))
+}
+
+/// Whether every call of every batch satisfies `ok` (given its batch, what
+/// it did, and its place), as [`every_round`] sees them.
+fn every_call(ev: &Evidence<'_>, ok: impl Fn(&Round, &CallEvent, usize) -> bool) -> bool {
+    every_round(ev, |r| {
+        r.events.iter().enumerate().all(|(i, e)| ok(r, e, i))
+    })
+}
+
+/// The manager's configuration of `ev` with `fix` on.
+fn with_fix(ev: &Evidence<'_>, fix: Fix) -> Config {
+    let mut cfg = ev.scenario.config.manager.clone();
+    *(fix.switch())(&mut cfg.fixes) = true;
+    cfg
+}
+
+/// Whether `breach-through-processor` leaves every breach of the turn as
+/// it is: no batch failed without running a tool (which the limits judge
+/// reads the fix on), and at each breach the exception processor gives
+/// back the breach's text ([`breach_response`]), and [`NOT_EXECUTED`] for
+/// the calls a breach under `THROW` leaves.
+fn breaches_unshaped(ev: &Evidence<'_>) -> bool {
+    let on = with_fix(ev, Fix::BreachThroughProcessor);
+    let limits = &ev.scenario.config.manager.limits;
+    every_call(ev, |r, e, i| match e {
+        CallEvent::Invoked { .. } | CallEvent::Missing { .. } => true,
+        CallEvent::Failed(_) => false,
+        CallEvent::Answered { counts } | CallEvent::Thrown { counts } => {
+            let Some(call) = r.calls.get(i) else {
+                return false;
+            };
+            let Some(breach) = limits.check(&call.name, counts.get(&call.name), counts.total())
+            else {
+                return false;
+            };
+            let later = match e {
+                CallEvent::Thrown { .. } => &r.calls[i + 1..],
+                _ => &[],
+            };
+            breach_response(&on, &call.name, &breach) == Ok(breach.message())
+                && later
+                    .iter()
+                    .all(|c| not_executed_response(&on, &c.name) == NOT_EXECUTED)
+        }
+    })
 }
 
 /// The conversion rule of [`evaluates_alike`], for fixes `a` and `b` that

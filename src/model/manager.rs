@@ -392,17 +392,9 @@ impl Batch {
             None
         };
         if let Some(breach) = breach {
-            let text = breach.message();
-            let data = if cfg.fixes.breach_through_processor {
-                // The fix wraps the breach as a ToolExecutionException whose
-                // cause carries the breach text, so the user's processor shapes it.
-                let cause = JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(&text));
-                match cfg.processor.process(&call.name, &cause, &cfg.classes) {
-                    Ok(t) => t,
-                    Err(thrown) => return Step::Failed(ManagerError::Java(thrown)),
-                }
-            } else {
-                text
+            let data = match breach_response(cfg, &call.name, &breach) {
+                Ok(t) => t,
+                Err(thrown) => return Step::Failed(ManagerError::Java(thrown)),
             };
             self.responses.push(ToolResponse {
                 id: call.id.clone(),
@@ -500,22 +492,13 @@ impl Batch {
     ) -> LimitExceeded {
         let breach_index = self.responses.len().saturating_sub(1);
         if cfg.fixes.close_dangling_calls {
-            self.responses.extend(later_calls.iter().map(|c| {
-                let data = if cfg.fixes.breach_through_processor {
-                    let cause = JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(NOT_EXECUTED));
-                    cfg.processor
-                        .process(&c.name, &cause, &cfg.classes)
-                        .unwrap_or_else(|_| NOT_EXECUTED.to_owned())
-                } else {
-                    NOT_EXECUTED.to_owned()
-                };
-                ToolResponse {
+            self.responses
+                .extend(later_calls.iter().map(|c| ToolResponse {
                     id: c.id.clone(),
                     name: c.name.clone(),
-                    data,
+                    data: not_executed_response(cfg, &c.name),
                     error: true,
-                }
-            }));
+                }));
         }
         let (partial, counts) = self.finish(instructions, assistant);
         LimitExceeded {
@@ -525,6 +508,48 @@ impl Batch {
             counts,
         }
     }
+}
+
+/// The response to a call that breached a limit: the breach's text, or
+/// with `breach-through-processor` what the exception processor makes of
+/// it (the fix wraps the breach as a `ToolExecutionException` whose cause
+/// carries the text, so the user's processor shapes it); what the
+/// processor throws fails the batch.
+///
+/// ```
+/// use toolcall_model::model::{behavior::{Fix, Fixes}, limits::Breach, manager::{breach_response, Config}};
+/// let breach = Breach { tool_name: None, limit: 1 };
+/// assert_eq!(breach_response(&Config::default(), "x", &breach), Ok(breach.message()));
+/// let through = Config { fixes: Fixes::only(Fix::BreachThroughProcessor), ..Config::default() };
+/// assert_eq!(breach_response(&through, "x", &breach), Ok(breach.message()));
+/// ```
+pub fn breach_response(cfg: &Config, name: &str, breach: &Breach) -> Result<String, JavaException> {
+    let text = breach.message();
+    if !cfg.fixes.breach_through_processor {
+        return Ok(text);
+    }
+    let cause = JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(&text));
+    cfg.processor.process(name, &cause, &cfg.classes)
+}
+
+/// The response `close-dangling-calls` gives a call after a breach under
+/// `THROW`: [`NOT_EXECUTED`], shaped by the exception processor under
+/// `breach-through-processor` like the breach text. The processor accepted
+/// the breach, whose cause has the same class, so it accepts this too;
+/// should it not, the plain text stands.
+///
+/// ```
+/// use toolcall_model::model::manager::{not_executed_response, Config, NOT_EXECUTED};
+/// assert_eq!(not_executed_response(&Config::default(), "x"), NOT_EXECUTED);
+/// ```
+pub fn not_executed_response(cfg: &Config, name: &str) -> String {
+    if !cfg.fixes.breach_through_processor {
+        return NOT_EXECUTED.to_owned();
+    }
+    let cause = JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(NOT_EXECUTED));
+    cfg.processor
+        .process(name, &cause, &cfg.classes)
+        .unwrap_or_else(|_| NOT_EXECUTED.to_owned())
 }
 
 /// The first generation with at least one tool call, as an assistant message.
