@@ -265,7 +265,8 @@ impl<'a> Evidence<'a> {
 
     /// The request built from memory after the turn, as messages.
     pub(super) fn next_turn(&self) -> Vec<Message> {
-        let mut next = self.run.memory.clone();
+        let mut next = Vec::with_capacity(self.run.memory.len() + 1);
+        next.extend_from_slice(&self.run.memory);
         next.push(Message::user("next question"));
         next
     }

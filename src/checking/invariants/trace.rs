@@ -230,7 +230,8 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
         };
         let calls = assistant.tool_calls().to_vec();
         let mut driver_tb = tb.clone();
-        let driven = execute_with_counts(cfg, full.clone(), reply, counts.clone(), &mut driver_tb);
+        let driven =
+            execute_with_counts(cfg, with_room(&full), reply, counts.clone(), &mut driver_tb);
         let mut batch = Some(Batch::new(counts.clone()));
         let mut events = Vec::new();
         let mut end = None;
@@ -276,7 +277,7 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
                     let e = b.throw(
                         breach,
                         &calls[i + 1..],
-                        full.clone(),
+                        with_room(&full),
                         assistant.clone(),
                         cfg,
                     );
@@ -294,7 +295,7 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
         let end = match (end, batch) {
             (Some(e), _) => e,
             (None, Some(b)) => {
-                let (result, after) = b.finish(full.clone(), assistant.clone());
+                let (result, after) = b.finish(with_room(&full), assistant.clone());
                 match ends_turn {
                     Some((breach_index, breach)) => RoundEnd::Limit(Box::new(LimitExceeded {
                         breach,
@@ -355,4 +356,12 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
         invocations: tb.invocations().to_vec(),
         judged: Default::default(),
     }
+}
+
+/// A copy of a batch's history with room for the two messages the batch
+/// appends, so that ending the batch does not copy it again.
+fn with_room(history: &[Message]) -> Vec<Message> {
+    let mut copy = Vec::with_capacity(history.len() + 2);
+    copy.extend_from_slice(history);
+    copy
 }
