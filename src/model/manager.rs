@@ -515,15 +515,11 @@ impl Batch {
 /// it (the fix wraps the breach as a `ToolExecutionException` whose cause
 /// carries the text, so the user's processor shapes it); what the
 /// processor throws fails the batch.
-///
-/// ```
-/// use toolcall_model::model::{behavior::{Fix, Fixes}, limits::Breach, manager::{breach_response, Config}};
-/// let breach = Breach { tool_name: None, limit: 1 };
-/// assert_eq!(breach_response(&Config::default(), "x", &breach), Ok(breach.message()));
-/// let through = Config { fixes: Fixes::only(Fix::BreachThroughProcessor), ..Config::default() };
-/// assert_eq!(breach_response(&through, "x", &breach), Ok(breach.message()));
-/// ```
-pub fn breach_response(cfg: &Config, name: &str, breach: &Breach) -> Result<String, JavaException> {
+pub(crate) fn breach_response(
+    cfg: &Config,
+    name: &str,
+    breach: &Breach,
+) -> Result<String, JavaException> {
     let text = breach.message();
     if !cfg.fixes.breach_through_processor {
         return Ok(text);
@@ -537,12 +533,7 @@ pub fn breach_response(cfg: &Config, name: &str, breach: &Breach) -> Result<Stri
 /// `breach-through-processor` like the breach text. The processor accepted
 /// the breach, whose cause has the same class, so it accepts this too;
 /// should it not, the plain text stands.
-///
-/// ```
-/// use toolcall_model::model::manager::{not_executed_response, Config, NOT_EXECUTED};
-/// assert_eq!(not_executed_response(&Config::default(), "x"), NOT_EXECUTED);
-/// ```
-pub fn not_executed_response(cfg: &Config, name: &str) -> String {
+pub(crate) fn not_executed_response(cfg: &Config, name: &str) -> String {
     if !cfg.fixes.breach_through_processor {
         return NOT_EXECUTED.to_owned();
     }
@@ -700,6 +691,39 @@ pub fn ends_turn_at_breach(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The default processor gives a breach's text back as it is, the JSON
+    /// one shapes it; both leave `NOT_EXECUTED` alone only when plain.
+    #[test]
+    fn the_processor_shapes_a_breach_only_through_the_fix() {
+        use crate::model::behavior::Fix;
+        use crate::model::processor::ProcessorKind;
+        let breach = Breach {
+            tool_name: Some("x".into()),
+            limit: 1,
+        };
+        let through = |kind| Config {
+            fixes: Fixes::only(Fix::BreachThroughProcessor),
+            processor: Processor {
+                kind,
+                ..Processor::default()
+            },
+            ..Config::default()
+        };
+        assert_eq!(
+            breach_response(&Config::default(), "x", &breach),
+            Ok(breach.message())
+        );
+        let default = through(ProcessorKind::Default);
+        assert_eq!(
+            breach_response(&default, "x", &breach),
+            Ok(breach.message())
+        );
+        assert_eq!(not_executed_response(&default, "x"), NOT_EXECUTED);
+        let json = through(ProcessorKind::JsonError);
+        assert_ne!(breach_response(&json, "x", &breach), Ok(breach.message()));
+        assert_ne!(not_executed_response(&json, "x"), NOT_EXECUTED);
+    }
     use crate::model::limits::Counts;
     use crate::model::tools::ToolSpec;
 
