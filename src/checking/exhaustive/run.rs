@@ -1,0 +1,397 @@
+//! Running a space: the workers, the shards, the sets a scenario
+//! evaluates once, and the first counterexample of each refuted cell.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use serde_json::json;
+
+use crate::chat::tool_loop::Memory;
+use crate::checking::explore::{counterexample_vector, MatrixCell};
+use crate::checking::footprint::{evaluates_alike, Conversions, Footprint};
+use crate::checking::gen::with_set;
+use crate::checking::invariants::{check, Evidence, Invariant, Replays, Verdict};
+use crate::checking::scenario::Scenario;
+use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes};
+
+use super::report::{CellProof, Proof, Report};
+use super::space::Space;
+
+pub(super) const NONE: u64 = u64::MAX;
+
+pub(super) fn key(size: usize, index: u64) -> u64 {
+    ((size as u64) << 44) | index
+}
+
+/// Items handed to a worker at a time.
+const CHUNK: u64 = 64;
+
+/// Runs every scenario of `space` under every behaviour set on `jobs`
+/// threads, judging every invariant. `progress(done, total)` is called as
+/// items finish (from worker threads). When the system refuses a thread,
+/// the ones started do the work (the report does not depend on how many);
+/// when it refuses the first, the error says so.
+///
+/// ```
+/// use toolcall_model::checking::exhaustive::{run, Bound, Space};
+/// let space = Space::new(&Bound::tiny());
+/// let r = run(&space, 2, &|_, _| {}).unwrap();
+/// let up = r.cells.iter().find(|c| c.set == "upstream" && c.invariant.name() == "limits").unwrap();
+/// assert_eq!(up.verdict(), "proved");
+/// assert_eq!(up.scenarios, space.scenarios());
+/// ```
+pub fn run(
+    space: &Space,
+    jobs: usize,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Report, String> {
+    Ok(finish(
+        space,
+        &run_part(space, Shard::WHOLE, jobs, progress)?,
+    ))
+}
+
+/// Which blocks of the space a run covers: shard `k` of `n` (1-based)
+/// runs the blocks of 64 scenarios (`CHUNK`) whose number is `k - 1` modulo
+/// `n`, so that every shard gets small and large scenarios alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, from 1 to `n`.
+    pub k: u64,
+    /// Shards in all.
+    pub n: u64,
+}
+
+impl Shard {
+    /// The whole space: shard 1 of 1.
+    pub const WHOLE: Shard = Shard { k: 1, n: 1 };
+
+    /// Reads `K/N` with 1 <= K <= N.
+    ///
+    /// ```
+    /// use toolcall_model::checking::exhaustive::Shard;
+    /// assert_eq!(Shard::parse("2/3"), Ok(Shard { k: 2, n: 3 }));
+    /// assert!(Shard::parse("0/3").is_err() && Shard::parse("4/3").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("'{text}' is not a shard K/N with 1 <= K <= N");
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let k: u64 = k.trim().parse().map_err(|_| bad())?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        if k == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+
+    /// The scenarios of `space` this shard covers.
+    pub fn scenarios(&self, space: &Space) -> u64 {
+        let total = space.scenarios();
+        let mut sum = 0;
+        let mut from = (self.k - 1) * CHUNK;
+        while from < total {
+            sum += (from + CHUNK).min(total) - from;
+            from += self.n * CHUNK;
+        }
+        sum
+    }
+}
+
+/// What a run of part of a space found, per cell (as
+/// [`crate::checking::explore::cells`] orders them): scenarios judged,
+/// applicable ones, and the key (size, then index) of the first refuting
+/// scenario, if any. [`finish`] turns it into a [`Report`]; partial runs
+/// of disjoint shards combine by adding the counts and taking the least key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// The shard run.
+    pub shard: Shard,
+    /// Per cell: scenarios, applicable.
+    pub totals: Vec<(u64, u64)>,
+    /// Per cell: the first refuting scenario as `(size, index)`.
+    pub first: Vec<Option<(usize, u64)>>,
+}
+
+/// Runs the scenarios of `shard` (see [`run`]); `progress(done, total)`
+/// counts the shard's scenarios.
+pub fn run_part(
+    space: &Space,
+    shard: Shard,
+    jobs: usize,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Part, String> {
+    let sets = behavior_sets();
+    let cells: Vec<MatrixCell> = crate::checking::explore::cells();
+    let n_inv = Invariant::ALL.len();
+    let best: Vec<AtomicU64> = cells.iter().map(|_| AtomicU64::new(NONE)).collect();
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let totals: Mutex<Vec<(u64, u64)>> = Mutex::new(vec![(0, 0); cells.len()]);
+    let total = space.scenarios();
+    let shard_total = shard.scenarios(space);
+    let started = std::thread::scope(|scope| {
+        for n in 0..jobs.max(1) {
+            let worker = || {
+                let mut local = vec![(0u64, 0u64); cells.len()];
+                let mut memo = Conversions::default();
+                loop {
+                    let block = next.fetch_add(1, Ordering::Relaxed) * shard.n + (shard.k - 1);
+                    let from = block.saturating_mul(CHUNK);
+                    if from >= total {
+                        break;
+                    }
+                    let to = (from + CHUNK).min(total);
+                    for index in from..to {
+                        let Some(item) = space.item(index) else { break };
+                        let Some(weight) = space.canonical(&item) else {
+                            continue;
+                        };
+                        let k = key(space.size(&item), index);
+                        // One scenario for every set: only the two fields
+                        // `with_set` writes differ between the sets.
+                        let mut s = space.scenario(&item);
+                        let cells = Cells {
+                            n_inv,
+                            k,
+                            weight,
+                            best: &best,
+                        };
+                        judge_scenario(&mut s, &sets, &cells, &mut local, &mut memo);
+                    }
+                    let d = done.fetch_add(to - from, Ordering::Relaxed) + (to - from);
+                    progress(d, shard_total);
+                }
+                if let Ok(mut t) = totals.lock() {
+                    for (a, b) in t.iter_mut().zip(&local) {
+                        a.0 += b.0;
+                        a.1 += b.1;
+                    }
+                }
+            };
+            if let Err(e) = std::thread::Builder::new()
+                .stack_size(16 << 20)
+                .spawn_scoped(scope, worker)
+            {
+                return if n == 0 {
+                    Err(format!("cannot start a worker thread: {e}"))
+                } else {
+                    Ok(())
+                };
+            }
+        }
+        Ok(())
+    });
+    started?;
+    Ok(Part {
+        shard,
+        totals: totals.into_inner().unwrap_or_default(),
+        first: best
+            .iter()
+            .map(|b| match b.load(Ordering::Relaxed) {
+                NONE => None,
+                k => Some(((k >> 44) as usize, k & ((1 << 44) - 1))),
+            })
+            .collect(),
+    })
+}
+
+/// The report of a run from what it found: each refuted cell's first
+/// counterexample is built (and replayed) here.
+pub fn finish(space: &Space, part: &Part) -> Report {
+    let cells = crate::checking::explore::cells()
+        .iter()
+        .enumerate()
+        .map(|(c, cell)| {
+            let (scenarios, applicable) = part.totals.get(c).copied().unwrap_or_default();
+            let proof = match part.first.get(c).copied().flatten() {
+                None => Proof::Proved,
+                Some((size, index)) => refuted(space, cell, key(size, index)),
+            };
+            CellProof {
+                set: cell.set.name,
+                invariant: cell.invariant,
+                scenarios,
+                applicable,
+                proof,
+            }
+        })
+        .collect();
+    Report {
+        bound: space.bound().clone(),
+        scenarios: space.scenarios(),
+        evaluated: space.evaluated(),
+        cells,
+    }
+}
+
+/// The fixes whose switches only the chat memory reads ([`crate::chat::message_window`]):
+/// with the memory outside the loop they shape the turn history the
+/// manager starts from.
+const MEMORY_FIXES: [Fix; 3] = [
+    Fix::StoreAnsweredGeneration,
+    Fix::KeepCurrentTurn,
+    Fix::EvictOrphanResponses,
+];
+
+/// Sets that a turn runs and is judged alike under: indices into the
+/// behaviour sets, in order, the first evaluated for all.
+#[derive(Debug)]
+pub(super) struct Group {
+    pub(super) sets: Vec<usize>,
+    /// The class of its replay ([`Replays`]).
+    pub(super) class: u64,
+    /// The fixes the turn can feel ([`Footprint::felt`]), and the advisor.
+    pub(super) felt: Fixes,
+    pub(super) advisor: bool,
+}
+
+/// The behaviour sets grouped by what the turn of `s` can feel of them
+/// ([`Footprint::felt`]: the fixes it can feel, and the advisor): the sets of one
+/// group give the same run and the same verdicts, so the first is
+/// evaluated for all. Groups alike in the felt fixes the manager reads
+/// and, with the memory outside the loop (which makes the turn history the
+/// batches start from), in the memory's fixes, replay alike.
+pub(super) fn set_groups(s: &Scenario, sets: &[BehaviorSet]) -> Vec<Group> {
+    let footprint = Footprint::of(s);
+    let mut groups: Vec<Group> = Vec::new();
+    for (si, set) in sets.iter().enumerate() {
+        let felt = footprint.felt(set.fixes);
+        match groups
+            .iter_mut()
+            .find(|g| g.felt == felt && g.advisor == set.gemini_tool_text)
+        {
+            Some(g) => g.sets.push(si),
+            None => groups.push(Group {
+                sets: vec![si],
+                class: 0,
+                felt,
+                advisor: set.gemini_tool_text,
+            }),
+        }
+    }
+    let outside = s.config.memory == Memory::Outside;
+    for g in &mut groups {
+        g.class = Fix::ALL
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, fix)| {
+                g.felt.has(fix)
+                    && (fix.read_by_manager() || (outside && MEMORY_FIXES.contains(&fix)))
+            })
+            .fold(0u64, |bits, (i, _)| bits | 1 << i);
+    }
+    groups
+}
+
+/// Where the verdicts of one scenario go: the cells' first refuting keys,
+/// and what the scenario is worth.
+struct Cells<'b> {
+    n_inv: usize,
+    /// The scenario's key (size, then index).
+    k: u64,
+    /// The scenarios of the bound it stands for.
+    weight: u64,
+    best: &'b [AtomicU64],
+}
+
+impl Cells<'_> {
+    /// Whether some set of `sets` still needs invariant `i` judged: its cell
+    /// holds no counterexample smaller than this scenario.
+    fn live(&self, sets: &[usize], i: usize) -> bool {
+        sets.iter()
+            .any(|si| self.best[si * self.n_inv + i].load(Ordering::Relaxed) > self.k)
+    }
+}
+
+/// Judges the scenario under every behaviour set: each group of
+/// [`set_groups`] whose cells still need it runs once, under its first
+/// set, and the later groups whose conversions of the turn's texts agree
+/// with it ([`evaluates_alike`]) take its verdicts too. Each invariant is
+/// judged once for all the sets that share a run; the replays of the
+/// turn's batches are shared by class.
+fn judge_scenario(
+    s: &mut Scenario,
+    sets: &[BehaviorSet],
+    cells: &Cells<'_>,
+    local: &mut [(u64, u64)],
+    memo: &mut Conversions,
+) {
+    let n_inv = cells.n_inv;
+    let groups = set_groups(s, sets);
+    let replays = Replays::default();
+    let mut taken = vec![false; groups.len()];
+    for (gi, g) in groups.iter().enumerate() {
+        if taken[gi] || !(0..n_inv).any(|i| cells.live(&g.sets, i)) {
+            continue;
+        }
+        let set = &sets[g.sets[0]];
+        // What `with_set` does, without a copy of the scenario.
+        s.config.manager.fixes = set.fixes;
+        s.config.gemini_tool_text = set.gemini_tool_text;
+        let ev = Evidence::gather(s).map(|ev| ev.sharing(&replays, g.class));
+        let mut members = g.sets.clone();
+        if let Ok(ev) = &ev {
+            for (hj, h) in groups.iter().enumerate().skip(gi + 1) {
+                if !taken[hj]
+                    && (0..n_inv).any(|i| cells.live(&h.sets, i))
+                    && evaluates_alike(ev, (g.felt, g.advisor), (h.felt, h.advisor), memo)
+                {
+                    taken[hj] = true;
+                    members.extend(&h.sets);
+                }
+            }
+        }
+        for i in (0..n_inv).filter(|&i| cells.live(&members, i)) {
+            let verdict = match &ev {
+                Ok(ev) => check(Invariant::ALL[i], ev),
+                Err(_) => Verdict::NotApplicable,
+            };
+            for c in members.iter().map(|si| si * n_inv + i) {
+                if cells.best[c].load(Ordering::Relaxed) <= cells.k {
+                    continue;
+                }
+                match verdict {
+                    Verdict::Holds => {
+                        local[c].0 += cells.weight;
+                        local[c].1 += cells.weight;
+                    }
+                    Verdict::NotApplicable => local[c].0 += cells.weight,
+                    Verdict::Refuted(_) => {
+                        cells.best[c].fetch_min(cells.k, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn refuted(space: &Space, cell: &MatrixCell, k: u64) -> Proof {
+    let index = k & ((1 << 44) - 1);
+    let size = (k >> 44) as usize;
+    let item = space.item(index).expect("a recorded index is in the space");
+    let s = with_set(&space.scenario(&item), &cell.set);
+    let found_by = format!(
+        "`toolcall-model explore --exhaustive --bound {}` (scenario {index}, size {size}, the first in order of size)",
+        space.bound().name
+    );
+    match counterexample_vector(cell, &s, &found_by) {
+        Some((counterexample, wanted, replays)) => Proof::Refuted {
+            size,
+            index,
+            wanted,
+            counterexample,
+            replays,
+        },
+        None => Proof::Refuted {
+            size,
+            index,
+            wanted: "(the refutation did not recur on a rerun)".to_owned(),
+            counterexample: s.to_vector(
+                &format!("exhaustive-{}-{}", cell.set.name, cell.invariant.name()),
+                "the refutation did not recur on a rerun",
+                json!({"refuted": "see about"}),
+            ),
+            replays: false,
+        },
+    }
+}
