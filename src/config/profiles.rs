@@ -209,6 +209,9 @@ pub fn applied(
 /// ```
 pub fn placeholder_names(docs: &[Vec<Entry>]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // A file of up to the size limit can name a placeholder on every line:
+    // the names seen are a set, so that the list costs linear time.
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for e in docs.iter().flatten() {
         let JavaValue::String(v) = &e.value else {
             continue;
@@ -218,7 +221,7 @@ pub fn placeholder_names(docs: &[Vec<Entry>]) -> Vec<String> {
             rest = &rest[i + 2..];
             let end = rest.find([':', '}', '$']).unwrap_or(rest.len());
             let name = rest[..end].trim();
-            if !name.is_empty() && !out.iter().any(|n| n == name) {
+            if !name.is_empty() && seen.insert(name) {
                 out.push(name.to_owned());
             }
         }
