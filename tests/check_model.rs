@@ -508,5 +508,55 @@ fn profiles_placeholders_and_the_build_file() {
     }
     let (_, v) = json(&[more.to_str().unwrap()]);
     assert_eq!(v["spring_ai"], "2.0.1", "{v}");
+    // A version given through properties that refer to properties is
+    // resolved as Maven resolves it.
+    std::fs::write(
+        &pom,
+        "<properties><spring-ai.version>${ai}</spring-ai.version><ai>2.0.${patch}</ai><patch>0</patch></properties>",
+    )
+    .unwrap();
+    let (_, v) = json(&[more.to_str().unwrap(), "--build", pom.to_str().unwrap()]);
+    assert_eq!(v["spring_ai"], "2.0.0", "{v}");
+    // One that refers to itself stays unresolved: a warning that says so,
+    // and the answer for 2.0.1.
+    std::fs::write(
+        &pom,
+        "<properties><spring-ai.version>${spring-ai.version}</spring-ai.version></properties>",
+    )
+    .unwrap();
+    let (_, out, _) = check_cli(&[y, "--build", pom.to_str().unwrap()], b"");
+    assert!(
+        out.contains("Spring AI ${spring-ai.version}: unresolved"),
+        "{out}"
+    );
+    assert!(out.contains("Setup: Spring AI 2.0.1, "), "{out}");
+    // A long version with control characters in it is shown on one line,
+    // cut, with its length.
+    std::fs::write(
+        &pom,
+        format!(
+            "<spring-ai.version>\n\u{1b}[2J{}</spring-ai.version>",
+            "9".repeat(100_000)
+        ),
+    )
+    .unwrap();
+    let (_, out, _) = check_cli(&[y, "--build", pom.to_str().unwrap()], b"");
+    let line = out
+        .lines()
+        .find(|l| l.contains("Spring AI \\u{1b}[2J"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        line.contains("... (100004 characters), not 2.0.1"),
+        "{line}"
+    );
+    assert!(line.len() < 300, "{line}");
+    // A build file past the configuration files' limit is not read.
+    std::fs::write(&pom, vec![b'x'; 5 << 20]).unwrap();
+    let (code, _, err) = check_cli(&[y, "--build", pom.to_str().unwrap()], b"");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("larger than 4194304 bytes (5242880): not read"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -19,7 +19,7 @@ use toolcall_model::config::{
     active_profiles, applied, bind, describe_setup, parse_properties, placeholder_names, relaxed,
     report_sets, smallest_fixes, source as profile_source, spring_ai_version, too_large,
     Application, BindFailure, BoundProperties, CheckScenario, Entry, Mark, SetReport, Setup,
-    ToolOutput, MAX_CONFIG_BYTES, MODELLED_SPRING_AI,
+    ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES, MODELLED_SPRING_AI,
 };
 use toolcall_model::model::{
     behavior_sets, cut, BehaviorSet, Fixes, Max, OnExceeded, ProcessorKind, SpringAi,
@@ -676,27 +676,46 @@ fn since_2_0_1(key: &str) -> bool {
 /// the version answered for: the build's when this model describes it
 /// (2.0.0 or 2.0.1), else 2.0.1.
 fn build_version(path: &Path) -> Result<(String, SpringAi), ExitCode> {
-    let text = std::fs::read(path)
-        .map_err(|e| no_verdict(&format!("--build {}: cannot read: {e}", path.display())))?;
-    let text = String::from_utf8_lossy(&text);
+    let name = super::shown(&path.display().to_string()).into_owned();
+    // A build file is read under the configuration files' limit: a real
+    // pom.xml is a few kilobytes.
+    let (bytes, size) =
+        read_input(path).map_err(|e| no_verdict(&format!("--build {name}: cannot read: {e}")))?;
+    if bytes.len() > MAX_CONFIG_BYTES {
+        let size = usize::try_from(size.unwrap_or(bytes.len() as u64)).unwrap_or(usize::MAX);
+        return Err(no_verdict(&format!(
+            "--build {name}: {}",
+            too_large(size).message
+        )));
+    }
+    let text = String::from_utf8_lossy(&bytes);
     let found = spring_ai_version(&text);
     let version = found
         .as_deref()
         .and_then(|v| v.parse::<SpringAi>().ok())
         .unwrap_or_default();
+    // The version as printed: one line, control characters escaped, a long
+    // text cut so that the line stays whole.
+    let v = found
+        .as_deref()
+        .map(|v| match cut(v, 64, 40) {
+            Some((head, n)) => format!("{}... ({n} characters)", super::shown(head)),
+            None => super::shown(v).into_owned(),
+        })
+        .unwrap_or_default();
     Ok((match found {
-        Some(v) if v == MODELLED_SPRING_AI => format!("{}: Spring AI {v}", path.display()),
-        Some(v) if v == SpringAi::V2_0_0.name() => format!(
-            "{}: Spring AI {v}: answered for {v}, which has no tool call limits: the breach scenarios do not apply (n/a)",
-            path.display()
+        Some(f) if f == MODELLED_SPRING_AI => format!("{name}: Spring AI {v}"),
+        Some(f) if f == SpringAi::V2_0_0.name() => format!(
+            "{name}: Spring AI {v}: answered for {v}, which has no tool call limits: the breach scenarios do not apply (n/a)"
         ),
-        Some(v) => format!(
-            "warning: {}: Spring AI {v}, not {MODELLED_SPRING_AI}: this model reproduces {MODELLED_SPRING_AI}; the verdicts may not hold for {v}",
-            path.display()
+        Some(f) if f.contains("${") => format!(
+            "warning: {name}: Spring AI {v}: unresolved (a property the file does not set, one that refers to itself, or one nested past {MAX_BUILD_INTERPOLATION} levels); answered for {MODELLED_SPRING_AI}, which this model reproduces"
+        ),
+        Some(_) => format!(
+            "warning: {name}: Spring AI {v}, not {MODELLED_SPRING_AI}: this model reproduces {MODELLED_SPRING_AI}; the verdicts may not hold for {v}"
         ),
         None => format!(
-            "warning: {}: no Spring AI version found (spring-ai.version, springAiVersion or an org.springframework.ai artifact); this model reproduces {MODELLED_SPRING_AI}",
-            path.display()
+            "warning: {name}: no Spring AI version found (spring-ai.version, springAiVersion or an org.springframework.ai artifact); this model reproduces {MODELLED_SPRING_AI}"
         ),
     }, version))
 }

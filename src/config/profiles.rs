@@ -255,8 +255,11 @@ pub const MODELLED_SPRING_AI: &str = "2.0.1";
 /// The Spring AI version a `pom.xml` or `build.gradle(.kts)` declares: the
 /// `spring-ai.version` property (Maven) or `springAiVersion` (Gradle), else
 /// the version of the first `org.springframework.ai` artifact (`spring-ai-bom`
-/// or a starter), a Maven `${property}` resolved from the file. `None` when
-/// the file names none.
+/// or a starter). Maven `${property}` references are resolved from the
+/// file's own `<property>` tags, references inside them too, as Maven
+/// interpolates (at most [`MAX_BUILD_INTERPOLATION`] levels); a reference
+/// the file does not set, or one that refers back to itself, stays in the
+/// value as `${...}`. `None` when the file names none.
 ///
 /// ```
 /// use toolcall_model::config::spring_ai_version;
@@ -267,6 +270,10 @@ pub const MODELLED_SPRING_AI: &str = "2.0.1";
 /// let gradle = r#"implementation platform("org.springframework.ai:spring-ai-bom:2.0.0")"#;
 /// assert_eq!(spring_ai_version(gradle).as_deref(), Some("2.0.0"));
 /// assert_eq!(spring_ai_version("set('springAiVersion', \"2.0.1\")").as_deref(), Some("2.0.1"));
+/// let pom = "<spring-ai.version>${ai}</spring-ai.version><ai>${major}.0.0</ai><major>2</major>";
+/// assert_eq!(spring_ai_version(pom).as_deref(), Some("2.0.0"));
+/// let pom = "<spring-ai.version>${spring-ai.version}</spring-ai.version>";
+/// assert_eq!(spring_ai_version(pom).as_deref(), Some("${spring-ai.version}"));
 /// ```
 pub fn spring_ai_version(text: &str) -> Option<String> {
     let tag = |name: &str| {
@@ -275,6 +282,56 @@ pub fn spring_ai_version(text: &str) -> Option<String> {
         let j = text[i..].find('<')? + i;
         Some(text[i..j].trim().to_owned())
     };
+    let declared = declared_spring_ai_version(text, &tag)?;
+    Some(interpolate(declared, &tag))
+}
+
+/// Levels of `${property}` a build file's version is resolved through:
+/// real builds use one or two; a file that nests deeper, or refers in a
+/// circle, keeps its reference.
+pub const MAX_BUILD_INTERPOLATION: usize = 16;
+
+/// Longest version text resolved further: a reference that doubles at each
+/// level stops here instead of growing.
+const MAX_VERSION_TEXT: usize = 256;
+
+/// Replaces each `${name}` in `value` with the file's `<name>` tag, level
+/// by level; references the file does not set stay as written.
+fn interpolate(mut value: String, tag: &dyn Fn(&str) -> Option<String>) -> String {
+    for _ in 0..MAX_BUILD_INTERPOLATION {
+        if value.len() > MAX_VERSION_TEXT {
+            break;
+        }
+        let mut out = String::with_capacity(value.len());
+        let mut rest = value.as_str();
+        let mut replaced = false;
+        while let Some(i) = rest.find("${") {
+            let Some(j) = rest[i..].find('}') else {
+                break;
+            };
+            let name = &rest[i + 2..i + j];
+            out.push_str(&rest[..i]);
+            match tag(name) {
+                Some(v) if v != rest[i..=i + j] => {
+                    out.push_str(&v);
+                    replaced = true;
+                }
+                _ => out.push_str(&rest[i..=i + j]),
+            }
+            rest = &rest[i + j + 1..];
+        }
+        out.push_str(rest);
+        if !replaced {
+            break;
+        }
+        value = out;
+    }
+    value
+}
+
+/// The version text a build file declares for Spring AI, references
+/// unresolved.
+fn declared_spring_ai_version(text: &str, tag: &dyn Fn(&str) -> Option<String>) -> Option<String> {
     if let Some(v) = tag("spring-ai.version") {
         return Some(v);
     }
@@ -298,10 +355,7 @@ pub fn spring_ai_version(text: &str) -> Option<String> {
                 .find('<')
                 .map(|b| block[a..a + b].trim().to_owned())
         })?;
-        return match v.strip_prefix("${").and_then(|s| s.strip_suffix('}')) {
-            Some(prop) => tag(prop),
-            None => Some(v),
-        };
+        return Some(v);
     }
     // Gradle: "org.springframework.ai:ARTIFACT:VERSION".
     let i = text.find("org.springframework.ai:")?;
