@@ -281,6 +281,56 @@ fn a_long_loop_takes_memory_linear_in_its_rounds() {
 }
 
 #[test]
+fn runner_output_and_shards_are_read_within_bounds() {
+    // `conform` read the runner's output whole, and `merge` a shard's file:
+    // a device that never ends took all the memory there was.
+    let o = run_bounded(&["conform", "/dev/zero"], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stderr
+            .contains("runner output line 1: longer than 268435456 bytes: not read"),
+        "{o:?}"
+    );
+    let o = run_bounded(&["merge", "/dev/zero"], 1024, 60);
+    assert_eq!(o.code, Some(2), "{o:?}");
+    assert!(o.stderr.contains("/dev/zero: not a regular file"), "{o:?}");
+    // Each answer was looked up in the list of files by a scan: 80,000
+    // answers took quadratic time.
+    let dir = scratch("conform-list");
+    let time = |n: usize| {
+        let mut list = String::new();
+        let mut out = String::new();
+        for i in 0..n {
+            list.push_str(&format!("absent-{i}.json\n"));
+            out.push_str(&format!(
+                "{{\"path\":\"absent-{i}.json\",\"status\":\"result\",\"result\":{{}}}}\n"
+            ));
+        }
+        let l = write(&dir, "files.txt", &list);
+        let r = write(&dir, "results.jsonl", &out);
+        let o = run_bounded(
+            &[
+                "conform",
+                "--files",
+                l.to_str().unwrap(),
+                r.to_str().unwrap(),
+            ],
+            1024,
+            120,
+        );
+        assert_eq!(o.code, Some(1), "{o:?}");
+        assert!(o.stdout.contains(&format!("0 passed, {n} failed")), "{o:?}");
+        o.elapsed
+    };
+    let (small, large) = (time(20_000), time(80_000));
+    assert!(
+        large < small * 8 + Duration::from_secs(1),
+        "20000 answers took {small:?}, 80000 took {large:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn a_deep_runner_line_is_refused_not_overflowed() {
     // serde_json's depth limit is off for runner lines (payloads nest to
     // Jackson's 500): a line 17,000 deep once overflowed the stack.

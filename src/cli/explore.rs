@@ -331,9 +331,19 @@ pub fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&Path>) -
     let mut bound_name: Option<String> = None;
     let mut parts = Vec::new();
     for f in files {
-        let read = std::fs::read_to_string(f)
-            .map_err(|e| e.to_string())
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).map_err(|e| e.to_string()))
+        // A shard's findings are a few kilobytes; read under a vector
+        // file's limit, so that a device or a wrong file is refused.
+        let read = super::vectors::read_vector_file(f)
+            .map_err(|e| match e {
+                super::vectors::Unread::TooLarge => format!(
+                    "larger than {} bytes: not a shard's findings",
+                    toolcall_model::vectors::MAX_VECTOR_BYTES
+                ),
+                e => e.to_string(),
+            })
+            .and_then(|t| {
+                serde_json::from_slice::<serde_json::Value>(&t).map_err(|e| e.to_string())
+            })
             .and_then(|v| shard::part_from_json(&v));
         let (name, part) = match read {
             Ok(x) => x,

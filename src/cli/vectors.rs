@@ -233,7 +233,7 @@ fn fill_from_java(runner: &Path, paths: &[PathBuf]) -> Result<Filled, String> {
             }
             match &java {
                 JavaLine::Result { result, .. } => {
-                    let bytes = std::fs::read(path).map_err(|e| format!("{shown}: {e}"))?;
+                    let bytes = read_vector_file(path).map_err(|e| format!("{shown}: {e}"))?;
                     let mut v: serde_json::Value =
                         serde_json::from_slice(&bytes).map_err(|e| format!("{shown}: {e}"))?;
                     v["expect"] = result.clone();
@@ -318,50 +318,108 @@ pub(crate) fn files(paths: &[PathBuf]) -> ExitCode {
     }
 }
 
+/// Longest line of the runner's output `conform` reads: four times the
+/// largest vector, for a result that echoes a long text of its vector.
+/// The output is read line by line, so that memory stays within one line
+/// however long the output (a device that never ends is refused at its
+/// first line).
+const MAX_RUNNER_LINE: usize = 4 * toolcall_model::vectors::MAX_VECTOR_BYTES;
+
+/// Largest list of the files the runner was given that `conform` reads.
+const MAX_FILE_LIST: usize = toolcall_model::vectors::MAX_VECTOR_BYTES;
+
 pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) -> ExitCode {
+    use std::collections::{HashMap, HashSet};
+    use std::io::BufRead;
     use toolcall_model::vectors::conformance::{judge, judge_loaded, Comparison, JavaLine, Tally};
-    let read = |p: &Path| -> Result<String, String> {
+    let open = |p: &Path| -> Result<Box<dyn BufRead>, String> {
         if p.as_os_str() == "-" {
-            let mut s = String::new();
-            std::io::stdin()
-                .read_to_string(&mut s)
-                .map_err(|e| format!("cannot read standard input: {e}"))?;
-            Ok(s)
+            Ok(Box::new(std::io::stdin().lock()))
         } else {
-            std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
+            std::fs::File::open(p)
+                .map(|f| Box::new(std::io::BufReader::new(f)) as Box<dyn BufRead>)
+                .map_err(|e| format!("{}: {e}", p.display()))
         }
     };
-    let text = match read(java_results) {
-        Ok(s) => s,
+    let mut output = match open(java_results) {
+        Ok(r) => r,
         Err(e) => {
             errln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
-    // The files the runner was given: each must get exactly one answer.
-    let mut unanswered: Vec<String> = match files.map(read) {
-        None => Vec::new(),
-        Some(Ok(list)) => list
+    // The files the runner was given: each must get exactly one answer
+    // (a file listed twice, two). Counted, so that a long list costs linear time.
+    let list: Result<Vec<String>, String> = files.map_or(Ok(Vec::new()), |p| {
+        let mut bytes = Vec::new();
+        open(p)?
+            .take(MAX_FILE_LIST as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("{}: {e}", p.display()))?;
+        if bytes.len() > MAX_FILE_LIST {
+            return Err(format!(
+                "{}: larger than {MAX_FILE_LIST} bytes: not read",
+                p.display()
+            ));
+        }
+        let text =
+            String::from_utf8(bytes).map_err(|_| format!("{}: not valid UTF-8", p.display()))?;
+        Ok(text
             .lines()
             .filter(|l| !l.trim().is_empty())
             .map(str::to_owned)
-            .collect(),
-        Some(Err(e)) => {
+            .collect())
+    });
+    let list = match list {
+        Ok(l) => l,
+        Err(e) => {
             errln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let mut answered: Vec<String> = Vec::new();
+    let mut unanswered: HashMap<&str, usize> = HashMap::new();
+    for f in &list {
+        *unanswered.entry(f.as_str()).or_default() += 1;
+    }
+    let mut answered: HashSet<String> = HashSet::new();
     let mut tally = Tally::default();
     let mut zero = 0usize;
-    for (i, line) in text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-    {
+    let mut bytes = Vec::new();
+    let mut i = 0usize;
+    loop {
+        bytes.clear();
+        let read = (&mut output)
+            .take(MAX_RUNNER_LINE as u64 + 1)
+            .read_until(b'\n', &mut bytes);
+        match read {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                errln!("error: cannot read the runner's output: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        i += 1;
+        if bytes.len() > MAX_RUNNER_LINE {
+            errln!("error: runner output line {i}: longer than {MAX_RUNNER_LINE} bytes: not read");
+            return ExitCode::FAILURE;
+        }
+        let line = match std::str::from_utf8(&bytes) {
+            Ok(l) => l.strip_suffix('\n').unwrap_or(l),
+            Err(_) => {
+                let d = format!("runner output line {i}: not valid UTF-8");
+                outln!("FAIL {d}");
+                tally.add(&Comparison::Disagree(vec![d]));
+                continue;
+            }
+        };
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
         let verdict = match JavaLine::parse(line) {
             Err(e) => {
-                let d = format!("runner output line {}: {e}", i + 1);
+                let d = format!("runner output line {i}: {e}");
                 outln!("FAIL {}", super::shown(&d));
                 Comparison::Disagree(vec![d])
             }
@@ -375,8 +433,8 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
                     Ok(bytes) => judge(&bytes, &java),
                 };
                 if files.is_some() {
-                    if let Some(k) = unanswered.iter().position(|f| *f == path) {
-                        unanswered.swap_remove(k);
+                    if let Some(left) = unanswered.get_mut(path.as_str()).filter(|n| **n > 0) {
+                        *left -= 1;
                     } else {
                         let why = if answered.contains(&path) {
                             "answered twice by the runner"
@@ -386,7 +444,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
                         v = Comparison::Disagree(vec![why.to_owned()]);
                     }
                 }
-                answered.push(path.clone());
+                answered.insert(path.clone());
                 match &v {
                     Comparison::Disagree(d) => {
                         if d.iter().any(|x| x.starts_with("nothing compared")) {
@@ -410,12 +468,16 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
         };
         tally.add(&verdict);
     }
-    for f in &unanswered {
-        outln!(
-            "FAIL {}",
-            super::shown(&format!("{f}: the runner gave no answer"))
-        );
-        tally.add(&Comparison::Disagree(vec![]));
+    // In the list's order, each file as often as it went unanswered.
+    for f in &list {
+        if let Some(left) = unanswered.get_mut(f.as_str()).filter(|n| **n > 0) {
+            *left -= 1;
+            outln!(
+                "FAIL {}",
+                super::shown(&format!("{f}: the runner gave no answer"))
+            );
+            tally.add(&Comparison::Disagree(vec![]));
+        }
     }
     outln!("compared on zero keys: {zero}");
     outln!("{}", tally.summary());
