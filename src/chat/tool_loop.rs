@@ -974,10 +974,11 @@ impl<'c> Turn<'c> {
                 }
                 Err(e) => BatchEnd::Failed(e),
             };
-        // close-dangling-calls closes the inside memory in adviseCall only
-        // (the fix library's FixingToolCallingAdvisor leaves Spring's
-        // streaming path unchanged; docs/FIXES.md).
-        if cfg.memory == Memory::Inside && self.streamed.is_none() {
+        // close-dangling-calls closes the inside memory when the loop ends,
+        // streamed or not: the fix library's FixingToolCallingAdvisor hands
+        // the closing message over after adviseCall returns and when the
+        // stream of adviseStream completes (docs/FIXES.md).
+        if cfg.memory == Memory::Inside {
             if let Some(m) = end.closing(reply, cfg.fixes()) {
                 self.inside.add(vec![m]);
             }

@@ -263,8 +263,8 @@ fn error_key_converts_every_error_response() {
 fn close_dangling_calls_pairs_every_turn_that_ends_after_a_batch() {
     // The fix's scope: turns that end after a batch (THROW, returnDirect, or
     // an exception) from a request that ends with a user message, with one
-    // generation per reply, through call(): the fix library's advisor closes
-    // the calls on the blocking path only (docs/INVARIANTS.md, streaming).
+    // generation per reply, through call() or stream(): the fix library's
+    // advisor hands the closing message over when either ends.
     // Outside that scope transcript-valid is refuted under every set (see
     // the findings below).
     // (The window's wipe, which `keep-current-turn` closes, can still
@@ -272,9 +272,7 @@ fn close_dangling_calls_pairs_every_turn_that_ends_after_a_batch() {
     for name in ["close-dangling-calls", "all"] {
         for_all(name, |ev| {
             let s = ev.scenario;
-            let in_scope = request_ends_with_user(s)
-                && single_generation_replies(s)
-                && s.config.stream.is_none();
+            let in_scope = request_ends_with_user(s) && single_generation_replies(s);
             match check(Invariant::TranscriptValid, ev) {
                 Verdict::Refuted(w) if in_scope && (name == "all" || w.contains("dangling")) => {
                     Err(w)

@@ -27,9 +27,7 @@ const SEED: u64 = 20_260_430;
 
 /// The cells expected to be refuted, with the reason. Every other cell
 /// must hold (under its precondition, docs/INVARIANTS.md): under `all`,
-/// every invariant holds but `stream-as-call`, which no fix is about, and
-/// `transcript-valid` on streamed turns, which `close-dangling-calls` does
-/// not reach.
+/// every invariant holds but `stream-as-call`, which no fix is about.
 const REFUTED: &[(&str, Invariant, &str)] = &[
     (
         "upstream",
@@ -111,11 +109,6 @@ const REFUTED: &[(&str, Invariant, &str)] = &[
         "close-dangling-calls",
         Invariant::TranscriptValid,
         "several generations stored whole; the window's wipe",
-    ),
-    (
-        "all",
-        Invariant::TranscriptValid,
-        "close-dangling-calls closes the memory inside the loop on turns through call() only: on a streamed turn the fix library keeps Spring's streaming path, so a THROW breach leaves the aggregated calls dangling",
     ),
     (
         "store-answered-generation",

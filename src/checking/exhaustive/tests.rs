@@ -126,7 +126,7 @@ fn the_tiny_bound_refutes_upstream_and_proves_all() {
             crate::vectors::Verification::Failed(_)
         ));
     }
-    // No fix is about the streaming path.
+    // No fix is about what a stream delivers.
     for inv in Invariant::ALL {
         let c = r.cell("all", inv).unwrap();
         if inv == Invariant::StreamAsCall {

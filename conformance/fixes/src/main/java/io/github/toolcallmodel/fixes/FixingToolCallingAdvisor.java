@@ -2,12 +2,17 @@ package io.github.toolcallmodel.fixes;
 
 import java.util.List;
 
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
+import org.springframework.ai.chat.client.advisor.api.Advisor;
+import org.springframework.ai.chat.client.advisor.api.AdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.BaseChatMemoryAdvisor;
-import org.springframework.ai.chat.client.advisor.api.CallAdvisor;
 import org.springframework.ai.chat.client.advisor.api.CallAdvisorChain;
+import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingManager;
@@ -27,8 +32,13 @@ import org.springframework.ai.model.tool.ToolExecutionEligibilityChecker;
  * Everything else is {@code ToolCallingAdvisor}'s own loop. Register its
  * {@link Builder} as the {@code ToolCallingAdvisor.Builder} bean (the
  * auto-configuration does) so that {@code ChatClient} registers it itself,
- * turning the conversation history off when a memory sits inside the loop. The
- * streaming path is Spring's, unchanged.
+ * turning the conversation history off when a memory sits inside the loop.
+ *
+ * <p>
+ * On {@code stream()} the loop is Spring's too; the slot the manager offers the
+ * closing message to travels in the stream's Reactor context (Spring runs each
+ * batch on a {@code boundedElastic} thread), and the hand-off happens when the
+ * stream completes or fails, before the caller sees either.
  */
 public class FixingToolCallingAdvisor extends ToolCallingAdvisor {
 
@@ -74,9 +84,45 @@ public class FixingToolCallingAdvisor extends ToolCallingAdvisor {
 		if (closing == null || chain == null) {
 			return;
 		}
-		List<CallAdvisor> advisors = chain.getCallAdvisors();
+		handOff(closing, chain.getCallAdvisors(), request, chain);
+	}
+
+	@Override
+	public Flux<ChatClientResponse> adviseStream(ChatClientRequest chatClientRequest,
+			StreamAdvisorChain streamAdvisorChain) {
+		return Flux.defer(() -> {
+			ToolResponseMessage[] slot = new ToolResponseMessage[1];
+			Runnable handOff = () -> {
+				ToolResponseMessage closing = slot[0];
+				slot[0] = null;
+				if (closing != null && streamAdvisorChain != null) {
+					handOff(closing, streamAdvisorChain.getStreamAdvisors(), chatClientRequest, streamAdvisorChain);
+				}
+			};
+			return super.adviseStream(chatClientRequest, streamAdvisorChain)
+				.concatWith(Mono.<ChatClientResponse>fromRunnable(handOff))
+				.onErrorResume(e -> {
+					try {
+						handOff.run();
+					}
+					catch (Throwable handOffFailure) {
+						// The loop's own failure is what the caller must see.
+						e.addSuppressed(handOffFailure);
+					}
+					return Flux.error(e);
+				})
+				.contextWrite(ctx -> ctx.put(LoopHandoff.CONTEXT_KEY, slot));
+		});
+	}
+
+	/**
+	 * Hands {@code closing} to every memory advisor after this one in
+	 * {@code advisors}, through its own {@code before}.
+	 */
+	private void handOff(ToolResponseMessage closing, List<? extends Advisor> advisors, ChatClientRequest request,
+			AdvisorChain chain) {
 		boolean inside = false;
-		for (CallAdvisor a : advisors) {
+		for (Advisor a : advisors) {
 			if (a == this) {
 				inside = true;
 			}

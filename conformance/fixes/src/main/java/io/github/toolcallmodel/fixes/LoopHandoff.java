@@ -1,16 +1,31 @@
 package io.github.toolcallmodel.fixes;
 
 import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.model.tool.internal.ToolCallReactiveContextHolder;
 
 /**
  * The tool message that closes a batch, passed from
- * {@link FixingToolCallingManager} to {@link FixingToolCallingAdvisor} on the
- * thread that runs the loop (the advisor calls the manager on its own thread).
- * The advisor opens a slot for each loop; outside one, nothing is kept.
+ * {@link FixingToolCallingManager} to {@link FixingToolCallingAdvisor}. On
+ * {@code call()} the advisor calls the manager on its own thread, and the slot
+ * is a thread-local one. On {@code stream()} Spring calls the manager on a
+ * {@code boundedElastic} thread, with the stream's Reactor context in
+ * {@link ToolCallReactiveContextHolder}; the advisor puts the slot in that
+ * context under {@link #CONTEXT_KEY}. The advisor opens a slot for each loop;
+ * outside one, nothing is kept.
  */
 final class LoopHandoff {
 
+	/** The key of a streamed loop's slot in its Reactor context. */
+	static final String CONTEXT_KEY = LoopHandoff.class.getName();
+
 	private static final ThreadLocal<ToolResponseMessage[]> SLOT = new ThreadLocal<>();
+
+	/**
+	 * The streamed loop's slot while one of its batches runs on this thread: a
+	 * nested manager call made by a tool sees the same Reactor context, and must
+	 * not offer into it.
+	 */
+	private static final ThreadLocal<ToolResponseMessage[]> STREAMED_BUSY = new ThreadLocal<>();
 
 	private LoopHandoff() {
 	}
@@ -41,11 +56,24 @@ final class LoopHandoff {
 	static ToolResponseMessage[] suspend() {
 		ToolResponseMessage[] slot = SLOT.get();
 		SLOT.remove();
-		return slot;
+		if (slot != null) {
+			return slot;
+		}
+		ToolResponseMessage[] streamed = ToolCallReactiveContextHolder.getContext().getOrDefault(CONTEXT_KEY, null);
+		if (streamed == null || streamed == STREAMED_BUSY.get()) {
+			return null;
+		}
+		STREAMED_BUSY.set(streamed);
+		return streamed;
 	}
 
 	/** Puts back the slot {@link #suspend} returned. */
 	static void resume(ToolResponseMessage[] slot) {
+		if (slot != null && slot == STREAMED_BUSY.get()) {
+			// A streamed loop's slot lives in its context, never on the thread.
+			STREAMED_BUSY.remove();
+			return;
+		}
 		close(slot);
 	}
 

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
+import reactor.util.context.Context;
 
 import org.springframework.ai.chat.memory.MessageWindowChatMemory;
 import org.springframework.ai.chat.messages.AssistantMessage;
@@ -20,6 +21,7 @@ import org.springframework.ai.model.tool.ToolCallLimitExceededException;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.ai.model.tool.internal.ToolCallReactiveContextHolder;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.definition.DefaultToolDefinition;
 import org.springframework.ai.tool.definition.ToolDefinition;
@@ -118,6 +120,25 @@ class FixingToolCallingManagerTests {
 		finally {
 			LoopHandoff.close(previous);
 		}
+	}
+
+	/**
+	 * What a batch run as {@code ToolCallingAdvisor.adviseStream} runs it (on a
+	 * {@code boundedElastic} thread, the stream's Reactor context in
+	 * {@code ToolCallReactiveContextHolder}) hands off into the slot the context
+	 * holds; nothing is left on the thread.
+	 */
+	static ToolResponseMessage streamedHandedOff(Runnable body) {
+		ToolResponseMessage[] slot = new ToolResponseMessage[1];
+		ToolCallReactiveContextHolder.setContext(Context.of(LoopHandoff.CONTEXT_KEY, slot));
+		try {
+			body.run();
+		}
+		finally {
+			ToolCallReactiveContextHolder.clearContext();
+		}
+		assertNull(LoopHandoff.take(), "a streamed loop's slot never sits on the thread");
+		return slot[0];
 	}
 
 	// ------------------------------------------------- breach-through-processor
@@ -261,6 +282,41 @@ class FixingToolCallingManagerTests {
 		assertEquals(List.of(false), ToolResponseMarks.marks(closing));
 		// A batch the loop continues from hands nothing off.
 		assertNull(handedOff(() -> manager.executeToolCalls(prompt(X), reply("x:c1"))));
+	}
+
+	@Test
+	void onAStreamedLoopABatchThatFailsHandsEveryCallOffThroughTheContext() {
+		ToolCallback boom = tool("boom", in -> {
+			throw new IllegalStateException("boom");
+		});
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
+		ToolResponseMessage closing = streamedHandedOff(() -> assertThrows(IllegalStateException.class,
+				() -> manager.executeToolCalls(prompt(X, boom), reply("x:c1", "boom:c2"))));
+		assertNotNull(closing);
+		assertEquals(List.of("c1", "c2"), closing.getResponses().stream().map(r -> r.id()).toList());
+	}
+
+	@Test
+	void aNestedCallWhoseBatchFailsInsideAToolOfAStreamedLoopDoesNotHandOffIntoIt() {
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
+		// The nested batch runs on the same thread, with the same Reactor context.
+		ToolCallback outer = tool("outer", in -> {
+			try {
+				manager.executeToolCalls(prompt(X), reply("missing:n1"));
+				return "{\"nested\":\"ok\"}";
+			}
+			catch (IllegalStateException e) {
+				return "{\"nested\":\"failed\"}";
+			}
+		});
+		ToolExecutionResult[] result = new ToolExecutionResult[1];
+		ToolResponseMessage closing = streamedHandedOff(
+				() -> result[0] = manager.executeToolCalls(prompt(outer), reply("outer:c1")));
+		assertEquals("{\"nested\":\"failed\"}", last(result[0]).getResponses().get(0).responseData());
+		assertNull(closing, "the outer batch continues the loop: nothing to hand off, least of all n1's answer");
+		// The next batch of the streamed loop hands off again.
+		assertNotNull(streamedHandedOff(() -> assertThrows(IllegalStateException.class,
+				() -> manager.executeToolCalls(prompt(X), reply("missing:c2")))));
 	}
 
 	@Test

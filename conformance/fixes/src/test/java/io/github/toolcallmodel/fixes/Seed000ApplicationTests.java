@@ -240,6 +240,48 @@ class Seed000ApplicationTests {
 			});
 	}
 
+	/** {@link #turnWithMemoryInside} through {@code ChatClient.stream()}. */
+	static List<Message> streamedTurnWithMemoryInside(ApplicationContext context) {
+		ChatMemory memory = context.getBean(ChatMemory.class);
+		List<String> chunks = context.getBean(ChatClient.Builder.class)
+			.build()
+			.prompt()
+			.user("weather?")
+			.toolCallbacks(X)
+			.advisors(a -> a
+				.advisors(MessageChatMemoryAdvisor.builder(memory).order(ToolCallingAdvisor.DEFAULT_ORDER + 100).build())
+				.param(ChatMemory.CONVERSATION_ID, "weather"))
+			.stream()
+			.content()
+			.collectList()
+			.block();
+		assertEquals(BREACH, String.join("", chunks), "the breach ends the turn as the answer");
+		return memory.get("weather");
+	}
+
+	@Test
+	void withoutCloseDanglingCallsAStreamedTurnLeavesACallWithoutAResponse() {
+		this.throwing.run(context -> {
+			List<Message> stored = streamedTurnWithMemoryInside(context);
+			AssistantMessage last = assertInstanceOf(AssistantMessage.class, stored.get(stored.size() - 1));
+			assertEquals(2, last.getToolCalls().size());
+		});
+	}
+
+	@Test
+	void closeDanglingCallsAnswersEveryCallOfAStreamedTurnInTheMemory() {
+		this.throwing
+			.withPropertyValues("toolcall.fixes.close-dangling-calls=true", "toolcall.fixes.strict-json-or-wrap=true")
+			.run(context -> {
+				List<Message> stored = streamedTurnWithMemoryInside(context);
+				ToolResponseMessage last = assertInstanceOf(ToolResponseMessage.class, stored.get(stored.size() - 1));
+				assertEquals(List.of("c1", "c2"), last.getResponses().stream().map(r -> r.id()).toList());
+				assertEquals(BREACH, last.getResponses().get(1).responseData());
+				AssistantMessage calls = assertInstanceOf(AssistantMessage.class, stored.get(stored.size() - 2));
+				assertEquals(2, calls.getToolCalls().size());
+			});
+	}
+
 	@Test
 	void whenTheMemoryRefusesTheHandOffTheBatchsOwnFailureStillReachesTheCaller() {
 		this.throwing.withPropertyValues("toolcall.fixes.close-dangling-calls=true").run(context -> {
