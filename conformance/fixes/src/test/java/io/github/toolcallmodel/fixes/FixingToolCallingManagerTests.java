@@ -284,6 +284,22 @@ class FixingToolCallingManagerTests {
 		assertNull(handedOff(() -> manager.executeToolCalls(prompt(X), reply("x:c1"))));
 	}
 
+	/**
+	 * A tool that itself runs a batch through {@code manager} (a chat model's own
+	 * tool execution, say) and copes with its failure.
+	 */
+	static ToolCallback runsAFailingBatch(ToolCallingManager manager) {
+		return tool("outer", in -> {
+			try {
+				manager.executeToolCalls(prompt(X), reply("missing:n1"));
+				return "{\"nested\":\"ok\"}";
+			}
+			catch (IllegalStateException e) {
+				return "{\"nested\":\"failed\"}";
+			}
+		});
+	}
+
 	@Test
 	void onAStreamedLoopABatchThatFailsHandsEveryCallOffThroughTheContext() {
 		ToolCallback boom = tool("boom", in -> {
@@ -300,15 +316,7 @@ class FixingToolCallingManagerTests {
 	void aNestedCallWhoseBatchFailsInsideAToolOfAStreamedLoopDoesNotHandOffIntoIt() {
 		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
 		// The nested batch runs on the same thread, with the same Reactor context.
-		ToolCallback outer = tool("outer", in -> {
-			try {
-				manager.executeToolCalls(prompt(X), reply("missing:n1"));
-				return "{\"nested\":\"ok\"}";
-			}
-			catch (IllegalStateException e) {
-				return "{\"nested\":\"failed\"}";
-			}
-		});
+		ToolCallback outer = runsAFailingBatch(manager);
 		ToolExecutionResult[] result = new ToolExecutionResult[1];
 		ToolResponseMessage closing = streamedHandedOff(
 				() -> result[0] = manager.executeToolCalls(prompt(outer), reply("outer:c1")));
@@ -322,17 +330,7 @@ class FixingToolCallingManagerTests {
 	@Test
 	void aNestedCallWhoseBatchFailsInsideAToolDoesNotHandOffIntoTheOuterLoop() {
 		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
-		// A tool that itself runs a batch through the same manager (a chat model's
-		// own tool execution, say) and copes with its failure.
-		ToolCallback outer = tool("outer", in -> {
-			try {
-				manager.executeToolCalls(prompt(X), reply("missing:n1"));
-				return "{\"nested\":\"ok\"}";
-			}
-			catch (IllegalStateException e) {
-				return "{\"nested\":\"failed\"}";
-			}
-		});
+		ToolCallback outer = runsAFailingBatch(manager);
 		ToolExecutionResult[] result = new ToolExecutionResult[1];
 		ToolResponseMessage closing = handedOff(
 				() -> result[0] = manager.executeToolCalls(prompt(outer), reply("outer:c1")));

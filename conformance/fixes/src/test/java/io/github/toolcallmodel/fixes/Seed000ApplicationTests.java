@@ -197,19 +197,22 @@ class Seed000ApplicationTests {
 		.withPropertyValues("spring.ai.tools.limits.max-calls-per-tool-default=1",
 				"spring.ai.tools.limits.on-limit-exceeded=THROW");
 
-	/** One turn with the memory advisor inside the tool loop (ordered after ToolCallingAdvisor). */
-	static List<Message> turnWithMemoryInside(ApplicationContext context) {
+	/**
+	 * One turn with the memory advisor inside the tool loop (ordered after
+	 * ToolCallingAdvisor), through {@code call()} or {@code stream()}.
+	 */
+	static List<Message> turnWithMemoryInside(ApplicationContext context, boolean streamed) {
 		ChatMemory memory = context.getBean(ChatMemory.class);
-		String answer = context.getBean(ChatClient.Builder.class)
+		var request = context.getBean(ChatClient.Builder.class)
 			.build()
 			.prompt()
 			.user("weather?")
 			.toolCallbacks(X)
 			.advisors(a -> a
 				.advisors(MessageChatMemoryAdvisor.builder(memory).order(ToolCallingAdvisor.DEFAULT_ORDER + 100).build())
-				.param(ChatMemory.CONVERSATION_ID, "weather"))
-			.call()
-			.content();
+				.param(ChatMemory.CONVERSATION_ID, "weather"));
+		String answer = streamed ? String.join("", request.stream().content().collectList().block())
+				: request.call().content();
 		assertEquals(BREACH, answer, "the breach ends the turn as the answer");
 		return memory.get("weather");
 	}
@@ -217,7 +220,7 @@ class Seed000ApplicationTests {
 	@Test
 	void withoutCloseDanglingCallsTheMemoryKeepsACallWithoutAResponse() {
 		this.throwing.run(context -> {
-			List<Message> stored = turnWithMemoryInside(context);
+			List<Message> stored = turnWithMemoryInside(context, false);
 			AssistantMessage last = assertInstanceOf(AssistantMessage.class, stored.get(stored.size() - 1));
 			assertEquals(2, last.getToolCalls().size());
 		});
@@ -228,7 +231,7 @@ class Seed000ApplicationTests {
 		this.throwing
 			.withPropertyValues("toolcall.fixes.close-dangling-calls=true", "toolcall.fixes.strict-json-or-wrap=true")
 			.run(context -> {
-				List<Message> stored = turnWithMemoryInside(context);
+				List<Message> stored = turnWithMemoryInside(context, false);
 				ToolResponseMessage last = assertInstanceOf(ToolResponseMessage.class, stored.get(stored.size() - 1));
 				assertEquals(List.of("c1", "c2"), last.getResponses().stream().map(r -> r.id()).toList());
 				assertEquals(BREACH, last.getResponses().get(1).responseData());
@@ -240,29 +243,10 @@ class Seed000ApplicationTests {
 			});
 	}
 
-	/** {@link #turnWithMemoryInside} through {@code ChatClient.stream()}. */
-	static List<Message> streamedTurnWithMemoryInside(ApplicationContext context) {
-		ChatMemory memory = context.getBean(ChatMemory.class);
-		List<String> chunks = context.getBean(ChatClient.Builder.class)
-			.build()
-			.prompt()
-			.user("weather?")
-			.toolCallbacks(X)
-			.advisors(a -> a
-				.advisors(MessageChatMemoryAdvisor.builder(memory).order(ToolCallingAdvisor.DEFAULT_ORDER + 100).build())
-				.param(ChatMemory.CONVERSATION_ID, "weather"))
-			.stream()
-			.content()
-			.collectList()
-			.block();
-		assertEquals(BREACH, String.join("", chunks), "the breach ends the turn as the answer");
-		return memory.get("weather");
-	}
-
 	@Test
 	void withoutCloseDanglingCallsAStreamedTurnLeavesACallWithoutAResponse() {
 		this.throwing.run(context -> {
-			List<Message> stored = streamedTurnWithMemoryInside(context);
+			List<Message> stored = turnWithMemoryInside(context, true);
 			AssistantMessage last = assertInstanceOf(AssistantMessage.class, stored.get(stored.size() - 1));
 			assertEquals(2, last.getToolCalls().size());
 		});
@@ -273,7 +257,7 @@ class Seed000ApplicationTests {
 		this.throwing
 			.withPropertyValues("toolcall.fixes.close-dangling-calls=true", "toolcall.fixes.strict-json-or-wrap=true")
 			.run(context -> {
-				List<Message> stored = streamedTurnWithMemoryInside(context);
+				List<Message> stored = turnWithMemoryInside(context, true);
 				ToolResponseMessage last = assertInstanceOf(ToolResponseMessage.class, stored.get(stored.size() - 1));
 				assertEquals(List.of("c1", "c2"), last.getResponses().stream().map(r -> r.id()).toList());
 				assertEquals(BREACH, last.getResponses().get(1).responseData());
