@@ -436,17 +436,19 @@ impl Bound {
     ///   runtime exception; no memory; provider `none`, which takes the
     ///   breach text that Gemini's conversion refuses upstream (ending the
     ///   turn before it can run away);
-    /// * `streamed` (stream-as-call, 416 scenarios): turns through
+    /// * `streamed` (stream-as-call, transcript-valid on streams, 624
+    ///   scenarios): turns through
     ///   `ChatClient.stream()`, one tool round of 1 or 2 calls that come
     ///   with the text "Let me check", each reply cut into chunks (the text
     ///   in two, each call apart); per-tool maxima from {absent, 1}, total
     ///   absent; both breach behaviours; the default and JSON processors;
-    ///   no prior call; outcomes JSON object and plain text; no memory, or
-    ///   the memory outside the loop (window 20).
+    ///   no prior call; outcomes JSON object and plain text; no memory, the
+    ///   memory outside the loop, or inside it with the history off
+    ///   (window 20).
     ///
     /// ```
     /// use toolcall_model::checking::exhaustive::{Bound, Space};
-    /// assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 793_944);
+    /// assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 794_152);
     /// ```
     pub fn default_bound() -> Bound {
         let procs = all_processors();
@@ -751,6 +753,8 @@ fn streamed() -> Family {
         memories: vec![
             MemorySetup::none().streamed(),
             MemorySetup::with(Memory::Outside, true, 20).streamed(),
+            // ChatClient's choice with the memory inside: no history.
+            MemorySetup::with(Memory::Inside, false, 20).streamed(),
         ],
         provider: Provider::Gemini,
         round_reply: RoundReply::TextWithCalls,

@@ -180,6 +180,40 @@ fn a_streamed_round_with_text_parts_from_call_only_in_the_memory_outside() {
     assert!(held > 0 && merged > 0, "{held} {merged}");
 }
 
+/// Transcript-valid within the streamed family's turns with the memory
+/// inside the loop: upstream a batch that ends the turn (a `THROW` breach,
+/// a failed batch) leaves the aggregated calls without responses in the
+/// memory; `close-dangling-calls` answers them when the stream ends, as on
+/// `call()`.
+#[test]
+fn a_streamed_turn_leaves_calls_dangling_upstream_and_the_fix_answers_them() {
+    let space = Space::new(&Bound::tiny());
+    let sets = behavior_sets();
+    let set = |name: &str| sets.iter().find(|b| b.name == name).unwrap();
+    let (mut dangling, mut inside) = (0, 0);
+    for i in 0..space.scenarios() {
+        let item = space.item(i).unwrap();
+        let s = space.scenario(&item);
+        if space.family(&item).name != "streamed" || s.config.memory != Memory::Inside {
+            continue;
+        }
+        inside += 1;
+        let upstream = check_scenario(Invariant::TranscriptValid, &s);
+        if let Verdict::Refuted(w) = &upstream {
+            assert!(
+                w.contains("dangling") || w.contains("no response"),
+                "scenario {i}: {w}"
+            );
+            dangling += 1;
+        }
+        for fixed in ["close-dangling-calls", "all"] {
+            let v = check_scenario(Invariant::TranscriptValid, &with_set(&s, set(fixed)));
+            assert!(!v.is_refuted(), "scenario {i} under {fixed}: {v:?}");
+        }
+    }
+    assert!(inside > 0 && dangling > 0, "{inside} {dangling}");
+}
+
 /// Turn-ends within the runaway family: refuted for upstream by a
 /// repeating model under `RETURN_ERROR_RESPONSE` whose turn is still
 /// going at its bound, proved for the fix. Under `THROW` every turn of
