@@ -626,7 +626,7 @@ impl Bound {
     ///
     /// ```
     /// use toolcall_model::checking::exhaustive::{Bound, Space};
-    /// assert_eq!(Space::new(&Bound::tiny()).scenarios(), 1_848);
+    /// assert_eq!(Space::new(&Bound::tiny()).scenarios(), 2_056);
     /// ```
     pub fn tiny() -> Bound {
         Bound {
