@@ -5,7 +5,7 @@
 use std::fmt::Debug;
 
 use crate::chat::tool_loop::{EndKind, LoopConfig, LoopError, Memory, Provider};
-use crate::checking::invariants::{check, Evidence, Invariant, Verdict};
+use crate::checking::invariants::{check, Evidence, Invariant, RoundEnd, Verdict};
 use crate::checking::scenario::Scenario;
 use crate::model::java::TOOL_CALL_LIMIT_EXCEEDED;
 use crate::model::limits::Counts;
@@ -17,14 +17,15 @@ use super::inputs::{decode, fail_scenario, LoopInput, ManagerInput};
 /// The manager target: a [`ManagerInput`] through the manager, batch by
 /// batch, as the loop would thread the history.
 ///
-/// * `execute_tool_calls` (counts rebuilt from the history) and
-///   `execute_with_counts` (counts given) agree on every batch, on the result,
-///   the error and the tools run; the counts after a batch equal the recount
-///   of its history (invariant 3);
+/// * `execute_tool_calls` (counts rebuilt from the history) agrees with
+///   `execute_with_counts` given the counts kept from batch to batch (the
+///   replay's driver, as the loop runs it) on every batch, on the result,
+///   the error and the tools run;
 /// * the same turn through the tool loop (provider `none`, no memory) runs
 ///   the same tools and ends as the batches did;
 /// * the invariants of docs/INVARIANTS.md that hold for the behaviour
-///   set hold on that run.
+///   set hold on that run (among them: the counts after a batch equal the
+///   recount of its history, invariant 3).
 ///
 /// ```
 /// toolcall_model::checking::fuzzing::manager(&[0u8; 64]);
@@ -34,10 +35,8 @@ pub fn manager(data: &[u8]) {
     let Some(input) = decode::<ManagerInput>(data) else {
         return;
     };
-    let cfg = input.setup.config();
-    let tools = input.setup.tools();
-    let replies = input.replies();
-    let mut model = replies.clone();
+    let mut model = input.replies();
+    let batches = model.len();
     model.push(vec![Generation {
         text: Some("done".to_owned()),
         ..Generation::default()
@@ -45,52 +44,84 @@ pub fn manager(data: &[u8]) {
     let scenario = Scenario {
         config: LoopConfig {
             provider: Provider::None,
-            ..LoopConfig::new(cfg.clone())
+            ..LoopConfig::new(input.setup.config())
         },
-        tools: tools.clone(),
+        tools: input.setup.tools(),
         history: input.history(),
         model,
     };
     let fail = |what: &str| -> ! { fail_scenario(T, what, &input, &scenario) };
+    let cfg = &scenario.config.manager;
 
-    let mut history = input.history();
-    let mut by_recount = crate::model::tools::Toolbox::new(tools.clone());
-    let mut by_counts = crate::model::tools::Toolbox::new(tools);
+    let (run, toolbox) = match scenario.run() {
+        Ok(r) => r,
+        Err(e) => fail(&format!("the loop did not run: {e}")),
+    };
+    // The invariants are judged on this run, the one `Evidence::gather`
+    // would make again (provider `none`); its replay of the batches runs
+    // the incremental path, `execute_with_counts` with the counts kept from
+    // batch to batch, and the step engine, which the recounting path is
+    // compared with below.
+    let evidence = Evidence::of_run(&scenario, run, toolbox, None);
+    let trace = evidence.trace();
+    let rounds = trace.rounds();
+    let mut by_recount = crate::model::tools::Toolbox::new(scenario.tools.clone());
     // How the turn ends when run batch by batch.
     let mut end = EndKind::Completed;
-    for gens in &replies {
-        let prior = Counts::recount(&history);
-        let a = execute_tool_calls(&cfg, &history, gens, &mut by_recount);
-        let b = execute_with_counts(&cfg, history.clone(), gens, prior, &mut by_counts);
-        if by_recount.invocations() != by_counts.invocations() {
+    for (k, gens) in scenario.model[..batches].iter().enumerate() {
+        if gens.iter().all(|g| g.tool_calls.is_empty()) {
+            // Both paths refuse a reply without a tool call, and the turn
+            // completes with it.
+            let history = match k.checked_sub(1).and_then(|j| rounds.get(j)).map(|r| &r.end) {
+                Some(RoundEnd::Done { result, .. }) => &result.history[..],
+                _ => &scenario.history[..],
+            };
+            let prior = Counts::recount(history);
+            let a = execute_tool_calls(cfg, history, gens, &mut by_recount);
+            let b = execute_with_counts(cfg, history.to_vec(), gens, prior, &mut by_recount);
+            match (a, b) {
+                (Err(ea), Err(eb)) if ea == eb => {}
+                _ => fail("the paths do not both refuse a reply without a tool call alike"),
+            }
+            break;
+        }
+        let Some(round) = rounds.get(k) else {
+            fail("the loop stopped before the batches did")
+        };
+        if let Err(e) = &round.driver {
+            fail(e);
+        }
+        let a = execute_tool_calls(cfg, &round.history, gens, &mut by_recount);
+        if by_recount.invocations() != &trace.invocations()[..round.invoked] {
             fail("the recounting and incremental paths ran different tools");
         }
-        match (a, b) {
-            (Ok(ra), Ok((rb, after))) => {
-                if ra != rb {
+        match (a, &round.end) {
+            (Ok(ra), RoundEnd::Done { result, .. }) => {
+                if ra != *result {
                     fail("the recounting and incremental paths gave different results");
-                }
-                if after != Counts::recount(&rb.history) {
-                    fail("the counts after a batch differ from the recount of its history");
                 }
                 if ra.return_direct {
                     end = EndKind::ReturnDirect;
                     break;
                 }
-                history = ra.history;
             }
-            (Err(ea), Err(eb)) => {
-                if ea != eb {
+            (Err(ManagerError::LimitExceeded(ea)), RoundEnd::Limit(eb)) => {
+                if ea != *eb {
+                    fail("the recounting and incremental paths failed differently");
+                }
+                end = EndKind::LimitExceeded;
+                break;
+            }
+            (Err(ea), RoundEnd::Failed(eb)) => {
+                if ea != *eb {
                     fail("the recounting and incremental paths failed differently");
                 }
                 end = match ea {
-                    ManagerError::LimitExceeded(_) => EndKind::LimitExceeded,
                     // ToolCallingAdvisor catches any ToolCallLimitExceededException,
                     // the breach's cause rethrown by the processor included.
                     ManagerError::Java(j) if j.class == TOOL_CALL_LIMIT_EXCEEDED => {
                         EndKind::LimitExceeded
                     }
-                    _ if gens.iter().all(|g| g.tool_calls.is_empty()) => EndKind::Completed,
                     _ => EndKind::Error,
                 };
                 break;
@@ -98,23 +129,16 @@ pub fn manager(data: &[u8]) {
             _ => fail("one path failed and the other did not"),
         }
     }
-
-    let (run, toolbox) = match scenario.run() {
-        Ok(r) => r,
-        Err(e) => fail(&format!("the loop did not run: {e}")),
-    };
-    if toolbox.invocations() != by_recount.invocations() {
+    if evidence.toolbox.invocations() != by_recount.invocations() {
         fail("the loop ran different tools than the batches");
     }
-    if run.kind != end {
+    if evidence.run.kind != end {
         fail(&format!(
             "the loop ended as {:?}, the batches as {end:?}",
-            run.kind
+            evidence.run.kind
         ));
     }
-    // The invariants are judged on this run, the one `Evidence::gather`
-    // would make again (provider `none`).
-    check_invariants(T, &input, &Evidence::of_run(&scenario, run, toolbox, None));
+    check_invariants(T, &input, &evidence);
 }
 
 /// Whether the fuzz targets claim `invariant` for the scenario and its run:

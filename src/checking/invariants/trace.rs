@@ -86,6 +86,9 @@ pub struct Round {
     /// Whether `execute_with_counts` (the loop's driver) gave the same
     /// result and invocations; the difference otherwise.
     pub driver: Result<(), String>,
+    /// How many tools the replay had invoked once the batch ended (its own
+    /// and the earlier batches'): [`Trace::invocations`] up to here.
+    pub invoked: usize,
 }
 
 /// The turn's batches replayed step by step, as the loop ran them.
@@ -100,6 +103,12 @@ impl Trace {
     /// The batches, in order.
     pub fn rounds(&self) -> &[Round] {
         &self.replayed.rounds
+    }
+
+    /// The tools the replay invoked, in order ([`Round::invoked`] says
+    /// where each batch's end).
+    pub fn invocations(&self) -> &[Invocation] {
+        &self.replayed.invocations
     }
 
     /// The verdict of the trace-only judge `judge` (one of the `*_JUDGE`
@@ -210,6 +219,10 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
     let cfg = &scenario.config.manager;
     let fallback = cfg.resolution_fallback;
     let mut tb = Toolbox::new(scenario.tools.clone());
+    // The driver's toolbox runs alongside the step engine's, equal to it at
+    // the start of every batch (set back to it after a batch where they
+    // part), rather than copied from it once a batch.
+    let mut driver_tb = tb.clone();
     let mut full = turn_history(scenario).into_owned();
     let mut counts = Counts::recount(&full);
     let mut rounds = Vec::new();
@@ -229,7 +242,6 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
             break;
         };
         let calls = assistant.tool_calls().to_vec();
-        let mut driver_tb = tb.clone();
         let driven =
             execute_with_counts(cfg, with_room(&full), reply, counts.clone(), &mut driver_tb);
         let mut batch = Some(Batch::new(counts.clone()));
@@ -317,9 +329,13 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
             (Err(a), RoundEnd::Failed(b)) => a == b,
             _ => false,
         };
+        let same_tools = driver_tb == tb;
+        if !same_tools {
+            driver_tb.clone_from(&tb);
+        }
         let driver = if !same {
             Err("execute_with_counts and the step engine end the batch differently".to_owned())
-        } else if driver_tb != tb {
+        } else if !same_tools {
             Err("execute_with_counts and the step engine invoke the tools differently".to_owned())
         } else {
             Ok(())
@@ -342,6 +358,7 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
             events,
             end,
             driver,
+            invoked: tb.invocations().len(),
         });
         match next {
             Some((h, c)) => {
