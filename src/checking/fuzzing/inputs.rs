@@ -120,7 +120,12 @@ impl Text {
     pub(super) fn resolve(&self, pool: &[&str]) -> String {
         match self {
             Text::Pool(i) => pick(pool, *i).to_owned(),
-            Text::Raw(s) => s.chars().take(MAX_TEXT_CHARS).collect(),
+            // Cut at the character boundary, copied once: collecting the
+            // characters one by one grows the string as it goes.
+            Text::Raw(s) => match s.char_indices().nth(MAX_TEXT_CHARS) {
+                Some((end, _)) => s[..end].to_owned(),
+                None => s.clone(),
+            },
         }
     }
 }

@@ -247,6 +247,9 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
         let mut batch = Some(Batch::new(counts.clone()));
         let mut events = Vec::new();
         let mut end = None;
+        // A breach under THROW: the batch, the breach and the call's index,
+        // ended below, where the assistant message is moved, not copied.
+        let mut thrown = None;
         for (i, call) in calls.iter().enumerate() {
             let Some(b) = batch.take() else { break };
             match b.call(call, cfg, |n| tb.find(n, fallback)) {
@@ -286,14 +289,7 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
                     events.push(CallEvent::Thrown {
                         counts: b.counts().clone(),
                     });
-                    let e = b.throw(
-                        breach,
-                        &calls[i + 1..],
-                        with_room(&full),
-                        assistant.clone(),
-                        cfg,
-                    );
-                    end = Some(RoundEnd::Limit(Box::new(e)));
+                    thrown = Some((b, breach, i));
                     break;
                 }
                 Step::Failed(e) => {
@@ -304,10 +300,17 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
             }
         }
         let ends_turn = ends_turn_at_breach(cfg, &full, &calls, &counts);
-        let end = match (end, batch) {
-            (Some(e), _) => e,
-            (None, Some(b)) => {
-                let (result, after) = b.finish(with_room(&full), assistant.clone());
+        let end = match (end, thrown, batch) {
+            (Some(e), _, _) => e,
+            (None, Some((b, breach, i)), _) => RoundEnd::Limit(Box::new(b.throw(
+                breach,
+                &calls[i + 1..],
+                with_room(&full),
+                assistant,
+                cfg,
+            ))),
+            (None, None, Some(b)) => {
+                let (result, after) = b.finish(with_room(&full), assistant);
                 match ends_turn {
                     Some((breach_index, breach)) => RoundEnd::Limit(Box::new(LimitExceeded {
                         breach,
@@ -321,7 +324,7 @@ fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
                     },
                 }
             }
-            (None, None) => unreachable!("a batch that did not end is still held"),
+            (None, None, None) => unreachable!("a batch that did not end is still held"),
         };
         let same = match (&driven, &end) {
             (Ok((r, c)), RoundEnd::Done { result, counts }) => r == result && c == counts,
