@@ -39,7 +39,7 @@ pub fn gemini_tool_text(messages: &mut [Message]) -> Result<(), JavaException> {
                 *r = ToolResponse {
                     id: r.id.clone(),
                     name: r.name.clone(),
-                    data: json_error_text(&r.data),
+                    data: json_error_text(&r.data).into(),
                     // Spring's ToolResponse has no error mark: the rewritten
                     // response is an ordinary one.
                     error: false,

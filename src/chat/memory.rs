@@ -299,7 +299,7 @@ mod tests {
 
     fn sys(t: &str) -> Message {
         Message::System {
-            text: Some(t.to_owned()),
+            text: Some(t.into()),
         }
     }
 

@@ -90,7 +90,7 @@ pub fn aggregate<'g>(firsts: impl IntoIterator<Item = Option<&'g Generation>>) -
     }
     Generation {
         kind: None,
-        text: Some(text),
+        text: Some(text.into()),
         tool_calls,
         finish_reason,
         metadata,
@@ -186,7 +186,7 @@ impl Split {
             return vec![vec![]];
         };
         let part = |text: Option<String>| Generation {
-            text,
+            text: text.map(Into::into),
             ..Generation::default()
         };
         let mut chunks: Chunks = match first.text.as_deref() {
@@ -274,7 +274,7 @@ mod tests {
                 ..Generation::default()
             }],
             vec![Generation {
-                text: Some(String::new()),
+                text: Some(Default::default()),
                 tool_calls: vec![call("1"), call("2")],
                 ..Generation::default()
             }],
@@ -297,10 +297,10 @@ mod tests {
                 assert!(!chunks.is_empty());
                 let agg = aggregate_chunks(&chunks);
                 let mut want = reply.first().cloned().unwrap_or_default();
-                want.text.get_or_insert_with(String::new);
+                want.text.get_or_insert_with(Default::default);
                 if reply.is_empty() {
                     want = Generation {
-                        text: Some(String::new()),
+                        text: Some(Default::default()),
                         ..Generation::default()
                     };
                 }

@@ -880,7 +880,7 @@ impl<'c> Turn<'c> {
                 .find(|m| matches!(m, Message::System { .. }))
                 .cloned()
                 .unwrap_or(Message::System {
-                    text: Some(String::new()),
+                    text: Some(Default::default()),
                 })
         });
         // Copied only where an advisor changes it: a loop of n rounds would
@@ -1212,7 +1212,7 @@ impl BatchEnd {
                     .map(|c| ToolResponse {
                         id: c.id.clone(),
                         name: c.name.clone(),
-                        data: NOT_EXECUTED_FAILED.to_owned(),
+                        data: NOT_EXECUTED_FAILED.into(),
                         error: true,
                     })
                     .collect(),
@@ -1236,7 +1236,7 @@ impl BatchEnd {
                 let text = j.message.unwrap_or_default();
                 (
                     EndKind::LimitExceeded,
-                    vec![limit_generation(text, &[])],
+                    vec![limit_generation(text.into(), &[])],
                     None,
                 )
             }
@@ -1266,7 +1266,7 @@ mod tests {
 
     fn text(t: &str) -> Vec<Generation> {
         vec![Generation {
-            text: Some(t.to_owned()),
+            text: Some(t.into()),
             ..Generation::default()
         }]
     }

@@ -409,13 +409,13 @@ pub fn exception() -> BoxedStrategy<JavaException> {
 pub fn outcome(method_tools: bool) -> BoxedStrategy<Outcome> {
     if method_tools {
         prop_oneof![
-            8 => json_only_text().prop_map(|t| Outcome::Returns(Some(t))),
+            8 => json_only_text().prop_map(|t| Outcome::Returns(Some(t.into()))),
             2 => exception().prop_map(|exception| Outcome::Throws { exception, wrapped: true }),
         ]
         .boxed()
     } else {
         prop_oneof![
-            10 => text().prop_map(|t| Outcome::Returns(Some(t))),
+            10 => text().prop_map(|t| Outcome::Returns(Some(t.into()))),
             1 => Just(Outcome::Returns(None)),
             1 => Just(Outcome::EchoArguments),
             3 => exception().prop_map(|exception| Outcome::Throws { exception, wrapped: true }),
@@ -432,7 +432,7 @@ fn tool(name: &'static str, method_tools: bool) -> BoxedStrategy<ToolSpec> {
         vec(outcome(method_tools), 1..=3),
     )
         .prop_map(move |(return_direct, registered, outcomes)| ToolSpec {
-            name: name.to_owned(),
+            name: name.into(),
             return_direct,
             registered,
             outcomes,
@@ -574,10 +574,10 @@ fn to_calls(prefix: &str, calls: Vec<(String, Option<String>)>) -> Vec<ToolCall>
         .into_iter()
         .enumerate()
         .map(|(i, (name, arguments))| ToolCall {
-            id: format!("{prefix}-{i}"),
-            kind: "function".to_owned(),
-            name,
-            arguments,
+            id: format!("{prefix}-{i}").into(),
+            kind: "function".into(),
+            name: name.into(),
+            arguments: arguments.map(Into::into),
         })
         .collect()
 }
@@ -605,7 +605,7 @@ fn reply() -> BoxedStrategy<Reply> {
 
 fn generation(text: Option<String>, tool_calls: Vec<ToolCall>) -> Generation {
     Generation {
-        text,
+        text: text.map(Into::into),
         tool_calls,
         ..Generation::default()
     }
@@ -666,7 +666,7 @@ fn push_round(out: &mut Vec<Message>, prefix: &str, (calls, data): PriorRound) {
         .map(|(c, (d, error))| ToolResponse {
             id: c.id.clone(),
             name: c.name.clone(),
-            data: d,
+            data: d.into(),
             error,
         })
         .collect();
@@ -692,7 +692,9 @@ pub fn history() -> BoxedStrategy<Vec<Message>> {
         .prop_map(|(system, turns, user, rounds)| {
             let mut h = Vec::new();
             if let Some(t) = system {
-                h.push(Message::System { text: Some(t) });
+                h.push(Message::System {
+                    text: Some(t.into()),
+                });
             }
             let Some(user) = user else {
                 // No user message anywhere: the whole history is the turn.
@@ -755,7 +757,7 @@ fn memory_start() -> BoxedStrategy<MemoryStart> {
         1 => (option::weighted(0.3, phrase()), phrase(), phrase()).prop_map(|(sys, u, a)| {
             let mut m = Vec::new();
             if let Some(t) = sys {
-                m.push(Message::System { text: Some(t) });
+                m.push(Message::System { text: Some(t.into()) });
             }
             m.push(Message::user(&u));
             m.push(Message::assistant(Some(&a), vec![]));
@@ -1205,7 +1207,7 @@ fn vector_plain(op: VectorOp) -> BoxedStrategy<serde_json::Value> {
                                 .map(|c| ToolResponse {
                                     id: c.id.clone(),
                                     name: c.name.clone(),
-                                    data: data.next().unwrap_or_default(),
+                                    data: data.next().unwrap_or_default().into(),
                                     error: false,
                                 })
                                 .collect();

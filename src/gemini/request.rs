@@ -9,6 +9,7 @@ use crate::model::behavior::Fixes;
 use crate::model::java::{JavaException, ILLEGAL_ARGUMENT};
 use crate::model::limits::has_text;
 use crate::model::message::Message;
+use crate::model::shared_str::SharedStr;
 
 use super::convert::{convert_arguments, convert_tool_response, Payload};
 
@@ -16,11 +17,11 @@ use super::convert::{convert_arguments, convert_tool_response, Payload};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Part {
     /// A text part.
-    Text(String),
+    Text(SharedStr),
     /// A function call, with its thought signature if one was restored.
     FunctionCall {
         /// The tool name.
-        name: String,
+        name: SharedStr,
         /// The parsed arguments.
         args: Payload,
         /// The thought signature (as stored in the message metadata).
@@ -29,7 +30,7 @@ pub enum Part {
     /// A function response. No call id is sent.
     FunctionResponse {
         /// The tool name.
-        name: String,
+        name: SharedStr,
         /// The converted response.
         response: Payload,
     },
@@ -41,7 +42,7 @@ impl Part {
         let mut m = Map::new();
         match self {
             Part::Text(t) => {
-                m.insert("text".into(), Value::String(t.clone()));
+                m.insert("text".into(), Value::String(t.to_string()));
             }
             Part::FunctionCall {
                 name,
@@ -49,7 +50,7 @@ impl Part {
                 thought_signature,
             } => {
                 let mut fc = Map::new();
-                fc.insert("name".into(), Value::String(name.clone()));
+                fc.insert("name".into(), Value::String(name.to_string()));
                 fc.insert("args".into(), args.to_value());
                 m.insert("functionCall".into(), Value::Object(fc));
                 if let Some(sig) = thought_signature {
@@ -58,7 +59,7 @@ impl Part {
             }
             Part::FunctionResponse { name, response } => {
                 let mut fr = Map::new();
-                fr.insert("name".into(), Value::String(name.clone()));
+                fr.insert("name".into(), Value::String(name.to_string()));
                 fr.insert("response".into(), response.to_value());
                 m.insert("functionResponse".into(), Value::Object(fr));
             }

@@ -16,6 +16,7 @@ use crate::model::java::{
 use crate::model::limits::{current_turn, has_text, Breach, Counts, OnExceeded, ToolCallLimits};
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
 use crate::model::processor::{tool_execution_exception, Processor};
+use crate::model::shared_str::SharedStr;
 use crate::model::tools::{ToolRef, ToolResult, Toolbox};
 use serde_json::{Map, Value};
 
@@ -112,8 +113,8 @@ impl ExecResult {
             .iter()
             .map(|r| {
                 let mut metadata = Map::new();
-                metadata.insert("toolId".into(), Value::String(r.id.clone()));
-                metadata.insert("toolName".into(), Value::String(r.name.clone()));
+                metadata.insert("toolId".into(), Value::String(r.id.to_string()));
+                metadata.insert("toolName".into(), Value::String(r.name.to_string()));
                 Generation {
                     kind: None,
                     text: Some(r.data.clone()),
@@ -165,7 +166,7 @@ impl LimitExceeded {
         let responses = self.partial.last_responses();
         match responses.get(self.breach_index) {
             Some(r) => limit_generation(r.data.clone(), &responses[..self.breach_index]),
-            None => limit_generation(self.message(), &[]),
+            None => limit_generation(self.message().into(), &[]),
         }
     }
 }
@@ -182,7 +183,7 @@ impl LimitExceeded {
 /// assert_eq!(g.finish_reason.as_deref(), Some("toolCallLimitExceeded"));
 /// assert_eq!(g.metadata["partialToolResponses"], serde_json::json!([]));
 /// ```
-pub fn limit_generation(text: String, partial: &[ToolResponse]) -> Generation {
+pub fn limit_generation(text: SharedStr, partial: &[ToolResponse]) -> Generation {
     let partial = partial
         .iter()
         .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
@@ -281,9 +282,9 @@ pub enum Step {
 #[derive(Debug)]
 pub struct Pending {
     batch: Batch,
-    id: String,
-    name: String,
-    arguments: String,
+    id: SharedStr,
+    name: SharedStr,
+    arguments: SharedStr,
     tool: ToolRef,
 }
 
@@ -294,7 +295,7 @@ impl Pending {
     }
 
     /// The argument text the tool receives (blank became `{}`).
-    pub fn arguments(&self) -> &str {
+    pub fn arguments(&self) -> &SharedStr {
         &self.arguments
     }
 
@@ -331,7 +332,7 @@ impl Pending {
                     .processor
                     .process_exception(&name, &thrown, &cfg.classes)
                 {
-                    Ok(text) => (text, true),
+                    Ok(text) => (text.into(), true),
                     Err(e) => return Err(ManagerError::Java(e)),
                 }
             }
@@ -399,7 +400,7 @@ impl Batch {
             self.responses.push(ToolResponse {
                 id: call.id.clone(),
                 name: call.name.clone(),
-                data,
+                data: data.into(),
                 error: true,
             });
             return match cfg.limits.on_exceeded {
@@ -409,7 +410,7 @@ impl Batch {
         }
         let arguments = match &call.arguments {
             Some(a) if has_text(a) => a.clone(),
-            _ => "{}".to_owned(),
+            _ => "{}".into(),
         };
         let Some(tool) = find(&call.name) else {
             if cfg.resolves() && !has_text(&call.name) {
@@ -436,7 +437,7 @@ impl Batch {
                     self.responses.push(ToolResponse {
                         id: call.id.clone(),
                         name: call.name.clone(),
-                        data,
+                        data: data.into(),
                         error: true,
                     });
                     Step::Missing(self)
@@ -496,7 +497,7 @@ impl Batch {
                 .extend(later_calls.iter().map(|c| ToolResponse {
                     id: c.id.clone(),
                     name: c.name.clone(),
-                    data: not_executed_response(cfg, &c.name),
+                    data: not_executed_response(cfg, &c.name).into(),
                     error: true,
                 }));
         }
@@ -610,10 +611,8 @@ pub fn execute_with_counts(
     for (i, call) in calls.iter().enumerate() {
         batch = match batch.call(call, cfg, |n| toolbox.find(n, fallback)) {
             Step::Answered(b) | Step::Missing(b) => b,
-            Step::Invoke(mut p) => {
-                // The record keeps the arguments; nothing reads them after.
-                let arguments = std::mem::take(&mut p.arguments);
-                let result = toolbox.invoke(p.tool(), arguments);
+            Step::Invoke(p) => {
+                let result = toolbox.invoke(p.tool(), p.arguments());
                 p.complete(result, cfg)?
             }
             Step::Breached(b, breach) => {

@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::model::shared_str::SharedStr;
+
 /// One tool call requested by the model (`AssistantMessage.ToolCall`).
 ///
 /// ```
@@ -19,19 +21,19 @@ use serde_json::{Map, Value};
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
     /// The call id the model chose.
-    pub id: String,
+    pub id: SharedStr,
     /// The call type, normally `"function"`.
     #[serde(rename = "type", default = "function_kind")]
-    pub kind: String,
+    pub kind: SharedStr,
     /// The tool's name.
-    pub name: String,
+    pub name: SharedStr,
     /// The raw argument text: may be null, blank, or not JSON at all.
     #[serde(default)]
-    pub arguments: Option<String>,
+    pub arguments: Option<SharedStr>,
 }
 
-fn function_kind() -> String {
-    "function".to_owned()
+fn function_kind() -> SharedStr {
+    SharedStr::from("function")
 }
 
 impl ToolCall {
@@ -43,10 +45,10 @@ impl ToolCall {
     /// ```
     pub fn new(id: &str, name: &str, arguments: &str) -> Self {
         ToolCall {
-            id: id.to_owned(),
+            id: id.into(),
             kind: function_kind(),
-            name: name.to_owned(),
-            arguments: Some(arguments.to_owned()),
+            name: name.into(),
+            arguments: Some(arguments.into()),
         }
     }
 }
@@ -66,11 +68,11 @@ impl ToolCall {
 #[serde(deny_unknown_fields)]
 pub struct ToolResponse {
     /// The id of the call this answers.
-    pub id: String,
+    pub id: SharedStr,
     /// The tool's name.
-    pub name: String,
+    pub name: SharedStr,
     /// `responseData`: the text handed back to the model.
-    pub data: String,
+    pub data: SharedStr,
     /// Whether a failure produced this response.
     #[serde(default, skip_serializing_if = "is_false")]
     pub error: bool,
@@ -89,9 +91,9 @@ impl ToolResponse {
     /// ```
     pub fn new(id: &str, name: &str, data: &str) -> Self {
         ToolResponse {
-            id: id.to_owned(),
-            name: name.to_owned(),
-            data: data.to_owned(),
+            id: id.into(),
+            name: name.into(),
+            data: data.into(),
             error: false,
         }
     }
@@ -111,19 +113,19 @@ pub enum Message {
     System {
         /// The text (may be null).
         #[serde(default)]
-        text: Option<String>,
+        text: Option<SharedStr>,
     },
     /// `UserMessage`.
     User {
         /// The text (may be null).
         #[serde(default)]
-        text: Option<String>,
+        text: Option<SharedStr>,
     },
     /// `AssistantMessage`.
     Assistant {
         /// The text (may be null).
         #[serde(default)]
-        text: Option<String>,
+        text: Option<SharedStr>,
         /// The tool calls, in order.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
@@ -146,7 +148,7 @@ impl Message {
     /// ```
     pub fn user(text: &str) -> Self {
         Message::User {
-            text: Some(text.to_owned()),
+            text: Some(text.into()),
         }
     }
 
@@ -159,7 +161,7 @@ impl Message {
     /// ```
     pub fn assistant(text: Option<&str>, tool_calls: Vec<ToolCall>) -> Self {
         Message::Assistant {
-            text: text.map(str::to_owned),
+            text: text.map(SharedStr::from),
             tool_calls,
             metadata: Map::new(),
         }
@@ -218,7 +220,7 @@ pub struct Generation {
     pub kind: Option<String>,
     /// The text.
     #[serde(default)]
-    pub text: Option<String>,
+    pub text: Option<SharedStr>,
     /// The tool calls.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,

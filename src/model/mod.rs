@@ -12,6 +12,7 @@ pub(crate) mod limits;
 pub(crate) mod manager;
 pub(crate) mod message;
 pub(crate) mod processor;
+pub(crate) mod shared_str;
 pub(crate) mod table;
 pub(crate) mod text;
 pub(crate) mod tools;
@@ -42,6 +43,8 @@ pub use processor::{
     is_blank, json_error_text, tool_execution_exception, write_jackson_string, Processor,
     ProcessorKind,
 };
+
+pub use shared_str::SharedStr;
 
 pub use text::{cut, cut_bytes};
 

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::java::JavaException;
+use crate::model::shared_str::SharedStr;
 
 /// Where a tool is registered.
 ///
@@ -32,7 +33,7 @@ pub enum Registered {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     /// Returns this text exactly; `None` is Java's null.
-    Returns(Option<String>),
+    Returns(Option<SharedStr>),
     /// Returns the argument text it received.
     EchoArguments,
     /// Throws. The tool's body throws `exception` (built as
@@ -61,7 +62,7 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolSpec {
     /// The tool name (`ToolDefinition.name`).
-    pub name: String,
+    pub name: SharedStr,
     /// `ToolMetadata.returnDirect`.
     pub return_direct: bool,
     /// Where it is registered.
@@ -79,10 +80,10 @@ impl ToolSpec {
     /// ```
     pub fn returning(name: &str, text: &str) -> Self {
         ToolSpec {
-            name: name.to_owned(),
+            name: name.into(),
             return_direct: false,
             registered: Registered::Request,
-            outcomes: vec![Outcome::Returns(Some(text.to_owned()))],
+            outcomes: vec![Outcome::Returns(Some(text.into()))],
         }
     }
 }
@@ -96,9 +97,9 @@ impl ToolSpec {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Invocation {
     /// The tool's name.
-    pub tool: String,
+    pub tool: SharedStr,
     /// The arguments it received (after blank normalisation).
-    pub arguments: String,
+    pub arguments: SharedStr,
 }
 
 /// A handle to a registered tool, as found by [`Toolbox::find`].
@@ -120,7 +121,7 @@ pub struct ToolRef {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolResult {
     /// The callback returned (null is `None`).
-    Returned(Option<String>),
+    Returned(Option<SharedStr>),
     /// The callback threw: its body threw `exception` (as the outcome
     /// describes it, not yet built, see
     /// [`crate::model::ClassTable::instantiate`]), wrapped in one more
@@ -160,7 +161,7 @@ struct Registry {
     tools: Vec<ToolSpec>,
     /// The request's tools and the resolver's by name, built only for more
     /// than [`SCANNED`] tools: below, a scan finds a name sooner than a hash.
-    by_name: Option<(HashMap<String, usize>, HashMap<String, usize>)>,
+    by_name: Option<(HashMap<SharedStr, usize>, HashMap<SharedStr, usize>)>,
 }
 
 /// The most tools a toolbox looks up by scanning.
@@ -273,7 +274,7 @@ impl Toolbox {
     }
 
     /// Runs the tool's next scripted outcome with `arguments`, recording the
-    /// invocation (an owned `String` is recorded as is, not copied).
+    /// invocation (the text is shared with the caller, not copied).
     ///
     /// ```
     /// use toolcall_model::model::{Outcome, ToolResult, Toolbox, ToolSpec};
@@ -284,7 +285,7 @@ impl Toolbox {
     /// assert_eq!(tb.invoke(t, "{}"), ToolResult::Returned(Some("{}".into())));
     /// assert_eq!(tb.invocations().len(), 1);
     /// ```
-    pub fn invoke(&mut self, tool: ToolRef, arguments: impl Into<String>) -> ToolResult {
+    pub fn invoke(&mut self, tool: ToolRef, arguments: impl Into<SharedStr>) -> ToolResult {
         let arguments = arguments.into();
         let spec = &self.registry.tools[tool.index];
         let n = self.next[tool.index];

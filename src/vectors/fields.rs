@@ -418,7 +418,7 @@ pub(super) fn outcome_from(
     if let Some(r) = o.get("returns") {
         return match r {
             Value::Null => Ok(Outcome::Returns(None)),
-            Value::String(s) => Ok(Outcome::Returns(Some(s.clone()))),
+            Value::String(s) => Ok(Outcome::Returns(Some(s.clone().into()))),
             _ => Err(err(format!("{place}/returns"), "must be a string or null")),
         };
     }
@@ -532,7 +532,7 @@ pub(super) fn tools_from(
             Some(_) => return Err(err(format!("{place}/outcomes"), "must be an array")),
         };
         out.push(ToolSpec {
-            name: name.to_owned(),
+            name: name.into(),
             return_direct,
             registered,
             outcomes,

@@ -59,7 +59,7 @@ pub struct OutcomeClass {
 }
 
 fn returns(text: Option<&str>) -> Outcome {
-    Outcome::Returns(text.map(str::to_owned))
+    Outcome::Returns(text.map(Into::into))
 }
 
 fn throws(class: &str, message: Option<&str>, wrapped: bool) -> Outcome {

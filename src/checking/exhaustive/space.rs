@@ -392,7 +392,7 @@ impl Space {
             .enumerate()
             .filter(|(t, _)| shape.named[*t])
             .map(|(t, n)| ToolSpec {
-                name: n.tool().to_owned(),
+                name: n.tool().into(),
                 return_direct: false,
                 registered: Registered::Request,
                 outcomes: vec![classes[f.outcomes[item.outcomes[t]]].outcome.clone()],
@@ -422,7 +422,7 @@ impl Space {
             .enumerate()
             .map(|(r, names)| {
                 vec![Generation {
-                    text: text.clone(),
+                    text: text.clone().map(Into::into),
                     tool_calls: calls_of(&format!("call-{r}"), names),
                     ..Generation::default()
                 }]
@@ -431,7 +431,7 @@ impl Space {
         // A repeating model never answers: its last round comes back.
         if !f.repeat_last || model.is_empty() {
             model.push(vec![Generation {
-                text: Some("done".to_owned()),
+                text: Some("done".into()),
                 ..Generation::default()
             }]);
         }

@@ -172,7 +172,9 @@ fn a_streamed_round_with_text_parts_from_call_only_in_the_memory_outside() {
             assert!(v.is_refuted(), "scenario {i}");
             assert_eq!(
                 text(&streamed),
-                text(&called).map(|t| format!("{ROUND_TEXT}{t}"))
+                text(&called)
+                    .map(|t| format!("{ROUND_TEXT}{t}"))
+                    .map(Into::into)
             );
             merged += 1;
         }

@@ -251,10 +251,14 @@ pub struct ResponseInput {
 
 pub(super) fn call(c: &CallInput) -> ToolCall {
     ToolCall {
-        id: format!("c{}", c.id % 8),
-        kind: "function".to_owned(),
-        name: name(c.name),
-        arguments: c.arguments.as_ref().map(|t| t.resolve(ARGUMENTS)),
+        id: format!("c{}", c.id % 8).into(),
+        kind: "function".into(),
+        name: name(c.name).into(),
+        arguments: c
+            .arguments
+            .as_ref()
+            .map(|t| t.resolve(ARGUMENTS))
+            .map(Into::into),
     }
 }
 
@@ -266,7 +270,7 @@ pub(super) fn generation(g: &GenerationInput) -> Generation {
     }
     Generation {
         kind: None,
-        text: g.text.as_ref().map(|t| t.resolve(OUTPUTS)),
+        text: g.text.as_ref().map(|t| t.resolve(OUTPUTS)).map(Into::into),
         tool_calls: bounded(&g.calls, MAX_CALLS).iter().map(call).collect(),
         finish_reason: None,
         metadata,
@@ -276,16 +280,20 @@ pub(super) fn generation(g: &GenerationInput) -> Generation {
 pub(super) fn message(m: &MessageInput) -> Message {
     let text = |t: &Option<Text>| t.as_ref().map(|t| t.resolve(OUTPUTS));
     match m {
-        MessageInput::System(t) => Message::System { text: text(t) },
-        MessageInput::User(t) => Message::User { text: text(t) },
+        MessageInput::System(t) => Message::System {
+            text: text(t).map(Into::into),
+        },
+        MessageInput::User(t) => Message::User {
+            text: text(t).map(Into::into),
+        },
         MessageInput::Assistant(g) => generation(g).to_message(),
         MessageInput::Tool(rs) => Message::Tool {
             responses: bounded(rs, MAX_CALLS)
                 .iter()
                 .map(|r| ToolResponse {
-                    id: format!("c{}", r.id % 8),
-                    name: name(r.name),
-                    data: r.data.resolve(OUTPUTS),
+                    id: format!("c{}", r.id % 8).into(),
+                    name: name(r.name).into(),
+                    data: r.data.resolve(OUTPUTS).into(),
                     error: r.error,
                 })
                 .collect(),
@@ -374,7 +382,7 @@ impl ManagerSetup {
                 continue;
             }
             out.push(ToolSpec {
-                name: n,
+                name: n.into(),
                 return_direct: t.return_direct,
                 registered,
                 outcomes: bounded(&t.outcomes, 4).iter().map(outcome).collect(),
@@ -394,7 +402,7 @@ impl ManagerSetup {
 
 pub(super) fn outcome(o: &OutcomeInput) -> Outcome {
     match o {
-        OutcomeInput::Returns(t) => Outcome::Returns(Some(t.resolve(OUTPUTS))),
+        OutcomeInput::Returns(t) => Outcome::Returns(Some(t.resolve(OUTPUTS).into())),
         OutcomeInput::ReturnsNull => Outcome::Returns(None),
         OutcomeInput::Echo => Outcome::EchoArguments,
         OutcomeInput::Throws {
@@ -511,7 +519,7 @@ impl LoopInput {
         let mut model = self.turn.replies();
         if !self.open_ended {
             model.push(vec![Generation {
-                text: Some("done".to_owned()),
+                text: Some("done".into()),
                 ..Generation::default()
             }]);
         }
@@ -536,7 +544,7 @@ impl LoopInput {
                         .as_deref()
                         .is_some_and(crate::model::limits::has_text)
                 {
-                    g.text = Some("done".to_owned());
+                    g.text = Some("done".into());
                 }
             }
         }

@@ -38,7 +38,7 @@ pub fn manager(data: &[u8]) {
     let mut model = input.replies();
     let batches = model.len();
     model.push(vec![Generation {
-        text: Some("done".to_owned()),
+        text: Some("done".into()),
         ..Generation::default()
     }]);
     let scenario = Scenario {

@@ -150,7 +150,7 @@ fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
     let btp = ev.scenario.config.manager.fixes.breach_through_processor;
     let mut reference = RefCounts::of(&turn_history(ev.scenario));
     let prior = reference.clone();
-    let mut invoked: BTreeMap<String, u64> = BTreeMap::new();
+    let mut invoked: BTreeMap<crate::model::SharedStr, u64> = BTreeMap::new();
     let mut expected_invocations = Vec::new();
     for (r, round) in rounds.iter().enumerate() {
         for (i, (call, event)) in round.calls.iter().zip(&round.events).enumerate() {
@@ -181,7 +181,7 @@ fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
                     tool: call.name.clone(),
                     arguments: match &call.arguments {
                         Some(a) if crate::model::limits::has_text(a) => a.clone(),
-                        _ => "{}".to_owned(),
+                        _ => "{}".into(),
                     },
                 });
             }

@@ -113,7 +113,7 @@ impl<'a> Evidence<'a> {
         cut.config.repeat_last = false;
         cut.model = replies(scenario, bound);
         cut.model.push(vec![crate::model::message::Generation {
-            text: Some("(cut off)".to_owned()),
+            text: Some("(cut off)".into()),
             ..Default::default()
         }]);
         let (run, toolbox, messages) = cut.run_with_messages()?;
@@ -194,7 +194,7 @@ impl<'a> Evidence<'a> {
                     // final answer.
                     s.config.max_rounds = s.config.max_rounds.max(s.model.len() + 1);
                     s.model.push(vec![crate::model::message::Generation {
-                        text: Some("(end)".to_owned()),
+                        text: Some("(end)".into()),
                         ..Default::default()
                     }]);
                     none_run = s.run().ok()?.0;

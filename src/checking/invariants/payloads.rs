@@ -122,7 +122,7 @@ fn whole_json_responses(rounds: &[Round]) -> Judged {
                         clip(&resp.data)
                     ),
                     Locus::Text {
-                        data: resp.data.clone(),
+                        data: resp.data.to_string(),
                         wanted: json_error_text(&resp.data),
                     },
                     resp,

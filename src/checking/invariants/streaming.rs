@@ -19,7 +19,7 @@ pub(super) fn stream_as_call(ev: &Evidence<'_>) -> Judged {
     // Where the streamed turn ended early (a call it never saw), the
     // blocking one may go on past the script: a final answer ends it.
     blocking.model.push(vec![Generation {
-        text: Some("(end)".to_owned()),
+        text: Some("(end)".into()),
         ..Generation::default()
     }]);
     let Ok((call_run, call_box)) = blocking.run() else {
@@ -66,7 +66,7 @@ fn plain(messages: &[Message]) -> Vec<Message> {
                 tool_calls,
                 metadata,
             } => Message::Assistant {
-                text: Some(String::new()),
+                text: Some(Default::default()),
                 tool_calls: tool_calls.clone(),
                 metadata: metadata.clone(),
             },
@@ -98,7 +98,7 @@ mod tests {
 
     fn text(t: &str) -> Generation {
         Generation {
-            text: Some(t.to_owned()),
+            text: Some(t.into()),
             ..Generation::default()
         }
     }

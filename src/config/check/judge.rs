@@ -72,7 +72,7 @@ pub(super) struct Played {
     /// The user's question, which every request should hold.
     question: Message,
     /// The tool whose output the scenario watches (the first one).
-    watched_tool: Option<String>,
+    watched_tool: Option<crate::model::SharedStr>,
     /// Which request carries the tool response the scenario is about.
     watch: usize,
     /// The scripted model replies.

@@ -65,7 +65,7 @@ pub(super) fn reply_calls(c: Vec<ToolCall>) -> Vec<Generation> {
 
 pub(super) fn reply_text(t: &str) -> Vec<Generation> {
     vec![Generation {
-        text: Some(t.to_owned()),
+        text: Some(t.into()),
         ..Generation::default()
     }]
 }
@@ -279,7 +279,7 @@ pub fn script(
             };
             let text = scenario.tool_text().flatten();
             let tools = vec![ToolSpec {
-                outcomes: vec![Outcome::Returns(text.map(str::to_owned))],
+                outcomes: vec![Outcome::Returns(text.map(Into::into))],
                 ..ToolSpec::returning(name, "")
             }];
             one_call(tools, name)
