@@ -1236,7 +1236,7 @@ impl BatchEnd {
                 let text = j.message.unwrap_or_default();
                 (
                     EndKind::LimitExceeded,
-                    vec![limit_generation(text.into(), &[])],
+                    vec![limit_generation(text, &[])],
                     None,
                 )
             }

@@ -383,7 +383,7 @@ fn breaches_unshaped(ev: &Evidence<'_>) -> bool {
                 CallEvent::Thrown { .. } => &r.calls[i + 1..],
                 _ => &[],
             };
-            breach_response(&on, &call.name, &breach) == Ok(breach.message())
+            breach_response(&on, &call.name, &breach) == Ok(breach.message().into())
                 && later
                     .iter()
                     .all(|c| not_executed_response(&on, &c.name) == NOT_EXECUTED)

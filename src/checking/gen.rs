@@ -381,8 +381,8 @@ pub fn exception() -> BoxedStrategy<JavaException> {
         1 => s(&ERROR_CLASSES),
     ];
     let plain = (class, message()).prop_map(|(class, message)| JavaException {
-        class,
-        message,
+        class: class.into(),
+        message: message.map(Into::into),
         cause: None,
     });
     prop_oneof![
@@ -391,12 +391,12 @@ pub fn exception() -> BoxedStrategy<JavaException> {
         // type), its message taken from its cause; rarely without a cause,
         // which Java's constructor answers with a NullPointerException.
         2 => plain.prop_map(|cause| JavaException {
-            class: crate::model::java::TOOL_EXECUTION_EXCEPTION.to_owned(),
+            class: crate::model::java::TOOL_EXECUTION_EXCEPTION.into(),
             message: cause.message.clone(),
             cause: Some(Box::new(cause)),
         }),
         1 => Just(JavaException {
-            class: crate::model::java::TOOL_EXECUTION_EXCEPTION.to_owned(),
+            class: crate::model::java::TOOL_EXECUTION_EXCEPTION.into(),
             message: None,
             cause: None,
         }),

@@ -299,8 +299,8 @@ pub(super) fn has_non_finite(v: &JValue) -> bool {
 
 pub(super) fn parse_failure(text: &str) -> JavaException {
     JavaException {
-        class: RUNTIME_EXCEPTION.to_owned(),
-        message: Some(format!("Failed to parse JSON: {text}")),
+        class: RUNTIME_EXCEPTION.into(),
+        message: Some(format!("Failed to parse JSON: {text}").into()),
         // Jackson's exception is the cause; nothing reads it.
         cause: None,
     }

@@ -3,6 +3,7 @@
 //! (`instanceof RuntimeException`, `Class.isAssignableFrom`,
 //! `Class.getSimpleName`).
 
+use crate::model::shared_str::SharedStr;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -35,9 +36,9 @@ pub enum Kind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JavaException {
     /// Fully qualified class name.
-    pub class: String,
+    pub class: SharedStr,
     /// The message; `None` is Java's null.
-    pub message: Option<String>,
+    pub message: Option<SharedStr>,
     /// The cause; `None` is Java's null. Only a `ToolExecutionException`'s
     /// cause is ever read (`DefaultToolExecutionExceptionProcessor.process`
     /// looks at `getCause()`); other causes are carried along.
@@ -53,8 +54,8 @@ impl JavaException {
     /// ```
     pub fn new(class: &str, message: Option<&str>) -> Self {
         JavaException {
-            class: class.to_owned(),
-            message: message.map(str::to_owned),
+            class: class.into(),
+            message: message.map(SharedStr::from),
             cause: None,
         }
     }
@@ -73,7 +74,7 @@ impl JavaException {
     /// ```
     pub fn caused(class: &str, cause: JavaException) -> Self {
         JavaException {
-            class: class.to_owned(),
+            class: class.into(),
             message: cause.message.clone(),
             cause: Some(Box::new(cause)),
         }

@@ -235,8 +235,8 @@ impl ManagerError {
 
 fn illegal_state(message: String) -> ManagerError {
     ManagerError::Java(JavaException {
-        class: ILLEGAL_STATE.to_owned(),
-        message: Some(message),
+        class: ILLEGAL_STATE.into(),
+        message: Some(message.into()),
         cause: None,
     })
 }
@@ -332,7 +332,7 @@ impl Pending {
                     .processor
                     .process_exception(&name, &thrown, &cfg.classes)
                 {
-                    Ok(text) => (text.into(), true),
+                    Ok(text) => (text, true),
                     Err(e) => return Err(ManagerError::Java(e)),
                 }
             }
@@ -400,7 +400,7 @@ impl Batch {
             self.responses.push(ToolResponse {
                 id: call.id.clone(),
                 name: call.name.clone(),
-                data: data.into(),
+                data,
                 error: true,
             });
             return match cfg.limits.on_exceeded {
@@ -437,7 +437,7 @@ impl Batch {
                     self.responses.push(ToolResponse {
                         id: call.id.clone(),
                         name: call.name.clone(),
-                        data: data.into(),
+                        data,
                         error: true,
                     });
                     Step::Missing(self)
@@ -497,7 +497,7 @@ impl Batch {
                 .extend(later_calls.iter().map(|c| ToolResponse {
                     id: c.id.clone(),
                     name: c.name.clone(),
-                    data: not_executed_response(cfg, &c.name).into(),
+                    data: not_executed_response(cfg, &c.name),
                     error: true,
                 }));
         }
@@ -520,10 +520,10 @@ pub(crate) fn breach_response(
     cfg: &Config,
     name: &str,
     breach: &Breach,
-) -> Result<String, JavaException> {
+) -> Result<SharedStr, JavaException> {
     let text = breach.message();
     if !cfg.fixes.breach_through_processor {
-        return Ok(text);
+        return Ok(text.into());
     }
     let cause = JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(&text));
     cfg.processor.process(name, &cause, &cfg.classes)
@@ -534,14 +534,14 @@ pub(crate) fn breach_response(
 /// `breach-through-processor` like the breach text. The processor accepted
 /// the breach, whose cause has the same class, so it accepts this too;
 /// should it not, the plain text stands.
-pub(crate) fn not_executed_response(cfg: &Config, name: &str) -> String {
+pub(crate) fn not_executed_response(cfg: &Config, name: &str) -> SharedStr {
     if !cfg.fixes.breach_through_processor {
-        return NOT_EXECUTED.to_owned();
+        return NOT_EXECUTED.into();
     }
     let cause = JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(NOT_EXECUTED));
     cfg.processor
         .process(name, &cause, &cfg.classes)
-        .unwrap_or_else(|_| NOT_EXECUTED.to_owned())
+        .unwrap_or_else(|_| NOT_EXECUTED.into())
 }
 
 /// The first generation with at least one tool call, as an assistant message.
@@ -711,16 +711,19 @@ mod tests {
         };
         assert_eq!(
             breach_response(&Config::default(), "x", &breach),
-            Ok(breach.message())
+            Ok(breach.message().into())
         );
         let default = through(ProcessorKind::Default);
         assert_eq!(
             breach_response(&default, "x", &breach),
-            Ok(breach.message())
+            Ok(breach.message().into())
         );
         assert_eq!(not_executed_response(&default, "x"), NOT_EXECUTED);
         let json = through(ProcessorKind::JsonError);
-        assert_ne!(breach_response(&json, "x", &breach), Ok(breach.message()));
+        assert_ne!(
+            breach_response(&json, "x", &breach),
+            Ok(breach.message().into())
+        );
         assert_ne!(not_executed_response(&json, "x"), NOT_EXECUTED);
     }
     use crate::model::limits::Counts;

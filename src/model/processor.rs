@@ -2,6 +2,7 @@
 //! seed's JSON-error processor.
 
 use crate::model::java::{simple_name, ClassTable, JavaException, Kind, TOOL_EXECUTION_EXCEPTION};
+use crate::model::shared_str::SharedStr;
 
 /// Which processor the manager uses.
 ///
@@ -24,7 +25,7 @@ pub enum ProcessorKind {
 /// use toolcall_model::model::{ClassTable, JavaException, Processor};
 /// let p = Processor::default();
 /// let cause = JavaException::new("java.lang.IllegalStateException", Some("nope"));
-/// assert_eq!(p.process("t", &cause, &ClassTable::builtin()), Ok("nope".to_string()));
+/// assert_eq!(p.process("t", &cause, &ClassTable::builtin()), Ok("nope".into()));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Processor {
@@ -66,7 +67,7 @@ impl Processor {
         tool_name: &str,
         cause: &JavaException,
         classes: &ClassTable,
-    ) -> Result<String, JavaException> {
+    ) -> Result<SharedStr, JavaException> {
         self.process_exception(tool_name, &tool_execution_exception(cause), classes)
     }
 
@@ -98,7 +99,7 @@ impl Processor {
         tool_name: &str,
         exception: &JavaException,
         classes: &ClassTable,
-    ) -> Result<String, JavaException> {
+    ) -> Result<SharedStr, JavaException> {
         let Some(cause) = exception.cause.as_deref() else {
             return Err(exception.clone());
         };
@@ -123,11 +124,12 @@ impl Processor {
                 "Exception occurred in tool: {} ({})",
                 tool_name,
                 simple_name(&cause.class)
-            ),
+            )
+            .into(),
         };
         Ok(match self.kind {
             ProcessorKind::Default => message,
-            ProcessorKind::JsonError => json_error_text(&message),
+            ProcessorKind::JsonError => json_error_text(&message).into(),
         })
     }
 }

@@ -387,7 +387,7 @@ pub(super) fn throwable_from(
     };
     if classes.is_tool_execution_exception(&class) && message.is_some() {
         let derived = cause.as_deref().map(|c| classes.instantiate(c).message);
-        if derived.as_ref() != Some(&message) {
+        if derived.as_ref().map(|m| m.as_deref()) != Some(message.as_deref()) {
             return Err(err(
                 format!("{place}/message"),
                 "a ToolExecutionException's message is its cause's message (super(cause.getMessage(), cause)): leave \"message\" out and give the \"cause\"",
@@ -395,8 +395,8 @@ pub(super) fn throwable_from(
         }
     }
     Ok(JavaException {
-        class,
-        message,
+        class: class.into(),
+        message: message.map(Into::into),
         cause,
     })
 }

@@ -166,10 +166,12 @@ pub enum Verification {
 /// `{"class": ..., "message": ...}`.
 pub fn error_value(e: &JavaException) -> Value {
     let mut m = Map::new();
-    m.insert("class".into(), Value::String(e.class.clone()));
+    m.insert("class".into(), Value::String(e.class.to_string()));
     m.insert(
         "message".into(),
-        e.message.clone().map_or(Value::Null, Value::String),
+        e.message
+            .as_deref()
+            .map_or(Value::Null, |t| Value::String(t.to_owned())),
     );
     Value::Object(m)
 }

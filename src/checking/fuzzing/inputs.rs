@@ -411,8 +411,8 @@ pub(super) fn outcome(o: &OutcomeInput) -> Outcome {
             wrapped,
         } => Outcome::Throws {
             exception: JavaException {
-                class: pick(CLASSES, *class).to_owned(),
-                message: message.as_ref().map(|t| t.resolve(OUTPUTS)),
+                class: pick(CLASSES, *class).into(),
+                message: message.as_ref().map(|t| t.resolve(OUTPUTS)).map(Into::into),
                 cause: None,
             },
             wrapped: *wrapped,
