@@ -191,6 +191,11 @@ impl ChatMemory {
         self.windowed |= cut;
         let memory = std::mem::take(&mut self.messages);
         let tags = std::mem::take(&mut self.from_start);
+        // Sized once: pushing into the taken (empty) lists grew them by
+        // doubling, a copy of the whole memory at each step.
+        let kept = keep.iter().filter(|&&k| k).count();
+        self.messages.reserve_exact(kept);
+        self.from_start.reserve_exact(kept);
         for ((m, tag), k) in memory
             .into_iter()
             .zip(tags)
