@@ -197,7 +197,7 @@ fn no_breach(scenario: &Scenario) -> bool {
     let names: Vec<&str> = responses.chain(calls(scenario)).collect();
     let mut counts = Counts::default();
     for name in &names {
-        counts.add(name);
+        counts.add(*name);
     }
     names.iter().all(|name| {
         c.manager

@@ -6,8 +6,8 @@
 //! message in it counts once for its name. [`Counts`] is the incremental form
 //! of that recount; [`Counts::recount`] is the recount itself.
 
+use crate::model::shared_str::SharedStr;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
 
 use crate::model::message::Message;
 
@@ -369,7 +369,7 @@ impl Breach {
 pub struct Counts {
     /// Names shared, not copied, by the copies a turn and its checkers make
     /// of the counts (one a batch, one a checked call).
-    per_name: HashMap<Arc<str>, u64>,
+    per_name: HashMap<SharedStr, u64>,
     total: u64,
 }
 
@@ -410,22 +410,24 @@ impl Counts {
 
     /// Counts one more call to `name`; returns (this name's count, total),
     /// both including the call. Saturates rather than wraps: no turn can hold
-    /// 2^64 calls, and a saturated count still compares as exceeded.
+    /// 2^64 calls, and a saturated count still compares as exceeded. A name
+    /// given as a [`SharedStr`] (a call's or a response's) is kept shared,
+    /// not copied.
     ///
     /// ```
     /// let mut c = toolcall_model::model::Counts::default();
     /// c.add("a");
     /// assert_eq!(c.add("b"), (1, 2));
     /// ```
-    pub fn add(&mut self, name: &str) -> (u64, u64) {
+    pub fn add<N: AsRef<str> + Into<SharedStr>>(&mut self, name: N) -> (u64, u64) {
         self.total = self.total.saturating_add(1);
-        let n = match self.per_name.get_mut(name) {
+        let n = match self.per_name.get_mut(name.as_ref()) {
             Some(n) => {
                 *n = n.saturating_add(1);
                 *n
             }
             None => {
-                self.per_name.insert(Arc::from(name), 1);
+                self.per_name.insert(name.into(), 1);
                 1
             }
         };
