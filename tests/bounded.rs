@@ -294,6 +294,11 @@ fn runner_output_and_shards_are_read_within_bounds() {
     let o = run_bounded(&["merge", "/dev/zero"], 1024, 60);
     assert_eq!(o.code, Some(2), "{o:?}");
     assert!(o.stderr.contains("/dev/zero: not a regular file"), "{o:?}");
+    // Both from standard input: refused (standard input is read under a
+    // lock held for the whole output, and the list would wait on it).
+    let o = run_bounded(&["conform", "-", "--files", "-"], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(o.stderr.contains("cannot both be standard input"), "{o:?}");
     // Each answer was looked up in the list of files by a scan: 80,000
     // answers took quadratic time.
     let dir = scratch("conform-list");
@@ -326,6 +331,39 @@ fn runner_output_and_shards_are_read_within_bounds() {
     assert!(
         large < small * 8 + Duration::from_secs(1),
         "20000 answers took {small:?}, 80000 took {large:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_build_file_version_is_resolved_within_bounds() {
+    // 64 references to a 4 MB property: each pass of the version's
+    // interpolation once expanded every reference it met (256 MB).
+    let dir = scratch("build");
+    let pom = write(
+        &dir,
+        "pom.xml",
+        &format!(
+            "<project><spring-ai.version>{}</spring-ai.version><x>{}</x></project>",
+            "${x}".repeat(64),
+            "9".repeat(4_000_000)
+        ),
+    );
+    let props = write(&dir, "application.properties", "");
+    let o = run_bounded(
+        &[
+            "check",
+            props.to_str().unwrap(),
+            "--build",
+            pom.to_str().unwrap(),
+        ],
+        256,
+        60,
+    );
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(
+        o.stdout.contains("(4000252 characters): unresolved"),
+        "{o:?}"
     );
     std::fs::remove_dir_all(&dir).ok();
 }

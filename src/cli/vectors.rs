@@ -341,6 +341,12 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
                 .map_err(|e| format!("{}: {e}", p.display()))
         }
     };
+    // Standard input is locked for the whole read of the output: the list
+    // cannot come from it too.
+    if java_results.as_os_str() == "-" && files.is_some_and(|f| f.as_os_str() == "-") {
+        errln!("error: the runner's output and the files list cannot both be standard input (-)");
+        return ExitCode::FAILURE;
+    }
     let mut output = match open(java_results) {
         Ok(r) => r,
         Err(e) => {
@@ -388,8 +394,10 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     let mut i = 0usize;
     loop {
         bytes.clear();
+        // Room for the line, its `\r\n` and one byte more, so that a line
+        // past the limit is seen whatever its ending.
         let read = (&mut output)
-            .take(MAX_RUNNER_LINE as u64 + 1)
+            .take(MAX_RUNNER_LINE as u64 + 3)
             .read_until(b'\n', &mut bytes);
         match read {
             Ok(0) => break,
@@ -400,7 +408,12 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
             }
         }
         i += 1;
-        if bytes.len() > MAX_RUNNER_LINE {
+        if bytes
+            .strip_suffix(b"\n")
+            .map_or(&bytes[..], |b| b.strip_suffix(b"\r").unwrap_or(b))
+            .len()
+            > MAX_RUNNER_LINE
+        {
             errln!("error: runner output line {i}: longer than {MAX_RUNNER_LINE} bytes: not read");
             return ExitCode::FAILURE;
         }

@@ -291,8 +291,9 @@ pub fn spring_ai_version(text: &str) -> Option<String> {
 /// circle, keeps its reference.
 pub const MAX_BUILD_INTERPOLATION: usize = 16;
 
-/// Longest version text resolved further: a reference that doubles at each
-/// level stops here instead of growing.
+/// Longest version text resolved: a pass stops replacing once its result
+/// passes it (a reference that doubles at each level, or many references to
+/// a long tag), keeping the references it has not reached.
 const MAX_VERSION_TEXT: usize = 256;
 
 /// Replaces each `${name}` in `value` with the file's `<name>` tag, level
@@ -311,7 +312,12 @@ fn interpolate(mut value: String, tag: &dyn Fn(&str) -> Option<String>) -> Strin
             };
             let name = &rest[i + 2..i + j];
             out.push_str(&rest[..i]);
-            match tag(name) {
+            let found = if name.is_empty() || out.len() > MAX_VERSION_TEXT {
+                None
+            } else {
+                tag(name)
+            };
+            match found {
                 Some(v) if v != rest[i..=i + j] => {
                     out.push_str(&v);
                     replaced = true;

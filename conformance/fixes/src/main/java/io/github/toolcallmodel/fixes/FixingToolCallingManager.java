@@ -167,10 +167,14 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			return this.delegate.executeToolCalls(prompt, chatResponse);
 		}
 		List<AssistantMessage.ToolCall> calls = assistant.getToolCalls();
-		Batch batch = new Batch(calls, breaches(prompt.getInstructions(), calls), LoopHandoff.suspend());
-		batch.endsTurn = this.endTurnAfterBreach
+		SpringLimits.Breach[] breaches = breaches(prompt.getInstructions(), calls);
+		boolean endsTurn = this.endTurnAfterBreach
 				&& this.limits.onLimitExceeded() == ToolCallLimitBehavior.RETURN_ERROR_RESPONSE
 				&& breachedBefore(prompt.getInstructions());
+		// The loop's slot is taken last, right before the try whose finally
+		// puts it back: what can throw comes before it.
+		Batch batch = new Batch(calls, breaches, LoopHandoff.suspend());
+		batch.endsTurn = endsTurn;
 		Invocations.Listener previous = Invocations.set(batch);
 		try {
 			ToolExecutionResult result;
