@@ -145,17 +145,13 @@ pub(crate) fn asked_set(list: &str) -> Result<BehaviorSet, String> {
 /// Reads the input: a file of at most [`MAX_CONFIG_BYTES`] (one byte more is
 /// read to tell), or standard input for `-`.
 fn read_input(file: &Path) -> std::io::Result<(Vec<u8>, Option<u64>)> {
-    let mut b = Vec::new();
-    let limit = MAX_CONFIG_BYTES as u64 + 1;
     if file == Path::new("-") {
-        std::io::Read::read_to_end(
-            &mut std::io::Read::take(std::io::stdin().lock(), limit),
-            &mut b,
-        )?;
-        return Ok((b, None));
+        return Ok((
+            super::read_at_most(std::io::stdin().lock(), MAX_CONFIG_BYTES)?,
+            None,
+        ));
     }
-    let fh = std::fs::File::open(file)?;
-    std::io::Read::read_to_end(&mut std::io::Read::take(fh, limit), &mut b)?;
+    let b = super::read_at_most(std::fs::File::open(file)?, MAX_CONFIG_BYTES)?;
     // A device or a pipe has no size (/dev/zero says 0): at least what was read.
     let read = b.len() as u64;
     Ok((b, std::fs::metadata(file).ok().map(|m| m.len().max(read))))

@@ -9,6 +9,16 @@ pub mod main_job;
 pub mod sarif;
 pub mod vectors;
 
+/// `reader` to its end, but never more than `max + 1` bytes: a result
+/// longer than `max` says the input is past its limit without reading it
+/// whole (a device such as `/dev/zero` never ends). Every command that reads
+/// a whole input reads it through this.
+pub(crate) fn read_at_most(reader: impl std::io::Read, max: usize) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut reader.take(max as u64 + 1), &mut bytes)?;
+    Ok(bytes)
+}
+
 /// `s` with its control characters shown as escapes (`\n`, `\u{1b}`), for
 /// human output where a name or a path from a file stands in a line: a
 /// newline in a vector's name could otherwise print a line of its own

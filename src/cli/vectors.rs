@@ -357,10 +357,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     // The files the runner was given: each must get exactly one answer
     // (a file listed twice, two). Counted, so that a long list costs linear time.
     let list: Result<Vec<String>, String> = files.map_or(Ok(Vec::new()), |p| {
-        let mut bytes = Vec::new();
-        open(p)?
-            .take(MAX_FILE_LIST as u64 + 1)
-            .read_to_end(&mut bytes)
+        let bytes = super::read_at_most(open(p)?, MAX_FILE_LIST)
             .map_err(|e| format!("{}: {e}", p.display()))?;
         if bytes.len() > MAX_FILE_LIST {
             return Err(format!(
@@ -408,25 +405,19 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
             }
         }
         i += 1;
-        if bytes
-            .strip_suffix(b"\n")
-            .map_or(&bytes[..], |b| b.strip_suffix(b"\r").unwrap_or(b))
-            .len()
-            > MAX_RUNNER_LINE
-        {
+        // The line without its ending, `\n` or `\r\n`.
+        let content = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+        let content = content.strip_suffix(b"\r").unwrap_or(content);
+        if content.len() > MAX_RUNNER_LINE {
             errln!("error: runner output line {i}: longer than {MAX_RUNNER_LINE} bytes: not read");
             return ExitCode::FAILURE;
         }
-        let line = match std::str::from_utf8(&bytes) {
-            Ok(l) => l.strip_suffix('\n').unwrap_or(l),
-            Err(_) => {
-                let d = format!("runner output line {i}: not valid UTF-8");
-                outln!("FAIL {d}");
-                tally.add(&Comparison::Disagree(vec![d]));
-                continue;
-            }
+        let Ok(line) = std::str::from_utf8(content) else {
+            let d = format!("runner output line {i}: not valid UTF-8");
+            outln!("FAIL {d}");
+            tally.add(&Comparison::Disagree(vec![d]));
+            continue;
         };
-        let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() {
             continue;
         }
@@ -610,10 +601,7 @@ pub(crate) fn read_vector_file(path: &Path) -> Result<Vec<u8>, Unread> {
     {
         return Err(Unread::TooLarge);
     }
-    let mut bytes = Vec::new();
-    file.take(MAX_VECTOR_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(Unread::Io)?;
+    let bytes = super::read_at_most(file, MAX_VECTOR_BYTES).map_err(Unread::Io)?;
     if bytes.len() > MAX_VECTOR_BYTES {
         return Err(Unread::TooLarge);
     }

@@ -7,13 +7,33 @@ use crate::checking::footprint::{evaluates_alike, Conversions};
 use crate::checking::gen::with_set;
 use crate::checking::invariants::check_scenario;
 use crate::checking::invariants::{check, Evidence, Invariant, Replays, Verdict};
-use crate::model::behavior::behavior_sets;
+use crate::checking::scenario::Scenario;
+use crate::model::behavior::{behavior_sets, BehaviorSet};
 use crate::model::limits::OnExceeded;
 use crate::model::message::Message;
 use crate::model::processor::Processor;
 
 use super::run::{key, set_groups, NONE};
 use super::{run, Bound, Family, MemorySetup, Proof, RoundReply, Space, ROUND_TEXT};
+
+/// The behaviour set of that name.
+fn set(name: &str) -> BehaviorSet {
+    behavior_sets()
+        .into_iter()
+        .find(|b| b.name == name)
+        .unwrap()
+}
+
+/// The scenarios of one family of `space`, with their indices.
+fn family_scenarios<'a>(
+    space: &'a Space,
+    family: &'a str,
+) -> impl Iterator<Item = (u64, Scenario)> + 'a {
+    (0..space.scenarios()).filter_map(move |i| {
+        let item = space.item(i).unwrap();
+        (space.family(&item).name == family).then(|| (i, space.scenario(&item)))
+    })
+}
 
 fn small(outcomes: Vec<usize>, max_batch: usize) -> Bound {
     Bound {
@@ -146,12 +166,7 @@ fn the_tiny_bound_refutes_upstream_and_proves_all() {
 fn a_streamed_round_with_text_parts_from_call_only_in_the_memory_outside() {
     let space = Space::new(&Bound::tiny());
     let (mut held, mut merged) = (0, 0);
-    for i in 0..space.scenarios() {
-        let item = space.item(i).unwrap();
-        if space.family(&item).name != "streamed" {
-            continue;
-        }
-        let s = space.scenario(&item);
+    for (i, s) in family_scenarios(&space, "streamed") {
         assert!(s.config.stream.is_some());
         let v = check_scenario(Invariant::StreamAsCall, &s);
         if s.config.memory == Memory::None {
@@ -190,13 +205,9 @@ fn a_streamed_round_with_text_parts_from_call_only_in_the_memory_outside() {
 #[test]
 fn a_streamed_turn_leaves_calls_dangling_upstream_and_the_fix_answers_them() {
     let space = Space::new(&Bound::tiny());
-    let sets = behavior_sets();
-    let set = |name: &str| sets.iter().find(|b| b.name == name).unwrap();
     let (mut dangling, mut inside) = (0, 0);
-    for i in 0..space.scenarios() {
-        let item = space.item(i).unwrap();
-        let s = space.scenario(&item);
-        if space.family(&item).name != "streamed" || s.config.memory != Memory::Inside {
+    for (i, s) in family_scenarios(&space, "streamed") {
+        if s.config.memory != Memory::Inside {
             continue;
         }
         inside += 1;
@@ -209,7 +220,7 @@ fn a_streamed_turn_leaves_calls_dangling_upstream_and_the_fix_answers_them() {
             dangling += 1;
         }
         for fixed in ["close-dangling-calls", "all"] {
-            let v = check_scenario(Invariant::TranscriptValid, &with_set(&s, set(fixed)));
+            let v = check_scenario(Invariant::TranscriptValid, &with_set(&s, &set(fixed)));
             assert!(!v.is_refuted(), "scenario {i} under {fixed}: {v:?}");
         }
     }
@@ -225,8 +236,6 @@ fn a_streamed_turn_leaves_calls_dangling_upstream_and_the_fix_answers_them() {
 fn a_repeating_model_refutes_turn_ends_upstream_and_the_fix_ends_its_turn() {
     let space = Space::new(&Bound::tiny());
     let r = run(&space, 2, &|_, _| {}).unwrap();
-    let sets = behavior_sets();
-    let set = |name: &str| sets.iter().find(|s| s.name == name).unwrap();
     let c = r.cell("upstream", Invariant::TurnEnds).unwrap();
     let Proof::Refuted { index, replays, .. } = &c.proof else {
         panic!("upstream × turn-ends should be refuted: {:?}", c.proof)
@@ -249,7 +258,7 @@ fn a_repeating_model_refutes_turn_ends_upstream_and_the_fix_ends_its_turn() {
         Err(crate::chat::tool_loop::LoopError::TooManyRounds(bound + 1))
     );
     for fixed in ["end-turn-after-breach", "all"] {
-        let (run, _) = with_set(&s, set(fixed)).run().unwrap();
+        let (run, _) = with_set(&s, &set(fixed)).run().unwrap();
         assert!(run.requests.len() <= bound, "{fixed}: {run:?}");
         let c = r.cell(fixed, Invariant::TurnEnds).unwrap();
         assert_eq!(c.proof, Proof::Proved, "{fixed}");
@@ -258,12 +267,7 @@ fn a_repeating_model_refutes_turn_ends_upstream_and_the_fix_ends_its_turn() {
     // Under THROW, upstream ends every turn of the family; under
     // RETURN_ERROR_RESPONSE some run away.
     let (mut ended, mut ran_away) = (0, 0);
-    for i in 0..space.scenarios() {
-        let item = space.item(i).unwrap();
-        if space.family(&item).name != "runaway" {
-            continue;
-        }
-        let s = space.scenario(&item);
+    for (i, s) in family_scenarios(&space, "runaway") {
         let v = check_scenario(Invariant::TurnEnds, &s);
         match s.config.manager.limits.on_exceeded {
             OnExceeded::Throw => {
