@@ -27,7 +27,8 @@ fn script(rounds: usize) -> Vec<Vec<Generation>> {
                 tool_calls: vec![
                     ToolCall::new(&format!("a{r}"), "weather", "{\"city\":\"Paris\"}"),
                     ToolCall::new(&format!("b{r}"), "weather", "{\"city\":\"Oslo\"}"),
-                ],
+                ]
+                .into(),
                 ..Generation::default()
             }]
         })

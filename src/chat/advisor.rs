@@ -24,7 +24,7 @@ pub fn advisor_thinks_json(text: &str) -> bool {
 ///
 /// ```
 /// use toolcall_model::{model::{Message, ToolResponse}, chat::gemini_tool_text};
-/// let mut m = vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "plain")] }];
+/// let mut m = vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "plain")].into() }];
 /// gemini_tool_text(&mut m).unwrap();
 /// assert_eq!(m[0].responses()[0].data, r#"{"error":"plain"}"#);
 /// assert_eq!(gemini_tool_text(&mut []).unwrap_err().class, "java.util.NoSuchElementException");
@@ -34,7 +34,11 @@ pub fn gemini_tool_text(messages: &mut [Message]) -> Result<(), JavaException> {
         return Err(JavaException::new("java.util.NoSuchElementException", None));
     }
     if let Some(Message::Tool { responses }) = messages.last_mut() {
-        for r in responses.iter_mut() {
+        // A shared list is copied only where a response is rewritten.
+        if responses.iter().all(|r| advisor_thinks_json(&r.data)) {
+            return Ok(());
+        }
+        for r in responses.make_mut() {
             if !advisor_thinks_json(&r.data) {
                 *r = ToolResponse {
                     id: r.id.clone(),

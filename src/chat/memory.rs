@@ -61,7 +61,7 @@ pub fn message_window(
 /// ```
 /// use toolcall_model::{model::{Fix, Fixes}, model::{Message, ToolCall, ToolResponse}, chat::message_window_with};
 /// let call = |id: &str| Message::assistant(None, vec![ToolCall::new(id, "x", "{}")]);
-/// let resp = |id: &str| Message::Tool { responses: vec![ToolResponse::new(id, "x", "1")] };
+/// let resp = |id: &str| Message::Tool { responses: vec![ToolResponse::new(id, "x", "1")].into() };
 /// let mem = vec![Message::user("q"), call("1"), resp("1"), call("2")];
 /// // The fifth message passes a window of 4, and no user message follows the cut.
 /// let up = message_window_with(mem.clone(), vec![resp("2")], 4, Fixes::upstream());
@@ -285,7 +285,7 @@ impl ChatMemory {
                 .iter()
                 .map(|g| Message::Assistant {
                     text: g.text.clone(),
-                    tool_calls: vec![],
+                    tool_calls: Default::default(),
                     metadata: Default::default(),
                 })
                 .collect(),
@@ -344,7 +344,9 @@ mod tests {
         let mem = vec![
             Message::user("u1"),
             a("a1"),
-            Message::Tool { responses: vec![] },
+            Message::Tool {
+                responses: vec![].into(),
+            },
             Message::user("u2"),
             a("a2"),
         ];
@@ -362,7 +364,7 @@ mod tests {
 
     fn resp(id: &str) -> Message {
         Message::Tool {
-            responses: vec![ToolResponse::new(id, "x", "1")],
+            responses: vec![ToolResponse::new(id, "x", "1")].into(),
         }
     }
 

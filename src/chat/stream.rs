@@ -36,7 +36,7 @@ pub enum Script {
 ///
 /// ```
 /// use toolcall_model::{chat::reaches_client, model::{Generation, ToolCall}};
-/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
+/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() };
 /// assert!(reaches_client(&[Generation::default()]));
 /// assert!(!reaches_client(&[Generation::default(), call]));
 /// ```
@@ -91,7 +91,7 @@ pub fn aggregate<'g>(firsts: impl IntoIterator<Item = Option<&'g Generation>>) -
     Generation {
         kind: None,
         text: Some(text.into()),
-        tool_calls,
+        tool_calls: tool_calls.into(),
         finish_reason,
         metadata,
     }
@@ -153,7 +153,7 @@ pub fn aggregate_chunks(chunks: &[Vec<Generation>]) -> Generation {
 /// ```
 /// use std::num::NonZeroU8;
 /// use toolcall_model::{chat::{aggregate_chunks, Split}, model::{Generation, ToolCall}};
-/// let g = Generation { text: Some("abcd".into()), tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
+/// let g = Generation { text: Some("abcd".into()), tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() };
 /// let split = Split { pieces: NonZeroU8::new(2).unwrap(), calls_apart: true };
 /// let chunks = split.chunks(&[g.clone()]);
 /// assert_eq!(chunks.len(), 3);
@@ -200,7 +200,7 @@ impl Split {
         if self.calls_apart {
             chunks.extend(calls.iter().map(|c| {
                 vec![Generation {
-                    tool_calls: vec![c.clone()],
+                    tool_calls: vec![c.clone()].into(),
                     ..part(None)
                 }]
             }));
@@ -275,18 +275,18 @@ mod tests {
             }],
             vec![Generation {
                 text: Some(Default::default()),
-                tool_calls: vec![call("1"), call("2")],
+                tool_calls: vec![call("1"), call("2")].into(),
                 ..Generation::default()
             }],
             vec![
                 Generation {
                     text: Some("ab".into()),
-                    tool_calls: vec![call("1")],
+                    tool_calls: vec![call("1")].into(),
                     metadata: meta,
                     ..Generation::default()
                 },
                 Generation {
-                    tool_calls: vec![call("2")],
+                    tool_calls: vec![call("2")].into(),
                     ..Generation::default()
                 },
             ],

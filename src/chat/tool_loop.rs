@@ -119,7 +119,7 @@ pub const TOOL_FEEDBACK: &str = "tool feedback";
 /// use toolcall_model::{chat::{run_script, EndKind, LoopConfig, Memory, Script, NULL_CONVERSATION_ID},
 ///     model::{Generation, Message, ToolCall, Toolbox}};
 /// let text = Generation { text: Some("g0".into()), ..Default::default() };
-/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
+/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() };
 /// // One chunk, hidden from the client: its second generation holds a call.
 /// let script = Script::Streamed(vec![vec![vec![text, call]]]);
 /// let cfg = LoopConfig { memory: Memory::Outside, ..LoopConfig::default() };
@@ -378,7 +378,7 @@ pub fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
 /// use toolcall_model::{model::{Generation, Message, ToolCall}, chat::*, model::{Toolbox, ToolSpec}};
 /// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "\"sunny\"")]);
 /// let model = vec![
-///     vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }],
+///     vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }],
 ///     vec![Generation { text: Some("done".into()), ..Default::default() }],
 /// ];
 /// let run = run_loop(&LoopConfig::new(Default::default()), vec![Message::user("hi")], &model, &mut tb).unwrap();
@@ -401,7 +401,7 @@ pub fn run_loop(
 /// ```
 /// use toolcall_model::{chat::{Script, *}, model::{Generation, Message, ToolCall, Toolbox, ToolSpec}};
 /// let text = |t: &str| Generation { text: Some(t.into()), ..Default::default() };
-/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
+/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() };
 /// // A round of text then a call, then an answer in two chunks.
 /// let script = Script::Streamed(vec![vec![vec![text("Let me check")], vec![call]], vec![vec![text("It is ")], vec![text("sunny")]]]);
 /// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "\"sunny\"")]);
@@ -507,7 +507,7 @@ pub fn run_loop_with_messages(
 /// use toolcall_model::{model::{Generation, Message, ToolCall}, chat::*, model::{Toolbox, ToolSpec}};
 /// // Plain text from a tool: upstream's Gemini conversion throws on the second request.
 /// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "disk full")]);
-/// let model = vec![vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }]];
+/// let model = vec![vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }]];
 /// let (run, messages) = run_loop_with_messages(&LoopConfig::default(), vec![Message::user("hi")], &model, &mut tb).unwrap();
 /// assert_eq!((run.requests.len(), messages.attempted.len()), (1, 2));
 /// assert!(messages.unconverted);
@@ -606,7 +606,7 @@ fn drive(
 /// use toolcall_model::{chat::*, model::{Generation, Message, ToolCall, Toolbox, ToolSpec}};
 /// let cfg = LoopConfig::default();
 /// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
-/// let call = vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }];
+/// let call = vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }];
 /// let Ok(Ask::Model(asking)) = Turn::new(&cfg, vec![Message::user("hi")], tb.tools()).ask() else { panic!() };
 /// let Answer::Next(after_one) = asking.answer(&call, &mut tb) else { panic!() };
 /// // Two continuations of the same first round.
@@ -1162,7 +1162,7 @@ impl<'c> Asking<'c> {
     /// use toolcall_model::{chat::*, model::{Generation, Message, ToolCall, Toolbox}};
     /// let cfg = LoopConfig::default();
     /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).streaming().ask() else { panic!() };
-    /// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() };
+    /// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() };
     /// // A call in a chunk's second generation: hidden, and never executed.
     /// let chunk = vec![Generation { text: Some("a".into()), ..Default::default() }, call];
     /// let Answer::End(run) = a.answer_chunks(&[chunk], &mut Toolbox::new(vec![])) else { panic!() };
@@ -1403,7 +1403,7 @@ mod tests {
             .all(|r| r.error && r.data == NOT_EXECUTED_FAILED));
         assert_eq!(failed.closing(&reply, Fixes::upstream()), None);
         let answered = Message::Tool {
-            responses: vec![ToolResponse::new("c0", "x", "1")],
+            responses: vec![ToolResponse::new("c0", "x", "1")].into(),
         };
         let direct = BatchEnd::ReturnDirect(ExecResult {
             history: vec![Message::user("hi"), answered.clone()],

@@ -37,7 +37,7 @@ use crate::model::tools::Toolbox;
 /// // One call to a tool that exists, far under Spring's default limits.
 /// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "1")],
 ///     history: vec![Message::user("hi")], model: vec![
-///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }],
+///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }],
 ///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
 /// // No breach, no missing tool, no memory: only the conversion fix is felt.
 /// let all = Fixes::all().with(Fix::UnknownToolToProcessor);
@@ -256,7 +256,7 @@ pub const CONVERSION_FIXES: [Fix; 4] = [
 /// use toolcall_model::{chat::LoopConfig, model::{Fix, Fixes, Generation, Message, ToolCall, ToolSpec}};
 /// let turn = |text: &str| Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", text)],
 ///     history: vec![Message::user("hi")], model: vec![
-///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }],
+///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }],
 ///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
 /// let (up, strict) = (Fixes::upstream(), Fixes::only(Fix::StrictJsonOrWrap));
 /// let mut memo = Conversions::default();

@@ -606,7 +606,7 @@ fn reply() -> BoxedStrategy<Reply> {
 fn generation(text: Option<String>, tool_calls: Vec<ToolCall>) -> Generation {
     Generation {
         text: text.map(Into::into),
-        tool_calls,
+        tool_calls: tool_calls.into(),
         ..Generation::default()
     }
 }

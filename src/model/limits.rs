@@ -379,7 +379,7 @@ pub struct Counts {
 ///
 /// ```
 /// use toolcall_model::model::Message;
-/// let h = [Message::user("a"), Message::Tool { responses: vec![] }, Message::user("b")];
+/// let h = [Message::user("a"), Message::Tool { responses: vec![].into() }, Message::user("b")];
 /// assert_eq!(toolcall_model::model::current_turn(&h).len(), 1);
 /// ```
 pub fn current_turn(history: &[Message]) -> &[Message] {
@@ -395,7 +395,7 @@ impl Counts {
     ///
     /// ```
     /// use toolcall_model::model::{Counts, Message, ToolResponse};
-    /// let h = [Message::user("u"), Message::Tool { responses: vec![ToolResponse::new("1", "x", "")] }];
+    /// let h = [Message::user("u"), Message::Tool { responses: vec![ToolResponse::new("1", "x", "")].into() }];
     /// assert_eq!(Counts::recount(&h).total(), 1);
     /// ```
     pub fn recount(history: &[Message]) -> Counts {

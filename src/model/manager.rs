@@ -92,7 +92,7 @@ impl ExecResult {
     ///
     /// ```
     /// use toolcall_model::model::{ExecResult, Message, ToolResponse};
-    /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "")] }], return_direct: true };
+    /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "")].into() }], return_direct: true };
     /// assert_eq!(r.last_responses().len(), 1);
     /// ```
     pub fn last_responses(&self) -> &[ToolResponse] {
@@ -105,7 +105,7 @@ impl ExecResult {
     ///
     /// ```
     /// use toolcall_model::model::{ExecResult, Message, ToolResponse};
-    /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "hi")] }], return_direct: true };
+    /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "hi")].into() }], return_direct: true };
     /// assert_eq!(r.build_generations()[0].finish_reason.as_deref(), Some("returnDirect"));
     /// ```
     pub fn build_generations(&self) -> Vec<Generation> {
@@ -118,7 +118,7 @@ impl ExecResult {
                 Generation {
                     kind: None,
                     text: Some(r.data.clone()),
-                    tool_calls: vec![],
+                    tool_calls: vec![].into(),
                     finish_reason: Some("returnDirect".into()),
                     metadata,
                 }
@@ -196,7 +196,7 @@ pub fn limit_generation(text: SharedStr, partial: &[ToolResponse]) -> Generation
     Generation {
         kind: None,
         text: Some(text),
-        tool_calls: vec![],
+        tool_calls: vec![].into(),
         finish_reason: Some(FINISH_REASON_LIMIT.into()),
         metadata,
     }
@@ -463,7 +463,7 @@ impl Batch {
         let mut history = instructions;
         history.push(assistant);
         history.push(Message::Tool {
-            responses: self.responses,
+            responses: self.responses.into(),
         });
         (
             ExecResult {
@@ -548,7 +548,7 @@ pub(crate) fn not_executed_response(cfg: &Config, name: &str) -> SharedStr {
 ///
 /// ```
 /// use toolcall_model::model::{tool_call_message, Generation, ToolCall};
-/// let gens = [Generation::default(), Generation { tool_calls: vec![ToolCall::new("1", "x", "")], ..Default::default() }];
+/// let gens = [Generation::default(), Generation { tool_calls: vec![ToolCall::new("1", "x", "")].into(), ..Default::default() }];
 /// assert!(tool_call_message(&gens).is_some());
 /// ```
 pub fn tool_call_message(generations: &[Generation]) -> Option<Message> {
@@ -559,7 +559,7 @@ pub fn tool_call_message(generations: &[Generation]) -> Option<Message> {
 ///
 /// ```
 /// use toolcall_model::model::{answered_generation, Generation, ToolCall};
-/// let gens = [Generation::default(), Generation { tool_calls: vec![ToolCall::new("1", "x", "")], ..Default::default() }];
+/// let gens = [Generation::default(), Generation { tool_calls: vec![ToolCall::new("1", "x", "")].into(), ..Default::default() }];
 /// assert_eq!(answered_generation(&gens), Some(&gens[1]));
 /// ```
 pub fn answered_generation(generations: &[Generation]) -> Option<&Generation> {
@@ -572,7 +572,7 @@ pub fn answered_generation(generations: &[Generation]) -> Option<&Generation> {
 /// ```
 /// use toolcall_model::model::{execute_tool_calls, Config, Generation, Message, ToolCall, Toolbox, ToolSpec};
 /// let mut tb = Toolbox::new(vec![ToolSpec::returning("echo", "\"HI\"")]);
-/// let gens = [Generation { tool_calls: vec![ToolCall::new("c1", "echo", "{}")], ..Default::default() }];
+/// let gens = [Generation { tool_calls: vec![ToolCall::new("c1", "echo", "{}")].into(), ..Default::default() }];
 /// let r = execute_tool_calls(&Config::default(), &[Message::user("hi")], &gens, &mut tb).unwrap();
 /// assert_eq!(r.history.len(), 3);
 /// assert_eq!(r.last_responses()[0].data, "\"HI\"");
@@ -652,7 +652,7 @@ pub fn execute_with_counts(
 ///     .max_calls_per_tool(1).unwrap();
 /// let cfg = Config { limits, fixes: Fixes::only(Fix::EndTurnAfterBreach), ..Config::default() };
 /// let turn = [Message::user("q"), Message::Tool { responses: vec![
-///     ToolResponse::new("1", "x", "{}"), ToolResponse::new("2", "x", "breach")] }];
+///     ToolResponse::new("1", "x", "{}"), ToolResponse::new("2", "x", "breach")].into() }];
 /// let calls = [ToolCall::new("3", "x", "{}")];
 /// let prior = Counts::recount(&turn);
 /// assert_eq!(ends_turn_at_breach(&cfg, &turn, &calls, &prior).map(|(i, _)| i), Some(0));
@@ -751,7 +751,7 @@ mod tests {
         let history = vec![
             Message::user("go"),
             Message::Tool {
-                responses: vec![ToolResponse::new("c0", "y", "2")],
+                responses: vec![ToolResponse::new("c0", "y", "2")].into(),
             },
         ];
         let calls = [

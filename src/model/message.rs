@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::model::shared_list::SharedList;
 use crate::model::shared_str::SharedStr;
 
 /// One tool call requested by the model (`AssistantMessage.ToolCall`).
@@ -127,8 +128,8 @@ pub enum Message {
         #[serde(default)]
         text: Option<SharedStr>,
         /// The tool calls, in order.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        tool_calls: Vec<ToolCall>,
+        #[serde(default, skip_serializing_if = "SharedList::is_empty")]
+        tool_calls: SharedList<ToolCall>,
         /// Message metadata (where `thoughtSignatures` lives).
         #[serde(default, skip_serializing_if = "Map::is_empty")]
         metadata: Map<String, Value>,
@@ -136,7 +137,7 @@ pub enum Message {
     /// `ToolResponseMessage`.
     Tool {
         /// The responses, in call order.
-        responses: Vec<ToolResponse>,
+        responses: SharedList<ToolResponse>,
     },
 }
 
@@ -162,7 +163,7 @@ impl Message {
     pub fn assistant(text: Option<&str>, tool_calls: Vec<ToolCall>) -> Self {
         Message::Assistant {
             text: text.map(SharedStr::from),
-            tool_calls,
+            tool_calls: tool_calls.into(),
             metadata: Map::new(),
         }
     }
@@ -170,7 +171,7 @@ impl Message {
     /// Whether this is a user message (a turn starts at the last one).
     ///
     /// ```
-    /// assert!(!toolcall_model::model::Message::Tool { responses: vec![] }.is_user());
+    /// assert!(!toolcall_model::model::Message::Tool { responses: vec![].into() }.is_user());
     /// ```
     pub fn is_user(&self) -> bool {
         matches!(self, Message::User { .. })
@@ -222,8 +223,8 @@ pub struct Generation {
     #[serde(default)]
     pub text: Option<SharedStr>,
     /// The tool calls.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<ToolCall>,
+    #[serde(default, skip_serializing_if = "SharedList::is_empty")]
+    pub tool_calls: SharedList<ToolCall>,
     /// The finish reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
@@ -258,7 +259,7 @@ impl Generation {
 /// ```
 /// use toolcall_model::model::{pairing, Message, ToolCall, ToolResponse};
 /// let call = Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]);
-/// let answer = Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")] };
+/// let answer = Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")].into() };
 /// assert!(pairing(&[Message::user("q"), call.clone(), answer]).is_ok());
 /// assert!(pairing(&[Message::user("q"), call, Message::user("next")]).is_err());
 /// ```
@@ -275,7 +276,7 @@ pub fn pairing(messages: &[Message]) -> Result<(), String> {
 /// ```
 /// use toolcall_model::model::{answered, pairing, Message, ToolCall, ToolResponse};
 /// let call = Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]);
-/// let answer = Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")] };
+/// let answer = Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")].into() };
 /// let m = [Message::user("q"), Message::assistant(Some("Let me check."), vec![]), call, answer];
 /// assert!(answered(&m).is_ok() && pairing(&m).is_err());
 /// ```

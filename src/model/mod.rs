@@ -12,6 +12,7 @@ pub(crate) mod limits;
 pub(crate) mod manager;
 pub(crate) mod message;
 pub(crate) mod processor;
+pub(crate) mod shared_list;
 pub(crate) mod shared_str;
 pub(crate) mod table;
 pub(crate) mod text;
@@ -44,6 +45,7 @@ pub use processor::{
     ProcessorKind,
 };
 
+pub use shared_list::SharedList;
 pub use shared_str::SharedStr;
 
 pub use text::{cut, cut_bytes};

@@ -297,7 +297,7 @@ fn all_shapes_closed_calls_through_the_processor() {
         .map(|id| toolcall_model::model::ToolCall::new(id, "x", "{}"))
         .to_vec();
     let gens = [toolcall_model::model::Generation {
-        tool_calls: calls,
+        tool_calls: calls.into(),
         ..Default::default()
     }];
     let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);

@@ -177,7 +177,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                     })
                     .collect();
                 let generations = vec![Generation {
-                    tool_calls: calls.clone(),
+                    tool_calls: calls.clone().into(),
                     ..Generation::default()
                 }];
                 let assistant = generations[0].to_message();

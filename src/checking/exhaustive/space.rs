@@ -423,7 +423,7 @@ impl Space {
             .map(|(r, names)| {
                 vec![Generation {
                     text: text.clone().map(Into::into),
-                    tool_calls: calls_of(&format!("call-{r}"), names),
+                    tool_calls: calls_of(&format!("call-{r}"), names).into(),
                     ..Generation::default()
                 }]
             })

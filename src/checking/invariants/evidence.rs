@@ -224,7 +224,7 @@ impl<'a> Evidence<'a> {
     /// // Upstream cannot convert the plain-text response: the second request fails.
     /// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "disk full")],
     ///     history: vec![Message::user("hi")], model: vec![
-    ///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }]] };
+    ///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }]] };
     /// let ev = Evidence::gather(&s).unwrap();
     /// assert_eq!(ev.attempted_messages().unwrap().len(), 2);
     /// assert_eq!(ev.attempted(), 2);

@@ -40,7 +40,7 @@
 //!     tools: vec![ToolSpec::returning("x", "\"sunny\"")],
 //!     history: vec![Message::user("weather twice")],
 //!     model: vec![
-//!         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}"), ToolCall::new("2", "x", "{}")], ..Default::default() }],
+//!         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}"), ToolCall::new("2", "x", "{}")].into(), ..Default::default() }],
 //!         vec![Generation { text: Some("sunny".into()), ..Default::default() }],
 //!     ],
 //! };

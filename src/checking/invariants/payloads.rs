@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::chat::tool_loop::{Provider, Sent};
 use crate::checking::oracle::json::{json_equals, json_to_value, read_whole, Whole};
 use crate::checking::oracle::{is_whole_json, Json};
-use crate::gemini::{build_request, convert_tool_response, Part};
+use crate::gemini::{build_request, convert_tool_response, Part, Payload};
 use crate::model::behavior::Fixes;
 use crate::model::message::{Message, ToolResponse};
 use crate::model::processor::{json_error_text, ProcessorKind};
@@ -138,18 +138,17 @@ pub(super) fn tool_responses(messages: &[Message]) -> impl Iterator<Item = &Tool
 }
 
 /// A conversion that succeeds but does not read back as a JSON object.
-pub(super) fn not_an_object(r: &ToolResponse, fixes: Fixes, k: usize) -> Option<Judged> {
-    let p = convert_tool_response(&r.data, r.error, fixes).ok()?;
-    if p.to_value().is_object() {
+fn not_an_object(r: &ToolResponse, p: &Payload, k: usize) -> Option<Judged> {
+    let value = p.to_value();
+    if value.is_object() {
         return None;
     }
     Some(in_request(
         refuted_on(
             format!(
-                "request {k}: the response of tool '{}', {}, to convert to a JSON object; got {}",
+                "request {k}: the response of tool '{}', {}, to convert to a JSON object; got {value}",
                 r.name,
                 clip(&r.data),
-                p.to_value()
             ),
             Locus::Unlocated,
             r,
@@ -174,10 +173,13 @@ pub(super) fn gemini_safe(ev: &Evidence<'_>) -> Judged {
             if held.contains(&(r.data.as_str(), r.error)) {
                 continue;
             }
-            if let Some(judged) = not_an_object(r, fixes, k) {
+            // One conversion judges both: a payload that is no object, or
+            // a conversion that throws.
+            let converted = convert_tool_response(&r.data, r.error, fixes);
+            if let Some(judged) = converted.as_ref().ok().and_then(|p| not_an_object(r, p, k)) {
                 return judged;
             }
-            if let Err(e) = convert_tool_response(&r.data, r.error, fixes) {
+            if let Err(e) = converted {
                 return in_request(
                     refuted_on(
                         format!(
@@ -195,6 +197,9 @@ pub(super) fn gemini_safe(ev: &Evidence<'_>) -> Judged {
         }
     }
     for r in tool_responses(&ev.run.memory) {
+        if held.contains(&(r.data.as_str(), r.error)) {
+            continue;
+        }
         if let Err(e) = convert_tool_response(&r.data, r.error, fixes) {
             return refuted_on(
                 format!(

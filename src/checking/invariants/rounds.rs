@@ -28,7 +28,7 @@ use super::{refuted, Evidence, Judged, Locus};
 ///     model::{ToolCallLimits, Config, Generation, ToolCall}};
 /// let limits = ToolCallLimits::default().max_calls_per_tool(2).unwrap().unlimited_total_tool_calls();
 /// let cfg = LoopConfig::new(Config { limits, ..Config::default() });
-/// let call = vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }];
+/// let call = vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }];
 /// assert_eq!(turn_bound(&cfg, &[call.clone()]), Some(4));
 /// let open = LoopConfig::new(Config { limits: ToolCallLimits::default().unlimited_calls_per_tool().unlimited_total_tool_calls(), ..Config::default() });
 /// assert_eq!(turn_bound(&open, &[call]), None);
@@ -75,7 +75,7 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
 ///     model::{ToolCallLimits, Config, Generation, ToolCall}};
 /// let limits = ToolCallLimits::default().max_calls_per_tool(1).unwrap().unlimited_total_tool_calls();
 /// let cfg = LoopConfig::new(Config { limits, ..Config::default() });
-/// let call = vec![vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }]];
+/// let call = vec![vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }]];
 /// assert_eq!(repeating_guard(&cfg, &call), turn_bound(&cfg, &call).unwrap() + 1);
 /// ```
 pub fn repeating_guard(cfg: &LoopConfig, model: &[Vec<Generation>]) -> usize {

@@ -105,7 +105,7 @@ mod tests {
 
     fn call() -> Generation {
         Generation {
-            tool_calls: vec![ToolCall::new("c1", "x", "{}")],
+            tool_calls: vec![ToolCall::new("c1", "x", "{}")].into(),
             ..Generation::default()
         }
     }

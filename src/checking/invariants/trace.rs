@@ -152,7 +152,7 @@ struct Replayed {
 ///     chat::LoopConfig, model::ToolSpec};
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![ToolSpec::returning("x", "1")],
 ///     history: vec![Message::user("hi")], model: vec![
-///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")], ..Default::default() }],
+///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }],
 ///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
 /// let replays = Replays::default();
 /// let shared = Evidence::gather(&s).unwrap().sharing(&replays, 0);

@@ -136,7 +136,7 @@ pub(super) fn non_system(messages: &[Message]) -> Vec<&Message> {
 /// assert!(memory_holds_conversation(&s).is_ok());
 /// // A request that already holds a tool round, with an empty memory.
 /// s.history.push(Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]));
-/// s.history.push(Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")] });
+/// s.history.push(Message::Tool { responses: vec![ToolResponse::new("1", "x", "1")].into() });
 /// assert!(memory_holds_conversation(&s).is_err());
 /// // The memory holds the turn's start: the request holds it too, right before its last message.
 /// s.config.memory_start = s.history[..2].to_vec();

@@ -58,7 +58,7 @@ pub(super) fn calls(prefix: &str, tool: &str, n: usize) -> Vec<ToolCall> {
 
 pub(super) fn reply_calls(c: Vec<ToolCall>) -> Vec<Generation> {
     vec![Generation {
-        tool_calls: c,
+        tool_calls: c.into(),
         ..Generation::default()
     }]
 }
