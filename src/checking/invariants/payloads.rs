@@ -222,7 +222,7 @@ pub(super) fn gemini_safe(ev: &Evidence<'_>) -> Judged {
 pub(super) fn aligned<'m>(
     messages: &'m [Message],
     contents: &'m [Arc<crate::gemini::Content>],
-) -> Result<Vec<(usize, usize, &'m ToolResponse, Value)>, String> {
+) -> Result<Vec<(usize, usize, &'m ToolResponse, &'m Payload)>, String> {
     aligned_after(messages, contents, None)
 }
 
@@ -234,7 +234,7 @@ fn aligned_after<'m>(
     messages: &'m [Message],
     contents: &'m [Arc<crate::gemini::Content>],
     before: Option<(&[Message], &[Arc<crate::gemini::Content>])>,
-) -> Result<Vec<(usize, usize, &'m ToolResponse, Value)>, String> {
+) -> Result<Vec<(usize, usize, &'m ToolResponse, &'m Payload)>, String> {
     let ms: Vec<&Message> = non_system(messages);
     if ms.len() != contents.len() {
         return Err(format!(
@@ -258,9 +258,7 @@ fn aligned_after<'m>(
             }
             for (p, (r, part)) in responses.iter().zip(&content.parts).enumerate() {
                 match part {
-                    Part::FunctionResponse { response, .. } => {
-                        out.push((c, p, r, response.to_value()))
-                    }
+                    Part::FunctionResponse { response, .. } => out.push((c, p, r, response)),
                     _ => return Err(format!("content {c} part {p} is not a function response")),
                 }
             }
@@ -277,6 +275,10 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
     let Some(all) = ev.attempted_messages() else {
         return Judged::NotApplicable;
     };
+    // Every request converts a response by `convert_tool_response` of its
+    // text and error mark under the run's fixes, so a (text, mark) that
+    // came through recoverable once does everywhere: each is judged once.
+    let mut recoverable: Vec<(&str, bool)> = Vec::new();
     let mut before = None;
     for (k, sent) in ev.run.requests.iter().enumerate() {
         let (Sent::Gemini(req), Some(msgs)) = (sent, all.get(k)) else {
@@ -295,6 +297,10 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
             }
         };
         for (c, p, r, payload) in pairs {
+            if recoverable.contains(&(r.data.as_str(), r.error)) {
+                continue;
+            }
+            let payload = payload.to_value();
             if let Err(want) = recovered(&r.data, r.error, fixes, &payload) {
                 let locus = if depth_of(&want) <= 100 {
                     Locus::Payload {
@@ -322,13 +328,20 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
                     k,
                 );
             }
+            recoverable.push((&r.data, r.error));
         }
         before = Some((&msgs[..], &req.contents[..]));
+    }
+    // The next turn's request holds the memory's responses: where each was
+    // judged above, the request (if it builds) holds nothing new.
+    if tool_responses(&ev.run.memory).all(|r| recoverable.contains(&(r.data.as_str(), r.error))) {
+        return Judged::Holds;
     }
     let next = ev.next_turn();
     if let Ok(req) = build_request(&next, fixes) {
         if let Ok(pairs) = aligned(&next, &req.contents) {
             for (_, _, r, payload) in pairs {
+                let payload = payload.to_value();
                 if let Err(want) = recovered(&r.data, r.error, fixes, &payload) {
                     return refuted_on(
                         format!(
