@@ -326,15 +326,24 @@ impl Breach {
     /// assert_eq!(b.message(), "Total tool call limit (2) exceeded for this turn. No further tool calls are allowed.");
     /// ```
     pub fn message(&self) -> String {
+        // Written piece by piece: a breach answers every call past a limit,
+        // and `format!` cost several times the copying.
+        let limit = self.limit.to_string();
         match &self.tool_name {
-            Some(n) => format!(
-                "Tool call limit ({}) exceeded for tool '{}'. No further calls to this tool are allowed in this turn.",
-                self.limit, n
-            ),
-            None => format!(
-                "Total tool call limit ({}) exceeded for this turn. No further tool calls are allowed.",
-                self.limit
-            ),
+            Some(n) => [
+                "Tool call limit (",
+                &limit,
+                ") exceeded for tool '",
+                n,
+                "'. No further calls to this tool are allowed in this turn.",
+            ]
+            .concat(),
+            None => [
+                "Total tool call limit (",
+                &limit,
+                ") exceeded for this turn. No further tool calls are allowed.",
+            ]
+            .concat(),
         }
     }
 

@@ -169,24 +169,82 @@ pub fn json_error_text(message: &str) -> String {
 /// ```
 pub fn write_jackson_string(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{08}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{0C}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => {
-                let b = c as u32 as usize;
-                out.push_str("\\u00");
-                out.push(HEX[b >> 4] as char);
-                out.push(HEX[b & 15] as char);
-            }
-            c => out.push(c),
+    // Every character that is escaped is ASCII, and no byte of a multi-byte
+    // UTF-8 sequence is: the text is copied in runs between them.
+    let mut run = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let escaped = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            b'\t' => "\\t",
+            b'\n' => "\\n",
+            0x0C => "\\f",
+            b'\r' => "\\r",
+            0..=0x1F => "",
+            _ => continue,
+        };
+        out.push_str(&s[run..i]);
+        run = i + 1;
+        if escaped.is_empty() {
+            out.push_str("\\u00");
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 15)] as char);
+        } else {
+            out.push_str(escaped);
         }
     }
+    out.push_str(&s[run..]);
     out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_jackson_string;
+
+    /// Jackson's escapes, one character at a time: the reference the run
+    /// copying writer is held to.
+    fn by_char(s: &str) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\u{08}' => out.push_str("\\b"),
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                '\u{0C}' => out.push_str("\\f"),
+                '\r' => out.push_str("\\r"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn runs_are_escaped_as_jackson_escapes_each_character() {
+        let mut texts: Vec<String> = (0u8..0x80).map(|b| char::from(b).to_string()).collect();
+        texts.extend(
+            [
+                "",
+                "plain",
+                "a\"b\\c\nd\u{1}e",
+                "\u{7f}é€😀\u{1f}\"",
+                "\"\"\\\\",
+                "end\u{0}",
+            ]
+            .map(String::from),
+        );
+        let all: String = texts.concat();
+        texts.push(all);
+        for t in &texts {
+            let mut got = String::from("x");
+            write_jackson_string(&mut got, t);
+            assert_eq!(got, format!("x{}", by_char(t)), "{t:?}");
+        }
+    }
 }
