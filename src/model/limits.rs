@@ -374,13 +374,104 @@ impl Breach {
 /// assert_eq!(c.add("x"), (2, 2));
 /// assert_eq!(c.get("x"), 2);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Counts {
     /// Names shared, not copied, by the copies a turn and its checkers make
     /// of the counts (one a batch, one a checked call).
-    per_name: HashMap<SharedStr, u64>,
+    per_name: PerName,
     total: u64,
 }
+
+/// The per-name counts: a list while a turn has called few names, as
+/// nearly every turn has, a hash map beyond. Hashing a name cost more than
+/// the rest of a call's counting and checking together, and a list of a
+/// few entries finds a name with one or two comparisons; the map keeps a
+/// turn of many names linear, and its keyed hash keeps names chosen to
+/// collide from making it quadratic.
+#[derive(Debug, Clone)]
+enum PerName {
+    Few(Vec<(SharedStr, u64)>),
+    Many(HashMap<SharedStr, u64>),
+}
+
+/// The most names [`PerName::Few`] holds.
+const FEW_NAMES: usize = 8;
+
+impl Default for PerName {
+    fn default() -> Self {
+        PerName::Few(Vec::new())
+    }
+}
+
+impl PerName {
+    fn get(&self, name: &str) -> Option<u64> {
+        match self {
+            PerName::Few(v) => v.iter().find(|(k, _)| k.as_str() == name).map(|e| e.1),
+            PerName::Many(m) => m.get(name).copied(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            PerName::Few(v) => v.len(),
+            PerName::Many(m) => m.len(),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&SharedStr, u64)> {
+        let (few, many) = match self {
+            PerName::Few(v) => (Some(v), None),
+            PerName::Many(m) => (None, Some(m)),
+        };
+        let few = few.into_iter().flatten().map(|(k, n)| (k, *n));
+        few.chain(many.into_iter().flatten().map(|(k, n)| (k, *n)))
+    }
+
+    /// Counts one more call to `name` (saturating); its count after.
+    fn add<N: AsRef<str> + Into<SharedStr>>(&mut self, name: N) -> u64 {
+        let v = match self {
+            PerName::Many(m) => {
+                return match m.get_mut(name.as_ref()) {
+                    Some(n) => {
+                        *n = n.saturating_add(1);
+                        *n
+                    }
+                    None => {
+                        m.insert(name.into(), 1);
+                        1
+                    }
+                };
+            }
+            PerName::Few(v) => v,
+        };
+        if let Some((_, n)) = v.iter_mut().find(|(k, _)| k.as_str() == name.as_ref()) {
+            *n = n.saturating_add(1);
+            return *n;
+        }
+        if v.len() < FEW_NAMES {
+            v.push((name.into(), 1));
+        } else {
+            let mut m: HashMap<SharedStr, u64> = std::mem::take(v).into_iter().collect();
+            m.insert(name.into(), 1);
+            *self = PerName::Many(m);
+        }
+        1
+    }
+}
+
+/// Equal when they hold the same counts, whatever order the names came in.
+impl PartialEq for Counts {
+    fn eq(&self, other: &Self) -> bool {
+        self.total == other.total
+            && self.per_name.len() == other.per_name.len()
+            && self
+                .per_name
+                .iter()
+                .all(|(k, n)| other.per_name.get(k) == Some(n))
+    }
+}
+
+impl Eq for Counts {}
 
 /// The messages of the current turn: from the last user message (inclusive)
 /// to the end, or all messages when there is none
@@ -430,17 +521,7 @@ impl Counts {
     /// ```
     pub fn add<N: AsRef<str> + Into<SharedStr>>(&mut self, name: N) -> (u64, u64) {
         self.total = self.total.saturating_add(1);
-        let n = match self.per_name.get_mut(name.as_ref()) {
-            Some(n) => {
-                *n = n.saturating_add(1);
-                *n
-            }
-            None => {
-                self.per_name.insert(name.into(), 1);
-                1
-            }
-        };
-        (n, self.total)
+        (self.per_name.add(name), self.total)
     }
 
     /// The count for `name`.
@@ -449,7 +530,7 @@ impl Counts {
     /// assert_eq!(toolcall_model::model::Counts::default().get("x"), 0);
     /// ```
     pub fn get(&self, name: &str) -> u64 {
-        self.per_name.get(name).copied().unwrap_or(0)
+        self.per_name.get(name).unwrap_or(0)
     }
 
     /// The total count.
@@ -483,7 +564,7 @@ impl Counts {
         let mut v: Vec<_> = self
             .per_name
             .iter()
-            .map(|(k, v)| (k.to_string(), *v))
+            .map(|(k, v)| (k.to_string(), v))
             .collect();
         v.sort();
         v
@@ -541,5 +622,46 @@ mod tests {
             assert_eq!(c, Counts::recount(&h));
         }
         assert_eq!(c.sorted(), vec![("x".to_owned(), 4), ("y".to_owned(), 1)]);
+    }
+
+    /// Past [`FEW_NAMES`] names the counts move from a list to a map: every
+    /// count survives the move, later calls count on, and counts holding
+    /// the same numbers are equal whatever order their names came in.
+    #[test]
+    fn counts_keep_every_name_across_the_move_to_a_map() {
+        let names: Vec<String> = (0..3 * FEW_NAMES).map(|i| format!("t{i}")).collect();
+        let mut c = Counts::default();
+        let mut reference = BTreeMap::new();
+        for round in 0..3 {
+            for name in names.iter().take(FEW_NAMES + 1 + round * FEW_NAMES) {
+                let n = reference.entry(name.clone()).or_insert(0u64);
+                *n += 1;
+                assert_eq!(c.add(name.as_str()).0, *n, "{name} in round {round}");
+            }
+            assert_eq!(c.names(), reference.len());
+            assert!(reference.iter().all(|(k, &n)| c.get(k) == n));
+        }
+        assert!(matches!(c.per_name, PerName::Many(_)));
+        assert_eq!(c.sorted(), reference.into_iter().collect::<Vec<_>>());
+
+        let (mut few, mut many) = (Counts::default(), Counts::default());
+        for name in &names[..FEW_NAMES + 1] {
+            many.add(name.as_str());
+        }
+        for name in &names[1..FEW_NAMES + 1] {
+            few.add(name.as_str());
+        }
+        assert_ne!(few, many);
+        few.add(names[0].as_str());
+        assert!(matches!(few.per_name, PerName::Many(_)));
+        assert_eq!(few, many);
+        let (mut a, mut b) = (Counts::default(), Counts::default());
+        a.add("x");
+        a.add("y");
+        b.add("y");
+        b.add("x");
+        assert_eq!(a, b);
+        b.add("x");
+        assert_ne!(a, b);
     }
 }
