@@ -316,35 +316,26 @@ impl Pending {
             name,
             ..
         } = self;
-        let (data, error) = match result {
-            ToolResult::Returned(t) => (t.unwrap_or_default(), false),
-            ToolResult::Threw { exception, wrapped } => {
-                let thrown = cfg.classes.instantiate(&exception);
-                let thrown = if wrapped {
-                    tool_execution_exception(&thrown)
-                } else {
-                    thrown
-                };
-                if !cfg.classes.is_tool_execution_exception(&thrown.class) {
-                    return Err(ManagerError::Java(thrown));
-                }
-                match cfg
-                    .processor
-                    .process_exception(&name, &thrown, &cfg.classes)
-                {
-                    Ok(text) => (text, true),
-                    Err(e) => return Err(ManagerError::Java(e)),
-                }
-            }
-        };
-        batch.responses.push(ToolResponse {
-            id,
-            name,
-            data,
-            error,
-        });
+        batch.record(id, name, result, cfg)?;
         Ok(batch)
     }
+}
+
+/// What one call step leads to, the batch kept where it is: [`Step`]
+/// without the batch, so that the driver steps one batch in place rather
+/// than moving it through every step.
+enum Next<'c> {
+    Answered,
+    /// The tool to run and the call's argument text (`None`: blank, so `{}`).
+    Invoke(ToolRef, Option<&'c SharedStr>),
+    Missing,
+    Breached(Breach),
+    Failed(ManagerError),
+}
+
+/// The argument text a tool receives: blank became `{}`.
+fn normalised(arguments: Option<&SharedStr>) -> SharedStr {
+    arguments.map_or_else(|| "{}".into(), SharedStr::clone)
 }
 
 impl Batch {
@@ -385,6 +376,28 @@ impl Batch {
         cfg: &Config,
         find: impl FnOnce(&str) -> Option<ToolRef>,
     ) -> Step {
+        match self.step(call, cfg, find) {
+            Next::Answered => Step::Answered(self),
+            Next::Invoke(tool, arguments) => Step::Invoke(Pending {
+                batch: self,
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: normalised(arguments),
+                tool,
+            }),
+            Next::Missing => Step::Missing(self),
+            Next::Breached(breach) => Step::Breached(self, breach),
+            Next::Failed(e) => Step::Failed(e),
+        }
+    }
+
+    /// [`Batch::call`] on the batch in place.
+    fn step<'c>(
+        &mut self,
+        call: &'c ToolCall,
+        cfg: &Config,
+        find: impl FnOnce(&str) -> Option<ToolRef>,
+    ) -> Next<'c> {
         let (count, total) = self.counts.add(&call.name);
         // Spring AI 2.0.0 has no limits to check.
         let breach = if cfg.version.has_limits() {
@@ -395,7 +408,7 @@ impl Batch {
         if let Some(breach) = breach {
             let data = match breach_response(cfg, &call.name, &breach) {
                 Ok(t) => t,
-                Err(thrown) => return Step::Failed(ManagerError::Java(thrown)),
+                Err(thrown) => return Next::Failed(ManagerError::Java(thrown)),
             };
             self.responses.push(ToolResponse {
                 id: call.id.clone(),
@@ -404,28 +417,25 @@ impl Batch {
                 error: true,
             });
             return match cfg.limits.on_exceeded {
-                OnExceeded::Throw => Step::Breached(self, breach),
-                OnExceeded::ReturnErrorResponse => Step::Answered(self),
+                OnExceeded::Throw => Next::Breached(breach),
+                OnExceeded::ReturnErrorResponse => Next::Answered,
             };
         }
-        let arguments = match &call.arguments {
-            Some(a) if has_text(a) => a.clone(),
-            _ => "{}".into(),
-        };
+        let arguments = call.arguments.as_ref().filter(|a| has_text(a));
         let Some(tool) = find(&call.name) else {
             if cfg.resolves() && !has_text(&call.name) {
                 // Not among the request's callbacks, so the resolver was
                 // asked: DelegatingToolCallbackResolver.resolve (like
                 // StaticToolCallbackResolver.resolve) starts with
                 // Assert.hasText(toolName, ...).
-                return Step::Failed(ManagerError::Java(JavaException::new(
+                return Next::Failed(ManagerError::Java(JavaException::new(
                     ILLEGAL_ARGUMENT,
                     Some(BLANK_TOOL_NAME),
                 )));
             }
             let missing = format!("No ToolCallback found for tool name: {}", call.name);
             if !cfg.fixes.unknown_tool_to_processor {
-                return Step::Failed(illegal_state(missing));
+                return Next::Failed(illegal_state(missing));
             }
             // The fix: the refusal becomes the call's ToolExecutionException,
             // processed as a tool's failure; a call that runs no tool makes
@@ -440,19 +450,52 @@ impl Batch {
                         data,
                         error: true,
                     });
-                    Step::Missing(self)
+                    Next::Missing
                 }
-                Err(thrown) => Step::Failed(ManagerError::Java(thrown)),
+                Err(thrown) => Next::Failed(ManagerError::Java(thrown)),
             };
         };
         self.return_direct = Some(self.return_direct.unwrap_or(true) && tool.return_direct);
-        Step::Invoke(Pending {
-            batch: self,
-            id: call.id.clone(),
-            name: call.name.clone(),
-            arguments,
-            tool,
-        })
+        Next::Invoke(tool, arguments)
+    }
+
+    /// [`Pending::complete`] on the batch in place, for the call `id` to
+    /// the tool `name`.
+    fn record(
+        &mut self,
+        id: SharedStr,
+        name: SharedStr,
+        result: ToolResult,
+        cfg: &Config,
+    ) -> Result<(), ManagerError> {
+        let (data, error) = match result {
+            ToolResult::Returned(t) => (t.unwrap_or_default(), false),
+            ToolResult::Threw { exception, wrapped } => {
+                let thrown = cfg.classes.instantiate(&exception);
+                let thrown = if wrapped {
+                    tool_execution_exception(&thrown)
+                } else {
+                    thrown
+                };
+                if !cfg.classes.is_tool_execution_exception(&thrown.class) {
+                    return Err(ManagerError::Java(thrown));
+                }
+                match cfg
+                    .processor
+                    .process_exception(&name, &thrown, &cfg.classes)
+                {
+                    Ok(text) => (text, true),
+                    Err(e) => return Err(ManagerError::Java(e)),
+                }
+            }
+        };
+        self.responses.push(ToolResponse {
+            id,
+            name,
+            data,
+            error,
+        });
+        Ok(())
     }
 
     /// Ends the batch: `instructions` + the assistant message + one tool
@@ -609,19 +652,19 @@ pub fn execute_with_counts(
     toolbox.reserve(calls.len());
     let fallback = cfg.resolves();
     for (i, call) in calls.iter().enumerate() {
-        batch = match batch.call(call, cfg, |n| toolbox.find(n, fallback)) {
-            Step::Answered(b) | Step::Missing(b) => b,
-            Step::Invoke(p) => {
-                let result = toolbox.invoke(p.tool(), p.arguments());
-                p.complete(result, cfg)?
+        match batch.step(call, cfg, |n| toolbox.find(n, fallback)) {
+            Next::Answered | Next::Missing => {}
+            Next::Invoke(tool, arguments) => {
+                let result = toolbox.invoke(tool, normalised(arguments));
+                batch.record(call.id.clone(), call.name.clone(), result, cfg)?;
             }
-            Step::Breached(b, breach) => {
+            Next::Breached(breach) => {
                 let later = &calls[i + 1..];
-                let e = b.throw(breach, later, instructions, assistant.clone(), cfg);
+                let e = batch.throw(breach, later, instructions, assistant.clone(), cfg);
                 return Err(ManagerError::LimitExceeded(Box::new(e)));
             }
-            Step::Failed(e) => return Err(e),
-        };
+            Next::Failed(e) => return Err(e),
+        }
     }
     let (result, counts) = batch.finish(instructions, assistant);
     match ends_turn {
