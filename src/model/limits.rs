@@ -135,8 +135,17 @@ fn positive(n: i32, what: &'static str) -> Result<u32, LimitsError> {
 /// ```
 /// assert!(!toolcall_model::model::has_text(" \t\u{1c}\u{2003}"));
 /// assert!(toolcall_model::model::has_text("\u{a0}"));
+/// assert!(toolcall_model::model::has_text("{}") && !toolcall_model::model::has_text(""));
 /// ```
 pub fn has_text(s: &str) -> bool {
+    // Nearly every text the manager checks (argument JSON, a tool's name)
+    // starts with a printable ASCII character, none of which is whitespace.
+    if s.as_bytes()
+        .first()
+        .is_some_and(|&b| b > b' ' && b.is_ascii())
+    {
+        return true;
+    }
     s.chars().any(|c| !is_java_whitespace(c))
 }
 
@@ -261,7 +270,14 @@ impl ToolCallLimits {
     /// assert_eq!(b.message(), "Tool call limit (1) exceeded for tool 'x'. No further calls to this tool are allowed in this turn.");
     /// ```
     pub fn check(&self, name: &str, count: u64, total: u64) -> Option<Breach> {
-        if let Some(Max::Limited(max)) = self.max_for(name) {
+        // Without overrides or exclusions every name has the default
+        // maximum: no lookup by name.
+        let max_for = if self.overrides.is_empty() && self.excluded.is_empty() {
+            Some(self.default_max_per_tool)
+        } else {
+            self.max_for(name)
+        };
+        if let Some(Max::Limited(max)) = max_for {
             if Max::Limited(max).exceeded_by(count) {
                 return Some(Breach {
                     tool_name: Some(name.to_owned()),

@@ -251,6 +251,7 @@ impl Toolbox {
     /// let tb = toolcall_model::model::Toolbox::new(vec![toolcall_model::model::ToolSpec::returning("x", "1")]);
     /// assert_eq!(tb.find_by_scan("x", false), tb.find("x", false));
     /// ```
+    #[inline]
     pub fn find_by_scan(&self, name: &str, resolution_fallback: bool) -> Option<ToolRef> {
         let tools = &self.registry.tools;
         let scan = |reg: Registered| {
