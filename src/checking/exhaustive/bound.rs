@@ -406,7 +406,7 @@ impl Bound {
         }
     }
 
-    /// The default bound (about two minutes on two idle cores): the union of
+    /// The default bound (about 11 s on two idle cores): the union of
     /// three products, each varying every dimension, each widest where its
     /// invariants look, and two small ones for the turn that never ends and
     /// the streamed turn:
