@@ -69,7 +69,7 @@ pub use bound::{
     BOUND_NAMES, RETHROW, ROUND_TEXT,
 };
 pub use report::{CellProof, Proof, Report};
-pub use run::{finish, run, run_part, Part, Shard};
+pub use run::{finish, judge_index, run, run_part, Part, Shard};
 pub use space::{Item, Space};
 #[cfg(test)]
 mod tests;

@@ -122,7 +122,6 @@ pub fn run_part(
 ) -> Result<Part, String> {
     let sets = behavior_sets();
     let cells: Vec<MatrixCell> = crate::checking::explore::cells();
-    let n_inv = Invariant::ALL.len();
     let best: Vec<AtomicU64> = cells.iter().map(|_| AtomicU64::new(NONE)).collect();
     let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);
@@ -142,21 +141,10 @@ pub fn run_part(
                     }
                     let to = (from + CHUNK).min(total);
                     for index in from..to {
-                        let Some(item) = space.item(index) else { break };
-                        let Some(weight) = space.canonical(&item) else {
-                            continue;
-                        };
-                        let k = key(space.size(&item), index);
-                        // One scenario for every set: only the two fields
-                        // `with_set` writes differ between the sets.
-                        let mut s = space.scenario(&item);
-                        let cells = Cells {
-                            n_inv,
-                            k,
-                            weight,
-                            best: &best,
-                        };
-                        judge_scenario(&mut s, &sets, &cells, &mut local, &mut memo);
+                        if judge_index(space, &sets, index, &best, &mut local, &mut memo).is_none()
+                        {
+                            break;
+                        }
                     }
                     let d = done.fetch_add(to - from, Ordering::Relaxed) + (to - from);
                     progress(d, shard_total);
@@ -193,6 +181,56 @@ pub fn run_part(
             })
             .collect(),
     })
+}
+
+/// Judges scenario `index` of `space` under `sets` (the behaviour sets) as
+/// a run's worker does: `best` holds each cell's least refuting key (size,
+/// then index, as [`Part::first`] reads it; `u64::MAX` for none) and is
+/// lowered where this scenario refutes, a cell whose key is already smaller
+/// is not judged, and `local` gains the scenarios and applicable ones per
+/// cell. `None` when `index` is past the space; `Some(None)` for the mirror
+/// image of a scenario judged in its place; otherwise `Some(key)`. An entry
+/// point for drivers outside the crate that search the space their own way.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use toolcall_model::checking::exhaustive::{judge_index, Bound, Space};
+/// use toolcall_model::checking::footprint::Conversions;
+/// use toolcall_model::model::behavior::behavior_sets;
+/// let space = Space::new(&Bound::tiny());
+/// let cells = toolcall_model::checking::explore::cells().len();
+/// let best: Vec<AtomicU64> = (0..cells).map(|_| AtomicU64::new(u64::MAX)).collect();
+/// let mut local = vec![(0, 0); cells];
+/// let k = judge_index(&space, &behavior_sets(), 0, &best, &mut local, &mut Conversions::default());
+/// assert!(matches!(k, Some(Some(_))));
+/// assert!(local.iter().all(|&(n, _)| n <= 1));
+/// assert!(judge_index(&space, &behavior_sets(), space.scenarios(), &best, &mut local, &mut Conversions::default()).is_none());
+/// ```
+#[doc(hidden)]
+pub fn judge_index(
+    space: &Space,
+    sets: &[BehaviorSet],
+    index: u64,
+    best: &[AtomicU64],
+    local: &mut [(u64, u64)],
+    memo: &mut Conversions,
+) -> Option<Option<u64>> {
+    let item = space.item(index)?;
+    let Some(weight) = space.canonical(&item) else {
+        return Some(None);
+    };
+    let k = key(space.size(&item), index);
+    // One scenario for every set: only the two fields `with_set` writes
+    // differ between the sets.
+    let mut s = space.scenario(&item);
+    let cells = Cells {
+        n_inv: Invariant::ALL.len(),
+        k,
+        weight,
+        best,
+    };
+    judge_scenario(&mut s, sets, &cells, local, memo);
+    Some(Some(k))
 }
 
 /// The report of a run from what it found: each refuted cell's first
