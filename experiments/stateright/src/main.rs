@@ -63,6 +63,8 @@ struct Search {
     best: Vec<AtomicU64>,
     totals: Mutex<Vec<(u64, u64)>>,
     judged: AtomicU64,
+    /// Time spent in `judge_index`, in nanoseconds, all threads.
+    judging: AtomicU64,
 }
 
 thread_local! {
@@ -92,6 +94,7 @@ impl Search {
             totals: Mutex::new(vec![(0, 0); names.len()]),
             names,
             judged: AtomicU64::new(0),
+            judging: AtomicU64::new(0),
         }
     }
 
@@ -111,6 +114,7 @@ impl Search {
             }
         };
         let mut local = vec![(0u64, 0u64); n];
+        let started = Instant::now();
         let k = MEMO.with(|m| {
             judge_index(
                 &self.space,
@@ -121,6 +125,8 @@ impl Search {
                 &mut m.borrow_mut(),
             )
         });
+        self.judging
+            .fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
         let Some(Some(k)) = k else {
             return State::Leaf {
                 index,
@@ -227,6 +233,7 @@ fn main() -> Result<(), String> {
     let mut threads = 1usize;
     let mut prune = Prune::None;
     let mut compare = false;
+    let mut dfs = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or(format!("{a} wants a value"));
@@ -242,6 +249,7 @@ fn main() -> Result<(), String> {
                 }
             }
             "--compare" => compare = true,
+            "--dfs" => dfs = true,
             _ => return Err(format!("unknown argument {a}; see README.md")),
         }
     }
@@ -250,14 +258,21 @@ fn main() -> Result<(), String> {
     let search = Search::new(space, shard, prune);
     let cpu0 = cpu_seconds();
     let t0 = Instant::now();
-    let checker = search.checker().threads(threads).spawn_bfs().join();
+    let builder = search.checker().threads(threads);
+    let checker: Box<dyn Checker<Search>> = if dfs {
+        Box::new(builder.spawn_dfs().join())
+    } else {
+        Box::new(builder.spawn_bfs().join())
+    };
     let wall = t0.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu0;
     let m = checker.model();
     let judged = m.judged.load(Ordering::Relaxed);
     println!(
-        "stateright bfs: bound {bound}, shard {}/{}, threads {threads}, prune {prune:?}",
-        shard.k, shard.n
+        "stateright {}: bound {bound}, shard {}/{}, threads {threads}, prune {prune:?}",
+        if dfs { "dfs" } else { "bfs" },
+        shard.k,
+        shard.n
     );
     println!(
         "  {} scenarios ({} judged), {} states ({} unique), max depth {}",
@@ -270,6 +285,10 @@ fn main() -> Result<(), String> {
     println!(
         "  wall {wall:.2} s, cpu {cpu:.2} s, {:.0} scenarios per cpu second",
         m.slots as f64 / cpu
+    );
+    println!(
+        "  of which judging (judge_index, wall time summed over threads) {:.2} s",
+        m.judging.load(Ordering::Relaxed) as f64 / 1e9
     );
     let totals = m.totals.lock().map(|t| t.clone()).unwrap_or_default();
     let firsts: Vec<u64> = m.best.iter().map(|b| b.load(Ordering::Relaxed)).collect();
