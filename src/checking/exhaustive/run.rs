@@ -194,17 +194,25 @@ pub fn run_part(
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
-/// use toolcall_model::checking::exhaustive::{judge_index, Bound, Space};
+/// use toolcall_model::checking::exhaustive::{judge_index, run_part, Bound, Shard, Space};
 /// use toolcall_model::checking::footprint::Conversions;
-/// use toolcall_model::model::behavior::behavior_sets;
+/// use toolcall_model::model::behavior_sets;
 /// let space = Space::new(&Bound::tiny());
-/// let cells = toolcall_model::checking::explore::cells().len();
+/// let (sets, cells) = (behavior_sets(), toolcall_model::checking::explore::cells().len());
 /// let best: Vec<AtomicU64> = (0..cells).map(|_| AtomicU64::new(u64::MAX)).collect();
-/// let mut local = vec![(0, 0); cells];
-/// let k = judge_index(&space, &behavior_sets(), 0, &best, &mut local, &mut Conversions::default());
-/// assert!(matches!(k, Some(Some(_))));
-/// assert!(local.iter().all(|&(n, _)| n <= 1));
-/// assert!(judge_index(&space, &behavior_sets(), space.scenarios(), &best, &mut local, &mut Conversions::default()).is_none());
+/// let (mut local, mut memo) = (vec![(0, 0); cells], Conversions::default());
+/// // Every scenario in a different order than a run's: the same findings.
+/// for index in (0..space.scenarios()).rev() {
+///     assert!(judge_index(&space, &sets, index, &best, &mut local, &mut memo).is_some());
+/// }
+/// assert!(judge_index(&space, &sets, space.scenarios(), &best, &mut local, &mut memo).is_none());
+/// let part = run_part(&space, Shard::WHOLE, 1, &|_, _| {}).unwrap();
+/// let first: Vec<_> = best.iter().map(|b| match b.load(Ordering::Relaxed) {
+///     u64::MAX => None,
+///     k => Some(((k >> 44) as usize, k & ((1 << 44) - 1))),
+/// }).collect();
+/// assert_eq!(first, part.first);
+/// assert!(first.iter().any(Option::is_some));
 /// ```
 #[doc(hidden)]
 pub fn judge_index(
