@@ -514,8 +514,8 @@ impl Bound {
         }
     }
 
-    /// A wider bound (16.3 million scenarios, 20 times the default: about
-    /// 4 minutes on two idle cores): the union of
+    /// A wider bound (16.3 million scenarios, 20 times the default: under
+    /// 3 minutes on two idle cores): the union of
     ///
     /// * `manager`: the manager-level ranges as one product: one
     ///   tool round of 1 to 3 calls over `a`, `b` and an unknown name;
