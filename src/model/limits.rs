@@ -6,10 +6,10 @@
 //! message in it counts once for its name. [`Counts`] is the incremental form
 //! of that recount; [`Counts::recount`] is the recount itself.
 
-use crate::model::shared_str::SharedStr;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::model::message::Message;
+use crate::model::shared_str::SharedStr;
 
 /// Upstream default per-tool maximum (`DEFAULT_MAX_CALLS_PER_TOOL`).
 pub const DEFAULT_MAX_CALLS_PER_TOOL: u32 = 40;

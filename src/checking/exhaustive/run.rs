@@ -19,8 +19,17 @@ use super::space::Space;
 
 pub(super) const NONE: u64 = u64::MAX;
 
+/// The bits of a key that hold the scenario's index.
+const INDEX_BITS: u32 = 44;
+
+/// A scenario's key: its size, then its index, as one ordered number.
 pub(super) fn key(size: usize, index: u64) -> u64 {
-    ((size as u64) << 44) | index
+    ((size as u64) << INDEX_BITS) | index
+}
+
+/// The (size, index) a [`key`] holds.
+fn unkey(k: u64) -> (usize, u64) {
+    ((k >> INDEX_BITS) as usize, k & ((1 << INDEX_BITS) - 1))
 }
 
 /// Items handed to a worker at a time.
@@ -177,7 +186,7 @@ pub fn run_part(
             .iter()
             .map(|b| match b.load(Ordering::Relaxed) {
                 NONE => None,
-                k => Some(((k >> 44) as usize, k & ((1 << 44) - 1))),
+                k => Some(unkey(k)),
             })
             .collect(),
     })
@@ -251,7 +260,7 @@ pub fn finish(space: &Space, part: &Part) -> Report {
             let (scenarios, applicable) = part.totals.get(c).copied().unwrap_or_default();
             let proof = match part.first.get(c).copied().flatten() {
                 None => Proof::Proved,
-                Some((size, index)) => refuted(space, cell, key(size, index)),
+                Some(first) => refuted(space, cell, first),
             };
             CellProof {
                 set: cell.set.name,
@@ -411,9 +420,7 @@ fn judge_scenario(
     }
 }
 
-fn refuted(space: &Space, cell: &MatrixCell, k: u64) -> Proof {
-    let index = k & ((1 << 44) - 1);
-    let size = (k >> 44) as usize;
+fn refuted(space: &Space, cell: &MatrixCell, (size, index): (usize, u64)) -> Proof {
     let item = space.item(index).expect("a recorded index is in the space");
     let s = with_set(&space.scenario(&item), &cell.set);
     let found_by = format!(
