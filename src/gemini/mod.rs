@@ -12,7 +12,9 @@ pub use convert::{
     convert_arguments, convert_tool_response, parse_json_to_map, pr_6049_parse_json_to_map,
     write_tool_response, Payload,
 };
-pub use request::{build_request, message_parts, Content, IncrementalRequests, Part, Request};
+pub use request::{
+    build_request, message_parts, Content, IncrementalRequests, Part, Parts, Request,
+};
 pub use validate::{
     validate, validate_from, verdict, Refusal, Rejection, Rule, ValidatorOptions, CALL_PLACEMENT,
     COUNTS_MATCH, NON_FINITE, NO_MIXING, RESPONSE_PLACEMENT,

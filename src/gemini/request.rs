@@ -72,16 +72,16 @@ impl Part {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Content {
     /// `user` or `model`.
-    pub role: String,
+    pub role: &'static str,
     /// The parts, in order.
-    pub parts: Vec<Part>,
+    pub parts: Parts,
 }
 
 impl Content {
     /// The REST JSON shape of the content.
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
-        m.insert("role".into(), Value::String(self.role.clone()));
+        m.insert("role".into(), Value::String(self.role.to_owned()));
         m.insert(
             "parts".into(),
             Value::Array(self.parts.iter().map(Part::to_value).collect()),
@@ -101,6 +101,115 @@ impl Content {
             .iter()
             .filter(|p| matches!(p, Part::FunctionResponse { .. }))
             .count()
+    }
+}
+
+/// The parts of a content, read as a slice.
+///
+/// Most messages convert to one part (a text, a call, a response), and a
+/// tool loop converts every message of every request: a lone part is held
+/// in place, so such a content costs no list of its own.
+///
+/// ```
+/// use toolcall_model::gemini::{Part, Parts};
+/// let mut parts = Parts::with_capacity(2);
+/// parts.push(Part::Text("a".into()));
+/// parts.push(Part::Text("b".into()));
+/// assert_eq!(parts.len(), 2);
+/// assert_eq!(parts, Parts::from(vec![Part::Text("a".into()), Part::Text("b".into())]));
+/// ```
+#[derive(Clone)]
+pub struct Parts(PartsRepr);
+
+#[derive(Clone)]
+enum PartsRepr {
+    One(Part),
+    /// None, or more than one (a list with room for more than one is never
+    /// turned back into a lone part).
+    Many(Vec<Part>),
+}
+
+impl Parts {
+    /// No parts, with room for `n` (a list is reserved only for more than one).
+    ///
+    /// ```
+    /// assert!(toolcall_model::gemini::Parts::with_capacity(1).is_empty());
+    /// ```
+    pub fn with_capacity(n: usize) -> Parts {
+        Parts(PartsRepr::Many(if n > 1 {
+            Vec::with_capacity(n)
+        } else {
+            Vec::new()
+        }))
+    }
+
+    /// Appends a part.
+    ///
+    /// ```
+    /// use toolcall_model::gemini::{Part, Parts};
+    /// let mut parts = Parts::with_capacity(0);
+    /// parts.push(Part::Text("a".into()));
+    /// assert_eq!(parts[0], Part::Text("a".into()));
+    /// ```
+    pub fn push(&mut self, part: Part) {
+        self.0 = match std::mem::replace(&mut self.0, PartsRepr::Many(Vec::new())) {
+            PartsRepr::Many(v) if v.capacity() == 0 => PartsRepr::One(part),
+            PartsRepr::Many(mut v) => {
+                v.push(part);
+                PartsRepr::Many(v)
+            }
+            PartsRepr::One(first) => PartsRepr::Many(vec![first, part]),
+        };
+    }
+}
+
+impl std::ops::Deref for Parts {
+    type Target = [Part];
+
+    fn deref(&self) -> &[Part] {
+        match &self.0 {
+            PartsRepr::One(p) => std::slice::from_ref(p),
+            PartsRepr::Many(v) => v,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Parts {
+    type Item = &'a Part;
+    type IntoIter = std::slice::Iter<'a, Part>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl From<Vec<Part>> for Parts {
+    fn from(v: Vec<Part>) -> Parts {
+        Parts(PartsRepr::Many(v))
+    }
+}
+
+impl FromIterator<Part> for Parts {
+    fn from_iter<I: IntoIterator<Item = Part>>(iter: I) -> Parts {
+        let iter = iter.into_iter();
+        let mut parts = Parts::with_capacity(iter.size_hint().0);
+        for p in iter {
+            parts.push(p);
+        }
+        parts
+    }
+}
+
+/// Parts are equal when they hold equal parts in order, however held.
+impl PartialEq for Parts {
+    fn eq(&self, other: &Parts) -> bool {
+        self[..] == other[..]
+    }
+}
+
+impl std::fmt::Debug for Parts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
@@ -135,7 +244,13 @@ impl Request {
 }
 
 /// `messageToGeminiParts`: the parts of one message.
-pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Vec<Part>, JavaException> {
+///
+/// ```
+/// use toolcall_model::{gemini::{message_parts, Part}, model::Message};
+/// let parts = message_parts(&Message::user("hi"), Default::default()).unwrap();
+/// assert_eq!(parts[..], [Part::Text("hi".into())]);
+/// ```
+pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Parts, JavaException> {
     Ok(match message {
         Message::System { text } | Message::User { text } => {
             text.iter().map(|t| Part::Text(t.clone())).collect()
@@ -145,9 +260,10 @@ pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Vec<Part>, JavaE
             tool_calls,
             metadata,
         } => {
-            let mut parts = Vec::with_capacity(tool_calls.len() + 1);
-            if text.as_deref().is_some_and(has_text) {
-                parts.push(Part::Text(text.clone().unwrap_or_default()));
+            let text = text.as_ref().filter(|t| has_text(t));
+            let mut parts = Parts::with_capacity(tool_calls.len() + usize::from(text.is_some()));
+            if let Some(t) = text {
+                parts.push(Part::Text(t.clone()));
             }
             let mut signatures = match metadata.get("thoughtSignatures") {
                 Some(Value::Array(list)) => list.iter(),
@@ -162,15 +278,16 @@ pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Vec<Part>, JavaE
             }
             parts
         }
-        Message::Tool { responses } => responses
-            .iter()
-            .map(|r| {
-                Ok(Part::FunctionResponse {
+        Message::Tool { responses } => {
+            let mut parts = Parts::with_capacity(responses.len());
+            for r in responses {
+                parts.push(Part::FunctionResponse {
                     name: r.name.clone(),
                     response: convert_tool_response(&r.data, r.error, fixes)?,
-                })
-            })
-            .collect::<Result<_, JavaException>>()?,
+                });
+            }
+            parts
+        }
     })
 }
 
@@ -195,7 +312,7 @@ pub fn build_request(messages: &[Message], fixes: Fixes) -> Result<Request, Java
                 return Err(only_one_system());
             }
             system = Some(Arc::new(Content {
-                role: "user".into(),
+                role: "user",
                 parts: message_parts(m, fixes)?,
             }));
         }
@@ -227,7 +344,7 @@ pub(super) fn content_of(m: &Message, fixes: Fixes) -> Result<Option<Content>, J
         Message::User { .. } | Message::Tool { .. } => "user",
     };
     Ok(Some(Content {
-        role: role.into(),
+        role,
         parts: message_parts(m, fixes)?,
     }))
 }
