@@ -7,6 +7,91 @@ use crate::json::jackson::{self, JValue};
 use crate::model::behavior::Fixes;
 use crate::model::java::{JavaException, RUNTIME_EXCEPTION};
 use crate::model::limits::has_text;
+use crate::model::shared_str::SharedStr;
+
+/// The text a conversion reads: borrowed, or shared with the message it
+/// came from. A payload that keeps the text whole (most conversions do)
+/// shares a shared text instead of copying it.
+///
+/// ```
+/// use toolcall_model::{gemini::{convert_tool_response, Source}, model::SharedStr};
+/// let data = SharedStr::from("{\"a\":1}");
+/// assert_eq!(Source::from(&data).as_str(), "{\"a\":1}");
+/// assert_eq!(convert_tool_response(&data, false, Default::default()),
+///            convert_tool_response("{\"a\":1}", false, Default::default()));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// A text the payload copies if it keeps it.
+    Str(&'a str),
+    /// A text the payload shares if it keeps it.
+    Shared(&'a SharedStr),
+}
+
+impl<'a> Source<'a> {
+    /// The text.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::gemini::Source::from("x").as_str(), "x");
+    /// ```
+    pub fn as_str(self) -> &'a str {
+        match self {
+            Source::Str(t) => t,
+            Source::Shared(t) => t.as_str(),
+        }
+    }
+
+    fn keep(self) -> Kept {
+        match self {
+            Source::Str(t) => Kept::Owned(t.to_owned()),
+            Source::Shared(t) => Kept::Shared(t.clone()),
+        }
+    }
+}
+
+impl<'a> From<&'a str> for Source<'a> {
+    fn from(t: &'a str) -> Source<'a> {
+        Source::Str(t)
+    }
+}
+
+impl<'a> From<&'a String> for Source<'a> {
+    fn from(t: &'a String) -> Source<'a> {
+        Source::Str(t)
+    }
+}
+
+impl<'a> From<&'a SharedStr> for Source<'a> {
+    fn from(t: &'a SharedStr) -> Source<'a> {
+        Source::Shared(t)
+    }
+}
+
+/// A text a payload keeps: shared where it is a message's text whole,
+/// owned where the conversion wrote it.
+#[derive(Debug, Clone)]
+pub(super) enum Kept {
+    Shared(SharedStr),
+    Owned(String),
+}
+
+impl std::ops::Deref for Kept {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Kept::Shared(t) => t,
+            Kept::Owned(t) => t,
+        }
+    }
+}
+
+/// Kept texts are equal when their texts are, however kept.
+impl PartialEq for Kept {
+    fn eq(&self, other: &Kept) -> bool {
+        **self == **other
+    }
+}
 
 /// A JSON object sent as `functionCall.args` or `functionResponse.response`.
 ///
@@ -46,18 +131,18 @@ pub(super) enum Repr {
     /// Text that is one whole strict JSON object with distinct keys
     /// ([`jackson::StrictShape`] `Object { plain: true }`), or such a
     /// value wrapped as `{"result": VALUE}`.
-    Raw(String),
+    Raw(Kept),
     /// A built object holding an infinite double (see [`Payload::has_non_finite`]).
     NonFinite(Map<String, Value>),
     /// `{KEY: TEXT}` for text that is not JSON, kept flat: wrapping is the
     /// fail-fast path and should cost one copy of the text, not a map.
-    Wrapped(&'static str, String),
+    Wrapped(&'static str, Kept),
     /// Text upstream's lenient reader accepts with every object's names
     /// distinct and every number finite ([`jackson::lenient_shape`]): the
     /// object it reads, or its value under `result`. Kept as text because
     /// building the tree costs several times the check, and the tree, when
     /// asked for, is a function of the text.
-    Lenient(String),
+    Lenient(Kept),
 }
 
 impl Payload {
@@ -73,7 +158,7 @@ impl Payload {
             Repr::Raw(t) => kept_value(t).unwrap_or(Value::Null),
             Repr::Wrapped(k, t) => {
                 let mut m = Map::with_capacity(1);
-                m.insert((*k).to_owned(), Value::String(t.clone()));
+                m.insert((*k).to_owned(), Value::String(t.to_string()));
                 Value::Object(m)
             }
             // Accepted when it was kept, so it reads back.
@@ -134,7 +219,7 @@ impl Payload {
                 w.write_all(b"{\"")?;
                 w.write_all(k.as_bytes())?;
                 w.write_all(b"\":")?;
-                serde_json::to_writer(&mut *w, t).map_err(std::io::Error::from)?;
+                serde_json::to_writer(&mut *w, &**t).map_err(std::io::Error::from)?;
                 w.write_all(b"}")
             }
             // No repeated name, so the stream writes what the tree would.
@@ -187,7 +272,7 @@ impl Payload {
     /// assert_eq!(p.to_value(), serde_json::json!({"result": "oops"}));
     /// ```
     pub fn from_wrapped_text(text: &str) -> Payload {
-        Payload(Repr::Wrapped("result", text.to_owned()))
+        Payload(Repr::Wrapped("result", Kept::Owned(text.to_owned())))
     }
 
     pub(super) fn wrap(key: &str, v: Value) -> Payload {
@@ -225,13 +310,16 @@ impl Payload {
     /// so its numbers stay exact; one with repeated keys is built once, as
     /// Jackson reads it (the last value wins, at the key's first place).
     /// `None` when the text is not one whole strict JSON value.
-    pub(super) fn strict(text: &str, key: &'static str, objects_only: bool) -> Option<Payload> {
+    pub(super) fn strict(
+        source: Source<'_>,
+        key: &'static str,
+        objects_only: bool,
+    ) -> Option<Payload> {
+        let text = source.as_str();
         let trimmed = text.trim_matches(JSON_WS);
         match jackson::strict_shape(text) {
             jackson::StrictShape::Invalid => None,
-            jackson::StrictShape::Object { plain: true } => {
-                Some(Payload(Repr::Raw(text.to_owned())))
-            }
+            jackson::StrictShape::Object { plain: true } => Some(Payload(Repr::Raw(source.keep()))),
             jackson::StrictShape::Value { .. } if objects_only => None,
             jackson::StrictShape::Value { plain: true } => {
                 let mut raw = String::with_capacity(trimmed.len() + key.len() + 5);
@@ -240,10 +328,12 @@ impl Payload {
                 raw.push_str("\":");
                 raw.push_str(trimmed);
                 raw.push('}');
-                Some(Payload(Repr::Raw(raw)))
+                Some(Payload(Repr::Raw(Kept::Owned(raw))))
             }
             jackson::StrictShape::Object { plain: false }
-            | jackson::StrictShape::Value { plain: false } => Some(Payload::exact_tree(text, key)),
+            | jackson::StrictShape::Value { plain: false } => {
+                Some(Payload::exact_tree(source, key))
+            }
         }
     }
 
@@ -251,11 +341,11 @@ impl Payload {
     /// serde_json with `arbitrary_precision` keeps number text, and with
     /// `preserve_order` a repeated key keeps its first place and its last
     /// value, as Jackson's `LinkedHashMap` does.
-    pub(super) fn exact_tree(text: &str, key: &'static str) -> Payload {
-        match exact_value(text) {
+    pub(super) fn exact_tree(source: Source<'_>, key: &'static str) -> Payload {
+        match exact_value(source.as_str()) {
             Some(Value::Object(m)) => Payload(Repr::Tree(m)),
             Some(other) => Payload::wrap(key, other),
-            None => Payload(Repr::Wrapped(key, text.to_owned())),
+            None => Payload(Repr::Wrapped(key, source.keep())),
         }
     }
 }
@@ -317,15 +407,21 @@ pub(super) fn parse_failure(text: &str) -> JavaException {
 /// assert_eq!(parse_json_to_map(Some("oops")).unwrap_err().message.as_deref(), Some("Failed to parse JSON: oops"));
 /// ```
 pub fn parse_json_to_map(text: Option<&str>) -> Result<Payload, JavaException> {
-    let Some(text) = text else {
+    parse_source(text.map(Source::Str))
+}
+
+/// [`parse_json_to_map`] of a borrowed or shared text.
+fn parse_source(source: Option<Source<'_>>) -> Result<Payload, JavaException> {
+    let Some(source) = source else {
         return Err(parse_failure("null"));
     };
+    let text = source.as_str();
     match jackson::lenient_shape(text) {
         Err(_) => Err(parse_failure(text)),
         Ok(jackson::LenientShape {
             repeated_name: false,
             non_finite: false,
-        }) => Ok(Payload(Repr::Lenient(text.to_owned()))),
+        }) => Ok(Payload(Repr::Lenient(source.keep()))),
         // A repeated name (the last value wins at the first place) or an
         // infinite number (docs/GEMINI.md rule 13) is built once, as
         // Jackson reads it.
@@ -349,12 +445,17 @@ pub fn parse_json_to_map(text: Option<&str>) -> Result<Payload, JavaException> {
 /// assert_eq!(pr_6049_parse_json_to_map(None).to_value(), json!({"result": null}));
 /// ```
 pub fn pr_6049_parse_json_to_map(text: Option<&str>) -> Payload {
-    let Some(text) = text else {
+    pr_6049_source(text.map(Source::Str))
+}
+
+/// [`pr_6049_parse_json_to_map`] of a borrowed or shared text.
+fn pr_6049_source(source: Option<Source<'_>>) -> Payload {
+    let Some(source) = source else {
         return Payload::wrap("result", Value::Null);
     };
-    match jackson::read_lenient_whole(text) {
+    match jackson::read_lenient_whole(source.as_str()) {
         Ok(v) => Payload::from_jvalue(v, "result"),
-        Err(_) => Payload::from_wrapped_text(text),
+        Err(_) => Payload(Repr::Wrapped("result", source.keep())),
     }
 }
 
@@ -382,24 +483,27 @@ pub fn pr_6049_parse_json_to_map(text: Option<&str>) -> Payload {
 /// assert_eq!(convert_tool_response("3.0 + 5.0 = 8.0", false, pr).unwrap().to_value(), json!({"result": 3.0}));
 /// assert_eq!(convert_tool_response("", false, pr).unwrap().to_value(), json!({"result": ""}));
 /// ```
-pub fn convert_tool_response(
-    text: &str,
+pub fn convert_tool_response<'a>(
+    text: impl Into<Source<'a>>,
     error: bool,
     fixes: Fixes,
 ) -> Result<Payload, JavaException> {
+    let source = text.into();
     if fixes.error_key && error {
-        return Ok(Payload::strict(text, "error", true)
-            .unwrap_or_else(|| Payload(Repr::Wrapped("error", text.to_owned()))));
+        return Ok(Payload::strict(source, "error", true)
+            .unwrap_or_else(|| Payload(Repr::Wrapped("error", source.keep()))));
     }
     if fixes.strict_json_or_wrap {
-        return Ok(Payload::strict(text, "result", false)
-            .unwrap_or_else(|| Payload(Repr::Wrapped("result", text.to_owned()))));
+        return Ok(Payload::strict(source, "result", false)
+            .unwrap_or_else(|| Payload(Repr::Wrapped("result", source.keep()))));
     }
     if fixes.pr_6049_strict_wrap {
-        return Ok(pr_6049_parse_json_to_map(Some(text)));
+        return Ok(pr_6049_source(Some(source)));
     }
-    match parse_json_to_map(Some(text)) {
-        Err(_) if fixes.pr_6907_wrap_on_failure => Ok(Payload::from_wrapped_text(text)),
+    match parse_source(Some(source)) {
+        Err(_) if fixes.pr_6907_wrap_on_failure => {
+            Ok(Payload(Repr::Wrapped("result", source.keep())))
+        }
         other => other,
     }
 }
@@ -462,11 +566,19 @@ pub fn write_tool_response<W: std::io::Write>(
 /// assert_eq!(convert_arguments(Some("  "), pr).unwrap().to_value(), serde_json::json!({"result": "  "}));
 /// ```
 pub fn convert_arguments(arguments: Option<&str>, fixes: Fixes) -> Result<Payload, JavaException> {
-    if fixes.strict_json_or_wrap && !arguments.is_some_and(has_text) {
+    convert_arguments_of(arguments.map(Source::Str), fixes)
+}
+
+/// [`convert_arguments`] of a borrowed or shared text.
+pub(super) fn convert_arguments_of(
+    arguments: Option<Source<'_>>,
+    fixes: Fixes,
+) -> Result<Payload, JavaException> {
+    if fixes.strict_json_or_wrap && !arguments.is_some_and(|a| has_text(a.as_str())) {
         return Ok(Payload(Repr::Tree(Map::new())));
     }
     if fixes.pr_6049_strict_wrap {
-        return Ok(pr_6049_parse_json_to_map(arguments));
+        return Ok(pr_6049_source(arguments));
     }
-    parse_json_to_map(arguments)
+    parse_source(arguments)
 }

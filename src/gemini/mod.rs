@@ -10,7 +10,7 @@ mod validate;
 
 pub use convert::{
     convert_arguments, convert_tool_response, parse_json_to_map, pr_6049_parse_json_to_map,
-    write_tool_response, Payload,
+    write_tool_response, Payload, Source,
 };
 pub use request::{
     build_request, message_parts, Content, IncrementalRequests, Part, Parts, Request,

@@ -11,7 +11,7 @@ use crate::model::limits::has_text;
 use crate::model::message::Message;
 use crate::model::shared_str::SharedStr;
 
-use super::convert::{convert_arguments, convert_tool_response, Payload};
+use super::convert::{convert_arguments_of, convert_tool_response, Payload, Source};
 
 /// One part of a content.
 #[derive(Debug, Clone, PartialEq)]
@@ -272,7 +272,7 @@ pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Parts, JavaExcep
             for call in tool_calls {
                 parts.push(Part::FunctionCall {
                     name: call.name.clone(),
-                    args: convert_arguments(call.arguments.as_deref(), fixes)?,
+                    args: convert_arguments_of(call.arguments.as_ref().map(Source::Shared), fixes)?,
                     thought_signature: signatures.next().cloned(),
                 });
             }
