@@ -7,12 +7,13 @@ use std::fmt;
 
 use crate::model::limits::Counts;
 use crate::model::message::Message;
+use crate::model::shared_str::SharedStr;
 
 /// Calls counted per tool name, and in all.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RefCounts {
-    /// Calls per tool name.
-    pub per_name: BTreeMap<String, u64>,
+    /// Calls per tool name (each name shared with the call it came from).
+    pub per_name: BTreeMap<SharedStr, u64>,
     /// Calls in all.
     pub total: u64,
 }
@@ -38,11 +39,19 @@ impl RefCounts {
     }
 
     /// Counts one call of `name`: its count and the total after it.
-    pub fn add(&mut self, name: &str) -> (u64, u64) {
+    ///
+    /// ```
+    /// use toolcall_model::{checking::oracle::RefCounts, model::SharedStr};
+    /// let mut c = RefCounts::default();
+    /// c.add(&SharedStr::from("a"));
+    /// assert_eq!(c.add(&SharedStr::from("a")), (2, 2));
+    /// assert_eq!(c.get("a"), 2);
+    /// ```
+    pub fn add(&mut self, name: &SharedStr) -> (u64, u64) {
         self.total += 1;
-        let n = match self.per_name.get_mut(name) {
+        let n = match self.per_name.get_mut(name.as_str()) {
             Some(n) => n,
-            None => self.per_name.entry(name.to_owned()).or_insert(0),
+            None => self.per_name.entry(name.clone()).or_insert(0),
         };
         *n += 1;
         (*n, self.total)
