@@ -174,6 +174,27 @@ impl Payload {
         }
     }
 
+    /// Whether [`Payload::to_value`] gives an object (it gives `null` for a
+    /// kept text that does not read back), building no tree where the form
+    /// tells: a built or wrapped object is one, and a lenient text reads
+    /// back exactly when upstream's reader accepts it
+    /// ([`jackson::check_lenient`]).
+    ///
+    /// ```
+    /// use toolcall_model::gemini::convert_tool_response;
+    /// let p = convert_tool_response("3.0 + 5.0 = 8.0", false, Default::default()).unwrap();
+    /// assert!(p.is_object() && p.to_value().is_object());
+    /// ```
+    pub fn is_object(&self) -> bool {
+        match &self.0 {
+            Repr::Tree(_) | Repr::NonFinite(_) | Repr::Wrapped(..) => true,
+            // serde_json's skipping reader lets through what its value
+            // reader refuses (an unpaired surrogate escape): built.
+            Repr::Raw(t) => kept_value(t).is_some_and(|v| v.is_object()),
+            Repr::Lenient(t) => jackson::check_lenient(t).is_ok(),
+        }
+    }
+
     /// Writes the object as compact JSON without building a tree: a text
     /// kept as is is copied with its whitespace outside strings dropped; a
     /// built object is written from its map.

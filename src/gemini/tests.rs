@@ -220,3 +220,52 @@ fn strict_json_or_wrap_takes_precedence_over_the_pull_requests() {
         );
     }
 }
+
+#[test]
+fn a_payload_is_an_object_exactly_when_its_value_is() {
+    let deep = format!("{}1{}", "[".repeat(600), "]".repeat(600));
+    let texts = [
+        "42",
+        r#"{"a":1}"#,
+        r#" {"a" : [1, 2]} "#,
+        "oops",
+        "[1,2]",
+        "",
+        "  ",
+        "null",
+        "3.0 + 5.0 = 8.0",
+        "{} trailing",
+        "[",
+        "1e400",
+        r#"{"a":1e400}"#,
+        r#"{"a":1,"a":2}"#,
+        r#""\ud800""#,
+        r#"{"a":"\ud800"}"#,
+        r#"{"a":"\udc00\ud800"}"#,
+        &deep,
+    ];
+    let sets = [
+        Fixes::upstream(),
+        Fixes::all(),
+        Fixes::only(Fix::StrictJsonOrWrap),
+        Fixes::only(Fix::Pr6049StrictWrap),
+        Fixes::only(Fix::Pr6907WrapOnFailure),
+        Fixes::only(Fix::ErrorKey),
+    ];
+    let mut payloads = 0;
+    for text in texts {
+        for fixes in sets {
+            for error in [false, true] {
+                if let Ok(p) = convert_tool_response(text, error, fixes) {
+                    assert_eq!(
+                        p.is_object(),
+                        p.to_value().is_object(),
+                        "{text:?} {fixes:?} {error}"
+                    );
+                    payloads += 1;
+                }
+            }
+        }
+    }
+    assert!(payloads > texts.len() * 6, "{payloads}");
+}

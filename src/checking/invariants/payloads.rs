@@ -145,10 +145,10 @@ pub(super) fn tool_responses(messages: &[Message]) -> impl Iterator<Item = &Tool
 
 /// A conversion that succeeds but does not read back as a JSON object.
 fn not_an_object(r: &ToolResponse, p: &Payload, k: usize) -> Option<Judged> {
-    let value = p.to_value();
-    if value.is_object() {
+    if p.is_object() {
         return None;
     }
+    let value = p.to_value();
     Some(in_request(
         refuted_on(
             format!(
