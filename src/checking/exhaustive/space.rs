@@ -13,6 +13,7 @@ use crate::model::limits::{OnExceeded, ToolCallLimits};
 use crate::model::manager::Config;
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
 use crate::model::processor::ProcessorKind;
+use crate::model::shared_str::SharedStr;
 use crate::model::tools::{Registered, ToolSpec};
 
 use super::bound::{outcome_classes, Bound, Family, Name, OutcomeClass, RoundReply, ROUND_TEXT};
@@ -69,6 +70,11 @@ pub(super) struct Shape {
     pub(super) configs: u64,
     /// Global index of its first scenario.
     pub(super) start: u64,
+    /// The request's messages and the model's replies every scenario of the
+    /// shape starts from, built once: a scenario takes copies that share
+    /// their strings and call lists.
+    history: Vec<Message>,
+    model: Vec<Vec<Generation>>,
 }
 
 /// The enumerated space of a bound: every scenario has a global index.
@@ -83,6 +89,8 @@ pub struct Space {
     /// each declaration).
     classes: Vec<OutcomeClass>,
     table: ClassTable,
+    /// The names of the tools `a` and `b`.
+    tool_names: [SharedStr; 2],
 }
 
 /// One scenario of the space, by its digits.
@@ -187,6 +195,8 @@ impl Space {
                 size: size(k),
                 configs,
                 start,
+                history: history_of(k),
+                model: script_of(k, f),
             });
             start += configs;
         }
@@ -197,6 +207,7 @@ impl Space {
             evaluated: 0,
             classes: outcome_classes(),
             table: class_table(),
+            tool_names: [Name::A.tool().into(), Name::B.tool().into()],
         };
         space.evaluated = space.count_canonical();
         space
@@ -387,54 +398,17 @@ impl Space {
             version: Default::default(),
         };
         let mem = f.memories[item.memory];
-        let tools: Vec<ToolSpec> = [Name::A, Name::B]
-            .into_iter()
-            .enumerate()
-            .filter(|(t, _)| shape.named[*t])
-            .map(|(t, n)| ToolSpec {
-                name: n.tool().into(),
+        let tools: Vec<ToolSpec> = (0..2)
+            .filter(|&t| shape.named[t])
+            .map(|t| ToolSpec {
+                name: self.tool_names[t].clone(),
                 return_direct: false,
                 registered: Registered::Request,
                 outcomes: vec![classes[f.outcomes[item.outcomes[t]]].outcome.clone()],
             })
             .collect();
-        let mut history = vec![Message::user("q")];
-        let prior: Vec<Name> = std::iter::repeat_n(Name::A, shape.key.prior[0])
-            .chain(std::iter::repeat_n(Name::B, shape.key.prior[1]))
-            .collect();
-        if !prior.is_empty() {
-            let calls = calls_of("prior", &prior);
-            let responses = calls
-                .iter()
-                .map(|c| ToolResponse::new(&c.id, &c.name, r#"{"ok":true}"#))
-                .collect();
-            history.push(Message::assistant(None, calls));
-            history.push(Message::Tool { responses });
-        }
-        let text = match f.round_reply {
-            RoundReply::CallsOnly => None,
-            RoundReply::TextWithCalls => Some(ROUND_TEXT.to_owned()),
-        };
-        let mut model: Vec<Vec<Generation>> = shape
-            .key
-            .rounds
-            .iter()
-            .enumerate()
-            .map(|(r, names)| {
-                vec![Generation {
-                    text: text.clone().map(Into::into),
-                    tool_calls: calls_of(&format!("call-{r}"), names).into(),
-                    ..Generation::default()
-                }]
-            })
-            .collect();
-        // A repeating model never answers: its last round comes back.
-        if !f.repeat_last || model.is_empty() {
-            model.push(vec![Generation {
-                text: Some("done".into()),
-                ..Generation::default()
-            }]);
-        }
+        let history = shape.history.clone();
+        let model = shape.model.clone();
         let memory_start = if mem.memory != Memory::None && history.len() > 1 {
             // The memory has seen the conversation so far: everything but
             // the message the advisor stores on this request.
@@ -462,6 +436,53 @@ impl Space {
             model,
         }
     }
+}
+
+/// The request's messages of a shape: the question, after its prior calls
+/// and their responses.
+fn history_of(key: &ShapeKey) -> Vec<Message> {
+    let mut history = vec![Message::user("q")];
+    let prior: Vec<Name> = std::iter::repeat_n(Name::A, key.prior[0])
+        .chain(std::iter::repeat_n(Name::B, key.prior[1]))
+        .collect();
+    if !prior.is_empty() {
+        let calls = calls_of("prior", &prior);
+        let responses = calls
+            .iter()
+            .map(|c| ToolResponse::new(&c.id, &c.name, r#"{"ok":true}"#))
+            .collect();
+        history.push(Message::assistant(None, calls));
+        history.push(Message::Tool { responses });
+    }
+    history
+}
+
+/// The model's replies of a shape in its family: one per round, then the
+/// answer, which a repeating model never gives (its last round comes back).
+fn script_of(key: &ShapeKey, f: &Family) -> Vec<Vec<Generation>> {
+    let text = match f.round_reply {
+        RoundReply::CallsOnly => None,
+        RoundReply::TextWithCalls => Some(ROUND_TEXT.to_owned()),
+    };
+    let mut model: Vec<Vec<Generation>> = key
+        .rounds
+        .iter()
+        .enumerate()
+        .map(|(r, names)| {
+            vec![Generation {
+                text: text.clone().map(Into::into),
+                tool_calls: calls_of(&format!("call-{r}"), names).into(),
+                ..Generation::default()
+            }]
+        })
+        .collect();
+    if !f.repeat_last || model.is_empty() {
+        model.push(vec![Generation {
+            text: Some("done".into()),
+            ..Generation::default()
+        }]);
+    }
+    model
 }
 
 fn calls_of(prefix: &str, names: &[Name]) -> Vec<ToolCall> {
