@@ -245,11 +245,14 @@ pub const CONVERSION_FIXES: [Fix; 4] = [
 ///   of any request the loop tried to send is one it rewrites (each prompt
 ///   it would see is the loop's own, which that request holds).
 ///
-/// A streamed turn (whose judge runs it again through `call()`, which may
-/// run calls the stream never ran), a repeating model's turn and a turn
-/// gathered with the advisor (whose requests hold what it rewrote) are
-/// never alike here. `memo` keeps the comparisons of conversions of a
-/// worker.
+/// A streamed turn is alike up to the run `stream-as-call`'s judge makes
+/// through `call()`, which may run calls the stream never ran: the caller
+/// judges that one under each set ([`crate::checking::invariants::check_as`]).
+/// The stream reads each switch where the blocking loop does (the
+/// manager, the memory, the conversion) and leaves the advisor out. A
+/// repeating model's turn and a turn gathered with the advisor (whose
+/// requests hold what it rewrote) are never alike here. `memo` keeps the
+/// comparisons of conversions of a worker.
 ///
 /// ```
 /// use toolcall_model::checking::{footprint::{evaluates_alike, Conversions}, invariants::Evidence, scenario::Scenario};
@@ -278,7 +281,7 @@ pub fn evaluates_alike(
 ) -> bool {
     let s = ev.scenario;
     let c = &s.config;
-    if c.stream.is_some() || c.repeat_last || c.gemini_tool_text || advised || ev.runaway {
+    if c.repeat_last || c.gemini_tool_text || advised || ev.runaway {
         return false;
     }
     if advisor {

@@ -10,7 +10,7 @@ use crate::chat::tool_loop::Memory;
 use crate::checking::explore::{counterexample_vector, MatrixCell};
 use crate::checking::footprint::{evaluates_alike, Conversions, Footprint};
 use crate::checking::gen::with_set;
-use crate::checking::invariants::{check, Evidence, Invariant, Replays, Verdict};
+use crate::checking::invariants::{check, check_as, Evidence, Invariant, Replays, Verdict};
 use crate::checking::scenario::Scenario;
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes};
 
@@ -350,6 +350,26 @@ struct Cells<'b> {
 }
 
 impl Cells<'_> {
+    /// Counts the verdict of invariant `i` for the sets whose cells still
+    /// need it, or makes the scenario their first counterexample.
+    fn record(&self, sets: &[usize], i: usize, verdict: &Verdict, local: &mut [(u64, u64)]) {
+        for c in sets.iter().map(|si| si * self.n_inv + i) {
+            if self.best[c].load(Ordering::Relaxed) <= self.k {
+                continue;
+            }
+            match verdict {
+                Verdict::Holds => {
+                    local[c].0 += self.weight;
+                    local[c].1 += self.weight;
+                }
+                Verdict::NotApplicable => local[c].0 += self.weight,
+                Verdict::Refuted(_) => {
+                    self.best[c].fetch_min(self.k, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
     /// Whether some set of `sets` still needs invariant `i` judged: its cell
     /// holds no counterexample smaller than this scenario.
     fn live(&self, sets: &[usize], i: usize) -> bool {
@@ -384,6 +404,7 @@ fn judge_scenario(
         s.config.manager.fixes = set.fixes;
         s.config.gemini_tool_text = set.gemini_tool_text;
         let ev = Evidence::gather(s).map(|ev| ev.sharing(&replays, g.class));
+        let mut merged = vec![gi];
         let mut members = g.sets.clone();
         if let Ok(ev) = &ev {
             for (hj, h) in groups.iter().enumerate().skip(gi + 1) {
@@ -392,29 +413,28 @@ fn judge_scenario(
                     && evaluates_alike(ev, (g.felt, g.advisor), (h.felt, h.advisor), memo)
                 {
                     taken[hj] = true;
+                    merged.push(hj);
                     members.extend(&h.sets);
                 }
             }
         }
         for i in (0..n_inv).filter(|&i| cells.live(&members, i)) {
-            let verdict = match &ev {
-                Ok(ev) => check(Invariant::ALL[i], ev),
-                Err(_) => Verdict::NotApplicable,
+            let invariant = Invariant::ALL[i];
+            let Ok(ev) = &ev else {
+                cells.record(&members, i, &Verdict::NotApplicable, local);
+                continue;
             };
-            for c in members.iter().map(|si| si * n_inv + i) {
-                if cells.best[c].load(Ordering::Relaxed) <= cells.k {
-                    continue;
+            // A streamed turn is alike under the merged groups up to the
+            // run `stream-as-call` makes through `call()`: that one is
+            // judged under each group's own set.
+            if invariant == Invariant::StreamAsCall && merged.len() > 1 {
+                for &hj in &merged {
+                    let h = &sets[groups[hj].sets[0]];
+                    let verdict = check_as(invariant, ev, (h.fixes, h.gemini_tool_text));
+                    cells.record(&groups[hj].sets, i, &verdict, local);
                 }
-                match verdict {
-                    Verdict::Holds => {
-                        local[c].0 += cells.weight;
-                        local[c].1 += cells.weight;
-                    }
-                    Verdict::NotApplicable => local[c].0 += cells.weight,
-                    Verdict::Refuted(_) => {
-                        cells.best[c].fetch_min(cells.k, Ordering::Relaxed);
-                    }
-                }
+            } else {
+                cells.record(&members, i, &check(invariant, ev), local);
             }
         }
     }

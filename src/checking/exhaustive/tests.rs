@@ -6,7 +6,7 @@ use crate::chat::tool_loop::{Memory, Provider};
 use crate::checking::footprint::{evaluates_alike, Conversions};
 use crate::checking::gen::with_set;
 use crate::checking::invariants::check_scenario;
-use crate::checking::invariants::{check, Evidence, Invariant, Replays, Verdict};
+use crate::checking::invariants::{check, check_as, Evidence, Invariant, Replays, Verdict};
 use crate::checking::scenario::Scenario;
 use crate::model::behavior::{behavior_sets, BehaviorSet};
 use crate::model::limits::OnExceeded;
@@ -440,12 +440,13 @@ fn cut_down() -> Vec<Space> {
 /// behaviour set on its own, against the evaluation it shares in the
 /// run: the group of its felt fixes ([`set_groups`]), and the later
 /// groups the first evaluation of a group finds alike
-/// ([`evaluates_alike`]). Returns (scenarios, shared evaluations), the
-/// latter those with memory.
-fn check_shared_evaluations(space: &Space, step: u64) -> (usize, usize, usize) {
+/// ([`evaluates_alike`]), `stream-as-call` judged there under the set's
+/// own fixes as the run judges it. Returns (scenarios, shared evaluations,
+/// those with memory, those of streamed turns).
+fn check_shared_evaluations(space: &Space, step: u64) -> (usize, usize, usize, usize) {
     let sets = behavior_sets();
     let mut memo = Conversions::default();
-    let (mut scenarios, mut shared, mut with_memory) = (0, 0, 0);
+    let (mut scenarios, mut shared, mut with_memory, mut streamed) = (0, 0, 0, 0);
     for index in (0..space.scenarios()).step_by(step as usize) {
         let item = space.item(index).unwrap();
         if space.canonical(&item).is_none() {
@@ -481,7 +482,20 @@ fn check_shared_evaluations(space: &Space, step: u64) -> (usize, usize, usize) {
                     (Ok((run, toolbox, verdicts)), Ok((r, t, v))) => {
                         assert_eq!(*run, r, "{name}");
                         assert_eq!(*toolbox, t, "{name}");
-                        assert_eq!(*verdicts, v, "{name}");
+                        // As the run judges them: on the shared evidence,
+                        // `stream-as-call`'s run through call() under the
+                        // set's own fixes.
+                        let ev = ev.as_ref().expect("a shared evaluation ran");
+                        let own = (sets[si].fixes, sets[si].gemini_tool_text);
+                        let mut verdicts = verdicts.clone();
+                        let at = Invariant::ALL
+                            .iter()
+                            .position(|&i| i == Invariant::StreamAsCall);
+                        if let Some(at) = at {
+                            verdicts[at] = check_as(Invariant::StreamAsCall, ev, own);
+                        }
+                        assert_eq!(verdicts, v, "{name}");
+                        streamed += usize::from(base.config.stream.is_some());
                     }
                     (Err(a), Err(b)) => assert_eq!(*a, b, "{name}"),
                     _ => panic!("{name}: one run failed"),
@@ -491,7 +505,7 @@ fn check_shared_evaluations(space: &Space, step: u64) -> (usize, usize, usize) {
             }
         }
     }
-    (scenarios, shared, with_memory)
+    (scenarios, shared, with_memory, streamed)
 }
 
 #[test]
@@ -499,13 +513,36 @@ fn the_sets_that_share_an_evaluation_run_and_are_judged_alike() {
     // What the run leaves to another set's evaluation is never felt:
     // on the default bound's families cut down, every set that shares
     // one runs and is judged on its own as the set it shares with.
-    let (mut shared, mut with_memory) = (0, 0);
+    let (mut shared, mut with_memory, mut streamed) = (0, 0, 0);
     for space in cut_down() {
-        let (_, s, m) = check_shared_evaluations(&space, 61);
+        let (_, s, m, st) = check_shared_evaluations(&space, 61);
         shared += s;
         with_memory += m;
+        streamed += st;
     }
-    assert!(shared > 0 && with_memory > 0, "{shared} {with_memory}");
+    assert!(
+        shared > 0 && with_memory > 0 && streamed > 0,
+        "{shared} {with_memory} {streamed}"
+    );
+}
+
+#[test]
+fn streamed_turns_that_share_an_evaluation_run_and_are_judged_alike() {
+    // The wide bound's streamed loop turns (two rounds, the memory inside
+    // with history too), cut down: a set sharing a streamed turn's
+    // evaluation runs and is judged as its own, `stream-as-call` under its
+    // own fixes.
+    let mut f = Bound::wide().families[1].clone();
+    f.memories.retain(|m| m.stream);
+    f.per_tool.truncate(2);
+    f.outcomes = vec![0, 3, 6];
+    f.processors.truncate(1);
+    let space = Space::new(&Bound {
+        name: "streamed",
+        families: vec![f],
+    });
+    let (_, shared, _, streamed) = check_shared_evaluations(&space, 13);
+    assert!(streamed > 0 && streamed == shared, "{shared} {streamed}");
 }
 
 /// As above on every 7th scenario of the default bound (about 57,000
@@ -514,7 +551,8 @@ fn the_sets_that_share_an_evaluation_run_and_are_judged_alike() {
 #[test]
 #[ignore]
 fn the_shared_evaluations_of_the_default_bound_are_the_sets_own() {
-    let (scenarios, shared, _) = check_shared_evaluations(&Space::new(&Bound::default_bound()), 7);
+    let (scenarios, shared, _, _) =
+        check_shared_evaluations(&Space::new(&Bound::default_bound()), 7);
     assert!(
         scenarios > 50_000 && shared > scenarios,
         "{scenarios} {shared}"

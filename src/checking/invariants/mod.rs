@@ -66,6 +66,7 @@ pub use self::transcripts::memory_holds_conversation;
 use serde_json::Value;
 
 use crate::checking::scenario::Scenario;
+use crate::model::behavior::Fixes;
 use crate::model::message::ToolResponse;
 use crate::model::table::enum_table;
 use crate::model::text::cut;
@@ -278,7 +279,32 @@ pub use crate::model::message::pairing;
 /// }
 /// ```
 pub fn check(invariant: Invariant, evidence: &Evidence<'_>) -> Verdict {
-    match judge(invariant, evidence) {
+    check_as(invariant, evidence, own_set(evidence))
+}
+
+/// The fixes and advisor the evidence's turn ran under.
+fn own_set(ev: &Evidence<'_>) -> (Fixes, bool) {
+    let c = &ev.scenario.config;
+    (c.manager.fixes, c.gemini_tool_text)
+}
+
+/// Judges `invariant` on the evidence as that of the same run under the
+/// fixes and advisor `set`: the judges read the run as it is, and the one
+/// run a judge makes that the turn's own does not tell (`stream-as-call`
+/// runs a streamed turn again through `call()`, which may run calls the
+/// stream never ran) is made under `set`. For sets under which the turn
+/// evaluates alike up to that run ([`crate::checking::footprint::evaluates_alike`]),
+/// this is the set's own verdict, without running the turn again.
+///
+/// ```
+/// use toolcall_model::{checking::invariants::{check, check_as, Evidence, Invariant}, model::{Fixes, Generation, Message}, checking::scenario::Scenario, chat::LoopConfig};
+/// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+///     history: vec![Message::user("hi")], model: vec![vec![Generation { text: Some("hello".into()), ..Default::default() }]] };
+/// let ev = Evidence::gather(&s).unwrap();
+/// assert_eq!(check_as(Invariant::StreamAsCall, &ev, (Fixes::all(), false)), check(Invariant::StreamAsCall, &ev));
+/// ```
+pub fn check_as(invariant: Invariant, evidence: &Evidence<'_>, set: (Fixes, bool)) -> Verdict {
+    match judge(invariant, evidence, set) {
         Judged::Holds => Verdict::Holds,
         Judged::NotApplicable => Verdict::NotApplicable,
         Judged::Refuted(r) => Verdict::Refuted(r.wanted),
@@ -310,7 +336,7 @@ pub fn check_scenario(invariant: Invariant, scenario: &Scenario) -> Verdict {
 /// assert!(refutation(Invariant::Lossless, &Evidence::gather(&s).unwrap()).is_none());
 /// ```
 pub fn refutation(invariant: Invariant, evidence: &Evidence<'_>) -> Option<Refutation> {
-    match judge(invariant, evidence) {
+    match judge(invariant, evidence, own_set(evidence)) {
         Judged::Refuted(r) => Some(*r),
         _ => None,
     }
@@ -351,7 +377,7 @@ fn in_request(judged: Judged, k: usize) -> Judged {
     }
 }
 
-fn judge(invariant: Invariant, ev: &Evidence<'_>) -> Judged {
+fn judge(invariant: Invariant, ev: &Evidence<'_>, set: (Fixes, bool)) -> Judged {
     // A turn cut off at its bound is judged by turn-ends alone: the run the
     // other judges would see is not the scenario's.
     if ev.runaway && invariant != Invariant::TurnEnds {
@@ -367,7 +393,7 @@ fn judge(invariant: Invariant, ev: &Evidence<'_>) -> Judged {
         Invariant::TranscriptValid => transcript_valid(ev),
         Invariant::QuestionKept => question_kept(ev),
         Invariant::MemoryKeepsTurns => memory_keeps_turns(ev),
-        Invariant::StreamAsCall => stream_as_call(ev),
+        Invariant::StreamAsCall => stream_as_call(ev, set),
         Invariant::TurnEnds => turn_ends(ev),
     }
 }

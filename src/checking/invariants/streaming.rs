@@ -5,17 +5,22 @@
 //! (docs/BEHAVIOUR.md 6.3), never from a list of known differences.
 
 use crate::chat::tool_loop::Memory;
+use crate::model::behavior::Fixes;
 use crate::model::message::{Generation, Message};
 use crate::model::tools::Invocation;
 
 use super::{refuted, Evidence, Judged, Locus};
 
-pub(super) fn stream_as_call(ev: &Evidence<'_>) -> Judged {
+/// Judged on the streamed run of `ev`, against the turn through `call()`
+/// under the fixes and advisor `set` ([`super::check_as`]).
+pub(super) fn stream_as_call(ev: &Evidence<'_>, (fixes, advisor): (Fixes, bool)) -> Judged {
     if ev.scenario.config.stream.is_none() {
         return Judged::NotApplicable;
     }
     let mut blocking = ev.scenario.clone();
     blocking.config.stream = None;
+    blocking.config.manager.fixes = fixes;
+    blocking.config.gemini_tool_text = advisor;
     // Where the streamed turn ended early (a call it never saw), the
     // blocking one may go on past the script: a final answer ends it.
     blocking.model.push(vec![Generation {
