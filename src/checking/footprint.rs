@@ -15,7 +15,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::chat::advisor::advisor_thinks_json;
 use crate::chat::tool_loop::{Memory, Provider};
-use crate::checking::invariants::{CallEvent, Evidence, Round, RoundEnd};
+use crate::checking::invariants::{recovered, CallEvent, Evidence, Round, RoundEnd};
 use crate::checking::scenario::Scenario;
 use crate::gemini::{convert_arguments, convert_tool_response, Payload};
 use crate::model::behavior::{Fix, Fixes};
@@ -226,7 +226,8 @@ pub const CONVERSION_FIXES: [Fix; 4] = [
 ///   tried to send and of the memory, the request's and the memory's own,
 ///   and every call the model makes) converts to the same payload under
 ///   both, and where the two differ in `error-key` (which the lossless
-///   judge reads too) no response is an error's. A judge's run of the turn
+///   judge's recovery rule reads too) each error's response recovers
+///   alike under both, or fails to, wanting the same. A judge's run of the turn
 ///   again converts no other text: it runs the same batches, whose
 ///   responses the loop's requests held.
 /// * `breach-through-processor`: no batch of the turn failed without
@@ -416,14 +417,13 @@ fn converts_alike(ev: &Evidence<'_>, a: Fixes, b: Fixes, memo: &mut Conversions)
         .clone()
         .flat_map(Message::tool_calls)
         .chain(replies);
-    let keyed = a.error_key != b.error_key;
     // The requests repeat the turn's texts: each distinct one is compared once.
     let mut seen: Vec<(&str, bool)> = Vec::new();
     for r in messages.flat_map(Message::responses) {
         if seen.contains(&(&r.data, r.error)) {
             continue;
         }
-        if (keyed && r.error) || !memo.response(&r.data, r.error, a, b) {
+        if !memo.response(&r.data, r.error, a, b) {
             return false;
         }
         seen.push((&r.data, r.error));
@@ -481,10 +481,16 @@ impl Conversions {
         if let Some(&alike) = known.get(data) {
             return alike;
         }
-        let alike = same(
-            &convert_tool_response(data, error, a),
-            &convert_tool_response(data, error, b),
-        );
+        let converted = convert_tool_response(data, error, a);
+        let mut alike = same(&converted, &convert_tool_response(data, error, b));
+        // The lossless judge's recovery rule reads `error-key` too, on an
+        // error's response: there the payload must recover alike as well,
+        // to the same wanted value where it does not.
+        if let (true, true, Ok(payload)) = (alike, error && a.error_key != b.error_key, &converted)
+        {
+            let value = payload.to_value();
+            alike = recovered(data, error, a, &value) == recovered(data, error, b, &value);
+        }
         known.insert(data.to_owned(), alike);
         alike
     }

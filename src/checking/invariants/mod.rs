@@ -59,6 +59,7 @@ mod trace;
 mod transcripts;
 
 pub use self::evidence::Evidence;
+pub(crate) use self::payloads::recovered;
 pub use self::rounds::{repeating_guard, turn_bound};
 pub use self::trace::{CallEvent, Replays, Round, RoundEnd, Trace};
 pub use self::transcripts::memory_holds_conversation;

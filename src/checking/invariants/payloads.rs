@@ -35,7 +35,7 @@ pub(super) fn wrap(key: &str, v: Value) -> Value {
 ///   anything else under `result`); any other text verbatim under `result`.
 ///   A value Jackson or Rust cannot carry faithfully (deeper than 500, an
 ///   unpaired surrogate escape) may also come back verbatim.
-pub(super) fn recovered(
+pub(crate) fn recovered(
     data: &str,
     error: bool,
     fixes: Fixes,
