@@ -1,6 +1,7 @@
 //! Typed scenario inputs (quinn/regex style): small indices into pools of
 //! names, outputs and classes, decoded with [`arbitrary`] into scenarios.
 
+use std::cell::OnceCell;
 use std::fmt::Debug;
 
 use arbitrary::{Arbitrary, Unstructured};
@@ -17,6 +18,7 @@ use crate::model::limits::{OnExceeded, ToolCallLimits};
 use crate::model::manager::Config;
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
 use crate::model::processor::{Processor, ProcessorKind};
+use crate::model::shared_str::SharedStr;
 use crate::model::tools::{Outcome, Registered, ToolSpec};
 
 use super::{MAX_CALLS, MAX_CASE_BYTES, MAX_PRIOR, MAX_ROUNDS, MAX_TEXT_CHARS, MAX_TOOLS};
@@ -99,8 +101,73 @@ pub(super) fn pick<'a>(pool: &[&'a str], i: u8) -> &'a str {
     pool[usize::from(i) % pool.len()]
 }
 
-pub(super) fn name(i: u8) -> String {
-    pick(NAMES, i).to_owned()
+/// Call ids: `c0` to `c7`, so that ids repeat within and across replies.
+const IDS: &[&str] = &["c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7"];
+
+/// One pool's texts as shared strings, each allocated on its first use.
+struct Cells<const N: usize>([OnceCell<SharedStr>; N]);
+
+impl<const N: usize> Default for Cells<N> {
+    fn default() -> Self {
+        Cells(std::array::from_fn(|_| OnceCell::new()))
+    }
+}
+
+impl<const N: usize> Cells<N> {
+    /// `pool[i % N]`, `pool` being the `N` texts these cells hold.
+    fn get(&self, pool: &[&str], i: usize) -> SharedStr {
+        let k = i % N;
+        self.0[k].get_or_init(|| pool[k].into()).clone()
+    }
+}
+
+/// The pools' texts as shared strings for the decoding of one input: a
+/// scenario repeats a few names, ids, arguments and outputs in every call,
+/// response and outcome, and a fresh copy of each was most of the
+/// decoder's allocations (two each: the `String`, then the shared copy).
+#[derive(Default)]
+pub(super) struct Strings {
+    names: Cells<{ NAMES.len() }>,
+    ids: Cells<{ IDS.len() }>,
+    arguments: Cells<{ ARGUMENTS.len() }>,
+    outputs: Cells<{ OUTPUTS.len() }>,
+    function: OnceCell<SharedStr>,
+    ok: OnceCell<SharedStr>,
+}
+
+impl Strings {
+    fn name(&self, i: u8) -> SharedStr {
+        self.names.get(NAMES, usize::from(i))
+    }
+
+    fn id(&self, i: u8) -> SharedStr {
+        self.ids.get(IDS, usize::from(i))
+    }
+
+    /// One of [`DEFAULT_TOOLS`], shared with the same name drawn from [`NAMES`].
+    fn default_tool(&self, name: &str) -> SharedStr {
+        match NAMES.iter().position(|n| *n == name) {
+            Some(i) => self.names.get(NAMES, i),
+            None => name.into(),
+        }
+    }
+
+    /// The default tools' output.
+    fn ok(&self) -> SharedStr {
+        self.ok.get_or_init(|| "\"ok\"".into()).clone()
+    }
+
+    fn function(&self) -> SharedStr {
+        self.function.get_or_init(|| "function".into()).clone()
+    }
+
+    fn output(&self, t: &Text) -> SharedStr {
+        t.resolve(|i| self.outputs.get(OUTPUTS, usize::from(i)))
+    }
+
+    fn argument(&self, t: &Text) -> SharedStr {
+        t.resolve(|i| self.arguments.get(ARGUMENTS, usize::from(i)))
+    }
 }
 
 pub(super) fn bounded<T>(v: &[T], max: usize) -> &[T] {
@@ -117,14 +184,14 @@ pub enum Text {
 }
 
 impl Text {
-    pub(super) fn resolve(&self, pool: &[&str]) -> String {
+    fn resolve(&self, pool: impl FnOnce(u8) -> SharedStr) -> SharedStr {
         match self {
-            Text::Pool(i) => pick(pool, *i).to_owned(),
+            Text::Pool(i) => pool(*i),
             // Cut at the character boundary, copied once: collecting the
             // characters one by one grows the string as it goes.
             Text::Raw(s) => match s.char_indices().nth(MAX_TEXT_CHARS) {
-                Some((end, _)) => s[..end].to_owned(),
-                None => s.clone(),
+                Some((end, _)) => s[..end].into(),
+                None => s.as_str().into(),
             },
         }
     }
@@ -249,20 +316,16 @@ pub struct ResponseInput {
     pub error: bool,
 }
 
-pub(super) fn call(c: &CallInput) -> ToolCall {
+fn call(c: &CallInput, s: &Strings) -> ToolCall {
     ToolCall {
-        id: format!("c{}", c.id % 8).into(),
-        kind: "function".into(),
-        name: name(c.name).into(),
-        arguments: c
-            .arguments
-            .as_ref()
-            .map(|t| t.resolve(ARGUMENTS))
-            .map(Into::into),
+        id: s.id(c.id),
+        kind: s.function(),
+        name: s.name(c.name),
+        arguments: c.arguments.as_ref().map(|t| s.argument(t)),
     }
 }
 
-pub(super) fn generation(g: &GenerationInput) -> Generation {
+fn generation(g: &GenerationInput, s: &Strings) -> Generation {
     let mut metadata = Map::new();
     if g.signatures > 0 {
         let sigs = (0..g.signatures % 4).map(|i| json!(format!("sig{i}")));
@@ -270,30 +333,29 @@ pub(super) fn generation(g: &GenerationInput) -> Generation {
     }
     Generation {
         kind: None,
-        text: g.text.as_ref().map(|t| t.resolve(OUTPUTS)).map(Into::into),
-        tool_calls: bounded(&g.calls, MAX_CALLS).iter().map(call).collect(),
+        text: g.text.as_ref().map(|t| s.output(t)),
+        tool_calls: bounded(&g.calls, MAX_CALLS)
+            .iter()
+            .map(|c| call(c, s))
+            .collect(),
         finish_reason: None,
         metadata,
     }
 }
 
-pub(super) fn message(m: &MessageInput) -> Message {
-    let text = |t: &Option<Text>| t.as_ref().map(|t| t.resolve(OUTPUTS));
+fn message(m: &MessageInput, s: &Strings) -> Message {
+    let text = |t: &Option<Text>| t.as_ref().map(|t| s.output(t));
     match m {
-        MessageInput::System(t) => Message::System {
-            text: text(t).map(Into::into),
-        },
-        MessageInput::User(t) => Message::User {
-            text: text(t).map(Into::into),
-        },
-        MessageInput::Assistant(g) => generation(g).to_message(),
+        MessageInput::System(t) => Message::System { text: text(t) },
+        MessageInput::User(t) => Message::User { text: text(t) },
+        MessageInput::Assistant(g) => generation(g, s).to_message(),
         MessageInput::Tool(rs) => Message::Tool {
             responses: bounded(rs, MAX_CALLS)
                 .iter()
                 .map(|r| ToolResponse {
-                    id: format!("c{}", r.id % 8).into(),
-                    name: name(r.name).into(),
-                    data: r.data.resolve(OUTPUTS).into(),
+                    id: s.id(r.id),
+                    name: s.name(r.name),
+                    data: s.output(&r.data),
                     error: r.error,
                 })
                 .collect(),
@@ -311,8 +373,8 @@ impl ManagerSetup {
                 LimitOp::UnlimitedPerTool => Ok(l.clone().unlimited_calls_per_tool()),
                 LimitOp::Override(i, n) => l
                     .clone()
-                    .max_calls_per_tool_for(&name(*i), i32::from(n % 6)),
-                LimitOp::Exclude(i) => l.clone().exclude_tool_from_limit(&name(*i)),
+                    .max_calls_per_tool_for(pick(NAMES, *i), i32::from(n % 6)),
+                LimitOp::Exclude(i) => l.clone().exclude_tool_from_limit(pick(NAMES, *i)),
                 LimitOp::MaxTotal(n) => l.clone().max_total_tool_calls(i32::from(n % 10)),
                 LimitOp::UnlimitedTotal => Ok(l.clone().unlimited_total_tool_calls()),
             };
@@ -367,6 +429,10 @@ impl ManagerSetup {
     /// (the vector format refuses it), and each of `a`, `b`, `c` that the
     /// input does not declare as a request tool returns `"ok"`.
     pub fn tools(&self) -> Vec<ToolSpec> {
+        self.tools_with(&Strings::default())
+    }
+
+    fn tools_with(&self, s: &Strings) -> Vec<ToolSpec> {
         let mut out: Vec<ToolSpec> = Vec::new();
         for t in bounded(&self.tools, MAX_TOOLS) {
             let registered = if t.resolver {
@@ -374,7 +440,7 @@ impl ManagerSetup {
             } else {
                 Registered::Request
             };
-            let n = name(t.name);
+            let n = s.name(t.name);
             if out
                 .iter()
                 .any(|o| o.name == n && o.registered == registered)
@@ -382,10 +448,13 @@ impl ManagerSetup {
                 continue;
             }
             out.push(ToolSpec {
-                name: n.into(),
+                name: n,
                 return_direct: t.return_direct,
                 registered,
-                outcomes: bounded(&t.outcomes, 4).iter().map(outcome).collect(),
+                outcomes: bounded(&t.outcomes, 4)
+                    .iter()
+                    .map(|o| outcome(o, s))
+                    .collect(),
             });
         }
         for n in DEFAULT_TOOLS {
@@ -393,16 +462,21 @@ impl ManagerSetup {
                 .iter()
                 .any(|o| o.name == *n && o.registered == Registered::Request)
             {
-                out.push(ToolSpec::returning(n, "\"ok\""));
+                out.push(ToolSpec {
+                    name: s.default_tool(n),
+                    return_direct: false,
+                    registered: Registered::Request,
+                    outcomes: vec![Outcome::Returns(Some(s.ok()))],
+                });
             }
         }
         out
     }
 }
 
-pub(super) fn outcome(o: &OutcomeInput) -> Outcome {
+fn outcome(o: &OutcomeInput, s: &Strings) -> Outcome {
     match o {
-        OutcomeInput::Returns(t) => Outcome::Returns(Some(t.resolve(OUTPUTS).into())),
+        OutcomeInput::Returns(t) => Outcome::Returns(Some(s.output(t))),
         OutcomeInput::ReturnsNull => Outcome::Returns(None),
         OutcomeInput::Echo => Outcome::EchoArguments,
         OutcomeInput::Throws {
@@ -412,7 +486,7 @@ pub(super) fn outcome(o: &OutcomeInput) -> Outcome {
         } => Outcome::Throws {
             exception: JavaException {
                 class: pick(CLASSES, *class).into(),
-                message: message.as_ref().map(|t| t.resolve(OUTPUTS)).map(Into::into),
+                message: message.as_ref().map(|t| s.output(t)),
                 cause: None,
             },
             wrapped: *wrapped,
@@ -439,22 +513,45 @@ pub struct ManagerInput {
 impl ManagerInput {
     /// The prior history.
     pub fn history(&self) -> Vec<Message> {
-        let mut h: Vec<Message> = bounded(&self.prior, MAX_PRIOR)
-            .iter()
-            .map(message)
-            .collect();
+        self.history_with(&Strings::default())
+    }
+
+    /// The model replies, one per batch.
+    pub fn replies(&self) -> Vec<Vec<Generation>> {
+        self.replies_with(&Strings::default())
+    }
+
+    /// The tools, history and replies, decoded with one set of shared
+    /// pool texts.
+    pub(super) fn parts(&self) -> (Vec<ToolSpec>, Vec<Message>, Vec<Vec<Generation>>) {
+        let s = Strings::default();
+        (
+            self.setup.tools_with(&s),
+            self.history_with(&s),
+            self.replies_with(&s),
+        )
+    }
+
+    fn history_with(&self, s: &Strings) -> Vec<Message> {
+        let prior = bounded(&self.prior, MAX_PRIOR);
+        let mut h = Vec::with_capacity(prior.len() + usize::from(self.ask));
+        h.extend(prior.iter().map(|m| message(m, s)));
         if self.ask {
             h.push(Message::user("question"));
         }
         h
     }
 
-    /// The model replies, one per batch.
-    pub fn replies(&self) -> Vec<Vec<Generation>> {
-        bounded(&self.batches, MAX_ROUNDS)
-            .iter()
-            .map(|gs| bounded(gs, 3).iter().map(generation).collect())
-            .collect()
+    fn replies_with(&self, s: &Strings) -> Vec<Vec<Generation>> {
+        let batches = bounded(&self.batches, MAX_ROUNDS);
+        // Room for the final answer the targets append.
+        let mut out = Vec::with_capacity(batches.len() + 1);
+        out.extend(
+            batches
+                .iter()
+                .map(|gs| bounded(gs, 3).iter().map(|g| generation(g, s)).collect()),
+        );
+        out
     }
 }
 
@@ -515,8 +612,7 @@ impl LoopInput {
             max_rounds: 1 + usize::from(self.max_rounds % 10),
             ..LoopConfig::new(manager)
         };
-        let mut history = self.turn.history();
-        let mut model = self.turn.replies();
+        let (tools, mut history, mut model) = self.turn.parts();
         if !self.open_ended {
             model.push(vec![Generation {
                 text: Some("done".into()),
@@ -550,7 +646,7 @@ impl LoopInput {
         }
         Scenario {
             config,
-            tools: self.turn.setup.tools(),
+            tools,
             history,
             model,
         }

@@ -35,7 +35,7 @@ pub fn manager(data: &[u8]) {
     let Some(input) = decode::<ManagerInput>(data) else {
         return;
     };
-    let mut model = input.replies();
+    let (tools, history, mut model) = input.parts();
     let batches = model.len();
     model.push(vec![Generation {
         text: Some("done".into()),
@@ -46,8 +46,8 @@ pub fn manager(data: &[u8]) {
             provider: Provider::None,
             ..LoopConfig::new(input.setup.config())
         },
-        tools: input.setup.tools(),
-        history: input.history(),
+        tools,
+        history,
         model,
     };
     let fail = |what: &str| -> ! { fail_scenario(T, what, &input, &scenario) };
