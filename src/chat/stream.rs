@@ -93,7 +93,7 @@ pub fn aggregate<'g>(firsts: impl IntoIterator<Item = Option<&'g Generation>>) -
         text: Some(text.into()),
         tool_calls: tool_calls.into(),
         finish_reason,
-        metadata,
+        metadata: metadata.into(),
     }
 }
 

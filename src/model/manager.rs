@@ -120,7 +120,7 @@ impl ExecResult {
                     text: Some(r.data.clone()),
                     tool_calls: vec![].into(),
                     finish_reason: Some("returnDirect".into()),
-                    metadata,
+                    metadata: metadata.into(),
                 }
             })
             .collect()
@@ -198,7 +198,7 @@ pub fn limit_generation(text: SharedStr, partial: &[ToolResponse]) -> Generation
         text: Some(text),
         tool_calls: vec![].into(),
         finish_reason: Some(FINISH_REASON_LIMIT.into()),
-        metadata,
+        metadata: metadata.into(),
     }
 }
 

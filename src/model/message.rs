@@ -6,9 +6,9 @@
 //! JSON shape of the conformance vectors (see `docs/VECTORS.md`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use crate::model::shared_list::SharedList;
+use crate::model::shared_map::SharedMap;
 use crate::model::shared_str::SharedStr;
 
 /// One tool call requested by the model (`AssistantMessage.ToolCall`).
@@ -131,8 +131,8 @@ pub enum Message {
         #[serde(default, skip_serializing_if = "SharedList::is_empty")]
         tool_calls: SharedList<ToolCall>,
         /// Message metadata (where `thoughtSignatures` lives).
-        #[serde(default, skip_serializing_if = "Map::is_empty")]
-        metadata: Map<String, Value>,
+        #[serde(default, skip_serializing_if = "SharedMap::is_empty")]
+        metadata: SharedMap,
     },
     /// `ToolResponseMessage`.
     Tool {
@@ -164,7 +164,7 @@ impl Message {
         Message::Assistant {
             text: text.map(SharedStr::from),
             tool_calls: tool_calls.into(),
-            metadata: Map::new(),
+            metadata: SharedMap::new(),
         }
     }
 
@@ -229,8 +229,8 @@ pub struct Generation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
     /// Metadata (see the type's doc).
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub metadata: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "SharedMap::is_empty")]
+    pub metadata: SharedMap,
 }
 
 impl Generation {

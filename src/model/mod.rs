@@ -13,6 +13,7 @@ pub(crate) mod manager;
 pub(crate) mod message;
 pub(crate) mod processor;
 pub(crate) mod shared_list;
+pub(crate) mod shared_map;
 pub(crate) mod shared_str;
 pub(crate) mod table;
 pub(crate) mod text;
@@ -46,6 +47,7 @@ pub use processor::{
 };
 
 pub use shared_list::SharedList;
+pub use shared_map::SharedMap;
 pub use shared_str::SharedStr;
 
 pub use text::{cut, cut_bytes};

@@ -143,7 +143,18 @@ impl<T, const N: usize> From<[T; N]> for SharedList<T> {
 
 impl<T> FromIterator<T> for SharedList<T> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        SharedList::from(iter.into_iter().collect::<Vec<T>>())
+        let iter = iter.into_iter();
+        if iter.size_hint().1 == Some(0) {
+            return SharedList(None);
+        }
+        // Collected straight into the shared list: one allocation when the
+        // iterator knows its length, rather than a vector copied into it.
+        let list: Arc<[T]> = iter.collect();
+        if list.is_empty() {
+            SharedList(None)
+        } else {
+            SharedList(Some(list))
+        }
     }
 }
 

@@ -18,6 +18,7 @@ use crate::model::limits::{OnExceeded, ToolCallLimits};
 use crate::model::manager::Config;
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
 use crate::model::processor::{Processor, ProcessorKind};
+use crate::model::shared_map::SharedMap;
 use crate::model::shared_str::SharedStr;
 use crate::model::tools::{Outcome, Registered, ToolSpec};
 
@@ -133,6 +134,7 @@ pub(super) struct Strings {
     outputs: Cells<{ OUTPUTS.len() }>,
     function: OnceCell<SharedStr>,
     ok: OnceCell<SharedStr>,
+    signatures: [OnceCell<SharedMap>; 4],
 }
 
 impl Strings {
@@ -150,6 +152,23 @@ impl Strings {
             Some(i) => self.names.get(NAMES, i),
             None => name.into(),
         }
+    }
+
+    /// A generation's metadata with `n % 4` thought signatures (none when
+    /// `n` is 0).
+    fn signatures(&self, n: u8) -> SharedMap {
+        if n == 0 {
+            return SharedMap::new();
+        }
+        let k = n % 4;
+        self.signatures[usize::from(k)]
+            .get_or_init(|| {
+                let sigs = (0..k).map(|i| json!(format!("sig{i}")));
+                let mut metadata = Map::new();
+                metadata.insert("thoughtSignatures".into(), Value::Array(sigs.collect()));
+                metadata.into()
+            })
+            .clone()
     }
 
     /// The default tools' output.
@@ -326,11 +345,6 @@ fn call(c: &CallInput, s: &Strings) -> ToolCall {
 }
 
 fn generation(g: &GenerationInput, s: &Strings) -> Generation {
-    let mut metadata = Map::new();
-    if g.signatures > 0 {
-        let sigs = (0..g.signatures % 4).map(|i| json!(format!("sig{i}")));
-        metadata.insert("thoughtSignatures".into(), Value::Array(sigs.collect()));
-    }
     Generation {
         kind: None,
         text: g.text.as_ref().map(|t| s.output(t)),
@@ -339,7 +353,7 @@ fn generation(g: &GenerationInput, s: &Strings) -> Generation {
             .map(|c| call(c, s))
             .collect(),
         finish_reason: None,
-        metadata,
+        metadata: s.signatures(g.signatures),
     }
 }
 
