@@ -627,7 +627,11 @@ pub fn execute_tool_calls(
     toolbox: &mut Toolbox,
 ) -> Result<ExecResult, ManagerError> {
     let prior = Counts::recount(instructions);
-    execute_with_counts(cfg, instructions.to_vec(), generations, prior, toolbox).map(|(r, _)| r)
+    // Room for the assistant message and the tool message the batch
+    // appends, so that ending it does not copy the history again.
+    let mut history = Vec::with_capacity(instructions.len() + 2);
+    history.extend_from_slice(instructions);
+    execute_with_counts(cfg, history, generations, prior, toolbox).map(|(r, _)| r)
 }
 
 /// `executeToolCalls` with the turn's prior counts given rather than rebuilt:

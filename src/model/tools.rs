@@ -202,6 +202,26 @@ impl Toolbox {
         }
     }
 
+    /// A toolbox over the same tools as [`Toolbox::new`] builds it: every
+    /// script at its start, nothing invoked. The tools and their lookup are
+    /// shared with this one rather than copied (a checker replays a turn on
+    /// a toolbox of its own).
+    ///
+    /// ```
+    /// use toolcall_model::model::{Toolbox, ToolSpec};
+    /// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
+    /// let x = tb.find("x", false).unwrap();
+    /// tb.invoke(x, "{}");
+    /// assert_eq!(tb.fresh(), Toolbox::new(vec![ToolSpec::returning("x", "1")]));
+    /// ```
+    pub fn fresh(&self) -> Toolbox {
+        Toolbox {
+            registry: Arc::clone(&self.registry),
+            next: vec![0; self.registry.tools.len()],
+            invocations: Vec::new(),
+        }
+    }
+
     /// The tools.
     ///
     /// ```

@@ -65,7 +65,7 @@ pub fn manager(data: &[u8]) {
     let evidence = Evidence::of_run(&scenario, run, toolbox, None);
     let trace = evidence.trace();
     let rounds = trace.rounds();
-    let mut by_recount = crate::model::tools::Toolbox::new(scenario.tools.clone());
+    let mut by_recount = evidence.toolbox.fresh();
     // How the turn ends when run batch by batch.
     let mut end = EndKind::Completed;
     for (k, gens) in scenario.model[..batches].iter().enumerate() {

@@ -200,8 +200,10 @@ pub(super) fn trace(
     shared: Option<(&Replays, u64)>,
 ) -> Trace {
     let replayed = match shared {
-        Some((replays, class)) => replays.get(class, model_calls, || replay(scenario, model_calls)),
-        None => Rc::new(replay(scenario, model_calls)),
+        Some((replays, class)) => replays.get(class, model_calls, || {
+            replay(scenario, model_calls, loop_toolbox)
+        }),
+        None => Rc::new(replay(scenario, model_calls, loop_toolbox)),
     };
     let mirror = if replayed.invocations == loop_toolbox.invocations() {
         Ok(())
@@ -215,10 +217,17 @@ pub(super) fn trace(
     Trace { replayed, mirror }
 }
 
-fn replay(scenario: &Scenario, model_calls: usize) -> Replayed {
+/// The replay, on a toolbox of its own over the scenario's tools: shared
+/// with `loop_toolbox` when it holds them (the loop ran the scenario),
+/// rather than copied.
+fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Replayed {
     let cfg = &scenario.config.manager;
     let fallback = cfg.resolution_fallback;
-    let mut tb = Toolbox::new(scenario.tools.clone());
+    let mut tb = if loop_toolbox.tools() == scenario.tools.as_slice() {
+        loop_toolbox.fresh()
+    } else {
+        Toolbox::new(scenario.tools.clone())
+    };
     // The driver's toolbox runs alongside the step engine's, equal to it at
     // the start of every batch (set back to it after a batch where they
     // part), rather than copied from it once a batch.
