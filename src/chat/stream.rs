@@ -270,7 +270,7 @@ mod tests {
             vec![Generation {
                 text: Some("héllo wörld".into()),
                 finish_reason: Some("STOP".into()),
-                metadata: meta.clone(),
+                metadata: meta.clone().into(),
                 ..Generation::default()
             }],
             vec![Generation {
@@ -282,7 +282,7 @@ mod tests {
                 Generation {
                     text: Some("ab".into()),
                     tool_calls: vec![call("1")].into(),
-                    metadata: meta,
+                    metadata: meta.into(),
                     ..Generation::default()
                 },
                 Generation {
@@ -328,7 +328,7 @@ mod tests {
             m.insert("thoughtSignatures".into(), Value::from(sig));
             Generation {
                 text: Some(t.into()),
-                metadata: m,
+                metadata: m.into(),
                 ..Generation::default()
             }
         };
