@@ -140,6 +140,7 @@ pub fn run_part(
     let started = std::thread::scope(|scope| {
         for n in 0..jobs.max(1) {
             let worker = || {
+                let space = &space.for_worker();
                 let mut local = vec![(0u64, 0u64); cells.len()];
                 let mut memo = Conversions::default();
                 loop {
