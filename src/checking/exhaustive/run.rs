@@ -429,7 +429,7 @@ fn judge_scenario(
             // run `stream-as-call` makes through `call()`: that one is
             // judged under each group's own set.
             if invariant == Invariant::StreamAsCall && merged.len() > 1 {
-                for &hj in &merged {
+                for &hj in merged.iter().filter(|&&hj| cells.live(&groups[hj].sets, i)) {
                     let h = &sets[groups[hj].sets[0]];
                     let verdict = check_as(invariant, ev, (h.fixes, h.gemini_tool_text));
                     cells.record(&groups[hj].sets, i, &verdict, local);
