@@ -276,69 +276,129 @@ pub const CONVERSION_FIXES: [Fix; 4] = [
 /// ```
 pub fn evaluates_alike(
     ev: &Evidence<'_>,
-    (a, advised): (Fixes, bool),
-    (b, advisor): (Fixes, bool),
+    a: (Fixes, bool),
+    b: (Fixes, bool),
     memo: &mut Conversions,
 ) -> bool {
-    let s = ev.scenario;
-    let c = &s.config;
-    if c.repeat_last || c.gemini_tool_text || advised || ev.runaway {
-        return false;
+    Alike::new(ev).sets(a, b, memo)
+}
+
+/// [`evaluates_alike`] for one evaluation compared with many sets: each
+/// fix's rule, and the advisor's, reads the evaluation alone (not the two
+/// sets), so it is worked out on first use and kept for the next sets.
+///
+/// ```
+/// use toolcall_model::checking::{footprint::{Alike, Conversions}, invariants::Evidence, scenario::Scenario};
+/// use toolcall_model::{chat::LoopConfig, model::{Fix, Fixes, Generation, Message, ToolCall, ToolSpec}};
+/// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "1")],
+///     history: vec![Message::user("hi")], model: vec![
+///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }],
+///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
+/// let ev = Evidence::gather(&s).unwrap();
+/// let (mut alike, mut memo) = (Alike::new(&ev), Conversions::default());
+/// let up = (Fixes::upstream(), false);
+/// assert!(alike.sets(up, (Fixes::only(Fix::BreachThroughProcessor), false), &mut memo));
+/// assert!(alike.sets(up, (Fixes::only(Fix::CloseDanglingCalls), false), &mut memo));
+/// ```
+#[derive(Debug)]
+pub struct Alike<'e, 'a> {
+    ev: &'e Evidence<'a>,
+    /// Per fix of [`Fix::ALL`]: whether the evaluation never feels it.
+    unfelt: [Option<bool>; Fix::ALL.len()],
+    /// Whether the seed's advisor would leave the turn as it ran.
+    untouched: Option<bool>,
+}
+
+impl<'e, 'a> Alike<'e, 'a> {
+    /// Nothing worked out yet for `ev`.
+    pub fn new(ev: &'e Evidence<'a>) -> Self {
+        Alike {
+            ev,
+            unfelt: [None; Fix::ALL.len()],
+            untouched: None,
+        }
     }
-    if advisor {
-        // `gemini_tool_text` throws on an empty prompt, and rewrites the
-        // responses of a prompt's last message that do not look like JSON.
-        let Some(attempted) = ev.attempted_messages() else {
+
+    /// Whether the turn of the evaluation, gathered under `a`, runs and is
+    /// judged alike under `b` ([`evaluates_alike`]).
+    pub fn sets(
+        &mut self,
+        (a, advised): (Fixes, bool),
+        (b, advisor): (Fixes, bool),
+        memo: &mut Conversions,
+    ) -> bool {
+        let ev = self.ev;
+        let c = &ev.scenario.config;
+        if c.repeat_last || c.gemini_tool_text || advised || ev.runaway {
             return false;
-        };
-        let untouched = attempted
+        }
+        if advisor && !*self.untouched.get_or_insert_with(|| untouched(ev)) {
+            return false;
+        }
+        let mut conversions = false;
+        for (i, fix) in Fix::ALL.into_iter().enumerate() {
+            if a.has(fix) == b.has(fix) {
+                continue;
+            }
+            if CONVERSION_FIXES.contains(&fix) {
+                conversions = true;
+            } else if !*self.unfelt[i].get_or_insert_with(|| unfelt(ev, fix)) {
+                return false;
+            }
+        }
+        !conversions || converts_alike(ev, a, b, memo)
+    }
+}
+
+/// Whether the seed's advisor, run on the turn of `ev` gathered without
+/// it, would leave it as it ran: the request is not empty (`gemini_tool_text`
+/// throws on an empty prompt) and no response of any request the loop tried
+/// to send is one it rewrites (it rewrites the responses of a prompt's last
+/// message that do not look like JSON).
+fn untouched(ev: &Evidence<'_>) -> bool {
+    let Some(attempted) = ev.attempted_messages() else {
+        return false;
+    };
+    !ev.scenario.history.is_empty()
+        && attempted
             .iter()
             .flatten()
             .flat_map(Message::responses)
-            .all(|r| advisor_thinks_json(&r.data));
-        if s.history.is_empty() || !untouched {
-            return false;
+            .all(|r| advisor_thinks_json(&r.data))
+}
+
+/// Whether the evaluation of `ev` never feels `fix`, one that is not a
+/// conversion fix (the rules of [`evaluates_alike`]).
+fn unfelt(ev: &Evidence<'_>, fix: Fix) -> bool {
+    let c = &ev.scenario.config;
+    match fix {
+        Fix::StrictJsonOrWrap | Fix::ErrorKey | Fix::Pr6907WrapOnFailure | Fix::Pr6049StrictWrap => {
+            false
         }
-    }
-    let mut conversions = false;
-    for fix in Fix::ALL.into_iter().filter(|&f| a.has(f) != b.has(f)) {
-        let unfelt = match fix {
-            Fix::StrictJsonOrWrap
-            | Fix::ErrorKey
-            | Fix::Pr6907WrapOnFailure
-            | Fix::Pr6049StrictWrap => {
-                conversions = true;
-                true
-            }
-            Fix::BreachThroughProcessor => breaches_unshaped(ev),
-            Fix::UnknownToolToProcessor => every_call(ev, |_, e, _| {
-                !matches!(e, CallEvent::Missing { .. } | CallEvent::Failed(_))
-            }),
-            Fix::EndTurnAfterBreach => {
-                let on = with_fix(ev, fix);
-                every_round(ev, |r| {
-                    ends_turn_at_breach(&on, &r.history, &r.calls, &r.before).is_none()
-                })
-            }
-            Fix::CloseDanglingCalls => {
-                // `Batch::throw` closes the calls after the breach;
-                // `BatchEnd::closing` answers a batch that ended the turn.
-                every_call(ev, |r, e, i| {
-                    !matches!(e, CallEvent::Thrown { .. }) || i + 1 == r.calls.len()
-                }) && (c.memory != Memory::Inside
-                    || every_round(
-                        ev,
-                        |r| matches!(&r.end, RoundEnd::Done { result, .. } if !result.return_direct),
-                    ))
-            }
-            Fix::KeepCurrentTurn | Fix::EvictOrphanResponses => !ev.run.windowed,
-            Fix::StoreAnsweredGeneration => false,
-        };
-        if !unfelt {
-            return false;
+        Fix::BreachThroughProcessor => breaches_unshaped(ev),
+        Fix::UnknownToolToProcessor => every_call(ev, |_, e, _| {
+            !matches!(e, CallEvent::Missing { .. } | CallEvent::Failed(_))
+        }),
+        Fix::EndTurnAfterBreach => {
+            let on = with_fix(ev, fix);
+            every_round(ev, |r| {
+                ends_turn_at_breach(&on, &r.history, &r.calls, &r.before).is_none()
+            })
         }
+        Fix::CloseDanglingCalls => {
+            // `Batch::throw` closes the calls after the breach;
+            // `BatchEnd::closing` answers a batch that ended the turn.
+            every_call(ev, |r, e, i| {
+                !matches!(e, CallEvent::Thrown { .. }) || i + 1 == r.calls.len()
+            }) && (c.memory != Memory::Inside
+                || every_round(
+                    ev,
+                    |r| matches!(&r.end, RoundEnd::Done { result, .. } if !result.return_direct),
+                ))
+        }
+        Fix::KeepCurrentTurn | Fix::EvictOrphanResponses => !ev.run.windowed,
+        Fix::StoreAnsweredGeneration => false,
     }
-    !conversions || converts_alike(ev, a, b, memo)
 }
 
 /// Whether every batch the turn ran satisfies `ok`, as the replay of its

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::chat::tool_loop::Memory;
 use crate::checking::explore::{counterexample_vector, MatrixCell};
-use crate::checking::footprint::{evaluates_alike, Conversions, Footprint};
+use crate::checking::footprint::{Alike, Conversions, Footprint};
 use crate::checking::gen::with_set;
 use crate::checking::invariants::{check, check_as, Evidence, Invariant, Replays, Verdict};
 use crate::checking::scenario::Scenario;
@@ -382,7 +382,7 @@ impl Cells<'_> {
 /// Judges the scenario under every behaviour set: each group of
 /// [`set_groups`] whose cells still need it runs once, under its first
 /// set, and the later groups whose conversions of the turn's texts agree
-/// with it ([`evaluates_alike`]) take its verdicts too. Each invariant is
+/// with it ([`crate::checking::footprint::evaluates_alike`]) take its verdicts too. Each invariant is
 /// judged once for all the sets that share a run; the replays of the
 /// turn's batches are shared by class.
 fn judge_scenario(
@@ -408,10 +408,11 @@ fn judge_scenario(
         let mut merged = vec![gi];
         let mut members = g.sets.clone();
         if let Ok(ev) = &ev {
+            let mut alike = Alike::new(ev);
             for (hj, h) in groups.iter().enumerate().skip(gi + 1) {
                 if !taken[hj]
                     && (0..n_inv).any(|i| cells.live(&h.sets, i))
-                    && evaluates_alike(ev, (g.felt, g.advisor), (h.felt, h.advisor), memo)
+                    && alike.sets((g.felt, g.advisor), (h.felt, h.advisor), memo)
                 {
                     taken[hj] = true;
                     merged.push(hj);
