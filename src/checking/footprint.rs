@@ -25,7 +25,7 @@ use crate::model::manager::{
     breach_response, ends_turn_at_breach, not_executed_response, Config, NOT_EXECUTED,
 };
 use crate::model::message::Message;
-use crate::model::tools::Toolbox;
+use crate::model::tools::scan;
 
 /// `fixes` without the fixes the evaluation of `scenario` cannot feel: the
 /// turn runs and is judged under the result exactly as under `fixes`
@@ -70,13 +70,13 @@ impl Footprint {
     /// The scenario's footprint.
     pub fn of(scenario: &Scenario) -> Self {
         let c = &scenario.config;
-        let tools = Toolbox::new(scenario.tools.clone());
         let resolves = c.manager.resolves();
         Footprint {
             memory: c.memory,
             one_generation: scenario.model.iter().all(|reply| reply.len() <= 1),
             window_never_fills: window_never_fills(scenario),
-            every_call_found: calls(scenario).all(|name| tools.find(name, resolves).is_some()),
+            every_call_found: calls(scenario)
+                .all(|name| scan(&scenario.tools, name, resolves).is_some()),
             no_breach: no_breach(scenario),
             ends_at_no_breach: c.manager.limits.on_exceeded == OnExceeded::Throw
                 || !c.manager.version.has_limits(),
@@ -372,9 +372,10 @@ fn untouched(ev: &Evidence<'_>) -> bool {
 fn unfelt(ev: &Evidence<'_>, fix: Fix) -> bool {
     let c = &ev.scenario.config;
     match fix {
-        Fix::StrictJsonOrWrap | Fix::ErrorKey | Fix::Pr6907WrapOnFailure | Fix::Pr6049StrictWrap => {
-            false
-        }
+        Fix::StrictJsonOrWrap
+        | Fix::ErrorKey
+        | Fix::Pr6907WrapOnFailure
+        | Fix::Pr6049StrictWrap => false,
         Fix::BreachThroughProcessor => breaches_unshaped(ev),
         Fix::UnknownToolToProcessor => every_call(ev, |_, e, _| {
             !matches!(e, CallEvent::Missing { .. } | CallEvent::Failed(_))

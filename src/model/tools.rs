@@ -274,20 +274,7 @@ impl Toolbox {
     #[inline]
     pub fn find_by_scan(&self, name: &str, resolution_fallback: bool) -> Option<ToolRef> {
         let tools = &self.registry.tools;
-        let scan = |reg: Registered| {
-            tools
-                .iter()
-                .position(|t| t.registered == reg && t.name == name)
-        };
-        let index = scan(Registered::Request).or_else(|| {
-            if resolution_fallback && crate::model::limits::has_text(name) {
-                tools
-                    .iter()
-                    .rposition(|t| t.registered == Registered::Resolver && t.name == name)
-            } else {
-                None
-            }
-        })?;
+        let index = scan(tools, name, resolution_fallback)?;
         Some(ToolRef {
             index,
             return_direct: tools[index].return_direct,
@@ -420,4 +407,23 @@ pub fn duplicate_request_names(tools: &[ToolSpec]) -> Vec<String> {
         .filter(|(_, c)| *c > 1)
         .map(|(n, _)| n.to_owned())
         .collect()
+}
+
+/// Where [`Toolbox::find_by_scan`] finds `name` in `tools`: the first tool
+/// the request registered, else (with the resolution fallback, for a name
+/// with text) the last one the resolver holds. For a reader of a scenario's
+/// tools that builds no toolbox.
+pub(crate) fn scan(tools: &[ToolSpec], name: &str, resolution_fallback: bool) -> Option<usize> {
+    tools
+        .iter()
+        .position(|t| t.registered == Registered::Request && t.name == name)
+        .or_else(|| {
+            if resolution_fallback && crate::model::limits::has_text(name) {
+                tools
+                    .iter()
+                    .rposition(|t| t.registered == Registered::Resolver && t.name == name)
+            } else {
+                None
+            }
+        })
 }
