@@ -10,7 +10,9 @@ use crate::chat::tool_loop::Memory;
 use crate::checking::explore::{counterexample_vector, MatrixCell};
 use crate::checking::footprint::{Alike, Conversions, Footprint};
 use crate::checking::gen::with_set;
-use crate::checking::invariants::{check, check_as, Evidence, Invariant, Replays, Verdict};
+use crate::checking::invariants::{
+    check, check_as, stream_as_call_against, through_call, Evidence, Invariant, Replays, Verdict,
+};
 use crate::checking::scenario::Scenario;
 use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes};
 
@@ -430,16 +432,62 @@ fn judge_scenario(
             // run `stream-as-call` makes through `call()`: that one is
             // judged under each group's own set.
             if invariant == Invariant::StreamAsCall && merged.len() > 1 {
-                for &hj in merged.iter().filter(|&&hj| cells.live(&groups[hj].sets, i)) {
-                    let h = &sets[groups[hj].sets[0]];
-                    let verdict = check_as(invariant, ev, (h.fixes, h.gemini_tool_text));
-                    cells.record(&groups[hj].sets, i, &verdict, local);
+                let live: Vec<usize> = merged
+                    .iter()
+                    .copied()
+                    .filter(|&hj| cells.live(&groups[hj].sets, i))
+                    .collect();
+                for (hj, verdict) in live
+                    .iter()
+                    .zip(through_calls(ev, &groups, &live, sets, memo))
+                {
+                    cells.record(&groups[*hj].sets, i, &verdict, local);
                 }
             } else {
                 cells.record(&members, i, &check(invariant, ev), local);
             }
         }
     }
+}
+
+/// `stream-as-call`'s verdict for each of the `merged` groups of a
+/// streamed turn (indices into `groups`, in order): the judge runs the turn
+/// again through `call()` under each group's own set. The first group's
+/// run is gathered as evidence, and each later group under which that run
+/// evaluates alike ([`Alike`]) takes its verdict; the others run their own.
+pub(super) fn through_calls(
+    ev: &Evidence<'_>,
+    groups: &[Group],
+    merged: &[usize],
+    sets: &[BehaviorSet],
+    memo: &mut Conversions,
+) -> Vec<Verdict> {
+    let Some((&first, rest)) = merged.split_first() else {
+        return Vec::new();
+    };
+    let set_of = |hj: usize| {
+        let h = &sets[groups[hj].sets[0]];
+        (h.fixes, h.gemini_tool_text)
+    };
+    let own = |hj: usize| check_as(Invariant::StreamAsCall, ev, set_of(hj));
+    // A repeating model's turn is gathered cut off at its bound: not the
+    // run the judge makes.
+    let Some(blocking) = through_call(ev, set_of(first)).filter(|b| !b.config.repeat_last) else {
+        return merged.iter().map(|&hj| own(hj)).collect();
+    };
+    let call = Evidence::gather(&blocking);
+    let verdict = stream_as_call_against(ev, call.as_ref().ok().map(|c| (&c.run, &c.toolbox)));
+    let g = &groups[first];
+    let mut alike = call.as_ref().ok().map(Alike::new);
+    let mut verdicts = vec![verdict.clone()];
+    for &hj in rest {
+        let h = &groups[hj];
+        let shared = alike
+            .as_mut()
+            .is_some_and(|a| a.sets((g.felt, g.advisor), (h.felt, h.advisor), memo));
+        verdicts.push(if shared { verdict.clone() } else { own(hj) });
+    }
+    verdicts
 }
 
 fn refuted(space: &Space, cell: &MatrixCell, (size, index): (usize, u64)) -> Proof {

@@ -3,17 +3,19 @@
 use std::num::NonZeroU32;
 
 use crate::chat::tool_loop::{Memory, Provider};
-use crate::checking::footprint::{evaluates_alike, Conversions};
+use crate::checking::footprint::{evaluates_alike, Alike, Conversions};
 use crate::checking::gen::with_set;
 use crate::checking::invariants::check_scenario;
-use crate::checking::invariants::{check, check_as, Evidence, Invariant, Replays, Verdict};
+use crate::checking::invariants::{
+    check, check_as, through_call, Evidence, Invariant, Replays, Verdict,
+};
 use crate::checking::scenario::Scenario;
 use crate::model::behavior::{behavior_sets, BehaviorSet};
 use crate::model::limits::OnExceeded;
 use crate::model::message::Message;
 use crate::model::processor::Processor;
 
-use super::run::{key, set_groups, NONE};
+use super::run::{key, set_groups, through_calls, NONE};
 use super::{run, Bound, Family, MemorySetup, Proof, RoundReply, Space, ROUND_TEXT};
 
 /// The behaviour set of that name.
@@ -443,10 +445,11 @@ fn cut_down() -> Vec<Space> {
 /// ([`evaluates_alike`]), `stream-as-call` judged there under the set's
 /// own fixes as the run judges it. Returns (scenarios, shared evaluations,
 /// those with memory, those of streamed turns).
-fn check_shared_evaluations(space: &Space, step: u64) -> (usize, usize, usize, usize) {
+fn check_shared_evaluations(space: &Space, step: u64) -> (usize, usize, usize, usize, usize) {
     let sets = behavior_sets();
     let mut memo = Conversions::default();
     let (mut scenarios, mut shared, mut with_memory, mut streamed) = (0, 0, 0, 0);
+    let mut through_alike = 0;
     for index in (0..space.scenarios()).step_by(step as usize) {
         let item = space.item(index).unwrap();
         if space.canonical(&item).is_none() {
@@ -467,14 +470,46 @@ fn check_shared_evaluations(space: &Space, step: u64) -> (usize, usize, usize, u
             let first = with_set(&base, &sets[g.sets[0]]);
             let ev = Evidence::gather(&first);
             let mut members = g.sets.clone();
-            for h in &groups[gi + 1..] {
+            let mut merged = vec![gi];
+            for (hj, h) in groups.iter().enumerate().skip(gi + 1) {
                 let alike = ev.as_ref().is_ok_and(|ev| {
                     evaluates_alike(ev, (g.felt, g.advisor), (h.felt, h.advisor), &mut memo)
                 });
                 if alike {
                     members.extend(&h.sets);
+                    merged.push(hj);
                 }
             }
+            if let (Ok(ev), true) = (&ev, merged.len() > 1) {
+                let g_set = (sets[g.sets[0]].fixes, sets[g.sets[0]].gemini_tool_text);
+                if let Some(blocking) = through_call(ev, g_set) {
+                    if let Ok(call) = Evidence::gather(&blocking) {
+                        let mut alike = Alike::new(&call);
+                        through_alike += merged[1..]
+                            .iter()
+                            .filter(|&&hj| {
+                                let h = &groups[hj];
+                                alike.sets((g.felt, g.advisor), (h.felt, h.advisor), &mut memo)
+                            })
+                            .count();
+                    }
+                }
+            }
+            // `stream-as-call` as the run judges it: per merged group, its
+            // run through call() shared where it evaluates alike.
+            let through: Vec<(usize, Verdict)> = match &ev {
+                Ok(ev) if merged.len() > 1 => merged
+                    .iter()
+                    .flat_map(|&hj| groups[hj].sets.iter().copied())
+                    .zip(
+                        merged
+                            .iter()
+                            .zip(through_calls(ev, &groups, &merged, &sets, &mut memo))
+                            .flat_map(|(&hj, v)| groups[hj].sets.iter().map(move |_| v.clone())),
+                    )
+                    .collect(),
+                _ => Vec::new(),
+            };
             let want = alone(members[0]);
             for &si in &members[1..] {
                 let name = format!("scenario {index} under {}", sets[si].name);
@@ -493,6 +528,12 @@ fn check_shared_evaluations(space: &Space, step: u64) -> (usize, usize, usize, u
                             .position(|&i| i == Invariant::StreamAsCall);
                         if let Some(at) = at {
                             verdicts[at] = check_as(Invariant::StreamAsCall, ev, own);
+                            if let Some((_, run)) = through.iter().find(|(s, _)| *s == si) {
+                                assert_eq!(
+                                    *run, v[at],
+                                    "{name}: stream-as-call as the run shares it"
+                                );
+                            }
                         }
                         assert_eq!(verdicts, v, "{name}");
                         streamed += usize::from(base.config.stream.is_some());
@@ -505,7 +546,7 @@ fn check_shared_evaluations(space: &Space, step: u64) -> (usize, usize, usize, u
             }
         }
     }
-    (scenarios, shared, with_memory, streamed)
+    (scenarios, shared, with_memory, streamed, through_alike)
 }
 
 #[test]
@@ -515,7 +556,7 @@ fn the_sets_that_share_an_evaluation_run_and_are_judged_alike() {
     // one runs and is judged on its own as the set it shares with.
     let (mut shared, mut with_memory, mut streamed) = (0, 0, 0);
     for space in cut_down() {
-        let (_, s, m, st) = check_shared_evaluations(&space, 61);
+        let (_, s, m, st, _) = check_shared_evaluations(&space, 61);
         shared += s;
         with_memory += m;
         streamed += st;
@@ -541,8 +582,13 @@ fn streamed_turns_that_share_an_evaluation_run_and_are_judged_alike() {
         name: "streamed",
         families: vec![f],
     });
-    let (_, shared, _, streamed) = check_shared_evaluations(&space, 13);
-    assert!(streamed > 0 && streamed == shared, "{shared} {streamed}");
+    // The run shares the judge's runs through call() between the merged
+    // groups where the first one's run evaluates alike: some do here.
+    let (_, shared, _, streamed, through_alike) = check_shared_evaluations(&space, 13);
+    assert!(
+        streamed > 0 && streamed == shared && through_alike > 0,
+        "{shared} {streamed} {through_alike}"
+    );
 }
 
 /// As above on every 7th scenario of the default bound (about 57,000
@@ -551,7 +597,7 @@ fn streamed_turns_that_share_an_evaluation_run_and_are_judged_alike() {
 #[test]
 #[ignore]
 fn the_shared_evaluations_of_the_default_bound_are_the_sets_own() {
-    let (scenarios, shared, _, _) =
+    let (scenarios, shared, _, _, _) =
         check_shared_evaluations(&Space::new(&Bound::default_bound()), 7);
     assert!(
         scenarios > 50_000 && shared > scenarios,

@@ -76,7 +76,7 @@ use crate::model::tools::Invocation;
 use self::calls::{counting, limits, one_response_per_call};
 use self::payloads::{gemini_safe, json_safe, lossless};
 use self::rounds::turn_ends;
-use self::streaming::stream_as_call;
+use self::streaming::{against, stream_as_call};
 use self::transcripts::{memory_keeps_turns, question_kept, transcript_valid};
 
 enum_table! {
@@ -305,11 +305,57 @@ fn own_set(ev: &Evidence<'_>) -> (Fixes, bool) {
 /// assert_eq!(check_as(Invariant::StreamAsCall, &ev, (Fixes::all(), false)), check(Invariant::StreamAsCall, &ev));
 /// ```
 pub fn check_as(invariant: Invariant, evidence: &Evidence<'_>, set: (Fixes, bool)) -> Verdict {
-    match judge(invariant, evidence, set) {
+    verdict(judge(invariant, evidence, set))
+}
+
+fn verdict(judged: Judged) -> Verdict {
+    match judged {
         Judged::Holds => Verdict::Holds,
         Judged::NotApplicable => Verdict::NotApplicable,
         Judged::Refuted(r) => Verdict::Refuted(r.wanted),
     }
+}
+
+/// The turn `stream-as-call` runs through `call()` to judge the streamed
+/// turn of `ev` under the fixes and advisor `set`: `None` where it runs
+/// none (a turn not streamed, or cut off at its bound). A caller that runs
+/// it itself judges with [`stream_as_call_against`].
+///
+/// ```
+/// use toolcall_model::{checking::invariants::{check_as, stream_as_call_against, through_call, Evidence, Invariant},
+///     chat::{LoopConfig, Split}, model::{Fixes, Generation, Message}, checking::scenario::Scenario};
+/// let s = Scenario { config: LoopConfig { stream: Some(Split::default()), ..Default::default() }, tools: vec![],
+///     history: vec![Message::user("hi")], model: vec![vec![Generation { text: Some("hello".into()), ..Default::default() }]] };
+/// let ev = Evidence::gather(&s).unwrap();
+/// let set = (Fixes::all(), false);
+/// let blocking = through_call(&ev, set).unwrap();
+/// assert!(blocking.config.stream.is_none());
+/// let (run, tools) = blocking.run().unwrap();
+/// assert_eq!(stream_as_call_against(&ev, Some((&run, &tools))), check_as(Invariant::StreamAsCall, &ev, set));
+/// ```
+pub fn through_call(ev: &Evidence<'_>, set: (Fixes, bool)) -> Option<Scenario> {
+    if ev.runaway {
+        return None;
+    }
+    streaming::through_call(ev.scenario, set)
+}
+
+/// `stream-as-call` judged on `ev` against `call`, the run and toolbox of
+/// its [`through_call`] turn (`None` where that run failed): the verdict
+/// [`check_as`] gives under the set the turn was built for.
+pub fn stream_as_call_against(
+    ev: &Evidence<'_>,
+    call: Option<(
+        &crate::chat::tool_loop::LoopRun,
+        &crate::model::tools::Toolbox,
+    )>,
+) -> Verdict {
+    verdict(match call {
+        Some((run, tools)) if !ev.runaway && ev.scenario.config.stream.is_some() => {
+            against(ev, run, tools)
+        }
+        _ => Judged::NotApplicable,
+    })
 }
 
 /// Runs the scenario and judges `invariant`; a scenario that is not a valid

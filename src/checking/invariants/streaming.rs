@@ -4,20 +4,34 @@
 //! streaming, so what differs comes from the model of each path
 //! (docs/BEHAVIOUR.md 6.3), never from a list of known differences.
 
-use crate::chat::tool_loop::Memory;
+use crate::chat::tool_loop::{LoopRun, Memory};
+use crate::checking::scenario::Scenario;
 use crate::model::behavior::Fixes;
 use crate::model::message::{Generation, Message};
-use crate::model::tools::Invocation;
+use crate::model::tools::{Invocation, Toolbox};
 
 use super::{refuted, Evidence, Judged, Locus};
 
 /// Judged on the streamed run of `ev`, against the turn through `call()`
 /// under the fixes and advisor `set` ([`super::check_as`]).
-pub(super) fn stream_as_call(ev: &Evidence<'_>, (fixes, advisor): (Fixes, bool)) -> Judged {
-    if ev.scenario.config.stream.is_none() {
+pub(super) fn stream_as_call(ev: &Evidence<'_>, set: (Fixes, bool)) -> Judged {
+    let Some(blocking) = through_call(ev.scenario, set) else {
         return Judged::NotApplicable;
-    }
-    let mut blocking = ev.scenario.clone();
+    };
+    let Ok((call_run, call_box)) = blocking.run() else {
+        return Judged::NotApplicable;
+    };
+    against(ev, &call_run, &call_box)
+}
+
+/// The turn of a streamed `scenario` through `call()` under the fixes and
+/// advisor `set`; `None` for a turn that is not streamed.
+pub(super) fn through_call(
+    scenario: &Scenario,
+    (fixes, advisor): (Fixes, bool),
+) -> Option<Scenario> {
+    scenario.config.stream?;
+    let mut blocking = scenario.clone();
     blocking.config.stream = None;
     blocking.config.manager.fixes = fixes;
     blocking.config.gemini_tool_text = advisor;
@@ -27,9 +41,12 @@ pub(super) fn stream_as_call(ev: &Evidence<'_>, (fixes, advisor): (Fixes, bool))
         text: Some("(end)".into()),
         ..Generation::default()
     }]);
-    let Ok((call_run, call_box)) = blocking.run() else {
-        return Judged::NotApplicable;
-    };
+    Some(blocking)
+}
+
+/// The streamed run of `ev` against the run of its turn through `call()`
+/// ([`through_call`]) and that run's toolbox.
+pub(super) fn against(ev: &Evidence<'_>, call_run: &LoopRun, call_box: &Toolbox) -> Judged {
     let (streamed, called) = (ev.toolbox.invocations(), call_box.invocations());
     if streamed != called {
         return refuted(
