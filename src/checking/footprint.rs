@@ -202,7 +202,7 @@ fn no_breach(scenario: &Scenario) -> bool {
     names.iter().all(|name| {
         c.manager
             .limits
-            .check(name, counts.get(name), counts.total())
+            .check(*name, counts.get(name), counts.total())
             .is_none()
     })
 }

@@ -103,6 +103,8 @@ pub fn simple_name(class: &str) -> &str {
 
 /// The `java.lang` throwable root.
 pub const THROWABLE: &str = "java.lang.Throwable";
+/// `java.lang.Error`.
+const ERROR: &str = "java.lang.Error";
 /// `java.lang.RuntimeException`.
 pub const RUNTIME_EXCEPTION: &str = "java.lang.RuntimeException";
 /// `java.lang.IllegalStateException`.
@@ -125,80 +127,82 @@ pub const TOOL_EXECUTION_EXCEPTION: &str =
 pub const TOOL_CALL_LIMIT_EXCEEDED: &str =
     "org.springframework.ai.model.tool.ToolCallLimitExceededException";
 
-/// Built-in classes and their direct superclasses.
+/// Built-in classes and their direct superclasses, sorted by class name
+/// (byte order, as `str` compares) so that a lookup is a binary search:
+/// the processor asks for a class's kind at every tool failure and breach.
 const BUILTIN: &[(&str, &str)] = &[
-    ("java.lang.Exception", THROWABLE),
-    ("java.lang.Error", THROWABLE),
-    (RUNTIME_EXCEPTION, "java.lang.Exception"),
-    (ILLEGAL_ARGUMENT, RUNTIME_EXCEPTION),
-    (ILLEGAL_STATE, RUNTIME_EXCEPTION),
-    ("java.lang.NumberFormatException", ILLEGAL_ARGUMENT),
-    ("java.lang.NullPointerException", RUNTIME_EXCEPTION),
+    ("java.io.EOFException", "java.io.IOException"),
+    ("java.io.FileNotFoundException", "java.io.IOException"),
+    ("java.io.IOException", "java.lang.Exception"),
+    ("java.io.InterruptedIOException", "java.io.IOException"),
+    ("java.io.UncheckedIOException", RUNTIME_EXCEPTION),
+    (
+        "java.io.UnsupportedEncodingException",
+        "java.io.IOException",
+    ),
     ("java.lang.ArithmeticException", RUNTIME_EXCEPTION),
-    ("java.lang.ClassCastException", RUNTIME_EXCEPTION),
-    ("java.lang.IndexOutOfBoundsException", RUNTIME_EXCEPTION),
     (
         "java.lang.ArrayIndexOutOfBoundsException",
         "java.lang.IndexOutOfBoundsException",
+    ),
+    ("java.lang.ArrayStoreException", RUNTIME_EXCEPTION),
+    ("java.lang.AssertionError", ERROR),
+    ("java.lang.ClassCastException", RUNTIME_EXCEPTION),
+    (
+        "java.lang.ClassNotFoundException",
+        "java.lang.ReflectiveOperationException",
+    ),
+    (
+        "java.lang.CloneNotSupportedException",
+        "java.lang.Exception",
+    ),
+    (ERROR, THROWABLE),
+    ("java.lang.Exception", THROWABLE),
+    (ILLEGAL_ARGUMENT, RUNTIME_EXCEPTION),
+    ("java.lang.IllegalMonitorStateException", RUNTIME_EXCEPTION),
+    (ILLEGAL_STATE, RUNTIME_EXCEPTION),
+    ("java.lang.IndexOutOfBoundsException", RUNTIME_EXCEPTION),
+    ("java.lang.InterruptedException", "java.lang.Exception"),
+    ("java.lang.LinkageError", ERROR),
+    ("java.lang.NegativeArraySizeException", RUNTIME_EXCEPTION),
+    ("java.lang.NoClassDefFoundError", "java.lang.LinkageError"),
+    (NULL_POINTER, RUNTIME_EXCEPTION),
+    ("java.lang.NumberFormatException", ILLEGAL_ARGUMENT),
+    (
+        "java.lang.OutOfMemoryError",
+        "java.lang.VirtualMachineError",
+    ),
+    (
+        "java.lang.ReflectiveOperationException",
+        "java.lang.Exception",
+    ),
+    (RUNTIME_EXCEPTION, "java.lang.Exception"),
+    ("java.lang.SecurityException", RUNTIME_EXCEPTION),
+    (
+        "java.lang.StackOverflowError",
+        "java.lang.VirtualMachineError",
     ),
     (
         "java.lang.StringIndexOutOfBoundsException",
         "java.lang.IndexOutOfBoundsException",
     ),
     ("java.lang.UnsupportedOperationException", RUNTIME_EXCEPTION),
-    ("java.lang.SecurityException", RUNTIME_EXCEPTION),
-    ("java.lang.NegativeArraySizeException", RUNTIME_EXCEPTION),
-    ("java.lang.ArrayStoreException", RUNTIME_EXCEPTION),
-    ("java.lang.IllegalMonitorStateException", RUNTIME_EXCEPTION),
-    ("java.util.NoSuchElementException", RUNTIME_EXCEPTION),
+    ("java.lang.VirtualMachineError", ERROR),
     (
         "java.util.ConcurrentModificationException",
         RUNTIME_EXCEPTION,
     ),
-    ("java.io.UncheckedIOException", RUNTIME_EXCEPTION),
-    ("java.lang.InterruptedException", "java.lang.Exception"),
-    (
-        "java.lang.CloneNotSupportedException",
-        "java.lang.Exception",
-    ),
-    (
-        "java.lang.ReflectiveOperationException",
-        "java.lang.Exception",
-    ),
-    (
-        "java.lang.ClassNotFoundException",
-        "java.lang.ReflectiveOperationException",
-    ),
-    ("java.io.IOException", "java.lang.Exception"),
-    ("java.io.FileNotFoundException", "java.io.IOException"),
-    ("java.io.EOFException", "java.io.IOException"),
-    (
-        "java.io.UnsupportedEncodingException",
-        "java.io.IOException",
-    ),
-    ("java.io.InterruptedIOException", "java.io.IOException"),
-    (
-        "java.util.concurrent.TimeoutException",
-        "java.lang.Exception",
-    ),
+    ("java.util.NoSuchElementException", RUNTIME_EXCEPTION),
     (
         "java.util.concurrent.ExecutionException",
         "java.lang.Exception",
     ),
-    ("java.lang.AssertionError", "java.lang.Error"),
-    ("java.lang.LinkageError", "java.lang.Error"),
-    ("java.lang.NoClassDefFoundError", "java.lang.LinkageError"),
-    ("java.lang.VirtualMachineError", "java.lang.Error"),
     (
-        "java.lang.OutOfMemoryError",
-        "java.lang.VirtualMachineError",
+        "java.util.concurrent.TimeoutException",
+        "java.lang.Exception",
     ),
-    (
-        "java.lang.StackOverflowError",
-        "java.lang.VirtualMachineError",
-    ),
-    (TOOL_EXECUTION_EXCEPTION, RUNTIME_EXCEPTION),
     (TOOL_CALL_LIMIT_EXCEEDED, RUNTIME_EXCEPTION),
+    (TOOL_EXECUTION_EXCEPTION, RUNTIME_EXCEPTION),
 ];
 
 /// Why a class could not be declared or used.
@@ -266,11 +270,12 @@ impl ClassTable {
     /// The direct superclass: a built-in class's, else a declared one's
     /// (`declare` never gives a built-in class another parent).
     fn parent(&self, class: &str) -> Option<&str> {
-        BUILTIN
-            .iter()
-            .find(|(c, _)| *c == class)
-            .map(|(_, p)| *p)
-            .or_else(|| self.declared.get(class).map(String::as_str))
+        match BUILTIN.binary_search_by(|(c, _)| (*c).cmp(class)) {
+            Ok(i) => Some(BUILTIN[i].1),
+            // An empty map (as nearly every table has) answers at once.
+            Err(_) if self.declared.is_empty() => None,
+            Err(_) => self.declared.get(class).map(String::as_str),
+        }
     }
 
     /// Whether `class` is known.
@@ -444,15 +449,71 @@ impl ClassTable {
     /// assert_eq!(ClassTable::builtin().kind("java.lang.OutOfMemoryError"), Some(Kind::Error));
     /// ```
     pub fn kind(&self, class: &str) -> Option<Kind> {
-        if !self.contains(class) {
-            return None;
+        // One walk up the hierarchy: the first of `RuntimeException` and
+        // `Error` met decides; reaching `Throwable` makes it checked. Only
+        // the class itself can be unknown (a declared class's superclass is
+        // known), and an unknown class has no superclass.
+        let mut cur = class;
+        loop {
+            if cur == RUNTIME_EXCEPTION {
+                return Some(Kind::Runtime);
+            }
+            if cur == ERROR {
+                return Some(Kind::Error);
+            }
+            match self.parent(cur) {
+                Some(p) => cur = p,
+                None if cur == THROWABLE => return Some(Kind::Checked),
+                None => return None,
+            }
         }
-        Some(if self.is_assignable(RUNTIME_EXCEPTION, class) {
-            Kind::Runtime
-        } else if self.is_assignable("java.lang.Error", class) {
-            Kind::Error
-        } else {
-            Kind::Checked
-        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lookup is a binary search: the table must stay sorted, each
+    /// class once, and every superclass known.
+    #[test]
+    fn the_builtin_table_is_sorted_and_closed() {
+        assert!(
+            BUILTIN.windows(2).all(|w| w[0].0 < w[1].0),
+            "sorted, no repeats"
+        );
+        let t = ClassTable::builtin();
+        for (class, parent) in BUILTIN {
+            assert_eq!(t.superclass(class), Some(*parent));
+            assert!(t.contains(parent), "{parent}");
+        }
+    }
+
+    /// The one-walk kind is the kind as the hierarchy defines it: runtime
+    /// when assignable to `RuntimeException`, else error when assignable to
+    /// `Error`, else checked; unknown classes have none.
+    #[test]
+    fn kind_is_assignability_to_runtime_exception_or_error() {
+        let mut t = ClassTable::builtin();
+        t.declare("a.Io", "java.io.IOException").unwrap();
+        t.declare("a.Rt", ILLEGAL_STATE).unwrap();
+        t.declare("a.Er", "java.lang.LinkageError").unwrap();
+        t.declare("a.Th", THROWABLE).unwrap();
+        t.declare("a.Th2", "a.Th").unwrap();
+        let classes = BUILTIN.iter().map(|(c, _)| *c).chain([
+            THROWABLE, "a.Io", "a.Rt", "a.Er", "a.Th", "a.Th2", "no.Such", "",
+        ]);
+        for class in classes {
+            let want = t.contains(class).then(|| {
+                if t.is_assignable(RUNTIME_EXCEPTION, class) {
+                    Kind::Runtime
+                } else if t.is_assignable(ERROR, class) {
+                    Kind::Error
+                } else {
+                    Kind::Checked
+                }
+            });
+            assert_eq!(t.kind(class), want, "{class}");
+        }
     }
 }

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::model::message::Message;
+use crate::model::processor::Piece;
 use crate::model::shared_str::SharedStr;
 
 /// Upstream default per-tool maximum (`DEFAULT_MAX_CALLS_PER_TOOL`).
@@ -269,18 +270,23 @@ impl ToolCallLimits {
     /// let b = l.check("x", 2, 2).unwrap();
     /// assert_eq!(b.message(), "Tool call limit (1) exceeded for tool 'x'. No further calls to this tool are allowed in this turn.");
     /// ```
-    pub fn check(&self, name: &str, count: u64, total: u64) -> Option<Breach> {
+    pub fn check<N: AsRef<str> + Into<SharedStr>>(
+        &self,
+        name: N,
+        count: u64,
+        total: u64,
+    ) -> Option<Breach> {
         // Without overrides or exclusions every name has the default
         // maximum: no lookup by name.
         let max_for = if self.overrides.is_empty() && self.excluded.is_empty() {
             Some(self.default_max_per_tool)
         } else {
-            self.max_for(name)
+            self.max_for(name.as_ref())
         };
         if let Some(Max::Limited(max)) = max_for {
             if Max::Limited(max).exceeded_by(count) {
                 return Some(Breach {
-                    tool_name: Some(name.to_owned()),
+                    tool_name: Some(name.into()),
                     limit: max,
                 });
             }
@@ -328,8 +334,9 @@ impl ToolCallLimits {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Breach {
-    /// The tool whose per-tool limit broke; `None` for the total limit.
-    pub tool_name: Option<String>,
+    /// The tool whose per-tool limit broke (the call's name, shared);
+    /// `None` for the total limit.
+    pub tool_name: Option<SharedStr>,
     /// The maximum that was exceeded.
     pub limit: u32,
 }
@@ -341,25 +348,36 @@ impl Breach {
     /// let b = toolcall_model::model::Breach { tool_name: None, limit: 2 };
     /// assert_eq!(b.message(), "Total tool call limit (2) exceeded for this turn. No further tool calls are allowed.");
     /// ```
-    pub fn message(&self) -> String {
-        // Written piece by piece: a breach answers every call past a limit,
-        // and `format!` cost several times the copying.
-        let limit = self.limit.to_string();
+    pub fn message(&self) -> SharedStr {
+        // A breach answers every call past a limit: its text is written
+        // once, from its pieces, rather than formatted and copied.
+        let mut digits = [0u8; 10];
+        SharedStr::concat(
+            self.pieces(decimal(self.limit, &mut digits))
+                .map(|p| p.text()),
+        )
+    }
+
+    /// The response text in pieces, the limit's `digits` among them: the
+    /// fixed wording and the digits hold no character JSON escapes, the
+    /// tool's name may. The exception processor writes its JSON answer
+    /// from them without escaping the rest.
+    pub(crate) fn pieces<'a>(&'a self, digits: &'a str) -> [Piece<'a>; 5] {
         match &self.tool_name {
             Some(n) => [
-                "Tool call limit (",
-                &limit,
-                ") exceeded for tool '",
-                n,
-                "'. No further calls to this tool are allowed in this turn.",
-            ]
-            .concat(),
+                Piece::Plain("Tool call limit ("),
+                Piece::Plain(digits),
+                Piece::Plain(") exceeded for tool '"),
+                Piece::Text(n),
+                Piece::Plain("'. No further calls to this tool are allowed in this turn."),
+            ],
             None => [
-                "Total tool call limit (",
-                &limit,
-                ") exceeded for this turn. No further tool calls are allowed.",
-            ]
-            .concat(),
+                Piece::Plain("Total tool call limit ("),
+                Piece::Plain(digits),
+                Piece::Plain(") exceeded for this turn. No further tool calls are allowed."),
+                Piece::Plain(""),
+                Piece::Plain(""),
+            ],
         }
     }
 
@@ -378,6 +396,21 @@ impl Breach {
             ),
         }
     }
+}
+
+/// `n` in decimal, written at the end of `buf` (a `u32` has at most ten
+/// digits).
+pub(crate) fn decimal(mut n: u32, buf: &mut [u8; 10]) -> &str {
+    let mut start = buf.len();
+    loop {
+        start -= 1;
+        buf[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[start..]).unwrap_or_default()
 }
 
 /// Calls counted so far in the turn: per name and in total (h2-style counters,
@@ -679,5 +712,30 @@ mod tests {
         assert_eq!(a, b);
         b.add("x");
         assert_ne!(a, b);
+    }
+
+    /// The digits of a limit are `to_string`'s, and a breach's text reads
+    /// as `ToolCallLimits.Breach.message()` words it.
+    #[test]
+    fn a_breach_text_is_its_wording_with_the_limit_in_decimal() {
+        for n in [0, 1, 9, 10, 40, 99, 100, 150, 1_234_567_890, u32::MAX] {
+            assert_eq!(decimal(n, &mut [0; 10]), n.to_string());
+            let per_tool = Breach {
+                tool_name: Some("t\"x".into()),
+                limit: n,
+            };
+            assert_eq!(
+                per_tool.message(),
+                format!("Tool call limit ({n}) exceeded for tool 't\"x'. No further calls to this tool are allowed in this turn.")
+            );
+            let total = Breach {
+                tool_name: None,
+                limit: n,
+            };
+            assert_eq!(
+                total.message(),
+                format!("Total tool call limit ({n}) exceeded for this turn. No further tool calls are allowed.")
+            );
+        }
     }
 }

@@ -13,9 +13,11 @@ use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::{
     ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
 };
-use crate::model::limits::{current_turn, has_text, Breach, Counts, OnExceeded, ToolCallLimits};
+use crate::model::limits::{
+    current_turn, decimal, has_text, Breach, Counts, OnExceeded, ToolCallLimits,
+};
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
-use crate::model::processor::{tool_execution_exception, Processor};
+use crate::model::processor::{tool_execution_exception, Handling, Piece, Processor};
 use crate::model::shared_str::SharedStr;
 use crate::model::tools::{ToolRef, ToolResult, Toolbox};
 use serde_json::{Map, Value};
@@ -561,15 +563,36 @@ impl Batch {
 /// processor throws fails the batch.
 pub(crate) fn breach_response(
     cfg: &Config,
-    name: &str,
+    _name: &str,
     breach: &Breach,
 ) -> Result<SharedStr, JavaException> {
-    let text = breach.message();
     if !cfg.fixes.breach_through_processor {
-        return Ok(text.into());
+        return Ok(breach.message());
     }
-    let cause = JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(&text));
-    cfg.processor.process(name, &cause, &cfg.classes)
+    // What the processor does reads the cause's class alone, and a
+    // breach's text has text (so the tool's name, which only the
+    // processor's fallback text shows, is not read): no exception is built
+    // unless one is thrown, and the answer is written from the text's pieces.
+    let mut digits = [0u8; 10];
+    let digits = decimal(breach.limit, &mut digits);
+    match cfg
+        .processor
+        .handling(TOOL_CALL_LIMIT_EXCEEDED, &cfg.classes)
+    {
+        Handling::Answer => Ok(cfg.processor.answer(&breach.pieces(digits))),
+        Handling::RethrowCause => Err(limit_cause(breach.message())),
+        Handling::RethrowException => Err(tool_execution_exception(&limit_cause(breach.message()))),
+    }
+}
+
+/// The `ToolCallLimitExceededException` that `breach-through-processor`
+/// hands the processor as the cause, carrying `text`.
+fn limit_cause(text: SharedStr) -> JavaException {
+    JavaException {
+        class: TOOL_CALL_LIMIT_EXCEEDED.into(),
+        message: Some(text),
+        cause: None,
+    }
 }
 
 /// The response `close-dangling-calls` gives a call after a breach under
@@ -577,14 +600,16 @@ pub(crate) fn breach_response(
 /// `breach-through-processor` like the breach text. The processor accepted
 /// the breach, whose cause has the same class, so it accepts this too;
 /// should it not, the plain text stands.
-pub(crate) fn not_executed_response(cfg: &Config, name: &str) -> SharedStr {
-    if !cfg.fixes.breach_through_processor {
-        return NOT_EXECUTED.into();
+pub(crate) fn not_executed_response(cfg: &Config, _name: &str) -> SharedStr {
+    if cfg.fixes.breach_through_processor
+        && cfg
+            .processor
+            .handling(TOOL_CALL_LIMIT_EXCEEDED, &cfg.classes)
+            == Handling::Answer
+    {
+        return cfg.processor.answer(&[Piece::Plain(NOT_EXECUTED)]);
     }
-    let cause = JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(NOT_EXECUTED));
-    cfg.processor
-        .process(name, &cause, &cfg.classes)
-        .unwrap_or_else(|_| NOT_EXECUTED.into())
+    NOT_EXECUTED.into()
 }
 
 /// The first generation with at least one tool call, as an assistant message.
@@ -773,6 +798,67 @@ mod tests {
         );
         assert_ne!(not_executed_response(&json, "x"), NOT_EXECUTED);
     }
+    /// The breach's answer written from its pieces, without exceptions, is
+    /// what the processor makes of the `ToolCallLimitExceededException`
+    /// the fix hands it, for every processor kind, `alwaysThrow`, rethrow
+    /// lists that do and do not catch the class, and names JSON escapes.
+    #[test]
+    fn a_breach_answer_is_the_processors_answer_to_its_exception() {
+        use crate::model::behavior::Fix;
+        use crate::model::processor::ProcessorKind;
+        let mut classes = ClassTable::builtin();
+        classes
+            .declare("com.acme.Limit", TOOL_CALL_LIMIT_EXCEEDED)
+            .unwrap();
+        let rethrows: [&[&str]; 6] = [
+            &[],
+            &[TOOL_CALL_LIMIT_EXCEEDED],
+            &["java.lang.Exception", ILLEGAL_STATE],
+            &["java.lang.Throwable"],
+            &[ILLEGAL_STATE, "com.acme.Limit"],
+            &["java.lang.Error"],
+        ];
+        let names = ["x", "", "a\"b", "tab\there\\", "\u{1}é€😀", "'"];
+        for kind in [ProcessorKind::Default, ProcessorKind::JsonError] {
+            for always_throw in [false, true] {
+                for rethrow in rethrows {
+                    let cfg = Config {
+                        fixes: Fixes::only(Fix::BreachThroughProcessor),
+                        processor: Processor {
+                            kind,
+                            always_throw,
+                            rethrow: rethrow.iter().map(|r| (*r).to_owned()).collect(),
+                        },
+                        classes: classes.clone(),
+                        ..Config::default()
+                    };
+                    let breaches = names
+                        .iter()
+                        .map(|n| Some(SharedStr::from(*n)))
+                        .chain([None])
+                        .flat_map(|tool_name| {
+                            [1, 40, 4_294_967_295].map(|limit| Breach {
+                                tool_name: tool_name.clone(),
+                                limit,
+                            })
+                        });
+                    for breach in breaches {
+                        let cause =
+                            JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(&breach.message()));
+                        let want = cfg.processor.process("x", &cause, &cfg.classes);
+                        assert_eq!(breach_response(&cfg, "x", &breach), want, "{breach:?}");
+                    }
+                    let cause = JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(NOT_EXECUTED));
+                    let want = cfg
+                        .processor
+                        .process("x", &cause, &cfg.classes)
+                        .unwrap_or_else(|_| NOT_EXECUTED.into());
+                    assert_eq!(not_executed_response(&cfg, "x"), want);
+                }
+            }
+        }
+    }
+
     use crate::model::limits::Counts;
     use crate::model::tools::ToolSpec;
 

@@ -3,6 +3,7 @@
 
 use crate::model::java::{simple_name, ClassTable, JavaException, Kind, TOOL_EXECUTION_EXCEPTION};
 use crate::model::shared_str::SharedStr;
+use std::borrow::Cow;
 
 /// Which processor the manager uses.
 ///
@@ -103,35 +104,121 @@ impl Processor {
         let Some(cause) = exception.cause.as_deref() else {
             return Err(exception.clone());
         };
-        match classes.kind(&cause.class).unwrap_or(Kind::Runtime) {
+        match self.handling(&cause.class, classes) {
+            Handling::RethrowCause => Err(cause.clone()),
+            Handling::RethrowException => Err(exception.clone()),
+            Handling::Answer => Ok(match &exception.message {
+                Some(m) if !is_blank(m) => match self.kind {
+                    // The message itself, shared rather than copied.
+                    ProcessorKind::Default => m.clone(),
+                    ProcessorKind::JsonError => self.answer(&[Piece::Text(m)]),
+                },
+                _ => {
+                    let fallback = format!(
+                        "Exception occurred in tool: {} ({})",
+                        tool_name,
+                        simple_name(&cause.class)
+                    );
+                    self.answer(&[Piece::Text(&fallback)])
+                }
+            }),
+        }
+    }
+
+    /// What [`Processor::process_exception`] does with a
+    /// `ToolExecutionException` whose cause has class `cause_class`: the
+    /// decision reads the cause's class alone, so a caller that knows the
+    /// cause's message has text (a limit breach's) needs no exception built
+    /// unless one is thrown.
+    pub(crate) fn handling(&self, cause_class: &str, classes: &ClassTable) -> Handling {
+        match classes.kind(cause_class).unwrap_or(Kind::Runtime) {
             Kind::Runtime => {
                 if self
                     .rethrow
                     .iter()
-                    .any(|r| classes.is_assignable(r, &cause.class))
+                    .any(|r| classes.is_assignable(r, cause_class))
                 {
-                    return Err(cause.clone());
+                    return Handling::RethrowCause;
                 }
             }
-            Kind::Checked | Kind::Error => return Err(exception.clone()),
+            Kind::Checked | Kind::Error => return Handling::RethrowException,
         }
         if self.always_throw {
-            return Err(exception.clone());
+            Handling::RethrowException
+        } else {
+            Handling::Answer
         }
-        let message = match &exception.message {
-            Some(m) if !is_blank(m) => m.clone(),
-            _ => format!(
-                "Exception occurred in tool: {} ({})",
-                tool_name,
-                simple_name(&cause.class)
-            )
-            .into(),
-        };
-        Ok(match self.kind {
-            ProcessorKind::Default => message,
-            ProcessorKind::JsonError => json_error_text(&message).into(),
-        })
     }
+
+    /// The text the processor answers with for a message that has text,
+    /// given in pieces: the message (`Default`) or `{"error":"MESSAGE"}`
+    /// (`JsonError`), built with one allocation. [`Piece::Plain`] pieces are
+    /// copied as they are into the JSON too.
+    pub(crate) fn answer(&self, pieces: &[Piece<'_>]) -> SharedStr {
+        match self.kind {
+            ProcessorKind::Default => SharedStr::concat(pieces.iter().map(Piece::text)),
+            ProcessorKind::JsonError => {
+                let escaped: Vec<Cow<'_, str>> = pieces
+                    .iter()
+                    .map(|p| match *p {
+                        Piece::Plain(s) => Cow::Borrowed(s),
+                        Piece::Text(s) => jackson_escaped(s),
+                    })
+                    .collect();
+                SharedStr::concat(
+                    std::iter::once(JSON_ERROR_OPEN)
+                        .chain(escaped.iter().map(|s| &**s))
+                        .chain(std::iter::once(JSON_ERROR_CLOSE)),
+                )
+            }
+        }
+    }
+}
+
+/// What the processor does with a `ToolExecutionException`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Handling {
+    /// The cause is rethrown.
+    RethrowCause,
+    /// The `ToolExecutionException` itself is rethrown.
+    RethrowException,
+    /// The message (or the fallback text) becomes the tool's response.
+    Answer,
+}
+
+/// A piece of a text the processor answers with: [`Piece::Plain`] holds no
+/// character JSON escapes (a fixed wording, digits), so the JSON-error form
+/// copies it as it is; [`Piece::Text`] may hold any.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Piece<'a> {
+    /// Text with no `"`, `\` or control character.
+    Plain(&'a str),
+    /// Any text.
+    Text(&'a str),
+}
+
+impl<'a> Piece<'a> {
+    /// The piece's text, as it is.
+    pub(crate) fn text(&self) -> &'a str {
+        match *self {
+            Piece::Plain(s) | Piece::Text(s) => s,
+        }
+    }
+}
+
+/// What [`json_error_text`] writes before and after the escaped message.
+const JSON_ERROR_OPEN: &str = "{\"error\":\"";
+const JSON_ERROR_CLOSE: &str = "\"}";
+
+/// `s` escaped as inside a Jackson string literal, borrowed when nothing
+/// needs escaping (as nearly every tool name and message).
+fn jackson_escaped(s: &str) -> Cow<'_, str> {
+    if !s.bytes().any(escapes) {
+        return Cow::Borrowed(s);
+    }
+    let mut escaped = String::with_capacity(s.len() + 8);
+    write_escaped(&mut escaped, s);
+    Cow::Owned(escaped)
 }
 
 /// `String.isBlank`: empty or only code points that are `Character.isWhitespace`.
@@ -154,9 +241,9 @@ pub fn is_blank(s: &str) -> bool {
 /// ```
 pub fn json_error_text(message: &str) -> String {
     let mut out = String::with_capacity(message.len() + 12);
-    out.push_str("{\"error\":");
-    write_jackson_string(&mut out, message);
-    out.push('}');
+    out.push_str(JSON_ERROR_OPEN);
+    write_escaped(&mut out, message);
+    out.push_str(JSON_ERROR_CLOSE);
     out
 }
 
@@ -168,13 +255,28 @@ pub fn json_error_text(message: &str) -> String {
 /// assert_eq!(s, r#""\n\u001F""#);
 /// ```
 pub fn write_jackson_string(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     out.reserve(s.len() + 2);
     out.push('"');
+    write_escaped(out, s);
+    out.push('"');
+}
+
+/// Whether Jackson escapes the byte `b` inside a string: `"`, `\\` and
+/// the controls below U+0020.
+fn escapes(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// Appends `s` escaped as [`write_jackson_string`] escapes it, without the quotes.
+fn write_escaped(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     // Every character that is escaped is ASCII, and no byte of a multi-byte
     // UTF-8 sequence is: the text is copied in runs between them.
     let mut run = 0;
     for (i, &b) in s.as_bytes().iter().enumerate() {
+        if !escapes(b) {
+            continue;
+        }
         let escaped = match b {
             b'"' => "\\\"",
             b'\\' => "\\\\",
@@ -183,8 +285,7 @@ pub fn write_jackson_string(out: &mut String, s: &str) {
             b'\n' => "\\n",
             0x0C => "\\f",
             b'\r' => "\\r",
-            0..=0x1F => "",
-            _ => continue,
+            _ => "",
         };
         out.push_str(&s[run..i]);
         run = i + 1;
@@ -197,12 +298,11 @@ pub fn write_jackson_string(out: &mut String, s: &str) {
         }
     }
     out.push_str(&s[run..]);
-    out.push('"');
 }
 
 #[cfg(test)]
 mod tests {
-    use super::write_jackson_string;
+    use super::{json_error_text, write_jackson_string, Piece, Processor, ProcessorKind};
 
     /// Jackson's escapes, one character at a time: the reference the run
     /// copying writer is held to.
@@ -245,6 +345,37 @@ mod tests {
             let mut got = String::from("x");
             write_jackson_string(&mut got, t);
             assert_eq!(got, format!("x{}", by_char(t)), "{t:?}");
+        }
+    }
+
+    /// The processor's answer written from pieces is the message (default)
+    /// or `json_error_text` of the whole message (JSON error), however the
+    /// message is cut into pieces, the plain pieces copied unescaped.
+    #[test]
+    fn an_answer_in_pieces_is_the_answer_to_the_whole_message() {
+        let default = Processor::default();
+        let json = Processor {
+            kind: ProcessorKind::JsonError,
+            ..Processor::default()
+        };
+        let texts = [
+            "",
+            "plain",
+            "a\"b\\c\nd\u{1}e",
+            "\u{7f}é€😀\u{1f}\"",
+            &"long ".repeat(80),
+        ];
+        for t in texts {
+            let whole = [Piece::Text(t)];
+            assert_eq!(default.answer(&whole), t);
+            assert_eq!(json.answer(&whole), json_error_text(t));
+            for at in (0..=t.len()).filter(|&i| t.is_char_boundary(i)) {
+                let (a, b) = t.split_at(at);
+                let cut = [Piece::Plain("fixed "), Piece::Text(a), Piece::Text(b)];
+                let message = format!("fixed {t}");
+                assert_eq!(default.answer(&cut), message);
+                assert_eq!(json.answer(&cut), json_error_text(&message));
+            }
         }
     }
 }

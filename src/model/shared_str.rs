@@ -44,6 +44,36 @@ impl SharedStr {
         &self.0
     }
 
+    /// The pieces written one after another, with one allocation: a text
+    /// built of a few pieces (a limit breach's, the processor's JSON
+    /// answer) is written into a buffer on the stack and shared from there,
+    /// rather than built as a `String` and copied again.
+    ///
+    /// ```
+    /// use toolcall_model::model::SharedStr;
+    /// assert_eq!(SharedStr::concat(["a", "", "bc"]), "abc");
+    /// assert_eq!(SharedStr::concat(["é"; 200]).len(), 400);
+    /// ```
+    pub fn concat<'a>(pieces: impl IntoIterator<Item = &'a str> + Clone) -> SharedStr {
+        const ROOM: usize = 256;
+        let mut buf = [0u8; ROOM];
+        let mut len = 0;
+        for piece in pieces.clone() {
+            let Some(room) = buf.get_mut(len..len + piece.len()) else {
+                // Too long for the stack: built on the heap.
+                return SharedStr::from(pieces.into_iter().collect::<String>());
+            };
+            room.copy_from_slice(piece.as_bytes());
+            len += piece.len();
+        }
+        // Whole `str`s one after another are UTF-8; should that ever fail,
+        // the heap path gives the same text.
+        match std::str::from_utf8(&buf[..len]) {
+            Ok(s) => SharedStr::from(s),
+            Err(_) => SharedStr::from(pieces.into_iter().collect::<String>()),
+        }
+    }
+
     /// Whether the two share one allocation (a clone of the other).
     ///
     /// ```

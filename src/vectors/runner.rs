@@ -200,7 +200,7 @@ pub fn manager_error_value(e: &ManagerError) -> Value {
             l.breach
                 .tool_name
                 .clone()
-                .map_or(Value::Null, Value::String),
+                .map_or(Value::Null, |n| Value::String(n.into())),
         );
         m.insert("limit".into(), Value::from(l.breach.limit));
         m.insert("partial".into(), result_value(&l.partial));
