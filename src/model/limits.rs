@@ -431,38 +431,44 @@ pub struct Counts {
     total: u64,
 }
 
-/// The per-name counts: a list while a turn has called few names, as
-/// nearly every turn has, a hash map beyond. Hashing a name cost more than
-/// the rest of a call's counting and checking together, and a list of a
-/// few entries finds a name with one or two comparisons; the map keeps a
-/// turn of many names linear, and its keyed hash keeps names chosen to
-/// collide from making it quadratic.
+/// The per-name counts: held in place while a turn has called few names,
+/// as nearly every turn has, a hash map beyond. Hashing a name cost more
+/// than the rest of a call's counting and checking together, and a few
+/// entries find a name with one or two comparisons; held in place, the
+/// counts a batch and its checkers copy at every call allocate nothing.
+/// The map keeps a turn of many names linear, and its keyed hash keeps
+/// names chosen to collide from making it quadratic.
 #[derive(Debug, Clone)]
 enum PerName {
-    Few(Vec<(SharedStr, u64)>),
+    /// The names in the order first counted, then `None`s.
+    Few([Option<(SharedStr, u64)>; FEW_NAMES]),
     Many(HashMap<SharedStr, u64>),
 }
 
 /// The most names [`PerName::Few`] holds.
-const FEW_NAMES: usize = 8;
+const FEW_NAMES: usize = 4;
 
 impl Default for PerName {
     fn default() -> Self {
-        PerName::Few(Vec::new())
+        PerName::Few(Default::default())
     }
 }
 
 impl PerName {
     fn get(&self, name: &str) -> Option<u64> {
         match self {
-            PerName::Few(v) => v.iter().find(|(k, _)| k.as_str() == name).map(|e| e.1),
+            PerName::Few(v) => v
+                .iter()
+                .map_while(Option::as_ref)
+                .find(|(k, _)| k.as_str() == name)
+                .map(|e| e.1),
             PerName::Many(m) => m.get(name).copied(),
         }
     }
 
     fn len(&self) -> usize {
         match self {
-            PerName::Few(v) => v.len(),
+            PerName::Few(v) => v.iter().map_while(Option::as_ref).count(),
             PerName::Many(m) => m.len(),
         }
     }
@@ -472,7 +478,11 @@ impl PerName {
             PerName::Few(v) => (Some(v), None),
             PerName::Many(m) => (None, Some(m)),
         };
-        let few = few.into_iter().flatten().map(|(k, n)| (k, *n));
+        let few = few
+            .into_iter()
+            .flatten()
+            .map_while(Option::as_ref)
+            .map(|(k, n)| (k, *n));
         few.chain(many.into_iter().flatten().map(|(k, n)| (k, *n)))
     }
 
@@ -493,17 +503,22 @@ impl PerName {
             }
             PerName::Few(v) => v,
         };
-        if let Some((_, n)) = v.iter_mut().find(|(k, _)| k.as_str() == name.as_ref()) {
-            *n = n.saturating_add(1);
-            return *n;
+        for slot in v.iter_mut() {
+            match slot {
+                Some((k, n)) if k.as_str() == name.as_ref() => {
+                    *n = n.saturating_add(1);
+                    return *n;
+                }
+                Some(_) => {}
+                None => {
+                    *slot = Some((name.into(), 1));
+                    return 1;
+                }
+            }
         }
-        if v.len() < FEW_NAMES {
-            v.push((name.into(), 1));
-        } else {
-            let mut m: HashMap<SharedStr, u64> = std::mem::take(v).into_iter().collect();
-            m.insert(name.into(), 1);
-            *self = PerName::Many(m);
-        }
+        let mut m: HashMap<SharedStr, u64> = std::mem::take(v).into_iter().flatten().collect();
+        m.insert(name.into(), 1);
+        *self = PerName::Many(m);
         1
     }
 }
