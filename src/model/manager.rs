@@ -235,10 +235,10 @@ impl ManagerError {
     }
 }
 
-fn illegal_state(message: String) -> ManagerError {
+fn illegal_state(message: SharedStr) -> ManagerError {
     ManagerError::Java(JavaException {
         class: ILLEGAL_STATE.into(),
-        message: Some(message.into()),
+        message: Some(message),
         cause: None,
     })
 }
@@ -435,14 +435,18 @@ impl Batch {
                     Some(BLANK_TOOL_NAME),
                 )));
             }
-            let missing = format!("No ToolCallback found for tool name: {}", call.name);
+            let missing = SharedStr::concat(["No ToolCallback found for tool name: ", &call.name]);
             if !cfg.fixes.unknown_tool_to_processor {
                 return Next::Failed(illegal_state(missing));
             }
             // The fix: the refusal becomes the call's ToolExecutionException,
             // processed as a tool's failure; a call that runs no tool makes
             // the batch no returnDirect one, as a tool without it would.
-            let cause = JavaException::new(ILLEGAL_STATE, Some(&missing));
+            let cause = JavaException {
+                class: ILLEGAL_STATE.into(),
+                message: Some(missing),
+                cause: None,
+            };
             return match cfg.processor.process(&call.name, &cause, &cfg.classes) {
                 Ok(data) => {
                     self.return_direct = Some(false);
@@ -671,7 +675,7 @@ pub fn execute_with_counts(
 ) -> Result<(ExecResult, Counts), ManagerError> {
     let Some(assistant) = tool_call_message(generations) else {
         return Err(illegal_state(
-            "No tool call requested by the chat model".to_owned(),
+            "No tool call requested by the chat model".into(),
         ));
     };
     let calls = assistant.tool_calls();

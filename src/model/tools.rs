@@ -151,8 +151,35 @@ pub struct Toolbox {
     /// toolbox's copies (a checker copies a toolbox at each batch it
     /// replays).
     registry: Arc<Registry>,
-    next: Vec<usize>,
+    next: Positions,
     invocations: Vec<Invocation>,
+}
+
+/// Each tool's next outcome: held in place for a few tools (a scenario
+/// has one or two), so that a toolbox and the copies a checker makes of it
+/// allocate no list of their own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Positions {
+    Few([usize; SCANNED]),
+    Many(Vec<usize>),
+}
+
+impl Positions {
+    /// Every tool's script at its start.
+    fn start(tools: usize) -> Self {
+        if tools <= SCANNED {
+            Positions::Few([0; SCANNED])
+        } else {
+            Positions::Many(vec![0; tools])
+        }
+    }
+
+    fn of(&mut self, tool: usize) -> Option<&mut usize> {
+        match self {
+            Positions::Few(p) => p.get_mut(tool),
+            Positions::Many(p) => p.get_mut(tool),
+        }
+    }
 }
 
 /// The tools, and for a long list their lookup by name.
@@ -194,7 +221,7 @@ impl Toolbox {
             }
             (by_name_request, by_name_resolver)
         });
-        let next = vec![0; tools.len()];
+        let next = Positions::start(tools.len());
         Toolbox {
             registry: Arc::new(Registry { tools, by_name }),
             next,
@@ -217,7 +244,7 @@ impl Toolbox {
     pub fn fresh(&self) -> Toolbox {
         Toolbox {
             registry: Arc::clone(&self.registry),
-            next: vec![0; self.registry.tools.len()],
+            next: Positions::start(self.registry.tools.len()),
             invocations: Vec::new(),
         }
     }
@@ -296,8 +323,14 @@ impl Toolbox {
     pub fn invoke(&mut self, tool: ToolRef, arguments: impl Into<SharedStr>) -> ToolResult {
         let arguments = arguments.into();
         let spec = &self.registry.tools[tool.index];
-        let n = self.next[tool.index];
-        self.next[tool.index] = n.saturating_add(1);
+        let n = match self.next.of(tool.index) {
+            Some(next) => {
+                let n = *next;
+                *next = n.saturating_add(1);
+                n
+            }
+            None => 0,
+        };
         let result = match spec.outcomes.get(n).or(spec.outcomes.last()) {
             None => ToolResult::Returned(None),
             Some(Outcome::Returns(t)) => ToolResult::Returned(t.clone()),

@@ -12,10 +12,11 @@ use std::rc::Rc;
 use crate::checking::scenario::Scenario;
 use crate::model::limits::Counts;
 use crate::model::manager::{
-    ends_turn_at_breach, execute_with_counts, tool_call_message, Batch, ExecResult, LimitExceeded,
-    ManagerError, Step,
+    answered_generation, ends_turn_at_breach, execute_with_counts, Batch, ExecResult,
+    LimitExceeded, ManagerError, Step,
 };
 use crate::model::message::{Message, ToolCall};
+use crate::model::shared_list::SharedList;
 use crate::model::tools::{Invocation, Toolbox};
 
 use super::transcripts::turn_history;
@@ -77,8 +78,8 @@ pub struct Round {
     pub history: Vec<Message>,
     /// The counts the batch started from.
     pub before: Counts,
-    /// The batch's calls.
-    pub calls: Vec<ToolCall>,
+    /// The batch's calls (the reply's list, shared).
+    pub calls: SharedList<ToolCall>,
     /// One event per call reached.
     pub events: Vec<CallEvent>,
     /// How the batch ended.
@@ -247,14 +248,15 @@ fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Re
         .iter()
         .chain(std::iter::repeat(repeated).map_while(|r| r));
     for reply in replies.take(model_calls) {
-        let Some(assistant) = tool_call_message(reply) else {
+        let Some(answered) = answered_generation(reply) else {
             break;
         };
-        let calls = assistant.tool_calls().to_vec();
+        let assistant = answered.to_message();
+        let calls = answered.tool_calls.clone();
         let driven =
             execute_with_counts(cfg, with_room(&full), reply, counts.clone(), &mut driver_tb);
         let mut batch = Some(Batch::new(counts.clone()));
-        let mut events = Vec::new();
+        let mut events = Vec::with_capacity(calls.len());
         let mut end = None;
         // A breach under THROW: the batch, the breach and the call's index,
         // ended below, where the assistant message is moved, not copied.
@@ -365,7 +367,7 @@ fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Re
         };
         rounds.push(Round {
             history: std::mem::take(&mut full),
-            before: counts.clone(),
+            before: std::mem::take(&mut counts),
             calls,
             events,
             end,
@@ -382,7 +384,7 @@ fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Re
     }
     Replayed {
         rounds,
-        invocations: tb.invocations().to_vec(),
+        invocations: tb.take_invocations(),
         judged: Default::default(),
     }
 }
