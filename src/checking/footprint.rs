@@ -21,9 +21,7 @@ use crate::gemini::{convert_arguments, convert_tool_response, Payload};
 use crate::model::behavior::{Fix, Fixes};
 use crate::model::java::JavaException;
 use crate::model::limits::{Counts, OnExceeded};
-use crate::model::manager::{
-    breach_response, ends_turn_at_breach, not_executed_response, Config, NOT_EXECUTED,
-};
+use crate::model::manager::{breaches_pass_unshaped, ends_turn_at_breach, Config};
 use crate::model::message::Message;
 use crate::model::tools::scan;
 
@@ -428,10 +426,10 @@ fn with_fix(ev: &Evidence<'_>, fix: Fix) -> Config {
 /// Whether `breach-through-processor` leaves every breach of the turn as
 /// it is: no batch failed without running a tool (which the limits judge
 /// reads the fix on), and at each breach the exception processor gives
-/// back the breach's text ([`breach_response`]), and [`NOT_EXECUTED`] for
-/// the calls a breach under `THROW` leaves.
+/// back the breach's text, and `NOT_EXECUTED` for the calls a breach under
+/// `THROW` leaves ([`breaches_pass_unshaped`]).
 fn breaches_unshaped(ev: &Evidence<'_>) -> bool {
-    let on = with_fix(ev, Fix::BreachThroughProcessor);
+    let unshaped = breaches_pass_unshaped(&ev.scenario.config.manager);
     let limits = &ev.scenario.config.manager.limits;
     every_call(ev, |r, e, i| match e {
         CallEvent::Invoked { .. } | CallEvent::Missing { .. } => true,
@@ -440,18 +438,10 @@ fn breaches_unshaped(ev: &Evidence<'_>) -> bool {
             let Some(call) = r.calls.get(i) else {
                 return false;
             };
-            let Some(breach) = limits.check(&call.name, counts.get(&call.name), counts.total())
-            else {
-                return false;
-            };
-            let later = match e {
-                CallEvent::Thrown { .. } => &r.calls[i + 1..],
-                _ => &[],
-            };
-            breach_response(&on, &call.name, &breach) == Ok(breach.message().into())
-                && later
-                    .iter()
-                    .all(|c| not_executed_response(&on, &c.name) == NOT_EXECUTED)
+            unshaped
+                && limits
+                    .check(&call.name, counts.get(&call.name), counts.total())
+                    .is_some()
         }
     })
 }

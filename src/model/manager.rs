@@ -17,7 +17,9 @@ use crate::model::limits::{
     current_turn, decimal, has_text, Breach, Counts, OnExceeded, ToolCallLimits,
 };
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
-use crate::model::processor::{tool_execution_exception, Handling, Piece, Processor};
+use crate::model::processor::{
+    tool_execution_exception, Handling, Piece, Processor, ProcessorKind,
+};
 use crate::model::shared_str::SharedStr;
 use crate::model::tools::{ToolRef, ToolResult, Toolbox};
 use serde_json::{Map, Value};
@@ -478,18 +480,18 @@ impl Batch {
             ToolResult::Returned(t) => (t.unwrap_or_default(), false),
             ToolResult::Threw { exception, wrapped } => {
                 let thrown = cfg.classes.instantiate(&exception);
-                let thrown = if wrapped {
-                    tool_execution_exception(&thrown)
+                let processed = if wrapped {
+                    // A `ToolExecutionException` around `thrown`, which the
+                    // manager catches: the processor builds it only to
+                    // rethrow it.
+                    cfg.processor.process(&name, &thrown, &cfg.classes)
+                } else if cfg.classes.is_tool_execution_exception(&thrown.class) {
+                    cfg.processor
+                        .process_exception(&name, &thrown, &cfg.classes)
                 } else {
-                    thrown
-                };
-                if !cfg.classes.is_tool_execution_exception(&thrown.class) {
                     return Err(ManagerError::Java(thrown));
-                }
-                match cfg
-                    .processor
-                    .process_exception(&name, &thrown, &cfg.classes)
-                {
+                };
+                match processed {
                     Ok(text) => (text, true),
                     Err(e) => return Err(ManagerError::Java(e)),
                 }
@@ -541,12 +543,14 @@ impl Batch {
         cfg: &Config,
     ) -> LimitExceeded {
         let breach_index = self.responses.len().saturating_sub(1);
-        if cfg.fixes.close_dangling_calls {
+        if cfg.fixes.close_dangling_calls && !later_calls.is_empty() {
+            // One text, shared by every closed call.
+            let data = not_executed_response(cfg);
             self.responses
                 .extend(later_calls.iter().map(|c| ToolResponse {
                     id: c.id.clone(),
                     name: c.name.clone(),
-                    data: not_executed_response(cfg, &c.name),
+                    data: data.clone(),
                     error: true,
                 }));
         }
@@ -589,6 +593,21 @@ pub(crate) fn breach_response(
     }
 }
 
+/// Whether `breach-through-processor` leaves every text the manager
+/// writes at a breach as it is under `cfg`'s processor (whether `cfg` has
+/// the fix on or not): the breach's text ([`breach_response`]) and
+/// [`NOT_EXECUTED`] for the calls a breach under `THROW` closes. The
+/// processor's answer reads the cause's class alone, so this holds for
+/// every breach or for none: the default processor answering a
+/// `ToolCallLimitExceededException` gives its text back.
+pub(crate) fn breaches_pass_unshaped(cfg: &Config) -> bool {
+    cfg.processor.kind == ProcessorKind::Default
+        && cfg
+            .processor
+            .handling(TOOL_CALL_LIMIT_EXCEEDED, &cfg.classes)
+            == Handling::Answer
+}
+
 /// The `ToolCallLimitExceededException` that `breach-through-processor`
 /// hands the processor as the cause, carrying `text`.
 fn limit_cause(text: SharedStr) -> JavaException {
@@ -604,7 +623,7 @@ fn limit_cause(text: SharedStr) -> JavaException {
 /// `breach-through-processor` like the breach text. The processor accepted
 /// the breach, whose cause has the same class, so it accepts this too;
 /// should it not, the plain text stands.
-pub(crate) fn not_executed_response(cfg: &Config, _name: &str) -> SharedStr {
+pub(crate) fn not_executed_response(cfg: &Config) -> SharedStr {
     if cfg.fixes.breach_through_processor
         && cfg
             .processor
@@ -794,13 +813,13 @@ mod tests {
             breach_response(&default, "x", &breach),
             Ok(breach.message().into())
         );
-        assert_eq!(not_executed_response(&default, "x"), NOT_EXECUTED);
+        assert_eq!(not_executed_response(&default), NOT_EXECUTED);
         let json = through(ProcessorKind::JsonError);
         assert_ne!(
             breach_response(&json, "x", &breach),
             Ok(breach.message().into())
         );
-        assert_ne!(not_executed_response(&json, "x"), NOT_EXECUTED);
+        assert_ne!(not_executed_response(&json), NOT_EXECUTED);
     }
     /// The breach's answer written from its pieces, without exceptions, is
     /// what the processor makes of the `ToolCallLimitExceededException`
@@ -836,17 +855,19 @@ mod tests {
                         classes: classes.clone(),
                         ..Config::default()
                     };
-                    let breaches = names
-                        .iter()
-                        .map(|n| Some(SharedStr::from(*n)))
-                        .chain([None])
-                        .flat_map(|tool_name| {
-                            [1, 40, 4_294_967_295].map(|limit| Breach {
-                                tool_name: tool_name.clone(),
-                                limit,
+                    let breaches = || {
+                        names
+                            .iter()
+                            .map(|n| Some(SharedStr::from(*n)))
+                            .chain([None])
+                            .flat_map(|tool_name| {
+                                [1, 40, 4_294_967_295].map(|limit| Breach {
+                                    tool_name: tool_name.clone(),
+                                    limit,
+                                })
                             })
-                        });
-                    for breach in breaches {
+                    };
+                    for breach in breaches() {
                         let cause =
                             JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(&breach.message()));
                         let want = cfg.processor.process("x", &cause, &cfg.classes);
@@ -857,7 +878,14 @@ mod tests {
                         .processor
                         .process("x", &cause, &cfg.classes)
                         .unwrap_or_else(|_| NOT_EXECUTED.into());
-                    assert_eq!(not_executed_response(&cfg, "x"), want);
+                    assert_eq!(not_executed_response(&cfg), want);
+                    let unshaped = breaches_pass_unshaped(&cfg);
+                    assert_eq!(
+                        unshaped,
+                        not_executed_response(&cfg) == NOT_EXECUTED
+                            && breaches()
+                                .all(|b| breach_response(&cfg, "x", &b) == Ok(b.message()))
+                    );
                 }
             }
         }

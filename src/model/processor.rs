@@ -69,7 +69,13 @@ impl Processor {
         cause: &JavaException,
         classes: &ClassTable,
     ) -> Result<SharedStr, JavaException> {
-        self.process_exception(tool_name, &tool_execution_exception(cause), classes)
+        // The exception's message is its cause's: nothing reads the
+        // wrapper but a rethrow of it, so it is built only then.
+        match self.handling(&cause.class, classes) {
+            Handling::RethrowCause => Err(cause.clone()),
+            Handling::RethrowException => Err(tool_execution_exception(cause)),
+            Handling::Answer => Ok(self.text(tool_name, &cause.class, cause.message.as_ref())),
+        }
     }
 
     /// `DefaultToolExecutionExceptionProcessor.process(exception)` for a
@@ -107,21 +113,26 @@ impl Processor {
         match self.handling(&cause.class, classes) {
             Handling::RethrowCause => Err(cause.clone()),
             Handling::RethrowException => Err(exception.clone()),
-            Handling::Answer => Ok(match &exception.message {
-                Some(m) if !is_blank(m) => match self.kind {
-                    // The message itself, shared rather than copied.
-                    ProcessorKind::Default => m.clone(),
-                    ProcessorKind::JsonError => self.answer(&[Piece::Text(m)]),
-                },
-                _ => {
-                    let fallback = format!(
-                        "Exception occurred in tool: {} ({})",
-                        tool_name,
-                        simple_name(&cause.class)
-                    );
-                    self.answer(&[Piece::Text(&fallback)])
-                }
-            }),
+            Handling::Answer => Ok(self.text(tool_name, &cause.class, exception.message.as_ref())),
+        }
+    }
+
+    /// The answer to an exception with `message` whose cause has class
+    /// `cause_class` (rule 4 of [`Processor::process_exception`]).
+    fn text(&self, tool_name: &str, cause_class: &str, message: Option<&SharedStr>) -> SharedStr {
+        match message {
+            Some(m) if !is_blank(m) => match self.kind {
+                // The message itself, shared rather than copied.
+                ProcessorKind::Default => m.clone(),
+                ProcessorKind::JsonError => self.answer(&[Piece::Text(m)]),
+            },
+            _ => self.answer(&[
+                Piece::Plain("Exception occurred in tool: "),
+                Piece::Text(tool_name),
+                Piece::Plain(" ("),
+                Piece::Text(simple_name(cause_class)),
+                Piece::Plain(")"),
+            ]),
         }
     }
 
