@@ -127,83 +127,89 @@ pub const TOOL_EXECUTION_EXCEPTION: &str =
 pub const TOOL_CALL_LIMIT_EXCEEDED: &str =
     "org.springframework.ai.model.tool.ToolCallLimitExceededException";
 
-/// Built-in classes and their direct superclasses, sorted by class name
-/// (byte order, as `str` compares) so that a lookup is a binary search:
-/// the processor asks for a class's kind at every tool failure and breach.
+/// Built-in classes and their direct superclasses, sorted by [`by_length`]
+/// of the class name so that a lookup is a binary search whose steps
+/// mostly compare lengths: the manager asks for a class's place in the
+/// hierarchy at every tool failure.
 const BUILTIN: &[(&str, &str)] = &[
-    ("java.io.EOFException", "java.io.IOException"),
-    ("java.io.FileNotFoundException", "java.io.IOException"),
+    (ERROR, THROWABLE),
     ("java.io.IOException", "java.lang.Exception"),
-    ("java.io.InterruptedIOException", "java.io.IOException"),
-    ("java.io.UncheckedIOException", RUNTIME_EXCEPTION),
-    (
-        "java.io.UnsupportedEncodingException",
-        "java.io.IOException",
-    ),
-    ("java.lang.ArithmeticException", RUNTIME_EXCEPTION),
-    (
-        "java.lang.ArrayIndexOutOfBoundsException",
-        "java.lang.IndexOutOfBoundsException",
-    ),
-    ("java.lang.ArrayStoreException", RUNTIME_EXCEPTION),
+    ("java.lang.Exception", THROWABLE),
+    ("java.io.EOFException", "java.io.IOException"),
+    ("java.lang.LinkageError", ERROR),
     ("java.lang.AssertionError", ERROR),
+    (
+        "java.lang.OutOfMemoryError",
+        "java.lang.VirtualMachineError",
+    ),
+    (RUNTIME_EXCEPTION, "java.lang.Exception"),
+    ("java.lang.SecurityException", RUNTIME_EXCEPTION),
+    ("java.io.UncheckedIOException", RUNTIME_EXCEPTION),
     ("java.lang.ClassCastException", RUNTIME_EXCEPTION),
+    (
+        "java.lang.StackOverflowError",
+        "java.lang.VirtualMachineError",
+    ),
+    ("java.io.FileNotFoundException", "java.io.IOException"),
+    ("java.lang.ArithmeticException", RUNTIME_EXCEPTION),
+    ("java.lang.ArrayStoreException", RUNTIME_EXCEPTION),
+    ("java.lang.VirtualMachineError", ERROR),
+    ("java.io.InterruptedIOException", "java.io.IOException"),
+    ("java.lang.InterruptedException", "java.lang.Exception"),
+    ("java.lang.NoClassDefFoundError", "java.lang.LinkageError"),
+    (NULL_POINTER, RUNTIME_EXCEPTION),
+    (ILLEGAL_STATE, RUNTIME_EXCEPTION),
+    ("java.lang.NumberFormatException", ILLEGAL_ARGUMENT),
     (
         "java.lang.ClassNotFoundException",
         "java.lang.ReflectiveOperationException",
+    ),
+    ("java.util.NoSuchElementException", RUNTIME_EXCEPTION),
+    (ILLEGAL_ARGUMENT, RUNTIME_EXCEPTION),
+    ("java.lang.IndexOutOfBoundsException", RUNTIME_EXCEPTION),
+    (
+        "java.io.UnsupportedEncodingException",
+        "java.io.IOException",
     ),
     (
         "java.lang.CloneNotSupportedException",
         "java.lang.Exception",
     ),
-    (ERROR, THROWABLE),
-    ("java.lang.Exception", THROWABLE),
-    (ILLEGAL_ARGUMENT, RUNTIME_EXCEPTION),
-    ("java.lang.IllegalMonitorStateException", RUNTIME_EXCEPTION),
-    (ILLEGAL_STATE, RUNTIME_EXCEPTION),
-    ("java.lang.IndexOutOfBoundsException", RUNTIME_EXCEPTION),
-    ("java.lang.InterruptedException", "java.lang.Exception"),
-    ("java.lang.LinkageError", ERROR),
     ("java.lang.NegativeArraySizeException", RUNTIME_EXCEPTION),
-    ("java.lang.NoClassDefFoundError", "java.lang.LinkageError"),
-    (NULL_POINTER, RUNTIME_EXCEPTION),
-    ("java.lang.NumberFormatException", ILLEGAL_ARGUMENT),
     (
-        "java.lang.OutOfMemoryError",
-        "java.lang.VirtualMachineError",
+        "java.util.concurrent.TimeoutException",
+        "java.lang.Exception",
     ),
+    ("java.lang.IllegalMonitorStateException", RUNTIME_EXCEPTION),
     (
         "java.lang.ReflectiveOperationException",
         "java.lang.Exception",
     ),
-    (RUNTIME_EXCEPTION, "java.lang.Exception"),
-    ("java.lang.SecurityException", RUNTIME_EXCEPTION),
-    (
-        "java.lang.StackOverflowError",
-        "java.lang.VirtualMachineError",
-    ),
-    (
-        "java.lang.StringIndexOutOfBoundsException",
-        "java.lang.IndexOutOfBoundsException",
-    ),
     ("java.lang.UnsupportedOperationException", RUNTIME_EXCEPTION),
-    ("java.lang.VirtualMachineError", ERROR),
-    (
-        "java.util.ConcurrentModificationException",
-        RUNTIME_EXCEPTION,
-    ),
-    ("java.util.NoSuchElementException", RUNTIME_EXCEPTION),
     (
         "java.util.concurrent.ExecutionException",
         "java.lang.Exception",
     ),
     (
-        "java.util.concurrent.TimeoutException",
-        "java.lang.Exception",
+        "java.lang.ArrayIndexOutOfBoundsException",
+        "java.lang.IndexOutOfBoundsException",
     ),
-    (TOOL_CALL_LIMIT_EXCEEDED, RUNTIME_EXCEPTION),
+    (
+        "java.lang.StringIndexOutOfBoundsException",
+        "java.lang.IndexOutOfBoundsException",
+    ),
+    (
+        "java.util.ConcurrentModificationException",
+        RUNTIME_EXCEPTION,
+    ),
     (TOOL_EXECUTION_EXCEPTION, RUNTIME_EXCEPTION),
+    (TOOL_CALL_LIMIT_EXCEEDED, RUNTIME_EXCEPTION),
 ];
+
+/// The order of [`BUILTIN`]: by length, then by bytes.
+fn by_length(class: &str) -> (usize, &str) {
+    (class.len(), class)
+}
 
 /// Why a class could not be declared or used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -270,7 +276,7 @@ impl ClassTable {
     /// The direct superclass: a built-in class's, else a declared one's
     /// (`declare` never gives a built-in class another parent).
     fn parent(&self, class: &str) -> Option<&str> {
-        match BUILTIN.binary_search_by(|(c, _)| (*c).cmp(class)) {
+        match BUILTIN.binary_search_by(|(c, _)| by_length(c).cmp(&by_length(class))) {
             Ok(i) => Some(BUILTIN[i].1),
             // An empty map (as nearly every table has) answers at once.
             Err(_) if self.declared.is_empty() => None,
@@ -479,7 +485,9 @@ mod tests {
     #[test]
     fn the_builtin_table_is_sorted_and_closed() {
         assert!(
-            BUILTIN.windows(2).all(|w| w[0].0 < w[1].0),
+            BUILTIN
+                .windows(2)
+                .all(|w| by_length(w[0].0) < by_length(w[1].0)),
             "sorted, no repeats"
         );
         let t = ClassTable::builtin();

@@ -3,7 +3,6 @@
 
 use crate::model::java::{simple_name, ClassTable, JavaException, Kind, TOOL_EXECUTION_EXCEPTION};
 use crate::model::shared_str::SharedStr;
-use std::borrow::Cow;
 
 /// Which processor the manager uses.
 ///
@@ -168,19 +167,21 @@ impl Processor {
     pub(crate) fn answer(&self, pieces: &[Piece<'_>]) -> SharedStr {
         match self.kind {
             ProcessorKind::Default => SharedStr::concat(pieces.iter().map(Piece::text)),
+            ProcessorKind::JsonError if !pieces.iter().any(Piece::escapes) => SharedStr::concat(
+                std::iter::once(JSON_ERROR_OPEN)
+                    .chain(pieces.iter().map(Piece::text))
+                    .chain(std::iter::once(JSON_ERROR_CLOSE)),
+            ),
             ProcessorKind::JsonError => {
-                let escaped: Vec<Cow<'_, str>> = pieces
-                    .iter()
-                    .map(|p| match *p {
-                        Piece::Plain(s) => Cow::Borrowed(s),
-                        Piece::Text(s) => jackson_escaped(s),
-                    })
-                    .collect();
-                SharedStr::concat(
-                    std::iter::once(JSON_ERROR_OPEN)
-                        .chain(escaped.iter().map(|s| &**s))
-                        .chain(std::iter::once(JSON_ERROR_CLOSE)),
-                )
+                let mut out = String::from(JSON_ERROR_OPEN);
+                for p in pieces {
+                    match *p {
+                        Piece::Plain(s) => out.push_str(s),
+                        Piece::Text(s) => write_escaped(&mut out, s),
+                    }
+                }
+                out.push_str(JSON_ERROR_CLOSE);
+                out.into()
             }
         }
     }
@@ -209,6 +210,14 @@ pub(crate) enum Piece<'a> {
 }
 
 impl<'a> Piece<'a> {
+    /// Whether the JSON-error form must escape some of the piece.
+    fn escapes(&self) -> bool {
+        match *self {
+            Piece::Plain(_) => false,
+            Piece::Text(s) => s.bytes().any(escapes),
+        }
+    }
+
     /// The piece's text, as it is.
     pub(crate) fn text(&self) -> &'a str {
         match *self {
@@ -220,17 +229,6 @@ impl<'a> Piece<'a> {
 /// What [`json_error_text`] writes before and after the escaped message.
 const JSON_ERROR_OPEN: &str = "{\"error\":\"";
 const JSON_ERROR_CLOSE: &str = "\"}";
-
-/// `s` escaped as inside a Jackson string literal, borrowed when nothing
-/// needs escaping (as nearly every tool name and message).
-fn jackson_escaped(s: &str) -> Cow<'_, str> {
-    if !s.bytes().any(escapes) {
-        return Cow::Borrowed(s);
-    }
-    let mut escaped = String::with_capacity(s.len() + 8);
-    write_escaped(&mut escaped, s);
-    Cow::Owned(escaped)
-}
 
 /// `String.isBlank`: empty or only code points that are `Character.isWhitespace`.
 ///
