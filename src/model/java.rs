@@ -206,6 +206,79 @@ const BUILTIN: &[(&str, &str)] = &[
     (TOOL_CALL_LIMIT_EXCEEDED, RUNTIME_EXCEPTION),
 ];
 
+/// Where each built-in class's superclass is in [`BUILTIN`] ([`NONE`] for
+/// `Throwable`, which is not listed), found when the crate is compiled: a
+/// walk up the hierarchy that reaches a built-in class goes on by index,
+/// with no more lookups by name.
+const PARENTS: [usize; BUILTIN.len()] = parents();
+/// Each built-in class's kind, found the same way.
+const KINDS: [Kind; BUILTIN.len()] = kinds();
+/// No index: the superclass of a class whose superclass is `Throwable`.
+const NONE: usize = usize::MAX;
+
+/// `a == b`, as a compile-time function.
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn parents() -> [usize; BUILTIN.len()] {
+    let mut parents = [NONE; BUILTIN.len()];
+    let mut i = 0;
+    while i < BUILTIN.len() {
+        let mut j = 0;
+        while j < BUILTIN.len() && !same(BUILTIN[j].0, BUILTIN[i].1) {
+            j += 1;
+        }
+        if j < BUILTIN.len() {
+            parents[i] = j;
+        } else if !same(BUILTIN[i].1, THROWABLE) {
+            panic!("a built-in class's superclass is neither built in nor Throwable");
+        }
+        i += 1;
+    }
+    parents
+}
+
+const fn kinds() -> [Kind; BUILTIN.len()] {
+    let mut kinds = [Kind::Checked; BUILTIN.len()];
+    let mut i = 0;
+    while i < BUILTIN.len() {
+        let mut at = i;
+        while at != NONE {
+            if same(BUILTIN[at].0, RUNTIME_EXCEPTION) {
+                kinds[i] = Kind::Runtime;
+                break;
+            }
+            if same(BUILTIN[at].0, ERROR) {
+                kinds[i] = Kind::Error;
+                break;
+            }
+            at = PARENTS[at];
+        }
+        i += 1;
+    }
+    kinds
+}
+
+/// Where a known class is.
+enum Place<'t> {
+    /// Built in, at this index of [`BUILTIN`].
+    Builtin(usize),
+    /// Declared, with this superclass.
+    Declared(&'t str),
+}
+
 /// The order of [`BUILTIN`]: by length, then by bytes.
 fn by_length(class: &str) -> (usize, &str) {
     (class.len(), class)
@@ -276,11 +349,19 @@ impl ClassTable {
     /// The direct superclass: a built-in class's, else a declared one's
     /// (`declare` never gives a built-in class another parent).
     fn parent(&self, class: &str) -> Option<&str> {
+        match self.place(class)? {
+            Place::Builtin(i) => Some(BUILTIN[i].1),
+            Place::Declared(p) => Some(p),
+        }
+    }
+
+    /// Where `class` is, `None` if unknown (or `Throwable`).
+    fn place(&self, class: &str) -> Option<Place<'_>> {
         match BUILTIN.binary_search_by(|(c, _)| by_length(c).cmp(&by_length(class))) {
-            Ok(i) => Some(BUILTIN[i].1),
+            Ok(i) => Some(Place::Builtin(i)),
             // An empty map (as nearly every table has) answers at once.
             Err(_) if self.declared.is_empty() => None,
-            Err(_) => self.declared.get(class).map(String::as_str),
+            Err(_) => self.declared.get(class).map(|p| Place::Declared(p)),
         }
     }
 
@@ -369,8 +450,18 @@ impl ClassTable {
             if cur == target {
                 return true;
             }
-            match self.parent(cur) {
-                Some(p) => cur = p,
+            match self.place(cur) {
+                Some(Place::Declared(p)) => cur = p,
+                Some(Place::Builtin(mut i)) => loop {
+                    // The rest of the way is built in: by index.
+                    i = PARENTS[i];
+                    if i == NONE {
+                        return target == THROWABLE;
+                    }
+                    if BUILTIN[i].0 == target {
+                        return true;
+                    }
+                },
                 None => return false,
             }
         }
@@ -467,8 +558,9 @@ impl ClassTable {
             if cur == ERROR {
                 return Some(Kind::Error);
             }
-            match self.parent(cur) {
-                Some(p) => cur = p,
+            match self.place(cur) {
+                Some(Place::Declared(p)) => cur = p,
+                Some(Place::Builtin(i)) => return Some(KINDS[i]),
                 None if cur == THROWABLE => return Some(Kind::Checked),
                 None => return None,
             }
@@ -491,15 +583,20 @@ mod tests {
             "sorted, no repeats"
         );
         let t = ClassTable::builtin();
-        for (class, parent) in BUILTIN {
+        for (i, (class, parent)) in BUILTIN.iter().enumerate() {
             assert_eq!(t.superclass(class), Some(*parent));
             assert!(t.contains(parent), "{parent}");
+            match PARENTS[i] {
+                NONE => assert_eq!(*parent, THROWABLE),
+                p => assert_eq!(BUILTIN[p].0, *parent),
+            }
         }
     }
 
-    /// The one-walk kind is the kind as the hierarchy defines it: runtime
-    /// when assignable to `RuntimeException`, else error when assignable to
-    /// `Error`, else checked; unknown classes have none.
+    /// The one-walk kind (a built-in class's found at compile time) is the
+    /// kind as the hierarchy defines it: runtime when assignable to
+    /// `RuntimeException`, else error when assignable to `Error`, else
+    /// checked; unknown classes have none.
     #[test]
     fn kind_is_assignability_to_runtime_exception_or_error() {
         let mut t = ClassTable::builtin();
@@ -522,6 +619,41 @@ mod tests {
                 }
             });
             assert_eq!(t.kind(class), want, "{class}");
+        }
+    }
+
+    /// The walk that goes on by index once it reaches a built-in class
+    /// answers as the walk by name does, for every pair of classes.
+    #[test]
+    fn assignability_by_index_is_assignability_by_name() {
+        let mut t = ClassTable::builtin();
+        t.declare("a.Tee", TOOL_EXECUTION_EXCEPTION).unwrap();
+        t.declare("a.Tee2", "a.Tee").unwrap();
+        t.declare("a.Io", "java.io.IOException").unwrap();
+        t.declare("a.Th", THROWABLE).unwrap();
+        let by_name = |target: &str, class: &str| {
+            let mut cur = Some(class);
+            while let Some(c) = cur {
+                if c == target {
+                    return true;
+                }
+                cur = t.superclass(c);
+            }
+            false
+        };
+        let classes: Vec<&str> = BUILTIN
+            .iter()
+            .map(|(c, _)| *c)
+            .chain([THROWABLE, "a.Tee", "a.Tee2", "a.Io", "a.Th", "no.Such"])
+            .collect();
+        for target in &classes {
+            for class in &classes {
+                assert_eq!(
+                    t.is_assignable(target, class),
+                    by_name(target, class),
+                    "{target} from {class}"
+                );
+            }
         }
     }
 }

@@ -262,6 +262,11 @@ pub struct Batch {
     counts: Counts,
     responses: Vec<ToolResponse>,
     return_direct: Option<bool>,
+    /// The batch's last breach and its response: a batch past a limit
+    /// breaches it again at every later call to the tool (or any call,
+    /// past the total), and the same breach gets the same text, shared
+    /// rather than written again.
+    last_breach: Option<(Breach, SharedStr)>,
 }
 
 /// What one call step leads to.
@@ -345,10 +350,16 @@ fn normalised(arguments: Option<&SharedStr>) -> SharedStr {
 impl Batch {
     /// A batch starting from the turn's prior counts.
     pub fn new(prior: Counts) -> Self {
+        Batch::with_room(prior, 0)
+    }
+
+    /// A batch with room for `calls` responses.
+    fn with_room(prior: Counts, calls: usize) -> Self {
         Batch {
             counts: prior,
-            responses: Vec::new(),
+            responses: Vec::with_capacity(calls),
             return_direct: None,
+            last_breach: None,
         }
     }
 
@@ -410,9 +421,15 @@ impl Batch {
             None
         };
         if let Some(breach) = breach {
-            let data = match breach_response(cfg, &call.name, &breach) {
-                Ok(t) => t,
-                Err(thrown) => return Next::Failed(ManagerError::Java(thrown)),
+            let data = match &self.last_breach {
+                Some((last, text)) if *last == breach => text.clone(),
+                _ => match breach_response(cfg, &call.name, &breach) {
+                    Ok(t) => {
+                        self.last_breach = Some((breach.clone(), t.clone()));
+                        t
+                    }
+                    Err(thrown) => return Next::Failed(ManagerError::Java(thrown)),
+                },
             };
             self.responses.push(ToolResponse {
                 id: call.id.clone(),
@@ -699,8 +716,7 @@ pub fn execute_with_counts(
     };
     let calls = assistant.tool_calls();
     let ends_turn = ends_turn_at_breach(cfg, &instructions, calls, &prior);
-    let mut batch = Batch::new(prior);
-    batch.responses.reserve_exact(calls.len());
+    let mut batch = Batch::with_room(prior, calls.len());
     toolbox.reserve(calls.len());
     let fallback = cfg.resolves();
     for (i, call) in calls.iter().enumerate() {
