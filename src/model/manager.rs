@@ -17,9 +17,7 @@ use crate::model::limits::{
     current_turn, decimal, has_text, Breach, Counts, OnExceeded, ToolCallLimits,
 };
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
-use crate::model::processor::{
-    tool_execution_exception, Handling, Piece, Processor, ProcessorKind,
-};
+use crate::model::processor::{tool_execution_exception, Handling, Piece, Processor};
 use crate::model::shared_str::SharedStr;
 use crate::model::tools::{ToolRef, ToolResult, Toolbox};
 use serde_json::{Map, Value};
@@ -617,8 +615,9 @@ pub(crate) fn breach_response(
 /// processor's answer reads the cause's class alone, so this holds for
 /// every breach or for none: the default processor answering a
 /// `ToolCallLimitExceededException` gives its text back.
+#[cfg(any(test, feature = "checking"))]
 pub(crate) fn breaches_pass_unshaped(cfg: &Config) -> bool {
-    cfg.processor.kind == ProcessorKind::Default
+    cfg.processor.kind == crate::model::processor::ProcessorKind::Default
         && cfg
             .processor
             .handling(TOOL_CALL_LIMIT_EXCEEDED, &cfg.classes)
@@ -822,19 +821,16 @@ mod tests {
         };
         assert_eq!(
             breach_response(&Config::default(), "x", &breach),
-            Ok(breach.message().into())
+            Ok(breach.message())
         );
         let default = through(ProcessorKind::Default);
         assert_eq!(
             breach_response(&default, "x", &breach),
-            Ok(breach.message().into())
+            Ok(breach.message())
         );
         assert_eq!(not_executed_response(&default), NOT_EXECUTED);
         let json = through(ProcessorKind::JsonError);
-        assert_ne!(
-            breach_response(&json, "x", &breach),
-            Ok(breach.message().into())
-        );
+        assert_ne!(breach_response(&json, "x", &breach), Ok(breach.message()));
         assert_ne!(not_executed_response(&json), NOT_EXECUTED);
     }
     /// The breach's answer written from its pieces, without exceptions, is
