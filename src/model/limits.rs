@@ -306,7 +306,8 @@ impl ToolCallLimits {
     /// the calls `counts` holds (which it advances by each name checked, the
     /// breaching one included, as the manager counts): its index and the
     /// breach. The manager's own check, replayed where the loop needs to
-    /// know whether a batch (or the turn so far) breached.
+    /// know whether a batch (or the turn so far) breached. Names given as
+    /// [`SharedStr`]s (a call's or a response's) are counted shared.
     ///
     /// ```
     /// use toolcall_model::model::{Counts, ToolCallLimits};
@@ -314,10 +315,10 @@ impl ToolCallLimits {
     /// let mut c = Counts::default();
     /// assert_eq!(l.first_breach(&mut c, ["x", "y", "x"]).map(|(i, _)| i), Some(2));
     /// ```
-    pub fn first_breach<'n>(
+    pub fn first_breach<N: AsRef<str> + Into<SharedStr> + Copy>(
         &self,
         counts: &mut Counts,
-        names: impl IntoIterator<Item = &'n str>,
+        names: impl IntoIterator<Item = N>,
     ) -> Option<(usize, Breach)> {
         names.into_iter().enumerate().find_map(|(i, name)| {
             let (count, total) = counts.add(name);

@@ -787,14 +787,14 @@ pub fn ends_turn_at_breach(
             current_turn(instructions)
                 .iter()
                 .flat_map(Message::responses)
-                .map(|r| r.name.as_str()),
+                .map(|r| &r.name),
         )
         .is_some();
     if !breached_before {
         return None;
     }
     cfg.limits
-        .first_breach(&mut prior.clone(), calls.iter().map(|c| c.name.as_str()))
+        .first_breach(&mut prior.clone(), calls.iter().map(|c| &c.name))
 }
 
 #[cfg(test)]
