@@ -899,8 +899,10 @@ impl<'c> Turn<'c> {
             prompt = Some(rewritten);
         }
         if cfg.memory == Memory::Inside {
-            let before = prompt.take().unwrap_or_else(|| own.to_vec());
-            prompt = Some(self.inside.before(before));
+            prompt = Some(match prompt.take() {
+                Some(p) => self.inside.before(p),
+                None => self.inside.before(own),
+            });
         }
         let messages = prompt.as_deref().unwrap_or(own);
         let (request, verdict) = match cfg.provider {
@@ -980,7 +982,7 @@ impl<'c> Turn<'c> {
         // stream of adviseStream completes (docs/FIXES.md).
         if cfg.memory == Memory::Inside {
             if let Some(m) = end.closing(reply, cfg.fixes()) {
-                self.inside.add(vec![m]);
+                self.inside.add([m]);
             }
         }
         let (kind, generations, error) = end.outcome();
