@@ -28,8 +28,8 @@ use super::advisor::gemini_tool_text;
 use super::memory::{ChatMemory, DEFAULT_MEMORY_MAX_MESSAGES};
 use super::stream::{aggregate, aggregate_chunks, reaches_client, Chunks, Script, Split};
 use crate::gemini::{
-    build_request, validate, validate_from, verdict, IncrementalRequests, Refusal, Rejection,
-    Request, ValidatorOptions,
+    build_request, build_request_reusing, validate, validate_from, verdict, IncrementalRequests,
+    Refusal, Rejection, Request, ValidatorOptions,
 };
 use crate::model::behavior::Fixes;
 use crate::model::java::{
@@ -640,6 +640,10 @@ pub struct Turn<'c> {
     /// How many contents of the last request the validator accepted.
     accepted_len: usize,
     shared: SharedMessages,
+    /// The messages the last request was built from, when it was a Gemini
+    /// request an advisor or the memory inside made: the next such request
+    /// shares the content of each message it still holds.
+    converted: Option<Vec<Message>>,
     /// The request's tools refused before any advisor ran.
     refused: Option<JavaException>,
     /// For a streamed turn, the responses the client received so far.
@@ -753,6 +757,7 @@ impl<'c> Turn<'c> {
             incremental: IncrementalRequests::default(),
             accepted_len: 0,
             shared: SharedMessages::default(),
+            converted: None,
             refused,
             streamed: None,
         }
@@ -906,7 +911,7 @@ impl<'c> Turn<'c> {
         }
         let messages = prompt.as_deref().unwrap_or(own);
         let (request, verdict) = match cfg.provider {
-            Provider::Gemini => match build_request(messages, cfg.fixes()) {
+            Provider::Gemini => match self.rebuild_request(messages) {
                 Ok(r) => {
                     let verdict = validate(&r, cfg.validator);
                     (Sent::Gemini(r), Some(verdict))
@@ -926,6 +931,17 @@ impl<'c> Turn<'c> {
             prompt,
             system,
         })
+    }
+
+    /// The Gemini request of `messages`, sharing the contents of the last
+    /// request where it was built from [`Turn::converted`] messages.
+    fn rebuild_request(&self, messages: &[Message]) -> Result<Request, JavaException> {
+        match (&self.converted, self.requests.last()) {
+            (Some(earlier), Some(Sent::Gemini(r))) => {
+                build_request_reusing(messages, self.cfg.fixes(), earlier, r)
+            }
+            _ => build_request(messages, self.cfg.fixes()),
+        }
     }
 
     /// One reply: the inside memory stores it, then the batch of tool calls
@@ -1144,9 +1160,10 @@ impl<'c> Asking<'c> {
             mut turn,
             request,
             verdict,
+            prompt,
             system,
-            ..
         } = self;
+        turn.converted = prompt.filter(|_| matches!(request, Sent::Gemini(_)));
         turn.requests.push(request);
         turn.verdicts.extend(verdict);
         turn.calls += 1;
