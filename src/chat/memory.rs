@@ -228,7 +228,13 @@ impl ChatMemory {
         let mut processed = if self.already_in(&prompt) {
             prompt.into_owned()
         } else {
-            let mut v = Vec::with_capacity(self.messages.len() + prompt.len());
+            // The room the caller made in its prompt for what follows is
+            // kept.
+            let room = match &prompt {
+                Cow::Owned(p) => p.capacity() - p.len(),
+                Cow::Borrowed(_) => 0,
+            };
+            let mut v = Vec::with_capacity(self.messages.len() + prompt.len() + room);
             v.extend_from_slice(&self.messages);
             match prompt {
                 Cow::Borrowed(p) => v.extend_from_slice(p),
