@@ -620,10 +620,9 @@ fn drive(
 #[derive(Debug, Clone)]
 pub struct Turn<'c> {
     cfg: &'c LoopConfig,
-    /// The memory outside the loop (used only with [`Memory::Outside`]).
-    outside: ChatMemory,
-    /// The memory inside the loop (used only with [`Memory::Inside`]).
-    inside: ChatMemory,
+    /// The chat memory, inside or outside the loop as configured (neither
+    /// read nor written with [`Memory::None`]).
+    memory: ChatMemory,
     /// The turn's tool-call counts, kept from batch to batch rather than
     /// recounted from the history.
     counts: Counts,
@@ -644,8 +643,9 @@ pub struct Turn<'c> {
     /// request an advisor or the memory inside made: the next such request
     /// shares the content of each message it still holds.
     converted: Option<Vec<Message>>,
-    /// The request's tools refused before any advisor ran.
-    refused: Option<JavaException>,
+    /// The request's tools refused before any advisor ran (boxed: the
+    /// state moves at every step, and this is rare).
+    refused: Option<Box<JavaException>>,
     /// For a streamed turn, the responses the client received so far.
     streamed: Option<Vec<Vec<Generation>>>,
 }
@@ -718,36 +718,31 @@ impl<'c> Turn<'c> {
     /// assert_eq!(run.kind, EndKind::Error);
     /// ```
     pub fn new(cfg: &'c LoopConfig, history: Vec<Message>, tools: &[ToolSpec]) -> Self {
-        // Only the memory at the configured place is ever read or written;
-        // the other starts empty rather than as a copy.
-        let start = |at: Memory| match cfg.memory == at {
-            true => &cfg.memory_start[..],
-            false => &[],
+        let start = match cfg.memory {
+            Memory::None => &[],
+            Memory::Inside | Memory::Outside => &cfg.memory_start[..],
         };
-        let mut outside =
-            ChatMemory::new(start(Memory::Outside), cfg.memory_max_messages, cfg.fixes());
-        let inside = ChatMemory::new(start(Memory::Inside), cfg.memory_max_messages, cfg.fixes());
+        let mut memory = ChatMemory::new(start, cfg.memory_max_messages, cfg.fixes());
         // DefaultChatClientUtils.toChatClientRequest validates the request's
         // tool callbacks before any advisor runs
         // (ToolCallingChatOptions.validateToolCallbacks).
         let duplicates = duplicate_request_names(tools);
         let refused = (!duplicates.is_empty()).then(|| {
-            JavaException::new(
+            Box::new(JavaException::new(
                 ILLEGAL_STATE,
                 Some(&format!(
                     "Multiple tools with the same name ({}) found in ToolCallingChatOptions",
                     duplicates.join(", ")
                 )),
-            )
+            ))
         });
         let history = match cfg.memory {
-            Memory::Outside if refused.is_none() => outside.before(history),
+            Memory::Outside if refused.is_none() => memory.before(history),
             _ => history,
         };
         Turn {
             cfg,
-            outside,
-            inside,
+            memory,
             counts: Counts::recount(&history),
             full: history,
             trimmed: None,
@@ -802,7 +797,7 @@ impl<'c> Turn<'c> {
     /// ```
     pub fn ask(mut self) -> Result<Ask<'c>, LoopError> {
         if let Some(e) = self.refused.take() {
-            return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(e))));
+            return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(*e))));
         }
         if self.calls >= self.cfg.max_rounds {
             return Err(LoopError::TooManyRounds(self.cfg.max_rounds));
@@ -905,8 +900,8 @@ impl<'c> Turn<'c> {
         }
         if cfg.memory == Memory::Inside {
             prompt = Some(match prompt.take() {
-                Some(p) => self.inside.before(p),
-                None => self.inside.before(own),
+                Some(p) => self.memory.before(p),
+                None => self.memory.before(own),
             });
         }
         let messages = prompt.as_deref().unwrap_or(own);
@@ -954,7 +949,7 @@ impl<'c> Turn<'c> {
     ) -> Answer<'c> {
         let cfg = self.cfg;
         if cfg.memory == Memory::Inside {
-            self.inside.after(reply);
+            self.memory.after(reply);
         }
         if reply.iter().all(|g| g.tool_calls.is_empty()) {
             return Answer::End(self.finish(EndKind::Completed, reply.to_vec(), None));
@@ -998,7 +993,7 @@ impl<'c> Turn<'c> {
         // stream of adviseStream completes (docs/FIXES.md).
         if cfg.memory == Memory::Inside {
             if let Some(m) = end.closing(reply, cfg.fixes()) {
-                self.inside.add([m]);
+                self.memory.add([m]);
             }
         }
         let (kind, generations, error) = end.outcome();
@@ -1015,8 +1010,7 @@ impl<'c> Turn<'c> {
     ) -> LoopRun {
         let Turn {
             cfg,
-            mut outside,
-            inside,
+            mut memory,
             counts,
             requests,
             verdicts,
@@ -1062,17 +1056,16 @@ impl<'c> Turn<'c> {
                             })
                         })
                         .collect();
-                    outside.after(&[aggregate(plain.iter().map(Option::as_ref))]);
+                    memory.after(&[aggregate(plain.iter().map(Option::as_ref))]);
                 }
-                (None, EndKind::Completed) => outside.after(&generations),
-                (None, _) => outside.after_produced(&generations),
+                (None, EndKind::Completed) => memory.after(&generations),
+                (None, _) => memory.after_produced(&generations),
             }
         }
-        let windowed = inside.windowed || outside.windowed;
+        let windowed = memory.windowed;
         let memory = match cfg.memory {
             Memory::None => vec![],
-            Memory::Inside => inside.messages,
-            Memory::Outside => outside.messages,
+            Memory::Inside | Memory::Outside => memory.messages,
         };
         LoopRun {
             kind,
