@@ -453,13 +453,18 @@ impl IncrementalRequests {
             self.seen = messages.len();
             return Ok(r);
         }
-        let mut added = Vec::with_capacity(fresh.len());
+        // Appended in place; a failure leaves the contents as they were.
+        let before = self.contents.len();
         for m in fresh {
-            if let Some(c) = content_of(m, fixes)? {
-                added.push(Arc::new(c));
+            match content_of(m, fixes) {
+                Ok(Some(c)) => self.contents.push(Arc::new(c)),
+                Ok(None) => {}
+                Err(e) => {
+                    self.contents.truncate(before);
+                    return Err(e);
+                }
             }
         }
-        self.contents.extend(added);
         self.seen = messages.len();
         Ok(Request {
             system_instruction: self.system.clone(),
