@@ -222,11 +222,16 @@ impl ChatMemory {
     /// (unless the prompt already holds the memory as a contiguous run), the
     /// first system message moved to the front; then the last user-or-tool
     /// message is stored with `add(conversationId, message)`. A borrowed
-    /// prompt is copied once, into what is sent on.
-    pub(crate) fn before<'p>(&mut self, prompt: impl Into<Cow<'p, [Message]>>) -> Vec<Message> {
+    /// prompt comes back borrowed when it goes on unchanged (the memory is
+    /// in it and its system message, if any, is first), else it is copied
+    /// once, into what is sent on.
+    pub(crate) fn before<'p>(
+        &mut self,
+        prompt: impl Into<Cow<'p, [Message]>>,
+    ) -> Cow<'p, [Message]> {
         let prompt = prompt.into();
         let mut processed = if self.already_in(&prompt) {
-            prompt.into_owned()
+            prompt
         } else {
             // The room the caller made in its prompt for what follows is
             // kept.
@@ -240,13 +245,14 @@ impl ChatMemory {
                 Cow::Borrowed(p) => v.extend_from_slice(p),
                 Cow::Owned(p) => v.extend(p),
             }
-            v
+            Cow::Owned(v)
         };
-        if let Some(i) = processed
+        match processed
             .iter()
             .position(|m| matches!(m, Message::System { .. }))
         {
-            processed[..=i].rotate_right(1);
+            Some(i) if i > 0 => processed.to_mut()[..=i].rotate_right(1),
+            _ => {}
         }
         // Prompt.getLastUserOrToolResponseMessage(): an empty user message
         // when the prompt has neither.

@@ -19,12 +19,13 @@
 //! prefixes continues clones of the state after round `k` (with clones of
 //! the toolbox) with different next replies (see [`Turn`]).
 
+use std::borrow::Cow;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::advisor::gemini_tool_text;
+use super::advisor::{advisor_rewrites, gemini_tool_text};
 use super::memory::{ChatMemory, DEFAULT_MEMORY_MAX_MESSAGES};
 use super::stream::{aggregate, aggregate_chunks, reaches_client, Chunks, Script, Split};
 use crate::gemini::{
@@ -365,7 +366,9 @@ pub enum LoopError {
 /// assert_eq!(with_memory(&cfg, vec![Message::user("u1")]), vec![Message::user("u0"), Message::user("u1")]);
 /// ```
 pub fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
-    ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes()).before(prompt)
+    ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes())
+        .before(prompt)
+        .into_owned()
 }
 
 /// Runs one user turn through the tool loop: a thin driver over [`Turn`],
@@ -639,15 +642,25 @@ pub struct Turn<'c> {
     /// How many contents of the last request the validator accepted.
     accepted_len: usize,
     shared: SharedMessages,
-    /// The messages the last request was built from, when it was a Gemini
-    /// request an advisor or the memory inside made: the next such request
-    /// shares the content of each message it still holds.
-    converted: Option<Vec<Message>>,
+    /// The messages the last Gemini request was built from, if the next
+    /// request built whole can share their contents.
+    converted: Converted,
     /// The request's tools refused before any advisor ran (boxed: the
     /// state moves at every step, and this is rare).
     refused: Option<Box<JavaException>>,
     /// For a streamed turn, the responses the client received so far.
     streamed: Option<Vec<Vec<Generation>>>,
+}
+
+/// The messages the last Gemini request of a turn was built from.
+#[derive(Debug, Clone)]
+enum Converted {
+    /// Unknown, or not a Gemini request.
+    None,
+    /// The first `n` messages of the turn history.
+    History(usize),
+    /// A prompt an advisor or the memory inside made.
+    Prompt(Vec<Message>),
 }
 
 /// What [`Turn::ask`] leads to.
@@ -737,7 +750,7 @@ impl<'c> Turn<'c> {
             ))
         });
         let history = match cfg.memory {
-            Memory::Outside if refused.is_none() => memory.before(history),
+            Memory::Outside if refused.is_none() => memory.before(history).into_owned(),
             _ => history,
         };
         Turn {
@@ -752,7 +765,7 @@ impl<'c> Turn<'c> {
             incremental: IncrementalRequests::default(),
             accepted_len: 0,
             shared: SharedMessages::default(),
-            converted: None,
+            converted: Converted::None,
             refused,
             streamed: None,
         }
@@ -891,7 +904,7 @@ impl<'c> Turn<'c> {
             next.push(Message::user(TOOL_FEEDBACK));
             prompt = Some(next);
         }
-        if self.gemini_tool_text() {
+        if self.gemini_tool_text() && advisor_rewrites(prompt.as_deref().unwrap_or(own)) {
             let mut rewritten = prompt.take().unwrap_or_else(|| own.to_vec());
             if let Err(e) = gemini_tool_text(&mut rewritten) {
                 return Ask::End(self.finish(EndKind::Error, vec![], Some(e)));
@@ -899,10 +912,13 @@ impl<'c> Turn<'c> {
             prompt = Some(rewritten);
         }
         if cfg.memory == Memory::Inside {
-            prompt = Some(match prompt.take() {
-                Some(p) => self.memory.before(p),
-                None => self.memory.before(own),
-            });
+            prompt = match prompt.take() {
+                Some(p) => Some(self.memory.before(p).into_owned()),
+                None => match self.memory.before(own) {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(p) => Some(p),
+                },
+            };
         }
         let messages = prompt.as_deref().unwrap_or(own);
         let (request, verdict) = match cfg.provider {
@@ -929,9 +945,16 @@ impl<'c> Turn<'c> {
     }
 
     /// The Gemini request of `messages`, sharing the contents of the last
-    /// request where it was built from [`Turn::converted`] messages.
+    /// request where its messages are known ([`Converted`]).
     fn rebuild_request(&self, messages: &[Message]) -> Result<Request, JavaException> {
-        match (&self.converted, self.requests.last()) {
+        let earlier = match &self.converted {
+            Converted::None => None,
+            // The history only grows: its first `n` messages are those the
+            // request was built from.
+            Converted::History(n) => self.full.get(..*n),
+            Converted::Prompt(p) => Some(&p[..]),
+        };
+        match (earlier, self.requests.last()) {
             (Some(earlier), Some(Sent::Gemini(r))) => {
                 build_request_reusing(messages, self.cfg.fixes(), earlier, r)
             }
@@ -1156,7 +1179,15 @@ impl<'c> Asking<'c> {
             prompt,
             system,
         } = self;
-        turn.converted = prompt.filter(|_| matches!(request, Sent::Gemini(_)));
+        turn.converted = match (prompt, &request) {
+            (_, Sent::Messages(_)) => Converted::None,
+            (Some(p), Sent::Gemini(_)) => Converted::Prompt(p),
+            (None, Sent::Gemini(_)) if turn.trimmed.is_none() => {
+                Converted::History(turn.full.len())
+            }
+            // A trimmed prompt is not kept past its round.
+            (None, Sent::Gemini(_)) => Converted::None,
+        };
         turn.requests.push(request);
         turn.verdicts.extend(verdict);
         turn.calls += 1;
