@@ -219,24 +219,22 @@ impl Sent {
     }
 }
 
-/// The messages of the last request sent, shared: the next request takes
-/// the same `Arc` for each message equal to the one at its place.
-#[derive(Debug, Clone, Default)]
-struct SharedMessages(Vec<Arc<Message>>);
-
-impl SharedMessages {
-    fn share(&mut self, messages: &[Message]) -> Vec<Arc<Message>> {
-        let shared: Vec<Arc<Message>> = messages
-            .iter()
-            .enumerate()
-            .map(|(i, m)| match self.0.get(i) {
-                Some(old) if **old == *m => Arc::clone(old),
-                _ => Arc::new(m.clone()),
-            })
-            .collect();
-        self.0.clone_from(&shared);
-        shared
-    }
+/// The messages of a provider-`none` request, sharing those of the last
+/// request sent (`last`): the same `Arc` for each message equal to the one
+/// at its place.
+fn share_messages(last: Option<&Sent>, messages: &[Message]) -> Vec<Arc<Message>> {
+    let last = match last {
+        Some(Sent::Messages(m)) => &m[..],
+        _ => &[],
+    };
+    messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| match last.get(i) {
+            Some(old) if **old == *m => Arc::clone(old),
+            _ => Arc::new(m.clone()),
+        })
+        .collect()
 }
 
 /// What a loop run produced.
@@ -641,7 +639,6 @@ pub struct Turn<'c> {
     incremental: IncrementalRequests,
     /// How many contents of the last request the validator accepted.
     accepted_len: usize,
-    shared: SharedMessages,
     /// The messages the last Gemini request was built from, if the next
     /// request built whole can share their contents.
     converted: Converted,
@@ -764,7 +761,6 @@ impl<'c> Turn<'c> {
             calls: 0,
             incremental: IncrementalRequests::default(),
             accepted_len: 0,
-            shared: SharedMessages::default(),
             converted: Converted::None,
             refused,
             streamed: None,
@@ -933,7 +929,10 @@ impl<'c> Turn<'c> {
                     return Ask::Unconverted(run, messages);
                 }
             },
-            Provider::None => (Sent::Messages(self.shared.share(messages)), None),
+            Provider::None => (
+                Sent::Messages(share_messages(self.requests.last(), messages)),
+                None,
+            ),
         };
         Ask::Model(Asking {
             turn: self,
