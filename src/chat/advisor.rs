@@ -16,6 +16,19 @@ pub fn advisor_thinks_json(text: &str) -> bool {
     matches!(text.chars().next(), Some('{' | '[' | '"'))
 }
 
+/// Whether [`gemini_tool_text`] changes `messages` or throws: the request
+/// is empty, or its last message is a tool message with a response the
+/// advisor does not take for JSON.
+pub(crate) fn advisor_rewrites(messages: &[Message]) -> bool {
+    match messages.last() {
+        None => true,
+        Some(Message::Tool { responses }) => {
+            responses.iter().any(|r| !advisor_thinks_json(&r.data))
+        }
+        Some(_) => false,
+    }
+}
+
 /// The workaround advisor's rewrite of a request: if its last message is a
 /// tool message, each response its test calls non-JSON becomes
 /// `{"error":DATA}` (`JsonHelper.toJson(Map.of("error", data))`). The seed's
@@ -33,11 +46,11 @@ pub fn gemini_tool_text(messages: &mut [Message]) -> Result<(), JavaException> {
     if messages.is_empty() {
         return Err(JavaException::new("java.util.NoSuchElementException", None));
     }
+    // A shared list is copied only where a response is rewritten.
+    if !advisor_rewrites(messages) {
+        return Ok(());
+    }
     if let Some(Message::Tool { responses }) = messages.last_mut() {
-        // A shared list is copied only where a response is rewritten.
-        if responses.iter().all(|r| advisor_thinks_json(&r.data)) {
-            return Ok(());
-        }
         for r in responses.make_mut() {
             if !advisor_thinks_json(&r.data) {
                 *r = ToolResponse {

@@ -2,6 +2,7 @@
 //! fixes) and `MessageChatMemoryAdvisor` (what it prepends to a request and
 //! what it stores), for one conversation.
 
+use std::borrow::Cow;
 use std::num::NonZeroU32;
 
 use crate::model::behavior::Fixes;
@@ -77,65 +78,83 @@ pub fn message_window_with(
     max_messages: usize,
     fixes: Fixes,
 ) -> Vec<Message> {
-    let keep = window_keep(&memory, &new, max_messages, fixes);
-    memory
-        .into_iter()
-        .chain(new)
-        .zip(keep)
-        .filter_map(|(m, k)| k.then_some(m))
-        .collect()
+    let old = memory.len();
+    let mut all = memory;
+    all.extend(new);
+    window_in_place(&mut all, old, max_messages, fixes, 0);
+    all
 }
 
-/// [`message_window_with`] as keep flags over `memory` followed by `new`, so
-/// that what travels with each message (where it came from) can follow it.
-fn window_keep(
-    memory: &[Message],
-    new: &[Message],
+/// [`message_window_with`] over `messages`, of which the first `old` were
+/// stored before this add and the rest are new, in place: the messages it
+/// removes go and the others keep their order. Returns whether the window
+/// cut anything (`false` when the messages fit in it, so that any larger
+/// window keeps the same ones), and how many of the first `start` messages
+/// stay.
+fn window_in_place(
+    messages: &mut Vec<Message>,
+    old: usize,
     max_messages: usize,
     fixes: Fixes,
-) -> Vec<bool> {
-    window_keep_cut(memory, new, max_messages, fixes).0
-}
-
-/// [`window_keep`], and whether the window cut anything: `false` when the
-/// messages fit in it, so that any larger window keeps the same ones.
-fn window_keep_cut(
-    memory: &[Message],
-    new: &[Message],
-    max_messages: usize,
-    fixes: Fixes,
-) -> (Vec<bool>, bool) {
+    start: usize,
+) -> (bool, usize) {
     let is_system = |m: &Message| matches!(m, Message::System { .. });
+    let (memory, new) = messages.split_at(old);
     let has_new_system = new.iter().any(|m| is_system(m) && !memory.contains(m));
-    let mut keep: Vec<bool> = memory
-        .iter()
-        .map(|m| !(has_new_system && is_system(m)))
-        .chain(new.iter().map(|_| true))
-        .collect();
-    // Most adds fit in the window: counted before anything is indexed.
-    if keep.iter().filter(|k| **k).count() <= max_messages {
-        return (keep, false);
+    let dropped = match has_new_system {
+        true => memory.iter().filter(|m| is_system(m)).count(),
+        false => 0,
+    };
+    let processed = messages.len() - dropped;
+    // Most adds fit in the window: counted before anything is indexed, and
+    // nothing is removed unless a new system message replaces stored ones.
+    let windowed = processed > max_messages;
+    let cut = match windowed {
+        true => window_cut(messages, processed - max_messages, fixes),
+        false => 0,
+    };
+    if dropped == 0 && cut == 0 {
+        return (windowed, start);
     }
-    let all: Vec<&Message> = memory.iter().chain(new).collect();
-    let processed: Vec<usize> = (0..all.len()).filter(|&i| keep[i]).collect();
-    let non_system: Vec<usize> = processed
+    // Removal in order: the stored system messages a new one replaces, and
+    // the first `cut` non-system messages.
+    let (mut i, mut non_system, mut start_kept) = (0, 0, 0);
+    messages.retain(|m| {
+        let system = is_system(m);
+        let keep = match system {
+            true => !(has_new_system && i < old),
+            false => {
+                non_system += 1;
+                non_system > cut
+            }
+        };
+        start_kept += usize::from(keep && i < start);
+        i += 1;
+        keep
+    });
+    (windowed, start_kept)
+}
+
+/// How many of the non-system messages the window removes from the front,
+/// the count cut being `count` (`cutIndex`, over the window).
+fn window_cut(messages: &[Message], count: usize, fixes: Fixes) -> usize {
+    let non_system: Vec<&Message> = messages
         .iter()
-        .copied()
-        .filter(|&i| !is_system(all[i]))
+        .filter(|m| !matches!(m, Message::System { .. }))
         .collect();
-    let mut cut = processed.len() - max_messages;
-    let last_user = non_system.iter().rposition(|&i| all[i].is_user());
+    let mut cut = count;
+    let last_user = non_system.iter().rposition(|m| m.is_user());
     if fixes.evict_orphan_responses {
         // The plain count, then the tool messages it left without a call.
         cut = cut.min(non_system.len());
         if fixes.keep_current_turn {
             cut = last_user.map_or(cut, |u| cut.min(u));
         }
-        while cut < non_system.len() && matches!(all[non_system[cut]], Message::Tool { .. }) {
+        while cut < non_system.len() && matches!(non_system[cut], Message::Tool { .. }) {
             cut += 1;
         }
     } else {
-        while cut < non_system.len() && !all[non_system[cut]].is_user() {
+        while cut < non_system.len() && !non_system[cut].is_user() {
             cut += 1;
         }
         if fixes.keep_current_turn && cut >= non_system.len() {
@@ -143,10 +162,7 @@ fn window_keep_cut(
             cut = last_user.unwrap_or(cut);
         }
     }
-    for &i in &non_system[..cut.min(non_system.len())] {
-        keep[i] = false;
-    }
-    (keep, true)
+    cut.min(non_system.len())
 }
 
 /// Whether a message's metadata holds byte arrays in Java: Gemini's
@@ -160,9 +176,11 @@ pub(crate) fn has_byte_metadata(m: &Message) -> bool {
 #[derive(Debug, Clone)]
 pub(crate) struct ChatMemory {
     pub(crate) messages: Vec<Message>,
-    /// Per message: it was given as `memory_start`, so it is a Java object of
-    /// its own, never the one the request holds (see `already_in`).
-    from_start: Vec<bool>,
+    /// How many of the first messages were given as `memory_start`, so that
+    /// each is a Java object of its own, never the one the request holds
+    /// (see `already_in`). They stay first: every add appends, and the
+    /// window only removes.
+    from_start: usize,
     max_messages: usize,
     /// The window and storage fixes.
     fixes: Fixes,
@@ -177,7 +195,7 @@ impl ChatMemory {
     pub(crate) fn new(start: &[Message], max_messages: NonZeroU32, fixes: Fixes) -> Self {
         ChatMemory {
             messages: start.to_vec(),
-            from_start: vec![true; start.len()],
+            from_start: start.len(),
             max_messages: usize::try_from(max_messages.get()).unwrap_or(usize::MAX),
             fixes,
             windowed: false,
@@ -186,47 +204,55 @@ impl ChatMemory {
 
     /// `ChatMemory.add(conversationId, messages)`: one
     /// `MessageWindowChatMemory.process` over the stored messages.
-    pub(crate) fn add(&mut self, new: Vec<Message>) {
-        let (keep, cut) = window_keep_cut(&self.messages, &new, self.max_messages, self.fixes);
+    pub(crate) fn add(&mut self, new: impl IntoIterator<Item = Message>) {
+        let old = self.messages.len();
+        self.messages.extend(new);
+        let (cut, from_start) = window_in_place(
+            &mut self.messages,
+            old,
+            self.max_messages,
+            self.fixes,
+            self.from_start,
+        );
         self.windowed |= cut;
-        let memory = std::mem::take(&mut self.messages);
-        let tags = std::mem::take(&mut self.from_start);
-        // Sized once: pushing into the taken (empty) lists grew them by
-        // doubling, a copy of the whole memory at each step.
-        let kept = keep.iter().filter(|&&k| k).count();
-        self.messages.reserve_exact(kept);
-        self.from_start.reserve_exact(kept);
-        for ((m, tag), k) in memory
-            .into_iter()
-            .zip(tags)
-            .chain(new.into_iter().map(|m| (m, false)))
-            .zip(keep)
-        {
-            if k {
-                self.messages.push(m);
-                self.from_start.push(tag);
-            }
-        }
+        self.from_start = from_start;
     }
 
     /// `MessageChatMemoryAdvisor.before`: `get()`, then memory + prompt
     /// (unless the prompt already holds the memory as a contiguous run), the
     /// first system message moved to the front; then the last user-or-tool
-    /// message is stored with `add(conversationId, message)`.
-    pub(crate) fn before(&mut self, prompt: Vec<Message>) -> Vec<Message> {
+    /// message is stored with `add(conversationId, message)`. A borrowed
+    /// prompt comes back borrowed when it goes on unchanged (the memory is
+    /// in it and its system message, if any, is first), else it is copied
+    /// once, into what is sent on.
+    pub(crate) fn before<'p>(
+        &mut self,
+        prompt: impl Into<Cow<'p, [Message]>>,
+    ) -> Cow<'p, [Message]> {
+        let prompt = prompt.into();
         let mut processed = if self.already_in(&prompt) {
             prompt
         } else {
-            let mut v = self.messages.clone();
-            v.extend(prompt);
-            v
+            // The room the caller made in its prompt for what follows is
+            // kept.
+            let room = match &prompt {
+                Cow::Owned(p) => p.capacity() - p.len(),
+                Cow::Borrowed(_) => 0,
+            };
+            let mut v = Vec::with_capacity(self.messages.len() + prompt.len() + room);
+            v.extend_from_slice(&self.messages);
+            match prompt {
+                Cow::Borrowed(p) => v.extend_from_slice(p),
+                Cow::Owned(p) => v.extend(p),
+            }
+            Cow::Owned(v)
         };
-        if let Some(i) = processed
+        match processed
             .iter()
             .position(|m| matches!(m, Message::System { .. }))
         {
-            let s = processed.remove(i);
-            processed.insert(0, s);
+            Some(i) if i > 0 => processed.to_mut()[..=i].rotate_right(1),
+            _ => {}
         }
         // Prompt.getLastUserOrToolResponseMessage(): an empty user message
         // when the prompt has neither.
@@ -236,7 +262,7 @@ impl ChatMemory {
             .find(|m| matches!(m, Message::User { .. } | Message::Tool { .. }))
             .cloned()
             .unwrap_or_else(|| Message::user(""));
-        self.add(vec![last]);
+        self.add([last]);
         processed
     }
 
@@ -249,16 +275,16 @@ impl ChatMemory {
     /// objects, so value equality is identity there.)
     pub(crate) fn already_in(&self, prompt: &[Message]) -> bool {
         let mem = &self.messages;
-        let equal = |(m, start): (&Message, &bool), p: &Message| {
-            !(*start && has_byte_metadata(m)) && m == p
+        let equal = |i: usize, m: &Message, p: &Message| {
+            !(i < self.from_start && has_byte_metadata(m)) && m == p
         };
         mem.is_empty()
             || (prompt.len() >= mem.len()
                 && prompt.windows(mem.len()).any(|w| {
                     mem.iter()
-                        .zip(&self.from_start)
                         .zip(w)
-                        .all(|(ms, p)| equal(ms, p))
+                        .enumerate()
+                        .all(|(i, (m, p))| equal(i, m, p))
                 }))
     }
 
@@ -269,27 +295,22 @@ impl ChatMemory {
     pub(crate) fn after(&mut self, generations: &[Generation]) {
         if self.fixes.store_answered_generation {
             if let Some(m) = tool_call_message(generations) {
-                self.add(vec![m]);
+                self.add([m]);
                 return;
             }
         }
-        self.add(generations.iter().map(Generation::to_message).collect());
+        self.add(generations.iter().map(Generation::to_message));
     }
 
     /// `after` for generations the loop produced (`buildGeneration()`,
     /// returnDirect): their metadata is the generation's, not the message's,
     /// so the stored `AssistantMessage` carries the text alone.
     pub(crate) fn after_produced(&mut self, generations: &[Generation]) {
-        self.add(
-            generations
-                .iter()
-                .map(|g| Message::Assistant {
-                    text: g.text.clone(),
-                    tool_calls: Default::default(),
-                    metadata: Default::default(),
-                })
-                .collect(),
-        );
+        self.add(generations.iter().map(|g| Message::Assistant {
+            text: g.text.clone(),
+            tool_calls: Default::default(),
+            metadata: Default::default(),
+        }));
     }
 }
 

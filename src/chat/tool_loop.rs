@@ -19,17 +19,18 @@
 //! prefixes continues clones of the state after round `k` (with clones of
 //! the toolbox) with different next replies (see [`Turn`]).
 
+use std::borrow::Cow;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::advisor::gemini_tool_text;
+use super::advisor::{advisor_rewrites, gemini_tool_text};
 use super::memory::{ChatMemory, DEFAULT_MEMORY_MAX_MESSAGES};
 use super::stream::{aggregate, aggregate_chunks, reaches_client, Chunks, Script, Split};
 use crate::gemini::{
-    build_request, validate, validate_from, verdict, IncrementalRequests, Refusal, Rejection,
-    Request, ValidatorOptions,
+    build_request, build_request_reusing, validate, validate_from, verdict, IncrementalRequests,
+    Refusal, Rejection, Request, ValidatorOptions,
 };
 use crate::model::behavior::Fixes;
 use crate::model::java::{
@@ -218,24 +219,22 @@ impl Sent {
     }
 }
 
-/// The messages of the last request sent, shared: the next request takes
-/// the same `Arc` for each message equal to the one at its place.
-#[derive(Debug, Clone, Default)]
-struct SharedMessages(Vec<Arc<Message>>);
-
-impl SharedMessages {
-    fn share(&mut self, messages: &[Message]) -> Vec<Arc<Message>> {
-        let shared: Vec<Arc<Message>> = messages
-            .iter()
-            .enumerate()
-            .map(|(i, m)| match self.0.get(i) {
-                Some(old) if **old == *m => Arc::clone(old),
-                _ => Arc::new(m.clone()),
-            })
-            .collect();
-        self.0.clone_from(&shared);
-        shared
-    }
+/// The messages of a provider-`none` request, sharing those of the last
+/// request sent (`last`): the same `Arc` for each message equal to the one
+/// at its place.
+fn share_messages(last: Option<&Sent>, messages: &[Message]) -> Vec<Arc<Message>> {
+    let last = match last {
+        Some(Sent::Messages(m)) => &m[..],
+        _ => &[],
+    };
+    messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| match last.get(i) {
+            Some(old) if **old == *m => Arc::clone(old),
+            _ => Arc::new(m.clone()),
+        })
+        .collect()
 }
 
 /// What a loop run produced.
@@ -365,7 +364,9 @@ pub enum LoopError {
 /// assert_eq!(with_memory(&cfg, vec![Message::user("u1")]), vec![Message::user("u0"), Message::user("u1")]);
 /// ```
 pub fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
-    ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes()).before(prompt)
+    ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes())
+        .before(prompt)
+        .into_owned()
 }
 
 /// Runs one user turn through the tool loop: a thin driver over [`Turn`],
@@ -620,10 +621,9 @@ fn drive(
 #[derive(Debug, Clone)]
 pub struct Turn<'c> {
     cfg: &'c LoopConfig,
-    /// The memory outside the loop (used only with [`Memory::Outside`]).
-    outside: ChatMemory,
-    /// The memory inside the loop (used only with [`Memory::Inside`]).
-    inside: ChatMemory,
+    /// The chat memory, inside or outside the loop as configured (neither
+    /// read nor written with [`Memory::None`]).
+    memory: ChatMemory,
     /// The turn's tool-call counts, kept from batch to batch rather than
     /// recounted from the history.
     counts: Counts,
@@ -639,11 +639,25 @@ pub struct Turn<'c> {
     incremental: IncrementalRequests,
     /// How many contents of the last request the validator accepted.
     accepted_len: usize,
-    shared: SharedMessages,
-    /// The request's tools refused before any advisor ran.
-    refused: Option<JavaException>,
+    /// The messages the last Gemini request was built from, if the next
+    /// request built whole can share their contents.
+    converted: Converted,
+    /// The request's tools refused before any advisor ran (boxed: the
+    /// state moves at every step, and this is rare).
+    refused: Option<Box<JavaException>>,
     /// For a streamed turn, the responses the client received so far.
     streamed: Option<Vec<Vec<Generation>>>,
+}
+
+/// The messages the last Gemini request of a turn was built from.
+#[derive(Debug, Clone)]
+enum Converted {
+    /// Unknown, or not a Gemini request.
+    None,
+    /// The first `n` messages of the turn history.
+    History(usize),
+    /// A prompt an advisor or the memory inside made.
+    Prompt(Vec<Message>),
 }
 
 /// What [`Turn::ask`] leads to.
@@ -714,36 +728,31 @@ impl<'c> Turn<'c> {
     /// assert_eq!(run.kind, EndKind::Error);
     /// ```
     pub fn new(cfg: &'c LoopConfig, history: Vec<Message>, tools: &[ToolSpec]) -> Self {
-        // Only the memory at the configured place is ever read or written;
-        // the other starts empty rather than as a copy.
-        let start = |at: Memory| match cfg.memory == at {
-            true => &cfg.memory_start[..],
-            false => &[],
+        let start = match cfg.memory {
+            Memory::None => &[],
+            Memory::Inside | Memory::Outside => &cfg.memory_start[..],
         };
-        let mut outside =
-            ChatMemory::new(start(Memory::Outside), cfg.memory_max_messages, cfg.fixes());
-        let inside = ChatMemory::new(start(Memory::Inside), cfg.memory_max_messages, cfg.fixes());
+        let mut memory = ChatMemory::new(start, cfg.memory_max_messages, cfg.fixes());
         // DefaultChatClientUtils.toChatClientRequest validates the request's
         // tool callbacks before any advisor runs
         // (ToolCallingChatOptions.validateToolCallbacks).
         let duplicates = duplicate_request_names(tools);
         let refused = (!duplicates.is_empty()).then(|| {
-            JavaException::new(
+            Box::new(JavaException::new(
                 ILLEGAL_STATE,
                 Some(&format!(
                     "Multiple tools with the same name ({}) found in ToolCallingChatOptions",
                     duplicates.join(", ")
                 )),
-            )
+            ))
         });
         let history = match cfg.memory {
-            Memory::Outside if refused.is_none() => outside.before(history),
+            Memory::Outside if refused.is_none() => memory.before(history).into_owned(),
             _ => history,
         };
         Turn {
             cfg,
-            outside,
-            inside,
+            memory,
             counts: Counts::recount(&history),
             full: history,
             trimmed: None,
@@ -752,7 +761,7 @@ impl<'c> Turn<'c> {
             calls: 0,
             incremental: IncrementalRequests::default(),
             accepted_len: 0,
-            shared: SharedMessages::default(),
+            converted: Converted::None,
             refused,
             streamed: None,
         }
@@ -797,7 +806,7 @@ impl<'c> Turn<'c> {
     /// ```
     pub fn ask(mut self) -> Result<Ask<'c>, LoopError> {
         if let Some(e) = self.refused.take() {
-            return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(e))));
+            return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(*e))));
         }
         if self.calls >= self.cfg.max_rounds {
             return Err(LoopError::TooManyRounds(self.cfg.max_rounds));
@@ -891,7 +900,7 @@ impl<'c> Turn<'c> {
             next.push(Message::user(TOOL_FEEDBACK));
             prompt = Some(next);
         }
-        if self.gemini_tool_text() {
+        if self.gemini_tool_text() && advisor_rewrites(prompt.as_deref().unwrap_or(own)) {
             let mut rewritten = prompt.take().unwrap_or_else(|| own.to_vec());
             if let Err(e) = gemini_tool_text(&mut rewritten) {
                 return Ask::End(self.finish(EndKind::Error, vec![], Some(e)));
@@ -899,12 +908,17 @@ impl<'c> Turn<'c> {
             prompt = Some(rewritten);
         }
         if cfg.memory == Memory::Inside {
-            let before = prompt.take().unwrap_or_else(|| own.to_vec());
-            prompt = Some(self.inside.before(before));
+            prompt = match prompt.take() {
+                Some(p) => Some(self.memory.before(p).into_owned()),
+                None => match self.memory.before(own) {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(p) => Some(p),
+                },
+            };
         }
         let messages = prompt.as_deref().unwrap_or(own);
         let (request, verdict) = match cfg.provider {
-            Provider::Gemini => match build_request(messages, cfg.fixes()) {
+            Provider::Gemini => match self.rebuild_request(messages) {
                 Ok(r) => {
                     let verdict = validate(&r, cfg.validator);
                     (Sent::Gemini(r), Some(verdict))
@@ -915,7 +929,10 @@ impl<'c> Turn<'c> {
                     return Ask::Unconverted(run, messages);
                 }
             },
-            Provider::None => (Sent::Messages(self.shared.share(messages)), None),
+            Provider::None => (
+                Sent::Messages(share_messages(self.requests.last(), messages)),
+                None,
+            ),
         };
         Ask::Model(Asking {
             turn: self,
@@ -924,6 +941,24 @@ impl<'c> Turn<'c> {
             prompt,
             system,
         })
+    }
+
+    /// The Gemini request of `messages`, sharing the contents of the last
+    /// request where its messages are known ([`Converted`]).
+    fn rebuild_request(&self, messages: &[Message]) -> Result<Request, JavaException> {
+        let earlier = match &self.converted {
+            Converted::None => None,
+            // The history only grows: its first `n` messages are those the
+            // request was built from.
+            Converted::History(n) => self.full.get(..*n),
+            Converted::Prompt(p) => Some(&p[..]),
+        };
+        match (earlier, self.requests.last()) {
+            (Some(earlier), Some(Sent::Gemini(r))) => {
+                build_request_reusing(messages, self.cfg.fixes(), earlier, r)
+            }
+            _ => build_request(messages, self.cfg.fixes()),
+        }
     }
 
     /// One reply: the inside memory stores it, then the batch of tool calls
@@ -936,7 +971,7 @@ impl<'c> Turn<'c> {
     ) -> Answer<'c> {
         let cfg = self.cfg;
         if cfg.memory == Memory::Inside {
-            self.inside.after(reply);
+            self.memory.after(reply);
         }
         if reply.iter().all(|g| g.tool_calls.is_empty()) {
             return Answer::End(self.finish(EndKind::Completed, reply.to_vec(), None));
@@ -980,7 +1015,7 @@ impl<'c> Turn<'c> {
         // stream of adviseStream completes (docs/FIXES.md).
         if cfg.memory == Memory::Inside {
             if let Some(m) = end.closing(reply, cfg.fixes()) {
-                self.inside.add(vec![m]);
+                self.memory.add([m]);
             }
         }
         let (kind, generations, error) = end.outcome();
@@ -997,8 +1032,7 @@ impl<'c> Turn<'c> {
     ) -> LoopRun {
         let Turn {
             cfg,
-            mut outside,
-            inside,
+            mut memory,
             counts,
             requests,
             verdicts,
@@ -1044,17 +1078,16 @@ impl<'c> Turn<'c> {
                             })
                         })
                         .collect();
-                    outside.after(&[aggregate(plain.iter().map(Option::as_ref))]);
+                    memory.after(&[aggregate(plain.iter().map(Option::as_ref))]);
                 }
-                (None, EndKind::Completed) => outside.after(&generations),
-                (None, _) => outside.after_produced(&generations),
+                (None, EndKind::Completed) => memory.after(&generations),
+                (None, _) => memory.after_produced(&generations),
             }
         }
-        let windowed = inside.windowed || outside.windowed;
+        let windowed = memory.windowed;
         let memory = match cfg.memory {
             Memory::None => vec![],
-            Memory::Inside => inside.messages,
-            Memory::Outside => outside.messages,
+            Memory::Inside | Memory::Outside => memory.messages,
         };
         LoopRun {
             kind,
@@ -1142,9 +1175,18 @@ impl<'c> Asking<'c> {
             mut turn,
             request,
             verdict,
+            prompt,
             system,
-            ..
         } = self;
+        turn.converted = match (prompt, &request) {
+            (_, Sent::Messages(_)) => Converted::None,
+            (Some(p), Sent::Gemini(_)) => Converted::Prompt(p),
+            (None, Sent::Gemini(_)) if turn.trimmed.is_none() => {
+                Converted::History(turn.full.len())
+            }
+            // A trimmed prompt is not kept past its round.
+            (None, Sent::Gemini(_)) => Converted::None,
+        };
         turn.requests.push(request);
         turn.verdicts.extend(verdict);
         turn.calls += 1;

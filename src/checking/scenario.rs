@@ -39,7 +39,7 @@ impl Scenario {
     /// ```
     pub fn run(&self) -> Result<(LoopRun, Toolbox), LoopError> {
         let mut tb = Toolbox::new(self.tools.clone());
-        let run = run_loop(&self.config, self.history.clone(), &self.model, &mut tb)?;
+        let run = run_loop(&self.config, self.turn_history(), &self.model, &mut tb)?;
         Ok((run, tb))
     }
 
@@ -77,11 +77,22 @@ impl Scenario {
         let mut tb = Toolbox::new(self.tools.clone());
         let (run, messages) = crate::chat::tool_loop::run_loop_with_messages(
             &self.config,
-            self.history.clone(),
+            self.turn_history(),
             &self.model,
             &mut tb,
         )?;
         Ok((run, tb, messages))
+    }
+
+    /// A copy of the request's messages with room for what the turn adds:
+    /// each round's call and responses (and the `tool-feedback` message),
+    /// so that the history grows in place instead of being moved at each
+    /// batch.
+    fn turn_history(&self) -> Vec<Message> {
+        let rounds = self.model.len().min(self.config.max_rounds);
+        let mut history = Vec::with_capacity(self.history.len() + 3 * rounds);
+        history.extend_from_slice(&self.history);
+        history
     }
 
     /// The scenario as a `tool_loop` vector with the given name, `about` and

@@ -13,7 +13,8 @@ pub use convert::{
     write_tool_response, Payload, Source,
 };
 pub use request::{
-    build_request, message_parts, Content, IncrementalRequests, Part, Parts, Request,
+    build_request, build_request_reusing, message_parts, Content, IncrementalRequests, Part, Parts,
+    Request,
 };
 pub use validate::{
     validate, validate_from, verdict, Refusal, Rejection, Rule, ValidatorOptions, CALL_PLACEMENT,

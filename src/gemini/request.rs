@@ -329,6 +329,70 @@ pub fn build_request(messages: &[Message], fixes: Fixes) -> Result<Request, Java
     })
 }
 
+/// [`build_request`] of `messages` where an earlier request of the same
+/// turn, `earlier_request`, was built from `earlier` under the same fixes:
+/// each message equal to one of `earlier` (searched forward from the last
+/// one taken, as a prompt that keeps the earlier messages keeps their
+/// order) takes that message's content, shared, instead of being
+/// converted again. A message converts to the same content wherever it
+/// stands, so the request is equal to [`build_request`]'s, and so is the
+/// failure, if any: only messages not taken are converted, in order.
+///
+/// ```
+/// use toolcall_model::{gemini::{build_request, build_request_reusing}, model::{Fixes, Message, ToolResponse}};
+/// let tool = Message::Tool { responses: vec![ToolResponse::new("1", "x", "{\"a\":1}")].into() };
+/// let earlier = vec![Message::user("q"), tool.clone()];
+/// let first = build_request(&earlier, Fixes::upstream()).unwrap();
+/// let next = vec![Message::user("p"), Message::user("q"), tool];
+/// let r = build_request_reusing(&next, Fixes::upstream(), &earlier, &first).unwrap();
+/// assert_eq!(r, build_request(&next, Fixes::upstream()).unwrap());
+/// assert!(std::sync::Arc::ptr_eq(&r.contents[2], &first.contents[1]));
+/// ```
+pub fn build_request_reusing(
+    messages: &[Message],
+    fixes: Fixes,
+    earlier: &[Message],
+    earlier_request: &Request,
+) -> Result<Request, JavaException> {
+    let is_system = |m: &&Message| matches!(m, Message::System { .. });
+    let mut system = None;
+    for m in messages.iter().filter(is_system) {
+        if system.is_some() {
+            return Err(only_one_system());
+        }
+        let same = earlier.iter().find(is_system) == Some(m);
+        system = Some(match &earlier_request.system_instruction {
+            Some(c) if same => Arc::clone(c),
+            _ => Arc::new(Content {
+                role: "user",
+                parts: message_parts(m, fixes)?,
+            }),
+        });
+    }
+    // The earlier request holds one content per non-system message, in order.
+    let mut taken = earlier
+        .iter()
+        .filter(|m| !is_system(m))
+        .zip(&earlier_request.contents);
+    let mut contents = Vec::with_capacity(messages.len());
+    for m in messages {
+        if is_system(&m) {
+            continue;
+        }
+        let mut probe = taken.clone();
+        if let Some((_, c)) = probe.find(|(e, _)| *e == m) {
+            contents.push(Arc::clone(c));
+            taken = probe;
+        } else if let Some(c) = content_of(m, fixes)? {
+            contents.push(Arc::new(c));
+        }
+    }
+    Ok(Request {
+        system_instruction: system,
+        contents,
+    })
+}
+
 pub(super) fn only_one_system() -> JavaException {
     JavaException::new(
         ILLEGAL_ARGUMENT,
@@ -389,13 +453,18 @@ impl IncrementalRequests {
             self.seen = messages.len();
             return Ok(r);
         }
-        let mut added = Vec::with_capacity(fresh.len());
+        // Appended in place; a failure leaves the contents as they were.
+        let before = self.contents.len();
         for m in fresh {
-            if let Some(c) = content_of(m, fixes)? {
-                added.push(Arc::new(c));
+            match content_of(m, fixes) {
+                Ok(Some(c)) => self.contents.push(Arc::new(c)),
+                Ok(None) => {}
+                Err(e) => {
+                    self.contents.truncate(before);
+                    return Err(e);
+                }
             }
         }
-        self.contents.extend(added);
         self.seen = messages.len();
         Ok(Request {
             system_instruction: self.system.clone(),

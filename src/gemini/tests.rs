@@ -269,3 +269,67 @@ fn a_payload_is_an_object_exactly_when_its_value_is() {
     }
     assert!(payloads > texts.len() * 6, "{payloads}");
 }
+
+/// A request rebuilt from an earlier one's contents is the request built
+/// whole, or the same failure, whatever the two message lists hold: the
+/// earlier messages kept, dropped, reordered, repeated, a system message
+/// added or changed, a response that does not convert.
+#[test]
+fn a_request_sharing_an_earlier_ones_contents_is_the_one_built_whole() {
+    let sys = |t: &str| Message::System {
+        text: Some(t.into()),
+    };
+    let asst = Message::assistant(Some("a"), vec![call("1"), call("2")]);
+    let tool = |data: &str| Message::Tool {
+        responses: vec![
+            ToolResponse::new("1", "x", data),
+            ToolResponse::new("2", "x", "{}"),
+        ]
+        .into(),
+    };
+    let pool = [
+        sys("s"),
+        sys("t"),
+        Message::user("u"),
+        Message::user("v"),
+        asst,
+        tool("{\"a\":1}"),
+        tool("plain text"),
+        Message::assistant(None, vec![]),
+    ];
+    // Every list of up to three messages of the pool, as the earlier and the
+    // later prompt.
+    let mut lists: Vec<Vec<Message>> = vec![vec![]];
+    for len in 1..=3 {
+        let mut index = vec![0; len];
+        loop {
+            lists.push(index.iter().map(|&i| pool[i].clone()).collect());
+            let Some(k) = index.iter().rposition(|&i| i + 1 < pool.len()) else {
+                break;
+            };
+            index[k] += 1;
+            index[k + 1..].iter_mut().for_each(|i| *i = 0);
+        }
+    }
+    let (mut shared, mut failed) = (0, 0);
+    for fixes in [Fixes::upstream(), Fixes::only(Fix::StrictJsonOrWrap)] {
+        for earlier in &lists {
+            let Ok(first) = build_request(earlier, fixes) else {
+                continue;
+            };
+            for next in &lists {
+                let whole = build_request(next, fixes);
+                let reused = build_request_reusing(next, fixes, earlier, &first);
+                assert_eq!(reused, whole, "{earlier:?} then {next:?} under {fixes:?}");
+                failed += usize::from(whole.is_err());
+                shared += reused.map_or(0, |r| {
+                    r.contents
+                        .iter()
+                        .filter(|c| first.contents.iter().any(|f| std::sync::Arc::ptr_eq(c, f)))
+                        .count()
+                });
+            }
+        }
+    }
+    assert!(shared > 0 && failed > 0, "{shared} shared, {failed} failed");
+}

@@ -3,6 +3,7 @@
 //! on an explicit stack, counting in UTF-16 units.
 
 use super::ident::is_java_identifier_part;
+use super::inline_stack::InlineStack;
 use super::stream::{Scalar, Sink, TreeSink};
 use super::strict::{hex_value, skip_digits};
 use super::{
@@ -153,7 +154,7 @@ impl<'a> Parser<'a> {
     /// that fails but what came before the failure.
     fn parse_into<S: Sink<'a>>(&mut self, mut c: u8, sink: &mut S) -> Result<(), JacksonError> {
         // Whether each open container is an object.
-        let mut stack: Vec<bool> = Vec::new();
+        let mut stack: InlineStack<bool, 32> = InlineStack::default();
         loop {
             match c {
                 b'[' | b'{' => {

@@ -363,6 +363,7 @@ pub fn read_lenient_whole(text: &str) -> Result<JValue, JacksonError> {
 }
 
 mod ident;
+mod inline_stack;
 mod lenient;
 mod stream;
 mod strict;

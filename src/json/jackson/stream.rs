@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use super::inline_stack::InlineStack;
 use super::lenient::Parser;
 use super::strict::fnv;
 use super::{scalar_to_serde, JValue, JacksonError, ReadConstraints};
@@ -162,9 +163,9 @@ impl<'a> Sink<'a> for TreeSink {
 /// a rare false alarm, which only costs the caller the tree it avoids.
 #[derive(Default)]
 pub(super) struct RepeatCheck {
-    hashes: Vec<u64>,
+    hashes: InlineStack<u64, 16>,
     /// Per open container, where its names start in `hashes` (objects).
-    starts: Vec<Option<usize>>,
+    starts: InlineStack<Option<usize>, 8>,
     repeated: bool,
     /// Some number was read as an infinite double.
     non_finite: bool,
@@ -192,11 +193,11 @@ impl<'a> Sink<'a> for RepeatCheck {
             if self.repeated {
                 return;
             }
-            let names = &mut self.hashes[start..];
+            let names = &mut self.hashes.as_mut_slice()[start..];
             names.sort_unstable();
             if names.windows(2).any(|w| w[0] == w[1]) {
                 self.repeated = true;
-                self.hashes = Vec::new();
+                self.hashes = InlineStack::default();
             } else {
                 self.hashes.truncate(start);
             }

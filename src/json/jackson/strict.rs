@@ -2,6 +2,7 @@
 //! value, checked by a scanner that builds nothing, with a tree only when
 //! asked for.
 
+use super::inline_stack::InlineStack;
 use super::lenient::Parser;
 use super::{JValue, ReadConstraints, MAX_TREE_DEPTH};
 
@@ -145,8 +146,8 @@ impl KeySink<'_> for NoKeys {
 /// are compared first, bytes only when hashes meet.
 #[derive(Default)]
 pub(super) struct DistinctKeys<'a> {
-    keys: Vec<(u64, &'a [u8])>,
-    starts: Vec<usize>,
+    keys: InlineStack<(u64, &'a [u8]), 16>,
+    starts: InlineStack<usize, 8>,
     repeated: bool,
 }
 
@@ -170,7 +171,7 @@ impl<'a> KeySink<'a> for DistinctKeys<'a> {
     fn close(&mut self) {
         let start = self.starts.pop().unwrap_or(0);
         if !self.repeated {
-            let seg = &self.keys[start..];
+            let seg = &self.keys.as_slice()[start..];
             self.repeated = if seg.len() <= 16 {
                 seg.iter()
                     .enumerate()
