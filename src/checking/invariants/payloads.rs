@@ -228,49 +228,73 @@ pub(super) fn gemini_safe(ev: &Evidence<'_>) -> Judged {
 pub(super) fn aligned<'m>(
     messages: &'m [Message],
     contents: &'m [Arc<crate::gemini::Content>],
-) -> Result<Vec<(usize, usize, &'m ToolResponse, &'m Payload)>, String> {
+) -> Result<impl Iterator<Item = (usize, usize, &'m ToolResponse, &'m Payload)>, String> {
     aligned_after(messages, contents, None)
 }
 
-/// [`aligned`], leaving out each content that is, at the same place, the
-/// very content of `before` (an earlier request of the turn, already
-/// aligned and judged) built from an equal message: its pairs were judged.
+/// The contents of `contents` with their messages (the non-system ones of
+/// `messages`, in order), leaving out each content that is, at the same
+/// place, the very content of `before` (an earlier request of the turn,
+/// already aligned and judged) built from an equal message: its pairs were
+/// judged.
+fn fresh_contents<'m>(
+    messages: &'m [Message],
+    contents: &'m [Arc<crate::gemini::Content>],
+    before: Option<(&'m [Message], &'m [Arc<crate::gemini::Content>])>,
+) -> impl Iterator<Item = (usize, &'m Message, &'m crate::gemini::Content)> {
+    let mut earlier = before.map(|(m, c)| (non_system(m), c));
+    non_system(messages)
+        .zip(contents)
+        .enumerate()
+        .filter_map(move |(c, (m, content))| {
+            let seen = earlier.as_mut().is_some_and(|(bm, bc)| {
+                let b = bm.next();
+                bc.get(c).is_some_and(|b| Arc::ptr_eq(b, content)) && b == Some(m)
+            });
+            (!seen).then_some((c, m, &**content))
+        })
+}
+
+/// [`aligned`], leaving out the contents [`fresh_contents`] leaves out.
+/// The shape is checked whole before any pair is handed out, so a request
+/// built wrong is told as such whatever its payloads; the pairs are then
+/// walked in place, without a list.
 #[allow(clippy::type_complexity)]
 fn aligned_after<'m>(
     messages: &'m [Message],
     contents: &'m [Arc<crate::gemini::Content>],
-    before: Option<(&[Message], &[Arc<crate::gemini::Content>])>,
-) -> Result<Vec<(usize, usize, &'m ToolResponse, &'m Payload)>, String> {
-    let ms: Vec<&Message> = non_system(messages);
-    if ms.len() != contents.len() {
-        return Err(format!(
-            "{} messages but {} contents",
-            ms.len(),
-            contents.len()
-        ));
+    before: Option<(&'m [Message], &'m [Arc<crate::gemini::Content>])>,
+) -> Result<impl Iterator<Item = (usize, usize, &'m ToolResponse, &'m Payload)>, String> {
+    let n = non_system(messages).count();
+    if n != contents.len() {
+        return Err(format!("{n} messages but {} contents", contents.len()));
     }
-    let judged = before.map(|(m, c)| (non_system(m), c));
-    let mut out = Vec::new();
-    for (c, (m, content)) in ms.iter().zip(contents).enumerate() {
-        let seen = judged.as_ref().is_some_and(|(bm, bc)| {
-            bc.get(c).is_some_and(|b| Arc::ptr_eq(b, content)) && bm.get(c) == Some(m)
-        });
-        if seen {
-            continue;
-        }
+    for (c, m, content) in fresh_contents(messages, contents, before) {
         if let Message::Tool { responses } = m {
             if responses.len() != content.parts.len() {
                 return Err(format!("content {c}: parts do not match the responses"));
             }
-            for (p, (r, part)) in responses.iter().zip(&content.parts).enumerate() {
-                match part {
-                    Part::FunctionResponse { response, .. } => out.push((c, p, r, response)),
-                    _ => return Err(format!("content {c} part {p} is not a function response")),
-                }
+            if let Some(p) = content
+                .parts
+                .iter()
+                .position(|part| !matches!(part, Part::FunctionResponse { .. }))
+            {
+                return Err(format!("content {c} part {p} is not a function response"));
             }
         }
     }
-    Ok(out)
+    Ok(
+        fresh_contents(messages, contents, before).flat_map(|(c, m, content)| {
+            m.responses()
+                .iter()
+                .zip(&content.parts)
+                .enumerate()
+                .filter_map(move |(p, (r, part))| match part {
+                    Part::FunctionResponse { response, .. } => Some((c, p, r, response)),
+                    _ => None,
+                })
+        }),
+    )
 }
 
 pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {

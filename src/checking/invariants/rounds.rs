@@ -1,8 +1,6 @@
 //! Invariant 10, `turn-ends`: the model calls of a turn are bounded by what
 //! the limits state.
 
-use std::collections::BTreeSet;
-
 use crate::chat::tool_loop::LoopConfig;
 use crate::model::limits::Max;
 use crate::model::manager::answered_generation;
@@ -42,12 +40,15 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
         Max::Limited(t) => Some(u64::from(t)),
         Max::Unlimited => None,
     };
-    // Borrowed, not copied: this runs for every judged turn.
-    let names: BTreeSet<&str> = model
+    // Borrowed, not copied, and sorted in one list rather than a tree:
+    // this runs for every judged turn, on a handful of names.
+    let mut names: Vec<&str> = model
         .iter()
         .filter_map(|reply| answered_generation(reply))
         .flat_map(|g| g.tool_calls.iter().map(|c| c.name.as_str()))
         .collect();
+    names.sort_unstable();
+    names.dedup();
     let per_tool = names
         .iter()
         .try_fold(0u64, |sum, name| match max_for(&m.limits, name) {
