@@ -11,6 +11,8 @@ use crate::model::message::Message;
 use crate::model::tools::Toolbox;
 
 use super::trace::{trace, Replays, Trace};
+use super::transcripts::turn_history;
+use crate::checking::oracle::RefCounts;
 
 /// What the checkers look at: the scenario, its run, and (computed on first
 /// use) the step-by-step replay of its batches and the messages each
@@ -38,6 +40,9 @@ pub struct Evidence<'a> {
     /// The requests' messages of the same turn run with provider `none`,
     /// where the record does not hold them all.
     messages: OnceCell<Option<Vec<Vec<Message>>>>,
+    /// The reference counts of the turn history, which the limits and
+    /// counting judges both start from.
+    start_counts: OnceCell<RefCounts>,
 }
 
 impl<'a> Evidence<'a> {
@@ -88,6 +93,7 @@ impl<'a> Evidence<'a> {
             shared: None,
             recorded: messages,
             messages: OnceCell::new(),
+            start_counts: OnceCell::new(),
         }
     }
 
@@ -257,6 +263,13 @@ impl<'a> Evidence<'a> {
             }
             _ => built,
         }
+    }
+
+    /// The reference counts of the turn history the batches start from
+    /// (docs/BEHAVIOUR.md section 3.1).
+    pub(super) fn start_counts(&self) -> &RefCounts {
+        self.start_counts
+            .get_or_init(|| RefCounts::of(&turn_history(self.scenario)))
     }
 
     pub(super) fn fixes(&self) -> Fixes {

@@ -1,41 +1,74 @@
-//! The reference counts of the tool-call limits: a plain map and a total,
-//! restated from docs/BEHAVIOUR.md section 3.1 apart from
+//! The reference counts of the tool-call limits: a plain sorted list and a
+//! total, restated from docs/BEHAVIOUR.md section 3.1 apart from
 //! [`crate::model::Counts`].
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::model::limits::Counts;
-use crate::model::message::Message;
+use crate::model::message::{Message, ToolResponse};
 use crate::model::shared_str::SharedStr;
 
 /// Calls counted per tool name, and in all.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RefCounts {
-    /// Calls per tool name (each name shared with the call it came from).
-    pub per_name: BTreeMap<SharedStr, u64>,
+    /// Calls per tool name, sorted by name, each name once (each shared
+    /// with the call it came from). A turn calls a handful of names: a
+    /// list is searched faster than a tree is built and freed.
+    pub per_name: Vec<(SharedStr, u64)>,
     /// Calls in all.
     pub total: u64,
+}
+
+/// The responses that count for the limits: every response of every tool
+/// message from the last user message on (or everything).
+fn counted(history: &[Message]) -> impl Iterator<Item = &ToolResponse> + Clone {
+    let start = history
+        .iter()
+        .rposition(|m| matches!(m, Message::User { .. }))
+        .unwrap_or(0);
+    history[start..].iter().flat_map(Message::responses)
 }
 
 impl RefCounts {
     /// docs/BEHAVIOUR.md section 3.1, restated: from the last user message
     /// on (or everything), every response of every tool message counts for
     /// its name.
+    ///
+    /// ```
+    /// use toolcall_model::{checking::oracle::RefCounts, model::{Message, ToolResponse}};
+    /// let answer = |name: &str| Message::Tool { responses: vec![ToolResponse::new("1", name, "1")].into() };
+    /// let c = RefCounts::of(&[answer("a"), Message::user("q"), answer("b"), answer("a"), answer("b")]);
+    /// assert_eq!((c.get("a"), c.get("b"), c.total), (1, 2, 3));
+    /// ```
     pub fn of(history: &[Message]) -> Self {
-        let start = history
-            .iter()
-            .rposition(|m| matches!(m, Message::User { .. }))
-            .unwrap_or(0);
         let mut c = RefCounts::default();
-        for m in &history[start..] {
-            if let Message::Tool { responses } = m {
-                for r in responses {
-                    c.add(&r.name);
-                }
-            }
+        for r in counted(history) {
+            c.add(&r.name);
         }
         c
+    }
+
+    /// Whether these are the counts [`RefCounts::of`] rebuilds from
+    /// `history`, told without building them: the totals agree and every
+    /// name here counts as often there (names missing here would add to
+    /// the total).
+    ///
+    /// ```
+    /// use toolcall_model::{checking::oracle::RefCounts, model::{Message, ToolResponse}};
+    /// let answer = |name: &str| Message::Tool { responses: vec![ToolResponse::new("1", name, "1")].into() };
+    /// let history = [Message::user("q"), answer("a"), answer("b")];
+    /// assert!(RefCounts::of(&history).is_of(&history));
+    /// assert!(!RefCounts::of(&history[..2]).is_of(&history));
+    /// assert!(!RefCounts::of(&[Message::user("q"), answer("a"), answer("a")]).is_of(&history));
+    /// ```
+    pub fn is_of(&self, history: &[Message]) -> bool {
+        let responses = counted(history);
+        let total = u64::try_from(responses.clone().count()).unwrap_or(u64::MAX);
+        total == self.total
+            && self.per_name.iter().all(|(name, n)| {
+                u64::try_from(responses.clone().filter(|r| r.name == *name).count())
+                    .is_ok_and(|c| c == *n)
+            })
     }
 
     /// Counts one call of `name`: its count and the total after it.
@@ -43,23 +76,32 @@ impl RefCounts {
     /// ```
     /// use toolcall_model::{checking::oracle::RefCounts, model::SharedStr};
     /// let mut c = RefCounts::default();
+    /// c.add(&SharedStr::from("b"));
     /// c.add(&SharedStr::from("a"));
-    /// assert_eq!(c.add(&SharedStr::from("a")), (2, 2));
+    /// assert_eq!(c.add(&SharedStr::from("a")), (2, 3));
     /// assert_eq!(c.get("a"), 2);
+    /// assert_eq!(c.to_string(), "{a=2, b=1} total 3");
     /// ```
     pub fn add(&mut self, name: &SharedStr) -> (u64, u64) {
         self.total += 1;
-        let n = match self.per_name.get_mut(name.as_str()) {
-            Some(n) => n,
-            None => self.per_name.entry(name.clone()).or_insert(0),
+        let n = match self.find(name) {
+            Ok(i) => &mut self.per_name[i].1,
+            Err(i) => {
+                self.per_name.insert(i, (name.clone(), 0));
+                &mut self.per_name[i].1
+            }
         };
         *n += 1;
         (*n, self.total)
     }
 
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        self.per_name.binary_search_by(|(k, _)| k.as_str().cmp(name))
+    }
+
     /// The count of `name`.
     pub fn get(&self, name: &str) -> u64 {
-        self.per_name.get(name).copied().unwrap_or(0)
+        self.find(name).map_or(0, |i| self.per_name[i].1)
     }
 
     /// Whether the model's counts are these.
