@@ -10,6 +10,7 @@ use crate::model::behavior::Fixes;
 use crate::model::message::Message;
 use crate::model::tools::Toolbox;
 
+use super::payloads::Judgements;
 use super::trace::{trace, Replays, Trace};
 use super::transcripts::turn_history;
 use crate::checking::oracle::RefCounts;
@@ -43,6 +44,9 @@ pub struct Evidence<'a> {
     /// The reference counts of the turn history, which the limits and
     /// counting judges both start from.
     start_counts: OnceCell<RefCounts>,
+    /// What the payload judges learned of texts, shared with the caller's
+    /// other evidences.
+    judgements: Option<&'a Judgements>,
 }
 
 impl<'a> Evidence<'a> {
@@ -94,6 +98,7 @@ impl<'a> Evidence<'a> {
             recorded: messages,
             messages: OnceCell::new(),
             start_counts: OnceCell::new(),
+            judgements: None,
         }
     }
 
@@ -157,6 +162,19 @@ impl<'a> Evidence<'a> {
             shared: Some((replays, class)),
             ..self
         }
+    }
+
+    /// The evidence judging its payloads with what `judgements` learned of
+    /// texts before, and adding what it learns (see [`Judgements`]).
+    pub fn judging(self, judgements: &'a Judgements) -> Self {
+        Evidence {
+            judgements: Some(judgements),
+            ..self
+        }
+    }
+
+    pub(super) fn judgements(&self) -> Option<&'a Judgements> {
+        self.judgements
     }
 
     /// Every batch of the turn replayed through the step engine.

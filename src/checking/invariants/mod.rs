@@ -60,6 +60,7 @@ mod transcripts;
 
 pub use self::evidence::Evidence;
 pub(crate) use self::payloads::recovered;
+pub use self::payloads::Judgements;
 pub use self::rounds::{repeating_guard, turn_bound};
 pub use self::trace::{CallEvent, Replays, Round, RoundEnd, Trace};
 pub use self::transcripts::memory_holds_conversation;

@@ -1,6 +1,8 @@
 //! The judges of the responses' payloads: JSON-safe (4), Gemini-safe (5)
 //! and lossless (6), with the recovery rule of a payload.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -23,6 +25,164 @@ pub(super) fn wrap(key: &str, v: Value) -> Value {
     let mut m = Map::new();
     m.insert(key.to_owned(), v);
     Value::Object(m)
+}
+
+/// What the payload judges learned of the texts they judged, kept across
+/// the evidences that share it ([`Evidence::judging`]): how a text converts
+/// under a set of fixes (Gemini-safe) and whether a payload recovers it
+/// (lossless). Both are functions of the text, its error mark, the fixes
+/// and the payload alone, so a caller that judges many turns of few
+/// distinct texts (the exhaustive run) converts and compares each once.
+/// It keeps at most [`Judgements::CAPACITY`] findings; past that, judges
+/// work as without it.
+///
+/// ```
+/// use toolcall_model::checking::invariants::{check, Evidence, Invariant, Judgements};
+/// use toolcall_model::{checking::scenario::Scenario, chat::LoopConfig,
+///     model::{Generation, Message, ToolCall, ToolSpec}};
+/// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "\"sunny\"")],
+///     history: vec![Message::user("hi")], model: vec![
+///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }],
+///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
+/// let judgements = Judgements::default();
+/// for _ in 0..2 {
+///     let ev = Evidence::gather(&s).unwrap().judging(&judgements);
+///     assert_eq!(check(Invariant::Lossless, &ev), check(Invariant::Lossless, &Evidence::gather(&s).unwrap()));
+///     assert_eq!(check(Invariant::GeminiSafe, &ev), check(Invariant::GeminiSafe, &Evidence::gather(&s).unwrap()));
+/// }
+/// assert_eq!(judgements.len(), 2);
+/// ```
+#[derive(Debug, Default)]
+pub struct Judgements {
+    /// By text: what was learned of it.
+    texts: RefCell<BTreeMap<Box<str>, Vec<Learned>>>,
+    /// How many findings `texts` holds.
+    held: std::cell::Cell<usize>,
+}
+
+/// One finding about a text.
+#[derive(Debug)]
+enum Learned {
+    /// How `convert_tool_response` came out: an object, a payload that is
+    /// none, or an exception.
+    Conversion {
+        error: bool,
+        fixes: Fixes,
+        outcome: Converted,
+    },
+    /// Whether `payload` recovers the text.
+    Recovery {
+        error: bool,
+        fixes: Fixes,
+        payload: Payload,
+        recovers: bool,
+    },
+}
+
+/// How a tool response converts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Converted {
+    Object,
+    NotAnObject,
+    Throws,
+}
+
+impl Judgements {
+    /// The most findings kept.
+    pub const CAPACITY: usize = 4096;
+
+    /// How many findings are kept.
+    pub fn len(&self) -> usize {
+        self.held.get()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn find<T>(&self, text: &str, f: impl Fn(&Learned) -> Option<T>) -> Option<T> {
+        self.texts.borrow().get(text)?.iter().find_map(f)
+    }
+
+    fn learn(&self, text: &str, finding: Learned) {
+        if self.held.get() >= Self::CAPACITY {
+            return;
+        }
+        self.held.set(self.held.get() + 1);
+        let mut texts = self.texts.borrow_mut();
+        match texts.get_mut(text) {
+            Some(known) => known.push(finding),
+            None => {
+                texts.insert(text.into(), vec![finding]);
+            }
+        }
+    }
+}
+
+/// How the response converts under `fixes`, learned once where the
+/// evidence shares [`Judgements`].
+fn conversion(ev: &Evidence<'_>, r: &ToolResponse, fixes: Fixes) -> Converted {
+    let convert = || match convert_tool_response(&r.data, r.error, fixes) {
+        Ok(p) if p.is_object() => Converted::Object,
+        Ok(_) => Converted::NotAnObject,
+        Err(_) => Converted::Throws,
+    };
+    let Some(memo) = ev.judgements() else {
+        return convert();
+    };
+    let known = memo.find(&r.data, |l| match l {
+        Learned::Conversion {
+            error,
+            fixes: f,
+            outcome,
+        } if *error == r.error && *f == fixes => Some(*outcome),
+        _ => None,
+    });
+    known.unwrap_or_else(|| {
+        let outcome = convert();
+        memo.learn(
+            &r.data,
+            Learned::Conversion {
+                error: r.error,
+                fixes,
+                outcome,
+            },
+        );
+        outcome
+    })
+}
+
+/// Whether `payload` recovers the response ([`recovered`]), learned once
+/// where the evidence shares [`Judgements`]: a payload equal to one judged
+/// before for the same text, mark and fixes recovers it alike.
+fn recovers(ev: &Evidence<'_>, r: &ToolResponse, fixes: Fixes, payload: &Payload) -> bool {
+    let judge = || recovered(&r.data, r.error, fixes, &payload.to_value()).is_ok();
+    let Some(memo) = ev.judgements() else {
+        return judge();
+    };
+    let known = memo.find(&r.data, |l| match l {
+        Learned::Recovery {
+            error,
+            fixes: f,
+            payload: p,
+            recovers,
+        } if *error == r.error && *f == fixes && p == payload => Some(*recovers),
+        _ => None,
+    });
+    known.unwrap_or_else(|| {
+        let recovers = judge();
+        memo.learn(
+            &r.data,
+            Learned::Recovery {
+                error: r.error,
+                fixes,
+                payload: payload.clone(),
+                recovers,
+            },
+        );
+        recovers
+    })
 }
 
 /// Whether `payload` recovers `data` (invariant 6), and if not, the payload
@@ -180,30 +340,35 @@ pub(super) fn gemini_safe(ev: &Evidence<'_>) -> Judged {
                 continue;
             }
             // One conversion judges both: a payload that is no object, or
-            // a conversion that throws.
-            let converted = convert_tool_response(&r.data, r.error, fixes);
-            if let Some(judged) = converted.as_ref().ok().and_then(|p| not_an_object(r, p, k)) {
-                return judged;
-            }
-            if let Err(e) = converted {
-                return in_request(
-                    refuted_on(
-                        format!(
-                            "request {k}: the response of tool '{}', {}, to convert to a JSON object; got {e}",
-                            r.name,
-                            clip(&r.data)
+            // a conversion that throws; the refutation converts again to
+            // say what came out.
+            if conversion(ev, r, fixes) != Converted::Object {
+                let converted = convert_tool_response(&r.data, r.error, fixes);
+                if let Some(judged) = converted.as_ref().ok().and_then(|p| not_an_object(r, p, k)) {
+                    return judged;
+                }
+                if let Err(e) = converted {
+                    return in_request(
+                        refuted_on(
+                            format!(
+                                "request {k}: the response of tool '{}', {}, to convert to a JSON object; got {e}",
+                                r.name,
+                                clip(&r.data)
+                            ),
+                            Locus::OutcomeError,
+                            r,
                         ),
-                        Locus::OutcomeError,
-                        r,
-                    ),
-                    k,
-                );
+                        k,
+                    );
+                }
             }
             held.push((&r.data, r.error));
         }
     }
     for r in tool_responses(&ev.run.memory) {
-        if held.contains(&(r.data.as_str(), r.error)) {
+        if held.contains(&(r.data.as_str(), r.error))
+            || conversion(ev, r, fixes) != Converted::Throws
+        {
             continue;
         }
         if let Err(e) = convert_tool_response(&r.data, r.error, fixes) {
@@ -330,6 +495,11 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
             if recoverable.contains(&(r.data.as_str(), r.error)) {
                 continue;
             }
+            if recovers(ev, r, fixes, payload) {
+                recoverable.push((&r.data, r.error));
+                continue;
+            }
+            // Judged again to say what was wanted.
             let payload = payload.to_value();
             if let Err(want) = recovered(&r.data, r.error, fixes, &payload) {
                 let locus = if depth_of(&want) <= 100 {
@@ -371,6 +541,9 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
     if let Ok(req) = build_request(&next, fixes) {
         if let Ok(pairs) = aligned(&next, &req.contents) {
             for (_, _, r, payload) in pairs {
+                if recovers(ev, r, fixes, payload) {
+                    continue;
+                }
                 let payload = payload.to_value();
                 if let Err(want) = recovered(&r.data, r.error, fixes, &payload) {
                     return refuted_on(

@@ -164,8 +164,8 @@ pub fn memory_holds_conversation(s: &Scenario) -> Result<(), String> {
         );
     }
     let alone = non_system(&s.history).nth(1).is_none();
-    let alone_ok = alone
-        && !(c.memory == Memory::Inside && c.conversation_history && memory.peek().is_some());
+    let alone_ok =
+        alone && !(c.memory == Memory::Inside && c.conversation_history && memory.peek().is_some());
     let n = c.memory_start.len();
     let held = at >= n
         && s.history[at - n..at] == c.memory_start[..]

@@ -96,7 +96,8 @@ impl RefCounts {
     }
 
     fn find(&self, name: &str) -> Result<usize, usize> {
-        self.per_name.binary_search_by(|(k, _)| k.as_str().cmp(name))
+        self.per_name
+            .binary_search_by(|(k, _)| k.as_str().cmp(name))
     }
 
     /// The count of `name`.
