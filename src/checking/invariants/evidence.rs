@@ -1,9 +1,10 @@
 //! What the judges look at: one turn run through the tool loop, with its
 //! trace and the messages each request was built from, gathered once.
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 
-use crate::chat::tool_loop::{LoopError, LoopRun, Provider, RequestMessages, Sent};
+use crate::chat::tool_loop::{LoopError, LoopRun, Memory, Provider, RequestMessages, Sent};
 use crate::checking::scenario::Scenario;
 use crate::gemini::build_request;
 use crate::model::behavior::Fixes;
@@ -12,7 +13,7 @@ use crate::model::tools::Toolbox;
 
 use super::payloads::Judgements;
 use super::trace::{trace, Replays, Trace};
-use super::transcripts::turn_history;
+use super::transcripts;
 use crate::checking::oracle::RefCounts;
 
 /// What the checkers look at: the scenario, its run, and (computed on first
@@ -44,6 +45,12 @@ pub struct Evidence<'a> {
     /// The reference counts of the turn history, which the limits and
     /// counting judges both start from.
     start_counts: OnceCell<RefCounts>,
+    /// The conversation the turn starts from (with a memory, what the
+    /// memory makes of the request).
+    conversation: OnceCell<Cow<'a, [Message]>>,
+    /// Whether the memory holds the conversation so far: the precondition
+    /// three judges share.
+    memory_holds: OnceCell<bool>,
     /// What the payload judges learned of texts, shared with the caller's
     /// other evidences.
     judgements: Option<&'a Judgements>,
@@ -98,6 +105,8 @@ impl<'a> Evidence<'a> {
             recorded: messages,
             messages: OnceCell::new(),
             start_counts: OnceCell::new(),
+            conversation: OnceCell::new(),
+            memory_holds: OnceCell::new(),
             judgements: None,
         }
     }
@@ -287,7 +296,29 @@ impl<'a> Evidence<'a> {
     /// (docs/BEHAVIOUR.md section 3.1).
     pub(super) fn start_counts(&self) -> &RefCounts {
         self.start_counts
-            .get_or_init(|| RefCounts::of(&turn_history(self.scenario)))
+            .get_or_init(|| RefCounts::of(self.turn_history()))
+    }
+
+    /// [`transcripts::conversation`], computed once.
+    pub(super) fn conversation(&self) -> &[Message] {
+        self.conversation
+            .get_or_init(|| transcripts::conversation(self.scenario))
+    }
+
+    /// [`transcripts::turn_history`], computed once: with a memory outside
+    /// the loop it is the conversation.
+    pub(super) fn turn_history(&self) -> &[Message] {
+        match self.scenario.config.memory {
+            Memory::Outside => self.conversation(),
+            _ => &self.scenario.history,
+        }
+    }
+
+    /// [`super::memory_holds_conversation`], asked once.
+    pub(super) fn memory_holds_conversation(&self) -> bool {
+        *self
+            .memory_holds
+            .get_or_init(|| super::memory_holds_conversation(self.scenario).is_ok())
     }
 
     pub(super) fn fixes(&self) -> Fixes {

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::chat::tool_loop::{Provider, Sent};
 use crate::checking::oracle::json::{json_equals, json_to_value, read_whole, Whole};
 use crate::checking::oracle::{is_whole_json, Json};
-use crate::gemini::{build_request, convert_tool_response, Part, Payload};
+use crate::gemini::{build_request, convert_tool_response, message_parts, Part, Payload};
 use crate::model::behavior::Fixes;
 use crate::model::message::{Message, ToolResponse};
 use crate::model::processor::{json_error_text, ProcessorKind};
@@ -535,6 +535,36 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
     // The next turn's request holds the memory's responses: where each was
     // judged above, the request (if it builds) holds nothing new.
     if tool_responses(&ev.run.memory).all(|r| recoverable.contains(&(r.data.as_str(), r.error))) {
+        return Judged::Holds;
+    }
+    // Only a memory's tool message holding a response not judged above can
+    // refute: each is converted as the request converts it, message by
+    // message (`message_parts`). Where one does not convert, the request
+    // does not build; where every new response recovers, it holds nothing
+    // to refute. Else the request is built and judged whole.
+    let mut settled = true;
+    let unjudged = |r: &ToolResponse| !recoverable.contains(&(r.data.as_str(), r.error));
+    for m in ev
+        .run
+        .memory
+        .iter()
+        .filter(|m| m.responses().iter().any(unjudged))
+    {
+        let Ok(parts) = message_parts(m, fixes) else {
+            return Judged::Holds;
+        };
+        settled &= m
+            .responses()
+            .iter()
+            .zip(&parts)
+            .all(|(r, part)| match part {
+                Part::FunctionResponse { response, .. } => {
+                    !unjudged(r) || recovers(ev, r, fixes, response)
+                }
+                _ => true,
+            });
+    }
+    if settled {
         return Judged::Holds;
     }
     let next = ev.next_turn();

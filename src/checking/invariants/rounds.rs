@@ -40,21 +40,30 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
         Max::Limited(t) => Some(u64::from(t)),
         Max::Unlimited => None,
     };
-    // Borrowed, not copied, and sorted in one list rather than a tree:
-    // this runs for every judged turn, on a handful of names.
-    let mut names: Vec<&str> = model
+    // Borrowed, not copied: this runs for every judged turn.
+    let names = model
         .iter()
         .filter_map(|reply| answered_generation(reply))
-        .flat_map(|g| g.tool_calls.iter().map(|c| c.name.as_str()))
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    let per_tool = names
-        .iter()
-        .try_fold(0u64, |sum, name| match max_for(&m.limits, name) {
-            Max::Limited(n) => Some(sum.saturating_add(u64::from(n))),
-            Max::Unlimited => None,
-        });
+        .flat_map(|g| g.tool_calls.iter().map(|c| c.name.as_str()));
+    let limit = |sum: u64, name: &str| match max_for(&m.limits, name) {
+        Max::Limited(n) => Some(sum.saturating_add(u64::from(n))),
+        Max::Unlimited => None,
+    };
+    // Each name counts once. A script calls a handful of names: each is
+    // counted where it is first called, looking back, with no list; a long
+    // script is sorted instead, so the work stays n log n.
+    let per_tool = if names.clone().nth(FEW_CALLS).is_none() {
+        names
+            .clone()
+            .enumerate()
+            .filter(|&(i, name)| !names.clone().take(i).any(|e| e == name))
+            .try_fold(0u64, |sum, (_, name)| limit(sum, name))
+    } else {
+        let mut sorted: Vec<&str> = names.collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        sorted.into_iter().try_fold(0u64, limit)
+    };
     let c = match (total, per_tool) {
         (Some(t), Some(p)) => t.min(p),
         (Some(t), None) => t,
@@ -63,6 +72,10 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
     };
     usize::try_from(c.saturating_add(2)).ok()
 }
+
+/// Up to how many calls [`turn_bound`] finds the distinct names by looking
+/// back rather than sorting.
+const FEW_CALLS: usize = 16;
 
 /// The guard (`LoopConfig::max_rounds`) a generated scenario with a
 /// repeating model (`repeat_last`) gets: one model call past

@@ -11,17 +11,19 @@ use super::evidence::Evidence;
 use super::{clip, in_request, refuted, Judged, Locus};
 
 pub(super) fn transcript_valid(ev: &Evidence<'_>) -> Judged {
-    if pairing(&conversation(ev.scenario)).is_err() {
-        // The conversation the turn starts from is not well paired: nothing
-        // the loop does can make its requests so.
-        return Judged::NotApplicable;
-    }
+    // Each failed precondition makes the turn not applicable: the cheap
+    // ones are asked first.
     if non_system(&ev.scenario.history).next().is_none()
         || !history_restored(ev.scenario)
-        || memory_holds_conversation(ev.scenario).is_err()
+        || !ev.memory_holds_conversation()
     {
         // An empty request asks nothing: the model's first call would open
         // the conversation, which no pairing rule allows.
+        return Judged::NotApplicable;
+    }
+    if pairing(ev.conversation()).is_err() {
+        // The conversation the turn starts from is not well paired: nothing
+        // the loop does can make its requests so.
         return Judged::NotApplicable;
     }
     let Some(all) = ev.attempted_messages() else {
@@ -63,10 +65,7 @@ pub(super) fn transcript_valid(ev: &Evidence<'_>) -> Judged {
 /// outside the loop, what the memory advisor makes of it.
 pub(super) fn turn_history(s: &Scenario) -> Cow<'_, [Message]> {
     match s.config.memory {
-        Memory::Outside => Cow::Owned(crate::chat::tool_loop::with_memory(
-            &s.config,
-            s.history.clone(),
-        )),
+        Memory::Outside => conversation(s),
         _ => Cow::Borrowed(&s.history),
     }
 }
@@ -224,7 +223,7 @@ pub(super) fn show_message(m: &Message) -> String {
 
 pub(super) fn question_kept(ev: &Evidence<'_>) -> Judged {
     let s = ev.scenario;
-    if !history_restored(s) || memory_holds_conversation(s).is_err() {
+    if !history_restored(s) || !ev.memory_holds_conversation() {
         return Judged::NotApplicable;
     }
     let Some(q) = turn_question(s) else {
@@ -257,7 +256,7 @@ pub(super) fn question_kept(ev: &Evidence<'_>) -> Judged {
 
 pub(super) fn memory_keeps_turns(ev: &Evidence<'_>) -> Judged {
     let s = ev.scenario;
-    if s.config.memory == Memory::None || memory_holds_conversation(s).is_err() {
+    if s.config.memory == Memory::None || !ev.memory_holds_conversation() {
         return Judged::NotApplicable;
     }
     // What the memory would hold with no window: the same turn, since the
