@@ -49,15 +49,24 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
         Max::Limited(n) => Some(sum.saturating_add(u64::from(n))),
         Max::Unlimited => None,
     };
-    // Each name counts once. A script calls a handful of names: each is
-    // counted where it is first called, looking back, with no list; a long
-    // script is sorted instead, so the work stays n log n.
-    let per_tool = if names.clone().nth(FEW_CALLS).is_none() {
-        names
-            .clone()
-            .enumerate()
-            .filter(|&(i, name)| !names.clone().take(i).any(|e| e == name))
-            .try_fold(0u64, |sum, (_, name)| limit(sum, name))
+    // Each name counts once. A script calls a handful of names: they are
+    // gathered in one pass on the stack; past that many, sorted in a list,
+    // so the work stays n log n.
+    let mut few = [""; FEW_NAMES];
+    let mut n = 0;
+    for name in names.clone() {
+        if few[..n].contains(&name) {
+            continue;
+        }
+        if n == FEW_NAMES {
+            n = FEW_NAMES + 1;
+            break;
+        }
+        few[n] = name;
+        n += 1;
+    }
+    let per_tool = if n <= FEW_NAMES {
+        few[..n].iter().try_fold(0u64, |sum, name| limit(sum, name))
     } else {
         let mut sorted: Vec<&str> = names.collect();
         sorted.sort_unstable();
@@ -73,9 +82,9 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
     usize::try_from(c.saturating_add(2)).ok()
 }
 
-/// Up to how many calls [`turn_bound`] finds the distinct names by looking
-/// back rather than sorting.
-const FEW_CALLS: usize = 16;
+/// Up to how many distinct names [`turn_bound`] gathers on the stack rather
+/// than sorting.
+const FEW_NAMES: usize = 8;
 
 /// The guard (`LoopConfig::max_rounds`) a generated scenario with a
 /// repeating model (`repeat_last`) gets: one model call past
