@@ -260,9 +260,9 @@ fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
             invoked.add(&call.name);
         }
     }
-    for (name, n) in &invoked.per_name {
+    for (name, n) in invoked.names() {
         if let Max::Limited(max) = max_for(l, name) {
-            if *n > u64::from(max).saturating_sub(prior.get(name)) {
+            if n > u64::from(max).saturating_sub(prior.get(name)) {
                 return refuted(
                     format!(
                         "at most {max} call(s) to {name} in the turn ({} before this request), got {n} invocation(s)",
