@@ -175,6 +175,24 @@ impl<'a> Evidence<'a> {
 
     /// The evidence judging its payloads with what `judgements` learned of
     /// texts before, and adding what it learns (see [`Judgements`]).
+    ///
+    /// ```
+    /// use toolcall_model::checking::invariants::{check, Evidence, Invariant, Judgements};
+    /// use toolcall_model::{checking::scenario::Scenario, chat::LoopConfig,
+    ///     model::{Generation, Message, ToolCall, ToolSpec}};
+    /// // Upstream reads "3.0 + 5.0 = 8.0" as the number 3.0: not recoverable.
+    /// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "3.0 + 5.0 = 8.0")],
+    ///     history: vec![Message::user("hi")], model: vec![
+    ///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }],
+    ///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
+    /// let judgements = Judgements::default();
+    /// let alone = check(Invariant::Lossless, &Evidence::gather(&s).unwrap());
+    /// assert!(alone.is_refuted());
+    /// for _ in 0..2 {
+    ///     let ev = Evidence::gather(&s).unwrap().judging(&judgements);
+    ///     assert_eq!(check(Invariant::Lossless, &ev), alone);
+    /// }
+    /// ```
     pub fn judging(self, judgements: &'a Judgements) -> Self {
         Evidence {
             judgements: Some(judgements),

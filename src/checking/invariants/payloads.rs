@@ -88,15 +88,28 @@ enum Converted {
 }
 
 impl Judgements {
-    /// The most findings kept.
+    /// The most findings kept: a run's texts are few, and a caller fed
+    /// ever new ones keeps no more than this.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::checking::invariants::Judgements::CAPACITY, 4096);
+    /// ```
     pub const CAPACITY: usize = 4096;
 
     /// How many findings are kept.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::checking::invariants::Judgements::default().len(), 0);
+    /// ```
     pub fn len(&self) -> usize {
         self.held.get()
     }
 
     /// Whether none is.
+    ///
+    /// ```
+    /// assert!(toolcall_model::checking::invariants::Judgements::default().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -189,6 +189,13 @@ impl RefCounts {
     }
 
     /// The count of `name`.
+    ///
+    /// ```
+    /// use toolcall_model::{checking::oracle::RefCounts, model::SharedStr};
+    /// let mut c = RefCounts::default();
+    /// c.add(&SharedStr::from("a"));
+    /// assert_eq!((c.get("a"), c.get("b")), (1, 0));
+    /// ```
     pub fn get(&self, name: &str) -> u64 {
         self.per_name.get(name).unwrap_or(0)
     }
@@ -209,6 +216,16 @@ impl RefCounts {
     }
 
     /// Whether the model's counts are these.
+    ///
+    /// ```
+    /// use toolcall_model::{checking::oracle::RefCounts, model::{Counts, SharedStr}};
+    /// let (mut reference, mut model) = (RefCounts::default(), Counts::default());
+    /// reference.add(&SharedStr::from("a"));
+    /// model.add("a");
+    /// assert!(reference.matches(&model));
+    /// model.add("b");
+    /// assert!(!reference.matches(&model));
+    /// ```
     pub fn matches(&self, c: &Counts) -> bool {
         // Compared name by name, without a sorted copy of the model's.
         c.total() == self.total
