@@ -498,6 +498,8 @@ fn converts_alike(ev: &Evidence<'_>, a: Fixes, b: Fixes, memo: &mut Conversions)
 pub struct Conversions {
     responses: Memo<(Fixes, Fixes, bool), Memo<String, bool>>,
     arguments: Memo<(Fixes, Fixes), Memo<String, bool>>,
+    /// What the payload judges learned, for the evidences this memo serves.
+    pub(crate) judgements: std::rc::Rc<crate::checking::invariants::Judgements>,
 }
 
 /// A map with FNV-1a hashing: its keys are short texts and fix sets, which

@@ -406,7 +406,8 @@ fn judge_scenario(
         // What `with_set` does, without a copy of the scenario.
         s.config.manager.fixes = set.fixes;
         s.config.gemini_tool_text = set.gemini_tool_text;
-        let ev = Evidence::gather(s).map(|ev| ev.sharing(&replays, g.class));
+        let judgements = std::rc::Rc::clone(&memo.judgements);
+        let ev = Evidence::gather(s).map(|ev| ev.sharing(&replays, g.class).judging(&judgements));
         let mut merged = vec![gi];
         let mut members = g.sets.clone();
         if let Ok(ev) = &ev {

@@ -1,16 +1,13 @@
 //! The judges of the calls: one response per call (1), the limits (2) and
 //! the counting (3), against the reference counts.
 
-use std::collections::BTreeMap;
-
 use crate::checking::oracle::RefCounts;
 use crate::model::limits::{Counts, Max, OnExceeded, ToolCallLimits};
-use crate::model::message::Message;
+use crate::model::message::{Message, ToolCall};
 use crate::model::tools::Invocation;
 
 use super::evidence::Evidence;
 use super::trace::{CallEvent, Round, RoundEnd, COUNTING_JUDGE, LIMITS_JUDGE, ONE_RESPONSE_JUDGE};
-use super::transcripts::turn_history;
 use super::{refuted, Judged, Locus};
 
 pub(super) fn one_response_per_call(ev: &Evidence<'_>) -> Judged {
@@ -145,73 +142,127 @@ pub(super) fn limits(ev: &Evidence<'_>) -> Judged {
     trace.judged(LIMITS_JUDGE, || limits_of(ev, trace.rounds()))
 }
 
+/// One call of the turn's batches, as the limits see it.
+struct LimitStep<'r> {
+    /// The batch and the call's index in it.
+    at: (usize, usize),
+    call: &'r ToolCall,
+    event: &'r CallEvent,
+    /// The call's name counted with this call, and the total.
+    count: u64,
+    total: u64,
+    /// The name's maximum.
+    per_tool: Max,
+    /// Whether the limits want a breach here.
+    want_breach: bool,
+}
+
+/// Every call of `rounds`, counted on from `prior` (the turn history's
+/// counts).
+fn limit_steps<'r>(
+    l: &'r ToolCallLimits,
+    prior: &RefCounts,
+    rounds: &'r [Round],
+) -> impl Iterator<Item = LimitStep<'r>> {
+    let mut reference = prior.clone();
+    rounds
+        .iter()
+        .enumerate()
+        .flat_map(|(r, round)| {
+            round
+                .calls
+                .iter()
+                .zip(&round.events)
+                .enumerate()
+                .map(move |(i, (call, event))| (r, i, call, event))
+        })
+        .map(move |(r, i, call, event)| {
+            let (count, total) = reference.add(&call.name);
+            let per_tool = max_for(l, &call.name);
+            LimitStep {
+                at: (r, i),
+                call,
+                event,
+                count,
+                total,
+                per_tool,
+                want_breach: over(per_tool, count) || over(l.max_total, total),
+            }
+        })
+}
+
 fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
     let l = &ev.scenario.config.manager.limits;
     let btp = ev.scenario.config.manager.fixes.breach_through_processor;
-    let mut reference = RefCounts::of(&turn_history(ev.scenario));
-    let prior = reference.clone();
-    let mut invoked: BTreeMap<crate::model::SharedStr, u64> = BTreeMap::new();
-    let mut expected_invocations = Vec::new();
-    for (r, round) in rounds.iter().enumerate() {
-        for (i, (call, event)) in round.calls.iter().zip(&round.events).enumerate() {
-            let (count, total) = reference.add(&call.name);
-            let per_tool = max_for(l, &call.name);
-            let want_breach = over(per_tool, count) || over(l.max_total, total);
-            let breached = match event {
-                CallEvent::Answered { .. } | CallEvent::Thrown { .. } => true,
-                CallEvent::Invoked { .. } | CallEvent::Missing { .. } => false,
-                CallEvent::Failed(e) => {
-                    // A failed lookup: no tool, or (with resolution
-                    // fallback) the resolver refusing a blank name.
-                    let j = e.java();
-                    let lookup = j
-                        .message
-                        .as_deref()
-                        .is_some_and(|m| m.starts_with("No ToolCallback found for tool name"))
-                        || (j.class == crate::model::java::ILLEGAL_ARGUMENT
-                            && j.message.as_deref()
-                                == Some(crate::model::manager::BLANK_TOOL_NAME));
-                    // With breach-through-processor a breach can fail the
-                    // batch when the processor throws.
-                    !lookup && btp
-                }
+    let prior = ev.start_counts();
+    let mut invoked = RefCounts::default();
+    for step in limit_steps(l, prior, rounds) {
+        let LimitStep {
+            at: (r, i),
+            call,
+            event,
+            count,
+            total,
+            per_tool,
+            want_breach,
+        } = step;
+        let breached = match event {
+            CallEvent::Answered { .. } | CallEvent::Thrown { .. } => true,
+            CallEvent::Invoked { .. } | CallEvent::Missing { .. } => false,
+            CallEvent::Failed(e) => {
+                // A failed lookup: no tool, or (with resolution
+                // fallback) the resolver refusing a blank name.
+                let j = e.java();
+                let lookup = j
+                    .message
+                    .as_deref()
+                    .is_some_and(|m| m.starts_with("No ToolCallback found for tool name"))
+                    || (j.class == crate::model::java::ILLEGAL_ARGUMENT
+                        && j.message.as_deref() == Some(crate::model::manager::BLANK_TOOL_NAME));
+                // With breach-through-processor a breach can fail the
+                // batch when the processor throws.
+                !lookup && btp
+            }
+        };
+        if breached != want_breach {
+            let show = |m: Max| match m {
+                Max::Limited(n) => n.to_string(),
+                Max::Unlimited => "unlimited".to_owned(),
             };
-            if !want_breach && matches!(event, CallEvent::Invoked { .. }) {
-                expected_invocations.push(Invocation {
-                    tool: call.name.clone(),
-                    arguments: match &call.arguments {
+            // The invocations the limits let run, up to this call: listed
+            // only for the refutation.
+            let expected_invocations = limit_steps(l, prior, rounds)
+                .take_while(|s| s.at <= (r, i))
+                .filter(|s| !s.want_breach && matches!(s.event, CallEvent::Invoked { .. }))
+                .map(|s| Invocation {
+                    tool: s.call.name.clone(),
+                    arguments: match &s.call.arguments {
                         Some(a) if crate::model::limits::has_text(a) => a.clone(),
                         _ => "{}".into(),
                     },
-                });
-            }
-            if breached != want_breach {
-                let show = |m: Max| match m {
-                    Max::Limited(n) => n.to_string(),
-                    Max::Unlimited => "unlimited".to_owned(),
-                };
-                return refuted(
-                    format!(
-                        "batch {r}, call {i} ({}): {} with {} call(s) to it (max {}) and {} in all (max {}), got {}",
-                        call.name,
-                        if want_breach { "a breach" } else { "no breach" },
-                        count,
-                        show(per_tool),
-                        total,
-                        show(l.max_total),
-                        if breached { "a breach" } else { "none" }
-                    ),
-                    Locus::Invocations(expected_invocations),
-                );
-            }
-            if matches!(event, CallEvent::Invoked { .. }) {
-                *invoked.entry(call.name.clone()).or_insert(0) += 1;
-            }
+                })
+                .collect();
+            return refuted(
+                format!(
+                    "batch {r}, call {i} ({}): {} with {} call(s) to it (max {}) and {} in all (max {}), got {}",
+                    call.name,
+                    if want_breach { "a breach" } else { "no breach" },
+                    count,
+                    show(per_tool),
+                    total,
+                    show(l.max_total),
+                    if breached { "a breach" } else { "none" }
+                ),
+                Locus::Invocations(expected_invocations),
+            );
+        }
+        if matches!(event, CallEvent::Invoked { .. }) {
+            invoked.add(&call.name);
         }
     }
-    for (name, n) in &invoked {
+    for (name, n) in invoked.names() {
         if let Max::Limited(max) = max_for(l, name) {
-            if *n > u64::from(max).saturating_sub(prior.get(name)) {
+            if n > u64::from(max).saturating_sub(prior.get(name)) {
                 return refuted(
                     format!(
                         "at most {max} call(s) to {name} in the turn ({} before this request), got {n} invocation(s)",
@@ -222,7 +273,7 @@ fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
             }
         }
     }
-    let all: u64 = invoked.values().sum();
+    let all = invoked.total;
     if let Max::Limited(max) = l.max_total {
         if all > u64::from(max).saturating_sub(prior.total) {
             return refuted(
@@ -248,10 +299,12 @@ pub(super) fn counting(ev: &Evidence<'_>) -> Judged {
 
 /// Invariant 3 on the replay's batches.
 fn counting_rounds(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
-    let mut reference = RefCounts::of(&turn_history(ev.scenario));
+    let mut reference = ev.start_counts().clone();
     for (r, round) in rounds.iter().enumerate() {
-        let rebuilt = RefCounts::of(&round.history);
-        if !rebuilt.matches(&round.before) || rebuilt != reference {
+        // The history rebuilds to the reference exactly when the
+        // reference is its count; it is built only to be shown.
+        if !reference.is_of(&round.history) || !reference.matches(&round.before) {
+            let rebuilt = RefCounts::of(&round.history);
             return refuted(
                 format!(
                     "batch {r}: to start from the counts rebuilt from its history, {}, got {}",
@@ -316,7 +369,7 @@ fn final_counts(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
     let recounted;
     let expected = match rounds.last() {
         None => {
-            recounted = Counts::recount(&turn_history(ev.scenario));
+            recounted = Counts::recount(ev.turn_history());
             &recounted
         }
         Some(Round {

@@ -1,16 +1,20 @@
 //! What the judges look at: one turn run through the tool loop, with its
 //! trace and the messages each request was built from, gathered once.
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 
-use crate::chat::tool_loop::{LoopError, LoopRun, Provider, RequestMessages, Sent};
+use crate::chat::tool_loop::{LoopError, LoopRun, Memory, Provider, RequestMessages, Sent};
 use crate::checking::scenario::Scenario;
 use crate::gemini::build_request;
 use crate::model::behavior::Fixes;
 use crate::model::message::Message;
 use crate::model::tools::Toolbox;
 
+use super::payloads::Judgements;
 use super::trace::{trace, Replays, Trace};
+use super::transcripts;
+use crate::checking::oracle::RefCounts;
 
 /// What the checkers look at: the scenario, its run, and (computed on first
 /// use) the step-by-step replay of its batches and the messages each
@@ -38,6 +42,18 @@ pub struct Evidence<'a> {
     /// The requests' messages of the same turn run with provider `none`,
     /// where the record does not hold them all.
     messages: OnceCell<Option<Vec<Vec<Message>>>>,
+    /// The reference counts of the turn history, which the limits and
+    /// counting judges both start from.
+    start_counts: OnceCell<RefCounts>,
+    /// The conversation the turn starts from (with a memory, what the
+    /// memory makes of the request).
+    conversation: OnceCell<Cow<'a, [Message]>>,
+    /// Whether the memory holds the conversation so far: the precondition
+    /// three judges share.
+    memory_holds: OnceCell<bool>,
+    /// What the payload judges learned of texts, shared with the caller's
+    /// other evidences.
+    judgements: Option<&'a Judgements>,
 }
 
 impl<'a> Evidence<'a> {
@@ -88,6 +104,10 @@ impl<'a> Evidence<'a> {
             shared: None,
             recorded: messages,
             messages: OnceCell::new(),
+            start_counts: OnceCell::new(),
+            conversation: OnceCell::new(),
+            memory_holds: OnceCell::new(),
+            judgements: None,
         }
     }
 
@@ -151,6 +171,37 @@ impl<'a> Evidence<'a> {
             shared: Some((replays, class)),
             ..self
         }
+    }
+
+    /// The evidence judging its payloads with what `judgements` learned of
+    /// texts before, and adding what it learns (see [`Judgements`]).
+    ///
+    /// ```
+    /// use toolcall_model::checking::invariants::{check, Evidence, Invariant, Judgements};
+    /// use toolcall_model::{checking::scenario::Scenario, chat::LoopConfig,
+    ///     model::{Generation, Message, ToolCall, ToolSpec}};
+    /// // Upstream reads "3.0 + 5.0 = 8.0" as the number 3.0: not recoverable.
+    /// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "3.0 + 5.0 = 8.0")],
+    ///     history: vec![Message::user("hi")], model: vec![
+    ///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }],
+    ///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
+    /// let judgements = Judgements::default();
+    /// let alone = check(Invariant::Lossless, &Evidence::gather(&s).unwrap());
+    /// assert!(alone.is_refuted());
+    /// for _ in 0..2 {
+    ///     let ev = Evidence::gather(&s).unwrap().judging(&judgements);
+    ///     assert_eq!(check(Invariant::Lossless, &ev), alone);
+    /// }
+    /// ```
+    pub fn judging(self, judgements: &'a Judgements) -> Self {
+        Evidence {
+            judgements: Some(judgements),
+            ..self
+        }
+    }
+
+    pub(super) fn judgements(&self) -> Option<&'a Judgements> {
+        self.judgements
     }
 
     /// Every batch of the turn replayed through the step engine.
@@ -257,6 +308,35 @@ impl<'a> Evidence<'a> {
             }
             _ => built,
         }
+    }
+
+    /// The reference counts of the turn history the batches start from
+    /// (docs/BEHAVIOUR.md section 3.1).
+    pub(super) fn start_counts(&self) -> &RefCounts {
+        self.start_counts
+            .get_or_init(|| RefCounts::of(self.turn_history()))
+    }
+
+    /// [`transcripts::conversation`], computed once.
+    pub(super) fn conversation(&self) -> &[Message] {
+        self.conversation
+            .get_or_init(|| transcripts::conversation(self.scenario))
+    }
+
+    /// [`transcripts::turn_history`], computed once: with a memory outside
+    /// the loop it is the conversation.
+    pub(super) fn turn_history(&self) -> &[Message] {
+        match self.scenario.config.memory {
+            Memory::Outside => self.conversation(),
+            _ => &self.scenario.history,
+        }
+    }
+
+    /// [`super::memory_holds_conversation`], asked once.
+    pub(super) fn memory_holds_conversation(&self) -> bool {
+        *self
+            .memory_holds
+            .get_or_init(|| super::memory_holds_conversation(self.scenario).is_ok())
     }
 
     pub(super) fn fixes(&self) -> Fixes {

@@ -18,7 +18,7 @@
 //!
 //! The checkers share no code with what they check where it matters: JSON
 //! validity and values come from an independent RFC 8259 reader
-//! ([`is_whole_json`](crate::checking::oracle::is_whole_json)), the reference counts are a plain `BTreeMap`
+//! ([`is_whole_json`](crate::checking::oracle::is_whole_json)), the reference counts are a plain sorted list
 //! ([`RefCounts`](crate::checking::oracle::RefCounts)), both in [`crate::checking::oracle`]; the
 //! limit rule and the pairing rule ([`pairing`]) are restated here.
 //!
@@ -60,6 +60,7 @@ mod transcripts;
 
 pub use self::evidence::Evidence;
 pub(crate) use self::payloads::recovered;
+pub use self::payloads::Judgements;
 pub use self::rounds::{repeating_guard, turn_bound};
 pub use self::trace::{CallEvent, Replays, Round, RoundEnd, Trace};
 pub use self::transcripts::memory_holds_conversation;

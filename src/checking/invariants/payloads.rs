@@ -1,6 +1,8 @@
 //! The judges of the responses' payloads: JSON-safe (4), Gemini-safe (5)
 //! and lossless (6), with the recovery rule of a payload.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -8,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::chat::tool_loop::{Provider, Sent};
 use crate::checking::oracle::json::{json_equals, json_to_value, read_whole, Whole};
 use crate::checking::oracle::{is_whole_json, Json};
-use crate::gemini::{build_request, convert_tool_response, Part, Payload};
+use crate::gemini::{build_request, convert_tool_response, message_parts, Part, Payload};
 use crate::model::behavior::Fixes;
 use crate::model::message::{Message, ToolResponse};
 use crate::model::processor::{json_error_text, ProcessorKind};
@@ -23,6 +25,177 @@ pub(super) fn wrap(key: &str, v: Value) -> Value {
     let mut m = Map::new();
     m.insert(key.to_owned(), v);
     Value::Object(m)
+}
+
+/// What the payload judges learned of the texts they judged, kept across
+/// the evidences that share it ([`Evidence::judging`]): how a text converts
+/// under a set of fixes (Gemini-safe) and whether a payload recovers it
+/// (lossless). Both are functions of the text, its error mark, the fixes
+/// and the payload alone, so a caller that judges many turns of few
+/// distinct texts (the exhaustive run) converts and compares each once.
+/// It keeps at most [`Judgements::CAPACITY`] findings; past that, judges
+/// work as without it.
+///
+/// ```
+/// use toolcall_model::checking::invariants::{check, Evidence, Invariant, Judgements};
+/// use toolcall_model::{checking::scenario::Scenario, chat::LoopConfig,
+///     model::{Generation, Message, ToolCall, ToolSpec}};
+/// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "\"sunny\"")],
+///     history: vec![Message::user("hi")], model: vec![
+///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }],
+///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
+/// let judgements = Judgements::default();
+/// for _ in 0..2 {
+///     let ev = Evidence::gather(&s).unwrap().judging(&judgements);
+///     assert_eq!(check(Invariant::Lossless, &ev), check(Invariant::Lossless, &Evidence::gather(&s).unwrap()));
+///     assert_eq!(check(Invariant::GeminiSafe, &ev), check(Invariant::GeminiSafe, &Evidence::gather(&s).unwrap()));
+/// }
+/// assert_eq!(judgements.len(), 2);
+/// ```
+#[derive(Debug, Default)]
+pub struct Judgements {
+    /// By text: what was learned of it.
+    texts: RefCell<BTreeMap<Box<str>, Vec<Learned>>>,
+    /// How many findings `texts` holds.
+    held: std::cell::Cell<usize>,
+}
+
+/// One finding about a text.
+#[derive(Debug)]
+enum Learned {
+    /// How `convert_tool_response` came out: an object, a payload that is
+    /// none, or an exception.
+    Conversion {
+        error: bool,
+        fixes: Fixes,
+        outcome: Converted,
+    },
+    /// Whether `payload` recovers the text.
+    Recovery {
+        error: bool,
+        fixes: Fixes,
+        payload: Payload,
+        recovers: bool,
+    },
+}
+
+/// How a tool response converts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Converted {
+    Object,
+    NotAnObject,
+    Throws,
+}
+
+impl Judgements {
+    /// The most findings kept: a run's texts are few, and a caller fed
+    /// ever new ones keeps no more than this.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::checking::invariants::Judgements::CAPACITY, 4096);
+    /// ```
+    pub const CAPACITY: usize = 4096;
+
+    /// How many findings are kept.
+    ///
+    /// ```
+    /// assert_eq!(toolcall_model::checking::invariants::Judgements::default().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.held.get()
+    }
+
+    /// Whether none is.
+    ///
+    /// ```
+    /// assert!(toolcall_model::checking::invariants::Judgements::default().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn find<T>(&self, text: &str, f: impl Fn(&Learned) -> Option<T>) -> Option<T> {
+        self.texts.borrow().get(text)?.iter().find_map(f)
+    }
+
+    fn learn(&self, text: &str, finding: Learned) {
+        if self.held.get() >= Self::CAPACITY {
+            return;
+        }
+        self.held.set(self.held.get() + 1);
+        let mut texts = self.texts.borrow_mut();
+        match texts.get_mut(text) {
+            Some(known) => known.push(finding),
+            None => {
+                texts.insert(text.into(), vec![finding]);
+            }
+        }
+    }
+}
+
+/// How the response converts under `fixes`, learned once where the
+/// evidence shares [`Judgements`].
+fn conversion(ev: &Evidence<'_>, r: &ToolResponse, fixes: Fixes) -> Converted {
+    let convert = || match convert_tool_response(&r.data, r.error, fixes) {
+        Ok(p) if p.is_object() => Converted::Object,
+        Ok(_) => Converted::NotAnObject,
+        Err(_) => Converted::Throws,
+    };
+    let Some(memo) = ev.judgements() else {
+        return convert();
+    };
+    let known = memo.find(&r.data, |l| match l {
+        Learned::Conversion {
+            error,
+            fixes: f,
+            outcome,
+        } if *error == r.error && *f == fixes => Some(*outcome),
+        _ => None,
+    });
+    known.unwrap_or_else(|| {
+        let outcome = convert();
+        memo.learn(
+            &r.data,
+            Learned::Conversion {
+                error: r.error,
+                fixes,
+                outcome,
+            },
+        );
+        outcome
+    })
+}
+
+/// Whether `payload` recovers the response ([`recovered`]), learned once
+/// where the evidence shares [`Judgements`]: a payload equal to one judged
+/// before for the same text, mark and fixes recovers it alike.
+fn recovers(ev: &Evidence<'_>, r: &ToolResponse, fixes: Fixes, payload: &Payload) -> bool {
+    let judge = || recovered(&r.data, r.error, fixes, &payload.to_value()).is_ok();
+    let Some(memo) = ev.judgements() else {
+        return judge();
+    };
+    let known = memo.find(&r.data, |l| match l {
+        Learned::Recovery {
+            error,
+            fixes: f,
+            payload: p,
+            recovers,
+        } if *error == r.error && *f == fixes && p == payload => Some(*recovers),
+        _ => None,
+    });
+    known.unwrap_or_else(|| {
+        let recovers = judge();
+        memo.learn(
+            &r.data,
+            Learned::Recovery {
+                error: r.error,
+                fixes,
+                payload: payload.clone(),
+                recovers,
+            },
+        );
+        recovers
+    })
 }
 
 /// Whether `payload` recovers `data` (invariant 6), and if not, the payload
@@ -180,30 +353,35 @@ pub(super) fn gemini_safe(ev: &Evidence<'_>) -> Judged {
                 continue;
             }
             // One conversion judges both: a payload that is no object, or
-            // a conversion that throws.
-            let converted = convert_tool_response(&r.data, r.error, fixes);
-            if let Some(judged) = converted.as_ref().ok().and_then(|p| not_an_object(r, p, k)) {
-                return judged;
-            }
-            if let Err(e) = converted {
-                return in_request(
-                    refuted_on(
-                        format!(
-                            "request {k}: the response of tool '{}', {}, to convert to a JSON object; got {e}",
-                            r.name,
-                            clip(&r.data)
+            // a conversion that throws; the refutation converts again to
+            // say what came out.
+            if conversion(ev, r, fixes) != Converted::Object {
+                let converted = convert_tool_response(&r.data, r.error, fixes);
+                if let Some(judged) = converted.as_ref().ok().and_then(|p| not_an_object(r, p, k)) {
+                    return judged;
+                }
+                if let Err(e) = converted {
+                    return in_request(
+                        refuted_on(
+                            format!(
+                                "request {k}: the response of tool '{}', {}, to convert to a JSON object; got {e}",
+                                r.name,
+                                clip(&r.data)
+                            ),
+                            Locus::OutcomeError,
+                            r,
                         ),
-                        Locus::OutcomeError,
-                        r,
-                    ),
-                    k,
-                );
+                        k,
+                    );
+                }
             }
             held.push((&r.data, r.error));
         }
     }
     for r in tool_responses(&ev.run.memory) {
-        if held.contains(&(r.data.as_str(), r.error)) {
+        if held.contains(&(r.data.as_str(), r.error))
+            || conversion(ev, r, fixes) != Converted::Throws
+        {
             continue;
         }
         if let Err(e) = convert_tool_response(&r.data, r.error, fixes) {
@@ -228,49 +406,73 @@ pub(super) fn gemini_safe(ev: &Evidence<'_>) -> Judged {
 pub(super) fn aligned<'m>(
     messages: &'m [Message],
     contents: &'m [Arc<crate::gemini::Content>],
-) -> Result<Vec<(usize, usize, &'m ToolResponse, &'m Payload)>, String> {
+) -> Result<impl Iterator<Item = (usize, usize, &'m ToolResponse, &'m Payload)>, String> {
     aligned_after(messages, contents, None)
 }
 
-/// [`aligned`], leaving out each content that is, at the same place, the
-/// very content of `before` (an earlier request of the turn, already
-/// aligned and judged) built from an equal message: its pairs were judged.
+/// The contents of `contents` with their messages (the non-system ones of
+/// `messages`, in order), leaving out each content that is, at the same
+/// place, the very content of `before` (an earlier request of the turn,
+/// already aligned and judged) built from an equal message: its pairs were
+/// judged.
+fn fresh_contents<'m>(
+    messages: &'m [Message],
+    contents: &'m [Arc<crate::gemini::Content>],
+    before: Option<(&'m [Message], &'m [Arc<crate::gemini::Content>])>,
+) -> impl Iterator<Item = (usize, &'m Message, &'m crate::gemini::Content)> {
+    let mut earlier = before.map(|(m, c)| (non_system(m), c));
+    non_system(messages)
+        .zip(contents)
+        .enumerate()
+        .filter_map(move |(c, (m, content))| {
+            let seen = earlier.as_mut().is_some_and(|(bm, bc)| {
+                let b = bm.next();
+                bc.get(c).is_some_and(|b| Arc::ptr_eq(b, content)) && b == Some(m)
+            });
+            (!seen).then_some((c, m, &**content))
+        })
+}
+
+/// [`aligned`], leaving out the contents [`fresh_contents`] leaves out.
+/// The shape is checked whole before any pair is handed out, so a request
+/// built wrong is told as such whatever its payloads; the pairs are then
+/// walked in place, without a list.
 #[allow(clippy::type_complexity)]
 fn aligned_after<'m>(
     messages: &'m [Message],
     contents: &'m [Arc<crate::gemini::Content>],
-    before: Option<(&[Message], &[Arc<crate::gemini::Content>])>,
-) -> Result<Vec<(usize, usize, &'m ToolResponse, &'m Payload)>, String> {
-    let ms: Vec<&Message> = non_system(messages);
-    if ms.len() != contents.len() {
-        return Err(format!(
-            "{} messages but {} contents",
-            ms.len(),
-            contents.len()
-        ));
+    before: Option<(&'m [Message], &'m [Arc<crate::gemini::Content>])>,
+) -> Result<impl Iterator<Item = (usize, usize, &'m ToolResponse, &'m Payload)>, String> {
+    let n = non_system(messages).count();
+    if n != contents.len() {
+        return Err(format!("{n} messages but {} contents", contents.len()));
     }
-    let judged = before.map(|(m, c)| (non_system(m), c));
-    let mut out = Vec::new();
-    for (c, (m, content)) in ms.iter().zip(contents).enumerate() {
-        let seen = judged.as_ref().is_some_and(|(bm, bc)| {
-            bc.get(c).is_some_and(|b| Arc::ptr_eq(b, content)) && bm.get(c) == Some(m)
-        });
-        if seen {
-            continue;
-        }
+    for (c, m, content) in fresh_contents(messages, contents, before) {
         if let Message::Tool { responses } = m {
             if responses.len() != content.parts.len() {
                 return Err(format!("content {c}: parts do not match the responses"));
             }
-            for (p, (r, part)) in responses.iter().zip(&content.parts).enumerate() {
-                match part {
-                    Part::FunctionResponse { response, .. } => out.push((c, p, r, response)),
-                    _ => return Err(format!("content {c} part {p} is not a function response")),
-                }
+            if let Some(p) = content
+                .parts
+                .iter()
+                .position(|part| !matches!(part, Part::FunctionResponse { .. }))
+            {
+                return Err(format!("content {c} part {p} is not a function response"));
             }
         }
     }
-    Ok(out)
+    Ok(
+        fresh_contents(messages, contents, before).flat_map(|(c, m, content)| {
+            m.responses()
+                .iter()
+                .zip(&content.parts)
+                .enumerate()
+                .filter_map(move |(p, (r, part))| match part {
+                    Part::FunctionResponse { response, .. } => Some((c, p, r, response)),
+                    _ => None,
+                })
+        }),
+    )
 }
 
 pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
@@ -306,6 +508,11 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
             if recoverable.contains(&(r.data.as_str(), r.error)) {
                 continue;
             }
+            if recovers(ev, r, fixes, payload) {
+                recoverable.push((&r.data, r.error));
+                continue;
+            }
+            // Judged again to say what was wanted.
             let payload = payload.to_value();
             if let Err(want) = recovered(&r.data, r.error, fixes, &payload) {
                 let locus = if depth_of(&want) <= 100 {
@@ -343,10 +550,43 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
     if tool_responses(&ev.run.memory).all(|r| recoverable.contains(&(r.data.as_str(), r.error))) {
         return Judged::Holds;
     }
+    // Only a memory's tool message holding a response not judged above can
+    // refute: each is converted as the request converts it, message by
+    // message (`message_parts`). Where one does not convert, the request
+    // does not build; where every new response recovers, it holds nothing
+    // to refute. Else the request is built and judged whole.
+    let mut settled = true;
+    let unjudged = |r: &ToolResponse| !recoverable.contains(&(r.data.as_str(), r.error));
+    for m in ev
+        .run
+        .memory
+        .iter()
+        .filter(|m| m.responses().iter().any(unjudged))
+    {
+        let Ok(parts) = message_parts(m, fixes) else {
+            return Judged::Holds;
+        };
+        settled &= m
+            .responses()
+            .iter()
+            .zip(&parts)
+            .all(|(r, part)| match part {
+                Part::FunctionResponse { response, .. } => {
+                    !unjudged(r) || recovers(ev, r, fixes, response)
+                }
+                _ => true,
+            });
+    }
+    if settled {
+        return Judged::Holds;
+    }
     let next = ev.next_turn();
     if let Ok(req) = build_request(&next, fixes) {
         if let Ok(pairs) = aligned(&next, &req.contents) {
             for (_, _, r, payload) in pairs {
+                if recovers(ev, r, fixes, payload) {
+                    continue;
+                }
                 let payload = payload.to_value();
                 if let Err(want) = recovered(&r.data, r.error, fixes, &payload) {
                     return refuted_on(

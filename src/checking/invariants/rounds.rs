@@ -1,8 +1,6 @@
 //! Invariant 10, `turn-ends`: the model calls of a turn are bounded by what
 //! the limits state.
 
-use std::collections::BTreeSet;
-
 use crate::chat::tool_loop::LoopConfig;
 use crate::model::limits::Max;
 use crate::model::manager::answered_generation;
@@ -43,17 +41,38 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
         Max::Unlimited => None,
     };
     // Borrowed, not copied: this runs for every judged turn.
-    let names: BTreeSet<&str> = model
+    let names = model
         .iter()
         .filter_map(|reply| answered_generation(reply))
-        .flat_map(|g| g.tool_calls.iter().map(|c| c.name.as_str()))
-        .collect();
-    let per_tool = names
-        .iter()
-        .try_fold(0u64, |sum, name| match max_for(&m.limits, name) {
-            Max::Limited(n) => Some(sum.saturating_add(u64::from(n))),
-            Max::Unlimited => None,
-        });
+        .flat_map(|g| g.tool_calls.iter().map(|c| c.name.as_str()));
+    let limit = |sum: u64, name: &str| match max_for(&m.limits, name) {
+        Max::Limited(n) => Some(sum.saturating_add(u64::from(n))),
+        Max::Unlimited => None,
+    };
+    // Each name counts once. A script calls a handful of names: they are
+    // gathered in one pass on the stack; past that many, sorted in a list,
+    // so the work stays n log n.
+    let mut few = [""; FEW_NAMES];
+    let mut n = 0;
+    for name in names.clone() {
+        if few[..n].contains(&name) {
+            continue;
+        }
+        if n == FEW_NAMES {
+            n = FEW_NAMES + 1;
+            break;
+        }
+        few[n] = name;
+        n += 1;
+    }
+    let per_tool = if n <= FEW_NAMES {
+        few[..n].iter().try_fold(0u64, |sum, name| limit(sum, name))
+    } else {
+        let mut sorted: Vec<&str> = names.collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        sorted.into_iter().try_fold(0u64, limit)
+    };
     let c = match (total, per_tool) {
         (Some(t), Some(p)) => t.min(p),
         (Some(t), None) => t,
@@ -62,6 +81,10 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
     };
     usize::try_from(c.saturating_add(2)).ok()
 }
+
+/// Up to how many distinct names [`turn_bound`] gathers on the stack rather
+/// than sorting.
+const FEW_NAMES: usize = 8;
 
 /// The guard (`LoopConfig::max_rounds`) a generated scenario with a
 /// repeating model (`repeat_last`) gets: one model call past

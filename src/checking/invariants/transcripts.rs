@@ -11,17 +11,19 @@ use super::evidence::Evidence;
 use super::{clip, in_request, refuted, Judged, Locus};
 
 pub(super) fn transcript_valid(ev: &Evidence<'_>) -> Judged {
-    if pairing(&conversation(ev.scenario)).is_err() {
-        // The conversation the turn starts from is not well paired: nothing
-        // the loop does can make its requests so.
-        return Judged::NotApplicable;
-    }
-    if non_system(&ev.scenario.history).is_empty()
+    // Each failed precondition makes the turn not applicable: the cheap
+    // ones are asked first.
+    if non_system(&ev.scenario.history).next().is_none()
         || !history_restored(ev.scenario)
-        || memory_holds_conversation(ev.scenario).is_err()
+        || !ev.memory_holds_conversation()
     {
         // An empty request asks nothing: the model's first call would open
         // the conversation, which no pairing rule allows.
+        return Judged::NotApplicable;
+    }
+    if pairing(ev.conversation()).is_err() {
+        // The conversation the turn starts from is not well paired: nothing
+        // the loop does can make its requests so.
         return Judged::NotApplicable;
     }
     let Some(all) = ev.attempted_messages() else {
@@ -63,10 +65,7 @@ pub(super) fn transcript_valid(ev: &Evidence<'_>) -> Judged {
 /// outside the loop, what the memory advisor makes of it.
 pub(super) fn turn_history(s: &Scenario) -> Cow<'_, [Message]> {
     match s.config.memory {
-        Memory::Outside => Cow::Owned(crate::chat::tool_loop::with_memory(
-            &s.config,
-            s.history.clone(),
-        )),
+        Memory::Outside => conversation(s),
         _ => Cow::Borrowed(&s.history),
     }
 }
@@ -93,11 +92,10 @@ pub(super) fn history_restored(s: &Scenario) -> bool {
 }
 
 /// The messages without the system messages.
-pub(super) fn non_system(messages: &[Message]) -> Vec<&Message> {
+pub(super) fn non_system(messages: &[Message]) -> impl Iterator<Item = &Message> + Clone {
     messages
         .iter()
         .filter(|m| !matches!(m, Message::System { .. }))
-        .collect()
 }
 
 /// The memory's precondition, "the memory holds the conversation so far";
@@ -158,15 +156,15 @@ pub fn memory_holds_conversation(s: &Scenario) -> Result<(), String> {
     if !matches!(last, Message::User { .. } | Message::Tool { .. }) {
         return Err("the request does not end with a user or tool message".into());
     }
-    let memory = non_system(&c.memory_start);
-    if !memory.first().copied().unwrap_or(last).is_user() {
+    let mut memory = non_system(&c.memory_start).peekable();
+    if !memory.peek().copied().unwrap_or(last).is_user() {
         return Err(
             "the memory and the request's last message do not start with a user message: the memory misses the start of a turn".into(),
         );
     }
-    let alone = non_system(&s.history).len() == 1;
+    let alone = non_system(&s.history).nth(1).is_none();
     let alone_ok =
-        alone && !(c.memory == Memory::Inside && c.conversation_history && !memory.is_empty());
+        alone && !(c.memory == Memory::Inside && c.conversation_history && memory.peek().is_some());
     let n = c.memory_start.len();
     let held = at >= n
         && s.history[at - n..at] == c.memory_start[..]
@@ -225,7 +223,7 @@ pub(super) fn show_message(m: &Message) -> String {
 
 pub(super) fn question_kept(ev: &Evidence<'_>) -> Judged {
     let s = ev.scenario;
-    if !history_restored(s) || memory_holds_conversation(s).is_err() {
+    if !history_restored(s) || !ev.memory_holds_conversation() {
         return Judged::NotApplicable;
     }
     let Some(q) = turn_question(s) else {
@@ -258,7 +256,7 @@ pub(super) fn question_kept(ev: &Evidence<'_>) -> Judged {
 
 pub(super) fn memory_keeps_turns(ev: &Evidence<'_>) -> Judged {
     let s = ev.scenario;
-    if s.config.memory == Memory::None || memory_holds_conversation(s).is_err() {
+    if s.config.memory == Memory::None || !ev.memory_holds_conversation() {
         return Judged::NotApplicable;
     }
     // What the memory would hold with no window: the same turn, since the
@@ -291,20 +289,20 @@ pub(super) fn memory_keeps_turns(ev: &Evidence<'_>) -> Judged {
     }
     // The memory's view of the conversation: its earlier turns, then the
     // current turn from its user message on.
-    let start = non_system(&s.config.memory_start);
+    let start: Vec<&Message> = non_system(&s.config.memory_start).collect();
     let mut view = start.clone();
     view.extend(non_system(&s.history).last());
     let Some(q) = view.iter().rposition(|m| m.is_user()) else {
         return Judged::NotApplicable;
     };
     let earlier = &start[..q];
-    let unbounded = non_system(&unbounded);
+    let unbounded: Vec<&Message> = non_system(&unbounded).collect();
     if unbounded.len() < q || unbounded[..q] != *earlier {
         // Not reachable: a memory only appends to what it holds.
         return Judged::NotApplicable;
     }
     let current = &unbounded[q..];
-    let kept = non_system(kept);
+    let kept: Vec<&Message> = non_system(kept).collect();
     if !kept.ends_with(current) {
         let how = match kept.first() {
             None => "nothing".to_owned(),

@@ -1,41 +1,175 @@
-//! The reference counts of the tool-call limits: a plain map and a total,
-//! restated from docs/BEHAVIOUR.md section 3.1 apart from
+//! The reference counts of the tool-call limits: a plain sorted list and a
+//! total, restated from docs/BEHAVIOUR.md section 3.1 apart from
 //! [`crate::model::Counts`].
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::model::limits::Counts;
-use crate::model::message::Message;
+use crate::model::message::{Message, ToolResponse};
 use crate::model::shared_str::SharedStr;
 
 /// Calls counted per tool name, and in all.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RefCounts {
-    /// Calls per tool name (each name shared with the call it came from).
-    pub per_name: BTreeMap<SharedStr, u64>,
+    /// Calls per tool name, sorted by name, each name once (each shared
+    /// with the call it came from).
+    per_name: Names,
     /// Calls in all.
     pub total: u64,
+}
+
+/// How many names [`Names`] holds in place.
+const FEW: usize = 4;
+
+/// The per-name counts, sorted by name: a turn calls a handful of names,
+/// held in place (no allocation for each count the judges keep); more go
+/// to a list. A name is never removed, so equal counts are held alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Names {
+    /// The first `len` slots used; the others `(None, 0)`.
+    Few {
+        len: usize,
+        slots: [(Option<SharedStr>, u64); FEW],
+    },
+    Many(Vec<(SharedStr, u64)>),
+}
+
+impl Default for Names {
+    fn default() -> Self {
+        Names::Few {
+            len: 0,
+            slots: Default::default(),
+        }
+    }
+}
+
+impl Names {
+    fn iter(&self) -> impl Iterator<Item = (&SharedStr, u64)> {
+        let (few, many) = match self {
+            Names::Few { len, slots } => (&slots[..*len], &[][..]),
+            Names::Many(v) => (&[][..], &v[..]),
+        };
+        few.iter()
+            .filter_map(|(k, n)| k.as_ref().map(|k| (k, *n)))
+            .chain(many.iter().map(|(k, n)| (k, *n)))
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Names::Few { len, .. } => *len,
+            Names::Many(v) => v.len(),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<u64> {
+        match self {
+            Names::Few { len, slots } => slots[..*len]
+                .binary_search_by(|(k, _)| k.as_deref().unwrap_or_default().cmp(name))
+                .ok()
+                .map(|i| slots[i].1),
+            Names::Many(v) => v
+                .binary_search_by(|(k, _)| k.as_str().cmp(name))
+                .ok()
+                .map(|i| v[i].1),
+        }
+    }
+
+    /// Adds one to the count of `name`: the count after it.
+    fn bump(&mut self, name: &SharedStr) -> u64 {
+        match self {
+            Names::Few { len, slots } => {
+                let found = slots[..*len]
+                    .binary_search_by(|(k, _)| k.as_deref().unwrap_or_default().cmp(name.as_str()));
+                match found {
+                    Ok(i) => {
+                        slots[i].1 += 1;
+                        slots[i].1
+                    }
+                    Err(i) if *len < FEW => {
+                        slots[i..=*len].rotate_right(1);
+                        slots[i] = (Some(name.clone()), 1);
+                        *len += 1;
+                        1
+                    }
+                    Err(_) => {
+                        let mut all: Vec<(SharedStr, u64)> = slots
+                            .iter_mut()
+                            .filter_map(|(k, n)| k.take().map(|k| (k, *n)))
+                            .collect();
+                        let n = Names::bump_in(&mut all, name);
+                        *self = Names::Many(all);
+                        n
+                    }
+                }
+            }
+            Names::Many(v) => Names::bump_in(v, name),
+        }
+    }
+
+    fn bump_in(v: &mut Vec<(SharedStr, u64)>, name: &SharedStr) -> u64 {
+        match v.binary_search_by(|(k, _)| k.as_str().cmp(name.as_str())) {
+            Ok(i) => {
+                v[i].1 += 1;
+                v[i].1
+            }
+            Err(i) => {
+                v.insert(i, (name.clone(), 1));
+                1
+            }
+        }
+    }
+}
+
+/// The responses that count for the limits: every response of every tool
+/// message from the last user message on (or everything).
+fn counted(history: &[Message]) -> impl Iterator<Item = &ToolResponse> + Clone {
+    let start = history
+        .iter()
+        .rposition(|m| matches!(m, Message::User { .. }))
+        .unwrap_or(0);
+    history[start..].iter().flat_map(Message::responses)
 }
 
 impl RefCounts {
     /// docs/BEHAVIOUR.md section 3.1, restated: from the last user message
     /// on (or everything), every response of every tool message counts for
     /// its name.
+    ///
+    /// ```
+    /// use toolcall_model::{checking::oracle::RefCounts, model::{Message, ToolResponse}};
+    /// let answer = |name: &str| Message::Tool { responses: vec![ToolResponse::new("1", name, "1")].into() };
+    /// let c = RefCounts::of(&[answer("a"), Message::user("q"), answer("b"), answer("a"), answer("b")]);
+    /// assert_eq!((c.get("a"), c.get("b"), c.total), (1, 2, 3));
+    /// ```
     pub fn of(history: &[Message]) -> Self {
-        let start = history
-            .iter()
-            .rposition(|m| matches!(m, Message::User { .. }))
-            .unwrap_or(0);
         let mut c = RefCounts::default();
-        for m in &history[start..] {
-            if let Message::Tool { responses } = m {
-                for r in responses {
-                    c.add(&r.name);
-                }
-            }
+        for r in counted(history) {
+            c.add(&r.name);
         }
         c
+    }
+
+    /// Whether these are the counts [`RefCounts::of`] rebuilds from
+    /// `history`, told without building them: the totals agree and every
+    /// name here counts as often there (names missing here would add to
+    /// the total).
+    ///
+    /// ```
+    /// use toolcall_model::{checking::oracle::RefCounts, model::{Message, ToolResponse}};
+    /// let answer = |name: &str| Message::Tool { responses: vec![ToolResponse::new("1", name, "1")].into() };
+    /// let history = [Message::user("q"), answer("a"), answer("b")];
+    /// assert!(RefCounts::of(&history).is_of(&history));
+    /// assert!(!RefCounts::of(&history[..2]).is_of(&history));
+    /// assert!(!RefCounts::of(&[Message::user("q"), answer("a"), answer("a")]).is_of(&history));
+    /// ```
+    pub fn is_of(&self, history: &[Message]) -> bool {
+        let responses = counted(history);
+        let total = u64::try_from(responses.clone().count()).unwrap_or(u64::MAX);
+        total == self.total
+            && self.per_name.iter().all(|(name, n)| {
+                u64::try_from(responses.clone().filter(|r| r.name == *name).count())
+                    .is_ok_and(|c| c == n)
+            })
     }
 
     /// Counts one call of `name`: its count and the total after it.
@@ -43,31 +177,60 @@ impl RefCounts {
     /// ```
     /// use toolcall_model::{checking::oracle::RefCounts, model::SharedStr};
     /// let mut c = RefCounts::default();
+    /// c.add(&SharedStr::from("b"));
     /// c.add(&SharedStr::from("a"));
-    /// assert_eq!(c.add(&SharedStr::from("a")), (2, 2));
+    /// assert_eq!(c.add(&SharedStr::from("a")), (2, 3));
     /// assert_eq!(c.get("a"), 2);
+    /// assert_eq!(c.to_string(), "{a=2, b=1} total 3");
     /// ```
     pub fn add(&mut self, name: &SharedStr) -> (u64, u64) {
         self.total += 1;
-        let n = match self.per_name.get_mut(name.as_str()) {
-            Some(n) => n,
-            None => self.per_name.entry(name.clone()).or_insert(0),
-        };
-        *n += 1;
-        (*n, self.total)
+        (self.per_name.bump(name), self.total)
     }
 
     /// The count of `name`.
+    ///
+    /// ```
+    /// use toolcall_model::{checking::oracle::RefCounts, model::SharedStr};
+    /// let mut c = RefCounts::default();
+    /// c.add(&SharedStr::from("a"));
+    /// assert_eq!((c.get("a"), c.get("b")), (1, 0));
+    /// ```
     pub fn get(&self, name: &str) -> u64 {
-        self.per_name.get(name).copied().unwrap_or(0)
+        self.per_name.get(name).unwrap_or(0)
+    }
+
+    /// The counts per name, sorted by name.
+    ///
+    /// ```
+    /// use toolcall_model::{checking::oracle::RefCounts, model::SharedStr};
+    /// let mut c = RefCounts::default();
+    /// for name in ["e", "d", "c", "b", "a", "c"] {
+    ///     c.add(&SharedStr::from(name));
+    /// }
+    /// let names: Vec<(&str, u64)> = c.names().map(|(k, n)| (k.as_str(), n)).collect();
+    /// assert_eq!(names, [("a", 1), ("b", 1), ("c", 2), ("d", 1), ("e", 1)]);
+    /// ```
+    pub fn names(&self) -> impl Iterator<Item = (&SharedStr, u64)> {
+        self.per_name.iter()
     }
 
     /// Whether the model's counts are these.
+    ///
+    /// ```
+    /// use toolcall_model::{checking::oracle::RefCounts, model::{Counts, SharedStr}};
+    /// let (mut reference, mut model) = (RefCounts::default(), Counts::default());
+    /// reference.add(&SharedStr::from("a"));
+    /// model.add("a");
+    /// assert!(reference.matches(&model));
+    /// model.add("b");
+    /// assert!(!reference.matches(&model));
+    /// ```
     pub fn matches(&self, c: &Counts) -> bool {
         // Compared name by name, without a sorted copy of the model's.
         c.total() == self.total
             && c.names() == self.per_name.len()
-            && self.per_name.iter().all(|(k, v)| c.get(k) == *v)
+            && self.per_name.iter().all(|(k, v)| c.get(k) == v)
     }
 }
 
