@@ -56,7 +56,7 @@ pub(crate) enum Cmd {
         /// proved within the bound or refuted by its smallest counterexample.
         #[arg(long)]
         exhaustive: bool,
-        /// The bound of `--exhaustive`: tiny, default (about 8.5 s on 2 idle
+        /// The bound of `--exhaustive`: tiny, default (about 4 s on 2 idle
         /// cores) or wide (the manager-level ranges as one product and wider
         /// loops: 20 times the default).
         #[arg(long, default_value = "default", requires = "exhaustive", value_parser = clap::builder::PossibleValuesParser::new(toolcall_model::checking::exhaustive::BOUND_NAMES))]

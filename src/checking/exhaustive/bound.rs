@@ -406,7 +406,7 @@ impl Bound {
         }
     }
 
-    /// The default bound (about 8.5 s on two idle cores): the union of
+    /// The default bound (about 4 s on two idle cores): the union of
     /// three products, each varying every dimension, each widest where its
     /// invariants look, and two small ones for the turn that never ends and
     /// the streamed turn:
@@ -515,7 +515,7 @@ impl Bound {
     }
 
     /// A wider bound (16.3 million scenarios, 20 times the default: about
-    /// 2 minutes on two idle cores): the union of
+    /// 70 s on two idle cores): the union of
     ///
     /// * `manager`: the manager-level ranges as one product: one
     ///   tool round of 1 to 3 calls over `a`, `b` and an unknown name;
