@@ -218,18 +218,7 @@ const NONE: usize = usize::MAX;
 
 /// `a == b`, as a compile-time function.
 const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
+    crate::model::table::same(a.as_bytes(), b.as_bytes())
 }
 
 const fn parents() -> [usize; BUILTIN.len()] {

@@ -24,7 +24,9 @@ pub(crate) const fn distinct(names: &[&str]) -> bool {
     true
 }
 
-const fn same(a: &[u8], b: &[u8]) -> bool {
+/// `a == b` for bytes, as a compile-time function (the class table is
+/// checked with it too).
+pub(crate) const fn same(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
