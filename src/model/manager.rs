@@ -421,7 +421,7 @@ impl Batch {
         if let Some(breach) = breach {
             let data = match &self.last_breach {
                 Some((last, text)) if *last == breach => text.clone(),
-                _ => match breach_response(cfg, &call.name, &breach) {
+                _ => match breach_response(cfg, &breach) {
                     Ok(t) => {
                         self.last_breach = Some((breach.clone(), t.clone()));
                         t
@@ -584,11 +584,7 @@ impl Batch {
 /// it (the fix wraps the breach as a `ToolExecutionException` whose cause
 /// carries the text, so the user's processor shapes it); what the
 /// processor throws fails the batch.
-pub(crate) fn breach_response(
-    cfg: &Config,
-    _name: &str,
-    breach: &Breach,
-) -> Result<SharedStr, JavaException> {
+pub(crate) fn breach_response(cfg: &Config, breach: &Breach) -> Result<SharedStr, JavaException> {
     if !cfg.fixes.breach_through_processor {
         return Ok(breach.message());
     }
@@ -820,17 +816,14 @@ mod tests {
             ..Config::default()
         };
         assert_eq!(
-            breach_response(&Config::default(), "x", &breach),
+            breach_response(&Config::default(), &breach),
             Ok(breach.message())
         );
         let default = through(ProcessorKind::Default);
-        assert_eq!(
-            breach_response(&default, "x", &breach),
-            Ok(breach.message())
-        );
+        assert_eq!(breach_response(&default, &breach), Ok(breach.message()));
         assert_eq!(not_executed_response(&default), NOT_EXECUTED);
         let json = through(ProcessorKind::JsonError);
-        assert_ne!(breach_response(&json, "x", &breach), Ok(breach.message()));
+        assert_ne!(breach_response(&json, &breach), Ok(breach.message()));
         assert_ne!(not_executed_response(&json), NOT_EXECUTED);
     }
     /// The breach's answer written from its pieces, without exceptions, is
@@ -883,7 +876,7 @@ mod tests {
                         let cause =
                             JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(&breach.message()));
                         let want = cfg.processor.process("x", &cause, &cfg.classes);
-                        assert_eq!(breach_response(&cfg, "x", &breach), want, "{breach:?}");
+                        assert_eq!(breach_response(&cfg, &breach), want, "{breach:?}");
                     }
                     let cause = JavaException::new(TOOL_CALL_LIMIT_EXCEEDED, Some(NOT_EXECUTED));
                     let want = cfg
@@ -895,8 +888,7 @@ mod tests {
                     assert_eq!(
                         unshaped,
                         not_executed_response(&cfg) == NOT_EXECUTED
-                            && breaches()
-                                .all(|b| breach_response(&cfg, "x", &b) == Ok(b.message()))
+                            && breaches().all(|b| breach_response(&cfg, &b) == Ok(b.message()))
                     );
                 }
             }
