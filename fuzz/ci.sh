@@ -3,7 +3,8 @@
 # (default 30) on a temporary copy of its checked-in corpus, so that a CI run
 # never grows the repository. .ci/run calls this script.
 #
-# With a nightly toolchain: `cargo +nightly fuzz` (libFuzzer + AddressSanitizer).
+# With a nightly toolchain: `cargo +nightly fuzz` (libFuzzer + AddressSanitizer;
+# libFuzzer's own C++ is built without it, fuzz/.cargo/config.toml).
 # Without one: `RUSTC_BOOTSTRAP=1 cargo fuzz ... -s none` on stable.
 # cargo-fuzz is installed with `cargo install cargo-fuzz --locked` if missing.
 # A crash fails the script; its input is kept in fuzz/artifacts/<target>/.
