@@ -149,6 +149,45 @@ fn unclosed_placeholders_take_linear_time() {
 }
 
 #[test]
+fn deeply_nested_placeholders_take_linear_memory() {
+    // 800,000 `${x:` nested in a 4 MB value: each of the 100 levels parsed
+    // again mapped every `${` of the text below it (a 2 MB value took 906
+    // MB and 5.9 s in a release build). Now the ends are found once.
+    let dir = scratch("nested");
+    let n = 800_000;
+    let text = format!(
+        "spring.ai.tools.limits.max-total-tool-calls={}1{}\n",
+        "${x:".repeat(n),
+        "}".repeat(n)
+    );
+    let o = run_bounded(
+        &[
+            "check",
+            write(&dir, "application.properties", &text)
+                .to_str()
+                .unwrap(),
+        ],
+        300,
+        60,
+    );
+    assert_eq!(o.code, Some(2), "{o:?}");
+    assert!(
+        o.stderr.contains("placeholders nested more than 100 deep"),
+        "{o:?}"
+    );
+    // At the limit's depth the same shape resolves to its innermost default.
+    let text = format!(
+        "spring.ai.tools.limits.max-total-tool-calls={}7{}\n",
+        "${x:".repeat(100),
+        "}".repeat(100)
+    );
+    let o = check(&write(&dir, "application.properties", &text));
+    assert_eq!(o.code, Some(1), "{o:?}");
+    assert!(o.stdout.contains("total 7"), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn continuation_lines_take_no_stack() {
     // 120,000 backslash-newlines in a row once overflowed the stack (the
     // reader recursed once per line).
