@@ -652,6 +652,31 @@ fn explore_says_when_it_cannot_start_a_thread() {
 }
 
 #[test]
+fn explore_starts_no_more_threads_than_it_has_work_for() {
+    // `--jobs 100000` on the tiny bound (33 blocks of 64 scenarios) once
+    // started every thread it could: 14 s where 0.1 s does.
+    let o = run_bounded(
+        &[
+            "explore",
+            "--exhaustive",
+            "--bound",
+            "tiny",
+            "--jobs",
+            "100000",
+        ],
+        1024,
+        60,
+    );
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stderr.contains("on 33 thread(s)"), "{o:?}");
+    assert!(o.elapsed < Duration::from_secs(10), "{o:?}");
+    // Random mode: one thread per cell at most.
+    let o = run_bounded(&["explore", "--cases", "1", "--jobs", "100000"], 20_000, 60);
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stderr.contains("on 154 thread(s)"), "{o:?}");
+}
+
+#[test]
 fn names_cannot_forge_lines_or_drive_the_terminal() {
     let dir = scratch("forge");
     // A failing vector whose name carries a count line of its own.

@@ -72,7 +72,9 @@ pub(crate) enum Cmd {
         /// Print one JSON object instead of the table.
         #[arg(long)]
         json: bool,
-        /// Worker threads, at least 1 (default: the machine's parallelism).
+        /// Worker threads, at least 1 (default: the machine's parallelism); no
+        /// more than there is work for (a cell each, or a block of 64
+        /// scenarios each with `--exhaustive`).
         #[arg(long, value_parser = positive_jobs)]
         jobs: Option<usize>,
         /// Also a behaviour set of your own: fix names (comma-separated),

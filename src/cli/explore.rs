@@ -234,11 +234,13 @@ pub fn exhaustive(
         errln!("error: unknown bound '{bound}'");
         return ExitCode::from(2);
     };
-    let jobs = jobs
-        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
-        .unwrap_or(1)
-        .max(1);
     let space = Space::new(&bound);
+    let part_of = shard.unwrap_or(Shard::WHOLE);
+    let jobs = part_of.workers(
+        &space,
+        jobs.or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+            .unwrap_or(1),
+    );
     let tty = std::io::stderr().is_terminal();
     errln!(
         "explore --exhaustive: bound {}, {} scenarios ({} to run after symmetry) under {} behaviour sets, on {jobs} thread(s)",
@@ -247,7 +249,6 @@ pub fn exhaustive(
         space.evaluated(),
         toolcall_model::model::behavior_sets().len()
     );
-    let part_of = shard.unwrap_or(Shard::WHOLE);
     if shard.is_some() {
         errln!(
             "explore --exhaustive: shard {}/{}: {} of the scenarios",

@@ -95,6 +95,25 @@ impl Shard {
         Ok(Shard { k, n })
     }
 
+    /// The worker threads a run of this shard starts when asked for
+    /// `jobs`: at least one, and no more than the shard has blocks to hand
+    /// out, since a thread with no block only costs its stack (`--jobs
+    /// 100000` on the tiny bound once started every one of them, and took
+    /// 14 s where 0.1 s does).
+    ///
+    /// ```
+    /// use toolcall_model::checking::exhaustive::{Bound, Shard, Space};
+    /// let space = Space::new(&Bound::named("tiny").unwrap());
+    /// let blocks = space.scenarios().div_ceil(64) as usize;
+    /// assert_eq!(Shard::WHOLE.workers(&space, 100_000), blocks);
+    /// assert_eq!(Shard::WHOLE.workers(&space, 2), 2);
+    /// assert_eq!(Shard::WHOLE.workers(&space, 0), 1);
+    /// ```
+    pub fn workers(&self, space: &Space, jobs: usize) -> usize {
+        let blocks = self.scenarios(space).div_ceil(CHUNK);
+        jobs.clamp(1, usize::try_from(blocks).unwrap_or(usize::MAX).max(1))
+    }
+
     /// The scenarios of `space` this shard covers.
     pub fn scenarios(&self, space: &Space) -> u64 {
         let total = space.scenarios();
@@ -140,7 +159,7 @@ pub fn run_part(
     let total = space.scenarios();
     let shard_total = shard.scenarios(space);
     let started = std::thread::scope(|scope| {
-        for n in 0..jobs.max(1) {
+        for n in 0..shard.workers(space, jobs) {
             let worker = || {
                 let space = &space.for_worker();
                 let mut local = vec![(0u64, 0u64); cells.len()];
