@@ -884,6 +884,39 @@ fn two_exhaustive_shards_merge_into_one_run() {
     let (code, _, err) = run_with_stdin(&["merge", &files[0], &files[0]], b"");
     assert_eq!(code, 2);
     assert!(err.contains("twice"), "{err}");
+    // A shard's file whose counterexample is not a scenario of that shard
+    // (an index past the bound once panicked), or whose counts cannot be a
+    // run, is refused with the cell.
+    let shard1: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    let refuted = shard1["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| !c["first"].is_null())
+        .expect("shard 1/2 refutes a cell");
+    let tampered = |edit: &dyn Fn(&mut serde_json::Value), needle: &str| {
+        let mut v = shard1.clone();
+        edit(&mut v["cells"][refuted]);
+        let f = dir.join("tampered.json");
+        std::fs::write(&f, v.to_string()).unwrap();
+        let (code, _, err) = run_with_stdin(&["merge", f.to_str().unwrap(), &files[1]], b"");
+        assert_eq!(code, 2, "{needle}: {err}");
+        assert!(err.contains(needle), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    };
+    tampered(
+        &|c| c["first"]["index"] = serde_json::json!(99_999_999_999u64),
+        "is not one of shard 1/2",
+    );
+    tampered(
+        &|c| c["first"]["size"] = serde_json::json!(c["first"]["size"].as_u64().unwrap() + 1),
+        "is not one of shard 1/2",
+    );
+    tampered(
+        &|c| c["scenarios"] = serde_json::json!(u64::MAX),
+        "where the bound has 2056",
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

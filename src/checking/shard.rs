@@ -144,8 +144,11 @@ pub fn merge(parts: &[Part]) -> Result<Part, String> {
     let mut first: Vec<Option<(usize, u64)>> = vec![None; p0.first.len()];
     for p in parts {
         for (t, x) in totals.iter_mut().zip(&p.totals) {
-            t.0 += x.0;
-            t.1 += x.1;
+            let sum = |a: u64, b: u64| {
+                a.checked_add(b)
+                    .ok_or_else(|| "the shards' counts add up past 2^64".to_owned())
+            };
+            *t = (sum(t.0, x.0)?, sum(t.1, x.1)?);
         }
         for (f, x) in first.iter_mut().zip(&p.first) {
             *f = match (*f, *x) {

@@ -363,7 +363,7 @@ pub fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&Path>) -
             }
         }
         bound_name = Some(name);
-        parts.push(part);
+        parts.push((f, part));
     }
     let name = bound_name.unwrap_or_default();
     let Some(bound) = Bound::named(&name) else {
@@ -371,6 +371,13 @@ pub fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&Path>) -
         return ExitCode::from(2);
     };
     let space = Space::new(&bound);
+    for (f, part) in &parts {
+        if let Err(e) = part.fits(&space) {
+            errln!("error: {}: {e}", f.display());
+            return ExitCode::from(2);
+        }
+    }
+    let parts: Vec<_> = parts.into_iter().map(|(_, p)| p).collect();
     let part = match shard::merge(&parts) {
         Ok(p) => p,
         Err(e) => {

@@ -142,6 +142,56 @@ pub struct Part {
     pub first: Vec<Option<(usize, u64)>>,
 }
 
+impl Part {
+    /// Whether these findings can be a run of their shard of `space`: no
+    /// cell judged more scenarios than the space has (a scenario judged
+    /// counts for its symmetric twins, which other shards may hold), or
+    /// found more applicable than it judged, and every first counterexample is a
+    /// scenario of the shard with the size recorded. A shard's file read
+    /// back (`merge`) is checked with it, since [`finish`] rebuilds each
+    /// counterexample from its index.
+    ///
+    /// ```
+    /// use toolcall_model::checking::exhaustive::{run_part, Bound, Shard, Space};
+    /// let space = Space::new(&Bound::tiny());
+    /// let mut part = run_part(&space, Shard { k: 1, n: 2 }, 1, &|_, _| {}).unwrap();
+    /// assert!(part.fits(&space).is_ok());
+    /// let refuted = part.first.iter().position(Option::is_some).unwrap();
+    /// part.first[refuted] = Some((1, space.scenarios()));
+    /// assert!(part.fits(&space).is_err());
+    /// ```
+    pub fn fits(&self, space: &Space) -> Result<(), String> {
+        let cells = crate::checking::explore::cells();
+        let has = space.scenarios();
+        for ((cell, &(judged, applicable)), first) in
+            cells.iter().zip(&self.totals).zip(&self.first)
+        {
+            let name = || format!("{} × {}", cell.set.name, cell.invariant.name());
+            if judged > has || applicable > judged {
+                return Err(format!(
+                    "{}: {judged} scenarios judged, {applicable} applicable, where the bound has {has}",
+                    name()
+                ));
+            }
+            if let Some((size, index)) = *first {
+                let block = index / CHUNK;
+                let item = space
+                    .item(index)
+                    .filter(|_| block % self.shard.n == self.shard.k - 1);
+                if item.as_ref().map(|i| space.size(i)) != Some(size) {
+                    return Err(format!(
+                        "{}: the first counterexample (scenario {index}, size {size}) is not one of shard {}/{}",
+                        name(),
+                        self.shard.k,
+                        self.shard.n
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Runs the scenarios of `shard` (see [`run`]); `progress(done, total)`
 /// counts the shard's scenarios.
 pub fn run_part(
