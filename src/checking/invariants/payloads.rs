@@ -136,66 +136,74 @@ impl Judgements {
 /// How the response converts under `fixes`, learned once where the
 /// evidence shares [`Judgements`].
 fn conversion(ev: &Evidence<'_>, r: &ToolResponse, fixes: Fixes) -> Converted {
-    let convert = || match convert_tool_response(&r.data, r.error, fixes) {
-        Ok(p) if p.is_object() => Converted::Object,
-        Ok(_) => Converted::NotAnObject,
-        Err(_) => Converted::Throws,
-    };
-    let Some(memo) = ev.judgements() else {
-        return convert();
-    };
-    let known = memo.find(&r.data, |l| match l {
-        Learned::Conversion {
-            error,
-            fixes: f,
-            outcome,
-        } if *error == r.error && *f == fixes => Some(*outcome),
-        _ => None,
-    });
-    known.unwrap_or_else(|| {
-        let outcome = convert();
-        memo.learn(
-            &r.data,
+    remembered(
+        ev.judgements(),
+        &r.data,
+        |l| match l {
             Learned::Conversion {
-                error: r.error,
-                fixes,
+                error,
+                fixes: f,
                 outcome,
-            },
-        );
-        outcome
-    })
+            } if *error == r.error && *f == fixes => Some(*outcome),
+            _ => None,
+        },
+        || match convert_tool_response(&r.data, r.error, fixes) {
+            Ok(p) if p.is_object() => Converted::Object,
+            Ok(_) => Converted::NotAnObject,
+            Err(_) => Converted::Throws,
+        },
+        |outcome| Learned::Conversion {
+            error: r.error,
+            fixes,
+            outcome,
+        },
+    )
 }
 
 /// Whether `payload` recovers the response ([`recovered`]), learned once
 /// where the evidence shares [`Judgements`]: a payload equal to one judged
 /// before for the same text, mark and fixes recovers it alike.
 fn recovers(ev: &Evidence<'_>, r: &ToolResponse, fixes: Fixes, payload: &Payload) -> bool {
-    let judge = || recovered(&r.data, r.error, fixes, &payload.to_value()).is_ok();
-    let Some(memo) = ev.judgements() else {
+    remembered(
+        ev.judgements(),
+        &r.data,
+        |l| match l {
+            Learned::Recovery {
+                error,
+                fixes: f,
+                payload: p,
+                recovers,
+            } if *error == r.error && *f == fixes && p == payload => Some(*recovers),
+            _ => None,
+        },
+        || recovered(&r.data, r.error, fixes, &payload.to_value()).is_ok(),
+        |recovers| Learned::Recovery {
+            error: r.error,
+            fixes,
+            payload: payload.clone(),
+            recovers,
+        },
+    )
+}
+
+/// What `judge` finds for `text`: read from `memo` where `known` finds it
+/// there, else judged and, where there is a memo, kept as `keep` makes it.
+fn remembered<T: Copy>(
+    memo: Option<&Judgements>,
+    text: &str,
+    known: impl Fn(&Learned) -> Option<T>,
+    judge: impl FnOnce() -> T,
+    keep: impl FnOnce(T) -> Learned,
+) -> T {
+    let Some(memo) = memo else {
         return judge();
     };
-    let known = memo.find(&r.data, |l| match l {
-        Learned::Recovery {
-            error,
-            fixes: f,
-            payload: p,
-            recovers,
-        } if *error == r.error && *f == fixes && p == payload => Some(*recovers),
-        _ => None,
-    });
-    known.unwrap_or_else(|| {
-        let recovers = judge();
-        memo.learn(
-            &r.data,
-            Learned::Recovery {
-                error: r.error,
-                fixes,
-                payload: payload.clone(),
-                recovers,
-            },
-        );
-        recovers
-    })
+    if let Some(found) = memo.find(text, known) {
+        return found;
+    }
+    let found = judge();
+    memo.learn(text, keep(found));
+    found
 }
 
 /// Whether `payload` recovers `data` (invariant 6), and if not, the payload
