@@ -374,9 +374,10 @@ spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n",
 /// Spring's profile rules and the sources placeholders come from: a
 /// document under `spring.config.activate.on-profile` applies only for its
 /// profile, `application-{profile}` files are read after the file, a
-/// placeholder nothing resolves is a warning (the property checked as
-/// unset), the environment and `--set` resolve it; the build file's Spring
-/// AI version is read.
+/// placeholder nothing resolves is a warning (the property checked at each
+/// value that can change the answer, the worst answered for), the
+/// environment and `--set` resolve it; the build file's Spring AI version
+/// is read.
 #[test]
 fn profiles_placeholders_and_the_build_file() {
     let dir = scratch("profiles");
@@ -402,11 +403,29 @@ fn profiles_placeholders_and_the_build_file() {
         (code, v)
     };
     // Default profile: the dev document is left out, the placeholder is a
-    // warning and THROW (the default) is checked.
+    // warning, and the answer is for RETURN_ERROR_RESPONSE, the value the
+    // environment may give that breaks more than THROW (the default).
     let (code, v) = json(&[]);
-    assert_ne!(code, 2, "{v}");
+    assert_eq!(code, 1, "{v}");
     assert_eq!(v["profiles"], serde_json::json!(["default"]));
-    assert_eq!(v["bound"]["on_limit_exceeded"], "THROW");
+    assert_eq!(v["bound"]["on_limit_exceeded"], "RETURN_ERROR_RESPONSE");
+    let policy = "spring.ai.tools.limits.on-limit-exceeded";
+    assert_eq!(
+        v["open"]["answered_for"],
+        serde_json::json!({ policy: "RETURN_ERROR_RESPONSE" })
+    );
+    let tried = v["open"]["tried"].as_array().unwrap();
+    assert_eq!(tried.len(), 2, "{v}");
+    assert_eq!(tried[1]["values"], serde_json::json!({ policy: null }));
+    assert!(tried[0]["breaks"]
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!("breach-1")));
+    assert!(!tried[1]["breaks"]
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!("breach-1")));
+    assert_eq!(v["asked"]["breaks"], tried[0]["breaks"]);
     assert!(
         v["unresolved"][0]
             .as_str()
@@ -422,6 +441,7 @@ fn profiles_placeholders_and_the_build_file() {
     let (_, v) = json(&["--set", "TOOL_POLICY=RETURN_ERROR_RESPONSE"]);
     assert_eq!(v["bound"]["on_limit_exceeded"], "RETURN_ERROR_RESPONSE");
     assert_eq!(v["unresolved"], serde_json::json!([]));
+    assert_eq!(v["open"], serde_json::Value::Null);
     let (_, v) = json(&["--set", "TOOL_POLICY=THROW", "--profile", "dev"]);
     assert_eq!(v["bound"]["on_limit_exceeded"], "RETURN_ERROR_RESPONSE");
     // The environment resolves it too.
@@ -557,6 +577,94 @@ fn profiles_placeholders_and_the_build_file() {
     assert!(
         err.contains("larger than 4194304 bytes (5242880): not read"),
         "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A placeholder nothing resolves leaves its property to the real
+/// environment, so `check` answers for the worst value it may take: with
+/// `${TOOL_POLICY}` and a JSON-error processor, THROW is safe and
+/// RETURN_ERROR_RESPONSE is not (issue 6902), so the file is not safe
+/// until the value is given. Checked as unset, it was once called safe.
+#[test]
+fn an_open_placeholder_is_answered_for_its_worst_value() {
+    let dir = scratch("open");
+    let file = dir.join("application.properties");
+    std::fs::write(
+        &file,
+        "spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY}\n\
+         spring.ai.tools.limits.max-total-tool-calls=${TOTAL}\n\
+         spring.ai.tools.throw-exception-on-error=${STRICT}\n\
+         spring.ai.tools.limits.excluded-tools=${SKIPPED}\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let base = [f, "--tools", "json", "--processor", "json-error"];
+    let run = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        check_cli(&a, b"")
+    };
+    let (code, out, err) = run(&[
+        "--set",
+        "TOOL_POLICY=THROW",
+        "--set",
+        "TOTAL=5",
+        "--set",
+        "STRICT=false",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = run(&[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("Open values: the answer is for "), "{out}");
+    assert!(
+        out.contains("spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE"),
+        "{out}"
+    );
+    assert!(
+        out.contains("spring.ai.tools.limits.on-limit-exceeded = RETURN_ERROR_RESPONSE (an open value: below)"),
+        "{out}"
+    );
+    // Three properties with values to try (the list binds as written):
+    // 3 × 2 × 2 combinations, each checked.
+    let (code, out, _) = run(&["--json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["open"]["every_combination"], true);
+    assert_eq!(v["open"]["properties"].as_array().unwrap().len(), 3, "{v}");
+    let tried = v["open"]["tried"].as_array().unwrap();
+    assert_eq!(tried.len(), 12, "{v}");
+    let worst = tried
+        .iter()
+        .map(|t| t["breaks"].as_array().unwrap().len())
+        .max();
+    assert_eq!(Some(tried[0]["breaks"].as_array().unwrap().len()), worst);
+    assert_eq!(v["asked"]["breaks"], tried[0]["breaks"]);
+    assert!(tried.iter().any(|t| t["safe"] == true), "{v}");
+    assert_eq!(
+        v["bound"]["excluded_tools"],
+        serde_json::json!(["${SKIPPED}"])
+    );
+    // Past 64 combinations (3^4 limits × 2 policies = 162) each property is
+    // tried in turn, keeping the worst so far: 1 + 4 × 2 + 1 checks.
+    let many = dir.join("many.properties");
+    std::fs::write(
+        &many,
+        "spring.ai.tools.limits.max-calls-per-tool.a=${A}\n\
+         spring.ai.tools.limits.max-calls-per-tool.b=${B}\n\
+         spring.ai.tools.limits.max-calls-per-tool-default=${C}\n\
+         spring.ai.tools.limits.max-total-tool-calls=${D}\n\
+         spring.ai.tools.limits.on-limit-exceeded=${E}\n",
+    )
+    .unwrap();
+    let (code, out, _) = check_cli(&[many.to_str().unwrap(), "--json"], b"");
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["open"]["every_combination"], false, "{v}");
+    assert_eq!(v["open"]["tried"].as_array().unwrap().len(), 10, "{v}");
+    assert_eq!(
+        v["open"]["answered_for"]["spring.ai.tools.limits.on-limit-exceeded"],
+        "RETURN_ERROR_RESPONSE"
     );
     std::fs::remove_dir_all(&dir).ok();
 }

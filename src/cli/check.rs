@@ -16,10 +16,11 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::config::{
-    active_profiles, applied, bind, describe_setup, parse_properties, placeholder_names, relaxed,
-    report_sets, smallest_fixes, source as profile_source, spring_ai_version, too_large,
-    Application, BindFailure, BoundProperties, CheckScenario, Entry, Mark, SetReport, Setup,
-    ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES, MODELLED_SPRING_AI,
+    active_profiles, applied, bind, describe_setup, open_values, parse_properties,
+    placeholder_names, relaxed, report_sets, smallest_fixes, source as profile_source,
+    spring_ai_version, too_large, Application, BindFailure, BoundProperties, CheckScenario, Entry,
+    Mark, SetReport, Setup, ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES,
+    MODELLED_SPRING_AI,
 };
 use toolcall_model::model::{
     behavior_sets, cut, BehaviorSet, Fixes, Max, OnExceeded, ProcessorKind, SpringAi,
@@ -202,9 +203,8 @@ fn checked(files: &[PathBuf], f: &Flags) -> Result<ExitCode, ExitCode> {
         return Err(no_verdict("no file given"));
     };
     let name = shown(first);
-    let resolved = resolve(files, &kinds, f)?;
-    let setup = Setup::of(&resolved.bound, &options.app, resolved.version);
-    let reports = evaluate_sets(&setup, options.asked);
+    let mut resolved = resolve(files, &kinds, f)?;
+    let (setup, reports) = worst_open(&mut resolved, &options);
     let Some(mine) = reports.iter().find(|r| r.set == options.asked) else {
         return Err(no_verdict("the set asked for has no report"));
     };
@@ -319,7 +319,219 @@ struct Resolved {
     bound: BoundProperties,
     docs: Vec<(String, Vec<Entry>)>,
     version: SpringAi,
+    /// The properties an unresolved placeholder leaves open, as Spring
+    /// names them.
+    open: Vec<String>,
     context: Context,
+}
+
+/// At most this many combinations of open values are each checked; past
+/// it the open properties are tried one at a time.
+const MAX_OPEN_COMBINATIONS: usize = 64;
+
+/// What the open properties were tried at, and which values the answer is
+/// for.
+struct OpenAnswer {
+    /// Whether every combination was checked, else one property at a time.
+    every_combination: bool,
+    /// Each combination checked (`None`: left unset), with the breaks of
+    /// the set asked for there; the one answered for first.
+    tried: Vec<(Vec<Option<&'static str>>, Vec<&'static str>)>,
+    /// The properties, in the order of each combination's values.
+    properties: Vec<String>,
+}
+
+/// The answer for the worst values the open properties may take: a
+/// property whose placeholder nothing here resolves is set by the
+/// application's real environment, to any of its values, so each value
+/// that can change a verdict (`open_values`) is tried and the answer is
+/// for the combination that breaks the set asked for in the most
+/// scenarios (unset first among equals). Every combination is checked
+/// when there are at most `MAX_OPEN_COMBINATIONS`, else each property in
+/// turn, keeping the worst value of those before it.
+fn worst_open(resolved: &mut Resolved, options: &Options) -> (Setup, Vec<SetReport>) {
+    let choices: Vec<(String, &'static [&'static str])> = resolved
+        .open
+        .iter()
+        .map(|p| (p.clone(), open_values(p)))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
+    let judge = |values: Vec<Option<&'static str>>, bound: BoundProperties| {
+        let setup = Setup::of(&bound, &options.app, resolved.version);
+        let reports = evaluate_sets(&setup, options.asked);
+        let breaks = reports
+            .iter()
+            .find(|r| r.set == options.asked)
+            .map(|r| {
+                r.verdicts
+                    .iter()
+                    .filter(|v| !v.mark.survives())
+                    .map(|v| v.scenario.column())
+                    .collect()
+            })
+            .unwrap_or_default();
+        Candidate {
+            values,
+            bound,
+            setup,
+            reports,
+            breaks,
+        }
+    };
+    let unset = judge(vec![None; choices.len()], resolved.bound.clone());
+    if choices.is_empty() {
+        return (unset.setup, unset.reports);
+    }
+    // A combination bound: the open properties set last, as `--set` would;
+    // a value the builder refuses is not one a running application has.
+    let docs: Vec<Vec<Entry>> = resolved.docs.iter().map(|(_, d)| d.clone()).collect();
+    let bind_with = |values: &[Option<&'static str>]| -> Option<BoundProperties> {
+        let pairs: Vec<(String, String)> = choices
+            .iter()
+            .zip(values)
+            .filter_map(|((p, _), v)| v.map(|v| (p.clone(), v.to_owned())))
+            .collect();
+        let mut docs = docs.clone();
+        docs.push(profile_source(&pairs));
+        bind(&docs).ok()
+    };
+    let mut tried = vec![(unset.values.clone(), unset.breaks.clone())];
+    let mut best = unset;
+    let mut consider = |values: Vec<Option<&'static str>>, best: &mut Candidate| {
+        if let Some(bound) = bind_with(&values) {
+            let c = judge(values, bound);
+            tried.push((c.values.clone(), c.breaks.clone()));
+            if c.breaks.len() > best.breaks.len() {
+                *best = c;
+            }
+        }
+    };
+    let combinations = choices
+        .iter()
+        .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len() + 1))
+        .filter(|n| *n <= MAX_OPEN_COMBINATIONS);
+    if let Some(n) = combinations {
+        // Combination i: each property's digit in base (its values + 1),
+        // 0 for unset.
+        for i in 1..n {
+            let mut rest = i;
+            let values = choices
+                .iter()
+                .map(|(_, v)| {
+                    let k: usize = rest % (v.len() + 1);
+                    rest /= v.len() + 1;
+                    k.checked_sub(1).map(|k| v[k])
+                })
+                .collect();
+            consider(values, &mut best);
+        }
+    } else {
+        for (i, (_, v)) in choices.iter().enumerate() {
+            for value in v.iter() {
+                let mut values = best.values.clone();
+                values[i] = Some(value);
+                consider(values, &mut best);
+            }
+        }
+    }
+    if let Some(k) = tried.iter().position(|(v, _)| *v == best.values) {
+        let answered = tried.remove(k);
+        tried.insert(0, answered);
+    }
+    resolved.bound = best.bound;
+    resolved.context.open = Some(OpenAnswer {
+        every_combination: combinations.is_some(),
+        tried,
+        properties: choices.into_iter().map(|(p, _)| p).collect(),
+    });
+    (best.setup, best.reports)
+}
+
+/// At most this many combinations are listed in the text answer.
+const OPEN_LINES: usize = 8;
+
+impl OpenAnswer {
+    /// `property=value` for each property a combination sets.
+    fn named(&self, values: &[Option<&'static str>]) -> Vec<(String, Option<&'static str>)> {
+        self.properties
+            .iter()
+            .cloned()
+            .zip(values.iter().copied())
+            .collect()
+    }
+
+    fn to_text(&self, set: &str) -> String {
+        let show = |values: &[Option<&'static str>]| {
+            self.named(values)
+                .iter()
+                .map(|(p, v)| match v {
+                    Some(v) => format!("{p}={v}"),
+                    None => format!("{p} unset"),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut out = format!(
+            "Open values: the answer is for {}, where {set} breaks in the most scenarios of the {} combination(s) checked ({}):\n",
+            show(&self.tried[0].0),
+            self.tried.len(),
+            if self.every_combination {
+                "every combination of the values that can change it"
+            } else {
+                "each property in turn"
+            }
+        );
+        for (values, breaks) in self.tried.iter().take(OPEN_LINES) {
+            let verdict = if breaks.is_empty() {
+                "safe".to_owned()
+            } else {
+                format!("breaks {}", breaks.join(", "))
+            };
+            out.push_str(&clip(&super::shown(&format!(
+                "  {}: {verdict}",
+                show(values)
+            ))));
+            out.push('\n');
+        }
+        if self.tried.len() > OPEN_LINES {
+            out.push_str(&format!(
+                "  ... and {} more (--json lists them)\n",
+                self.tried.len() - OPEN_LINES
+            ));
+        }
+        out
+    }
+
+    fn to_json(&self) -> Value {
+        let values = |v: &[Option<&'static str>]| {
+            Value::Object(
+                self.named(v)
+                    .into_iter()
+                    .map(|(p, v)| (p, json!(v)))
+                    .collect(),
+            )
+        };
+        json!({
+            "properties": self.properties,
+            "every_combination": self.every_combination,
+            "answered_for": values(&self.tried[0].0),
+            "tried": self.tried.iter().map(|(v, breaks)| json!({
+                "values": values(v),
+                "safe": breaks.is_empty(),
+                "breaks": breaks,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// One combination of open values, bound and judged.
+struct Candidate {
+    values: Vec<Option<&'static str>>,
+    bound: BoundProperties,
+    setup: Setup,
+    reports: Vec<SetReport>,
+    /// The scenarios the set asked for breaks in (their columns).
+    breaks: Vec<&'static str>,
 }
 
 /// Reads the files and their profile files, applies the profiles, drops
@@ -364,16 +576,19 @@ fn resolve(files: &[PathBuf], kinds: &[&'static str], f: &Flags) -> Result<Resol
     if !sets_given.is_empty() {
         applied_sources.push(("--set".to_owned(), profile_source(&sets_given)));
     }
-    let (bound, docs, unresolved) = bind_leniently(applied_sources, f.json, f.sarif.as_deref())?;
+    let (bound, docs, unresolved, open) =
+        bind_leniently(applied_sources, f.json, f.sarif.as_deref())?;
     Ok(Resolved {
         bound,
         docs,
         version,
+        open,
         context: Context {
             files: read_files,
             active,
             notes,
             unresolved,
+            open: None,
             version: version_line,
         },
     })
@@ -516,6 +731,10 @@ fn render(
         v["profiles"] = json!(context.active);
         v["notes"] = json!(context.notes);
         v["unresolved"] = json!(context.unresolved);
+        v["open"] = context
+            .open
+            .as_ref()
+            .map_or(Value::Null, OpenAnswer::to_json);
         v["spring_ai_version"] = json!(context.version);
         v["spring_ai"] = json!(setup.version.name());
         print_json(&v);
@@ -545,6 +764,8 @@ struct Context {
     notes: Vec<String>,
     /// Properties whose placeholders nothing resolves, checked as if unset.
     unresolved: Vec<String>,
+    /// The values the answer is for, when those properties can change it.
+    open: Option<OpenAnswer>,
     /// The build file's Spring AI version line (a warning when not 2.0.1).
     version: Option<String>,
 }
@@ -591,8 +812,9 @@ fn load(file: &Path, name: &str, kind: &str, json: bool) -> Result<Vec<Vec<Entry
 
 /// Binds the sources; a property whose value still holds a placeholder
 /// nothing resolves (not in the files, the environment or `--set`) is
-/// checked as if it were not set, with a warning, instead of Spring's
-/// refusal: the application's real environment may well set it.
+/// left out, with a warning, instead of Spring's refusal: the
+/// application's real environment may well set it. Such properties come
+/// back by name, for `worst_open` to try their values.
 // The sources come back with their files: the SARIF log and the messages
 // point at lines in them.
 #[allow(clippy::type_complexity)]
@@ -600,12 +822,20 @@ fn bind_leniently(
     mut sources: Vec<(String, Vec<Entry>)>,
     json: bool,
     sarif: Option<&Path>,
-) -> Result<(BoundProperties, Vec<(String, Vec<Entry>)>, Vec<String>), ExitCode> {
-    let mut unresolved = Vec::new();
+) -> Result<
+    (
+        BoundProperties,
+        Vec<(String, Vec<Entry>)>,
+        Vec<String>,
+        Vec<String>,
+    ),
+    ExitCode,
+> {
+    let (mut unresolved, mut open) = (Vec::new(), Vec::new());
     loop {
         let docs: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
         match bind(&docs) {
-            Ok(b) => return Ok((b, sources, unresolved)),
+            Ok(b) => return Ok((b, sources, unresolved, open)),
             Err(BindFailure::Bind {
                 property, value, ..
             }) if unresolved.len() < 100 && names_an_unset_placeholder(&value, &sources) => {
@@ -621,9 +851,10 @@ fn bind_leniently(
                     });
                 }
                 unresolved.push(format!(
-                    "{} ({property} = {value}): a placeholder nothing here resolves (not in the files, the environment or --set); checked as if {property} were not set; give it with --set NAME=VALUE",
+                    "{} ({property} = {value}): a placeholder nothing here resolves (not in the files, the environment or --set); Spring Boot refuses the file without it; checked at the values it may take (below); give it with --set NAME=VALUE",
                     lines.join(", ")
                 ));
+                open.push(property);
             }
             Err(e) => return Err(refused(&sources, &e, json, sarif)),
         }
@@ -1040,8 +1271,14 @@ fn to_text(
     if bound.read.is_empty() {
         out.push_str("  (no spring.ai.tools key: every default)\n");
     }
+    let answered_for = context.open.as_ref().map(|o| o.named(&o.tried[0].0));
     for (k, v) in &bound.read {
-        out.push_str(&clip(&super::shown(&format!("  {k} = {v}"))));
+        let open = answered_for
+            .iter()
+            .flatten()
+            .any(|(p, set)| p == k && set.is_some());
+        let mark = if open { " (an open value: below)" } else { "" };
+        out.push_str(&clip(&super::shown(&format!("  {k} = {v}{mark}"))));
         out.push('\n');
     }
     for u in &bound.unknown {
@@ -1060,6 +1297,9 @@ fn to_text(
     for u in &context.unresolved {
         out.push_str(&clip(&format!("warning: {u}")));
         out.push('\n');
+    }
+    if let Some(open) = &context.open {
+        out.push_str(&open.to_text(mine.set.name));
     }
     out.push_str(&format!(
         "Setup: Spring AI {}, {}\n\n",

@@ -16,7 +16,7 @@ pub use binding::{
 };
 
 pub use check::{
-    describe_setup, evaluate, report, report_sets, safe_sets, script, smallest_change,
+    describe_setup, evaluate, open_values, report, report_sets, safe_sets, script, smallest_change,
     smallest_fixes, Application, Change, CheckScenario, CheckVerdict, Mark, NextRefused,
     OutputKind, ScenarioScript, SetReport, Setup, ToolOutput, LONG_TURN_ROUNDS, MAX_PLAYED_LIMIT,
     RUNAWAY_PROBE, UNKNOWN_TOOL_NAME,

@@ -55,6 +55,49 @@ pub const LONG_TURN_ROUNDS: usize = 12;
 /// it: past them the turn is taken to run away.
 pub const RUNAWAY_PROBE: usize = 50;
 
+/// The values `check` tries for a property whose placeholder nothing
+/// resolves, besides leaving it unset (its default): the ones that can
+/// change a verdict. The other constant of `ToolCallLimitBehavior`, the
+/// other boolean, and for a maximum the tightest (`1`) and none (`-1`, the
+/// auto-configuration's unlimited); nothing for the excluded tools, which
+/// Spring binds as written, for `observations.include-content`, which no
+/// scenario reads, nor for an unknown key.
+///
+/// ```
+/// use toolcall_model::config::open_values;
+/// assert_eq!(open_values("spring.ai.tools.limits.on-limit-exceeded"), ["RETURN_ERROR_RESPONSE"]);
+/// assert_eq!(open_values("spring.ai.tools.limits.max-calls-per-tool[search]"), ["1", "-1"]);
+/// assert_eq!(open_values("spring.ai.tools.throw-exception-on-error"), ["true"]);
+/// assert!(open_values("spring.ai.tools.limits.excluded-tools").is_empty());
+/// assert!(open_values("spring.ai.tools.observations.includeContent").is_empty());
+/// ```
+pub fn open_values(property: &str) -> &'static [&'static str] {
+    let per_tool = "spring.ai.tools.limits.max-calls-per-tool";
+    let java_type = if property.len() > per_tool.len()
+        && property.starts_with(per_tool)
+        && matches!(property.as_bytes()[per_tool.len()], b'.' | b'[')
+    {
+        "java.lang.Integer"
+    } else {
+        let key = crate::config::relaxed(property);
+        crate::config::KNOWN_KEYS
+            .iter()
+            .find(|(k, _)| crate::config::relaxed(k) == key)
+            .map_or("", |(_, t)| t)
+    };
+    match java_type {
+        "java.lang.Integer" => &["1", "-1"],
+        "org.springframework.ai.model.tool.ToolCallLimitBehavior" => &["RETURN_ERROR_RESPONSE"],
+        "boolean"
+            if crate::config::relaxed(property)
+                != crate::config::relaxed("spring.ai.tools.observations.include-content") =>
+        {
+            &["true"]
+        }
+        _ => &[],
+    }
+}
+
 /// An application's tool-calling setup.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Setup {
