@@ -668,3 +668,46 @@ fn an_open_placeholder_is_answered_for_its_worst_value() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Profile values Spring Boot refuses to start with: a name its
+/// `ProfilesValidator` rejects, and `spring.profiles.include` in a
+/// document under `on-profile` (`InactiveConfigDataAccessException`).
+/// `tests/spring_config/profile-*` hold the accepted rules against the real
+/// Spring Boot.
+#[test]
+fn profile_values_spring_refuses_are_no_verdict() {
+    let dir = scratch("profile-refusals");
+    for (text, says) in [
+        (
+            "spring.profiles.active=(dev)\n",
+            "Profile '(dev)' must contain a letter, digit or allowed char",
+        ),
+        (
+            "spring.profiles.active=dev,,prod\n",
+            "Invalid empty profile",
+        ),
+        (
+            "spring.profiles.default=-x\n",
+            "Profile '-x' must start and end with a letter or digit",
+        ),
+        (
+            "x=1\n#---\nspring.config.activate.on-profile=dev\nspring.profiles.include=prod\n",
+            "cannot contain property 'spring.profiles.include'",
+        ),
+    ] {
+        let f = dir.join("application.properties");
+        std::fs::write(&f, text).unwrap();
+        let (code, out, err) = check_cli(&[f.to_str().unwrap()], b"");
+        assert_eq!(code, 2, "{text}: {out}{err}");
+        assert!(
+            err.contains("Spring cannot load it") && err.contains(says),
+            "{text}: {err}"
+        );
+    }
+    // A placeholder in a profile value is kept as written, not refused.
+    let f = dir.join("application.properties");
+    std::fs::write(&f, "spring.profiles.active=${P:dev}\n").unwrap();
+    let (code, out, err) = check_cli(&[f.to_str().unwrap()], b"");
+    assert_ne!(code, 2, "{out}{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -624,7 +624,10 @@ fn read_sources(
         sources.extend(d.into_iter().map(|d| (shown.clone(), d)));
     }
     let main: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
-    let active = active_profiles(&main, given);
+    let active = active_profiles(&main, given).map_err(|m| {
+        let name = sources.first().map_or("", |(o, _)| o.as_str());
+        cannot_load(name, &m, json)
+    })?;
     for file in files.iter().filter(|p| *p != Path::new("-")) {
         for (path, k) in profile_files(file, &active) {
             let shown = path.display().to_string();

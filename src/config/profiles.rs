@@ -137,36 +137,171 @@ impl<'a> Expr<'a> {
     }
 }
 
-/// The profiles in force: the ones given (`--profile`), else the
-/// `spring.profiles.active` of the documents that apply without a profile
-/// (the last one that sets it), else `default`, as Spring Boot activates
-/// it when no profile is.
+/// The profiles in force, as Spring Boot 4.1's `Profiles` deduces them:
+/// the ones given (`--profile`); else the `spring.profiles.include` of the
+/// documents without `on-profile` followed by the `spring.profiles.active`
+/// of the last document that sets it, whether or not that document is
+/// itself under `spring.config.activate.on-profile`; when those name
+/// none, the last `spring.profiles.default`, else `default`. Each is
+/// expanded by the `spring.profiles.group.NAME` lists. A profile name
+/// Spring's `ProfilesValidator` refuses, and an include in a document under
+/// `on-profile`, are Spring's refusals to start, with its message.
 ///
 /// ```
 /// use toolcall_model::config::{parse_properties, active_profiles};
 /// let docs = parse_properties(b"spring.profiles.active=dev,cloud\n").unwrap();
-/// assert_eq!(active_profiles(&docs, None), ["dev", "cloud"]);
-/// assert_eq!(active_profiles(&docs, Some(&["prod".to_owned()])), ["prod"]);
-/// assert_eq!(active_profiles(&[], None), ["default"]);
+/// assert_eq!(active_profiles(&docs, None).unwrap(), ["dev", "cloud"]);
+/// assert_eq!(active_profiles(&docs, Some(&["prod".to_owned()])).unwrap(), ["prod"]);
+/// assert_eq!(active_profiles(&[], None).unwrap(), ["default"]);
+/// // A document for another profile still names the active ones.
+/// let gated = parse_properties(
+///     b"spring.profiles.active=prod\n#---\nspring.config.activate.on-profile=test\nspring.profiles.active=dev\n",
+/// )
+/// .unwrap();
+/// assert_eq!(active_profiles(&gated, None).unwrap(), ["dev"]);
+/// let more = parse_properties(
+///     b"spring.profiles.include=base\nspring.profiles.active=\nspring.profiles.group.base=a,b\n",
+/// )
+/// .unwrap();
+/// assert_eq!(active_profiles(&more, None).unwrap(), ["base", "a", "b"]);
+/// let bad = parse_properties(b"spring.profiles.active=dev,,prod\n").unwrap();
+/// assert!(active_profiles(&bad, None).unwrap_err().contains("Invalid empty profile"));
 /// ```
-pub fn active_profiles(docs: &[Vec<Entry>], given: Option<&[String]>) -> Vec<String> {
+pub fn active_profiles(
+    docs: &[Vec<Entry>],
+    given: Option<&[String]>,
+) -> Result<Vec<String>, String> {
     if let Some(g) = given {
-        return g.to_vec();
+        return Ok(g.to_vec());
     }
-    let set = docs
-        .iter()
-        .filter(|d| value_of(d, ON_PROFILE).is_none())
-        .filter_map(|d| value_of(d, PROFILES_ACTIVE))
-        .next_back();
-    match set {
-        Some(list) => list
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect(),
-        None => vec!["default".to_owned()],
+    let mut included = Vec::new();
+    for d in docs {
+        if let Some(v) = value_of(d, PROFILES_INCLUDE) {
+            if value_of(d, ON_PROFILE).is_some() {
+                return Err(format!(
+                    "a document under {ON_PROFILE} cannot contain property '{PROFILES_INCLUDE}' (InactiveConfigDataAccessException)"
+                ));
+            }
+            included.extend(profile_list(&v, PROFILES_INCLUDE, "java.util.List")?);
+        }
     }
+    // Boot binds `spring.profiles.active` with its `ProfilesValidator`
+    // handler, which takes the place of the binder's
+    // `InactiveSourceChecker`: every document is a source, and one under
+    // `on-profile` is read, not refused, the last one winning.
+    let last = |key: &str| docs.iter().filter_map(|d| value_of(d, key)).next_back();
+    let mut active = included;
+    if let Some(v) = last(PROFILES_ACTIVE) {
+        for p in profile_list(&v, PROFILES_ACTIVE, "java.util.Set")? {
+            if !active.contains(&p) {
+                active.push(p);
+            }
+        }
+    }
+    let chosen = if !active.is_empty() {
+        active
+    } else if let Some(v) = last(PROFILES_DEFAULT) {
+        profile_list(&v, PROFILES_DEFAULT, "java.util.Set")?
+    } else {
+        vec!["default".to_owned()]
+    };
+    Ok(expand_groups(docs, chosen))
+}
+
+/// `spring.profiles.include`.
+pub const PROFILES_INCLUDE: &str = "spring.profiles.include";
+/// `spring.profiles.default`.
+pub const PROFILES_DEFAULT: &str = "spring.profiles.default";
+/// The prefix of `spring.profiles.group.NAME`.
+const PROFILES_GROUP: &str = "spring.profiles.group";
+
+/// A profile list as the binder converts it (comma-separated, trimmed; an
+/// empty value is an empty list), each name held to `ProfilesValidator`'s
+/// rule: not empty, letters, digits and `-_.+@`, a letter or digit first
+/// and last. A value with a placeholder is kept as written: `check` does
+/// not resolve placeholders in profile names.
+fn profile_list(value: &str, key: &str, collection: &str) -> Result<Vec<String>, String> {
+    if value.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let names: Vec<String> = value.split(',').map(|p| p.trim().to_owned()).collect();
+    if value.contains("${") {
+        return Ok(names.into_iter().filter(|p| !p.is_empty()).collect());
+    }
+    let refuse = |why: String| {
+        Err(format!(
+            "Failed to bind properties under '{key}' to {collection}<java.lang.String> ({why})"
+        ))
+    };
+    for p in &names {
+        let chars: Vec<char> = p.chars().collect();
+        if chars.is_empty() {
+            return refuse("Invalid empty profile".to_owned());
+        }
+        for (i, c) in chars.iter().enumerate() {
+            let allowed = "-_.+@".contains(*c);
+            if !allowed && !c.is_alphanumeric() {
+                return refuse(format!(
+                    "Profile '{p}' must contain a letter, digit or allowed char ('-', '_', '.', '+', '@')"
+                ));
+            }
+            if (i == 0 || i == chars.len() - 1) && !c.is_alphanumeric() {
+                return refuse(format!(
+                    "Profile '{p}' must start and end with a letter or digit"
+                ));
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// `Profiles.expandProfiles`: each profile followed by its group's
+/// members (depth first, each once), the groups read from every document
+/// (a later one's list for a name wins).
+fn expand_groups(docs: &[Vec<Entry>], profiles: Vec<String>) -> Vec<String> {
+    let prefix = relaxed(PROFILES_GROUP);
+    let mut groups: std::collections::HashMap<String, Vec<String>> = Default::default();
+    for e in docs.iter().flatten() {
+        let k = relaxed(&e.key);
+        if k.len() > prefix.len() && k.starts_with(&prefix) && k.as_bytes()[prefix.len()] == b'.' {
+            // The name as written: after `group` (ASCII, so the lowered
+            // key's offsets are the key's own).
+            let lowered = e.key.to_ascii_lowercase();
+            let Some(at) = lowered.find("group") else {
+                continue;
+            };
+            let name = e.key[at + "group".len()..]
+                .trim_start_matches(['.', '-', '_'])
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_owned();
+            let members = e.value.to_java_string();
+            groups.insert(
+                name,
+                members
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|m| !m.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            );
+        }
+    }
+    if groups.is_empty() {
+        return profiles;
+    }
+    let mut stack: Vec<String> = profiles.into_iter().rev().collect();
+    let mut out: Vec<String> = Vec::new();
+    while let Some(p) = stack.pop() {
+        if out.contains(&p) {
+            continue;
+        }
+        if let Some(members) = groups.get(&p) {
+            stack.extend(members.iter().rev().cloned());
+        }
+        out.push(p);
+    }
+    out
 }
 
 /// The documents Spring applies for the active profiles: a document with
