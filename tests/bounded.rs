@@ -816,3 +816,31 @@ fn an_escaped_surrogate_in_yaml_is_read_as_snakeyaml_reads_it() {
         "{e}"
     );
 }
+
+#[test]
+fn a_huge_limit_with_no_total_is_not_played_call_by_call() {
+    // RETURN_ERROR_RESPONSE, no total and a per-tool limit of 2^31 - 1:
+    // the `repeats` scenario once played a turn of that many rounds and
+    // grew past 24 GB. Past 200 calls a scenario is not played.
+    let dir = scratch("huge-limit");
+    let f = write(
+        &dir,
+        "application.properties",
+        "spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n\
+         spring.ai.tools.limits.max-total-tool-calls=-1\n\
+         spring.ai.tools.limits.max-calls-per-tool-default=2147483647\n",
+    );
+    let o = run_bounded(&["check", f.to_str().unwrap(), "--json"], 1024, 60);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let repeats = v["sets"][0]["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["column"] == "repeats")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(repeats["mark"], "n/a", "{repeats}");
+    assert!(o.elapsed < Duration::from_secs(20), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -314,6 +314,11 @@ pub fn script(
             // not after 1000 calls. Without a limit to bound it, a probe.
             let target = breach_target(&setup.limits).filter(|_| setup.version.has_limits());
             let (tool, bound) = match target {
+                Some((tool, n)) if n > MAX_PLAYED_LIMIT => {
+                    return Err(format!(
+                        "the smallest limit ({n}, tool '{tool}') is past {MAX_PLAYED_LIMIT} calls: not played"
+                    ));
+                }
                 Some((tool, n)) => (tool, n as usize + 2),
                 None => ("weather".to_owned(), RUNAWAY_PROBE),
             };
