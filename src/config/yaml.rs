@@ -34,20 +34,27 @@ enum Node {
     /// `None` is null.
     Scalar(Option<JavaValue>, usize, usize),
     Seq(Vec<Node>, usize, usize),
-    Map(Vec<(String, Node)>, usize, usize),
+    /// Entries: the key as `YamlProcessor` writes it, the value, and the
+    /// key's identity as SnakeYAML compares keys.
+    Map(Vec<(String, Node, KeyId)>, usize, usize),
 }
+
+/// A mapping key as SnakeYAML compares keys (`equals` of the constructed
+/// objects): its class and value, so `1` and `'[1]'` are two keys even
+/// though both are written `[1]`, and `1` and `0x1` are one.
+type KeyId = (&'static str, String);
 
 enum Frame {
     Seq(Vec<Node>, usize, usize, usize),
     /// Entries, pending key, anchor, line, column, and the keys (a
     /// duplicate is found in constant time).
     Map(
-        Vec<(String, Node)>,
-        Option<String>,
+        Vec<(String, Node, KeyId)>,
+        Option<(String, KeyId)>,
         usize,
         usize,
         usize,
-        std::collections::HashSet<String>,
+        std::collections::HashSet<KeyId>,
     ),
 }
 
@@ -76,11 +83,14 @@ fn scalar_value(
     })
 }
 
-fn key_text(n: &Node) -> Result<String, String> {
+fn key_text(n: &Node) -> Result<(String, KeyId), String> {
     match n {
-        Node::Scalar(Some(JavaValue::String(s)), ..) => Ok(s.clone()),
-        Node::Scalar(Some(v), ..) => Ok(format!("[{}]", v.to_java_string())),
-        Node::Scalar(None, ..) => Ok("[null]".into()),
+        Node::Scalar(Some(JavaValue::String(s)), ..) => Ok((s.clone(), ("", s.clone()))),
+        Node::Scalar(Some(v), ..) => {
+            let text = v.to_java_string();
+            Ok((format!("[{text}]"), (v.class(), text)))
+        }
+        Node::Scalar(None, ..) => Ok(("[null]".into(), ("null", String::new()))),
         Node::Seq(_, l, _) | Node::Map(_, l, _) => {
             Err(format!("{NOT_MODELLED}a list or map as a key (line {l})"))
         }
@@ -100,8 +110,8 @@ fn count(n: &Node) -> (usize, usize) {
             Node::Scalar(..) => {}
             Node::Seq(items, ..) => stack.extend(items.iter()),
             Node::Map(items, ..) => {
-                bytes += items.iter().map(|(k, _)| k.len()).sum::<usize>();
-                stack.extend(items.iter().map(|(_, v)| v));
+                bytes += items.iter().map(|(k, ..)| k.len()).sum::<usize>();
+                stack.extend(items.iter().map(|(_, v, _)| v));
             }
         }
     }
@@ -371,7 +381,7 @@ fn read_events(text: &str, surrogate: &mut Option<usize>) -> Result<Vec<Vec<Entr
                 Some(Frame::Map(items, pending, _, map_line, map_col, keys)) => {
                     match pending.take() {
                         None => *pending = Some(key_text(&node)?),
-                        Some(k) => {
+                        Some((k, id)) => {
                             if k == "<<" {
                                 // A merge key: the merged map's entries that are not set.
                                 let merged = match node {
@@ -385,18 +395,24 @@ fn read_events(text: &str, surrogate: &mut Option<usize>) -> Result<Vec<Vec<Entr
                                         .collect(),
                                     _ => vec![],
                                 };
-                                for (mk, mv) in merged {
-                                    if keys.insert(mk.clone()) {
-                                        items.push((mk, mv));
+                                for (mk, mv, mid) in merged {
+                                    if keys.insert(mid.clone()) {
+                                        items.push((mk, mv, mid));
                                     }
                                 }
-                            } else if keys.contains(&k) {
+                            } else if keys.contains(&id) {
+                                // SnakeYAML names the key object (`1`, not `[1]`).
+                                let shown = if id.0 == "null" {
+                                    "null"
+                                } else {
+                                    id.1.as_str()
+                                };
                                 return Err(format!(
-                                "while constructing a mapping (line {map_line}, column {map_col}): found duplicate key {k} (line {line})"
+                                "while constructing a mapping (line {map_line}, column {map_col}): found duplicate key {shown} (line {line})"
                             ));
                             } else {
-                                keys.insert(k.clone());
-                                items.push((k, node));
+                                keys.insert(id.clone());
+                                items.push((k, node, id));
                             }
                         }
                     }
@@ -417,7 +433,7 @@ fn read_events(text: &str, surrogate: &mut Option<usize>) -> Result<Vec<Vec<Entr
 fn flatten(root: Node, expanded: &mut usize) -> Result<Vec<Entry>, String> {
     let mut out = Vec::new();
     let root = match root {
-        Node::Map(m, ..) => m,
+        Node::Map(m, ..) => m.into_iter().map(|(k, v, _)| (k, v)).collect(),
         Node::Scalar(None, ..) => return Ok(out),
         other => vec![("document".to_owned(), other)],
     };
@@ -461,7 +477,7 @@ fn flatten(root: Node, expanded: &mut usize) -> Result<Vec<Entry>, String> {
                         column,
                     });
                 }
-                for (k, v) in m.into_iter().rev() {
+                for (k, v, _) in m.into_iter().rev() {
                     charge(path.len() + 1 + k.len(), &v)?;
                     let key = if k.starts_with('[') {
                         format!("{path}{k}")
