@@ -22,6 +22,8 @@ use serde_json::{json, Value};
 
 use crate::support::{bin, java_build, java_required, root};
 
+mod random;
+
 /// The corpus, sorted.
 fn corpus() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/spring_config"))
@@ -129,18 +131,31 @@ fn java_view(line: &Value) -> Value {
 
 /// What the model did with the file, in the same shape.
 fn model_view(file: &Path) -> Value {
+    model_run(file).0
+}
+
+/// The model's view, and whether it left a property out for a placeholder
+/// nothing resolves (`unresolved`: Spring refuses such a file, `check`
+/// answers for the values the environment may give). No environment, as
+/// `BindProbe` has none.
+fn model_run(file: &Path) -> (Value, bool) {
     let out = Command::new(bin())
         .args(["check", file.to_str().expect("a UTF-8 path"), "--json"])
+        .env_clear()
         .output()
         .expect("the binary runs");
     let v: Value = match serde_json::from_slice(&out.stdout) {
         Ok(v) => v,
         Err(e) => {
-            return json!({
-                "model_output": format!("{e}: {}", String::from_utf8_lossy(&out.stderr))
-            })
+            let shown = format!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+            return (json!({ "model_output": shown }), false);
         }
     };
+    let open = v["unresolved"].as_array().is_some_and(|u| !u.is_empty());
+    (model_shape(&v), open)
+}
+
+fn model_shape(v: &Value) -> Value {
     if let Some(b) = v.get("bound") {
         return json!({ "bound": b });
     }
@@ -226,4 +241,85 @@ fn spring_boot_binds_every_file_as_the_model_does() {
         bound >= 20 && refused >= 20,
         "{bound} bound, {refused} refused"
     );
+}
+
+/// The differential on generated files: `TOOLCALL_BINDING_FILES` files
+/// (default 400) from seed `TOOLCALL_BINDING_SEED` (default 1), each bound
+/// by Spring Boot and by the model. They must agree, with one documented
+/// exception: a value whose placeholder nothing resolves, which Spring
+/// refuses and `check` answers for the values the environment may give
+/// (the model must then have said so, `unresolved`).
+#[test]
+fn generated_files_bind_as_spring_boot_binds_them() {
+    let test = "generated_files_bind_as_spring_boot_binds_them";
+    if let Err(e) = java_build() {
+        if java_required() {
+            panic!("{test}: Java is required here: {e}");
+        }
+        println!("SKIPPED {test}: {e}");
+        return;
+    }
+    let number = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (count, seed) = (
+        number("TOOLCALL_BINDING_FILES", 400),
+        number("TOOLCALL_BINDING_SEED", 1),
+    );
+    let dir = std::env::temp_dir().join(format!("tcm-binding-{seed}-{}", std::process::id()));
+    let mut rng = random::Rng::new(seed);
+    let files: Vec<PathBuf> = (0..count)
+        .map(|i| {
+            let d = dir.join(i.to_string());
+            std::fs::create_dir_all(&d).unwrap();
+            let (name, text) = if rng.below_percent(55) {
+                ("application.properties", random::properties(&mut rng))
+            } else {
+                ("application.yml", random::yaml(&mut rng))
+            };
+            let f = d.join(name);
+            std::fs::write(&f, text).unwrap();
+            f
+        })
+        .collect();
+    let java = java_lines(&files).unwrap_or_else(|e| panic!("{test}: {e}"));
+    let (mut agree, mut open) = (0, 0);
+    let mut kinds = std::collections::BTreeMap::new();
+    let mut failures = Vec::new();
+    for (f, line) in files.iter().zip(&java) {
+        let j = java_view(line);
+        let (m, unresolved) = model_run(f);
+        if j == m || loads_agree(f, &j, &m) {
+            agree += 1;
+            let kind = j.as_object().and_then(|o| o.keys().next().cloned());
+            *kinds.entry(kind.unwrap_or_default()).or_insert(0) += 1;
+        } else if unresolved && j["value"].as_str().is_some_and(|v| v.contains("${")) {
+            open += 1;
+        } else {
+            failures.push(format!(
+                "{}:\n{}\n  Spring Boot: {j}\n  model:       {m}",
+                f.display(),
+                std::fs::read_to_string(f).unwrap_or_default()
+            ));
+        }
+    }
+    println!(
+        "generated binding differential (seed {seed}): {agree} of {count} files agree {kinds:?}, {open} left open by a placeholder, {} disagree",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {count} generated files (seed {seed}) bound differently:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    // Most files must say something: bound, and refused each way.
+    assert!(agree * 10 >= count * 8, "{agree} of {count} agree");
+    for k in ["bound", "bind", "unbound", "builder"] {
+        assert!(kinds.get(k).is_some_and(|n| *n >= count / 40), "{kinds:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -854,12 +854,12 @@ fn bind_leniently(
                     });
                 }
                 unresolved.push(format!(
-                    "{} ({property} = {value}): a placeholder nothing here resolves (not in the files, the environment or --set); Spring Boot refuses the file without it; checked at the values it may take (below); give it with --set NAME=VALUE",
+                    "{} ({property} = {value}): a placeholder nothing here resolves (not in the files, the environment or --set); Spring Boot refuses the file unless the environment sets it; left out here, and checked at each value that can change the answer; give it with --set NAME=VALUE",
                     lines.join(", ")
                 ));
                 open.push(property);
             }
-            Err(e) => return Err(refused(&sources, &e, json, sarif)),
+            Err(e) => return Err(refused(&sources, &e, &unresolved, json, sarif)),
         }
     }
 }
@@ -1032,6 +1032,7 @@ fn builder_culprit<'a>(docs: &'a [Vec<Entry>], message: &str) -> Option<&'a Entr
 fn refused(
     sources: &[(String, Vec<Entry>)],
     e: &BindFailure,
+    unresolved: &[String],
     json: bool,
     sarif: Option<&Path>,
 ) -> ExitCode {
@@ -1098,10 +1099,17 @@ fn refused(
             "file": name,
             "spring_refuses": e.to_string(),
             "refusal": refusal,
+            "unresolved": unresolved,
         }));
     }
+    // The properties left out before this refusal: Spring would have
+    // refused their placeholders first, unless the environment sets them.
+    let left_out: String = unresolved
+        .iter()
+        .map(|u| format!("\nwarning: {}", clip(u)))
+        .collect();
     no_verdict(&format!(
-        "{head}: Spring Boot refuses this configuration; the application would not start:\n\n{}",
+        "{head}: Spring Boot refuses this configuration; the application would not start:\n\n{}{left_out}",
         clip(&e.to_string())
     ))
 }
