@@ -704,9 +704,26 @@ fn profile_values_spring_refuses_are_no_verdict() {
             "{text}: {err}"
         );
     }
-    // A placeholder in a profile value is kept as written, not refused.
+    // A placeholder in a profile value resolves (here its default, or
+    // --set); one nothing resolves is kept as written, not refused.
     let f = dir.join("application.properties");
-    std::fs::write(&f, "spring.profiles.active=${P:dev}\n").unwrap();
+    std::fs::write(&f, "spring.profiles.active=${TCM_UNSET_PROFILE:dev}\n").unwrap();
+    let (code, out, err) = check_cli(&[f.to_str().unwrap(), "--json"], b"");
+    assert_ne!(code, 2, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["profiles"], serde_json::json!(["dev"]));
+    let (_, out, _) = check_cli(
+        &[
+            f.to_str().unwrap(),
+            "--json",
+            "--set",
+            "TCM_UNSET_PROFILE=prod",
+        ],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["profiles"], serde_json::json!(["prod"]));
+    std::fs::write(&f, "spring.profiles.active=${TCM_UNSET_PROFILE}\n").unwrap();
     let (code, out, err) = check_cli(&[f.to_str().unwrap()], b"");
     assert_ne!(code, 2, "{out}{err}");
     std::fs::remove_dir_all(&dir).ok();

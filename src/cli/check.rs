@@ -546,7 +546,7 @@ fn resolve(files: &[PathBuf], kinds: &[&'static str], f: &Flags) -> Result<Resol
             .collect()
     });
     let sets_given = set_flags(&f.set)?;
-    let (sources, active) = read_sources(files, kinds, given.as_deref(), f.json)?;
+    let (sources, active) = read_sources(files, kinds, given.as_deref(), &sets_given, f.json)?;
     let (mut applied_sources, mut notes, read_files) = apply_profiles(sources, &active);
     // The version answered for: the build file's, when it is one this model
     // describes; else 2.0.1.
@@ -615,6 +615,7 @@ fn read_sources(
     files: &[PathBuf],
     kinds: &[&'static str],
     given: Option<&[String]>,
+    sets_given: &[(String, String)],
     json: bool,
 ) -> Result<(Vec<(String, Vec<Entry>)>, Vec<String>), ExitCode> {
     let mut sources: Vec<(String, Vec<Entry>)> = Vec::new();
@@ -623,7 +624,15 @@ fn read_sources(
         let d = load(file, &shown, kind, json)?;
         sources.extend(d.into_iter().map(|d| (shown.clone(), d)));
     }
-    let main: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
+    // The profile values' placeholders resolve against the files, then the
+    // environment and the command line, as Spring's sources stand.
+    let mut main: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
+    let env: Vec<(String, String)> = placeholder_names(&main)
+        .iter()
+        .filter_map(|n| std::env::var(n).ok().map(|v| (n.clone(), v)))
+        .collect();
+    main.push(profile_source(&env));
+    main.push(profile_source(sets_given));
     let active = active_profiles(&main, given).map_err(|m| {
         let name = sources.first().map_or("", |(o, _)| o.as_str());
         cannot_load(name, &m, json)

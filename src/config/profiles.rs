@@ -145,7 +145,10 @@ impl<'a> Expr<'a> {
 /// none, the last `spring.profiles.default`, else `default`. Each is
 /// expanded by the `spring.profiles.group.NAME` lists. A profile name
 /// Spring's `ProfilesValidator` refuses, and an include in a document under
-/// `on-profile`, are Spring's refusals to start, with its message.
+/// `on-profile`, are Spring's refusals to start, with its message. A
+/// placeholder in a profile value is resolved against `docs` (the
+/// command line's sources among them, last); one nothing resolves stays as
+/// written.
 ///
 /// ```
 /// use toolcall_model::config::{parse_properties, active_profiles};
@@ -166,6 +169,8 @@ impl<'a> Expr<'a> {
 /// assert_eq!(active_profiles(&more, None).unwrap(), ["base", "a", "b"]);
 /// let bad = parse_properties(b"spring.profiles.active=dev,,prod\n").unwrap();
 /// assert!(active_profiles(&bad, None).unwrap_err().contains("Invalid empty profile"));
+/// let placeholder = parse_properties(b"spring.profiles.active=${PROFILE:local}\n").unwrap();
+/// assert_eq!(active_profiles(&placeholder, None).unwrap(), ["local"]);
 /// ```
 pub fn active_profiles(
     docs: &[Vec<Entry>],
@@ -182,6 +187,7 @@ pub fn active_profiles(
                     "a document under {ON_PROFILE} cannot contain property '{PROFILES_INCLUDE}' (InactiveConfigDataAccessException)"
                 ));
             }
+            let v = resolved(docs, &v)?;
             included.extend(profile_list(&v, PROFILES_INCLUDE, "java.util.List")?);
         }
     }
@@ -192,6 +198,7 @@ pub fn active_profiles(
     let last = |key: &str| docs.iter().filter_map(|d| value_of(d, key)).next_back();
     let mut active = included;
     if let Some(v) = last(PROFILES_ACTIVE) {
+        let v = resolved(docs, &v)?;
         for p in profile_list(&v, PROFILES_ACTIVE, "java.util.Set")? {
             if !active.contains(&p) {
                 active.push(p);
@@ -201,11 +208,21 @@ pub fn active_profiles(
     let chosen = if !active.is_empty() {
         active
     } else if let Some(v) = last(PROFILES_DEFAULT) {
-        profile_list(&v, PROFILES_DEFAULT, "java.util.Set")?
+        profile_list(&resolved(docs, &v)?, PROFILES_DEFAULT, "java.util.Set")?
     } else {
         vec!["default".to_owned()]
     };
     Ok(expand_groups(docs, chosen))
+}
+
+/// A profile value with its placeholders resolved, as Spring's
+/// `ConfigDataEnvironmentContributorPlaceholdersResolver` does.
+fn resolved(docs: &[Vec<Entry>], value: &str) -> Result<String, String> {
+    if value.contains("${") {
+        crate::config::resolve_placeholders(docs, value)
+    } else {
+        Ok(value.to_owned())
+    }
 }
 
 /// `spring.profiles.include`.
@@ -218,8 +235,8 @@ const PROFILES_GROUP: &str = "spring.profiles.group";
 /// A profile list as the binder converts it (comma-separated, trimmed; an
 /// empty value is an empty list), each name held to `ProfilesValidator`'s
 /// rule: not empty, letters, digits and `-_.+@`, a letter or digit first
-/// and last. A value with a placeholder is kept as written: `check` does
-/// not resolve placeholders in profile names.
+/// and last. A value whose placeholder nothing resolved is kept as
+/// written, not validated: the environment may set it.
 fn profile_list(value: &str, key: &str, collection: &str) -> Result<Vec<String>, String> {
     if value.trim().is_empty() {
         return Ok(Vec::new());

@@ -240,6 +240,24 @@ impl PlaceholderError {
     }
 }
 
+/// A value with its `${...}` placeholders resolved against `documents`
+/// as the binder resolves a bound value's (a later document first; an
+/// unresolvable placeholder stays as written); an error is Spring's
+/// refusal (a circular reference, past the depth or work limits).
+///
+/// ```
+/// use toolcall_model::config::{parse_properties, resolve_placeholders};
+/// let docs = parse_properties(b"env=prod\n").unwrap();
+/// assert_eq!(resolve_placeholders(&docs, "${env},${zone:eu}").unwrap(), "prod,eu");
+/// assert_eq!(resolve_placeholders(&docs, "${other}").unwrap(), "${other}");
+/// ```
+pub fn resolve_placeholders(documents: &[Vec<Entry>], value: &str) -> Result<String, String> {
+    match Placeholders::new(documents).resolve(&JavaValue::String(value.to_owned()))? {
+        JavaValue::String(s) => Ok(s),
+        other => Ok(other.to_java_string()),
+    }
+}
+
 /// Resolves the `${...}` placeholders of property values as the binder's
 /// `PropertySourcesPlaceholdersResolver` does, against the file alone: a
 /// canonical name (`other.value`, `other-value`) through relaxed binding
