@@ -30,6 +30,7 @@ pub fn parse_properties(bytes: &[u8]) -> Result<Vec<Vec<Entry>>, LoadError> {
         escaped: false,
         column: -1,
         newlines: 0,
+        at_end: false,
         char_line: 0,
         line: 0,
         last_comment_prefix: None,
@@ -91,8 +92,11 @@ pub(super) struct Reader<'a> {
     pub(super) ch: Option<char>,
     pub(super) escaped: bool,
     pub(super) column: i64,
-    /// Line ends consumed so far.
+    /// `LineNumberReader.getLineNumber()`: line ends consumed so far, and
+    /// one more once the end is reached after a last line without one.
     pub(super) newlines: usize,
+    /// Whether the end has been read (the last line counted once).
+    pub(super) at_end: bool,
     /// 0-based line of the character last taken.
     pub(super) char_line: usize,
     /// 0-based line of the current line's first character.
@@ -103,7 +107,18 @@ pub(super) struct Reader<'a> {
 impl Reader<'_> {
     /// `LineNumberReader.read()`: `\r\n` and `\r` read as `\n`.
     pub(super) fn raw(&mut self) -> Option<char> {
-        let b = *self.bytes.get(self.pos)?;
+        let Some(&b) = self.bytes.get(self.pos) else {
+            // JDK 16+ (JDK-8235792): reaching the end after a line without
+            // its terminator counts that line, so an empty value at the end
+            // of such a file stands on the line after it.
+            if !self.at_end {
+                self.at_end = true;
+                if self.pos > 0 && !matches!(self.bytes[self.pos - 1], b'\n' | b'\r') {
+                    self.newlines += 1;
+                }
+            }
+            return None;
+        };
         self.pos += 1;
         self.char_line = self.newlines;
         let c = if b == b'\r' {
