@@ -19,7 +19,7 @@ use toolcall_model::config::{
     active_profiles, applied, bind, describe_setup, open_values, parse_properties,
     placeholder_names, relaxed, report_sets, smallest_fixes, source as profile_source,
     spring_ai_version, too_large, Application, BindFailure, BoundProperties, CheckScenario, Entry,
-    Mark, SetReport, Setup, ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES,
+    Mark, ProfileRefusal, SetReport, Setup, ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES,
     MODELLED_SPRING_AI,
 };
 use toolcall_model::model::{
@@ -633,9 +633,12 @@ fn read_sources(
         .collect();
     main.push(profile_source(&env));
     main.push(profile_source(sets_given));
-    let active = active_profiles(&main, given).map_err(|m| {
-        let name = sources.first().map_or("", |(o, _)| o.as_str());
-        cannot_load(name, &m, json)
+    let active = active_profiles(&main, given).map_err(|r| match r {
+        ProfileRefusal::Bind(b) => refused(&sources, &b, &[], json, None),
+        ProfileRefusal::Load(m) => {
+            let name = sources.first().map_or("", |(o, _)| o.as_str());
+            cannot_load(name, &m, json)
+        }
     })?;
     for file in files.iter().filter(|p| *p != Path::new("-")) {
         for (path, k) in profile_files(file, &active) {

@@ -8,7 +8,7 @@
 //! Pure: the command line reads the files and the environment and hands
 //! their texts and values here.
 
-use crate::config::binding::{Entry, JavaValue};
+use crate::config::binding::{BindFailure, Entry, JavaValue};
 
 /// `spring.config.activate.on-profile`.
 pub const ON_PROFILE: &str = "spring.config.activate.on-profile";
@@ -168,38 +168,42 @@ impl<'a> Expr<'a> {
 /// .unwrap();
 /// assert_eq!(active_profiles(&more, None).unwrap(), ["base", "a", "b"]);
 /// let bad = parse_properties(b"spring.profiles.active=dev,,prod\n").unwrap();
-/// assert!(active_profiles(&bad, None).unwrap_err().contains("Invalid empty profile"));
+/// assert!(active_profiles(&bad, None).unwrap_err().to_string().contains("Invalid empty profile"));
 /// let placeholder = parse_properties(b"spring.profiles.active=${PROFILE:local}\n").unwrap();
 /// assert_eq!(active_profiles(&placeholder, None).unwrap(), ["local"]);
 /// ```
 pub fn active_profiles(
     docs: &[Vec<Entry>],
     given: Option<&[String]>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, ProfileRefusal> {
     if let Some(g) = given {
         return Ok(g.to_vec());
     }
     let mut included = Vec::new();
     for d in docs {
-        if let Some(v) = value_of(d, PROFILES_INCLUDE) {
+        if let Some((v, at)) = entry_value(d, PROFILES_INCLUDE) {
             if value_of(d, ON_PROFILE).is_some() {
-                return Err(format!(
+                return Err(ProfileRefusal::Load(format!(
                     "a document under {ON_PROFILE} cannot contain property '{PROFILES_INCLUDE}' (InactiveConfigDataAccessException)"
-                ));
+                )));
             }
-            let v = resolved(docs, &v)?;
-            included.extend(profile_list(&v, PROFILES_INCLUDE, "java.util.List")?);
+            included.extend(profile_list(
+                docs,
+                &v,
+                at,
+                PROFILES_INCLUDE,
+                "java.util.List",
+            )?);
         }
     }
     // Boot binds `spring.profiles.active` with its `ProfilesValidator`
     // handler, which takes the place of the binder's
     // `InactiveSourceChecker`: every document is a source, and one under
     // `on-profile` is read, not refused, the last one winning.
-    let last = |key: &str| docs.iter().filter_map(|d| value_of(d, key)).next_back();
+    let last = |key: &str| docs.iter().filter_map(|d| entry_value(d, key)).next_back();
     let mut active = included;
-    if let Some(v) = last(PROFILES_ACTIVE) {
-        let v = resolved(docs, &v)?;
-        for p in profile_list(&v, PROFILES_ACTIVE, "java.util.Set")? {
+    if let Some((v, at)) = last(PROFILES_ACTIVE) {
+        for p in profile_list(docs, &v, at, PROFILES_ACTIVE, "java.util.Set")? {
             if !active.contains(&p) {
                 active.push(p);
             }
@@ -207,12 +211,39 @@ pub fn active_profiles(
     }
     let chosen = if !active.is_empty() {
         active
-    } else if let Some(v) = last(PROFILES_DEFAULT) {
-        profile_list(&resolved(docs, &v)?, PROFILES_DEFAULT, "java.util.Set")?
+    } else if let Some((v, at)) = last(PROFILES_DEFAULT) {
+        profile_list(docs, &v, at, PROFILES_DEFAULT, "java.util.Set")?
     } else {
         vec!["default".to_owned()]
     };
     Ok(expand_groups(docs, chosen))
+}
+
+/// Why Spring Boot does not start with these profile settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProfileRefusal {
+    /// `ProfilesValidator` refused a name: a `BindException` on the
+    /// profile property, as `BindFailureAnalyzer` describes it.
+    Bind(BindFailure),
+    /// The configuration cannot be loaded (an include under `on-profile`).
+    Load(String),
+}
+
+impl std::fmt::Display for ProfileRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProfileRefusal::Bind(b) => write!(f, "{b}"),
+            ProfileRefusal::Load(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+/// [`value_of`], with the entry the value starts at (its origin).
+fn entry_value<'a>(doc: &'a [Entry], key: &str) -> Option<(String, &'a Entry)> {
+    let value = value_of(doc, key)?;
+    let want = relaxed(key);
+    let at = doc.iter().find(|e| relaxed(&e.key).starts_with(&want))?;
+    Some((value, at))
 }
 
 /// A profile value with its placeholders resolved, as Spring's
@@ -237,7 +268,26 @@ const PROFILES_GROUP: &str = "spring.profiles.group";
 /// rule: not empty, letters, digits and `-_.+@`, a letter or digit first
 /// and last. A value whose placeholder nothing resolved is kept as
 /// written, not validated: the environment may set it.
-fn profile_list(value: &str, key: &str, collection: &str) -> Result<Vec<String>, String> {
+fn profile_list(
+    docs: &[Vec<Entry>],
+    written: &str,
+    at: &Entry,
+    key: &str,
+    collection: &str,
+) -> Result<Vec<String>, ProfileRefusal> {
+    let refuse = |reason: String| {
+        ProfileRefusal::Bind(BindFailure::Bind {
+            description: format!(
+                "Failed to bind properties under '{key}' to {collection}<java.lang.String>"
+            ),
+            property: key.to_owned(),
+            value: written.to_owned(),
+            line: at.line,
+            column: at.column,
+            reason,
+        })
+    };
+    let value = resolved(docs, written).map_err(refuse)?;
     if value.trim().is_empty() {
         return Ok(Vec::new());
     }
@@ -245,25 +295,21 @@ fn profile_list(value: &str, key: &str, collection: &str) -> Result<Vec<String>,
     if value.contains("${") {
         return Ok(names.into_iter().filter(|p| !p.is_empty()).collect());
     }
-    let refuse = |why: String| {
-        Err(format!(
-            "Failed to bind properties under '{key}' to {collection}<java.lang.String> ({why})"
-        ))
-    };
+    let invalid = |why: String| Err(refuse(format!("java.lang.IllegalStateException: {why}")));
     for p in &names {
         let chars: Vec<char> = p.chars().collect();
         if chars.is_empty() {
-            return refuse("Invalid empty profile".to_owned());
+            return invalid("Invalid empty profile".to_owned());
         }
         for (i, c) in chars.iter().enumerate() {
             let allowed = "-_.+@".contains(*c);
             if !allowed && !c.is_alphanumeric() {
-                return refuse(format!(
+                return invalid(format!(
                     "Profile '{p}' must contain a letter, digit or allowed char ('-', '_', '.', '+', '@')"
                 ));
             }
             if (i == 0 || i == chars.len() - 1) && !c.is_alphanumeric() {
-                return refuse(format!(
+                return invalid(format!(
                     "Profile '{p}' must start and end with a letter or digit"
                 ));
             }

@@ -228,6 +228,19 @@ pub fn properties(r: &mut Rng) -> String {
                 continue;
             }
         };
+        // The escapes `.properties` allows: a continuation line, a
+        // `\uXXXX` letter, an escaped separator in the value.
+        let v = match r.below(20) {
+            0 if v.len() > 1 => format!("{}\\\n    {}", &v[..1], &v[1..]),
+            1 => v.replacen('e', "\\u0065", 1),
+            2 => format!("{v}\\:x"),
+            _ => v,
+        };
+        let k = if r.below(20) == 0 {
+            k.replacen('o', "\\u006f", 1)
+        } else {
+            k
+        };
         lines.push(format!("{k}{sep}{v}"));
     }
     let mut text = lines.join("\n");
@@ -330,6 +343,29 @@ fn emit(r: &mut Rng, tree: &[(String, Tree)], indent: usize, out: &mut Vec<Strin
             }
         }
     }
+}
+
+/// `spring:` / `ai:` / `tools:` written as one key `spring.ai.tools`.
+fn dotted(tree: Vec<(String, Tree)>) -> Vec<(String, Tree)> {
+    let mut out = Vec::new();
+    for (k, v) in tree {
+        match v {
+            Tree::Map(m) if k == "spring" => {
+                for (k2, v2) in m {
+                    match v2 {
+                        Tree::Map(m2) if k2 == "ai" => {
+                            for (k3, v3) in m2 {
+                                out.push((format!("spring.ai.{k3}"), v3));
+                            }
+                        }
+                        other => out.push((format!("spring.{k2}"), other)),
+                    }
+                }
+            }
+            other => out.push((k, other)),
+        }
+    }
+    out
 }
 
 /// An `application.yml` of one to three documents.
@@ -439,6 +475,10 @@ pub fn yaml(r: &mut Rng) -> String {
                     put(&mut tree, &p, Tree::Leaf(v.into()));
                 }
             }
+        }
+        // A dotted key for the first levels, as YAML files often write them.
+        if r.below(4) == 0 {
+            tree = dotted(tree);
         }
         emit(r, &tree, 0, &mut out);
     }
