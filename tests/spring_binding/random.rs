@@ -231,7 +231,10 @@ pub fn properties(r: &mut Rng) -> String {
         // The escapes `.properties` allows: a continuation line, a
         // `\uXXXX` letter, an escaped separator in the value.
         let v = match r.below(20) {
-            0 if v.len() > 1 => format!("{}\\\n    {}", &v[..1], &v[1..]),
+            0 if v.chars().count() > 1 => {
+                let cut = v.char_indices().nth(1).map_or(v.len(), |(i, _)| i);
+                format!("{}\\\n    {}", &v[..cut], &v[cut..])
+            }
             1 => v.replacen('e', "\\u0065", 1),
             2 => format!("{v}\\:x"),
             _ => v,
