@@ -844,3 +844,35 @@ fn a_huge_limit_with_no_total_is_not_played_call_by_call() {
     assert!(o.elapsed < Duration::from_secs(20), "{o:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn many_profiles_take_linear_time() {
+    // 100,000 active profiles, groups and 5,000 documents for others: the
+    // profile list was deduplicated, expanded and matched by scanning it
+    // for each name (a minute at 300,000 names), and every left-out
+    // document's note repeated the whole list.
+    let dir = scratch("many-profiles");
+    let names: Vec<String> = (0..100_000).map(|i| format!("p{i}")).collect();
+    let mut text = format!(
+        "spring.profiles.active={}\nspring.profiles.group.p1={}\n",
+        names.join(","),
+        names.join(",")
+    );
+    for i in 0..5_000 {
+        text.push_str(&format!(
+            "#---\nspring.config.activate.on-profile=q{i} | r{i}\nx=1\n"
+        ));
+    }
+    let f = write(&dir, "application.properties", &text);
+    let o = run_bounded(&["check", f.to_str().unwrap(), "--json"], 1024, 120);
+    assert_eq!(o.code, Some(1), "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["profiles"].as_array().map(Vec::len), Some(100_000));
+    assert_eq!(v["notes"].as_array().map(Vec::len), Some(5_000));
+    assert!(v["notes"][0]
+        .as_str()
+        .unwrap()
+        .ends_with("(active: p0, p1, p2, p3, p4, p5, p6, p7 and 99992 more)"));
+    assert!(o.elapsed < Duration::from_secs(30), "{:?}", o.elapsed);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -16,10 +16,10 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::config::{
-    active_profiles, applied, bind, describe_setup, open_values, parse_properties,
-    placeholder_names, relaxed, report_sets, smallest_fixes, source as profile_source,
-    spring_ai_version, too_large, Application, BindFailure, BoundProperties, CheckScenario, Entry,
-    Mark, ProfileRefusal, SetReport, Setup, ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES,
+    active_profiles, bind, describe_setup, open_values, parse_properties, placeholder_names,
+    relaxed, report_sets, smallest_fixes, source as profile_source, spring_ai_version, too_large,
+    Application, BindFailure, BoundProperties, CheckScenario, Entry, Mark, ProfileMatcher,
+    ProfileRefusal, SetReport, Setup, ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES,
     MODELLED_SPRING_AI,
 };
 use toolcall_model::model::{
@@ -663,18 +663,31 @@ fn apply_profiles(
     let mut notes = Vec::new();
     let mut applied_sources = Vec::new();
     let mut read_files: Vec<String> = Vec::new();
+    let matcher = ProfileMatcher::new(active);
+    // Named once, at most a few: a file can list thousands of profiles.
+    let shown_active = {
+        let mut s = active
+            .iter()
+            .take(8)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if active.len() > 8 {
+            s.push_str(&format!(" and {} more", active.len() - 8));
+        }
+        s
+    };
     for (origin, doc) in sources {
         if !read_files.contains(&origin) {
             read_files.push(origin.clone());
         }
-        let (kept, skipped) = applied(vec![doc], active);
-        for (line, expr) in skipped {
-            notes.push(format!(
-                "note: {origin}:{line}: a document for profile '{expr}' is not applied (active: {})",
-                active.join(", ")
-            ));
+        match matcher.leaves_out(&doc) {
+            Some((line, expr)) => notes.push(format!(
+                "note: {origin}:{line}: a document for profile '{}' is not applied (active: {shown_active})",
+                clip(&expr)
+            )),
+            None => applied_sources.push((origin.clone(), doc)),
         }
-        applied_sources.extend(kept.into_iter().map(|d| (origin.clone(), d)));
     }
     (applied_sources, notes, read_files)
 }

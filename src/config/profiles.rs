@@ -60,21 +60,59 @@ fn value_of(doc: &[Entry], key: &str) -> Option<String> {
 /// assert!(profile_matches("(prod | dev) & !cloud", &active));
 /// ```
 pub fn profile_matches(expr: &str, active: &[String]) -> bool {
-    expr.split(',')
-        .map(str::trim)
-        .filter(|e| !e.is_empty())
-        .any(|e| Expr::new(e, active).or())
+    ProfileMatcher::new(active).matches(expr)
+}
+
+/// The active profiles held for matching many expressions: a set, so a
+/// file of many documents against many profiles takes time linear in
+/// both.
+///
+/// ```
+/// use toolcall_model::config::{parse_properties, ProfileMatcher};
+/// let active = ["dev".to_owned()];
+/// let m = ProfileMatcher::new(&active);
+/// assert!(m.matches("dev | cloud"));
+/// let docs = parse_properties(b"a=1\n#---\nspring.config.activate.on-profile=prod\nb=2\n").unwrap();
+/// assert_eq!(m.leaves_out(&docs[0]), None);
+/// assert_eq!(m.leaves_out(&docs[1]), Some((3, "prod".to_owned())));
+/// ```
+pub struct ProfileMatcher<'a> {
+    active: std::collections::HashSet<&'a str>,
+}
+
+impl<'a> ProfileMatcher<'a> {
+    /// The matcher for these active profiles.
+    pub fn new(active: &'a [String]) -> Self {
+        ProfileMatcher {
+            active: active.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// Whether the expression (a comma-separated list means any) matches.
+    pub fn matches(&self, expr: &str) -> bool {
+        expr.split(',')
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+            .any(|e| Expr::new(e, &self.active).or())
+    }
+
+    /// For a document under `on-profile` that does not match: its first
+    /// line and its expression.
+    pub fn leaves_out(&self, doc: &[Entry]) -> Option<(usize, String)> {
+        let expr = value_of(doc, ON_PROFILE)?;
+        (!self.matches(&expr)).then(|| (doc.first().map_or(0, |e| e.line), expr))
+    }
 }
 
 /// A recursive-descent reader of one profile expression.
 struct Expr<'a> {
     chars: Vec<char>,
     at: usize,
-    active: &'a [String],
+    active: &'a std::collections::HashSet<&'a str>,
 }
 
 impl<'a> Expr<'a> {
-    fn new(text: &str, active: &'a [String]) -> Self {
+    fn new(text: &str, active: &'a std::collections::HashSet<&'a str>) -> Self {
         Expr {
             chars: text.chars().collect(),
             at: 0,
@@ -133,7 +171,7 @@ impl<'a> Expr<'a> {
             self.at += 1;
         }
         let name: String = self.chars[start..self.at].iter().collect();
-        self.active.contains(&name)
+        self.active.contains(name.as_str())
     }
 }
 
@@ -201,12 +239,15 @@ pub fn active_profiles(
     // `InactiveSourceChecker`: every document is a source, and one under
     // `on-profile` is read, not refused, the last one winning.
     let last = |key: &str| docs.iter().filter_map(|d| entry_value(d, key)).next_back();
-    let mut active = included;
-    if let Some((v, at)) = last(PROFILES_ACTIVE) {
-        for p in profile_list(docs, &v, at, PROFILES_ACTIVE, "java.util.Set")? {
-            if !active.contains(&p) {
-                active.push(p);
-            }
+    let mut active = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let listed = match last(PROFILES_ACTIVE) {
+        Some((v, at)) => profile_list(docs, &v, at, PROFILES_ACTIVE, "java.util.Set")?,
+        None => Vec::new(),
+    };
+    for p in included.into_iter().chain(listed) {
+        if seen.insert(p.clone()) {
+            active.push(p);
         }
     }
     let chosen = if !active.is_empty() {
@@ -355,8 +396,9 @@ fn expand_groups(docs: &[Vec<Entry>], profiles: Vec<String>) -> Vec<String> {
     }
     let mut stack: Vec<String> = profiles.into_iter().rev().collect();
     let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     while let Some(p) = stack.pop() {
-        if out.contains(&p) {
+        if !seen.insert(p.clone()) {
             continue;
         }
         if let Some(members) = groups.get(&p) {
@@ -384,14 +426,13 @@ pub fn applied(
     docs: Vec<Vec<Entry>>,
     active: &[String],
 ) -> (Vec<Vec<Entry>>, Vec<(usize, String)>) {
+    let matcher = ProfileMatcher::new(active);
     let mut kept = Vec::new();
     let mut skipped = Vec::new();
     for d in docs {
-        match value_of(&d, ON_PROFILE) {
-            Some(expr) if !profile_matches(&expr, active) => {
-                skipped.push((d.first().map_or(0, |e| e.line), expr));
-            }
-            _ => kept.push(d),
+        match matcher.leaves_out(&d) {
+            Some(left_out) => skipped.push(left_out),
+            None => kept.push(d),
         }
     }
     (kept, skipped)
