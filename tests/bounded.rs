@@ -874,5 +874,19 @@ fn many_profiles_take_linear_time() {
         .unwrap()
         .ends_with("(active: p0, p1, p2, p3, p4, p5, p6, p7 and 99992 more)"));
     assert!(o.elapsed < Duration::from_secs(30), "{:?}", o.elapsed);
+    // 20,000 documents, each including a profile through a placeholder:
+    // each value was resolved over a fresh index of every document.
+    let mut text = String::new();
+    for i in 0..20_000 {
+        text.push_str(&format!(
+            "#---\nspring.profiles.include=${{a{i}:b{i}}}\nk{i}=1\n"
+        ));
+    }
+    let f = write(&dir, "application.properties", &text);
+    let o = run_bounded(&["check", f.to_str().unwrap(), "--json"], 1024, 120);
+    assert_eq!(o.code, Some(1), "{}", o.stderr);
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["profiles"][19_999], "b19999");
+    assert!(o.elapsed < Duration::from_secs(30), "{:?}", o.elapsed);
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -11,8 +11,9 @@ pub(crate) mod yaml;
 
 pub use binding::{
     bind, expands_too_much, parse_properties, resolve_placeholders, resolve_yaml_scalar, too_large,
-    BindFailure, BoundProperties, Entry, JavaValue, LoadError, Unknown, ENTRY_COST, KNOWN_KEYS,
-    MAX_CONFIG_BYTES, MAX_EXPANDED_BYTES, MAX_PLACEHOLDER_DEPTH, MAX_UNKNOWN, SUGGEST_TRIES,
+    BindFailure, BoundProperties, Entry, JavaValue, LoadError, Unknown, ValueResolver, ENTRY_COST,
+    KNOWN_KEYS, MAX_CONFIG_BYTES, MAX_EXPANDED_BYTES, MAX_PLACEHOLDER_DEPTH, MAX_UNKNOWN,
+    SUGGEST_TRIES,
 };
 
 pub use check::{

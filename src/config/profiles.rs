@@ -217,6 +217,8 @@ pub fn active_profiles(
     if let Some(g) = given {
         return Ok(g.to_vec());
     }
+    let docs_resolver = crate::config::ValueResolver::new(docs);
+    let resolver = &docs_resolver;
     let mut included = Vec::new();
     for d in docs {
         if let Some((v, at)) = entry_value(d, PROFILES_INCLUDE) {
@@ -226,7 +228,7 @@ pub fn active_profiles(
                 )));
             }
             included.extend(profile_list(
-                docs,
+                resolver,
                 &v,
                 at,
                 PROFILES_INCLUDE,
@@ -242,7 +244,7 @@ pub fn active_profiles(
     let mut active = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let listed = match last(PROFILES_ACTIVE) {
-        Some((v, at)) => profile_list(docs, &v, at, PROFILES_ACTIVE, "java.util.Set")?,
+        Some((v, at)) => profile_list(resolver, &v, at, PROFILES_ACTIVE, "java.util.Set")?,
         None => Vec::new(),
     };
     for p in included.into_iter().chain(listed) {
@@ -253,7 +255,7 @@ pub fn active_profiles(
     let chosen = if !active.is_empty() {
         active
     } else if let Some((v, at)) = last(PROFILES_DEFAULT) {
-        profile_list(docs, &v, at, PROFILES_DEFAULT, "java.util.Set")?
+        profile_list(resolver, &v, at, PROFILES_DEFAULT, "java.util.Set")?
     } else {
         vec!["default".to_owned()]
     };
@@ -287,16 +289,6 @@ fn entry_value<'a>(doc: &'a [Entry], key: &str) -> Option<(String, &'a Entry)> {
     Some((value, at))
 }
 
-/// A profile value with its placeholders resolved, as Spring's
-/// `ConfigDataEnvironmentContributorPlaceholdersResolver` does.
-fn resolved(docs: &[Vec<Entry>], value: &str) -> Result<String, String> {
-    if value.contains("${") {
-        crate::config::resolve_placeholders(docs, value)
-    } else {
-        Ok(value.to_owned())
-    }
-}
-
 /// `spring.profiles.include`.
 pub const PROFILES_INCLUDE: &str = "spring.profiles.include";
 /// `spring.profiles.default`.
@@ -310,7 +302,7 @@ const PROFILES_GROUP: &str = "spring.profiles.group";
 /// and last. A value whose placeholder nothing resolved is kept as
 /// written, not validated: the environment may set it.
 fn profile_list(
-    docs: &[Vec<Entry>],
+    resolver: &crate::config::ValueResolver<'_>,
     written: &str,
     at: &Entry,
     key: &str,
@@ -328,7 +320,11 @@ fn profile_list(
             reason,
         })
     };
-    let value = resolved(docs, written).map_err(refuse)?;
+    let value = if written.contains("${") {
+        resolver.resolve(written).map_err(refuse)?
+    } else {
+        written.to_owned()
+    };
     if value.trim().is_empty() {
         return Ok(Vec::new());
     }

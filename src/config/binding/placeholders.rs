@@ -252,9 +252,34 @@ impl PlaceholderError {
 /// assert_eq!(resolve_placeholders(&docs, "${other}").unwrap(), "${other}");
 /// ```
 pub fn resolve_placeholders(documents: &[Vec<Entry>], value: &str) -> Result<String, String> {
-    match Placeholders::new(documents).resolve(&JavaValue::String(value.to_owned()))? {
-        JavaValue::String(s) => Ok(s),
-        other => Ok(other.to_java_string()),
+    ValueResolver::new(documents).resolve(value)
+}
+
+/// [`resolve_placeholders`] for many values of the same documents: the
+/// documents are indexed once, and the work of all the values counts
+/// against one limit.
+///
+/// ```
+/// use toolcall_model::config::{parse_properties, ValueResolver};
+/// let docs = parse_properties(b"a=1\nb=${a}${a}\n").unwrap();
+/// let r = ValueResolver::new(&docs);
+/// assert_eq!(r.resolve("${b}").unwrap(), "11");
+/// assert_eq!(r.resolve("${c:2}").unwrap(), "2");
+/// ```
+pub struct ValueResolver<'a>(Placeholders<'a>);
+
+impl<'a> ValueResolver<'a> {
+    /// A resolver over these documents (the last one first).
+    pub fn new(documents: &'a [Vec<Entry>]) -> Self {
+        ValueResolver(Placeholders::new(documents))
+    }
+
+    /// The value with its placeholders resolved.
+    pub fn resolve(&self, value: &str) -> Result<String, String> {
+        match self.0.resolve(&JavaValue::String(value.to_owned()))? {
+            JavaValue::String(s) => Ok(s),
+            other => Ok(other.to_java_string()),
+        }
     }
 }
 
