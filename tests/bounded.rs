@@ -890,3 +890,27 @@ fn many_profiles_take_linear_time() {
     assert!(o.elapsed < Duration::from_secs(30), "{:?}", o.elapsed);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_deeply_nested_profile_expression_is_refused_not_overflowed() {
+    // 500,000 levels of `(` (or of `!`) overflowed the stack of the
+    // expression reader: an abort, not an answer.
+    let dir = scratch("deep-profile");
+    for (open, close) in [("(", ")"), ("!", "")] {
+        let text = format!(
+            "spring.profiles.active=dev\n#---\nspring.config.activate.on-profile={}dev{}\nx=1\n",
+            open.repeat(500_000),
+            close.repeat(500_000)
+        );
+        let f = write(&dir, "application.properties", &text);
+        let o = run_bounded(&["check", f.to_str().unwrap()], 1024, 60);
+        assert_eq!(o.code, Some(2), "{}", o.stderr);
+        assert!(
+            o.stderr
+                .contains("not checked: a profile expression nested past 100 levels (line 3)"),
+            "{}",
+            o.stderr
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

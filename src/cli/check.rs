@@ -547,7 +547,7 @@ fn resolve(files: &[PathBuf], kinds: &[&'static str], f: &Flags) -> Result<Resol
     });
     let sets_given = set_flags(&f.set)?;
     let (sources, active) = read_sources(files, kinds, given.as_deref(), &sets_given, f.json)?;
-    let (mut applied_sources, mut notes, read_files) = apply_profiles(sources, &active);
+    let (mut applied_sources, mut notes, read_files) = apply_profiles(sources, &active, f.json)?;
     // The version answered for: the build file's, when it is one this model
     // describes; else 2.0.1.
     let (version_line, version) = match &f.build {
@@ -659,7 +659,8 @@ fn read_sources(
 fn apply_profiles(
     sources: Vec<(String, Vec<Entry>)>,
     active: &[String],
-) -> (Vec<(String, Vec<Entry>)>, Vec<String>, Vec<String>) {
+    json: bool,
+) -> Result<(Vec<(String, Vec<Entry>)>, Vec<String>, Vec<String>), ExitCode> {
     let mut notes = Vec::new();
     let mut applied_sources = Vec::new();
     let mut read_files: Vec<String> = Vec::new();
@@ -682,14 +683,15 @@ fn apply_profiles(
             read_files.push(origin.clone());
         }
         match matcher.leaves_out(&doc) {
-            Some((line, expr)) => notes.push(format!(
+            Ok(Some((line, expr))) => notes.push(format!(
                 "note: {origin}:{line}: a document for profile '{}' is not applied (active: {shown_active})",
                 clip(&expr)
             )),
-            None => applied_sources.push((origin.clone(), doc)),
+            Ok(None) => applied_sources.push((origin.clone(), doc)),
+            Err(why) => return Err(not_checked(&origin, &why, json)),
         }
     }
-    (applied_sources, notes, read_files)
+    Ok((applied_sources, notes, read_files))
 }
 
 /// Spring AI 2.0.0's ToolCallingProperties has neither the limits nor the

@@ -27,8 +27,8 @@ pub use main_job::{columns, conclusion, reproduce, table, Column, MainJob, GROUP
 
 pub use profiles::{
     active_profiles, applied, placeholder_names, profile_matches, relaxed, source,
-    spring_ai_version, ProfileMatcher, ProfileRefusal, MAX_BUILD_INTERPOLATION, MODELLED_SPRING_AI,
-    ON_PROFILE, PROFILES_ACTIVE, PROFILES_DEFAULT, PROFILES_INCLUDE,
+    spring_ai_version, ProfileMatcher, ProfileRefusal, MAX_BUILD_INTERPOLATION, MAX_PROFILE_DEPTH,
+    MODELLED_SPRING_AI, ON_PROFILE, PROFILES_ACTIVE, PROFILES_DEFAULT, PROFILES_INCLUDE,
 };
 
 #[cfg(feature = "yaml")]

@@ -73,8 +73,10 @@ pub fn profile_matches(expr: &str, active: &[String]) -> bool {
 /// let m = ProfileMatcher::new(&active);
 /// assert!(m.matches("dev | cloud"));
 /// let docs = parse_properties(b"a=1\n#---\nspring.config.activate.on-profile=prod\nb=2\n").unwrap();
-/// assert_eq!(m.leaves_out(&docs[0]), None);
-/// assert_eq!(m.leaves_out(&docs[1]), Some((3, "prod".to_owned())));
+/// assert_eq!(m.leaves_out(&docs[0]), Ok(None));
+/// assert_eq!(m.leaves_out(&docs[1]), Ok(Some((3, "prod".to_owned()))));
+/// let deep = format!("{}dev{}", "(".repeat(500), ")".repeat(500));
+/// assert!(!m.matches(&deep));
 /// ```
 pub struct ProfileMatcher<'a> {
     active: std::collections::HashSet<&'a str>,
@@ -88,19 +90,41 @@ impl<'a> ProfileMatcher<'a> {
         }
     }
 
-    /// Whether the expression (a comma-separated list means any) matches.
+    /// Whether the expression (a comma-separated list means any) matches;
+    /// one nested past [`MAX_PROFILE_DEPTH`] does not.
     pub fn matches(&self, expr: &str) -> bool {
-        expr.split(',')
-            .map(str::trim)
-            .filter(|e| !e.is_empty())
-            .any(|e| Expr::new(e, &self.active).or())
+        self.judge(expr).unwrap_or(false)
+    }
+
+    /// The expression's value, `None` past [`MAX_PROFILE_DEPTH`].
+    fn judge(&self, expr: &str) -> Option<bool> {
+        let mut any = false;
+        for e in expr.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let mut x = Expr::new(e, &self.active);
+            let v = x.or();
+            if x.too_deep {
+                return None;
+            }
+            any |= v;
+        }
+        Some(any)
     }
 
     /// For a document under `on-profile` that does not match: its first
-    /// line and its expression.
-    pub fn leaves_out(&self, doc: &[Entry]) -> Option<(usize, String)> {
-        let expr = value_of(doc, ON_PROFILE)?;
-        (!self.matches(&expr)).then(|| (doc.first().map_or(0, |e| e.line), expr))
+    /// line and its expression. An expression nested past
+    /// [`MAX_PROFILE_DEPTH`] is an error: this model does not read it.
+    pub fn leaves_out(&self, doc: &[Entry]) -> Result<Option<(usize, String)>, String> {
+        let Some(expr) = value_of(doc, ON_PROFILE) else {
+            return Ok(None);
+        };
+        let line = doc.first().map_or(0, |e| e.line);
+        match self.judge(&expr) {
+            None => Err(format!(
+                "a profile expression nested past {MAX_PROFILE_DEPTH} levels (line {line})"
+            )),
+            Some(true) => Ok(None),
+            Some(false) => Ok(Some((line, expr))),
+        }
     }
 }
 
@@ -109,7 +133,15 @@ struct Expr<'a> {
     chars: Vec<char>,
     at: usize,
     active: &'a std::collections::HashSet<&'a str>,
+    /// `(` and `!` levels open; past [`MAX_PROFILE_DEPTH`] the reading
+    /// stops (each level is a call here).
+    depth: usize,
+    too_deep: bool,
 }
+
+/// How deep `(` and `!` may nest in a profile expression before `check`
+/// stops reading it (as a placeholder past [`crate::config::MAX_PLACEHOLDER_DEPTH`]).
+pub const MAX_PROFILE_DEPTH: usize = 100;
 
 impl<'a> Expr<'a> {
     fn new(text: &str, active: &'a std::collections::HashSet<&'a str>) -> Self {
@@ -117,6 +149,8 @@ impl<'a> Expr<'a> {
             chars: text.chars().collect(),
             at: 0,
             active,
+            depth: 0,
+            too_deep: false,
         }
     }
 
@@ -153,11 +187,21 @@ impl<'a> Expr<'a> {
     }
 
     fn not(&mut self) -> bool {
+        if self.depth >= MAX_PROFILE_DEPTH {
+            self.too_deep = true;
+            self.at = self.chars.len();
+            return false;
+        }
         if self.eat('!') {
-            return !self.not();
+            self.depth += 1;
+            let v = !self.not();
+            self.depth -= 1;
+            return v;
         }
         if self.eat('(') {
+            self.depth += 1;
             let v = self.or();
+            self.depth -= 1;
             self.eat(')');
             return v;
         }
@@ -426,9 +470,14 @@ pub fn applied(
     let mut kept = Vec::new();
     let mut skipped = Vec::new();
     for d in docs {
+        // Past the depth this model reads: left out, with its line.
         match matcher.leaves_out(&d) {
-            Some(left_out) => skipped.push(left_out),
-            None => kept.push(d),
+            Ok(Some(left_out)) => skipped.push(left_out),
+            Ok(None) => kept.push(d),
+            Err(_) => skipped.push((
+                d.first().map_or(0, |e| e.line),
+                value_of(&d, ON_PROFILE).unwrap_or_default(),
+            )),
         }
     }
     (kept, skipped)
