@@ -52,7 +52,7 @@ use std::time::Instant;
 
 use toolcall_model::json::{is_strict_json, read_lenient, read_strict, JValue, JacksonError};
 
-use crate::support;
+use crate::support::{self, Rng};
 
 const PROBE: &str = "org.springframework.ai.google.genai.JacksonProbe";
 
@@ -647,26 +647,6 @@ fn shorten(s: &str) -> String {
     }
     let head: String = s.chars().take(300).collect();
     format!("{head}... ({} chars)", s.chars().count())
-}
-
-/// xorshift64: deterministic, so every run compares the same texts.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
 }
 
 const PIECES: &[&str] = &[

@@ -270,7 +270,7 @@ fn generated_files_bind_as_spring_boot_binds_them() {
         number("TOOLCALL_BINDING_SEED", 1),
     );
     let dir = std::env::temp_dir().join(format!("tcm-binding-{seed}-{}", std::process::id()));
-    let mut rng = random::Rng::new(seed);
+    let mut rng = random::Rng::seeded(seed);
     let files: Vec<PathBuf> = (0..count)
         .map(|i| {
             let d = dir.join(i.to_string());

@@ -133,3 +133,40 @@ impl Drop for JavaSession {
         let _ = self.child.wait();
     }
 }
+
+/// xorshift64: a deterministic choice for the generated tests (the Jackson
+/// and binding differentials), so every run compares the same texts and a
+/// seed names a failing case.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// From any seed (0 included): mixed, and never the all-zero state.
+    pub fn seeded(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// True `percent` times in a hundred.
+    pub fn below_percent(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
