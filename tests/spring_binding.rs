@@ -323,3 +323,50 @@ fn generated_files_bind_as_spring_boot_binds_them() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The profile files beside a file: each directory of
+/// `tests/spring_config_dirs/` is read by Spring Boot as an application's
+/// default locations are (`application.*` and, for the active profiles,
+/// `application-PROFILE.*` of every extension) and by `check` given its
+/// one `application.properties` or `.yml`. Both must bind the same.
+#[test]
+fn profile_files_beside_bind_as_spring_boot_reads_them() {
+    let test = "profile_files_beside_bind_as_spring_boot_reads_them";
+    if let Err(e) = java_build() {
+        if java_required() {
+            panic!("{test}: Java is required here: {e}");
+        }
+        println!("SKIPPED {test}: {e}");
+        return;
+    }
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("tests/spring_config_dirs"))
+        .expect("tests/spring_config_dirs")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 4, "{dirs:?}");
+    let java = java_lines(&dirs).unwrap_or_else(|e| panic!("{test}: {e}"));
+    let mut failures = Vec::new();
+    for (d, line) in dirs.iter().zip(&java) {
+        let base = [
+            "application.properties",
+            "application.yml",
+            "application.yaml",
+        ]
+        .iter()
+        .map(|n| d.join(n))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{}: no application file", d.display()));
+        let (j, m) = (java_view(line), model_view(&base));
+        assert!(j.get("bound").is_some(), "{}: {j}", d.display());
+        if j != m {
+            failures.push(format!(
+                "{}:\n  Spring Boot: {j}\n  model:       {m}",
+                d.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -56,6 +56,11 @@ import org.springframework.core.env.StandardEnvironment;
  * root cause, and for a {@link BindException} the property it names.
  *
  * <p>
+ * A directory given instead of a file is read as an application's default
+ * locations are: its {@code application.*} files and, for the active profiles,
+ * its {@code application-PROFILE.*} files, of every extension.
+ *
+ * <p>
  * Usage: {@code BindProbe FILE...}, or {@code BindProbe -} to read one path per
  * line of standard input (one JVM for many files). Logging goes to standard
  * error; standard output carries only the JSON lines.
@@ -110,7 +115,10 @@ public final class BindProbe {
 				// No system properties, no environment variables.
 			}
 		});
-		String location = "file:" + Path.of(file).toAbsolutePath();
+		// A directory is read as an application's default locations are:
+		// application.* and application-{profile}.* of every extension.
+		Path path = Path.of(file).toAbsolutePath();
+		String location = java.nio.file.Files.isDirectory(path) ? "file:" + path + "/" : "file:" + path;
 		try (ConfigurableApplicationContext context = app.run("--spring.config.location=" + location)) {
 			return Json.map("bound", bound(context));
 		}
