@@ -20,7 +20,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::support::{bin, java_build, java_required, root};
+use crate::support::{bin, java_ready, root};
 
 mod random;
 
@@ -197,12 +197,7 @@ fn loads_agree(file: &Path, java: &Value, model: &Value) -> bool {
 #[test]
 fn spring_boot_binds_every_file_as_the_model_does() {
     let test = "spring_boot_binds_every_file_as_the_model_does";
-    if let Err(e) = java_build() {
-        if java_required() {
-            panic!("{test}: Java is required here: {e}");
-        }
-        println!("SKIPPED {test}: {e}");
-        eprintln!("SKIPPED {test}: {e}");
+    if !java_ready(test) {
         return;
     }
     let files = corpus();
@@ -252,11 +247,7 @@ fn spring_boot_binds_every_file_as_the_model_does() {
 #[test]
 fn generated_files_bind_as_spring_boot_binds_them() {
     let test = "generated_files_bind_as_spring_boot_binds_them";
-    if let Err(e) = java_build() {
-        if java_required() {
-            panic!("{test}: Java is required here: {e}");
-        }
-        println!("SKIPPED {test}: {e}");
+    if !java_ready(test) {
         return;
     }
     let number = |name: &str, default: u64| {
@@ -332,11 +323,7 @@ fn generated_files_bind_as_spring_boot_binds_them() {
 #[test]
 fn profile_files_beside_bind_as_spring_boot_reads_them() {
     let test = "profile_files_beside_bind_as_spring_boot_reads_them";
-    if let Err(e) = java_build() {
-        if java_required() {
-            panic!("{test}: Java is required here: {e}");
-        }
-        println!("SKIPPED {test}: {e}");
+    if !java_ready(test) {
         return;
     }
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("tests/spring_config_dirs"))

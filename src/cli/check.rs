@@ -362,13 +362,7 @@ fn worst_open(resolved: &mut Resolved, options: &Options) -> (Setup, Vec<SetRepo
         let breaks = reports
             .iter()
             .find(|r| r.set == options.asked)
-            .map(|r| {
-                r.verdicts
-                    .iter()
-                    .filter(|v| !v.mark.survives())
-                    .map(|v| v.scenario.column())
-                    .collect()
-            })
+            .map(SetReport::breaks)
             .unwrap_or_default();
         Candidate {
             values,
@@ -752,7 +746,7 @@ fn render(
         v["asked"] = json!({
             "set": mine.set.name,
             "safe": mine.safe(),
-            "breaks": mine.verdicts.iter().filter(|v| !v.mark.survives()).map(|v| v.scenario.column()).collect::<Vec<_>>(),
+            "breaks": mine.breaks(),
             "exit": code,
         });
         v["legend"] = legend_json(reports);
@@ -1408,12 +1402,7 @@ fn to_text(
             safe.join(", ")
         }
     ));
-    let breaks: Vec<&str> = mine
-        .verdicts
-        .iter()
-        .filter(|v| !v.mark.survives())
-        .map(|v| v.scenario.column())
-        .collect();
+    let breaks = mine.breaks();
     out.push_str(&if breaks.is_empty() {
         format!("Verdict: safe under {} (exit 0)\n", mine.set.name)
     } else {

@@ -32,18 +32,26 @@ pub fn relaxed(key: &str) -> String {
 /// The value of `key` in one document, as Spring reads it (a list's
 /// elements `key[0]`, `key[1]`... joined with commas).
 fn value_of(doc: &[Entry], key: &str) -> Option<String> {
+    entry_value(doc, key).map(|(v, _)| v)
+}
+
+/// [`value_of`], with the entry the value starts at (its origin): the key
+/// itself, else its first element.
+fn entry_value<'a>(doc: &'a [Entry], key: &str) -> Option<(String, &'a Entry)> {
     let want = relaxed(key);
     let mut parts: Vec<String> = Vec::new();
+    let mut first = None;
     for e in doc {
         let k = relaxed(&e.key);
         if k == want {
-            return Some(e.value.to_java_string());
+            return Some((e.value.to_java_string(), e));
         }
         if k.starts_with(&want) && k[want.len()..].chars().all(|c| c.is_ascii_digit()) {
             parts.push(e.value.to_java_string());
+            first.get_or_insert(e);
         }
     }
-    (!parts.is_empty()).then(|| parts.join(","))
+    first.map(|e| (parts.join(","), e))
 }
 
 /// Whether a profile expression (`Profiles.of`: names, `!`, `&`, `|`,
@@ -323,14 +331,6 @@ impl std::fmt::Display for ProfileRefusal {
             ProfileRefusal::Load(m) => write!(f, "{m}"),
         }
     }
-}
-
-/// [`value_of`], with the entry the value starts at (its origin).
-fn entry_value<'a>(doc: &'a [Entry], key: &str) -> Option<(String, &'a Entry)> {
-    let value = value_of(doc, key)?;
-    let want = relaxed(key);
-    let at = doc.iter().find(|e| relaxed(&e.key).starts_with(&want))?;
-    Some((value, at))
 }
 
 /// `spring.profiles.include`.

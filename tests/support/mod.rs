@@ -84,6 +84,20 @@ pub fn java_required() -> bool {
     std::env::var("TOOLCALL_REQUIRE_JAVA").is_ok_and(|v| v == "1")
 }
 
+/// Whether `test` can use the real classes: built, or else SKIPPED
+/// printed (a panic where Java is required).
+pub fn java_ready(test: &str) -> bool {
+    match java_build() {
+        Ok(()) => true,
+        Err(e) if java_required() => panic!("{test}: Java is required here: {e}"),
+        Err(e) => {
+            println!("SKIPPED {test}: {e}");
+            eprintln!("SKIPPED {test}: {e}");
+            false
+        }
+    }
+}
+
 /// One conformance runner process, asked one vector at a time.
 pub struct JavaSession {
     child: std::process::Child,

@@ -157,6 +157,24 @@ impl SetReport {
     pub fn safe(&self) -> bool {
         self.verdicts.iter().all(|v| v.mark.survives())
     }
+
+    /// The columns of the scenarios it breaks in, in table order.
+    ///
+    /// ```
+    /// use toolcall_model::config::{report, Setup};
+    /// for r in report(&Setup::default()) {
+    ///     assert_eq!(r.breaks().is_empty(), r.safe());
+    /// }
+    /// // Upstream Spring AI with Gemini breaks on a tool's plain text.
+    /// assert!(report(&Setup::default())[0].breaks().contains(&"plain"));
+    /// ```
+    pub fn breaks(&self) -> Vec<&'static str> {
+        self.verdicts
+            .iter()
+            .filter(|v| !v.mark.survives())
+            .map(|v| v.scenario.column())
+            .collect()
+    }
 }
 
 pub(super) fn survives_all(setup: &Setup, set: &BehaviorSet, scenarios: &[CheckScenario]) -> bool {
