@@ -32,7 +32,7 @@ takes_dict() {
 
 # What counts as a crash besides a panic, for every target: an input that
 # takes more memory than this (MB) or longer than this (seconds) to run. The
-# library bounds its work by the input (README: what each command takes), so
+# library bounds its work by the input (docs/TESTING.md: what each command takes), so
 # a blow-up is a bug found.
 rss_limit_mb() { echo 2048; }
 timeout_seconds() { echo 10; }
