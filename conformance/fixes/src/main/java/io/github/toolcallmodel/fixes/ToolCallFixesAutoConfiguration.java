@@ -94,6 +94,19 @@ public class ToolCallFixesAutoConfiguration {
 		return new ToolCallFixesReport(fixes, beans, environment);
 	}
 
+	/** The report as an Actuator endpoint, where Actuator is present. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	static class EndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ToolCallFixesEndpoint toolCallFixesEndpoint(ToolCallFixesReport toolCallFixesReport) {
+			return new ToolCallFixesEndpoint(toolCallFixesReport);
+		}
+
+	}
+
 	/** The switches as the properties bean will hold them, bound from {@code environment}. */
 	static ToolCallFixesProperties bind(Environment environment) {
 		Binder binder = Binder.get(environment);

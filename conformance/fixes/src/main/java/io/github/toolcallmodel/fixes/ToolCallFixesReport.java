@@ -120,7 +120,7 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 		boolean managerWrapped = manager instanceof FixingToolCallingManager;
 		ToolCallingAdvisor.Builder<?> advisorBuilder = this.beans.getBeanProvider(ToolCallingAdvisor.Builder.class)
 			.getIfUnique();
-		if (this.fixes.set("close-dangling-calls") == null) {
+		if (!this.fixes.isDecided("close-dangling-calls") && this.fixes.set("close-dangling-calls") == null) {
 			boolean reachable = managerWrapped && advisorBuilder instanceof FixingToolCallingAdvisor.Builder;
 			this.fixes.decide("close-dangling-calls", inside != null && reachable,
 					inside != null && !reachable ? "unset: off (the ToolCallingManager or ToolCallingAdvisor.Builder bean is the application's own)" : why);
