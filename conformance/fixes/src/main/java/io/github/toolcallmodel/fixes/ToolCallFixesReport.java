@@ -17,7 +17,6 @@ import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.tool.execution.ToolExecutionExceptionProcessor;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
