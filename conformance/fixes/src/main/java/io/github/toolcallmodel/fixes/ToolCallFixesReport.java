@@ -61,16 +61,31 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 	@Override
 	public void afterSingletonsInstantiated() {
 		decideTheRest();
+		List<String> lines = new ArrayList<>();
 		for (Map.Entry<String, InstalledFixes.Decision> e : this.fixes.decisions().entrySet()) {
 			if (e.getValue().on()) {
-				log.info("toolcall-fixes: installed " + e.getKey() + " (" + e.getValue().why() + ")");
+				String line = "toolcall-fixes: installed " + e.getKey() + " (" + e.getValue().why() + ")";
+				log.info(line);
+				lines.add(line);
 			}
 		}
-		for (String line : this.notReached) {
-			log.warn("toolcall-fixes: " + line);
+		for (String n : this.notReached) {
+			String line = "toolcall-fixes: not reached: " + n;
+			log.warn(line);
+			lines.add(line);
 		}
 		this.report = facts();
-		log.info("toolcall-fixes report: " + line(this.report));
+		String line = "toolcall-fixes report: " + line(this.report);
+		log.info(line);
+		lines.add(line);
+		this.startupLines = List.copyOf(lines);
+	}
+
+	private volatile List<String> startupLines = List.of();
+
+	/** The lines logged at startup, in order: one per fix installed, one per path not reached, the report. */
+	public List<String> startupLines() {
+		return this.startupLines;
 	}
 
 	/** The report, as the endpoint shows it. */

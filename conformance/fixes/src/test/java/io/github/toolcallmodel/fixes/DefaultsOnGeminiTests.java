@@ -79,6 +79,52 @@ class DefaultsOnGeminiTests {
 	}
 
 	@Test
+	void theJsonErrorProcessorSwitchReadsAsEveryOtherSwitch() {
+		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
+			app(stub, "THROW").withPropertyValues("toolcall.fixes.json-error-processor=on")
+				.run(context -> assertThat(context.getBean(
+						org.springframework.ai.tool.execution.ToolExecutionExceptionProcessor.class))
+					.isInstanceOf(JsonErrorToolExecutionExceptionProcessor.class));
+		}
+	}
+
+	@Test
+	void aStreamedTurnWithTheMemoryBeanInsideAnswersEveryCall() {
+		try (GeminiStub stub = new GeminiStub(i -> i == 0 ? GeminiStub.calls("x", "c1", "c2") : GeminiStub.text("done"))) {
+			app(stub, "THROW").withUserConfiguration(MemoryInside.class).run(context -> {
+				ChatClient client = context.getBean(ChatClient.Builder.class)
+					.defaultAdvisors(context.getBean(MessageChatMemoryAdvisor.class))
+					.build();
+				String answer = String.join("", client.prompt()
+					.user("weather?")
+					.toolCallbacks(GeminiApplicationTests.X)
+					.advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "weather"))
+					.stream()
+					.content()
+					.collectList()
+					.block());
+				assertThat(answer).isEqualTo(BREACH);
+				List<Message> stored = context.getBean(ChatMemory.class).get("weather");
+				ToolResponseMessage last = (ToolResponseMessage) stored.get(stored.size() - 1);
+				assertThat(last.getResponses()).extracting(ToolResponseMessage.ToolResponse::name)
+					.containsExactly("x", "x");
+				// The next turn, streamed, is converted by Gemini's own code.
+				String next = String.join("", client.prompt()
+					.user("and tomorrow?")
+					.toolCallbacks(GeminiApplicationTests.X)
+					.advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "weather"))
+					.stream()
+					.content()
+					.collectList()
+					.block());
+				assertThat(next).isEqualTo("done");
+				assertThat(stub.paths.get(1)).contains(":streamGenerateContent");
+				assertThat(stub.functionResponses().get(1)).hasSize(2);
+			});
+		}
+	}
+
+	@Test
 	void aGeminiApplicationWithoutMemoryGetsTheJsonSafeResponsesOnly() {
 		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
 			app(stub, "THROW").run(context -> assertThat(on(context)).containsExactly("strict-json-or-wrap"));
@@ -178,6 +224,19 @@ class DefaultsOnGeminiTests {
 						+ " --fixes strict-json-or-wrap,close-dangling-calls,store-answered-generation,keep-current-turn"
 						+ " - < /dev/null");
 				assertThat((String) r.get("judges")).startsWith("no:");
+				// At startup: one line per fix installed, with its reason; the path the
+				// manager fixes cannot reach, with the line that reaches it; the report.
+				List<String> lines = context.getBean(ToolCallFixesReport.class).startupLines();
+				assertThat(lines).hasSize(6);
+				assertThat(lines.get(0)).isEqualTo("toolcall-fixes: installed strict-json-or-wrap (GoogleGenAiChatModel "
+						+ "bean 'googleGenAiChatModel': Gemini's conversion fails on a tool response that is not JSON)");
+				assertThat(lines.get(1)).isEqualTo("toolcall-fixes: installed close-dangling-calls (memory advisor bean "
+						+ "'memoryAdvisor' (order " + (ToolCallingAdvisor.DEFAULT_ORDER + 100)
+						+ ") is inside the tool loop (ToolCallingAdvisor order " + ToolCallingAdvisor.DEFAULT_ORDER + "))");
+				assertThat(lines.get(4)).startsWith("toolcall-fixes: not reached: ChatClient.builder(chatModel)")
+					.contains("ChatClient.builder(chatModel, observationRegistry, null, null, toolCallingAdvisorBuilder)");
+				assertThat(lines.get(5)).startsWith("toolcall-fixes report: springAiVersion=2.0.1; ")
+					.contains("check=toolcall-model check ");
 				// The same report as the Actuator endpoint.
 				assertThat(context.getBean(ToolCallFixesEndpoint.class).report()).isSameAs(r);
 			});
