@@ -237,7 +237,7 @@ spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n";
         "{out}"
     );
     assert!(
-        out.contains("io.github.toolcallmodel:toolcall-fixes:0.1.0"),
+        out.contains("io.github.toolcallmodel:toolcall-fixes-spring-boot-starter:0.1.0"),
         "{out}"
     );
     let careful = b"spring.ai.tools.limits.max-calls-per-tool-default=1\n";

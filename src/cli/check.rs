@@ -99,9 +99,10 @@ const UNSAFE: u8 = 1;
 /// cannot be read, a usage error).
 const NO_VERDICT: u8 = 2;
 
-/// The fix library's Maven coordinates and property prefix: the switches
-/// "Fix it today" names.
-pub const FIX_LIBRARY: &str = "io.github.toolcallmodel:toolcall-fixes:0.1.0";
+/// The fix library's Maven coordinates (its starter, which brings the
+/// auto-configuration module `toolcall-fixes`) and property prefix: the
+/// switches "Fix it today" names.
+pub const FIX_LIBRARY: &str = "io.github.toolcallmodel:toolcall-fixes-spring-boot-starter:0.1.0";
 /// See [`FIX_LIBRARY`].
 pub const FIX_PREFIX: &str = "toolcall.fixes";
 

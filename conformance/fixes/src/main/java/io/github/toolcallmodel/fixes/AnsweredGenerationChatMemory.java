@@ -1,6 +1,7 @@
 package io.github.toolcallmodel.fixes;
 
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.messages.AssistantMessage;
@@ -19,8 +20,20 @@ public final class AnsweredGenerationChatMemory implements ChatMemory {
 
 	private final ChatMemory delegate;
 
+	private final BooleanSupplier on;
+
 	public AnsweredGenerationChatMemory(ChatMemory delegate) {
+		this(delegate, () -> true);
+	}
+
+	/**
+	 * With the fix read at each {@code add}: the auto-configuration decides it
+	 * once the memory advisor beans exist; off, every {@code add} passes
+	 * unchanged.
+	 */
+	public AnsweredGenerationChatMemory(ChatMemory delegate, BooleanSupplier on) {
 		this.delegate = delegate;
+		this.on = on;
 	}
 
 	/** The memory this one stores into. */
@@ -30,7 +43,7 @@ public final class AnsweredGenerationChatMemory implements ChatMemory {
 
 	@Override
 	public void add(String conversationId, List<Message> messages) {
-		this.delegate.add(conversationId, answered(messages));
+		this.delegate.add(conversationId, this.on.getAsBoolean() ? answered(messages) : messages);
 	}
 
 	@Override

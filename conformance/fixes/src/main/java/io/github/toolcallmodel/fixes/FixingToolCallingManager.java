@@ -3,6 +3,7 @@ package io.github.toolcallmodel.fixes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.Map;
 
 import org.springframework.ai.chat.messages.AssistantMessage;
@@ -85,7 +86,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 
 	private final boolean breachThroughProcessor;
 
-	private final boolean closeDanglingCalls;
+	private final BooleanSupplier closeDanglingCalls;
 
 	private final boolean endTurnAfterBreach;
 
@@ -126,6 +127,23 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 	 */
 	public FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor,
 			boolean breachThroughProcessor, boolean closeDanglingCalls, boolean endTurnAfterBreach,
+			boolean unknownToolToProcessor) {
+		this(delegate, processor, breachThroughProcessor, () -> closeDanglingCalls, endTurnAfterBreach,
+				unknownToolToProcessor);
+	}
+
+	/**
+	 * As above, with {@code close-dangling-calls} read at each batch: the
+	 * auto-configuration decides it once the memory advisor beans exist.
+	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
+	 * @param processor the exception processor the delegate was built with
+	 * @param breachThroughProcessor the fix {@code breach-through-processor}
+	 * @param closeDanglingCalls the fix {@code close-dangling-calls}, read at each batch
+	 * @param endTurnAfterBreach the fix {@code end-turn-after-breach}
+	 * @param unknownToolToProcessor the fix {@code unknown-tool-to-processor}
+	 */
+	public FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor,
+			boolean breachThroughProcessor, BooleanSupplier closeDanglingCalls, boolean endTurnAfterBreach,
 			boolean unknownToolToProcessor) {
 		this.endTurnAfterBreach = endTurnAfterBreach;
 		this.missingTools = unknownToolToProcessor ? MissingTools.of(delegate) : null;
@@ -496,14 +514,14 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			for (int i = 0; i < batch.breaches.length; i++) {
 				SpringLimits.Breach b = batch.breaches[i];
 				if (b != null) {
-					if (this.closeDanglingCalls) {
+					if (this.closeDanglingCalls.getAsBoolean()) {
 						LoopHandoff.offer(batch.slot, marked);
 					}
 					throw new Fixed(new ClosedBatchLimitExceededException(b.toolName(), b.limit(), fixed, i));
 				}
 			}
 		}
-		if (fixed.returnDirect() && this.closeDanglingCalls) {
+		if (fixed.returnDirect() && this.closeDanglingCalls.getAsBoolean()) {
 			LoopHandoff.offer(batch.slot, marked);
 		}
 		return fixed;
@@ -529,7 +547,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		for (int i = 0; i < responses.size(); i++) {
 			marks.add(i == breachIndex || (i < batch.threw.length && batch.threw[i]));
 		}
-		if (this.closeDanglingCalls) {
+		if (this.closeDanglingCalls.getAsBoolean()) {
 			for (int i = breachIndex + 1; i < calls.size(); i++) {
 				AssistantMessage.ToolCall c = calls.get(i);
 				String text = NOT_EXECUTED;
@@ -554,7 +572,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			.conversationHistory(out)
 			.returnDirect(ex.getPartialToolExecutionResult().returnDirect())
 			.build();
-		if (this.closeDanglingCalls) {
+		if (this.closeDanglingCalls.getAsBoolean()) {
 			LoopHandoff.offer(batch.slot, marked);
 			return new ClosedBatchLimitExceededException(ex.getToolName(), ex.getLimit(), partial, breachIndex);
 		}
@@ -562,7 +580,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 	}
 
 	private void handOffFailed(Batch batch) {
-		if (!this.closeDanglingCalls) {
+		if (!this.closeDanglingCalls.getAsBoolean()) {
 			return;
 		}
 		List<ToolResponse> responses = new ArrayList<>();

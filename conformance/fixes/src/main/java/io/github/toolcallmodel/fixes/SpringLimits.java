@@ -99,6 +99,57 @@ final class SpringLimits {
 		}
 	}
 
+	/**
+	 * The limits as Spring AI's manager holds them, for the report:
+	 * {@code defaultMaxCallsPerTool}, {@code maxCallsPerTool},
+	 * {@code toolsExcludedFromLimit}, {@code maxTotalToolCalls} ({@code -1}: no
+	 * limit) and {@code onLimitExceeded}.
+	 */
+	Map<String, Object> facts() {
+		Map<String, Object> out = new java.util.LinkedHashMap<>();
+		for (String name : List.of("defaultMaxCallsPerTool", "maxCallsPerTool", "toolsExcludedFromLimit",
+				"maxTotalToolCalls", "onLimitExceeded")) {
+			try {
+				Field f = this.limits.getClass().getDeclaredField(name);
+				f.setAccessible(true);
+				Object v = f.get(this.limits);
+				out.put(name, v instanceof Map<?, ?> m ? new java.util.TreeMap<>(m)
+						: v instanceof java.util.Set<?> set ? new java.util.TreeSet<>(set) : v);
+			}
+			catch (ReflectiveOperationException | RuntimeException e) {
+				throw new IllegalStateException("cannot read ToolCallLimits." + name
+						+ " (this library is written for Spring AI 2.0.1): " + e, e);
+			}
+		}
+		return out;
+	}
+
+	/**
+	 * Spring's {@code throw-exception-on-error} as {@code processor} holds it:
+	 * {@code alwaysThrow} of a {@code DefaultToolExecutionExceptionProcessor}
+	 * (under the library's JSON-error processor too); {@code null} for any
+	 * other processor.
+	 */
+	static Boolean alwaysThrow(ToolExecutionExceptionProcessor processor) {
+		Object p = processor;
+		try {
+			if (p instanceof JsonErrorToolExecutionExceptionProcessor) {
+				Field f = JsonErrorToolExecutionExceptionProcessor.class.getDeclaredField("decisions");
+				f.setAccessible(true);
+				p = f.get(p);
+			}
+			if (p instanceof org.springframework.ai.tool.execution.DefaultToolExecutionExceptionProcessor) {
+				Field f = p.getClass().getDeclaredField("alwaysThrow");
+				f.setAccessible(true);
+				return (Boolean) f.get(p);
+			}
+		}
+		catch (ReflectiveOperationException | RuntimeException e) {
+			return null;
+		}
+		return null;
+	}
+
 	ToolCallLimitBehavior onLimitExceeded() {
 		return (ToolCallLimitBehavior) invoke(this.onLimitExceeded, this.limits);
 	}

@@ -1,13 +1,18 @@
 package io.github.toolcallmodel.fixes;
 
-import org.springframework.ai.chat.client.ChatClientCustomizer;
+import java.util.List;
+
 import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.ChatMemoryRepository;
 import org.springframework.ai.chat.memory.InMemoryChatMemoryRepository;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.model.tool.DefaultToolCallingManager;
+import org.springframework.ai.model.tool.ToolCallLimitBehavior;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionEligibilityChecker;
 import org.springframework.ai.tool.resolution.ToolCallbackResolver;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -26,68 +31,193 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * Installs the fixes switched on under {@code toolcall.fixes}, around the beans
- * of Spring AI's own auto-configurations:
+ * Installs the fixes this application needs, around the beans of Spring AI's
+ * own auto-configurations; an unset switch under {@code toolcall.fixes} is
+ * decided from the beans ({@link InstalledFixes}), and
+ * {@code toolcall.fixes.enabled=false} turns the library off:
  * <ul>
+ * <li>each Gemini chat model bean is wrapped ({@link GeminiSafeChatModel}), so
+ * that every request it converts has JSON-safe tool responses
+ * ({@code strict-json-or-wrap}, {@code error-key}, the pull requests' switches),
+ * however the {@code ChatClient} was built;</li>
  * <li>the {@code ToolCallingManager} bean is wrapped in a
  * {@link FixingToolCallingManager} ({@code breach-through-processor},
- * {@code close-dangling-calls}, {@code error-key}), and the
- * {@code ToolCallbackResolver} bean so that the wrapper sees resolved tools;</li>
+ * {@code close-dangling-calls}, {@code error-key}, {@code end-turn-after-breach},
+ * {@code unknown-tool-to-processor}), and the {@code ToolCallbackResolver} bean
+ * so that the wrapper sees resolved tools;</li>
  * <li>a {@link FixingToolCallingAdvisor.Builder} becomes the
  * {@code ToolCallingAdvisor.Builder} bean that ChatClient registers from
  * ({@code close-dangling-calls});</li>
- * <li>a {@link ChatClientCustomizer} adds {@link GeminiSafeToolResponseAdvisor}
- * ({@code strict-json-or-wrap}, {@code error-key});</li>
  * <li>the {@code ChatMemory} bean is a {@link TurnKeepingWindowChatMemory}
  * ({@code keep-current-turn}, {@code evict-orphan-responses}) and is wrapped in
- * an {@link AnsweredGenerationChatMemory} ({@code store-answered-generation}).</li>
+ * an {@link AnsweredGenerationChatMemory} ({@code store-answered-generation});</li>
+ * <li>{@link ToolCallFixesReport} logs what was installed and why, and the
+ * report of the running application.</li>
  * </ul>
+ * On a Spring AI other than 2.0.1 the application stops at startup, with the
+ * version named ({@link SpringAiVersion}).
  */
 @AutoConfiguration(
 		afterName = "org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration",
 		beforeName = { "org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration",
 				"org.springframework.ai.model.chat.memory.autoconfigure.ChatMemoryAutoConfiguration" })
 @ConditionalOnClass(ToolCallingManager.class)
+@Conditional(ToolCallFixesAutoConfiguration.LibraryOn.class)
 @EnableConfigurationProperties(ToolCallFixesProperties.class)
 public class ToolCallFixesAutoConfiguration {
 
 	/** Spring AI's property of the ToolCallingAdvisor's order. */
 	static final String ADVISOR_ORDER = "spring.ai.chat.client.tool-calling.advisor-order";
 
+	/** The manager fixes: each needs Spring's DefaultToolCallingManager. */
+	static final List<String> MANAGER_FIXES = List.of("breach-through-processor", "error-key", "close-dangling-calls",
+			"end-turn-after-breach", "unknown-tool-to-processor");
+
+	/**
+	 * What the library installs, bound from the environment here: a
+	 * post-processor runs before the properties bean can be bound. The Spring AI
+	 * version is checked first, before any class of 2.0.1's is touched.
+	 */
 	@Bean
-	static BeanPostProcessor toolCallFixesBeanPostProcessor(Environment environment) {
-		// Bound from the environment here: a post-processor runs before the
-		// properties bean can be bound.
-		ToolCallFixesProperties p = bind(environment);
-		return new BeanPostProcessor() {
-			@Override
-			public Object postProcessAfterInitialization(Object bean, String beanName) {
-				if (bean instanceof ToolCallbackResolver resolver && p.wrapsManager()) {
-					return FixingToolCallingManager.recordingResolver(resolver);
-				}
-				if (bean instanceof ToolCallingManager manager && !(manager instanceof FixingToolCallingManager)
-						&& p.wrapsManager()) {
-					// The processor the manager was built with, which need not be
-					// the ToolExecutionExceptionProcessor bean (a manager the
-					// application builds itself).
-					return new FixingToolCallingManager(manager, SpringLimits.processorOf(manager),
-							p.isBreachThroughProcessor(), p.isCloseDanglingCalls(), p.isEndTurnAfterBreach(),
-							p.isUnknownToolToProcessor());
-				}
-				if (bean instanceof ChatMemory memory && !(memory instanceof AnsweredGenerationChatMemory)
-						&& p.isStoreAnsweredGeneration()) {
-					return new AnsweredGenerationChatMemory(memory);
-				}
-				return bean;
-			}
-		};
+	static InstalledFixes toolCallFixesInstalled(Environment environment) {
+		SpringAiVersion.require(ToolCallFixesAutoConfiguration.class.getClassLoader());
+		return new InstalledFixes(bind(environment));
+	}
+
+	@Bean
+	static BeanPostProcessor toolCallFixesBeanPostProcessor(InstalledFixes toolCallFixesInstalled) {
+		return new FixesPostProcessor(toolCallFixesInstalled);
+	}
+
+	@Bean
+	ToolCallFixesReport toolCallFixesReport(InstalledFixes fixes, ListableBeanFactory beans, Environment environment) {
+		return new ToolCallFixesReport(fixes, beans, environment);
+	}
+
+	/** The report as an Actuator endpoint, where Actuator is present. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	static class EndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ToolCallFixesEndpoint toolCallFixesEndpoint(ToolCallFixesReport toolCallFixesReport) {
+			return new ToolCallFixesEndpoint(toolCallFixesReport);
+		}
+
 	}
 
 	/** The switches as the properties bean will hold them, bound from {@code environment}. */
 	static ToolCallFixesProperties bind(Environment environment) {
-		return Binder.get(environment)
-			.bind(ToolCallFixesProperties.PREFIX, ToolCallFixesProperties.class)
+		Binder binder = Binder.get(environment);
+		ToolCallFixesProperties p = binder.bind(ToolCallFixesProperties.PREFIX, ToolCallFixesProperties.class)
 			.orElseGet(ToolCallFixesProperties::new);
+		String prefix = ToolCallFixesProperties.PREFIX + ".";
+		p.pr6907WrapOnFailure(binder.bind(prefix + "pr-6907-wrap-on-failure", Boolean.class).orElse(null));
+		p.pr6049StrictWrap(binder.bind(prefix + "pr-6049-strict-wrap", Boolean.class).orElse(null));
+		return p;
+	}
+
+	/** Wraps Spring AI's beans as {@link InstalledFixes} decides. */
+	static final class FixesPostProcessor implements BeanPostProcessor {
+
+		private final InstalledFixes fixes;
+
+		FixesPostProcessor(InstalledFixes fixes) {
+			this.fixes = fixes;
+		}
+
+		private boolean managerMayBeWrapped() {
+			return MANAGER_FIXES.stream()
+				.anyMatch(f -> Boolean.TRUE.equals(this.fixes.set(f)) || (this.fixes.set(f) == null
+						&& (f.equals("close-dangling-calls") || f.equals("end-turn-after-breach"))));
+		}
+
+		@Override
+		public Object postProcessAfterInitialization(Object bean, String beanName) {
+			if (bean instanceof ToolCallbackResolver resolver && managerMayBeWrapped()) {
+				return FixingToolCallingManager.recordingResolver(resolver);
+			}
+			if (bean instanceof ToolCallingManager manager && !(manager instanceof FixingToolCallingManager)) {
+				return manager(manager, beanName);
+			}
+			if (bean instanceof ChatMemory memory && !(memory instanceof AnsweredGenerationChatMemory)
+					&& this.fixes.mayBeOn("store-answered-generation")) {
+				return new AnsweredGenerationChatMemory(memory, this.fixes.switchOf("store-answered-generation"));
+			}
+			if (bean instanceof ChatModel model && !(model instanceof GeminiSafeChatModel.Wrapped)) {
+				return model(model, beanName);
+			}
+			return bean;
+		}
+
+		private Object manager(ToolCallingManager manager, String beanName) {
+			if (!(manager instanceof DefaultToolCallingManager)) {
+				List<String> asked = MANAGER_FIXES.stream().filter(f -> Boolean.TRUE.equals(this.fixes.set(f))).toList();
+				if (!asked.isEmpty()) {
+					throw new IllegalStateException("toolcall-fixes: " + String.join(", ", asked)
+							+ " wrap Spring AI's DefaultToolCallingManager, but the ToolCallingManager bean '" + beanName
+							+ "' is " + manager.getClass().getName() + ". Make that bean a DefaultToolCallingManager "
+							+ "(DefaultToolCallingManager.builder()), or set " + asked.stream()
+								.map(f -> ToolCallFixesProperties.PREFIX + "." + f + "=false")
+								.collect(java.util.stream.Collectors.joining(" and ")) + ".");
+				}
+				for (String f : MANAGER_FIXES) {
+					this.fixes.decide(f, false, "unset: off (the ToolCallingManager bean '" + beanName + "' is "
+							+ manager.getClass().getName() + ", not Spring AI's DefaultToolCallingManager)");
+				}
+				return manager;
+			}
+			SpringLimits limits = SpringLimits.of(manager);
+			ToolCallLimitBehavior policy = limits.onLimitExceeded();
+			boolean returnsError = policy == ToolCallLimitBehavior.RETURN_ERROR_RESPONSE;
+			boolean breach = this.fixes.decide("breach-through-processor", false, "unset: off").on();
+			boolean errorKey = this.fixes.decide("error-key", false, "unset: off").on();
+			boolean unknown = this.fixes.decide("unknown-tool-to-processor", false, "unset: off (an upstream proposal)")
+				.on();
+			boolean endTurn = this.fixes
+				.decide("end-turn-after-breach", returnsError,
+						returnsError ? "on-limit-exceeded is RETURN_ERROR_RESPONSE: a model that keeps calling past "
+								+ "a limit would keep the turn running"
+								: "unset: off (on-limit-exceeded is " + policy + ", which ends the turn at a breach)")
+				.on();
+			boolean close = this.fixes.mayBeOn("close-dangling-calls");
+			if (!(breach || errorKey || unknown || endTurn || close)) {
+				return manager;
+			}
+			return new FixingToolCallingManager(manager, SpringLimits.processorOf(manager), breach,
+					this.fixes.switchOf("close-dangling-calls"), endTurn, unknown);
+		}
+
+		private Object model(ChatModel model, String beanName) {
+			boolean gemini = isGemini(model.getClass());
+			boolean strict = Boolean.TRUE.equals(this.fixes.set("strict-json-or-wrap"))
+					|| (this.fixes.set("strict-json-or-wrap") == null && gemini);
+			boolean errorKey = Boolean.TRUE.equals(this.fixes.set("error-key"));
+			boolean pr6049 = Boolean.TRUE.equals(this.fixes.set("pr-6049-strict-wrap"));
+			boolean pr6907 = Boolean.TRUE.equals(this.fixes.set("pr-6907-wrap-on-failure"));
+			if (!(strict || errorKey || pr6049 || pr6907)) {
+				return model;
+			}
+			if (gemini || strict) {
+				this.fixes.decide("strict-json-or-wrap", strict, "GoogleGenAiChatModel bean '" + beanName
+						+ "': Gemini's conversion fails on a tool response that is not JSON");
+			}
+			this.fixes.decide("pr-6049-strict-wrap", false, "unset: off (an upstream proposal)");
+			this.fixes.decide("pr-6907-wrap-on-failure", false, "unset: off (an upstream proposal)");
+			return GeminiSafeChatModel.wrap(model,
+					new GeminiSafeToolResponseAdvisor(strict, errorKey, pr6049, pr6907, GeminiSafeToolResponseAdvisor.DEFAULT_ORDER));
+		}
+
+		static boolean isGemini(Class<?> c) {
+			for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+				if (k.getName().equals(ToolCallFixesReport.GEMINI)) {
+					return true;
+				}
+			}
+			return false;
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -108,24 +238,6 @@ public class ToolCallFixesAutoConfiguration {
 			return builder;
 		}
 
-		/**
-		 * Only where Spring AI's Gemini model is on the class path: the rewrite
-		 * is for its conversion, and another provider's tool responses need
-		 * none. An application that also builds clients of other providers
-		 * from the same builder gets the rewrite there too.
-		 */
-		@Bean
-		@ConditionalOnClass(name = "org.springframework.ai.google.genai.GoogleGenAiChatModel")
-		ChatClientCustomizer geminiSafeToolResponseCustomizer(ToolCallFixesProperties properties) {
-			return builder -> {
-				if (properties.rewritesGemini()) {
-					builder.defaultAdvisors(new GeminiSafeToolResponseAdvisor(properties.isStrictJsonOrWrap(),
-							properties.isErrorKey(), properties.isPr6049StrictWrap(), properties.isPr6907WrapOnFailure(),
-							GeminiSafeToolResponseAdvisor.DEFAULT_ORDER));
-				}
-			};
-		}
-
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -136,18 +248,20 @@ public class ToolCallFixesAutoConfiguration {
 		@ConditionalOnMissingBean(ChatMemory.class)
 		@Conditional(WindowFixOn.class)
 		ChatMemory turnKeepingWindowChatMemory(ObjectProvider<ChatMemoryRepository> repository,
-				ToolCallFixesProperties properties) {
+				InstalledFixes fixes) {
+			boolean evict = fixes.decide("evict-orphan-responses", false, "unset: off (an upstream proposal)").on();
 			return new TurnKeepingWindowChatMemory(repository.getIfAvailable(InMemoryChatMemoryRepository::new),
-					properties.getMemoryMaxMessages(), properties.isKeepCurrentTurn(),
-					properties.isEvictOrphanResponses());
+					fixes.properties().getMemoryMaxMessages(), fixes.switchOf("keep-current-turn"), evict);
 		}
 
 	}
 
 	/**
 	 * A switch read as the post-processor and the properties bean read it (bound,
-	 * so {@code on}, {@code yes} and {@code 1} are true as for any boolean
-	 * property), so that a switch never installs half of its fix.
+	 * so {@code on}, {@code yes} and {@code 1} are true and {@code off},
+	 * {@code no} and {@code 0} false, as for any boolean property), so that a
+	 * switch never installs half of its fix. An unset switch matches where the
+	 * fix may be decided on from the beans.
 	 */
 	abstract static class SwitchOn extends SpringBootCondition {
 
@@ -163,12 +277,27 @@ public class ToolCallFixesAutoConfiguration {
 
 	}
 
-	/** close-dangling-calls is on. */
+	/** The library is on: toolcall.fixes.enabled is not false. */
+	static class LibraryOn extends SwitchOn {
+
+		@Override
+		boolean on(ToolCallFixesProperties properties) {
+			return properties.isEnabled();
+		}
+
+		@Override
+		String name() {
+			return "enabled";
+		}
+
+	}
+
+	/** close-dangling-calls is true, or unset. */
 	static class CloseDanglingCallsOn extends SwitchOn {
 
 		@Override
 		boolean on(ToolCallFixesProperties properties) {
-			return properties.isCloseDanglingCalls();
+			return !Boolean.FALSE.equals(properties.getCloseDanglingCalls());
 		}
 
 		@Override
@@ -178,17 +307,33 @@ public class ToolCallFixesAutoConfiguration {
 
 	}
 
-	/** keep-current-turn or evict-orphan-responses is on. */
+	/** keep-current-turn is true or unset, or evict-orphan-responses is true. */
 	static class WindowFixOn extends SwitchOn {
 
 		@Override
 		boolean on(ToolCallFixesProperties properties) {
-			return properties.isKeepCurrentTurn() || properties.isEvictOrphanResponses();
+			return !Boolean.FALSE.equals(properties.getKeepCurrentTurn())
+					|| Boolean.TRUE.equals(properties.getEvictOrphanResponses());
 		}
 
 		@Override
 		String name() {
 			return "keep-current-turn or evict-orphan-responses";
+		}
+
+	}
+
+	/** json-error-processor is true (off when unset: it replaces the application's processor). */
+	static class JsonErrorProcessorOn extends SwitchOn {
+
+		@Override
+		boolean on(ToolCallFixesProperties properties) {
+			return properties.isEnabled() && Boolean.TRUE.equals(properties.getJsonErrorProcessor());
+		}
+
+		@Override
+		String name() {
+			return "json-error-processor";
 		}
 
 	}

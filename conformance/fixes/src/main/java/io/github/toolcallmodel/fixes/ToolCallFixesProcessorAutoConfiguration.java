@@ -9,13 +9,14 @@ import org.springframework.ai.tool.execution.ToolExecutionExceptionProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 /**
- * {@code toolcall.fixes.json-error-processor=true}: the
+ * {@code toolcall.fixes.json-error-processor=true} (read by the binder, as every
+ * switch is): the
  * {@code ToolExecutionExceptionProcessor} bean is a
  * {@link JsonErrorToolExecutionExceptionProcessor} over the processor Spring AI's
  * auto-configuration would make (the same {@code throw-exception-on-error}, the
@@ -31,7 +32,7 @@ public class ToolCallFixesProcessorAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	@ConditionalOnProperty(prefix = ToolCallFixesProperties.PREFIX, name = "json-error-processor", havingValue = "true")
+	@Conditional(ToolCallFixesAutoConfiguration.JsonErrorProcessorOn.class)
 	ToolExecutionExceptionProcessor toolExecutionExceptionProcessor(Environment environment) {
 		List<Class<? extends RuntimeException>> rethrown = new ArrayList<>();
 		if (ClassUtils.isPresent(OAUTH2, getClass().getClassLoader())) {

@@ -3,8 +3,11 @@ package io.github.toolcallmodel.fixes;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * The switches of the fixes, one per fix of {@code docs/FIXES.md}, all off by
- * default: {@code toolcall.fixes.<fix-name>=true}.
+ * The switches of the fixes, one per fix of {@code docs/FIXES.md}:
+ * {@code toolcall.fixes.<fix-name>}. Unset, a switch is decided from the
+ * application's beans ({@link InstalledFixes} says how); {@code true} or
+ * {@code false} (or anything Spring's binder reads as a boolean) decides it.
+ * {@code toolcall.fixes.enabled=false} turns the library off.
  */
 @ConfigurationProperties(prefix = ToolCallFixesProperties.PREFIX)
 public class ToolCallFixesProperties {
@@ -15,194 +18,236 @@ public class ToolCallFixesProperties {
 	/**
 	 * Send a tool call limit breach through the ToolExecutionExceptionProcessor, as
 	 * any tool failure is (closes issue 6902 for a JSON-error processor). Wraps
-	 * Spring AI's ToolCallingManager bean.
+	 * Spring AI's ToolCallingManager bean. Unset: off.
 	 */
-	private boolean breachThroughProcessor;
+	private Boolean breachThroughProcessor;
+
+	/** Whether the library installs anything at all. */
+	private boolean enabled = true;
 
 	/**
 	 * Send every tool response to Gemini as a JSON object: an object as is, any
 	 * other JSON value or any other text wrapped as {"result": ...} (closes issue
-	 * 6902 whatever the processor, and issue 5437). Adds an advisor to every
-	 * ChatClient built from the auto-configured builder; for Gemini only.
+	 * 6902 whatever the processor, and issue 5437). Wraps the chat model bean, so
+	 * every request it converts is covered, however the ChatClient was built.
+	 * Unset: on for each GoogleGenAiChatModel bean; true: on for every chat model
+	 * bean.
 	 */
-	private boolean strictJsonOrWrap;
+	private Boolean strictJsonOrWrap;
 
 	/**
 	 * Send a response produced by a failure (processor text, breach, closed call)
 	 * to Gemini as the whole JSON object it is, or verbatim as {"error": TEXT}.
-	 * Adds the same advisor and wraps the ToolCallingManager bean to mark failures.
+	 * Wraps the chat model as strict-json-or-wrap does and the ToolCallingManager
+	 * bean to mark failures. Unset: off.
 	 */
-	private boolean errorKey;
+	private Boolean errorKey;
 
 	/**
 	 * Answer every call of a batch that stops (a breach under THROW, a batch that
 	 * fails, a returnDirect batch) and hand that answer to a memory inside the
 	 * tool loop, so that no call is left without a response. Wraps the
 	 * ToolCallingManager bean and registers its own ToolCallingAdvisor builder.
+	 * Unset: on when a memory advisor bean is ordered inside the tool loop.
 	 */
-	private boolean closeDanglingCalls;
+	private Boolean closeDanglingCalls;
 
 	/**
 	 * Of a model reply with tool calls, store only the generation the manager
-	 * answers. Wraps the ChatMemory bean.
+	 * answers. Wraps the ChatMemory bean. Unset: on when a memory advisor bean is
+	 * ordered inside the tool loop.
 	 */
-	private boolean storeAnsweredGeneration;
+	private Boolean storeAnsweredGeneration;
 
 	/**
 	 * Never let the message window cut the current turn: when it alone is longer
 	 * than the window, it stays whole until the next user message. Replaces the
-	 * ChatMemory bean with a window of memory-max-messages.
+	 * ChatMemory bean with a window of memory-max-messages. Unset: on when a
+	 * memory advisor bean is ordered inside the tool loop.
 	 */
-	private boolean keepCurrentTurn;
+	private Boolean keepCurrentTurn;
 
 	/**
 	 * Cut the message window at the plain count and drop the tool messages left
 	 * at its head (spring-ai PR 6029, for comparison). Replaces the ChatMemory
-	 * bean with a window of memory-max-messages.
+	 * bean with a window of memory-max-messages. Unset: off.
 	 */
-	private boolean evictOrphanResponses;
+	private Boolean evictOrphanResponses;
 
 	/**
 	 * spring-ai PR 6907, for comparison: send a tool response Spring's reader
 	 * refuses to Gemini verbatim as {"result": TEXT}; everything else is converted
 	 * as upstream (half-JSON still cut to its first value). Adds the advisor of
-	 * strict-json-or-wrap, which takes precedence.
+	 * strict-json-or-wrap, which takes precedence. Unset: off.
 	 */
-	private boolean pr6907WrapOnFailure;
+	private Boolean pr6907WrapOnFailure;
 
 	/**
 	 * spring-ai PR 6049, for comparison: send a tool response, and function-call
 	 * arguments, that Spring's reader does not take as one whole value (trailing
 	 * tokens refused) to Gemini verbatim as {"result": TEXT}. Adds the advisor of
-	 * strict-json-or-wrap, which takes precedence.
+	 * strict-json-or-wrap, which takes precedence. Unset: off.
 	 */
-	private boolean pr6049StrictWrap;
+	private Boolean pr6049StrictWrap;
 
 	/**
 	 * Make the ToolExecutionExceptionProcessor bean write every tool failure as
 	 * {"error": MESSAGE}, on Spring's decisions (spring.ai.tools.throw-exception-on-error
 	 * included). Not a fix of its own: with breach-through-processor it makes every
 	 * text the manager writes JSON. An application's own processor bean wins.
+	 * Unset: off.
 	 */
-	private boolean jsonErrorProcessor;
+	private Boolean jsonErrorProcessor;
 
 	/**
 	 * Under RETURN_ERROR_RESPONSE, end the turn at the second batch with a limit
 	 * breach, as THROW ends it at the first, so that a model that keeps calling a
 	 * tool past its limit cannot keep the turn running for ever (issues 3333,
-	 * 5754, 6462). Wraps the ToolCallingManager bean.
+	 * 5754, 6462). Wraps the ToolCallingManager bean. Unset: on when the
+	 * manager's on-limit-exceeded is RETURN_ERROR_RESPONSE.
 	 */
-	private boolean endTurnAfterBreach;
+	private Boolean endTurnAfterBreach;
 
 	/**
 	 * Answer a call to a tool that does not exist through the
 	 * ToolExecutionExceptionProcessor, as a tool failure, instead of ending the
 	 * call with "No ToolCallback found for tool name" (issues 6816, 6869). Wraps
-	 * the ToolCallingManager bean.
+	 * the ToolCallingManager bean. Unset: off.
 	 */
-	private boolean unknownToolToProcessor;
+	private Boolean unknownToolToProcessor;
 
 	/** The window of the ChatMemory that keep-current-turn or evict-orphan-responses install. */
 	private int memoryMaxMessages = TurnKeepingWindowChatMemory.DEFAULT_MAX_MESSAGES;
 
-	public boolean isBreachThroughProcessor() {
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	/**
+	 * The switch of {@code fix}, by the name {@code check} prints: {@code null}
+	 * when unset (decided from the beans).
+	 */
+	Boolean get(String fix) {
+		return switch (fix) {
+			case "breach-through-processor" -> this.breachThroughProcessor;
+			case "strict-json-or-wrap" -> this.strictJsonOrWrap;
+			case "error-key" -> this.errorKey;
+			case "close-dangling-calls" -> this.closeDanglingCalls;
+			case "store-answered-generation" -> this.storeAnsweredGeneration;
+			case "keep-current-turn" -> this.keepCurrentTurn;
+			case "evict-orphan-responses" -> this.evictOrphanResponses;
+			case "pr-6907-wrap-on-failure" -> this.pr6907WrapOnFailure;
+			case "pr-6049-strict-wrap" -> this.pr6049StrictWrap;
+			case "end-turn-after-breach" -> this.endTurnAfterBreach;
+			case "unknown-tool-to-processor" -> this.unknownToolToProcessor;
+			case "json-error-processor" -> this.jsonErrorProcessor;
+			default -> throw new IllegalArgumentException("no fix " + fix);
+		};
+	}
+
+	public Boolean getBreachThroughProcessor() {
 		return this.breachThroughProcessor;
 	}
 
-	public void setBreachThroughProcessor(boolean breachThroughProcessor) {
+	public void setBreachThroughProcessor(Boolean breachThroughProcessor) {
 		this.breachThroughProcessor = breachThroughProcessor;
 	}
 
-	public boolean isStrictJsonOrWrap() {
+	public Boolean getStrictJsonOrWrap() {
 		return this.strictJsonOrWrap;
 	}
 
-	public void setStrictJsonOrWrap(boolean strictJsonOrWrap) {
+	public void setStrictJsonOrWrap(Boolean strictJsonOrWrap) {
 		this.strictJsonOrWrap = strictJsonOrWrap;
 	}
 
-	public boolean isErrorKey() {
+	public Boolean getErrorKey() {
 		return this.errorKey;
 	}
 
-	public void setErrorKey(boolean errorKey) {
+	public void setErrorKey(Boolean errorKey) {
 		this.errorKey = errorKey;
 	}
 
-	public boolean isCloseDanglingCalls() {
+	public Boolean getCloseDanglingCalls() {
 		return this.closeDanglingCalls;
 	}
 
-	public void setCloseDanglingCalls(boolean closeDanglingCalls) {
+	public void setCloseDanglingCalls(Boolean closeDanglingCalls) {
 		this.closeDanglingCalls = closeDanglingCalls;
 	}
 
-	public boolean isStoreAnsweredGeneration() {
+	public Boolean getStoreAnsweredGeneration() {
 		return this.storeAnsweredGeneration;
 	}
 
-	public void setStoreAnsweredGeneration(boolean storeAnsweredGeneration) {
+	public void setStoreAnsweredGeneration(Boolean storeAnsweredGeneration) {
 		this.storeAnsweredGeneration = storeAnsweredGeneration;
 	}
 
-	public boolean isKeepCurrentTurn() {
+	public Boolean getKeepCurrentTurn() {
 		return this.keepCurrentTurn;
 	}
 
-	public void setKeepCurrentTurn(boolean keepCurrentTurn) {
+	public void setKeepCurrentTurn(Boolean keepCurrentTurn) {
 		this.keepCurrentTurn = keepCurrentTurn;
 	}
 
-	public boolean isEvictOrphanResponses() {
+	public Boolean getEvictOrphanResponses() {
 		return this.evictOrphanResponses;
 	}
 
-	public void setEvictOrphanResponses(boolean evictOrphanResponses) {
+	public void setEvictOrphanResponses(Boolean evictOrphanResponses) {
 		this.evictOrphanResponses = evictOrphanResponses;
 	}
 
-	public boolean isPr6907WrapOnFailure() {
+	// The pull requests' switches have no bean accessors: the metadata derived
+	// from them would spell them pr6907-..., unlike check's pr-6907-...; they are
+	// bound by those names (ToolCallFixesAutoConfiguration.bind) and described
+	// in additional-spring-configuration-metadata.json.
+
+	Boolean pr6907WrapOnFailure() {
 		return this.pr6907WrapOnFailure;
 	}
 
-	public void setPr6907WrapOnFailure(boolean pr6907WrapOnFailure) {
-		this.pr6907WrapOnFailure = pr6907WrapOnFailure;
+	void pr6907WrapOnFailure(Boolean on) {
+		this.pr6907WrapOnFailure = on;
 	}
 
-	public boolean isPr6049StrictWrap() {
+	Boolean pr6049StrictWrap() {
 		return this.pr6049StrictWrap;
 	}
 
-	public void setPr6049StrictWrap(boolean pr6049StrictWrap) {
-		this.pr6049StrictWrap = pr6049StrictWrap;
+	void pr6049StrictWrap(Boolean on) {
+		this.pr6049StrictWrap = on;
 	}
 
-	/** Whether the advisor that rewrites what Gemini receives is added. */
-	boolean rewritesGemini() {
-		return this.strictJsonOrWrap || this.errorKey || this.pr6049StrictWrap || this.pr6907WrapOnFailure;
-	}
 
-	public boolean isJsonErrorProcessor() {
+	public Boolean getJsonErrorProcessor() {
 		return this.jsonErrorProcessor;
 	}
 
-	public void setJsonErrorProcessor(boolean jsonErrorProcessor) {
+	public void setJsonErrorProcessor(Boolean jsonErrorProcessor) {
 		this.jsonErrorProcessor = jsonErrorProcessor;
 	}
 
-	public boolean isEndTurnAfterBreach() {
+	public Boolean getEndTurnAfterBreach() {
 		return this.endTurnAfterBreach;
 	}
 
-	public void setEndTurnAfterBreach(boolean endTurnAfterBreach) {
+	public void setEndTurnAfterBreach(Boolean endTurnAfterBreach) {
 		this.endTurnAfterBreach = endTurnAfterBreach;
 	}
 
-	public boolean isUnknownToolToProcessor() {
+	public Boolean getUnknownToolToProcessor() {
 		return this.unknownToolToProcessor;
 	}
 
-	public void setUnknownToolToProcessor(boolean unknownToolToProcessor) {
+	public void setUnknownToolToProcessor(Boolean unknownToolToProcessor) {
 		this.unknownToolToProcessor = unknownToolToProcessor;
 	}
 
@@ -214,10 +259,5 @@ public class ToolCallFixesProperties {
 		this.memoryMaxMessages = memoryMaxMessages;
 	}
 
-	/** Whether the ToolCallingManager bean is wrapped. */
-	boolean wrapsManager() {
-		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey || this.endTurnAfterBreach
-				|| this.unknownToolToProcessor;
-	}
 
 }

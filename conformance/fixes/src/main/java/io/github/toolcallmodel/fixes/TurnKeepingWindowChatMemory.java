@@ -3,6 +3,7 @@ package io.github.toolcallmodel.fixes;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.Set;
 
 import org.springframework.ai.chat.memory.ChatMemory;
@@ -41,12 +42,21 @@ public final class TurnKeepingWindowChatMemory implements ChatMemory {
 
 	private final int maxMessages;
 
-	private final boolean keepCurrentTurn;
+	private final BooleanSupplier keepCurrentTurn;
 
 	private final boolean evictOrphanResponses;
 
 	public TurnKeepingWindowChatMemory(ChatMemoryRepository repository, int maxMessages, boolean keepCurrentTurn,
 			boolean evictOrphanResponses) {
+		this(repository, maxMessages, () -> keepCurrentTurn, evictOrphanResponses);
+	}
+
+	/**
+	 * With {@code keep-current-turn} read at each {@code add}: the
+	 * auto-configuration decides it once the memory advisor beans exist.
+	 */
+	public TurnKeepingWindowChatMemory(ChatMemoryRepository repository, int maxMessages,
+			BooleanSupplier keepCurrentTurn, boolean evictOrphanResponses) {
 		Assert.notNull(repository, "chatMemoryRepository cannot be null");
 		Assert.isTrue(maxMessages > 0, "maxMessages must be greater than 0");
 		this.repository = repository;
@@ -110,7 +120,7 @@ public final class TurnKeepingWindowChatMemory implements ChatMemory {
 		int cut = all.size() - this.maxMessages;
 		if (this.evictOrphanResponses) {
 			cut = Math.min(cut, nonSystem.size());
-			if (this.keepCurrentTurn && lastUser >= 0) {
+			if (this.keepCurrentTurn.getAsBoolean() && lastUser >= 0) {
 				cut = Math.min(cut, lastUser);
 			}
 			while (cut < nonSystem.size() && all.get(nonSystem.get(cut)) instanceof ToolResponseMessage) {
@@ -121,7 +131,7 @@ public final class TurnKeepingWindowChatMemory implements ChatMemory {
 			while (cut < nonSystem.size() && all.get(nonSystem.get(cut)).getMessageType() != MessageType.USER) {
 				cut++;
 			}
-			if (this.keepCurrentTurn && cut >= nonSystem.size() && lastUser >= 0) {
+			if (this.keepCurrentTurn.getAsBoolean() && cut >= nonSystem.size() && lastUser >= 0) {
 				cut = lastUser;
 			}
 		}

@@ -24,7 +24,7 @@ import reactor.core.publisher.Flux;
  * call, as {@code GoogleGenAiChatModel.call} fails), records the function
  * responses sent, and answers with the next scripted reply. No network.
  */
-final class ScriptedGemini implements ChatModel {
+class ScriptedGemini implements ChatModel {
 
 	private final List<AssistantMessage> replies;
 

@@ -43,6 +43,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class Seed000ApplicationTests {
 
+	/** The scripted model is the chat model: Spring AI's Gemini auto-configuration steps back. */
+	static final String SCRIPTED = "spring.ai.model.chat=scripted";
+
 	static final String BREACH = "Tool call limit (1) exceeded for tool 'x'. No further calls to this tool are allowed in this turn.";
 
 	/** The application: its chat model and nothing else; Spring AI and the fixes come from auto-configuration. */
@@ -92,7 +95,7 @@ class Seed000ApplicationTests {
 	};
 
 	final ApplicationContextRunner app = new ApplicationContextRunner().withUserConfiguration(WeatherApplication.class)
-		.withPropertyValues("spring.ai.tools.limits.max-calls-per-tool-default=1",
+		.withPropertyValues(SCRIPTED, "spring.ai.tools.limits.max-calls-per-tool-default=1",
 				"spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE");
 
 	static String ask(ApplicationContext context) {
@@ -101,14 +104,17 @@ class Seed000ApplicationTests {
 
 	/** The function responses of the second model call. */
 	static List<Map<String, Object>> secondCall(ApplicationContext context) {
-		ScriptedGemini model = context.getBean(ScriptedGemini.class);
+		// The model bean may be the library's proxy of it: the script is the target's.
+		Object bean = context.getBean(ScriptedGemini.class);
+		Object target = org.springframework.aop.framework.AopProxyUtils.getSingletonTarget(bean);
+		ScriptedGemini model = (ScriptedGemini) (target != null ? target : bean);
 		assertEquals(2, model.sent.size(), "two model calls");
 		return model.sent.get(1);
 	}
 
 	@Test
 	void withoutAFixTheSecondModelCallDiesOnTheBreachText() {
-		this.app.run(context -> {
+		this.app.withPropertyValues("toolcall.fixes.enabled=false").run(context -> {
 			RuntimeException e = assertThrows(RuntimeException.class, () -> ask(context));
 			assertEquals("Failed to parse JSON: " + BREACH, e.getMessage());
 		});
@@ -116,7 +122,7 @@ class Seed000ApplicationTests {
 
 	@Test
 	void aJsonErrorProcessorAloneDoesNotReachTheBreach() {
-		this.app.withUserConfiguration(JsonErrorProcessor.class).run(context -> {
+		this.app.withUserConfiguration(JsonErrorProcessor.class).withPropertyValues("toolcall.fixes.enabled=false").run(context -> {
 			RuntimeException e = assertThrows(RuntimeException.class, () -> ask(context));
 			assertEquals("Failed to parse JSON: " + BREACH, e.getMessage());
 		});
@@ -194,7 +200,7 @@ class Seed000ApplicationTests {
 
 	final ApplicationContextRunner throwing = new ApplicationContextRunner()
 		.withUserConfiguration(WeatherApplication.class)
-		.withPropertyValues("spring.ai.tools.limits.max-calls-per-tool-default=1",
+		.withPropertyValues(SCRIPTED, "spring.ai.tools.limits.max-calls-per-tool-default=1",
 				"spring.ai.tools.limits.on-limit-exceeded=THROW");
 
 	/**
@@ -219,7 +225,7 @@ class Seed000ApplicationTests {
 
 	@Test
 	void withoutCloseDanglingCallsTheMemoryKeepsACallWithoutAResponse() {
-		this.throwing.run(context -> {
+		this.throwing.withPropertyValues("toolcall.fixes.close-dangling-calls=false").run(context -> {
 			List<Message> stored = turnWithMemoryInside(context, false);
 			AssistantMessage last = assertInstanceOf(AssistantMessage.class, stored.get(stored.size() - 1));
 			assertEquals(2, last.getToolCalls().size());
@@ -245,7 +251,7 @@ class Seed000ApplicationTests {
 
 	@Test
 	void withoutCloseDanglingCallsAStreamedTurnLeavesACallWithoutAResponse() {
-		this.throwing.run(context -> {
+		this.throwing.withPropertyValues("toolcall.fixes.close-dangling-calls=false").run(context -> {
 			List<Message> stored = turnWithMemoryInside(context, true);
 			AssistantMessage last = assertInstanceOf(AssistantMessage.class, stored.get(stored.size() - 1));
 			assertEquals(2, last.getToolCalls().size());
@@ -309,8 +315,8 @@ class Seed000ApplicationTests {
 	}
 
 	@Test
-	void theFixesAreOffUnlessSwitchedOn() {
-		this.app.run(context -> {
+	void theLibraryTurnedOffLeavesSpringsBeans() {
+		this.app.withPropertyValues("toolcall.fixes.enabled=false").run(context -> {
 			assertTrue(context.getBean(org.springframework.ai.model.tool.ToolCallingManager.class)
 				.getClass()
 				.getName()

@@ -44,8 +44,24 @@ class ToolCallFixesAutoConfigurationTests {
 		.withUserConfiguration(Model.class);
 
 	@Test
-	void everySwitchOffLeavesSpringsBeans() {
-		this.runner.run(context -> {
+	void theLibraryOffLeavesSpringsBeans() {
+		this.runner.withPropertyValues("toolcall.fixes.enabled=off").run(context -> {
+			assertThat(context).doesNotHaveBean(InstalledFixes.class);
+			assertThat(context.getBean(ToolCallingManager.class)).isInstanceOf(DefaultToolCallingManager.class);
+			assertThat(context.getBean(ToolCallingAdvisor.Builder.class).getClass())
+				.isEqualTo(ToolCallingAdvisor.Builder.class);
+			assertThat(context.getBean(ChatMemory.class)).isInstanceOf(MessageWindowChatMemory.class);
+			assertThat(context.getBean(org.springframework.ai.chat.model.ChatModel.class))
+				.isNotInstanceOf(GeminiSafeChatModel.Wrapped.class);
+		});
+	}
+
+	@Test
+	void everySwitchSetOffLeavesSpringsBeans() {
+		this.runner.withPropertyValues(InstalledFixes.NAMES.stream().map(n -> "toolcall.fixes." + n + "=false").toArray(String[]::new)).run(context -> {
+			assertThat(context.getBean(InstalledFixes.class).decisions().values()).noneMatch(InstalledFixes.Decision::on);
+			assertThat(context.getBean(org.springframework.ai.chat.model.ChatModel.class))
+				.isNotInstanceOf(GeminiSafeChatModel.Wrapped.class);
 			assertThat(context.getBean(ToolCallingManager.class)).isInstanceOf(DefaultToolCallingManager.class);
 			assertThat(context.getBean(ToolCallingAdvisor.Builder.class).getClass())
 				.isEqualTo(ToolCallingAdvisor.Builder.class);
@@ -76,28 +92,34 @@ class ToolCallFixesAutoConfigurationTests {
 	}
 
 	@Test
-	void geminiSwitchesAddTheAdvisorToChatClients() {
-		// The pull requests' switches by their fix names, as check prints them
-		// (relaxed binding: the metadata spells them pr6907-..., pr6049-...).
+	void geminiSwitchesWrapTheChatModel() {
+		// The pull requests' switches by their fix names, as check prints them.
 		for (String fix : List.of("strict-json-or-wrap", "error-key", "pr-6907-wrap-on-failure",
 				"pr-6049-strict-wrap")) {
-			this.runner.withPropertyValues("toolcall.fixes." + fix + "=true")
-				.run(context -> assertThat(advisors(context.getBean(ChatClient.Builder.class))).as(fix)
-					.anyMatch(GeminiSafeToolResponseAdvisor.class::isInstance));
+			this.runner.withPropertyValues("toolcall.fixes." + fix + "=true").run(context -> {
+				assertThat(context.getBean(org.springframework.ai.chat.model.ChatModel.class)).as(fix)
+					.isInstanceOf(GeminiSafeChatModel.Wrapped.class);
+				assertThat(context.getBean(InstalledFixes.class).on(fix)).as(fix).isTrue();
+			});
 		}
+		// Unset, a chat model that is not Gemini's is left as it is.
+		this.runner.run(context -> assertThat(context.getBean(org.springframework.ai.chat.model.ChatModel.class))
+			.isNotInstanceOf(GeminiSafeChatModel.Wrapped.class));
 	}
 
 	@Test
 	void windowSwitchesReplaceTheMemoryAndStoreAnsweredGenerationWrapsIt() {
 		this.runner.withPropertyValues("toolcall.fixes.keep-current-turn=true", "toolcall.fixes.memory-max-messages=7")
-			.run(context -> assertThat(context.getBean(ChatMemory.class)).isInstanceOf(TurnKeepingWindowChatMemory.class));
+			.run(context -> assertThat(window(context.getBean(ChatMemory.class))).isInstanceOf(TurnKeepingWindowChatMemory.class));
 		this.runner.withPropertyValues("toolcall.fixes.evict-orphan-responses=true")
-			.run(context -> assertThat(context.getBean(ChatMemory.class)).isInstanceOf(TurnKeepingWindowChatMemory.class));
-		this.runner.withPropertyValues("toolcall.fixes.store-answered-generation=true").run(context -> {
-			ChatMemory m = context.getBean(ChatMemory.class);
-			assertThat(m).isInstanceOf(AnsweredGenerationChatMemory.class);
-			assertThat(((AnsweredGenerationChatMemory) m).getDelegate()).isInstanceOf(MessageWindowChatMemory.class);
-		});
+			.run(context -> assertThat(window(context.getBean(ChatMemory.class))).isInstanceOf(TurnKeepingWindowChatMemory.class));
+		this.runner
+			.withPropertyValues("toolcall.fixes.store-answered-generation=true", "toolcall.fixes.keep-current-turn=false")
+			.run(context -> {
+				ChatMemory m = context.getBean(ChatMemory.class);
+				assertThat(m).isInstanceOf(AnsweredGenerationChatMemory.class);
+				assertThat(((AnsweredGenerationChatMemory) m).getDelegate()).isInstanceOf(MessageWindowChatMemory.class);
+			});
 	}
 
 	@Test
@@ -112,9 +134,12 @@ class ToolCallFixesAutoConfigurationTests {
 			String metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
 			for (String p : List.of("breach-through-processor", "strict-json-or-wrap", "error-key",
 					"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses",
-					"memory-max-messages", "json-error-processor", "pr6907-wrap-on-failure", "pr6049-strict-wrap")) {
+					"memory-max-messages", "json-error-processor", "pr-6907-wrap-on-failure", "pr-6049-strict-wrap",
+					"end-turn-after-breach", "unknown-tool-to-processor", "enabled")) {
 				assertThat(metadata).contains("\"name\": \"toolcall.fixes." + p + "\"");
 			}
+			// One spelling for each switch: check's.
+			assertThat(metadata).doesNotContain("toolcall.fixes.pr6907").doesNotContain("toolcall.fixes.pr6049");
 		}
 	}
 
@@ -156,7 +181,7 @@ class ToolCallFixesAutoConfigurationTests {
 			assertThat(context.getBean(ToolCallingAdvisor.Builder.class)).isInstanceOf(FixingToolCallingAdvisor.Builder.class);
 		});
 		this.runner.withPropertyValues("toolcall.fixes.keep-current-turn=yes")
-			.run(context -> assertThat(context.getBean(ChatMemory.class)).isInstanceOf(TurnKeepingWindowChatMemory.class));
+			.run(context -> assertThat(window(context.getBean(ChatMemory.class))).isInstanceOf(TurnKeepingWindowChatMemory.class));
 		this.runner.withPropertyValues("toolcall.fixes.close-dangling-calls=false").run(context -> assertThat(
 				context.getBean(ToolCallingAdvisor.Builder.class).getClass()).isEqualTo(ToolCallingAdvisor.Builder.class));
 	}
@@ -171,6 +196,11 @@ class ToolCallFixesAutoConfigurationTests {
 				assertThat(context).hasNotFailed();
 				assertThat(context).doesNotHaveBean(ToolCallingAdvisor.Builder.class);
 			});
+	}
+
+	/** The window behind the {@code store-answered-generation} wrapper the library puts around every memory. */
+	static ChatMemory window(ChatMemory memory) {
+		return memory instanceof AnsweredGenerationChatMemory a ? a.getDelegate() : memory;
 	}
 
 	/** The default advisors a ChatClient built from {@code builder} holds. */

@@ -1,0 +1,104 @@
+package io.github.toolcallmodel.fixes;
+
+import java.util.Arrays;
+import java.util.List;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.support.AopUtils;
+
+/**
+ * The Gemini fixes at the chat model itself: a proxy of the model's own class
+ * (so it still is a {@code GoogleGenAiChatModel} wherever one is injected)
+ * whose {@code call} and {@code stream} hand the model every prompt with its
+ * tool responses rewritten by {@link GeminiSafeToolResponseAdvisor#rewrite(List)}.
+ * Every request the model converts passes here, however the {@code ChatClient}
+ * was built ({@code ChatClient.builder(chatModel)}, {@code ChatClient.create},
+ * the auto-configured builder) and for a direct {@code chatModel.call(prompt)}.
+ *
+ * <p>
+ * The auto-configuration wraps the {@code GoogleGenAiChatModel} bean; a model
+ * the application builds itself, outside the context, is wrapped with
+ * {@link #wrap(ChatModel, GeminiSafeToolResponseAdvisor)}.
+ */
+public final class GeminiSafeChatModel {
+
+	/** Implemented by every wrapped model: the rewrite it applies. */
+	public interface Wrapped {
+
+		/** The rewrite this model applies to every prompt. */
+		GeminiSafeToolResponseAdvisor toolcallFixesRewrite();
+
+	}
+
+	private GeminiSafeChatModel() {
+	}
+
+	/**
+	 * {@code model}, of its own class, with every prompt rewritten by
+	 * {@code rewrite} before it converts it; {@code model} itself when it is
+	 * wrapped already.
+	 */
+	@SuppressWarnings("unchecked")
+	public static <M extends ChatModel> M wrap(M model, GeminiSafeToolResponseAdvisor rewrite) {
+		if (model instanceof Wrapped) {
+			return model;
+		}
+		ProxyFactory factory = new ProxyFactory(model);
+		// Of the model's own class where it can be subclassed; a final class
+		// gets a proxy of its interfaces (ChatModel among them).
+		factory.setProxyTargetClass(!java.lang.reflect.Modifier.isFinal(model.getClass().getModifiers()));
+		factory.addInterface(Wrapped.class);
+		factory.addAdvice(new Rewriting(rewrite));
+		return (M) factory.getProxy(model.getClass().getClassLoader());
+	}
+
+	/** {@code model} with {@code strict-json-or-wrap} alone: the one line for a model built outside the context. */
+	public static <M extends ChatModel> M wrap(M model) {
+		return wrap(model, new GeminiSafeToolResponseAdvisor(true, false));
+	}
+
+	/** The class of the model behind {@code model}, wrapped or not. */
+	static Class<?> targetClass(Object model) {
+		return AopUtils.getTargetClass(model);
+	}
+
+	/** Rewrites the {@code Prompt} or {@code Message...} argument of {@code call} and {@code stream}. */
+	private record Rewriting(GeminiSafeToolResponseAdvisor rewrite) implements MethodInterceptor {
+
+		@Override
+		public Object invoke(MethodInvocation invocation) throws Throwable {
+			String name = invocation.getMethod().getName();
+			if (name.equals("toolcallFixesRewrite") && invocation.getArguments().length == 0) {
+				return this.rewrite;
+			}
+			if (name.equals("call") || name.equals("stream")) {
+				Object[] args = invocation.getArguments();
+				for (int i = 0; i < args.length; i++) {
+					if (args[i] instanceof Prompt prompt) {
+						List<Message> messages = prompt.getInstructions();
+						List<Message> rewritten = this.rewrite.rewrite(messages);
+						if (rewritten != messages) {
+							args[i] = prompt.mutate().messages(rewritten).build();
+						}
+					}
+					else if (args[i] instanceof Message[] messages) {
+						List<Message> list = Arrays.asList(messages);
+						List<Message> rewritten = this.rewrite.rewrite(list);
+						if (rewritten != list) {
+							args[i] = rewritten.toArray(Message[]::new);
+						}
+					}
+				}
+			}
+			return invocation.proceed();
+		}
+
+	}
+
+}

@@ -1,0 +1,119 @@
+package io.github.toolcallmodel.fixes;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What the library installed in this application, fix by fix, and why: a
+ * switch set to {@code true} or {@code false} decides; an unset switch is
+ * decided from the application's beans:
+ * <ul>
+ * <li>{@code strict-json-or-wrap}: on for each {@code GoogleGenAiChatModel}
+ * bean (Gemini's conversion fails on a plain-text tool response);</li>
+ * <li>{@code end-turn-after-breach}: on when the {@code ToolCallingManager}'s
+ * {@code on-limit-exceeded} is {@code RETURN_ERROR_RESPONSE} (the runaway
+ * turn);</li>
+ * <li>{@code close-dangling-calls}, {@code store-answered-generation},
+ * {@code keep-current-turn}: on when a memory advisor bean is ordered inside
+ * the tool loop (after {@code ToolCallingAdvisor});</li>
+ * <li>every other switch: off (the upstream proposals, and the fixes the
+ * ones above make unnecessary).</li>
+ * </ul>
+ * The memory fixes are decided once every singleton exists (the advisor beans
+ * are read then); until then they are off. The names are the ones
+ * {@code toolcall-model check} prints.
+ */
+public final class InstalledFixes {
+
+	/** Every switch, by the name {@code check} prints, in its order; {@code json-error-processor} last. */
+	public static final List<String> NAMES = List.of("breach-through-processor", "strict-json-or-wrap", "error-key",
+			"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses",
+			"pr-6907-wrap-on-failure", "pr-6049-strict-wrap", "end-turn-after-breach", "unknown-tool-to-processor",
+			"json-error-processor");
+
+	/** The fixes an unset switch leaves to the memory advisors. */
+	static final List<String> MEMORY_FIXES = List.of("close-dangling-calls", "store-answered-generation",
+			"keep-current-turn");
+
+	/** One decision: on or off, and the reason, as logged. */
+	public record Decision(boolean on, String why) {
+	}
+
+	private final ToolCallFixesProperties properties;
+
+	private final Map<String, Decision> decisions = new LinkedHashMap<>();
+
+	InstalledFixes(ToolCallFixesProperties properties) {
+		this.properties = properties;
+	}
+
+	ToolCallFixesProperties properties() {
+		return this.properties;
+	}
+
+	/** The switch as set: {@code null} when unset. */
+	Boolean set(String fix) {
+		return this.properties.get(fix);
+	}
+
+	/** Whether {@code fix} may be on: set true, or unset. */
+	boolean mayBeOn(String fix) {
+		return !Boolean.FALSE.equals(set(fix));
+	}
+
+	/**
+	 * Records {@code fix} as decided; a switch that is set wins over
+	 * {@code auto}, with its own reason.
+	 */
+	synchronized Decision decide(String fix, boolean auto, String why) {
+		Boolean s = set(fix);
+		Decision d = s == null ? new Decision(auto, why)
+				: new Decision(s, ToolCallFixesProperties.PREFIX + "." + fix + "=" + s);
+		this.decisions.put(fix, d);
+		return d;
+	}
+
+	/** Whether {@code fix} has been decided. */
+	synchronized boolean isDecided(String fix) {
+		return this.decisions.containsKey(fix);
+	}
+
+	/** Whether {@code fix} is on now. */
+	public synchronized boolean on(String fix) {
+		Decision d = this.decisions.get(fix);
+		return d != null ? d.on() : Boolean.TRUE.equals(set(fix));
+	}
+
+	/** The switch a component reads at each use (for the fixes decided after it is built). */
+	BooleanSupplier switchOf(String fix) {
+		return () -> on(fix);
+	}
+
+	/** Every switch with its decision, in {@link #NAMES}' order (undecided: as set, else off). */
+	public synchronized Map<String, Decision> decisions() {
+		Map<String, Decision> out = new LinkedHashMap<>();
+		for (String n : NAMES) {
+			Decision d = this.decisions.get(n);
+			if (d == null) {
+				Boolean s = set(n);
+				d = s != null ? new Decision(s, ToolCallFixesProperties.PREFIX + "." + n + "=" + s)
+						: new Decision(false, "unset: off");
+			}
+			out.put(n, d);
+		}
+		return out;
+	}
+
+	/** The fixes on, joined with {@code ,} as {@code check --fixes} reads them ({@code upstream} for none). */
+	public String fixesArgument() {
+		List<String> on = decisions().entrySet()
+			.stream()
+			.filter(e -> e.getValue().on() && !e.getKey().equals("json-error-processor"))
+			.map(Map.Entry::getKey)
+			.toList();
+		return on.isEmpty() ? "upstream" : String.join(",", on);
+	}
+
+}
