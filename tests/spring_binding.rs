@@ -136,12 +136,22 @@ fn model_view(file: &Path) -> Value {
 
 /// The model's view, and whether it left a property out for a placeholder
 /// nothing resolves (`unresolved`: Spring refuses such a file, `check`
-/// answers for the values the environment may give). No environment, as
-/// `BindProbe` has none.
+/// answers for the values the environment may give). No environment but
+/// the `NAME=VALUE` lines of `FILE.env`, as `BindProbe` has.
 fn model_run(file: &Path) -> (Value, bool) {
+    let mut env_file = file.as_os_str().to_owned();
+    env_file.push(".env");
+    let env: Vec<(String, String)> = std::fs::read_to_string(PathBuf::from(env_file))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .filter(|(k, _)| !k.is_empty())
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
     let out = Command::new(bin())
         .args(["check", file.to_str().expect("a UTF-8 path"), "--json"])
         .env_clear()
+        .envs(env)
         .output()
         .expect("the binary runs");
     let v: Value = match serde_json::from_slice(&out.stdout) {

@@ -16,8 +16,8 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::config::{
-    active_profiles, bind, describe_setup, invalid_in_profile_file, open_values, parse_properties,
-    placeholder_names, relaxed, report_sets, smallest_fixes, source as profile_source,
+    active_profiles, bind, describe_setup, environment, invalid_in_profile_file, open_values,
+    parse_properties, relaxed, report_sets, smallest_fixes, source as profile_source,
     spring_ai_version, too_large, Application, BindFailure, BoundProperties, CheckScenario, Entry,
     Mark, ProfileMatcher, ProfileRefusal, SetReport, Setup, ToolOutput, MAX_BUILD_INTERPOLATION,
     MAX_CONFIG_BYTES, MAX_CONFIG_TOTAL_BYTES, MODELLED_SPRING_AI,
@@ -559,16 +559,13 @@ fn resolve(files: &[PathBuf], kinds: &[&'static str], f: &Flags) -> Result<Resol
     if !version.has_limits() {
         drop_keys_since_2_0_1(&mut applied_sources, version, &mut notes);
     }
-    let names = placeholder_names(
+    let env = environment(
         &applied_sources
             .iter()
             .map(|(_, d)| d.clone())
             .collect::<Vec<_>>(),
+        |n| std::env::var(n).ok(),
     );
-    let env: Vec<(String, String)> = names
-        .iter()
-        .filter_map(|n| std::env::var(n).ok().map(|v| (n.clone(), v)))
-        .collect();
     if !env.is_empty() {
         applied_sources.push(("the environment".to_owned(), profile_source(&env)));
     }
@@ -650,10 +647,7 @@ fn read_sources(
     // The profile values' placeholders resolve against the files, then the
     // environment and the command line, as Spring's sources stand.
     let mut main: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
-    let env: Vec<(String, String)> = placeholder_names(&main)
-        .iter()
-        .filter_map(|n| std::env::var(n).ok().map(|v| (n.clone(), v)))
-        .collect();
+    let env = environment(&main, |n| std::env::var(n).ok());
     main.push(profile_source(&env));
     main.push(profile_source(sets_given));
     let active = active_profiles(&main, given).map_err(|r| match r {

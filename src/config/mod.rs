@@ -26,10 +26,10 @@ pub use check::{
 pub use main_job::{columns, conclusion, reproduce, table, Column, MainJob, GROUPS};
 
 pub use profiles::{
-    active_profiles, applied, invalid_in_profile_file, placeholder_names, profile_matches, relaxed,
-    source, spring_ai_version, ProfileMatcher, ProfileRefusal, MAX_BUILD_INTERPOLATION,
-    MAX_PROFILE_DEPTH, MODELLED_SPRING_AI, ON_PROFILE, PROFILES_ACTIVE, PROFILES_DEFAULT,
-    PROFILES_INCLUDE,
+    active_profiles, applied, environment, invalid_in_profile_file, placeholder_names,
+    profile_matches, relaxed, source, spring_ai_version, ProfileMatcher, ProfileRefusal,
+    MAX_BUILD_INTERPOLATION, MAX_PROFILE_DEPTH, MODELLED_SPRING_AI, ON_PROFILE, PROFILES_ACTIVE,
+    PROFILES_DEFAULT, PROFILES_INCLUDE,
 };
 
 #[cfg(feature = "yaml")]

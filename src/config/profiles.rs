@@ -575,6 +575,50 @@ pub fn applied(
     (kept, skipped)
 }
 
+/// The environment's values for the placeholders of `docs`, read in
+/// turn: a value that holds placeholders of its own has those looked up
+/// too (`EA='${EB}'` with `EB=5` resolves as Spring's resolver does, which
+/// resolves a value's placeholders wherever the value came from). Each
+/// name is looked up once, so the work is linear in the values found;
+/// `lookup` is the environment (the command line's `std::env::var`, a
+/// test's map).
+///
+/// ```
+/// use toolcall_model::config::{environment, parse_properties};
+/// let docs = parse_properties(b"a=${EA}\n").unwrap();
+/// let env = |n: &str| match n {
+///     "EA" => Some("${EB}".to_owned()),
+///     "EB" => Some("5".to_owned()),
+///     _ => None,
+/// };
+/// assert_eq!(
+///     environment(&docs, env),
+///     [("EA".to_owned(), "${EB}".to_owned()), ("EB".to_owned(), "5".to_owned())]
+/// );
+/// ```
+pub fn environment(
+    docs: &[Vec<Entry>],
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Vec<(String, String)> {
+    let mut names = placeholder_names(docs);
+    let mut seen: std::collections::HashSet<String> = names.iter().cloned().collect();
+    let mut found = Vec::new();
+    let mut next = 0;
+    while let Some(name) = names.get(next).cloned() {
+        next += 1;
+        let Some(value) = lookup(&name) else {
+            continue;
+        };
+        for inner in placeholder_names(&[source(&[(name.clone(), value.clone())])]) {
+            if seen.insert(inner.clone()) {
+                names.push(inner);
+            }
+        }
+        found.push((name, value));
+    }
+    found
+}
+
 /// The names the values of `docs` use in `${NAME}` or `${NAME:default}`
 /// placeholders (nested ones included), each once, in order.
 ///
