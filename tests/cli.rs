@@ -1241,3 +1241,33 @@ fn names_and_values_are_escaped_in_every_text_line() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_build_files_version_is_read_where_it_is_defined() {
+    // Kotlin's `by extra(...)` read as "Spring AI by extra(", `extra[...]`
+    // as "] =", a Groovy use before its `ext {}` block as "}", and a
+    // commented-out <spring-ai.version> won over the real one.
+    let dir = scratch("build-versions");
+    let app = dir.join("application.properties");
+    std::fs::write(&app, "spring.ai.tools.limits.on-limit-exceeded=THROW\n").unwrap();
+    let cases = [
+        ("a.gradle.kts", "val springAiVersion by extra(\"2.0.0\")\ndependencies { implementation(platform(\"org.springframework.ai:spring-ai-bom:${springAiVersion}\")) }\n", "Spring AI 2.0.0: answered for 2.0.0"),
+        ("b.gradle.kts", "extra[\"springAiVersion\"] = \"2.0.0\"\ndependencies { implementation(platform(\"org.springframework.ai:spring-ai-bom:${extra[\"springAiVersion\"]}\")) }\n", "Spring AI 2.0.0: answered for 2.0.0"),
+        ("c.gradle", "dependencies {\n  implementation platform(\"org.springframework.ai:spring-ai-bom:${springAiVersion}\") // see https://x\n}\next {\n  springAiVersion = '2.0.0' // springAiVersion = '9'\n}\n", "Spring AI 2.0.0: answered for 2.0.0"),
+        ("pom.xml", "<project>\n<properties>\n<!-- <spring-ai.version>1.0.0</spring-ai.version> -->\n<spring-ai.version>2.0.1</spring-ai.version>\n</properties>\n</project>\n", "pom.xml: Spring AI 2.0.1\n"),
+        ("d.gradle.kts", "val springAiVersion = findProperty(\"springAiVersion\") as String\n", "the Spring AI version is written as `findProperty(\"springAiVersion\")`, which cannot be read as a version"),
+    ];
+    for (name, text, says) in cases {
+        let build = dir.join(name);
+        std::fs::write(&build, text).unwrap();
+        let (code, out, err) = run_args(&[
+            "check",
+            app.to_str().unwrap(),
+            "--build",
+            build.to_str().unwrap(),
+        ]);
+        assert!(code == 0 || code == 1, "{name}: {err}");
+        assert!(out.contains(says), "{name}: {out}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -696,6 +696,9 @@ pub const MODELLED_SPRING_AI: &str = "2.0.1";
 /// assert_eq!(spring_ai_version(pom).as_deref(), Some("${spring-ai.version}"));
 /// ```
 pub fn spring_ai_version(text: &str) -> Option<String> {
+    // What a comment says is not what the build reads: a commented-out
+    // `<spring-ai.version>` once won over the real one.
+    let text = &without_comments(text);
     let tag = |name: &str| {
         let open = format!("<{name}>");
         let i = text.find(&open)? + open.len();
@@ -755,19 +758,117 @@ fn interpolate(mut value: String, tag: &dyn Fn(&str) -> Option<String>) -> Strin
     value
 }
 
+/// `text` without its comments: `<!-- -->` in XML (a `pom.xml`), else
+/// `//` to the end of the line and `/* */` outside string literals
+/// (Groovy and Kotlin).
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    if text.trim_start().starts_with('<') {
+        let mut rest = text;
+        while let Some(i) = rest.find("<!--") {
+            out.push_str(&rest[..i]);
+            rest = rest[i + 4..]
+                .find("-->")
+                .map_or("", |j| &rest[i + 4 + j + 3..]);
+        }
+        out.push_str(rest);
+        return out;
+    }
+    let mut chars = text.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) => {
+                out.push(c);
+                if c == '\\' {
+                    out.extend(chars.next());
+                } else if c == q || c == '\n' {
+                    quote = None;
+                }
+            }
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                out.push(c);
+            }
+            (None, '/') if chars.peek() == Some(&'/') => {
+                while chars.peek().is_some_and(|c| *c != '\n') {
+                    chars.next();
+                }
+            }
+            (None, '/') if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    // Lines kept, so that nothing joins across the comment.
+                    if c == '\n' {
+                        out.push('\n');
+                    }
+                    last = c;
+                }
+            }
+            (None, c) => out.push(c),
+        }
+    }
+    out
+}
+
+/// The value a Gradle build (Groovy or Kotlin) gives `name` where it
+/// defines it, not where it uses it (`${springAiVersion}`): `name =
+/// "X"`, `ext.name = 'X'`, `set("name", "X")`, `name: 'X'`, Kotlin's `val
+/// name by extra("X")` and `extra["name"] = "X"`. A definition whose
+/// value is not a string literal (`findProperty(...)`, a version catalog)
+/// gives its text as written, which is no version: the caller says it
+/// cannot be read.
+fn gradle_definition(text: &str, name: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(name).map(|i| from + i) {
+        from = i + name.len();
+        let before = text[..i].chars().next_back();
+        // A use (`${name}`, `$name`) or a longer name (`mySpringAiVersion`).
+        if before.is_some_and(|c| c == '{' || c == '$' || c.is_alphanumeric() || c == '_')
+            || text[from..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let rest = text[from..].trim_start_matches(['"', '\'', ']', ' ', '\t']);
+        let value = if let Some(r) = rest.strip_prefix("by") {
+            r.trim_start()
+                .strip_prefix("extra")?
+                .trim_start()
+                .strip_prefix('(')
+        } else if let Some(r) = rest.strip_prefix('=').filter(|r| !r.starts_with('=')) {
+            Some(r)
+        } else {
+            rest.strip_prefix(',').or_else(|| rest.strip_prefix(':'))
+        };
+        let Some(value) = value.map(str::trim_start) else {
+            continue;
+        };
+        let literal = value
+            .strip_prefix(['"', '\''])
+            .and_then(|v| v.find(['"', '\'']).map(|end| v[..end].trim().to_owned()));
+        return Some(literal.unwrap_or_else(|| {
+            let end = value.find(['\n', ')']).map_or(value.len(), |e| e + 1);
+            value[..end].trim().to_owned()
+        }));
+    }
+    None
+}
+
 /// The version text a build file declares for Spring AI, references
 /// unresolved.
 fn declared_spring_ai_version(text: &str, tag: &dyn Fn(&str) -> Option<String>) -> Option<String> {
     if let Some(v) = tag("spring-ai.version") {
         return Some(v);
     }
-    if let Some(i) = text.find("springAiVersion") {
-        // `springAiVersion = "X"`, `set("springAiVersion", "X")`: past the
-        // name's closing quote, the separator and the value's opening one.
-        let rest = text[i + "springAiVersion".len()..]
-            .trim_start_matches(['"', '\'', ' ', '\t', ',', '=', ':']);
-        let end = rest.find(['"', '\''])?;
-        return Some(rest[..end].trim().to_owned());
+    if let Some(v) = gradle_definition(text, "springAiVersion") {
+        return Some(v);
     }
     // Maven: the <version> of the first dependency of the group.
     if let Some(i) = text.find("<groupId>org.springframework.ai</groupId>") {
