@@ -1255,7 +1255,7 @@ fn a_build_files_version_is_read_where_it_is_defined() {
         ("b.gradle.kts", "extra[\"springAiVersion\"] = \"2.0.0\"\ndependencies { implementation(platform(\"org.springframework.ai:spring-ai-bom:${extra[\"springAiVersion\"]}\")) }\n", "Spring AI 2.0.0: answered for 2.0.0"),
         ("c.gradle", "dependencies {\n  implementation platform(\"org.springframework.ai:spring-ai-bom:${springAiVersion}\") // see https://x\n}\next {\n  springAiVersion = '2.0.0' // springAiVersion = '9'\n}\n", "Spring AI 2.0.0: answered for 2.0.0"),
         ("pom.xml", "<project>\n<properties>\n<!-- <spring-ai.version>1.0.0</spring-ai.version> -->\n<spring-ai.version>2.0.1</spring-ai.version>\n</properties>\n</project>\n", "pom.xml: Spring AI 2.0.1\n"),
-        ("d.gradle.kts", "val springAiVersion = findProperty(\"springAiVersion\") as String\n", "the Spring AI version is written as `findProperty(\"springAiVersion\")`, which cannot be read as a version"),
+        ("d.gradle.kts", "val springAiVersion = findProperty(\"springAiVersion\") as String\n", "Spring AI `findProperty(\"springAiVersion\")`: cannot be read as a version; answered for 2.0.1"),
     ];
     for (name, text, says) in cases {
         let build = dir.join(name);

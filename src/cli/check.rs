@@ -1104,7 +1104,7 @@ fn build_version(path: &Path) -> Result<(String, SpringAi), ExitCode> {
         ),
         Some(f) if !f.starts_with(|c: char| c.is_ascii_digit())
             || !f.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')) => format!(
-            "warning: {name}: the Spring AI version is written as `{v}`, which cannot be read as a version (not a literal this reader resolves); answered for {MODELLED_SPRING_AI}, which this model reproduces"
+            "warning: {name}: Spring AI `{v}`: cannot be read as a version; answered for {MODELLED_SPRING_AI}"
         ),
         Some(_) => format!(
             "warning: {name}: Spring AI {v}, not {MODELLED_SPRING_AI}: this model reproduces {MODELLED_SPRING_AI}; the verdicts may not hold for {v}"
