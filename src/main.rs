@@ -4,13 +4,14 @@
 
 use std::process::ExitCode;
 
-/// Writes to standard output; a closed pipe (`| head`) ends the program
-/// quietly instead of panicking as `println!` would.
+/// Writes to standard output; output that cannot be written (a full
+/// disk, a closed pipe) ends the program with exit 2 and a message
+/// ([`cli::output_lost`]) instead of panicking as `println!` would.
 macro_rules! out {
     ($($t:tt)*) => {{
         use std::io::Write as _;
-        if write!(std::io::stdout().lock(), $($t)*).is_err() {
-            std::process::exit(1);
+        if let Err(e) = write!(std::io::stdout().lock(), $($t)*) {
+            crate::cli::output_lost(&e);
         }
     }};
 }
@@ -19,8 +20,8 @@ macro_rules! out {
 macro_rules! outln {
     ($($t:tt)*) => {{
         use std::io::Write as _;
-        if writeln!(std::io::stdout().lock(), $($t)*).is_err() {
-            std::process::exit(1);
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($t)*) {
+            crate::cli::output_lost(&e);
         }
     }};
 }
@@ -70,7 +71,7 @@ fn stdout_was_closed() -> bool {
 fn main() -> ExitCode {
     if stdout_was_closed() {
         errln!("error: standard output is closed: nothing could be printed");
-        return ExitCode::FAILURE;
+        return ExitCode::from(2);
     }
     let matches = <Cli as clap::CommandFactory>::command().get_matches();
     let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
@@ -86,6 +87,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    let code = dispatch(cli);
+    // What is still buffered (a last line without its newline) is written
+    // here: an error now is lost output like any other.
+    if let Err(e) = std::io::Write::flush(&mut std::io::stdout().lock()) {
+        cli::output_lost(&e);
+    }
+    code
+}
+
+fn dispatch(cli: Cli) -> ExitCode {
     match cli.command {
         None => main_job(cli.json),
         Some(Cmd::Verify { paths, json }) => verify(&paths, json || cli.json),

@@ -324,7 +324,7 @@ fn runner_output_and_shards_are_read_within_bounds() {
     // `conform` read the runner's output whole, and `merge` a shard's file:
     // a device that never ends took all the memory there was.
     let o = run_bounded(&["conform", "/dev/zero"], 1024, 60);
-    assert_eq!(o.code, Some(1), "{o:?}");
+    assert_eq!(o.code, Some(2), "{o:?}");
     assert!(
         o.stderr
             .contains("runner output line 1: longer than 268435456 bytes: not read"),
@@ -336,7 +336,7 @@ fn runner_output_and_shards_are_read_within_bounds() {
     // Both from standard input: refused (standard input is read under a
     // lock held for the whole output, and the list would wait on it).
     let o = run_bounded(&["conform", "-", "--files", "-"], 1024, 60);
-    assert_eq!(o.code, Some(1), "{o:?}");
+    assert_eq!(o.code, Some(2), "{o:?}");
     assert!(o.stderr.contains("cannot both be standard input"), "{o:?}");
     // Each answer was looked up in the list of files by a scan: 80,000
     // answers took quadratic time.
@@ -562,9 +562,9 @@ fn links_loops_and_special_files_are_refused() {
         );
         // Named on the command line, it was opened, and opening blocks.
         let f = fifo.to_str().unwrap();
-        for cmd in ["verify", "run"] {
+        for (cmd, code) in [("verify", 1), ("run", 2)] {
             let o = run_bounded(&[cmd, f], 1024, 60);
-            assert_eq!(o.code, Some(1), "{cmd}: {o:?}");
+            assert_eq!(o.code, Some(code), "{cmd}: {o:?}");
             assert!(
                 format!("{}{}", o.stdout, o.stderr).contains("not a regular file: not read"),
                 "{cmd}: {o:?}"
@@ -579,9 +579,9 @@ fn links_loops_and_special_files_are_refused() {
         .set_len(3 << 30)
         .unwrap();
     let h = huge.to_str().unwrap();
-    for args in [vec!["verify", h], vec!["run", h]] {
+    for (args, code) in [(vec!["verify", h], 1), (vec!["run", h], 2)] {
         let o = run_bounded(&args, 256, 60);
-        assert_eq!(o.code, Some(1), "{args:?}: {o:?}");
+        assert_eq!(o.code, Some(code), "{args:?}: {o:?}");
         assert!(
             format!("{}{}", o.stdout, o.stderr)
                 .contains("invalid vector at (file): larger than 67108864 bytes"),
@@ -617,7 +617,7 @@ fn gen_streams_and_never_overwrites_unasked() {
     let first = out.join("gen-0-0-execute_tool_calls.json");
     std::fs::write(&first, "mine").unwrap();
     let o = run_bounded(&["gen", "--count", "8", "--out", o_], 1024, 60);
-    assert_eq!(o.code, Some(1), "{o:?}");
+    assert_eq!(o.code, Some(2), "{o:?}");
     assert!(
         o.stderr.contains(
             "exists (8 of the 8 files to write do): nothing written; --force replaces them"
@@ -745,8 +745,65 @@ fn lost_output_is_an_error_not_a_panic_or_a_success() {
         .arg(crate::support::root().join("tests/vectors/gemini"))
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("standard output is closed"));
+    // A full disk: `check` said "not safe" (exit 1) and `run` exited 1,
+    // both with nothing on standard error.
+    let dir = scratch("full");
+    let safe = write(
+        &dir,
+        "safe.properties",
+        "spring.ai.tools.limits.on-limit-exceeded=THROW\n",
+    );
+    let vector = crate::support::root().join("tests/vectors/gemini/assistant-nbsp-text-kept.json");
+    let gen_out = dir.join("gen");
+    for args in [
+        vec![
+            "check",
+            safe.to_str().unwrap(),
+            "--tools",
+            "json",
+            "--processor",
+            "json-error",
+            "--memory",
+            "outside",
+        ],
+        vec!["check", safe.to_str().unwrap(), "--json"],
+        vec!["run", vector.to_str().unwrap()],
+        vec!["verify", vector.to_str().unwrap()],
+        vec!["files", vector.to_str().unwrap()],
+        vec![
+            "gen",
+            "--count",
+            "2",
+            "--out",
+            gen_out.to_str().unwrap(),
+            "--force",
+        ],
+        vec![],
+    ] {
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg("exec \"$0\" \"$@\" >/dev/full")
+            .arg(bin())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {o:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr)
+                .contains("error: cannot write to standard output: No space left on device"),
+            "{args:?}: {o:?}"
+        );
+    }
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("echo 42 | \"$0\" convert >/dev/full")
+        .arg(bin())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    std::fs::remove_dir_all(&dir).ok();
     // Sent to /dev/null on purpose, it is a success.
     let o = Command::new("sh")
         .arg("-c")
@@ -913,4 +970,123 @@ fn a_deeply_nested_profile_expression_is_refused_not_overflowed() {
         );
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_profile_file_is_read_once_however_many_names_lead_to_it() {
+    // 40 active profiles whose files are links to one 4 MB file: each was
+    // read and parsed on its own (3.2 GB, killed at 20 s).
+    let dir = scratch("profile-links");
+    let big: String = (0..80_000)
+        .map(|i| format!("spring.ai.tools.limits.max-calls-per-tool.t{i}=1\n"))
+        .collect();
+    write(&dir, "big.properties", &big);
+    let names: Vec<String> = (1..=40).map(|i| format!("p{i}")).collect();
+    let f = write(
+        &dir,
+        "application.properties",
+        &format!("spring.profiles.active={}\n", names.join(",")),
+    );
+    for n in &names {
+        std::os::unix::fs::symlink(
+            "big.properties",
+            dir.join(format!("application-{n}.properties")),
+        )
+        .unwrap();
+    }
+    let o = run_bounded(&["check", f.to_str().unwrap(), "--json"], 1024, 120);
+    assert_eq!(o.code, Some(1), "{o:?}");
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    let files = v["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(files[1]
+        .as_str()
+        .unwrap()
+        .ends_with("application-p40.properties"));
+    assert!(v["notes"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("note: 39 profile file(s) are the same file as one read after them"));
+    assert_eq!(
+        v["bound"]["max_calls_per_tool"]
+            .as_object()
+            .map(|m| m.len()),
+        Some(80_000)
+    );
+    // Distinct files past the budget of all the bytes read: refused, named.
+    for i in 1..=5 {
+        let link = dir.join(format!("application-p{i}.properties"));
+        std::fs::remove_file(&link).unwrap();
+        std::fs::write(&link, &big).unwrap();
+    }
+    let o = run_bounded(&["check", f.to_str().unwrap()], 1024, 120);
+    assert_eq!(o.code, Some(2), "{o:?}");
+    assert!(
+        o.stderr.contains("application-p5.properties: the files read come to more than 16777216 bytes with this one (6 files"),
+        "{o:?}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn many_profile_files_take_linear_time() {
+    // Each profile file was checked against every file read before it:
+    // 30,000 one-line profile files took 6.2 s, 60,000 took 31.5 s.
+    let time = |n: usize| {
+        let dir = scratch(&format!("profile-files-{n}"));
+        let names: Vec<String> = (0..n).map(|i| format!("q{i}")).collect();
+        let f = write(
+            &dir,
+            "application.properties",
+            &format!("spring.profiles.active={}\n", names.join(",")),
+        );
+        for (i, n) in names.iter().enumerate() {
+            write(
+                &dir,
+                &format!("application-{n}.properties"),
+                &format!("spring.ai.tools.limits.max-calls-per-tool.t{i}=1\n"),
+            );
+        }
+        let o = run_bounded(&["check", f.to_str().unwrap(), "--json"], 1024, 120);
+        assert_eq!(o.code, Some(1), "{o:?}");
+        let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+        assert_eq!(v["files"].as_array().map(Vec::len), Some(n + 1));
+        std::fs::remove_dir_all(&dir).ok();
+        o.elapsed
+    };
+    let (small, large) = (time(2_000), time(8_000));
+    assert!(
+        large < small * 8 + Duration::from_secs(1),
+        "2000 profile files took {small:?}, 8000 took {large:?}"
+    );
+}
+
+#[test]
+fn profile_files_are_found_in_one_listing_of_the_folder() {
+    // Three checks of the file system per active profile, each walking the
+    // whole path: 700,000 profiles took 8.6 s, and more the deeper the
+    // folder. Listed once, a deep folder costs what a shallow one does.
+    let names: Vec<String> = (0..150_000).map(|i| format!("p{i}")).collect();
+    let text = format!("spring.profiles.active={}\n", names.join(","));
+    let time = |depth: usize| {
+        let root = scratch(&format!("profile-depth-{depth}"));
+        let mut dir = root.clone();
+        for i in 0..depth {
+            dir = dir.join(format!("folder-of-some-length-{i}"));
+        }
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = write(&dir, "application.properties", &text);
+        write(&dir, "application-p149999.yml", "a: 1\n");
+        let o = run_bounded(&["check", f.to_str().unwrap(), "--json"], 1024, 120);
+        assert_eq!(o.code, Some(1), "{o:?}");
+        let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+        assert_eq!(v["files"].as_array().map(Vec::len), Some(2), "{o:?}");
+        std::fs::remove_dir_all(&root).ok();
+        o.elapsed
+    };
+    let (shallow, deep) = (time(0), time(120));
+    assert!(
+        deep < shallow * 2 + Duration::from_secs(1),
+        "150,000 profiles: {shallow:?} beside a shallow path, {deep:?} 120 folders deep"
+    );
 }

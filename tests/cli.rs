@@ -687,7 +687,7 @@ fn generated_vectors_with_the_models_expect_verify() {
         ],
         b"",
     );
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("gen-4-57-gemini_request: the model's output nests"),
         "{err}"
@@ -966,4 +966,308 @@ fn generated_shards_write_the_files_of_one_run() {
     assert_eq!(files(&shards), files(&one));
     std::fs::remove_dir_all(&one).ok();
     std::fs::remove_dir_all(&shards).ok();
+}
+
+/// Runs the binary with `args`, no input: exit code, stdout, stderr.
+fn run_args(args: &[&str]) -> (i32, String, String) {
+    run_with_stdin(args, b"")
+}
+
+#[test]
+fn bad_input_is_exit_2_for_every_command() {
+    let dir = scratch("bad-input-2");
+    let d = dir.to_str().unwrap();
+    let absent = dir.join("absent.json");
+    let (code, _, err) = run_args(&["run", absent.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("absent.json: cannot read"), "{err}");
+    let (code, _, err) = run_args(&["conform", absent.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run_args(&["gen", "--count", "1", "--out", d, "--ops", "bogus"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown op 'bogus'"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn conform_without_files_counts_each_file_once() {
+    // 50,000 copies of one agreeing answer counted 50,000 passes.
+    let dir = scratch("conform-copies");
+    let v = root().join("tests/vectors/gemini/assistant-nbsp-text-kept.json");
+    let (code, out, _) = run_args(&["run", v.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let mut result: serde_json::Value = serde_json::from_str(&out).unwrap();
+    result.as_object_mut().unwrap().remove("api");
+    let line = serde_json::json!({"path": v, "status": "result", "result": result}).to_string();
+    let answers = dir.join("answers.jsonl");
+    std::fs::write(&answers, format!("{line}\n").repeat(3)).unwrap();
+    let (code, out, err) = run_args(&["conform", answers.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(out.lines().last(), Some("1 passed, 2 failed"), "{out}");
+    assert_eq!(
+        out.matches("answered twice by the runner").count(),
+        2,
+        "{out}"
+    );
+    assert!(
+        err.contains("without --files, each file counts once"),
+        "{err}"
+    );
+    std::fs::write(&answers, format!("{line}\n")).unwrap();
+    let (code, out, _) = run_args(&["conform", answers.to_str().unwrap()]);
+    assert_eq!(
+        (code, out.lines().last()),
+        (0, Some("1 passed, 0 failed")),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn shard_counts_past_the_bound_are_refused_not_wrapped() {
+    // `from += n * CHUNK` wrapped: shard 1/288230376151711745 ran all 2,056
+    // scenarios of the tiny bound, 5/18446744073709551615 ran 320.
+    for shard in ["1/288230376151711745", "5/18446744073709551615", "1/34"] {
+        let (code, out, err) = run_args(&[
+            "explore",
+            "--exhaustive",
+            "--bound",
+            "tiny",
+            "--shard",
+            shard,
+        ]);
+        assert_eq!(code, 2, "{shard}: {out}{err}");
+        assert!(
+            err.contains(&format!(
+                "error: --shard {shard}: the bound has 2056 scenarios, 33 blocks of 64: at most 33 shards"
+            )),
+            "{err}"
+        );
+        assert!(out.is_empty());
+    }
+    let (code, _, err) = run_args(&[
+        "explore",
+        "--exhaustive",
+        "--bound",
+        "tiny",
+        "--shard",
+        "33/33",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("shard 33/33: 8 scenarios"), "{err}");
+}
+
+#[test]
+fn explore_checks_out_before_the_run_and_stops_at_one_error() {
+    // A folder that cannot be written to was found after the whole run,
+    // with an error per counterexample and "0 counterexample(s) written".
+    let dir = scratch("explore-out");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    for out_dir in [file.join("sub"), std::path::PathBuf::from("/proc/self")] {
+        let o = out_dir.to_str().unwrap();
+        for args in [
+            vec!["explore", "--exhaustive", "--bound", "tiny", "--out", o],
+            vec!["explore", "--cases", "1", "--out", o],
+        ] {
+            let (code, out, err) = run_args(&args);
+            assert_eq!(code, 2, "{args:?}: {err}");
+            assert_eq!(err.matches("error:").count(), 1, "{err}");
+            assert!(
+                err.contains(&format!("error: --out {o}: cannot write there")),
+                "{err}"
+            );
+            assert!(
+                !err.contains("explore --exhaustive: 2056"),
+                "the run started: {err}"
+            );
+            assert!(!err.contains("written"), "{err}");
+            assert!(out.is_empty());
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn check_names_a_directory_an_empty_file_and_an_unreadable_one() {
+    let dir = scratch("check-names");
+    let d = dir.to_str().unwrap();
+    let (code, _, err) = run_args(&["check", d]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!("{d}: a directory, not a file")),
+        "{err}"
+    );
+    let (code, _, err) = run_args(&["check", d, "--format", "properties"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!("{d}: a directory, not a file")),
+        "{err}"
+    );
+    // Empty: Spring Boot binds nothing from it, so the answer is the
+    // defaults', and the file is named.
+    let empty = dir.join("application.properties");
+    std::fs::write(&empty, "").unwrap();
+    let e = empty.to_str().unwrap();
+    let (code, out, _) = run_args(&["check", e]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.starts_with(&format!("{e}: Spring Boot reads\n")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "note: {e}: no property in it (an empty file): Spring Boot binds nothing from it"
+        )),
+        "{out}"
+    );
+    let (_, out, _) = run_args(&["check", e, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["files"], serde_json::json!([e]));
+    // Unreadable: said, and with --json a JSON object says it too.
+    let absent = dir.join("absent.properties");
+    let a = absent.to_str().unwrap();
+    let (code, out, err) = run_args(&["check", a, "--json"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!("{a}: cannot read: No such file")),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["file"], a);
+    assert!(
+        v["not_read"]
+            .as_str()
+            .unwrap()
+            .starts_with("cannot read: No such file"),
+        "{v}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn every_command_takes_and_lists_the_same_behaviour_set_names() {
+    let dir = scratch("set-names");
+    let f = dir.join("application.properties");
+    std::fs::write(&f, "").unwrap();
+    let v = root().join("tests/vectors/gemini/assistant-nbsp-text-kept.json");
+    let (f, v) = (f.to_str().unwrap(), v.to_str().unwrap());
+    for names in [
+        "upstream",
+        "all",
+        "gemini-tool-text",
+        "error-key,gemini-tool-text",
+    ] {
+        let (code, _, err) = run_with_stdin(&["convert", "--fixes", names], b"42");
+        assert_eq!(code, 0, "convert --fixes {names}: {err}");
+        let (code, _, err) = run_args(&["run", v, "--fixes", names]);
+        assert_eq!(code, 0, "run --fixes {names}: {err}");
+        let (code, _, err) = run_args(&["check", f, "--fixes", names]);
+        assert!(code == 0 || code == 1, "check --fixes {names}: {err}");
+    }
+    let mut lists = Vec::new();
+    for args in [
+        vec!["convert", "--fixes", "nonsense"],
+        vec!["run", v, "--fixes", "nonsense"],
+        vec!["check", f, "--fixes", "nonsense"],
+        vec!["explore", "--cases", "1", "--fixes", "nonsense"],
+    ] {
+        let (code, _, err) = run_args(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        let known = err.split_once("(known: ").map(|(_, k)| k.trim().to_owned());
+        let known = known.unwrap_or_else(|| panic!("{args:?}: {err}"));
+        for name in ["upstream", "all", "gemini-tool-text", "error-key"] {
+            assert!(known.contains(name), "{args:?}: {err}");
+        }
+        lists.push(known);
+    }
+    assert!(lists.windows(2).all(|w| w[0] == w[1]), "{lists:?}");
+    // The workaround advisor rewrites a text it does not take for JSON
+    // before Gemini's conversion.
+    let (code, out, _) = run_with_stdin(&["convert", "--fixes", "gemini-tool-text"], b"boom");
+    assert_eq!((code, out.trim()), (0, "{\"error\":\"boom\"}"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn names_and_values_are_escaped_in_every_text_line() {
+    let dir = scratch("escape-check");
+    // A file name with a newline and an escape, in an error line.
+    let odd = dir.join("a\nb\u{1b}[2J.properties");
+    std::fs::write(&odd, "spring.ai.tools.limits.max-total-tool-calls=x\n").unwrap();
+    let (code, _, err) = run_args(&["check", odd.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(!err.contains('\u{1b}'), "{err}");
+    assert!(err.contains("a\\nb\\u{1b}[2J.properties:1:"), "{err}");
+    // A value with a newline, in a refusal's Value: line.
+    let f = dir.join("application.properties");
+    std::fs::write(
+        &f,
+        "spring.ai.tools.limits.max-total-tool-calls=1\\n\\u001b[2JReason: forged\n",
+    )
+    .unwrap();
+    let (code, _, err) = run_args(&["check", f.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(!err.contains('\u{1b}'), "{err}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.trim_start().starts_with("Reason:"))
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("Value: \"1\\n\\u{1b}[2JReason: forged\""),
+        "{err}"
+    );
+    // A newline in --profile, in the header.
+    std::fs::write(&f, "").unwrap();
+    let (_, out, _) = run_args(&[
+        "check",
+        f.to_str().unwrap(),
+        "--profile",
+        "a\nVerdict: safe",
+    ]);
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains("(profiles a\\nVerdict: safe)"),
+        "{out}"
+    );
+    assert!(
+        !out.lines().any(|l| l.starts_with("Verdict: safe")),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_build_files_version_is_read_where_it_is_defined() {
+    // Kotlin's `by extra(...)` read as "Spring AI by extra(", `extra[...]`
+    // as "] =", a Groovy use before its `ext {}` block as "}", and a
+    // commented-out <spring-ai.version> won over the real one.
+    let dir = scratch("build-versions");
+    let app = dir.join("application.properties");
+    std::fs::write(&app, "spring.ai.tools.limits.on-limit-exceeded=THROW\n").unwrap();
+    let cases = [
+        ("a.gradle.kts", "val springAiVersion by extra(\"2.0.0\")\ndependencies { implementation(platform(\"org.springframework.ai:spring-ai-bom:${springAiVersion}\")) }\n", "Spring AI 2.0.0: answered for 2.0.0"),
+        ("b.gradle.kts", "extra[\"springAiVersion\"] = \"2.0.0\"\ndependencies { implementation(platform(\"org.springframework.ai:spring-ai-bom:${extra[\"springAiVersion\"]}\")) }\n", "Spring AI 2.0.0: answered for 2.0.0"),
+        ("c.gradle", "dependencies {\n  implementation platform(\"org.springframework.ai:spring-ai-bom:${springAiVersion}\") // see https://x\n}\next {\n  springAiVersion = '2.0.0' // springAiVersion = '9'\n}\n", "Spring AI 2.0.0: answered for 2.0.0"),
+        ("pom.xml", "<project>\n<properties>\n<!-- <spring-ai.version>1.0.0</spring-ai.version> -->\n<spring-ai.version>2.0.1</spring-ai.version>\n</properties>\n</project>\n", "pom.xml: Spring AI 2.0.1\n"),
+        ("d.gradle.kts", "val springAiVersion = findProperty(\"springAiVersion\") as String\n", "Spring AI `findProperty(\"springAiVersion\")`: cannot be read as a version; answered for 2.0.1"),
+    ];
+    for (name, text, says) in cases {
+        let build = dir.join(name);
+        std::fs::write(&build, text).unwrap();
+        let (code, out, err) = run_args(&[
+            "check",
+            app.to_str().unwrap(),
+            "--build",
+            build.to_str().unwrap(),
+        ]);
+        assert!(code == 0 || code == 1, "{name}: {err}");
+        assert!(out.contains(says), "{name}: {out}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -3,9 +3,9 @@
 use std::io::{BufRead, Read, Write};
 use std::process::ExitCode;
 
+use toolcall_model::chat::advisor_thinks_json;
 use toolcall_model::gemini::write_tool_response;
-use toolcall_model::model::cut;
-use toolcall_model::model::Fixes;
+use toolcall_model::model::{cut, json_error_text, BehaviorSet};
 
 /// At most this many characters of an input are echoed in a message; the
 /// rest is named by its length.
@@ -28,11 +28,20 @@ pub(crate) fn clip_echo(text: &str) -> String {
 /// (the line is not a JSON string literal, or not UTF-8; an empty line is
 /// such a line: the empty text is `""`). Exit 1 if any line was malformed.
 pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
-    let fixes = match Fixes::parse_list(fixes) {
+    let (fixes, advisor) = match BehaviorSet::parse_names(fixes) {
         Ok(f) => f,
         Err(e) => {
-            errln!("error: {e}");
+            errln!("error: --fixes: {e}");
             return ExitCode::from(2);
+        }
+    };
+    // The workaround advisor rewrites, before Gemini's conversion, a text
+    // it does not take for JSON as `{"error":TEXT}`.
+    let advised = |text: String| {
+        if advisor && !advisor_thinks_json(&text) {
+            json_error_text(&text)
+        } else {
+            text
         }
     };
     let stdin = std::io::stdin();
@@ -54,10 +63,11 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
+        let text = advised(text);
         return match write_tool_response(&text, error, fixes, &mut out) {
             Ok(Ok(())) => {
-                if out.write_all(b"\n").and_then(|()| out.flush()).is_err() {
-                    return ExitCode::FAILURE;
+                if let Err(e) = out.write_all(b"\n").and_then(|()| out.flush()) {
+                    super::output_lost(&e);
                 }
                 ExitCode::SUCCESS
             }
@@ -65,7 +75,7 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
                 errln!("error: {}", clip_echo(&e.to_string()));
                 ExitCode::FAILURE
             }
-            Err(_) => ExitCode::FAILURE,
+            Err(e) => super::output_lost(&e),
         };
     }
     let mut reader = stdin.lock();
@@ -103,6 +113,7 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
                     writeln!(out, "{}", serde_json::json!({ "input_error": m }))
                 }
                 Ok(text) => {
+                    let text = advised(text);
                     // The payload goes straight out; a failed conversion
                     // writes nothing, so `{"ok":` is written only after it
                     // succeeds (into a line buffer, then copied).
@@ -122,12 +133,12 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
                 }
             },
         };
-        if written.is_err() {
-            return ExitCode::FAILURE;
+        if let Err(e) = written {
+            super::output_lost(&e);
         }
     }
-    if out.flush().is_err() {
-        return ExitCode::FAILURE;
+    if let Err(e) = out.flush() {
+        super::output_lost(&e);
     }
     if malformed > 0 {
         errln!("error: {malformed} of {n} lines were not JSON string literals");

@@ -57,31 +57,51 @@ impl Display {
     }
 }
 
-/// Writes each counterexample as `DIR/NAME.json` (the folder created if
-/// absent), one line on standard error per file; `false` if one failed.
+/// `--out DIR` checked before any work: the folder created if absent and
+/// a file written and removed there, so that a folder the run could not
+/// write to is one error now, not an error per counterexample after the
+/// whole run.
+fn out_is_writable(dir: Option<&Path>) -> Result<(), ExitCode> {
+    let Some(dir) = dir else { return Ok(()) };
+    let probe = dir.join(format!(".toolcall-model-probe-{}", std::process::id()));
+    let tried = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&probe, b""))
+        .and_then(|()| std::fs::remove_file(&probe));
+    tried.map_err(|e| {
+        errln!(
+            "error: --out {}: cannot write there: {e}",
+            super::shown(&dir.display().to_string())
+        );
+        ExitCode::from(2)
+    })
+}
+
+/// Writes each counterexample as `DIR/NAME.json`, and a line on standard
+/// error saying how many; at the first that cannot be written, one error
+/// (with how many were written before it) and `false`.
 fn write_counterexamples<'a>(dir: &Path, cxs: impl Iterator<Item = &'a Value>) -> bool {
+    let shown_dir = super::shown(&dir.display().to_string()).into_owned();
     if let Err(e) = std::fs::create_dir_all(dir) {
-        eprintln!("error: --out {}: {e}", dir.display());
+        errln!("error: --out {shown_dir}: {e}");
         return false;
     }
-    let mut ok = true;
     let mut n = 0;
     for cx in cxs {
         let path = dir.join(ex::counterexample_file(cx));
         let text = serde_json::to_string_pretty(cx).unwrap_or_default() + "\n";
         if let Err(e) = std::fs::write(&path, text) {
-            eprintln!("error: {}: {e}", path.display());
-            ok = false;
-        } else {
-            n += 1;
+            errln!(
+                "error: --out {}: cannot write: {e} ({n} counterexample(s) written before it)",
+                super::shown(&path.display().to_string())
+            );
+            return false;
         }
+        n += 1;
     }
-    eprintln!(
-        "explore: {n} counterexample(s) written to {} (`toolcall-model verify {}` replays them: each fails, showing its refutation)",
-        dir.display(),
-        dir.display()
+    errln!(
+        "explore: {n} counterexample(s) written to {shown_dir} (`toolcall-model verify {shown_dir}` replays them: each fails, showing its refutation)"
     );
-    ok
+    true
 }
 
 pub fn command(
@@ -92,6 +112,9 @@ pub fn command(
     out_dir: Option<&Path>,
     fixes: Option<&str>,
 ) -> ExitCode {
+    if let Err(code) = out_is_writable(out_dir) {
+        return code;
+    }
     let opts = Options {
         cases,
         seed,
@@ -199,7 +222,7 @@ pub fn command(
             _ => None,
         });
         if !write_counterexamples(dir, cxs) {
-            return ExitCode::FAILURE;
+            return ExitCode::from(2);
         }
     }
     if json {
@@ -234,8 +257,15 @@ pub fn exhaustive(
         errln!("error: unknown bound '{bound}'");
         return ExitCode::from(2);
     };
+    if let Err(code) = out_is_writable(out_dir) {
+        return code;
+    }
     let space = Space::new(&bound);
     let part_of = shard.unwrap_or(Shard::WHOLE);
+    if let Err(e) = part_of.usable(&space) {
+        errln!("error: --{e}");
+        return ExitCode::from(2);
+    }
     let jobs = part_of.workers(
         &space,
         jobs.or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
@@ -329,6 +359,9 @@ pub fn exhaustive(
 pub fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&Path>) -> ExitCode {
     use toolcall_model::checking::exhaustive::{finish, Bound, Space};
     use toolcall_model::checking::shard;
+    if let Err(code) = out_is_writable(out_dir) {
+        return code;
+    }
     let mut bound_name: Option<String> = None;
     let mut parts = Vec::new();
     for f in files {
@@ -414,7 +447,7 @@ fn print_report(
             Proof::Proved => None,
         });
         if !write_counterexamples(dir, cxs) {
-            return ExitCode::FAILURE;
+            return ExitCode::from(2);
         }
     }
     if json {

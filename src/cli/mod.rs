@@ -9,6 +9,15 @@ pub mod main_job;
 pub mod sarif;
 pub mod vectors;
 
+/// Ends the program when standard output cannot be written (a full disk,
+/// a pipe whose reader has gone): exit 2, no verdict, with the reason on
+/// standard error. An answer that did not reach its reader is not the
+/// answer, whatever it was.
+pub(crate) fn output_lost(e: &std::io::Error) -> ! {
+    errln!("error: cannot write to standard output: {e}");
+    std::process::exit(2);
+}
+
 /// `reader` to its end, but never more than `max + 1` bytes: a result
 /// longer than `max` says the input is past its limit without reading it
 /// whole (a device such as `/dev/zero` never ends). Every command that reads

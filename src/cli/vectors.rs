@@ -46,17 +46,17 @@ pub(crate) fn gen(
             Some(o) => chosen.push(*o),
             None => {
                 errln!("error: unknown op '{name}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)");
-                return ExitCode::FAILURE;
+                return ExitCode::from(2);
             }
         }
     }
     if chosen.is_empty() {
         errln!("error: --ops names no op");
-        return ExitCode::FAILURE;
+        return ExitCode::from(2);
     }
     if let Err(e) = std::fs::create_dir_all(out) {
         errln!("error: {}: {e}", out.display());
-        return ExitCode::FAILURE;
+        return ExitCode::from(2);
     }
     if !force {
         let existing: Vec<PathBuf> = (0..count)
@@ -70,7 +70,7 @@ pub(crate) fn gen(
                 first.display(),
                 existing.len()
             );
-            return ExitCode::FAILURE;
+            return ExitCode::from(2);
         }
     }
     let mut written = 0usize;
@@ -107,7 +107,7 @@ pub(crate) fn gen(
                             super::shown(v["name"].as_str().unwrap_or("generated")),
                             toolcall_model::vectors::MAX_VECTOR_DEPTH
                         );
-                        return ExitCode::FAILURE;
+                        return ExitCode::from(2);
                     }
                 }
                 Err(e) => {
@@ -115,7 +115,7 @@ pub(crate) fn gen(
                         "error: {}: {e}",
                         super::shown(v["name"].as_str().unwrap_or("generated"))
                     );
-                    return ExitCode::FAILURE;
+                    return ExitCode::from(2);
                 }
             }
         }
@@ -127,7 +127,7 @@ pub(crate) fn gen(
                 "error: {}: {e} ({written} vectors written before it)",
                 path.display()
             );
-            return ExitCode::FAILURE;
+            return ExitCode::from(2);
         }
         written += 1;
         if expect == "java" {
@@ -345,13 +345,13 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     // cannot come from it too.
     if java_results.as_os_str() == "-" && files.is_some_and(|f| f.as_os_str() == "-") {
         errln!("error: the runner's output and the files list cannot both be standard input (-)");
-        return ExitCode::FAILURE;
+        return ExitCode::from(2);
     }
     let mut output = match open(java_results) {
         Ok(r) => r,
         Err(e) => {
             errln!("error: {e}");
-            return ExitCode::FAILURE;
+            return ExitCode::from(2);
         }
     };
     // The files the runner was given: each must get exactly one answer
@@ -377,7 +377,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
         Ok(l) => l,
         Err(e) => {
             errln!("error: {e}");
-            return ExitCode::FAILURE;
+            return ExitCode::from(2);
         }
     };
     let mut unanswered: HashMap<&str, usize> = HashMap::new();
@@ -401,7 +401,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
             Ok(_) => {}
             Err(e) => {
                 errln!("error: cannot read the runner's output: {e}");
-                return ExitCode::FAILURE;
+                return ExitCode::from(2);
             }
         }
         i += 1;
@@ -410,7 +410,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
         let content = content.strip_suffix(b"\r").unwrap_or(content);
         if content.len() > MAX_RUNNER_LINE {
             errln!("error: runner output line {i}: longer than {MAX_RUNNER_LINE} bytes: not read");
-            return ExitCode::FAILURE;
+            return ExitCode::from(2);
         }
         let Ok(line) = std::str::from_utf8(content) else {
             let d = format!("runner output line {i}: not valid UTF-8");
@@ -436,17 +436,22 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
                     Err(e) => Comparison::Disagree(vec![e.to_string()]),
                     Ok(bytes) => judge(&bytes, &java),
                 };
-                if files.is_some() {
-                    if let Some(left) = unanswered.get_mut(path.as_str()).filter(|n| **n > 0) {
-                        *left -= 1;
-                    } else {
-                        let why = if answered.contains(&path) {
-                            "answered twice by the runner"
-                        } else {
-                            "the runner answered a file it was not given"
-                        };
-                        v = Comparison::Disagree(vec![why.to_owned()]);
+                // Without the list, a file answered again is not a second
+                // pass: one answer repeated 50,000 times once counted 50,000.
+                let twice = answered.contains(&path);
+                if files.is_none() {
+                    if twice {
+                        v = Comparison::Disagree(vec!["answered twice by the runner".to_owned()]);
                     }
+                } else if let Some(left) = unanswered.get_mut(path.as_str()).filter(|n| **n > 0) {
+                    *left -= 1;
+                } else {
+                    let why = if twice {
+                        "answered twice by the runner"
+                    } else {
+                        "the runner answered a file it was not given"
+                    };
+                    v = Comparison::Disagree(vec![why.to_owned()]);
                 }
                 answered.insert(path.clone());
                 match &v {
@@ -482,6 +487,9 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
             );
             tally.add(&Comparison::Disagree(vec![]));
         }
+    }
+    if files.is_none() {
+        errln!("note: without --files, each file counts once and a file the runner skipped is not seen");
     }
     outln!("compared on zero keys: {zero}");
     outln!("{}", tally.summary());
@@ -760,17 +768,18 @@ fn write_produced(vector: Result<Vector, String>) -> ExitCode {
         Ok(produced) => {
             use std::io::Write as _;
             let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-            if serde_json::to_writer_pretty(&mut w, &produced).is_err()
-                || writeln!(w).is_err()
-                || w.flush().is_err()
-            {
-                std::process::exit(1);
+            let written = serde_json::to_writer_pretty(&mut w, &produced)
+                .map_err(std::io::Error::from)
+                .and_then(|()| writeln!(w))
+                .and_then(|()| w.flush());
+            if let Err(e) = written {
+                super::output_lost(&e);
             }
             ExitCode::SUCCESS
         }
         Err(e) => {
             errln!("error: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(2)
         }
     }
 }

@@ -12,8 +12,8 @@ pub(crate) mod yaml;
 pub use binding::{
     bind, expands_too_much, parse_properties, resolve_placeholders, resolve_yaml_scalar, too_large,
     BindFailure, BoundProperties, Entry, JavaValue, LoadError, Unknown, ValueResolver, ENTRY_COST,
-    KNOWN_KEYS, MAX_CONFIG_BYTES, MAX_EXPANDED_BYTES, MAX_PLACEHOLDER_DEPTH, MAX_UNKNOWN,
-    SUGGEST_TRIES,
+    KNOWN_KEYS, MAX_CONFIG_BYTES, MAX_CONFIG_TOTAL_BYTES, MAX_EXPANDED_BYTES,
+    MAX_PLACEHOLDER_DEPTH, MAX_UNKNOWN, SUGGEST_TRIES,
 };
 
 pub use check::{
@@ -26,9 +26,10 @@ pub use check::{
 pub use main_job::{columns, conclusion, reproduce, table, Column, MainJob, GROUPS};
 
 pub use profiles::{
-    active_profiles, applied, placeholder_names, profile_matches, relaxed, source,
-    spring_ai_version, ProfileMatcher, ProfileRefusal, MAX_BUILD_INTERPOLATION, MAX_PROFILE_DEPTH,
-    MODELLED_SPRING_AI, ON_PROFILE, PROFILES_ACTIVE, PROFILES_DEFAULT, PROFILES_INCLUDE,
+    active_profiles, applied, environment, invalid_in_profile_file, placeholder_names,
+    profile_matches, relaxed, source, spring_ai_version, ProfileMatcher, ProfileRefusal,
+    MAX_BUILD_INTERPOLATION, MAX_PROFILE_DEPTH, MODELLED_SPRING_AI, ON_PROFILE, PROFILES_ACTIVE,
+    PROFILES_DEFAULT, PROFILES_INCLUDE,
 };
 
 #[cfg(feature = "yaml")]

@@ -8,7 +8,7 @@
 //! Pure: the command line reads the files and the environment and hands
 //! their texts and values here.
 
-use crate::config::binding::{BindFailure, Entry, JavaValue};
+use crate::config::binding::{BindFailure, Entry, JavaValue, LoadError};
 
 /// `spring.config.activate.on-profile`.
 pub const ON_PROFILE: &str = "spring.config.activate.on-profile";
@@ -99,52 +99,130 @@ impl<'a> ProfileMatcher<'a> {
     }
 
     /// Whether the expression (a comma-separated list means any) matches;
-    /// one nested past [`MAX_PROFILE_DEPTH`] does not.
+    /// one Spring refuses, or nested past [`MAX_PROFILE_DEPTH`], does not.
     pub fn matches(&self, expr: &str) -> bool {
         self.judge(expr).unwrap_or(false)
     }
 
-    /// The expression's value, `None` past [`MAX_PROFILE_DEPTH`].
-    fn judge(&self, expr: &str) -> Option<bool> {
+    /// The expression's value, as Spring Framework's `Profiles.of` reads
+    /// each comma-separated element (`ProfilesParser`): tokens split at
+    /// `(`, `)`, `&`, `|` and `!` and trimmed (so `a b` is one name), `&`
+    /// and `|` not mixed at one level without parentheses, no empty group
+    /// or element. The error says why: Spring's message, or past
+    /// [`MAX_PROFILE_DEPTH`].
+    fn judge(&self, expr: &str) -> Result<bool, ExprError> {
         let mut any = false;
-        for e in expr.split(',').map(str::trim).filter(|e| !e.is_empty()) {
-            let mut x = Expr::new(e, &self.active);
-            let v = x.or();
-            if x.too_deep {
-                return None;
+        for e in expr.split(',').map(str::trim) {
+            if e.is_empty() {
+                return Err(ExprError::Spring(
+                    "java.lang.IllegalArgumentException: Invalid profile expression []: must contain text"
+                        .to_owned(),
+                ));
             }
-            any |= v;
+            let mut x = Expr::new(e, &self.active);
+            any |= x.tokens(Within::None, 0)?;
         }
-        Some(any)
+        Ok(any)
     }
 
     /// For a document under `on-profile` that does not match: its first
-    /// line and its expression. An expression nested past
-    /// [`MAX_PROFILE_DEPTH`] is an error: this model does not read it.
-    pub fn leaves_out(&self, doc: &[Entry]) -> Result<Option<(usize, String)>, String> {
+    /// line and its expression. An expression Spring refuses is Spring's
+    /// refusal to start (`not_modelled` false); one nested past
+    /// [`MAX_PROFILE_DEPTH`] is past what this model reads (`not_modelled`).
+    /// A blank `on-profile` binds to no expression: the document applies.
+    ///
+    /// ```
+    /// use toolcall_model::config::{parse_properties, ProfileMatcher};
+    /// let active = ["c".to_owned()];
+    /// let docs = parse_properties(b"a=1\n#---\nspring.config.activate.on-profile=a & b | c\nb=2\n").unwrap();
+    /// let e = ProfileMatcher::new(&active).leaves_out(&docs[1]).unwrap_err();
+    /// assert_eq!(e.to_string(), "java.lang.IllegalArgumentException: Malformed profile expression [a & b | c] (line 3)");
+    /// assert!(!e.not_modelled);
+    /// ```
+    pub fn leaves_out(&self, doc: &[Entry]) -> Result<Option<(usize, String)>, LoadError> {
         let Some(expr) = value_of(doc, ON_PROFILE) else {
             return Ok(None);
         };
+        if expr.trim().is_empty() {
+            return Ok(None);
+        }
         let line = doc.first().map_or(0, |e| e.line);
         match self.judge(&expr) {
-            None => Err(format!(
-                "a profile expression nested past {MAX_PROFILE_DEPTH} levels (line {line})"
-            )),
-            Some(true) => Ok(None),
-            Some(false) => Ok(Some((line, expr))),
+            Err(ExprError::TooDeep) => Err(LoadError {
+                message: format!("a profile expression nested past {MAX_PROFILE_DEPTH} levels"),
+                line,
+                not_modelled: true,
+            }),
+            Err(ExprError::Spring(message)) => Err(LoadError {
+                message,
+                line,
+                not_modelled: false,
+            }),
+            Ok(true) => Ok(None),
+            Ok(false) => Ok(Some((line, expr))),
         }
     }
 }
 
-/// A recursive-descent reader of one profile expression.
+/// The property Spring Boot refuses in a profile-specific file
+/// (`application-dev.properties`), and its entry: `spring.profiles.include`
+/// (or one of its items, `include[0]`), then `spring.profiles.active`,
+/// then `spring.profiles.default`, the first of each in the file, in any
+/// document (one for another profile too). Spring Boot fails to start on
+/// it (`InvalidConfigDataPropertyException`); `spring.profiles.group.*` is
+/// allowed there.
+///
+/// ```
+/// use toolcall_model::config::{invalid_in_profile_file, parse_properties};
+/// let docs = parse_properties(b"spring.profiles.default=a\nspring.profiles.include[0]=b\n").unwrap();
+/// let (name, entry) = invalid_in_profile_file(&docs).unwrap();
+/// assert_eq!((name.as_str(), entry.line), ("spring.profiles.include[0]", 2));
+/// assert!(invalid_in_profile_file(&parse_properties(b"spring.profiles.group.x=a\n").unwrap()).is_none());
+/// ```
+pub fn invalid_in_profile_file(docs: &[Vec<Entry>]) -> Option<(String, &Entry)> {
+    for (name, items) in [
+        ("spring.profiles.include", true),
+        (PROFILES_ACTIVE, false),
+        ("spring.profiles.default", false),
+    ] {
+        let wanted = relaxed(name);
+        for e in docs.iter().flatten() {
+            let (base, index) = match e.key.split_once('[') {
+                Some((b, i)) => (b, Some(i)),
+                None => (e.key.as_str(), None),
+            };
+            if relaxed(base) == wanted && (items || index.is_none()) {
+                let shown = index.map_or_else(|| name.to_owned(), |i| format!("{name}[{i}"));
+                return Some((shown, e));
+            }
+        }
+    }
+    None
+}
+
+/// Why a profile expression has no value.
+enum ExprError {
+    /// Nested past [`MAX_PROFILE_DEPTH`].
+    TooDeep,
+    /// Spring's refusal, as its root exception prints.
+    Spring(String),
+}
+
+/// Where [`Expr::tokens`] reads: the expression, a group after `(`, or
+/// the operand of `!`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Within {
+    None,
+    Parenthesis,
+    Negate,
+}
+
+/// A reader of one profile expression, as `ProfilesParser` reads it.
 struct Expr<'a> {
-    chars: Vec<char>,
+    text: &'a str,
+    /// Byte offset of the next token.
     at: usize,
     active: &'a std::collections::HashSet<&'a str>,
-    /// `(` and `!` levels open; past [`MAX_PROFILE_DEPTH`] the reading
-    /// stops (each level is a call here).
-    depth: usize,
-    too_deep: bool,
 }
 
 /// How deep `(` and `!` may nest in a profile expression before `check`
@@ -152,78 +230,92 @@ struct Expr<'a> {
 pub const MAX_PROFILE_DEPTH: usize = 100;
 
 impl<'a> Expr<'a> {
-    fn new(text: &str, active: &'a std::collections::HashSet<&'a str>) -> Self {
+    fn new(text: &'a str, active: &'a std::collections::HashSet<&'a str>) -> Self {
         Expr {
-            chars: text.chars().collect(),
+            text,
             at: 0,
             active,
-            depth: 0,
-            too_deep: false,
         }
     }
 
-    fn skip(&mut self) {
-        while self.chars.get(self.at).is_some_and(|c| c.is_whitespace()) {
-            self.at += 1;
-        }
-    }
-
-    fn eat(&mut self, c: char) -> bool {
-        self.skip();
-        if self.chars.get(self.at) == Some(&c) {
-            self.at += 1;
-            true
+    /// The next token, trimmed (possibly empty): a delimiter alone, or the
+    /// text up to the next one.
+    fn next(&mut self) -> Option<&'a str> {
+        let rest = &self.text[self.at..];
+        let first = rest.chars().next()?;
+        let len = if matches!(first, '(' | ')' | '&' | '|' | '!') {
+            1
         } else {
-            false
-        }
+            rest.find(['(', ')', '&', '|', '!']).unwrap_or(rest.len())
+        };
+        self.at += len;
+        Some(rest[..len].trim())
     }
 
-    fn or(&mut self) -> bool {
-        let mut v = self.and();
-        while self.eat('|') {
-            v |= self.and();
-        }
-        v
+    fn malformed(&self) -> ExprError {
+        ExprError::Spring(format!(
+            "java.lang.IllegalArgumentException: Malformed profile expression [{}]",
+            self.text
+        ))
     }
 
-    fn and(&mut self) -> bool {
-        let mut v = self.not();
-        while self.eat('&') {
-            v &= self.not();
+    /// Reads tokens until the end, or until what `within` ends: a group's
+    /// `)`, a negated operand. Its elements joined by the one operator of
+    /// this level (none: any).
+    fn tokens(&mut self, within: Within, depth: usize) -> Result<bool, ExprError> {
+        #[derive(PartialEq)]
+        enum Op {
+            And,
+            Or,
         }
-        v
-    }
-
-    fn not(&mut self) -> bool {
-        if self.depth >= MAX_PROFILE_DEPTH {
-            self.too_deep = true;
-            self.at = self.chars.len();
-            return false;
+        let mut elements: Vec<bool> = Vec::new();
+        let mut op: Option<Op> = None;
+        let merge = |elements: &[bool], op: &Option<Op>, me: &Self| match elements {
+            [] => Err(me.malformed()),
+            [one] => Ok(*one),
+            many if *op == Some(Op::And) => Ok(many.iter().all(|v| *v)),
+            many => Ok(many.iter().any(|v| *v)),
+        };
+        while let Some(token) = self.next() {
+            match token {
+                "" => {}
+                "(" | "!" if depth >= MAX_PROFILE_DEPTH => return Err(ExprError::TooDeep),
+                "(" => {
+                    let group = self.tokens(Within::Parenthesis, depth + 1)?;
+                    if within == Within::Negate {
+                        return Ok(group);
+                    }
+                    elements.push(group);
+                }
+                "&" | "|" => {
+                    let this = if token == "&" { Op::And } else { Op::Or };
+                    if op.as_ref().is_some_and(|o| *o != this) {
+                        return Err(self.malformed());
+                    }
+                    op = Some(this);
+                }
+                "!" => {
+                    let v = self.tokens(Within::Negate, depth + 1)?;
+                    elements.push(!v);
+                }
+                ")" => {
+                    let merged = merge(&elements, &op, self)?;
+                    if within == Within::Parenthesis {
+                        return Ok(merged);
+                    }
+                    elements = vec![merged];
+                    op = None;
+                }
+                name => {
+                    let v = self.active.contains(name);
+                    if within == Within::Negate {
+                        return Ok(v);
+                    }
+                    elements.push(v);
+                }
+            }
         }
-        if self.eat('!') {
-            self.depth += 1;
-            let v = !self.not();
-            self.depth -= 1;
-            return v;
-        }
-        if self.eat('(') {
-            self.depth += 1;
-            let v = self.or();
-            self.depth -= 1;
-            self.eat(')');
-            return v;
-        }
-        self.skip();
-        let start = self.at;
-        while self
-            .chars
-            .get(self.at)
-            .is_some_and(|c| !matches!(c, '&' | '|' | '(' | ')' | '!') && !c.is_whitespace())
-        {
-            self.at += 1;
-        }
-        let name: String = self.chars[start..self.at].iter().collect();
-        self.active.contains(name.as_str())
+        merge(&elements, &op, self)
     }
 }
 
@@ -483,6 +575,50 @@ pub fn applied(
     (kept, skipped)
 }
 
+/// The environment's values for the placeholders of `docs`, read in
+/// turn: a value that holds placeholders of its own has those looked up
+/// too (`EA='${EB}'` with `EB=5` resolves as Spring's resolver does, which
+/// resolves a value's placeholders wherever the value came from). Each
+/// name is looked up once, so the work is linear in the values found;
+/// `lookup` is the environment (the command line's `std::env::var`, a
+/// test's map).
+///
+/// ```
+/// use toolcall_model::config::{environment, parse_properties};
+/// let docs = parse_properties(b"a=${EA}\n").unwrap();
+/// let env = |n: &str| match n {
+///     "EA" => Some("${EB}".to_owned()),
+///     "EB" => Some("5".to_owned()),
+///     _ => None,
+/// };
+/// assert_eq!(
+///     environment(&docs, env),
+///     [("EA".to_owned(), "${EB}".to_owned()), ("EB".to_owned(), "5".to_owned())]
+/// );
+/// ```
+pub fn environment(
+    docs: &[Vec<Entry>],
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Vec<(String, String)> {
+    let mut names = placeholder_names(docs);
+    let mut seen: std::collections::HashSet<String> = names.iter().cloned().collect();
+    let mut found = Vec::new();
+    let mut next = 0;
+    while let Some(name) = names.get(next).cloned() {
+        next += 1;
+        let Some(value) = lookup(&name) else {
+            continue;
+        };
+        for inner in placeholder_names(&[source(&[(name.clone(), value.clone())])]) {
+            if seen.insert(inner.clone()) {
+                names.push(inner);
+            }
+        }
+        found.push((name, value));
+    }
+    found
+}
+
 /// The names the values of `docs` use in `${NAME}` or `${NAME:default}`
 /// placeholders (nested ones included), each once, in order.
 ///
@@ -560,6 +696,9 @@ pub const MODELLED_SPRING_AI: &str = "2.0.1";
 /// assert_eq!(spring_ai_version(pom).as_deref(), Some("${spring-ai.version}"));
 /// ```
 pub fn spring_ai_version(text: &str) -> Option<String> {
+    // What a comment says is not what the build reads: a commented-out
+    // `<spring-ai.version>` once won over the real one.
+    let text = &without_comments(text);
     let tag = |name: &str| {
         let open = format!("<{name}>");
         let i = text.find(&open)? + open.len();
@@ -619,19 +758,117 @@ fn interpolate(mut value: String, tag: &dyn Fn(&str) -> Option<String>) -> Strin
     value
 }
 
+/// `text` without its comments: `<!-- -->` in XML (a `pom.xml`), else
+/// `//` to the end of the line and `/* */` outside string literals
+/// (Groovy and Kotlin).
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    if text.trim_start().starts_with('<') {
+        let mut rest = text;
+        while let Some(i) = rest.find("<!--") {
+            out.push_str(&rest[..i]);
+            rest = rest[i + 4..]
+                .find("-->")
+                .map_or("", |j| &rest[i + 4 + j + 3..]);
+        }
+        out.push_str(rest);
+        return out;
+    }
+    let mut chars = text.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) => {
+                out.push(c);
+                if c == '\\' {
+                    out.extend(chars.next());
+                } else if c == q || c == '\n' {
+                    quote = None;
+                }
+            }
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                out.push(c);
+            }
+            (None, '/') if chars.peek() == Some(&'/') => {
+                while chars.peek().is_some_and(|c| *c != '\n') {
+                    chars.next();
+                }
+            }
+            (None, '/') if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    // Lines kept, so that nothing joins across the comment.
+                    if c == '\n' {
+                        out.push('\n');
+                    }
+                    last = c;
+                }
+            }
+            (None, c) => out.push(c),
+        }
+    }
+    out
+}
+
+/// The value a Gradle build (Groovy or Kotlin) gives `name` where it
+/// defines it, not where it uses it (`${springAiVersion}`): `name =
+/// "X"`, `ext.name = 'X'`, `set("name", "X")`, `name: 'X'`, Kotlin's `val
+/// name by extra("X")` and `extra["name"] = "X"`. A definition whose
+/// value is not a string literal (`findProperty(...)`, a version catalog)
+/// gives its text as written, which is no version: the caller says it
+/// cannot be read.
+fn gradle_definition(text: &str, name: &str) -> Option<String> {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(name).map(|i| from + i) {
+        from = i + name.len();
+        let before = text[..i].chars().next_back();
+        // A use (`${name}`, `$name`) or a longer name (`mySpringAiVersion`).
+        if before.is_some_and(|c| c == '{' || c == '$' || c.is_alphanumeric() || c == '_')
+            || text[from..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let rest = text[from..].trim_start_matches(['"', '\'', ']', ' ', '\t']);
+        let value = if let Some(r) = rest.strip_prefix("by") {
+            r.trim_start()
+                .strip_prefix("extra")?
+                .trim_start()
+                .strip_prefix('(')
+        } else if let Some(r) = rest.strip_prefix('=').filter(|r| !r.starts_with('=')) {
+            Some(r)
+        } else {
+            rest.strip_prefix(',').or_else(|| rest.strip_prefix(':'))
+        };
+        let Some(value) = value.map(str::trim_start) else {
+            continue;
+        };
+        let literal = value
+            .strip_prefix(['"', '\''])
+            .and_then(|v| v.find(['"', '\'']).map(|end| v[..end].trim().to_owned()));
+        return Some(literal.unwrap_or_else(|| {
+            let end = value.find(['\n', ')']).map_or(value.len(), |e| e + 1);
+            value[..end].trim().to_owned()
+        }));
+    }
+    None
+}
+
 /// The version text a build file declares for Spring AI, references
 /// unresolved.
 fn declared_spring_ai_version(text: &str, tag: &dyn Fn(&str) -> Option<String>) -> Option<String> {
     if let Some(v) = tag("spring-ai.version") {
         return Some(v);
     }
-    if let Some(i) = text.find("springAiVersion") {
-        // `springAiVersion = "X"`, `set("springAiVersion", "X")`: past the
-        // name's closing quote, the separator and the value's opening one.
-        let rest = text[i + "springAiVersion".len()..]
-            .trim_start_matches(['"', '\'', ' ', '\t', ',', '=', ':']);
-        let end = rest.find(['"', '\''])?;
-        return Some(rest[..end].trim().to_owned());
+    if let Some(v) = gradle_definition(text, "springAiVersion") {
+        return Some(v);
     }
     // Maven: the <version> of the first dependency of the group.
     if let Some(i) = text.find("<groupId>org.springframework.ai</groupId>") {

@@ -403,6 +403,54 @@ pub fn behavior_sets() -> Vec<BehaviorSet> {
     v
 }
 
+/// A name no behaviour set is made of.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown fix '{0}' (known: {known})", known = BehaviorSet::known_names())]
+pub struct UnknownSetName(pub String);
+
+impl BehaviorSet {
+    /// Every name a behaviour-set list may hold, as every command lists
+    /// them: each fix, `all`, `upstream` and `gemini-tool-text`.
+    ///
+    /// ```
+    /// let known = toolcall_model::model::BehaviorSet::known_names();
+    /// assert!(known.starts_with("breach-through-processor, "));
+    /// assert!(known.ends_with(", all, upstream, gemini-tool-text"));
+    /// ```
+    pub fn known_names() -> String {
+        format!("{}, all, upstream, gemini-tool-text", Fix::known())
+    }
+
+    /// The fixes and the workaround advisor a comma-separated list names:
+    /// fix names, `all` (every fix [`Fix::in_all`]), `upstream` (none) and
+    /// `gemini-tool-text` (the advisor). The one reader of such a list for
+    /// every command (`check`, `run`, `explore`, `convert`).
+    ///
+    /// ```
+    /// use toolcall_model::model::{BehaviorSet, Fix, Fixes};
+    /// assert_eq!(BehaviorSet::parse_names("upstream"), Ok((Fixes::upstream(), false)));
+    /// assert_eq!(
+    ///     BehaviorSet::parse_names("error-key, gemini-tool-text"),
+    ///     Ok((Fixes::only(Fix::ErrorKey), true))
+    /// );
+    /// assert!(BehaviorSet::parse_names("nonsense").unwrap_err().to_string().contains("upstream, gemini-tool-text"));
+    /// ```
+    pub fn parse_names(list: &str) -> Result<(Fixes, bool), UnknownSetName> {
+        let mut advisor = false;
+        let mut rest = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match name {
+                "gemini-tool-text" => advisor = true,
+                "upstream" => {}
+                other => rest.push(other),
+            }
+        }
+        let fixes =
+            Fixes::parse_list(&rest.join(",")).map_err(|UnknownFix(n)| UnknownSetName(n))?;
+        Ok((fixes, advisor))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Fix, Fixes};

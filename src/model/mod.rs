@@ -19,7 +19,9 @@ pub(crate) mod table;
 pub(crate) mod text;
 pub(crate) mod tools;
 
-pub use behavior::{behavior_sets, BehaviorSet, Fix, Fixes, SpringAi, UnknownFix, UnknownSpringAi};
+pub use behavior::{
+    behavior_sets, BehaviorSet, Fix, Fixes, SpringAi, UnknownFix, UnknownSetName, UnknownSpringAi,
+};
 
 pub use java::{
     simple_name, ClassError, ClassTable, JavaException, Kind, ILLEGAL_ARGUMENT, ILLEGAL_STATE,

@@ -114,16 +114,69 @@ impl Shard {
         jobs.clamp(1, usize::try_from(blocks).unwrap_or(usize::MAX).max(1))
     }
 
-    /// The scenarios of `space` this shard covers.
+    /// The scenarios of `space` this shard covers. The arithmetic is
+    /// checked: a block past the last (`u64` overflows first) ends the
+    /// count, where `from += n * CHUNK` once wrapped to the start and
+    /// counted every scenario again.
+    ///
+    /// ```
+    /// use toolcall_model::checking::exhaustive::{Bound, Shard, Space};
+    /// let space = Space::new(&Bound::named("tiny").unwrap());
+    /// let huge = Shard { k: 1, n: 288_230_376_151_711_745 };
+    /// assert_eq!(huge.scenarios(&space), 64);
+    /// assert_eq!(Shard { k: 5, n: u64::MAX }.scenarios(&space), 64);
+    /// ```
     pub fn scenarios(&self, space: &Space) -> u64 {
         let total = space.scenarios();
         let mut sum = 0;
-        let mut from = (self.k - 1) * CHUNK;
-        while from < total {
-            sum += (from + CHUNK).min(total) - from;
-            from += self.n * CHUNK;
+        let mut from = self.first_block().checked_mul(CHUNK);
+        while let Some(f) = from.filter(|f| *f < total) {
+            sum += (f + CHUNK).min(total) - f;
+            from = self
+                .n
+                .checked_mul(CHUNK)
+                .and_then(|step| f.checked_add(step));
         }
         sum
+    }
+
+    /// This shard's first block of `CHUNK` scenarios (`k - 1`).
+    fn first_block(&self) -> u64 {
+        self.k.saturating_sub(1)
+    }
+
+    /// The block a worker takes for its `taken`-th turn (`taken * n + k -
+    /// 1`), or `None` past `u64`: no block of any space.
+    fn block(&self, taken: u64) -> Option<u64> {
+        taken
+            .checked_mul(self.n)
+            .and_then(|b| b.checked_add(self.first_block()))
+    }
+
+    /// Whether `space` has a block for each shard: shard K of N runs the
+    /// blocks of 64 scenarios numbered K-1 modulo N, so past the space's
+    /// blocks a shard would run nothing, and its findings could not be
+    /// told from a shard of another count.
+    ///
+    /// ```
+    /// use toolcall_model::checking::exhaustive::{Bound, Shard, Space};
+    /// let space = Space::new(&Bound::named("tiny").unwrap());
+    /// let blocks = space.scenarios().div_ceil(64);
+    /// assert!(Shard { k: 1, n: blocks }.usable(&space).is_ok());
+    /// let e = Shard { k: 1, n: blocks + 1 }.usable(&space).unwrap_err();
+    /// assert!(e.contains(&format!("at most {blocks} shards")), "{e}");
+    /// ```
+    pub fn usable(&self, space: &Space) -> Result<(), String> {
+        let blocks = space.scenarios().div_ceil(CHUNK).max(1);
+        if self.n > blocks {
+            return Err(format!(
+                "shard {}/{}: the bound has {} scenarios, {blocks} blocks of {CHUNK}: at most {blocks} shards",
+                self.k,
+                self.n,
+                space.scenarios()
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -161,6 +214,7 @@ impl Part {
     /// assert!(part.fits(&space).is_err());
     /// ```
     pub fn fits(&self, space: &Space) -> Result<(), String> {
+        self.shard.usable(space)?;
         let cells = crate::checking::explore::cells();
         let has = space.scenarios();
         for ((cell, &(judged, applicable)), first) in
@@ -177,7 +231,7 @@ impl Part {
                 let block = index / CHUNK;
                 let item = space
                     .item(index)
-                    .filter(|_| block % self.shard.n == self.shard.k - 1);
+                    .filter(|_| block % self.shard.n == self.shard.first_block());
                 if item.as_ref().map(|i| space.size(i)) != Some(size) {
                     return Err(format!(
                         "{}: the first counterexample (scenario {index}, size {size}) is not one of shard {}/{}",
@@ -215,11 +269,11 @@ pub fn run_part(
                 let mut local = vec![(0u64, 0u64); cells.len()];
                 let mut memo = Conversions::default();
                 loop {
-                    let block = next.fetch_add(1, Ordering::Relaxed) * shard.n + (shard.k - 1);
-                    let from = block.saturating_mul(CHUNK);
-                    if from >= total {
-                        break;
-                    }
+                    let from = shard
+                        .block(next.fetch_add(1, Ordering::Relaxed))
+                        .and_then(|b| b.checked_mul(CHUNK))
+                        .filter(|f| *f < total);
+                    let Some(from) = from else { break };
                     let to = (from + CHUNK).min(total);
                     for index in from..to {
                         if judge_index(space, &sets, index, &best, &mut local, &mut memo).is_none()

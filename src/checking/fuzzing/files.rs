@@ -1,6 +1,7 @@
 //! The byte targets that read files: `vector_file` (bytes as a vector
 //! file) and `config` (bytes as an `application.properties` and an
-//! `application.yml`).
+//! `application.yml`, or, after [`CHECK_FILES`], an application's files
+//! and environment as `check` reads them).
 
 use crate::checking::scenario::Scenario;
 use crate::model::processor::{Processor, ProcessorKind};
@@ -91,6 +92,10 @@ pub fn config(data: &[u8]) {
     if data.len() > MAX_BYTES {
         return;
     }
+    if let Some(files) = data.strip_prefix(CHECK_FILES) {
+        check_files(files);
+        return;
+    }
     #[cfg_attr(not(feature = "yaml"), allow(unused_mut))]
     let mut readings: Vec<Result<Vec<Vec<Entry>>, String>> =
         vec![parse_properties(data).map_err(|e| e.to_string())];
@@ -160,5 +165,141 @@ pub fn config(data: &[u8]) {
         {
             fail(T, "a report of no behaviour set", &setup);
         }
+    }
+}
+
+/// The marker that makes a `config` input an application's files and
+/// environment ([`check_files`]) rather than one file.
+pub const CHECK_FILES: &[u8] = b"%%check\n";
+
+/// The `config` target's second shape (an input starting with
+/// [`CHECK_FILES`]): an application's `application.properties`, profile
+/// files beside it and an environment, read as `check` reads them. After
+/// the marker, the first section is `application.properties`; a line
+/// `%% NAME` starts `application-NAME.properties`, a line `%%env` the
+/// environment (`NAME=VALUE` lines).
+///
+/// * the active profiles are a function of the files and the
+///   environment, and each refusal says something;
+/// * each active profile's file is refused when it sets
+///   `spring.profiles.active`, `.include` or `.default`, with the
+///   property named, and otherwise applies its documents for the active
+///   profiles (an expression Spring refuses is a refusal with a message);
+/// * the environment is read in turn (a value's own placeholders looked
+///   up too), each name once, each value the environment's;
+/// * binding everything gives the same result twice, and a refusal says
+///   something.
+///
+/// What bound comes back (`None`: refused before binding, or by it).
+///
+/// ```
+/// use toolcall_model::checking::fuzzing::check_files;
+/// let files = b"spring.profiles.active=dev\n%% dev\nspring.ai.tools.limits.max-total-tool-calls=${EA}\n%%env\nEA=${EB}\nEB=5\n";
+/// let bound = check_files(files).unwrap();
+/// assert_eq!(bound.limits.max_total, toolcall_model::model::Max::Limited(5));
+/// assert!(check_files(b"spring.profiles.active=dev\n%% dev\nspring.profiles.active=x\n").is_none());
+/// ```
+pub fn check_files(data: &[u8]) -> Option<crate::config::BoundProperties> {
+    use crate::config::binding::{bind, parse_properties, Entry};
+    use crate::config::profiles::{
+        active_profiles, environment, invalid_in_profile_file, source, ProfileMatcher,
+    };
+    const T: &str = "config (check files)";
+    let text = String::from_utf8_lossy(data);
+    let mut main = String::new();
+    let mut profiles: Vec<(String, String)> = Vec::new();
+    let mut env: Vec<(String, String)> = Vec::new();
+    let mut in_env = false;
+    for line in text.split_inclusive('\n') {
+        if let Some(name) = line.strip_prefix("%% ") {
+            profiles.push((name.trim().to_owned(), String::new()));
+            in_env = false;
+        } else if line.trim_end() == "%%env" {
+            in_env = true;
+        } else if in_env {
+            if let Some((k, v)) = line.trim_end_matches(['\n', '\r']).split_once('=') {
+                env.push((k.to_owned(), v.to_owned()));
+            }
+        } else if let Some((_, body)) = profiles.last_mut() {
+            body.push_str(line);
+        } else {
+            main.push_str(line);
+        }
+    }
+    let lookup = |n: &str| {
+        env.iter()
+            .rev()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| v.clone())
+    };
+    let Ok(main_docs) = parse_properties(main.as_bytes()) else {
+        return None;
+    };
+    let found = environment(&main_docs, lookup);
+    if found != environment(&main_docs, lookup) {
+        fail(
+            T,
+            "reading the environment twice gave two results",
+            &main_docs,
+        );
+    }
+    let mut names = std::collections::HashSet::new();
+    for (k, v) in &found {
+        if !names.insert(k) || lookup(k).as_ref() != Some(v) {
+            fail(
+                T,
+                "an environment name read twice, or not its value",
+                &found,
+            );
+        }
+    }
+    let mut for_profiles = main_docs.clone();
+    for_profiles.push(source(&found));
+    let active = active_profiles(&for_profiles, None).ok()?;
+    if active.is_empty() {
+        fail(T, "no profile in force (not even default)", &for_profiles);
+    }
+    let mut docs: Vec<Vec<Entry>> = main_docs;
+    for p in &active {
+        let Some((_, body)) = profiles.iter().rev().find(|(n, _)| n == p) else {
+            continue;
+        };
+        let d = parse_properties(body.as_bytes()).ok()?;
+        if let Some((property, entry)) = invalid_in_profile_file(&d) {
+            if !property.starts_with("spring.profiles.") || entry.line == 0 {
+                fail(
+                    T,
+                    "a profile file refused for another property",
+                    &(property, entry),
+                );
+            }
+            return None;
+        }
+        docs.extend(d);
+    }
+    let matcher = ProfileMatcher::new(&active);
+    let mut applied = Vec::new();
+    for d in docs {
+        match matcher.leaves_out(&d) {
+            Ok(None) => applied.push(d),
+            Ok(Some(_)) => {}
+            Err(e) if e.message.trim().is_empty() => {
+                fail(T, "a document refused without a word", &d)
+            }
+            Err(_) => return None,
+        }
+    }
+    let found = environment(&applied, lookup);
+    applied.push(source(&found));
+    let bound = bind(&applied);
+    if bind(&applied) != bound {
+        fail(T, "binding twice gave two results", &applied);
+    }
+    match bound {
+        Ok(b) => Some(b),
+        Err(e) if e.to_string().trim().is_empty() => {
+            fail(T, "a binding refused without a word", &applied)
+        }
+        Err(_) => None,
     }
 }

@@ -34,7 +34,7 @@ mod scenarios;
 
 pub use self::compare::{exactly_same_json, same_json};
 pub use self::conversion::convert;
-pub use self::files::{config, vector_file};
+pub use self::files::{check_files, config, vector_file, CHECK_FILES};
 pub use self::inputs::{
     class_table, CallInput, GenerationInput, LimitOp, LoopInput, ManagerInput, ManagerSetup,
     MessageInput, OutcomeInput, ResponseInput, Text, ToolInput,

@@ -195,6 +195,15 @@ pub struct LoadError {
 /// size of nothing but tool-calling keys takes about a second and 150 MB.
 pub const MAX_CONFIG_BYTES: usize = 4 << 20;
 
+/// The most bytes `check` reads in all: the files given and the profile
+/// files beside them together (16 MiB, four files at their limit). Each
+/// file is read once however many names lead to it, but distinct profile
+/// files are as many as the active profiles, and each costs its own
+/// parse: past this the answer is refused rather than taking memory and
+/// time in proportion to the profiles (40 names of one 4 MB file once took
+/// 3.2 GB).
+pub const MAX_CONFIG_TOTAL_BYTES: usize = 4 * MAX_CONFIG_BYTES;
+
 /// What one file may expand to, past its own bytes: the properties a
 /// `key[]=a,b,...` line or a YAML file's flattening and aliases make (keys
 /// and values), and the work of resolving its placeholders (text produced at
@@ -315,6 +324,56 @@ pub enum BindFailure {
         /// `java.lang.IllegalArgumentException: MESSAGE`.
         message: String,
     },
+}
+
+impl BindFailure {
+    /// The same failure with each text it carries from the file (names,
+    /// values, reasons, messages) passed through `f`: a human reader's
+    /// copy with its control characters escaped, whose `Display` keeps
+    /// Spring's layout while no value can print a line of its own.
+    ///
+    /// ```
+    /// use toolcall_model::config::BindFailure;
+    /// let e = BindFailure::Convert { description: "d".into(), reason: "a\nb".into() };
+    /// let shown = e.map_text(|s| s.replace('\n', "\\n"));
+    /// assert_eq!(shown.to_string(), "d:\n\n    Reason: a\\nb");
+    /// ```
+    pub fn map_text(&self, f: impl Fn(&str) -> String) -> BindFailure {
+        match self {
+            BindFailure::Bind {
+                description,
+                property,
+                value,
+                line,
+                column,
+                reason,
+            } => BindFailure::Bind {
+                description: f(description),
+                property: f(property),
+                value: f(value),
+                line: *line,
+                column: *column,
+                reason: f(reason),
+            },
+            BindFailure::Unbound { properties, line } => BindFailure::Unbound {
+                properties: properties.iter().map(|p| f(p)).collect(),
+                line: *line,
+            },
+            BindFailure::Convert {
+                description,
+                reason,
+            } => BindFailure::Convert {
+                description: f(description),
+                reason: f(reason),
+            },
+            BindFailure::Limit { message } => BindFailure::Limit {
+                message: f(message),
+            },
+            BindFailure::Builder { message } => BindFailure::Builder {
+                message: f(message),
+            },
+        }
+    }
 }
 
 impl std::fmt::Display for BindFailure {

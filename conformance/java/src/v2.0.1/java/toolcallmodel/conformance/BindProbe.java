@@ -29,6 +29,7 @@ import org.springframework.boot.diagnostics.FailureAnalysisReporter;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MutablePropertySources;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * Binds an {@code application.properties} or {@code application.yml} the way a
@@ -42,8 +43,10 @@ import org.springframework.core.env.StandardEnvironment;
  * ({@code PropertiesPropertySourceLoader}, {@code YamlPropertySourceLoader} over
  * SnakeYAML), its binder and conversion service bind {@code ToolCallingProperties},
  * and the auto-configuration's own bean methods build the processor and the
- * {@code ToolCallingManager}. The environment holds no system properties or
- * environment variables, so the file alone speaks.
+ * {@code ToolCallingManager}. The environment holds no system properties, and
+ * no environment variables but those of a file {@code FILE.env} beside the
+ * file ({@code NAME=VALUE} lines), so the file (and that environment) alone
+ * speaks.
  *
  * <p>
  * Success: {@code {"bound": {...}}}, the limits read back from the built
@@ -109,10 +112,17 @@ public final class BindProbe {
 		app.setBannerMode(Banner.Mode.OFF);
 		app.setLogStartupInfo(false);
 		app.setRegisterShutdownHook(false);
+		// No system properties; environment variables only those of a file
+		// FILE.env beside the file (NAME=VALUE lines), as a real environment
+		// would hold them.
+		Map<String, Object> env = environment(Path.of(file + ".env"));
 		app.setEnvironment(new StandardEnvironment() {
 			@Override
 			protected void customizePropertySources(MutablePropertySources propertySources) {
-				// No system properties, no environment variables.
+				if (!env.isEmpty()) {
+					propertySources.addLast(new SystemEnvironmentPropertySource(
+							StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, env));
+				}
 			}
 		});
 		// A directory is read as an application's default locations are:
@@ -125,6 +135,26 @@ public final class BindProbe {
 		catch (Throwable ex) {
 			return Json.map("refused", refused(ex));
 		}
+	}
+
+	/** The NAME=VALUE lines of {@code path}, in order; none when it is absent. */
+	private static Map<String, Object> environment(Path path) {
+		Map<String, Object> env = new LinkedHashMap<>();
+		if (!java.nio.file.Files.isRegularFile(path)) {
+			return env;
+		}
+		try {
+			for (String line : java.nio.file.Files.readAllLines(path, StandardCharsets.UTF_8)) {
+				int eq = line.indexOf('=');
+				if (eq > 0) {
+					env.put(line.substring(0, eq), line.substring(eq + 1));
+				}
+			}
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+		return env;
 	}
 
 	private static Map<String, Object> bound(ConfigurableApplicationContext context) throws Exception {
