@@ -16,11 +16,11 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::config::{
-    active_profiles, bind, describe_setup, open_values, parse_properties, placeholder_names,
-    relaxed, report_sets, smallest_fixes, source as profile_source, spring_ai_version, too_large,
-    Application, BindFailure, BoundProperties, CheckScenario, Entry, Mark, ProfileMatcher,
-    ProfileRefusal, SetReport, Setup, ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES,
-    MODELLED_SPRING_AI,
+    active_profiles, bind, breaks_under, defaulted, describe_setup, open_values, parse_properties,
+    placeholder_names, relaxed, report_sets, smallest_fixes, source as profile_source,
+    spring_ai_version, too_large, written_names, Accepted, Application, BindFailure,
+    BoundProperties, CheckScenario, Entry, Gate, Mark, ProfileMatcher, ProfileRefusal, SetReport,
+    Setup, ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES, MODELLED_SPRING_AI,
 };
 use toolcall_model::model::{
     behavior_sets, cut, BehaviorSet, Fixes, Max, OnExceeded, ProcessorKind, SpringAi,
@@ -91,6 +91,28 @@ pub struct Flags {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Also print every behaviour set's row, the marks, the scenarios and
+    /// each set's smallest change (the full matrix).
+    #[arg(long)]
+    pub all_sets: bool,
+    /// A file of accepted findings, one a line: `SCENARIO MARK [SET]
+    /// [# reason]` (docs/CI.md); repeatable. An accepted finding is
+    /// reported as accepted and passes the gate while the scenario breaks
+    /// with that mark.
+    #[arg(long, value_name = "FILE")]
+    pub accept: Vec<PathBuf>,
+    /// One accepted finding, as a line of an `--accept` file; repeatable.
+    #[arg(long, value_name = "SCENARIO MARK [SET]")]
+    pub accept_finding: Vec<String>,
+    /// A `spring.ai.tools.*` key Spring ignores (misspelt or unknown)
+    /// fails the gate (exit 1).
+    #[arg(long)]
+    pub strict_keys: bool,
+    /// The defaults of `${NAME:default}` placeholders are what runs:
+    /// answer for them alone, not for every value the environment may
+    /// set.
+    #[arg(long)]
+    pub defaults_run: bool,
 }
 
 /// Exit status: the setup is not safe under the set asked for.
@@ -202,14 +224,54 @@ fn checked(files: &[PathBuf], f: &Flags) -> Result<ExitCode, ExitCode> {
     let Some(first) = files.first() else {
         return Err(no_verdict("no file given"));
     };
+    if let Some(path) = &f.sarif {
+        let mut inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+        inputs.extend(f.build.as_deref());
+        inputs.extend(f.accept.iter().map(PathBuf::as_path));
+        super::sarif::writable(path, &inputs).map_err(|e| no_verdict(&e))?;
+    }
+    let accepted = accepted_findings(f)?;
     let name = shown(first);
     let mut resolved = resolve(files, &kinds, f)?;
-    let (setup, reports) = worst_open(&mut resolved, &options);
+    let (setup, reports) = worst_open(&mut resolved, &options, f.defaults_run);
     let Some(mine) = reports.iter().find(|r| r.set == options.asked) else {
         return Err(no_verdict("the set asked for has no report"));
     };
     let remedy = Remedy::find(&setup, &reports);
-    render(&name, f, &resolved, &setup, &reports, mine, &remedy)
+    let gate = Gate::judge(mine, &accepted);
+    render(&name, f, &resolved, &setup, &reports, mine, &remedy, &gate)
+}
+
+/// The accepted findings of `--accept` files and `--accept-finding`.
+fn accepted_findings(f: &Flags) -> Result<Vec<Accepted>, ExitCode> {
+    let mut out = Vec::new();
+    for path in &f.accept {
+        let name = super::shown(&path.display().to_string()).into_owned();
+        let (bytes, _) = read_input(path)
+            .map_err(|e| no_verdict(&format!("--accept {name}: cannot read: {e}")))?;
+        if bytes.len() > MAX_CONFIG_BYTES {
+            return Err(no_verdict(&format!(
+                "--accept {name}: larger than {MAX_CONFIG_BYTES} bytes"
+            )));
+        }
+        let text = std::str::from_utf8(&bytes).map_err(|e| {
+            no_verdict(&format!(
+                "--accept {name}: not valid UTF-8 (byte {})",
+                e.valid_up_to()
+            ))
+        })?;
+        out.extend(
+            Accepted::read(text, &name)
+                .map_err(|e| no_verdict(&format!("--accept {}", super::shown(&e))))?,
+        );
+    }
+    for spec in &f.accept_finding {
+        out.push(
+            Accepted::parse(spec, "--accept-finding")
+                .map_err(|e| no_verdict(&format!("--accept-finding {}", super::shown(&e))))?,
+        );
+    }
+    Ok(out)
 }
 
 /// Properties or YAML for each file; standard input at most once.
@@ -319,10 +381,21 @@ struct Resolved {
     bound: BoundProperties,
     docs: Vec<(String, Vec<Entry>)>,
     version: SpringAi,
-    /// The properties an unresolved placeholder leaves open, as Spring
-    /// names them.
-    open: Vec<String>,
+    /// The properties an unresolved placeholder leaves open.
+    open: Vec<OpenProperty>,
     context: Context,
+}
+
+/// A property the environment can still set: its placeholder has no
+/// value here.
+#[derive(Clone)]
+struct OpenProperty {
+    /// As Spring names it.
+    property: String,
+    /// As the team wrote it (what a combination sets).
+    key: String,
+    /// The value as written when it is read with a placeholder's default.
+    default: Option<String>,
 }
 
 /// At most this many combinations of open values are each checked; past
@@ -338,8 +411,14 @@ struct OpenAnswer {
     /// the set asked for there; the one answered for first.
     tried: Vec<(Vec<Option<&'static str>>, Vec<&'static str>)>,
     /// The properties, in the order of each combination's values.
-    properties: Vec<String>,
+    properties: Vec<OpenProperty>,
+    /// Open properties past [`MAX_OPEN_TRIED`]: answered at their default
+    /// (or unset).
+    untried: Vec<OpenProperty>,
 }
+
+/// At most this many open properties are tried at their values.
+const MAX_OPEN_TRIED: usize = 16;
 
 /// The answer for the worst values the open properties may take: a
 /// property whose placeholder nothing here resolves is set by the
@@ -349,32 +428,65 @@ struct OpenAnswer {
 /// scenarios (unset first among equals). Every combination is checked
 /// when there are at most `MAX_OPEN_COMBINATIONS`, else each property in
 /// turn, keeping the worst value of those before it.
-fn worst_open(resolved: &mut Resolved, options: &Options) -> (Setup, Vec<SetReport>) {
-    let choices: Vec<(String, &'static [&'static str])> = resolved
+fn worst_open(
+    resolved: &mut Resolved,
+    options: &Options,
+    defaults_run: bool,
+) -> (Setup, Vec<SetReport>) {
+    // A placeholder's default is one value of many unless the team says
+    // it is what runs.
+    if !defaults_run {
+        let docs: Vec<Vec<Entry>> = resolved.docs.iter().map(|(_, d)| d.clone()).collect();
+        let names = written_names(&resolved.bound, &docs);
+        for d in defaulted(&resolved.bound) {
+            resolved.open.push(OpenProperty {
+                key: names
+                    .get(&d.property)
+                    .cloned()
+                    .unwrap_or(d.property.clone()),
+                property: d.property,
+                default: Some(d.written),
+            });
+        }
+    }
+    let choices: Vec<(OpenProperty, &'static [&'static str])> = resolved
         .open
         .iter()
-        .map(|p| (p.clone(), open_values(p)))
+        .map(|p| (p.clone(), open_values(&p.property)))
         .filter(|(_, v)| !v.is_empty())
         .collect();
+    // Only the most properties are tried (the rest answered at their
+    // default, or unset, and named): each tried costs two more checks, and
+    // per-tool limits play the same part.
+    let mut choices = choices;
+    let untried: Vec<OpenProperty> = if choices.len() > MAX_OPEN_TRIED {
+        choices.sort_by_key(|(p, _)| {
+            open_values(&p.property).len() == 2 && p.property.contains("max-calls-per-tool.")
+        });
+        choices
+            .split_off(MAX_OPEN_TRIED)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // Each combination is judged under the set asked for alone; every set
+    // is reported for the one answered for.
     let judge = |values: Vec<Option<&'static str>>, bound: BoundProperties| {
         let setup = Setup::of(&bound, &options.app, resolved.version);
-        let reports = evaluate_sets(&setup, options.asked);
-        let breaks = reports
-            .iter()
-            .find(|r| r.set == options.asked)
-            .map(SetReport::breaks)
-            .unwrap_or_default();
+        let breaks = breaks_under(&setup, &options.asked);
         Candidate {
             values,
             bound,
             setup,
-            reports,
             breaks,
         }
     };
     let unset = judge(vec![None; choices.len()], resolved.bound.clone());
     if choices.is_empty() {
-        return (unset.setup, unset.reports);
+        let reports = evaluate_sets(&unset.setup, options.asked);
+        return (unset.setup, reports);
     }
     // A combination bound: the open properties set last, as `--set` would;
     // a value the builder refuses is not one a running application has.
@@ -383,7 +495,7 @@ fn worst_open(resolved: &mut Resolved, options: &Options) -> (Setup, Vec<SetRepo
         let pairs: Vec<(String, String)> = choices
             .iter()
             .zip(values)
-            .filter_map(|((p, _), v)| v.map(|v| (p.clone(), v.to_owned())))
+            .filter_map(|((p, _), v)| v.map(|v| (p.key.clone(), v.to_owned())))
             .collect();
         let mut docs = docs.clone();
         docs.push(profile_source(&pairs));
@@ -432,35 +544,44 @@ fn worst_open(resolved: &mut Resolved, options: &Options) -> (Setup, Vec<SetRepo
         let answered = tried.remove(k);
         tried.insert(0, answered);
     }
+    // The placeholders the file leaves to the environment, as read before
+    // any combination set them.
+    let missing = std::mem::take(&mut resolved.bound.placeholders_not_in_file);
     resolved.bound = best.bound;
+    resolved.bound.placeholders_not_in_file = missing;
     resolved.context.open = Some(OpenAnswer {
         every_combination: combinations.is_some(),
         tried,
         properties: choices.into_iter().map(|(p, _)| p).collect(),
+        untried,
     });
-    (best.setup, best.reports)
+    let reports = evaluate_sets(&best.setup, options.asked);
+    (best.setup, reports)
 }
 
 /// At most this many combinations are listed in the text answer.
 const OPEN_LINES: usize = 8;
 
 impl OpenAnswer {
-    /// `property=value` for each property a combination sets.
+    /// `property=value` for each property a combination sets, as Spring
+    /// names it.
     fn named(&self, values: &[Option<&'static str>]) -> Vec<(String, Option<&'static str>)> {
         self.properties
             .iter()
-            .cloned()
+            .map(|p| p.property.clone())
             .zip(values.iter().copied())
             .collect()
     }
 
     fn to_text(&self, set: &str) -> String {
         let show = |values: &[Option<&'static str>]| {
-            self.named(values)
+            self.properties
                 .iter()
-                .map(|(p, v)| match v {
-                    Some(v) => format!("{p}={v}"),
-                    None => format!("{p} unset"),
+                .zip(values)
+                .map(|(p, v)| match (v, &p.default) {
+                    (Some(v), _) => format!("{}={v}", p.key),
+                    (None, Some(d)) => format!("{}={d} (its default)", p.key),
+                    (None, None) => format!("{} unset", p.key),
                 })
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -493,6 +614,12 @@ impl OpenAnswer {
                 self.tried.len() - OPEN_LINES
             ));
         }
+        if !self.untried.is_empty() {
+            out.push_str(&format!(
+                "  {} more open properties, past the {MAX_OPEN_TRIED} tried, are answered at their default or unset (--json lists them; --set gives them)\n",
+                self.untried.len()
+            ));
+        }
         out
     }
 
@@ -506,8 +633,10 @@ impl OpenAnswer {
             )
         };
         json!({
-            "properties": self.properties,
+            "properties": self.properties.iter().map(|p| &p.property).collect::<Vec<_>>(),
+            "defaults": self.properties.iter().filter_map(|p| p.default.as_ref().map(|d| (p.property.clone(), json!(d)))).collect::<serde_json::Map<_, _>>(),
             "every_combination": self.every_combination,
+            "not_tried": self.untried.iter().map(|p| &p.property).collect::<Vec<_>>(),
             "answered_for": values(&self.tried[0].0),
             "tried": self.tried.iter().map(|(v, breaks)| json!({
                 "values": values(v),
@@ -523,7 +652,6 @@ struct Candidate {
     values: Vec<Option<&'static str>>,
     bound: BoundProperties,
     setup: Setup,
-    reports: Vec<SetReport>,
     /// The scenarios the set asked for breaks in (their columns).
     breaks: Vec<&'static str>,
 }
@@ -719,7 +847,9 @@ fn evaluate_sets(setup: &Setup, asked: BehaviorSet) -> Vec<SetReport> {
 }
 
 /// Writes the SARIF log (if asked) and prints the answer; the exit says
-/// whether the set asked for is safe.
+/// whether the set asked for is safe once the accepted findings are (and,
+/// with `--strict-keys`, whether no key is ignored).
+#[allow(clippy::too_many_arguments)]
 fn render(
     name: &str,
     f: &Flags,
@@ -728,25 +858,42 @@ fn render(
     reports: &[SetReport],
     mine: &SetReport,
     remedy: &Remedy,
+    gate: &Gate,
 ) -> Result<ExitCode, ExitCode> {
-    let code = if mine.safe() { 0 } else { UNSAFE };
+    let keys_fail = f.strict_keys && !resolved.bound.unknown.is_empty();
+    let code = if gate.passes() && !keys_fail {
+        0
+    } else {
+        UNSAFE
+    };
     if let Some(path) = &f.sarif {
-        let log = super::sarif::log(&resolved.docs, setup, mine, remedy);
-        let text = serde_json::to_string_pretty(&log).unwrap_or_default();
-        if let Err(e) = std::fs::write(path, text + "\n") {
-            return Err(no_verdict(&format!(
-                "--sarif {}: cannot write: {e}",
-                path.display()
-            )));
-        }
+        let log = super::sarif::log(&super::sarif::Findings {
+            sources: &resolved.docs,
+            setup,
+            report: mine,
+            remedy,
+            gate,
+            unknown: &resolved.bound.unknown,
+            strict_keys: f.strict_keys,
+        });
+        super::sarif::write(path, &log).map_err(|e| no_verdict(&e))?;
     }
     let context = &resolved.context;
     if f.json {
         let mut v = to_json(name, &resolved.bound, setup, reports);
+        let accepted: Vec<Value> = gate
+            .accepted
+            .iter()
+            .map(|(s, a)| json!({"scenario": s.column(), "mark": a.mark, "set": a.set, "reason": a.reason, "origin": a.origin}))
+            .collect();
         v["asked"] = json!({
             "set": mine.set.name,
             "safe": mine.safe(),
             "breaks": mine.breaks(),
+            "accepted": accepted,
+            "not_accepted": gate.open.iter().map(|s| s.column()).collect::<Vec<_>>(),
+            "stale_accepted": gate.stale.iter().map(|a| json!({"scenario": a.scenario.column(), "mark": a.mark, "set": a.set, "origin": a.origin})).collect::<Vec<_>>(),
+            "strict_keys": f.strict_keys,
             "exit": code,
         });
         v["legend"] = legend_json(reports);
@@ -763,16 +910,21 @@ fn render(
         v["spring_ai"] = json!(setup.version.name());
         print_json(&v);
     } else {
+        let answer = Answer {
+            context,
+            resolved,
+            setup,
+            reports,
+            mine,
+            remedy,
+            gate,
+            keys_fail,
+            code,
+        };
         out!(
             "{}",
-            super::shown_lines(&clip(&to_text(
-                context,
-                &resolved.bound,
-                setup,
-                reports,
-                mine,
-                remedy
-            )))
+            // Each line was cut where it matters; this bounds the rest.
+            super::shown_lines(&clip_at(&answer.to_text(f.all_sets), 600, 400))
         );
     }
     Ok(ExitCode::from(code))
@@ -851,38 +1003,139 @@ fn bind_leniently(
         BoundProperties,
         Vec<(String, Vec<Entry>)>,
         Vec<String>,
-        Vec<String>,
+        Vec<OpenProperty>,
     ),
     ExitCode,
 > {
     let (mut unresolved, mut open) = (Vec::new(), Vec::new());
+    // Every such property found in one pass over the sources, each judged
+    // by binding its entry alone, and all left out in one more: binding
+    // the whole file again for each made a hundred of them cost a hundred
+    // bindings of the file.
+    let first = unset_placeholder_properties(&sources, MAX_UNRESOLVED);
+    leave_out(&mut sources, &mut unresolved, &mut open, first);
     loop {
         let docs: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
         match bind(&docs) {
             Ok(b) => return Ok((b, sources, unresolved, open)),
             Err(BindFailure::Bind {
                 property, value, ..
-            }) if unresolved.len() < 100 && names_an_unset_placeholder(&value, &sources) => {
-                let key = relaxed(&property);
-                let mut lines = Vec::new();
-                for (origin, d) in &mut sources {
-                    d.retain(|e| {
-                        let drop = relaxed(&e.key) == key;
-                        if drop {
-                            lines.push(format!("{origin}:{}", e.line));
-                        }
-                        !drop
-                    });
-                }
-                unresolved.push(format!(
-                    "{} ({property} = {value}): a placeholder nothing here resolves (not in the files, the environment or --set); Spring Boot refuses the file unless the environment sets it; left out here, and checked at each value that can change the answer; give it with --set NAME=VALUE",
-                    lines.join(", ")
-                ));
-                open.push(property);
+            }) if unresolved.len() < MAX_UNRESOLVED
+                && names_an_unset_placeholder(&value, &sources) =>
+            {
+                leave_out(
+                    &mut sources,
+                    &mut unresolved,
+                    &mut open,
+                    vec![(property, value)],
+                );
             }
             Err(e) => return Err(refused(&sources, &e, &unresolved, json, sarif)),
         }
     }
+}
+
+/// At most this many properties are left out for a placeholder nothing
+/// resolves; past them Spring's refusal stands.
+const MAX_UNRESOLVED: usize = 100;
+
+/// Leaves the properties out of the sources (one pass), each with its
+/// warning and as an open property.
+fn leave_out(
+    sources: &mut [(String, Vec<Entry>)],
+    unresolved: &mut Vec<String>,
+    open: &mut Vec<OpenProperty>,
+    properties: Vec<(String, String)>,
+) {
+    if properties.is_empty() {
+        return;
+    }
+    let index: std::collections::HashMap<String, usize> = properties
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| (relaxed(p), i))
+        .collect();
+    let mut found: Vec<(Vec<String>, Option<String>)> = vec![(Vec::new(), None); properties.len()];
+    for (origin, d) in sources.iter_mut() {
+        d.retain(|e| match index.get(&relaxed(&e.key)) {
+            Some(&i) => {
+                found[i].0.push(format!("{origin}:{}", e.line));
+                found[i].1 = Some(e.key.clone());
+                false
+            }
+            None => true,
+        });
+    }
+    for ((property, value), (lines, written)) in properties.into_iter().zip(found) {
+        let written = written.unwrap_or(property.clone());
+        unresolved.push(format!(
+            "{} ({written} = {value}): a placeholder nothing here resolves (not in the files, the environment or --set); Spring Boot refuses the file unless the environment sets it; left out here, and checked at each value that can change the answer; give it with --set NAME=VALUE",
+            lines.join(", ")
+        ));
+        open.push(OpenProperty {
+            property,
+            key: written,
+            default: None,
+        });
+    }
+}
+
+/// The `spring.ai.tools` properties whose value names a `${NAME}` no
+/// source sets and that Spring refuses for it: each entry bound alone
+/// (cheap), the property and value as Spring's refusal names them, each
+/// property once, at most `at_most`.
+fn unset_placeholder_properties(
+    sources: &[(String, Vec<Entry>)],
+    at_most: usize,
+) -> Vec<(String, String)> {
+    let keys: std::collections::HashSet<String> = sources
+        .iter()
+        .flat_map(|(_, d)| d.iter())
+        .flat_map(|e| [e.key.clone(), relaxed(&e.key)])
+        .collect();
+    let prefix = relaxed("spring.ai.tools.");
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for e in sources.iter().flat_map(|(_, d)| d.iter()) {
+        let v = e.value.to_java_string();
+        if !v.contains("${") || !relaxed(&e.key).starts_with(&prefix) {
+            continue;
+        }
+        if !placeholder_names_in(&v)
+            .iter()
+            .any(|n| !keys.contains(*n) && !keys.contains(&relaxed(n)))
+        {
+            continue;
+        }
+        if let Err(BindFailure::Bind {
+            property, value, ..
+        }) = bind(&[vec![e.clone()]])
+        {
+            if seen.insert(relaxed(&property)) {
+                out.push((property, value));
+                if out.len() == at_most {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The names of a value's `${NAME}` placeholders without a default.
+fn placeholder_names_in(value: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = value;
+    while let Some(i) = rest.find("${") {
+        rest = &rest[i + 2..];
+        let Some(end) = rest.find(['}', ':', '$']) else {
+            break;
+        };
+        if rest[end..].starts_with('}') && end > 0 {
+            out.push(&rest[..end]);
+        }
+    }
+    out
 }
 
 /// Whether `value` (as Spring left it) holds a `${NAME}` without a default
@@ -890,24 +1143,12 @@ fn bind_leniently(
 /// the real environment may give. A circular reference or an empty
 /// default is a refusal of its own, whatever the environment.
 fn names_an_unset_placeholder(value: &str, sources: &[(String, Vec<Entry>)]) -> bool {
-    let mut rest = value;
-    while let Some(i) = rest.find("${") {
-        rest = &rest[i + 2..];
-        let Some(end) = rest.find(['}', ':', '$']) else {
-            return false;
-        };
-        let name = &rest[..end];
-        if rest[end..].starts_with('}')
-            && !name.is_empty()
-            && !sources.iter().any(|(_, d)| {
-                d.iter()
-                    .any(|e| e.key == name || relaxed(&e.key) == relaxed(name))
-            })
-        {
-            return true;
-        }
-    }
-    false
+    placeholder_names_in(value).iter().any(|name| {
+        !sources.iter().any(|(_, d)| {
+            d.iter()
+                .any(|e| e.key == *name || relaxed(&e.key) == relaxed(name))
+        })
+    })
 }
 
 /// Whether a property is one Spring AI 2.0.1 added to `spring.ai.tools`
@@ -1101,11 +1342,8 @@ fn refused(
     };
     if let Some(path) = sarif {
         let log = super::sarif::refusal_log(uri, line, &e.to_string());
-        if let Err(err) = std::fs::write(
-            path,
-            serde_json::to_string_pretty(&log).unwrap_or_default() + "\n",
-        ) {
-            return no_verdict(&format!("--sarif {}: cannot write: {err}", path.display()));
+        if let Err(err) = super::sarif::write(path, &log) {
+            return no_verdict(&err);
         }
     }
     if json {
@@ -1147,8 +1385,13 @@ fn cannot_load(name: &str, message: &str, json: bool) -> ExitCode {
 /// Text for a person: every line past 300 characters cut to its first 200
 /// and its length (a value can be megabytes long).
 fn clip(s: &str) -> String {
+    clip_at(s, 300, 200)
+}
+
+/// [`clip`] with its lengths: lines past `max` characters cut to `keep`.
+fn clip_at(s: &str, max: usize, keep: usize) -> String {
     s.split('\n')
-        .map(|line| match cut(line, 300, 200) {
+        .map(|line| match cut(line, max, keep) {
             Some((head, n)) => format!("{head}... ({n} characters)"),
             None => line.to_owned(),
         })
@@ -1275,69 +1518,264 @@ fn legend_json(reports: &[SetReport]) -> Value {
     Value::Object(m)
 }
 
-fn to_text(
-    context: &Context,
-    bound: &BoundProperties,
-    setup: &Setup,
-    reports: &[SetReport],
-    mine: &SetReport,
-    remedy: &Remedy,
-) -> String {
-    let mut out = String::new();
-    if let Some(v) = &context.version {
-        out.push_str(&format!("{v}\n"));
-    }
-    let profiles = if context.active == ["default"] {
-        String::new()
+/// Everything the text answer says.
+struct Answer<'a> {
+    context: &'a Context,
+    resolved: &'a Resolved,
+    setup: &'a Setup,
+    reports: &'a [SetReport],
+    mine: &'a SetReport,
+    remedy: &'a Remedy,
+    gate: &'a Gate,
+    /// `--strict-keys` and a key Spring ignores.
+    keys_fail: bool,
+    code: u8,
+}
+
+/// A verdict's text past this many characters is cut (at a word, after
+/// the sentence that says what broke) with its length; `--json` has it
+/// whole. One line per cause: a terminal wraps it, a log keeps it whole.
+const DETAIL_CHARS: usize = 400;
+
+/// `text` on one line, cut at a word past [`DETAIL_CHARS`], and without
+/// the `java.lang.` of the exceptions it names.
+fn one_line(text: &str) -> String {
+    let text = text.replace("java.lang.", "");
+    let n = text.chars().count();
+    let line = if n > DETAIL_CHARS {
+        let head: String = text.chars().take(DETAIL_CHARS).collect();
+        let head = head.rsplit_once(' ').map_or(head.as_str(), |(h, _)| h);
+        format!("{head}... ({n} characters; --json has them all)")
     } else {
-        format!(" (profiles {})", context.active.join(", "))
+        text
     };
-    out.push_str(&format!(
-        "{}{profiles}: Spring Boot reads\n",
-        context.files.join(" + ")
-    ));
-    for n in &context.notes {
-        out.push_str(&clip(n));
-        out.push('\n');
-    }
-    if bound.read.is_empty() {
-        out.push_str("  (no spring.ai.tools key: every default)\n");
-    }
-    let answered_for = context.open.as_ref().map(|o| o.named(&o.tried[0].0));
-    for (k, v) in &bound.read {
-        let open = answered_for
+    line.trim_end().to_owned()
+}
+
+impl Answer<'_> {
+    fn to_text(&self, all_sets: bool) -> String {
+        let (context, bound, mine) = (self.context, &self.resolved.bound, self.mine);
+        let mut out = String::new();
+        if let Some(v) = &context.version {
+            out.push_str(&format!("{v}\n"));
+        }
+        let profiles = if context.active == ["default"] {
+            String::new()
+        } else {
+            format!(" (profiles {})", context.active.join(", "))
+        };
+        out.push_str(&format!(
+            "{}{profiles}: Spring Boot reads\n",
+            context.files.join(" + ")
+        ));
+        for n in &context.notes {
+            out.push_str(&clip(n));
+            out.push('\n');
+        }
+        if bound.read.is_empty() {
+            out.push_str("  (no spring.ai.tools key: every default)\n");
+        }
+        let docs: Vec<Vec<Entry>> = self.resolved.docs.iter().map(|(_, d)| d.clone()).collect();
+        let written = written_names(bound, &docs);
+        let answered_for = context.open.as_ref().map(|o| o.named(&o.tried[0].0));
+        for (k, v) in &bound.read {
+            let open = answered_for
+                .iter()
+                .flatten()
+                .any(|(p, set)| p == k && set.is_some());
+            let mark = if open { " (an open value: below)" } else { "" };
+            let k = written.get(k).unwrap_or(k);
+            out.push_str(&clip(&super::shown(&format!("  {k} = {v}{mark}"))));
+            out.push('\n');
+        }
+        for u in &bound.unknown {
+            out.push_str(&clip(&super::shown(&format!(
+                "{}: line {}: Spring ignores '{}'; did you mean '{}'?",
+                if self.keys_fail { "error" } else { "warning" },
+                u.line,
+                u.key,
+                u.suggestion
+            ))));
+            out.push('\n');
+        }
+        let open_names: Vec<&str> = context
+            .open
             .iter()
-            .flatten()
-            .any(|(p, set)| p == k && set.is_some());
-        let mark = if open { " (an open value: below)" } else { "" };
-        out.push_str(&clip(&super::shown(&format!("  {k} = {v}{mark}"))));
+            .flat_map(|o| o.properties.iter())
+            .filter(|p| p.default.is_some())
+            .map(|p| p.key.as_str())
+            .collect();
+        for p in &bound.placeholders_not_in_file {
+            let how = if open_names.is_empty() {
+                "read with its default (or as written); Spring would take it from a system property or environment variable first; --set NAME=VALUE gives it"
+            } else {
+                "the environment may set it: answered at its default and at each value that can change the answer (below); --set NAME=VALUE, or --defaults-run, says what runs"
+            };
+            out.push_str(&clip(&super::shown(&format!(
+                "warning: ${{{p}}} is not set here: {how}"
+            ))));
+            out.push('\n');
+        }
+        for u in &context.unresolved {
+            out.push_str(&clip(&super::shown(&format!("warning: {u}"))));
+            out.push('\n');
+        }
+        if let Some(open) = &context.open {
+            out.push_str(&open.to_text(mine.set.name));
+        }
+        out.push_str(&format!(
+            "Setup: Spring AI {}, {}\n",
+            self.setup.version,
+            super::shown(&describe_setup(self.setup))
+        ));
+        if all_sets {
+            out.push_str(&matrix_text(self.reports));
+        }
+        out.push_str(&self.breaks_text());
+        out.push_str(&self.remedy.to_text());
         out.push('\n');
+        if all_sets {
+            let safe: Vec<&str> = self
+                .reports
+                .iter()
+                .filter(|r| r.safe())
+                .map(|r| r.set.name)
+                .collect();
+            out.push_str(&format!(
+                "Safe as configured under: {}\n",
+                if safe.is_empty() {
+                    "no behaviour set".to_owned()
+                } else {
+                    safe.join(", ")
+                }
+            ));
+        }
+        out.push_str(&self.verdict_line());
+        out.push_str(if all_sets {
+            "Full texts: --json; another set: --fixes LIST\n"
+        } else {
+            "Every behaviour set: --all-sets; full texts: --json; another set: --fixes LIST\n"
+        });
+        out
     }
-    for u in &bound.unknown {
-        out.push_str(&clip(&super::shown(&format!(
-            "warning: line {}: Spring ignores '{}'; did you mean '{}'?",
-            u.line, u.key, u.suggestion
-        ))));
-        out.push('\n');
+
+    /// What breaks under the set asked for, one line per cause (scenarios
+    /// that break with the same text share it), then the accepted ones.
+    fn breaks_text(&self) -> String {
+        let mine = self.mine;
+        let failing: Vec<_> = mine
+            .verdicts
+            .iter()
+            .filter(|v| !v.mark.survives())
+            .collect();
+        if failing.is_empty() {
+            return String::new();
+        }
+        let accepted = |s: CheckScenario| self.gate.accepted.iter().find(|(x, _)| *x == s);
+        let mut groups: Vec<(Vec<&str>, &str, &str)> = Vec::new();
+        for v in failing.iter().filter(|v| accepted(v.scenario).is_none()) {
+            match groups
+                .iter_mut()
+                .find(|(_, m, d)| *m == v.mark.word() && *d == v.detail)
+            {
+                Some(g) => g.0.push(v.scenario.column()),
+                None => groups.push((vec![v.scenario.column()], v.mark.word(), &v.detail)),
+            }
+        }
+        let mut out = format!(
+            "\nWhat breaks under {} ({} of {} scenarios):\n",
+            mine.set.name,
+            failing.len(),
+            mine.verdicts.len()
+        );
+        for (columns, mark, detail) in groups {
+            let line = format!(
+                "  {} ({mark}): {}",
+                columns.join(", "),
+                super::shown(detail)
+            );
+            out.push_str(&one_line(&line));
+            out.push('\n');
+        }
+        for (s, a) in &self.gate.accepted {
+            let why = if a.reason.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", a.reason)
+            };
+            out.push_str(&one_line(&super::shown(&format!(
+                "  accepted ({}): {} ({}){why}",
+                a.origin,
+                s.column(),
+                a.mark
+            ))));
+            out.push('\n');
+        }
+        for a in &self.gate.stale {
+            out.push_str(&one_line(&super::shown(&format!(
+                "  note: {} accepts {} ({}), which does not break so under {}: update or remove it",
+                a.origin,
+                a.scenario.column(),
+                a.mark,
+                mine.set.name
+            ))));
+            out.push('\n');
+        }
+        out
     }
-    for p in &bound.placeholders_not_in_file {
-        out.push_str(&clip(&format!(
-            "warning: ${{{p}}} is not set in this file: read with its default (or as written); Spring would take it from a system property or environment variable first"
-        )));
-        out.push('\n');
+
+    fn verdict_line(&self) -> String {
+        let (mine, gate) = (self.mine, self.gate);
+        let mut why: Vec<String> = Vec::new();
+        if !gate.open.is_empty() {
+            why.push(
+                gate.open
+                    .iter()
+                    .map(|s| s.column())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
+        }
+        if self.keys_fail {
+            why.push(format!(
+                "{} key(s) Spring ignores (--strict-keys)",
+                self.resolved.bound.unknown.len()
+            ));
+        }
+        let accepted = if gate.accepted.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} accepted: {})",
+                gate.accepted.len(),
+                gate.accepted
+                    .iter()
+                    .map(|(s, _)| s.column())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        if why.is_empty() {
+            let how = if mine.safe() { "safe" } else { "passes" };
+            format!(
+                "Verdict: {how} under {}{accepted} (exit {})\n",
+                mine.set.name, self.code
+            )
+        } else {
+            format!(
+                "Verdict: not safe under {}: {}{accepted} (exit {})\n",
+                mine.set.name,
+                why.join("; "),
+                self.code
+            )
+        }
     }
-    for u in &context.unresolved {
-        out.push_str(&clip(&format!("warning: {u}")));
-        out.push('\n');
-    }
-    if let Some(open) = &context.open {
-        out.push_str(&open.to_text(mine.set.name));
-    }
-    out.push_str(&format!(
-        "Setup: Spring AI {}, {}\n\n",
-        setup.version,
-        super::shown(&describe_setup(setup))
-    ));
+}
+
+/// `--all-sets`: every behaviour set's row, the marks, the scenarios, and
+/// each set's smallest change (the sets that share one named together).
+fn matrix_text(reports: &[SetReport]) -> String {
+    let mut out = String::from("\n");
     let name_w = reports
         .iter()
         .map(|r| r.set.name.len())
@@ -1367,52 +1805,23 @@ fn to_text(
     for s in CheckScenario::ALL {
         out.push_str(&format!("\n  {:<10}{}", s.column(), s.describe()));
     }
-    out.push_str("\n\nThe smallest change that makes it safe:\n");
+    out.push_str("\n\nThe smallest change that makes it safe, per set:\n");
+    let mut changes: Vec<(String, Vec<&str>)> = Vec::new();
     for r in reports {
-        out.push_str(&format!(
-            "  {:<name_w$}{}\n",
-            r.set.name,
-            super::shown(&change_text(r))
-        ));
-    }
-    let failing: Vec<String> = mine
-        .verdicts
-        .iter()
-        .filter(|v| !v.mark.survives())
-        .map(|v| format!("  {}: {}", v.scenario.column(), super::shown(&v.detail)))
-        .collect();
-    if !failing.is_empty() {
-        out.push_str(&format!(
-            "\nWhat breaks under {}:\n{}\n",
-            mine.set.name,
-            failing.join("\n")
-        ));
-    }
-    out.push_str(&remedy.to_text());
-    let safe: Vec<&str> = reports
-        .iter()
-        .filter(|r| r.safe())
-        .map(|r| r.set.name)
-        .collect();
-    out.push_str(&format!(
-        "\nSafe as configured under: {}\n",
-        if safe.is_empty() {
-            "no behaviour set".to_owned()
-        } else {
-            safe.join(", ")
+        let c = change_text(r);
+        match changes.iter_mut().find(|(t, _)| *t == c) {
+            Some((_, sets)) => sets.push(r.set.name),
+            None => changes.push((c, vec![r.set.name])),
         }
-    ));
-    let breaks = mine.breaks();
-    out.push_str(&if breaks.is_empty() {
-        format!("Verdict: safe under {} (exit 0)\n", mine.set.name)
-    } else {
-        format!(
-            "Verdict: not safe under {}: {} (exit 1)\n",
-            mine.set.name,
-            breaks.join(", ")
-        )
-    });
-    out.push_str("Full texts: --json; another set: --fixes LIST\n");
+    }
+    for (change, sets) in changes {
+        out.push_str(&one_line(&format!(
+            "  {}: {}",
+            super::shown(&change),
+            sets.join(", ")
+        )));
+        out.push('\n');
+    }
     out
 }
 

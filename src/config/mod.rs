@@ -17,10 +17,11 @@ pub use binding::{
 };
 
 pub use check::{
-    describe_setup, evaluate, open_values, report, report_sets, safe_sets, script, smallest_change,
-    smallest_fixes, Application, Change, CheckScenario, CheckVerdict, Mark, NextRefused,
-    OutputKind, ScenarioScript, SetReport, Setup, ToolOutput, LONG_TURN_ROUNDS, MAX_PLAYED_LIMIT,
-    RUNAWAY_PROBE, UNKNOWN_TOOL_NAME,
+    breaks_under, closing_table, defaulted, describe_setup, evaluate, open_values, report,
+    report_sets, safe_sets, script, smallest_change, smallest_fixes, written_names, Accepted,
+    Application, Change, CheckScenario, CheckVerdict, Defaulted, Gate, Mark, NextRefused,
+    OutputKind, ScenarioScript, SetReport, Setup, ToolOutput, CLOSES_BEGIN, CLOSES_END,
+    LONG_TURN_ROUNDS, MAX_PLAYED_LIMIT, RUNAWAY_PROBE, UNKNOWN_TOOL_NAME,
 };
 
 pub use main_job::{columns, conclusion, reproduce, table, Column, MainJob, GROUPS};
