@@ -137,10 +137,16 @@ fn model_view(file: &Path) -> Value {
 /// The model's view, and whether it left a property out for a placeholder
 /// nothing resolves (`unresolved`: Spring refuses such a file, `check`
 /// answers for the values the environment may give). No environment, as
-/// `BindProbe` has none.
+/// `BindProbe` has none, so a placeholder's default is what runs
+/// (`--defaults-run`).
 fn model_run(file: &Path) -> (Value, bool) {
     let out = Command::new(bin())
-        .args(["check", file.to_str().expect("a UTF-8 path"), "--json"])
+        .args([
+            "check",
+            file.to_str().expect("a UTF-8 path"),
+            "--json",
+            "--defaults-run",
+        ])
         .env_clear()
         .output()
         .expect("the binary runs");
