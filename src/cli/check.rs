@@ -16,11 +16,11 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::config::{
-    active_profiles, bind, breaks_under, defaulted, describe_setup, open_values, parse_properties,
-    placeholder_names, relaxed, report_sets, smallest_fixes, source as profile_source,
-    spring_ai_version, too_large, written_names, Accepted, Application, BindFailure,
-    BoundProperties, CheckScenario, Entry, Gate, Mark, ProfileMatcher, ProfileRefusal, SetReport,
-    Setup, ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES, MODELLED_SPRING_AI,
+    active_profiles, bind_open, describe_setup, parse_properties, placeholder_names, relaxed,
+    smallest_fixes, source as profile_source, spring_ai_version, too_large, worst_open,
+    written_names, Accepted, Application, BindFailure, BoundProperties, CheckScenario, Entry, Gate,
+    Lenient, Mark, OpenAnswer, OpenProperty, ProfileMatcher, ProfileRefusal, SetReport, Setup,
+    ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES, MODELLED_SPRING_AI,
 };
 use toolcall_model::model::{
     behavior_sets, cut, BehaviorSet, Fixes, Max, OnExceeded, ProcessorKind, SpringAi,
@@ -233,7 +233,24 @@ fn checked(files: &[PathBuf], f: &Flags) -> Result<ExitCode, ExitCode> {
     let accepted = accepted_findings(f)?;
     let name = shown(first);
     let mut resolved = resolve(files, &kinds, f)?;
-    let (setup, reports) = worst_open(&mut resolved, &options, f.defaults_run);
+    let docs: Vec<Vec<Entry>> = resolved.docs.iter().map(|(_, d)| d.clone()).collect();
+    let found = Lenient {
+        bound: resolved.bound.clone(),
+        sources: Vec::new(),
+        unresolved: Vec::new(),
+        open: std::mem::take(&mut resolved.open),
+    };
+    let worst = worst_open(
+        &docs,
+        found,
+        &options.app,
+        resolved.version,
+        options.asked,
+        f.defaults_run,
+    );
+    let (setup, reports) = (worst.setup, worst.reports);
+    resolved.bound = worst.bound;
+    resolved.context.open = worst.open;
     let Some(mine) = reports.iter().find(|r| r.set == options.asked) else {
         return Err(no_verdict("the set asked for has no report"));
     };
@@ -384,276 +401,6 @@ struct Resolved {
     /// The properties an unresolved placeholder leaves open.
     open: Vec<OpenProperty>,
     context: Context,
-}
-
-/// A property the environment can still set: its placeholder has no
-/// value here.
-#[derive(Clone)]
-struct OpenProperty {
-    /// As Spring names it.
-    property: String,
-    /// As the team wrote it (what a combination sets).
-    key: String,
-    /// The value as written when it is read with a placeholder's default.
-    default: Option<String>,
-}
-
-/// At most this many combinations of open values are each checked; past
-/// it the open properties are tried one at a time.
-const MAX_OPEN_COMBINATIONS: usize = 64;
-
-/// What the open properties were tried at, and which values the answer is
-/// for.
-struct OpenAnswer {
-    /// Whether every combination was checked, else one property at a time.
-    every_combination: bool,
-    /// Each combination checked (`None`: left unset), with the breaks of
-    /// the set asked for there; the one answered for first.
-    tried: Vec<(Vec<Option<&'static str>>, Vec<&'static str>)>,
-    /// The properties, in the order of each combination's values.
-    properties: Vec<OpenProperty>,
-    /// Open properties past [`MAX_OPEN_TRIED`]: answered at their default
-    /// (or unset).
-    untried: Vec<OpenProperty>,
-}
-
-/// At most this many open properties are tried at their values.
-const MAX_OPEN_TRIED: usize = 16;
-
-/// The answer for the worst values the open properties may take: a
-/// property whose placeholder nothing here resolves is set by the
-/// application's real environment, to any of its values, so each value
-/// that can change a verdict (`open_values`) is tried and the answer is
-/// for the combination that breaks the set asked for in the most
-/// scenarios (unset first among equals). Every combination is checked
-/// when there are at most `MAX_OPEN_COMBINATIONS`, else each property in
-/// turn, keeping the worst value of those before it.
-fn worst_open(
-    resolved: &mut Resolved,
-    options: &Options,
-    defaults_run: bool,
-) -> (Setup, Vec<SetReport>) {
-    // A placeholder's default is one value of many unless the team says
-    // it is what runs.
-    if !defaults_run {
-        let docs: Vec<Vec<Entry>> = resolved.docs.iter().map(|(_, d)| d.clone()).collect();
-        let names = written_names(&resolved.bound, &docs);
-        for d in defaulted(&resolved.bound) {
-            resolved.open.push(OpenProperty {
-                key: names
-                    .get(&d.property)
-                    .cloned()
-                    .unwrap_or(d.property.clone()),
-                property: d.property,
-                default: Some(d.written),
-            });
-        }
-    }
-    let choices: Vec<(OpenProperty, &'static [&'static str])> = resolved
-        .open
-        .iter()
-        .map(|p| (p.clone(), open_values(&p.property)))
-        .filter(|(_, v)| !v.is_empty())
-        .collect();
-    // Only the most properties are tried (the rest answered at their
-    // default, or unset, and named): each tried costs two more checks, and
-    // per-tool limits play the same part.
-    let mut choices = choices;
-    let untried: Vec<OpenProperty> = if choices.len() > MAX_OPEN_TRIED {
-        choices.sort_by_key(|(p, _)| {
-            open_values(&p.property).len() == 2 && p.property.contains("max-calls-per-tool.")
-        });
-        choices
-            .split_off(MAX_OPEN_TRIED)
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    // Each combination is judged under the set asked for alone; every set
-    // is reported for the one answered for.
-    let judge = |values: Vec<Option<&'static str>>, bound: BoundProperties| {
-        let setup = Setup::of(&bound, &options.app, resolved.version);
-        let breaks = breaks_under(&setup, &options.asked);
-        Candidate {
-            values,
-            bound,
-            setup,
-            breaks,
-        }
-    };
-    let unset = judge(vec![None; choices.len()], resolved.bound.clone());
-    if choices.is_empty() {
-        let reports = evaluate_sets(&unset.setup, options.asked);
-        return (unset.setup, reports);
-    }
-    // A combination bound: the open properties set last, as `--set` would;
-    // a value the builder refuses is not one a running application has.
-    let docs: Vec<Vec<Entry>> = resolved.docs.iter().map(|(_, d)| d.clone()).collect();
-    let bind_with = |values: &[Option<&'static str>]| -> Option<BoundProperties> {
-        let pairs: Vec<(String, String)> = choices
-            .iter()
-            .zip(values)
-            .filter_map(|((p, _), v)| v.map(|v| (p.key.clone(), v.to_owned())))
-            .collect();
-        let mut docs = docs.clone();
-        docs.push(profile_source(&pairs));
-        bind(&docs).ok()
-    };
-    let mut tried = vec![(unset.values.clone(), unset.breaks.clone())];
-    let mut best = unset;
-    let mut consider = |values: Vec<Option<&'static str>>, best: &mut Candidate| {
-        if let Some(bound) = bind_with(&values) {
-            let c = judge(values, bound);
-            tried.push((c.values.clone(), c.breaks.clone()));
-            if c.breaks.len() > best.breaks.len() {
-                *best = c;
-            }
-        }
-    };
-    let combinations = choices
-        .iter()
-        .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len() + 1))
-        .filter(|n| *n <= MAX_OPEN_COMBINATIONS);
-    if let Some(n) = combinations {
-        // Combination i: each property's digit in base (its values + 1),
-        // 0 for unset.
-        for i in 1..n {
-            let mut rest = i;
-            let values = choices
-                .iter()
-                .map(|(_, v)| {
-                    let k: usize = rest % (v.len() + 1);
-                    rest /= v.len() + 1;
-                    k.checked_sub(1).map(|k| v[k])
-                })
-                .collect();
-            consider(values, &mut best);
-        }
-    } else {
-        for (i, (_, v)) in choices.iter().enumerate() {
-            for value in v.iter() {
-                let mut values = best.values.clone();
-                values[i] = Some(value);
-                consider(values, &mut best);
-            }
-        }
-    }
-    if let Some(k) = tried.iter().position(|(v, _)| *v == best.values) {
-        let answered = tried.remove(k);
-        tried.insert(0, answered);
-    }
-    // The placeholders the file leaves to the environment, as read before
-    // any combination set them.
-    let missing = std::mem::take(&mut resolved.bound.placeholders_not_in_file);
-    resolved.bound = best.bound;
-    resolved.bound.placeholders_not_in_file = missing;
-    resolved.context.open = Some(OpenAnswer {
-        every_combination: combinations.is_some(),
-        tried,
-        properties: choices.into_iter().map(|(p, _)| p).collect(),
-        untried,
-    });
-    let reports = evaluate_sets(&best.setup, options.asked);
-    (best.setup, reports)
-}
-
-/// At most this many combinations are listed in the text answer.
-const OPEN_LINES: usize = 8;
-
-impl OpenAnswer {
-    /// `property=value` for each property a combination sets, as Spring
-    /// names it.
-    fn named(&self, values: &[Option<&'static str>]) -> Vec<(String, Option<&'static str>)> {
-        self.properties
-            .iter()
-            .map(|p| p.property.clone())
-            .zip(values.iter().copied())
-            .collect()
-    }
-
-    fn to_text(&self, set: &str) -> String {
-        let show = |values: &[Option<&'static str>]| {
-            self.properties
-                .iter()
-                .zip(values)
-                .map(|(p, v)| match (v, &p.default) {
-                    (Some(v), _) => format!("{}={v}", p.key),
-                    (None, Some(d)) => format!("{}={d} (its default)", p.key),
-                    (None, None) => format!("{} unset", p.key),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let mut out = format!(
-            "Open values: the answer is for {}, where {set} breaks in the most scenarios of the {} combination(s) checked ({}):\n",
-            show(&self.tried[0].0),
-            self.tried.len(),
-            if self.every_combination {
-                "every combination of the values that can change it"
-            } else {
-                "each property in turn"
-            }
-        );
-        for (values, breaks) in self.tried.iter().take(OPEN_LINES) {
-            let verdict = if breaks.is_empty() {
-                "safe".to_owned()
-            } else {
-                format!("breaks {}", breaks.join(", "))
-            };
-            out.push_str(&clip(&super::shown(&format!(
-                "  {}: {verdict}",
-                show(values)
-            ))));
-            out.push('\n');
-        }
-        if self.tried.len() > OPEN_LINES {
-            out.push_str(&format!(
-                "  ... and {} more (--json lists them)\n",
-                self.tried.len() - OPEN_LINES
-            ));
-        }
-        if !self.untried.is_empty() {
-            out.push_str(&format!(
-                "  {} more open properties, past the {MAX_OPEN_TRIED} tried, are answered at their default or unset (--json lists them; --set gives them)\n",
-                self.untried.len()
-            ));
-        }
-        out
-    }
-
-    fn to_json(&self) -> Value {
-        let values = |v: &[Option<&'static str>]| {
-            Value::Object(
-                self.named(v)
-                    .into_iter()
-                    .map(|(p, v)| (p, json!(v)))
-                    .collect(),
-            )
-        };
-        json!({
-            "properties": self.properties.iter().map(|p| &p.property).collect::<Vec<_>>(),
-            "defaults": self.properties.iter().filter_map(|p| p.default.as_ref().map(|d| (p.property.clone(), json!(d)))).collect::<serde_json::Map<_, _>>(),
-            "every_combination": self.every_combination,
-            "not_tried": self.untried.iter().map(|p| &p.property).collect::<Vec<_>>(),
-            "answered_for": values(&self.tried[0].0),
-            "tried": self.tried.iter().map(|(v, breaks)| json!({
-                "values": values(v),
-                "safe": breaks.is_empty(),
-                "breaks": breaks,
-            })).collect::<Vec<_>>(),
-        })
-    }
-}
-
-/// One combination of open values, bound and judged.
-struct Candidate {
-    values: Vec<Option<&'static str>>,
-    bound: BoundProperties,
-    setup: Setup,
-    /// The scenarios the set asked for breaks in (their columns).
-    breaks: Vec<&'static str>,
 }
 
 /// Reads the files and their profile files, applies the profiles, drops
@@ -837,15 +584,6 @@ fn drop_keys_since_2_0_1(
     }
 }
 
-/// Every scenario under every named behaviour set and the one asked for.
-fn evaluate_sets(setup: &Setup, asked: BehaviorSet) -> Vec<SetReport> {
-    let mut sets = behavior_sets();
-    if !sets.contains(&asked) {
-        sets.push(asked);
-    }
-    report_sets(setup, &sets)
-}
-
 /// Writes the SARIF log (if asked) and prints the answer; the exit says
 /// whether the set asked for is safe once the accepted findings are (and,
 /// with `--strict-keys`, whether no key is ignored).
@@ -905,7 +643,7 @@ fn render(
         v["open"] = context
             .open
             .as_ref()
-            .map_or(Value::Null, OpenAnswer::to_json);
+            .map_or(Value::Null, OpenAnswer::to_value);
         v["spring_ai_version"] = json!(context.version);
         v["spring_ai"] = json!(setup.version.name());
         print_json(&v);
@@ -995,7 +733,7 @@ fn load(file: &Path, name: &str, kind: &str, json: bool) -> Result<Vec<Vec<Entry
 // point at lines in them.
 #[allow(clippy::type_complexity)]
 fn bind_leniently(
-    mut sources: Vec<(String, Vec<Entry>)>,
+    sources: Vec<(String, Vec<Entry>)>,
     json: bool,
     sarif: Option<&Path>,
 ) -> Result<
@@ -1007,148 +745,10 @@ fn bind_leniently(
     ),
     ExitCode,
 > {
-    let (mut unresolved, mut open) = (Vec::new(), Vec::new());
-    // Every such property found in one pass over the sources, each judged
-    // by binding its entry alone, and all left out in one more: binding
-    // the whole file again for each made a hundred of them cost a hundred
-    // bindings of the file.
-    let first = unset_placeholder_properties(&sources, MAX_UNRESOLVED);
-    leave_out(&mut sources, &mut unresolved, &mut open, first);
-    loop {
-        let docs: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
-        match bind(&docs) {
-            Ok(b) => return Ok((b, sources, unresolved, open)),
-            Err(BindFailure::Bind {
-                property, value, ..
-            }) if unresolved.len() < MAX_UNRESOLVED
-                && names_an_unset_placeholder(&value, &sources) =>
-            {
-                leave_out(
-                    &mut sources,
-                    &mut unresolved,
-                    &mut open,
-                    vec![(property, value)],
-                );
-            }
-            Err(e) => return Err(refused(&sources, &e, &unresolved, json, sarif)),
-        }
+    match bind_open(sources) {
+        Ok(l) => Ok((l.bound, l.sources, l.unresolved, l.open)),
+        Err((e, sources, unresolved)) => Err(refused(&sources, &e, &unresolved, json, sarif)),
     }
-}
-
-/// At most this many properties are left out for a placeholder nothing
-/// resolves; past them Spring's refusal stands.
-const MAX_UNRESOLVED: usize = 100;
-
-/// Leaves the properties out of the sources (one pass), each with its
-/// warning and as an open property.
-fn leave_out(
-    sources: &mut [(String, Vec<Entry>)],
-    unresolved: &mut Vec<String>,
-    open: &mut Vec<OpenProperty>,
-    properties: Vec<(String, String)>,
-) {
-    if properties.is_empty() {
-        return;
-    }
-    let index: std::collections::HashMap<String, usize> = properties
-        .iter()
-        .enumerate()
-        .map(|(i, (p, _))| (relaxed(p), i))
-        .collect();
-    let mut found: Vec<(Vec<String>, Option<String>)> = vec![(Vec::new(), None); properties.len()];
-    for (origin, d) in sources.iter_mut() {
-        d.retain(|e| match index.get(&relaxed(&e.key)) {
-            Some(&i) => {
-                found[i].0.push(format!("{origin}:{}", e.line));
-                found[i].1 = Some(e.key.clone());
-                false
-            }
-            None => true,
-        });
-    }
-    for ((property, value), (lines, written)) in properties.into_iter().zip(found) {
-        let written = written.unwrap_or(property.clone());
-        unresolved.push(format!(
-            "{} ({written} = {value}): a placeholder nothing here resolves (not in the files, the environment or --set); Spring Boot refuses the file unless the environment sets it; left out here, and checked at each value that can change the answer; give it with --set NAME=VALUE",
-            lines.join(", ")
-        ));
-        open.push(OpenProperty {
-            property,
-            key: written,
-            default: None,
-        });
-    }
-}
-
-/// The `spring.ai.tools` properties whose value names a `${NAME}` no
-/// source sets and that Spring refuses for it: each entry bound alone
-/// (cheap), the property and value as Spring's refusal names them, each
-/// property once, at most `at_most`.
-fn unset_placeholder_properties(
-    sources: &[(String, Vec<Entry>)],
-    at_most: usize,
-) -> Vec<(String, String)> {
-    let keys: std::collections::HashSet<String> = sources
-        .iter()
-        .flat_map(|(_, d)| d.iter())
-        .flat_map(|e| [e.key.clone(), relaxed(&e.key)])
-        .collect();
-    let prefix = relaxed("spring.ai.tools.");
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    for e in sources.iter().flat_map(|(_, d)| d.iter()) {
-        let v = e.value.to_java_string();
-        if !v.contains("${") || !relaxed(&e.key).starts_with(&prefix) {
-            continue;
-        }
-        if !placeholder_names_in(&v)
-            .iter()
-            .any(|n| !keys.contains(*n) && !keys.contains(&relaxed(n)))
-        {
-            continue;
-        }
-        if let Err(BindFailure::Bind {
-            property, value, ..
-        }) = bind(&[vec![e.clone()]])
-        {
-            if seen.insert(relaxed(&property)) {
-                out.push((property, value));
-                if out.len() == at_most {
-                    break;
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The names of a value's `${NAME}` placeholders without a default.
-fn placeholder_names_in(value: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = value;
-    while let Some(i) = rest.find("${") {
-        rest = &rest[i + 2..];
-        let Some(end) = rest.find(['}', ':', '$']) else {
-            break;
-        };
-        if rest[end..].starts_with('}') && end > 0 {
-            out.push(&rest[..end]);
-        }
-    }
-    out
-}
-
-/// Whether `value` (as Spring left it) holds a `${NAME}` without a default
-/// whose name no source sets: Spring refuses it only for want of a value
-/// the real environment may give. A circular reference or an empty
-/// default is a refusal of its own, whatever the environment.
-fn names_an_unset_placeholder(value: &str, sources: &[(String, Vec<Entry>)]) -> bool {
-    placeholder_names_in(value).iter().any(|name| {
-        !sources.iter().any(|(_, d)| {
-            d.iter()
-                .any(|e| e.key == *name || relaxed(&e.key) == relaxed(name))
-        })
-    })
 }
 
 /// Whether a property is one Spring AI 2.0.1 added to `spring.ai.tools`
@@ -1617,7 +1217,7 @@ impl Answer<'_> {
             out.push('\n');
         }
         for u in &context.unresolved {
-            out.push_str(&clip(&super::shown(&format!("warning: {u}"))));
+            out.push_str(&one_line(&super::shown(&format!("warning: {u}"))));
             out.push('\n');
         }
         if let Some(open) = &context.open {

@@ -36,12 +36,17 @@ use crate::model::table::enum_table;
 mod closes;
 mod gate;
 mod judge;
+mod open;
 mod remedy;
 mod script;
 
 pub use closes::{closing_table, CLOSES_BEGIN, CLOSES_END};
 pub use gate::{defaulted, written_names, Accepted, Defaulted, Gate};
 pub use judge::{evaluate, NextRefused};
+pub use open::{
+    bind_open, evaluate_sets, worst_open, Lenient, OpenAnswer, OpenProperty, WorstOpen,
+    MAX_OPEN_COMBINATIONS, MAX_OPEN_TRIED, MAX_UNRESOLVED,
+};
 pub use remedy::{
     breaks_under, report, report_sets, safe_sets, smallest_change, smallest_fixes, Change,
     SetReport,
