@@ -747,7 +747,7 @@ fn bind_leniently(
 > {
     match bind_open(sources) {
         Ok(l) => Ok((l.bound, l.sources, l.unresolved, l.open)),
-        Err((e, sources, unresolved)) => Err(refused(&sources, &e, &unresolved, json, sarif)),
+        Err(r) => Err(refused(&r.sources, &r.failure, &r.unresolved, json, sarif)),
     }
 }
 

@@ -44,7 +44,7 @@ pub use closes::{closing_table, CLOSES_BEGIN, CLOSES_END};
 pub use gate::{defaulted, written_names, Accepted, Defaulted, Gate};
 pub use judge::{evaluate, NextRefused};
 pub use open::{
-    bind_open, evaluate_sets, worst_open, Lenient, OpenAnswer, OpenProperty, WorstOpen,
+    bind_open, evaluate_sets, worst_open, Lenient, OpenAnswer, OpenProperty, Refused, WorstOpen,
     MAX_OPEN_COMBINATIONS, MAX_OPEN_TRIED, MAX_UNRESOLVED,
 };
 pub use remedy::{

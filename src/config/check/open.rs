@@ -29,6 +29,20 @@ pub struct Lenient {
     pub open: Vec<OpenProperty>,
 }
 
+/// Spring Boot's refusal of the sources ([`bind_open`]): the failure, the
+/// sources as they were then, and the properties left out before it
+/// (Spring would have refused their placeholders first, unless the
+/// environment sets them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused {
+    /// Spring's refusal.
+    pub failure: BindFailure,
+    /// The sources bound, with the file each comes from.
+    pub sources: Vec<(String, Vec<Entry>)>,
+    /// The warnings of the properties left out before it.
+    pub unresolved: Vec<String>,
+}
+
 /// The answer for the worst values: what is bound there, the setup, every
 /// set's report, and what the open properties were tried at.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,10 +70,7 @@ pub struct WorstOpen {
 /// assert_eq!(found.open[0].property, "spring.ai.tools.limits.on-limit-exceeded");
 /// assert!(found.unresolved[0].starts_with("a.properties:1 "));
 /// ```
-#[allow(clippy::type_complexity)]
-pub fn bind_open(
-    mut sources: Vec<(String, Vec<Entry>)>,
-) -> Result<Lenient, (BindFailure, Vec<(String, Vec<Entry>)>, Vec<String>)> {
+pub fn bind_open(mut sources: Vec<(String, Vec<Entry>)>) -> Result<Lenient, Box<Refused>> {
     let (mut unresolved, mut open) = (Vec::new(), Vec::new());
     // Every such property found in one pass over the sources, each judged
     // by binding its entry alone, and all left out in one more: binding
@@ -90,7 +101,13 @@ pub fn bind_open(
                     vec![(property, value)],
                 );
             }
-            Err(e) => return Err((e, sources, unresolved)),
+            Err(failure) => {
+                return Err(Box::new(Refused {
+                    failure,
+                    sources,
+                    unresolved,
+                }))
+            }
         }
     }
 }
