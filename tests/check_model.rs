@@ -268,6 +268,7 @@ spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n";
             "properties",
             "--fixes",
             "error-key,close-dangling-calls",
+            "--all-sets",
         ],
         issue_6902,
     );
@@ -730,5 +731,494 @@ fn profile_values_spring_refuses_are_no_verdict() {
     std::fs::write(&f, "spring.profiles.active=${TCM_UNSET_PROFILE}\n").unwrap();
     let (code, out, err) = check_cli(&[f.to_str().unwrap()], b"");
     assert_ne!(code, 2, "{out}{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// docs/FIXES.md's table of which sets close which problem under which
+/// setup is the one `closing_table` computes from the verdicts, so that no
+/// claim of the page can disagree with them (`TOOLCALL_WRITE_DOCS=1`
+/// writes it again).
+#[test]
+fn closing_table_in_fixes_md_is_generated_from_the_verdicts() {
+    use toolcall_model::config::{closing_table, CLOSES_BEGIN, CLOSES_END};
+    let path = crate::support::root().join("docs/FIXES.md");
+    let page = std::fs::read_to_string(&path).unwrap();
+    let begin = page.find(CLOSES_BEGIN).expect("the begin marker") + CLOSES_BEGIN.len() + 1;
+    let end = page.find(CLOSES_END).expect("the end marker");
+    let want = format!("\n{}\n", closing_table());
+    if std::env::var_os("TOOLCALL_WRITE_DOCS").is_some() {
+        let page = format!("{}{want}{}", &page[..begin], &page[end..]);
+        std::fs::write(&path, page).unwrap();
+        return;
+    }
+    assert_eq!(
+        page[begin..end],
+        want,
+        "docs/FIXES.md differs from the verdicts: TOOLCALL_WRITE_DOCS=1 cargo test --test lib closing_table"
+    );
+    // The claim a team was once given: strict-json-or-wrap alone makes
+    // every cell of RETURN_ERROR_RESPONSE safe. The table says otherwise.
+    let rer = want
+        .lines()
+        .find(|l| l.starts_with("| RETURN_ERROR_RESPONSE | Spring's | none |"))
+        .unwrap();
+    assert!(!rer.contains("`strict-json-or-wrap`,"), "{rer}");
+    let runaway = want
+        .lines()
+        .find(|l| {
+            l.starts_with(
+                "| The turn that never ends | repeats | RETURN_ERROR_RESPONSE | JSON-error",
+            )
+        })
+        .unwrap();
+    assert!(
+        runaway.contains("`breach-through-processor` (runaway)"),
+        "{runaway}"
+    );
+}
+
+/// Every main-table line that says a set closes a problem is held to the
+/// verdicts of every column of that problem, and names the setup it rests
+/// on; the turn that never ends names the other processor's answer.
+#[test]
+fn the_main_tables_lines_agree_with_the_verdicts() {
+    use toolcall_model::config::{conclusion, reproduce, GROUPS};
+    let job = reproduce();
+    let lines = conclusion(&job);
+    for (g, (_, name)) in GROUPS.iter().enumerate() {
+        let line = lines.iter().find(|l| l.starts_with(name)).unwrap();
+        assert!(
+            name.contains("processor") && name.contains("memory"),
+            "{name}: the setup it rests on"
+        );
+        let closed = line
+            .split(": closed by ")
+            .nth(1)
+            .and_then(|r| r.split('.').next())
+            .unwrap();
+        for set in closed.split(", ").filter(|s| *s != "no behaviour set") {
+            for (i, c) in job.columns.iter().enumerate() {
+                if c.group == g {
+                    let (_, v) = job.rows.iter().find(|(s, _)| s.name == set).unwrap();
+                    assert!(
+                        v[i].mark.survives(),
+                        "{line}: {set} breaks {} ({})",
+                        c.id,
+                        v[i].mark.word()
+                    );
+                }
+            }
+        }
+    }
+    let never = lines
+        .iter()
+        .find(|l| l.starts_with("The turn that never ends"))
+        .unwrap();
+    assert!(
+        never.contains("With a JSON-error processor (--processor json-error) it runs away under breach-through-processor"),
+        "{never}"
+    );
+}
+
+/// "Fix it today" is right: re-running `check` with the switches it names
+/// as `--fixes` exits 0, and with its configuration change (as `--set` and
+/// flags) under upstream exits 0 too; where it names none, no set is safe.
+#[test]
+fn fix_it_today_is_right_when_rerun() {
+    let dir = scratch("fix-it-today");
+    let readme_file = dir.join("application.properties");
+    std::fs::write(
+        &readme_file,
+        "spring.ai.tools.limits.max-calls-per-tool-default=3\n\
+         spring.ai.tools.limits.max-calls-per-tool.getWeather=1\n\
+         spring.ai.tools.limits.excluded-tools=listFiles\n\
+         spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n\
+         spring.ai.tools.limit.max-total-tool-calls=20\n",
+    )
+    .unwrap();
+    let f = readme_file.to_str().unwrap();
+    let setups: [&[&str]; 6] = [
+        &["--memory", "inside"],
+        &[],
+        &["--processor", "json-error"],
+        &["--tools", "json"],
+        &[
+            "--tools",
+            "json",
+            "--processor",
+            "json-error",
+            "--memory",
+            "inside",
+        ],
+        &["--streaming", "--memory", "outside"],
+    ];
+    let mut checked_change = 0;
+    for extra in setups {
+        let mut args = vec![f, "--json"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = check_cli(&args, b"");
+        assert_eq!(code, 1, "{extra:?}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let today = &v["fix_it_today"];
+        match today["fixes"].as_array() {
+            Some(fixes) => {
+                let list: Vec<&str> = fixes.iter().map(|x| x.as_str().unwrap()).collect();
+                let mut again = vec![f, "--fixes"];
+                let joined = list.join(",");
+                again.push(&joined);
+                again.extend_from_slice(extra);
+                let (code, out, err) = check_cli(&again, b"");
+                assert_eq!(code, 0, "{extra:?} --fixes {joined}: {out}{err}");
+            }
+            None => {
+                let safe = v["sets"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|s| s["safe"] == true);
+                assert!(!safe, "{extra:?}: no switch named, yet a set is safe");
+            }
+        }
+        if let Some(changes) = today["configuration"].as_array() {
+            let mut again: Vec<String> = vec![f.to_owned()];
+            // The setup's flags, a changed one replaced.
+            let changed: Vec<String> = changes
+                .iter()
+                .map(|c| {
+                    format!(
+                        "--{}",
+                        c["change"].as_str().unwrap().split('=').next().unwrap()
+                    )
+                })
+                .collect();
+            let mut rest = extra.iter();
+            while let Some(a) = rest.next() {
+                let value = if *a == "--streaming" {
+                    None
+                } else {
+                    rest.next()
+                };
+                if !changed.iter().any(|c| c == a) {
+                    again.push(a.to_string());
+                    again.extend(value.map(|v| v.to_string()));
+                }
+            }
+            for c in changes {
+                let (k, value) = c["change"].as_str().unwrap().split_once('=').unwrap();
+                match k {
+                    "on-limit-exceeded" | "throw-exception-on-error" => {
+                        again.push("--set".into());
+                        again.push(format!("spring.ai.tools.limits.{k}={value}").replace(
+                            "limits.throw-exception-on-error",
+                            "throw-exception-on-error",
+                        ));
+                    }
+                    flag => {
+                        again.push(format!("--{flag}"));
+                        again.push(value.to_owned());
+                    }
+                }
+            }
+            let again: Vec<&str> = again.iter().map(String::as_str).collect();
+            let (code, out, err) = check_cli(&again, b"");
+            assert_eq!(code, 0, "{again:?}: {out}{err}");
+            checked_change += 1;
+        }
+    }
+    assert!(checked_change > 0, "a configuration change was re-run");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A placeholder with a default is open to the environment: answered at
+/// its worst value too, its default shown, unless `--set` gives it or
+/// `--defaults-run` says the defaults are what runs; one warning per
+/// placeholder, none for one `--set` answers.
+#[test]
+fn a_placeholder_with_a_default_is_open() {
+    let dir = scratch("defaulted");
+    let file = dir.join("application.properties");
+    std::fs::write(
+        &file,
+        "spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY:THROW}\n\
+         spring.ai.tools.limits.max-calls-per-tool.searchFlights=${TOOL_MAX:3}\n\
+         spring.ai.tools.limits.max-calls-per-tool.other=${TOOL_MAX}\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let base = [f, "--tools", "json", "--processor", "json-error"];
+    let run = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        check_cli(&a, b"")
+    };
+    let (code, out, err) = run(&[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE"),
+        "{out}"
+    );
+    assert!(out.contains("=${TOOL_POLICY:THROW} (its default)"), "{out}");
+    assert_eq!(out.matches("warning: ${TOOL_MAX}").count(), 1, "{out}");
+    assert_eq!(out.matches("warning: ${TOOL_POLICY}").count(), 1, "{out}");
+    assert!(!out.contains("warning: ${TOOL_MAX:3}"), "{out}");
+    // The names as the team wrote them.
+    assert!(
+        out.contains("max-calls-per-tool.searchFlights = ${TOOL_MAX:3}"),
+        "{out}"
+    );
+    let (code, out, err) = run(&["--json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["open"]["defaults"]["spring.ai.tools.limits.on-limit-exceeded"],
+        "${TOOL_POLICY:THROW}"
+    );
+    // --set answers it, and silences its warning.
+    let (code, out, err) = run(&["--set", "TOOL_POLICY=THROW", "--set", "TOOL_MAX=3"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("warning: ${TOOL_POLICY}"), "{out}");
+    assert!(!out.contains("Open values"), "{out}");
+    let (code, out, _) = run(&[
+        "--set",
+        "TOOL_POLICY=RETURN_ERROR_RESPONSE",
+        "--set",
+        "TOOL_MAX=3",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(!out.contains("warning: ${TOOL_POLICY}"), "{out}");
+    // The defaults are what runs: answered at them alone.
+    let (code, out, err) = run(&["--defaults-run", "--set", "TOOL_MAX=3"]);
+    assert_eq!(code, 0, "{out}{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A streaming team keeps the gate green honestly: the finding no switch
+/// fixes is accepted by scenario and mark (a file or an option), reported
+/// as accepted (text, JSON, a SARIF suppression), and fails again when
+/// the answer changes; a misspelt key is a SARIF result with its line, and
+/// fails the gate under `--strict-keys`.
+#[test]
+fn accepted_findings_and_strict_keys() {
+    let dir = scratch("accepted");
+    let file = dir.join("application.properties");
+    std::fs::write(
+        &file,
+        "spring.ai.tools.limits.max-calls-per-tool-default=3\n\
+         spring.ai.tools.limits.on-limit-exceded=THROW\n\
+         spring.ai.tools.limits.max-calls-per-tools.weather=2\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let base = [
+        f,
+        "--streaming",
+        "--tools",
+        "json",
+        "--memory",
+        "outside",
+        "--processor",
+        "json-error",
+    ];
+    let run = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend_from_slice(extra);
+        check_cli(&a, b"")
+    };
+    let (code, out, _) = run(&[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("Verdict: not safe under upstream: text+call"),
+        "{out}"
+    );
+    // The suggestion keeps the tool.
+    assert!(
+        out.contains("did you mean 'spring.ai.tools.limits.max-calls-per-tool.weather'"),
+        "{out}"
+    );
+    let accept = dir.join("accepted-findings");
+    std::fs::write(
+        &accept,
+        "# streamed replies are read from their first generation (upstream)\n\
+         text+call dropped # no switch fixes it; tracked upstream\n",
+    )
+    .unwrap();
+    let sarif = dir.join("out.sarif");
+    let a = accept.to_str().unwrap();
+    let s = sarif.to_str().unwrap();
+    let (code, out, err) = run(&["--accept", a, "--sarif", s]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("accepted ("), "{out}");
+    assert!(
+        out.contains("text+call (dropped): no switch fixes it"),
+        "{out}"
+    );
+    assert!(out.contains("(1 accepted: text+call) (exit 0)"), "{out}");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let tc = results.iter().find(|r| r["ruleId"] == "text+call").unwrap();
+    assert_eq!(tc["suppressions"][0]["kind"], "external", "{tc}");
+    let unknown: Vec<_> = results
+        .iter()
+        .filter(|r| r["ruleId"] == "unknown-key")
+        .collect();
+    assert_eq!(unknown.len(), 2, "{results:?}");
+    assert_eq!(
+        unknown[0]["locations"][0]["physicalLocation"]["region"]["startLine"],
+        2
+    );
+    assert_eq!(unknown[0]["level"], "warning");
+    // The same by option, in JSON.
+    let (code, out, _) = run(&["--accept-finding", "text+call dropped upstream", "--json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["asked"]["accepted"][0]["scenario"], "text+call");
+    assert_eq!(v["asked"]["breaks"], serde_json::json!(["text+call"]));
+    // Another mark, or another set, accepts nothing: the gate fails, and
+    // the line is named as stale.
+    let (code, out, _) = run(&["--accept-finding", "text+call runaway"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("note: --accept-finding accepts text+call (runaway)"),
+        "{out}"
+    );
+    let (code, _, _) = run(&["--accept-finding", "text+call dropped all"]);
+    assert_eq!(code, 1);
+    // A bad line: exit 2 with its place.
+    std::fs::write(&accept, "text+call\n").unwrap();
+    let (code, _, err) = run(&["--accept", a]);
+    assert_eq!(code, 2);
+    assert!(err.contains("accepted-findings:1: "), "{err}");
+    // --strict-keys: the misspelt keys fail the gate, and are errors.
+    let (code, out, _) = run(&[
+        "--accept-finding",
+        "text+call dropped",
+        "--strict-keys",
+        "--sarif",
+        s,
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("2 key(s) Spring ignores (--strict-keys)"),
+        "{out}"
+    );
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert!(log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["ruleId"] == "unknown-key" && r["level"] == "error"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The SARIF log: a region for the turn that never ends (the policy's
+/// line), every remedy in the message (configuration and library), URIs
+/// encoded as RFC 3986 asks, and no write through a symbolic link or over
+/// an input.
+#[test]
+fn sarif_remedies_uris_and_safe_writing() {
+    let dir = scratch("sarif-more").join("my app#1");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("application.properties");
+    std::fs::write(
+        &file,
+        "spring.ai.tools.limits.max-calls-per-tool-default=1\n\
+         spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let sarif = dir.join("out.sarif");
+    let s = sarif.to_str().unwrap();
+    let (code, out, err) = check_cli(&[f, "--tools", "json", "--sarif", s], b"");
+    assert_eq!(code, 1, "{out}{err}");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            crate::support::root().join("tests/sarif/sarif-schema-2.1.0.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::draft4::new(&schema).expect("the SARIF schema compiles");
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    for r in results {
+        let loc = &r["locations"][0]["physicalLocation"];
+        let uri = loc["artifactLocation"]["uri"].as_str().unwrap();
+        assert!(uri.contains("my%20app%231/application.properties"), "{uri}");
+        let text = r["message"]["text"].as_str().unwrap();
+        assert!(text.contains("on-limit-exceeded=THROW"), "{text}");
+        assert!(text.contains("toolcall.fixes."), "{text}");
+    }
+    let repeats = results.iter().find(|r| r["ruleId"] == "repeats").unwrap();
+    assert_eq!(
+        repeats["locations"][0]["physicalLocation"]["region"]["startLine"],
+        2
+    );
+    // Not through a symbolic link, not over an input.
+    let target = dir.join("elsewhere");
+    std::fs::write(&target, "kept").unwrap();
+    let link = dir.join("link.sarif");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let (code, _, err) = check_cli(&[f, "--sarif", link.to_str().unwrap()], b"");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+    let before = std::fs::read_to_string(&file).unwrap();
+    let (code, _, err) = check_cli(&[f, "--sarif", f], b"");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the same file as an input"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    std::fs::remove_dir_all(dir.parent().unwrap()).ok();
+}
+
+/// Short by default: the README's five-line file answers in at most 30
+/// lines, the full matrix behind `--all-sets`, where "no configuration
+/// change of one or two settings is enough" is said once.
+#[test]
+fn the_answer_is_short_by_default() {
+    let dir = scratch("short");
+    let file = dir.join("application.properties");
+    std::fs::write(
+        &file,
+        "spring.ai.tools.limits.max-calls-per-tool-default=3\n\
+         spring.ai.tools.limits.max-calls-per-tool.getWeather=1\n\
+         spring.ai.tools.limits.excluded-tools=listFiles\n\
+         spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n\
+         spring.ai.tools.limit.max-total-tool-calls=20\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let (code, out, _) = check_cli(&[f, "--memory", "inside"], b"");
+    assert_eq!(code, 1);
+    assert!(
+        out.lines().count() <= 30,
+        "{} lines:\n{out}",
+        out.lines().count()
+    );
+    assert!(!out.contains("behaviour set "), "{out}");
+    // The Gemini error whole, not cut before its point.
+    assert!(
+        out.contains("is equal to the number of function call parts of the function call turn."),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("Failed to parse JSON: Tool call limit").count(),
+        1,
+        "{out}"
+    );
+    let (code, out, _) = check_cli(&[f, "--memory", "inside", "--all-sets"], b"");
+    assert_eq!(code, 1);
+    assert!(out.contains("\nbehaviour set "), "{out}");
+    assert!(out.contains("\ngemini-tool-text "), "{out}");
+    assert_eq!(
+        out.matches("no configuration change of one or two settings is enough")
+            .count(),
+        1,
+        "{out}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -137,7 +137,9 @@ fn model_view(file: &Path) -> Value {
 /// The model's view, and whether it left a property out for a placeholder
 /// nothing resolves (`unresolved`: Spring refuses such a file, `check`
 /// answers for the values the environment may give). No environment but
-/// the `NAME=VALUE` lines of `FILE.env`, as `BindProbe` has.
+/// the `NAME=VALUE` lines of `FILE.env`, as `BindProbe` has, so a
+/// placeholder's default is what runs where nothing else sets it
+/// (`--defaults-run`).
 fn model_run(file: &Path) -> (Value, bool) {
     let mut env_file = file.as_os_str().to_owned();
     env_file.push(".env");
@@ -149,7 +151,12 @@ fn model_run(file: &Path) -> (Value, bool) {
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
     let out = Command::new(bin())
-        .args(["check", file.to_str().expect("a UTF-8 path"), "--json"])
+        .args([
+            "check",
+            file.to_str().expect("a UTF-8 path"),
+            "--json",
+            "--defaults-run",
+        ])
         .env_clear()
         .envs(env)
         .output()

@@ -16,11 +16,12 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::config::{
-    active_profiles, bind, describe_setup, environment, invalid_in_profile_file, open_values,
-    parse_properties, relaxed, report_sets, smallest_fixes, source as profile_source,
-    spring_ai_version, too_large, Application, BindFailure, BoundProperties, CheckScenario, Entry,
-    Mark, ProfileMatcher, ProfileRefusal, SetReport, Setup, ToolOutput, MAX_BUILD_INTERPOLATION,
-    MAX_CONFIG_BYTES, MAX_CONFIG_TOTAL_BYTES, MODELLED_SPRING_AI,
+    active_profiles, bind_open, describe_setup, environment, invalid_in_profile_file,
+    parse_properties, relaxed, smallest_fixes, source as profile_source, spring_ai_version,
+    too_large, worst_open, written_names, Accepted, Application, BindFailure, BoundProperties,
+    CheckScenario, Entry, Gate, Lenient, Mark, OpenAnswer, OpenProperty, ProfileMatcher,
+    ProfileRefusal, SetReport, Setup, ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES,
+    MAX_CONFIG_TOTAL_BYTES, MODELLED_SPRING_AI,
 };
 use toolcall_model::model::{
     behavior_sets, cut, BehaviorSet, Fixes, Max, OnExceeded, ProcessorKind, SpringAi,
@@ -91,6 +92,28 @@ pub struct Flags {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Also print every behaviour set's row, the marks, the scenarios and
+    /// each set's smallest change (the full matrix).
+    #[arg(long)]
+    pub all_sets: bool,
+    /// A file of accepted findings, one a line: `SCENARIO MARK [SET]
+    /// [# reason]` (docs/CI.md); repeatable. An accepted finding is
+    /// reported as accepted and passes the gate while the scenario breaks
+    /// with that mark.
+    #[arg(long, value_name = "FILE")]
+    pub accept: Vec<PathBuf>,
+    /// One accepted finding, as a line of an `--accept` file; repeatable.
+    #[arg(long, value_name = "SCENARIO MARK [SET]")]
+    pub accept_finding: Vec<String>,
+    /// A `spring.ai.tools.*` key Spring ignores (misspelt or unknown)
+    /// fails the gate (exit 1).
+    #[arg(long)]
+    pub strict_keys: bool,
+    /// The defaults of `${NAME:default}` placeholders are what runs:
+    /// answer for them alone, not for every value the environment may
+    /// set.
+    #[arg(long)]
+    pub defaults_run: bool,
 }
 
 /// Exit status: the setup is not safe under the set asked for.
@@ -206,14 +229,71 @@ fn checked(files: &[PathBuf], f: &Flags) -> Result<ExitCode, ExitCode> {
     let Some(first) = files.first() else {
         return Err(no_verdict("no file given"));
     };
+    if let Some(path) = &f.sarif {
+        let mut inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+        inputs.extend(f.build.as_deref());
+        inputs.extend(f.accept.iter().map(PathBuf::as_path));
+        super::sarif::writable(path, &inputs).map_err(|e| no_verdict(&e))?;
+    }
+    let accepted = accepted_findings(f)?;
     let name = shown(first);
     let mut resolved = resolve(files, &kinds, f)?;
-    let (setup, reports) = worst_open(&mut resolved, &options);
+    let docs: Vec<Vec<Entry>> = resolved.docs.iter().map(|(_, d)| d.clone()).collect();
+    let found = Lenient {
+        bound: resolved.bound.clone(),
+        sources: Vec::new(),
+        unresolved: Vec::new(),
+        open: std::mem::take(&mut resolved.open),
+    };
+    let worst = worst_open(
+        &docs,
+        found,
+        &options.app,
+        resolved.version,
+        options.asked,
+        f.defaults_run,
+    );
+    let (setup, reports) = (worst.setup, worst.reports);
+    resolved.bound = worst.bound;
+    resolved.context.open = worst.open;
     let Some(mine) = reports.iter().find(|r| r.set == options.asked) else {
         return Err(no_verdict("the set asked for has no report"));
     };
     let remedy = Remedy::find(&setup, &reports);
-    render(&name, f, &resolved, &setup, &reports, mine, &remedy)
+    let gate = Gate::judge(mine, &accepted);
+    render(&name, f, &resolved, &setup, &reports, mine, &remedy, &gate)
+}
+
+/// The accepted findings of `--accept` files and `--accept-finding`.
+fn accepted_findings(f: &Flags) -> Result<Vec<Accepted>, ExitCode> {
+    let mut out = Vec::new();
+    for path in &f.accept {
+        let name = super::shown(&path.display().to_string()).into_owned();
+        let (bytes, _) = read_input(path)
+            .map_err(|e| no_verdict(&format!("--accept {name}: cannot read: {e}")))?;
+        if bytes.len() > MAX_CONFIG_BYTES {
+            return Err(no_verdict(&format!(
+                "--accept {name}: larger than {MAX_CONFIG_BYTES} bytes"
+            )));
+        }
+        let text = std::str::from_utf8(&bytes).map_err(|e| {
+            no_verdict(&format!(
+                "--accept {name}: not valid UTF-8 (byte {})",
+                e.valid_up_to()
+            ))
+        })?;
+        out.extend(
+            Accepted::read(text, &name)
+                .map_err(|e| no_verdict(&format!("--accept {}", super::shown(&e))))?,
+        );
+    }
+    for spec in &f.accept_finding {
+        out.push(
+            Accepted::parse(spec, "--accept-finding")
+                .map_err(|e| no_verdict(&format!("--accept-finding {}", super::shown(&e))))?,
+        );
+    }
+    Ok(out)
 }
 
 /// Properties or YAML for each file; standard input at most once.
@@ -323,213 +403,9 @@ struct Resolved {
     bound: BoundProperties,
     docs: Vec<(String, Vec<Entry>)>,
     version: SpringAi,
-    /// The properties an unresolved placeholder leaves open, as Spring
-    /// names them.
-    open: Vec<String>,
+    /// The properties an unresolved placeholder leaves open.
+    open: Vec<OpenProperty>,
     context: Context,
-}
-
-/// At most this many combinations of open values are each checked; past
-/// it the open properties are tried one at a time.
-const MAX_OPEN_COMBINATIONS: usize = 64;
-
-/// What the open properties were tried at, and which values the answer is
-/// for.
-struct OpenAnswer {
-    /// Whether every combination was checked, else one property at a time.
-    every_combination: bool,
-    /// Each combination checked (`None`: left unset), with the breaks of
-    /// the set asked for there; the one answered for first.
-    tried: Vec<(Vec<Option<&'static str>>, Vec<&'static str>)>,
-    /// The properties, in the order of each combination's values.
-    properties: Vec<String>,
-}
-
-/// The answer for the worst values the open properties may take: a
-/// property whose placeholder nothing here resolves is set by the
-/// application's real environment, to any of its values, so each value
-/// that can change a verdict (`open_values`) is tried and the answer is
-/// for the combination that breaks the set asked for in the most
-/// scenarios (unset first among equals). Every combination is checked
-/// when there are at most `MAX_OPEN_COMBINATIONS`, else each property in
-/// turn, keeping the worst value of those before it.
-fn worst_open(resolved: &mut Resolved, options: &Options) -> (Setup, Vec<SetReport>) {
-    let choices: Vec<(String, &'static [&'static str])> = resolved
-        .open
-        .iter()
-        .map(|p| (p.clone(), open_values(p)))
-        .filter(|(_, v)| !v.is_empty())
-        .collect();
-    let judge = |values: Vec<Option<&'static str>>, bound: BoundProperties| {
-        let setup = Setup::of(&bound, &options.app, resolved.version);
-        let reports = evaluate_sets(&setup, options.asked);
-        let breaks = reports
-            .iter()
-            .find(|r| r.set == options.asked)
-            .map(SetReport::breaks)
-            .unwrap_or_default();
-        Candidate {
-            values,
-            bound,
-            setup,
-            reports,
-            breaks,
-        }
-    };
-    let unset = judge(vec![None; choices.len()], resolved.bound.clone());
-    if choices.is_empty() {
-        return (unset.setup, unset.reports);
-    }
-    // A combination bound: the open properties set last, as `--set` would;
-    // a value the builder refuses is not one a running application has.
-    let docs: Vec<Vec<Entry>> = resolved.docs.iter().map(|(_, d)| d.clone()).collect();
-    let bind_with = |values: &[Option<&'static str>]| -> Option<BoundProperties> {
-        let pairs: Vec<(String, String)> = choices
-            .iter()
-            .zip(values)
-            .filter_map(|((p, _), v)| v.map(|v| (p.clone(), v.to_owned())))
-            .collect();
-        let mut docs = docs.clone();
-        docs.push(profile_source(&pairs));
-        bind(&docs).ok()
-    };
-    let mut tried = vec![(unset.values.clone(), unset.breaks.clone())];
-    let mut best = unset;
-    let mut consider = |values: Vec<Option<&'static str>>, best: &mut Candidate| {
-        if let Some(bound) = bind_with(&values) {
-            let c = judge(values, bound);
-            tried.push((c.values.clone(), c.breaks.clone()));
-            if c.breaks.len() > best.breaks.len() {
-                *best = c;
-            }
-        }
-    };
-    let combinations = choices
-        .iter()
-        .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len() + 1))
-        .filter(|n| *n <= MAX_OPEN_COMBINATIONS);
-    if let Some(n) = combinations {
-        // Combination i: each property's digit in base (its values + 1),
-        // 0 for unset.
-        for i in 1..n {
-            let mut rest = i;
-            let values = choices
-                .iter()
-                .map(|(_, v)| {
-                    let k: usize = rest % (v.len() + 1);
-                    rest /= v.len() + 1;
-                    k.checked_sub(1).map(|k| v[k])
-                })
-                .collect();
-            consider(values, &mut best);
-        }
-    } else {
-        for (i, (_, v)) in choices.iter().enumerate() {
-            for value in v.iter() {
-                let mut values = best.values.clone();
-                values[i] = Some(value);
-                consider(values, &mut best);
-            }
-        }
-    }
-    if let Some(k) = tried.iter().position(|(v, _)| *v == best.values) {
-        let answered = tried.remove(k);
-        tried.insert(0, answered);
-    }
-    resolved.bound = best.bound;
-    resolved.context.open = Some(OpenAnswer {
-        every_combination: combinations.is_some(),
-        tried,
-        properties: choices.into_iter().map(|(p, _)| p).collect(),
-    });
-    (best.setup, best.reports)
-}
-
-/// At most this many combinations are listed in the text answer.
-const OPEN_LINES: usize = 8;
-
-impl OpenAnswer {
-    /// `property=value` for each property a combination sets.
-    fn named(&self, values: &[Option<&'static str>]) -> Vec<(String, Option<&'static str>)> {
-        self.properties
-            .iter()
-            .cloned()
-            .zip(values.iter().copied())
-            .collect()
-    }
-
-    fn to_text(&self, set: &str) -> String {
-        let show = |values: &[Option<&'static str>]| {
-            self.named(values)
-                .iter()
-                .map(|(p, v)| match v {
-                    Some(v) => format!("{p}={v}"),
-                    None => format!("{p} unset"),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let mut out = format!(
-            "Open values: the answer is for {}, where {set} breaks in the most scenarios of the {} combination(s) checked ({}):\n",
-            show(&self.tried[0].0),
-            self.tried.len(),
-            if self.every_combination {
-                "every combination of the values that can change it"
-            } else {
-                "each property in turn"
-            }
-        );
-        for (values, breaks) in self.tried.iter().take(OPEN_LINES) {
-            let verdict = if breaks.is_empty() {
-                "safe".to_owned()
-            } else {
-                format!("breaks {}", breaks.join(", "))
-            };
-            out.push_str(&clip(&super::shown(&format!(
-                "  {}: {verdict}",
-                show(values)
-            ))));
-            out.push('\n');
-        }
-        if self.tried.len() > OPEN_LINES {
-            out.push_str(&format!(
-                "  ... and {} more (--json lists them)\n",
-                self.tried.len() - OPEN_LINES
-            ));
-        }
-        out
-    }
-
-    fn to_json(&self) -> Value {
-        let values = |v: &[Option<&'static str>]| {
-            Value::Object(
-                self.named(v)
-                    .into_iter()
-                    .map(|(p, v)| (p, json!(v)))
-                    .collect(),
-            )
-        };
-        json!({
-            "properties": self.properties,
-            "every_combination": self.every_combination,
-            "answered_for": values(&self.tried[0].0),
-            "tried": self.tried.iter().map(|(v, breaks)| json!({
-                "values": values(v),
-                "safe": breaks.is_empty(),
-                "breaks": breaks,
-            })).collect::<Vec<_>>(),
-        })
-    }
-}
-
-/// One combination of open values, bound and judged.
-struct Candidate {
-    values: Vec<Option<&'static str>>,
-    bound: BoundProperties,
-    setup: Setup,
-    reports: Vec<SetReport>,
-    /// The scenarios the set asked for breaks in (their columns).
-    breaks: Vec<&'static str>,
 }
 
 /// Reads the files and their profile files, applies the profiles, drops
@@ -744,17 +620,10 @@ fn drop_keys_since_2_0_1(
     }
 }
 
-/// Every scenario under every named behaviour set and the one asked for.
-fn evaluate_sets(setup: &Setup, asked: BehaviorSet) -> Vec<SetReport> {
-    let mut sets = behavior_sets();
-    if !sets.contains(&asked) {
-        sets.push(asked);
-    }
-    report_sets(setup, &sets)
-}
-
 /// Writes the SARIF log (if asked) and prints the answer; the exit says
-/// whether the set asked for is safe.
+/// whether the set asked for is safe once the accepted findings are (and,
+/// with `--strict-keys`, whether no key is ignored).
+#[allow(clippy::too_many_arguments)]
 fn render(
     name: &str,
     f: &Flags,
@@ -763,25 +632,42 @@ fn render(
     reports: &[SetReport],
     mine: &SetReport,
     remedy: &Remedy,
+    gate: &Gate,
 ) -> Result<ExitCode, ExitCode> {
-    let code = if mine.safe() { 0 } else { UNSAFE };
+    let keys_fail = f.strict_keys && !resolved.bound.unknown.is_empty();
+    let code = if gate.passes() && !keys_fail {
+        0
+    } else {
+        UNSAFE
+    };
     if let Some(path) = &f.sarif {
-        let log = super::sarif::log(&resolved.docs, setup, mine, remedy);
-        let text = serde_json::to_string_pretty(&log).unwrap_or_default();
-        if let Err(e) = std::fs::write(path, text + "\n") {
-            return Err(no_verdict(&format!(
-                "--sarif {}: cannot write: {e}",
-                path.display()
-            )));
-        }
+        let log = super::sarif::log(&super::sarif::Findings {
+            sources: &resolved.docs,
+            setup,
+            report: mine,
+            remedy,
+            gate,
+            unknown: &resolved.bound.unknown,
+            strict_keys: f.strict_keys,
+        });
+        super::sarif::write(path, &log).map_err(|e| no_verdict(&e))?;
     }
     let context = &resolved.context;
     if f.json {
         let mut v = to_json(name, &resolved.bound, setup, reports);
+        let accepted: Vec<Value> = gate
+            .accepted
+            .iter()
+            .map(|(s, a)| json!({"scenario": s.column(), "mark": a.mark, "set": a.set, "reason": a.reason, "origin": a.origin}))
+            .collect();
         v["asked"] = json!({
             "set": mine.set.name,
             "safe": mine.safe(),
             "breaks": mine.breaks(),
+            "accepted": accepted,
+            "not_accepted": gate.open.iter().map(|s| s.column()).collect::<Vec<_>>(),
+            "stale_accepted": gate.stale.iter().map(|a| json!({"scenario": a.scenario.column(), "mark": a.mark, "set": a.set, "origin": a.origin})).collect::<Vec<_>>(),
+            "strict_keys": f.strict_keys,
             "exit": code,
         });
         v["legend"] = legend_json(reports);
@@ -793,21 +679,26 @@ fn render(
         v["open"] = context
             .open
             .as_ref()
-            .map_or(Value::Null, OpenAnswer::to_json);
+            .map_or(Value::Null, OpenAnswer::to_value);
         v["spring_ai_version"] = json!(context.version);
         v["spring_ai"] = json!(setup.version.name());
         print_json(&v);
     } else {
+        let answer = Answer {
+            context,
+            resolved,
+            setup,
+            reports,
+            mine,
+            remedy,
+            gate,
+            keys_fail,
+            code,
+        };
         out!(
             "{}",
-            super::shown_lines(&clip(&to_text(
-                context,
-                &resolved.bound,
-                setup,
-                reports,
-                mine,
-                remedy
-            )))
+            // Each line was cut where it matters; this bounds the rest.
+            super::shown_lines(&clip_at(&answer.to_text(f.all_sets), 600, 400))
         );
     }
     Ok(ExitCode::from(code))
@@ -984,7 +875,7 @@ fn load(
 // point at lines in them.
 #[allow(clippy::type_complexity)]
 fn bind_leniently(
-    mut sources: Vec<(String, Vec<Entry>)>,
+    sources: Vec<(String, Vec<Entry>)>,
     json: bool,
     sarif: Option<&Path>,
 ) -> Result<
@@ -992,63 +883,14 @@ fn bind_leniently(
         BoundProperties,
         Vec<(String, Vec<Entry>)>,
         Vec<String>,
-        Vec<String>,
+        Vec<OpenProperty>,
     ),
     ExitCode,
 > {
-    let (mut unresolved, mut open) = (Vec::new(), Vec::new());
-    loop {
-        let docs: Vec<Vec<Entry>> = sources.iter().map(|(_, d)| d.clone()).collect();
-        match bind(&docs) {
-            Ok(b) => return Ok((b, sources, unresolved, open)),
-            Err(BindFailure::Bind {
-                property, value, ..
-            }) if unresolved.len() < 100 && names_an_unset_placeholder(&value, &sources) => {
-                let key = relaxed(&property);
-                let mut lines = Vec::new();
-                for (origin, d) in &mut sources {
-                    d.retain(|e| {
-                        let drop = relaxed(&e.key) == key;
-                        if drop {
-                            lines.push(format!("{origin}:{}", e.line));
-                        }
-                        !drop
-                    });
-                }
-                unresolved.push(format!(
-                    "{} ({property} = {value}): a placeholder nothing here resolves (not in the files, the environment or --set); Spring Boot refuses the file unless the environment sets it; left out here, and checked at each value that can change the answer; give it with --set NAME=VALUE",
-                    lines.join(", ")
-                ));
-                open.push(property);
-            }
-            Err(e) => return Err(refused(&sources, &e, &unresolved, json, sarif)),
-        }
+    match bind_open(sources) {
+        Ok(l) => Ok((l.bound, l.sources, l.unresolved, l.open)),
+        Err(r) => Err(refused(&r.sources, &r.failure, &r.unresolved, json, sarif)),
     }
-}
-
-/// Whether `value` (as Spring left it) holds a `${NAME}` without a default
-/// whose name no source sets: Spring refuses it only for want of a value
-/// the real environment may give. A circular reference or an empty
-/// default is a refusal of its own, whatever the environment.
-fn names_an_unset_placeholder(value: &str, sources: &[(String, Vec<Entry>)]) -> bool {
-    let mut rest = value;
-    while let Some(i) = rest.find("${") {
-        rest = &rest[i + 2..];
-        let Some(end) = rest.find(['}', ':', '$']) else {
-            return false;
-        };
-        let name = &rest[..end];
-        if rest[end..].starts_with('}')
-            && !name.is_empty()
-            && !sources.iter().any(|(_, d)| {
-                d.iter()
-                    .any(|e| e.key == name || relaxed(&e.key) == relaxed(name))
-            })
-        {
-            return true;
-        }
-    }
-    false
 }
 
 /// Whether a property is one Spring AI 2.0.1 added to `spring.ai.tools`
@@ -1255,11 +1097,8 @@ fn refused(
     };
     if let Some(path) = sarif {
         let log = super::sarif::refusal_log(uri, line, &e.to_string());
-        if let Err(err) = std::fs::write(
-            path,
-            serde_json::to_string_pretty(&log).unwrap_or_default() + "\n",
-        ) {
-            return no_verdict(&format!("--sarif {}: cannot write: {err}", path.display()));
+        if let Err(err) = super::sarif::write(path, &log) {
+            return no_verdict(&err);
         }
     }
     if json {
@@ -1306,8 +1145,13 @@ fn cannot_load(name: &str, message: &str, json: bool) -> ExitCode {
 /// Text for a person: every line past 300 characters cut to its first 200
 /// and its length (a value can be megabytes long).
 fn clip(s: &str) -> String {
+    clip_at(s, 300, 200)
+}
+
+/// [`clip`] with its lengths: lines past `max` characters cut to `keep`.
+fn clip_at(s: &str, max: usize, keep: usize) -> String {
     s.split('\n')
-        .map(|line| match cut(line, 300, 200) {
+        .map(|line| match cut(line, max, keep) {
             Some((head, n)) => format!("{head}... ({n} characters)"),
             None => line.to_owned(),
         })
@@ -1434,71 +1278,265 @@ fn legend_json(reports: &[SetReport]) -> Value {
     Value::Object(m)
 }
 
-fn to_text(
-    context: &Context,
-    bound: &BoundProperties,
-    setup: &Setup,
-    reports: &[SetReport],
-    mine: &SetReport,
-    remedy: &Remedy,
-) -> String {
-    let mut out = String::new();
-    if let Some(v) = &context.version {
-        out.push_str(&format!("{v}\n"));
-    }
-    let profiles = if context.active == ["default"] {
-        String::new()
+/// Everything the text answer says.
+struct Answer<'a> {
+    context: &'a Context,
+    resolved: &'a Resolved,
+    setup: &'a Setup,
+    reports: &'a [SetReport],
+    mine: &'a SetReport,
+    remedy: &'a Remedy,
+    gate: &'a Gate,
+    /// `--strict-keys` and a key Spring ignores.
+    keys_fail: bool,
+    code: u8,
+}
+
+/// A verdict's text past this many characters is cut (at a word, after
+/// the sentence that says what broke) with its length; `--json` has it
+/// whole. One line per cause: a terminal wraps it, a log keeps it whole.
+const DETAIL_CHARS: usize = 400;
+
+/// `text` on one line, cut at a word past [`DETAIL_CHARS`], and without
+/// the `java.lang.` of the exceptions it names.
+fn one_line(text: &str) -> String {
+    let text = text.replace("java.lang.", "");
+    let n = text.chars().count();
+    let line = if n > DETAIL_CHARS {
+        let head: String = text.chars().take(DETAIL_CHARS).collect();
+        let head = head.rsplit_once(' ').map_or(head.as_str(), |(h, _)| h);
+        format!("{head}... ({n} characters; --json has them all)")
     } else {
-        format!(" (profiles {})", text(&context.active.join(", ")))
+        text
     };
-    let files: Vec<_> = context.files.iter().map(|f| text(f)).collect();
-    out.push_str(&format!(
-        "{}{profiles}: Spring Boot reads\n",
-        files.join(" + ")
-    ));
-    for n in &context.notes {
-        out.push_str(&clip(&text(n)));
-        out.push('\n');
-    }
-    if bound.read.is_empty() {
-        out.push_str("  (no spring.ai.tools key: every default)\n");
-    }
-    let answered_for = context.open.as_ref().map(|o| o.named(&o.tried[0].0));
-    for (k, v) in &bound.read {
-        let open = answered_for
+    line.trim_end().to_owned()
+}
+
+impl Answer<'_> {
+    fn to_text(&self, all_sets: bool) -> String {
+        let (context, bound, mine) = (self.context, &self.resolved.bound, self.mine);
+        let mut out = String::new();
+        if let Some(v) = &context.version {
+            out.push_str(&format!("{v}\n"));
+        }
+        let profiles = if context.active == ["default"] {
+            String::new()
+        } else {
+            format!(" (profiles {})", text(&context.active.join(", ")))
+        };
+        let files: Vec<_> = context.files.iter().map(|f| text(f)).collect();
+        out.push_str(&format!(
+            "{}{profiles}: Spring Boot reads\n",
+            files.join(" + ")
+        ));
+        for n in &context.notes {
+            out.push_str(&clip(&text(n)));
+            out.push('\n');
+        }
+        if bound.read.is_empty() {
+            out.push_str("  (no spring.ai.tools key: every default)\n");
+        }
+        let docs: Vec<Vec<Entry>> = self.resolved.docs.iter().map(|(_, d)| d.clone()).collect();
+        let written = written_names(bound, &docs);
+        let answered_for = context.open.as_ref().map(|o| o.named(&o.tried[0].0));
+        for (k, v) in &bound.read {
+            let open = answered_for
+                .iter()
+                .flatten()
+                .any(|(p, set)| p == k && set.is_some());
+            let mark = if open { " (an open value: below)" } else { "" };
+            let k = written.get(k).unwrap_or(k);
+            out.push_str(&clip(&super::shown(&format!("  {k} = {v}{mark}"))));
+            out.push('\n');
+        }
+        for u in &bound.unknown {
+            out.push_str(&clip(&super::shown(&format!(
+                "{}: line {}: Spring ignores '{}'; did you mean '{}'?",
+                if self.keys_fail { "error" } else { "warning" },
+                u.line,
+                u.key,
+                u.suggestion
+            ))));
+            out.push('\n');
+        }
+        let open_names: Vec<&str> = context
+            .open
             .iter()
-            .flatten()
-            .any(|(p, set)| p == k && set.is_some());
-        let mark = if open { " (an open value: below)" } else { "" };
-        out.push_str(&clip(&super::shown(&format!("  {k} = {v}{mark}"))));
+            .flat_map(|o| o.properties.iter())
+            .filter(|p| p.default.is_some())
+            .map(|p| p.key.as_str())
+            .collect();
+        for p in &bound.placeholders_not_in_file {
+            let how = if open_names.is_empty() {
+                "read with its default (or as written); Spring would take it from a system property or environment variable first; --set NAME=VALUE gives it"
+            } else {
+                "the environment may set it: answered at its default and at each value that can change the answer (below); --set NAME=VALUE, or --defaults-run, says what runs"
+            };
+            out.push_str(&clip(&super::shown(&format!(
+                "warning: ${{{p}}} is not set here: {how}"
+            ))));
+            out.push('\n');
+        }
+        for u in &context.unresolved {
+            out.push_str(&one_line(&super::shown(&format!("warning: {u}"))));
+            out.push('\n');
+        }
+        if let Some(open) = &context.open {
+            out.push_str(&open.to_text(mine.set.name));
+        }
+        out.push_str(&format!(
+            "Setup: Spring AI {}, {}\n",
+            self.setup.version,
+            super::shown(&describe_setup(self.setup))
+        ));
+        if all_sets {
+            out.push_str(&matrix_text(self.reports));
+        }
+        out.push_str(&self.breaks_text());
+        out.push_str(&self.remedy.to_text());
         out.push('\n');
+        if all_sets {
+            let safe: Vec<&str> = self
+                .reports
+                .iter()
+                .filter(|r| r.safe())
+                .map(|r| r.set.name)
+                .collect();
+            out.push_str(&format!(
+                "Safe as configured under: {}\n",
+                if safe.is_empty() {
+                    "no behaviour set".to_owned()
+                } else {
+                    safe.join(", ")
+                }
+            ));
+        }
+        out.push_str(&self.verdict_line());
+        out.push_str(if all_sets {
+            "Full texts: --json; another set: --fixes LIST\n"
+        } else {
+            "Every behaviour set: --all-sets; full texts: --json; another set: --fixes LIST\n"
+        });
+        out
     }
-    for u in &bound.unknown {
-        out.push_str(&clip(&super::shown(&format!(
-            "warning: line {}: Spring ignores '{}'; did you mean '{}'?",
-            u.line, u.key, u.suggestion
-        ))));
-        out.push('\n');
+
+    /// What breaks under the set asked for, one line per cause (scenarios
+    /// that break with the same text share it), then the accepted ones.
+    fn breaks_text(&self) -> String {
+        let mine = self.mine;
+        let failing: Vec<_> = mine
+            .verdicts
+            .iter()
+            .filter(|v| !v.mark.survives())
+            .collect();
+        if failing.is_empty() {
+            return String::new();
+        }
+        let accepted = |s: CheckScenario| self.gate.accepted.iter().find(|(x, _)| *x == s);
+        let mut groups: Vec<(Vec<&str>, &str, &str)> = Vec::new();
+        for v in failing.iter().filter(|v| accepted(v.scenario).is_none()) {
+            match groups
+                .iter_mut()
+                .find(|(_, m, d)| *m == v.mark.word() && *d == v.detail)
+            {
+                Some(g) => g.0.push(v.scenario.column()),
+                None => groups.push((vec![v.scenario.column()], v.mark.word(), &v.detail)),
+            }
+        }
+        let mut out = format!(
+            "\nWhat breaks under {} ({} of {} scenarios):\n",
+            mine.set.name,
+            failing.len(),
+            mine.verdicts.len()
+        );
+        for (columns, mark, detail) in groups {
+            let line = format!(
+                "  {} ({mark}): {}",
+                columns.join(", "),
+                super::shown(detail)
+            );
+            out.push_str(&one_line(&line));
+            out.push('\n');
+        }
+        for (s, a) in &self.gate.accepted {
+            let why = if a.reason.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", a.reason)
+            };
+            out.push_str(&one_line(&super::shown(&format!(
+                "  accepted ({}): {} ({}){why}",
+                a.origin,
+                s.column(),
+                a.mark
+            ))));
+            out.push('\n');
+        }
+        for a in &self.gate.stale {
+            out.push_str(&one_line(&super::shown(&format!(
+                "  note: {} accepts {} ({}), which does not break so under {}: update or remove it",
+                a.origin,
+                a.scenario.column(),
+                a.mark,
+                mine.set.name
+            ))));
+            out.push('\n');
+        }
+        out
     }
-    for p in &bound.placeholders_not_in_file {
-        out.push_str(&clip(&format!(
-            "warning: ${{{}}} is not set in this file: read with its default (or as written); Spring would take it from a system property or environment variable first",
-            text(p)
-        )));
-        out.push('\n');
+
+    fn verdict_line(&self) -> String {
+        let (mine, gate) = (self.mine, self.gate);
+        let mut why: Vec<String> = Vec::new();
+        if !gate.open.is_empty() {
+            why.push(
+                gate.open
+                    .iter()
+                    .map(|s| s.column())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
+        }
+        if self.keys_fail {
+            why.push(format!(
+                "{} key(s) Spring ignores (--strict-keys)",
+                self.resolved.bound.unknown.len()
+            ));
+        }
+        let accepted = if gate.accepted.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} accepted: {})",
+                gate.accepted.len(),
+                gate.accepted
+                    .iter()
+                    .map(|(s, _)| s.column())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        if why.is_empty() {
+            let how = if mine.safe() { "safe" } else { "passes" };
+            format!(
+                "Verdict: {how} under {}{accepted} (exit {})\n",
+                mine.set.name, self.code
+            )
+        } else {
+            format!(
+                "Verdict: not safe under {}: {}{accepted} (exit {})\n",
+                mine.set.name,
+                why.join("; "),
+                self.code
+            )
+        }
     }
-    for u in &context.unresolved {
-        out.push_str(&clip(&format!("warning: {}", text(u))));
-        out.push('\n');
-    }
-    if let Some(open) = &context.open {
-        out.push_str(&open.to_text(mine.set.name));
-    }
-    out.push_str(&format!(
-        "Setup: Spring AI {}, {}\n\n",
-        setup.version,
-        super::shown(&describe_setup(setup))
-    ));
+}
+
+/// `--all-sets`: every behaviour set's row, the marks, the scenarios, and
+/// each set's smallest change (the sets that share one named together).
+fn matrix_text(reports: &[SetReport]) -> String {
+    let mut out = String::from("\n");
     let name_w = reports
         .iter()
         .map(|r| r.set.name.len())
@@ -1528,52 +1566,23 @@ fn to_text(
     for s in CheckScenario::ALL {
         out.push_str(&format!("\n  {:<10}{}", s.column(), s.describe()));
     }
-    out.push_str("\n\nThe smallest change that makes it safe:\n");
+    out.push_str("\n\nThe smallest change that makes it safe, per set:\n");
+    let mut changes: Vec<(String, Vec<&str>)> = Vec::new();
     for r in reports {
-        out.push_str(&format!(
-            "  {:<name_w$}{}\n",
-            r.set.name,
-            super::shown(&change_text(r))
-        ));
-    }
-    let failing: Vec<String> = mine
-        .verdicts
-        .iter()
-        .filter(|v| !v.mark.survives())
-        .map(|v| format!("  {}: {}", v.scenario.column(), super::shown(&v.detail)))
-        .collect();
-    if !failing.is_empty() {
-        out.push_str(&format!(
-            "\nWhat breaks under {}:\n{}\n",
-            mine.set.name,
-            failing.join("\n")
-        ));
-    }
-    out.push_str(&remedy.to_text());
-    let safe: Vec<&str> = reports
-        .iter()
-        .filter(|r| r.safe())
-        .map(|r| r.set.name)
-        .collect();
-    out.push_str(&format!(
-        "\nSafe as configured under: {}\n",
-        if safe.is_empty() {
-            "no behaviour set".to_owned()
-        } else {
-            safe.join(", ")
+        let c = change_text(r);
+        match changes.iter_mut().find(|(t, _)| *t == c) {
+            Some((_, sets)) => sets.push(r.set.name),
+            None => changes.push((c, vec![r.set.name])),
         }
-    ));
-    let breaks = mine.breaks();
-    out.push_str(&if breaks.is_empty() {
-        format!("Verdict: safe under {} (exit 0)\n", mine.set.name)
-    } else {
-        format!(
-            "Verdict: not safe under {}: {} (exit 1)\n",
-            mine.set.name,
-            breaks.join(", ")
-        )
-    });
-    out.push_str("Full texts: --json; another set: --fixes LIST\n");
+    }
+    for (change, sets) in changes {
+        out.push_str(&one_line(&format!(
+            "  {}: {}",
+            super::shown(&change),
+            sets.join(", ")
+        )));
+        out.push('\n');
+    }
     out
 }
 

@@ -1,13 +1,18 @@
 //! `check --sarif FILE`: the verdict as a SARIF 2.1.0 log, so that
 //! code-scanning tools annotate the line of `application.properties` or
 //! `application.yml` that makes the setup unsafe. One rule per scenario
-//! (its id is the scenario's column id), one result per scenario the setup
-//! does not survive under the set asked for.
+//! (its id is the scenario's column id, stable across releases), one
+//! result per scenario the setup does not survive under the set asked
+//! for (level `error`; an accepted one carries a suppression), and one
+//! per key Spring ignores (rule `unknown-key`, level `warning`, `error`
+//! with `--strict-keys`). docs/CI.md describes the log.
+
+use std::path::Path;
 
 use serde_json::{json, Value};
 use toolcall_model::config::relaxed;
-use toolcall_model::config::Entry;
-use toolcall_model::config::{CheckScenario, SetReport, Setup};
+use toolcall_model::config::{CheckScenario, Gate, SetReport, Setup, Unknown};
+use toolcall_model::config::{Entry, Mark};
 use toolcall_model::model::OnExceeded;
 
 use super::check::Remedy;
@@ -21,7 +26,8 @@ fn culprit_keys(setup: &Setup, scenario: CheckScenario) -> &'static [&'static st
     match scenario {
         CheckScenario::BreachOneRound
         | CheckScenario::BreachAcrossRounds
-        | CheckScenario::BreachThenRound => match setup.limits.on_exceeded {
+        | CheckScenario::BreachThenRound
+        | CheckScenario::Runaway => match setup.limits.on_exceeded {
             OnExceeded::ReturnErrorResponse => &["spring.ai.tools.limits.on-limit-exceeded"],
             OnExceeded::Throw => &[
                 "spring.ai.tools.limits.max-calls-per-tool",
@@ -55,13 +61,70 @@ fn rule(s: CheckScenario) -> Value {
     })
 }
 
+/// The rule of a key Spring ignores.
+const UNKNOWN_KEY: &str = "unknown-key";
+
+fn unknown_rule() -> Value {
+    json!({
+        "id": UNKNOWN_KEY,
+        "name": "spring-ignores-the-key",
+        "shortDescription": {"text": "Spring Boot ignores this spring.ai.tools key (misspelt or unknown): the setting it meant is not applied"},
+        "defaultConfiguration": {"level": "warning"},
+    })
+}
+
+/// What the log reports: the answer for the set asked for, the accepted
+/// findings, and the keys Spring ignores.
+pub(crate) struct Findings<'a> {
+    pub sources: &'a [(String, Vec<Entry>)],
+    pub setup: &'a Setup,
+    pub report: &'a SetReport,
+    pub remedy: &'a Remedy,
+    pub gate: &'a Gate,
+    pub unknown: &'a [Unknown],
+    pub strict_keys: bool,
+}
+
+/// A file name as an RFC 3986 URI reference: every byte outside the
+/// unreserved characters, the sub-delimiters, `@` and `/` percent-encoded
+/// (`#`, `?`, `%`, a space, a control character, a `:` that would read
+/// as a scheme, and every non-ASCII byte of its UTF-8): `my app#1/a`
+/// is `my%20app%231/a` (`tests/check_model.rs` holds it).
+pub(crate) fn uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        let keep = b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b'@'
+                    | b'/'
+            );
+        if keep {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// The SARIF log for the report of the set asked for.
-pub(crate) fn log(
-    sources: &[(String, Vec<Entry>)],
-    setup: &Setup,
-    report: &SetReport,
-    remedy: &Remedy,
-) -> Value {
+pub(crate) fn log(f: &Findings) -> Value {
+    let (sources, setup, report, remedy) = (f.sources, f.setup, f.report, f.remedy);
     let file = sources
         .first()
         .map_or("application.properties", |(o, _)| o.as_str());
@@ -71,19 +134,34 @@ pub(crate) fn log(
             artifacts.push(o);
         }
     }
+    // Every remedy: the configuration change under upstream, and the fix
+    // library's switches.
     let fix = {
+        let mut ways = Vec::new();
+        if let Some(c) = remedy.change.as_ref().filter(|c| !c.is_empty()) {
+            ways.push(format!(
+                "without a new library, {}",
+                c.iter()
+                    .map(|x| x.describe())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ));
+        }
         let props = remedy.properties();
-        if props.is_empty() {
+        if !props.is_empty() {
+            ways.push(format!(
+                "with the fix library {}, {}",
+                super::check::FIX_LIBRARY,
+                props.join(", ")
+            ));
+        }
+        if ways.is_empty() {
             String::new()
         } else {
-            format!(
-                " Fix it today: {} (the fix library {}).",
-                props.join(", "),
-                super::check::FIX_LIBRARY
-            )
+            format!(" Fix it today: {}.", ways.join("; or "))
         }
     };
-    let results: Vec<Value> = report
+    let mut results: Vec<Value> = report
         .verdicts
         .iter()
         .filter(|v| !v.mark.survives())
@@ -99,9 +177,9 @@ pub(crate) fn log(
                 .filter(|(o, _)| artifacts.contains(o));
             // Without a setting of its own, the result stands on the file
             // the answer is about.
-            let mut physical = json!({"artifactLocation": {"uri": file}});
+            let mut physical = json!({"artifactLocation": {"uri": uri(file)}});
             if let Some((origin, e)) = entry {
-                physical["artifactLocation"]["uri"] = json!(origin);
+                physical["artifactLocation"]["uri"] = json!(uri(origin));
                 if e.line > 0 {
                     physical["region"] =
                         json!({"startLine": e.line, "startColumn": e.column.max(1)});
@@ -110,10 +188,10 @@ pub(crate) fn log(
             let because = entry
                 .map(|(_, e)| format!(" (set by {} = {})", e.key, e.value.to_java_string()))
                 .unwrap_or_default();
-            json!({
+            let mut result = json!({
                 "ruleId": v.scenario.column(),
                 "ruleIndex": index,
-                "level": "error",
+                "level": level(v.mark),
                 "message": {"text": format!(
                     "{}: {}{because} under {}: {}.{fix}",
                     v.scenario.column(),
@@ -122,16 +200,109 @@ pub(crate) fn log(
                     v.detail,
                 )},
                 "locations": [{"physicalLocation": physical}],
-                "properties": {"mark": v.mark.word(), "set": report.set.name},
-            })
+                "partialFingerprints": {"scenario/set/mark": format!("{}/{}/{}", v.scenario.column(), report.set.name, v.mark.word())},
+                "properties": {
+                    "mark": v.mark.word(),
+                    "set": report.set.name,
+                    "configuration": remedy.change.as_ref().map(|c| c.iter().map(|x| x.key()).collect::<Vec<_>>()),
+                    "library": remedy.properties(),
+                },
+            });
+            if let Some((_, a)) = f.gate.accepted.iter().find(|(s, _)| *s == v.scenario) {
+                result["suppressions"] = json!([{
+                    "kind": "external",
+                    "status": "accepted",
+                    "justification": format!("{} ({})", a.reason, a.origin).trim().to_owned(),
+                }]);
+            }
+            result
         })
         .collect();
-    let rules = CheckScenario::ALL.iter().map(|s| rule(*s)).collect();
+    let unknown_index = CheckScenario::ALL.len();
+    for u in f.unknown {
+        // The key's entry: the last source that has it on that line.
+        let origin = sources
+            .iter()
+            .rev()
+            .find(|(o, d)| {
+                artifacts.contains(&o.as_str())
+                    && d.iter().any(|e| e.key == u.key && e.line == u.line)
+            })
+            .map_or(file, |(o, _)| o.as_str());
+        let mut physical = json!({"artifactLocation": {"uri": uri(origin)}});
+        if u.line > 0 {
+            physical["region"] = json!({"startLine": u.line});
+        }
+        results.push(json!({
+            "ruleId": UNKNOWN_KEY,
+            "ruleIndex": unknown_index,
+            "level": if f.strict_keys { "error" } else { "warning" },
+            "message": {"text": format!("Spring Boot ignores '{}': the setting is not applied; did you mean '{}'?", u.key, u.suggestion)},
+            "locations": [{"physicalLocation": physical}],
+            "properties": {"key": u.key, "suggestion": u.suggestion},
+        }));
+    }
+    let mut rules: Vec<Value> = CheckScenario::ALL.iter().map(|s| rule(*s)).collect();
+    rules.push(unknown_rule());
     let artifacts = artifacts
         .iter()
-        .map(|a| json!({"location": {"uri": a}}))
+        .map(|a| json!({"location": {"uri": uri(a)}}))
         .collect();
     envelope(rules, artifacts, results)
+}
+
+/// Every mark a scenario breaks with is an error: the application fails
+/// a user's turn (or bills without end); `raised` and the surviving marks
+/// make no result.
+fn level(m: Mark) -> &'static str {
+    if m.survives() {
+        "none"
+    } else {
+        "error"
+    }
+}
+
+/// Whether `--sarif PATH` may be written: not a symbolic link (the log
+/// would land where it points), not one of the inputs (the answer would
+/// overwrite its own question).
+pub(crate) fn writable(path: &Path, inputs: &[&Path]) -> Result<(), String> {
+    let shown = super::shown(&path.display().to_string()).into_owned();
+    if let Ok(m) = std::fs::symlink_metadata(path) {
+        if m.file_type().is_symlink() {
+            return Err(format!(
+                "--sarif {shown}: a symbolic link; give the file itself"
+            ));
+        }
+        if m.is_dir() {
+            return Err(format!("--sarif {shown}: a directory; give a file name"));
+        }
+        let me = std::fs::canonicalize(path).ok();
+        for input in inputs.iter().filter(|i| **i != Path::new("-")) {
+            if me.is_some() && std::fs::canonicalize(input).ok() == me {
+                return Err(format!(
+                    "--sarif {shown}: the same file as an input; give another file"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes the log, the path checked by [`writable`] before: a new file
+/// beside it renamed over it, so that a link made since is replaced, not
+/// followed.
+pub(crate) fn write(path: &Path, log: &Value) -> Result<(), String> {
+    let shown = super::shown(&path.display().to_string()).into_owned();
+    let text = serde_json::to_string_pretty(log).unwrap_or_default() + "\n";
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".{}.tmp", std::process::id()));
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            std::fs::remove_file(&tmp).ok();
+            format!("--sarif {shown}: cannot write: {e}")
+        })
 }
 
 /// A SARIF 2.1.0 log of one run of this tool.
@@ -158,7 +329,8 @@ const REFUSED: &str = "spring-refuses";
 /// The SARIF log of a configuration Spring Boot refuses: one result at the
 /// file and line of the refused setting (no region when the refusal has no
 /// line).
-pub(crate) fn refusal_log(uri: &str, line: usize, message: &str) -> Value {
+pub(crate) fn refusal_log(file: &str, line: usize, message: &str) -> Value {
+    let uri = uri(file);
     let mut physical = json!({"artifactLocation": {"uri": uri}});
     if line > 0 {
         physical["region"] = json!({"startLine": line});

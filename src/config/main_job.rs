@@ -49,23 +49,23 @@ pub struct Column {
 pub const GROUPS: [([&str; 2], &str); 5] = [
     (
         ["issue 6902: breach,", "RETURN_ERROR_RESPONSE"],
-        "Issue 6902's breach (RETURN_ERROR_RESPONSE: the limit's text goes to Gemini)",
+        "Issue 6902's breach (RETURN_ERROR_RESPONSE: the limit's text goes to Gemini; either processor, no chat memory)",
     ),
     (
         ["plain tool output", "(issue 5437)"],
-        "Plain tool output (issue 5437: a tool's text, half-JSON, or an exception's message under Spring's processor)",
+        "Plain tool output (issue 5437: a tool's text, half-JSON, or an exception's message; Spring's default processor, no chat memory)",
     ),
     (
         ["THROW:", "dangling"],
-        "The dangling call after THROW (the breached call stays unanswered in memory)",
+        "The dangling call after THROW (the breached call stays unanswered in memory; Spring's default processor, memory inside the loop)",
     ),
     (
         ["long turn,", "12 rounds"],
-        "The long turn (12 tool rounds against a 20-message window)",
+        "The long turn (12 tool rounds against a 20-message window; Spring's default processor, memory inside the loop)",
     ),
     (
         ["never", "ends"],
-        "The turn that never ends (RETURN_ERROR_RESPONSE: a model that keeps calling a tool past its limit is called again and again)",
+        "The turn that never ends (RETURN_ERROR_RESPONSE: a model that keeps calling a tool past its limit is called again and again; either processor, no chat memory)",
     ),
 ];
 
@@ -73,7 +73,7 @@ pub const GROUPS: [([&str; 2], &str); 5] = [
 ///
 /// ```
 /// let c = toolcall_model::config::columns();
-/// assert_eq!(c.len(), 12);
+/// assert_eq!(c.len(), 13);
 /// assert_eq!(c[0].id, "breach/default-processor");
 /// ```
 pub fn columns() -> Vec<Column> {
@@ -213,20 +213,37 @@ pub fn columns() -> Vec<Column> {
             in_table: m == Memory::Inside,
         });
     }
-    v.push(Column {
-        id: "runaway/default-processor",
-        head: ["model", "repeats"],
-        group: 4,
-        assumptions: format!("{gemini}; spring.ai.tools.limits.max-calls-per-tool-default=1; the model calls tool x once per round and never stops; on-limit-exceeded=RETURN_ERROR_RESPONSE; Spring's DefaultToolExecutionExceptionProcessor (auto-configured); {}", memory(Memory::None)),
-        setup: Setup {
-            limits: breach(OnExceeded::ReturnErrorResponse),
-            ..Setup::default()
-        },
-        scenario: CheckScenario::Runaway,
-        // Past the table's 100 columns: its problem's line names who runs
-        // away and who closes it.
-        in_table: false,
-    });
+    for (id, kind, what) in [
+        (
+            "runaway/default-processor",
+            ProcessorKind::Default,
+            "Spring's DefaultToolExecutionExceptionProcessor (auto-configured)",
+        ),
+        (
+            "runaway/json-error-processor",
+            ProcessorKind::JsonError,
+            "an exception processor bean that writes {\"error\":MESSAGE}, like the seed's",
+        ),
+    ] {
+        v.push(Column {
+            id,
+            head: ["model", "repeats"],
+            group: 4,
+            assumptions: format!("{gemini}; spring.ai.tools.limits.max-calls-per-tool-default=1; the model calls tool x once per round and never stops; on-limit-exceeded=RETURN_ERROR_RESPONSE; {what}; {}", memory(Memory::None)),
+            setup: Setup {
+                limits: breach(OnExceeded::ReturnErrorResponse),
+                processor: Processor {
+                    kind,
+                    ..Processor::default()
+                },
+                ..Setup::default()
+            },
+            scenario: CheckScenario::Runaway,
+            // Past the table's 100 columns: its problem's line names who
+            // runs away under each processor and who closes it.
+            in_table: false,
+        });
+    }
     v
 }
 
@@ -449,28 +466,43 @@ pub fn conclusion(job: &MainJob) -> Vec<String> {
             names(&all, &ok("long-turn/memory-outside"))
         ),
     ));
-    // The sets under which the turn ran away: a Gemini conversion failure
-    // ends it first under the others, so a fix of that exposes it.
-    let runaway: Vec<&'static str> = col("runaway/default-processor")
-        .map(|c| {
-            job.rows
-                .iter()
-                .filter(|(_, v)| v[c].mark == crate::config::check::Mark::Runaway)
-                .map(|(s, _)| s.name)
-                .collect()
-        })
-        .unwrap_or_default();
-    out.push(line(
-        4,
-        if runaway.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " It runs away under {}, whose Gemini fix lets the loop go on; under the others \"Failed to parse JSON\" ends it first.",
-                runaway.join(", ")
-            )
-        },
-    ));
+    // The sets under which the turn ran away, per processor: a Gemini
+    // conversion failure ends it first under the others, so a fix of that
+    // exposes it, and a processor that writes JSON exposes it too.
+    let runaway = |id: &str| -> Vec<&'static str> {
+        col(id)
+            .map(|c| {
+                job.rows
+                    .iter()
+                    .filter(|(_, v)| v[c].mark == crate::config::check::Mark::Runaway)
+                    .map(|(s, _)| s.name)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (spring, json) = (
+        runaway("runaway/default-processor"),
+        runaway("runaway/json-error-processor"),
+    );
+    let more: Vec<&'static str> = json
+        .iter()
+        .copied()
+        .filter(|n| !spring.contains(n))
+        .collect();
+    let mut extra = String::new();
+    if !spring.is_empty() {
+        extra.push_str(&format!(
+            " With Spring's processor it runs away under {}, whose Gemini fix lets the loop go on; under the others \"Failed to parse JSON\" ends it first.",
+            spring.join(", ")
+        ));
+    }
+    if !more.is_empty() {
+        extra.push_str(&format!(
+            " With a JSON-error processor (--processor json-error) it runs away under {} too.",
+            more.join(", ")
+        ));
+    }
+    out.push(line(4, extra));
     let every: Vec<&'static str> = job
         .rows
         .iter()

@@ -17,9 +17,12 @@ pub use binding::{
 };
 
 pub use check::{
-    describe_setup, evaluate, open_values, report, report_sets, safe_sets, script, smallest_change,
-    smallest_fixes, Application, Change, CheckScenario, CheckVerdict, Mark, NextRefused,
-    OutputKind, ScenarioScript, SetReport, Setup, ToolOutput, LONG_TURN_ROUNDS, MAX_PLAYED_LIMIT,
+    bind_open, breaks_under, closing_table, defaulted, describe_setup, evaluate, evaluate_sets,
+    open_values, report, report_sets, safe_sets, script, smallest_change, smallest_fixes,
+    worst_open, written_names, Accepted, Application, Change, CheckScenario, CheckVerdict,
+    Defaulted, Gate, Lenient, Mark, NextRefused, OpenAnswer, OpenProperty, OutputKind, Refused,
+    ScenarioScript, SetReport, Setup, ToolOutput, WorstOpen, CLOSES_BEGIN, CLOSES_END,
+    LONG_TURN_ROUNDS, MAX_OPEN_COMBINATIONS, MAX_OPEN_TRIED, MAX_PLAYED_LIMIT, MAX_UNRESOLVED,
     RUNAWAY_PROBE, UNKNOWN_TOOL_NAME,
 };
 

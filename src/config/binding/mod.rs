@@ -275,7 +275,9 @@ pub struct Unknown {
     pub key: String,
     /// Where.
     pub line: usize,
-    /// The known key it is closest to.
+    /// The known key it is closest to (a per-tool key with its tool, as
+    /// written: `max-calls-per-tools.weather` suggests
+    /// `max-calls-per-tool.weather`).
     pub suggestion: String,
 }
 

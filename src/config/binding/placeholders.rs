@@ -300,6 +300,10 @@ pub(super) struct Placeholders<'a> {
     /// The work done so far against [`MAX_EXPANDED_BYTES`]: a value is
     /// resolved again at every use, and each level may double the text.
     pub(super) spent: std::cell::Cell<usize>,
+    /// Set while `${key:fallback}` is tried whole as a key first (the next
+    /// lookup clears it): a name not found then is not a placeholder of
+    /// the file's (its key is), and is not listed as missing.
+    pub(super) quiet: std::cell::Cell<bool>,
 }
 
 /// Every document's properties, and where each name is first found: a
@@ -326,6 +330,7 @@ impl<'a> Placeholders<'a> {
             all: std::cell::OnceCell::new(),
             missing: Default::default(),
             spent: std::cell::Cell::new(0),
+            quiet: std::cell::Cell::new(false),
         }
     }
 
@@ -385,6 +390,8 @@ impl<'a> Placeholders<'a> {
 
     /// `PropertySourcesPlaceholdersResolver.resolvePlaceholder`.
     pub(super) fn lookup(&self, name: &str) -> Option<String> {
+        // The flag speaks for this one name, not for those its value names.
+        let quiet = self.quiet.replace(false);
         let els = elements(name);
         let canonical = !name.is_empty()
             && !name.starts_with('.')
@@ -420,6 +427,7 @@ impl<'a> Placeholders<'a> {
         });
         match found {
             Some(e) => Some(e.value.to_java_string()),
+            None if quiet => None,
             None => {
                 let (order, seen) = &mut *self.missing.borrow_mut();
                 if seen.insert(name.to_owned()) {
@@ -522,7 +530,10 @@ impl<'a> Placeholders<'a> {
                 fallback,
             } => {
                 if text != key {
-                    if let Some(v) = self.recursively(text, visited, depth)? {
+                    self.quiet.set(true);
+                    let whole = self.recursively(text, visited, depth);
+                    self.quiet.set(false);
+                    if let Some(v) = whole? {
                         return Ok(v);
                     }
                 }

@@ -50,7 +50,18 @@ pub(super) fn unknown_keys(documents: &[Vec<Entry>]) -> Vec<Unknown> {
             continue;
         }
         tries += 1;
-        if let Some(s) = suggest(&uni, &known) {
+        if let Some(mut s) = suggest(&uni, &known) {
+            // A per-tool key keeps its tool, as written.
+            let map = target(&s).len();
+            if s.ends_with("max-calls-per-tool") && uni.len() > map {
+                for el in &elements(&e.key)[map..] {
+                    if el.kind.indexed() {
+                        s.push_str(&format!("[{}]", el.text));
+                    } else {
+                        s.push_str(&format!(".{}", el.text));
+                    }
+                }
+            }
             index.insert(uni, out.len());
             out.push(Unknown {
                 key: e.key.clone(),

@@ -33,13 +33,23 @@ use crate::model::manager::Config;
 use crate::model::processor::{Processor, ProcessorKind};
 use crate::model::table::enum_table;
 
+mod closes;
+mod gate;
 mod judge;
+mod open;
 mod remedy;
 mod script;
 
+pub use closes::{closing_table, CLOSES_BEGIN, CLOSES_END};
+pub use gate::{defaulted, written_names, Accepted, Defaulted, Gate};
 pub use judge::{evaluate, NextRefused};
+pub use open::{
+    bind_open, evaluate_sets, worst_open, Lenient, OpenAnswer, OpenProperty, Refused, WorstOpen,
+    MAX_OPEN_COMBINATIONS, MAX_OPEN_TRIED, MAX_UNRESOLVED,
+};
 pub use remedy::{
-    report, report_sets, safe_sets, smallest_change, smallest_fixes, Change, SetReport,
+    breaks_under, report, report_sets, safe_sets, smallest_change, smallest_fixes, Change,
+    SetReport,
 };
 pub use script::{script, ScenarioScript, UNKNOWN_TOOL_NAME};
 
@@ -67,15 +77,21 @@ pub const RUNAWAY_PROBE: usize = 50;
 /// use toolcall_model::config::open_values;
 /// assert_eq!(open_values("spring.ai.tools.limits.on-limit-exceeded"), ["RETURN_ERROR_RESPONSE"]);
 /// assert_eq!(open_values("spring.ai.tools.limits.max-calls-per-tool[search]"), ["1", "-1"]);
+/// assert_eq!(open_values("spring.ai.tools.limits.maxcallspertool.search"), ["1", "-1"]);
+/// assert!(open_values("spring.ai.tools.limits.max-calls-per-tool-default").len() == 2);
 /// assert_eq!(open_values("spring.ai.tools.throw-exception-on-error"), ["true"]);
 /// assert!(open_values("spring.ai.tools.limits.excluded-tools").is_empty());
 /// assert!(open_values("spring.ai.tools.observations.includeContent").is_empty());
 /// ```
 pub fn open_values(property: &str) -> &'static [&'static str] {
-    let per_tool = "spring.ai.tools.limits.max-calls-per-tool";
-    let java_type = if property.len() > per_tool.len()
-        && property.starts_with(per_tool)
-        && matches!(property.as_bytes()[per_tool.len()], b'.' | b'[')
+    // Compared as Spring's relaxed binding compares names (a refusal names
+    // `maxCallsPerTool.other` as `maxcallspertool.other`), an index as an
+    // element.
+    let per_tool = crate::config::relaxed("spring.ai.tools.limits.max-calls-per-tool");
+    let name = crate::config::relaxed(&property.replace('[', "."));
+    let java_type = if name.len() > per_tool.len()
+        && name.starts_with(&per_tool)
+        && name.as_bytes()[per_tool.len()] == b'.'
     {
         "java.lang.Integer"
     } else {

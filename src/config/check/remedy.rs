@@ -321,6 +321,23 @@ pub fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
     })
 }
 
+/// The columns of the scenarios `setup` breaks in under `set`, in table
+/// order: [`SetReport::breaks`] without the search for a smallest change.
+///
+/// ```
+/// use toolcall_model::config::{breaks_under, report, Setup};
+/// let up = &report(&Setup::default())[0];
+/// assert_eq!(breaks_under(&Setup::default(), &up.set), up.breaks());
+/// ```
+pub fn breaks_under(setup: &Setup, set: &BehaviorSet) -> Vec<&'static str> {
+    let setup = &scenario_setup(setup);
+    CheckScenario::ALL
+        .iter()
+        .filter(|s| !evaluate(setup, set, **s).mark.survives())
+        .map(|s| s.column())
+        .collect()
+}
+
 /// Which fixes the setup needs: the names of the behaviour sets under
 /// which it is safe as it is.
 pub fn safe_sets(reports: &[SetReport]) -> Vec<&'static str> {
