@@ -73,7 +73,7 @@ class ToolResponseRewriteFuzzTests {
 	 * Without a fix, what arrives (or the failure) equals the model's
 	 * conversion under the same set: the pull requests' or upstream's.
 	 */
-	@FuzzTest(maxDuration = "2m")
+	@FuzzTest(maxDuration = "3m")
 	void rewrite(byte[] data) {
 		HostileToolText t = HostileToolText.of(data);
 		String sent = GeminiToolResponses.rewrite(t.text(), t.error(), t.strictJsonOrWrap(), t.errorKey(),
