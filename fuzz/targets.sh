@@ -20,7 +20,7 @@ max_len() {
 dict_file() {
     case "$1" in
         manager | tool_loop) ;;
-        config) echo config.dict ;;
+        config | config_reader | config_binder) echo config.dict ;;
         *) echo json.dict ;;
     esac
 }

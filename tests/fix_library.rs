@@ -5,7 +5,9 @@
 //! model as a JSON-safe error with each of the library's switches.
 //!
 //! Runs `mvn test` in `conformance/fixes` (Maven resolves the jars from its
-//! local repository; no network in the tests themselves). Without Java 17
+//! local repository; no network in the tests themselves), which replays the
+//! Jazzer corpora of `ToolResponseRewriteFuzzTests` against this build's
+//! `toolcall-model convert` (`TOOLCALL_MODEL_BIN`). Without Java 17
 //! and Maven the test prints `SKIPPED` and passes, unless
 //! `TOOLCALL_REQUIRE_JAVA=1`.
 
@@ -22,8 +24,11 @@ fn the_fix_library_passes_its_tests() {
     let reports = dir.join("target/surefire-reports");
     // Reports of an earlier run must not count for this one.
     let _ = std::fs::remove_dir_all(&reports);
+    // The Jazzer targets compare the library's rewrite with the model's
+    // `convert` on every replayed input; `mvn test` alone skips that half.
     let out = std::process::Command::new("mvn")
         .args(["-q", "-B", "test"])
+        .env("TOOLCALL_MODEL_BIN", env!("CARGO_BIN_EXE_toolcall-model"))
         .current_dir(&dir)
         .output()
         .expect("mvn starts");

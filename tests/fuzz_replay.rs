@@ -12,6 +12,8 @@ type Target = fn(&[u8]);
 
 const TARGETS: &[(&str, Target)] = &[
     ("config", fuzzing::config),
+    ("config_binder", fuzzing::config_binder),
+    ("config_reader", fuzzing::config_reader),
     ("convert", fuzzing::convert),
     ("lenient_parser", fuzzing::lenient_parser),
     ("manager", fuzzing::manager),

@@ -13,7 +13,9 @@
 //! * [`tool_loop`]: an [`arbitrary`] multi-round loop with memory;
 //! * [`vector_file`]: bytes as a vector file;
 //! * [`config`]: bytes as an `application.properties` and an
-//!   `application.yml`, through the binding and `check`'s setup.
+//!   `application.yml`, through the binding and `check`'s setup;
+//! * [`config_reader`] and [`config_binder`]: the reader and the binder of
+//!   `config` each on its own, at the speed of the other byte targets.
 //!
 //! A failed check panics with a reproducer: the decoded case (`Debug`) and,
 //! for the scenario targets, the scenario as a vector that
@@ -26,6 +28,7 @@
 //! are the checker's oracles ([`crate::checking::oracle`]).
 
 mod compare;
+mod config_stages;
 mod conversion;
 mod files;
 mod inputs;
@@ -33,6 +36,7 @@ mod lenient;
 mod scenarios;
 
 pub use self::compare::{exactly_same_json, same_json};
+pub use self::config_stages::{config_binder, config_reader};
 pub use self::conversion::convert;
 pub use self::files::{check_files, config, vector_file, CHECK_FILES};
 pub use self::inputs::{
@@ -45,7 +49,8 @@ pub use self::scenarios::{claimed, manager, tool_loop};
 use std::fmt::Debug;
 
 /// Largest input of the byte targets ([`convert`], [`lenient_parser`],
-/// [`vector_file`], [`config`]); longer inputs are ignored.
+/// [`vector_file`], [`config`], [`config_reader`], [`config_binder`]); longer
+/// inputs are ignored.
 pub const MAX_BYTES: usize = 64 * 1024;
 
 /// Largest input of the scenario targets ([`manager`], [`tool_loop`]); the

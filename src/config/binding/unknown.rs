@@ -74,23 +74,35 @@ pub(super) fn unknown_keys(documents: &[Vec<Entry>]) -> Vec<Unknown> {
 }
 
 /// The edit distance of `a` and `b` when it is at most `max` (`None`
-/// beyond): a band of the table, stopped as soon as a row exceeds `max`,
-/// so that a long key costs little.
+/// beyond): only the band of the table within `max` of its diagonal (a
+/// cell outside it is past `max` already), stopped as soon as a row
+/// exceeds `max`, so that a long key costs little.
 pub(super) fn edit_distance_within(a: &str, b: &str, max: usize) -> Option<usize> {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     if a.len().abs_diff(b.len()) > max {
         return None;
     }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
+    // Every value past `max` is held as `past`: only whether it is past matters.
+    let past = max + 1;
+    let mut prev: Vec<usize> = (0..=b.len()).map(|j| j.min(past)).collect();
+    let mut cur = vec![past; b.len() + 1];
     for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..=b.len() {
+        let lo = i.saturating_sub(max).max(1);
+        let hi = (i + max).min(b.len());
+        cur.fill(past);
+        cur[0] = i.min(past);
+        let mut row_min = cur[0];
+        for j in lo..=hi {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            let v = (prev[j] + 1)
+                .min(cur[j - 1] + 1)
+                .min(prev[j - 1] + cost)
+                .min(past);
+            cur[j] = v;
+            row_min = row_min.min(v);
         }
-        if cur.iter().min().is_some_and(|&m| m > max) {
+        if row_min > max {
             return None;
         }
         std::mem::swap(&mut prev, &mut cur);
@@ -129,4 +141,62 @@ pub(super) fn suggest(uni: &[String], known: &[Vec<String>]) -> Option<String> {
         uni.len() >= 3 && uni[0] == "spring" && uni[1] == "ai" && uni[2].starts_with("tool");
     (d > 0 && (d * 3 <= joined.len().min(40) / 2 || (tools && d <= SUGGEST_MAX)))
         .then(|| name.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::edit_distance_within;
+
+    /// The whole table, for comparison.
+    fn edit_distance(a: &str, b: &str) -> usize {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        let mut prev: Vec<usize> = (0..=b.len()).collect();
+        for i in 1..=a.len() {
+            let mut cur = vec![i; b.len() + 1];
+            for j in 1..=b.len() {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            }
+            prev = cur;
+        }
+        prev[b.len()]
+    }
+
+    #[test]
+    fn the_band_gives_the_distance_of_the_whole_table_up_to_max() {
+        // Keys of a few letters, so that distances near every `max` occur.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut checked = 0;
+        for _ in 0..20_000 {
+            let mut word = || -> String {
+                let len = (next() % 24) as usize;
+                (0..len)
+                    .map(|_| ['a', 'b', '.', 'é'][(next() % 4) as usize])
+                    .collect()
+            };
+            let (a, b) = (word(), word());
+            let d = edit_distance(&a, &b);
+            for max in 0..10 {
+                let want = (d <= max).then_some(d);
+                assert_eq!(
+                    edit_distance_within(&a, &b, max),
+                    want,
+                    "{a:?} {b:?} max {max}"
+                );
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 200_000);
+        assert_eq!(
+            edit_distance_within("spring.ai.tool.limits", "spring.ai.tools.limits", 8),
+            Some(1)
+        );
+    }
 }

@@ -1,6 +1,8 @@
 package io.github.toolcallmodel.fixes;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import tools.jackson.core.JacksonException;
@@ -38,6 +40,26 @@ import org.springframework.ai.util.JacksonUtils;
  * {@code {"result": TEXT}}, which is what the pull request sends for it.
  */
 public final class GeminiToolResponses {
+
+	/**
+	 * The longest tool response (in UTF-16 units, {@link String#length()}) the
+	 * rewrite reads as JSON: Jackson's default string length limit, the longest
+	 * string Spring's own reader takes, so that every text up to it can be sent
+	 * whole, as one string, when it is not a value to keep. A longer response is
+	 * not read: it is sent as text in pieces of at most this length,
+	 * {@code {"result": ["PIECE", ...]}} ({@code "error"} for a failure under
+	 * {@code error-key}), which Spring's reader takes and which joined give the
+	 * text back ({@code docs/FIXES.md}, "Budgets of the fix library").
+	 */
+	public static final int MAX_READ_CHARS = 100_000_000;
+
+	/**
+	 * The deepest whole value the rewrite sends as a value, counted in
+	 * containers: an object {@value StrictJson#MAX_DEPTH}, any other value one
+	 * less, as it gains a level under {@code result}. Deeper, it is sent as
+	 * text, {@code {"result": TEXT}}.
+	 */
+	public static final int MAX_DEPTH = StrictJson.MAX_DEPTH;
 
 	private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
@@ -92,6 +114,9 @@ public final class GeminiToolResponses {
 	public static String rewrite(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey,
 			boolean pr6049StrictWrap, boolean pr6907WrapOnFailure) {
 		if (!(errorKey && error) && !strictJsonOrWrap) {
+			if ((pr6049StrictWrap || pr6907WrapOnFailure) && data != null && data.length() > MAX_READ_CHARS) {
+				return wrap("result", data);
+			}
 			if (pr6049StrictWrap) {
 				return reads(SPRING_WHOLE, data) ? data : wrap("result", data);
 			}
@@ -102,6 +127,9 @@ public final class GeminiToolResponses {
 		}
 		if (data == null) {
 			return data;
+		}
+		if (data.length() > MAX_READ_CHARS) {
+			return wrap(errorKey && error ? "error" : "result", data);
 		}
 		String whole = whole(data, error, strictJsonOrWrap, errorKey);
 		return upstreamReads(whole) ? whole : wrap(errorKey && error ? "error" : "result", data);
@@ -135,6 +163,9 @@ public final class GeminiToolResponses {
 	public static boolean rewriteFallsBack(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
 		if (data == null || !(errorKey && error) && !strictJsonOrWrap) {
 			return false;
+		}
+		if (data.length() > MAX_READ_CHARS) {
+			return true;
 		}
 		return !upstreamReads(whole(data, error, strictJsonOrWrap, errorKey));
 	}
@@ -193,11 +224,31 @@ public final class GeminiToolResponses {
 		return m;
 	}
 
-	/** {@code {"KEY": TEXT}} with TEXT as a JSON string. */
+	/**
+	 * {@code {"KEY": TEXT}} with TEXT as a JSON string; a text longer than
+	 * {@link #MAX_READ_CHARS} as a list of its pieces, each at most that long
+	 * (a surrogate pair never split), so that Spring's reader takes it.
+	 */
 	private static String wrap(String key, String text) {
 		Map<String, Object> m = new LinkedHashMap<>();
-		m.put(key, text);
+		m.put(key, text != null && text.length() > MAX_READ_CHARS ? pieces(text) : text);
 		return MAPPER.writeValueAsString(m);
+	}
+
+	/** {@code text} cut into pieces of at most {@link #MAX_READ_CHARS}, none between a surrogate pair. */
+	static List<String> pieces(String text) {
+		List<String> out = new ArrayList<>();
+		int start = 0;
+		while (start < text.length()) {
+			int end = Math.min(text.length(), start + MAX_READ_CHARS);
+			if (end < text.length() && Character.isHighSurrogate(text.charAt(end - 1))
+					&& Character.isLowSurrogate(text.charAt(end))) {
+				end--;
+			}
+			out.add(text.substring(start, end));
+			start = end;
+		}
+		return out;
 	}
 
 	/** Whether {@code mapper} reads {@code text} as {@code parseJsonToMap} asks it to. */

@@ -1,0 +1,177 @@
+package org.springframework.ai.google.genai;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
+import org.springframework.ai.chat.memory.ChatMemory;
+import org.springframework.ai.chat.messages.AssistantMessage;
+import org.springframework.ai.chat.messages.Message;
+import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.messages.UserMessage;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
+import org.springframework.ai.tool.ToolCallback;
+import org.springframework.ai.tool.definition.DefaultToolDefinition;
+import org.springframework.ai.tool.definition.ToolDefinition;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The fix library's cost per model call beside Spring's own: one turn of a
+ * Spring Boot application (ChatClient from the auto-configured builder, its
+ * tool loop, a memory outside the loop) with one tool round, so two model
+ * calls, each building Gemini's real request ({@code createGeminiRequest},
+ * everything {@code GoogleGenAiChatModel.call} does before the network), under
+ * the library with no switch on, with the default set (the switches
+ * {@code check}'s "Fix it today" names for seed 000) and with {@code all}.
+ * The memory is cleared after each turn, so every turn is the first.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class FixLibraryBench {
+
+	/** The switches of each set, as properties. */
+	static String[] switches(String set) {
+		return switch (set) {
+			case "none" -> new String[0];
+			case "default" -> on("strict-json-or-wrap", "close-dangling-calls", "store-answered-generation",
+					"keep-current-turn", "end-turn-after-breach");
+			case "all" -> on("breach-through-processor", "strict-json-or-wrap", "error-key", "close-dangling-calls",
+					"store-answered-generation", "keep-current-turn", "end-turn-after-breach");
+			default -> throw new IllegalArgumentException(set);
+		};
+	}
+
+	static String[] on(String... fixes) {
+		String[] out = new String[fixes.length];
+		for (int i = 0; i < fixes.length; i++) {
+			out[i] = "toolcall.fixes." + fixes[i] + "=true";
+		}
+		return out;
+	}
+
+	@Param({ "none", "default", "all" })
+	String set;
+
+	ConfigurableApplicationContext context;
+
+	ChatClient client;
+
+	ChatMemory memory;
+
+	/** A model that builds Gemini's request for every call, then calls the tool twice or answers. */
+	static final class RequestBuildingModel implements ChatModel {
+
+		@Override
+		public ChatOptions getOptions() {
+			return ToolCallingChatOptions.builder().build();
+		}
+
+		@Override
+		public ChatResponse call(Prompt prompt) {
+			List<Message> messages = prompt.getInstructions();
+			var request = BenchModel.MODEL.createGeminiRequest(new Prompt(messages, BenchModel.OPTIONS));
+			if (request.contents().isEmpty()) {
+				throw new IllegalStateException("no contents");
+			}
+			boolean answered = messages.get(messages.size() - 1) instanceof ToolResponseMessage;
+			AssistantMessage reply = answered ? new AssistantMessage("sunny")
+					: AssistantMessage.builder()
+						.content("")
+						.toolCalls(List.of(new AssistantMessage.ToolCall("c1", "function", "weather", "{\"city\":\"Paris\"}"),
+								new AssistantMessage.ToolCall("c2", "function", "weather", "{\"city\":\"Oslo\"}")))
+						.build();
+			return new ChatResponse(List.of(new Generation(reply)));
+		}
+
+	}
+
+	static final ToolCallback WEATHER = new ToolCallback() {
+
+		private final ToolDefinition definition = DefaultToolDefinition.builder()
+			.name("weather")
+			.description("the weather")
+			.inputSchema("{\"type\":\"object\"}")
+			.build();
+
+		@Override
+		public ToolDefinition getToolDefinition() {
+			return this.definition;
+		}
+
+		@Override
+		public String call(String toolInput) {
+			return "{\"weather\":\"sunny\",\"celsius\":22}";
+		}
+
+	};
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class Application {
+
+		@Bean
+		RequestBuildingModel chatModel() {
+			return new RequestBuildingModel();
+		}
+
+	}
+
+	@Setup
+	public void setup() {
+		this.context = new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
+			.logStartupInfo(false)
+			.properties(switches(this.set))
+			.run();
+		this.client = this.context.getBean(ChatClient.Builder.class).build();
+		this.memory = this.context.getBean(ChatMemory.class);
+		String answer = turn();
+		if (!"sunny".equals(answer)) {
+			throw new IllegalStateException("unexpected answer " + answer);
+		}
+	}
+
+	@TearDown
+	public void tearDown() {
+		this.context.close();
+	}
+
+	/** One turn: two model calls and one batch of two tool calls. */
+	@Benchmark
+	public String turn() {
+		try {
+			return this.client.prompt()
+				.user(new UserMessage("weather in Paris and Oslo?").getText())
+				.toolCallbacks(WEATHER)
+				.advisors(a -> a.advisors(MessageChatMemoryAdvisor.builder(this.memory).build())
+					.param(ChatMemory.CONVERSATION_ID, "bench"))
+				.call()
+				.content();
+		}
+		finally {
+			this.memory.clear("bench");
+		}
+	}
+
+}
