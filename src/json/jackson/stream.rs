@@ -2,52 +2,16 @@
 //! as `LinkedHashMap`s), the repeated-name check and the compact writer
 //! that streams a payload without building it.
 
-use std::collections::HashMap;
-
 use super::inline_stack::InlineStack;
 use super::lenient::Parser;
-use super::strict::fnv;
 use super::{scalar_to_serde, JValue, JacksonError, ReadConstraints};
+use crate::collections::{fnv, SmallMap};
 
 use std::borrow::Cow;
 
-/// Past this many entries an object gets a hash index for duplicate lookup.
-pub(super) const INDEX_THRESHOLD: usize = 16;
-
 /// A `LinkedHashMap` stand-in: insertion order, `put` replaces in place.
-#[derive(Default)]
-pub(super) struct ObjectBuilder {
-    entries: Vec<(String, JValue)>,
-    index: Option<HashMap<String, usize>>,
-}
-
-impl ObjectBuilder {
-    fn put(&mut self, key: String, value: JValue) {
-        if let Some(index) = &mut self.index {
-            if let Some(&i) = index.get(&key) {
-                self.entries[i].1 = value;
-            } else {
-                index.insert(key.clone(), self.entries.len());
-                self.entries.push((key, value));
-            }
-            return;
-        }
-        if let Some(entry) = self.entries.iter_mut().find(|e| e.0 == key) {
-            entry.1 = value;
-            return;
-        }
-        self.entries.push((key, value));
-        if self.entries.len() > INDEX_THRESHOLD {
-            let index = self
-                .entries
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (e.0.clone(), i))
-                .collect();
-            self.index = Some(index);
-        }
-    }
-}
+/// An object's first few names are compared, more are hashed.
+pub(super) type ObjectBuilder = SmallMap<String, JValue, 8>;
 
 pub(super) enum Frame {
     Array(Vec<JValue>),
@@ -59,7 +23,7 @@ impl Frame {
     fn finish(self) -> JValue {
         match self {
             Frame::Array(items) => JValue::Array(items),
-            Frame::Object(builder, _) => JValue::Object(builder.entries),
+            Frame::Object(builder, _) => JValue::Object(builder.into_entries()),
         }
     }
 }
@@ -119,7 +83,7 @@ impl TreeSink {
         match self.stack.last_mut() {
             None => self.root = Some(v),
             Some(Frame::Array(items)) => items.push(v),
-            Some(Frame::Object(builder, name)) => builder.put(std::mem::take(name), v),
+            Some(Frame::Object(builder, name)) => builder.insert(std::mem::take(name), v),
         }
     }
 }

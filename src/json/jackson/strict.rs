@@ -5,6 +5,7 @@
 use super::inline_stack::InlineStack;
 use super::lenient::Parser;
 use super::{JValue, ReadConstraints, MAX_TREE_DEPTH};
+use crate::collections::fnv;
 
 /// Strict read for the fix strict-json-or-wrap: the text is exactly one whole RFC 8259 value, with only ' ', \t, \n, \r around it; same depth limit 500 as Jackson (deeper = not accepted); lone surrogate escapes (\ud800 unpaired) are NOT accepted (a Rust String cannot hold them, and serde_json rejects them too). Returns None when not one whole value.
 ///
@@ -102,17 +103,6 @@ pub(super) trait KeySink<'a> {
     fn close(&mut self);
 }
 
-/// FNV-1a over a key's raw bytes: keys are short and come from one
-/// document, so a keyed hash buys nothing here.
-#[inline]
-pub(super) fn fnv(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
 /// Passes an already mixed `u64` through as its own hash.
 #[derive(Default)]
 pub(super) struct Prehashed(u64);
@@ -165,6 +155,8 @@ impl<'a> KeySink<'a> for DistinctKeys<'a> {
         if raw.contains(&b'\\') {
             self.repeated = true;
         } else {
+            // FNV-1a: keys are short and come from one document, so a keyed
+            // hash buys nothing here.
             self.keys.push((fnv(raw), raw));
         }
     }
