@@ -9,6 +9,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::collections::SmallMap;
+// Read by config::binding and checking::fuzzing through this path.
+pub(crate) use crate::model::java::{has_text, is_java_whitespace};
 use crate::model::message::Message;
 use crate::model::processor::Piece;
 use crate::model::shared_str::SharedStr;
@@ -132,39 +134,6 @@ fn positive(n: i32, what: &'static str) -> Result<u32, LimitsError> {
         .ok_or(LimitsError::NotPositive(what))
 }
 
-/// `StringUtils.hasText`: some character that is not Java whitespace.
-///
-/// ```
-/// assert!(!toolcall_model::model::has_text(" \t\u{1c}\u{2003}"));
-/// assert!(toolcall_model::model::has_text("\u{a0}"));
-/// assert!(toolcall_model::model::has_text("{}") && !toolcall_model::model::has_text(""));
-/// ```
-pub fn has_text(s: &str) -> bool {
-    // Nearly every text the manager checks (argument JSON, a tool's name)
-    // starts with a printable ASCII character, none of which is whitespace.
-    if s.as_bytes()
-        .first()
-        .is_some_and(|&b| b > b' ' && b.is_ascii())
-    {
-        return true;
-    }
-    s.chars().any(|c| !is_java_whitespace(c))
-}
-
-/// `Character.isWhitespace`: Unicode space separators except the no-break
-/// ones (U+00A0, U+2007, U+202F), plus `\t \n U+000B \f \r` and U+001C..U+001F.
-///
-/// ```
-/// assert!(toolcall_model::model::is_java_whitespace('\u{3000}'));
-/// assert!(!toolcall_model::model::is_java_whitespace('\u{200b}'));
-/// ```
-pub fn is_java_whitespace(c: char) -> bool {
-    matches!(c,
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\u{1C}'..='\u{1F}'
-        | ' ' | '\u{1680}' | '\u{2000}'..='\u{2006}' | '\u{2008}'..='\u{200A}'
-        | '\u{2028}' | '\u{2029}' | '\u{205F}' | '\u{3000}')
-}
-
 impl ToolCallLimits {
     /// `maxCallsPerTool(int)`. The builder methods take Java's `int`, so
     /// their maxima are `i32`: `Integer.MAX_VALUE` is the largest limit.
@@ -200,7 +169,7 @@ impl ToolCallLimits {
     /// assert_eq!(l.max_for("x"), Some(Max::Limited(2)));
     /// ```
     pub fn max_calls_per_tool_for(mut self, name: &str, n: i32) -> Result<Self, LimitsError> {
-        if !crate::model::limits::has_text(name) {
+        if !has_text(name) {
             return Err(LimitsError::BlankName);
         }
         let n = positive(n, "maxCallsPerTool must be greater than 0")?;

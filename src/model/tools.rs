@@ -282,7 +282,7 @@ impl Toolbox {
         let registry = &*self.registry;
         let index = match registry.request.get(name) {
             Some(&i) => i,
-            None if resolution_fallback && crate::model::limits::has_text(name) => {
+            None if resolution_fallback && crate::model::java::has_text(name) => {
                 *registry.resolver.get(name)?
             }
             None => return None,
@@ -454,7 +454,7 @@ pub(crate) fn scan(tools: &[ToolSpec], name: &str, resolution_fallback: bool) ->
         .iter()
         .position(|t| t.registered == Registered::Request && t.name == name)
         .or_else(|| {
-            if resolution_fallback && crate::model::limits::has_text(name) {
+            if resolution_fallback && crate::model::java::has_text(name) {
                 tools
                     .iter()
                     .rposition(|t| t.registered == Registered::Resolver && t.name == name)
