@@ -2,16 +2,58 @@
 //! conversion drives it (first value, trailing content per the rules),
 //! on an explicit stack, counting in UTF-16 units.
 
+use std::borrow::Cow;
+
 use super::ident::is_java_identifier_part;
 use super::inline_stack::InlineStack;
-use super::stream::{Scalar, Sink, TreeSink};
 use super::strict::{hex_value, skip_digits};
 use super::{
     constraints, stream_read, unexpected_eof, JValue, JacksonError, ReadConstraints,
     MAX_TREE_DEPTH, MISMATCHED,
 };
 
-use std::borrow::Cow;
+/// A scalar as the lenient parser read it, borrowed from the text: the
+/// sinks that only check or write a value need no `JValue` of it.
+pub(super) enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    /// Exact canonical integer text ("0" for "-0").
+    Int(&'a str),
+    Double(f64),
+}
+
+impl Scalar<'_> {
+    pub(super) fn into_jvalue(self) -> JValue {
+        match self {
+            Scalar::Null => JValue::Null,
+            Scalar::Bool(b) => JValue::Bool(b),
+            Scalar::Int(t) => JValue::Int(t.to_owned()),
+            Scalar::Double(d) => JValue::Double(d),
+        }
+    }
+}
+
+/// What the lenient parser hands on while it reads a value, in text order:
+/// a container opened (not empty) and its end, an empty one, an object's
+/// names, and scalars. Names and strings without escapes are slices of the
+/// text, so a sink that keeps nothing allocates nothing.
+pub(super) trait Sink<'a> {
+    /// Whether [`Sink::string`] reads the value: a sink that drops string
+    /// values gets `""` and the reader does not decode their escapes.
+    const KEEPS_STRINGS: bool = true;
+    /// `[` or `{` with something inside.
+    fn open(&mut self, is_object: bool);
+    /// `[]` or `{}`, a whole value.
+    fn empty(&mut self, is_object: bool);
+    /// The name whose value comes next.
+    fn name(&mut self, name: Cow<'a, str>);
+    /// A string value.
+    fn string(&mut self, s: Cow<'a, str>);
+    /// Another scalar: null, a boolean or a number.
+    fn scalar(&mut self, v: Scalar<'a>);
+    /// The innermost open container ends.
+    fn close(&mut self);
+}
 
 /// Jackson reads a `String` longer than this through a `StringReader`
 /// (`TextualTSFactory.createParser(String)`), otherwise as one buffer.
@@ -109,14 +151,7 @@ impl<'a> Parser<'a> {
         self.mark16
     }
 
-    pub(super) fn parse_root(&mut self) -> Result<JValue, JacksonError> {
-        let mut tree = TreeSink::default();
-        self.parse_root_into(&mut tree)?;
-        tree.root
-            .ok_or_else(|| stream_read("internal: no value was read"))
-    }
-
-    /// [`Parser::parse_root`] with the value handed to `sink` as it is read.
+    /// The whole value, handed to `sink` as it is read.
     pub(super) fn parse_root_into<S: Sink<'a>>(
         &mut self,
         sink: &mut S,

@@ -3,7 +3,7 @@
 //! that streams a payload without building it.
 
 use super::inline_stack::InlineStack;
-use super::lenient::Parser;
+use super::lenient::{Parser, Scalar, Sink};
 use super::{scalar_to_serde, JValue, JacksonError, ReadConstraints};
 use crate::collections::{fnv, SmallMap};
 
@@ -28,47 +28,12 @@ impl Frame {
     }
 }
 
-/// A scalar as the lenient parser read it, borrowed from the text: the
-/// sinks that only check or write a value need no `JValue` of it.
-pub(super) enum Scalar<'a> {
-    Null,
-    Bool(bool),
-    /// Exact canonical integer text ("0" for "-0").
-    Int(&'a str),
-    Double(f64),
-}
-
-impl Scalar<'_> {
-    fn into_jvalue(self) -> JValue {
-        match self {
-            Scalar::Null => JValue::Null,
-            Scalar::Bool(b) => JValue::Bool(b),
-            Scalar::Int(t) => JValue::Int(t.to_owned()),
-            Scalar::Double(d) => JValue::Double(d),
-        }
-    }
-}
-
-/// What the lenient parser hands on while it reads a value, in text order:
-/// a container opened (not empty) and its end, an empty one, an object's
-/// names, and scalars. Names and strings without escapes are slices of the
-/// text, so a sink that keeps nothing allocates nothing.
-pub(super) trait Sink<'a> {
-    /// Whether [`Sink::string`] reads the value: a sink that drops string
-    /// values gets `""` and the reader does not decode their escapes.
-    const KEEPS_STRINGS: bool = true;
-    /// `[` or `{` with something inside.
-    fn open(&mut self, is_object: bool);
-    /// `[]` or `{}`, a whole value.
-    fn empty(&mut self, is_object: bool);
-    /// The name whose value comes next.
-    fn name(&mut self, name: Cow<'a, str>);
-    /// A string value.
-    fn string(&mut self, s: Cow<'a, str>);
-    /// Another scalar: null, a boolean or a number.
-    fn scalar(&mut self, v: Scalar<'a>);
-    /// The innermost open container ends.
-    fn close(&mut self);
+/// The whole value `parser` reads, as a tree.
+pub(super) fn read_tree(parser: &mut Parser<'_>) -> Result<JValue, JacksonError> {
+    let mut tree = TreeSink::default();
+    parser.parse_root_into(&mut tree)?;
+    tree.root
+        .ok_or_else(|| super::stream_read("internal: no value was read"))
 }
 
 /// Builds the [`JValue`], objects as `LinkedHashMap`s.

@@ -1,35 +1,11 @@
-//! The strict reader of the `strict-json-or-wrap` fix: one whole RFC 8259
-//! value, checked by a scanner that builds nothing, with a tree only when
-//! asked for.
+//! The strict scanner of the `strict-json-or-wrap` fix: one whole RFC 8259
+//! value, checked without building anything (the tree, when asked for, is
+//! [`read_strict`](super::read_strict)'s), and the scanning steps the
+//! lenient parser shares.
 
 use super::inline_stack::InlineStack;
-use super::lenient::Parser;
-use super::{JValue, ReadConstraints, MAX_TREE_DEPTH};
+use super::MAX_TREE_DEPTH;
 use crate::collections::fnv;
-
-/// Strict read for the fix strict-json-or-wrap: the text is exactly one whole RFC 8259 value, with only ' ', \t, \n, \r around it; same depth limit 500 as Jackson (deeper = not accepted); lone surrogate escapes (\ud800 unpaired) are NOT accepted (a Rust String cannot hold them, and serde_json rejects them too). Returns None when not one whole value.
-///
-/// Numbers and duplicate keys read as in [`read_lenient`](super::read_lenient); there is no
-/// number, string or name length limit.
-///
-/// ```
-/// use toolcall_model::json::{read_strict, JValue};
-/// assert_eq!(read_strict(" 42\n"), Some(JValue::Int("42".to_owned())));
-/// assert_eq!(read_strict("3.0 + 5.0 = 8.0"), None);
-/// assert_eq!(read_strict(""), None);
-/// assert_eq!(read_strict(r#""\ud83d\ude00""#), Some(JValue::String("😀".to_owned())));
-/// assert_eq!(read_strict(r#""\ud800""#), None);
-/// ```
-#[must_use]
-pub fn read_strict(text: &str) -> Option<JValue> {
-    let limits = ReadConstraints {
-        max_nesting_depth: MAX_TREE_DEPTH,
-        max_number_length: usize::MAX,
-        max_string_length: usize::MAX,
-        max_name_length: usize::MAX,
-    };
-    Parser::new(text, limits, true).parse_root().ok()
-}
 
 /// Validation-only strict check, no tree built: true iff read_strict would return Some. Must be fast (this is a hot path benchmarked against serde_json IgnoredAny).
 ///
