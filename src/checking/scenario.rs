@@ -4,9 +4,13 @@
 //! format-1 vector, so any counterexample can be replayed with
 //! `toolcall-model run`.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Map, Value};
 
-use crate::chat::tool_loop::{run_loop, LoopConfig, LoopError, LoopRun, Memory, Provider};
+use crate::chat::tool_loop::{
+    run_loop, with_memory, LoopConfig, LoopError, LoopRun, Memory, Provider,
+};
 use crate::model::limits::{Max, OnExceeded};
 use crate::model::message::{Generation, Message};
 use crate::model::processor::ProcessorKind;
@@ -27,6 +31,24 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The turn history the loop starts from: the request, or with a
+    /// memory outside the loop, what the memory advisor makes of it.
+    pub(crate) fn turn_history(&self) -> Cow<'_, [Message]> {
+        match self.config.memory {
+            Memory::Outside => self.conversation(),
+            _ => Cow::Borrowed(&self.history),
+        }
+    }
+
+    /// The conversation the turn starts from: the request, with what the
+    /// memory holds before it (unless the request holds it).
+    pub(crate) fn conversation(&self) -> Cow<'_, [Message]> {
+        match self.config.memory {
+            Memory::None => Cow::Borrowed(&self.history),
+            _ => Cow::Owned(with_memory(&self.config, self.history.clone())),
+        }
+    }
+
     /// Runs the turn through the tool loop; also returns the toolbox, whose
     /// invocations say which tools ran.
     ///
@@ -39,7 +61,7 @@ impl Scenario {
     /// ```
     pub fn run(&self) -> Result<(LoopRun, Toolbox), LoopError> {
         let mut tb = Toolbox::new(self.tools.clone());
-        let run = run_loop(&self.config, self.turn_history(), &self.model, &mut tb)?;
+        let run = run_loop(&self.config, self.request_with_room(), &self.model, &mut tb)?;
         Ok((run, tb))
     }
 
@@ -77,7 +99,7 @@ impl Scenario {
         let mut tb = Toolbox::new(self.tools.clone());
         let (run, messages) = crate::chat::tool_loop::run_loop_with_messages(
             &self.config,
-            self.turn_history(),
+            self.request_with_room(),
             &self.model,
             &mut tb,
         )?;
@@ -88,7 +110,7 @@ impl Scenario {
     /// each round's call and responses (and the `tool-feedback` message),
     /// so that the history grows in place instead of being moved at each
     /// batch.
-    fn turn_history(&self) -> Vec<Message> {
+    fn request_with_room(&self) -> Vec<Message> {
         let rounds = self.model.len().min(self.config.max_rounds);
         let mut history = Vec::with_capacity(self.history.len() + 3 * rounds);
         history.extend_from_slice(&self.history);

@@ -19,7 +19,6 @@ use crate::model::message::{Message, ToolCall};
 use crate::model::shared_list::SharedList;
 use crate::model::tools::{Invocation, Toolbox};
 
-use super::transcripts::turn_history;
 use super::Judged;
 
 /// What one call of a batch did, as [`Batch::call`] and
@@ -233,7 +232,7 @@ fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Re
     // the start of every batch (set back to it after a batch where they
     // part), rather than copied from it once a batch.
     let mut driver_tb = tb.clone();
-    let mut full = turn_history(scenario).into_owned();
+    let mut full = scenario.turn_history().into_owned();
     let mut counts = Counts::recount(&full);
     let mut rounds = Vec::new();
     // A streamed turn goes on with each reply's aggregate; a repeating
