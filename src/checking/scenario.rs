@@ -130,50 +130,7 @@ impl Scenario {
     pub fn to_vector(&self, name: &str, about: &str, expect: Value) -> Value {
         let c = &self.config;
         let m = &c.manager;
-        let max = |x: Max| match x {
-            Max::Limited(n) => json!(n),
-            Max::Unlimited => json!("unlimited"),
-        };
-        let mut manager = Map::new();
-        manager.insert(
-            "max_calls_per_tool".into(),
-            max(m.limits.default_max_per_tool),
-        );
-        manager.insert(
-            "max_calls_per_tool_overrides".into(),
-            json!(m.limits.overrides),
-        );
-        manager.insert("exclude_from_limit".into(), json!(m.limits.excluded));
-        manager.insert("max_total_tool_calls".into(), max(m.limits.max_total));
-        manager.insert(
-            "on_limit_exceeded".into(),
-            json!(match m.limits.on_exceeded {
-                OnExceeded::Throw => "THROW",
-                OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
-            }),
-        );
-        manager.insert("resolution_fallback".into(), json!(m.resolution_fallback));
-        manager.insert("conversation_history".into(), json!(c.conversation_history));
-        manager.insert(
-            "exception_processor".into(),
-            json!({
-                "kind": match m.processor.kind {
-                    ProcessorKind::Default => "default",
-                    ProcessorKind::JsonError => "json_error",
-                },
-                "always_throw": m.processor.always_throw,
-                "rethrow": m.processor.rethrow,
-            }),
-        );
-        if c.validator != Default::default() {
-            manager.insert(
-                "validator".into(),
-                json!({
-                    "thought_signatures": c.validator.thought_signatures,
-                    "alternate_roles": c.validator.alternate_roles,
-                }),
-            );
-        }
+        let manager = manager_value(c);
         let tools: Vec<Value> = self
             .tools
             .iter()
@@ -189,6 +146,32 @@ impl Scenario {
                 })
             })
             .collect();
+        let input = self.input_value();
+        let advisors: Vec<&str> = [
+            (c.gemini_tool_text, "gemini-tool-text"),
+            (c.tool_feedback, "tool-feedback"),
+        ]
+        .iter()
+        .filter_map(|(on, name)| on.then_some(*name))
+        .collect();
+        json!({
+            "format": FORMAT,
+            "name": name,
+            "about": about,
+            "fixes": m.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
+            "advisors": advisors,
+            "manager": manager,
+            "tools": tools,
+            "op": "tool_loop",
+            "input": input,
+            "expect": expect,
+        })
+    }
+
+    /// The vector's `input`: the request, the model's script and the loop's
+    /// provider, memory and streaming.
+    fn input_value(&self) -> Value {
+        let c = &self.config;
         let model = match c.stream {
             Some(split) => json!(self
                 .model
@@ -217,26 +200,58 @@ impl Scenario {
                 input["memory_start"] = json!(c.memory_start);
             }
         }
-        let advisors: Vec<&str> = [
-            (c.gemini_tool_text, "gemini-tool-text"),
-            (c.tool_feedback, "tool-feedback"),
-        ]
-        .iter()
-        .filter_map(|(on, name)| on.then_some(*name))
-        .collect();
-        json!({
-            "format": FORMAT,
-            "name": name,
-            "about": about,
-            "fixes": m.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
-            "advisors": advisors,
-            "manager": manager,
-            "tools": tools,
-            "op": "tool_loop",
-            "input": input,
-            "expect": expect,
-        })
+        input
     }
+}
+
+/// The vector's `manager` section for the loop's configuration.
+fn manager_value(c: &LoopConfig) -> Map<String, Value> {
+    let m = &c.manager;
+    let max = |x: Max| match x {
+        Max::Limited(n) => json!(n),
+        Max::Unlimited => json!("unlimited"),
+    };
+    let mut manager = Map::new();
+    manager.insert(
+        "max_calls_per_tool".into(),
+        max(m.limits.default_max_per_tool),
+    );
+    manager.insert(
+        "max_calls_per_tool_overrides".into(),
+        json!(m.limits.overrides),
+    );
+    manager.insert("exclude_from_limit".into(), json!(m.limits.excluded));
+    manager.insert("max_total_tool_calls".into(), max(m.limits.max_total));
+    manager.insert(
+        "on_limit_exceeded".into(),
+        json!(match m.limits.on_exceeded {
+            OnExceeded::Throw => "THROW",
+            OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
+        }),
+    );
+    manager.insert("resolution_fallback".into(), json!(m.resolution_fallback));
+    manager.insert("conversation_history".into(), json!(c.conversation_history));
+    manager.insert(
+        "exception_processor".into(),
+        json!({
+            "kind": match m.processor.kind {
+                ProcessorKind::Default => "default",
+                ProcessorKind::JsonError => "json_error",
+            },
+            "always_throw": m.processor.always_throw,
+            "rethrow": m.processor.rethrow,
+        }),
+    );
+    if c.validator != Default::default() {
+        manager.insert(
+            "validator".into(),
+            json!({
+                "thought_signatures": c.validator.thought_signatures,
+                "alternate_roles": c.validator.alternate_roles,
+            }),
+        );
+    }
+    manager
 }
 
 fn outcome_value(o: &Outcome, m: &crate::model::manager::Config) -> Value {

@@ -384,6 +384,20 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
     let Some(all) = ev.attempted_messages() else {
         return Judged::NotApplicable;
     };
+    let recoverable = match recoverable_in_requests(ev, fixes, all) {
+        Ok(r) => r,
+        Err(refuted) => return refuted,
+    };
+    recoverable_next_turn(ev, fixes, &recoverable)
+}
+
+/// Invariant 6 on the turn's requests: each response's (text, mark) that
+/// came through recoverable, or the refutation.
+fn recoverable_in_requests<'e>(
+    ev: &'e Evidence<'_>,
+    fixes: Fixes,
+    all: &'e [Vec<Message>],
+) -> Result<Vec<(&'e str, bool)>, Judged> {
     // Every request converts a response by `convert_tool_response` of its
     // text and error mark under the run's fixes, so a (text, mark) that
     // came through recoverable once does everywhere: each is judged once.
@@ -391,18 +405,18 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
     let mut before = None;
     for (k, sent) in ev.run.requests.iter().enumerate() {
         let (Sent::Gemini(req), Some(msgs)) = (sent, all.get(k)) else {
-            return refuted(
+            return Err(refuted(
                 format!("request {k} to be a Gemini request built from the loop's messages"),
                 Locus::Unlocated,
-            );
+            ));
         };
         let pairs = match aligned_after(msgs, &req.contents, before) {
             Ok(p) => p,
             Err(e) => {
-                return refuted(
+                return Err(refuted(
                     format!("request {k} to be built from the loop's messages: {e}"),
                     Locus::Unlocated,
-                )
+                ))
             }
         };
         for (c, p, r, payload) in pairs {
@@ -427,7 +441,7 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
                 } else {
                     Locus::Unlocated
                 };
-                return in_request(
+                return Err(in_request(
                     refuted_on(
                         format!(
                             "request {k}: the response of tool '{}', {}, to come through recoverable as {}, got {}",
@@ -440,12 +454,18 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
                         r,
                     ),
                     k,
-                );
+                ));
             }
             recoverable.push((&r.data, r.error));
         }
         before = Some((&msgs[..], &req.contents[..]));
     }
+    Ok(recoverable)
+}
+
+/// Invariant 6 on the next turn's request, built from the memory: only a
+/// response not among the `recoverable` ones can refute it.
+fn recoverable_next_turn(ev: &Evidence<'_>, fixes: Fixes, recoverable: &[(&str, bool)]) -> Judged {
     // The next turn's request holds the memory's responses: where each was
     // judged above, the request (if it builds) holds nothing new.
     if tool_responses(&ev.run.memory).all(|r| recoverable.contains(&(r.data.as_str(), r.error))) {
