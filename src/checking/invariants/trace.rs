@@ -257,8 +257,7 @@ fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Re
         let stepped = step_calls(Batch::new(counts.clone()), &calls, cfg, &mut tb, fallback);
         let events = stepped.events;
         let ends_turn = ends_turn_at_breach(cfg, &full, &calls, &counts);
-        let ends = (stepped.end, stepped.thrown, stepped.batch);
-        let end = end_round(ends, &calls, &full, assistant, ends_turn, cfg);
+        let end = end_round(stepped.stop, &calls, &full, assistant, ends_turn, cfg);
         let (same, driver) = same_as_driver(&driven, &end, &mut driver_tb, &tb);
         // Where the driver agrees, its own result is the next round's start
         // (taken, not copied).
@@ -296,13 +295,20 @@ fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Re
 }
 
 /// What the step engine did with a batch's calls: each call's event, and
-/// how the batch stopped (an end, a breach thrown with the call's index,
-/// or the batch still held).
+/// where the batch stopped.
 struct Stepped {
     events: Vec<CallEvent>,
-    end: Option<RoundEnd>,
-    thrown: Option<(Batch, Breach, usize)>,
-    batch: Option<Batch>,
+    stop: Stop,
+}
+
+/// Where a batch's calls stopped.
+enum Stop {
+    /// A call ended the round.
+    Ended(RoundEnd),
+    /// A breach under THROW at the call of this index, to be thrown.
+    Thrown(Batch, Breach, usize),
+    /// Every call ran: the batch, to be finished.
+    Held(Batch),
 }
 
 /// Steps `calls` through the batch `b` as the manager's step engine runs
@@ -369,39 +375,36 @@ fn step_calls(
             }
         }
     }
-    Stepped {
-        events,
-        end,
-        thrown,
-        batch,
-    }
+    let stop = match (end, thrown, batch) {
+        (Some(e), _, _) => Stop::Ended(e),
+        (None, Some((b, breach, i)), _) => Stop::Thrown(b, breach, i),
+        (None, None, Some(b)) => Stop::Held(b),
+        (None, None, None) => unreachable!("a batch that did not end is still held"),
+    };
+    Stepped { events, stop }
 }
 
-/// How the round ends: the end the calls met, else the breach thrown, else
+/// How the round ends: the end a call met, else the breach thrown, else
 /// the batch finished on `history` (a breach `ends_turn` still ends the
 /// turn there).
 fn end_round(
-    ends: (
-        Option<RoundEnd>,
-        Option<(Batch, Breach, usize)>,
-        Option<Batch>,
-    ),
+    stop: Stop,
     calls: &[ToolCall],
     history: &[Message],
     assistant: Message,
     ends_turn: Option<(usize, Breach)>,
     cfg: &Config,
 ) -> RoundEnd {
-    match ends {
-        (Some(e), _, _) => e,
-        (None, Some((b, breach, i)), _) => RoundEnd::Limit(Box::new(b.throw(
+    match stop {
+        Stop::Ended(e) => e,
+        Stop::Thrown(b, breach, i) => RoundEnd::Limit(Box::new(b.throw(
             breach,
             &calls[i + 1..],
             with_room(history),
             assistant,
             cfg,
         ))),
-        (None, None, Some(b)) => {
+        Stop::Held(b) => {
             let (result, after) = b.finish(with_room(history), assistant);
             match ends_turn {
                 Some((breach_index, breach)) => RoundEnd::Limit(Box::new(LimitExceeded {
@@ -416,7 +419,6 @@ fn end_round(
                 },
             }
         }
-        (None, None, None) => unreachable!("a batch that did not end is still held"),
     }
 }
 

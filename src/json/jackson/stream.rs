@@ -15,8 +15,9 @@ pub(super) type ObjectBuilder = SmallMap<String, JValue, 8>;
 
 pub(super) enum Frame {
     Array(Vec<JValue>),
-    /// The builder and the name whose value is being read.
-    Object(ObjectBuilder, String),
+    /// The builder and the name whose value is being read (the builder
+    /// boxed: it holds its first entries in place).
+    Object(Box<ObjectBuilder>, String),
 }
 
 impl Frame {
@@ -56,7 +57,7 @@ impl TreeSink {
 impl<'a> Sink<'a> for TreeSink {
     fn open(&mut self, is_object: bool) {
         self.stack.push(if is_object {
-            Frame::Object(ObjectBuilder::default(), String::new())
+            Frame::Object(Box::default(), String::new())
         } else {
             Frame::Array(Vec::new())
         });
