@@ -70,15 +70,20 @@ impl<K: Eq + Hash + Clone, V, const N: usize> SmallMap<K, V, N> {
     /// Sets `key` to `value`: a present key keeps its place
     /// (`LinkedHashMap.put`), a new one goes last.
     pub(crate) fn insert(&mut self, key: K, value: V) {
-        if let Some(v) = self.get_mut(&key) {
-            *v = value;
-            return;
-        }
         match &mut self.0 {
             Repr::Few(slots) => {
-                if let Some(free) = slots.iter_mut().find(|s| s.is_none()) {
-                    *free = Some((key, value));
-                    return;
+                for slot in slots.iter_mut() {
+                    match slot {
+                        Some((k, v)) if *k == key => {
+                            *v = value;
+                            return;
+                        }
+                        Some(_) => {}
+                        None => {
+                            *slot = Some((key, value));
+                            return;
+                        }
+                    }
                 }
                 let mut entries: Vec<(K, V)> = slots.iter_mut().filter_map(Option::take).collect();
                 entries.push((key, value));
@@ -89,10 +94,13 @@ impl<K: Eq + Hash + Clone, V, const N: usize> SmallMap<K, V, N> {
                     .collect();
                 self.0 = Repr::Many { entries, index };
             }
-            Repr::Many { entries, index } => {
-                index.insert(key.clone(), entries.len());
-                entries.push((key, value));
-            }
+            Repr::Many { entries, index } => match index.get(&key) {
+                Some(&i) => entries[i].1 = value,
+                None => {
+                    index.insert(key.clone(), entries.len());
+                    entries.push((key, value));
+                }
+            },
         }
     }
 

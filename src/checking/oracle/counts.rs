@@ -83,7 +83,10 @@ impl RefCounts {
     /// ```
     pub fn add(&mut self, name: &SharedStr) -> (u64, u64) {
         self.total += 1;
-        let n = self.per_name.entry(name.clone()).or_insert(0);
+        let n = match self.per_name.get_mut(name.as_str()) {
+            Some(n) => n,
+            None => self.per_name.entry(name.clone()).or_insert(0),
+        };
         *n += 1;
         (*n, self.total)
     }
