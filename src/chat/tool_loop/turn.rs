@@ -31,7 +31,7 @@ use crate::model::tools::{duplicate_request_names, ToolSpec, Toolbox};
 /// on it) or ends the turn before the call; [`Asking::answer`] takes the
 /// model's reply and the toolbox, runs the batch of tool calls, and either
 /// goes on to the next round or ends the turn with its [`LoopRun`].
-/// [`run_loop`] and [`run_loop_with_messages`] are thin drivers over a
+/// [`run_loop`](super::run_loop) and [`run_loop_with_messages`](super::run_loop_with_messages) are thin drivers over a
 /// script.
 ///
 /// Everything a round depends on is in the state or passed in: the memories,
@@ -147,7 +147,7 @@ pub struct Asking<'c> {
 impl<'c> Turn<'c> {
     /// A turn starting from the request's messages and tools. With the
     /// memory outside the loop, the history it starts from is the memory's
-    /// (see [`with_memory`]).
+    /// (see [`with_memory`](super::with_memory)).
     ///
     /// ```
     /// use toolcall_model::{chat::*, model::{Message, ToolSpec}};

@@ -37,12 +37,12 @@ pub fn is_strict_json(text: &str) -> bool {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StrictShape {
-    /// Not one whole strict value ([`read_strict`] gives `None`).
+    /// Not one whole strict value ([`read_strict`](super::read_strict) gives `None`).
     Invalid,
     /// One whole object.
     Object {
         /// No object in it repeats a key and no key holds an escape, so its
-        /// text means exactly what [`read_strict`] builds (Jackson keeps the
+        /// text means exactly what [`read_strict`](super::read_strict) builds (Jackson keeps the
         /// last of repeated keys; the text would keep them all).
         plain: bool,
     },
