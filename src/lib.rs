@@ -81,6 +81,7 @@
 pub mod chat;
 #[cfg(feature = "checking")]
 pub mod checking;
+mod collections;
 pub mod config;
 pub mod gemini;
 pub mod json;

@@ -1,5 +1,6 @@
 //! The layering of `src/`: each folder is a layer and may use only the
-//! layers below it, so the tree reads as the data flows (the modelled system
+//! layers below it, so the tree reads as the data flows (the containers
+//! every layer may share for speed, the modelled system
 //! and the JSON readers, the Gemini conversion, the chat loop, the vector
 //! format, then the configuration checker and the checking machinery; the
 //! command line on top uses the library only through its public paths).
@@ -9,15 +10,30 @@ use std::path::{Path, PathBuf};
 
 /// Each layer and the layers it may use.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("json", &[]),
-    ("model", &[]),
-    ("gemini", &["json", "model"]),
-    ("chat", &["json", "model", "gemini"]),
-    ("vectors", &["json", "model", "gemini", "chat"]),
-    ("config", &["json", "model", "gemini", "chat"]),
+    ("collections", &[]),
+    ("json", &["collections"]),
+    ("model", &["collections"]),
+    ("gemini", &["collections", "json", "model"]),
+    ("chat", &["collections", "json", "model", "gemini"]),
+    (
+        "vectors",
+        &["collections", "json", "model", "gemini", "chat"],
+    ),
+    (
+        "config",
+        &["collections", "json", "model", "gemini", "chat"],
+    ),
     (
         "checking",
-        &["json", "model", "gemini", "chat", "vectors", "config"],
+        &[
+            "collections",
+            "json",
+            "model",
+            "gemini",
+            "chat",
+            "vectors",
+            "config",
+        ],
     ),
 ];
 

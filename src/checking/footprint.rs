@@ -10,13 +10,11 @@
 //! deterministic, so a run under a fix that is never read with an effect
 //! takes the same path, step by step, as the run without it.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use crate::chat::advisor::advisor_thinks_json;
 use crate::chat::tool_loop::{Memory, Provider};
 use crate::checking::invariants::{recovered, CallEvent, Evidence, Round, RoundEnd};
 use crate::checking::scenario::Scenario;
+use crate::collections::FnvMap;
 use crate::gemini::{convert_arguments, convert_tool_response, Payload};
 use crate::model::behavior::{Fix, Fixes};
 use crate::model::java::JavaException;
@@ -502,31 +500,8 @@ pub struct Conversions {
     pub(crate) judgements: std::rc::Rc<crate::checking::invariants::Judgements>,
 }
 
-/// A map with FNV-1a hashing: its keys are short texts and fix sets, which
-/// SipHash (made for keys an adversary picks) hashes several times slower.
-type Memo<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
-
-/// FNV-1a, 64 bits.
-#[derive(Debug)]
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
+/// A map with FNV-1a hashing: its keys are short texts and fix sets.
+type Memo<K, V> = FnvMap<K, V>;
 
 impl Conversions {
     fn response(&mut self, data: &str, error: bool, a: Fixes, b: Fixes) -> bool {

@@ -4,9 +4,13 @@
 //! format-1 vector, so any counterexample can be replayed with
 //! `toolcall-model run`.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Map, Value};
 
-use crate::chat::tool_loop::{run_loop, LoopConfig, LoopError, LoopRun, Memory, Provider};
+use crate::chat::tool_loop::{
+    run_loop, with_memory, LoopConfig, LoopError, LoopRun, Memory, Provider,
+};
 use crate::model::limits::{Max, OnExceeded};
 use crate::model::message::{Generation, Message};
 use crate::model::processor::ProcessorKind;
@@ -27,6 +31,24 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The turn history the loop starts from: the request, or with a
+    /// memory outside the loop, what the memory advisor makes of it.
+    pub(crate) fn turn_history(&self) -> Cow<'_, [Message]> {
+        match self.config.memory {
+            Memory::Outside => self.conversation(),
+            _ => Cow::Borrowed(&self.history),
+        }
+    }
+
+    /// The conversation the turn starts from: the request, with what the
+    /// memory holds before it (unless the request holds it).
+    pub(crate) fn conversation(&self) -> Cow<'_, [Message]> {
+        match self.config.memory {
+            Memory::None => Cow::Borrowed(&self.history),
+            _ => Cow::Owned(with_memory(&self.config, self.history.clone())),
+        }
+    }
+
     /// Runs the turn through the tool loop; also returns the toolbox, whose
     /// invocations say which tools ran.
     ///
@@ -39,7 +61,7 @@ impl Scenario {
     /// ```
     pub fn run(&self) -> Result<(LoopRun, Toolbox), LoopError> {
         let mut tb = Toolbox::new(self.tools.clone());
-        let run = run_loop(&self.config, self.turn_history(), &self.model, &mut tb)?;
+        let run = run_loop(&self.config, self.request_with_room(), &self.model, &mut tb)?;
         Ok((run, tb))
     }
 
@@ -77,7 +99,7 @@ impl Scenario {
         let mut tb = Toolbox::new(self.tools.clone());
         let (run, messages) = crate::chat::tool_loop::run_loop_with_messages(
             &self.config,
-            self.turn_history(),
+            self.request_with_room(),
             &self.model,
             &mut tb,
         )?;
@@ -88,7 +110,7 @@ impl Scenario {
     /// each round's call and responses (and the `tool-feedback` message),
     /// so that the history grows in place instead of being moved at each
     /// batch.
-    fn turn_history(&self) -> Vec<Message> {
+    fn request_with_room(&self) -> Vec<Message> {
         let rounds = self.model.len().min(self.config.max_rounds);
         let mut history = Vec::with_capacity(self.history.len() + 3 * rounds);
         history.extend_from_slice(&self.history);
@@ -108,50 +130,7 @@ impl Scenario {
     pub fn to_vector(&self, name: &str, about: &str, expect: Value) -> Value {
         let c = &self.config;
         let m = &c.manager;
-        let max = |x: Max| match x {
-            Max::Limited(n) => json!(n),
-            Max::Unlimited => json!("unlimited"),
-        };
-        let mut manager = Map::new();
-        manager.insert(
-            "max_calls_per_tool".into(),
-            max(m.limits.default_max_per_tool),
-        );
-        manager.insert(
-            "max_calls_per_tool_overrides".into(),
-            json!(m.limits.overrides),
-        );
-        manager.insert("exclude_from_limit".into(), json!(m.limits.excluded));
-        manager.insert("max_total_tool_calls".into(), max(m.limits.max_total));
-        manager.insert(
-            "on_limit_exceeded".into(),
-            json!(match m.limits.on_exceeded {
-                OnExceeded::Throw => "THROW",
-                OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
-            }),
-        );
-        manager.insert("resolution_fallback".into(), json!(m.resolution_fallback));
-        manager.insert("conversation_history".into(), json!(c.conversation_history));
-        manager.insert(
-            "exception_processor".into(),
-            json!({
-                "kind": match m.processor.kind {
-                    ProcessorKind::Default => "default",
-                    ProcessorKind::JsonError => "json_error",
-                },
-                "always_throw": m.processor.always_throw,
-                "rethrow": m.processor.rethrow,
-            }),
-        );
-        if c.validator != Default::default() {
-            manager.insert(
-                "validator".into(),
-                json!({
-                    "thought_signatures": c.validator.thought_signatures,
-                    "alternate_roles": c.validator.alternate_roles,
-                }),
-            );
-        }
+        let manager = manager_value(c);
         let tools: Vec<Value> = self
             .tools
             .iter()
@@ -167,6 +146,32 @@ impl Scenario {
                 })
             })
             .collect();
+        let input = self.input_value();
+        let advisors: Vec<&str> = [
+            (c.gemini_tool_text, "gemini-tool-text"),
+            (c.tool_feedback, "tool-feedback"),
+        ]
+        .iter()
+        .filter_map(|(on, name)| on.then_some(*name))
+        .collect();
+        json!({
+            "format": FORMAT,
+            "name": name,
+            "about": about,
+            "fixes": m.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
+            "advisors": advisors,
+            "manager": manager,
+            "tools": tools,
+            "op": "tool_loop",
+            "input": input,
+            "expect": expect,
+        })
+    }
+
+    /// The vector's `input`: the request, the model's script and the loop's
+    /// provider, memory and streaming.
+    fn input_value(&self) -> Value {
+        let c = &self.config;
         let model = match c.stream {
             Some(split) => json!(self
                 .model
@@ -195,26 +200,58 @@ impl Scenario {
                 input["memory_start"] = json!(c.memory_start);
             }
         }
-        let advisors: Vec<&str> = [
-            (c.gemini_tool_text, "gemini-tool-text"),
-            (c.tool_feedback, "tool-feedback"),
-        ]
-        .iter()
-        .filter_map(|(on, name)| on.then_some(*name))
-        .collect();
-        json!({
-            "format": FORMAT,
-            "name": name,
-            "about": about,
-            "fixes": m.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
-            "advisors": advisors,
-            "manager": manager,
-            "tools": tools,
-            "op": "tool_loop",
-            "input": input,
-            "expect": expect,
-        })
+        input
     }
+}
+
+/// The vector's `manager` section for the loop's configuration.
+fn manager_value(c: &LoopConfig) -> Map<String, Value> {
+    let m = &c.manager;
+    let max = |x: Max| match x {
+        Max::Limited(n) => json!(n),
+        Max::Unlimited => json!("unlimited"),
+    };
+    let mut manager = Map::new();
+    manager.insert(
+        "max_calls_per_tool".into(),
+        max(m.limits.default_max_per_tool),
+    );
+    manager.insert(
+        "max_calls_per_tool_overrides".into(),
+        json!(m.limits.overrides),
+    );
+    manager.insert("exclude_from_limit".into(), json!(m.limits.excluded));
+    manager.insert("max_total_tool_calls".into(), max(m.limits.max_total));
+    manager.insert(
+        "on_limit_exceeded".into(),
+        json!(match m.limits.on_exceeded {
+            OnExceeded::Throw => "THROW",
+            OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
+        }),
+    );
+    manager.insert("resolution_fallback".into(), json!(m.resolution_fallback));
+    manager.insert("conversation_history".into(), json!(c.conversation_history));
+    manager.insert(
+        "exception_processor".into(),
+        json!({
+            "kind": match m.processor.kind {
+                ProcessorKind::Default => "default",
+                ProcessorKind::JsonError => "json_error",
+            },
+            "always_throw": m.processor.always_throw,
+            "rethrow": m.processor.rethrow,
+        }),
+    );
+    if c.validator != Default::default() {
+        manager.insert(
+            "validator".into(),
+            json!({
+                "thought_signatures": c.validator.thought_signatures,
+                "alternate_roles": c.validator.alternate_roles,
+            }),
+        );
+    }
+    manager
 }
 
 fn outcome_value(o: &Outcome, m: &crate::model::manager::Config) -> Value {

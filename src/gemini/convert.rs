@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 
 use crate::json::jackson::{self, JValue};
 use crate::model::behavior::Fixes;
+use crate::model::java::has_text;
 use crate::model::java::{JavaException, RUNTIME_EXCEPTION};
-use crate::model::limits::has_text;
 use crate::model::shared_str::SharedStr;
 
 /// The text a conversion reads: borrowed, or shared with the message it

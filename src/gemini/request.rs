@@ -6,8 +6,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::model::behavior::Fixes;
+use crate::model::java::has_text;
 use crate::model::java::{JavaException, ILLEGAL_ARGUMENT};
-use crate::model::limits::has_text;
 use crate::model::message::Message;
 use crate::model::shared_str::SharedStr;
 

@@ -557,6 +557,39 @@ impl ClassTable {
     }
 }
 
+/// `StringUtils.hasText`: some character that is not Java whitespace.
+///
+/// ```
+/// assert!(!toolcall_model::model::has_text(" \t\u{1c}\u{2003}"));
+/// assert!(toolcall_model::model::has_text("\u{a0}"));
+/// assert!(toolcall_model::model::has_text("{}") && !toolcall_model::model::has_text(""));
+/// ```
+pub fn has_text(s: &str) -> bool {
+    // Nearly every text the manager checks (argument JSON, a tool's name)
+    // starts with a printable ASCII character, none of which is whitespace.
+    if s.as_bytes()
+        .first()
+        .is_some_and(|&b| b > b' ' && b.is_ascii())
+    {
+        return true;
+    }
+    s.chars().any(|c| !is_java_whitespace(c))
+}
+
+/// `Character.isWhitespace`: Unicode space separators except the no-break
+/// ones (U+00A0, U+2007, U+202F), plus `\t \n U+000B \f \r` and U+001C..U+001F.
+///
+/// ```
+/// assert!(toolcall_model::model::is_java_whitespace('\u{3000}'));
+/// assert!(!toolcall_model::model::is_java_whitespace('\u{200b}'));
+/// ```
+pub fn is_java_whitespace(c: char) -> bool {
+    matches!(c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\u{1C}'..='\u{1F}'
+        | ' ' | '\u{1680}' | '\u{2000}'..='\u{2006}' | '\u{2008}'..='\u{200A}'
+        | '\u{2028}' | '\u{2029}' | '\u{205F}' | '\u{3000}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,8 +6,11 @@
 //! message in it counts once for its name. [`Counts`] is the incremental form
 //! of that recount; [`Counts::recount`] is the recount itself.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
+use crate::collections::SmallMap;
+// Read by config::binding and checking::fuzzing through this path.
+pub(crate) use crate::model::java::{has_text, is_java_whitespace};
 use crate::model::message::Message;
 use crate::model::processor::Piece;
 use crate::model::shared_str::SharedStr;
@@ -131,39 +134,6 @@ fn positive(n: i32, what: &'static str) -> Result<u32, LimitsError> {
         .ok_or(LimitsError::NotPositive(what))
 }
 
-/// `StringUtils.hasText`: some character that is not Java whitespace.
-///
-/// ```
-/// assert!(!toolcall_model::model::has_text(" \t\u{1c}\u{2003}"));
-/// assert!(toolcall_model::model::has_text("\u{a0}"));
-/// assert!(toolcall_model::model::has_text("{}") && !toolcall_model::model::has_text(""));
-/// ```
-pub fn has_text(s: &str) -> bool {
-    // Nearly every text the manager checks (argument JSON, a tool's name)
-    // starts with a printable ASCII character, none of which is whitespace.
-    if s.as_bytes()
-        .first()
-        .is_some_and(|&b| b > b' ' && b.is_ascii())
-    {
-        return true;
-    }
-    s.chars().any(|c| !is_java_whitespace(c))
-}
-
-/// `Character.isWhitespace`: Unicode space separators except the no-break
-/// ones (U+00A0, U+2007, U+202F), plus `\t \n U+000B \f \r` and U+001C..U+001F.
-///
-/// ```
-/// assert!(toolcall_model::model::is_java_whitespace('\u{3000}'));
-/// assert!(!toolcall_model::model::is_java_whitespace('\u{200b}'));
-/// ```
-pub fn is_java_whitespace(c: char) -> bool {
-    matches!(c,
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\u{1C}'..='\u{1F}'
-        | ' ' | '\u{1680}' | '\u{2000}'..='\u{2006}' | '\u{2008}'..='\u{200A}'
-        | '\u{2028}' | '\u{2029}' | '\u{205F}' | '\u{3000}')
-}
-
 impl ToolCallLimits {
     /// `maxCallsPerTool(int)`. The builder methods take Java's `int`, so
     /// their maxima are `i32`: `Integer.MAX_VALUE` is the largest limit.
@@ -199,7 +169,7 @@ impl ToolCallLimits {
     /// assert_eq!(l.max_for("x"), Some(Max::Limited(2)));
     /// ```
     pub fn max_calls_per_tool_for(mut self, name: &str, n: i32) -> Result<Self, LimitsError> {
-        if !crate::model::limits::has_text(name) {
+        if !has_text(name) {
             return Err(LimitsError::BlankName);
         }
         let n = positive(n, "maxCallsPerTool must be greater than 0")?;
@@ -433,96 +403,12 @@ pub struct Counts {
 }
 
 /// The per-name counts: held in place while a turn has called few names,
-/// as nearly every turn has, a hash map beyond. Hashing a name cost more
-/// than the rest of a call's counting and checking together, and a few
-/// entries find a name with one or two comparisons; held in place, the
-/// counts a batch and its checkers copy at every call allocate nothing.
-/// The map keeps a turn of many names linear, and its keyed hash keeps
-/// names chosen to collide from making it quadratic.
-#[derive(Debug, Clone)]
-enum PerName {
-    /// The names in the order first counted, then `None`s.
-    Few([Option<(SharedStr, u64)>; FEW_NAMES]),
-    Many(HashMap<SharedStr, u64>),
-}
+/// as nearly every turn has, so that the counts a batch and its checkers
+/// copy at every call allocate nothing; a hash map beyond.
+type PerName = SmallMap<SharedStr, u64, FEW_NAMES>;
 
-/// The most names [`PerName::Few`] holds.
+/// The most names [`PerName`] holds in place.
 const FEW_NAMES: usize = 4;
-
-impl Default for PerName {
-    fn default() -> Self {
-        PerName::Few(Default::default())
-    }
-}
-
-impl PerName {
-    fn get(&self, name: &str) -> Option<u64> {
-        match self {
-            PerName::Few(v) => v
-                .iter()
-                .map_while(Option::as_ref)
-                .find(|(k, _)| k.as_str() == name)
-                .map(|e| e.1),
-            PerName::Many(m) => m.get(name).copied(),
-        }
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            PerName::Few(v) => v.iter().map_while(Option::as_ref).count(),
-            PerName::Many(m) => m.len(),
-        }
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (&SharedStr, u64)> {
-        let (few, many) = match self {
-            PerName::Few(v) => (Some(v), None),
-            PerName::Many(m) => (None, Some(m)),
-        };
-        let few = few
-            .into_iter()
-            .flatten()
-            .map_while(Option::as_ref)
-            .map(|(k, n)| (k, *n));
-        few.chain(many.into_iter().flatten().map(|(k, n)| (k, *n)))
-    }
-
-    /// Counts one more call to `name` (saturating); its count after.
-    fn add<N: AsRef<str> + Into<SharedStr>>(&mut self, name: N) -> u64 {
-        let v = match self {
-            PerName::Many(m) => {
-                return match m.get_mut(name.as_ref()) {
-                    Some(n) => {
-                        *n = n.saturating_add(1);
-                        *n
-                    }
-                    None => {
-                        m.insert(name.into(), 1);
-                        1
-                    }
-                };
-            }
-            PerName::Few(v) => v,
-        };
-        for slot in v.iter_mut() {
-            match slot {
-                Some((k, n)) if k.as_str() == name.as_ref() => {
-                    *n = n.saturating_add(1);
-                    return *n;
-                }
-                Some(_) => {}
-                None => {
-                    *slot = Some((name.into(), 1));
-                    return 1;
-                }
-            }
-        }
-        let mut m: HashMap<SharedStr, u64> = std::mem::take(v).into_iter().flatten().collect();
-        m.insert(name.into(), 1);
-        *self = PerName::Many(m);
-        1
-    }
-}
 
 /// Equal when they hold the same counts, whatever order the names came in.
 impl PartialEq for Counts {
@@ -586,7 +472,17 @@ impl Counts {
     /// ```
     pub fn add<N: AsRef<str> + Into<SharedStr>>(&mut self, name: N) -> (u64, u64) {
         self.total = self.total.saturating_add(1);
-        (self.per_name.add(name), self.total)
+        let n = match self.per_name.get_mut(name.as_ref()) {
+            Some(n) => {
+                *n = n.saturating_add(1);
+                *n
+            }
+            None => {
+                self.per_name.insert(name.into(), 1);
+                1
+            }
+        };
+        (n, self.total)
     }
 
     /// The count for `name`.
@@ -595,7 +491,7 @@ impl Counts {
     /// assert_eq!(toolcall_model::model::Counts::default().get("x"), 0);
     /// ```
     pub fn get(&self, name: &str) -> u64 {
-        self.per_name.get(name).unwrap_or(0)
+        self.per_name.get(name).copied().unwrap_or(0)
     }
 
     /// The total count.
@@ -629,7 +525,7 @@ impl Counts {
         let mut v: Vec<_> = self
             .per_name
             .iter()
-            .map(|(k, v)| (k.to_string(), v))
+            .map(|(k, v)| (k.to_string(), *v))
             .collect();
         v.sort();
         v
@@ -706,7 +602,7 @@ mod tests {
             assert_eq!(c.names(), reference.len());
             assert!(reference.iter().all(|(k, &n)| c.get(k) == n));
         }
-        assert!(matches!(c.per_name, PerName::Many(_)));
+        assert!(c.per_name.len() > FEW_NAMES);
         assert_eq!(c.sorted(), reference.into_iter().collect::<Vec<_>>());
 
         let (mut few, mut many) = (Counts::default(), Counts::default());
@@ -718,7 +614,7 @@ mod tests {
         }
         assert_ne!(few, many);
         few.add(names[0].as_str());
-        assert!(matches!(few.per_name, PerName::Many(_)));
+        assert!(few.per_name.len() > FEW_NAMES);
         assert_eq!(few, many);
         let (mut a, mut b) = (Counts::default(), Counts::default());
         a.add("x");

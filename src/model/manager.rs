@@ -11,11 +11,9 @@
 
 use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::{
-    ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
+    has_text, ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
 };
-use crate::model::limits::{
-    current_turn, decimal, has_text, Breach, Counts, OnExceeded, ToolCallLimits,
-};
+use crate::model::limits::{current_turn, decimal, Breach, Counts, OnExceeded, ToolCallLimits};
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
 use crate::model::processor::{tool_execution_exception, Handling, Piece, Processor};
 use crate::model::shared_str::SharedStr;

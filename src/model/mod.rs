@@ -24,14 +24,14 @@ pub use behavior::{
 };
 
 pub use java::{
-    simple_name, ClassError, ClassTable, JavaException, Kind, ILLEGAL_ARGUMENT, ILLEGAL_STATE,
-    NULL_POINTER, RUNTIME_EXCEPTION, THROWABLE, TOOL_CALL_LIMIT_EXCEEDED, TOOL_EXECUTION_EXCEPTION,
-    TOOL_EXECUTION_NULL_CAUSE,
+    has_text, is_java_whitespace, simple_name, ClassError, ClassTable, JavaException, Kind,
+    ILLEGAL_ARGUMENT, ILLEGAL_STATE, NULL_POINTER, RUNTIME_EXCEPTION, THROWABLE,
+    TOOL_CALL_LIMIT_EXCEEDED, TOOL_EXECUTION_EXCEPTION, TOOL_EXECUTION_NULL_CAUSE,
 };
 
 pub use limits::{
-    current_turn, has_text, is_java_whitespace, Breach, Counts, LimitsError, Max, OnExceeded,
-    ToolCallLimits, DEFAULT_MAX_CALLS_PER_TOOL, DEFAULT_MAX_TOTAL_TOOL_CALLS,
+    current_turn, Breach, Counts, LimitsError, Max, OnExceeded, ToolCallLimits,
+    DEFAULT_MAX_CALLS_PER_TOOL, DEFAULT_MAX_TOTAL_TOOL_CALLS,
 };
 
 pub use manager::{

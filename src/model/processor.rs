@@ -237,7 +237,7 @@ const JSON_ERROR_CLOSE: &str = "\"}";
 /// assert!(!toolcall_model::model::is_blank("\u{a0}"));
 /// ```
 pub fn is_blank(s: &str) -> bool {
-    !crate::model::limits::has_text(s)
+    !crate::model::java::has_text(s)
 }
 
 /// `{"error":"TEXT"}` as Jackson writes a one-entry map: no spaces, `"` and

@@ -3,9 +3,9 @@
 //! A [`Toolbox`] is a value: invoking a tool advances that tool's script and
 //! records the invocation, so a run is reproducible from its inputs alone.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::collections::SmallMap;
 use crate::model::java::JavaException;
 use crate::model::shared_str::SharedStr;
 
@@ -182,16 +182,21 @@ impl Positions {
     }
 }
 
-/// The tools, and for a long list their lookup by name.
+/// The tools, and their lookup by name.
 #[derive(Debug, PartialEq, Eq)]
 struct Registry {
     tools: Vec<ToolSpec>,
-    /// The request's tools and the resolver's by name, built only for more
-    /// than [`SCANNED`] tools: below, a scan finds a name sooner than a hash.
-    by_name: Option<(HashMap<SharedStr, usize>, HashMap<SharedStr, usize>)>,
+    /// The request's tools by name.
+    request: ByName,
+    /// The resolver's tools by name.
+    resolver: ByName,
 }
 
-/// The most tools a toolbox looks up by scanning.
+/// Each name's position in the tool list: a scenario's few tools are found
+/// by comparing names, a long list by hashing them.
+type ByName = SmallMap<SharedStr, usize, SCANNED>;
+
+/// The most tools a lookup finds by comparing names.
 const SCANNED: usize = 8;
 
 impl Toolbox {
@@ -203,27 +208,27 @@ impl Toolbox {
     /// assert!(toolcall_model::model::Toolbox::new(vec![]).invocations().is_empty());
     /// ```
     pub fn new(tools: Vec<ToolSpec>) -> Self {
-        let by_name = (tools.len() > SCANNED).then(|| {
-            let mut by_name_request = HashMap::new();
-            let mut by_name_resolver = HashMap::new();
-            for (i, t) in tools.iter().enumerate() {
-                match t.registered {
-                    // `toolCallbacks.stream().filter(..).findFirst()`: the first.
-                    Registered::Request => {
-                        by_name_request.entry(t.name.clone()).or_insert(i);
-                    }
-                    // `StaticToolCallbackResolver` puts each callback in a map
-                    // by name: the last one registered wins.
-                    Registered::Resolver => {
-                        by_name_resolver.insert(t.name.clone(), i);
+        let (mut request, mut resolver) = (ByName::default(), ByName::default());
+        for (i, t) in tools.iter().enumerate() {
+            match t.registered {
+                // `toolCallbacks.stream().filter(..).findFirst()`: the first.
+                Registered::Request => {
+                    if request.get(&t.name).is_none() {
+                        request.insert(t.name.clone(), i);
                     }
                 }
+                // `StaticToolCallbackResolver` puts each callback in a map
+                // by name: the last one registered wins.
+                Registered::Resolver => resolver.insert(t.name.clone(), i),
             }
-            (by_name_request, by_name_resolver)
-        });
+        }
         let next = Positions::start(tools.len());
         Toolbox {
-            registry: Arc::new(Registry { tools, by_name }),
+            registry: Arc::new(Registry {
+                tools,
+                request,
+                resolver,
+            }),
             next,
             invocations: Vec::new(),
         }
@@ -274,13 +279,11 @@ impl Toolbox {
     /// assert!(tb.find(" ", true).is_none());
     /// ```
     pub fn find(&self, name: &str, resolution_fallback: bool) -> Option<ToolRef> {
-        let Some((by_name_request, by_name_resolver)) = &self.registry.by_name else {
-            return self.find_by_scan(name, resolution_fallback);
-        };
-        let index = match by_name_request.get(name) {
+        let registry = &*self.registry;
+        let index = match registry.request.get(name) {
             Some(&i) => i,
-            None if resolution_fallback && crate::model::limits::has_text(name) => {
-                *by_name_resolver.get(name)?
+            None if resolution_fallback && crate::model::java::has_text(name) => {
+                *registry.resolver.get(name)?
             }
             None => return None,
         };
@@ -451,7 +454,7 @@ pub(crate) fn scan(tools: &[ToolSpec], name: &str, resolution_fallback: bool) ->
         .iter()
         .position(|t| t.registered == Registered::Request && t.name == name)
         .or_else(|| {
-            if resolution_fallback && crate::model::limits::has_text(name) {
+            if resolution_fallback && crate::model::java::has_text(name) {
                 tools
                     .iter()
                     .rposition(|t| t.registered == Registered::Resolver && t.name == name)

@@ -5,7 +5,6 @@ use serde_json::{Map, Value};
 
 use crate::model::text::cut_bytes;
 
-use super::runner::numbers_equal;
 use super::{err, VectorError};
 
 /// Whole-value equality (payloads): same keys (any order), same values,
@@ -273,4 +272,9 @@ pub(super) fn canonical_signatures(
         }
     }
     Ok(Some(out))
+}
+
+/// Numbers by value (the vectors' rule, shared with `conformance`).
+pub(crate) fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
+    crate::json::decimal::same_number(&a.to_string(), &b.to_string())
 }

@@ -18,7 +18,7 @@ mod runner;
 
 pub use self::fields::{pointer_token, MAX_CAUSE_DEPTH};
 pub use self::matcher::match_value;
-pub(crate) use self::runner::numbers_equal;
+pub(crate) use self::matcher::numbers_equal;
 pub use self::runner::{error_value, manager_error_value, Produced, Verification, NO_EXPECTATION};
 
 use serde_json::Value;

@@ -527,6 +527,32 @@ fn op_from(obj: &Map<String, Value>) -> Result<Op, VectorError> {
 
 /// The input of a `tool_loop` op: the script, the provider and the memory.
 fn tool_loop_from(input: &Map<String, Value>) -> Result<Op, VectorError> {
+    let model = script_from(input)?;
+    let provider = match choice(input, "provider")? {
+        None | Some("gemini") => Provider::Gemini,
+        Some("none") => Provider::None,
+        Some(p) => {
+            return Err(err(
+                "/input/provider",
+                format!("unknown provider '{p}' (known: gemini, none)"),
+            ))
+        }
+    };
+    let (memory, memory_max_messages, memory_start) = memory_from(input)?;
+    let repeat_last = repeat_last_from(input)?;
+    Ok(Op::ToolLoop {
+        history: messages(input.get("history"), "/input/history")?,
+        model,
+        repeat_last,
+        provider,
+        memory,
+        memory_max_messages,
+        memory_start,
+    })
+}
+
+/// The model's script, streamed (`"stream": true`) or not.
+fn script_from(input: &Map<String, Value>) -> Result<Script, VectorError> {
     let stream = match field(input, "stream") {
         None => false,
         Some(Value::Bool(b)) => *b,
@@ -537,7 +563,7 @@ fn tool_loop_from(input: &Map<String, Value>) -> Result<Op, VectorError> {
             ))
         }
     };
-    let model = match input.get("model") {
+    Ok(match input.get("model") {
         Some(Value::Array(a)) if stream => Script::Streamed(
             a.iter()
                 .enumerate()
@@ -557,26 +583,27 @@ fn tool_loop_from(input: &Map<String, Value>) -> Result<Op, VectorError> {
             ))
         }
         _ => return Err(err("/input/model", "must be an array of generation lists")),
-    };
-    let choice = |k: &str| match field(input, k) {
+    })
+}
+
+/// The string or null at `k`.
+fn choice<'a>(input: &'a Map<String, Value>, k: &str) -> Result<Option<&'a str>, VectorError> {
+    match field(input, k) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.as_str())),
         Some(v) => Err(err(
             format!("/input/{k}"),
             format!("must be a string or null, not {}", short(v)),
         )),
-    };
-    let provider = match choice("provider")? {
-        None | Some("gemini") => Provider::Gemini,
-        Some("none") => Provider::None,
-        Some(p) => {
-            return Err(err(
-                "/input/provider",
-                format!("unknown provider '{p}' (known: gemini, none)"),
-            ))
-        }
-    };
-    let memory = match choice("memory")? {
+    }
+}
+
+/// The memory, its window and what it holds at the start (both only with
+/// a memory).
+fn memory_from(
+    input: &Map<String, Value>,
+) -> Result<(Memory, i32, Vec<crate::model::message::Message>), VectorError> {
+    let memory = match choice(input, "memory")? {
         None | Some("none") => Memory::None,
         Some("inside") => Memory::Inside,
         Some("outside") => Memory::Outside,
@@ -606,6 +633,12 @@ fn tool_loop_from(input: &Map<String, Value>) -> Result<Op, VectorError> {
             }
         }
     }
+    Ok((memory, memory_max_messages, memory_start))
+}
+
+/// Whether the model repeats its last reply, which must stay small enough
+/// to replay.
+fn repeat_last_from(input: &Map<String, Value>) -> Result<bool, VectorError> {
     let repeat_last = match field(input, "repeat_last") {
         None => false,
         Some(Value::Bool(b)) => *b,
@@ -628,13 +661,5 @@ fn tool_loop_from(input: &Map<String, Value>) -> Result<Op, VectorError> {
             ));
         }
     }
-    Ok(Op::ToolLoop {
-        history: messages(input.get("history"), "/input/history")?,
-        model,
-        repeat_last,
-        provider,
-        memory,
-        memory_max_messages,
-        memory_start,
-    })
+    Ok(repeat_last)
 }

@@ -383,8 +383,3 @@ impl serde::Serialize for Produced {
         m.end()
     }
 }
-
-/// Numbers by value (the vectors' rule, shared with `conformance`).
-pub(crate) fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
-    crate::json::decimal::same_number(&a.to_string(), &b.to_string())
-}

@@ -237,7 +237,7 @@ fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
                 .map(|s| Invocation {
                     tool: s.call.name.clone(),
                     arguments: match &s.call.arguments {
-                        Some(a) if crate::model::limits::has_text(a) => a.clone(),
+                        Some(a) if crate::model::java::has_text(a) => a.clone(),
                         _ => "{}".into(),
                     },
                 })

@@ -11,9 +11,8 @@ use crate::model::behavior::Fixes;
 use crate::model::message::Message;
 use crate::model::tools::Toolbox;
 
-use super::payloads::Judgements;
+use super::judgements::Judgements;
 use super::trace::{trace, Replays, Trace};
-use super::transcripts;
 use crate::checking::oracle::RefCounts;
 
 /// What the checkers look at: the scenario, its run, and (computed on first
@@ -317,13 +316,13 @@ impl<'a> Evidence<'a> {
             .get_or_init(|| RefCounts::of(self.turn_history()))
     }
 
-    /// [`transcripts::conversation`], computed once.
+    /// [`Scenario::conversation`], computed once.
     pub(super) fn conversation(&self) -> &[Message] {
         self.conversation
-            .get_or_init(|| transcripts::conversation(self.scenario))
+            .get_or_init(|| self.scenario.conversation())
     }
 
-    /// [`transcripts::turn_history`], computed once: with a memory outside
+    /// [`Scenario::turn_history`], computed once: with a memory outside
     /// the loop it is the conversation.
     pub(super) fn turn_history(&self) -> &[Message] {
         match self.scenario.config.memory {

@@ -52,6 +52,7 @@
 
 mod calls;
 mod evidence;
+mod judgements;
 mod payloads;
 mod rounds;
 mod streaming;
@@ -59,8 +60,8 @@ mod trace;
 mod transcripts;
 
 pub use self::evidence::Evidence;
+pub use self::judgements::Judgements;
 pub(crate) use self::payloads::recovered;
-pub use self::payloads::Judgements;
 pub use self::rounds::{repeating_guard, turn_bound};
 pub use self::trace::{CallEvent, Replays, Round, RoundEnd, Trace};
 pub use self::transcripts::memory_holds_conversation;

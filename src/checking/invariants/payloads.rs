@@ -1,8 +1,6 @@
 //! The judges of the responses' payloads: JSON-safe (4), Gemini-safe (5)
 //! and lossless (6), with the recovery rule of a payload.
 
-use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -17,6 +15,7 @@ use crate::model::processor::{json_error_text, ProcessorKind};
 use crate::model::tools::Outcome;
 
 use super::evidence::Evidence;
+use super::judgements::{Converted, Judgements, Learned};
 use super::trace::{Round, RoundEnd, JSON_SAFE_JUDGE};
 use super::transcripts::non_system;
 use super::{clip, in_request, refuted, refuted_on, Judged, Locus};
@@ -25,112 +24,6 @@ pub(super) fn wrap(key: &str, v: Value) -> Value {
     let mut m = Map::new();
     m.insert(key.to_owned(), v);
     Value::Object(m)
-}
-
-/// What the payload judges learned of the texts they judged, kept across
-/// the evidences that share it ([`Evidence::judging`]): how a text converts
-/// under a set of fixes (Gemini-safe) and whether a payload recovers it
-/// (lossless). Both are functions of the text, its error mark, the fixes
-/// and the payload alone, so a caller that judges many turns of few
-/// distinct texts (the exhaustive run) converts and compares each once.
-/// It keeps at most [`Judgements::CAPACITY`] findings; past that, judges
-/// work as without it.
-///
-/// ```
-/// use toolcall_model::checking::invariants::{check, Evidence, Invariant, Judgements};
-/// use toolcall_model::{checking::scenario::Scenario, chat::LoopConfig,
-///     model::{Generation, Message, ToolCall, ToolSpec}};
-/// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "\"sunny\"")],
-///     history: vec![Message::user("hi")], model: vec![
-///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }],
-///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
-/// let judgements = Judgements::default();
-/// for _ in 0..2 {
-///     let ev = Evidence::gather(&s).unwrap().judging(&judgements);
-///     assert_eq!(check(Invariant::Lossless, &ev), check(Invariant::Lossless, &Evidence::gather(&s).unwrap()));
-///     assert_eq!(check(Invariant::GeminiSafe, &ev), check(Invariant::GeminiSafe, &Evidence::gather(&s).unwrap()));
-/// }
-/// assert_eq!(judgements.len(), 2);
-/// ```
-#[derive(Debug, Default)]
-pub struct Judgements {
-    /// By text: what was learned of it.
-    texts: RefCell<BTreeMap<Box<str>, Vec<Learned>>>,
-    /// How many findings `texts` holds.
-    held: std::cell::Cell<usize>,
-}
-
-/// One finding about a text.
-#[derive(Debug)]
-enum Learned {
-    /// How `convert_tool_response` came out: an object, a payload that is
-    /// none, or an exception.
-    Conversion {
-        error: bool,
-        fixes: Fixes,
-        outcome: Converted,
-    },
-    /// Whether `payload` recovers the text.
-    Recovery {
-        error: bool,
-        fixes: Fixes,
-        payload: Payload,
-        recovers: bool,
-    },
-}
-
-/// How a tool response converts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Converted {
-    Object,
-    NotAnObject,
-    Throws,
-}
-
-impl Judgements {
-    /// The most findings kept: a run's texts are few, and a caller fed
-    /// ever new ones keeps no more than this.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::checking::invariants::Judgements::CAPACITY, 4096);
-    /// ```
-    pub const CAPACITY: usize = 4096;
-
-    /// How many findings are kept.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::checking::invariants::Judgements::default().len(), 0);
-    /// ```
-    pub fn len(&self) -> usize {
-        self.held.get()
-    }
-
-    /// Whether none is.
-    ///
-    /// ```
-    /// assert!(toolcall_model::checking::invariants::Judgements::default().is_empty());
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn find<T>(&self, text: &str, f: impl Fn(&Learned) -> Option<T>) -> Option<T> {
-        self.texts.borrow().get(text)?.iter().find_map(f)
-    }
-
-    fn learn(&self, text: &str, finding: Learned) {
-        if self.held.get() >= Self::CAPACITY {
-            return;
-        }
-        self.held.set(self.held.get() + 1);
-        let mut texts = self.texts.borrow_mut();
-        match texts.get_mut(text) {
-            Some(known) => known.push(finding),
-            None => {
-                texts.insert(text.into(), vec![finding]);
-            }
-        }
-    }
 }
 
 /// How the response converts under `fixes`, learned once where the
@@ -491,6 +384,20 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
     let Some(all) = ev.attempted_messages() else {
         return Judged::NotApplicable;
     };
+    let recoverable = match recoverable_in_requests(ev, fixes, all) {
+        Ok(r) => r,
+        Err(refuted) => return refuted,
+    };
+    recoverable_next_turn(ev, fixes, &recoverable)
+}
+
+/// Invariant 6 on the turn's requests: each response's (text, mark) that
+/// came through recoverable, or the refutation.
+fn recoverable_in_requests<'e>(
+    ev: &'e Evidence<'_>,
+    fixes: Fixes,
+    all: &'e [Vec<Message>],
+) -> Result<Vec<(&'e str, bool)>, Judged> {
     // Every request converts a response by `convert_tool_response` of its
     // text and error mark under the run's fixes, so a (text, mark) that
     // came through recoverable once does everywhere: each is judged once.
@@ -498,18 +405,18 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
     let mut before = None;
     for (k, sent) in ev.run.requests.iter().enumerate() {
         let (Sent::Gemini(req), Some(msgs)) = (sent, all.get(k)) else {
-            return refuted(
+            return Err(refuted(
                 format!("request {k} to be a Gemini request built from the loop's messages"),
                 Locus::Unlocated,
-            );
+            ));
         };
         let pairs = match aligned_after(msgs, &req.contents, before) {
             Ok(p) => p,
             Err(e) => {
-                return refuted(
+                return Err(refuted(
                     format!("request {k} to be built from the loop's messages: {e}"),
                     Locus::Unlocated,
-                )
+                ))
             }
         };
         for (c, p, r, payload) in pairs {
@@ -534,7 +441,7 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
                 } else {
                     Locus::Unlocated
                 };
-                return in_request(
+                return Err(in_request(
                     refuted_on(
                         format!(
                             "request {k}: the response of tool '{}', {}, to come through recoverable as {}, got {}",
@@ -547,12 +454,18 @@ pub(super) fn lossless(ev: &Evidence<'_>) -> Judged {
                         r,
                     ),
                     k,
-                );
+                ));
             }
             recoverable.push((&r.data, r.error));
         }
         before = Some((&msgs[..], &req.contents[..]));
     }
+    Ok(recoverable)
+}
+
+/// Invariant 6 on the next turn's request, built from the memory: only a
+/// response not among the `recoverable` ones can refute it.
+fn recoverable_next_turn(ev: &Evidence<'_>, fixes: Fixes, recoverable: &[(&str, bool)]) -> Judged {
     // The next turn's request holds the memory's responses: where each was
     // judged above, the request (if it builds) holds nothing new.
     if tool_responses(&ev.run.memory).all(|r| recoverable.contains(&(r.data.as_str(), r.error))) {

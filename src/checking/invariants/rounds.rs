@@ -2,6 +2,7 @@
 //! the limits state.
 
 use crate::chat::tool_loop::LoopConfig;
+use crate::collections::SmallMap;
 use crate::model::limits::Max;
 use crate::model::manager::answered_generation;
 use crate::model::message::Generation;
@@ -49,30 +50,16 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
         Max::Limited(n) => Some(sum.saturating_add(u64::from(n))),
         Max::Unlimited => None,
     };
-    // Each name counts once. A script calls a handful of names: they are
-    // gathered in one pass on the stack; past that many, sorted in a list,
-    // so the work stays n log n.
-    let mut few = [""; FEW_NAMES];
-    let mut n = 0;
-    for name in names.clone() {
-        if few[..n].contains(&name) {
-            continue;
+    // Each name counts once.
+    let mut distinct: SmallMap<&str, (), FEW_NAMES> = SmallMap::default();
+    for name in names {
+        if distinct.get(name).is_none() {
+            distinct.insert(name, ());
         }
-        if n == FEW_NAMES {
-            n = FEW_NAMES + 1;
-            break;
-        }
-        few[n] = name;
-        n += 1;
     }
-    let per_tool = if n <= FEW_NAMES {
-        few[..n].iter().try_fold(0u64, |sum, name| limit(sum, name))
-    } else {
-        let mut sorted: Vec<&str> = names.collect();
-        sorted.sort_unstable();
-        sorted.dedup();
-        sorted.into_iter().try_fold(0u64, limit)
-    };
+    let per_tool = distinct
+        .iter()
+        .try_fold(0u64, |sum, (name, ())| limit(sum, name));
     let c = match (total, per_tool) {
         (Some(t), Some(p)) => t.min(p),
         (Some(t), None) => t,
@@ -82,8 +69,8 @@ pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> 
     usize::try_from(c.saturating_add(2)).ok()
 }
 
-/// Up to how many distinct names [`turn_bound`] gathers on the stack rather
-/// than sorting.
+/// Up to how many distinct names [`turn_bound`] holds in place rather than
+/// hashing.
 const FEW_NAMES: usize = 8;
 
 /// The guard (`LoopConfig::max_rounds`) a generated scenario with a

@@ -10,16 +10,15 @@ use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use crate::checking::scenario::Scenario;
-use crate::model::limits::Counts;
+use crate::model::limits::{Breach, Counts};
 use crate::model::manager::{
-    answered_generation, ends_turn_at_breach, execute_with_counts, Batch, ExecResult,
+    answered_generation, ends_turn_at_breach, execute_with_counts, Batch, Config, ExecResult,
     LimitExceeded, ManagerError, Step,
 };
 use crate::model::message::{Message, ToolCall};
 use crate::model::shared_list::SharedList;
 use crate::model::tools::{Invocation, Toolbox};
 
-use super::transcripts::turn_history;
 use super::Judged;
 
 /// What one call of a batch did, as [`Batch::call`] and
@@ -233,7 +232,7 @@ fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Re
     // the start of every batch (set back to it after a batch where they
     // part), rather than copied from it once a batch.
     let mut driver_tb = tb.clone();
-    let mut full = turn_history(scenario).into_owned();
+    let mut full = scenario.turn_history().into_owned();
     let mut counts = Counts::recount(&full);
     let mut rounds = Vec::new();
     // A streamed turn goes on with each reply's aggregate; a repeating
@@ -255,105 +254,11 @@ fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Re
         let calls = answered.tool_calls.clone();
         let driven =
             execute_with_counts(cfg, with_room(&full), reply, counts.clone(), &mut driver_tb);
-        let mut batch = Some(Batch::new(counts.clone()));
-        let mut events = Vec::with_capacity(calls.len());
-        let mut end = None;
-        // A breach under THROW: the batch, the breach and the call's index,
-        // ended below, where the assistant message is moved, not copied.
-        let mut thrown = None;
-        for (i, call) in calls.iter().enumerate() {
-            let Some(b) = batch.take() else { break };
-            match b.call(call, cfg, |n| tb.find(n, fallback)) {
-                Step::Answered(b) => {
-                    events.push(CallEvent::Answered {
-                        counts: b.counts().clone(),
-                    });
-                    batch = Some(b);
-                }
-                Step::Missing(b) => {
-                    events.push(CallEvent::Missing {
-                        counts: b.counts().clone(),
-                    });
-                    batch = Some(b);
-                }
-                Step::Invoke(p) => {
-                    let result = tb.invoke(p.tool(), p.arguments());
-                    match p.complete(result, cfg) {
-                        Ok(b) => {
-                            events.push(CallEvent::Invoked {
-                                counts: Some(b.counts().clone()),
-                                failed: None,
-                            });
-                            batch = Some(b);
-                        }
-                        Err(e) => {
-                            events.push(CallEvent::Invoked {
-                                counts: None,
-                                failed: Some(e.clone()),
-                            });
-                            end = Some(RoundEnd::Failed(e));
-                            break;
-                        }
-                    }
-                }
-                Step::Breached(b, breach) => {
-                    events.push(CallEvent::Thrown {
-                        counts: b.counts().clone(),
-                    });
-                    thrown = Some((b, breach, i));
-                    break;
-                }
-                Step::Failed(e) => {
-                    events.push(CallEvent::Failed(e.clone()));
-                    end = Some(RoundEnd::Failed(e));
-                    break;
-                }
-            }
-        }
+        let stepped = step_calls(Batch::new(counts.clone()), &calls, cfg, &mut tb, fallback);
+        let events = stepped.events;
         let ends_turn = ends_turn_at_breach(cfg, &full, &calls, &counts);
-        let end = match (end, thrown, batch) {
-            (Some(e), _, _) => e,
-            (None, Some((b, breach, i)), _) => RoundEnd::Limit(Box::new(b.throw(
-                breach,
-                &calls[i + 1..],
-                with_room(&full),
-                assistant,
-                cfg,
-            ))),
-            (None, None, Some(b)) => {
-                let (result, after) = b.finish(with_room(&full), assistant);
-                match ends_turn {
-                    Some((breach_index, breach)) => RoundEnd::Limit(Box::new(LimitExceeded {
-                        breach,
-                        partial: result,
-                        breach_index,
-                        counts: after,
-                    })),
-                    None => RoundEnd::Done {
-                        result,
-                        counts: after,
-                    },
-                }
-            }
-            (None, None, None) => unreachable!("a batch that did not end is still held"),
-        };
-        let same = match (&driven, &end) {
-            (Ok((r, c)), RoundEnd::Done { result, counts }) => r == result && c == counts,
-            (Err(ManagerError::LimitExceeded(a)), RoundEnd::Limit(b)) => a == b,
-            (Err(a), RoundEnd::Failed(b)) => a == b,
-            _ => false,
-        };
-        let same_tools = driver_tb == tb;
-        if !same_tools {
-            driver_tb.clone_from(&tb);
-        }
-        let driver = if !same {
-            Err("execute_with_counts and the step engine end the batch differently".to_owned())
-        } else if !same_tools {
-            Err("execute_with_counts and the step engine invoke the tools differently".to_owned())
-        } else {
-            Ok(())
-        };
+        let end = end_round(stepped.stop, &calls, &full, assistant, ends_turn, cfg);
+        let (same, driver) = same_as_driver(&driven, &end, &mut driver_tb, &tb);
         // Where the driver agrees, its own result is the next round's start
         // (taken, not copied).
         let next = match (&end, driven) {
@@ -387,6 +292,163 @@ fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Re
         invocations: tb.take_invocations(),
         judged: Default::default(),
     }
+}
+
+/// What the step engine did with a batch's calls: each call's event, and
+/// where the batch stopped.
+struct Stepped {
+    events: Vec<CallEvent>,
+    stop: Stop,
+}
+
+/// Where a batch's calls stopped.
+enum Stop {
+    /// A call ended the round.
+    Ended(RoundEnd),
+    /// A breach under THROW at the call of this index, to be thrown.
+    Thrown(Batch, Breach, usize),
+    /// Every call ran: the batch, to be finished.
+    Held(Batch),
+}
+
+/// Steps `calls` through the batch `b` as the manager's step engine runs
+/// them, invoking the tools of `tb`.
+fn step_calls(
+    b: Batch,
+    calls: &[ToolCall],
+    cfg: &Config,
+    tb: &mut Toolbox,
+    fallback: bool,
+) -> Stepped {
+    let mut batch = Some(b);
+    let mut events = Vec::with_capacity(calls.len());
+    let mut end = None;
+    // A breach under THROW: the batch, the breach and the call's index,
+    // ended by the caller, where the assistant message is moved, not copied.
+    let mut thrown = None;
+    for (i, call) in calls.iter().enumerate() {
+        let Some(b) = batch.take() else { break };
+        match b.call(call, cfg, |n| tb.find(n, fallback)) {
+            Step::Answered(b) => {
+                events.push(CallEvent::Answered {
+                    counts: b.counts().clone(),
+                });
+                batch = Some(b);
+            }
+            Step::Missing(b) => {
+                events.push(CallEvent::Missing {
+                    counts: b.counts().clone(),
+                });
+                batch = Some(b);
+            }
+            Step::Invoke(p) => {
+                let result = tb.invoke(p.tool(), p.arguments());
+                match p.complete(result, cfg) {
+                    Ok(b) => {
+                        events.push(CallEvent::Invoked {
+                            counts: Some(b.counts().clone()),
+                            failed: None,
+                        });
+                        batch = Some(b);
+                    }
+                    Err(e) => {
+                        events.push(CallEvent::Invoked {
+                            counts: None,
+                            failed: Some(e.clone()),
+                        });
+                        end = Some(RoundEnd::Failed(e));
+                        break;
+                    }
+                }
+            }
+            Step::Breached(b, breach) => {
+                events.push(CallEvent::Thrown {
+                    counts: b.counts().clone(),
+                });
+                thrown = Some((b, breach, i));
+                break;
+            }
+            Step::Failed(e) => {
+                events.push(CallEvent::Failed(e.clone()));
+                end = Some(RoundEnd::Failed(e));
+                break;
+            }
+        }
+    }
+    let stop = match (end, thrown, batch) {
+        (Some(e), _, _) => Stop::Ended(e),
+        (None, Some((b, breach, i)), _) => Stop::Thrown(b, breach, i),
+        (None, None, Some(b)) => Stop::Held(b),
+        (None, None, None) => unreachable!("a batch that did not end is still held"),
+    };
+    Stepped { events, stop }
+}
+
+/// How the round ends: the end a call met, else the breach thrown, else
+/// the batch finished on `history` (a breach `ends_turn` still ends the
+/// turn there).
+fn end_round(
+    stop: Stop,
+    calls: &[ToolCall],
+    history: &[Message],
+    assistant: Message,
+    ends_turn: Option<(usize, Breach)>,
+    cfg: &Config,
+) -> RoundEnd {
+    match stop {
+        Stop::Ended(e) => e,
+        Stop::Thrown(b, breach, i) => RoundEnd::Limit(Box::new(b.throw(
+            breach,
+            &calls[i + 1..],
+            with_room(history),
+            assistant,
+            cfg,
+        ))),
+        Stop::Held(b) => {
+            let (result, after) = b.finish(with_room(history), assistant);
+            match ends_turn {
+                Some((breach_index, breach)) => RoundEnd::Limit(Box::new(LimitExceeded {
+                    breach,
+                    partial: result,
+                    breach_index,
+                    counts: after,
+                })),
+                None => RoundEnd::Done {
+                    result,
+                    counts: after,
+                },
+            }
+        }
+    }
+}
+
+/// Whether the driver `execute_with_counts` ended the batch as the step
+/// engine did (`same`), and the driver's verdict on the batch and the
+/// tools; the driver's toolbox is set back to the engine's where they part.
+fn same_as_driver(
+    driven: &Result<(ExecResult, Counts), ManagerError>,
+    end: &RoundEnd,
+    driver_tb: &mut Toolbox,
+    tb: &Toolbox,
+) -> (bool, Result<(), String>) {
+    let same = match (driven, end) {
+        (Ok((r, c)), RoundEnd::Done { result, counts }) => r == result && c == counts,
+        (Err(ManagerError::LimitExceeded(a)), RoundEnd::Limit(b)) => a == b,
+        (Err(a), RoundEnd::Failed(b)) => a == b,
+        _ => false,
+    };
+    let same_tools = *driver_tb == *tb;
+    if !same_tools {
+        driver_tb.clone_from(tb);
+    }
+    let driver = if !same {
+        Err("execute_with_counts and the step engine end the batch differently".to_owned())
+    } else if !same_tools {
+        Err("execute_with_counts and the step engine invoke the tools differently".to_owned())
+    } else {
+        Ok(())
+    };
+    (same, driver)
 }
 
 /// A copy of a batch's history with room for the two messages the batch

@@ -61,27 +61,6 @@ pub(super) fn transcript_valid(ev: &Evidence<'_>) -> Judged {
 // ---------------------------------------------------------------------------
 // The memory: its precondition and invariants 8 and 9.
 
-/// The turn history the loop starts from: the request, or with a memory
-/// outside the loop, what the memory advisor makes of it.
-pub(super) fn turn_history(s: &Scenario) -> Cow<'_, [Message]> {
-    match s.config.memory {
-        Memory::Outside => conversation(s),
-        _ => Cow::Borrowed(&s.history),
-    }
-}
-
-/// The conversation the turn starts from: the request, with what the
-/// memory holds before it (unless the request holds it).
-pub(super) fn conversation(s: &Scenario) -> Cow<'_, [Message]> {
-    match s.config.memory {
-        Memory::None => Cow::Borrowed(&s.history),
-        _ => Cow::Owned(crate::chat::tool_loop::with_memory(
-            &s.config,
-            s.history.clone(),
-        )),
-    }
-}
-
 /// Whether the loop's requests carry the turn: conversation history is on,
 /// or a memory inside the loop restores it. With history off the loop sends
 /// only the system message and the last message

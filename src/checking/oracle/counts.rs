@@ -1,7 +1,8 @@
-//! The reference counts of the tool-call limits: a plain sorted list and a
+//! The reference counts of the tool-call limits: an ordered map and a
 //! total, restated from docs/BEHAVIOUR.md section 3.1 apart from
 //! [`crate::model::Counts`].
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::model::limits::Counts;
@@ -11,113 +12,10 @@ use crate::model::shared_str::SharedStr;
 /// Calls counted per tool name, and in all.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RefCounts {
-    /// Calls per tool name, sorted by name, each name once (each shared
-    /// with the call it came from).
-    per_name: Names,
+    /// Calls per tool name (each name shared with the call it came from).
+    per_name: BTreeMap<SharedStr, u64>,
     /// Calls in all.
     pub total: u64,
-}
-
-/// How many names [`Names`] holds in place.
-const FEW: usize = 4;
-
-/// The per-name counts, sorted by name: a turn calls a handful of names,
-/// held in place (no allocation for each count the judges keep); more go
-/// to a list. A name is never removed, so equal counts are held alike.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Names {
-    /// The first `len` slots used; the others `(None, 0)`.
-    Few {
-        len: usize,
-        slots: [(Option<SharedStr>, u64); FEW],
-    },
-    Many(Vec<(SharedStr, u64)>),
-}
-
-impl Default for Names {
-    fn default() -> Self {
-        Names::Few {
-            len: 0,
-            slots: Default::default(),
-        }
-    }
-}
-
-impl Names {
-    fn iter(&self) -> impl Iterator<Item = (&SharedStr, u64)> {
-        let (few, many) = match self {
-            Names::Few { len, slots } => (&slots[..*len], &[][..]),
-            Names::Many(v) => (&[][..], &v[..]),
-        };
-        few.iter()
-            .filter_map(|(k, n)| k.as_ref().map(|k| (k, *n)))
-            .chain(many.iter().map(|(k, n)| (k, *n)))
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            Names::Few { len, .. } => *len,
-            Names::Many(v) => v.len(),
-        }
-    }
-
-    fn get(&self, name: &str) -> Option<u64> {
-        match self {
-            Names::Few { len, slots } => slots[..*len]
-                .binary_search_by(|(k, _)| k.as_deref().unwrap_or_default().cmp(name))
-                .ok()
-                .map(|i| slots[i].1),
-            Names::Many(v) => v
-                .binary_search_by(|(k, _)| k.as_str().cmp(name))
-                .ok()
-                .map(|i| v[i].1),
-        }
-    }
-
-    /// Adds one to the count of `name`: the count after it.
-    fn bump(&mut self, name: &SharedStr) -> u64 {
-        match self {
-            Names::Few { len, slots } => {
-                let found = slots[..*len]
-                    .binary_search_by(|(k, _)| k.as_deref().unwrap_or_default().cmp(name.as_str()));
-                match found {
-                    Ok(i) => {
-                        slots[i].1 += 1;
-                        slots[i].1
-                    }
-                    Err(i) if *len < FEW => {
-                        slots[i..=*len].rotate_right(1);
-                        slots[i] = (Some(name.clone()), 1);
-                        *len += 1;
-                        1
-                    }
-                    Err(_) => {
-                        let mut all: Vec<(SharedStr, u64)> = slots
-                            .iter_mut()
-                            .filter_map(|(k, n)| k.take().map(|k| (k, *n)))
-                            .collect();
-                        let n = Names::bump_in(&mut all, name);
-                        *self = Names::Many(all);
-                        n
-                    }
-                }
-            }
-            Names::Many(v) => Names::bump_in(v, name),
-        }
-    }
-
-    fn bump_in(v: &mut Vec<(SharedStr, u64)>, name: &SharedStr) -> u64 {
-        match v.binary_search_by(|(k, _)| k.as_str().cmp(name.as_str())) {
-            Ok(i) => {
-                v[i].1 += 1;
-                v[i].1
-            }
-            Err(i) => {
-                v.insert(i, (name.clone(), 1));
-                1
-            }
-        }
-    }
 }
 
 /// The responses that count for the limits: every response of every tool
@@ -166,7 +64,7 @@ impl RefCounts {
         let responses = counted(history);
         let total = u64::try_from(responses.clone().count()).unwrap_or(u64::MAX);
         total == self.total
-            && self.per_name.iter().all(|(name, n)| {
+            && self.per_name.iter().all(|(name, &n)| {
                 u64::try_from(responses.clone().filter(|r| r.name == *name).count())
                     .is_ok_and(|c| c == n)
             })
@@ -185,7 +83,12 @@ impl RefCounts {
     /// ```
     pub fn add(&mut self, name: &SharedStr) -> (u64, u64) {
         self.total += 1;
-        (self.per_name.bump(name), self.total)
+        let n = match self.per_name.get_mut(name.as_str()) {
+            Some(n) => n,
+            None => self.per_name.entry(name.clone()).or_insert(0),
+        };
+        *n += 1;
+        (*n, self.total)
     }
 
     /// The count of `name`.
@@ -197,7 +100,7 @@ impl RefCounts {
     /// assert_eq!((c.get("a"), c.get("b")), (1, 0));
     /// ```
     pub fn get(&self, name: &str) -> u64 {
-        self.per_name.get(name).unwrap_or(0)
+        self.per_name.get(name).copied().unwrap_or(0)
     }
 
     /// The counts per name, sorted by name.
@@ -212,7 +115,7 @@ impl RefCounts {
     /// assert_eq!(names, [("a", 1), ("b", 1), ("c", 2), ("d", 1), ("e", 1)]);
     /// ```
     pub fn names(&self) -> impl Iterator<Item = (&SharedStr, u64)> {
-        self.per_name.iter()
+        self.per_name.iter().map(|(k, n)| (k, *n))
     }
 
     /// Whether the model's counts are these.
@@ -230,7 +133,7 @@ impl RefCounts {
         // Compared name by name, without a sorted copy of the model's.
         c.total() == self.total
             && c.names() == self.per_name.len()
-            && self.per_name.iter().all(|(k, v)| c.get(k) == v)
+            && self.per_name.iter().all(|(k, &v)| c.get(k) == v)
     }
 }
 

@@ -2,16 +2,58 @@
 //! conversion drives it (first value, trailing content per the rules),
 //! on an explicit stack, counting in UTF-16 units.
 
+use std::borrow::Cow;
+
 use super::ident::is_java_identifier_part;
 use super::inline_stack::InlineStack;
-use super::stream::{Scalar, Sink, TreeSink};
 use super::strict::{hex_value, skip_digits};
 use super::{
     constraints, stream_read, unexpected_eof, JValue, JacksonError, ReadConstraints,
     MAX_TREE_DEPTH, MISMATCHED,
 };
 
-use std::borrow::Cow;
+/// A scalar as the lenient parser read it, borrowed from the text: the
+/// sinks that only check or write a value need no `JValue` of it.
+pub(super) enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    /// Exact canonical integer text ("0" for "-0").
+    Int(&'a str),
+    Double(f64),
+}
+
+impl Scalar<'_> {
+    pub(super) fn into_jvalue(self) -> JValue {
+        match self {
+            Scalar::Null => JValue::Null,
+            Scalar::Bool(b) => JValue::Bool(b),
+            Scalar::Int(t) => JValue::Int(t.to_owned()),
+            Scalar::Double(d) => JValue::Double(d),
+        }
+    }
+}
+
+/// What the lenient parser hands on while it reads a value, in text order:
+/// a container opened (not empty) and its end, an empty one, an object's
+/// names, and scalars. Names and strings without escapes are slices of the
+/// text, so a sink that keeps nothing allocates nothing.
+pub(super) trait Sink<'a> {
+    /// Whether [`Sink::string`] reads the value: a sink that drops string
+    /// values gets `""` and the reader does not decode their escapes.
+    const KEEPS_STRINGS: bool = true;
+    /// `[` or `{` with something inside.
+    fn open(&mut self, is_object: bool);
+    /// `[]` or `{}`, a whole value.
+    fn empty(&mut self, is_object: bool);
+    /// The name whose value comes next.
+    fn name(&mut self, name: Cow<'a, str>);
+    /// A string value.
+    fn string(&mut self, s: Cow<'a, str>);
+    /// Another scalar: null, a boolean or a number.
+    fn scalar(&mut self, v: Scalar<'a>);
+    /// The innermost open container ends.
+    fn close(&mut self);
+}
 
 /// Jackson reads a `String` longer than this through a `StringReader`
 /// (`TextualTSFactory.createParser(String)`), otherwise as one buffer.
@@ -109,14 +151,7 @@ impl<'a> Parser<'a> {
         self.mark16
     }
 
-    pub(super) fn parse_root(&mut self) -> Result<JValue, JacksonError> {
-        let mut tree = TreeSink::default();
-        self.parse_root_into(&mut tree)?;
-        tree.root
-            .ok_or_else(|| stream_read("internal: no value was read"))
-    }
-
-    /// [`Parser::parse_root`] with the value handed to `sink` as it is read.
+    /// The whole value, handed to `sink` as it is read.
     pub(super) fn parse_root_into<S: Sink<'a>>(
         &mut self,
         sink: &mut S,
@@ -221,46 +256,61 @@ impl<'a> Parser<'a> {
             }
             // A value is complete: close containers until a comma asks for
             // the next value.
-            loop {
-                let Some(&is_object) = stack.last() else {
-                    return Ok(());
-                };
-                let Some(t) = self.skip_ws()? else {
-                    return Err(eof_in_container(is_object));
-                };
-                if t == b']' || t == b'}' {
-                    if (t == b'}') != is_object {
-                        return Err(mismatched_close(t, is_object));
-                    }
-                    self.pos += 1;
-                    stack.pop();
-                    sink.close();
-                    continue;
-                }
-                if t != b',' {
-                    return Err(stream_read(format!(
-                        "Unexpected character ({}): was expecting comma to separate {} entries",
-                        self.desc_at(self.pos),
-                        if is_object { "Object" } else { "Array" }
-                    )));
+            match self.after_value(&mut stack, sink)? {
+                Some(next) => c = next,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// After a value inside containers: closes each container that ends
+    /// here, then past a comma reads the next entry's name (in an object)
+    /// and gives the first byte of the next value; `None` when the outermost
+    /// container closed.
+    #[inline]
+    fn after_value<S: Sink<'a>>(
+        &mut self,
+        stack: &mut InlineStack<bool, 32>,
+        sink: &mut S,
+    ) -> Result<Option<u8>, JacksonError> {
+        loop {
+            let Some(&is_object) = stack.last() else {
+                return Ok(None);
+            };
+            let Some(t) = self.skip_ws()? else {
+                return Err(eof_in_container(is_object));
+            };
+            if t == b']' || t == b'}' {
+                if (t == b'}') != is_object {
+                    return Err(mismatched_close(t, is_object));
                 }
                 self.pos += 1;
-                let Some(t) = self.skip_ws()? else {
-                    // _skipAfterComma2 throws a plain read exception here, not an EOF one.
-                    return Err(stream_read(format!(
-                        "Unexpected end-of-input within/between {} entries",
-                        if is_object { "Object" } else { "Array" }
-                    )));
-                };
-                if is_object {
-                    let name = self.parse_name(t)?;
-                    c = self.skip_colon()?;
-                    sink.name(name);
-                } else {
-                    c = t;
-                }
-                break;
+                stack.pop();
+                sink.close();
+                continue;
             }
+            if t != b',' {
+                return Err(stream_read(format!(
+                    "Unexpected character ({}): was expecting comma to separate {} entries",
+                    self.desc_at(self.pos),
+                    if is_object { "Object" } else { "Array" }
+                )));
+            }
+            self.pos += 1;
+            let Some(t) = self.skip_ws()? else {
+                // _skipAfterComma2 throws a plain read exception here, not an EOF one.
+                return Err(stream_read(format!(
+                    "Unexpected end-of-input within/between {} entries",
+                    if is_object { "Object" } else { "Array" }
+                )));
+            };
+            if is_object {
+                let name = self.parse_name(t)?;
+                let c = self.skip_colon()?;
+                sink.name(name);
+                return Ok(Some(c));
+            }
+            return Ok(Some(t));
         }
     }
 
@@ -390,40 +440,7 @@ impl<'a> Parser<'a> {
         }
         i = skip_digits(b, i);
         let int_len = i - int_start;
-        let mut frac_len = None;
-        if b.get(i) == Some(&b'.') {
-            let frac_start = i + 1;
-            i = skip_digits(b, frac_start);
-            if i == frac_start {
-                return Err(stream_read(format!(
-                    "Unexpected character ({}) in numeric value: Decimal point not followed by a digit",
-                    // At the end Jackson reports the '.' itself.
-                    if i == b.len() { char_desc(u32::from(b'.')) } else { self.desc_at(i) }
-                )));
-            }
-            frac_len = Some(i - frac_start);
-        }
-        let mut exp_len = None;
-        if matches!(b.get(i), Some(b'e' | b'E')) {
-            i += 1;
-            if matches!(b.get(i), Some(b'+' | b'-')) {
-                i += 1;
-            }
-            let exp_start = i;
-            if exp_start == b.len() {
-                return Err(unexpected_eof(
-                    "Unexpected end-of-input: expected a digit for number exponent",
-                ));
-            }
-            i = skip_digits(b, exp_start);
-            if i == exp_start {
-                return Err(stream_read(format!(
-                    "Unexpected character ({}) in numeric value: Exponent indicator not followed by a digit",
-                    self.desc_at(i)
-                )));
-            }
-            exp_len = Some(i - exp_start);
-        }
+        let (i, frac_len, exp_len) = self.fraction_and_exponent(i)?;
         let end = i;
         if root {
             if let Some(&c) = b.get(end) {
@@ -465,6 +482,51 @@ impl<'a> Parser<'a> {
             Ok(d) => Ok(Scalar::Double(d)),
             Err(_) => Err(stream_read(format!("Malformed numeric value ({text})"))),
         }
+    }
+
+    /// The fraction and exponent of a number whose integer part ends at
+    /// `i`: where the number ends, and each part's digit count if present.
+    #[inline]
+    fn fraction_and_exponent(
+        &self,
+        mut i: usize,
+    ) -> Result<(usize, Option<usize>, Option<usize>), JacksonError> {
+        let b = self.b;
+        let mut frac_len = None;
+        if b.get(i) == Some(&b'.') {
+            let frac_start = i + 1;
+            i = skip_digits(b, frac_start);
+            if i == frac_start {
+                return Err(stream_read(format!(
+                    "Unexpected character ({}) in numeric value: Decimal point not followed by a digit",
+                    // At the end Jackson reports the '.' itself.
+                    if i == b.len() { char_desc(u32::from(b'.')) } else { self.desc_at(i) }
+                )));
+            }
+            frac_len = Some(i - frac_start);
+        }
+        let mut exp_len = None;
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            let exp_start = i;
+            if exp_start == b.len() {
+                return Err(unexpected_eof(
+                    "Unexpected end-of-input: expected a digit for number exponent",
+                ));
+            }
+            i = skip_digits(b, exp_start);
+            if i == exp_start {
+                return Err(stream_read(format!(
+                    "Unexpected character ({}) in numeric value: Exponent indicator not followed by a digit",
+                    self.desc_at(i)
+                )));
+            }
+            exp_len = Some(i - exp_start);
+        }
+        Ok((i, frac_len, exp_len))
     }
 
     /// Whether Jackson's fast number scan, started at `start`, needs the char
@@ -602,41 +664,9 @@ impl<'a> Parser<'a> {
                         out.push(simple);
                         continue;
                     }
-                    let mut unit = 0u16;
-                    for _ in 0..4 {
-                        let Some(&h) = b.get(i) else {
-                            return Err(unexpected_eof(
-                                "Unexpected end-of-input in character escape sequence",
-                            ));
-                        };
-                        let Some(d) = hex_value(h) else {
-                            return Err(stream_read(format!(
-                                "Unexpected character ({}): expected a hex-digit for character escape sequence",
-                                self.desc_at(i)
-                            )));
-                        };
-                        unit = (unit << 4) | u16::from(d);
-                        i += 1;
-                    }
-                    match unit {
-                        0xD800..=0xDBFF => {
-                            self.flush_high(&mut pending_high, out)?;
-                            pending_high = Some(unit);
-                        }
-                        0xDC00..=0xDFFF => match pending_high.take() {
-                            Some(high) => {
-                                let cp = 0x10000
-                                    + ((u32::from(high) - 0xD800) << 10)
-                                    + (u32::from(unit) - 0xDC00);
-                                out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
-                            }
-                            None => self.push_lone_surrogate(out)?,
-                        },
-                        _ => {
-                            self.flush_high(&mut pending_high, out)?;
-                            out.push(char::from_u32(u32::from(unit)).unwrap_or('\u{FFFD}'));
-                        }
-                    }
+                    let unit = self.hex_unit(i)?;
+                    i += 4;
+                    self.push_unit(unit, &mut pending_high, out)?;
                 }
                 0..=0x1f => {
                     return Err(stream_read(format!(
@@ -661,6 +691,59 @@ impl<'a> Parser<'a> {
         }
         self.pos = i;
         self.check_string_length(len16, name)
+    }
+
+    /// The UTF-16 unit of the four hex digits of a `\u` escape at `i`.
+    #[inline]
+    fn hex_unit(&self, mut i: usize) -> Result<u16, JacksonError> {
+        let b = self.b;
+        let mut unit = 0u16;
+        for _ in 0..4 {
+            let Some(&h) = b.get(i) else {
+                return Err(unexpected_eof(
+                    "Unexpected end-of-input in character escape sequence",
+                ));
+            };
+            let Some(d) = hex_value(h) else {
+                return Err(stream_read(format!(
+                    "Unexpected character ({}): expected a hex-digit for character escape sequence",
+                    self.desc_at(i)
+                )));
+            };
+            unit = (unit << 4) | u16::from(d);
+            i += 1;
+        }
+        Ok(unit)
+    }
+
+    /// A `\u` escape's unit: a high surrogate waits for its low one in
+    /// `pending_high`; a pair is one character.
+    #[inline]
+    fn push_unit<O: Decoded>(
+        &self,
+        unit: u16,
+        pending_high: &mut Option<u16>,
+        out: &mut O,
+    ) -> Result<(), JacksonError> {
+        match unit {
+            0xD800..=0xDBFF => {
+                self.flush_high(pending_high, out)?;
+                *pending_high = Some(unit);
+            }
+            0xDC00..=0xDFFF => match pending_high.take() {
+                Some(high) => {
+                    let cp =
+                        0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
+                    out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
+                }
+                None => self.push_lone_surrogate(out)?,
+            },
+            _ => {
+                self.flush_high(pending_high, out)?;
+                out.push(char::from_u32(u32::from(unit)).unwrap_or('\u{FFFD}'));
+            }
+        }
+        Ok(())
     }
 
     /// Checks a finished string: the string limit, then for names the

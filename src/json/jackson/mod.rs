@@ -338,7 +338,7 @@ pub fn read_lenient(text: &str) -> Result<JValue, JacksonError> {
 /// assert_eq!(read_lenient_with("1000", &limits).unwrap_err().class, "StreamConstraintsException");
 /// ```
 pub fn read_lenient_with(text: &str, limits: &ReadConstraints) -> Result<JValue, JacksonError> {
-    Parser::new(text, *limits, false).parse_root()
+    stream::read_tree(&mut Parser::new(text, *limits, false))
 }
 
 /// [`read_lenient`] with `FAIL_ON_TRAILING_TOKENS` enabled, as spring-ai PR
@@ -357,7 +357,7 @@ pub fn read_lenient_with(text: &str, limits: &ReadConstraints) -> Result<JValue,
 /// ```
 pub fn read_lenient_whole(text: &str) -> Result<JValue, JacksonError> {
     let mut p = Parser::new(text, ReadConstraints::default(), false);
-    let v = p.parse_root()?;
+    let v = stream::read_tree(&mut p)?;
     p.expect_end()?;
     Ok(v)
 }
@@ -372,4 +372,28 @@ mod tests;
 
 use lenient::Parser;
 pub use stream::{check_lenient, lenient_shape, write_lenient_compact, LenientShape};
-pub use strict::{is_strict_json, read_strict, strict_shape, StrictShape};
+pub use strict::{is_strict_json, strict_shape, StrictShape};
+
+/// Strict read for the fix strict-json-or-wrap: the text is exactly one whole RFC 8259 value, with only ' ', \t, \n, \r around it; same depth limit 500 as Jackson (deeper = not accepted); lone surrogate escapes (\ud800 unpaired) are NOT accepted (a Rust String cannot hold them, and serde_json rejects them too). Returns None when not one whole value.
+///
+/// Numbers and duplicate keys read as in [`read_lenient`]; there is no
+/// number, string or name length limit.
+///
+/// ```
+/// use toolcall_model::json::{read_strict, JValue};
+/// assert_eq!(read_strict(" 42\n"), Some(JValue::Int("42".to_owned())));
+/// assert_eq!(read_strict("3.0 + 5.0 = 8.0"), None);
+/// assert_eq!(read_strict(""), None);
+/// assert_eq!(read_strict(r#""\ud83d\ude00""#), Some(JValue::String("😀".to_owned())));
+/// assert_eq!(read_strict(r#""\ud800""#), None);
+/// ```
+#[must_use]
+pub fn read_strict(text: &str) -> Option<JValue> {
+    let limits = ReadConstraints {
+        max_nesting_depth: MAX_TREE_DEPTH,
+        max_number_length: usize::MAX,
+        max_string_length: usize::MAX,
+        max_name_length: usize::MAX,
+    };
+    stream::read_tree(&mut Parser::new(text, limits, true)).ok()
+}

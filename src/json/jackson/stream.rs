@@ -2,109 +2,39 @@
 //! as `LinkedHashMap`s), the repeated-name check and the compact writer
 //! that streams a payload without building it.
 
-use std::collections::HashMap;
-
 use super::inline_stack::InlineStack;
-use super::lenient::Parser;
-use super::strict::fnv;
+use super::lenient::{Parser, Scalar, Sink};
 use super::{scalar_to_serde, JValue, JacksonError, ReadConstraints};
+use crate::collections::{fnv, SmallMap};
 
 use std::borrow::Cow;
 
-/// Past this many entries an object gets a hash index for duplicate lookup.
-pub(super) const INDEX_THRESHOLD: usize = 16;
-
 /// A `LinkedHashMap` stand-in: insertion order, `put` replaces in place.
-#[derive(Default)]
-pub(super) struct ObjectBuilder {
-    entries: Vec<(String, JValue)>,
-    index: Option<HashMap<String, usize>>,
-}
-
-impl ObjectBuilder {
-    fn put(&mut self, key: String, value: JValue) {
-        if let Some(index) = &mut self.index {
-            if let Some(&i) = index.get(&key) {
-                self.entries[i].1 = value;
-            } else {
-                index.insert(key.clone(), self.entries.len());
-                self.entries.push((key, value));
-            }
-            return;
-        }
-        if let Some(entry) = self.entries.iter_mut().find(|e| e.0 == key) {
-            entry.1 = value;
-            return;
-        }
-        self.entries.push((key, value));
-        if self.entries.len() > INDEX_THRESHOLD {
-            let index = self
-                .entries
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (e.0.clone(), i))
-                .collect();
-            self.index = Some(index);
-        }
-    }
-}
+/// An object's first few names are compared, more are hashed.
+pub(super) type ObjectBuilder = SmallMap<String, JValue, 8>;
 
 pub(super) enum Frame {
     Array(Vec<JValue>),
-    /// The builder and the name whose value is being read.
-    Object(ObjectBuilder, String),
+    /// The builder and the name whose value is being read (the builder
+    /// boxed: it holds its first entries in place).
+    Object(Box<ObjectBuilder>, String),
 }
 
 impl Frame {
     fn finish(self) -> JValue {
         match self {
             Frame::Array(items) => JValue::Array(items),
-            Frame::Object(builder, _) => JValue::Object(builder.entries),
+            Frame::Object(builder, _) => JValue::Object(builder.into_entries()),
         }
     }
 }
 
-/// A scalar as the lenient parser read it, borrowed from the text: the
-/// sinks that only check or write a value need no `JValue` of it.
-pub(super) enum Scalar<'a> {
-    Null,
-    Bool(bool),
-    /// Exact canonical integer text ("0" for "-0").
-    Int(&'a str),
-    Double(f64),
-}
-
-impl Scalar<'_> {
-    fn into_jvalue(self) -> JValue {
-        match self {
-            Scalar::Null => JValue::Null,
-            Scalar::Bool(b) => JValue::Bool(b),
-            Scalar::Int(t) => JValue::Int(t.to_owned()),
-            Scalar::Double(d) => JValue::Double(d),
-        }
-    }
-}
-
-/// What the lenient parser hands on while it reads a value, in text order:
-/// a container opened (not empty) and its end, an empty one, an object's
-/// names, and scalars. Names and strings without escapes are slices of the
-/// text, so a sink that keeps nothing allocates nothing.
-pub(super) trait Sink<'a> {
-    /// Whether [`Sink::string`] reads the value: a sink that drops string
-    /// values gets `""` and the reader does not decode their escapes.
-    const KEEPS_STRINGS: bool = true;
-    /// `[` or `{` with something inside.
-    fn open(&mut self, is_object: bool);
-    /// `[]` or `{}`, a whole value.
-    fn empty(&mut self, is_object: bool);
-    /// The name whose value comes next.
-    fn name(&mut self, name: Cow<'a, str>);
-    /// A string value.
-    fn string(&mut self, s: Cow<'a, str>);
-    /// Another scalar: null, a boolean or a number.
-    fn scalar(&mut self, v: Scalar<'a>);
-    /// The innermost open container ends.
-    fn close(&mut self);
+/// The whole value `parser` reads, as a tree.
+pub(super) fn read_tree(parser: &mut Parser<'_>) -> Result<JValue, JacksonError> {
+    let mut tree = TreeSink::default();
+    parser.parse_root_into(&mut tree)?;
+    tree.root
+        .ok_or_else(|| super::stream_read("internal: no value was read"))
 }
 
 /// Builds the [`JValue`], objects as `LinkedHashMap`s.
@@ -119,7 +49,7 @@ impl TreeSink {
         match self.stack.last_mut() {
             None => self.root = Some(v),
             Some(Frame::Array(items)) => items.push(v),
-            Some(Frame::Object(builder, name)) => builder.put(std::mem::take(name), v),
+            Some(Frame::Object(builder, name)) => builder.insert(std::mem::take(name), v),
         }
     }
 }
@@ -127,7 +57,7 @@ impl TreeSink {
 impl<'a> Sink<'a> for TreeSink {
     fn open(&mut self, is_object: bool) {
         self.stack.push(if is_object {
-            Frame::Object(ObjectBuilder::default(), String::new())
+            Frame::Object(Box::default(), String::new())
         } else {
             Frame::Array(Vec::new())
         });

@@ -1,34 +1,11 @@
-//! The strict reader of the `strict-json-or-wrap` fix: one whole RFC 8259
-//! value, checked by a scanner that builds nothing, with a tree only when
-//! asked for.
+//! The strict scanner of the `strict-json-or-wrap` fix: one whole RFC 8259
+//! value, checked without building anything (the tree, when asked for, is
+//! [`read_strict`](super::read_strict)'s), and the scanning steps the
+//! lenient parser shares.
 
 use super::inline_stack::InlineStack;
-use super::lenient::Parser;
-use super::{JValue, ReadConstraints, MAX_TREE_DEPTH};
-
-/// Strict read for the fix strict-json-or-wrap: the text is exactly one whole RFC 8259 value, with only ' ', \t, \n, \r around it; same depth limit 500 as Jackson (deeper = not accepted); lone surrogate escapes (\ud800 unpaired) are NOT accepted (a Rust String cannot hold them, and serde_json rejects them too). Returns None when not one whole value.
-///
-/// Numbers and duplicate keys read as in [`read_lenient`](super::read_lenient); there is no
-/// number, string or name length limit.
-///
-/// ```
-/// use toolcall_model::json::{read_strict, JValue};
-/// assert_eq!(read_strict(" 42\n"), Some(JValue::Int("42".to_owned())));
-/// assert_eq!(read_strict("3.0 + 5.0 = 8.0"), None);
-/// assert_eq!(read_strict(""), None);
-/// assert_eq!(read_strict(r#""\ud83d\ude00""#), Some(JValue::String("😀".to_owned())));
-/// assert_eq!(read_strict(r#""\ud800""#), None);
-/// ```
-#[must_use]
-pub fn read_strict(text: &str) -> Option<JValue> {
-    let limits = ReadConstraints {
-        max_nesting_depth: MAX_TREE_DEPTH,
-        max_number_length: usize::MAX,
-        max_string_length: usize::MAX,
-        max_name_length: usize::MAX,
-    };
-    Parser::new(text, limits, true).parse_root().ok()
-}
+use super::MAX_TREE_DEPTH;
+use crate::collections::fnv;
 
 /// Validation-only strict check, no tree built: true iff read_strict would return Some. Must be fast (this is a hot path benchmarked against serde_json IgnoredAny).
 ///
@@ -60,12 +37,12 @@ pub fn is_strict_json(text: &str) -> bool {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StrictShape {
-    /// Not one whole strict value ([`read_strict`] gives `None`).
+    /// Not one whole strict value ([`read_strict`](super::read_strict) gives `None`).
     Invalid,
     /// One whole object.
     Object {
         /// No object in it repeats a key and no key holds an escape, so its
-        /// text means exactly what [`read_strict`] builds (Jackson keeps the
+        /// text means exactly what [`read_strict`](super::read_strict) builds (Jackson keeps the
         /// last of repeated keys; the text would keep them all).
         plain: bool,
     },
@@ -100,17 +77,6 @@ pub(super) trait KeySink<'a> {
     fn open(&mut self);
     fn key(&mut self, raw: &'a [u8]);
     fn close(&mut self);
-}
-
-/// FNV-1a over a key's raw bytes: keys are short and come from one
-/// document, so a keyed hash buys nothing here.
-#[inline]
-pub(super) fn fnv(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h
 }
 
 /// Passes an already mixed `u64` through as its own hash.
@@ -165,6 +131,8 @@ impl<'a> KeySink<'a> for DistinctKeys<'a> {
         if raw.contains(&b'\\') {
             self.repeated = true;
         } else {
+            // FNV-1a: keys are short and come from one document, so a keyed
+            // hash buys nothing here.
             self.keys.push((fnv(raw), raw));
         }
     }

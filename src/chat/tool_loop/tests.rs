@@ -1,0 +1,182 @@
+//! The tool loop's unit tests.
+
+use super::turn::BatchEnd;
+use super::*;
+use crate::model::behavior::Fix;
+use crate::model::java::ILLEGAL_STATE;
+use crate::model::limits::ToolCallLimits;
+use crate::model::manager::{ExecResult, LimitExceeded, ManagerError, NOT_EXECUTED_FAILED};
+use crate::model::message::{ToolCall, ToolResponse};
+use crate::model::tools::{Outcome, ToolSpec};
+
+fn calls(names: &[&str]) -> Vec<Generation> {
+    vec![Generation {
+        tool_calls: names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| ToolCall::new(&format!("c{i}"), n, "{}"))
+            .collect(),
+        ..Generation::default()
+    }]
+}
+
+fn text(t: &str) -> Vec<Generation> {
+    vec![Generation {
+        text: Some(t.into()),
+        ..Generation::default()
+    }]
+}
+
+/// Drives a turn on from `turn` over `replies`, as `drive` does.
+fn continue_turn(
+    mut turn: Turn<'_>,
+    replies: &[Vec<Generation>],
+    toolbox: &mut Toolbox,
+) -> Result<LoopRun, LoopError> {
+    let mut replies = replies.iter();
+    loop {
+        let asking = match turn.ask()? {
+            Ask::Model(asking) => asking,
+            Ask::End(run) | Ask::Unconverted(run, _) => return Ok(run),
+        };
+        let Some(reply) = replies.next() else {
+            return Err(LoopError::ScriptExhausted { call: 0, len: 0 });
+        };
+        turn = match asking.answer(reply, toolbox) {
+            Answer::Next(next) => next,
+            Answer::End(run) => return Ok(run),
+        };
+    }
+}
+
+/// A checker sharing scenario prefixes clones the state after the first
+/// round (and the toolbox, whose tool answers differently call after
+/// call) and continues each clone with other replies: each continuation
+/// must give exactly the run of the whole script from the start.
+#[test]
+fn a_clone_after_a_round_continues_as_a_run_from_the_start() {
+    let toolbox = Toolbox::new(vec![ToolSpec {
+        outcomes: vec![
+            Outcome::Returns(Some("1".into())),
+            Outcome::Returns(Some("plain text".into())),
+            Outcome::Throws {
+                exception: JavaException::new(ILLEGAL_STATE, Some("boom")),
+                wrapped: true,
+            },
+        ],
+        ..ToolSpec::returning("x", "1")
+    }]);
+    let limited = Config {
+        limits: ToolCallLimits::default()
+            .max_calls_per_tool(2)
+            .unwrap_or_default(),
+        fixes: Fixes::all(),
+        ..Config::default()
+    };
+    let configs = [
+        LoopConfig::default(),
+        LoopConfig::new(limited.clone()),
+        LoopConfig {
+            memory: Memory::Inside,
+            memory_max_messages: NonZeroU32::MIN.saturating_add(2),
+            ..LoopConfig::new(limited.clone())
+        },
+        LoopConfig {
+            memory: Memory::Outside,
+            ..LoopConfig::new(limited)
+        },
+        LoopConfig {
+            conversation_history: false,
+            gemini_tool_text: true,
+            ..LoopConfig::default()
+        },
+        LoopConfig {
+            provider: Provider::None,
+            manager: Config {
+                fixes: Fixes::only(Fix::CloseDanglingCalls),
+                ..Config::default()
+            },
+            memory: Memory::Inside,
+            ..LoopConfig::default()
+        },
+    ];
+    let first = calls(&["x"]);
+    let continuations = [
+        vec![text("done")],
+        vec![calls(&["x", "x"]), text("done")],
+        vec![calls(&["x"]), calls(&["x"]), text("done")],
+        vec![calls(&["y"])],
+        vec![calls(&["x"])],
+    ];
+    let history = vec![Message::user("hi")];
+    let mut kinds = Vec::new();
+    for cfg in &configs {
+        let mut shared_box = toolbox.clone();
+        let Ok(Ask::Model(asking)) = Turn::new(cfg, history.clone(), toolbox.tools()).ask() else {
+            panic!("the first round asks the model under {cfg:?}");
+        };
+        let Answer::Next(after_one) = asking.answer(&first, &mut shared_box) else {
+            panic!("the first round goes on under {cfg:?}");
+        };
+        for rest in &continuations {
+            let mut script = vec![first.clone()];
+            script.extend(rest.iter().cloned());
+            let mut fresh_box = toolbox.clone();
+            let fresh = run_loop(cfg, history.clone(), &script, &mut fresh_box);
+            let mut cloned_box = shared_box.clone();
+            let continued = continue_turn(after_one.clone(), rest, &mut cloned_box);
+            match (fresh, continued) {
+                (Ok(f), Ok(c)) => {
+                    assert_eq!(f, c, "{cfg:?} {rest:?}");
+                    kinds.push(f.kind);
+                }
+                (Err(LoopError::ScriptExhausted { .. }), Err(_)) => {}
+                (f, c) => panic!("{cfg:?} {rest:?}: {f:?} against {c:?}"),
+            }
+            assert_eq!(fresh_box, cloned_box, "{cfg:?} {rest:?}");
+        }
+    }
+    // The continuations reach each way a batch or a reply ends a turn.
+    for kind in [EndKind::Completed, EndKind::LimitExceeded, EndKind::Error] {
+        assert!(kinds.contains(&kind), "no continuation ends {kind:?}");
+    }
+}
+
+/// The one close-dangling path answers every call the inside memory
+/// holds, however the batch ended, and nothing without the fix.
+#[test]
+fn the_inside_memory_is_closed_after_a_breach_a_failure_and_return_direct() {
+    let close = Fixes::only(Fix::CloseDanglingCalls);
+    let reply = calls(&["x", "y"]);
+    let failed = BatchEnd::Failed(ManagerError::Java(JavaException::new(ILLEGAL_STATE, None)));
+    let Some(Message::Tool { responses }) = failed.closing(&reply, close) else {
+        panic!("a failed batch is closed");
+    };
+    assert_eq!(responses.len(), 2);
+    assert!(responses
+        .iter()
+        .all(|r| r.error && r.data == NOT_EXECUTED_FAILED));
+    assert_eq!(failed.closing(&reply, Fixes::upstream()), None);
+    let answered = Message::Tool {
+        responses: vec![ToolResponse::new("c0", "x", "1")].into(),
+    };
+    let direct = BatchEnd::ReturnDirect(ExecResult {
+        history: vec![Message::user("hi"), answered.clone()],
+        return_direct: true,
+    });
+    assert_eq!(direct.closing(&reply, close), Some(answered.clone()));
+    assert_eq!(direct.closing(&reply, Fixes::upstream()), None);
+    let breach = BatchEnd::Breach(Box::new(LimitExceeded {
+        breach: crate::model::limits::Breach {
+            tool_name: None,
+            limit: 1,
+        },
+        partial: ExecResult {
+            history: vec![answered.clone()],
+            return_direct: false,
+        },
+        breach_index: 0,
+        counts: Counts::default(),
+    }));
+    assert_eq!(breach.closing(&reply, close), Some(answered));
+}

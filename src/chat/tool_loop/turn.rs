@@ -1,0 +1,691 @@
+//! One turn of the tool loop as a step machine: the state between model
+//! calls ([`Turn`]), a request awaiting its reply ([`Asking`]), and how a
+//! batch of tool calls ends the turn.
+
+use std::borrow::Cow;
+
+use super::cache::Kept;
+use super::{share_messages, EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider, Sent};
+use super::{NULL_CONVERSATION_ID, TOOL_FEEDBACK};
+use crate::chat::advisor::{advisor_rewrites, gemini_tool_text};
+use crate::chat::memory::ChatMemory;
+use crate::chat::stream::{aggregate, aggregate_chunks, reaches_client};
+use crate::gemini::{validate, Rejection, Request};
+use crate::model::behavior::Fixes;
+use crate::model::java::{
+    JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
+};
+use crate::model::manager::{
+    execute_with_counts, limit_generation, tool_call_message, ExecResult, LimitExceeded,
+    ManagerError, NOT_EXECUTED_FAILED,
+};
+use crate::model::message::{Generation, Message, ToolResponse};
+use crate::model::tools::{duplicate_request_names, ToolSpec, Toolbox};
+
+/// One user turn through the tool loop, between two model calls: the pure
+/// state of `ToolCallingAdvisor.adviseCall`'s loop, in the mould of the
+/// manager's [`Batch`](crate::model::Batch).
+///
+/// Each round is two steps that consume the state: [`Turn::ask`] builds
+/// the next request (what the chat model receives, and the Gemini verdict
+/// on it) or ends the turn before the call; [`Asking::answer`] takes the
+/// model's reply and the toolbox, runs the batch of tool calls, and either
+/// goes on to the next round or ends the turn with its [`LoopRun`].
+/// [`run_loop`](super::run_loop) and [`run_loop_with_messages`](super::run_loop_with_messages) are thin drivers over a
+/// script.
+///
+/// Everything a round depends on is in the state or passed in: the memories,
+/// the turn's tool-call counts, the requests and verdicts so far, and the
+/// incremental Gemini request builder with what the validator already
+/// accepted; the toolbox, whose tools may answer differently call after
+/// call, is the caller's and passed to each answer. So:
+///
+/// * a streaming loop (`ToolCallingAdvisor.adviseStream`) holds the
+///   [`Asking`] while a reply's chunks arrive, aggregates them into the
+///   reply's generations, and answers with those: tool execution and the
+///   next round are the same steps;
+/// * a checker that shares scenario prefixes clones the state after round
+///   `k` (a [`Turn`], or the [`Asking`] with round `k + 1`'s request
+///   already built) together with the toolbox, and continues each clone
+///   with a different next reply: the state after `k` rounds is the same
+///   for every scenario sharing the first `k` replies.
+///
+/// ```
+/// use toolcall_model::{chat::*, model::{Generation, Message, ToolCall, Toolbox, ToolSpec}};
+/// let cfg = LoopConfig::default();
+/// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
+/// let call = vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }];
+/// let Ok(Ask::Model(asking)) = Turn::new(&cfg, vec![Message::user("hi")], tb.tools()).ask() else { panic!() };
+/// let Answer::Next(after_one) = asking.answer(&call, &mut tb) else { panic!() };
+/// // Two continuations of the same first round.
+/// let done = vec![Generation { text: Some("done".into()), ..Default::default() }];
+/// let Ok(Ask::Model(a)) = after_one.clone().ask() else { panic!() };
+/// let Answer::End(run) = a.answer(&done, &mut tb.clone()) else { panic!() };
+/// assert_eq!((run.kind, run.requests.len()), (EndKind::Completed, 2));
+/// let Ok(Ask::Model(a)) = after_one.ask() else { panic!() };
+/// assert_eq!(a.call(), 2);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Turn<'c> {
+    cfg: &'c LoopConfig,
+    /// The chat memory, inside or outside the loop as configured (neither
+    /// read nor written with [`Memory::None`]).
+    memory: ChatMemory,
+    /// The turn history: the request's messages, then each round's call and
+    /// responses.
+    full: Vec<Message>,
+    /// Some(the next prompt) only when conversation history is off.
+    trimmed: Option<Vec<Message>>,
+    requests: Vec<Sent>,
+    verdicts: Vec<Result<(), Rejection>>,
+    /// Model calls answered so far.
+    calls: usize,
+    /// What the turn keeps rather than computes again: its counts, and
+    /// what the next request can share with the last.
+    kept: Kept,
+    /// The request's tools refused before any advisor ran (boxed: the
+    /// state moves at every step, and this is rare).
+    refused: Option<Box<JavaException>>,
+    /// For a streamed turn, the responses the client received so far.
+    streamed: Option<Vec<Vec<Generation>>>,
+}
+
+/// What [`Turn::ask`] leads to.
+#[derive(Debug, Clone)]
+// The model call is the path of every round and the ends happen once a
+// turn: boxing the state would allocate once a round.
+#[allow(clippy::large_enum_variant)]
+pub enum Ask<'c> {
+    /// The chat model is called: see the request, then answer it.
+    Model(Asking<'c>),
+    /// The turn ended before the model call: the request's tools were
+    /// refused, or an advisor threw.
+    End(LoopRun),
+    /// The Gemini conversion of the prompt threw and ended the turn, where
+    /// the same turn with provider `none` goes on: the run, and the
+    /// messages the chat model would have received.
+    Unconverted(LoopRun, Vec<Message>),
+}
+
+/// What [`Asking::answer`] leads to.
+#[derive(Debug, Clone)]
+// As for `Ask`: the next round is the path of every round, boxing it would
+// allocate once a round.
+#[allow(clippy::large_enum_variant)]
+pub enum Answer<'c> {
+    /// The batch ran and the loop calls the model again.
+    Next(Turn<'c>),
+    /// The turn ended.
+    End(LoopRun),
+}
+
+/// A turn waiting for the model's reply to its request.
+///
+/// ```
+/// use toolcall_model::{chat::*, model::{Message, Toolbox}};
+/// let cfg = LoopConfig::default();
+/// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
+/// assert_eq!(a.messages(), &[Message::user("hi")]);
+/// assert!(matches!(a.request(), Sent::Gemini(_)));
+/// assert_eq!(a.verdict(), Some(&Ok(())));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Asking<'c> {
+    turn: Turn<'c>,
+    request: Sent,
+    /// The validator's verdict, for a Gemini request.
+    verdict: Option<Result<(), Rejection>>,
+    /// The prompt as an advisor or the inside memory made it; `None` when
+    /// it is the turn's own prompt unchanged.
+    prompt: Option<Vec<Message>>,
+    /// `Prompt.getSystemMessage()` of the loop's own prompt (an empty one if
+    /// none), before the nested advisors touch it: kept only when
+    /// conversation history is off, for the trimmed next prompt.
+    system: Option<Message>,
+}
+
+impl<'c> Turn<'c> {
+    /// A turn starting from the request's messages and tools. With the
+    /// memory outside the loop, the history it starts from is the memory's
+    /// (see [`with_memory`](super::with_memory)).
+    ///
+    /// ```
+    /// use toolcall_model::{chat::*, model::{Message, ToolSpec}};
+    /// let cfg = LoopConfig::default();
+    /// let twice = [ToolSpec::returning("x", "1"), ToolSpec::returning("x", "2")];
+    /// // DefaultChatClientUtils refuses two request tools of one name.
+    /// let Ok(Ask::End(run)) = Turn::new(&cfg, vec![Message::user("hi")], &twice).ask() else { panic!() };
+    /// assert_eq!(run.kind, EndKind::Error);
+    /// ```
+    pub fn new(cfg: &'c LoopConfig, history: Vec<Message>, tools: &[ToolSpec]) -> Self {
+        let start = match cfg.memory {
+            Memory::None => &[],
+            Memory::Inside | Memory::Outside => &cfg.memory_start[..],
+        };
+        let mut memory = ChatMemory::new(start, cfg.memory_max_messages, cfg.fixes());
+        // DefaultChatClientUtils.toChatClientRequest validates the request's
+        // tool callbacks before any advisor runs
+        // (ToolCallingChatOptions.validateToolCallbacks).
+        let duplicates = duplicate_request_names(tools);
+        let refused = (!duplicates.is_empty()).then(|| {
+            Box::new(JavaException::new(
+                ILLEGAL_STATE,
+                Some(&format!(
+                    "Multiple tools with the same name ({}) found in ToolCallingChatOptions",
+                    duplicates.join(", ")
+                )),
+            ))
+        });
+        let history = match cfg.memory {
+            Memory::Outside if refused.is_none() => memory.before(history).into_owned(),
+            _ => history,
+        };
+        Turn {
+            cfg,
+            memory,
+            kept: Kept::new(&history),
+            full: history,
+            trimmed: None,
+            requests: Vec::new(),
+            verdicts: Vec::new(),
+            calls: 0,
+            refused,
+            streamed: None,
+        }
+    }
+
+    /// The same turn streamed (`ChatClient.stream()`): answer it with
+    /// [`Asking::answer_chunks`]; the run records what the client received
+    /// ([`LoopRun::streamed`]) and the memory outside stores its aggregate.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::*, model::{Generation, Message, Toolbox}};
+    /// let cfg = LoopConfig::default();
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).streaming().ask() else { panic!() };
+    /// let chunk = vec![Generation { text: Some("done".into()), ..Default::default() }];
+    /// let Answer::End(run) = a.answer_chunks(&[chunk.clone()], &mut Toolbox::new(vec![])) else { panic!() };
+    /// assert_eq!(run.streamed, Some(vec![chunk]));
+    /// ```
+    pub fn streaming(mut self) -> Self {
+        self.streamed.get_or_insert_with(Vec::new);
+        self
+    }
+
+    /// The model calls answered so far.
+    ///
+    /// ```
+    /// use toolcall_model::chat::{LoopConfig, Turn};
+    /// assert_eq!(Turn::new(&LoopConfig::default(), vec![], &[]).calls(), 0);
+    /// ```
+    pub fn calls(&self) -> usize {
+        self.calls
+    }
+
+    /// The next model call's request, through the advisors inside the loop
+    /// and the provider's conversion; or the end of the turn before it.
+    /// Fails when the loop reaches its bound of model calls.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::*, model::Message};
+    /// let cfg = LoopConfig { max_rounds: 0, ..LoopConfig::default() };
+    /// let err = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask().unwrap_err();
+    /// assert_eq!(err, LoopError::TooManyRounds(0));
+    /// ```
+    pub fn ask(mut self) -> Result<Ask<'c>, LoopError> {
+        if let Some(e) = self.refused.take() {
+            return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(*e))));
+        }
+        if self.calls >= self.cfg.max_rounds {
+            return Err(LoopError::TooManyRounds(self.cfg.max_rounds));
+        }
+        Ok(if self.prompt_is_history() {
+            self.ask_incrementally()
+        } else {
+            self.ask_rebuilt()
+        })
+    }
+
+    /// Whether each prompt is the turn history unchanged, so that requests
+    /// can be built incrementally (no trimming, no rewriting advisor, no
+    /// memory merging inside the loop).
+    fn prompt_is_history(&self) -> bool {
+        let cfg = self.cfg;
+        cfg.provider == Provider::Gemini
+            && cfg.conversation_history
+            && !self.gemini_tool_text()
+            && !cfg.tool_feedback
+            && cfg.memory != Memory::Inside
+    }
+
+    /// Whether the seed's advisor runs: it is a `CallAdvisor` only, which
+    /// `ChatClient.stream()`'s advisor chain leaves out.
+    fn gemini_tool_text(&self) -> bool {
+        self.cfg.gemini_tool_text && self.streamed.is_none()
+    }
+
+    /// Whether this prompt is the turn history plus the `tool-feedback`
+    /// message, which the history never holds: 2.0.1's manager runs on
+    /// `fullTurnHistory`, the last batch's history (with conversation
+    /// history off the message is in the trimmed prompt itself).
+    fn feedback_outside_history(&self) -> bool {
+        let cfg = self.cfg;
+        cfg.tool_feedback
+            && self.calls > 0
+            && cfg.conversation_history
+            && cfg.manager.version.manager_runs_on_turn_history()
+    }
+
+    /// The prompt is the turn history itself, which only grows: convert just
+    /// the new messages.
+    fn ask_incrementally(mut self) -> Ask<'c> {
+        let cfg = self.cfg;
+        let accepted = matches!(self.verdicts.last(), Some(Ok(())));
+        match self.kept.extend_request(&self.full, cfg, accepted) {
+            Ok((r, verdict)) => Ask::Model(Asking {
+                turn: self,
+                request: Sent::Gemini(r),
+                verdict: Some(verdict),
+                prompt: None,
+                system: None,
+            }),
+            Err(e) => {
+                let messages = std::mem::take(&mut self.full);
+                Ask::Unconverted(self.finish(EndKind::Error, vec![], Some(e)), messages)
+            }
+        }
+    }
+
+    /// The prompt (the history, or its trimmed form) through the advisors
+    /// inside the loop, converted whole.
+    fn ask_rebuilt(mut self) -> Ask<'c> {
+        let cfg = self.cfg;
+        let own = self.trimmed.as_deref().unwrap_or(&self.full);
+        let system = (!cfg.conversation_history).then(|| {
+            own.iter()
+                .find(|m| matches!(m, Message::System { .. }))
+                .cloned()
+                .unwrap_or(Message::System {
+                    text: Some(Default::default()),
+                })
+        });
+        // Copied only where an advisor changes it: a loop of n rounds would
+        // copy the turn n times.
+        let mut prompt = None;
+        if self.feedback_outside_history() {
+            let mut next = own.to_vec();
+            next.push(Message::user(TOOL_FEEDBACK));
+            prompt = Some(next);
+        }
+        if self.gemini_tool_text() && advisor_rewrites(prompt.as_deref().unwrap_or(own)) {
+            let mut rewritten = prompt.take().unwrap_or_else(|| own.to_vec());
+            if let Err(e) = gemini_tool_text(&mut rewritten) {
+                return Ask::End(self.finish(EndKind::Error, vec![], Some(e)));
+            }
+            prompt = Some(rewritten);
+        }
+        if cfg.memory == Memory::Inside {
+            prompt = match prompt.take() {
+                Some(p) => Some(self.memory.before(p).into_owned()),
+                None => match self.memory.before(own) {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(p) => Some(p),
+                },
+            };
+        }
+        let messages = prompt.as_deref().unwrap_or(own);
+        let (request, verdict) = match cfg.provider {
+            Provider::Gemini => match self.rebuild_request(messages) {
+                Ok(r) => {
+                    let verdict = validate(&r, cfg.validator);
+                    (Sent::Gemini(r), Some(verdict))
+                }
+                Err(e) => {
+                    let messages = messages.to_vec();
+                    let run = self.finish(EndKind::Error, vec![], Some(e));
+                    return Ask::Unconverted(run, messages);
+                }
+            },
+            Provider::None => (
+                Sent::Messages(share_messages(self.requests.last(), messages)),
+                None,
+            ),
+        };
+        Ask::Model(Asking {
+            turn: self,
+            request,
+            verdict,
+            prompt,
+            system,
+        })
+    }
+
+    /// The Gemini request of `messages`, sharing the contents of the last
+    /// request where its messages are known.
+    fn rebuild_request(&self, messages: &[Message]) -> Result<Request, JavaException> {
+        self.kept
+            .rebuild_request(&self.full, self.requests.last(), messages, self.cfg.fixes())
+    }
+
+    /// One reply: the inside memory stores it, then the batch of tool calls
+    /// runs (or the turn completes when there is none).
+    fn reply(
+        mut self,
+        reply: &[Generation],
+        toolbox: &mut Toolbox,
+        system: Option<Message>,
+    ) -> Answer<'c> {
+        let cfg = self.cfg;
+        if cfg.memory == Memory::Inside {
+            self.memory.after(reply);
+        }
+        if reply.iter().all(|g| g.tool_calls.is_empty()) {
+            return Answer::End(self.finish(EndKind::Completed, reply.to_vec(), None));
+        }
+        let history = std::mem::take(&mut self.full);
+        // A failing batch ends the turn without handing its counts back; the
+        // clone (one entry per tool name) keeps the last good ones.
+        let end = match execute_with_counts(
+            &cfg.manager,
+            history,
+            reply,
+            self.kept.counts.clone(),
+            toolbox,
+        ) {
+            Ok((result, after)) => {
+                self.kept.counts = after;
+                if !result.return_direct {
+                    self.full = result.history;
+                    let feedback = cfg.tool_feedback.then(|| Message::user(TOOL_FEEDBACK));
+                    if !cfg.conversation_history {
+                        // doGetNextInstructionsForToolCall: the prompt's
+                        // system message (an empty one if none) and the last
+                        // message, then what the application adds.
+                        let last = self.full.last().cloned();
+                        self.trimmed =
+                            Some(system.into_iter().chain(last).chain(feedback).collect());
+                    } else if !cfg.manager.version.manager_runs_on_turn_history() {
+                        // 2.0.0's manager runs on the forwarded prompt,
+                        // which holds what the application added.
+                        self.full.extend(feedback);
+                    }
+                    return Answer::Next(self);
+                } else {
+                    BatchEnd::ReturnDirect(result)
+                }
+            }
+            Err(ManagerError::LimitExceeded(e)) => {
+                self.kept.counts = e.counts.clone();
+                BatchEnd::Breach(e)
+            }
+            Err(e) => BatchEnd::Failed(e),
+        };
+        // close-dangling-calls closes the inside memory when the loop ends,
+        // streamed or not: the fix library's FixingToolCallingAdvisor hands
+        // the closing message over after adviseCall returns and when the
+        // stream of adviseStream completes (docs/FIXES.md).
+        if cfg.memory == Memory::Inside {
+            if let Some(m) = end.closing(reply, cfg.fixes()) {
+                self.memory.add([m]);
+            }
+        }
+        let (kind, generations, error) = end.outcome();
+        Answer::End(self.finish(kind, generations, error))
+    }
+
+    /// The end of the turn: the outside memory stores what the caller
+    /// received, and the memory's next request is judged.
+    fn finish(
+        self,
+        kind: EndKind,
+        generations: Vec<Generation>,
+        error: Option<JavaException>,
+    ) -> LoopRun {
+        let Turn {
+            cfg,
+            mut memory,
+            kept: Kept { counts, .. },
+            requests,
+            verdicts,
+            mut streamed,
+            ..
+        } = self;
+        // What the loop built reaches a streaming client as one more response.
+        let built = !matches!(kind, EndKind::Completed | EndKind::Error);
+        if let Some(received) = streamed.as_mut().filter(|_| built) {
+            received.push(generations.clone());
+        }
+        // The memory outside reads the conversation id off its aggregate's
+        // context, which ChatClientMessageAggregator gathers from the
+        // responses the client received: with none (every chunk of the
+        // turn held a call), its `after` fails the stream.
+        let (kind, generations, error) = match &streamed {
+            Some(received)
+                if received.is_empty() && cfg.memory == Memory::Outside && error.is_none() =>
+            {
+                let e = JavaException::new(ILLEGAL_ARGUMENT, Some(NULL_CONVERSATION_ID));
+                (EndKind::Error, vec![], Some(e))
+            }
+            _ => (kind, generations, error),
+        };
+        if cfg.memory == Memory::Outside && error.is_none() {
+            match (&streamed, kind) {
+                // The memory's aggregate of everything the client received:
+                // each response's first generation, a built one's message
+                // carrying its text alone.
+                (Some(received), _) => {
+                    let plain: Vec<Option<Generation>> = received
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| {
+                            let first = r.first()?;
+                            Some(if built && i + 1 == received.len() {
+                                Generation {
+                                    text: first.text.clone(),
+                                    ..Generation::default()
+                                }
+                            } else {
+                                first.clone()
+                            })
+                        })
+                        .collect();
+                    memory.after(&[aggregate(plain.iter().map(Option::as_ref))]);
+                }
+                (None, EndKind::Completed) => memory.after(&generations),
+                (None, _) => memory.after_produced(&generations),
+            }
+        }
+        let windowed = memory.windowed;
+        let memory = match cfg.memory {
+            Memory::None => vec![],
+            Memory::Inside | Memory::Outside => memory.messages,
+        };
+        LoopRun {
+            kind,
+            generations,
+            error,
+            requests,
+            verdicts,
+            memory,
+            next_request: (cfg.fixes(), cfg.validator),
+            counts,
+            windowed,
+            streamed,
+        }
+    }
+}
+
+impl<'c> Asking<'c> {
+    /// The 1-based number of this model call in the turn.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::*, model::Message};
+    /// let cfg = LoopConfig::default();
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
+    /// assert_eq!(a.call(), 1);
+    /// ```
+    pub fn call(&self) -> usize {
+        self.turn.calls + 1
+    }
+
+    /// The request as sent to the provider.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::*, model::Message};
+    /// let cfg = LoopConfig { provider: Provider::None, ..LoopConfig::default() };
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
+    /// assert!(matches!(a.request(), Sent::Messages(m) if m.len() == 1));
+    /// ```
+    pub fn request(&self) -> &Sent {
+        &self.request
+    }
+
+    /// The validator's verdict on a Gemini request; `None` for provider
+    /// `none`.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::*, model::Message};
+    /// let cfg = LoopConfig { provider: Provider::None, ..LoopConfig::default() };
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
+    /// assert_eq!(a.verdict(), None);
+    /// ```
+    pub fn verdict(&self) -> Option<&Result<(), Rejection>> {
+        self.verdict.as_ref()
+    }
+
+    /// The messages the chat model receives, after the advisors and the
+    /// memory inside the loop.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::*, model::Message};
+    /// let cfg = LoopConfig { memory: Memory::Inside, memory_start: vec![Message::user("u0")], ..LoopConfig::default() };
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("u1")], &[]).ask() else { panic!() };
+    /// assert_eq!(a.messages(), &[Message::user("u0"), Message::user("u1")]);
+    /// ```
+    pub fn messages(&self) -> &[Message] {
+        match &self.prompt {
+            Some(p) => p,
+            None => self.turn.trimmed.as_deref().unwrap_or(&self.turn.full),
+        }
+    }
+
+    /// The model's reply (its generations): the tool calls of the first
+    /// generation that has any run against `toolbox`, and the loop goes on
+    /// or the turn ends.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::*, model::{Generation, Message, Toolbox}};
+    /// let cfg = LoopConfig::default();
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
+    /// let text = vec![Generation { text: Some("done".into()), ..Default::default() }];
+    /// let Answer::End(run) = a.answer(&text, &mut Toolbox::new(vec![])) else { panic!() };
+    /// assert_eq!(run.generations, text);
+    /// ```
+    pub fn answer(self, reply: &[Generation], toolbox: &mut Toolbox) -> Answer<'c> {
+        let Asking {
+            mut turn,
+            request,
+            verdict,
+            prompt,
+            system,
+        } = self;
+        let trimmed = turn.trimmed.is_some();
+        turn.kept.sent(prompt, &request, trimmed, turn.full.len());
+        turn.requests.push(request);
+        turn.verdicts.extend(verdict);
+        turn.calls += 1;
+        turn.reply(reply, toolbox, system)
+    }
+
+    /// The model's reply streamed as chunks (`adviseStream`): each chunk
+    /// without a tool call reaches the client as it arrives, and the loop
+    /// goes on with the chunks' aggregate, one generation, as
+    /// [`Asking::answer`] does with a reply (docs/BEHAVIOUR.md 6.3). On a
+    /// turn that is not [`Turn::streaming`], nothing is recorded as
+    /// received.
+    ///
+    /// ```
+    /// use toolcall_model::{chat::*, model::{Generation, Message, ToolCall, Toolbox}};
+    /// let cfg = LoopConfig::default();
+    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).streaming().ask() else { panic!() };
+    /// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() };
+    /// // A call in a chunk's second generation: hidden, and never executed.
+    /// let chunk = vec![Generation { text: Some("a".into()), ..Default::default() }, call];
+    /// let Answer::End(run) = a.answer_chunks(&[chunk], &mut Toolbox::new(vec![])) else { panic!() };
+    /// assert_eq!((run.kind, run.streamed), (EndKind::Completed, Some(vec![])));
+    /// ```
+    pub fn answer_chunks(
+        mut self,
+        chunks: &[Vec<Generation>],
+        toolbox: &mut Toolbox,
+    ) -> Answer<'c> {
+        if let Some(received) = &mut self.turn.streamed {
+            received.extend(chunks.iter().filter(|c| reaches_client(c)).cloned());
+        }
+        let reply = [aggregate_chunks(chunks)];
+        self.answer(&reply, toolbox)
+    }
+}
+
+/// How a batch of tool calls ended the turn.
+pub(super) enum BatchEnd {
+    /// A limit was breached under `THROW`.
+    Breach(Box<LimitExceeded>),
+    /// An exception escaped the manager.
+    Failed(ManagerError),
+    /// Every tool that ran is `returnDirect`.
+    ReturnDirect(ExecResult),
+}
+
+impl BatchEnd {
+    /// What the memory inside the loop receives besides the reply, which
+    /// already holds the batch's calls: under `close-dangling-calls`, the
+    /// tool message that answers each of them (the partial result's on a
+    /// breach, the responses on `returnDirect`, and a [`NOT_EXECUTED_FAILED`]
+    /// error response for each call of a failed batch), so that the stored
+    /// transcript stays paired.
+    pub(super) fn closing(&self, reply: &[Generation], fixes: Fixes) -> Option<Message> {
+        if !fixes.close_dangling_calls {
+            return None;
+        }
+        match self {
+            BatchEnd::Breach(e) => e.partial.history.last().cloned(),
+            BatchEnd::ReturnDirect(result) => result.history.last().cloned(),
+            BatchEnd::Failed(_) => tool_call_message(reply).map(|calls| Message::Tool {
+                responses: calls
+                    .tool_calls()
+                    .iter()
+                    .map(|c| ToolResponse {
+                        id: c.id.clone(),
+                        name: c.name.clone(),
+                        data: NOT_EXECUTED_FAILED.into(),
+                        error: true,
+                    })
+                    .collect(),
+            }),
+        }
+    }
+
+    /// How the turn ends: its kind, what the caller receives, and the
+    /// exception that reaches it.
+    fn outcome(self) -> (EndKind, Vec<Generation>, Option<JavaException>) {
+        match self {
+            BatchEnd::Breach(e) => (EndKind::LimitExceeded, vec![e.build_generation()], None),
+            BatchEnd::ReturnDirect(result) => {
+                (EndKind::ReturnDirect, result.build_generations(), None)
+            }
+            // ToolCallingAdvisor catches any ToolCallLimitExceededException:
+            // the breach's cause, rethrown by the processor under
+            // breach-through-processor, ends the turn as a breach, built
+            // from its message (its partial result holds no responses).
+            BatchEnd::Failed(ManagerError::Java(j)) if j.class == TOOL_CALL_LIMIT_EXCEEDED => {
+                let text = j.message.unwrap_or_default();
+                (
+                    EndKind::LimitExceeded,
+                    vec![limit_generation(text, &[])],
+                    None,
+                )
+            }
+            BatchEnd::Failed(e) => (EndKind::Error, vec![], Some(e.java())),
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! The two containers the layers above share for speed: a map that holds a
+//! few entries in place before it hashes ([`SmallMap`]), and the FNV-1a
+//! hash for short keys nobody picks to collide ([`Fnv`]). They change how
+//! fast an answer comes, never the answer.
+
+mod fnv;
+mod small_map;
+
+pub(crate) use fnv::{fnv, FnvMap};
+pub(crate) use small_map::SmallMap;
