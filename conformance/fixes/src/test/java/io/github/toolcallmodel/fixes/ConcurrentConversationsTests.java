@@ -299,16 +299,25 @@ class ConcurrentConversationsTests {
 	@EnableAutoConfiguration
 	static class Application {
 
+		/**
+		 * The model as scripted: the bean the context holds may be the library's
+		 * wrapper of it (strict-json-or-wrap wraps every chat model bean).
+		 */
+		final ScriptedModel model = new ScriptedModel();
+
 		@Bean
-		ScriptedModel chatModel() {
-			return new ScriptedModel();
+		ChatModel chatModel() {
+			return this.model;
 		}
 
 	}
 
 	static ApplicationContextRunner app(String policy) {
 		return new ApplicationContextRunner().withUserConfiguration(Application.class)
-			.withPropertyValues("spring.ai.tools.limits.max-calls-per-tool.limited=" + LIMIT,
+			// The scripted model is the application's only chat model: Gemini's
+			// auto-configuration (on the class path for other tests) stays off.
+			.withPropertyValues("spring.ai.model.chat=scripted",
+					"spring.ai.tools.limits.max-calls-per-tool.limited=" + LIMIT,
 					"spring.ai.tools.limits.on-limit-exceeded=" + policy)
 			.withPropertyValues(SWITCHES);
 	}
@@ -341,7 +350,7 @@ class ConcurrentConversationsTests {
 		Map<String, Outcome> out = new ConcurrentHashMap<>();
 		runner.run(context -> {
 			ChatClient client = context.getBean(ChatClient.Builder.class).build();
-			ScriptedModel model = context.getBean(ScriptedModel.class);
+			ScriptedModel model = context.getBean(Application.class).model;
 			Map<String, List<String>> answers = new ConcurrentHashMap<>();
 			if (concurrently) {
 				ExecutorService pool = Executors.newFixedThreadPool(CONVERSATIONS);
