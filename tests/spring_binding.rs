@@ -20,7 +20,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::support::{bin, java_ready, root};
+use crate::support::{bin, deep, java_ready, root};
 
 mod random;
 
@@ -274,7 +274,7 @@ fn generated_files_bind_as_spring_boot_binds_them() {
             .unwrap_or(default)
     };
     let (count, seed) = (
-        number("TOOLCALL_BINDING_FILES", 400),
+        number("TOOLCALL_BINDING_FILES", if deep() { 400 } else { 100 }),
         number("TOOLCALL_BINDING_SEED", 1),
     );
     let dir = std::env::temp_dir().join(format!("tcm-binding-{seed}-{}", std::process::id()));

@@ -84,6 +84,15 @@ pub fn java_required() -> bool {
     std::env::var("TOOLCALL_REQUIRE_JAVA").is_ok_and(|v| v == "1")
 }
 
+/// Whether the deeper runs are asked for (`TOOLCALL_DEEP_TESTS=1`, set by
+/// `.ci/run`): the generated differentials at their full budget (3,000
+/// scenarios against the real Spring AI classes, every main-job and
+/// `check` turn, 400 generated binding files) instead of the share a
+/// plain `cargo test` compares.
+pub fn deep() -> bool {
+    std::env::var("TOOLCALL_DEEP_TESTS").is_ok_and(|v| v == "1")
+}
+
 /// Whether `test` can use the real classes: built, or else SKIPPED
 /// printed (a panic where Java is required).
 pub fn java_ready(test: &str) -> bool {
