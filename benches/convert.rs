@@ -5,7 +5,7 @@
 // criterion_group! generates a public function that cannot carry a doc comment.
 #![allow(missing_docs)]
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde::de::IgnoredAny;
 use std::hint::black_box;
 use toolcall_model::gemini::{convert_tool_response, parse_json_to_map};

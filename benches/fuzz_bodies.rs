@@ -4,7 +4,7 @@
 // criterion_group! generates a public function that cannot carry a doc comment.
 #![allow(missing_docs)]
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::path::Path;
 use toolcall_model::checking::fuzzing;
 

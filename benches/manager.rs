@@ -10,9 +10,9 @@
 // criterion_group! generates a public function that cannot carry a doc comment.
 #![allow(missing_docs)]
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use toolcall_model::model::{execute_with_counts, tool_call_message, Batch, Config, Step};
+use toolcall_model::model::{Batch, Config, Step, execute_with_counts, tool_call_message};
 use toolcall_model::model::{Counts, ToolCallLimits};
 use toolcall_model::model::{Generation, Message, ToolCall, ToolResponse};
 use toolcall_model::model::{ToolSpec, Toolbox};

@@ -7,11 +7,11 @@
 // criterion_group! generates a public function that cannot carry a doc comment.
 #![allow(missing_docs)]
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use toolcall_model::chat::Split;
-use toolcall_model::chat::{run_loop, LoopConfig};
-use toolcall_model::gemini::{build_request, IncrementalRequests};
+use toolcall_model::chat::{LoopConfig, run_loop};
+use toolcall_model::gemini::{IncrementalRequests, build_request};
 use toolcall_model::model::Config;
 use toolcall_model::model::Fixes;
 use toolcall_model::model::ToolCallLimits;

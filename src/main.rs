@@ -38,13 +38,13 @@ macro_rules! errln {
 
 mod cli;
 
-use cli::args::{takes_json, Cli, Cmd};
+use cli::args::{Cli, Cmd, takes_json};
 use cli::{
     check,
     convert::convert,
     explore,
     main_job::main_job,
-    vectors::{self, conform, files, gen, run, verify},
+    vectors::{self, conform, files, generate, run, verify},
 };
 
 /// Whether the program started with standard output closed (`>&-`). Rust's
@@ -78,14 +78,15 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => e.exit(),
     };
-    if let Some(cmd) = &cli.command {
-        if cli.json && !takes_json(cmd) {
-            errln!(
-                "error: --json before `{}` is not supported: it applies to the main job (no subcommand), `explore` and `verify`",
-                matches.subcommand_name().unwrap_or("this subcommand")
-            );
-            return ExitCode::from(2);
-        }
+    if let Some(cmd) = &cli.command
+        && cli.json
+        && !takes_json(cmd)
+    {
+        errln!(
+            "error: --json before `{}` is not supported: it applies to the main job (no subcommand), `explore` and `verify`",
+            matches.subcommand_name().unwrap_or("this subcommand")
+        );
+        return ExitCode::from(2);
     }
     let code = dispatch(cli);
     // What is still buffered (a last line without its newline) is written
@@ -153,6 +154,6 @@ fn dispatch(cli: Cli) -> ExitCode {
             expect,
             runner,
             force,
-        }) => gen(count, seed, &out, &ops, shard, &expect, &runner, force),
+        }) => generate(count, seed, &out, &ops, shard, &expect, &runner, force),
     }
 }

@@ -312,7 +312,7 @@ fn check(file: &std::path::Path, json: bool) -> (i32, String, String) {
 
 #[test]
 fn a_100_mb_application_file_is_refused_clearly_and_fast() {
-    use toolcall_model::config::{parse_properties, MAX_CONFIG_BYTES};
+    use toolcall_model::config::{MAX_CONFIG_BYTES, parse_properties};
     let dir = std::env::temp_dir().join(format!("tcm-big-config-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // 100 MB of real-looking lines, properties and YAML.
@@ -351,9 +351,10 @@ fn a_100_mb_application_file_is_refused_clearly_and_fast() {
     }
     // The library refuses the bytes the same way, before reading them.
     let e = parse_properties(props.as_bytes()).unwrap_err();
-    assert!(e
-        .to_string()
-        .starts_with(&format!("larger than {MAX_CONFIG_BYTES} bytes")));
+    assert!(
+        e.to_string()
+            .starts_with(&format!("larger than {MAX_CONFIG_BYTES} bytes"))
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

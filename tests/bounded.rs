@@ -489,7 +489,7 @@ fn many_documents_take_near_linear_time() {
 
 #[test]
 fn a_vector_is_bounded_by_its_values_and_depth() {
-    use toolcall_model::vectors::{Vector, MAX_VECTOR_DEPTH, MAX_VECTOR_VALUES};
+    use toolcall_model::vectors::{MAX_VECTOR_DEPTH, MAX_VECTOR_VALUES, Vector};
     let with_expect = |x: &str| {
         format!(
             r#"{{"format":"toolcall-model/1","name":"v","op":"convert_tool_response","input":{{"text":"42"}},"expect":{{"response":{{"result":42}},"x":{x}}}}}"#
@@ -854,7 +854,7 @@ fn duplicate_keys_and_huge_values_are_refused_with_their_place() {
 
 #[test]
 fn an_escaped_surrogate_in_yaml_is_read_as_snakeyaml_reads_it() {
-    use toolcall_model::config::{read_yaml, JavaValue};
+    use toolcall_model::config::{JavaValue, read_yaml};
     // SnakeYAML keeps `"\uD800"` in a Java string; it was refused here.
     let docs = read_yaml("t: [\"a\\uD800b\", \"\\uD83D\\uDE00\", \"x\\\"\\uDC00\"]\n").unwrap();
     let values: Vec<&JavaValue> = docs[0].iter().map(|e| &e.value).collect();
@@ -926,10 +926,12 @@ fn many_profiles_take_linear_time() {
     let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(v["profiles"].as_array().map(Vec::len), Some(100_000));
     assert_eq!(v["notes"].as_array().map(Vec::len), Some(5_000));
-    assert!(v["notes"][0]
-        .as_str()
-        .unwrap()
-        .ends_with("(active: p0, p1, p2, p3, p4, p5, p6, p7 and 99992 more)"));
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("(active: p0, p1, p2, p3, p4, p5, p6, p7 and 99992 more)")
+    );
     assert!(o.elapsed < Duration::from_secs(30), "{:?}", o.elapsed);
     // 20,000 documents, each including a profile through a placeholder:
     // each value was resolved over a fresh index of every document.
@@ -999,14 +1001,18 @@ fn a_profile_file_is_read_once_however_many_names_lead_to_it() {
     let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
     let files = v["files"].as_array().unwrap();
     assert_eq!(files.len(), 2, "{files:?}");
-    assert!(files[1]
-        .as_str()
-        .unwrap()
-        .ends_with("application-p40.properties"));
-    assert!(v["notes"][0]
-        .as_str()
-        .unwrap()
-        .starts_with("note: 39 profile file(s) are the same file as one read after them"));
+    assert!(
+        files[1]
+            .as_str()
+            .unwrap()
+            .ends_with("application-p40.properties")
+    );
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("note: 39 profile file(s) are the same file as one read after them")
+    );
     assert_eq!(
         v["bound"]["max_calls_per_tool"]
             .as_object()

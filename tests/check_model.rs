@@ -6,9 +6,9 @@
 use std::num::NonZeroU32;
 
 use toolcall_model::chat::{Memory, Provider};
-use toolcall_model::checking::invariants::{check_scenario, Invariant, Verdict as Inv};
+use toolcall_model::checking::invariants::{Invariant, Verdict as Inv, check_scenario};
 use toolcall_model::checking::scenario::Scenario as Turn;
-use toolcall_model::config::{evaluate, script, CheckScenario, Mark, Setup};
+use toolcall_model::config::{CheckScenario, Mark, Setup, evaluate, script};
 use toolcall_model::model::behavior_sets;
 use toolcall_model::model::{OnExceeded, ToolCallLimits};
 use toolcall_model::model::{Processor, ProcessorKind};
@@ -178,9 +178,10 @@ fn the_workaround_fails_when_a_breach_is_followed_by_another_round() {
     );
     let v = evaluate(&setup, &set, CheckScenario::BreachThenRound);
     assert_eq!(v.mark, Mark::ParseError, "{}", v.detail);
-    assert!(v
-        .detail
-        .contains("Failed to parse JSON: Tool call limit (1)"));
+    assert!(
+        v.detail
+            .contains("Failed to parse JSON: Tool call limit (1)")
+    );
     let s = script(&setup, &set, CheckScenario::BreachThenRound).unwrap();
     let turn = Turn {
         config: s.config,
@@ -328,10 +329,12 @@ spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n",
     let loc = &breach["locations"][0]["physicalLocation"];
     assert_eq!(loc["artifactLocation"]["uri"], props.to_str().unwrap());
     assert_eq!(loc["region"]["startLine"], 3, "{breach}");
-    assert!(breach["message"]["text"]
-        .as_str()
-        .unwrap()
-        .contains("toolcall.fixes.strict-json-or-wrap=true"));
+    assert!(
+        breach["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("toolcall.fixes.strict-json-or-wrap=true")
+    );
     // Safe: a log with no result.
     let (code, _, _) = check_cli(
         &[
@@ -418,14 +421,18 @@ fn profiles_placeholders_and_the_build_file() {
     let tried = v["open"]["tried"].as_array().unwrap();
     assert_eq!(tried.len(), 2, "{v}");
     assert_eq!(tried[1]["values"], serde_json::json!({ policy: null }));
-    assert!(tried[0]["breaks"]
-        .as_array()
-        .unwrap()
-        .contains(&serde_json::json!("breach-1")));
-    assert!(!tried[1]["breaks"]
-        .as_array()
-        .unwrap()
-        .contains(&serde_json::json!("breach-1")));
+    assert!(
+        tried[0]["breaks"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("breach-1"))
+    );
+    assert!(
+        !tried[1]["breaks"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("breach-1"))
+    );
     assert_eq!(v["asked"]["breaks"], tried[0]["breaks"]);
     assert!(
         v["unresolved"][0]
@@ -434,10 +441,12 @@ fn profiles_placeholders_and_the_build_file() {
             .contains("${TOOL_POLICY}"),
         "{v}"
     );
-    assert!(v["notes"][0]
-        .as_str()
-        .unwrap()
-        .contains("profile 'dev' is not applied"));
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("profile 'dev' is not applied")
+    );
     // --set resolves it; the dev profile overrides it.
     let (_, v) = json(&["--set", "TOOL_POLICY=RETURN_ERROR_RESPONSE"]);
     assert_eq!(v["bound"]["on_limit_exceeded"], "RETURN_ERROR_RESPONSE");
@@ -740,7 +749,7 @@ fn profile_values_spring_refuses_are_no_verdict() {
 /// writes it again).
 #[test]
 fn closing_table_in_fixes_md_is_generated_from_the_verdicts() {
-    use toolcall_model::config::{closing_table, CLOSES_BEGIN, CLOSES_END};
+    use toolcall_model::config::{CLOSES_BEGIN, CLOSES_END, closing_table};
     let path = crate::support::root().join("docs/FIXES.md");
     let page = std::fs::read_to_string(&path).unwrap();
     let begin = page.find(CLOSES_BEGIN).expect("the begin marker") + CLOSES_BEGIN.len() + 1;
@@ -782,7 +791,7 @@ fn closing_table_in_fixes_md_is_generated_from_the_verdicts() {
 /// on; the turn that never ends names the other processor's answer.
 #[test]
 fn the_main_tables_lines_agree_with_the_verdicts() {
-    use toolcall_model::config::{conclusion, reproduce, GROUPS};
+    use toolcall_model::config::{GROUPS, conclusion, reproduce};
     let job = reproduce();
     let lines = conclusion(&job);
     for (g, (_, name)) in GROUPS.iter().enumerate() {
@@ -1104,11 +1113,13 @@ fn accepted_findings_and_strict_keys() {
     );
     let log: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
-    assert!(log["runs"][0]["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|r| r["ruleId"] == "unknown-key" && r["level"] == "error"));
+    assert!(
+        log["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["ruleId"] == "unknown-key" && r["level"] == "error")
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -96,18 +96,22 @@ fn convert_jsonl_answers_every_line_in_order() {
         .collect();
     assert_eq!(lines.len(), 5);
     assert_eq!(lines[0], serde_json::json!({"ok": {"result": 42}}));
-    assert!(lines[1]["input_error"]
-        .as_str()
-        .unwrap()
-        .starts_with("line 2: not a JSON string literal"));
+    assert!(
+        lines[1]["input_error"]
+            .as_str()
+            .unwrap()
+            .starts_with("line 2: not a JSON string literal")
+    );
     assert_eq!(
         lines[2],
         serde_json::json!({"error": "java.lang.RuntimeException: Failed to parse JSON: x"})
     );
-    assert!(lines[3]["input_error"]
-        .as_str()
-        .unwrap()
-        .contains("line 4: not valid UTF-8"));
+    assert!(
+        lines[3]["input_error"]
+            .as_str()
+            .unwrap()
+            .contains("line 4: not valid UTF-8")
+    );
     assert_eq!(lines[4], serde_json::json!({"ok": {"k": true}}));
 }
 
@@ -186,10 +190,12 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
     }
     let dangling = cell("throw/memory-inside", "upstream");
     assert_eq!(dangling["mark"], "dangling");
-    assert!(dangling["next_turn"]
-        .as_str()
-        .unwrap()
-        .contains("number of function response parts"));
+    assert!(
+        dangling["next_turn"]
+            .as_str()
+            .unwrap()
+            .contains("number of function response parts")
+    );
     // The long turn: the memory window evicts the turn inside the loop.
     assert_eq!(
         cell("long-turn/memory-outside", "upstream")["survives"],
@@ -249,10 +255,12 @@ fn main_job_shows_the_configurations_that_change_the_answer() {
         cell("runaway/default-processor", "strict-json-or-wrap")["mark"],
         "runaway"
     );
-    assert!(cell("runaway/default-processor", "all")["detail"]
-        .as_str()
-        .unwrap()
-        .contains("the turn ends with the limit's answer"));
+    assert!(
+        cell("runaway/default-processor", "all")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("the turn ends with the limit's answer")
+    );
     let started = std::time::Instant::now();
     let (code, table, _) = run_with_stdin(&[], b"");
     assert_eq!(code, 0);
@@ -388,10 +396,12 @@ fn check_answers_for_a_five_line_properties_file() {
     let up = &v["sets"][0];
     assert_eq!(up["set"], "upstream");
     assert_eq!(up["safe"], false);
-    assert!(up["verdicts"][0]["detail"]
-        .as_str()
-        .unwrap()
-        .contains("Tool call limit (1) exceeded for tool 'getWeather'"));
+    assert!(
+        up["verdicts"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Tool call limit (1) exceeded for tool 'getWeather'")
+    );
     let all = v["sets"]
         .as_array()
         .unwrap()
@@ -525,15 +535,19 @@ fn verify_json_prints_one_result_per_vector_before_or_after_the_subcommand() {
         assert_eq!(lines[0]["result"], "passed");
         assert_eq!(lines[0]["name"], "n");
         assert_eq!(lines[1]["result"], "failed");
-        assert!(lines[1]["differences"][0]
-            .as_str()
-            .unwrap()
-            .contains("/response"));
+        assert!(
+            lines[1]["differences"][0]
+                .as_str()
+                .unwrap()
+                .contains("/response")
+        );
         assert_eq!(lines[2]["result"], "invalid");
-        assert!(lines[2]["file"]
-            .as_str()
-            .unwrap()
-            .ends_with("c-broken.json"));
+        assert!(
+            lines[2]["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("c-broken.json")
+        );
         assert!(lines[2]["reason"].as_str().unwrap().contains("line 1"));
         assert_eq!(err.trim(), "1 passed, 2 failed");
     }
@@ -925,7 +939,7 @@ fn two_exhaustive_shards_merge_into_one_run() {
 /// them, exactly the files one run writes.
 #[test]
 fn generated_shards_write_the_files_of_one_run() {
-    let gen = |dir: &std::path::Path, shard: Option<&str>| {
+    let generate = |dir: &std::path::Path, shard: Option<&str>| {
         let mut args = vec![
             "gen",
             "--count",
@@ -959,10 +973,10 @@ fn generated_shards_write_the_files_of_one_run() {
         v
     };
     let (one, shards) = (scratch("gen-one"), scratch("gen-shards"));
-    gen(&one, None);
-    assert!(gen(&shards, Some("1/3")).starts_with("wrote 14 vectors"));
-    assert!(gen(&shards, Some("3/3")).starts_with("wrote 13 vectors"));
-    assert!(gen(&shards, Some("2/3")).starts_with("wrote 13 vectors"));
+    generate(&one, None);
+    assert!(generate(&shards, Some("1/3")).starts_with("wrote 14 vectors"));
+    assert!(generate(&shards, Some("3/3")).starts_with("wrote 13 vectors"));
+    assert!(generate(&shards, Some("2/3")).starts_with("wrote 13 vectors"));
     assert_eq!(files(&one).len(), 40);
     assert_eq!(files(&shards), files(&one));
     std::fs::remove_dir_all(&one).ok();
@@ -1252,11 +1266,31 @@ fn a_build_files_version_is_read_where_it_is_defined() {
     let app = dir.join("application.properties");
     std::fs::write(&app, "spring.ai.tools.limits.on-limit-exceeded=THROW\n").unwrap();
     let cases = [
-        ("a.gradle.kts", "val springAiVersion by extra(\"2.0.0\")\ndependencies { implementation(platform(\"org.springframework.ai:spring-ai-bom:${springAiVersion}\")) }\n", "Spring AI 2.0.0: answered for 2.0.0"),
-        ("b.gradle.kts", "extra[\"springAiVersion\"] = \"2.0.0\"\ndependencies { implementation(platform(\"org.springframework.ai:spring-ai-bom:${extra[\"springAiVersion\"]}\")) }\n", "Spring AI 2.0.0: answered for 2.0.0"),
-        ("c.gradle", "dependencies {\n  implementation platform(\"org.springframework.ai:spring-ai-bom:${springAiVersion}\") // see https://x\n}\next {\n  springAiVersion = '2.0.0' // springAiVersion = '9'\n}\n", "Spring AI 2.0.0: answered for 2.0.0"),
-        ("pom.xml", "<project>\n<properties>\n<!-- <spring-ai.version>1.0.0</spring-ai.version> -->\n<spring-ai.version>2.0.1</spring-ai.version>\n</properties>\n</project>\n", "pom.xml: Spring AI 2.0.1\n"),
-        ("d.gradle.kts", "val springAiVersion = findProperty(\"springAiVersion\") as String\n", "Spring AI `findProperty(\"springAiVersion\")`: cannot be read as a version; answered for 2.0.1"),
+        (
+            "a.gradle.kts",
+            "val springAiVersion by extra(\"2.0.0\")\ndependencies { implementation(platform(\"org.springframework.ai:spring-ai-bom:${springAiVersion}\")) }\n",
+            "Spring AI 2.0.0: answered for 2.0.0",
+        ),
+        (
+            "b.gradle.kts",
+            "extra[\"springAiVersion\"] = \"2.0.0\"\ndependencies { implementation(platform(\"org.springframework.ai:spring-ai-bom:${extra[\"springAiVersion\"]}\")) }\n",
+            "Spring AI 2.0.0: answered for 2.0.0",
+        ),
+        (
+            "c.gradle",
+            "dependencies {\n  implementation platform(\"org.springframework.ai:spring-ai-bom:${springAiVersion}\") // see https://x\n}\next {\n  springAiVersion = '2.0.0' // springAiVersion = '9'\n}\n",
+            "Spring AI 2.0.0: answered for 2.0.0",
+        ),
+        (
+            "pom.xml",
+            "<project>\n<properties>\n<!-- <spring-ai.version>1.0.0</spring-ai.version> -->\n<spring-ai.version>2.0.1</spring-ai.version>\n</properties>\n</project>\n",
+            "pom.xml: Spring AI 2.0.1\n",
+        ),
+        (
+            "d.gradle.kts",
+            "val springAiVersion = findProperty(\"springAiVersion\") as String\n",
+            "Spring AI `findProperty(\"springAiVersion\")`: cannot be read as a version; answered for 2.0.1",
+        ),
     ];
     for (name, text, says) in cases {
         let build = dir.join(name);

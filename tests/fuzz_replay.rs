@@ -3,7 +3,7 @@
 //! functions the fuzz targets call, on stable Rust and without libFuzzer.
 
 use std::fs;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use toolcall_model::checking::fuzzing;

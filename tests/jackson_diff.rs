@@ -50,7 +50,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use toolcall_model::json::{is_strict_json, read_lenient, read_strict, JValue, JacksonError};
+use toolcall_model::json::{JValue, JacksonError, is_strict_json, read_lenient, read_strict};
 
 use crate::support::{self, Rng};
 

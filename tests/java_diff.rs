@@ -19,10 +19,10 @@ use std::path::{Path, PathBuf};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
-use toolcall_model::checking::gen::{vector, VectorOp};
-use toolcall_model::vectors::conformance::{judge, Comparison, JavaLine, Tally};
+use toolcall_model::checking::generators::{VectorOp, vector};
+use toolcall_model::vectors::conformance::{Comparison, JavaLine, Tally, judge};
 
-use crate::support::{deep, java_build, java_required, json_files, root, JavaSession};
+use crate::support::{JavaSession, deep, java_build, java_required, json_files, root};
 
 /// Vectors with no fixes and no advisors that the real classes cannot
 /// express, with the reason: `conformance/expected-differences.txt`.
@@ -299,7 +299,7 @@ fn save(saved: &Path, name: &str, v: &Value, java: &mut JavaSession, dir: &Path)
 fn main_job_and_check_turns_agree_with_the_real_classes() {
     use toolcall_model::checking::scenario::Scenario as Turn;
     use toolcall_model::config::columns;
-    use toolcall_model::config::{script, CheckScenario};
+    use toolcall_model::config::{CheckScenario, script};
     use toolcall_model::model::behavior_sets;
     let Some(mut java) = ready("main_job_and_check_turns_agree_with_the_real_classes") else {
         return;
@@ -327,7 +327,7 @@ fn main_job_and_check_turns_agree_with_the_real_classes() {
                     continue;
                 };
                 turns += 1;
-                if (turns - 1) % stride != 0 {
+                if !(turns - 1).is_multiple_of(stride) {
                     continue;
                 }
                 let turn = Turn {

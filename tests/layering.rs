@@ -129,11 +129,13 @@ fn the_check_sees_an_upward_use() {
         ),
         ["chat"]
     );
-    assert!(forbidden_uses(
-        "checking",
-        "use crate::vectors::Vector; toolcall_model::config"
-    )
-    .is_empty());
+    assert!(
+        forbidden_uses(
+            "checking",
+            "use crate::vectors::Vector; toolcall_model::config"
+        )
+        .is_empty()
+    );
     assert_eq!(
         forbidden_uses("json", "let x = crate::model::Message::user(\"\");"),
         ["model"]

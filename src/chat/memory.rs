@@ -293,11 +293,11 @@ impl ChatMemory {
     /// reply with tool calls stores only the generation the manager answers
     /// (`DefaultToolCallingManager`: the first with tool calls).
     pub(crate) fn after(&mut self, generations: &[Generation]) {
-        if self.fixes.store_answered_generation {
-            if let Some(m) = tool_call_message(generations) {
-                self.add([m]);
-                return;
-            }
+        if self.fixes.store_answered_generation
+            && let Some(m) = tool_call_message(generations)
+        {
+            self.add([m]);
+            return;
         }
         self.add(generations.iter().map(Generation::to_message));
     }

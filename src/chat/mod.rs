@@ -12,16 +12,16 @@ pub(crate) mod tool_loop;
 pub use advisor::{advisor_thinks_json, gemini_tool_text};
 
 pub use memory::{
-    message_window, message_window_with, DEFAULT_MEMORY_MAX_MESSAGES,
-    MEMORY_MAX_MESSAGES_NOT_POSITIVE,
+    DEFAULT_MEMORY_MAX_MESSAGES, MEMORY_MAX_MESSAGES_NOT_POSITIVE, message_window,
+    message_window_with,
 };
 
 pub use stream::{
-    aggregate, aggregate_chunks, may_hang_a_stream, reaches_client, Chunks, Script, Split,
+    Chunks, Script, Split, aggregate, aggregate_chunks, may_hang_a_stream, reaches_client,
 };
 
 pub use tool_loop::{
-    run_loop, run_loop_with_messages, run_script, with_memory, Answer, Ask, Asking, EndKind,
-    LoopConfig, LoopError, LoopRun, Memory, Provider, RequestMessages, Sent, Turn,
-    NULL_CONVERSATION_ID, TOOL_FEEDBACK,
+    Answer, Ask, Asking, EndKind, LoopConfig, LoopError, LoopRun, Memory, NULL_CONVERSATION_ID,
+    Provider, RequestMessages, Sent, TOOL_FEEDBACK, Turn, run_loop, run_loop_with_messages,
+    run_script, with_memory,
 };

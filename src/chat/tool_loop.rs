@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use super::memory::{ChatMemory, DEFAULT_MEMORY_MAX_MESSAGES};
 use super::stream::{Chunks, Script, Split};
-use crate::gemini::{build_request, verdict, Refusal, Rejection, Request, ValidatorOptions};
+use crate::gemini::{Refusal, Rejection, Request, ValidatorOptions, build_request, verdict};
 use crate::model::behavior::Fixes;
 use crate::model::java::JavaException;
 use crate::model::limits::Counts;

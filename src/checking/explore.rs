@@ -1,6 +1,6 @@
 //! The verdict matrix: every [`Invariant`] under every behaviour set of
 //! [`crate::model::behavior_sets`], each cell a proptest run over generated
-//! turns ([`crate::checking::gen::scenario`]), with the shrunk counterexample of every
+//! turns ([`crate::checking::generators::scenario`]), with the shrunk counterexample of every
 //! refuted cell printed as a `tool_loop` vector whose `expect` records what
 //! the invariant wanted, so that `toolcall-model verify` on it fails and
 //! says where.
@@ -36,15 +36,15 @@
 use std::cell::Cell as StdCell;
 
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::chat::tool_loop::{Memory, Provider};
-use crate::checking::gen::{scenario, with_set};
+use crate::checking::generators::{scenario, with_set};
 use crate::checking::invariants::{
-    check_scenario, refutation, Evidence, Invariant, Locus, Verdict,
+    Evidence, Invariant, Locus, Verdict, check_scenario, refutation,
 };
 use crate::checking::scenario::Scenario;
-use crate::model::behavior::{behavior_sets, BehaviorSet};
+use crate::model::behavior::{BehaviorSet, behavior_sets};
 use crate::vectors::Vector;
 
 /// Fewer applicable cases than this and a cell that was not refuted says

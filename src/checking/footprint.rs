@@ -12,14 +12,14 @@
 
 use crate::chat::advisor::advisor_thinks_json;
 use crate::chat::tool_loop::{Memory, Provider};
-use crate::checking::invariants::{recovered, CallEvent, Evidence, Round, RoundEnd};
+use crate::checking::invariants::{CallEvent, Evidence, Round, RoundEnd, recovered};
 use crate::checking::scenario::Scenario;
 use crate::collections::FnvMap;
-use crate::gemini::{convert_arguments, convert_tool_response, Payload};
+use crate::gemini::{Payload, convert_arguments, convert_tool_response};
 use crate::model::behavior::{Fix, Fixes};
 use crate::model::java::JavaException;
 use crate::model::limits::{Counts, OnExceeded};
-use crate::model::manager::{breaches_pass_unshaped, ends_turn_at_breach, Config};
+use crate::model::manager::{Config, breaches_pass_unshaped, ends_turn_at_breach};
 use crate::model::message::Message;
 use crate::model::tools::scan;
 

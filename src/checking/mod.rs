@@ -9,7 +9,7 @@ pub mod explore;
 pub mod footprint;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod gen;
+pub mod generators;
 pub mod invariants;
 pub mod oracle;
 pub mod scenario;

@@ -6,10 +6,10 @@
 
 use std::borrow::Cow;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::chat::tool_loop::{
-    run_loop, with_memory, LoopConfig, LoopError, LoopRun, Memory, Provider,
+    LoopConfig, LoopError, LoopRun, Memory, Provider, run_loop, with_memory,
 };
 use crate::model::limits::{Max, OnExceeded};
 use crate::model::message::{Generation, Message};
@@ -173,11 +173,12 @@ impl Scenario {
     fn input_value(&self) -> Value {
         let c = &self.config;
         let model = match c.stream {
-            Some(split) => json!(self
-                .model
-                .iter()
-                .map(|r| split.chunks(r))
-                .collect::<Vec<_>>()),
+            Some(split) => json!(
+                self.model
+                    .iter()
+                    .map(|r| split.chunks(r))
+                    .collect::<Vec<_>>()
+            ),
             None => json!(self.model),
         };
         let mut input = json!({
@@ -277,10 +278,10 @@ fn throwable_value(
     });
     // A class outside the built-in table is declared with its superclass so
     // that the vector stands alone.
-    if !crate::model::java::ClassTable::builtin().contains(&e.class) {
-        if let Some(sup) = m.classes.superclass(&e.class) {
-            t["extends"] = json!(sup);
-        }
+    if !crate::model::java::ClassTable::builtin().contains(&e.class)
+        && let Some(sup) = m.classes.superclass(&e.class)
+    {
+        t["extends"] = json!(sup);
     }
     if let Some(c) = &e.cause {
         t["cause"] = throwable_value(c, m);

@@ -17,7 +17,7 @@
 //! assert_eq!(merge(&parts).unwrap().first, whole.first);
 //! ```
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::checking::exhaustive::{Part, Shard, Space};
 use crate::checking::explore::cells;
@@ -167,7 +167,7 @@ pub fn merge(parts: &[Part]) -> Result<Part, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checking::exhaustive::{finish, run, run_part, Bound, Proof};
+    use crate::checking::exhaustive::{Bound, Proof, finish, run, run_part};
 
     #[test]
     fn two_shards_merged_give_the_matrix_and_counterexamples_of_one_run() {
@@ -213,9 +213,11 @@ mod tests {
     fn a_merge_wants_every_shard_once() {
         let space = Space::new(&Bound::tiny());
         let p1 = run_part(&space, Shard { k: 1, n: 2 }, 1, &|_, _| {}).unwrap();
-        assert!(merge(std::slice::from_ref(&p1))
-            .unwrap_err()
-            .contains("2/2 is missing"));
+        assert!(
+            merge(std::slice::from_ref(&p1))
+                .unwrap_err()
+                .contains("2/2 is missing")
+        );
         assert!(merge(&[p1.clone(), p1]).unwrap_err().contains("twice"));
         assert!(merge(&[]).is_err());
     }

@@ -13,18 +13,18 @@ use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::config::{
+    Accepted, Application, BindFailure, BoundProperties, CheckScenario, Entry, Gate, Lenient,
+    MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES, MAX_CONFIG_TOTAL_BYTES, MODELLED_SPRING_AI, Mark,
+    OpenAnswer, OpenProperty, ProfileMatcher, ProfileRefusal, SetReport, Setup, ToolOutput,
     active_profiles, bind_open, describe_setup, environment, invalid_in_profile_file,
     parse_properties, relaxed, smallest_fixes, source as profile_source, spring_ai_version,
-    too_large, worst_open, written_names, Accepted, Application, BindFailure, BoundProperties,
-    CheckScenario, Entry, Gate, Lenient, Mark, OpenAnswer, OpenProperty, ProfileMatcher,
-    ProfileRefusal, SetReport, Setup, ToolOutput, MAX_BUILD_INTERPOLATION, MAX_CONFIG_BYTES,
-    MAX_CONFIG_TOTAL_BYTES, MODELLED_SPRING_AI,
+    too_large, worst_open, written_names,
 };
 use toolcall_model::model::{
-    behavior_sets, cut, BehaviorSet, Fixes, Max, OnExceeded, ProcessorKind, SpringAi,
+    BehaviorSet, Fixes, Max, OnExceeded, ProcessorKind, SpringAi, behavior_sets, cut,
 };
 
 /// What properties cannot say, from the command line: `check`'s flags.
@@ -324,7 +324,7 @@ impl Options {
             p => {
                 return Err(no_verdict(&format!(
                     "--processor {p}: use default or json-error"
-                )))
+                )));
             }
         };
         let memory = match f.memory.as_str() {
@@ -334,7 +334,7 @@ impl Options {
             m => {
                 return Err(no_verdict(&format!(
                     "--memory {m}: use none, outside or inside"
-                )))
+                )));
             }
         };
         let history = match f.history.as_str() {
@@ -349,7 +349,9 @@ impl Options {
             p => return Err(no_verdict(&format!("--provider {p}: use gemini or none"))),
         };
         let Some(window) = NonZeroU32::new(f.memory_window) else {
-            return Err(no_verdict("--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0"));
+            return Err(no_verdict(
+                "--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0",
+            ));
         };
         let asked = asked_set(&f.fixes).map_err(|e| no_verdict(&e))?;
         let tool_output =
@@ -937,25 +939,34 @@ fn build_version(path: &Path) -> Result<(String, SpringAi), ExitCode> {
             None => super::shown(v).into_owned(),
         })
         .unwrap_or_default();
-    Ok((match found {
-        Some(f) if f == MODELLED_SPRING_AI => format!("{name}: Spring AI {v}"),
-        Some(f) if f == SpringAi::V2_0_0.name() => format!(
-            "{name}: Spring AI {v}: answered for {v}, which has no tool call limits: the breach scenarios do not apply (n/a)"
-        ),
-        Some(f) if f.contains("${") => format!(
-            "warning: {name}: Spring AI {v}: unresolved (a property the file does not set, one that refers to itself, or one nested past {MAX_BUILD_INTERPOLATION} levels); answered for {MODELLED_SPRING_AI}, which this model reproduces"
-        ),
-        Some(f) if !f.starts_with(|c: char| c.is_ascii_digit())
-            || !f.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')) => format!(
-            "warning: {name}: Spring AI `{v}`: cannot be read as a version; answered for {MODELLED_SPRING_AI}"
-        ),
-        Some(_) => format!(
-            "warning: {name}: Spring AI {v}, not {MODELLED_SPRING_AI}: this model reproduces {MODELLED_SPRING_AI}; the verdicts may not hold for {v}"
-        ),
-        None => format!(
-            "warning: {name}: no Spring AI version found (spring-ai.version, springAiVersion or an org.springframework.ai artifact); this model reproduces {MODELLED_SPRING_AI}"
-        ),
-    }, version))
+    Ok((
+        match found {
+            Some(f) if f == MODELLED_SPRING_AI => format!("{name}: Spring AI {v}"),
+            Some(f) if f == SpringAi::V2_0_0.name() => format!(
+                "{name}: Spring AI {v}: answered for {v}, which has no tool call limits: the breach scenarios do not apply (n/a)"
+            ),
+            Some(f) if f.contains("${") => format!(
+                "warning: {name}: Spring AI {v}: unresolved (a property the file does not set, one that refers to itself, or one nested past {MAX_BUILD_INTERPOLATION} levels); answered for {MODELLED_SPRING_AI}, which this model reproduces"
+            ),
+            Some(f)
+                if !f.starts_with(|c: char| c.is_ascii_digit())
+                    || !f
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')) =>
+            {
+                format!(
+                    "warning: {name}: Spring AI `{v}`: cannot be read as a version; answered for {MODELLED_SPRING_AI}"
+                )
+            }
+            Some(_) => format!(
+                "warning: {name}: Spring AI {v}, not {MODELLED_SPRING_AI}: this model reproduces {MODELLED_SPRING_AI}; the verdicts may not hold for {v}"
+            ),
+            None => format!(
+                "warning: {name}: no Spring AI version found (spring-ai.version, springAiVersion or an org.springframework.ai artifact); this model reproduces {MODELLED_SPRING_AI}"
+            ),
+        },
+        version,
+    ))
 }
 
 fn print_json(v: &Value) {
@@ -1103,11 +1114,11 @@ fn refused(
     }
     if json {
         let mut refusal = refusal_json(e);
-        if let (BindFailure::Builder { message }, Some(o)) = (e, refusal.as_object_mut()) {
-            if let Some(en) = builder_culprit(docs, message) {
-                o.insert("property".into(), json!(en.key));
-                o.insert("line".into(), json!(en.line));
-            }
+        if let (BindFailure::Builder { message }, Some(o)) = (e, refusal.as_object_mut())
+            && let Some(en) = builder_culprit(docs, message)
+        {
+            o.insert("property".into(), json!(en.key));
+            o.insert("line".into(), json!(en.line));
         }
         print_json(&json!({
             "file": name,

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use toolcall_model::chat::advisor_thinks_json;
 use toolcall_model::gemini::write_tool_response;
-use toolcall_model::model::{cut, json_error_text, BehaviorSet};
+use toolcall_model::model::{BehaviorSet, cut, json_error_text};
 
 /// At most this many characters of an input are echoed in a message; the
 /// rest is named by its length.
@@ -106,7 +106,9 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
                 Err(e) => {
                     malformed += 1;
                     let m = if s.trim().is_empty() {
-                        format!("line {n}: an empty line is not a JSON string literal (the empty text is \"\")")
+                        format!(
+                            "line {n}: an empty line is not a JSON string literal (the empty text is \"\")"
+                        )
                     } else {
                         format!("line {n}: not a JSON string literal: {e}: {}", clip_echo(s))
                     };

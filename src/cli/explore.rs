@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -160,39 +160,41 @@ pub fn command(
         for n in 0..jobs {
             let spawned = std::thread::Builder::new()
                 .stack_size(64 << 20)
-                .spawn_scoped(scope, || loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(cell) = cells.get(i) else { break };
-                    let label = format!("{}×{}", cell.set.name, cell.invariant);
-                    let t0 = Instant::now();
-                    let r = ex::run_cell(cell, &opts, &|p| {
+                .spawn_scoped(scope, || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(cell) = cells.get(i) else { break };
+                        let label = format!("{}×{}", cell.set.name, cell.invariant);
+                        let t0 = Instant::now();
+                        let r = ex::run_cell(cell, &opts, &|p| {
+                            if let Ok(mut d) = display.lock() {
+                                d.running.insert(i, (label.clone(), p));
+                                d.draw(false);
+                            }
+                        });
+                        let took = t0.elapsed();
                         if let Ok(mut d) = display.lock() {
-                            d.running.insert(i, (label.clone(), p));
-                            d.draw(false);
+                            d.running.remove(&i);
+                            d.done += 1;
+                            if d.tty {
+                                d.draw(true);
+                            } else {
+                                errln!(
+                                    "explore: [{}/{}{}] {} × {}: {} ({} cases, {:.1} s)",
+                                    d.done,
+                                    d.total,
+                                    d.left(),
+                                    r.set,
+                                    r.invariant,
+                                    r.verdict(),
+                                    r.cases_run,
+                                    took.as_secs_f64()
+                                );
+                            }
                         }
-                    });
-                    let took = t0.elapsed();
-                    if let Ok(mut d) = display.lock() {
-                        d.running.remove(&i);
-                        d.done += 1;
-                        if d.tty {
-                            d.draw(true);
-                        } else {
-                            errln!(
-                                "explore: [{}/{}{}] {} × {}: {} ({} cases, {:.1} s)",
-                                d.done,
-                                d.total,
-                                d.left(),
-                                r.set,
-                                r.invariant,
-                                r.verdict(),
-                                r.cases_run,
-                                took.as_secs_f64()
-                            );
+                        if let Ok(mut res) = results.lock() {
+                            res[i] = Some((r, took));
                         }
-                    }
-                    if let Ok(mut res) = results.lock() {
-                        res[i] = Some((r, took));
                     }
                 });
             if let Err(e) = spawned {
@@ -252,7 +254,7 @@ pub fn exhaustive(
     jobs: Option<usize>,
     out_dir: Option<&Path>,
 ) -> ExitCode {
-    use toolcall_model::checking::exhaustive::{finish, run_part, Bound, Shard, Space};
+    use toolcall_model::checking::exhaustive::{Bound, Shard, Space, finish, run_part};
     let Some(bound) = Bound::named(bound) else {
         errln!("error: unknown bound '{bound}'");
         return ExitCode::from(2);
@@ -357,7 +359,7 @@ pub fn exhaustive(
 /// `merge`: the shards' findings combined, printed as `explore
 /// --exhaustive` prints one run's.
 pub fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&Path>) -> ExitCode {
-    use toolcall_model::checking::exhaustive::{finish, Bound, Space};
+    use toolcall_model::checking::exhaustive::{Bound, Space, finish};
     use toolcall_model::checking::shard;
     if let Err(code) = out_is_writable(out_dir) {
         return code;
@@ -386,14 +388,14 @@ pub fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&Path>) -
                 return ExitCode::from(2);
             }
         };
-        if let Some(b) = &bound_name {
-            if *b != name {
-                errln!(
-                    "error: {}: bound {name}, where the others have {b}",
-                    f.display()
-                );
-                return ExitCode::from(2);
-            }
+        if let Some(b) = &bound_name
+            && *b != name
+        {
+            errln!(
+                "error: {}: bound {name}, where the others have {b}",
+                f.display()
+            );
+            return ExitCode::from(2);
         }
         bound_name = Some(name);
         parts.push((f, part));

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use toolcall_model::config::relaxed;
 use toolcall_model::config::{CheckScenario, Gate, SetReport, Setup, Unknown};
 use toolcall_model::config::{Entry, Mark};
@@ -255,11 +255,7 @@ pub(crate) fn log(f: &Findings) -> Value {
 /// a user's turn (or bills without end); `raised` and the surviving marks
 /// make no result.
 fn level(m: Mark) -> &'static str {
-    if m.survives() {
-        "none"
-    } else {
-        "error"
-    }
+    if m.survives() { "none" } else { "error" }
 }
 
 /// Whether `--sarif PATH` may be written: not a symbolic link (the log

@@ -14,7 +14,7 @@ use toolcall_model::vectors::Vector;
 /// that `verify` passes them; with `java`, what the real classes answered
 /// through `runner` ([`fill_from_java`]).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn gen(
+pub(crate) fn generate(
     count: usize,
     seed: u64,
     out: &Path,
@@ -39,13 +39,15 @@ pub(crate) fn gen(
         );
         return ExitCode::from(2);
     }
-    use toolcall_model::checking::gen::{vector_name, vectors_iter, VectorOp};
+    use toolcall_model::checking::generators::{VectorOp, vector_name, vectors_iter};
     let mut chosen = Vec::new();
     for name in ops.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match VectorOp::ALL.iter().find(|o| o.name() == name) {
             Some(o) => chosen.push(*o),
             None => {
-                errln!("error: unknown op '{name}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)");
+                errln!(
+                    "error: unknown op '{name}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)"
+                );
                 return ExitCode::from(2);
             }
         }
@@ -185,7 +187,7 @@ struct Filled {
 fn fill_from_java(runner: &Path, paths: &[PathBuf]) -> Result<Filled, String> {
     use std::io::{BufRead as _, Write as _};
     use std::process::{Command, Stdio};
-    use toolcall_model::vectors::conformance::{judge, Comparison, JavaLine};
+    use toolcall_model::vectors::conformance::{Comparison, JavaLine, judge};
     let mut child = Command::new(runner)
         .arg("-")
         .stdin(Stdio::piped())
@@ -331,7 +333,7 @@ const MAX_FILE_LIST: usize = toolcall_model::vectors::MAX_VECTOR_BYTES;
 pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) -> ExitCode {
     use std::collections::{HashMap, HashSet};
     use std::io::BufRead;
-    use toolcall_model::vectors::conformance::{judge, judge_loaded, Comparison, JavaLine, Tally};
+    use toolcall_model::vectors::conformance::{Comparison, JavaLine, Tally, judge, judge_loaded};
     let open = |p: &Path| -> Result<Box<dyn BufRead>, String> {
         if p.as_os_str() == "-" {
             Ok(Box::new(std::io::stdin().lock()))
@@ -489,7 +491,9 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
         }
     }
     if files.is_none() {
-        errln!("note: without --files, each file counts once and a file the runner skipped is not seen");
+        errln!(
+            "note: without --files, each file counts once and a file the runner skipped is not seen"
+        );
     }
     outln!("compared on zero keys: {zero}");
     outln!("{}", tally.summary());
@@ -743,12 +747,13 @@ pub(crate) fn run_with_fixes(file: &Path, list: &str) -> ExitCode {
                 .map_err(|e| format!("{}: not JSON: {e}", file.display()))
         })
         .and_then(|mut doc| {
-            doc["fixes"] = serde_json::json!(set
-                .fixes
-                .enabled()
-                .iter()
-                .map(|f| f.name())
-                .collect::<Vec<_>>());
+            doc["fixes"] = serde_json::json!(
+                set.fixes
+                    .enabled()
+                    .iter()
+                    .map(|f| f.name())
+                    .collect::<Vec<_>>()
+            );
             doc["advisors"] = serde_json::json!(if set.gemini_tool_text {
                 vec!["gemini-tool-text"]
             } else {

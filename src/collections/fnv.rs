@@ -1,8 +1,7 @@
 //! FNV-1a, 64 bits: for short keys from one document or one run, where
 //! SipHash (made for keys an adversary picks) hashes several times slower.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 /// FNV-1a as a [`Hasher`].
 #[derive(Debug)]
@@ -28,7 +27,8 @@ impl Hasher for Fnv {
 }
 
 /// A hash map keyed through [`Fnv`].
-pub(crate) type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+#[cfg(feature = "checking")]
+pub(crate) type FnvMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
 
 /// The FNV-1a hash of `bytes`.
 #[inline]

@@ -6,5 +6,8 @@
 mod fnv;
 mod small_map;
 
-pub(crate) use fnv::{fnv, FnvMap};
+// The checker's memos are the only map keyed through FNV.
+#[cfg(feature = "checking")]
+pub(crate) use fnv::FnvMap;
+pub(crate) use fnv::fnv;
 pub(crate) use small_map::SmallMap;

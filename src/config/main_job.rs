@@ -15,11 +15,11 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::chat::tool_loop::Memory;
-use crate::config::check::{evaluate, CheckScenario, CheckVerdict, Setup};
-use crate::model::behavior::{behavior_sets, BehaviorSet};
+use crate::config::check::{CheckScenario, CheckVerdict, Setup, evaluate};
+use crate::model::behavior::{BehaviorSet, behavior_sets};
 use crate::model::limits::{OnExceeded, ToolCallLimits};
 use crate::model::processor::{Processor, ProcessorKind};
 
@@ -106,7 +106,10 @@ pub fn columns() -> Vec<Column> {
             id: "breach/default-processor",
             head: ["Spring's", "processor"],
             group: 0,
-            assumptions: format!("{gemini}; {seed}; on-limit-exceeded=RETURN_ERROR_RESPONSE; Spring's DefaultToolExecutionExceptionProcessor (auto-configured); {}", memory(Memory::None)),
+            assumptions: format!(
+                "{gemini}; {seed}; on-limit-exceeded=RETURN_ERROR_RESPONSE; Spring's DefaultToolExecutionExceptionProcessor (auto-configured); {}",
+                memory(Memory::None)
+            ),
             setup: rer.clone(),
             scenario: CheckScenario::BreachOneRound,
             in_table: true,
@@ -115,7 +118,10 @@ pub fn columns() -> Vec<Column> {
             id: "breach/json-error-processor",
             head: ["JSON-error", "processor"],
             group: 0,
-            assumptions: format!("{gemini}; {seed}; on-limit-exceeded=RETURN_ERROR_RESPONSE; an exception processor bean that writes {{\"error\":MESSAGE}}, like the seed's; {}", memory(Memory::None)),
+            assumptions: format!(
+                "{gemini}; {seed}; on-limit-exceeded=RETURN_ERROR_RESPONSE; an exception processor bean that writes {{\"error\":MESSAGE}}, like the seed's; {}",
+                memory(Memory::None)
+            ),
             setup: Setup {
                 processor: Processor {
                     kind: ProcessorKind::JsonError,
@@ -130,7 +136,10 @@ pub fn columns() -> Vec<Column> {
             id: "breach-then-round/default-processor",
             head: ["+1 round,", "Spring's"],
             group: 0,
-            assumptions: format!("{gemini}; {seed}, then calls another tool once more before it answers; on-limit-exceeded=RETURN_ERROR_RESPONSE; Spring's DefaultToolExecutionExceptionProcessor (auto-configured); {}", memory(Memory::None)),
+            assumptions: format!(
+                "{gemini}; {seed}, then calls another tool once more before it answers; on-limit-exceeded=RETURN_ERROR_RESPONSE; Spring's DefaultToolExecutionExceptionProcessor (auto-configured); {}",
+                memory(Memory::None)
+            ),
             setup: rer,
             scenario: CheckScenario::BreachThenRound,
             in_table: true,

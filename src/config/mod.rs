@@ -10,30 +10,30 @@ pub(crate) mod profiles;
 pub(crate) mod yaml;
 
 pub use binding::{
-    bind, expands_too_much, parse_properties, resolve_placeholders, resolve_yaml_scalar, too_large,
-    BindFailure, BoundProperties, Entry, JavaValue, LoadError, Unknown, ValueResolver, ENTRY_COST,
-    KNOWN_KEYS, MAX_CONFIG_BYTES, MAX_CONFIG_TOTAL_BYTES, MAX_EXPANDED_BYTES,
-    MAX_PLACEHOLDER_DEPTH, MAX_UNKNOWN, SUGGEST_TRIES,
+    BindFailure, BoundProperties, ENTRY_COST, Entry, JavaValue, KNOWN_KEYS, LoadError,
+    MAX_CONFIG_BYTES, MAX_CONFIG_TOTAL_BYTES, MAX_EXPANDED_BYTES, MAX_PLACEHOLDER_DEPTH,
+    MAX_UNKNOWN, SUGGEST_TRIES, Unknown, ValueResolver, bind, expands_too_much, parse_properties,
+    resolve_placeholders, resolve_yaml_scalar, too_large,
 };
 
 pub use check::{
-    bind_open, breaks_under, closing_table, defaulted, describe_setup, evaluate, evaluate_sets,
-    open_values, report, report_sets, safe_sets, script, smallest_change, smallest_fixes,
-    worst_open, written_names, Accepted, Application, Change, CheckScenario, CheckVerdict,
-    Defaulted, Gate, Lenient, Mark, NextRefused, OpenAnswer, OpenProperty, OutputKind, Refused,
-    ScenarioScript, SetReport, Setup, ToolOutput, WorstOpen, CLOSES_BEGIN, CLOSES_END,
-    LONG_TURN_ROUNDS, MAX_OPEN_COMBINATIONS, MAX_OPEN_TRIED, MAX_PLAYED_LIMIT, MAX_UNRESOLVED,
-    RUNAWAY_PROBE, UNKNOWN_TOOL_NAME,
+    Accepted, Application, CLOSES_BEGIN, CLOSES_END, Change, CheckScenario, CheckVerdict,
+    Defaulted, Gate, LONG_TURN_ROUNDS, Lenient, MAX_OPEN_COMBINATIONS, MAX_OPEN_TRIED,
+    MAX_PLAYED_LIMIT, MAX_UNRESOLVED, Mark, NextRefused, OpenAnswer, OpenProperty, OutputKind,
+    RUNAWAY_PROBE, Refused, ScenarioScript, SetReport, Setup, ToolOutput, UNKNOWN_TOOL_NAME,
+    WorstOpen, bind_open, breaks_under, closing_table, defaulted, describe_setup, evaluate,
+    evaluate_sets, open_values, report, report_sets, safe_sets, script, smallest_change,
+    smallest_fixes, worst_open, written_names,
 };
 
-pub use main_job::{columns, conclusion, reproduce, table, Column, MainJob, GROUPS};
+pub use main_job::{Column, GROUPS, MainJob, columns, conclusion, reproduce, table};
 
 pub use profiles::{
-    active_profiles, applied, environment, invalid_in_profile_file, placeholder_names,
-    profile_matches, relaxed, source, spring_ai_version, ProfileMatcher, ProfileRefusal,
     MAX_BUILD_INTERPOLATION, MAX_PROFILE_DEPTH, MODELLED_SPRING_AI, ON_PROFILE, PROFILES_ACTIVE,
-    PROFILES_DEFAULT, PROFILES_INCLUDE,
+    PROFILES_DEFAULT, PROFILES_INCLUDE, ProfileMatcher, ProfileRefusal, active_profiles, applied,
+    environment, invalid_in_profile_file, placeholder_names, profile_matches, relaxed, source,
+    spring_ai_version,
 };
 
 #[cfg(feature = "yaml")]
-pub use yaml::{read_yaml, NOT_MODELLED};
+pub use yaml::{NOT_MODELLED, read_yaml};

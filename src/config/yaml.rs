@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 
 use super::binding::{
-    expands_too_much, resolve_yaml_scalar, Entry, JavaValue, ENTRY_COST, MAX_EXPANDED_BYTES,
+    ENTRY_COST, Entry, JavaValue, MAX_EXPANDED_BYTES, expands_too_much, resolve_yaml_scalar,
 };
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
@@ -279,13 +279,12 @@ fn read_events(text: &str, surrogate: &mut Option<usize>) -> Result<Vec<Vec<Entr
         // A value left empty after `:` stands, for SnakeYAML, just after
         // the indicator (`processEmptyScalar(token.getEndMark())`); saphyr
         // gives the indicator itself, as an empty span.
-        if let Event::Scalar(v, ScalarStyle::Plain, 0, None) = &ev {
-            if v.is_empty()
-                && span.end.index() == span.start.index()
-                && cursor.char_at(span.start.index()) == Some(':')
-            {
-                col += 1;
-            }
+        if let Event::Scalar(v, ScalarStyle::Plain, 0, None) = &ev
+            && v.is_empty()
+            && span.end.index() == span.start.index()
+            && cursor.char_at(span.start.index()) == Some(':')
+        {
+            col += 1;
         }
         let depth = stack.len() + 1;
         let complete: Option<(Node, usize)> = match ev {
@@ -302,7 +301,9 @@ fn read_events(text: &str, surrogate: &mut Option<usize>) -> Result<Vec<Vec<Entr
             }
             Event::Scalar(v, style, anchor, tag) => {
                 if depth > NESTING_DEPTH_LIMIT + 1 {
-                    return Err(format!("org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"));
+                    return Err(format!(
+                        "org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"
+                    ));
                 }
                 let tag = tag.as_ref().map(|t| (t.handle.as_str(), t.suffix.as_str()));
                 let value = scalar_value(&v, style, tag, line)?;
@@ -334,14 +335,18 @@ fn read_events(text: &str, surrogate: &mut Option<usize>) -> Result<Vec<Vec<Entr
             }
             Event::SequenceStart(anchor, _) => {
                 if depth > NESTING_DEPTH_LIMIT + 1 {
-                    return Err(format!("org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"));
+                    return Err(format!(
+                        "org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"
+                    ));
                 }
                 stack.push(Frame::Seq(Vec::new(), anchor, line, col));
                 None
             }
             Event::MappingStart(anchor, _) => {
                 if depth > NESTING_DEPTH_LIMIT + 1 {
-                    return Err(format!("org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"));
+                    return Err(format!(
+                        "org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"
+                    ));
                 }
                 stack.push(Frame::Map(
                     Vec::new(),
@@ -408,8 +413,8 @@ fn read_events(text: &str, surrogate: &mut Option<usize>) -> Result<Vec<Vec<Entr
                                     id.1.as_str()
                                 };
                                 return Err(format!(
-                                "while constructing a mapping (line {map_line}, column {map_col}): found duplicate key {shown} (line {line})"
-                            ));
+                                    "while constructing a mapping (line {map_line}, column {map_col}): found duplicate key {shown} (line {line})"
+                                ));
                             } else {
                                 keys.insert(id.clone());
                                 items.push((k, node, id));

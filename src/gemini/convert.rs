@@ -560,7 +560,7 @@ pub fn write_tool_response<W: std::io::Write>(
     if upstream_read {
         match jackson::check_lenient(text) {
             Err(_) if fixes.pr_6907_wrap_on_failure => {
-                return Payload::from_wrapped_text(text).write_compact(w).map(Ok)
+                return Payload::from_wrapped_text(text).write_compact(w).map(Ok);
             }
             Err(_) => return Ok(Err(parse_failure(text))),
             Ok(true) => return jackson::write_lenient_compact(text, "result", w).map(Ok),

@@ -9,14 +9,14 @@ mod tests;
 mod validate;
 
 pub use convert::{
-    convert_arguments, convert_tool_response, parse_json_to_map, pr_6049_parse_json_to_map,
-    write_tool_response, Payload, Source,
+    Payload, Source, convert_arguments, convert_tool_response, parse_json_to_map,
+    pr_6049_parse_json_to_map, write_tool_response,
 };
 pub use request::{
-    build_request, build_request_reusing, message_parts, Content, IncrementalRequests, Part, Parts,
-    Request,
+    Content, IncrementalRequests, Part, Parts, Request, build_request, build_request_reusing,
+    message_parts,
 };
 pub use validate::{
-    validate, validate_from, verdict, Refusal, Rejection, Rule, ValidatorOptions, CALL_PLACEMENT,
-    COUNTS_MATCH, NON_FINITE, NO_MIXING, RESPONSE_PLACEMENT,
+    CALL_PLACEMENT, COUNTS_MATCH, NO_MIXING, NON_FINITE, RESPONSE_PLACEMENT, Refusal, Rejection,
+    Rule, ValidatorOptions, validate, validate_from, verdict,
 };

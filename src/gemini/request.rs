@@ -7,11 +7,11 @@ use serde_json::{Map, Value};
 
 use crate::model::behavior::Fixes;
 use crate::model::java::has_text;
-use crate::model::java::{JavaException, ILLEGAL_ARGUMENT};
+use crate::model::java::{ILLEGAL_ARGUMENT, JavaException};
 use crate::model::message::Message;
 use crate::model::shared_str::SharedStr;
 
-use super::convert::{convert_arguments_of, convert_tool_response, Payload, Source};
+use super::convert::{Payload, Source, convert_arguments_of, convert_tool_response};
 
 /// One part of a content.
 #[derive(Debug, Clone, PartialEq)]

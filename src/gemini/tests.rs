@@ -197,9 +197,11 @@ fn pr_6049_is_upstream_on_whole_values_and_the_text_elsewhere() {
         d.to_value(),
         serde_json::json!({"result": 0.1162351201551221})
     );
-    assert!(convert_tool_response("1e400", false, pr)
-        .unwrap()
-        .has_non_finite());
+    assert!(
+        convert_tool_response("1e400", false, pr)
+            .unwrap()
+            .has_non_finite()
+    );
     assert_eq!(
         convert_arguments(None, pr).unwrap().to_value(),
         serde_json::json!({ "result": null })

@@ -177,10 +177,18 @@ pub fn validate_from(
         for (j, p) in c.parts.iter().enumerate() {
             match p {
                 Part::Text(t) if t.is_empty() => {
-                    return Err(Rejection::new(Rule::NonEmptyText, "Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again."));
+                    return Err(Rejection::new(
+                        Rule::NonEmptyText,
+                        "Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again.",
+                    ));
                 }
                 Part::FunctionResponse { name, .. } if name.is_empty() => {
-                    return Err(Rejection::new(Rule::ResponseName, format!("* GenerateContentRequest.contents[{i}].parts[{j}].function_response.name: Name cannot be empty.")));
+                    return Err(Rejection::new(
+                        Rule::ResponseName,
+                        format!(
+                            "* GenerateContentRequest.contents[{i}].parts[{j}].function_response.name: Name cannot be empty."
+                        ),
+                    ));
                 }
                 Part::FunctionResponse { response: p, .. } | Part::FunctionCall { args: p, .. }
                     if p.has_non_finite() =>
@@ -247,7 +255,10 @@ pub(super) fn check_signatures(contents: &[Arc<Content>]) -> Result<(), Rejectio
             _ => None,
         });
         if first_call == Some(false) {
-            return Err(Rejection::new(Rule::ThoughtSignatures, "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:...` , position 1. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."));
+            return Err(Rejection::new(
+                Rule::ThoughtSignatures,
+                "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:...` , position 1. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
+            ));
         }
     }
     Ok(())

@@ -10,7 +10,7 @@ pub(crate) mod jackson;
 pub use decimal::{decimal, same_number};
 
 pub use jackson::{
+    JValue, JacksonError, LenientShape, MAX_TREE_DEPTH, ReadConstraints, StrictShape,
     check_lenient, is_strict_json, lenient_shape, read_lenient, read_lenient_whole,
-    read_lenient_with, read_strict, strict_shape, write_lenient_compact, JValue, JacksonError,
-    LenientShape, ReadConstraints, StrictShape, MAX_TREE_DEPTH,
+    read_lenient_with, read_strict, strict_shape, write_lenient_compact,
 };

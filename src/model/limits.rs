@@ -253,13 +253,13 @@ impl ToolCallLimits {
         } else {
             self.max_for(name.as_ref())
         };
-        if let Some(Max::Limited(max)) = max_for {
-            if Max::Limited(max).exceeded_by(count) {
-                return Some(Breach {
-                    tool_name: Some(name.into()),
-                    limit: max,
-                });
-            }
+        if let Some(Max::Limited(max)) = max_for
+            && Max::Limited(max).exceeded_by(count)
+        {
+            return Some(Breach {
+                tool_name: Some(name.into()),
+                limit: max,
+            });
         }
         match self.max_total {
             Max::Limited(max) if self.max_total.exceeded_by(total) => Some(Breach {
@@ -638,7 +638,9 @@ mod tests {
             };
             assert_eq!(
                 per_tool.message(),
-                format!("Tool call limit ({n}) exceeded for tool 't\"x'. No further calls to this tool are allowed in this turn.")
+                format!(
+                    "Tool call limit ({n}) exceeded for tool 't\"x'. No further calls to this tool are allowed in this turn."
+                )
             );
             let total = Breach {
                 tool_name: None,
@@ -646,7 +648,9 @@ mod tests {
             };
             assert_eq!(
                 total.message(),
-                format!("Total tool call limit ({n}) exceeded for this turn. No further tool calls are allowed.")
+                format!(
+                    "Total tool call limit ({n}) exceeded for this turn. No further tool calls are allowed."
+                )
             );
         }
     }

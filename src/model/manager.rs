@@ -11,11 +11,11 @@
 
 use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::{
-    has_text, ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
+    ClassTable, ILLEGAL_ARGUMENT, ILLEGAL_STATE, JavaException, TOOL_CALL_LIMIT_EXCEEDED, has_text,
 };
-use crate::model::limits::{current_turn, decimal, Breach, Counts, OnExceeded, ToolCallLimits};
+use crate::model::limits::{Breach, Counts, OnExceeded, ToolCallLimits, current_turn, decimal};
 use crate::model::message::{Generation, Message, ToolCall, ToolResponse};
-use crate::model::processor::{tool_execution_exception, Handling, Piece, Processor};
+use crate::model::processor::{Handling, Piece, Processor, tool_execution_exception};
 use crate::model::shared_str::SharedStr;
 use crate::model::tools::{ToolRef, ToolResult, Toolbox};
 use serde_json::{Map, Value};

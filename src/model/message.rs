@@ -308,12 +308,12 @@ fn pairing_with(messages: &[Message], gemini_order: bool) -> Result<(), String> 
                         return Err(format!(
                             "message {i} has {n} tool call(s) but the tool message {k} after it has {} response(s)",
                             responses.len()
-                        ))
+                        ));
                     }
                     _ => {
                         return Err(format!(
                             "message {i} has {n} tool call(s) and no tool message follows it (a dangling call)"
-                        ))
+                        ));
                     }
                 }
             }

@@ -20,32 +20,32 @@ pub(crate) mod text;
 pub(crate) mod tools;
 
 pub use behavior::{
-    behavior_sets, BehaviorSet, Fix, Fixes, SpringAi, UnknownFix, UnknownSetName, UnknownSpringAi,
+    BehaviorSet, Fix, Fixes, SpringAi, UnknownFix, UnknownSetName, UnknownSpringAi, behavior_sets,
 };
 
 pub use java::{
-    has_text, is_java_whitespace, simple_name, ClassError, ClassTable, JavaException, Kind,
-    ILLEGAL_ARGUMENT, ILLEGAL_STATE, NULL_POINTER, RUNTIME_EXCEPTION, THROWABLE,
-    TOOL_CALL_LIMIT_EXCEEDED, TOOL_EXECUTION_EXCEPTION, TOOL_EXECUTION_NULL_CAUSE,
+    ClassError, ClassTable, ILLEGAL_ARGUMENT, ILLEGAL_STATE, JavaException, Kind, NULL_POINTER,
+    RUNTIME_EXCEPTION, THROWABLE, TOOL_CALL_LIMIT_EXCEEDED, TOOL_EXECUTION_EXCEPTION,
+    TOOL_EXECUTION_NULL_CAUSE, has_text, is_java_whitespace, simple_name,
 };
 
 pub use limits::{
-    current_turn, Breach, Counts, LimitsError, Max, OnExceeded, ToolCallLimits,
-    DEFAULT_MAX_CALLS_PER_TOOL, DEFAULT_MAX_TOTAL_TOOL_CALLS,
+    Breach, Counts, DEFAULT_MAX_CALLS_PER_TOOL, DEFAULT_MAX_TOTAL_TOOL_CALLS, LimitsError, Max,
+    OnExceeded, ToolCallLimits, current_turn,
 };
 
 pub use manager::{
-    answered_generation, ends_turn_at_breach, execute_tool_calls, execute_with_counts,
-    limit_generation, tool_call_message, Batch, Config, ExecResult, LimitExceeded, ManagerError,
-    Pending, Step, BLANK_TOOL_NAME, FINISH_REASON_LIMIT, METADATA_PARTIAL_TOOL_RESPONSES,
-    NOT_EXECUTED, NOT_EXECUTED_FAILED,
+    BLANK_TOOL_NAME, Batch, Config, ExecResult, FINISH_REASON_LIMIT, LimitExceeded,
+    METADATA_PARTIAL_TOOL_RESPONSES, ManagerError, NOT_EXECUTED, NOT_EXECUTED_FAILED, Pending,
+    Step, answered_generation, ends_turn_at_breach, execute_tool_calls, execute_with_counts,
+    limit_generation, tool_call_message,
 };
 
-pub use message::{answered, pairing, Generation, Message, ToolCall, ToolResponse};
+pub use message::{Generation, Message, ToolCall, ToolResponse, answered, pairing};
 
 pub use processor::{
-    is_blank, json_error_text, tool_execution_exception, write_jackson_string, Processor,
-    ProcessorKind,
+    Processor, ProcessorKind, is_blank, json_error_text, tool_execution_exception,
+    write_jackson_string,
 };
 
 pub use shared_list::SharedList;
@@ -55,6 +55,6 @@ pub use shared_str::SharedStr;
 pub use text::{cut, cut_bytes};
 
 pub use tools::{
-    duplicate_request_names, Invocation, Outcome, Registered, ToolRef, ToolResult, ToolSpec,
-    Toolbox,
+    Invocation, Outcome, Registered, ToolRef, ToolResult, ToolSpec, Toolbox,
+    duplicate_request_names,
 };

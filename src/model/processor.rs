@@ -1,7 +1,7 @@
 //! Tool failures: `DefaultToolExecutionExceptionProcessor.process` and the
 //! seed's JSON-error processor.
 
-use crate::model::java::{simple_name, ClassTable, JavaException, Kind, TOOL_EXECUTION_EXCEPTION};
+use crate::model::java::{ClassTable, JavaException, Kind, TOOL_EXECUTION_EXCEPTION, simple_name};
 use crate::model::shared_str::SharedStr;
 
 /// Which processor the manager uses.
@@ -311,7 +311,7 @@ fn write_escaped(out: &mut String, s: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::{json_error_text, write_jackson_string, Piece, Processor, ProcessorKind};
+    use super::{Piece, Processor, ProcessorKind, json_error_text, write_jackson_string};
 
     /// Jackson's escapes, one character at a time: the reference the run
     /// copying writer is held to.

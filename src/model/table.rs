@@ -71,7 +71,7 @@ macro_rules! enum_table {
             fields {
                 $( $(#[$fmeta:meta])* $field:ident : $fty:ty, )*
             }
-            $( $(#[$vmeta:meta])* $Variant:ident = $name:literal { $( $f:ident : $v:expr ),* $(,)? }, )+
+            $( $(#[$vmeta:meta])* $Variant:ident = $name:literal { $( $f:ident : $v:expr_2021 ),* $(,)? }, )+
         }
     ) => {
         $(#[$meta])*

@@ -26,7 +26,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::text::cut_bytes;
-use crate::vectors::{match_value, numbers_equal, Vector};
+use crate::vectors::{Vector, match_value, numbers_equal};
 
 /// What the Java runner printed for one vector.
 #[derive(Debug, Clone, PartialEq)]
@@ -406,7 +406,9 @@ pub fn judge_loaded(
                 );
                 let compared = compared_values(result);
                 if compared == 0 {
-                    diffs.push("nothing compared: the result holds no value but the invocations".into());
+                    diffs.push(
+                        "nothing compared: the result holds no value but the invocations".into(),
+                    );
                 }
                 let holds_upstream = match upstream_run(bytes, upstream.as_ref()) {
                     Ok(h) => h,
@@ -445,7 +447,7 @@ fn upstream_run(bytes: &[u8], upstream: Option<&Value>) -> Result<Option<bool>, 
     }
     let Some(java) = upstream else {
         return Err(vec![
-            "the runner did not run this vector without its fixes".into()
+            "the runner did not run this vector without its fixes".into(),
         ]);
     };
     if let Some(o) = doc.as_object_mut() {

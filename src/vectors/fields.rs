@@ -12,7 +12,7 @@ use crate::model::message::{Generation, Message};
 use crate::model::tools::{Outcome, Registered, ToolSpec};
 
 use super::matcher::short;
-use super::{err, VectorError};
+use super::{VectorError, err};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -168,7 +168,7 @@ pub(super) fn builder_calls(m: &Map<String, Value>) -> Result<Vec<BuilderCall>, 
                 return Err(err(
                     "/manager/on_limit_exceeded",
                     format!("must be \"THROW\" or \"RETURN_ERROR_RESPONSE\", not {v}"),
-                ))
+                ));
             }
         }));
     }
@@ -207,14 +207,19 @@ pub(super) fn builder_calls(m: &Map<String, Value>) -> Result<Vec<BuilderCall>, 
                 ("unlimited_calls_per_tool" | "unlimited_total_tool_calls", v) => {
                     return Err(err(
                         &at,
-                        format!("must be true (the call takes no argument: {{\"{k}\": true}}), not {}", short(v)),
-                    ))
+                        format!(
+                            "must be true (the call takes no argument: {{\"{k}\": true}}), not {}",
+                            short(v)
+                        ),
+                    ));
                 }
                 (other, _) => {
                     return Err(err(
                         &place,
-                        format!("unknown builder call '{other}' (known: max_calls_per_tool, exclude_from_limit, max_total_tool_calls, unlimited_calls_per_tool, unlimited_total_tool_calls)"),
-                    ))
+                        format!(
+                            "unknown builder call '{other}' (known: max_calls_per_tool, exclude_from_limit, max_total_tool_calls, unlimited_calls_per_tool, unlimited_total_tool_calls)"
+                        ),
+                    ));
                 }
             }
         }
@@ -275,7 +280,9 @@ pub(super) fn refuse_2_0_1_keys(
             };
             return Err(err(
                 format!("/manager/{key}"),
-                format!("Spring AI {version}'s DefaultToolCallingManager.Builder has no {method}: {what}"),
+                format!(
+                    "Spring AI {version}'s DefaultToolCallingManager.Builder has no {method}: {what}"
+                ),
             ));
         }
     }
@@ -507,21 +514,20 @@ pub(super) fn tools_from(
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err(err(format!("{place}/return_direct"), "must be a boolean")),
         };
-        let registered =
-            match t
-                .get("registered")
-                .and_then(|v| if v.is_null() { None } else { Some(v) })
-            {
-                None => Registered::Request,
-                Some(Value::String(s)) if s == "request" => Registered::Request,
-                Some(Value::String(s)) if s == "resolver" => Registered::Resolver,
-                Some(v) => {
-                    return Err(err(
-                        format!("{place}/registered"),
-                        format!("must be \"request\" or \"resolver\", not {v}"),
-                    ))
-                }
-            };
+        let registered = match t
+            .get("registered")
+            .and_then(|v| if v.is_null() { None } else { Some(v) })
+        {
+            None => Registered::Request,
+            Some(Value::String(s)) if s == "request" => Registered::Request,
+            Some(Value::String(s)) if s == "resolver" => Registered::Resolver,
+            Some(v) => {
+                return Err(err(
+                    format!("{place}/registered"),
+                    format!("must be \"request\" or \"resolver\", not {v}"),
+                ));
+            }
+        };
         let outcomes = match t.get("outcomes") {
             None | Some(Value::Null) => vec![],
             Some(Value::Array(a)) => a
@@ -639,7 +645,7 @@ pub(super) fn generations(v: Option<&Value>, place: &str) -> Result<Vec<Generati
                                     "a generation's type is \"assistant\" or left out, not {}",
                                     short(t)
                                 ),
-                            ))
+                            ));
                         }
                     }
                     typed(m, &at)

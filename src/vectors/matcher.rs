@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::model::text::cut_bytes;
 
-use super::{err, VectorError};
+use super::{VectorError, err};
 
 /// Whole-value equality (payloads): same keys (any order), same values,
 /// numbers by value.
@@ -94,20 +94,20 @@ pub(super) fn match_key(
     diffs: &mut Vec<String>,
 ) {
     let p = format!("{path}/{k}");
-    if k == "history_tail" {
-        if let (Value::Array(tail), Some(Value::Array(h))) = (ev, a.get("history")) {
-            if tail.len() > h.len() {
-                diffs.push(format!(
-                    "{p}: expected the last {} messages, the history has {}",
-                    tail.len(),
-                    h.len()
-                ));
-            } else {
-                let actual_tail = Value::Array(h[h.len() - tail.len()..].to_vec());
-                match_value(ev, &actual_tail, &p, diffs);
-            }
-            return;
+    if k == "history_tail"
+        && let (Value::Array(tail), Some(Value::Array(h))) = (ev, a.get("history"))
+    {
+        if tail.len() > h.len() {
+            diffs.push(format!(
+                "{p}: expected the last {} messages, the history has {}",
+                tail.len(),
+                h.len()
+            ));
+        } else {
+            let actual_tail = Value::Array(h[h.len() - tail.len()..].to_vec());
+            match_value(ev, &actual_tail, &p, diffs);
         }
+        return;
     }
     match a.get(k) {
         None => diffs.push(format!("{p}: expected {}, got nothing", short(ev))),

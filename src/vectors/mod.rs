@@ -16,10 +16,10 @@ mod matcher;
 mod reader;
 mod runner;
 
-pub use self::fields::{pointer_token, MAX_CAUSE_DEPTH};
+pub use self::fields::{MAX_CAUSE_DEPTH, pointer_token};
 pub use self::matcher::match_value;
 pub(crate) use self::matcher::numbers_equal;
-pub use self::runner::{error_value, manager_error_value, Produced, Verification, NO_EXPECTATION};
+pub use self::runner::{NO_EXPECTATION, Produced, Verification, error_value, manager_error_value};
 
 use serde_json::Value;
 

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::chat::stream::{may_hang_a_stream, Chunks, Script};
+use crate::chat::stream::{Chunks, Script, may_hang_a_stream};
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::gemini::ValidatorOptions;
 use crate::model::behavior::{Fixes, SpringAi};
@@ -14,14 +14,13 @@ use crate::model::manager::Config;
 use crate::model::processor::{Processor, ProcessorKind};
 
 use super::fields::{
-    as_max, field, fixes_from, generations, limits_from, messages, object, pointer_token,
-    refuse_2_0_1_keys, spring_ai_from, tools_from, typed, ProcessorDoc, MANAGER_KEYS,
-    OP_INPUT_KEYS,
+    MANAGER_KEYS, OP_INPUT_KEYS, ProcessorDoc, as_max, field, fixes_from, generations, limits_from,
+    messages, object, pointer_token, refuse_2_0_1_keys, spring_ai_from, tools_from, typed,
 };
 use super::matcher::{canonical_signatures, short};
 use super::{
-    err, too_large, Op, Vector, VectorError, FORMAT, MAX_REPEATED_REPLY_BYTES, MAX_VECTOR_BYTES,
-    MAX_VECTOR_VALUES,
+    FORMAT, MAX_REPEATED_REPLY_BYTES, MAX_VECTOR_BYTES, MAX_VECTOR_VALUES, Op, Vector, VectorError,
+    err, too_large,
 };
 
 /// The first key an object of `text` (valid JSON) repeats: its JSON
@@ -219,13 +218,12 @@ impl Vector {
             },
             Ok(cfg),
         ) = (&op, &config)
+            && may_hang_a_stream(&tools, &cfg.manager.classes)
         {
-            if may_hang_a_stream(&tools, &cfg.manager.classes) {
-                return Err(err(
-                    "/input/stream",
-                    "a streamed turn whose tool may throw an error Reactor treats as fatal to the JVM (VirtualMachineError, ThreadDeath, LinkageError) never ends; not modelled",
-                ));
-            }
+            return Err(err(
+                "/input/stream",
+                "a streamed turn whose tool may throw an error Reactor treats as fatal to the JVM (VirtualMachineError, ThreadDeath, LinkageError) never ends; not modelled",
+            ));
         }
         let expect = match obj.get("expect") {
             Some(v @ Value::Object(_)) => v.clone(),
@@ -411,7 +409,7 @@ fn processor_from(m: &Map<String, Value>, classes: &ClassTable) -> Result<Proces
             return Err(err(
                 "/manager/exception_processor/kind",
                 format!("unknown processor kind '{k}' (known: default, json_error)"),
-            ))
+            ));
         }
     };
     for (i, c) in d.rethrow.iter().enumerate() {
@@ -457,7 +455,7 @@ fn validator_from(m: &Map<String, Value>) -> Result<ValidatorOptions, VectorErro
                         return Err(err(
                             format!("/manager/validator/{k}"),
                             "unknown validator switch (known: thought_signatures, alternate_roles)",
-                        ))
+                        ));
                     }
                 }
             }
@@ -535,7 +533,7 @@ fn tool_loop_from(input: &Map<String, Value>) -> Result<Op, VectorError> {
             return Err(err(
                 "/input/provider",
                 format!("unknown provider '{p}' (known: gemini, none)"),
-            ))
+            ));
         }
     };
     let (memory, memory_max_messages, memory_start) = memory_from(input)?;
@@ -560,7 +558,7 @@ fn script_from(input: &Map<String, Value>) -> Result<Script, VectorError> {
             return Err(err(
                 "/input/stream",
                 format!("must be a boolean, not {}", short(v)),
-            ))
+            ));
         }
     };
     Ok(match input.get("model") {
@@ -580,7 +578,7 @@ fn script_from(input: &Map<String, Value>) -> Result<Script, VectorError> {
             return Err(err(
                 "/input/model",
                 "must be an array of chunk lists (\"stream\": true)",
-            ))
+            ));
         }
         _ => return Err(err("/input/model", "must be an array of generation lists")),
     })
@@ -611,7 +609,7 @@ fn memory_from(
             return Err(err(
                 "/input/memory",
                 format!("unknown memory '{p}' (known: none, inside, outside)"),
-            ))
+            ));
         }
     };
     let memory_max_messages = match field(input, "memory_max_messages") {
@@ -657,7 +655,9 @@ fn repeat_last_from(input: &Map<String, Value>) -> Result<bool, VectorError> {
         if bytes > MAX_REPEATED_REPLY_BYTES {
             return Err(err(
                 "/input/repeat_last",
-                format!("the repeated last reply holds {bytes} bytes of JSON, over {MAX_REPEATED_REPLY_BYTES}: replayed up to 1000 model calls it would outgrow what a vector may hold"),
+                format!(
+                    "the repeated last reply holds {bytes} bytes of JSON, over {MAX_REPEATED_REPLY_BYTES}: replayed up to 1000 model calls it would outgrow what a vector may hold"
+                ),
             ));
         }
     }

@@ -4,14 +4,14 @@
 
 use serde_json::{Map, Value};
 
-use crate::chat::tool_loop::{run_script, LoopRun, Sent};
+use crate::chat::tool_loop::{LoopRun, Sent, run_script};
 use crate::gemini::{build_request, convert_tool_response, validate};
 use crate::model::java::JavaException;
-use crate::model::manager::{execute_tool_calls, ExecResult, ManagerError};
+use crate::model::manager::{ExecResult, ManagerError, execute_tool_calls};
 use crate::model::text::cut_bytes;
 use crate::model::tools::{Invocation, Toolbox};
 
-use super::matcher::{match_key, match_value, short, SHORT};
+use super::matcher::{SHORT, match_key, match_value, short};
 use super::{Op, Vector};
 
 impl Vector {

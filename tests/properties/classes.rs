@@ -5,16 +5,16 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestCaseError;
 use serde_json::Value;
 use toolcall_model::chat::{EndKind, Memory};
-use toolcall_model::checking::gen::{self, with_set};
+use toolcall_model::checking::generators::{self, with_set};
 use toolcall_model::checking::invariants::{
-    check, check_scenario, memory_holds_conversation, pairing, refutation, Evidence, Invariant,
-    Locus, Refutation, Verdict,
+    Evidence, Invariant, Locus, Refutation, Verdict, check, check_scenario,
+    memory_holds_conversation, pairing, refutation,
 };
 use toolcall_model::checking::scenario::Scenario;
 use toolcall_model::gemini::convert_tool_response;
-use toolcall_model::model::behavior_sets;
 use toolcall_model::model::Fixes;
 use toolcall_model::model::Message;
+use toolcall_model::model::behavior_sets;
 use toolcall_model::model::{Config as ManagerConfig, ManagerError, NOT_EXECUTED};
 use toolcall_model::model::{ToolSpec, Toolbox};
 
@@ -30,17 +30,17 @@ fn find(
     class: impl Fn(&Evidence<'_>, &Refutation) -> bool,
 ) -> Option<(Scenario, Refutation)> {
     let set = set(set_name);
-    let strategy = gen::scenario();
+    let strategy = generators::scenario();
     let mut runner = seeded_runner(1);
     for _ in 0..max {
         let s = with_set(&strategy.new_tree(&mut runner).ok()?.current(), &set);
         let Ok(ev) = Evidence::gather(&s) else {
             continue;
         };
-        if let Some(r) = refutation(inv, &ev) {
-            if class(&ev, &r) {
-                return Some((s, r));
-            }
+        if let Some(r) = refutation(inv, &ev)
+            && class(&ev, &r)
+        {
+            return Some((s, r));
         }
     }
     None
@@ -231,7 +231,7 @@ fn for_all(set_name: &str, body: impl Fn(&Evidence<'_>) -> Result<(), String>) {
 /// [`for_all`] on `cases` generated turns.
 fn for_all_of(set_name: &str, cases: u32, body: impl Fn(&Evidence<'_>) -> Result<(), String>) {
     let set = set(set_name);
-    let result = holding_runner_of(cases).run(&gen::scenario(), |s| {
+    let result = holding_runner_of(cases).run(&generators::scenario(), |s| {
         let s = with_set(&s, &set);
         match Evidence::gather(&s) {
             Ok(ev) => body(&ev).map_err(TestCaseError::fail),
@@ -248,10 +248,10 @@ fn error_key_converts_every_error_response() {
     for name in ["error-key", "all"] {
         for_all(name, |ev| {
             for inv in [Invariant::GeminiSafe, Invariant::Lossless] {
-                if let Some(r) = refutation(inv, ev) {
-                    if r.response.as_ref().is_some_and(|x| x.error) {
-                        return Err(format!("{inv} fails on an error response: {}", r.wanted));
-                    }
+                if let Some(r) = refutation(inv, ev)
+                    && r.response.as_ref().is_some_and(|x| x.error)
+                {
+                    return Err(format!("{inv} fails on an error response: {}", r.wanted));
                 }
             }
             Ok(())
@@ -411,14 +411,14 @@ fn rediscovers_several_generations_and_store_answered_generation_closes_it() {
 /// returns the first whose evidence satisfies `pick`.
 fn search(set_name: &str, max: u32, pick: impl Fn(&Evidence<'_>) -> bool) -> Option<Scenario> {
     let set = set(set_name);
-    let strategy = gen::scenario();
+    let strategy = generators::scenario();
     let mut runner = seeded_runner(1);
     for _ in 0..max {
         let s = with_set(&strategy.new_tree(&mut runner).ok()?.current(), &set);
-        if let Ok(ev) = Evidence::gather(&s) {
-            if pick(&ev) {
-                return Some(s);
-            }
+        if let Ok(ev) = Evidence::gather(&s)
+            && pick(&ev)
+        {
+            return Some(s);
         }
     }
     None
@@ -479,9 +479,10 @@ fn the_memory_precondition_is_needed() {
     });
     assert!(memory_holds_conversation(&s).is_err());
     let ev = Evidence::gather(&s).expect("a valid turn");
-    assert!(ev
-        .request_messages()
-        .is_some_and(|r| r.iter().any(|m| pairing(m).is_err())));
+    assert!(
+        ev.request_messages()
+            .is_some_and(|r| r.iter().any(|m| pairing(m).is_err()))
+    );
     // (d) Conversation history off without a memory inside: the loop sends
     // the last message alone, a tool message without its call or question.
     let mut s = search("all", 3000, |ev| {
@@ -538,11 +539,13 @@ fn rediscovers_the_memory_losing_the_turn_and_keep_current_turn_closes_it() {
             "{name}"
         );
     }
-    assert!(check_scenario(
-        Invariant::MemoryKeepsTurns,
-        &under(&s, "evict-orphan-responses")
-    )
-    .is_refuted());
+    assert!(
+        check_scenario(
+            Invariant::MemoryKeepsTurns,
+            &under(&s, "evict-orphan-responses")
+        )
+        .is_refuted()
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use toolcall_model::chat::{EndKind, Memory, Provider};
-use toolcall_model::checking::gen::{self};
+use toolcall_model::checking::generators::{self};
 use toolcall_model::checking::invariants::memory_holds_conversation;
 use toolcall_model::checking::oracle::is_whole_json;
 use toolcall_model::model::Message;
@@ -17,7 +17,7 @@ use super::seeded_runner;
 
 #[test]
 fn generators_reach_every_kind_of_turn() {
-    let strategy = gen::scenario();
+    let strategy = generators::scenario();
     let mut runner = seeded_runner(1);
     let mut seen: BTreeMap<&str, u32> = BTreeMap::new();
     let n = 600;
@@ -74,7 +74,7 @@ fn generators_reach_every_kind_of_turn() {
                 .iter()
                 .flatten()
                 .flat_map(|g| &g.tool_calls)
-                .any(|c| c.name == gen::UNKNOWN_TOOL),
+                .any(|c| c.name == generators::UNKNOWN_TOOL),
         );
         hit(
             "blank arguments",
@@ -96,7 +96,7 @@ fn generators_reach_every_kind_of_turn() {
                 |o| matches!(o, Outcome::Throws { exception, .. } if exception.message.is_none()),
             ),
         );
-        hit("checked exception", outcomes.iter().any(|o| matches!(o, Outcome::Throws { exception, .. } if exception.class.contains("IOException") || exception.class == gen::CUSTOM_CHECKED)));
+        hit("checked exception", outcomes.iter().any(|o| matches!(o, Outcome::Throws { exception, .. } if exception.class.contains("IOException") || exception.class == generators::CUSTOM_CHECKED)));
         hit(
             "returns null",
             outcomes.iter().any(|o| matches!(o, Outcome::Returns(None))),

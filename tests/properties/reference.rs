@@ -6,13 +6,13 @@ use toolcall_model::checking::oracle::RefCounts;
 use toolcall_model::model::Fixes;
 use toolcall_model::model::Processor;
 use toolcall_model::model::{
-    execute_with_counts, Batch, Config as ManagerConfig, ManagerError, Step,
+    Batch, Config as ManagerConfig, ManagerError, Step, execute_with_counts,
 };
 use toolcall_model::model::{Counts, OnExceeded, ToolCallLimits};
 use toolcall_model::model::{Generation, Message, ToolCall};
 use toolcall_model::model::{ToolSpec, Toolbox};
 
-use super::{cases, REGRESSIONS};
+use super::{REGRESSIONS, cases};
 
 /// One operation on the conversation.
 #[derive(Debug, Clone)]
@@ -123,10 +123,10 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
         if m.exclude_c && name == "c" {
             return None;
         }
-        if name == "b" {
-            if let Some(n) = m.override_b {
-                return Some(u64::from(n));
-            }
+        if name == "b"
+            && let Some(n) = m.override_b
+        {
+            return Some(u64::from(n));
         }
         m.per_tool.map(u64::from)
     };

@@ -4,8 +4,8 @@
 
 use super::{LoopConfig, Sent};
 use crate::gemini::{
-    build_request, build_request_reusing, validate, validate_from, IncrementalRequests, Rejection,
-    Request,
+    IncrementalRequests, Rejection, Request, build_request, build_request_reusing, validate,
+    validate_from,
 };
 use crate::model::behavior::Fixes;
 use crate::model::java::JavaException;

@@ -153,9 +153,11 @@ fn the_inside_memory_is_closed_after_a_breach_a_failure_and_return_direct() {
         panic!("a failed batch is closed");
     };
     assert_eq!(responses.len(), 2);
-    assert!(responses
-        .iter()
-        .all(|r| r.error && r.data == NOT_EXECUTED_FAILED));
+    assert!(
+        responses
+            .iter()
+            .all(|r| r.error && r.data == NOT_EXECUTED_FAILED)
+    );
     assert_eq!(failed.closing(&reply, Fixes::upstream()), None);
     let answered = Message::Tool {
         responses: vec![ToolResponse::new("c0", "x", "1")].into(),

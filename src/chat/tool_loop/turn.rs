@@ -5,22 +5,22 @@
 use std::borrow::Cow;
 
 use super::cache::Kept;
-use super::{share_messages, EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider, Sent};
+use super::{EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider, Sent, share_messages};
 use super::{NULL_CONVERSATION_ID, TOOL_FEEDBACK};
 use crate::chat::advisor::{advisor_rewrites, gemini_tool_text};
 use crate::chat::memory::ChatMemory;
 use crate::chat::stream::{aggregate, aggregate_chunks, reaches_client};
-use crate::gemini::{validate, Rejection, Request};
+use crate::gemini::{Rejection, Request, validate};
 use crate::model::behavior::Fixes;
 use crate::model::java::{
-    JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, TOOL_CALL_LIMIT_EXCEEDED,
+    ILLEGAL_ARGUMENT, ILLEGAL_STATE, JavaException, TOOL_CALL_LIMIT_EXCEEDED,
 };
 use crate::model::manager::{
-    execute_with_counts, limit_generation, tool_call_message, ExecResult, LimitExceeded,
-    ManagerError, NOT_EXECUTED_FAILED,
+    ExecResult, LimitExceeded, ManagerError, NOT_EXECUTED_FAILED, execute_with_counts,
+    limit_generation, tool_call_message,
 };
 use crate::model::message::{Generation, Message, ToolResponse};
-use crate::model::tools::{duplicate_request_names, ToolSpec, Toolbox};
+use crate::model::tools::{ToolSpec, Toolbox, duplicate_request_names};
 
 /// One user turn through the tool loop, between two model calls: the pure
 /// state of `ToolCallingAdvisor.adviseCall`'s loop, in the mould of the
@@ -423,10 +423,10 @@ impl<'c> Turn<'c> {
         // streamed or not: the fix library's FixingToolCallingAdvisor hands
         // the closing message over after adviseCall returns and when the
         // stream of adviseStream completes (docs/FIXES.md).
-        if cfg.memory == Memory::Inside {
-            if let Some(m) = end.closing(reply, cfg.fixes()) {
-                self.memory.add([m]);
-            }
+        if cfg.memory == Memory::Inside
+            && let Some(m) = end.closing(reply, cfg.fixes())
+        {
+            self.memory.add([m]);
         }
         let (kind, generations, error) = end.outcome();
         Answer::End(self.finish(kind, generations, error))

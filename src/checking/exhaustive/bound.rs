@@ -3,11 +3,11 @@
 
 use std::num::NonZeroU32;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::tool_loop::{Memory, Provider};
-use crate::checking::gen::UNKNOWN_TOOL;
+use crate::checking::generators::UNKNOWN_TOOL;
 use crate::model::java::{JavaException, TOOL_EXECUTION_EXCEPTION};
 use crate::model::limits::OnExceeded;
 use crate::model::processor::{Processor, ProcessorKind};

@@ -25,7 +25,7 @@
 //! * the tools: exactly the tools the calls name, each returning one
 //!   [`OutcomeClass`] on every invocation; the classes hold one
 //!   representative of every kind of tool output and failure the random
-//!   generator ([`crate::checking::gen`]) produces;
+//!   generator ([`crate::checking::generators`]) produces;
 //! * the request: a user message, then (when there are prior calls) one
 //!   round of this turn already done, with 0 to `max_prior` calls to each
 //!   tool, answered with a JSON object;
@@ -39,7 +39,7 @@
 //!   request already holds a round of this turn.
 //!
 //! Texts are not varied here (one representative per class); random
-//! generation ([`crate::checking::gen`], `explore --cases`) stays for their contents.
+//! generation ([`crate::checking::generators`], `explore --cases`) stays for their contents.
 //!
 //! # Symmetry
 //!
@@ -65,11 +65,11 @@ mod run;
 mod space;
 
 pub use bound::{
-    all_processors, outcome_classes, Bound, Family, MemorySetup, Name, OutcomeClass, RoundReply,
-    BOUND_NAMES, RETHROW, ROUND_TEXT,
+    BOUND_NAMES, Bound, Family, MemorySetup, Name, OutcomeClass, RETHROW, ROUND_TEXT, RoundReply,
+    all_processors, outcome_classes,
 };
 pub use report::{CellProof, Proof, Report};
-pub use run::{finish, judge_index, run, run_part, Part, Shard};
+pub use run::{Part, Shard, finish, judge_index, run, run_part};
 pub use space::{Item, Space};
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! What a run proves: a cell per behaviour set and invariant, as text and
 //! as JSON.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::checking::invariants::Invariant;
 use crate::model::behavior::behavior_sets;

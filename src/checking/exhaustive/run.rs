@@ -1,20 +1,20 @@
 //! Running a space: the workers, the shards, the sets a scenario
 //! evaluates once, and the first counterexample of each refuted cell.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
 
 use crate::chat::tool_loop::Memory;
-use crate::checking::explore::{counterexample_vector, MatrixCell};
+use crate::checking::explore::{MatrixCell, counterexample_vector};
 use crate::checking::footprint::{Alike, Conversions, Footprint};
-use crate::checking::gen::with_set;
+use crate::checking::generators::with_set;
 use crate::checking::invariants::{
-    check, check_as, stream_as_call_against, through_call, Evidence, Invariant, Replays, Verdict,
+    Evidence, Invariant, Replays, Verdict, check, check_as, stream_as_call_against, through_call,
 };
 use crate::checking::scenario::Scenario;
-use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes};
+use crate::model::behavior::{BehaviorSet, Fix, Fixes, behavior_sets};
 
 use super::report::{CellProof, Proof, Report};
 use super::space::Space;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crate::chat::stream::Split;
 use crate::chat::tool_loop::{LoopConfig, Memory};
-use crate::checking::gen::class_table;
+use crate::checking::generators::class_table;
 use crate::checking::invariants::repeating_guard;
 use crate::checking::scenario::Scenario;
 use crate::model::java::ClassTable;
@@ -16,7 +16,7 @@ use crate::model::processor::ProcessorKind;
 use crate::model::shared_str::SharedStr;
 use crate::model::tools::{Registered, ToolSpec};
 
-use super::bound::{outcome_classes, Bound, Family, Name, OutcomeClass, RoundReply, ROUND_TEXT};
+use super::bound::{Bound, Family, Name, OutcomeClass, ROUND_TEXT, RoundReply, outcome_classes};
 
 /// The call structure of a scenario: its rounds and prior calls.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -3,20 +3,20 @@
 use std::num::NonZeroU32;
 
 use crate::chat::tool_loop::{Memory, Provider};
-use crate::checking::footprint::{evaluates_alike, Alike, Conversions};
-use crate::checking::gen::with_set;
+use crate::checking::footprint::{Alike, Conversions, evaluates_alike};
+use crate::checking::generators::with_set;
 use crate::checking::invariants::check_scenario;
 use crate::checking::invariants::{
-    check, check_as, through_call, Evidence, Invariant, Replays, Verdict,
+    Evidence, Invariant, Replays, Verdict, check, check_as, through_call,
 };
 use crate::checking::scenario::Scenario;
-use crate::model::behavior::{behavior_sets, BehaviorSet};
+use crate::model::behavior::{BehaviorSet, behavior_sets};
 use crate::model::limits::OnExceeded;
 use crate::model::message::Message;
 use crate::model::processor::Processor;
 
-use super::run::{key, set_groups, through_calls, NONE};
-use super::{run, Bound, Family, MemorySetup, Proof, RoundReply, Space, ROUND_TEXT};
+use super::run::{NONE, key, set_groups, through_calls};
+use super::{Bound, Family, MemorySetup, Proof, ROUND_TEXT, RoundReply, Space, run};
 
 /// The behaviour set of that name.
 fn set(name: &str) -> BehaviorSet {
@@ -459,11 +459,11 @@ fn check_shared_evaluations(space: &Space, step: u64) -> (usize, usize, usize, u
         let base = space.scenario(&item);
         let alone = |si: usize| {
             let s = with_set(&base, &sets[si]);
-            let verdicts = Evidence::gather(&s).map(|ev| {
+
+            Evidence::gather(&s).map(|ev| {
                 let v: Vec<Verdict> = Invariant::ALL.iter().map(|&i| check(i, &ev)).collect();
                 (ev.run, ev.toolbox, v)
-            });
-            verdicts
+            })
         };
         let groups = set_groups(&base, &sets);
         for (gi, g) in groups.iter().enumerate() {
@@ -482,17 +482,17 @@ fn check_shared_evaluations(space: &Space, step: u64) -> (usize, usize, usize, u
             }
             if let (Ok(ev), true) = (&ev, merged.len() > 1) {
                 let g_set = (sets[g.sets[0]].fixes, sets[g.sets[0]].gemini_tool_text);
-                if let Some(blocking) = through_call(ev, g_set) {
-                    if let Ok(call) = Evidence::gather(&blocking) {
-                        let mut alike = Alike::new(&call);
-                        through_alike += merged[1..]
-                            .iter()
-                            .filter(|&&hj| {
-                                let h = &groups[hj];
-                                alike.sets((g.felt, g.advisor), (h.felt, h.advisor), &mut memo)
-                            })
-                            .count();
-                    }
+                if let Some(blocking) = through_call(ev, g_set)
+                    && let Ok(call) = Evidence::gather(&blocking)
+                {
+                    let mut alike = Alike::new(&call);
+                    through_alike += merged[1..]
+                        .iter()
+                        .filter(|&&hj| {
+                            let h = &groups[hj];
+                            alike.sets((g.felt, g.advisor), (h.felt, h.advisor), &mut memo)
+                        })
+                        .count();
                 }
             }
             // `stream-as-call` as the run judges it: per merged group, its

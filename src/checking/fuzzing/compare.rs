@@ -1,8 +1,8 @@
 //! Value comparison: numbers as Jackson reads them.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::checking::oracle::{scan_strict, JACKSON_MAX_DEPTH};
+use crate::checking::oracle::{JACKSON_MAX_DEPTH, scan_strict};
 use crate::json::decimal::decimal;
 
 /// Whether `got` is the number that Jackson reads from the lexeme

@@ -7,11 +7,11 @@
 //! set) stays the slower `config` target.
 
 use crate::chat::tool_loop::{Memory, Provider};
-use crate::config::binding::{bind, parse_properties, Entry, JavaValue};
-use crate::config::check::{describe_setup, Setup};
+use crate::config::binding::{Entry, JavaValue, bind, parse_properties};
+use crate::config::check::{Setup, describe_setup};
 use crate::model::processor::{Processor, ProcessorKind};
 
-use super::{fail, MAX_BYTES};
+use super::{MAX_BYTES, fail};
 
 /// The `config_reader` target: bytes read as an `application.properties`
 /// and (when UTF-8, with the `yaml` feature) as an `application.yml`, and

@@ -1,7 +1,7 @@
 //! The `convert` target: tool output through the upstream and fixed
 //! conversions.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::checking::oracle::scan_strict;
 use crate::gemini::{convert_tool_response, parse_json_to_map, write_tool_response};
@@ -10,7 +10,7 @@ use crate::model::behavior::{Fix, Fixes};
 use crate::model::processor::json_error_text;
 
 use super::compare::{exactly_same_json, serde_reference, wrapped};
-use super::{fail, MAX_BYTES};
+use super::{MAX_BYTES, fail};
 
 /// The behaviour sets the convert target runs, with `error` off and on.
 pub(super) fn convert_fix_sets() -> [Fixes; 7] {

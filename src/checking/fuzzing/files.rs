@@ -7,7 +7,7 @@ use crate::checking::scenario::Scenario;
 use crate::model::processor::{Processor, ProcessorKind};
 use crate::vectors::{Op, Vector};
 
-use super::{fail, MAX_BYTES};
+use super::{MAX_BYTES, fail};
 
 /// The vector_file target: arbitrary bytes as a vector file.
 ///
@@ -86,8 +86,8 @@ pub fn vector_file(data: &[u8]) {
 /// ```
 pub fn config(data: &[u8]) {
     use crate::chat::tool_loop::{Memory, Provider};
-    use crate::config::binding::{bind, parse_properties, Entry};
-    use crate::config::check::{describe_setup, report, Setup};
+    use crate::config::binding::{Entry, bind, parse_properties};
+    use crate::config::check::{Setup, describe_setup, report};
     const T: &str = "config";
     if data.len() > MAX_BYTES {
         return;
@@ -200,9 +200,9 @@ pub const CHECK_FILES: &[u8] = b"%%check\n";
 /// assert!(check_files(b"spring.profiles.active=dev\n%% dev\nspring.profiles.active=x\n").is_none());
 /// ```
 pub fn check_files(data: &[u8]) -> Option<crate::config::BoundProperties> {
-    use crate::config::binding::{bind, parse_properties, Entry};
+    use crate::config::binding::{Entry, bind, parse_properties};
     use crate::config::profiles::{
-        active_profiles, environment, invalid_in_profile_file, source, ProfileMatcher,
+        ProfileMatcher, active_profiles, environment, invalid_in_profile_file, source,
     };
     const T: &str = "config (check files)";
     let text = String::from_utf8_lossy(data);

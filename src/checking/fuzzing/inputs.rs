@@ -5,13 +5,13 @@ use std::cell::OnceCell;
 use std::fmt::Debug;
 
 use arbitrary::{Arbitrary, Unstructured};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::checking::scenario::Scenario;
 use crate::model::behavior::Fixes;
 use crate::model::java::{
-    ClassTable, JavaException, ILLEGAL_ARGUMENT, ILLEGAL_STATE, RUNTIME_EXCEPTION, THROWABLE,
+    ClassTable, ILLEGAL_ARGUMENT, ILLEGAL_STATE, JavaException, RUNTIME_EXCEPTION, THROWABLE,
     TOOL_CALL_LIMIT_EXCEEDED,
 };
 use crate::model::limits::{OnExceeded, ToolCallLimits};

@@ -6,11 +6,11 @@ use std::fmt::Debug;
 
 use serde_json::Value;
 
-use crate::checking::oracle::{scan_strict, scan_value, Scan, JACKSON_MAX_DEPTH};
+use crate::checking::oracle::{JACKSON_MAX_DEPTH, Scan, scan_strict, scan_value};
 use crate::json::jackson;
 
 use super::compare::{same_json, serde_reference};
-use super::{fail, MAX_BYTES};
+use super::{MAX_BYTES, fail};
 
 pub(super) fn skip_ws(s: &[u8], mut i: usize) -> usize {
     while matches!(s.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -195,14 +195,14 @@ pub fn lenient_parser(data: &[u8]) {
                     &(text, prefix, got, other),
                 ),
             }
-            if let Some(reference) = serde_reference(prefix) {
-                if !same_json(&reference, &got.to_serde()) {
-                    fail(
-                        T,
-                        "the lenient value differs from serde_json's",
-                        &(text, reference, got),
-                    );
-                }
+            if let Some(reference) = serde_reference(prefix)
+                && !same_json(&reference, &got.to_serde())
+            {
+                fail(
+                    T,
+                    "the lenient value differs from serde_json's",
+                    &(text, reference, got),
+                );
             }
             depth_boundary(text, start, scan, data.len().is_multiple_of(2));
         }

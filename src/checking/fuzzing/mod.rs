@@ -38,12 +38,12 @@ mod scenarios;
 pub use self::compare::{exactly_same_json, same_json};
 pub use self::config_stages::{config_binder, config_reader};
 pub use self::conversion::convert;
-pub use self::files::{check_files, config, vector_file, CHECK_FILES};
+pub use self::files::{CHECK_FILES, check_files, config, vector_file};
 pub use self::inputs::{
-    class_table, CallInput, GenerationInput, LimitOp, LoopInput, ManagerInput, ManagerSetup,
-    MessageInput, OutcomeInput, ResponseInput, Text, ToolInput,
+    CallInput, GenerationInput, LimitOp, LoopInput, ManagerInput, ManagerSetup, MessageInput,
+    OutcomeInput, ResponseInput, Text, ToolInput, class_table,
 };
-pub use self::lenient::{lenient_parser, lenient_reference, Lenient};
+pub use self::lenient::{Lenient, lenient_parser, lenient_reference};
 pub use self::scenarios::{claimed, manager, tool_loop};
 
 use std::fmt::Debug;
@@ -79,7 +79,7 @@ mod tests {
     use super::compare::same_number;
     use super::inputs::decode;
     use super::*;
-    use serde_json::{json, Value};
+    use serde_json::{Value, json};
 
     fn accepted_prefix(text: &str) -> Option<&str> {
         match lenient_reference(text) {

@@ -5,14 +5,14 @@
 use std::fmt::Debug;
 
 use crate::chat::tool_loop::{EndKind, LoopConfig, LoopError, Memory, Provider};
-use crate::checking::invariants::{check, Evidence, Invariant, RoundEnd, Verdict};
+use crate::checking::invariants::{Evidence, Invariant, RoundEnd, Verdict, check};
 use crate::checking::scenario::Scenario;
 use crate::model::java::TOOL_CALL_LIMIT_EXCEEDED;
 use crate::model::limits::Counts;
-use crate::model::manager::{execute_tool_calls, execute_with_counts, ManagerError};
+use crate::model::manager::{ManagerError, execute_tool_calls, execute_with_counts};
 use crate::model::message::{Generation, Message};
 
-use super::inputs::{decode, fail_scenario, LoopInput, ManagerInput};
+use super::inputs::{LoopInput, ManagerInput, decode, fail_scenario};
 
 /// The manager target: a [`ManagerInput`] through the manager, batch by
 /// batch, as the loop would thread the history.

@@ -7,8 +7,8 @@ use crate::model::message::{Message, ToolCall};
 use crate::model::tools::Invocation;
 
 use super::evidence::Evidence;
-use super::trace::{CallEvent, Round, RoundEnd, COUNTING_JUDGE, LIMITS_JUDGE, ONE_RESPONSE_JUDGE};
-use super::{refuted, Judged, Locus};
+use super::trace::{COUNTING_JUDGE, CallEvent, LIMITS_JUDGE, ONE_RESPONSE_JUDGE, Round, RoundEnd};
+use super::{Judged, Locus, refuted};
 
 pub(super) fn one_response_per_call(ev: &Evidence<'_>) -> Judged {
     let trace = ev.trace();
@@ -163,7 +163,7 @@ fn limit_steps<'r>(
     l: &'r ToolCallLimits,
     prior: &RefCounts,
     rounds: &'r [Round],
-) -> impl Iterator<Item = LimitStep<'r>> {
+) -> impl Iterator<Item = LimitStep<'r>> + use<'r> {
     let mut reference = prior.clone();
     rounds
         .iter()
@@ -261,29 +261,29 @@ fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
         }
     }
     for (name, n) in invoked.names() {
-        if let Max::Limited(max) = max_for(l, name) {
-            if n > u64::from(max).saturating_sub(prior.get(name)) {
-                return refuted(
-                    format!(
-                        "at most {max} call(s) to {name} in the turn ({} before this request), got {n} invocation(s)",
-                        prior.get(name)
-                    ),
-                    Locus::Unlocated,
-                );
-            }
-        }
-    }
-    let all = invoked.total;
-    if let Max::Limited(max) = l.max_total {
-        if all > u64::from(max).saturating_sub(prior.total) {
+        if let Max::Limited(max) = max_for(l, name)
+            && n > u64::from(max).saturating_sub(prior.get(name))
+        {
             return refuted(
                 format!(
-                    "at most {max} tool call(s) in the turn ({} before this request), got {all} invocation(s)",
-                    prior.total
+                    "at most {max} call(s) to {name} in the turn ({} before this request), got {n} invocation(s)",
+                    prior.get(name)
                 ),
                 Locus::Unlocated,
             );
         }
+    }
+    let all = invoked.total;
+    if let Max::Limited(max) = l.max_total
+        && all > u64::from(max).saturating_sub(prior.total)
+    {
+        return refuted(
+            format!(
+                "at most {max} tool call(s) in the turn ({} before this request), got {all} invocation(s)",
+                prior.total
+            ),
+            Locus::Unlocated,
+        );
     }
     Judged::Holds
 }
@@ -323,17 +323,17 @@ fn counting_rounds(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
                 CallEvent::Invoked { counts, .. } => counts.as_ref(),
                 CallEvent::Failed(_) => None,
             };
-            if let Some(c) = counts {
-                if !reference.matches(c) {
-                    return refuted(
-                        format!(
-                            "batch {r}, after call {i}: counts {}, got {}",
-                            reference,
-                            show_counts(c)
-                        ),
-                        Locus::Unlocated,
-                    );
-                }
+            if let Some(c) = counts
+                && !reference.matches(c)
+            {
+                return refuted(
+                    format!(
+                        "batch {r}, after call {i}: counts {}, got {}",
+                        reference,
+                        show_counts(c)
+                    ),
+                    Locus::Unlocated,
+                );
             }
         }
         if let RoundEnd::Done { result, counts } = &round.end {

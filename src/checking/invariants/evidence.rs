@@ -12,7 +12,7 @@ use crate::model::message::Message;
 use crate::model::tools::Toolbox;
 
 use super::judgements::Judgements;
-use super::trace::{trace, Replays, Trace};
+use super::trace::{Replays, Trace, trace};
 use crate::checking::oracle::RefCounts;
 
 /// What the checkers look at: the scenario, its run, and (computed on first
@@ -66,10 +66,10 @@ impl<'a> Evidence<'a> {
     /// assert!(Evidence::gather(&s).is_err()); // no reply scripted
     /// ```
     pub fn gather(scenario: &'a Scenario) -> Result<Self, LoopError> {
-        if scenario.config.repeat_last {
-            if let Some(cut) = Self::cut_off(scenario)? {
-                return Ok(cut);
-            }
+        if scenario.config.repeat_last
+            && let Some(cut) = Self::cut_off(scenario)?
+        {
+            return Ok(cut);
         }
         if scenario.config.provider == Provider::None {
             return Self::gather_with_second_run(scenario);
@@ -148,13 +148,13 @@ impl<'a> Evidence<'a> {
     /// model's turn is cut off at its bound as there.
     #[doc(hidden)]
     pub fn gather_with_second_run(scenario: &'a Scenario) -> Result<Self, LoopError> {
-        if scenario.config.repeat_last {
-            if let Some(cut) = Self::cut_off(scenario)? {
-                return Ok(Evidence {
-                    messages: OnceCell::new(),
-                    ..cut
-                });
-            }
+        if scenario.config.repeat_last
+            && let Some(cut) = Self::cut_off(scenario)?
+        {
+            return Ok(Evidence {
+                messages: OnceCell::new(),
+                ..cut
+            });
         }
         let (run, toolbox) = scenario.run()?;
         Ok(Self::of_run(scenario, run, toolbox, None))
@@ -355,11 +355,11 @@ impl<'a> Evidence<'a> {
 /// script when the model repeats it (at least the script itself).
 fn replies(scenario: &Scenario, n: usize) -> Vec<Vec<crate::model::message::Generation>> {
     let mut out = scenario.model.clone();
-    if scenario.config.repeat_last {
-        if let Some(last) = scenario.model.last() {
-            while out.len() < n {
-                out.push(last.clone());
-            }
+    if scenario.config.repeat_last
+        && let Some(last) = scenario.model.last()
+    {
+        while out.len() < n {
+            out.push(last.clone());
         }
     }
     out

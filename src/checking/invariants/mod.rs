@@ -484,13 +484,15 @@ mod tests {
         assert!(pairing(&[Message::user("q"), answer(1)]).is_err());
         assert!(pairing(&[call(1), answer(1)]).is_err());
         assert!(pairing(&[Message::user("q"), call(1), answer(1), call(1), answer(1)]).is_ok());
-        assert!(pairing(&[
-            Message::user("q"),
-            Message::assistant(Some("t"), vec![]),
-            call(1),
-            answer(1)
-        ])
-        .is_err());
+        assert!(
+            pairing(&[
+                Message::user("q"),
+                Message::assistant(Some("t"), vec![]),
+                call(1),
+                answer(1)
+            ])
+            .is_err()
+        );
     }
 
     #[test]

@@ -6,19 +6,19 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::chat::tool_loop::{Provider, Sent};
-use crate::checking::oracle::json::{json_equals, json_to_value, read_whole, Whole};
-use crate::checking::oracle::{is_whole_json, Json};
-use crate::gemini::{build_request, convert_tool_response, message_parts, Part, Payload};
+use crate::checking::oracle::json::{Whole, json_equals, json_to_value, read_whole};
+use crate::checking::oracle::{Json, is_whole_json};
+use crate::gemini::{Part, Payload, build_request, convert_tool_response, message_parts};
 use crate::model::behavior::Fixes;
 use crate::model::message::{Message, ToolResponse};
-use crate::model::processor::{json_error_text, ProcessorKind};
+use crate::model::processor::{ProcessorKind, json_error_text};
 use crate::model::tools::Outcome;
 
 use super::evidence::Evidence;
 use super::judgements::{Converted, Judgements, Learned};
-use super::trace::{Round, RoundEnd, JSON_SAFE_JUDGE};
+use super::trace::{JSON_SAFE_JUDGE, Round, RoundEnd};
 use super::transcripts::non_system;
-use super::{clip, in_request, refuted, refuted_on, Judged, Locus};
+use super::{Judged, Locus, clip, in_request, refuted, refuted_on};
 
 pub(super) fn wrap(key: &str, v: Value) -> Value {
     let mut m = Map::new();
@@ -416,7 +416,7 @@ fn recoverable_in_requests<'e>(
                 return Err(refuted(
                     format!("request {k} to be built from the loop's messages: {e}"),
                     Locus::Unlocated,
-                ))
+                ));
             }
         };
         for (c, p, r, payload) in pairs {
@@ -502,26 +502,26 @@ fn recoverable_next_turn(ev: &Evidence<'_>, fixes: Fixes, recoverable: &[(&str, 
         return Judged::Holds;
     }
     let next = ev.next_turn();
-    if let Ok(req) = build_request(&next, fixes) {
-        if let Ok(pairs) = aligned(&next, &req.contents) {
-            for (_, _, r, payload) in pairs {
-                if recovers(ev, r, fixes, payload) {
-                    continue;
-                }
-                let payload = payload.to_value();
-                if let Err(want) = recovered(&r.data, r.error, fixes, &payload) {
-                    return refuted_on(
-                        format!(
-                            "the next turn's request, built from memory: the response of tool '{}', {}, to come through recoverable as {}, got {}",
-                            r.name,
-                            clip(&r.data),
-                            clip(&want.to_string()),
-                            clip(&payload.to_string())
-                        ),
-                        Locus::Unlocated,
-                        r,
-                    );
-                }
+    if let Ok(req) = build_request(&next, fixes)
+        && let Ok(pairs) = aligned(&next, &req.contents)
+    {
+        for (_, _, r, payload) in pairs {
+            if recovers(ev, r, fixes, payload) {
+                continue;
+            }
+            let payload = payload.to_value();
+            if let Err(want) = recovered(&r.data, r.error, fixes, &payload) {
+                return refuted_on(
+                    format!(
+                        "the next turn's request, built from memory: the response of tool '{}', {}, to come through recoverable as {}, got {}",
+                        r.name,
+                        clip(&r.data),
+                        clip(&want.to_string()),
+                        clip(&payload.to_string())
+                    ),
+                    Locus::Unlocated,
+                    r,
+                );
             }
         }
     }

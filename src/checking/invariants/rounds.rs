@@ -8,7 +8,7 @@ use crate::model::manager::answered_generation;
 use crate::model::message::Generation;
 
 use super::calls::max_for;
-use super::{refuted, Evidence, Judged, Locus};
+use super::{Evidence, Judged, Locus, refuted};
 
 /// The most model calls a turn may make under `cfg` with the model's
 /// replies `model`: `C + 2`, where `C` is the most tool calls the limits let

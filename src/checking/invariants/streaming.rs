@@ -10,7 +10,7 @@ use crate::model::behavior::Fixes;
 use crate::model::message::{Generation, Message};
 use crate::model::tools::{Invocation, Toolbox};
 
-use super::{refuted, Evidence, Judged, Locus};
+use super::{Evidence, Judged, Locus, refuted};
 
 /// Judged on the streamed run of `ev`, against the turn through `call()`
 /// under the fixes and advisor `set` ([`super::check_as`]).
@@ -113,7 +113,7 @@ fn show(inv: &[Invocation]) -> String {
 mod tests {
     use crate::chat::stream::Split;
     use crate::chat::tool_loop::{LoopConfig, Memory};
-    use crate::checking::invariants::{check_scenario, Invariant, Verdict};
+    use crate::checking::invariants::{Invariant, Verdict, check_scenario};
     use crate::checking::scenario::Scenario;
     use crate::model::message::{Generation, Message, ToolCall};
     use crate::model::tools::ToolSpec;

@@ -12,8 +12,8 @@ use std::rc::Rc;
 use crate::checking::scenario::Scenario;
 use crate::model::limits::{Breach, Counts};
 use crate::model::manager::{
-    answered_generation, ends_turn_at_breach, execute_with_counts, Batch, Config, ExecResult,
-    LimitExceeded, ManagerError, Step,
+    Batch, Config, ExecResult, LimitExceeded, ManagerError, Step, answered_generation,
+    ends_turn_at_breach, execute_with_counts,
 };
 use crate::model::message::{Message, ToolCall};
 use crate::model::shared_list::SharedList;

@@ -5,10 +5,10 @@ use std::borrow::Cow;
 
 use crate::chat::tool_loop::{Memory, Provider};
 use crate::checking::scenario::Scenario;
-use crate::model::message::{pairing, Message};
+use crate::model::message::{Message, pairing};
 
 use super::evidence::Evidence;
-use super::{clip, in_request, refuted, Judged, Locus};
+use super::{Judged, Locus, clip, in_request, refuted};
 
 pub(super) fn transcript_valid(ev: &Evidence<'_>) -> Judged {
     // Each failed precondition makes the turn not applicable: the cheap
@@ -45,15 +45,15 @@ pub(super) fn transcript_valid(ev: &Evidence<'_>) -> Judged {
             );
         }
     }
-    if ev.scenario.config.memory != Memory::None {
-        if let Err(e) = pairing(&ev.next_turn()) {
-            return refuted(
-                format!(
-                    "the stored transcript (plus the next user message) to be well paired, but {e}"
-                ),
-                Locus::MemoryApi,
-            );
-        }
+    if ev.scenario.config.memory != Memory::None
+        && let Err(e) = pairing(&ev.next_turn())
+    {
+        return refuted(
+            format!(
+                "the stored transcript (plus the next user message) to be well paired, but {e}"
+            ),
+            Locus::MemoryApi,
+        );
     }
     Judged::Holds
 }
@@ -291,7 +291,9 @@ pub(super) fn memory_keeps_turns(ev: &Evidence<'_>) -> Judged {
             format!(
                 "the memory to keep the current turn whole ({} message(s) from {}), but it holds {how}",
                 current.len(),
-                current.first().map_or_else(|| "its start".to_owned(), |m| show_message(m))
+                current
+                    .first()
+                    .map_or_else(|| "its start".to_owned(), |m| show_message(m))
             ),
             Locus::Unlocated,
         );

@@ -9,5 +9,5 @@ pub mod json;
 pub mod limits;
 
 pub use counts::RefCounts;
-pub use json::{is_whole_json, scan_strict, scan_value, Json, Scan};
+pub use json::{Json, Scan, is_whole_json, scan_strict, scan_value};
 pub use limits::{JACKSON_MAX_DEPTH, JACKSON_MAX_NAME_LEN, JACKSON_MAX_NUMBER_LEN};

@@ -4,17 +4,17 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::limits::{is_java_whitespace, LimitsError, OnExceeded, ToolCallLimits};
+use crate::model::limits::{LimitsError, OnExceeded, ToolCallLimits, is_java_whitespace};
 
 use super::names::{
-    compare_names, dashed, elements, hash_set_capacity, java_hash_order, java_lower, original,
-    put_all_capacity, target, uniform, uniform_key, Element, Kind,
+    Element, Kind, compare_names, dashed, elements, hash_set_capacity, java_hash_order, java_lower,
+    original, put_all_capacity, target, uniform, uniform_key,
 };
 use super::placeholders::{
-    placeholders_expand_too_much, Placeholders, PLACEHOLDER_EXCEPTION, PLACEHOLDER_LIMIT,
+    PLACEHOLDER_EXCEPTION, PLACEHOLDER_LIMIT, Placeholders, placeholders_expand_too_much,
 };
 use super::unknown::unknown_keys;
-use super::{java_double, BindFailure, BoundProperties, Entry, JavaValue};
+use super::{BindFailure, BoundProperties, Entry, JavaValue, java_double};
 
 /// One property of one document, with its adapted name.
 pub(super) struct Prop<'a> {
@@ -301,7 +301,9 @@ pub(super) fn conversion_failed(source: &str, target: &str, cause: &str) -> Stri
 }
 
 pub(super) fn no_converter(source: &str, target: &str) -> String {
-    format!("org.springframework.core.convert.ConverterNotFoundException: No converter found capable of converting from type [{source}] to type [{target}]")
+    format!(
+        "org.springframework.core.convert.ConverterNotFoundException: No converter found capable of converting from type [{source}] to type [{target}]"
+    )
 }
 
 /// `Integer.valueOf(s)` / `Integer.decode(s)` as `NumberUtils.parseNumber`
@@ -363,13 +365,8 @@ pub(super) fn parse_java_int(text: &str) -> Result<i32, String> {
         } else {
             digits.to_owned()
         };
-        return value_of(&signed, 16, &signed).map_err(|e| {
-            if digits.is_empty() {
-                nfe("", 16)
-            } else {
-                e
-            }
-        });
+        return value_of(&signed, 16, &signed)
+            .map_err(|e| if digits.is_empty() { nfe("", 16) } else { e });
     }
     value_of(&trimmed, 10, &trimmed)
 }
@@ -410,10 +407,12 @@ pub(super) fn to_behavior(v: &JavaValue) -> Result<Option<OnExceeded>, String> {
         ))
     };
     match v {
-        JavaValue::String(s) => named(s)
-            .map_err(|e| conversion_failed("java.lang.String", BEHAVIOR, &e)),
-        JavaValue::Boolean(b) => named(&b.to_string())
-            .map_err(|e| conversion_failed("java.lang.Boolean", BEHAVIOR, &e)),
+        JavaValue::String(s) => {
+            named(s).map_err(|e| conversion_failed("java.lang.String", BEHAVIOR, &e))
+        }
+        JavaValue::Boolean(b) => {
+            named(&b.to_string()).map_err(|e| conversion_failed("java.lang.Boolean", BEHAVIOR, &e))
+        }
         // IntegerToEnumConverterFactory: by ordinal.
         JavaValue::Integer(n) => match *n {
             0 => Ok(Some(OnExceeded::Throw)),
@@ -421,7 +420,9 @@ pub(super) fn to_behavior(v: &JavaValue) -> Result<Option<OnExceeded>, String> {
             _ => Err(conversion_failed(
                 "java.lang.Integer",
                 BEHAVIOR,
-                &format!("java.lang.ArrayIndexOutOfBoundsException: Index {n} out of bounds for length 2"),
+                &format!(
+                    "java.lang.ArrayIndexOutOfBoundsException: Index {n} out of bounds for length 2"
+                ),
             )),
         },
         other => Err(no_converter(other.class(), BEHAVIOR)),
@@ -433,7 +434,9 @@ pub(super) fn to_integer(v: &JavaValue) -> Result<Option<i32>, String> {
         conversion_failed(
             class,
             "java.lang.Integer",
-            &format!("java.lang.IllegalArgumentException: Could not convert number [{shown}] of type [{class}] to target class [java.lang.Integer]: overflow"),
+            &format!(
+                "java.lang.IllegalArgumentException: Could not convert number [{shown}] of type [{class}] to target class [java.lang.Integer]: overflow"
+            ),
         )
     };
     match v {
@@ -773,8 +776,7 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<BoundProperties, BindFailure> {
         &sources,
         &Group {
             name: "spring.ai.tools.observations",
-            class:
-                "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Observations",
+            class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Observations",
             parent: "spring.ai.tools",
             parent_class: PROPERTIES_CLASS,
             java: "observations",
@@ -793,8 +795,7 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<BoundProperties, BindFailure> {
         &sources,
         &Group {
             name: "spring.ai.tools.resolution",
-            class:
-                "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Resolution",
+            class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Resolution",
             parent: "spring.ai.tools",
             parent_class: PROPERTIES_CLASS,
             java: "resolution",
@@ -815,10 +816,10 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<BoundProperties, BindFailure> {
         "spring.ai.tools.resolution.fallback.enabled",
         &mut read,
     )?;
-    if fallback.is_none() {
-        if let Some(f) = fallback_value.or(resolution_value) {
-            return Err(f);
-        }
+    if fallback.is_none()
+        && let Some(f) = fallback_value.or(resolution_value)
+    {
+        return Err(f);
     }
 
     // ToolCallingAutoConfiguration.toolCallingManager's builder calls.

@@ -78,7 +78,7 @@ mod yaml_scalar;
 
 pub use self::binder::bind;
 pub use self::names::KNOWN_KEYS;
-pub use self::placeholders::{resolve_placeholders, ValueResolver, MAX_PLACEHOLDER_DEPTH};
+pub use self::placeholders::{MAX_PLACEHOLDER_DEPTH, ValueResolver, resolve_placeholders};
 pub use self::properties::parse_properties;
 pub use self::unknown::{MAX_UNKNOWN, SUGGEST_TRIES};
 pub use self::yaml_scalar::resolve_yaml_scalar;

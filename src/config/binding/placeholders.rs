@@ -1,8 +1,8 @@
 //! `${NAME:default}` placeholders, resolved as Spring 7's
 //! `PlaceholderParser` does, within this model's bounds.
 
-use super::names::{dashed, elements, hash_set_capacity, java_hash_order, uniform_key, Kind};
-use super::{expands_too_much, Entry, JavaValue, MAX_EXPANDED_BYTES};
+use super::names::{Kind, dashed, elements, hash_set_capacity, java_hash_order, uniform_key};
+use super::{Entry, JavaValue, MAX_EXPANDED_BYTES, expands_too_much};
 
 /// Placeholders nested deeper than this are not resolved: the binding
 /// stops with [`BindFailure::Limit`](super::BindFailure::Limit) (Spring resolves them, up to its

@@ -2,8 +2,8 @@
 //! bytes to documents of entries, each key with its origin.
 
 use super::{
-    expands_too_much, too_large, Entry, JavaValue, LoadError, ENTRY_COST, MAX_CONFIG_BYTES,
-    MAX_EXPANDED_BYTES,
+    ENTRY_COST, Entry, JavaValue, LoadError, MAX_CONFIG_BYTES, MAX_EXPANDED_BYTES,
+    expands_too_much, too_large,
 };
 
 /// `OriginTrackedPropertiesLoader.load`: the documents of an
@@ -198,7 +198,7 @@ impl Reader<'_> {
                                         .into(),
                                 line: self.char_line + 1,
                                 not_modelled: false,
-                            })
+                            });
                         }
                     }
                 }

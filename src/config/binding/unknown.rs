@@ -1,7 +1,7 @@
 //! Keys under `spring.ai.tools` that no property binds, with a suggestion
 //! of the known key they were likely meant to be.
 
-use super::names::{elements, target, uniform_key, KNOWN_KEYS};
+use super::names::{KNOWN_KEYS, elements, target, uniform_key};
 use super::{Entry, Unknown};
 
 /// At most this many unknown keys are reported, and at most

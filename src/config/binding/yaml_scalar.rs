@@ -32,15 +32,15 @@ pub fn resolve_yaml_scalar(v: &str) -> Option<JavaValue> {
             "yes" | "true" | "on"
         )));
     }
-    if is_yaml_int(v) {
-        if let Some(n) = construct_int(v) {
-            return Some(n);
-        }
+    if is_yaml_int(v)
+        && let Some(n) = construct_int(v)
+    {
+        return Some(n);
     }
-    if is_yaml_float(v) {
-        if let Some(d) = construct_float(v) {
-            return Some(JavaValue::Double(d));
-        }
+    if is_yaml_float(v)
+        && let Some(d) = construct_float(v)
+    {
+        return Some(JavaValue::Double(d));
     }
     Some(JavaValue::String(v.to_owned()))
 }

@@ -4,9 +4,9 @@
 //! so that no page can say a set closes what a verdict says it does not.
 
 use super::remedy::report_sets;
-use super::{smallest_fixes, Setup};
+use super::{Setup, smallest_fixes};
 use crate::chat::tool_loop::Memory;
-use crate::config::main_job::{reproduce, GROUPS};
+use crate::config::main_job::{GROUPS, reproduce};
 use crate::model::behavior::behavior_sets;
 use crate::model::limits::{OnExceeded, ToolCallLimits};
 use crate::model::processor::{Processor, ProcessorKind};

@@ -4,15 +4,15 @@
 use serde_json::Value;
 
 use super::script::{
-    carries, clip, configured, is_parse_failure, is_unresolved_tool, response_named, script,
-    sent_response, ScenarioScript,
+    ScenarioScript, carries, clip, configured, is_parse_failure, is_unresolved_tool,
+    response_named, script, sent_response,
 };
 use super::{CheckScenario, CheckVerdict, Mark, Setup};
-use crate::chat::tool_loop::{run_loop, EndKind, LoopError, LoopRun, Memory, Provider, Sent};
+use crate::chat::tool_loop::{EndKind, LoopError, LoopRun, Memory, Provider, Sent, run_loop};
 use crate::gemini::{Refusal, Rejection, Rule};
 use crate::model::behavior::BehaviorSet;
 use crate::model::java::JavaException;
-use crate::model::message::{answered, Generation, Message};
+use crate::model::message::{Generation, Message, answered};
 use crate::model::tools::Toolbox;
 
 /// Plays `scenario` on `setup` under `set`.

@@ -21,7 +21,7 @@
 
 use std::num::NonZeroU32;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::stream::Split;
@@ -40,18 +40,18 @@ mod open;
 mod remedy;
 mod script;
 
-pub use closes::{closing_table, CLOSES_BEGIN, CLOSES_END};
-pub use gate::{defaulted, written_names, Accepted, Defaulted, Gate};
-pub use judge::{evaluate, NextRefused};
+pub use closes::{CLOSES_BEGIN, CLOSES_END, closing_table};
+pub use gate::{Accepted, Defaulted, Gate, defaulted, written_names};
+pub use judge::{NextRefused, evaluate};
 pub use open::{
-    bind_open, evaluate_sets, worst_open, Lenient, OpenAnswer, OpenProperty, Refused, WorstOpen,
-    MAX_OPEN_COMBINATIONS, MAX_OPEN_TRIED, MAX_UNRESOLVED,
+    Lenient, MAX_OPEN_COMBINATIONS, MAX_OPEN_TRIED, MAX_UNRESOLVED, OpenAnswer, OpenProperty,
+    Refused, WorstOpen, bind_open, evaluate_sets, worst_open,
 };
 pub use remedy::{
-    breaks_under, report, report_sets, safe_sets, smallest_change, smallest_fixes, Change,
-    SetReport,
+    Change, SetReport, breaks_under, report, report_sets, safe_sets, smallest_change,
+    smallest_fixes,
 };
-pub use script::{script, ScenarioScript, UNKNOWN_TOOL_NAME};
+pub use script::{ScenarioScript, UNKNOWN_TOOL_NAME, script};
 
 /// The largest limit a breach scenario plays out call by call; past it the
 /// scenario is reported as not played (the outcome does not depend on the
@@ -537,18 +537,30 @@ impl Mark {
         match self {
             Mark::Ok => "survives",
             Mark::Thrown => "survives; an exception the configuration asked for reached the caller",
-            Mark::Raised => "survives once caught: Spring AI throws IllegalStateException (No ToolCallback found) for a tool name it cannot resolve, under every behaviour set; catch it around the call",
-            Mark::NotApplicable => "not played: no finite limit, one too large to play, or every tool returns JSON (--tools json)",
+            Mark::Raised => {
+                "survives once caught: Spring AI throws IllegalStateException (No ToolCallback found) for a tool name it cannot resolve, under every behaviour set; catch it around the call"
+            }
+            Mark::NotApplicable => {
+                "not played: no finite limit, one too large to play, or every tool returns JSON (--tools json)"
+            }
             Mark::ParseError => "\"Failed to parse JSON: ...\" reached the caller",
             Mark::Error => "an exception nothing configured reached the caller",
-            Mark::Rejected => "the provider rejected a request of the turn (Gemini by its rules; another provider, --provider none, when a call is not answered at once)",
+            Mark::Rejected => {
+                "the provider rejected a request of the turn (Gemini by its rules; another provider, --provider none, when a call is not answered at once)"
+            }
             Mark::Lost => "a tool's output reached the model altered",
-            Mark::Forgot => "a request of the turn no longer holds the user's question: the memory window evicted it",
+            Mark::Forgot => {
+                "a request of the turn no longer holds the user's question: the memory window evicted it"
+            }
             Mark::Dangling => "the next turn is rejected: a call without a response in memory",
             Mark::NextParse => "the next turn fails: a stored response does not convert for Gemini",
             Mark::NextRejected => "the next turn is rejected by Gemini for another reason",
-            Mark::Dropped => "a tool call the model asked for never ran: the turn ended with the model's answer (a streamed reply is read from each chunk's first generation only)",
-            Mark::Runaway => "the turn never ends: a model that keeps calling a tool past its limit is called again and again (and billed) past what the limits bound",
+            Mark::Dropped => {
+                "a tool call the model asked for never ran: the turn ended with the model's answer (a streamed reply is read from each chunk's first generation only)"
+            }
+            Mark::Runaway => {
+                "the turn never ends: a model that keeps calling a tool past its limit is called again and again (and billed) past what the limits bound"
+            }
         }
     }
 }

@@ -7,13 +7,13 @@
 //!
 //! Pure: the sources are given; the environment is whatever they hold.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use super::{breaks_under, defaulted, open_values, report_sets, written_names};
 use super::{Application, SetReport, Setup};
-use crate::config::binding::{bind, BindFailure, BoundProperties, Entry};
+use super::{breaks_under, defaulted, open_values, report_sets, written_names};
+use crate::config::binding::{BindFailure, BoundProperties, Entry, bind};
 use crate::config::profiles::{relaxed, source};
-use crate::model::behavior::{behavior_sets, BehaviorSet, SpringAi};
+use crate::model::behavior::{BehaviorSet, SpringAi, behavior_sets};
 
 /// The properties bound with every property a placeholder nothing
 /// resolves leaves open left out ([`bind_open`]).
@@ -87,7 +87,7 @@ pub fn bind_open(mut sources: Vec<(String, Vec<Entry>)>) -> Result<Lenient, Box<
                     sources,
                     unresolved,
                     open,
-                })
+                });
             }
             Err(BindFailure::Bind {
                 property, value, ..
@@ -106,7 +106,7 @@ pub fn bind_open(mut sources: Vec<(String, Vec<Entry>)>) -> Result<Lenient, Box<
                     failure,
                     sources,
                     unresolved,
-                }))
+                }));
             }
         }
     }
@@ -499,12 +499,11 @@ fn unset_placeholder_properties(
         if let Err(BindFailure::Bind {
             property, value, ..
         }) = bind(&[vec![e.clone()]])
+            && seen.insert(relaxed(&property))
         {
-            if seen.insert(relaxed(&property)) {
-                out.push((property, value));
-                if out.len() == at_most {
-                    break;
-                }
+            out.push((property, value));
+            if out.len() == at_most {
+                break;
             }
         }
     }

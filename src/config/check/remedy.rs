@@ -5,10 +5,10 @@ use std::num::NonZeroU32;
 
 use super::judge::evaluate;
 use super::script::breach_target;
-use super::{CheckScenario, CheckVerdict, Setup, LONG_TURN_ROUNDS};
+use super::{CheckScenario, CheckVerdict, LONG_TURN_ROUNDS, Setup};
 use crate::chat::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::tool_loop::Memory;
-use crate::model::behavior::{behavior_sets, BehaviorSet, Fix, Fixes};
+use crate::model::behavior::{BehaviorSet, Fix, Fixes, behavior_sets};
 use crate::model::limits::OnExceeded;
 use crate::model::processor::ProcessorKind;
 

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{CheckScenario, Setup, LONG_TURN_ROUNDS, MAX_PLAYED_LIMIT, RUNAWAY_PROBE};
+use super::{CheckScenario, LONG_TURN_ROUNDS, MAX_PLAYED_LIMIT, RUNAWAY_PROBE, Setup};
 use crate::chat::tool_loop::{LoopConfig, LoopRun, Sent};
 use crate::gemini::{Part, Request};
 use crate::model::behavior::BehaviorSet;
@@ -32,10 +32,10 @@ pub(super) fn breach_target(limits: &ToolCallLimits) -> Option<(String, u32)> {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        if let Some(n) = n {
-            if !matches!(&best, Some((_, m)) if *m <= n) {
-                best = Some((name.to_owned(), n));
-            }
+        if let Some(n) = n
+            && !matches!(&best, Some((_, m)) if *m <= n)
+        {
+            best = Some((name.to_owned(), n));
         }
     };
     for name in limits.overrides.keys() {
@@ -334,12 +334,12 @@ pub fn script(
             });
         }
         CheckScenario::LongTurn => {
-            if let Max::Limited(n) = setup.limits.max_total {
-                if (n as usize) < LONG_TURN_ROUNDS {
-                    return Err(format!(
-                        "the total limit ({n}) is below {LONG_TURN_ROUNDS} calls: not played"
-                    ));
-                }
+            if let Max::Limited(n) = setup.limits.max_total
+                && (n as usize) < LONG_TURN_ROUNDS
+            {
+                return Err(format!(
+                    "the total limit ({n}) is below {LONG_TURN_ROUNDS} calls: not played"
+                ));
             }
             // One call per round, each to a tool of its own: within any
             // per-tool limit.

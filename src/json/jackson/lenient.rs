@@ -8,8 +8,8 @@ use super::ident::is_java_identifier_part;
 use super::inline_stack::InlineStack;
 use super::strict::{hex_value, skip_digits};
 use super::{
-    constraints, stream_read, unexpected_eof, JValue, JacksonError, ReadConstraints,
-    MAX_TREE_DEPTH, MISMATCHED,
+    JValue, JacksonError, MAX_TREE_DEPTH, MISMATCHED, ReadConstraints, constraints, stream_read,
+    unexpected_eof,
 };
 
 /// A scalar as the lenient parser read it, borrowed from the text: the
@@ -101,13 +101,13 @@ impl<'a> Parser<'a> {
                     return Err(stream_read(
                         "Unexpected character ('/' (code 47)): maybe a (non-standard) comment? \
                          (not recognized as one since Feature 'ALLOW_COMMENTS' not enabled for parser)",
-                    ))
+                    ));
                 }
                 0..=0x1f => {
                     return Err(stream_read(format!(
                         "Illegal character ({}): only regular white space (\\r, \\n, \\t) is allowed between tokens",
                         char_desc(u32::from(c))
-                    )))
+                    )));
                 }
                 _ => return Ok(Some(c)),
             }
@@ -356,13 +356,17 @@ impl<'a> Parser<'a> {
     /// `_skipColon`: blanks, `:`, blanks; returns the first byte of the value.
     fn skip_colon(&mut self) -> Result<u8, JacksonError> {
         match self.skip_ws()? {
-            None => return Err(unexpected_eof("Unexpected end-of-input within/between Object entries")),
+            None => {
+                return Err(unexpected_eof(
+                    "Unexpected end-of-input within/between Object entries",
+                ));
+            }
             Some(b':') => self.pos += 1,
             Some(_) => {
                 return Err(stream_read(format!(
                     "Unexpected character ({}): was expecting a colon to separate property name and value",
                     self.desc_at(self.pos)
-                )))
+                )));
             }
         }
         match self.skip_ws()? {
@@ -384,7 +388,7 @@ impl<'a> Parser<'a> {
             match self.unit_at(end) {
                 None => return Ok(()),
                 Some(u) if u < u16::from(b'0') || u == u16::from(b']') || u == u16::from(b'}') => {
-                    return Ok(())
+                    return Ok(());
                 }
                 Some(u) if !is_java_identifier_part(u) => return Ok(()),
                 Some(_) => {}
@@ -418,17 +422,21 @@ impl<'a> Parser<'a> {
         if b[i] == b'-' {
             i += 1;
             match b.get(i) {
-                None => return Err(unexpected_eof("Unexpected end-of-input: No digit following sign")),
+                None => {
+                    return Err(unexpected_eof(
+                        "Unexpected end-of-input: No digit following sign",
+                    ));
+                }
                 Some(b'0'..=b'9') => {}
                 Some(b'I') if i + 1 == b.len() => {
-                    return Err(unexpected_eof("Unexpected end-of-input in a Number value"))
+                    return Err(unexpected_eof("Unexpected end-of-input in a Number value"));
                 }
                 Some(_) => {
                     return Err(stream_read(format!(
                         "Unexpected character ({}) in numeric value: expected digit (0-9) to follow minus sign, \
                          for valid numeric value",
                         self.desc_at(i)
-                    )))
+                    )));
                 }
             }
         }
@@ -442,15 +450,14 @@ impl<'a> Parser<'a> {
         let int_len = i - int_start;
         let (i, frac_len, exp_len) = self.fraction_and_exponent(i)?;
         let end = i;
-        if root {
-            if let Some(&c) = b.get(end) {
-                if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
-                    return Err(stream_read(format!(
-                        "Unexpected character ({}): Expected space separating root-level values",
-                        self.desc_at(end)
-                    )));
-                }
-            }
+        if root
+            && let Some(&c) = b.get(end)
+            && !matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+        {
+            return Err(stream_read(format!(
+                "Unexpected character ({}): Expected space separating root-level values",
+                self.desc_at(end)
+            )));
         }
         self.pos = end;
         let all: &'a str = self.s;
@@ -500,7 +507,11 @@ impl<'a> Parser<'a> {
                 return Err(stream_read(format!(
                     "Unexpected character ({}) in numeric value: Decimal point not followed by a digit",
                     // At the end Jackson reports the '.' itself.
-                    if i == b.len() { char_desc(u32::from(b'.')) } else { self.desc_at(i) }
+                    if i == b.len() {
+                        char_desc(u32::from(b'.'))
+                    } else {
+                        self.desc_at(i)
+                    }
                 )));
             }
             frac_len = Some(i - frac_start);
@@ -655,7 +666,7 @@ impl<'a> Parser<'a> {
                             return Err(stream_read(format!(
                                 "Unrecognized character escape {}",
                                 self.desc_at(i - 1)
-                            )))
+                            )));
                         }
                     };
                     len16 += 1;

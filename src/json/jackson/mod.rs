@@ -371,8 +371,8 @@ mod strict;
 mod tests;
 
 use lenient::Parser;
-pub use stream::{check_lenient, lenient_shape, write_lenient_compact, LenientShape};
-pub use strict::{is_strict_json, strict_shape, StrictShape};
+pub use stream::{LenientShape, check_lenient, lenient_shape, write_lenient_compact};
+pub use strict::{StrictShape, is_strict_json, strict_shape};
 
 /// Strict read for the fix strict-json-or-wrap: the text is exactly one whole RFC 8259 value, with only ' ', \t, \n, \r around it; same depth limit 500 as Jackson (deeper = not accepted); lone surrogate escapes (\ud800 unpaired) are NOT accepted (a Rust String cannot hold them, and serde_json rejects them too). Returns None when not one whole value.
 ///

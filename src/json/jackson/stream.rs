@@ -4,8 +4,8 @@
 
 use super::inline_stack::InlineStack;
 use super::lenient::{Parser, Scalar, Sink};
-use super::{scalar_to_serde, JValue, JacksonError, ReadConstraints};
-use crate::collections::{fnv, SmallMap};
+use super::{JValue, JacksonError, ReadConstraints, scalar_to_serde};
+use crate::collections::{SmallMap, fnv};
 
 use std::borrow::Cow;
 
@@ -153,18 +153,18 @@ pub(super) struct CompactWriter<'w, W: std::io::Write> {
 
 impl<W: std::io::Write> CompactWriter<'_, W> {
     fn put(&mut self, bytes: &[u8]) {
-        if self.error.is_none() {
-            if let Err(e) = self.w.write_all(bytes) {
-                self.error = Some(e);
-            }
+        if self.error.is_none()
+            && let Err(e) = self.w.write_all(bytes)
+        {
+            self.error = Some(e);
         }
     }
 
     fn put_serde<T: serde::Serialize + ?Sized>(&mut self, v: &T) {
-        if self.error.is_none() {
-            if let Err(e) = serde_json::to_writer(&mut *self.w, v) {
-                self.error = Some(std::io::Error::from(e));
-            }
+        if self.error.is_none()
+            && let Err(e) = serde_json::to_writer(&mut *self.w, v)
+        {
+            self.error = Some(std::io::Error::from(e));
         }
     }
 

@@ -3,8 +3,8 @@
 //! [`read_strict`](super::read_strict)'s), and the scanning steps the
 //! lenient parser shares.
 
-use super::inline_stack::InlineStack;
 use super::MAX_TREE_DEPTH;
+use super::inline_stack::InlineStack;
 use crate::collections::fnv;
 
 /// Validation-only strict check, no tree built: true iff read_strict would return Some. Must be fast (this is a hot path benchmarked against serde_json IgnoredAny).

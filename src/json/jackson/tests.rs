@@ -1,4 +1,4 @@
-use super::ident::{is_java_identifier_part, JAVA_IDENT_PART};
+use super::ident::{JAVA_IDENT_PART, is_java_identifier_part};
 use super::*;
 
 const SRE: &str = STREAM_READ;

@@ -53,7 +53,7 @@ use proptest::option;
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use crate::chat::stream::{may_hang_a_stream, Split};
+use crate::chat::stream::{Split, may_hang_a_stream};
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::checking::oracle::Json;
 use crate::checking::scenario::Scenario;
@@ -81,7 +81,7 @@ pub const CUSTOM_CHECKED: &str = "com.example.RemoteCallException";
 /// workaround advisor runs. Nothing else changes.
 ///
 /// ```
-/// use toolcall_model::{checking::gen::with_set, model::Message, checking::scenario::Scenario, model::behavior_sets, chat::LoopConfig};
+/// use toolcall_model::{checking::generators::with_set, model::Message, checking::scenario::Scenario, model::behavior_sets, chat::LoopConfig};
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![] };
 /// let all = behavior_sets().into_iter().find(|b| b.name == "all").unwrap();
@@ -98,8 +98,8 @@ pub fn with_set(scenario: &Scenario, set: &BehaviorSet) -> Scenario {
 /// [`CUSTOM_RUNTIME`] and [`CUSTOM_CHECKED`].
 ///
 /// ```
-/// let t = toolcall_model::checking::gen::class_table();
-/// assert!(t.is_assignable("java.lang.RuntimeException", toolcall_model::checking::gen::CUSTOM_RUNTIME));
+/// let t = toolcall_model::checking::generators::class_table();
+/// assert!(t.is_assignable("java.lang.RuntimeException", toolcall_model::checking::generators::CUSTOM_RUNTIME));
 /// ```
 pub fn class_table() -> ClassTable {
     let mut t = ClassTable::builtin();
@@ -120,7 +120,7 @@ fn s(v: &[&'static str]) -> BoxedStrategy<String> {
 ///
 /// ```
 /// use proptest::{strategy::{Strategy, ValueTree}, test_runner::TestRunner};
-/// let t = toolcall_model::checking::gen::number().new_tree(&mut TestRunner::deterministic()).unwrap().current();
+/// let t = toolcall_model::checking::generators::number().new_tree(&mut TestRunner::deterministic()).unwrap().current();
 /// assert!(toolcall_model::checking::oracle::is_whole_json(&t));
 /// ```
 pub fn number() -> BoxedStrategy<String> {
@@ -301,11 +301,7 @@ pub fn long_text() -> BoxedStrategy<String> {
     (word(), 1000usize..6000, any::<bool>())
         .prop_map(|(t, n, quoted)| {
             let body = format!("{t} ").repeat(n.max(1));
-            if quoted {
-                format!("\"{body}\"")
-            } else {
-                body
-            }
+            if quoted { format!("\"{body}\"") } else { body }
         })
         .boxed()
 }
@@ -832,7 +828,7 @@ fn memory_and_history() -> BoxedStrategy<(Memory, bool)> {
 /// ```
 /// use proptest::{strategy::{Strategy, ValueTree}, test_runner::TestRunner};
 /// let mut runner = TestRunner::deterministic();
-/// let s = toolcall_model::checking::gen::scenario().new_tree(&mut runner).unwrap().current();
+/// let s = toolcall_model::checking::generators::scenario().new_tree(&mut runner).unwrap().current();
 /// assert!(s.config.manager.fixes.is_upstream());
 /// assert!(s.run().is_ok());
 /// ```
@@ -949,7 +945,7 @@ impl VectorOp {
     /// The op's name in the vector format.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::checking::gen::VectorOp::ToolLoop.name(), "tool_loop");
+    /// assert_eq!(toolcall_model::checking::generators::VectorOp::ToolLoop.name(), "tool_loop");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -970,7 +966,7 @@ impl VectorOp {
 ///
 /// ```
 /// use proptest::{strategy::{Strategy, ValueTree}, test_runner::TestRunner};
-/// use toolcall_model::{checking::gen::{vector, VectorOp}, vectors::Vector};
+/// use toolcall_model::{checking::generators::{vector, VectorOp}, vectors::Vector};
 /// let mut runner = TestRunner::deterministic();
 /// for op in VectorOp::ALL {
 ///     let v = vector(op).new_tree(&mut runner).unwrap().current();
@@ -1088,7 +1084,7 @@ fn extras() -> BoxedStrategy<Extras> {
 
 impl Extras {
     fn apply(&self, v: &mut serde_json::Value) {
-        use serde_json::{json, Value};
+        use serde_json::{Value, json};
         let metadata = |m: &mut Value| {
             if let Some(sig) = &self.signatures {
                 m["metadata"]["thoughtSignatures"] = json!(sig);
@@ -1239,7 +1235,7 @@ fn vector_plain(op: VectorOp) -> BoxedStrategy<serde_json::Value> {
 /// `seed`; each is named `gen-SEED-INDEX-OP`.
 ///
 /// ```
-/// use toolcall_model::checking::gen::{vectors, VectorOp};
+/// use toolcall_model::checking::generators::{vectors, VectorOp};
 /// let a = vectors(7, 8, &VectorOp::ALL);
 /// assert_eq!(a.len(), 8);
 /// assert_eq!(a, vectors(7, 8, &VectorOp::ALL));
@@ -1252,7 +1248,7 @@ pub fn vectors(seed: u64, count: usize, ops: &[VectorOp]) -> Vec<serde_json::Val
 /// The name [`vectors`] gives its `i`-th vector (when it generates one).
 ///
 /// ```
-/// use toolcall_model::checking::gen::{vector_name, vectors, VectorOp};
+/// use toolcall_model::checking::generators::{vector_name, vectors, VectorOp};
 /// assert_eq!(vectors(7, 4, &VectorOp::ALL)[3]["name"], vector_name(7, 3, &VectorOp::ALL));
 /// ```
 pub fn vector_name(seed: u64, i: usize, ops: &[VectorOp]) -> String {
