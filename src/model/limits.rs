@@ -546,6 +546,24 @@ mod tests {
         }
     }
 
+    /// Counts are equal when every name's count is: the same total over
+    /// other names is another state (the per-name limit breaks for one
+    /// name and not the other).
+    #[test]
+    fn counts_with_the_same_total_over_other_names_differ() {
+        let of = |names: &[&str]| {
+            let mut c = Counts::default();
+            for n in names {
+                c.add(*n);
+            }
+            c
+        };
+        assert_eq!(of(&["a", "b"]), of(&["b", "a"]));
+        assert_ne!(of(&["a", "b"]), of(&["a", "c"]));
+        assert_ne!(of(&["a", "b"]), of(&["a", "a"]));
+        assert_ne!(of(&["a"]), of(&["a", "a"]));
+    }
+
     /// `ToolCallLimits.countPriorToolCalls`: the map it builds (per name,
     /// from the last user message on) and the total the manager sums from
     /// it. No vector can see these counts except through a breach, so the
