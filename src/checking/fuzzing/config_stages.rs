@@ -35,7 +35,9 @@ pub fn config_reader(data: &[u8]) {
     #[cfg(feature = "yaml")]
     if let Ok(text) = std::str::from_utf8(data) {
         let yaml = crate::config::read_yaml(text);
-        if yaml != crate::config::read_yaml(text) {
+        // Compared as printed: `.NaN` reads as a Double NaN, which is never
+        // equal to itself.
+        if format!("{yaml:?}") != format!("{:?}", crate::config::read_yaml(text)) {
             fail(T, "reading a .yml twice gave two results", &data);
         }
         read_checked(T, data, &yaml);
@@ -76,7 +78,7 @@ pub fn config_binder(data: &[u8]) {
     }
     let docs = documents(&String::from_utf8_lossy(data));
     let bound = bind(&docs);
-    if bind(&docs) != bound {
+    if format!("{:?}", bind(&docs)) != format!("{bound:?}") {
         fail(T, "binding twice gave two results", &docs);
     }
     let bound = match bound {
