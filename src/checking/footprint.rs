@@ -16,7 +16,7 @@ use crate::checking::invariants::{CallEvent, Evidence, Round, RoundEnd, recovere
 use crate::checking::scenario::Scenario;
 use crate::collections::FnvMap;
 use crate::gemini::{Payload, convert_arguments, convert_tool_response};
-use crate::model::behavior::{Fix, Fixes};
+use crate::model::behavior::{Acts, Fix, Fixes};
 use crate::model::java::JavaException;
 use crate::model::limits::{Counts, OnExceeded};
 use crate::model::manager::{Config, breaches_pass_unshaped, ends_turn_at_breach};
@@ -203,21 +203,19 @@ fn no_breach(scenario: &Scenario) -> bool {
     })
 }
 
-/// The fixes read only by the Gemini conversion of tool responses and
-/// call arguments (`gemini::convert`), and by the judges through it (and
-/// `error-key` by the lossless judge's recovery rule).
-pub const CONVERSION_FIXES: [Fix; 4] = [
-    Fix::StrictJsonOrWrap,
-    Fix::ErrorKey,
-    Fix::Pr6907WrapOnFailure,
-    Fix::Pr6049StrictWrap,
-];
+/// Whether `fix` is read only by the Gemini conversion of tool responses
+/// and call arguments (`gemini::convert`), and by the judges through it
+/// (and `error-key` by the lossless judge's recovery rule): its row says
+/// so ([`Acts::Conversion`]).
+fn converts(fix: Fix) -> bool {
+    fix.acts() == Acts::Conversion
+}
 
 /// Whether the turn of `ev`, gathered under fixes `a`, runs and is judged
 /// alike under fixes `b`: the evaluation of `ev` reached every switch the
 /// two differ in, if at all, where both values do the same.
 ///
-/// * A conversion fix ([`CONVERSION_FIXES`]): every tool response and call
+/// * A conversion fix ([`Acts::Conversion`]): every tool response and call
 ///   argument the evaluation converts (those of every request the loop
 ///   tried to send and of the memory, the request's and the memory's own,
 ///   and every call the model makes) converts to the same payload under
@@ -336,7 +334,7 @@ impl<'e, 'a> Alike<'e, 'a> {
             if a.has(fix) == b.has(fix) {
                 continue;
             }
-            if CONVERSION_FIXES.contains(&fix) {
+            if converts(fix) {
                 conversions = true;
             } else if !*self.unfelt[i].get_or_insert_with(|| unfelt(ev, fix)) {
                 return false;
