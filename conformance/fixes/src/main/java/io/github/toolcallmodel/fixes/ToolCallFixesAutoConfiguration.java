@@ -1,6 +1,8 @@
 package io.github.toolcallmodel.fixes;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
@@ -70,8 +72,7 @@ public class ToolCallFixesAutoConfiguration {
 	static final String ADVISOR_ORDER = "spring.ai.chat.client.tool-calling.advisor-order";
 
 	/** The manager fixes: each needs Spring's DefaultToolCallingManager. */
-	static final List<String> MANAGER_FIXES = List.of("breach-through-processor", "error-key", "close-dangling-calls",
-			"end-turn-after-breach", "unknown-tool-to-processor");
+	static final List<String> MANAGER_FIXES = FixTable.changing("manager");
 
 	/**
 	 * What the library installs, bound from the environment here: a
@@ -171,22 +172,32 @@ public class ToolCallFixesAutoConfiguration {
 			SpringLimits limits = SpringLimits.of(manager);
 			ToolCallLimitBehavior policy = limits.onLimitExceeded();
 			boolean returnsError = policy == ToolCallLimitBehavior.RETURN_ERROR_RESPONSE;
-			boolean breach = this.fixes.decide("breach-through-processor", false, "unset: off").on();
-			boolean errorKey = this.fixes.decide("error-key", false, "unset: off").on();
-			boolean unknown = this.fixes.decide("unknown-tool-to-processor", false, "unset: off (an upstream proposal)")
-				.on();
-			boolean endTurn = this.fixes
+			this.fixes.decide("unknown-tool-to-processor", false, "unset: off (an upstream proposal)");
+			this.fixes
 				.decide("end-turn-after-breach", returnsError,
 						returnsError ? "on-limit-exceeded is RETURN_ERROR_RESPONSE: a model that keeps calling past "
 								+ "a limit would keep the turn running"
-								: "unset: off (on-limit-exceeded is " + policy + ", which ends the turn at a breach)")
-				.on();
+								: "unset: off (on-limit-exceeded is " + policy + ", which ends the turn at a breach)");
+			// Every other manager fix is off when unset. close-dangling-calls is
+			// decided once the memory advisor beans exist (ToolCallFixesReport),
+			// and read at each batch.
 			boolean close = this.fixes.mayBeOn("close-dangling-calls");
-			if (!(breach || errorKey || unknown || endTurn || close)) {
+			Set<String> on = new HashSet<>();
+			for (String f : MANAGER_FIXES) {
+				if (!f.equals("close-dangling-calls")) {
+					if (!this.fixes.isDecided(f)) {
+						this.fixes.decide(f, false, "unset: off");
+					}
+					if (this.fixes.on(f)) {
+						on.add(f);
+					}
+				}
+			}
+			if (on.isEmpty() && !close) {
 				return manager;
 			}
-			return new FixingToolCallingManager(manager, SpringLimits.processorOf(manager), breach,
-					this.fixes.switchOf("close-dangling-calls"), endTurn, unknown);
+			return new FixingToolCallingManager(manager, SpringLimits.processorOf(manager), on,
+					this.fixes.switchOf("close-dangling-calls"));
 		}
 
 		private Object model(ChatModel model, String beanName) {
