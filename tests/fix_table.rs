@@ -7,7 +7,8 @@ use toolcall_model::model::{Fix, fix_table};
 
 /// Where the fix library, and through its sources the Java runner, read
 /// the table.
-const FIX_TABLE: &str = "conformance/fixes/src/main/resources/io/github/toolcallmodel/fixes/fixes.tsv";
+const FIX_TABLE: &str =
+    "conformance/fixes/src/main/resources/io/github/toolcallmodel/fixes/fixes.tsv";
 
 /// `want` is the text at `path`, or is written there under
 /// `TOOLCALL_WRITE_DOCS`.

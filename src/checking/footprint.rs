@@ -19,7 +19,7 @@ use crate::gemini::{Payload, convert_arguments, convert_tool_response};
 use crate::model::behavior::{Acts, Fix, Fixes};
 use crate::model::java::JavaException;
 use crate::model::limits::{Counts, OnExceeded};
-use crate::model::manager::{Config, breaches_pass_unshaped, ends_turn_at_breach};
+use crate::model::manager::{Batch, Config, breaches_pass_unshaped};
 use crate::model::message::Message;
 use crate::model::tools::scan;
 
@@ -230,7 +230,7 @@ fn converts(fix: Fix) -> bool {
 ///   says what they did).
 /// * `unknown-tool-to-processor`: no call found no tool.
 /// * `end-turn-after-breach`: no batch would end the turn
-///   ([`ends_turn_at_breach`] under the fix).
+///   ([`Batch::ends_turn`] under the fix).
 /// * `close-dangling-calls`: no breach under `THROW` left a call of its
 ///   batch, and with the memory inside the loop no batch ended the turn.
 /// * `keep-current-turn`, `evict-orphan-responses`: the window cut nothing.
@@ -377,7 +377,7 @@ fn unfelt(ev: &Evidence<'_>, fix: Fix) -> bool {
         Fix::EndTurnAfterBreach => {
             let on = with_fix(ev, fix);
             every_round(ev, |r| {
-                ends_turn_at_breach(&on, &r.history, &r.calls, &r.before).is_none()
+                Batch::ends_turn(&on, &r.history, &r.calls, &r.before).is_none()
             })
         }
         Fix::CloseDanglingCalls => {
