@@ -157,7 +157,7 @@ pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
         Invariant::OneResponsePerCall | Invariant::Limits | Invariant::Counting => true,
         // No fix makes a streamed turn run as call() does (docs/INVARIANTS.md).
         Invariant::StreamAsCall => false,
-        // With breach-through-processor; with strict-json-or-wrap.
+        // Only the fixes' own rows say which fixes these need.
         Invariant::JsonSafe | Invariant::GeminiSafe | Invariant::Lossless => fixed,
         // The limits end the turn under THROW, and under
         // RETURN_ERROR_RESPONSE only with end-turn-after-breach (its

@@ -1,8 +1,8 @@
 package io.github.toolcallmodel.fixes;
 
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
@@ -172,27 +172,21 @@ public class ToolCallFixesAutoConfiguration {
 			SpringLimits limits = SpringLimits.of(manager);
 			ToolCallLimitBehavior policy = limits.onLimitExceeded();
 			boolean returnsError = policy == ToolCallLimitBehavior.RETURN_ERROR_RESPONSE;
+			// A manager fix is off when unset, unless decided otherwise below;
+			// close-dangling-calls is decided once the memory advisor beans exist
+			// (ToolCallFixesReport), and read at each batch.
+			List<String> decided = MANAGER_FIXES.stream().filter(f -> !f.equals("close-dangling-calls")).toList();
+			for (String f : decided) {
+				this.fixes.decide(f, false, "unset: off");
+			}
 			this.fixes.decide("unknown-tool-to-processor", false, "unset: off (an upstream proposal)");
 			this.fixes
 				.decide("end-turn-after-breach", returnsError,
 						returnsError ? "on-limit-exceeded is RETURN_ERROR_RESPONSE: a model that keeps calling past "
 								+ "a limit would keep the turn running"
 								: "unset: off (on-limit-exceeded is " + policy + ", which ends the turn at a breach)");
-			// Every other manager fix is off when unset. close-dangling-calls is
-			// decided once the memory advisor beans exist (ToolCallFixesReport),
-			// and read at each batch.
 			boolean close = this.fixes.mayBeOn("close-dangling-calls");
-			Set<String> on = new HashSet<>();
-			for (String f : MANAGER_FIXES) {
-				if (!f.equals("close-dangling-calls")) {
-					if (!this.fixes.isDecided(f)) {
-						this.fixes.decide(f, false, "unset: off");
-					}
-					if (this.fixes.on(f)) {
-						on.add(f);
-					}
-				}
-			}
+			Set<String> on = decided.stream().filter(this.fixes::on).collect(Collectors.toSet());
 			if (on.isEmpty() && !close) {
 				return manager;
 			}
