@@ -14,6 +14,7 @@ mod conformance;
 mod dependencies;
 mod doc_links;
 mod fix_library;
+mod fix_table;
 mod fuzz_replay;
 mod jackson_diff;
 mod java_diff;

@@ -16,10 +16,10 @@ use crate::checking::invariants::{CallEvent, Evidence, Round, RoundEnd, recovere
 use crate::checking::scenario::Scenario;
 use crate::collections::FnvMap;
 use crate::gemini::{Payload, convert_arguments, convert_tool_response};
-use crate::model::behavior::{Fix, Fixes};
+use crate::model::behavior::{Acts, Fix, Fixes};
 use crate::model::java::JavaException;
 use crate::model::limits::{Counts, OnExceeded};
-use crate::model::manager::{Config, breaches_pass_unshaped, ends_turn_at_breach};
+use crate::model::manager::{Batch, Config, breaches_pass_unshaped};
 use crate::model::message::Message;
 use crate::model::tools::scan;
 
@@ -203,21 +203,19 @@ fn no_breach(scenario: &Scenario) -> bool {
     })
 }
 
-/// The fixes read only by the Gemini conversion of tool responses and
-/// call arguments (`gemini::convert`), and by the judges through it (and
-/// `error-key` by the lossless judge's recovery rule).
-pub const CONVERSION_FIXES: [Fix; 4] = [
-    Fix::StrictJsonOrWrap,
-    Fix::ErrorKey,
-    Fix::Pr6907WrapOnFailure,
-    Fix::Pr6049StrictWrap,
-];
+/// Whether `fix` is read only by the Gemini conversion of tool responses
+/// and call arguments (`gemini::convert`), and by the judges through it
+/// (and `error-key` by the lossless judge's recovery rule): its row says
+/// so ([`Acts::Conversion`]).
+fn converts(fix: Fix) -> bool {
+    fix.acts() == Acts::Conversion
+}
 
 /// Whether the turn of `ev`, gathered under fixes `a`, runs and is judged
 /// alike under fixes `b`: the evaluation of `ev` reached every switch the
 /// two differ in, if at all, where both values do the same.
 ///
-/// * A conversion fix ([`CONVERSION_FIXES`]): every tool response and call
+/// * A conversion fix ([`Acts::Conversion`]): every tool response and call
 ///   argument the evaluation converts (those of every request the loop
 ///   tried to send and of the memory, the request's and the memory's own,
 ///   and every call the model makes) converts to the same payload under
@@ -232,7 +230,7 @@ pub const CONVERSION_FIXES: [Fix; 4] = [
 ///   says what they did).
 /// * `unknown-tool-to-processor`: no call found no tool.
 /// * `end-turn-after-breach`: no batch would end the turn
-///   ([`ends_turn_at_breach`] under the fix).
+///   ([`Batch::ends_turn`] under the fix).
 /// * `close-dangling-calls`: no breach under `THROW` left a call of its
 ///   batch, and with the memory inside the loop no batch ended the turn.
 /// * `keep-current-turn`, `evict-orphan-responses`: the window cut nothing.
@@ -336,7 +334,7 @@ impl<'e, 'a> Alike<'e, 'a> {
             if a.has(fix) == b.has(fix) {
                 continue;
             }
-            if CONVERSION_FIXES.contains(&fix) {
+            if converts(fix) {
                 conversions = true;
             } else if !*self.unfelt[i].get_or_insert_with(|| unfelt(ev, fix)) {
                 return false;
@@ -379,7 +377,7 @@ fn unfelt(ev: &Evidence<'_>, fix: Fix) -> bool {
         Fix::EndTurnAfterBreach => {
             let on = with_fix(ev, fix);
             every_round(ev, |r| {
-                ends_turn_at_breach(&on, &r.history, &r.calls, &r.before).is_none()
+                Batch::ends_turn(&on, &r.history, &r.calls, &r.before).is_none()
             })
         }
         Fix::CloseDanglingCalls => {

@@ -90,53 +90,176 @@ enum_table! {
             /// assert!(!Fix::Pr6049StrictWrap.in_all());
             /// ```
             in_all: bool,
-            /// Whether `DefaultToolCallingManager` (the model's
-            /// [`crate::model::execute_tool_calls`]) reads this switch: a turn's batches
-            /// run alike under sets that differ only in fixes it does not read.
+            /// Where the model reads this switch ([`Acts`]): the checker
+            /// derives from it which fixes the manager reads
+            /// ([`Fix::read_by_manager`]), which only the conversion reads
+            /// and which only the memory reads.
+            ///
+            /// ```
+            /// use toolcall_model::model::{Acts, Fix};
+            /// assert_eq!(Fix::EndTurnAfterBreach.acts(), Acts::Manager);
+            /// assert_eq!(Fix::ErrorKey.acts(), Acts::Conversion);
+            /// ```
+            acts: Acts,
+            /// The beans of a Spring application the fix library
+            /// (conformance/fixes) changes to install the fix, among
+            /// [`LIBRARY_BEANS`]: the Java runner and the library read them
+            /// from the generated fix table ([`fix_table`]).
             ///
             /// ```
             /// use toolcall_model::model::Fix;
-            /// assert!(Fix::BreachThroughProcessor.read_by_manager());
-            /// assert!(!Fix::StrictJsonOrWrap.read_by_manager());
+            /// assert_eq!(Fix::CloseDanglingCalls.beans(), &["manager", "tool-advisor"]);
             /// ```
-            read_by_manager: bool,
+            beans: &'static [&'static str],
+            /// The invariants (docs/INVARIANTS.md, by name) that the fuzz
+            /// targets claim only under this fix: an invariant named here is
+            /// claimed when every fix that names it is on, under its other
+            /// preconditions (`checking::fuzzing::claimed`).
+            ///
+            /// ```
+            /// use toolcall_model::model::Fix;
+            /// assert_eq!(Fix::EndTurnAfterBreach.closes(), &["turn-ends"]);
+            /// ```
+            closes: &'static [&'static str],
             /// Its switch in [`Fixes`].
             switch: fn(&mut Fixes) -> &mut bool,
         }
         /// `breach-through-processor`: a breach is shaped by the exception processor.
-        BreachThroughProcessor = "breach-through-processor" { in_all: true, read_by_manager: true, switch: |f| &mut f.breach_through_processor },
+        BreachThroughProcessor = "breach-through-processor" { in_all: true, acts: Acts::Manager, beans: &["manager"], closes: &["json-safe"], switch: |f| &mut f.breach_through_processor },
         /// `strict-json-or-wrap`: tool responses convert strictly, non-JSON is wrapped.
-        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, read_by_manager: false, switch: |f| &mut f.strict_json_or_wrap },
+        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, acts: Acts::Conversion, beans: &["chat-model"], closes: &["gemini-safe", "lossless"], switch: |f| &mut f.strict_json_or_wrap },
         /// `error-key`: failure responses go to Gemini under `error`.
-        ErrorKey = "error-key" { in_all: true, read_by_manager: false, switch: |f| &mut f.error_key },
+        ErrorKey = "error-key" { in_all: true, acts: Acts::Conversion, beans: &["manager", "chat-model"], closes: &[], switch: |f| &mut f.error_key },
         /// `close-dangling-calls`: a THROW batch answers every call.
-        CloseDanglingCalls = "close-dangling-calls" { in_all: true, read_by_manager: true, switch: |f| &mut f.close_dangling_calls },
+        CloseDanglingCalls = "close-dangling-calls" { in_all: true, acts: Acts::Manager, beans: &["manager", "tool-advisor"], closes: &["transcript-valid"], switch: |f| &mut f.close_dangling_calls },
         /// `store-answered-generation`: of a reply with tool calls, the memory
         /// stores only the generation the manager answers.
-        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, read_by_manager: false, switch: |f| &mut f.store_answered_generation },
+        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, acts: Acts::Memory, beans: &["memory"], closes: &["question-kept", "memory-keeps-turns"], switch: |f| &mut f.store_answered_generation },
         /// `keep-current-turn`: the memory window never evicts the current
         /// turn's user message.
-        KeepCurrentTurn = "keep-current-turn" { in_all: true, read_by_manager: false, switch: |f| &mut f.keep_current_turn },
+        KeepCurrentTurn = "keep-current-turn" { in_all: true, acts: Acts::Memory, beans: &["window"], closes: &["question-kept", "memory-keeps-turns"], switch: |f| &mut f.keep_current_turn },
         /// `evict-orphan-responses`: the memory window cuts at the count and
         /// evicts the tool responses left without their call (spring-ai PR
         /// 6029, LangChain4j PR 666). Not in `all`.
-        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, read_by_manager: false, switch: |f| &mut f.evict_orphan_responses },
+        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, acts: Acts::Memory, beans: &["window"], closes: &[], switch: |f| &mut f.evict_orphan_responses },
         /// `pr-6907-wrap-on-failure`: a tool response the upstream reader
         /// refuses is wrapped as `{"result": TEXT}` (spring-ai PR 6907).
         /// Not in `all`.
-        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, read_by_manager: false, switch: |f| &mut f.pr_6907_wrap_on_failure },
+        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"], closes: &[], switch: |f| &mut f.pr_6907_wrap_on_failure },
         /// `pr-6049-strict-wrap`: tool responses and function-call arguments
         /// are read with trailing tokens refused, and what fails is wrapped
         /// as `{"result": TEXT}` (spring-ai PR 6049). Not in `all`.
-        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, read_by_manager: false, switch: |f| &mut f.pr_6049_strict_wrap },
+        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"], closes: &[], switch: |f| &mut f.pr_6049_strict_wrap },
         /// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, a second
         /// batch of a turn with a breach ends the turn as `THROW` would.
-        EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, read_by_manager: true, switch: |f| &mut f.end_turn_after_breach },
+        EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, acts: Acts::Manager, beans: &["manager"], closes: &["turn-ends"], switch: |f| &mut f.end_turn_after_breach },
         /// `unknown-tool-to-processor`: a call to a tool that does not
         /// exist is answered by the exception processor (spring-ai issues
         /// 6816, 6869). Not in `all`.
-        UnknownToolToProcessor = "unknown-tool-to-processor" { in_all: false, read_by_manager: true, switch: |f| &mut f.unknown_tool_to_processor },
+        UnknownToolToProcessor = "unknown-tool-to-processor" { in_all: false, acts: Acts::Manager, beans: &["manager"], closes: &[], switch: |f| &mut f.unknown_tool_to_processor },
     }
+}
+
+enum_table! {
+    /// Where the model reads a fix's switch ([`Fix::acts`]).
+    ///
+    /// ```
+    /// use toolcall_model::model::{Acts, Fix};
+    /// assert_eq!(Acts::Manager.to_string(), "manager");
+    /// assert!(Fix::BreachThroughProcessor.read_by_manager());
+    /// assert!(!Fix::StrictJsonOrWrap.read_by_manager());
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Acts (ActsRow) {
+        fields {
+            /// The modelled code that reads the switch.
+            code: &'static str,
+        }
+        /// `DefaultToolCallingManager` ([`crate::model::execute_tool_calls`] and
+        /// its step engine), and what the loop does with its batches.
+        Manager = "manager" { code: "src/model/manager.rs, src/chat/tool_loop" },
+        /// Gemini's conversion of tool responses and call arguments only
+        /// (`gemini::convert`), and the judges through it.
+        Conversion = "conversion" { code: "src/gemini/convert.rs" },
+        /// The chat memory only (`MessageChatMemoryAdvisor`, `MessageWindowChatMemory`).
+        Memory = "memory" { code: "src/chat/memory.rs" },
+    }
+}
+
+/// The beans of a Spring application the fix library changes
+/// ([`Fix::beans`]): the `ToolCallingManager`, the chat model (Gemini's
+/// conversion), the `ToolCallingAdvisor.Builder`, the `ChatMemory` replaced
+/// by its window, the `ChatMemory` wrapped.
+pub const LIBRARY_BEANS: [&str; 5] = ["manager", "chat-model", "tool-advisor", "window", "memory"];
+
+impl Fix {
+    /// Whether `DefaultToolCallingManager` (the model's
+    /// [`crate::model::execute_tool_calls`]) reads this switch
+    /// ([`Acts::Manager`]): a turn's batches run alike under sets that
+    /// differ only in fixes it does not read.
+    ///
+    /// ```
+    /// use toolcall_model::model::Fix;
+    /// assert!(Fix::BreachThroughProcessor.read_by_manager());
+    /// assert!(!Fix::StrictJsonOrWrap.read_by_manager());
+    /// ```
+    pub fn read_by_manager(self) -> bool {
+        self.acts() == Acts::Manager
+    }
+
+    /// The fix's name as a Java identifier (`end-turn-after-breach` is
+    /// `endTurnAfterBreach`): its field in the fix library's properties.
+    ///
+    /// ```
+    /// use toolcall_model::model::Fix;
+    /// assert_eq!(Fix::Pr6907WrapOnFailure.java_name(), "pr6907WrapOnFailure");
+    /// ```
+    pub fn java_name(self) -> String {
+        let mut out = String::new();
+        let mut upper = false;
+        for c in self.name().chars() {
+            if c == '-' {
+                upper = true;
+            } else if upper {
+                out.extend(c.to_uppercase());
+                upper = false;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+}
+
+/// The fix table as data, for the Java runner (conformance/java) and the
+/// fix library (conformance/fixes), which read it instead of keeping
+/// their own lists: a comment, a header, then one tab-separated line per
+/// fix in [`Fix::ALL`] order: its name, whether `all` holds it, where the
+/// model reads it ([`Acts`]), the library's beans ([`Fix::beans`], joined
+/// with `,`) and its Java name. `FIX_TABLE` in the test suite keeps the
+/// library's copy equal to it.
+///
+/// ```
+/// let table = toolcall_model::model::fix_table();
+/// assert!(table.contains("\nend-turn-after-breach\ttrue\tmanager\tmanager\tendTurnAfterBreach\n"));
+/// ```
+pub fn fix_table() -> String {
+    let mut out = String::from(
+        "# The fixes, written from the model's Fix table (src/model/behavior.rs) by\n\
+         # TOOLCALL_WRITE_DOCS=1 cargo test --test lib fix_table; do not edit.\n\
+         name\tin_all\tacts\tbeans\tjava\n",
+    );
+    for fix in Fix::ALL {
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\n",
+            fix.name(),
+            fix.in_all(),
+            fix.acts(),
+            fix.beans().join(","),
+            fix.java_name()
+        ));
+    }
+    out
 }
 
 /// A name that is not a fix.
@@ -454,6 +577,16 @@ impl BehaviorSet {
 #[cfg(test)]
 mod tests {
     use super::{Fix, Fixes};
+
+    #[test]
+    fn each_fix_names_library_beans() {
+        for fix in Fix::ALL {
+            assert!(!fix.beans().is_empty(), "{fix}");
+            for bean in fix.beans() {
+                assert!(super::LIBRARY_BEANS.contains(bean), "{fix}: {bean}");
+            }
+        }
+    }
 
     #[test]
     fn each_fix_has_a_switch_of_its_own() {

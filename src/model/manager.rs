@@ -349,6 +349,30 @@ impl Batch {
         Batch::with_room(prior, 0)
     }
 
+    /// What the manager decides of a batch from the turn before it runs
+    /// its calls: the breach (its index among `calls`, counted from
+    /// `prior`) at which the batch, once answered whole, ends the turn as
+    /// `THROW` does, or `None` when the turn goes on. The driver
+    /// ([`execute_with_counts`]) and every step-by-step replay of a batch
+    /// ask here, beside the steps: a fix that ends a turn after a batch is
+    /// written here alone. Today `end-turn-after-breach`
+    /// ([`ends_turn_at_breach`]).
+    ///
+    /// ```
+    /// use toolcall_model::model::{Batch, Config, Counts, Message, ToolCall};
+    /// let turn = [Message::user("q")];
+    /// let calls = [ToolCall::new("1", "x", "{}")];
+    /// assert!(Batch::ends_turn(&Config::default(), &turn, &calls, &Counts::default()).is_none());
+    /// ```
+    pub fn ends_turn(
+        cfg: &Config,
+        instructions: &[Message],
+        calls: &[ToolCall],
+        prior: &Counts,
+    ) -> Option<(usize, Breach)> {
+        ends_turn_at_breach(cfg, instructions, calls, prior)
+    }
+
     /// A batch with room for `calls` responses.
     fn with_room(prior: Counts, calls: usize) -> Self {
         Batch {
@@ -708,7 +732,7 @@ pub fn execute_with_counts(
         ));
     };
     let calls = assistant.tool_calls();
-    let ends_turn = ends_turn_at_breach(cfg, &instructions, calls, &prior);
+    let ends_turn = Batch::ends_turn(cfg, &instructions, calls, &prior);
     let mut batch = Batch::with_room(prior, calls.len());
     toolbox.reserve(calls.len());
     let fallback = cfg.resolves();

@@ -20,7 +20,8 @@ pub(crate) mod text;
 pub(crate) mod tools;
 
 pub use behavior::{
-    BehaviorSet, Fix, Fixes, SpringAi, UnknownFix, UnknownSetName, UnknownSpringAi, behavior_sets,
+    Acts, BehaviorSet, Fix, Fixes, LIBRARY_BEANS, SpringAi, UnknownFix, UnknownSetName,
+    UnknownSpringAi, behavior_sets, fix_table,
 };
 
 pub use java::{

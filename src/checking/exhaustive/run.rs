@@ -14,7 +14,7 @@ use crate::checking::invariants::{
     Evidence, Invariant, Replays, Verdict, check, check_as, stream_as_call_against, through_call,
 };
 use crate::checking::scenario::Scenario;
-use crate::model::behavior::{BehaviorSet, Fix, Fixes, behavior_sets};
+use crate::model::behavior::{Acts, BehaviorSet, Fix, Fixes, behavior_sets};
 
 use super::report::{CellProof, Proof, Report};
 use super::space::Space;
@@ -405,15 +405,6 @@ pub fn finish(space: &Space, part: &Part) -> Report {
     }
 }
 
-/// The fixes whose switches only the chat memory reads ([`crate::chat::message_window`]):
-/// with the memory outside the loop they shape the turn history the
-/// manager starts from.
-const MEMORY_FIXES: [Fix; 3] = [
-    Fix::StoreAnsweredGeneration,
-    Fix::KeepCurrentTurn,
-    Fix::EvictOrphanResponses,
-];
-
 /// Sets that a turn runs and is judged alike under: indices into the
 /// behaviour sets, in order, the first evaluated for all.
 #[derive(Debug)]
@@ -431,7 +422,7 @@ pub(super) struct Group {
 /// group give the same run and the same verdicts, so the first is
 /// evaluated for all. Groups alike in the felt fixes the manager reads
 /// and, with the memory outside the loop (which makes the turn history the
-/// batches start from), in the memory's fixes, replay alike.
+/// batches start from), in the memory's fixes ([`Acts::Memory`]), replay alike.
 pub(super) fn set_groups(s: &Scenario, sets: &[BehaviorSet]) -> Vec<Group> {
     let footprint = Footprint::of(s);
     let mut groups: Vec<Group> = Vec::new();
@@ -457,7 +448,7 @@ pub(super) fn set_groups(s: &Scenario, sets: &[BehaviorSet]) -> Vec<Group> {
             .enumerate()
             .filter(|&(_, fix)| {
                 g.felt.has(fix)
-                    && (fix.read_by_manager() || (outside && MEMORY_FIXES.contains(&fix)))
+                    && (fix.read_by_manager() || (outside && fix.acts() == Acts::Memory))
             })
             .fold(0u64, |bits, (i, _)| bits | 1 << i);
     }

@@ -7,6 +7,7 @@ use std::fmt::Debug;
 use crate::chat::tool_loop::{EndKind, LoopConfig, LoopError, Memory, Provider};
 use crate::checking::invariants::{Evidence, Invariant, RoundEnd, Verdict, check};
 use crate::checking::scenario::Scenario;
+use crate::model::behavior::Fix;
 use crate::model::java::TOOL_CALL_LIMIT_EXCEEDED;
 use crate::model::limits::Counts;
 use crate::model::manager::{ManagerError, execute_tool_calls, execute_with_counts};
@@ -147,24 +148,28 @@ pub fn manager(data: &[u8]) {
 pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
     let s = evidence.scenario;
     let f = s.config.manager.fixes;
+    // Every fix whose row names the invariant is on (`Fix::closes`).
+    let fixed = Fix::ALL
+        .into_iter()
+        .filter(|x| x.closes().contains(&invariant.name()))
+        .all(|x| f.has(x));
     match invariant {
         Invariant::OneResponsePerCall | Invariant::Limits | Invariant::Counting => true,
         // No fix makes a streamed turn run as call() does (docs/INVARIANTS.md).
         Invariant::StreamAsCall => false,
-        Invariant::JsonSafe => f.breach_through_processor,
+        // Only the fixes' own rows say which fixes these need.
+        Invariant::JsonSafe | Invariant::GeminiSafe | Invariant::Lossless => fixed,
         // The limits end the turn under THROW, and under
-        // RETURN_ERROR_RESPONSE only with the fix (its precondition, that
-        // the limits bound the calls, is the judge's).
+        // RETURN_ERROR_RESPONSE only with end-turn-after-breach (its
+        // precondition, that the limits bound the calls, is the judge's).
         Invariant::TurnEnds => {
-            f.end_turn_after_breach
-                || s.config.manager.limits.on_exceeded == crate::model::limits::OnExceeded::Throw
+            fixed || s.config.manager.limits.on_exceeded == crate::model::limits::OnExceeded::Throw
         }
-        Invariant::GeminiSafe | Invariant::Lossless => f.strict_json_or_wrap,
         // The memory's window: with the fixes that keep the current turn
         // and store the generation the loop continues with (the seed's
         // advisor, which rewrites what the memory stores, aside).
         Invariant::QuestionKept | Invariant::MemoryKeepsTurns => {
-            f.keep_current_turn && f.store_answered_generation && !s.config.gemini_tool_text
+            fixed && !s.config.gemini_tool_text
         }
         // Preconditions: the request is a new turn (its last non-system
         // message is a user message) whose system messages lead it; without conversation history the loop
@@ -192,7 +197,7 @@ pub fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
                 .skip_while(is_system)
                 .all(|m| !is_system(&m));
             let inside = s.config.memory == Memory::Inside;
-            f.close_dangling_calls
+            fixed
                 && new_turn
                 && (!inside || (system_leads && !s.config.gemini_tool_text))
                 && (s.config.conversation_history || inside)
@@ -319,4 +324,19 @@ pub fn tool_loop(data: &[u8]) {
         &input,
         &Evidence::of_run(&scenario, run, toolbox, messages),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::checking::invariants::Invariant;
+    use crate::model::behavior::Fix;
+
+    #[test]
+    fn each_fix_closes_invariants_by_their_names() {
+        for fix in Fix::ALL {
+            for name in fix.closes() {
+                assert!(name.parse::<Invariant>().is_ok(), "{fix}: {name}");
+            }
+        }
+    }
 }

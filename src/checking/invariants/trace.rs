@@ -13,7 +13,7 @@ use crate::checking::scenario::Scenario;
 use crate::model::limits::{Breach, Counts};
 use crate::model::manager::{
     Batch, Config, ExecResult, LimitExceeded, ManagerError, Step, answered_generation,
-    ends_turn_at_breach, execute_with_counts,
+    execute_with_counts,
 };
 use crate::model::message::{Message, ToolCall};
 use crate::model::shared_list::SharedList;
@@ -256,7 +256,7 @@ fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Re
             execute_with_counts(cfg, with_room(&full), reply, counts.clone(), &mut driver_tb);
         let stepped = step_calls(Batch::new(counts.clone()), &calls, cfg, &mut tb, fallback);
         let events = stepped.events;
-        let ends_turn = ends_turn_at_breach(cfg, &full, &calls, &counts);
+        let ends_turn = Batch::ends_turn(cfg, &full, &calls, &counts);
         let end = end_round(stepped.stop, &calls, &full, assistant, ends_turn, cfg);
         let (same, driver) = same_as_driver(&driven, &end, &mut driver_tb, &tb);
         // Where the driver agrees, its own result is the next round's start

@@ -1,78 +1,133 @@
 package toolcallmodel.conformance;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * A vector's {@code fixes}: a list of fix names or {@code "all"} (every fix
- * but {@link #NOT_IN_ALL}); absent or empty is upstream. Each is
- * installed from the fix library (conformance/fixes).
+ * whose {@code in_all} is true); absent or empty is upstream. Each is
+ * installed from the fix library (conformance/fixes). The names, which
+ * {@code all} holds and the beans each fix changes are the model's fix
+ * table ({@code fixes.tsv}, written from src/model/behavior.rs), not a list
+ * of this runner's.
  */
-record Fixes(boolean breachThroughProcessor, boolean strictJsonOrWrap, boolean errorKey, boolean closeDanglingCalls,
-		boolean storeAnsweredGeneration, boolean keepCurrentTurn, boolean evictOrphanResponses,
-		boolean pr6907WrapOnFailure, boolean pr6049StrictWrap, boolean endTurnAfterBreach,
-		boolean unknownToolToProcessor) {
+record Fixes(Set<String> on) {
 
-	static final Fixes UPSTREAM = new Fixes(false, false, false, false, false, false, false, false, false, false, false);
+	/** The fix table's resource: one header line, then per fix its name, in_all, acts, beans and Java name. */
+	static final String TABLE = "/io/github/toolcallmodel/fixes/fixes.tsv";
 
-	static final List<String> NAMES = List.of("breach-through-processor", "strict-json-or-wrap", "error-key",
-			"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses",
-			"pr-6907-wrap-on-failure", "pr-6049-strict-wrap", "end-turn-after-breach", "unknown-tool-to-processor");
+	/** Per fix, in the model's order: its row of the table, by column name. */
+	static final Map<String, Map<String, String>> ROWS = read();
 
-	/**
-	 * The fixes {@code all} leaves out (the model's {@code Fix::in_all}): the
-	 * upstream proposals modelled for comparison, and unknown-tool-to-processor.
-	 */
-	static final List<String> NOT_IN_ALL = List.of("evict-orphan-responses", "pr-6907-wrap-on-failure",
-			"pr-6049-strict-wrap", "unknown-tool-to-processor");
+	static final Fixes UPSTREAM = new Fixes(Set.of());
+
+	private static Map<String, Map<String, String>> read() {
+		try (InputStream in = Fixes.class.getResourceAsStream(TABLE)) {
+			if (in == null) {
+				throw new IllegalStateException("runner: no " + TABLE + " on the class path");
+			}
+			var lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).lines()
+				.filter(l -> !l.startsWith("#"))
+				.toList();
+			String[] header = lines.get(0).split("\t");
+			Map<String, Map<String, String>> rows = new LinkedHashMap<>();
+			for (String line : lines.subList(1, lines.size())) {
+				String[] cells = line.split("\t");
+				Map<String, String> row = new LinkedHashMap<>();
+				for (int i = 0; i < header.length; i++) {
+					row.put(header[i], cells[i]);
+				}
+				rows.put(cells[0], row);
+			}
+			return rows;
+		}
+		catch (IOException e) {
+			throw new UncheckedIOException(e);
+		}
+	}
 
 	static Fixes of(Object v) {
 		if (v == null) {
 			return UPSTREAM;
 		}
-		boolean[] on = new boolean[NAMES.size()];
+		Set<String> on = new LinkedHashSet<>();
 		if ("all".equals(v)) {
-			for (int i = 0; i < on.length; i++) {
-				on[i] = !NOT_IN_ALL.contains(NAMES.get(i));
-			}
+			on.addAll(all());
 		}
 		else {
 			List<Object> list = Json.arr(v, "/fixes");
 			for (int i = 0; i < list.size(); i++) {
 				String name = Json.str(list.get(i), "/fixes/" + i);
 				if (name.equals("all")) {
-					for (int j = 0; j < on.length; j++) {
-						on[j] |= !NOT_IN_ALL.contains(NAMES.get(j));
-					}
-					continue;
+					on.addAll(all());
 				}
-				int k = NAMES.indexOf(name);
-				if (k < 0) {
-					throw new Json.Fault("/fixes/" + i + ": unknown fix '" + name + "' (known: " + NAMES + ")");
+				else if (ROWS.containsKey(name)) {
+					on.add(name);
 				}
-				on[k] = true;
+				else {
+					throw new Json.Fault("/fixes/" + i + ": unknown fix '" + name + "' (known: "
+							+ new ArrayList<>(ROWS.keySet()) + ")");
+				}
 			}
 		}
-		return new Fixes(on[0], on[1], on[2], on[3], on[4], on[5], on[6], on[7], on[8], on[9], on[10]);
+		return new Fixes(Set.copyOf(on));
+	}
+
+	/** The fixes {@code all} turns on. */
+	private static List<String> all() {
+		return ROWS.values().stream().filter(r -> r.get("in_all").equals("true")).map(r -> r.get("name")).toList();
+	}
+
+	/** Whether the fix named {@code name} is on. */
+	boolean has(String name) {
+		if (!ROWS.containsKey(name)) {
+			throw new IllegalArgumentException("runner: no fix " + name);
+		}
+		return this.on.contains(name);
 	}
 
 	boolean any() {
-		return !equals(UPSTREAM);
+		return !this.on.isEmpty();
+	}
+
+	/** Whether a fix that is on changes the library's {@code bean} (a name of the table's beans column). */
+	private boolean changes(String bean) {
+		return this.on.stream().anyMatch(f -> List.of(ROWS.get(f).get("beans").split(",")).contains(bean));
 	}
 
 	/** The manager is wrapped by the fix library's FixingToolCallingManager. */
 	boolean wrapsManager() {
-		return this.breachThroughProcessor || this.closeDanglingCalls || this.errorKey || this.endTurnAfterBreach
-				|| this.unknownToolToProcessor;
+		return changes("manager");
 	}
 
 	/** Gemini's conversion of tool responses is a fixed one (the advisor rewrites what is sent). */
 	boolean geminiConversion() {
-		return this.strictJsonOrWrap || this.errorKey || this.pr6907WrapOnFailure || this.pr6049StrictWrap;
+		return changes("chat-model");
 	}
 
 	/** The window is the fix library's TurnKeepingWindowChatMemory. */
 	boolean window() {
-		return this.keepCurrentTurn || this.evictOrphanResponses;
+		return changes("window");
+	}
+
+	/** The memory is wrapped in the fix library's AnsweredGenerationChatMemory. */
+	boolean storesAnswered() {
+		return changes("memory");
+	}
+
+	/** The tool advisor is the fix library's FixingToolCallingAdvisor. */
+	boolean toolAdvisor() {
+		return changes("tool-advisor");
 	}
 
 }

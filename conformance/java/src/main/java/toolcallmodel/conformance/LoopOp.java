@@ -181,7 +181,7 @@ final class LoopOp {
 		// setting gets the advisor registered explicitly.
 		boolean chatClientRegisters = conversationHistory == !memory.equals("inside");
 		if (feedback) {
-			if (fixes.closeDanglingCalls()) {
+			if (fixes.toolAdvisor()) {
 				throw new Json.OutOfScope("the tool-feedback advisor is not combined with close-dangling-calls");
 			}
 			advisors.add(new FeedbackToolCallingAdvisor(manager, conversationHistory));

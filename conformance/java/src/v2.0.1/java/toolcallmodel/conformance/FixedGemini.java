@@ -35,8 +35,7 @@ final class FixedGemini {
 
 	/** The fix library's advisor with the vector's switches. */
 	static GeminiSafeToolResponseAdvisor advisor(Fixes f) {
-		return new GeminiSafeToolResponseAdvisor(f.strictJsonOrWrap(), f.errorKey(), f.pr6049StrictWrap(),
-				f.pr6907WrapOnFailure(), GeminiSafeToolResponseAdvisor.DEFAULT_ORDER);
+		return new GeminiSafeToolResponseAdvisor(f.on(), GeminiSafeToolResponseAdvisor.DEFAULT_ORDER);
 	}
 
 	/** The request of messages the advisor already rewrote. */
@@ -47,22 +46,22 @@ final class FixedGemini {
 	private static GeminiBridge.Payload payload(Fixes f, ToolResponseMessage tool, int j) {
 		String data = GeminiSafeToolResponseAdvisor.originalData(tool, j);
 		boolean error = ToolResponseMarks.isError(tool, j);
-		Map<String, Object> exact = GeminiToolResponses.payload(data, error, f.strictJsonOrWrap(), f.errorKey());
+		Map<String, Object> exact = GeminiToolResponses.payload(data, error, f.has("strict-json-or-wrap"), f.has("error-key"));
 		return new GeminiBridge.Payload(exact,
-				!GeminiToolResponses.rewriteFallsBack(data, error, f.strictJsonOrWrap(), f.errorKey()));
+				!GeminiToolResponses.rewriteFallsBack(data, error, f.has("strict-json-or-wrap"), f.has("error-key")));
 	}
 
 	/** One tool response's payload, converted as {@link #request} converts it. */
 	static Object convert(Fixes f, String text, boolean error) {
-		Map<String, Object> exact = GeminiToolResponses.payload(text, error, f.strictJsonOrWrap(), f.errorKey());
+		Map<String, Object> exact = GeminiToolResponses.payload(text, error, f.has("strict-json-or-wrap"), f.has("error-key"));
 		Map<String, Object> real = GeminiBridge
-			.convert(GeminiToolResponses.rewrite(text, error, f.strictJsonOrWrap(), f.errorKey(), f.pr6049StrictWrap(),
-					f.pr6907WrapOnFailure()));
+			.convert(GeminiToolResponses.rewrite(text, error, f.has("strict-json-or-wrap"), f.has("error-key"), f.has("pr-6049-strict-wrap"),
+					f.has("pr-6907-wrap-on-failure")));
 		if (exact == null) {
 			return real;
 		}
 		Object printed = GeminiBridge.value(exact);
-		if (!GeminiToolResponses.rewriteFallsBack(text, error, f.strictJsonOrWrap(), f.errorKey())
+		if (!GeminiToolResponses.rewriteFallsBack(text, error, f.has("strict-json-or-wrap"), f.has("error-key"))
 				&& !GeminiBridge.sameButDoubles(real, printed)) {
 			throw new IllegalStateException("runner: the fix library's advisor sends a tool response that Spring's "
 					+ "conversion reads as " + real + ", not as the fixed conversion's " + printed);

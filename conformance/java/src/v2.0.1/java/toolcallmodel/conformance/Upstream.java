@@ -144,8 +144,7 @@ final class Upstream {
 		if (!f.wrapsManager()) {
 			return manager;
 		}
-		return new FixingToolCallingManager(manager, processor, f.breachThroughProcessor(), f.closeDanglingCalls(),
-				f.endTurnAfterBreach(), f.unknownToolToProcessor());
+		return new FixingToolCallingManager(manager, processor, f.on());
 	}
 
 	/** A tool message with the model's failure marks, as the fix library's marks. */
@@ -183,7 +182,7 @@ final class Upstream {
 		if (f.window()) {
 			chatMemory = new TurnKeepingWindowChatMemory(repository,
 					maxMessages == null ? TurnKeepingWindowChatMemory.DEFAULT_MAX_MESSAGES : maxMessages,
-					f.keepCurrentTurn(), f.evictOrphanResponses());
+					f.on());
 		}
 		else {
 			var b = MessageWindowChatMemory.builder().chatMemoryRepository(repository);
@@ -192,12 +191,12 @@ final class Upstream {
 			}
 			chatMemory = b.build();
 		}
-		return f.storeAnsweredGeneration() ? new AnsweredGenerationChatMemory(chatMemory) : chatMemory;
+		return f.storesAnswered() ? new AnsweredGenerationChatMemory(chatMemory) : chatMemory;
 	}
 
 	/** The tool advisor's builder: the fix library's under {@code close-dangling-calls}. */
 	static ToolCallingAdvisor.Builder<?> toolAdvisor(Fixes f) {
-		return f.closeDanglingCalls() ? FixingToolCallingAdvisor.builder() : ToolCallingAdvisor.builder();
+		return f.toolAdvisor() ? FixingToolCallingAdvisor.builder() : ToolCallingAdvisor.builder();
 	}
 
 	/** The fix library's Gemini advisor under the Gemini fixes, else null. */

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.Map;
+import java.util.Set;
 
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
@@ -130,6 +131,31 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			boolean unknownToolToProcessor) {
 		this(delegate, processor, breachThroughProcessor, () -> closeDanglingCalls, endTurnAfterBreach,
 				unknownToolToProcessor);
+	}
+
+	/**
+	 * The fixes of {@code fixes} that change the manager, by name (the names
+	 * {@code toolcall-model check} prints; others are ignored).
+	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
+	 * @param processor the exception processor the delegate was built with
+	 * @param fixes the fixes that are on
+	 */
+	public FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor,
+			Set<String> fixes) {
+		this(delegate, processor, fixes, () -> fixes.contains("close-dangling-calls"));
+	}
+
+	/**
+	 * As above, with {@code close-dangling-calls} read at each batch.
+	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
+	 * @param processor the exception processor the delegate was built with
+	 * @param fixes the fixes that are on, {@code close-dangling-calls} aside
+	 * @param closeDanglingCalls the fix {@code close-dangling-calls}, read at each batch
+	 */
+	FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor, Set<String> fixes,
+			BooleanSupplier closeDanglingCalls) {
+		this(delegate, processor, FixTable.known(fixes).contains("breach-through-processor"), closeDanglingCalls,
+				fixes.contains("end-turn-after-breach"), fixes.contains("unknown-tool-to-processor"));
 	}
 
 	/**

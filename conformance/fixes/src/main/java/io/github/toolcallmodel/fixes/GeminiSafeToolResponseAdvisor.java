@@ -2,6 +2,7 @@ package io.github.toolcallmodel.fixes;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
@@ -61,6 +62,16 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor, StreamA
 
 	public GeminiSafeToolResponseAdvisor(boolean strictJsonOrWrap, boolean errorKey, int order) {
 		this(strictJsonOrWrap, errorKey, false, false, order);
+	}
+
+	/**
+	 * The conversion fixes of {@code fixes} that are on, by name
+	 * ({@code strict-json-or-wrap}, {@code error-key} and the pull requests'
+	 * switches; others are ignored).
+	 */
+	public GeminiSafeToolResponseAdvisor(Set<String> fixes, int order) {
+		this(FixTable.known(fixes).contains("strict-json-or-wrap"), fixes.contains("error-key"),
+				fixes.contains("pr-6049-strict-wrap"), fixes.contains("pr-6907-wrap-on-failure"), order);
 	}
 
 	/**

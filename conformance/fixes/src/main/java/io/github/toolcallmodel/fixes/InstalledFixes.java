@@ -28,10 +28,9 @@ import java.util.function.BooleanSupplier;
 public final class InstalledFixes {
 
 	/** Every switch, by the name {@code check} prints, in its order; {@code json-error-processor} last. */
-	public static final List<String> NAMES = List.of("breach-through-processor", "strict-json-or-wrap", "error-key",
-			"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses",
-			"pr-6907-wrap-on-failure", "pr-6049-strict-wrap", "end-turn-after-breach", "unknown-tool-to-processor",
-			"json-error-processor");
+	public static final List<String> NAMES = java.util.stream.Stream
+		.concat(FixTable.names().stream(), java.util.stream.Stream.of("json-error-processor"))
+		.toList();
 
 	/** The fixes an unset switch leaves to the memory advisors. */
 	static final List<String> MEMORY_FIXES = List.of("close-dangling-calls", "store-answered-generation",

@@ -1,6 +1,8 @@
 package io.github.toolcallmodel.fixes;
 
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
@@ -70,8 +72,7 @@ public class ToolCallFixesAutoConfiguration {
 	static final String ADVISOR_ORDER = "spring.ai.chat.client.tool-calling.advisor-order";
 
 	/** The manager fixes: each needs Spring's DefaultToolCallingManager. */
-	static final List<String> MANAGER_FIXES = List.of("breach-through-processor", "error-key", "close-dangling-calls",
-			"end-turn-after-breach", "unknown-tool-to-processor");
+	static final List<String> MANAGER_FIXES = FixTable.changing("manager");
 
 	/**
 	 * What the library installs, bound from the environment here: a
@@ -171,22 +172,26 @@ public class ToolCallFixesAutoConfiguration {
 			SpringLimits limits = SpringLimits.of(manager);
 			ToolCallLimitBehavior policy = limits.onLimitExceeded();
 			boolean returnsError = policy == ToolCallLimitBehavior.RETURN_ERROR_RESPONSE;
-			boolean breach = this.fixes.decide("breach-through-processor", false, "unset: off").on();
-			boolean errorKey = this.fixes.decide("error-key", false, "unset: off").on();
-			boolean unknown = this.fixes.decide("unknown-tool-to-processor", false, "unset: off (an upstream proposal)")
-				.on();
-			boolean endTurn = this.fixes
+			// A manager fix is off when unset, unless decided otherwise below;
+			// close-dangling-calls is decided once the memory advisor beans exist
+			// (ToolCallFixesReport), and read at each batch.
+			List<String> decided = MANAGER_FIXES.stream().filter(f -> !f.equals("close-dangling-calls")).toList();
+			for (String f : decided) {
+				this.fixes.decide(f, false, "unset: off");
+			}
+			this.fixes.decide("unknown-tool-to-processor", false, "unset: off (an upstream proposal)");
+			this.fixes
 				.decide("end-turn-after-breach", returnsError,
 						returnsError ? "on-limit-exceeded is RETURN_ERROR_RESPONSE: a model that keeps calling past "
 								+ "a limit would keep the turn running"
-								: "unset: off (on-limit-exceeded is " + policy + ", which ends the turn at a breach)")
-				.on();
+								: "unset: off (on-limit-exceeded is " + policy + ", which ends the turn at a breach)");
 			boolean close = this.fixes.mayBeOn("close-dangling-calls");
-			if (!(breach || errorKey || unknown || endTurn || close)) {
+			Set<String> on = decided.stream().filter(this.fixes::on).collect(Collectors.toSet());
+			if (on.isEmpty() && !close) {
 				return manager;
 			}
-			return new FixingToolCallingManager(manager, SpringLimits.processorOf(manager), breach,
-					this.fixes.switchOf("close-dangling-calls"), endTurn, unknown);
+			return new FixingToolCallingManager(manager, SpringLimits.processorOf(manager), on,
+					this.fixes.switchOf("close-dangling-calls"));
 		}
 
 		private Object model(ChatModel model, String beanName) {

@@ -1,6 +1,9 @@
 package io.github.toolcallmodel.fixes;
 
+import java.lang.reflect.Field;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * The switches of the fixes, one per fix of {@code docs/FIXES.md}:
@@ -129,24 +132,17 @@ public class ToolCallFixesProperties {
 
 	/**
 	 * The switch of {@code fix}, by the name {@code check} prints: {@code null}
-	 * when unset (decided from the beans).
+	 * when unset (decided from the beans). A fix's switch is the field the fix
+	 * table names ({@link FixTable}).
 	 */
 	Boolean get(String fix) {
-		return switch (fix) {
-			case "breach-through-processor" -> this.breachThroughProcessor;
-			case "strict-json-or-wrap" -> this.strictJsonOrWrap;
-			case "error-key" -> this.errorKey;
-			case "close-dangling-calls" -> this.closeDanglingCalls;
-			case "store-answered-generation" -> this.storeAnsweredGeneration;
-			case "keep-current-turn" -> this.keepCurrentTurn;
-			case "evict-orphan-responses" -> this.evictOrphanResponses;
-			case "pr-6907-wrap-on-failure" -> this.pr6907WrapOnFailure;
-			case "pr-6049-strict-wrap" -> this.pr6049StrictWrap;
-			case "end-turn-after-breach" -> this.endTurnAfterBreach;
-			case "unknown-tool-to-processor" -> this.unknownToolToProcessor;
-			case "json-error-processor" -> this.jsonErrorProcessor;
-			default -> throw new IllegalArgumentException("no fix " + fix);
-		};
+		String field = fix.equals("json-error-processor") ? "jsonErrorProcessor" : FixTable.javaName(fix);
+		Field f = ReflectionUtils.findField(ToolCallFixesProperties.class, field, Boolean.class);
+		if (f == null) {
+			throw new IllegalStateException("toolcall-fixes: no switch " + field + " for " + fix);
+		}
+		ReflectionUtils.makeAccessible(f);
+		return (Boolean) ReflectionUtils.getField(f, this);
 	}
 
 	public Boolean getBreachThroughProcessor() {

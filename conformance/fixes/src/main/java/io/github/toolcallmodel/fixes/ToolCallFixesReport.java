@@ -166,8 +166,7 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 			this.notReached.add("GoogleGenAiChatModel is on the class path but no bean of it exists, so no Gemini "
 					+ "model is wrapped; wrap the one you build: model = GeminiSafeChatModel.wrap(model);");
 		}
-		boolean managerFixes = List.of("breach-through-processor", "close-dangling-calls", "end-turn-after-breach",
-				"unknown-tool-to-processor", "error-key").stream().anyMatch(this.fixes::on);
+		boolean managerFixes = FixTable.changing("manager").stream().anyMatch(this.fixes::on);
 		if (managerFixes && manager instanceof FixingToolCallingManager) {
 			this.notReached.add("ChatClient.builder(chatModel) and ChatClient.create(chatModel) build a "
 					+ "ToolCallingManager of their own, which the manager fixes do not reach; build clients from the "

@@ -65,6 +65,16 @@ public final class TurnKeepingWindowChatMemory implements ChatMemory {
 		this.evictOrphanResponses = evictOrphanResponses;
 	}
 
+	/**
+	 * The window fixes of {@code fixes} that are on, by name
+	 * ({@code keep-current-turn}, {@code evict-orphan-responses}; others are
+	 * ignored).
+	 */
+	public TurnKeepingWindowChatMemory(ChatMemoryRepository repository, int maxMessages, Set<String> fixes) {
+		this(repository, maxMessages, FixTable.known(fixes).contains("keep-current-turn"),
+				fixes.contains("evict-orphan-responses"));
+	}
+
 	/** An in-memory window of {@link #DEFAULT_MAX_MESSAGES} with the given fixes. */
 	public TurnKeepingWindowChatMemory(boolean keepCurrentTurn, boolean evictOrphanResponses) {
 		this(new InMemoryChatMemoryRepository(), DEFAULT_MAX_MESSAGES, keepCurrentTurn, evictOrphanResponses);

@@ -1,7 +1,9 @@
 package io.github.toolcallmodel.fixes;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +41,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class RunawayAndMissingToolTests {
 
 	static FixingToolCallingManager fixes(DefaultToolCallingManager spring, boolean endTurn, boolean missing) {
-		return new FixingToolCallingManager(spring, SPRING, false, false, endTurn, missing);
+		Set<String> on = new HashSet<>();
+		if (endTurn) {
+			on.add("end-turn-after-breach");
+		}
+		if (missing) {
+			on.add("unknown-tool-to-processor");
+		}
+		return new FixingToolCallingManager(spring, SPRING, on);
 	}
 
 	/** The turn after a batch that breached: the question, the call, its breach response. */
@@ -105,7 +114,7 @@ class RunawayAndMissingToolTests {
 	void aProcessorThatThrowsFailsTheBatchWithTheMissingToolsException() {
 		var always = DefaultToolExecutionExceptionProcessor.builder().alwaysThrow(true).build();
 		var spring = DefaultToolCallingManager.builder().toolExecutionExceptionProcessor(always).build();
-		var m = new FixingToolCallingManager(spring, always, false, false, false, true);
+		var m = new FixingToolCallingManager(spring, always, Set.of("unknown-tool-to-processor"));
 		var e = assertThrows(ToolExecutionException.class, () -> m.executeToolCalls(prompt(X), reply("nope:c1")));
 		assertEquals("No ToolCallback found for tool name: nope", e.getMessage());
 		assertInstanceOf(IllegalStateException.class, e.getCause());

@@ -132,10 +132,9 @@ class ToolCallFixesAutoConfigurationTests {
 		}
 		try (InputStream in = cl.getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
 			String metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-			for (String p : List.of("breach-through-processor", "strict-json-or-wrap", "error-key",
-					"close-dangling-calls", "store-answered-generation", "keep-current-turn", "evict-orphan-responses",
-					"memory-max-messages", "json-error-processor", "pr-6907-wrap-on-failure", "pr-6049-strict-wrap",
-					"end-turn-after-breach", "unknown-tool-to-processor", "enabled")) {
+			List<String> properties = new java.util.ArrayList<>(FixTable.names());
+			properties.addAll(List.of("memory-max-messages", "json-error-processor", "enabled"));
+			for (String p : properties) {
 				assertThat(metadata).contains("\"name\": \"toolcall.fixes." + p + "\"");
 			}
 			// One spelling for each switch: check's.
