@@ -12,10 +12,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 use toolcall_model::config::relaxed;
 use toolcall_model::config::{CheckScenario, Gate, SetReport, Setup, Unknown};
-use toolcall_model::config::{Entry, Mark};
+use toolcall_model::config::{Entry, FIX_LIBRARY, Mark, Remedy};
 use toolcall_model::model::OnExceeded;
-
-use super::check::Remedy;
 
 /// The setting a failing scenario is owed to, as the key prefixes to look
 /// for (first found wins): the breach answer under `RETURN_ERROR_RESPONSE`
@@ -151,7 +149,7 @@ pub(crate) fn log(f: &Findings) -> Value {
         if !props.is_empty() {
             ways.push(format!(
                 "with the fix library {}, {}",
-                super::check::FIX_LIBRARY,
+                FIX_LIBRARY,
                 props.join(", ")
             ));
         }

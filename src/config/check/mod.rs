@@ -33,13 +33,21 @@ use crate::model::manager::Config;
 use crate::model::processor::{Processor, ProcessorKind};
 use crate::model::table::enum_table;
 
+#[cfg(feature = "yaml")]
+mod answer;
 mod closes;
 mod gate;
 mod judge;
 mod open;
 mod remedy;
 mod script;
+#[cfg(feature = "yaml")]
+mod sources;
 
+#[cfg(feature = "yaml")]
+pub use answer::{
+    Answer, BuildVersion, Format, Options, ProfileFiles, Refusal, Sources, Stop, Text, answer,
+};
 pub use closes::{CLOSES_BEGIN, CLOSES_END, closing_table};
 pub use gate::{Accepted, Defaulted, Gate, defaulted, written_names};
 pub use judge::{NextRefused, evaluate};
@@ -48,10 +56,12 @@ pub use open::{
     Refused, WorstOpen, bind_open, evaluate_sets, worst_open,
 };
 pub use remedy::{
-    Change, SetReport, breaks_under, report, report_sets, safe_sets, smallest_change,
-    smallest_fixes,
+    Change, FIX_LIBRARY, FIX_PREFIX, Remedy, SetReport, breaks_under, report, report_sets,
+    safe_sets, smallest_change, smallest_fixes,
 };
 pub use script::{ScenarioScript, UNKNOWN_TOOL_NAME, script};
+#[cfg(feature = "yaml")]
+pub use sources::clip_lines;
 
 /// The largest limit a breach scenario plays out call by call; past it the
 /// scenario is reported as not played (the outcome does not depend on the

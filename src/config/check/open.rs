@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::{Application, SetReport, Setup};
 use super::{breaks_under, defaulted, open_values, report_sets, written_names};
 use crate::config::binding::{BindFailure, BoundProperties, Entry, bind};
-use crate::config::profiles::{relaxed, source};
+use crate::config::profiles::{placeholder_refs, relaxed, relaxed_elements, source};
 use crate::model::behavior::{BehaviorSet, SpringAi, behavior_sets};
 
 /// The properties bound with every property a placeholder nothing
@@ -473,11 +473,10 @@ fn unset_placeholder_properties(
     // Only a property written once (in any spelling, in any source) is
     // judged here: where it is written more than once, which entry Spring
     // reads is the binder's to say, and the binding loop asks it.
-    let uniform = |k: &str| relaxed(&k.replace('[', "."));
     let mut written: std::collections::HashMap<String, usize> = Default::default();
     for e in sources.iter().flat_map(|(_, d)| d.iter()) {
         if relaxed(&e.key).starts_with(&prefix) {
-            *written.entry(uniform(&e.key)).or_default() += 1;
+            *written.entry(relaxed_elements(&e.key)).or_default() += 1;
         }
     }
     let mut seen = std::collections::HashSet::new();
@@ -486,7 +485,7 @@ fn unset_placeholder_properties(
         let v = e.value.to_java_string();
         if !v.contains("${")
             || !relaxed(&e.key).starts_with(&prefix)
-            || written.get(&uniform(&e.key)) != Some(&1)
+            || written.get(&relaxed_elements(&e.key)) != Some(&1)
         {
             continue;
         }
@@ -512,18 +511,10 @@ fn unset_placeholder_properties(
 
 /// The names of a value's `${NAME}` placeholders without a default.
 fn placeholder_names_in(value: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = value;
-    while let Some(i) = rest.find("${") {
-        rest = &rest[i + 2..];
-        let Some(end) = rest.find(['}', ':', '$']) else {
-            break;
-        };
-        if rest[end..].starts_with('}') && end > 0 {
-            out.push(&rest[..end]);
-        }
-    }
-    out
+    placeholder_refs(value)
+        .filter(|(name, end)| *end == Some('}') && !name.is_empty())
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// Whether `value` (as Spring left it) holds a `${NAME}` without a default

@@ -392,3 +392,69 @@ mod tests {
         }
     }
 }
+
+/// The fix library's Maven coordinates (its starter, which brings the
+/// auto-configuration module `toolcall-fixes`): the library "Fix it today"
+/// names.
+pub const FIX_LIBRARY: &str = "io.github.toolcallmodel:toolcall-fixes-spring-boot-starter:0.1.0";
+
+/// The fix library's property prefix: its switches are
+/// `toolcall.fixes.NAME=true`.
+pub const FIX_PREFIX: &str = "toolcall.fixes";
+
+/// What makes a setup safe today: a configuration change (under
+/// upstream), and the fewest switches of the fix library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remedy {
+    /// The smallest configuration change under upstream, if one is enough.
+    pub change: Option<Vec<Change>>,
+    /// The fewest fixes that make the setup safe as configured.
+    pub fixes: Option<Fixes>,
+    /// The Spring AI version answered for.
+    pub version: crate::model::behavior::SpringAi,
+}
+
+impl Remedy {
+    /// The remedy of `setup`, whose reports (upstream's among them) are
+    /// `reports`.
+    pub(crate) fn find(setup: &Setup, reports: &[SetReport]) -> Remedy {
+        Remedy {
+            change: reports
+                .iter()
+                .find(|r| r.set.name == "upstream")
+                .and_then(|r| r.smallest_change.clone()),
+            fixes: smallest_fixes(setup),
+            version: setup.version,
+        }
+    }
+
+    /// The fix library's properties for the fixes found.
+    ///
+    /// ```
+    /// use toolcall_model::config::{Options, Sources, Text, Format, answer};
+    /// let text = Text::new("a.properties", Format::Properties, "spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n");
+    /// let a = answer(Sources::of(vec![text]), &Options::default()).unwrap();
+    /// assert!(a.remedy.properties().iter().all(|p| p.starts_with("toolcall.fixes.") && p.ends_with("=true")));
+    /// ```
+    pub fn properties(&self) -> Vec<String> {
+        self.fixes
+            .map(|f| {
+                f.enabled()
+                    .iter()
+                    .map(|x| format!("{FIX_PREFIX}.{}=true", x.name()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The remedy as JSON: the change, the fixes, the library and its
+    /// properties.
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::json!({
+            "configuration": self.change.as_ref().map(|c| c.iter().map(|x| serde_json::json!({"change": x.key(), "how": x.describe()})).collect::<Vec<_>>()),
+            "fixes": self.fixes.map(|f| f.enabled().iter().map(|x| x.name()).collect::<Vec<_>>()),
+            "library": FIX_LIBRARY,
+            "properties": self.properties(),
+        })
+    }
+}
