@@ -6,64 +6,18 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
-
 use super::sources::{
-    Documents, apply_profiles, build_version, drop_keys_since_2_0_1, read_sources,
+    BuildVersion, Documents, ProfileFiles, Text, apply_profiles, build_version,
+    drop_keys_since_2_0_1, read_sources,
 };
+use super::stop::{Stop, refusal};
 use super::{
     Accepted, Application, Gate, Lenient, OpenAnswer, Remedy, SetReport, Setup, bind_open,
     worst_open,
 };
-use crate::config::binding::{BindFailure, BoundProperties, Entry};
-use crate::config::profiles::{environment, relaxed, source};
-use crate::model::behavior::{BehaviorSet, SpringAi, behavior_sets};
-
-/// How a configuration text is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// `application.properties`.
-    Properties,
-    /// `application.yml`.
-    Yaml,
-}
-
-/// One configuration file as read: its name as the answer prints it, how
-/// it is written, and its bytes (at most one past
-/// [`MAX_CONFIG_BYTES`](crate::config::MAX_CONFIG_BYTES), to tell a file
-/// too large) with the size the file system gives, or why it could not be
-/// read.
-#[derive(Debug, Clone)]
-pub struct Text {
-    /// The name printed for it.
-    pub name: String,
-    /// Properties or YAML.
-    pub format: Format,
-    /// The bytes and the size, or why the file was not read.
-    pub read: Result<(Vec<u8>, Option<u64>), String>,
-}
-
-impl Text {
-    /// A text held in memory.
-    pub fn new(name: &str, format: Format, text: &str) -> Text {
-        Text {
-            name: name.to_owned(),
-            format,
-            read: Ok((text.as_bytes().to_vec(), None)),
-        }
-    }
-}
-
-/// The profile files found beside the files given for the active
-/// profiles, in Spring's order, each with the absolute location Spring's
-/// messages name, and how many were left out as the same file as another.
-#[derive(Debug, Clone, Default)]
-pub struct ProfileFiles {
-    /// The files, each with its location.
-    pub files: Vec<(Text, String)>,
-    /// How many were the same file as one read after them.
-    pub same: usize,
-}
+use crate::config::binding::{BoundProperties, Entry};
+use crate::config::profiles::{environment, source};
+use crate::model::behavior::{BehaviorSet, behavior_sets};
 
 /// What Spring Boot reads: the files given, the profile files beside them
 /// (asked for once the active profiles are known), the environment, the
@@ -126,17 +80,6 @@ impl Default for Options {
     }
 }
 
-/// The build file's Spring AI version.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BuildVersion {
-    /// The build file's name.
-    pub file: String,
-    /// The version it declares, as written.
-    pub found: Option<String>,
-    /// The version answered for.
-    pub version: SpringAi,
-}
-
 /// The answer: what Spring Boot reads and binds, and how the setup fares
 /// under every behaviour set.
 #[derive(Debug, Clone)]
@@ -184,201 +127,6 @@ impl Answer {
     }
 }
 
-/// Why there is no verdict.
-#[derive(Debug, Clone)]
-pub enum Stop {
-    /// A file that was not read (unreadable, past the byte budget).
-    NotRead {
-        /// The file.
-        file: String,
-        /// Why.
-        why: String,
-    },
-    /// A file past the size limit.
-    TooLarge {
-        /// The file.
-        file: String,
-        /// Spring's message.
-        message: String,
-    },
-    /// A YAML file that is not UTF-8.
-    NotUtf8 {
-        /// The file.
-        file: String,
-        /// Where its valid UTF-8 ends.
-        byte: usize,
-    },
-    /// A text past this model's limits.
-    NotChecked {
-        /// The file.
-        file: String,
-        /// Why.
-        why: String,
-    },
-    /// A text Spring Boot cannot load.
-    CannotLoad {
-        /// The file.
-        file: String,
-        /// Spring's message.
-        message: String,
-    },
-    /// A configuration Spring Boot refuses to bind.
-    Refused(Box<Refusal>),
-    /// A build file that cannot be read.
-    Build {
-        /// The build file.
-        file: String,
-        /// Why.
-        why: String,
-    },
-    /// The set asked for has no report.
-    NoReport,
-}
-
-/// Spring Boot's refusal, placed once: the file and line of the refused
-/// setting, its property, and the properties left out before it.
-#[derive(Debug, Clone)]
-pub struct Refusal {
-    /// The file the answer is about (the first source).
-    pub file: String,
-    /// The file the refused setting is in.
-    pub at: String,
-    /// Its line (0: none).
-    pub line: usize,
-    /// Its property, where the refusal names one.
-    pub property: Option<String>,
-    /// Spring's refusal.
-    pub failure: BindFailure,
-    /// The properties left out before it (Spring would have refused their
-    /// placeholders first, unless the environment sets them).
-    pub unresolved: Vec<String>,
-    /// Whether the refusal is the SARIF log's (a refusal of the profiles
-    /// is not).
-    pub logged: bool,
-}
-
-impl Refusal {
-    /// The refusal's parts, for tools (and the binding test against
-    /// Spring Boot).
-    pub fn to_value(&self) -> Value {
-        let mut v = match &self.failure {
-            BindFailure::Bind {
-                description,
-                property,
-                value,
-                line,
-                column,
-                reason,
-            } => json!({
-                "kind": "bind",
-                "description": description,
-                "property": property,
-                "value": value,
-                "line": line,
-                "column": column,
-                "reason": reason,
-            }),
-            BindFailure::Unbound { properties, line } => json!({
-                "kind": "unbound",
-                "properties": properties,
-                "line": line,
-            }),
-            BindFailure::Convert {
-                description,
-                reason,
-            } => json!({"kind": "convert", "description": description, "reason": reason}),
-            BindFailure::Builder { message } => json!({"kind": "builder", "message": message}),
-            BindFailure::Limit { message } => json!({"kind": "not_modelled", "message": message}),
-        };
-        if let (BindFailure::Builder { .. }, Some(p)) = (&self.failure, &self.property) {
-            v["property"] = json!(p);
-            v["line"] = json!(self.line);
-        }
-        v
-    }
-}
-
-/// Places Spring's refusal of `sources`: a refusal past this model's
-/// limits is a text not checked.
-pub(super) fn refusal(
-    sources: &[(String, Vec<Entry>)],
-    failure: BindFailure,
-    unresolved: Vec<String>,
-    logged: bool,
-) -> Stop {
-    let name = sources.first().map_or("", |(o, _)| o.as_str());
-    // The file a line belongs to: the last source with an entry there.
-    let origin = |line: usize, key: Option<&str>| {
-        sources
-            .iter()
-            .rev()
-            .find(|(_, d)| {
-                d.iter().any(|e| {
-                    e.line == line && key.is_none_or(|k| relaxed(&e.key).starts_with(&relaxed(k)))
-                })
-            })
-            .map_or(name, |(o, _)| o.as_str())
-    };
-    let (at, line, property) = match &failure {
-        BindFailure::Bind { line, property, .. } => {
-            (origin(*line, Some(property)), *line, Some(property.clone()))
-        }
-        BindFailure::Unbound { line, .. } => (origin(*line, None), *line, None),
-        BindFailure::Limit { message } => {
-            return Stop::NotChecked {
-                file: name.to_owned(),
-                why: message.clone(),
-            };
-        }
-        BindFailure::Builder { message } => match builder_culprit(sources, message) {
-            Some(en) => (
-                origin(en.line, Some(&en.key)),
-                en.line,
-                Some(en.key.clone()),
-            ),
-            None => (name, 0, None),
-        },
-        BindFailure::Convert { .. } => (name, 0, None),
-    };
-    Stop::Refused(Box::new(Refusal {
-        file: name.to_owned(),
-        at: at.to_owned(),
-        line,
-        property,
-        failure,
-        unresolved,
-        logged,
-    }))
-}
-
-/// The entry that made the builder refuse: the property the builder call
-/// reads (`maxCallsPerTool` is the per-tool default or an override,
-/// whichever is not positive).
-fn builder_culprit<'a>(sources: &'a [(String, Vec<Entry>)], message: &str) -> Option<&'a Entry> {
-    let bad_number = |e: &&Entry| {
-        let v = e.value.to_java_string();
-        v.trim().parse::<i64>().is_ok_and(|n| n < 1 && n != -1)
-    };
-    let under = |prefix: &str, e: &&Entry| relaxed(&e.key).starts_with(&relaxed(prefix));
-    let entries = || sources.iter().rev().flat_map(|(_, d)| d.iter().rev());
-    let found = |prefix: &str| entries().find(|e| under(prefix, e) && bad_number(e));
-    if message.contains("maxTotalToolCalls") {
-        found("spring.ai.tools.limits.max-total-tool-calls")
-    } else if message.contains("maxCallsPerTool") {
-        found("spring.ai.tools.limits.max-calls-per-tool")
-    } else if message.contains("toolName") {
-        entries().find(|e| {
-            under("spring.ai.tools.limits.excluded-tools", e)
-                && e.value
-                    .to_java_string()
-                    .split(',')
-                    .any(|t| t.trim().is_empty())
-        })
-    } else {
-        None
-    }
-}
-
 /// `check`'s answer for a team's configuration: the files read as Spring
 /// Boot reads them (profiles, the profile files beside them, the
 /// environment, `--set`), the keys the build's Spring AI version does not
@@ -389,17 +137,19 @@ fn builder_culprit<'a>(sources: &'a [(String, Vec<Entry>)], message: &str) -> Op
 ///
 /// ```
 /// use toolcall_model::config::{Format, Options, Sources, Text, answer};
-/// let yml = "spring:\n  ai:\n    tools:\n      limits:\n        max-calls-per-tool: 3\n        on-limit-exceeded: RETURN_ERROR_RESPONSE\n";
+/// let yml = "spring:\n  ai:\n    tools:\n      limits:\n        max-calls-per-tool-default: 3\n        on-limit-exceeded: RETURN_ERROR_RESPONSE\n";
 /// let sources = Sources::of(vec![Text::new("application.yml", Format::Yaml, yml)]);
 /// let a = answer(sources, &Options::default()).unwrap();
 /// assert_eq!(a.files, ["application.yml"]);
 /// assert_eq!(a.bound.read.len(), 2);
 /// // Upstream answers a breached limit with plain text, which Gemini's
-/// // conversion rejects: not safe, and THROW is the change that is enough.
+/// // conversion rejects: not safe, and the fix library's switches are
+/// // the remedy.
 /// assert_eq!(a.asked().set.name, "upstream");
+/// assert!(a.asked().breaks().contains(&"breach-1"));
 /// assert!(!a.passes());
-/// let change = a.remedy.change.as_ref().unwrap();
-/// assert!(change.iter().any(|c| c.key().contains("on-limit-exceeded")));
+/// let switches = a.remedy.properties();
+/// assert!(switches.contains(&"toolcall.fixes.strict-json-or-wrap=true".to_owned()));
 /// ```
 pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
     let Sources {

@@ -186,7 +186,11 @@ impl Gate {
 /// assert_eq!(names["spring.ai.tools.limits.max-calls-per-tool.searchflights"], "spring.ai.tools.limits.max-calls-per-tool.searchFlights");
 /// ```
 pub fn written_names(bound: &BoundProperties, docs: &[Vec<Entry>]) -> HashMap<String, String> {
-    let wanted: HashMap<String, &String> = bound.read.keys().map(|k| (relaxed_elements(k), k)).collect();
+    let wanted: HashMap<String, &String> = bound
+        .read
+        .keys()
+        .map(|k| (relaxed_elements(k), k))
+        .collect();
     let mut out = HashMap::new();
     for e in docs.iter().flatten() {
         if let Some(k) = wanted.get(&relaxed_elements(&e.key)) {

@@ -43,11 +43,11 @@ mod remedy;
 mod script;
 #[cfg(feature = "yaml")]
 mod sources;
+#[cfg(feature = "yaml")]
+mod stop;
 
 #[cfg(feature = "yaml")]
-pub use answer::{
-    Answer, BuildVersion, Format, Options, ProfileFiles, Refusal, Sources, Stop, Text, answer,
-};
+pub use answer::{Answer, Options, Sources, answer};
 pub use closes::{CLOSES_BEGIN, CLOSES_END, closing_table};
 pub use gate::{Accepted, Defaulted, Gate, defaulted, written_names};
 pub use judge::{NextRefused, evaluate};
@@ -61,7 +61,9 @@ pub use remedy::{
 };
 pub use script::{ScenarioScript, UNKNOWN_TOOL_NAME, script};
 #[cfg(feature = "yaml")]
-pub use sources::clip_lines;
+pub use sources::{BuildVersion, Format, ProfileFiles, Text, clip_lines};
+#[cfg(feature = "yaml")]
+pub use stop::{Refusal, Stop};
 
 /// The largest limit a breach scenario plays out call by call; past it the
 /// scenario is reported as not played (the outcome does not depend on the

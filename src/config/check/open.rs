@@ -180,45 +180,10 @@ pub fn worst_open(
 ) -> WorstOpen {
     let Lenient {
         bound: mut first,
-        mut open,
+        open,
         ..
     } = found;
-    // A placeholder's default is one value of many unless the team says
-    // it is what runs.
-    if !defaults_run {
-        let names = written_names(&first, sources);
-        for d in defaulted(&first) {
-            open.push(OpenProperty {
-                key: names
-                    .get(&d.property)
-                    .cloned()
-                    .unwrap_or(d.property.clone()),
-                property: d.property,
-                default: Some(d.written),
-            });
-        }
-    }
-    let choices: Vec<(OpenProperty, &'static [&'static str])> = open
-        .iter()
-        .map(|p| (p.clone(), open_values(&p.property)))
-        .filter(|(_, v)| !v.is_empty())
-        .collect();
-    // Only the most properties are tried (the rest answered at their
-    // default, or unset, and named): each tried costs two more checks, and
-    // per-tool limits play the same part.
-    let mut choices = choices;
-    let untried: Vec<OpenProperty> = if choices.len() > MAX_OPEN_TRIED {
-        choices.sort_by_key(|(p, _)| {
-            open_values(&p.property).len() == 2 && p.property.contains("max-calls-per-tool.")
-        });
-        choices
-            .split_off(MAX_OPEN_TRIED)
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let (choices, untried) = tried_properties(open, &first, sources, defaults_run);
     // Each combination is judged under the set asked for alone; every set
     // is reported for the one answered for.
     let judge = |values: Vec<Option<&'static str>>, bound: BoundProperties| {
@@ -269,19 +234,8 @@ pub fn worst_open(
         .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len() + 1))
         .filter(|n| *n <= MAX_OPEN_COMBINATIONS);
     if let Some(n) = combinations {
-        // Combination i: each property's digit in base (its values + 1),
-        // 0 for unset.
         for i in 1..n {
-            let mut rest = i;
-            let values = choices
-                .iter()
-                .map(|(_, v)| {
-                    let k: usize = rest % (v.len() + 1);
-                    rest /= v.len() + 1;
-                    k.checked_sub(1).map(|k| v[k])
-                })
-                .collect();
-            consider(values, &mut best);
+            consider(combination(i, &choices), &mut best);
         }
     } else {
         for (i, (_, v)) in choices.iter().enumerate() {
@@ -312,6 +266,75 @@ pub fn worst_open(
             untried,
         }),
     }
+}
+
+/// The properties whose values are tried (each with them), at most
+/// [`MAX_OPEN_TRIED`], and those left at their default (or unset) and
+/// named: with `defaults_run` off, every placeholder default is open too.
+#[allow(clippy::type_complexity)]
+fn tried_properties(
+    mut open: Vec<OpenProperty>,
+    first: &BoundProperties,
+    sources: &[Vec<Entry>],
+    defaults_run: bool,
+) -> (
+    Vec<(OpenProperty, &'static [&'static str])>,
+    Vec<OpenProperty>,
+) {
+    // A placeholder's default is one value of many unless the team says
+    // it is what runs.
+    if !defaults_run {
+        let names = written_names(first, sources);
+        for d in defaulted(first) {
+            open.push(OpenProperty {
+                key: names
+                    .get(&d.property)
+                    .cloned()
+                    .unwrap_or(d.property.clone()),
+                property: d.property,
+                default: Some(d.written),
+            });
+        }
+    }
+    let choices: Vec<(OpenProperty, &'static [&'static str])> = open
+        .iter()
+        .map(|p| (p.clone(), open_values(&p.property)))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
+    // Only the most properties are tried (the rest answered at their
+    // default, or unset, and named): each tried costs two more checks, and
+    // per-tool limits play the same part.
+    let mut choices = choices;
+    let untried: Vec<OpenProperty> = if choices.len() > MAX_OPEN_TRIED {
+        choices.sort_by_key(|(p, _)| {
+            open_values(&p.property).len() == 2 && p.property.contains("max-calls-per-tool.")
+        });
+        choices
+            .split_off(MAX_OPEN_TRIED)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    (choices, untried)
+}
+
+/// Combination `i` of the choices: each property's digit in base (its
+/// values + 1), 0 for unset.
+fn combination(
+    i: usize,
+    choices: &[(OpenProperty, &'static [&'static str])],
+) -> Vec<Option<&'static str>> {
+    let mut rest = i;
+    choices
+        .iter()
+        .map(|(_, v)| {
+            let k: usize = rest % (v.len() + 1);
+            rest /= v.len() + 1;
+            k.checked_sub(1).map(|k| v[k])
+        })
+        .collect()
 }
 
 /// At most this many combinations are listed in the text answer.

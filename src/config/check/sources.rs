@@ -4,7 +4,7 @@
 //! the keys the Spring AI version answered for does not have, and the
 //! build file's version.
 
-use super::answer::{BuildVersion, Format, ProfileFiles, Stop, Text, refusal};
+use super::stop::{Stop, refusal};
 use crate::config::binding::{
     Entry, MAX_CONFIG_BYTES, MAX_CONFIG_TOTAL_BYTES, parse_properties, too_large,
 };
@@ -14,6 +14,69 @@ use crate::config::profiles::{
 };
 use crate::model::behavior::SpringAi;
 use crate::model::cut;
+
+/// How a configuration text is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `application.properties`.
+    Properties,
+    /// `application.yml`.
+    Yaml,
+}
+
+/// One configuration file as read: its name as the answer prints it, how
+/// it is written, and its bytes (at most one past
+/// [`MAX_CONFIG_BYTES`](crate::config::MAX_CONFIG_BYTES), to tell a file
+/// too large) with the size the file system gives, or why it could not be
+/// read.
+#[derive(Debug, Clone)]
+pub struct Text {
+    /// The name printed for it.
+    pub name: String,
+    /// Properties or YAML.
+    pub format: Format,
+    /// The bytes and the size, or why the file was not read.
+    pub read: Result<(Vec<u8>, Option<u64>), String>,
+}
+
+impl Text {
+    /// A text held in memory.
+    ///
+    /// ```
+    /// use toolcall_model::config::{Format, Text};
+    /// let t = Text::new("application.properties", Format::Properties, "a=1\n");
+    /// assert_eq!(t.read.unwrap().0, b"a=1\n");
+    /// ```
+    pub fn new(name: &str, format: Format, text: &str) -> Text {
+        Text {
+            name: name.to_owned(),
+            format,
+            read: Ok((text.as_bytes().to_vec(), None)),
+        }
+    }
+}
+
+/// The profile files found beside the files given for the active
+/// profiles, in Spring's order, each with the absolute location Spring's
+/// messages name, and how many were left out as the same file as another.
+#[derive(Debug, Clone, Default)]
+pub struct ProfileFiles {
+    /// The files, each with its location.
+    pub files: Vec<(Text, String)>,
+    /// How many were the same file as one read after them.
+    pub same: usize,
+}
+
+/// The build file's Spring AI version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildVersion {
+    /// The build file's name.
+    pub file: String,
+    /// The version it declares, as written.
+    pub found: Option<String>,
+    /// The version answered for.
+    pub version: SpringAi,
+}
 
 /// Documents, each with the file it comes from.
 pub(super) type Documents = Vec<(String, Vec<Entry>)>;
