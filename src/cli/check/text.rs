@@ -282,7 +282,6 @@ impl Text<'_> {
 
 /// `--all-sets`: every behaviour set's row, the marks, the scenarios, and
 /// each set's smallest change (the sets that share one named together).
-
 fn matrix_text(reports: &[SetReport]) -> String {
     let mut out = String::from("\n");
     let name_w = reports

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::sources::{
-    BuildVersion, Documents, ProfileFiles, Text, apply_profiles, build_version,
+    BuildVersion, Contents, Documents, ProfileFiles, Text, apply_profiles, build_version,
     drop_keys_since_2_0_1, read_sources,
 };
 use super::stop::{Stop, refusal};
@@ -26,13 +26,14 @@ pub struct Sources<'a> {
     /// The files given, in order (a later one wins).
     pub files: Vec<Text>,
     /// The profile files beside the files given, for the active profiles.
+    #[allow(clippy::type_complexity)]
     pub beside: Box<dyn FnMut(&[String]) -> ProfileFiles + 'a>,
     /// The environment variables and system properties.
     pub environment: BTreeMap<String, String>,
     /// Properties given on the command line (`--set`), which win.
     pub set: Vec<(String, String)>,
     /// The build file (`pom.xml`, `build.gradle`): its name and contents.
-    pub build: Option<(String, Result<(Vec<u8>, Option<u64>), String>)>,
+    pub build: Option<(String, Contents)>,
 }
 
 impl Sources<'_> {

@@ -18,7 +18,7 @@ use crate::model::behavior::{BehaviorSet, SpringAi, behavior_sets};
 /// The properties bound with every property a placeholder nothing
 /// resolves leaves open left out ([`bind_open`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Lenient {
+pub(crate) struct Lenient {
     /// What Spring Boot binds without them.
     pub bound: BoundProperties,
     /// The sources without them, with the file each comes from.
@@ -34,7 +34,7 @@ pub struct Lenient {
 /// (Spring would have refused their placeholders first, unless the
 /// environment sets them).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Refused {
+pub(crate) struct Refused {
     /// Spring's refusal.
     pub failure: BindFailure,
     /// The sources bound, with the file each comes from.
@@ -46,7 +46,7 @@ pub struct Refused {
 /// The answer for the worst values: what is bound there, the setup, every
 /// set's report, and what the open properties were tried at.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WorstOpen {
+pub(crate) struct WorstOpen {
     /// The properties bound at the values answered for.
     pub bound: BoundProperties,
     /// The setup there.
@@ -62,15 +62,7 @@ pub struct WorstOpen {
 /// Spring's refusal: the application's real environment may well set it.
 /// A refusal for any other reason (or past [`MAX_UNRESOLVED`] such
 /// properties) comes back with the sources and warnings so far.
-///
-/// ```
-/// use toolcall_model::config::{bind_open, parse_properties};
-/// let docs = parse_properties(b"spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY}\n").unwrap();
-/// let found = bind_open(docs.into_iter().map(|d| ("a.properties".to_owned(), d)).collect()).unwrap();
-/// assert_eq!(found.open[0].property, "spring.ai.tools.limits.on-limit-exceeded");
-/// assert!(found.unresolved[0].starts_with("a.properties:1 "));
-/// ```
-pub fn bind_open(mut sources: Vec<(String, Vec<Entry>)>) -> Result<Lenient, Box<Refused>> {
+pub(crate) fn bind_open(mut sources: Vec<(String, Vec<Entry>)>) -> Result<Lenient, Box<Refused>> {
     let (mut unresolved, mut open) = (Vec::new(), Vec::new());
     // Every such property found in one pass over the sources, each judged
     // by binding its entry alone, and all left out in one more: binding
@@ -155,22 +147,7 @@ pub const MAX_OPEN_TRIED: usize = 16;
 /// scenarios (unset first among equals). Every combination is checked
 /// when there are at most `MAX_OPEN_COMBINATIONS`, else each property in
 /// turn, keeping the worst value of those before it.
-///
-/// ```
-/// use toolcall_model::config::{bind_open, parse_properties, worst_open, Application};
-/// use toolcall_model::model::{behavior_sets, OnExceeded, SpringAi};
-/// let docs = parse_properties(b"spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY:THROW}\n").unwrap();
-/// let answer = |defaults_run| {
-///     let found = bind_open(docs.iter().cloned().map(|d| ("a".to_owned(), d)).collect()).unwrap();
-///     worst_open(&docs, found, &Application::default(), SpringAi::default(), behavior_sets()[0], defaults_run)
-/// };
-/// // The environment may set RETURN_ERROR_RESPONSE, which breaks more
-/// // than the default: the answer is for it, unless the default runs.
-/// assert_eq!(answer(false).bound.limits.on_exceeded, OnExceeded::ReturnErrorResponse);
-/// assert!(answer(false).open.unwrap().properties[0].default.is_some());
-/// assert_eq!(answer(true).bound.limits.on_exceeded, OnExceeded::Throw);
-/// ```
-pub fn worst_open(
+pub(crate) fn worst_open(
     sources: &[Vec<Entry>],
     found: Lenient,
     app: &Application,
@@ -554,17 +531,83 @@ fn names_an_unset_placeholder(value: &str, sources: &[(String, Vec<Entry>)]) -> 
 }
 
 /// Every scenario under every named behaviour set and the one asked for.
-///
-/// ```
-/// use toolcall_model::config::{evaluate_sets, Setup};
-/// use toolcall_model::model::{behavior_sets, BehaviorSet, Fixes};
-/// let mine = BehaviorSet { name: "mine", fixes: Fixes::all(), gemini_tool_text: true };
-/// assert_eq!(evaluate_sets(&Setup::default(), mine).len(), behavior_sets().len() + 1);
-/// ```
-pub fn evaluate_sets(setup: &Setup, asked: BehaviorSet) -> Vec<SetReport> {
+pub(crate) fn evaluate_sets(setup: &Setup, asked: BehaviorSet) -> Vec<SetReport> {
     let mut sets = behavior_sets();
     if !sets.contains(&asked) {
         sets.push(asked);
     }
     report_sets(setup, &sets)
+}
+
+#[cfg(test)]
+mod tests {
+    /// A placeholder nothing resolves leaves its property open, with a
+    /// warning at its file and line.
+    #[test]
+    fn bind_open_leaves_an_unresolved_property_open() {
+        use super::bind_open;
+        use crate::config::parse_properties;
+        let docs =
+            parse_properties(b"spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY}\n").unwrap();
+        let found = bind_open(
+            docs.into_iter()
+                .map(|d| ("a.properties".to_owned(), d))
+                .collect(),
+        )
+        .unwrap();
+        assert_eq!(
+            found.open[0].property,
+            "spring.ai.tools.limits.on-limit-exceeded"
+        );
+        assert!(found.unresolved[0].starts_with("a.properties:1 "));
+    }
+
+    /// The answer is for the value the environment may set that breaks
+    /// most, unless the default is what runs.
+    #[test]
+    fn worst_open_answers_for_the_worst_value() {
+        use super::{bind_open, worst_open};
+        use crate::config::{Application, parse_properties};
+        use crate::model::{OnExceeded, SpringAi, behavior_sets};
+        let docs =
+            parse_properties(b"spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY:THROW}\n")
+                .unwrap();
+        let answer = |defaults_run| {
+            let found =
+                bind_open(docs.iter().cloned().map(|d| ("a".to_owned(), d)).collect()).unwrap();
+            worst_open(
+                &docs,
+                found,
+                &Application::default(),
+                SpringAi::default(),
+                behavior_sets()[0],
+                defaults_run,
+            )
+        };
+        // The environment may set RETURN_ERROR_RESPONSE, which breaks more
+        // than the default: the answer is for it, unless the default runs.
+        assert_eq!(
+            answer(false).bound.limits.on_exceeded,
+            OnExceeded::ReturnErrorResponse
+        );
+        assert!(answer(false).open.unwrap().properties[0].default.is_some());
+        assert_eq!(answer(true).bound.limits.on_exceeded, OnExceeded::Throw);
+    }
+
+    /// A set asked for that is not a named one gets a report of its own.
+    #[test]
+    fn evaluate_sets_adds_the_set_asked_for() {
+        use super::evaluate_sets;
+        use crate::config::Setup;
+        use crate::model::{BehaviorSet, Fixes, behavior_sets};
+        let mine = BehaviorSet {
+            name: "mine",
+            fixes: Fixes::all(),
+            gemini_tool_text: true,
+        };
+        assert_eq!(
+            evaluate_sets(&Setup::default(), mine).len(),
+            behavior_sets().len() + 1
+        );
+    }
 }

@@ -24,6 +24,10 @@ pub enum Format {
     Yaml,
 }
 
+/// A file's contents as read: its bytes (at most one past the size limit)
+/// and the size the file system gives, or why it could not be read.
+pub type Contents = Result<(Vec<u8>, Option<u64>), String>;
+
 /// One configuration file as read: its name as the answer prints it, how
 /// it is written, and its bytes (at most one past
 /// [`MAX_CONFIG_BYTES`](crate::config::MAX_CONFIG_BYTES), to tell a file
@@ -36,7 +40,7 @@ pub struct Text {
     /// Properties or YAML.
     pub format: Format,
     /// The bytes and the size, or why the file was not read.
-    pub read: Result<(Vec<u8>, Option<u64>), String>,
+    pub read: Contents,
 }
 
 impl Text {
@@ -311,10 +315,7 @@ fn since_2_0_1(key: &str) -> bool {
 /// The Spring AI version a build file declares, and the version answered
 /// for: the build's when this model describes it (2.0.0 or 2.0.1), else
 /// 2.0.1.
-pub(super) fn build_version(
-    name: String,
-    read: &Result<(Vec<u8>, Option<u64>), String>,
-) -> Result<BuildVersion, Stop> {
+pub(super) fn build_version(name: String, read: &Contents) -> Result<BuildVersion, Stop> {
     // A build file is read under the configuration files' limit: a real
     // pom.xml is a few kilobytes.
     let (bytes, size) = match read {
