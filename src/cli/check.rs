@@ -2,11 +2,13 @@
 //! `application.yml` (or standard input), binds its `spring.ai.tools.*`
 //! keys as Spring Boot would, and prints per behaviour set whether the
 //! setup survives each scenario, the smallest change that makes it safe and
-//! the fix library's switches that do. The logic is the library's
-//! (`config::binding`, `config::check`); this file reads the inputs,
-//! prints, and chooses the exit status: 0 safe under the set asked for
-//! (`--fixes`, default upstream), 1 not safe, 2 no verdict (a configuration
-//! Spring would refuse, an input that cannot be read, a usage error).
+//! the fix library's switches that do. The answer is the library's one
+//! call, `config::answer`; this command reads the flags and the files
+//! (`files`), calls it, renders the answer as text (`text`), JSON (`json`)
+//! and SARIF (`super::sarif`), and chooses the exit status: 0 safe under
+//! the set asked for (`--fixes`, default upstream), 1 not safe, 2 no
+//! verdict (a configuration Spring would refuse, an input that cannot be
+//! read, a usage error).
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
@@ -25,7 +27,6 @@ mod json;
 mod text;
 
 use files::{read_input, shown, sources};
-
 use text::{clip, text};
 
 /// What properties cannot say, from the command line: `check`'s flags.
