@@ -11,11 +11,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use toolcall_model::config::relaxed;
-use toolcall_model::config::{CheckScenario, Gate, SetReport, Setup, Unknown};
-use toolcall_model::config::{Entry, Mark};
+use toolcall_model::config::{CheckScenario, CheckVerdict, Gate, SetReport, Setup, Unknown};
+use toolcall_model::config::{Entry, FIX_LIBRARY, Mark, Remedy};
 use toolcall_model::model::OnExceeded;
-
-use super::check::Remedy;
 
 /// The setting a failing scenario is owed to, as the key prefixes to look
 /// for (first found wins): the breach answer under `RETURN_ERROR_RESPONSE`
@@ -124,123 +122,26 @@ pub(crate) fn uri(path: &str) -> String {
 
 /// The SARIF log for the report of the set asked for.
 pub(crate) fn log(f: &Findings) -> Value {
-    let (sources, setup, report, remedy) = (f.sources, f.setup, f.report, f.remedy);
-    let file = sources
+    let file = f
+        .sources
         .first()
         .map_or("application.properties", |(o, _)| o.as_str());
     let mut artifacts: Vec<&str> = Vec::new();
-    for (o, _) in sources {
+    for (o, _) in f.sources {
         if !artifacts.contains(&o.as_str()) && o != "--set" && o != "the environment" {
             artifacts.push(o);
         }
     }
-    // Every remedy: the configuration change under upstream, and the fix
-    // library's switches.
-    let fix = {
-        let mut ways = Vec::new();
-        if let Some(c) = remedy.change.as_ref().filter(|c| !c.is_empty()) {
-            ways.push(format!(
-                "without a new library, {}",
-                c.iter()
-                    .map(|x| x.describe())
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            ));
-        }
-        let props = remedy.properties();
-        if !props.is_empty() {
-            ways.push(format!(
-                "with the fix library {}, {}",
-                super::check::FIX_LIBRARY,
-                props.join(", ")
-            ));
-        }
-        if ways.is_empty() {
-            String::new()
-        } else {
-            format!(" Fix it today: {}.", ways.join("; or "))
-        }
-    };
-    let mut results: Vec<Value> = report
+    let fix = fix_sentence(f.remedy);
+    let mut results: Vec<Value> = f
+        .report
         .verdicts
         .iter()
         .filter(|v| !v.mark.survives())
-        .map(|v| {
-            let index = CheckScenario::ALL
-                .iter()
-                .position(|s| *s == v.scenario)
-                .unwrap_or(0);
-            // A setting given with --set or the environment has no file.
-            let entry = culprit_keys(setup, v.scenario)
-                .iter()
-                .find_map(|k| find(sources, k))
-                .filter(|(o, _)| artifacts.contains(o));
-            // Without a setting of its own, the result stands on the file
-            // the answer is about.
-            let mut physical = json!({"artifactLocation": {"uri": uri(file)}});
-            if let Some((origin, e)) = entry {
-                physical["artifactLocation"]["uri"] = json!(uri(origin));
-                if e.line > 0 {
-                    physical["region"] =
-                        json!({"startLine": e.line, "startColumn": e.column.max(1)});
-                }
-            }
-            let because = entry
-                .map(|(_, e)| format!(" (set by {} = {})", e.key, e.value.to_java_string()))
-                .unwrap_or_default();
-            let mut result = json!({
-                "ruleId": v.scenario.column(),
-                "ruleIndex": index,
-                "level": level(v.mark),
-                "message": {"text": format!(
-                    "{}: {}{because} under {}: {}.{fix}",
-                    v.scenario.column(),
-                    v.mark.meaning(),
-                    report.set.name,
-                    v.detail,
-                )},
-                "locations": [{"physicalLocation": physical}],
-                "partialFingerprints": {"scenario/set/mark": format!("{}/{}/{}", v.scenario.column(), report.set.name, v.mark.word())},
-                "properties": {
-                    "mark": v.mark.word(),
-                    "set": report.set.name,
-                    "configuration": remedy.change.as_ref().map(|c| c.iter().map(|x| x.key()).collect::<Vec<_>>()),
-                    "library": remedy.properties(),
-                },
-            });
-            if let Some((_, a)) = f.gate.accepted.iter().find(|(s, _)| *s == v.scenario) {
-                result["suppressions"] = json!([{
-                    "kind": "external",
-                    "status": "accepted",
-                    "justification": format!("{} ({})", a.reason, a.origin).trim().to_owned(),
-                }]);
-            }
-            result
-        })
+        .map(|v| scenario_result(f, v, file, &artifacts, &fix))
         .collect();
-    let unknown_index = CheckScenario::ALL.len();
     for u in f.unknown {
-        // The key's entry: the last source that has it on that line.
-        let origin = sources
-            .iter()
-            .rev()
-            .find(|(o, d)| {
-                artifacts.contains(&o.as_str())
-                    && d.iter().any(|e| e.key == u.key && e.line == u.line)
-            })
-            .map_or(file, |(o, _)| o.as_str());
-        let mut physical = json!({"artifactLocation": {"uri": uri(origin)}});
-        if u.line > 0 {
-            physical["region"] = json!({"startLine": u.line});
-        }
-        results.push(json!({
-            "ruleId": UNKNOWN_KEY,
-            "ruleIndex": unknown_index,
-            "level": if f.strict_keys { "error" } else { "warning" },
-            "message": {"text": format!("Spring Boot ignores '{}': the setting is not applied; did you mean '{}'?", u.key, u.suggestion)},
-            "locations": [{"physicalLocation": physical}],
-            "properties": {"key": u.key, "suggestion": u.suggestion},
-        }));
+        results.push(unknown_result(f, u, file, &artifacts));
     }
     let mut rules: Vec<Value> = CheckScenario::ALL.iter().map(|s| rule(*s)).collect();
     rules.push(unknown_rule());
@@ -249,6 +150,119 @@ pub(crate) fn log(f: &Findings) -> Value {
         .map(|a| json!({"location": {"uri": uri(a)}}))
         .collect();
     envelope(rules, artifacts, results)
+}
+
+/// Every remedy, as the sentence each result ends with: the configuration
+/// change under upstream, and the fix library's switches.
+fn fix_sentence(remedy: &Remedy) -> String {
+    let mut ways = Vec::new();
+    if let Some(c) = remedy.change.as_ref().filter(|c| !c.is_empty()) {
+        ways.push(format!(
+            "without a new library, {}",
+            c.iter()
+                .map(|x| x.describe())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ));
+    }
+    let props = remedy.properties();
+    if !props.is_empty() {
+        ways.push(format!(
+            "with the fix library {FIX_LIBRARY}, {}",
+            props.join(", ")
+        ));
+    }
+    if ways.is_empty() {
+        String::new()
+    } else {
+        format!(" Fix it today: {}.", ways.join("; or "))
+    }
+}
+
+/// The result of a scenario the setup does not survive: on the line of
+/// the setting it is owed to, when a file has one.
+fn scenario_result(
+    f: &Findings,
+    v: &CheckVerdict,
+    file: &str,
+    artifacts: &[&str],
+    fix: &str,
+) -> Value {
+    let (setup, report, remedy) = (f.setup, f.report, f.remedy);
+    let index = CheckScenario::ALL
+        .iter()
+        .position(|s| *s == v.scenario)
+        .unwrap_or(0);
+    // A setting given with --set or the environment has no file.
+    let entry = culprit_keys(setup, v.scenario)
+        .iter()
+        .find_map(|k| find(f.sources, k))
+        .filter(|(o, _)| artifacts.contains(o));
+    // Without a setting of its own, the result stands on the file the
+    // answer is about.
+    let mut physical = json!({"artifactLocation": {"uri": uri(file)}});
+    if let Some((origin, e)) = entry {
+        physical["artifactLocation"]["uri"] = json!(uri(origin));
+        if e.line > 0 {
+            physical["region"] = json!({"startLine": e.line, "startColumn": e.column.max(1)});
+        }
+    }
+    let because = entry
+        .map(|(_, e)| format!(" (set by {} = {})", e.key, e.value.to_java_string()))
+        .unwrap_or_default();
+    let mut result = json!({
+        "ruleId": v.scenario.column(),
+        "ruleIndex": index,
+        "level": level(v.mark),
+        "message": {"text": format!(
+            "{}: {}{because} under {}: {}.{fix}",
+            v.scenario.column(),
+            v.mark.meaning(),
+            report.set.name,
+            v.detail,
+        )},
+        "locations": [{"physicalLocation": physical}],
+        "partialFingerprints": {"scenario/set/mark": format!("{}/{}/{}", v.scenario.column(), report.set.name, v.mark.word())},
+        "properties": {
+            "mark": v.mark.word(),
+            "set": report.set.name,
+            "configuration": remedy.change.as_ref().map(|c| c.iter().map(|x| x.key()).collect::<Vec<_>>()),
+            "library": remedy.properties(),
+        },
+    });
+    if let Some((_, a)) = f.gate.accepted.iter().find(|(s, _)| *s == v.scenario) {
+        result["suppressions"] = json!([{
+            "kind": "external",
+            "status": "accepted",
+            "justification": format!("{} ({})", a.reason, a.origin).trim().to_owned(),
+        }]);
+    }
+    result
+}
+
+/// The result of a key Spring ignores, on its line.
+fn unknown_result(f: &Findings, u: &Unknown, file: &str, artifacts: &[&str]) -> Value {
+    // The key's entry: the last source that has it on that line.
+    let origin = f
+        .sources
+        .iter()
+        .rev()
+        .find(|(o, d)| {
+            artifacts.contains(&o.as_str()) && d.iter().any(|e| e.key == u.key && e.line == u.line)
+        })
+        .map_or(file, |(o, _)| o.as_str());
+    let mut physical = json!({"artifactLocation": {"uri": uri(origin)}});
+    if u.line > 0 {
+        physical["region"] = json!({"startLine": u.line});
+    }
+    json!({
+        "ruleId": UNKNOWN_KEY,
+        "ruleIndex": CheckScenario::ALL.len(),
+        "level": if f.strict_keys { "error" } else { "warning" },
+        "message": {"text": format!("Spring Boot ignores '{}': the setting is not applied; did you mean '{}'?", u.key, u.suggestion)},
+        "locations": [{"physicalLocation": physical}],
+        "properties": {"key": u.key, "suggestion": u.suggestion},
+    })
 }
 
 /// Every mark a scenario breaks with is an error: the application fails

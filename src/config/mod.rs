@@ -18,12 +18,16 @@ pub use binding::{
 
 pub use check::{
     Accepted, Application, CLOSES_BEGIN, CLOSES_END, Change, CheckScenario, CheckVerdict,
-    Defaulted, Gate, LONG_TURN_ROUNDS, Lenient, MAX_OPEN_COMBINATIONS, MAX_OPEN_TRIED,
-    MAX_PLAYED_LIMIT, MAX_UNRESOLVED, Mark, NextRefused, OpenAnswer, OpenProperty, OutputKind,
-    RUNAWAY_PROBE, Refused, ScenarioScript, SetReport, Setup, ToolOutput, UNKNOWN_TOOL_NAME,
-    WorstOpen, bind_open, breaks_under, closing_table, defaulted, describe_setup, evaluate,
-    evaluate_sets, open_values, report, report_sets, safe_sets, script, smallest_change,
-    smallest_fixes, worst_open, written_names,
+    Defaulted, FIX_LIBRARY, FIX_PREFIX, Gate, LONG_TURN_ROUNDS, MAX_OPEN_COMBINATIONS,
+    MAX_OPEN_TRIED, MAX_PLAYED_LIMIT, MAX_UNRESOLVED, Mark, NextRefused, OpenAnswer, OpenProperty,
+    OutputKind, RUNAWAY_PROBE, Remedy, ScenarioScript, SetReport, Setup, ToolOutput,
+    UNKNOWN_TOOL_NAME, closing_table, defaulted, describe_setup, evaluate, open_values, report,
+    safe_sets, script, smallest_change, written_names,
+};
+#[cfg(feature = "yaml")]
+pub use check::{
+    Answer, BuildVersion, Contents, Format, Options, ProfileFiles, Refusal, Sources, Stop, Text,
+    answer, clip_lines,
 };
 
 pub use main_job::{Column, GROUPS, MainJob, columns, conclusion, reproduce, table};

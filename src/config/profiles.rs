@@ -29,6 +29,15 @@ pub fn relaxed(key: &str) -> String {
         .collect()
 }
 
+/// Whether `key` names `prefix` or a property under it (a `.` or `[`
+/// follows), both in [`relaxed`] form: `spring.ai.tools.Limits[x]` is
+/// under `spring.ai.tools.limits`, `spring.ai.tools.limitsx` is not.
+pub(crate) fn relaxed_under(key: &str, prefix: &str) -> bool {
+    let (k, p) = (relaxed_elements(key), relaxed(prefix));
+    k.strip_prefix(&p)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+}
+
 /// The value of `key` in one document, as Spring reads it (a list's
 /// elements `key[0]`, `key[1]`... joined with commas).
 fn value_of(doc: &[Entry], key: &str) -> Option<String> {
@@ -636,17 +645,37 @@ pub fn placeholder_names(docs: &[Vec<Entry>]) -> Vec<String> {
         let JavaValue::String(v) = &e.value else {
             continue;
         };
-        let mut rest = v.as_str();
-        while let Some(i) = rest.find("${") {
-            rest = &rest[i + 2..];
-            let end = rest.find([':', '}', '$']).unwrap_or(rest.len());
-            let name = rest[..end].trim();
+        for (name, _) in placeholder_refs(v) {
+            let name = name.trim();
             if !name.is_empty() && seen.insert(name) {
                 out.push(name.to_owned());
             }
         }
     }
     out
+}
+
+/// Each `${` in `value`, in order: the name that follows it (up to the
+/// first `:`, `}` or `$`, else the text's end) and the character that ends
+/// it (`None` at the end). The one scanner of placeholder names: those the
+/// environment is asked for, those without a default that leave a
+/// property open, those with a default that `--defaults-run` speaks for.
+/// A nested placeholder is found at its own `${`.
+pub(crate) fn placeholder_refs(value: &str) -> impl Iterator<Item = (&str, Option<char>)> {
+    let mut rest = value;
+    std::iter::from_fn(move || {
+        let i = rest.find("${")?;
+        rest = &rest[i + 2..];
+        let end = rest.find([':', '}', '$']);
+        let name = &rest[..end.unwrap_or(rest.len())];
+        Some((name, end.and_then(|e| rest[e..].chars().next())))
+    })
+}
+
+/// A key in [`relaxed`] form with an index (`[name]`) read as an element
+/// (`.name`): `max-calls-per-tool[Search]` is `maxcallspertool.search`.
+pub(crate) fn relaxed_elements(key: &str) -> String {
+    relaxed(&key.replace('[', "."))
 }
 
 /// A property source that is not a file (`--set`, the environment): one

@@ -590,6 +590,22 @@ pub fn is_java_whitespace(c: char) -> bool {
         | '\u{2028}' | '\u{2029}' | '\u{205F}' | '\u{3000}')
 }
 
+/// `String.hashCode()`: over the UTF-16 code units, `31 * h + c`.
+fn string_hash_code(s: &str) -> i32 {
+    s.encode_utf16()
+        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
+}
+
+/// The bucket `java.util.HashMap` (and `HashSet`) puts a `String` key in,
+/// for a table of `capacity` (a power of two): the hash code spread,
+/// `(h ^ (h >>> 16)) & (capacity - 1)`. The one home of Java's hash order:
+/// the tool registry's duplicate names and the binder's equal keys both
+/// iterate by it.
+pub(crate) fn hash_map_bucket(s: &str, capacity: usize) -> usize {
+    let h = string_hash_code(s) as u32;
+    ((h ^ (h >> 16)) as usize) & (capacity - 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::collections::SmallMap;
-use crate::model::java::JavaException;
+use crate::model::java::{JavaException, hash_map_bucket};
 use crate::model::shared_str::SharedStr;
 
 /// Where a tool is registered.
@@ -407,13 +407,6 @@ pub fn duplicate_request_names(tools: &[ToolSpec]) -> Vec<String> {
     {
         return Vec::new();
     }
-    let hash = |name: &str| {
-        let h = name
-            .encode_utf16()
-            .fold(0i32, |h, u| h.wrapping_mul(31).wrapping_add(i32::from(u)))
-            as u32;
-        (h ^ (h >> 16)) as usize
-    };
     let mut table: Vec<Vec<(&str, usize)>> = vec![Vec::new(); 16];
     let mut size = 0usize;
     for t in tools.iter().filter(|t| t.registered == Registered::Request) {
@@ -422,13 +415,13 @@ pub fn duplicate_request_names(tools: &[ToolSpec]) -> Vec<String> {
             let mut next: Vec<Vec<(&str, usize)>> = vec![Vec::new(); cap];
             for bucket in table {
                 for e in bucket {
-                    next[hash(e.0) & (cap - 1)].push(e);
+                    next[hash_map_bucket(e.0, cap)].push(e);
                 }
             }
             table = next;
         }
         let cap = table.len();
-        let bucket = &mut table[hash(&t.name) & (cap - 1)];
+        let bucket = &mut table[hash_map_bucket(&t.name, cap)];
         match bucket.iter_mut().find(|(n, _)| *n == t.name) {
             Some((_, c)) => *c += 1,
             None => {

@@ -8,7 +8,7 @@ use crate::model::limits::{LimitsError, OnExceeded, ToolCallLimits, is_java_whit
 
 use super::names::{
     Element, Kind, compare_names, dashed, elements, hash_set_capacity, java_hash_order, java_lower,
-    original, put_all_capacity, target, uniform, uniform_key,
+    original, put_all_capacity, target, uniform, uniform_eq, uniform_key,
 };
 use super::placeholders::{
     PLACEHOLDER_EXCEPTION, PLACEHOLDER_LIMIT, Placeholders, placeholders_expand_too_much,
@@ -41,19 +41,6 @@ pub(super) fn may_be_under_tools(key: &str) -> bool {
         }
     }
     next.is_none()
-}
-
-/// `uniform(e) == u`, without building `uniform(e)`.
-pub(super) fn uniform_eq(e: &Element, u: &str) -> bool {
-    match e.kind {
-        Kind::Uniform | Kind::Indexed | Kind::NumericallyIndexed => e.text == u,
-        _ => e
-            .text
-            .chars()
-            .map(java_lower)
-            .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-            .eq(u.chars()),
-    }
 }
 
 /// Whether `els` starts with the relaxed name `uni`.

@@ -1,6 +1,8 @@
 //! Relaxed names (`ConfigurationPropertyName`): elements, their uniform
 //! and dashed forms, Java's hash order of equal keys, and the names' order.
 
+use crate::model::java::hash_map_bucket;
+
 /// The properties `ToolCallingProperties` (prefix `spring.ai.tools`) binds,
 /// in canonical form, with their Java types.
 pub const KNOWN_KEYS: [(&str, &str); 8] = [
@@ -154,13 +156,24 @@ pub(super) fn elements(name: &str) -> Vec<Element> {
 pub(super) fn uniform(e: &Element) -> String {
     match e.kind {
         Kind::Uniform | Kind::Indexed | Kind::NumericallyIndexed => e.text.clone(),
-        _ => e
-            .text
-            .chars()
-            .map(java_lower)
-            .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-            .collect(),
+        _ => uniform_chars(&e.text).collect(),
     }
+}
+
+/// `uniform(e) == u`, without building `uniform(e)`.
+pub(super) fn uniform_eq(e: &Element, u: &str) -> bool {
+    match e.kind {
+        Kind::Uniform | Kind::Indexed | Kind::NumericallyIndexed => e.text == u,
+        _ => uniform_chars(&e.text).eq(u.chars()),
+    }
+}
+
+/// The uniform form of a non-uniform element's text: lowercased, its
+/// ASCII letters and digits.
+fn uniform_chars(text: &str) -> impl Iterator<Item = char> + '_ {
+    text.chars()
+        .map(java_lower)
+        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
 }
 
 /// `getElement(i, Form.ORIGINAL)`: a map key's element. A uniform or
@@ -221,26 +234,13 @@ pub(super) fn target(s: &str) -> Vec<String> {
     uniform_key(&elements(s))
 }
 
-/// `String.hashCode()`.
-pub(super) fn java_hash(s: &str) -> i32 {
-    s.encode_utf16()
-        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
-}
-
-/// The bucket `HashMap` puts a `String` key in, for a table of `capacity`
-/// (a power of two): `(h ^ (h >>> 16)) & (capacity - 1)`.
-pub(super) fn java_bucket(s: &str, capacity: usize) -> usize {
-    let h = java_hash(s) as u32;
-    ((h ^ (h >> 16)) as usize) & (capacity - 1)
-}
-
 /// `HashMap`'s iteration order of `keys` inserted in this order into a
 /// table of `capacity`: by bucket, then by insertion within a bucket
 /// (resizing splits buckets without reordering them). Trees (8 or more
 /// keys in one bucket of a table of 64 or more) are not modelled.
 pub(super) fn java_hash_order(keys: &[&str], capacity: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by_key(|&i| java_bucket(keys[i], capacity));
+    order.sort_by_key(|&i| hash_map_bucket(keys[i], capacity));
     order
 }
 

@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::{CheckScenario, SetReport};
 use crate::config::binding::{BoundProperties, Entry};
-use crate::config::profiles::relaxed;
+use crate::config::profiles::{placeholder_refs, relaxed_elements};
 
 /// One accepted finding: the scenario (its column id or its name), the
 /// mark it breaks with, and the behaviour set it is accepted under (any
@@ -173,12 +173,6 @@ impl Gate {
     }
 }
 
-/// A name compared as Spring's relaxed binding compares it, an index
-/// (`[name]`) as an element (`.name`).
-fn uniform(key: &str) -> String {
-    relaxed(&key.replace('[', "."))
-}
-
 /// The key of each property read as the team wrote it (the last entry of
 /// that name, as Spring reads the last), for the canonical names of
 /// [`BoundProperties::read`] (`max-calls-per-tool.searchflights` was
@@ -192,10 +186,14 @@ fn uniform(key: &str) -> String {
 /// assert_eq!(names["spring.ai.tools.limits.max-calls-per-tool.searchflights"], "spring.ai.tools.limits.max-calls-per-tool.searchFlights");
 /// ```
 pub fn written_names(bound: &BoundProperties, docs: &[Vec<Entry>]) -> HashMap<String, String> {
-    let wanted: HashMap<String, &String> = bound.read.keys().map(|k| (uniform(k), k)).collect();
+    let wanted: HashMap<String, &String> = bound
+        .read
+        .keys()
+        .map(|k| (relaxed_elements(k), k))
+        .collect();
     let mut out = HashMap::new();
     for e in docs.iter().flatten() {
-        if let Some(k) = wanted.get(&uniform(&e.key)) {
+        if let Some(k) = wanted.get(&relaxed_elements(&e.key)) {
             out.insert((*k).clone(), e.key.clone());
         }
     }
@@ -255,14 +253,8 @@ pub fn defaulted(bound: &BoundProperties) -> Vec<Defaulted> {
 /// The names of the `${NAME:default}` placeholders of a value, each once.
 fn placeholders_with_default(v: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut rest = v;
-    while let Some(i) = rest.find("${") {
-        rest = &rest[i + 2..];
-        let Some(end) = rest.find(['}', ':', '$']) else {
-            break;
-        };
-        let name = &rest[..end];
-        if rest[end..].starts_with(':') && !name.is_empty() && !out.iter().any(|n| n == name) {
+    for (name, end) in placeholder_refs(v) {
+        if end == Some(':') && !name.is_empty() && !out.iter().any(|n| n == name) {
             out.push(name.to_owned());
         }
     }

@@ -33,25 +33,35 @@ use crate::model::manager::Config;
 use crate::model::processor::{Processor, ProcessorKind};
 use crate::model::table::enum_table;
 
+#[cfg(feature = "yaml")]
+mod answer;
 mod closes;
 mod gate;
 mod judge;
 mod open;
 mod remedy;
 mod script;
+#[cfg(feature = "yaml")]
+mod sources;
+#[cfg(feature = "yaml")]
+mod stop;
 
+#[cfg(feature = "yaml")]
+pub use answer::{Answer, Options, Sources, answer};
 pub use closes::{CLOSES_BEGIN, CLOSES_END, closing_table};
 pub use gate::{Accepted, Defaulted, Gate, defaulted, written_names};
 pub use judge::{NextRefused, evaluate};
-pub use open::{
-    Lenient, MAX_OPEN_COMBINATIONS, MAX_OPEN_TRIED, MAX_UNRESOLVED, OpenAnswer, OpenProperty,
-    Refused, WorstOpen, bind_open, evaluate_sets, worst_open,
-};
+pub(crate) use open::{Lenient, bind_open, worst_open};
+pub use open::{MAX_OPEN_COMBINATIONS, MAX_OPEN_TRIED, MAX_UNRESOLVED, OpenAnswer, OpenProperty};
 pub use remedy::{
-    Change, SetReport, breaks_under, report, report_sets, safe_sets, smallest_change,
-    smallest_fixes,
+    Change, FIX_LIBRARY, FIX_PREFIX, Remedy, SetReport, report, safe_sets, smallest_change,
 };
+pub(crate) use remedy::{breaks_under, report_sets, smallest_fixes};
 pub use script::{ScenarioScript, UNKNOWN_TOOL_NAME, script};
+#[cfg(feature = "yaml")]
+pub use sources::{BuildVersion, Contents, Format, ProfileFiles, Text, clip_lines};
+#[cfg(feature = "yaml")]
+pub use stop::{Refusal, Stop};
 
 /// The largest limit a breach scenario plays out call by call; past it the
 /// scenario is reported as not played (the outcome does not depend on the

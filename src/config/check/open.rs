@@ -12,13 +12,13 @@ use serde_json::{Value, json};
 use super::{Application, SetReport, Setup};
 use super::{breaks_under, defaulted, open_values, report_sets, written_names};
 use crate::config::binding::{BindFailure, BoundProperties, Entry, bind};
-use crate::config::profiles::{relaxed, source};
+use crate::config::profiles::{placeholder_refs, relaxed, relaxed_elements, source};
 use crate::model::behavior::{BehaviorSet, SpringAi, behavior_sets};
 
 /// The properties bound with every property a placeholder nothing
 /// resolves leaves open left out ([`bind_open`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Lenient {
+pub(crate) struct Lenient {
     /// What Spring Boot binds without them.
     pub bound: BoundProperties,
     /// The sources without them, with the file each comes from.
@@ -34,7 +34,7 @@ pub struct Lenient {
 /// (Spring would have refused their placeholders first, unless the
 /// environment sets them).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Refused {
+pub(crate) struct Refused {
     /// Spring's refusal.
     pub failure: BindFailure,
     /// The sources bound, with the file each comes from.
@@ -46,7 +46,7 @@ pub struct Refused {
 /// The answer for the worst values: what is bound there, the setup, every
 /// set's report, and what the open properties were tried at.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WorstOpen {
+pub(crate) struct WorstOpen {
     /// The properties bound at the values answered for.
     pub bound: BoundProperties,
     /// The setup there.
@@ -62,15 +62,7 @@ pub struct WorstOpen {
 /// Spring's refusal: the application's real environment may well set it.
 /// A refusal for any other reason (or past [`MAX_UNRESOLVED`] such
 /// properties) comes back with the sources and warnings so far.
-///
-/// ```
-/// use toolcall_model::config::{bind_open, parse_properties};
-/// let docs = parse_properties(b"spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY}\n").unwrap();
-/// let found = bind_open(docs.into_iter().map(|d| ("a.properties".to_owned(), d)).collect()).unwrap();
-/// assert_eq!(found.open[0].property, "spring.ai.tools.limits.on-limit-exceeded");
-/// assert!(found.unresolved[0].starts_with("a.properties:1 "));
-/// ```
-pub fn bind_open(mut sources: Vec<(String, Vec<Entry>)>) -> Result<Lenient, Box<Refused>> {
+pub(crate) fn bind_open(mut sources: Vec<(String, Vec<Entry>)>) -> Result<Lenient, Box<Refused>> {
     let (mut unresolved, mut open) = (Vec::new(), Vec::new());
     // Every such property found in one pass over the sources, each judged
     // by binding its entry alone, and all left out in one more: binding
@@ -155,22 +147,7 @@ pub const MAX_OPEN_TRIED: usize = 16;
 /// scenarios (unset first among equals). Every combination is checked
 /// when there are at most `MAX_OPEN_COMBINATIONS`, else each property in
 /// turn, keeping the worst value of those before it.
-///
-/// ```
-/// use toolcall_model::config::{bind_open, parse_properties, worst_open, Application};
-/// use toolcall_model::model::{behavior_sets, OnExceeded, SpringAi};
-/// let docs = parse_properties(b"spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY:THROW}\n").unwrap();
-/// let answer = |defaults_run| {
-///     let found = bind_open(docs.iter().cloned().map(|d| ("a".to_owned(), d)).collect()).unwrap();
-///     worst_open(&docs, found, &Application::default(), SpringAi::default(), behavior_sets()[0], defaults_run)
-/// };
-/// // The environment may set RETURN_ERROR_RESPONSE, which breaks more
-/// // than the default: the answer is for it, unless the default runs.
-/// assert_eq!(answer(false).bound.limits.on_exceeded, OnExceeded::ReturnErrorResponse);
-/// assert!(answer(false).open.unwrap().properties[0].default.is_some());
-/// assert_eq!(answer(true).bound.limits.on_exceeded, OnExceeded::Throw);
-/// ```
-pub fn worst_open(
+pub(crate) fn worst_open(
     sources: &[Vec<Entry>],
     found: Lenient,
     app: &Application,
@@ -180,45 +157,10 @@ pub fn worst_open(
 ) -> WorstOpen {
     let Lenient {
         bound: mut first,
-        mut open,
+        open,
         ..
     } = found;
-    // A placeholder's default is one value of many unless the team says
-    // it is what runs.
-    if !defaults_run {
-        let names = written_names(&first, sources);
-        for d in defaulted(&first) {
-            open.push(OpenProperty {
-                key: names
-                    .get(&d.property)
-                    .cloned()
-                    .unwrap_or(d.property.clone()),
-                property: d.property,
-                default: Some(d.written),
-            });
-        }
-    }
-    let choices: Vec<(OpenProperty, &'static [&'static str])> = open
-        .iter()
-        .map(|p| (p.clone(), open_values(&p.property)))
-        .filter(|(_, v)| !v.is_empty())
-        .collect();
-    // Only the most properties are tried (the rest answered at their
-    // default, or unset, and named): each tried costs two more checks, and
-    // per-tool limits play the same part.
-    let mut choices = choices;
-    let untried: Vec<OpenProperty> = if choices.len() > MAX_OPEN_TRIED {
-        choices.sort_by_key(|(p, _)| {
-            open_values(&p.property).len() == 2 && p.property.contains("max-calls-per-tool.")
-        });
-        choices
-            .split_off(MAX_OPEN_TRIED)
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let (choices, untried) = tried_properties(open, &first, sources, defaults_run);
     // Each combination is judged under the set asked for alone; every set
     // is reported for the one answered for.
     let judge = |values: Vec<Option<&'static str>>, bound: BoundProperties| {
@@ -269,19 +211,8 @@ pub fn worst_open(
         .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len() + 1))
         .filter(|n| *n <= MAX_OPEN_COMBINATIONS);
     if let Some(n) = combinations {
-        // Combination i: each property's digit in base (its values + 1),
-        // 0 for unset.
         for i in 1..n {
-            let mut rest = i;
-            let values = choices
-                .iter()
-                .map(|(_, v)| {
-                    let k: usize = rest % (v.len() + 1);
-                    rest /= v.len() + 1;
-                    k.checked_sub(1).map(|k| v[k])
-                })
-                .collect();
-            consider(values, &mut best);
+            consider(combination(i, &choices), &mut best);
         }
     } else {
         for (i, (_, v)) in choices.iter().enumerate() {
@@ -312,6 +243,75 @@ pub fn worst_open(
             untried,
         }),
     }
+}
+
+/// The properties whose values are tried (each with them), at most
+/// [`MAX_OPEN_TRIED`], and those left at their default (or unset) and
+/// named: with `defaults_run` off, every placeholder default is open too.
+#[allow(clippy::type_complexity)]
+fn tried_properties(
+    mut open: Vec<OpenProperty>,
+    first: &BoundProperties,
+    sources: &[Vec<Entry>],
+    defaults_run: bool,
+) -> (
+    Vec<(OpenProperty, &'static [&'static str])>,
+    Vec<OpenProperty>,
+) {
+    // A placeholder's default is one value of many unless the team says
+    // it is what runs.
+    if !defaults_run {
+        let names = written_names(first, sources);
+        for d in defaulted(first) {
+            open.push(OpenProperty {
+                key: names
+                    .get(&d.property)
+                    .cloned()
+                    .unwrap_or(d.property.clone()),
+                property: d.property,
+                default: Some(d.written),
+            });
+        }
+    }
+    let choices: Vec<(OpenProperty, &'static [&'static str])> = open
+        .iter()
+        .map(|p| (p.clone(), open_values(&p.property)))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
+    // Only the most properties are tried (the rest answered at their
+    // default, or unset, and named): each tried costs two more checks, and
+    // per-tool limits play the same part.
+    let mut choices = choices;
+    let untried: Vec<OpenProperty> = if choices.len() > MAX_OPEN_TRIED {
+        choices.sort_by_key(|(p, _)| {
+            open_values(&p.property).len() == 2 && p.property.contains("max-calls-per-tool.")
+        });
+        choices
+            .split_off(MAX_OPEN_TRIED)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    (choices, untried)
+}
+
+/// Combination `i` of the choices: each property's digit in base (its
+/// values + 1), 0 for unset.
+fn combination(
+    i: usize,
+    choices: &[(OpenProperty, &'static [&'static str])],
+) -> Vec<Option<&'static str>> {
+    let mut rest = i;
+    choices
+        .iter()
+        .map(|(_, v)| {
+            let k: usize = rest % (v.len() + 1);
+            rest /= v.len() + 1;
+            k.checked_sub(1).map(|k| v[k])
+        })
+        .collect()
 }
 
 /// At most this many combinations are listed in the text answer.
@@ -473,11 +473,10 @@ fn unset_placeholder_properties(
     // Only a property written once (in any spelling, in any source) is
     // judged here: where it is written more than once, which entry Spring
     // reads is the binder's to say, and the binding loop asks it.
-    let uniform = |k: &str| relaxed(&k.replace('[', "."));
     let mut written: std::collections::HashMap<String, usize> = Default::default();
     for e in sources.iter().flat_map(|(_, d)| d.iter()) {
         if relaxed(&e.key).starts_with(&prefix) {
-            *written.entry(uniform(&e.key)).or_default() += 1;
+            *written.entry(relaxed_elements(&e.key)).or_default() += 1;
         }
     }
     let mut seen = std::collections::HashSet::new();
@@ -486,7 +485,7 @@ fn unset_placeholder_properties(
         let v = e.value.to_java_string();
         if !v.contains("${")
             || !relaxed(&e.key).starts_with(&prefix)
-            || written.get(&uniform(&e.key)) != Some(&1)
+            || written.get(&relaxed_elements(&e.key)) != Some(&1)
         {
             continue;
         }
@@ -512,18 +511,10 @@ fn unset_placeholder_properties(
 
 /// The names of a value's `${NAME}` placeholders without a default.
 fn placeholder_names_in(value: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = value;
-    while let Some(i) = rest.find("${") {
-        rest = &rest[i + 2..];
-        let Some(end) = rest.find(['}', ':', '$']) else {
-            break;
-        };
-        if rest[end..].starts_with('}') && end > 0 {
-            out.push(&rest[..end]);
-        }
-    }
-    out
+    placeholder_refs(value)
+        .filter(|(name, end)| *end == Some('}') && !name.is_empty())
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// Whether `value` (as Spring left it) holds a `${NAME}` without a default
@@ -540,17 +531,83 @@ fn names_an_unset_placeholder(value: &str, sources: &[(String, Vec<Entry>)]) -> 
 }
 
 /// Every scenario under every named behaviour set and the one asked for.
-///
-/// ```
-/// use toolcall_model::config::{evaluate_sets, Setup};
-/// use toolcall_model::model::{behavior_sets, BehaviorSet, Fixes};
-/// let mine = BehaviorSet { name: "mine", fixes: Fixes::all(), gemini_tool_text: true };
-/// assert_eq!(evaluate_sets(&Setup::default(), mine).len(), behavior_sets().len() + 1);
-/// ```
-pub fn evaluate_sets(setup: &Setup, asked: BehaviorSet) -> Vec<SetReport> {
+pub(crate) fn evaluate_sets(setup: &Setup, asked: BehaviorSet) -> Vec<SetReport> {
     let mut sets = behavior_sets();
     if !sets.contains(&asked) {
         sets.push(asked);
     }
     report_sets(setup, &sets)
+}
+
+#[cfg(test)]
+mod tests {
+    /// A placeholder nothing resolves leaves its property open, with a
+    /// warning at its file and line.
+    #[test]
+    fn bind_open_leaves_an_unresolved_property_open() {
+        use super::bind_open;
+        use crate::config::parse_properties;
+        let docs =
+            parse_properties(b"spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY}\n").unwrap();
+        let found = bind_open(
+            docs.into_iter()
+                .map(|d| ("a.properties".to_owned(), d))
+                .collect(),
+        )
+        .unwrap();
+        assert_eq!(
+            found.open[0].property,
+            "spring.ai.tools.limits.on-limit-exceeded"
+        );
+        assert!(found.unresolved[0].starts_with("a.properties:1 "));
+    }
+
+    /// The answer is for the value the environment may set that breaks
+    /// most, unless the default is what runs.
+    #[test]
+    fn worst_open_answers_for_the_worst_value() {
+        use super::{bind_open, worst_open};
+        use crate::config::{Application, parse_properties};
+        use crate::model::{OnExceeded, SpringAi, behavior_sets};
+        let docs =
+            parse_properties(b"spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY:THROW}\n")
+                .unwrap();
+        let answer = |defaults_run| {
+            let found =
+                bind_open(docs.iter().cloned().map(|d| ("a".to_owned(), d)).collect()).unwrap();
+            worst_open(
+                &docs,
+                found,
+                &Application::default(),
+                SpringAi::default(),
+                behavior_sets()[0],
+                defaults_run,
+            )
+        };
+        // The environment may set RETURN_ERROR_RESPONSE, which breaks more
+        // than the default: the answer is for it, unless the default runs.
+        assert_eq!(
+            answer(false).bound.limits.on_exceeded,
+            OnExceeded::ReturnErrorResponse
+        );
+        assert!(answer(false).open.unwrap().properties[0].default.is_some());
+        assert_eq!(answer(true).bound.limits.on_exceeded, OnExceeded::Throw);
+    }
+
+    /// A set asked for that is not a named one gets a report of its own.
+    #[test]
+    fn evaluate_sets_adds_the_set_asked_for() {
+        use super::evaluate_sets;
+        use crate::config::Setup;
+        use crate::model::{BehaviorSet, Fixes, behavior_sets};
+        let mine = BehaviorSet {
+            name: "mine",
+            fixes: Fixes::all(),
+            gemini_tool_text: true,
+        };
+        assert_eq!(
+            evaluate_sets(&Setup::default(), mine).len(),
+            behavior_sets().len() + 1
+        );
+    }
 }

@@ -250,14 +250,7 @@ pub fn report(setup: &Setup) -> Vec<SetReport> {
 }
 
 /// The report for a setup under the given behaviour sets.
-///
-/// ```
-/// use toolcall_model::{config::{report_sets, Setup}, model::{BehaviorSet, Fixes}};
-/// let set = BehaviorSet { name: "mine", fixes: Fixes::all(), gemini_tool_text: false };
-/// let r = report_sets(&Setup::default(), &[set]);
-/// assert!(r[0].safe());
-/// ```
-pub fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport> {
+pub(crate) fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport> {
     let setup = &scenario_setup(setup);
     sets.iter()
         .copied()
@@ -284,19 +277,7 @@ pub fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport> {
 /// `setup` survives every scenario, found by playing each combination;
 /// `Some` of no fix when upstream already survives, `None` when no
 /// combination does.
-///
-/// ```
-/// use toolcall_model::{config::{smallest_fixes, Setup}, model::{Fix, ToolCallLimits, OnExceeded}};
-/// let setup = Setup {
-///     limits: ToolCallLimits { on_exceeded: OnExceeded::ReturnErrorResponse, ..ToolCallLimits::default().max_calls_per_tool(1).unwrap() },
-///     ..Setup::default()
-/// };
-/// // Breach text and plain tool text both need the strict conversion; once
-/// // the loop goes on, a model that keeps calling past the limit needs the
-/// // turn to end.
-/// assert_eq!(smallest_fixes(&setup).unwrap().enabled(), vec![Fix::StrictJsonOrWrap, Fix::EndTurnAfterBreach]);
-/// ```
-pub fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
+pub(crate) fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
     let setup = &scenario_setup(setup);
     let n = Fix::ALL.len();
     let mut combos: Vec<u32> = (0..1u32 << n).collect();
@@ -323,13 +304,7 @@ pub fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
 
 /// The columns of the scenarios `setup` breaks in under `set`, in table
 /// order: [`SetReport::breaks`] without the search for a smallest change.
-///
-/// ```
-/// use toolcall_model::config::{breaks_under, report, Setup};
-/// let up = &report(&Setup::default())[0];
-/// assert_eq!(breaks_under(&Setup::default(), &up.set), up.breaks());
-/// ```
-pub fn breaks_under(setup: &Setup, set: &BehaviorSet) -> Vec<&'static str> {
+pub(crate) fn breaks_under(setup: &Setup, set: &BehaviorSet) -> Vec<&'static str> {
     let setup = &scenario_setup(setup);
     CheckScenario::ALL
         .iter()
@@ -352,6 +327,44 @@ pub fn safe_sets(reports: &[SetReport]) -> Vec<&'static str> {
 mod tests {
     use super::*;
     use crate::model::ToolCallLimits;
+
+    /// Every set named is reported.
+    #[test]
+    fn report_sets_reports_each_set() {
+        let set = BehaviorSet {
+            name: "mine",
+            fixes: Fixes::all(),
+            gemini_tool_text: false,
+        };
+        let r = report_sets(&Setup::default(), &[set]);
+        assert!(r[0].safe());
+    }
+
+    /// The fewest fixes that make a setup safe, found by playing them.
+    #[test]
+    fn smallest_fixes_of_a_breaching_setup() {
+        let setup = Setup {
+            limits: ToolCallLimits {
+                on_exceeded: OnExceeded::ReturnErrorResponse,
+                ..ToolCallLimits::default().max_calls_per_tool(1).unwrap()
+            },
+            ..Setup::default()
+        };
+        // Breach text and plain tool text both need the strict conversion; once
+        // the loop goes on, a model that keeps calling past the limit needs the
+        // turn to end.
+        assert_eq!(
+            smallest_fixes(&setup).unwrap().enabled(),
+            vec![Fix::StrictJsonOrWrap, Fix::EndTurnAfterBreach]
+        );
+    }
+
+    /// What breaks under a set is what its report says breaks.
+    #[test]
+    fn breaks_under_is_the_report_s_breaks() {
+        let up = &report(&Setup::default())[0];
+        assert_eq!(breaks_under(&Setup::default(), &up.set), up.breaks());
+    }
 
     /// The reduced setup gives every scenario the same verdict as the full one.
     #[test]
@@ -390,5 +403,71 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+/// The fix library's Maven coordinates (its starter, which brings the
+/// auto-configuration module `toolcall-fixes`): the library "Fix it today"
+/// names.
+pub const FIX_LIBRARY: &str = "io.github.toolcallmodel:toolcall-fixes-spring-boot-starter:0.1.0";
+
+/// The fix library's property prefix: its switches are
+/// `toolcall.fixes.NAME=true`.
+pub const FIX_PREFIX: &str = "toolcall.fixes";
+
+/// What makes a setup safe today: a configuration change (under
+/// upstream), and the fewest switches of the fix library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remedy {
+    /// The smallest configuration change under upstream, if one is enough.
+    pub change: Option<Vec<Change>>,
+    /// The fewest fixes that make the setup safe as configured.
+    pub fixes: Option<Fixes>,
+    /// The Spring AI version answered for.
+    pub version: crate::model::behavior::SpringAi,
+}
+
+impl Remedy {
+    /// The remedy of `setup`, whose reports (upstream's among them) are
+    /// `reports`.
+    pub(crate) fn find(setup: &Setup, reports: &[SetReport]) -> Remedy {
+        Remedy {
+            change: reports
+                .iter()
+                .find(|r| r.set.name == "upstream")
+                .and_then(|r| r.smallest_change.clone()),
+            fixes: smallest_fixes(setup),
+            version: setup.version,
+        }
+    }
+
+    /// The fix library's properties for the fixes found.
+    ///
+    /// ```
+    /// use toolcall_model::config::{Options, Sources, Text, Format, answer};
+    /// let text = Text::new("a.properties", Format::Properties, "spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n");
+    /// let a = answer(Sources::of(vec![text]), &Options::default()).unwrap();
+    /// assert!(a.remedy.properties().iter().all(|p| p.starts_with("toolcall.fixes.") && p.ends_with("=true")));
+    /// ```
+    pub fn properties(&self) -> Vec<String> {
+        self.fixes
+            .map(|f| {
+                f.enabled()
+                    .iter()
+                    .map(|x| format!("{FIX_PREFIX}.{}=true", x.name()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The remedy as JSON: the change, the fixes, the library and its
+    /// properties.
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::json!({
+            "configuration": self.change.as_ref().map(|c| c.iter().map(|x| serde_json::json!({"change": x.key(), "how": x.describe()})).collect::<Vec<_>>()),
+            "fixes": self.fixes.map(|f| f.enabled().iter().map(|x| x.name()).collect::<Vec<_>>()),
+            "library": FIX_LIBRARY,
+            "properties": self.properties(),
+        })
     }
 }
