@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use toolcall_model::chat::advisor_thinks_json;
 use toolcall_model::gemini::write_tool_response;
-use toolcall_model::model::{BehaviorSet, cut, json_error_text};
+use toolcall_model::model::{BehaviorSet, Fixes, cut, json_error_text};
 
 /// At most this many characters of an input are echoed in a message; the
 /// rest is named by its length.
@@ -35,48 +35,11 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // The workaround advisor rewrites, before Gemini's conversion, a text
-    // it does not take for JSON as `{"error":TEXT}`.
-    let advised = |text: String| {
-        if advisor && !advisor_thinks_json(&text) {
-            json_error_text(&text)
-        } else {
-            text
-        }
-    };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     if !jsonl {
-        let mut bytes = Vec::new();
-        if let Err(e) = stdin.lock().read_to_end(&mut bytes) {
-            errln!("error: cannot read standard input: {e}");
-            return ExitCode::FAILURE;
-        }
-        let text = match String::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                errln!(
-                    "error: standard input is not valid UTF-8 (byte {})",
-                    e.utf8_error().valid_up_to()
-                );
-                return ExitCode::FAILURE;
-            }
-        };
-        let text = advised(text);
-        return match write_tool_response(&text, error, fixes, &mut out) {
-            Ok(Ok(())) => {
-                if let Err(e) = out.write_all(b"\n").and_then(|()| out.flush()) {
-                    super::output_lost(&e);
-                }
-                ExitCode::SUCCESS
-            }
-            Ok(Err(e)) => {
-                errln!("error: {}", clip_echo(&e.to_string()));
-                ExitCode::FAILURE
-            }
-            Err(e) => super::output_lost(&e),
-        };
+        return convert_whole(&stdin, error, fixes, advisor, &mut out);
     }
     let mut reader = stdin.lock();
     let mut line = Vec::new();
@@ -115,7 +78,7 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
                     writeln!(out, "{}", serde_json::json!({ "input_error": m }))
                 }
                 Ok(text) => {
-                    let text = advised(text);
+                    let text = advised(advisor, text);
                     // The payload goes straight out; a failed conversion
                     // writes nothing, so `{"ok":` is written only after it
                     // succeeds (into a line buffer, then copied).
@@ -147,4 +110,54 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// The workaround advisor's rewriting, when it runs (`advisor`), before
+/// Gemini's conversion: a text it does not take for JSON becomes
+/// `{"error":TEXT}`.
+fn advised(advisor: bool, text: String) -> String {
+    if advisor && !advisor_thinks_json(&text) {
+        json_error_text(&text)
+    } else {
+        text
+    }
+}
+
+/// `convert` without `--jsonl`: the whole of standard input is one text.
+fn convert_whole(
+    stdin: &std::io::Stdin,
+    error: bool,
+    fixes: Fixes,
+    advisor: bool,
+    out: &mut impl Write,
+) -> ExitCode {
+    let mut bytes = Vec::new();
+    if let Err(e) = stdin.lock().read_to_end(&mut bytes) {
+        errln!("error: cannot read standard input: {e}");
+        return ExitCode::FAILURE;
+    }
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            errln!(
+                "error: standard input is not valid UTF-8 (byte {})",
+                e.utf8_error().valid_up_to()
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    let text = advised(advisor, text);
+    match write_tool_response(&text, error, fixes, out) {
+        Ok(Ok(())) => {
+            if let Err(e) = out.write_all(b"\n").and_then(|()| out.flush()) {
+                super::output_lost(&e);
+            }
+            ExitCode::SUCCESS
+        }
+        Ok(Err(e)) => {
+            errln!("error: {}", clip_echo(&e.to_string()));
+            ExitCode::FAILURE
+        }
+        Err(e) => super::output_lost(&e),
+    }
 }

@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use toolcall_model::checking::explore::{self as ex, CellOutcome, CellResult, Options, Progress};
+use toolcall_model::checking::explore::{
+    self as ex, CellOutcome, CellResult, MatrixCell, Options, Progress,
+};
 
 struct Display {
     tty: bool,
@@ -151,9 +153,57 @@ pub fn command(
         toolcall_model::checking::invariants::Invariant::ALL.len(),
         sets.len()
     );
+    let started = Instant::now();
+    let timed = match run_cells(&cells, &opts, jobs, &display) {
+        Ok(timed) => timed,
+        Err(e) => {
+            errln!("error: cannot start a worker thread: {e} (try a smaller --jobs)");
+            return ExitCode::FAILURE;
+        }
+    };
+    if display.lock().is_ok_and(|d| d.tty) {
+        errln!();
+    }
+    speed_report(&timed, started.elapsed(), jobs);
+    let results: Vec<CellResult> = timed.into_iter().map(|(r, _)| r).collect();
+    if let Some(dir) = out_dir {
+        let cxs = results.iter().filter_map(|r| match &r.outcome {
+            CellOutcome::Refuted { counterexample, .. } => Some(counterexample),
+            _ => None,
+        });
+        if !write_counterexamples(dir, cxs) {
+            return ExitCode::from(2);
+        }
+    }
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&ex::to_json(&opts, &results)).unwrap_or_default()
+        );
+    } else {
+        out!("{}", ex::to_text(&opts, &results));
+    }
+    if results
+        .iter()
+        .any(|r| matches!(r.outcome, CellOutcome::Aborted(_)))
+    {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Runs the cells on `jobs` worker threads, reporting each on standard
+/// error as it ends; the results and times in cell order, or the error of
+/// the first thread the system refused.
+fn run_cells(
+    cells: &[MatrixCell],
+    opts: &Options,
+    jobs: usize,
+    display: &Mutex<Display>,
+) -> std::io::Result<Vec<(CellResult, Duration)>> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<(CellResult, Duration)>>> = Mutex::new(vec![None; cells.len()]);
-    let started = Instant::now();
     // When the system refuses a thread, the ones started do the work (the
     // matrix does not depend on how many); when it refuses the first, say so.
     let spawned = std::thread::scope(|scope| {
@@ -166,7 +216,7 @@ pub fn command(
                         let Some(cell) = cells.get(i) else { break };
                         let label = format!("{}×{}", cell.set.name, cell.invariant);
                         let t0 = Instant::now();
-                        let r = ex::run_cell(cell, &opts, &|p| {
+                        let r = ex::run_cell(cell, opts, &|p| {
                             if let Ok(mut d) = display.lock() {
                                 d.running.insert(i, (label.clone(), p));
                                 d.draw(false);
@@ -203,46 +253,13 @@ pub fn command(
         }
         Ok(())
     });
-    if let Err(e) = spawned {
-        errln!("error: cannot start a worker thread: {e} (try a smaller --jobs)");
-        return ExitCode::FAILURE;
-    }
-    if display.lock().is_ok_and(|d| d.tty) {
-        errln!();
-    }
-    let timed: Vec<(CellResult, Duration)> = results
+    spawned?;
+    Ok(results
         .into_inner()
         .unwrap_or_default()
         .into_iter()
         .flatten()
-        .collect();
-    speed_report(&timed, started.elapsed(), jobs);
-    let results: Vec<CellResult> = timed.into_iter().map(|(r, _)| r).collect();
-    if let Some(dir) = out_dir {
-        let cxs = results.iter().filter_map(|r| match &r.outcome {
-            CellOutcome::Refuted { counterexample, .. } => Some(counterexample),
-            _ => None,
-        });
-        if !write_counterexamples(dir, cxs) {
-            return ExitCode::from(2);
-        }
-    }
-    if json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&ex::to_json(&opts, &results)).unwrap_or_default()
-        );
-    } else {
-        out!("{}", ex::to_text(&opts, &results));
-    }
-    if results
-        .iter()
-        .any(|r| matches!(r.outcome, CellOutcome::Aborted(_)))
-    {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+        .collect())
 }
 
 /// `explore --exhaustive`: every scenario of the bound, on `jobs`
@@ -292,29 +309,7 @@ pub fn exhaustive(
     let started = Instant::now();
     let last = Mutex::new((Instant::now(), 0u64));
     let part = run_part(&space, part_of, jobs, &|done, total| {
-        let Ok(mut l) = last.lock() else { return };
-        let tenth = total / 10;
-        let due = if tty {
-            l.0.elapsed() >= Duration::from_millis(200)
-        } else {
-            tenth > 0 && done / tenth > l.1 / tenth.max(1)
-        };
-        if !due && done < total {
-            return;
-        }
-        *l = (Instant::now(), done);
-        let secs = started.elapsed().as_secs_f64();
-        let line = format!(
-            "explore --exhaustive: {done}/{total} scenarios ({:.0}%), {secs:.0} s",
-            done as f64 * 100.0 / total.max(1) as f64
-        );
-        let mut e = std::io::stderr().lock();
-        if tty {
-            let _ = write!(e, "\r\x1b[K{line}");
-        } else {
-            let _ = writeln!(e, "{line}");
-        }
-        let _ = e.flush();
+        exhaustive_progress(tty, started, &last, done, total);
     });
     if tty {
         errln!();
@@ -354,6 +349,42 @@ pub fn exhaustive(
         toolcall_model::model::behavior_sets().len()
     );
     print_report(&report, json, out_dir)
+}
+
+/// One line of `explore --exhaustive`'s progress on standard error, when
+/// one is due: every 200 ms on a terminal (redrawn in place), else at each
+/// tenth of the scenarios, and at the end. `last` holds when the last line
+/// was drawn and how many scenarios were done then.
+fn exhaustive_progress(
+    tty: bool,
+    started: Instant,
+    last: &Mutex<(Instant, u64)>,
+    done: u64,
+    total: u64,
+) {
+    let Ok(mut l) = last.lock() else { return };
+    let tenth = total / 10;
+    let due = if tty {
+        l.0.elapsed() >= Duration::from_millis(200)
+    } else {
+        tenth > 0 && done / tenth > l.1 / tenth.max(1)
+    };
+    if !due && done < total {
+        return;
+    }
+    *l = (Instant::now(), done);
+    let secs = started.elapsed().as_secs_f64();
+    let line = format!(
+        "explore --exhaustive: {done}/{total} scenarios ({:.0}%), {secs:.0} s",
+        done as f64 * 100.0 / total.max(1) as f64
+    );
+    let mut e = std::io::stderr().lock();
+    if tty {
+        let _ = write!(e, "\r\x1b[K{line}");
+    } else {
+        let _ = writeln!(e, "{line}");
+    }
+    let _ = e.flush();
 }
 
 /// `merge`: the shards' findings combined, printed as `explore

@@ -39,23 +39,11 @@ pub(crate) fn generate(
         );
         return ExitCode::from(2);
     }
-    use toolcall_model::checking::generators::{VectorOp, vector_name, vectors_iter};
-    let mut chosen = Vec::new();
-    for name in ops.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        match VectorOp::ALL.iter().find(|o| o.name() == name) {
-            Some(o) => chosen.push(*o),
-            None => {
-                errln!(
-                    "error: unknown op '{name}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)"
-                );
-                return ExitCode::from(2);
-            }
-        }
-    }
-    if chosen.is_empty() {
-        errln!("error: --ops names no op");
-        return ExitCode::from(2);
-    }
+    use toolcall_model::checking::generators::{vector_name, vectors_iter};
+    let chosen = match chosen_ops(ops) {
+        Ok(chosen) => chosen,
+        Err(code) => return code,
+    };
     if let Err(e) = std::fs::create_dir_all(out) {
         errln!("error: {}: {e}", out.display());
         return ExitCode::from(2);
@@ -89,37 +77,10 @@ pub(crate) fn generate(
         {
             continue;
         }
-        if expect == "model" {
-            // The model's own output as the expectation: `verify` then
-            // passes every vector, and a change to the model shows as a
-            // failure.
-            match Vector::from_value(&v)
-                .map_err(|e| e.to_string())
-                .and_then(|x| x.run())
-            {
-                Ok(e) => {
-                    v["expect"] = e;
-                    // A payload the model parsed into a deep tree nests the
-                    // output past what a vector may hold: written, the
-                    // file would not load.
-                    let depth = nesting(&v);
-                    if depth > toolcall_model::vectors::MAX_VECTOR_DEPTH {
-                        errln!(
-                            "error: {}: the model's output nests {depth} levels, past the {} a vector may hold (use --expect none, or another seed)",
-                            super::shown(v["name"].as_str().unwrap_or("generated")),
-                            toolcall_model::vectors::MAX_VECTOR_DEPTH
-                        );
-                        return ExitCode::from(2);
-                    }
-                }
-                Err(e) => {
-                    errln!(
-                        "error: {}: {e}",
-                        super::shown(v["name"].as_str().unwrap_or("generated"))
-                    );
-                    return ExitCode::from(2);
-                }
-            }
+        if expect == "model"
+            && let Err(code) = expect_model(&mut v)
+        {
+            return code;
         }
         let name = v["name"].as_str().unwrap_or("generated");
         let path = out.join(format!("{name}.json"));
@@ -137,36 +98,100 @@ pub(crate) fn generate(
         }
     }
     if expect == "java" {
-        return match fill_from_java(runner, &paths) {
-            Ok(f) => {
-                outln!(
-                    "wrote {} vectors to {} with the real classes' answers as expect{}{}",
-                    paths.len() - f.removed,
-                    out.display(),
-                    if f.removed > 0 {
-                        format!("; {} the runner cannot express were removed", f.removed)
-                    } else {
-                        String::new()
-                    },
-                    if f.disagree > 0 {
-                        format!(
-                            "; the model disagrees on {} of them (toolcall-model verify lists them)",
-                            f.disagree
-                        )
-                    } else {
-                        "; the model agrees on every one".to_owned()
-                    }
-                );
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                errln!("error: --expect java: {e}");
-                ExitCode::from(2)
-            }
-        };
+        return report_java(runner, &paths, out);
     }
     outln!("wrote {written} vectors to {}", out.display());
     ExitCode::SUCCESS
+}
+
+/// `gen --ops`: the ops named, comma-separated; an unknown op or none is
+/// an error (exit 2, said on standard error).
+fn chosen_ops(ops: &str) -> Result<Vec<toolcall_model::checking::generators::VectorOp>, ExitCode> {
+    use toolcall_model::checking::generators::VectorOp;
+    let mut chosen = Vec::new();
+    for name in ops.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match VectorOp::ALL.iter().find(|o| o.name() == name) {
+            Some(o) => chosen.push(*o),
+            None => {
+                errln!(
+                    "error: unknown op '{name}' (known: execute_tool_calls, gemini_request, convert_tool_response, tool_loop)"
+                );
+                return Err(ExitCode::from(2));
+            }
+        }
+    }
+    if chosen.is_empty() {
+        errln!("error: --ops names no op");
+        return Err(ExitCode::from(2));
+    }
+    Ok(chosen)
+}
+
+/// `gen --expect model`: the model's own output as the vector's
+/// expectation, so that `verify` passes every vector and a change to the
+/// model shows as a failure; an output a vector cannot hold is an error
+/// (exit 2, said on standard error).
+fn expect_model(v: &mut serde_json::Value) -> Result<(), ExitCode> {
+    match Vector::from_value(v)
+        .map_err(|e| e.to_string())
+        .and_then(|x| x.run())
+    {
+        Ok(e) => {
+            v["expect"] = e;
+            // A payload the model parsed into a deep tree nests the
+            // output past what a vector may hold: written, the
+            // file would not load.
+            let depth = nesting(v);
+            if depth > toolcall_model::vectors::MAX_VECTOR_DEPTH {
+                errln!(
+                    "error: {}: the model's output nests {depth} levels, past the {} a vector may hold (use --expect none, or another seed)",
+                    super::shown(v["name"].as_str().unwrap_or("generated")),
+                    toolcall_model::vectors::MAX_VECTOR_DEPTH
+                );
+                return Err(ExitCode::from(2));
+            }
+        }
+        Err(e) => {
+            errln!(
+                "error: {}: {e}",
+                super::shown(v["name"].as_str().unwrap_or("generated"))
+            );
+            return Err(ExitCode::from(2));
+        }
+    }
+    Ok(())
+}
+
+/// `gen --expect java`: the written vectors' expectations from the real
+/// classes through `runner`, and what was written said on standard output.
+fn report_java(runner: &Path, paths: &[PathBuf], out: &Path) -> ExitCode {
+    match fill_from_java(runner, paths) {
+        Ok(f) => {
+            outln!(
+                "wrote {} vectors to {} with the real classes' answers as expect{}{}",
+                paths.len() - f.removed,
+                out.display(),
+                if f.removed > 0 {
+                    format!("; {} the runner cannot express were removed", f.removed)
+                } else {
+                    String::new()
+                },
+                if f.disagree > 0 {
+                    format!(
+                        "; the model disagrees on {} of them (toolcall-model verify lists them)",
+                        f.disagree
+                    )
+                } else {
+                    "; the model agrees on every one".to_owned()
+                }
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            errln!("error: --expect java: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// What [`fill_from_java`] did.
@@ -333,23 +358,14 @@ const MAX_FILE_LIST: usize = toolcall_model::vectors::MAX_VECTOR_BYTES;
 pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) -> ExitCode {
     use std::collections::{HashMap, HashSet};
     use std::io::BufRead;
-    use toolcall_model::vectors::conformance::{Comparison, JavaLine, Tally, judge, judge_loaded};
-    let open = |p: &Path| -> Result<Box<dyn BufRead>, String> {
-        if p.as_os_str() == "-" {
-            Ok(Box::new(std::io::stdin().lock()))
-        } else {
-            std::fs::File::open(p)
-                .map(|f| Box::new(std::io::BufReader::new(f)) as Box<dyn BufRead>)
-                .map_err(|e| format!("{}: {e}", p.display()))
-        }
-    };
+    use toolcall_model::vectors::conformance::{Comparison, JavaLine, Tally};
     // Standard input is locked for the whole read of the output: the list
     // cannot come from it too.
     if java_results.as_os_str() == "-" && files.is_some_and(|f| f.as_os_str() == "-") {
         errln!("error: the runner's output and the files list cannot both be standard input (-)");
         return ExitCode::from(2);
     }
-    let mut output = match open(java_results) {
+    let mut output = match open_input(java_results) {
         Ok(r) => r,
         Err(e) => {
             errln!("error: {e}");
@@ -358,24 +374,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     };
     // The files the runner was given: each must get exactly one answer
     // (a file listed twice, two). Counted, so that a long list costs linear time.
-    let list: Result<Vec<String>, String> = files.map_or(Ok(Vec::new()), |p| {
-        let bytes = super::read_at_most(open(p)?, MAX_FILE_LIST)
-            .map_err(|e| format!("{}: {e}", p.display()))?;
-        if bytes.len() > MAX_FILE_LIST {
-            return Err(format!(
-                "{}: larger than {MAX_FILE_LIST} bytes: not read",
-                p.display()
-            ));
-        }
-        let text =
-            String::from_utf8(bytes).map_err(|_| format!("{}: not valid UTF-8", p.display()))?;
-        Ok(text
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(str::to_owned)
-            .collect())
-    });
-    let list = match list {
+    let list = match read_file_list(files) {
         Ok(l) => l,
         Err(e) => {
             errln!("error: {e}");
@@ -429,67 +428,18 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
                 outln!("FAIL {}", super::shown(&d));
                 Comparison::Disagree(vec![d])
             }
-            Ok(java) => {
-                let path = java.path().to_owned();
-                let mut v = match read_vector_file(Path::new(&path)) {
-                    Err(Unread::TooLarge) => {
-                        judge_loaded(Err(toolcall_model::vectors::too_large()), &[], &java)
-                    }
-                    Err(e) => Comparison::Disagree(vec![e.to_string()]),
-                    Ok(bytes) => judge(&bytes, &java),
-                };
-                // Without the list, a file answered again is not a second
-                // pass: one answer repeated 50,000 times once counted 50,000.
-                let twice = answered.contains(&path);
-                if files.is_none() {
-                    if twice {
-                        v = Comparison::Disagree(vec!["answered twice by the runner".to_owned()]);
-                    }
-                } else if let Some(left) = unanswered.get_mut(path.as_str()).filter(|n| **n > 0) {
-                    *left -= 1;
-                } else {
-                    let why = if twice {
-                        "answered twice by the runner"
-                    } else {
-                        "the runner answered a file it was not given"
-                    };
-                    v = Comparison::Disagree(vec![why.to_owned()]);
-                }
-                answered.insert(path.clone());
-                match &v {
-                    Comparison::Disagree(d) => {
-                        if d.iter().any(|x| x.starts_with("nothing compared")) {
-                            zero += 1;
-                        }
-                        outln!(
-                            "FAIL {}",
-                            super::shown(&format!("{path}: {}", d.join("; ")))
-                        )
-                    }
-                    Comparison::OutOfScope(r) if verbose => {
-                        outln!("OUT OF SCOPE {}", super::shown(&format!("{path}: {r}")))
-                    }
-                    Comparison::RefusedByBoth if verbose => {
-                        outln!("REFUSED BY BOTH {}", super::shown(&path))
-                    }
-                    _ => {}
-                }
-                v
-            }
+            Ok(java) => answer_of(
+                &java,
+                files.is_some(),
+                &mut unanswered,
+                &mut answered,
+                &mut zero,
+                verbose,
+            ),
         };
         tally.add(&verdict);
     }
-    // In the list's order, each file as often as it went unanswered.
-    for f in &list {
-        if let Some(left) = unanswered.get_mut(f.as_str()).filter(|n| **n > 0) {
-            *left -= 1;
-            outln!(
-                "FAIL {}",
-                super::shown(&format!("{f}: the runner gave no answer"))
-            );
-            tally.add(&Comparison::Disagree(vec![]));
-        }
-    }
+    unanswered_fail(&list, &mut unanswered, &mut tally);
     if files.is_none() {
         errln!(
             "note: without --files, each file counts once and a file the runner skipped is not seen"
@@ -502,6 +452,119 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// `-` (standard input) or a file, read line by line.
+fn open_input(p: &Path) -> Result<Box<dyn std::io::BufRead>, String> {
+    if p.as_os_str() == "-" {
+        Ok(Box::new(std::io::stdin().lock()))
+    } else {
+        std::fs::File::open(p)
+            .map(|f| Box::new(std::io::BufReader::new(f)) as Box<dyn std::io::BufRead>)
+            .map_err(|e| format!("{}: {e}", p.display()))
+    }
+}
+
+/// `conform --files`: the files the runner was given, one a line, blank
+/// lines skipped; none without the option.
+fn read_file_list(files: Option<&Path>) -> Result<Vec<String>, String> {
+    files.map_or(Ok(Vec::new()), |p| {
+        let bytes = super::read_at_most(open_input(p)?, MAX_FILE_LIST)
+            .map_err(|e| format!("{}: {e}", p.display()))?;
+        if bytes.len() > MAX_FILE_LIST {
+            return Err(format!(
+                "{}: larger than {MAX_FILE_LIST} bytes: not read",
+                p.display()
+            ));
+        }
+        let text =
+            String::from_utf8(bytes).map_err(|_| format!("{}: not valid UTF-8", p.display()))?;
+        Ok(text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_owned)
+            .collect())
+    })
+}
+
+/// `conform --files`: a failure for each file the runner gave no answer,
+/// in the list's order, each as often as it went unanswered.
+fn unanswered_fail(
+    list: &[String],
+    unanswered: &mut std::collections::HashMap<&str, usize>,
+    tally: &mut toolcall_model::vectors::conformance::Tally,
+) {
+    for f in list {
+        if let Some(left) = unanswered.get_mut(f.as_str()).filter(|n| **n > 0) {
+            *left -= 1;
+            outln!(
+                "FAIL {}",
+                super::shown(&format!("{f}: the runner gave no answer"))
+            );
+            tally.add(&toolcall_model::vectors::conformance::Comparison::Disagree(
+                vec![],
+            ));
+        }
+    }
+}
+
+/// `conform`'s judgement of one answer of the runner: its vector judged
+/// against it, and an answer to a file not given (with the list,
+/// `listed`) or answered twice made a disagreement. Prints the failure
+/// (and, `verbose`, what is out of scope or refused by both) and counts
+/// the comparisons on zero keys.
+fn answer_of(
+    java: &toolcall_model::vectors::conformance::JavaLine,
+    listed: bool,
+    unanswered: &mut std::collections::HashMap<&str, usize>,
+    answered: &mut std::collections::HashSet<String>,
+    zero: &mut usize,
+    verbose: bool,
+) -> toolcall_model::vectors::conformance::Comparison {
+    use toolcall_model::vectors::conformance::{Comparison, judge, judge_loaded};
+    let path = java.path().to_owned();
+    let mut v = match read_vector_file(Path::new(&path)) {
+        Err(Unread::TooLarge) => judge_loaded(Err(toolcall_model::vectors::too_large()), &[], java),
+        Err(e) => Comparison::Disagree(vec![e.to_string()]),
+        Ok(bytes) => judge(&bytes, java),
+    };
+    // Without the list, a file answered again is not a second
+    // pass: one answer repeated 50,000 times once counted 50,000.
+    let twice = answered.contains(&path);
+    if !listed {
+        if twice {
+            v = Comparison::Disagree(vec!["answered twice by the runner".to_owned()]);
+        }
+    } else if let Some(left) = unanswered.get_mut(path.as_str()).filter(|n| **n > 0) {
+        *left -= 1;
+    } else {
+        let why = if twice {
+            "answered twice by the runner"
+        } else {
+            "the runner answered a file it was not given"
+        };
+        v = Comparison::Disagree(vec![why.to_owned()]);
+    }
+    answered.insert(path.clone());
+    match &v {
+        Comparison::Disagree(d) => {
+            if d.iter().any(|x| x.starts_with("nothing compared")) {
+                *zero += 1;
+            }
+            outln!(
+                "FAIL {}",
+                super::shown(&format!("{path}: {}", d.join("; ")))
+            )
+        }
+        Comparison::OutOfScope(r) if verbose => {
+            outln!("OUT OF SCOPE {}", super::shown(&format!("{path}: {r}")))
+        }
+        Comparison::RefusedByBoth if verbose => {
+            outln!("REFUSED BY BOTH {}", super::shown(&path))
+        }
+        _ => {}
+    }
+    v
 }
 
 /// The vector files under `path` (a file as given; a folder searched for

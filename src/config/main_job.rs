@@ -69,6 +69,152 @@ pub const GROUPS: [([&str; 2], &str); 5] = [
     ),
 ];
 
+/// Limits of 1 call per tool, with `on` on a breach.
+fn breach(on: OnExceeded) -> ToolCallLimits {
+    ToolCallLimits {
+        on_exceeded: on,
+        ..ToolCallLimits::default()
+            .max_calls_per_tool(1)
+            .expect("1 is a valid maximum")
+    }
+}
+
+/// A column's memory, in words.
+fn memory(m: Memory) -> String {
+    match m {
+        Memory::None => "no chat memory".to_owned(),
+        Memory::Outside => "MessageChatMemoryAdvisor at its default order (HIGHEST_PRECEDENCE + 200, outside the tool loop) over MessageWindowChatMemory (20 messages); conversation history on".to_owned(),
+        Memory::Inside => "MessageChatMemoryAdvisor ordered after ToolCallingAdvisor (> HIGHEST_PRECEDENCE + 300, inside the tool loop) over MessageWindowChatMemory (20 messages); ChatClient then turns the tool advisor's conversation history off".to_owned(),
+    }
+}
+
+/// The columns of tool text: plain text, half-JSON and a tool that throws,
+/// each followed by one more tool round, under default limits.
+fn text_columns(gemini: &str, v: &mut Vec<Column>) {
+    for (id, scenario, head, what) in [
+        (
+            "plain/default-processor",
+            CheckScenario::PlainText,
+            ["plain", "text"],
+            "a tool returns the plain text Sunny, 22 °C, then the model calls another tool once more",
+        ),
+        (
+            "half-json/default-processor",
+            CheckScenario::HalfJson,
+            ["half", "JSON"],
+            "a tool returns the half-JSON text 3.0 + 5.0 = 8.0, then the model calls another tool once more",
+        ),
+        (
+            "throws/default-processor",
+            CheckScenario::ToolThrows,
+            ["tool", "throws"],
+            "a tool throws IllegalStateException(\"Service unavailable\"), wrapped as method tools do, then the model calls another tool once more",
+        ),
+    ] {
+        v.push(Column {
+            id,
+            head,
+            group: 1,
+            assumptions: format!("{gemini}; default limits (40 per tool, 150 in total, THROW); Spring's default exception processor; {what}; {}", memory(Memory::None)),
+            setup: Setup::default(),
+            scenario,
+            in_table: true,
+        });
+    }
+}
+
+/// The columns of `THROW`: the breach with no memory, the memory outside
+/// the loop and inside it.
+fn throw_columns(gemini: &str, seed: &str, throw: &Setup, v: &mut Vec<Column>) {
+    for (id, m, head) in [
+        ("throw/memory-none", Memory::None, ["memory", "none"]),
+        (
+            "throw/memory-outside",
+            Memory::Outside,
+            ["memory", "outside"],
+        ),
+        ("throw/memory-inside", Memory::Inside, ["memory", "inside*"]),
+    ] {
+        v.push(Column {
+            id,
+            head,
+            group: 2,
+            assumptions: format!("{gemini}; {seed}; on-limit-exceeded=THROW; Spring's default exception processor; {}; the next turn is built from the memory", memory(m)),
+            setup: Setup {
+                memory: m,
+                ..throw.clone()
+            },
+            scenario: CheckScenario::BreachOneRound,
+            in_table: m == Memory::Inside,
+        });
+    }
+}
+
+/// The columns of the long turn: 12 tool rounds against the memory's
+/// window, the memory outside the loop and inside it.
+fn long_turn_columns(gemini: &str, v: &mut Vec<Column>) {
+    for (id, m, head) in [
+        (
+            "long-turn/memory-outside",
+            Memory::Outside,
+            ["memory", "outside"],
+        ),
+        (
+            "long-turn/memory-inside",
+            Memory::Inside,
+            ["memory", "inside*"],
+        ),
+    ] {
+        v.push(Column {
+            id,
+            head,
+            group: 3,
+            assumptions: format!("{gemini}; default limits (40 per tool, 150 in total, THROW); Spring's default exception processor; the model calls a JSON-returning tool once per round for 12 rounds, then answers; {}; the next turn is built from the memory", memory(m)),
+            setup: Setup {
+                memory: m,
+                ..Setup::default()
+            },
+            scenario: CheckScenario::LongTurn,
+            in_table: m == Memory::Inside,
+        });
+    }
+}
+
+/// The columns of the turn that never ends, under each processor.
+fn runaway_columns(gemini: &str, v: &mut Vec<Column>) {
+    for (id, kind, what) in [
+        (
+            "runaway/default-processor",
+            ProcessorKind::Default,
+            "Spring's DefaultToolExecutionExceptionProcessor (auto-configured)",
+        ),
+        (
+            "runaway/json-error-processor",
+            ProcessorKind::JsonError,
+            "an exception processor bean that writes {\"error\":MESSAGE}, like the seed's",
+        ),
+    ] {
+        v.push(Column {
+            id,
+            head: ["model", "repeats"],
+            group: 4,
+            assumptions: format!("{gemini}; spring.ai.tools.limits.max-calls-per-tool-default=1; the model calls tool x once per round and never stops; on-limit-exceeded=RETURN_ERROR_RESPONSE; {what}; {}", memory(Memory::None)),
+            setup: Setup {
+                limits: breach(OnExceeded::ReturnErrorResponse),
+                processor: Processor {
+                    kind,
+                    ..Processor::default()
+                },
+                ..Setup::default()
+            },
+            scenario: CheckScenario::Runaway,
+            // Past the table's 100 columns: its problem's line names who
+            // runs away under each processor and who closes it.
+            in_table: false,
+        });
+    }
+}
+
 /// The columns, in order.
 ///
 /// ```
@@ -77,12 +223,6 @@ pub const GROUPS: [([&str; 2], &str); 5] = [
 /// assert_eq!(c[0].id, "breach/default-processor");
 /// ```
 pub fn columns() -> Vec<Column> {
-    let breach = |on: OnExceeded| ToolCallLimits {
-        on_exceeded: on,
-        ..ToolCallLimits::default()
-            .max_calls_per_tool(1)
-            .expect("1 is a valid maximum")
-    };
     let rer = Setup {
         limits: breach(OnExceeded::ReturnErrorResponse),
         ..Setup::default()
@@ -93,13 +233,6 @@ pub fn columns() -> Vec<Column> {
     };
     let gemini =
         "Gemini (GoogleGenAiChatModel), a ChatClient that registers ToolCallingAdvisor itself";
-    let memory = |m: Memory| {
-        match m {
-        Memory::None => "no chat memory".to_owned(),
-        Memory::Outside => "MessageChatMemoryAdvisor at its default order (HIGHEST_PRECEDENCE + 200, outside the tool loop) over MessageWindowChatMemory (20 messages); conversation history on".to_owned(),
-        Memory::Inside => "MessageChatMemoryAdvisor ordered after ToolCallingAdvisor (> HIGHEST_PRECEDENCE + 300, inside the tool loop) over MessageWindowChatMemory (20 messages); ChatClient then turns the tool advisor's conversation history off".to_owned(),
-    }
-    };
     let seed = "spring.ai.tools.limits.max-calls-per-tool-default=1; the model calls tool x twice in one round";
     let mut v = vec![
         Column {
@@ -145,114 +278,10 @@ pub fn columns() -> Vec<Column> {
             in_table: true,
         },
     ];
-    for (id, scenario, head, what) in [
-        (
-            "plain/default-processor",
-            CheckScenario::PlainText,
-            ["plain", "text"],
-            "a tool returns the plain text Sunny, 22 °C, then the model calls another tool once more",
-        ),
-        (
-            "half-json/default-processor",
-            CheckScenario::HalfJson,
-            ["half", "JSON"],
-            "a tool returns the half-JSON text 3.0 + 5.0 = 8.0, then the model calls another tool once more",
-        ),
-        (
-            "throws/default-processor",
-            CheckScenario::ToolThrows,
-            ["tool", "throws"],
-            "a tool throws IllegalStateException(\"Service unavailable\"), wrapped as method tools do, then the model calls another tool once more",
-        ),
-    ] {
-        v.push(Column {
-            id,
-            head,
-            group: 1,
-            assumptions: format!("{gemini}; default limits (40 per tool, 150 in total, THROW); Spring's default exception processor; {what}; {}", memory(Memory::None)),
-            setup: Setup::default(),
-            scenario,
-            in_table: true,
-        });
-    }
-    for (id, m, head) in [
-        ("throw/memory-none", Memory::None, ["memory", "none"]),
-        (
-            "throw/memory-outside",
-            Memory::Outside,
-            ["memory", "outside"],
-        ),
-        ("throw/memory-inside", Memory::Inside, ["memory", "inside*"]),
-    ] {
-        v.push(Column {
-            id,
-            head,
-            group: 2,
-            assumptions: format!("{gemini}; {seed}; on-limit-exceeded=THROW; Spring's default exception processor; {}; the next turn is built from the memory", memory(m)),
-            setup: Setup {
-                memory: m,
-                ..throw.clone()
-            },
-            scenario: CheckScenario::BreachOneRound,
-            in_table: m == Memory::Inside,
-        });
-    }
-    for (id, m, head) in [
-        (
-            "long-turn/memory-outside",
-            Memory::Outside,
-            ["memory", "outside"],
-        ),
-        (
-            "long-turn/memory-inside",
-            Memory::Inside,
-            ["memory", "inside*"],
-        ),
-    ] {
-        v.push(Column {
-            id,
-            head,
-            group: 3,
-            assumptions: format!("{gemini}; default limits (40 per tool, 150 in total, THROW); Spring's default exception processor; the model calls a JSON-returning tool once per round for 12 rounds, then answers; {}; the next turn is built from the memory", memory(m)),
-            setup: Setup {
-                memory: m,
-                ..Setup::default()
-            },
-            scenario: CheckScenario::LongTurn,
-            in_table: m == Memory::Inside,
-        });
-    }
-    for (id, kind, what) in [
-        (
-            "runaway/default-processor",
-            ProcessorKind::Default,
-            "Spring's DefaultToolExecutionExceptionProcessor (auto-configured)",
-        ),
-        (
-            "runaway/json-error-processor",
-            ProcessorKind::JsonError,
-            "an exception processor bean that writes {\"error\":MESSAGE}, like the seed's",
-        ),
-    ] {
-        v.push(Column {
-            id,
-            head: ["model", "repeats"],
-            group: 4,
-            assumptions: format!("{gemini}; spring.ai.tools.limits.max-calls-per-tool-default=1; the model calls tool x once per round and never stops; on-limit-exceeded=RETURN_ERROR_RESPONSE; {what}; {}", memory(Memory::None)),
-            setup: Setup {
-                limits: breach(OnExceeded::ReturnErrorResponse),
-                processor: Processor {
-                    kind,
-                    ..Processor::default()
-                },
-                ..Setup::default()
-            },
-            scenario: CheckScenario::Runaway,
-            // Past the table's 100 columns: its problem's line names who
-            // runs away under each processor and who closes it.
-            in_table: false,
-        });
-    }
+    text_columns(gemini, &mut v);
+    throw_columns(gemini, seed, &throw, &mut v);
+    long_turn_columns(gemini, &mut v);
+    runaway_columns(gemini, &mut v);
     v
 }
 
@@ -359,34 +388,115 @@ fn names(all: &[&'static str], some: &[&'static str]) -> String {
 /// that close it (survive each of its columns), then what is enough only
 /// for some teams, computed from the verdicts.
 pub fn conclusion(job: &MainJob) -> Vec<String> {
-    let all: Vec<&'static str> = job.rows.iter().map(|(s, _)| s.name).collect();
-    let col = |id: &str| job.columns.iter().position(|c| c.id == id);
-    let ok = |id: &str| col(id).map(|c| job.survivors(c)).unwrap_or_default();
-    let closing = |g: usize| -> Vec<&'static str> {
-        all.iter()
+    let s = Survivors {
+        job,
+        all: job.rows.iter().map(|(s, _)| s.name).collect(),
+    };
+    let all = &s.all;
+    let mut out = Vec::new();
+    breach_lines(&s, &mut out);
+    out.push(s.line(1, text_extra(&s)));
+    let (n, o) = (s.ok("throw/memory-none"), s.ok("throw/memory-outside"));
+    out.push(s.line(
+        2,
+        if n == o {
+            format!(
+                " With no memory or the memory outside the loop, {} survives.",
+                names(all, &n)
+            )
+        } else {
+            format!(
+                " With no memory, {} survives; with the memory outside the loop, {}.",
+                names(all, &n),
+                names(all, &o)
+            )
+        },
+    ));
+    let why = s
+        .col("long-turn/memory-inside")
+        .and_then(|c| job.rows.first().map(|(_, v)| &v[c]))
+        .filter(|v| !v.mark.survives())
+        .map(|v| {
+            format!(
+                " Upstream with the memory inside: {}.",
+                v.detail.split(": ").next().unwrap_or_default()
+            )
+        })
+        .unwrap_or_default();
+    out.push(s.line(
+        3,
+        format!(
+            " With the memory outside the loop, {} survives.{why}",
+            names(all, &s.ok("long-turn/memory-outside"))
+        ),
+    ));
+    out.push(s.line(4, runaway_extra(&s)));
+    let every: Vec<&'static str> = job
+        .rows
+        .iter()
+        .filter(|(_, v)| v.iter().all(|x| x.mark.survives()))
+        .map(|(s, _)| s.name)
+        .collect();
+    out.push(format!(
+        "Every column survives under {}.",
+        names(all, &every)
+    ));
+    out
+}
+
+/// The main job's verdicts read by column, for [`conclusion`].
+struct Survivors<'a> {
+    job: &'a MainJob,
+    /// Every behaviour set's name, in the rows' order.
+    all: Vec<&'static str>,
+}
+
+impl Survivors<'_> {
+    /// The column of this id.
+    fn col(&self, id: &str) -> Option<usize> {
+        self.job.columns.iter().position(|c| c.id == id)
+    }
+
+    /// The sets that survive the column of this id.
+    fn ok(&self, id: &str) -> Vec<&'static str> {
+        self.col(id)
+            .map(|c| self.job.survivors(c))
+            .unwrap_or_default()
+    }
+
+    /// The sets that survive every column of group `g`.
+    fn closing(&self, g: usize) -> Vec<&'static str> {
+        self.all
+            .iter()
             .copied()
             .filter(|n| {
-                job.columns
+                self.job
+                    .columns
                     .iter()
                     .enumerate()
                     .filter(|(_, c)| c.group == g)
-                    .all(|(i, _)| job.survivors(i).contains(n))
+                    .all(|(i, _)| self.job.survivors(i).contains(n))
             })
             .collect()
-    };
-    let line = |g: usize, extra: String| {
+    }
+
+    /// Group `g`'s line: its problem, the sets that close it, then `extra`.
+    fn line(&self, g: usize, extra: String) -> String {
         format!(
             "{}: closed by {}.{extra}",
             GROUPS[g].1,
-            names(&all, &closing(g))
+            names(&self.all, &self.closing(g))
         )
-    };
-    let mut out = Vec::new();
-    let d = ok("breach/default-processor");
-    let j = ok("breach/json-error-processor");
-    let then = ok("breach-then-round/default-processor");
+    }
+}
+
+/// The breach's line, and the sets enough only with a JSON-error processor.
+fn breach_lines(s: &Survivors, out: &mut Vec<String>) {
+    let d = s.ok("breach/default-processor");
+    let j = s.ok("breach/json-error-processor");
+    let then = s.ok("breach-then-round/default-processor");
     let until: Vec<&'static str> = d.iter().copied().filter(|n| !then.contains(n)).collect();
-    out.push(line(
+    out.push(s.line(
         0,
         if until.is_empty() {
             String::new()
@@ -406,12 +516,18 @@ pub fn conclusion(job: &MainJob) -> Vec<String> {
             if only_json.len() == 1 { "is" } else { "are" }
         ));
     }
-    let plain = ok("plain/default-processor");
-    let throws_only: Vec<&'static str> = ok("throws/default-processor")
+}
+
+/// What the tool-text line adds: the sets that close only the
+/// exceptions' messages, and those that wrap plain text but cut half-JSON.
+fn text_extra(s: &Survivors) -> String {
+    let plain = s.ok("plain/default-processor");
+    let throws_only: Vec<&'static str> = s
+        .ok("throws/default-processor")
         .into_iter()
         .filter(|n| !plain.contains(n))
         .collect();
-    let half = ok("half-json/default-processor");
+    let half = s.ok("half-json/default-processor");
     let truncating: Vec<&'static str> = plain
         .iter()
         .copied()
@@ -441,47 +557,19 @@ pub fn conclusion(job: &MainJob) -> Vec<String> {
             if truncating.len() == 1 { "cuts" } else { "cut" }
         ));
     }
-    out.push(line(1, extra));
-    let (n, o) = (ok("throw/memory-none"), ok("throw/memory-outside"));
-    out.push(line(
-        2,
-        if n == o {
-            format!(
-                " With no memory or the memory outside the loop, {} survives.",
-                names(&all, &n)
-            )
-        } else {
-            format!(
-                " With no memory, {} survives; with the memory outside the loop, {}.",
-                names(&all, &n),
-                names(&all, &o)
-            )
-        },
-    ));
-    let why = col("long-turn/memory-inside")
-        .and_then(|c| job.rows.first().map(|(_, v)| &v[c]))
-        .filter(|v| !v.mark.survives())
-        .map(|v| {
-            format!(
-                " Upstream with the memory inside: {}.",
-                v.detail.split(": ").next().unwrap_or_default()
-            )
-        })
-        .unwrap_or_default();
-    out.push(line(
-        3,
-        format!(
-            " With the memory outside the loop, {} survives.{why}",
-            names(&all, &ok("long-turn/memory-outside"))
-        ),
-    ));
-    // The sets under which the turn ran away, per processor: a Gemini
-    // conversion failure ends it first under the others, so a fix of that
-    // exposes it, and a processor that writes JSON exposes it too.
+    extra
+}
+
+/// What the runaway line adds: the sets under which the turn ran away,
+/// per processor. A Gemini conversion failure ends it first under the
+/// others, so a fix of that exposes it, and a processor that writes JSON
+/// exposes it too.
+fn runaway_extra(s: &Survivors) -> String {
     let runaway = |id: &str| -> Vec<&'static str> {
-        col(id)
+        s.col(id)
             .map(|c| {
-                job.rows
+                s.job
+                    .rows
                     .iter()
                     .filter(|(_, v)| v[c].mark == crate::config::check::Mark::Runaway)
                     .map(|(s, _)| s.name)
@@ -511,18 +599,7 @@ pub fn conclusion(job: &MainJob) -> Vec<String> {
             more.join(", ")
         ));
     }
-    out.push(line(4, extra));
-    let every: Vec<&'static str> = job
-        .rows
-        .iter()
-        .filter(|(_, v)| v.iter().all(|x| x.mark.survives()))
-        .map(|(s, _)| s.name)
-        .collect();
-    out.push(format!(
-        "Every column survives under {}.",
-        names(&all, &every)
-    ));
-    out
+    extra
 }
 
 fn wrap(text: &str, width: usize) -> String {
@@ -542,6 +619,30 @@ fn wrap(text: &str, width: usize) -> String {
     if !line.is_empty() {
         out.push_str(&line);
         out.push('\n');
+    }
+    out
+}
+
+/// The table's legend: each mark its shown columns hold, in order of
+/// first appearance, with its meaning wrapped under itself past the word's
+/// column.
+fn legend(job: &MainJob, shown: &[usize]) -> String {
+    let mut marks = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (_, vs) in &job.rows {
+        for &i in shown {
+            if seen.insert(vs[i].mark.word()) {
+                marks.push(vs[i].mark);
+            }
+        }
+    }
+    let mut out = String::new();
+    for m in &marks {
+        let text = wrap(m.meaning(), 90);
+        for (i, l) in text.lines().enumerate() {
+            let word = if i == 0 { m.word() } else { "" };
+            out.push_str(&format!("{word:<10}{l}\n"));
+        }
     }
     out
 }
@@ -642,23 +743,7 @@ pub fn table(job: &MainJob) -> String {
          memory outside, the long turn outside) and the turn that never ends are in --json and the lines below.",
         100,
     ));
-    let mut marks = Vec::new();
-    let mut seen = BTreeSet::new();
-    for (_, vs) in &job.rows {
-        for &i in &shown {
-            if seen.insert(vs[i].mark.word()) {
-                marks.push(vs[i].mark);
-            }
-        }
-    }
-    for m in &marks {
-        // The meaning wrapped under itself, past the word's column.
-        let text = wrap(m.meaning(), 90);
-        for (i, l) in text.lines().enumerate() {
-            let word = if i == 0 { m.word() } else { "" };
-            out.push_str(&format!("{word:<10}{l}\n"));
-        }
-    }
+    out.push_str(&legend(job, &shown));
     out.push('\n');
     for c in conclusion(job) {
         out.push_str(&wrap(&c, 100));

@@ -264,17 +264,7 @@ fn read_events(text: &str, surrogate: &mut Option<usize>) -> Result<Vec<Vec<Entr
     };
     let parser = Parser::new_from_str(text);
     for ev in parser {
-        let (ev, span) = ev.map_err(|e| {
-            if e.info().contains("invalid Unicode character escape code") {
-                *surrogate = Some(e.marker().index());
-            }
-            format!(
-                "{} (line {}, column {})",
-                e.info(),
-                e.marker().line(),
-                e.marker().col() + 1
-            )
-        })?;
+        let (ev, span) = ev.map_err(|e| parse_error(&e, surrogate))?;
         let (line, mut col) = (span.start.line(), span.start.col() + 1);
         // A value left empty after `:` stands, for SnakeYAML, just after
         // the indicator (`processEmptyScalar(token.getEndMark())`); saphyr
@@ -300,54 +290,19 @@ fn read_events(text: &str, surrogate: &mut Option<usize>) -> Result<Vec<Vec<Entr
                 None
             }
             Event::Scalar(v, style, anchor, tag) => {
-                if depth > NESTING_DEPTH_LIMIT + 1 {
-                    return Err(format!(
-                        "org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"
-                    ));
-                }
+                nesting_allowed(depth, line)?;
                 let tag = tag.as_ref().map(|t| (t.handle.as_str(), t.suffix.as_str()));
                 let value = scalar_value(&v, style, tag, line)?;
                 Some((Node::Scalar(value, line, col), anchor))
             }
-            Event::Alias(id) => {
-                let n = anchors
-                    .get(&id)
-                    .cloned()
-                    .ok_or_else(|| format!("found undefined alias (line {line})"))?;
-                let (c, bytes) = count(&n);
-                nodes += c;
-                if nodes > MAX_NODES {
-                    return Err(format!(
-                        "{NOT_MODELLED}aliases expand past {MAX_NODES} nodes (line {line})"
-                    ));
-                }
-                // Nodes alone do not bound it: one alias can be a scalar of
-                // megabytes (SnakeYAML's `maxAliasesForCollections` guards
-                // the same way).
-                expanded += bytes;
-                if expanded > MAX_EXPANDED_BYTES {
-                    return Err(format!(
-                        "{NOT_MODELLED}{} (line {line})",
-                        expands_too_much("aliases")
-                    ));
-                }
-                Some((n, 0))
-            }
+            Event::Alias(id) => Some((alias(&anchors, id, line, &mut nodes, &mut expanded)?, 0)),
             Event::SequenceStart(anchor, _) => {
-                if depth > NESTING_DEPTH_LIMIT + 1 {
-                    return Err(format!(
-                        "org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"
-                    ));
-                }
+                nesting_allowed(depth, line)?;
                 stack.push(Frame::Seq(Vec::new(), anchor, line, col));
                 None
             }
             Event::MappingStart(anchor, _) => {
-                if depth > NESTING_DEPTH_LIMIT + 1 {
-                    return Err(format!(
-                        "org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"
-                    ));
-                }
+                nesting_allowed(depth, line)?;
                 stack.push(Frame::Map(
                     Vec::new(),
                     None,
@@ -380,55 +335,126 @@ fn read_events(text: &str, surrogate: &mut Option<usize>) -> Result<Vec<Vec<Entr
             if anchor > 0 {
                 anchors.insert(anchor, node.clone());
             }
-            match stack.last_mut() {
-                None => root = Some(node),
-                Some(Frame::Seq(items, ..)) => items.push(node),
-                Some(Frame::Map(items, pending, _, map_line, map_col, keys)) => {
-                    match pending.take() {
-                        None => *pending = Some(key_text(&node)?),
-                        Some((k, id)) => {
-                            if k == "<<" {
-                                // A merge key: the merged map's entries that are not set.
-                                let merged = match node {
-                                    Node::Map(m, ..) => m,
-                                    Node::Seq(s, ..) => s
-                                        .into_iter()
-                                        .flat_map(|n| match n {
-                                            Node::Map(m, ..) => m,
-                                            _ => vec![],
-                                        })
-                                        .collect(),
-                                    _ => vec![],
-                                };
-                                for (mk, mv, mid) in merged {
-                                    if keys.insert(mid.clone()) {
-                                        items.push((mk, mv, mid));
-                                    }
-                                }
-                            } else if keys.contains(&id) {
-                                // SnakeYAML names the key object (`1`, not `[1]`).
-                                let shown = if id.0 == "null" {
-                                    "null"
-                                } else {
-                                    id.1.as_str()
-                                };
-                                return Err(format!(
-                                    "while constructing a mapping (line {map_line}, column {map_col}): found duplicate key {shown} (line {line})"
-                                ));
-                            } else {
-                                keys.insert(id.clone());
-                                items.push((k, node, id));
-                            }
-                        }
-                    }
-                }
-            }
+            attach(&mut stack, &mut root, node, line)?;
         }
     }
     if let Some(r) = root.take() {
         docs.push(flatten(r, &mut expanded)?);
     }
     Ok(docs)
+}
+
+/// saphyr-parser's refusal as a message with its line and column;
+/// `surrogate` set to where it is when it is the `\u` escape it refuses.
+fn parse_error(e: &saphyr_parser::ScanError, surrogate: &mut Option<usize>) -> String {
+    if e.info().contains("invalid Unicode character escape code") {
+        *surrogate = Some(e.marker().index());
+    }
+    format!(
+        "{} (line {}, column {})",
+        e.info(),
+        e.marker().line(),
+        e.marker().col() + 1
+    )
+}
+
+/// SnakeYAML's nesting limit: a node `depth` deep (the root is 1) is
+/// refused past it.
+fn nesting_allowed(depth: usize, line: usize) -> Result<(), String> {
+    if depth > NESTING_DEPTH_LIMIT + 1 {
+        return Err(format!(
+            "org.yaml.snakeyaml.error.YAMLException: Nesting Depth exceeded max {NESTING_DEPTH_LIMIT} (line {line})"
+        ));
+    }
+    Ok(())
+}
+
+/// The node an alias names, counted against the document's nodes and the
+/// file's expanded bytes.
+fn alias(
+    anchors: &HashMap<usize, Node>,
+    id: usize,
+    line: usize,
+    nodes: &mut usize,
+    expanded: &mut usize,
+) -> Result<Node, String> {
+    let n = anchors
+        .get(&id)
+        .cloned()
+        .ok_or_else(|| format!("found undefined alias (line {line})"))?;
+    let (c, bytes) = count(&n);
+    *nodes += c;
+    if *nodes > MAX_NODES {
+        return Err(format!(
+            "{NOT_MODELLED}aliases expand past {MAX_NODES} nodes (line {line})"
+        ));
+    }
+    // Nodes alone do not bound it: one alias can be a scalar of
+    // megabytes (SnakeYAML's `maxAliasesForCollections` guards
+    // the same way).
+    *expanded += bytes;
+    if *expanded > MAX_EXPANDED_BYTES {
+        return Err(format!(
+            "{NOT_MODELLED}{} (line {line})",
+            expands_too_much("aliases")
+        ));
+    }
+    Ok(n)
+}
+
+/// A complete node put where it belongs: the document's root, the next
+/// item of the open sequence, or the open mapping's pending key or its
+/// value (a merge key's entries merged, a duplicate key refused).
+fn attach(
+    stack: &mut [Frame],
+    root: &mut Option<Node>,
+    node: Node,
+    line: usize,
+) -> Result<(), String> {
+    match stack.last_mut() {
+        None => *root = Some(node),
+        Some(Frame::Seq(items, ..)) => items.push(node),
+        Some(Frame::Map(items, pending, _, map_line, map_col, keys)) => {
+            match pending.take() {
+                None => *pending = Some(key_text(&node)?),
+                Some((k, id)) => {
+                    if k == "<<" {
+                        // A merge key: the merged map's entries that are not set.
+                        let merged = match node {
+                            Node::Map(m, ..) => m,
+                            Node::Seq(s, ..) => s
+                                .into_iter()
+                                .flat_map(|n| match n {
+                                    Node::Map(m, ..) => m,
+                                    _ => vec![],
+                                })
+                                .collect(),
+                            _ => vec![],
+                        };
+                        for (mk, mv, mid) in merged {
+                            if keys.insert(mid.clone()) {
+                                items.push((mk, mv, mid));
+                            }
+                        }
+                    } else if keys.contains(&id) {
+                        // SnakeYAML names the key object (`1`, not `[1]`).
+                        let shown = if id.0 == "null" {
+                            "null"
+                        } else {
+                            id.1.as_str()
+                        };
+                        return Err(format!(
+                            "while constructing a mapping (line {map_line}, column {map_col}): found duplicate key {shown} (line {line})"
+                        ));
+                    } else {
+                        keys.insert(id.clone());
+                        items.push((k, node, id));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `YamlProcessor.getFlattenedMap(map, true, "")` of one document.

@@ -819,6 +819,55 @@ pub fn ends_turn_at_breach(
 mod tests {
     use super::*;
 
+    /// Only `end-turn-after-breach` under `RETURN_ERROR_RESPONSE` ends a
+    /// turn at a breach that follows another: upstream calls the model
+    /// again (the turn that never ends), and under `THROW` the breach
+    /// throws before.
+    #[test]
+    fn only_the_fix_under_return_error_response_ends_a_turn_at_a_breach() {
+        use crate::model::behavior::Fix;
+        let limits = ToolCallLimits {
+            on_exceeded: OnExceeded::ReturnErrorResponse,
+            ..ToolCallLimits::default()
+        }
+        .max_calls_per_tool(1)
+        .expect("1 is a valid maximum");
+        let turn = [
+            Message::user("q"),
+            Message::Tool {
+                responses: vec![
+                    ToolResponse::new("1", "x", "{}"),
+                    ToolResponse::new("2", "x", "breach"),
+                ]
+                .into(),
+            },
+        ];
+        let calls = [ToolCall::new("3", "x", "{}")];
+        let prior = Counts::recount(&turn);
+        let fixed = Config {
+            limits: limits.clone(),
+            fixes: Fixes::only(Fix::EndTurnAfterBreach),
+            ..Config::default()
+        };
+        assert_eq!(
+            ends_turn_at_breach(&fixed, &turn, &calls, &prior).map(|(i, _)| i),
+            Some(0)
+        );
+        let upstream = Config {
+            limits: limits.clone(),
+            ..Config::default()
+        };
+        assert!(ends_turn_at_breach(&upstream, &turn, &calls, &prior).is_none());
+        let throw = Config {
+            limits: ToolCallLimits {
+                on_exceeded: OnExceeded::Throw,
+                ..limits
+            },
+            ..fixed
+        };
+        assert!(ends_turn_at_breach(&throw, &turn, &calls, &prior).is_none());
+    }
+
     /// The default processor gives a breach's text back as it is, the JSON
     /// one shapes it; both leave `NOT_EXECUTED` alone only when plain.
     #[test]

@@ -76,113 +76,16 @@ pub fn convert(data: &[u8]) {
             ),
         }
     }
+    let readings = Readings {
+        text,
+        strict: &strict,
+        scanned_strict: reference.is_some(),
+        serde_value: &serde_value,
+        upstream: &upstream,
+    };
     for fixes in convert_fix_sets() {
         for error in [false, true] {
-            let got = convert_tool_response(text, error, fixes);
-            // The command's streaming writer: the payload's own bytes, or
-            // the same failure with nothing written.
-            let mut streamed = Vec::new();
-            let wrote = write_tool_response(text, error, fixes, &mut streamed);
-            let same_bytes = match (&got, wrote) {
-                (Ok(p), Ok(Ok(()))) => {
-                    let mut want = Vec::new();
-                    p.write_compact(&mut want).is_ok() && want == streamed
-                }
-                (Err(e), Ok(Err(f))) => *e == f && streamed.is_empty(),
-                _ => false,
-            };
-            if !same_bytes {
-                fail(
-                    T,
-                    "the streamed conversion differs from the payload's bytes",
-                    &(text, fixes, error, String::from_utf8_lossy(&streamed)),
-                );
-            }
-            let keyed = fixes.error_key && error;
-            if fixes.pr_6907_wrap_on_failure || fixes.pr_6049_strict_wrap {
-                let reads = if fixes.pr_6049_strict_wrap {
-                    jackson::read_lenient_whole(text).is_ok()
-                } else {
-                    upstream.is_ok()
-                };
-                let want = if reads {
-                    upstream.clone()
-                } else {
-                    Ok(crate::gemini::Payload::from_wrapped_text(text))
-                };
-                let same = match (&got, &want) {
-                    (Ok(g), Ok(w)) => g.to_value() == w.to_value(),
-                    _ => false,
-                };
-                if !same {
-                    fail(
-                        T,
-                        "a pull request's conversion is neither upstream's nor the text under result",
-                        &(text, fixes, error, got, want),
-                    );
-                }
-                continue;
-            }
-            if !keyed && !fixes.strict_json_or_wrap {
-                if got != upstream {
-                    fail(
-                        T,
-                        "a set without the conversion fixes differs from upstream",
-                        &(text, fixes, error),
-                    );
-                }
-                continue;
-            }
-            let got = match got {
-                Ok(p) => p.to_value(),
-                Err(e) => fail(T, "a fixed conversion failed", &(text, fixes, error, e)),
-            };
-            if !got.is_object() {
-                fail(
-                    T,
-                    "a fixed conversion is not an object",
-                    &(text, fixes, error, got),
-                );
-            }
-            let key = if keyed { "error" } else { "result" };
-            let Some(v) = &strict else {
-                if got != json!({ key: text }) {
-                    fail(
-                        T,
-                        "non-JSON output is not kept byte for byte",
-                        &(text, fixes, error, got),
-                    );
-                }
-                continue;
-            };
-            if reference.is_none() {
-                fail(
-                    T,
-                    "read_strict accepted text that is not one whole JSON value",
-                    &text,
-                );
-            }
-            let v = v.to_serde();
-            let as_payload = |w: Value| match (w, keyed) {
-                (w @ Value::Object(_), _) => w,
-                (w, false) => json!({ "result": w }),
-                (_, true) => json!({ "error": text }),
-            };
-            // Invariant 6: numbers come through as exact decimals, with
-            // serde_json (arbitrary_precision) as the reference at every
-            // depth the strict reader accepts.
-            let same = match &serde_value {
-                Some(sv) => exactly_same_json(&as_payload(sv.clone()), &got),
-                None => as_payload(v) == got,
-            };
-            if !same {
-                let want = serde_value.clone().map(as_payload);
-                fail(
-                    T,
-                    "strict JSON output did not keep its value",
-                    &(text, fixes, error, got, want),
-                );
-            }
+            convert_under(&readings, fixes, error);
         }
     }
     let error_text = json_error_text(text);
@@ -201,5 +104,150 @@ pub fn convert(data: &[u8]) {
             "read_strict misreads the JSON-error text",
             &(text, &error_text, other),
         ),
+    }
+}
+
+/// What the convert target reads of one text before running it under each
+/// behaviour set: the strict parser's value, whether the reference scanner
+/// took it for one strict JSON value, serde_json's value and upstream's
+/// conversion.
+struct Readings<'a> {
+    text: &'a str,
+    strict: &'a Option<jackson::JValue>,
+    scanned_strict: bool,
+    serde_value: &'a Option<Value>,
+    upstream: &'a Result<crate::gemini::Payload, crate::model::java::JavaException>,
+}
+
+/// The convert target under one behaviour set, with `error` off or on: the
+/// streamed conversion is the payload's bytes, and the conversion is what
+/// the set's fixes promise (see [`convert`]).
+fn convert_under(r: &Readings, fixes: Fixes, error: bool) {
+    const T: &str = "convert";
+    let Readings {
+        text,
+        strict,
+        scanned_strict,
+        serde_value,
+        upstream,
+    } = *r;
+    let got = convert_tool_response(text, error, fixes);
+    // The command's streaming writer: the payload's own bytes, or
+    // the same failure with nothing written.
+    let mut streamed = Vec::new();
+    let wrote = write_tool_response(text, error, fixes, &mut streamed);
+    let same_bytes = match (&got, wrote) {
+        (Ok(p), Ok(Ok(()))) => {
+            let mut want = Vec::new();
+            p.write_compact(&mut want).is_ok() && want == streamed
+        }
+        (Err(e), Ok(Err(f))) => *e == f && streamed.is_empty(),
+        _ => false,
+    };
+    if !same_bytes {
+        fail(
+            T,
+            "the streamed conversion differs from the payload's bytes",
+            &(text, fixes, error, String::from_utf8_lossy(&streamed)),
+        );
+    }
+    let keyed = fixes.error_key && error;
+    if fixes.pr_6907_wrap_on_failure || fixes.pr_6049_strict_wrap {
+        pull_request_conversion(text, upstream, fixes, error, &got);
+        return;
+    }
+    if !keyed && !fixes.strict_json_or_wrap {
+        if got != *upstream {
+            fail(
+                T,
+                "a set without the conversion fixes differs from upstream",
+                &(text, fixes, error),
+            );
+        }
+        return;
+    }
+    let got = match got {
+        Ok(p) => p.to_value(),
+        Err(e) => fail(T, "a fixed conversion failed", &(text, fixes, error, e)),
+    };
+    if !got.is_object() {
+        fail(
+            T,
+            "a fixed conversion is not an object",
+            &(text, fixes, error, got),
+        );
+    }
+    let key = if keyed { "error" } else { "result" };
+    let Some(v) = strict else {
+        if got != json!({ key: text }) {
+            fail(
+                T,
+                "non-JSON output is not kept byte for byte",
+                &(text, fixes, error, got),
+            );
+        }
+        return;
+    };
+    if !scanned_strict {
+        fail(
+            T,
+            "read_strict accepted text that is not one whole JSON value",
+            &text,
+        );
+    }
+    let v = v.to_serde();
+    let as_payload = |w: Value| match (w, keyed) {
+        (w @ Value::Object(_), _) => w,
+        (w, false) => json!({ "result": w }),
+        (_, true) => json!({ "error": text }),
+    };
+    // Invariant 6: numbers come through as exact decimals, with
+    // serde_json (arbitrary_precision) as the reference at every
+    // depth the strict reader accepts.
+    let same = match serde_value {
+        Some(sv) => exactly_same_json(&as_payload(sv.clone()), &got),
+        None => as_payload(v) == got,
+    };
+    if !same {
+        let want = serde_value.clone().map(as_payload);
+        fail(
+            T,
+            "strict JSON output did not keep its value",
+            &(text, fixes, error, got, want),
+        );
+    }
+}
+
+/// A pull request's conversion (`pr-6907-wrap-on-failure` or
+/// `pr-6049-strict-wrap`): upstream's where the pull request reads the
+/// text as upstream does, else the text under `result`.
+fn pull_request_conversion(
+    text: &str,
+    upstream: &Result<crate::gemini::Payload, crate::model::java::JavaException>,
+    fixes: Fixes,
+    error: bool,
+    got: &Result<crate::gemini::Payload, crate::model::java::JavaException>,
+) {
+    const T: &str = "convert";
+    let reads = if fixes.pr_6049_strict_wrap {
+        jackson::read_lenient_whole(text).is_ok()
+    } else {
+        upstream.is_ok()
+    };
+    let want = if reads {
+        upstream.clone()
+    } else {
+        Ok(crate::gemini::Payload::from_wrapped_text(text))
+    };
+    let same = match (&got, &want) {
+        (Ok(g), Ok(w)) => g.to_value() == w.to_value(),
+        _ => false,
+    };
+    if !same {
+        fail(
+            T,
+            "a pull request's conversion is neither upstream's nor the text under result",
+            &(text, fixes, error, got, want),
+        );
     }
 }

@@ -205,27 +205,7 @@ pub fn check_files(data: &[u8]) -> Option<crate::config::BoundProperties> {
         ProfileMatcher, active_profiles, environment, invalid_in_profile_file, source,
     };
     const T: &str = "config (check files)";
-    let text = String::from_utf8_lossy(data);
-    let mut main = String::new();
-    let mut profiles: Vec<(String, String)> = Vec::new();
-    let mut env: Vec<(String, String)> = Vec::new();
-    let mut in_env = false;
-    for line in text.split_inclusive('\n') {
-        if let Some(name) = line.strip_prefix("%% ") {
-            profiles.push((name.trim().to_owned(), String::new()));
-            in_env = false;
-        } else if line.trim_end() == "%%env" {
-            in_env = true;
-        } else if in_env {
-            if let Some((k, v)) = line.trim_end_matches(['\n', '\r']).split_once('=') {
-                env.push((k.to_owned(), v.to_owned()));
-            }
-        } else if let Some((_, body)) = profiles.last_mut() {
-            body.push_str(line);
-        } else {
-            main.push_str(line);
-        }
-    }
+    let (main, profiles, env) = split_files(&String::from_utf8_lossy(data));
     let lookup = |n: &str| {
         env.iter()
             .rev()
@@ -302,4 +282,32 @@ pub fn check_files(data: &[u8]) -> Option<crate::config::BoundProperties> {
         }
         Err(_) => None,
     }
+}
+
+/// The check-files target's input cut into its files: the main file, each
+/// `%% NAME` profile file, and the `%%env` environment's `NAME=VALUE`
+/// lines.
+#[allow(clippy::type_complexity)]
+fn split_files(text: &str) -> (String, Vec<(String, String)>, Vec<(String, String)>) {
+    let mut main = String::new();
+    let mut profiles: Vec<(String, String)> = Vec::new();
+    let mut env: Vec<(String, String)> = Vec::new();
+    let mut in_env = false;
+    for line in text.split_inclusive('\n') {
+        if let Some(name) = line.strip_prefix("%% ") {
+            profiles.push((name.trim().to_owned(), String::new()));
+            in_env = false;
+        } else if line.trim_end() == "%%env" {
+            in_env = true;
+        } else if in_env {
+            if let Some((k, v)) = line.trim_end_matches(['\n', '\r']).split_once('=') {
+                env.push((k.to_owned(), v.to_owned()));
+            }
+        } else if let Some((_, body)) = profiles.last_mut() {
+            body.push_str(line);
+        } else {
+            main.push_str(line);
+        }
+    }
+    (main, profiles, env)
 }

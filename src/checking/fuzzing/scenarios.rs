@@ -10,7 +10,7 @@ use crate::checking::scenario::Scenario;
 use crate::model::behavior::Fix;
 use crate::model::java::TOOL_CALL_LIMIT_EXCEEDED;
 use crate::model::limits::Counts;
-use crate::model::manager::{ManagerError, execute_tool_calls, execute_with_counts};
+use crate::model::manager::{ExecResult, ManagerError, execute_tool_calls, execute_with_counts};
 use crate::model::message::{Generation, Message};
 
 use super::inputs::{LoopInput, ManagerInput, decode, fail_scenario};
@@ -96,38 +96,13 @@ pub fn manager(data: &[u8]) {
         if by_recount.invocations() != &trace.invocations()[..round.invoked] {
             fail("the recounting and incremental paths ran different tools");
         }
-        match (a, &round.end) {
-            (Ok(ra), RoundEnd::Done { result, .. }) => {
-                if ra != *result {
-                    fail("the recounting and incremental paths gave different results");
-                }
-                if ra.return_direct {
-                    end = EndKind::ReturnDirect;
-                    break;
-                }
-            }
-            (Err(ManagerError::LimitExceeded(ea)), RoundEnd::Limit(eb)) => {
-                if ea != *eb {
-                    fail("the recounting and incremental paths failed differently");
-                }
-                end = EndKind::LimitExceeded;
+        match batch_end(a, &round.end) {
+            Ok(None) => {}
+            Ok(Some(kind)) => {
+                end = kind;
                 break;
             }
-            (Err(ea), RoundEnd::Failed(eb)) => {
-                if ea != *eb {
-                    fail("the recounting and incremental paths failed differently");
-                }
-                end = match ea {
-                    // ToolCallingAdvisor catches any ToolCallLimitExceededException,
-                    // the breach's cause rethrown by the processor included.
-                    ManagerError::Java(j) if j.class == TOOL_CALL_LIMIT_EXCEEDED => {
-                        EndKind::LimitExceeded
-                    }
-                    _ => EndKind::Error,
-                };
-                break;
-            }
-            _ => fail("one path failed and the other did not"),
+            Err(what) => fail(what),
         }
     }
     if evidence.toolbox.invocations() != by_recount.invocations() {
@@ -140,6 +115,43 @@ pub fn manager(data: &[u8]) {
         ));
     }
     check_invariants(T, &input, &evidence);
+}
+
+/// A batch on the recounting path against the same round of the loop: the
+/// turn's end when the batch ends it (`None` when the turn goes on), or
+/// how the two paths differ.
+fn batch_end(
+    a: Result<ExecResult, ManagerError>,
+    round: &RoundEnd,
+) -> Result<Option<EndKind>, &'static str> {
+    match (a, round) {
+        (Ok(ra), RoundEnd::Done { result, .. }) => {
+            if ra != *result {
+                return Err("the recounting and incremental paths gave different results");
+            }
+            Ok(ra.return_direct.then_some(EndKind::ReturnDirect))
+        }
+        (Err(ManagerError::LimitExceeded(ea)), RoundEnd::Limit(eb)) => {
+            if ea != *eb {
+                return Err("the recounting and incremental paths failed differently");
+            }
+            Ok(Some(EndKind::LimitExceeded))
+        }
+        (Err(ea), RoundEnd::Failed(eb)) => {
+            if ea != *eb {
+                return Err("the recounting and incremental paths failed differently");
+            }
+            Ok(Some(match ea {
+                // ToolCallingAdvisor catches any ToolCallLimitExceededException,
+                // the breach's cause rethrown by the processor included.
+                ManagerError::Java(j) if j.class == TOOL_CALL_LIMIT_EXCEEDED => {
+                    EndKind::LimitExceeded
+                }
+                _ => EndKind::Error,
+            }))
+        }
+        _ => Err("one path failed and the other did not"),
+    }
 }
 
 /// Whether the fuzz targets claim `invariant` for the scenario and its run:

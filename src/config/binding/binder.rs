@@ -778,8 +778,29 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<BoundProperties, BindFailure> {
         return Err(f);
     }
 
+    let fallback = bind_resolution(&sources, &mut read)?;
+
+    let limits = builder_calls(per_default, per_tool, excluded, total, on)?;
+
+    Ok(BoundProperties {
+        limits,
+        always_throw: always_throw.unwrap_or(false),
+        resolution_fallback: fallback.unwrap_or(false),
+        include_content: include_content.unwrap_or(false),
+        read,
+        unknown: unknown_keys(documents),
+        placeholders_not_in_file: sources.1.missing.take().0,
+    })
+}
+
+/// `spring.ai.tools.resolution.fallback.enabled`, with the failure of its
+/// groups when a group's value cannot be bound and the property is absent.
+fn bind_resolution(
+    sources: &Sources,
+    read: &mut BTreeMap<String, String>,
+) -> Result<Option<bool>, BindFailure> {
     let resolution_value = group_value(
-        &sources,
+        sources,
         &Group {
             name: "spring.ai.tools.resolution",
             class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Resolution",
@@ -789,7 +810,7 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<BoundProperties, BindFailure> {
         },
     )?;
     let fallback_value = group_value(
-        &sources,
+        sources,
         &Group {
             name: "spring.ai.tools.resolution.fallback",
             class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Resolution$Fallback",
@@ -798,18 +819,25 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<BoundProperties, BindFailure> {
             java: "fallback",
         },
     )?;
-    let fallback = bool_prop(
-        &sources,
-        "spring.ai.tools.resolution.fallback.enabled",
-        &mut read,
-    )?;
+    let fallback = bool_prop(sources, "spring.ai.tools.resolution.fallback.enabled", read)?;
     if fallback.is_none()
         && let Some(f) = fallback_value.or(resolution_value)
     {
         return Err(f);
     }
+    Ok(fallback)
+}
 
-    // ToolCallingAutoConfiguration.toolCallingManager's builder calls.
+/// `ToolCallingAutoConfiguration.toolCallingManager`'s builder calls on
+/// the bound limits, in its order, with Spring's defaults (40 per tool, 150
+/// in total, `THROW`) for what is not bound.
+fn builder_calls(
+    per_default: Option<i32>,
+    per_tool: Option<Vec<(String, i32)>>,
+    excluded: Option<Vec<String>>,
+    total: Option<i32>,
+    on: Option<OnExceeded>,
+) -> Result<ToolCallLimits, BindFailure> {
     let builder = |e: LimitsError| BindFailure::Builder {
         message: e.to_string(),
     };
@@ -842,14 +870,5 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<BoundProperties, BindFailure> {
         limits.max_total_tool_calls(total).map_err(builder)?
     };
     limits.on_exceeded = on.unwrap_or(OnExceeded::Throw);
-
-    Ok(BoundProperties {
-        limits,
-        always_throw: always_throw.unwrap_or(false),
-        resolution_fallback: fallback.unwrap_or(false),
-        include_content: include_content.unwrap_or(false),
-        read,
-        unknown: unknown_keys(documents),
-        placeholders_not_in_file: sources.1.missing.take().0,
-    })
+    Ok(limits)
 }
