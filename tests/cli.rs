@@ -84,6 +84,38 @@ fn convert_plain_prints_the_object_or_the_error() {
 }
 
 #[test]
+fn convert_advised_prints_the_seed_workarounds_rewrite() {
+    // The seed's GeminiToolTextAdvisor: a text not starting with {, [ or "
+    // goes on as {"error":TEXT}; a text that does goes on as it is.
+    let args = ["convert", "--fixes", "gemini-tool-text", "--advised"];
+    let (code, out, _) = run_with_stdin(&args, b"disk \"full\"\n");
+    assert_eq!(
+        (code, out.trim()),
+        (0, r#""{\"error\":\"disk \\\"full\\\"\\n\"}""#)
+    );
+    let (code, out, _) = run_with_stdin(&args, b"[1, 2");
+    assert_eq!((code, out.trim()), (0, r#""[1, 2""#));
+    // Without the advisor the text goes on unchanged; with --jsonl, one
+    // {"ok": TEXT} per line.
+    let (code, out, _) = run_with_stdin(&["convert", "--advised"], b"plain");
+    assert_eq!((code, out.trim()), (0, r#""plain""#));
+    let mut jsonl = args.to_vec();
+    jsonl.push("--jsonl");
+    let (code, out, _) = run_with_stdin(&jsonl, b"\"42\"\n\"{}\"\n");
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "{\"ok\":\"{\\\"error\\\":\\\"42\\\"}\"}\n{\"ok\":\"{}\"}\n"
+        )
+    );
+    // The conversion under gemini-tool-text is the upstream conversion of
+    // that rewrite.
+    let (code, out, _) = run_with_stdin(&["convert", "--fixes", "gemini-tool-text"], b"42");
+    assert_eq!((code, out.trim()), (0, r#"{"error":"42"}"#));
+}
+
+#[test]
 fn convert_jsonl_answers_every_line_in_order() {
     let input = b"\"42\"\nnot a literal\n\"x\"\n\xff\xfe\n\"{\\\"k\\\":true}\"\n";
     let (code, out, err) = run_with_stdin(&["convert", "--jsonl"], input);

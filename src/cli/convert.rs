@@ -3,9 +3,9 @@
 use std::io::{BufRead, Read, Write};
 use std::process::ExitCode;
 
-use toolcall_model::chat::advisor_thinks_json;
+use toolcall_model::chat::gemini_tool_text;
 use toolcall_model::gemini::write_tool_response;
-use toolcall_model::model::{BehaviorSet, cut, json_error_text};
+use toolcall_model::model::{BehaviorSet, Fixes, JavaException, Message, ToolResponse, cut};
 
 /// At most this many characters of an input are echoed in a message; the
 /// rest is named by its length.
@@ -20,6 +20,23 @@ pub(crate) fn clip_echo(text: &str) -> String {
     }
 }
 
+/// The payload of `text`, or with `advised_only` the text itself as a JSON
+/// string.
+fn write<W: Write>(
+    text: &str,
+    error: bool,
+    fixes: Fixes,
+    advised_only: bool,
+    out: &mut W,
+) -> std::io::Result<Result<(), JavaException>> {
+    if advised_only {
+        return serde_json::to_writer(out, text)
+            .map_err(std::io::Error::from)
+            .map(Ok);
+    }
+    write_tool_response(text, error, fixes, out)
+}
+
 /// `convert`: reads standard input once (no copy for UTF-8 checking) and
 /// writes the payload straight from the conversion, without building a
 /// JSON tree of it. With `--jsonl`, each line is a JSON string literal and
@@ -27,7 +44,10 @@ pub(crate) fn clip_echo(text: &str) -> String {
 /// conversion failed, as Spring's would), or `{"input_error": MESSAGE}`
 /// (the line is not a JSON string literal, or not UTF-8; an empty line is
 /// such a line: the empty text is `""`). Exit 1 if any line was malformed.
-pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
+/// With `advised`, what is written in place of the payload is the text the
+/// set's advisor passes on (the seed's `GeminiToolTextAdvisor` under
+/// `gemini-tool-text`; the text itself without it), as a JSON string.
+pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool, advised_only: bool) -> ExitCode {
     let (fixes, advisor) = match BehaviorSet::parse_names(fixes) {
         Ok(f) => f,
         Err(e) => {
@@ -35,13 +55,18 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // The workaround advisor rewrites, before Gemini's conversion, a text
-    // it does not take for JSON as `{"error":TEXT}`.
+    // The workaround advisor rewrites the request before Gemini's
+    // conversion: here a request whose last message is this one response.
     let advised = |text: String| {
-        if advisor && !advisor_thinks_json(&text) {
-            json_error_text(&text)
-        } else {
-            text
+        if !advisor {
+            return text;
+        }
+        let mut request = [Message::Tool {
+            responses: vec![ToolResponse::new("1", "x", &text)].into(),
+        }];
+        match gemini_tool_text(&mut request) {
+            // The request is not empty, so the advisor never throws here.
+            Ok(()) | Err(_) => request[0].responses()[0].data.to_string(),
         }
     };
     let stdin = std::io::stdin();
@@ -64,7 +89,7 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
             }
         };
         let text = advised(text);
-        return match write_tool_response(&text, error, fixes, &mut out) {
+        return match write(&text, error, fixes, advised_only, &mut out) {
             Ok(Ok(())) => {
                 if let Err(e) = out.write_all(b"\n").and_then(|()| out.flush()) {
                     super::output_lost(&e);
@@ -120,7 +145,7 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
                     // writes nothing, so `{"ok":` is written only after it
                     // succeeds (into a line buffer, then copied).
                     line_out.clear();
-                    match write_tool_response(&text, error, fixes, &mut line_out) {
+                    match write(&text, error, fixes, advised_only, &mut line_out) {
                         Ok(Ok(())) => out
                             .write_all(b"{\"ok\":")
                             .and_then(|()| out.write_all(&line_out))

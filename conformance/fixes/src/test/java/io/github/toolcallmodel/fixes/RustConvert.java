@@ -84,6 +84,31 @@ final class RustConvert {
 		}
 	}
 
+	/**
+	 * The text the model's seed workaround ({@code GeminiToolTextAdvisor},
+	 * {@code convert --fixes gemini-tool-text --advised}) passes on for a tool
+	 * response {@code text}.
+	 */
+	static String seedAdvised(String text) {
+		List<String> cmd = List.of(BIN, "convert", "--fixes", "gemini-tool-text", "--advised");
+		try {
+			Process p = new ProcessBuilder(cmd).start();
+			try (var in = p.getOutputStream()) {
+				in.write(text.getBytes(StandardCharsets.UTF_8));
+			}
+			byte[] out = p.getInputStream().readAllBytes();
+			String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+			int exit = waitFor(p);
+			if (exit == 0 && read(new String(out, StandardCharsets.UTF_8)) instanceof String advised) {
+				return advised;
+			}
+			throw new IllegalStateException("the model's convert --advised exits " + exit + ": " + err);
+		}
+		catch (IOException e) {
+			throw new UncheckedIOException(e);
+		}
+	}
+
 	private static int waitFor(Process p) {
 		try {
 			return p.waitFor();
