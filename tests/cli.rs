@@ -116,6 +116,38 @@ fn convert_advised_prints_the_seed_workarounds_rewrite() {
 }
 
 #[test]
+fn convert_jsonl_answers_a_line_before_the_next_is_written() {
+    // One process serves a caller that waits for each answer (the fix
+    // library's Jazzer targets keep one open for a whole campaign).
+    let mut child = Command::new(bin())
+        .args(["convert", "--jsonl", "--fixes", "gemini-tool-text"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut input = child.stdin.take().expect("stdin");
+    let output = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(output));
+        while let Some(Ok(line)) = lines.next() {
+            let _ = tx.send(line);
+        }
+    });
+    let wait = std::time::Duration::from_secs(20);
+    for (text, answer) in [
+        ("\"plain\"", r#"{"ok":{"error":"plain"}}"#),
+        ("\"[1]\"", r#"{"ok":{"result":[1]}}"#),
+    ] {
+        writeln!(input, "{text}").unwrap();
+        input.flush().unwrap();
+        assert_eq!(rx.recv_timeout(wait).as_deref(), Ok(answer));
+    }
+    drop(input);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
 fn convert_jsonl_answers_every_line_in_order() {
     let input = b"\"42\"\nnot a literal\n\"x\"\n\xff\xfe\n\"{\\\"k\\\":true}\"\n";
     let (code, out, err) = run_with_stdin(&["convert", "--jsonl"], input);

@@ -44,8 +44,10 @@ fn write<W: Write>(
 /// conversion failed, as Spring's would), or `{"input_error": MESSAGE}`
 /// (the line is not a JSON string literal, or not UTF-8; an empty line is
 /// such a line: the empty text is `""`). Exit 1 if any line was malformed.
-/// With `advised`, what is written in place of the payload is the text the
-/// set's advisor passes on (the seed's `GeminiToolTextAdvisor` under
+/// The answers so far are flushed whenever every line read is answered, so
+/// that one process can serve a caller line by line. With `advised`, what
+/// is written in place of the payload is the text the set's advisor passes
+/// on (the seed's `GeminiToolTextAdvisor` under
 /// `gemini-tool-text`; the text itself without it), as a JSON string.
 pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool, advised_only: bool) -> ExitCode {
     let (fixes, advisor) = match BehaviorSet::parse_names(fixes) {
@@ -103,13 +105,21 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool, advised_only: bool)
             Err(e) => super::output_lost(&e),
         };
     }
-    let mut reader = stdin.lock();
+    // Our own buffer, so that the answers are flushed whenever the lines
+    // read so far are answered: a caller that writes one line and waits for
+    // its answer gets it at once, and a batch is still written in blocks.
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, stdin.lock());
     let mut line = Vec::new();
     let mut line_out = Vec::new();
     let mut n = 0usize;
     let mut malformed = 0usize;
     loop {
         line.clear();
+        if reader.buffer().is_empty()
+            && let Err(e) = out.flush()
+        {
+            super::output_lost(&e);
+        }
         match reader.read_until(b'\n', &mut line) {
             Ok(0) => break,
             Ok(_) => {}
