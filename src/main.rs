@@ -138,7 +138,8 @@ fn dispatch(cli: Cli) -> ExitCode {
             fixes,
             error,
             jsonl,
-        }) => convert(&fixes, error, jsonl),
+            advised,
+        }) => convert(&fixes, error, jsonl, advised),
         Some(Cmd::Conform {
             java_results,
             files,

@@ -84,6 +84,70 @@ fn convert_plain_prints_the_object_or_the_error() {
 }
 
 #[test]
+fn convert_advised_prints_the_seed_workarounds_rewrite() {
+    // The seed's GeminiToolTextAdvisor: a text not starting with {, [ or "
+    // goes on as {"error":TEXT}; a text that does goes on as it is.
+    let args = ["convert", "--fixes", "gemini-tool-text", "--advised"];
+    let (code, out, _) = run_with_stdin(&args, b"disk \"full\"\n");
+    assert_eq!(
+        (code, out.trim()),
+        (0, r#""{\"error\":\"disk \\\"full\\\"\\n\"}""#)
+    );
+    let (code, out, _) = run_with_stdin(&args, b"[1, 2");
+    assert_eq!((code, out.trim()), (0, r#""[1, 2""#));
+    // Without the advisor the text goes on unchanged; with --jsonl, one
+    // {"ok": TEXT} per line.
+    let (code, out, _) = run_with_stdin(&["convert", "--advised"], b"plain");
+    assert_eq!((code, out.trim()), (0, r#""plain""#));
+    let mut jsonl = args.to_vec();
+    jsonl.push("--jsonl");
+    let (code, out, _) = run_with_stdin(&jsonl, b"\"42\"\n\"{}\"\n");
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "{\"ok\":\"{\\\"error\\\":\\\"42\\\"}\"}\n{\"ok\":\"{}\"}\n"
+        )
+    );
+    // The conversion under gemini-tool-text is the upstream conversion of
+    // that rewrite.
+    let (code, out, _) = run_with_stdin(&["convert", "--fixes", "gemini-tool-text"], b"42");
+    assert_eq!((code, out.trim()), (0, r#"{"error":"42"}"#));
+}
+
+#[test]
+fn convert_jsonl_answers_a_line_before_the_next_is_written() {
+    // One process serves a caller that waits for each answer (the fix
+    // library's Jazzer targets keep one open for a whole campaign).
+    let mut child = Command::new(bin())
+        .args(["convert", "--jsonl", "--fixes", "gemini-tool-text"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut input = child.stdin.take().expect("stdin");
+    let output = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(output));
+        while let Some(Ok(line)) = lines.next() {
+            let _ = tx.send(line);
+        }
+    });
+    let wait = std::time::Duration::from_secs(20);
+    for (text, answer) in [
+        ("\"plain\"", r#"{"ok":{"error":"plain"}}"#),
+        ("\"[1]\"", r#"{"ok":{"result":[1]}}"#),
+    ] {
+        writeln!(input, "{text}").unwrap();
+        input.flush().unwrap();
+        assert_eq!(rx.recv_timeout(wait).as_deref(), Ok(answer));
+    }
+    drop(input);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
 fn convert_jsonl_answers_every_line_in_order() {
     let input = b"\"42\"\nnot a literal\n\"x\"\n\xff\xfe\n\"{\\\"k\\\":true}\"\n";
     let (code, out, err) = run_with_stdin(&["convert", "--jsonl"], input);

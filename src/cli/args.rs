@@ -187,6 +187,11 @@ pub(crate) enum Cmd {
         /// One JSON string literal per input line; one result object per output line.
         #[arg(long)]
         jsonl: bool,
+        /// Write, as a JSON string, the text the fixes' advisor passes on
+        /// (`gemini-tool-text`: the seed's `GeminiToolTextAdvisor`) instead
+        /// of converting it.
+        #[arg(long)]
+        advised: bool,
     },
 }
 

@@ -3,9 +3,9 @@
 use std::io::{BufRead, Read, Write};
 use std::process::ExitCode;
 
-use toolcall_model::chat::advisor_thinks_json;
+use toolcall_model::chat::gemini_tool_text;
 use toolcall_model::gemini::write_tool_response;
-use toolcall_model::model::{BehaviorSet, Fixes, cut, json_error_text};
+use toolcall_model::model::{BehaviorSet, Fixes, JavaException, Message, ToolResponse, cut};
 
 /// At most this many characters of an input are echoed in a message; the
 /// rest is named by its length.
@@ -20,6 +20,23 @@ pub(crate) fn clip_echo(text: &str) -> String {
     }
 }
 
+/// The payload of `text`, or with `advised_only` the text itself as a JSON
+/// string.
+fn write<W: Write>(
+    text: &str,
+    error: bool,
+    fixes: Fixes,
+    advised_only: bool,
+    out: &mut W,
+) -> std::io::Result<Result<(), JavaException>> {
+    if advised_only {
+        return serde_json::to_writer(out, text)
+            .map_err(std::io::Error::from)
+            .map(Ok);
+    }
+    write_tool_response(text, error, fixes, out)
+}
+
 /// `convert`: reads standard input once (no copy for UTF-8 checking) and
 /// writes the payload straight from the conversion, without building a
 /// JSON tree of it. With `--jsonl`, each line is a JSON string literal and
@@ -27,7 +44,12 @@ pub(crate) fn clip_echo(text: &str) -> String {
 /// conversion failed, as Spring's would), or `{"input_error": MESSAGE}`
 /// (the line is not a JSON string literal, or not UTF-8; an empty line is
 /// such a line: the empty text is `""`). Exit 1 if any line was malformed.
-pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
+/// The answers so far are flushed whenever every line read is answered, so
+/// that one process can serve a caller line by line. With `advised`, what
+/// is written in place of the payload is the text the set's advisor passes
+/// on (the seed's `GeminiToolTextAdvisor` under
+/// `gemini-tool-text`; the text itself without it), as a JSON string.
+pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool, advised_only: bool) -> ExitCode {
     let (fixes, advisor) = match BehaviorSet::parse_names(fixes) {
         Ok(f) => f,
         Err(e) => {
@@ -39,15 +61,23 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     if !jsonl {
-        return convert_whole(&stdin, error, fixes, advisor, &mut out);
+        return convert_whole(&stdin, error, fixes, advisor, advised_only, &mut out);
     }
-    let mut reader = stdin.lock();
+    // Our own buffer, so that the answers are flushed whenever the lines
+    // read so far are answered: a caller that writes one line and waits for
+    // its answer gets it at once, and a batch is still written in blocks.
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, stdin.lock());
     let mut line = Vec::new();
     let mut line_out = Vec::new();
     let mut n = 0usize;
     let mut malformed = 0usize;
     loop {
         line.clear();
+        if reader.buffer().is_empty()
+            && let Err(e) = out.flush()
+        {
+            super::output_lost(&e);
+        }
         match reader.read_until(b'\n', &mut line) {
             Ok(0) => break,
             Ok(_) => {}
@@ -83,7 +113,7 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
                     // writes nothing, so `{"ok":` is written only after it
                     // succeeds (into a line buffer, then copied).
                     line_out.clear();
-                    match write_tool_response(&text, error, fixes, &mut line_out) {
+                    match write(&text, error, fixes, advised_only, &mut line_out) {
                         Ok(Ok(())) => out
                             .write_all(b"{\"ok\":")
                             .and_then(|()| out.write_all(&line_out))
@@ -113,13 +143,18 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool) -> ExitCode {
 }
 
 /// The workaround advisor's rewriting, when it runs (`advisor`), before
-/// Gemini's conversion: a text it does not take for JSON becomes
-/// `{"error":TEXT}`.
+/// Gemini's conversion: the advisor is given a request whose last message
+/// is this one response, and passes on its text.
 fn advised(advisor: bool, text: String) -> String {
-    if advisor && !advisor_thinks_json(&text) {
-        json_error_text(&text)
-    } else {
-        text
+    if !advisor {
+        return text;
+    }
+    let mut request = [Message::Tool {
+        responses: vec![ToolResponse::new("1", "x", &text)].into(),
+    }];
+    match gemini_tool_text(&mut request) {
+        // The request is not empty, so the advisor never throws here.
+        Ok(()) | Err(_) => request[0].responses()[0].data.to_string(),
     }
 }
 
@@ -129,6 +164,7 @@ fn convert_whole(
     error: bool,
     fixes: Fixes,
     advisor: bool,
+    advised_only: bool,
     out: &mut impl Write,
 ) -> ExitCode {
     let mut bytes = Vec::new();
@@ -147,7 +183,7 @@ fn convert_whole(
         }
     };
     let text = advised(advisor, text);
-    match write_tool_response(&text, error, fixes, out) {
+    match write(&text, error, fixes, advised_only, out) {
         Ok(Ok(())) => {
             if let Err(e) = out.write_all(b"\n").and_then(|()| out.flush()) {
                 super::output_lost(&e);

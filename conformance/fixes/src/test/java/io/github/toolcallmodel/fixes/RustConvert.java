@@ -1,10 +1,15 @@
 package io.github.toolcallmodel.fixes;
 
+import java.io.BufferedOutputStream;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +22,8 @@ import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.util.RawValue;
 
 /**
- * The model's conversion of a tool response ({@code toolcall-model convert},
- * one process per text), when
+ * The model's conversion of a tool response ({@code toolcall-model convert
+ * --jsonl}, one process per command line for the whole run), when
  * {@code TOOLCALL_MODEL_BIN} names the built command: {@code cargo test}
  * (tests/fix_library.rs) and {@code .ci/run} set it, so that {@code mvn test}
  * alone needs no Rust build. Values are compared as {@link #canonical} makes
@@ -55,43 +60,84 @@ final class RustConvert {
 
 	/**
 	 * The model's conversion of {@code text} under {@code fixes} (and
-	 * {@code --error}): one {@code convert} per text, which reads its input to
-	 * the end before it writes, so writing all of it first cannot block.
+	 * {@code --error}).
 	 */
 	static Answer convert(String text, String fixes, boolean error) {
-		List<String> cmd = new ArrayList<>(List.of(BIN, "convert", "--fixes", fixes));
+		List<String> cmd = new ArrayList<>(List.of(BIN, "convert", "--jsonl", "--fixes", fixes));
 		if (error) {
 			cmd.add("--error");
 		}
-		try {
-			Process p = new ProcessBuilder(cmd).start();
-			try (var in = p.getOutputStream()) {
-				in.write(text.getBytes(StandardCharsets.UTF_8));
-			}
-			byte[] out = p.getInputStream().readAllBytes();
-			String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-			int exit = waitFor(p);
-			if (exit == 0) {
-				return new Answer(read(new String(out, StandardCharsets.UTF_8)), null);
-			}
-			if (exit == 1 && err.startsWith("error: java.lang.RuntimeException: ")) {
-				return new Answer(null, err.strip());
-			}
-			throw new IllegalStateException("the model's convert exits " + exit + ": " + err);
-		}
-		catch (IOException e) {
-			throw new UncheckedIOException(e);
-		}
+		return ask(cmd, text);
 	}
 
-	private static int waitFor(Process p) {
+	/**
+	 * The text the model's seed workaround ({@code GeminiToolTextAdvisor},
+	 * {@code convert --fixes gemini-tool-text --advised}) passes on for a tool
+	 * response {@code text}.
+	 */
+	static String seedAdvised(String text) {
+		Answer a = ask(List.of(BIN, "convert", "--jsonl", "--fixes", "gemini-tool-text", "--advised"), text);
+		if (a.ok() instanceof String advised) {
+			return advised;
+		}
+		throw new IllegalStateException("the model's convert --advised answers " + a);
+	}
+
+	/** A text as one JSON string literal (Jackson escapes every line break). */
+	private static final tools.jackson.databind.json.JsonMapper WRITER = tools.jackson.databind.json.JsonMapper.builder()
+		.build();
+
+	/**
+	 * One {@code convert --jsonl} per command line, kept open for the whole
+	 * run (a campaign's speed was one process per input): a line in, one line
+	 * out, which the command flushes as soon as it has answered every line it
+	 * has read.
+	 */
+	private static final Map<List<String>, Server> SERVERS = new HashMap<>();
+
+	private record Server(Process process, OutputStream in, BufferedReader out) {
+
+		static Server start(List<String> cmd) {
+			try {
+				Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+				return new Server(p, new BufferedOutputStream(p.getOutputStream(), 1 << 16),
+						new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8), 1 << 16));
+			}
+			catch (IOException e) {
+				throw new UncheckedIOException(e);
+			}
+		}
+
+	}
+
+	private static synchronized Answer ask(List<String> cmd, String text) {
+		Server server = SERVERS.computeIfAbsent(cmd, Server::start);
+		String line;
 		try {
-			return p.waitFor();
+			server.in().write(WRITER.writeValueAsBytes(text));
+			server.in().write('\n');
+			server.in().flush();
+			line = server.out().readLine();
 		}
-		catch (InterruptedException e) {
-			Thread.currentThread().interrupt();
-			return -1;
+		catch (IOException e) {
+			SERVERS.remove(cmd);
+			throw new UncheckedIOException(e);
 		}
+		if (line == null) {
+			SERVERS.remove(cmd);
+			throw new IllegalStateException("the model's " + cmd + " ended");
+		}
+		if (!(read(line) instanceof Map<?, ?> answer)) {
+			throw new IllegalStateException("the model's " + cmd + " answers " + line);
+		}
+		if (answer.containsKey("ok")) {
+			return new Answer(answer.get("ok"), null);
+		}
+		if (answer.get("error") instanceof String e && e.startsWith("java.lang.RuntimeException: ")) {
+			// As the command writes it on its standard error without --jsonl.
+			return new Answer(null, "error: " + e);
+		}
+		throw new IllegalStateException("the model's " + cmd + " answers " + line);
 	}
 
 	/** The model's payload, canonical: numbers kept as written until {@link #number} reads them. */
