@@ -53,7 +53,7 @@ use crate::vectors::Vector;
 /// ```
 /// assert_eq!(toolcall_model::checking::explore::MIN_APPLICABLE, 100);
 /// ```
-pub const MIN_APPLICABLE: u32 = 100;
+pub(crate) const MIN_APPLICABLE: u32 = 100;
 
 /// How to explore.
 ///
@@ -344,7 +344,7 @@ fn actual_output(s: &Scenario) -> Option<Value> {
 ///     history: vec![Message::user("hi")], model: vec![vec![Generation::default()]] };
 /// assert!(counterexample_vector(&cell, &s, "a test").is_none()); // nothing to refute
 /// ```
-pub fn counterexample_vector(
+pub(crate) fn counterexample_vector(
     cell: &MatrixCell,
     s: &Scenario,
     found_by: &str,
@@ -583,7 +583,7 @@ pub fn to_json(opts: &Options, results: &[CellResult]) -> Value {
 /// assert_eq!(compact(468_123), "468k");
 /// assert_eq!(compact(1_234_567), "1.23M");
 /// ```
-pub fn compact(n: u64) -> String {
+pub(crate) fn compact(n: u64) -> String {
     if n < 100_000 {
         n.to_string()
     } else if n < 1_000_000 {
@@ -616,7 +616,7 @@ pub fn table(cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
 /// let t = table_of(&["upstream", "mine"], &|set, _| Some(format!("{set}!")));
 /// assert!(t.starts_with("invariant") && t.contains("mine!"));
 /// ```
-pub fn table_of(sets: &[&str], cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
+pub(crate) fn table_of(sets: &[&str], cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
     struct Named<'a> {
         name: &'a str,
     }
@@ -710,7 +710,7 @@ pub fn counterexample_file(counterexample: &Value) -> String {
 /// let r = CellResult { set: "all", invariant: Invariant::JsonSafe, cases_run: 2000, applicable: 468, shrink_steps: 0, outcome: CellOutcome::Holds };
 /// assert_eq!(cell_text(&r), "holds 468/2000");
 /// ```
-pub fn cell_text(r: &CellResult) -> String {
+pub(crate) fn cell_text(r: &CellResult) -> String {
     match r.verdict() {
         "holds" => format!(
             "holds {}/{}",

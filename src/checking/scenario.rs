@@ -93,7 +93,7 @@ impl Scenario {
     /// call received, as the same turn run with provider `none` records
     /// them, up to the one whose Gemini conversion failed, if one did (see
     /// [`crate::chat::run_loop_with_messages`]).
-    pub fn run_with_messages(
+    pub(crate) fn run_with_messages(
         &self,
     ) -> Result<(LoopRun, Toolbox, crate::chat::tool_loop::RequestMessages), LoopError> {
         let mut tb = Toolbox::new(self.tools.clone());

@@ -15,7 +15,7 @@ use crate::model::tools::Outcome;
 
 /// A name a call uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Name {
+pub(crate) enum Name {
     /// Tool `a`.
     A,
     /// Tool `b`.
@@ -32,7 +32,7 @@ impl Name {
     /// ```
     /// assert_eq!(toolcall_model::checking::exhaustive::Name::Unknown.tool(), "d");
     /// ```
-    pub fn tool(self) -> &'static str {
+    pub(crate) fn tool(self) -> &'static str {
         match self {
             Name::A => "a",
             Name::B => "b",
@@ -51,7 +51,7 @@ impl Name {
 
 /// One class of tool outcome, with its representative.
 #[derive(Debug, Clone, PartialEq)]
-pub struct OutcomeClass {
+pub(crate) struct OutcomeClass {
     /// A short label (`json-object`, `runtime-wrapped`, ...).
     pub label: &'static str,
     /// What every invocation of the tool does.
@@ -82,7 +82,7 @@ fn throws(class: &str, message: Option<&str>, wrapped: bool) -> Outcome {
 /// assert_eq!(c.len(), 13);
 /// assert_eq!(c[0].label, "json-object");
 /// ```
-pub fn outcome_classes() -> Vec<OutcomeClass> {
+pub(crate) fn outcome_classes() -> Vec<OutcomeClass> {
     let c = |label, outcome| OutcomeClass { label, outcome };
     vec![
         c("json-object", returns(Some(r#"{"temp":21}"#))),
@@ -131,7 +131,7 @@ pub fn outcome_classes() -> Vec<OutcomeClass> {
 /// Where the memory stands, its window, the conversation-history switch of
 /// the tool loop, and whether the turn streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MemorySetup {
+pub(crate) struct MemorySetup {
     /// None, inside or outside the loop.
     pub memory: Memory,
     /// `ToolCallingAdvisor.conversationHistoryEnabled`.
@@ -151,7 +151,7 @@ impl MemorySetup {
     /// use toolcall_model::checking::exhaustive::MemorySetup;
     /// assert_eq!(MemorySetup::none().label(), "none");
     /// ```
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let mut s = match self.memory {
             Memory::None => "none".to_owned(),
             Memory::Inside => "inside".to_owned(),
@@ -170,7 +170,7 @@ impl MemorySetup {
     }
 
     /// No memory, conversation history on.
-    pub fn none() -> Self {
+    pub(crate) fn none() -> Self {
         MemorySetup {
             memory: Memory::None,
             conversation_history: true,
@@ -230,12 +230,12 @@ pub struct Family {
     /// Outcome classes, as indices into [`outcome_classes`].
     pub outcomes: Vec<usize>,
     /// Memory setups.
-    pub memories: Vec<MemorySetup>,
+    pub(crate) memories: Vec<MemorySetup>,
     /// Where the requests go. Provider `none` takes any tool response, so a
     /// turn goes on where Gemini's conversion of a breach text would end it.
     pub provider: Provider,
     /// What each tool round's reply holds besides its calls.
-    pub round_reply: RoundReply,
+    pub(crate) round_reply: RoundReply,
     /// The model repeats its last tool round for every further call instead
     /// of answering in text ([`LoopConfig::repeat_last`](crate::chat::tool_loop::LoopConfig::repeat_last)): the turn ends
     /// only where the loop ends it.
@@ -251,7 +251,7 @@ pub struct Family {
 /// assert_eq!(streamed.round_reply, RoundReply::TextWithCalls);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RoundReply {
+pub(crate) enum RoundReply {
     /// The calls alone.
     CallsOnly,
     /// A text ([`ROUND_TEXT`]) with the calls: a model that says what it is
@@ -271,10 +271,10 @@ pub enum RoundReply {
 ///     .count();
 /// assert!(texts > 0);
 /// ```
-pub const ROUND_TEXT: &str = "Let me check";
+pub(crate) const ROUND_TEXT: &str = "Let me check";
 
 /// The rethrow list the bounds use.
-pub const RETHROW: &str = "java.lang.IllegalStateException";
+pub(crate) const RETHROW: &str = "java.lang.IllegalStateException";
 
 /// Every processor: default and JSON-error, with and without `alwaysThrow`,
 /// with and without a rethrow list ([`RETHROW`]), in that order.
@@ -282,7 +282,7 @@ pub const RETHROW: &str = "java.lang.IllegalStateException";
 /// ```
 /// assert_eq!(toolcall_model::checking::exhaustive::all_processors().len(), 8);
 /// ```
-pub fn all_processors() -> Vec<Processor> {
+pub(crate) fn all_processors() -> Vec<Processor> {
     let mut v = Vec::new();
     for kind in [ProcessorKind::Default, ProcessorKind::JsonError] {
         for always_throw in [false, true] {
@@ -450,7 +450,7 @@ impl Bound {
     /// use toolcall_model::checking::exhaustive::{Bound, Space};
     /// assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 794_152);
     /// ```
-    pub fn default_bound() -> Bound {
+    pub(crate) fn default_bound() -> Bound {
         let procs = all_processors();
         let plain = vec![procs[0].clone(), procs[4].clone()];
         let every = (0..outcome_classes().len()).collect::<Vec<_>>();

@@ -64,12 +64,9 @@ mod report;
 mod run;
 mod space;
 
-pub use bound::{
-    BOUND_NAMES, Bound, Family, MemorySetup, Name, OutcomeClass, RETHROW, ROUND_TEXT, RoundReply,
-    all_processors, outcome_classes,
-};
+pub use bound::{BOUND_NAMES, Bound, Family};
 pub use report::{CellProof, Proof, Report};
-pub use run::{Part, Shard, finish, judge_index, run, run_part};
+pub use run::{Part, Shard, finish, run, run_part};
 pub use space::{Item, Space};
 #[cfg(test)]
 mod tests;

@@ -46,7 +46,7 @@ pub struct CellProof {
 impl CellProof {
     /// `proved`, `vacuous` (proved, but no scenario of the bound is
     /// applicable) or `refuted`.
-    pub fn verdict(&self) -> &'static str {
+    pub(crate) fn verdict(&self) -> &'static str {
         match self.proof {
             Proof::Proved if self.applicable == 0 => "vacuous",
             Proof::Proved => "proved",

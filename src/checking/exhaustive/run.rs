@@ -350,7 +350,7 @@ pub fn run_part(
 /// assert!(first.iter().any(Option::is_some));
 /// ```
 #[doc(hidden)]
-pub fn judge_index(
+pub(crate) fn judge_index(
     space: &Space,
     sets: &[BehaviorSet],
     index: u64,

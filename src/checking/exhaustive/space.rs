@@ -354,7 +354,8 @@ impl Space {
     }
 
     /// The swap of the item (for tests of the symmetry).
-    pub fn swap(&self, item: &Item) -> Item {
+    #[cfg(test)]
+    pub(crate) fn swap(&self, item: &Item) -> Item {
         self.item(self.swap_index(item))
             .unwrap_or_else(|| item.clone())
     }

@@ -88,7 +88,7 @@ impl<'a> Evidence<'a> {
     /// A fuzz target that runs the scenario for its own checks judges the
     /// invariants on that run instead of running it again.
     #[doc(hidden)]
-    pub fn of_run(
+    pub(crate) fn of_run(
         scenario: &'a Scenario,
         run: LoopRun,
         toolbox: Toolbox,
@@ -147,7 +147,7 @@ impl<'a> Evidence<'a> {
     /// as it was, kept for the test that compares the two). A repeating
     /// model's turn is cut off at its bound as there.
     #[doc(hidden)]
-    pub fn gather_with_second_run(scenario: &'a Scenario) -> Result<Self, LoopError> {
+    pub(crate) fn gather_with_second_run(scenario: &'a Scenario) -> Result<Self, LoopError> {
         if scenario.config.repeat_last
             && let Some(cut) = Self::cut_off(scenario)?
         {
@@ -192,7 +192,7 @@ impl<'a> Evidence<'a> {
     ///     assert_eq!(check(Invariant::Lossless, &ev), alone);
     /// }
     /// ```
-    pub fn judging(self, judgements: &'a Judgements) -> Self {
+    pub(crate) fn judging(self, judgements: &'a Judgements) -> Self {
         Evidence {
             judgements: Some(judgements),
             ..self
@@ -204,7 +204,7 @@ impl<'a> Evidence<'a> {
     }
 
     /// Every batch of the turn replayed through the step engine.
-    pub fn trace(&self) -> &Trace {
+    pub(crate) fn trace(&self) -> &Trace {
         self.trace.get_or_init(|| {
             trace(
                 self.scenario,
@@ -279,7 +279,7 @@ impl<'a> Evidence<'a> {
     /// assert_eq!(ev.attempted_messages().unwrap().len(), 2);
     /// assert_eq!(ev.attempted(), 2);
     /// ```
-    pub fn attempted_messages(&self) -> Option<&[Vec<Message>]> {
+    pub(crate) fn attempted_messages(&self) -> Option<&[Vec<Message>]> {
         if let Some(r) = &self.recorded {
             return Some(&r.attempted);
         }
@@ -292,7 +292,7 @@ impl<'a> Evidence<'a> {
 
     /// How many requests the loop tried to send: the built ones, plus the
     /// one whose conversion failed, if any.
-    pub fn attempted(&self) -> usize {
+    pub(crate) fn attempted(&self) -> usize {
         if let Some(r) = &self.recorded {
             return r.attempted.len();
         }

@@ -33,7 +33,7 @@ use crate::model::behavior::Fixes;
 /// assert_eq!(judgements.len(), 2);
 /// ```
 #[derive(Debug, Default)]
-pub struct Judgements {
+pub(crate) struct Judgements {
     /// By text: what was learned of it.
     texts: RefCell<BTreeMap<Box<str>, Vec<Learned>>>,
     /// How many findings `texts` holds.
@@ -74,25 +74,7 @@ impl Judgements {
     /// ```
     /// assert_eq!(toolcall_model::checking::invariants::Judgements::CAPACITY, 4096);
     /// ```
-    pub const CAPACITY: usize = 4096;
-
-    /// How many findings are kept.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::checking::invariants::Judgements::default().len(), 0);
-    /// ```
-    pub fn len(&self) -> usize {
-        self.held.get()
-    }
-
-    /// Whether none is.
-    ///
-    /// ```
-    /// assert!(toolcall_model::checking::invariants::Judgements::default().is_empty());
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    pub(crate) const CAPACITY: usize = 4096;
 
     pub(super) fn find<T>(&self, text: &str, f: impl Fn(&Learned) -> Option<T>) -> Option<T> {
         self.texts.borrow().get(text)?.iter().find_map(f)

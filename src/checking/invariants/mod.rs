@@ -60,9 +60,9 @@ mod trace;
 mod transcripts;
 
 pub use self::evidence::Evidence;
-pub use self::judgements::Judgements;
+pub(crate) use self::judgements::Judgements;
 pub(crate) use self::payloads::recovered;
-pub use self::rounds::{repeating_guard, turn_bound};
+pub(crate) use self::rounds::{repeating_guard, turn_bound};
 pub use self::trace::{CallEvent, Replays, Round, RoundEnd, Trace};
 pub use self::transcripts::memory_holds_conversation;
 
@@ -306,7 +306,7 @@ fn own_set(ev: &Evidence<'_>) -> (Fixes, bool) {
 /// let ev = Evidence::gather(&s).unwrap();
 /// assert_eq!(check_as(Invariant::StreamAsCall, &ev, (Fixes::all(), false)), check(Invariant::StreamAsCall, &ev));
 /// ```
-pub fn check_as(invariant: Invariant, evidence: &Evidence<'_>, set: (Fixes, bool)) -> Verdict {
+pub(crate) fn check_as(invariant: Invariant, evidence: &Evidence<'_>, set: (Fixes, bool)) -> Verdict {
     verdict(judge(invariant, evidence, set))
 }
 
@@ -335,7 +335,7 @@ fn verdict(judged: Judged) -> Verdict {
 /// let (run, tools) = blocking.run().unwrap();
 /// assert_eq!(stream_as_call_against(&ev, Some((&run, &tools))), check_as(Invariant::StreamAsCall, &ev, set));
 /// ```
-pub fn through_call(ev: &Evidence<'_>, set: (Fixes, bool)) -> Option<Scenario> {
+pub(crate) fn through_call(ev: &Evidence<'_>, set: (Fixes, bool)) -> Option<Scenario> {
     if ev.runaway {
         return None;
     }
@@ -345,7 +345,7 @@ pub fn through_call(ev: &Evidence<'_>, set: (Fixes, bool)) -> Option<Scenario> {
 /// `stream-as-call` judged on `ev` against `call`, the run and toolbox of
 /// its [`through_call`] turn (`None` where that run failed): the verdict
 /// [`check_as`] gives under the set the turn was built for.
-pub fn stream_as_call_against(
+pub(crate) fn stream_as_call_against(
     ev: &Evidence<'_>,
     call: Option<(
         &crate::chat::tool_loop::LoopRun,

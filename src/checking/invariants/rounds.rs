@@ -32,7 +32,7 @@ use super::{Evidence, Judged, Locus, refuted};
 /// let open = LoopConfig::new(Config { limits: ToolCallLimits::default().unlimited_calls_per_tool().unlimited_total_tool_calls(), ..Config::default() });
 /// assert_eq!(turn_bound(&open, &[call]), None);
 /// ```
-pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> {
+pub(crate) fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> {
     let m = &cfg.manager;
     if !m.version.has_limits() {
         return None;
@@ -88,7 +88,7 @@ const FEW_NAMES: usize = 8;
 /// let call = vec![vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }]];
 /// assert_eq!(repeating_guard(&cfg, &call), turn_bound(&cfg, &call).unwrap() + 1);
 /// ```
-pub fn repeating_guard(cfg: &LoopConfig, model: &[Vec<Generation>]) -> usize {
+pub(crate) fn repeating_guard(cfg: &LoopConfig, model: &[Vec<Generation>]) -> usize {
     let past = turn_bound(cfg, model).unwrap_or_else(|| model.len().saturating_mul(2) + 7);
     cfg.max_rounds.min(past.saturating_add(1))
 }

@@ -60,7 +60,7 @@ impl RefCounts {
     /// assert!(!RefCounts::of(&history[..2]).is_of(&history));
     /// assert!(!RefCounts::of(&[Message::user("q"), answer("a"), answer("a")]).is_of(&history));
     /// ```
-    pub fn is_of(&self, history: &[Message]) -> bool {
+    pub(crate) fn is_of(&self, history: &[Message]) -> bool {
         let responses = counted(history);
         let total = u64::try_from(responses.clone().count()).unwrap_or(u64::MAX);
         total == self.total
