@@ -21,20 +21,15 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// It reads as a `&str` (through `Deref`), compares equal to `str`,
 /// `&str` and `String`, and is written and read by serde exactly as a
 /// string is.
-///
-/// ```
-/// use toolcall_model::model::SharedStr;
-/// let a = SharedStr::from("echo");
-/// let b = a.clone();
-/// assert_eq!(a, "echo");
-/// assert!(SharedStr::ptr_eq(&a, &b));
-/// assert_eq!(serde_json::to_string(&a).unwrap(), "\"echo\"");
-/// assert_eq!(serde_json::from_str::<SharedStr>("\"echo\"").unwrap(), b);
-/// ```
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct SharedStr(Arc<str>);
 
 impl SharedStr {
+    #[cfg(test)]
+    pub(crate) fn ptr_eq(a: &Self, b: &Self) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+
     /// The text as a `&str`.
     ///
     /// ```
@@ -72,17 +67,6 @@ impl SharedStr {
             Ok(s) => SharedStr::from(s),
             Err(_) => SharedStr::from(pieces.into_iter().collect::<String>()),
         }
-    }
-
-    /// Whether the two share one allocation (a clone of the other).
-    ///
-    /// ```
-    /// use toolcall_model::model::SharedStr;
-    /// let a = SharedStr::from("x");
-    /// assert!(!SharedStr::ptr_eq(&a, &SharedStr::from("x")));
-    /// ```
-    pub fn ptr_eq(a: &Self, b: &Self) -> bool {
-        Arc::ptr_eq(&a.0, &b.0)
     }
 }
 
@@ -219,5 +203,20 @@ impl<'de> Deserialize<'de> for SharedStr {
         }
 
         deserializer.deserialize_str(Visitor)
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_sharedstr() {
+        use crate::model::SharedStr;
+        let a = SharedStr::from("echo");
+        let b = a.clone();
+        assert_eq!(a, "echo");
+        assert!(SharedStr::ptr_eq(&a, &b));
+        assert_eq!(serde_json::to_string(&a).unwrap(), "\"echo\"");
+        assert_eq!(serde_json::from_str::<SharedStr>("\"echo\"").unwrap(), b);
     }
 }
