@@ -248,23 +248,7 @@ impl Payload {
         }
     }
 
-    /// Whether the object was passed on as text, unbuilt.
-    ///
-    /// ```
-    /// use toolcall_model::{model::Fixes, gemini::convert_tool_response};
-    /// assert!(convert_tool_response(r#"{"a":1}"#, false, Fixes::all()).unwrap().is_raw());
-    /// assert!(!convert_tool_response(r#"{"a":1,"a":2}"#, false, Fixes::all()).unwrap().is_raw());
-    /// ```
-    pub fn is_raw(&self) -> bool {
-        matches!(self.0, Repr::Raw(_))
-    }
-
     /// Whether the object has no entries.
-    ///
-    /// ```
-    /// use toolcall_model::{model::Fixes, gemini::convert_arguments};
-    /// assert!(convert_arguments(None, Fixes::all()).unwrap().is_empty());
-    /// ```
     pub fn is_empty(&self) -> bool {
         match &self.0 {
             Repr::Tree(m) | Repr::NonFinite(m) => m.is_empty(),
@@ -287,12 +271,7 @@ impl Payload {
 
     /// `{"result": TEXT}`: what every fixed conversion sends for a text it
     /// does not read.
-    ///
-    /// ```
-    /// let p = toolcall_model::gemini::Payload::from_wrapped_text("oops");
-    /// assert_eq!(p.to_value(), serde_json::json!({"result": "oops"}));
-    /// ```
-    pub fn from_wrapped_text(text: &str) -> Payload {
+    pub(crate) fn from_wrapped_text(text: &str) -> Payload {
         Payload(Repr::Wrapped("result", Kept::Owned(text.to_owned())))
     }
 
@@ -578,15 +557,11 @@ pub fn write_tool_response<W: std::io::Write>(
 /// `strict-json-or-wrap` null or blank arguments become `{}`, and that
 /// `pr-6049-strict-wrap`, which changes `parseJsonToMap` itself, reads the
 /// rest as [`pr_6049_parse_json_to_map`] (PR 6907 leaves arguments alone).
-///
-/// ```
-/// use toolcall_model::{model::{Fix, Fixes}, gemini::convert_arguments};
-/// assert!(convert_arguments(Some("  "), Fixes::upstream()).is_err());
-/// assert!(convert_arguments(Some("  "), Fixes::all()).unwrap().is_empty());
-/// let pr = Fixes::only(Fix::Pr6049StrictWrap);
-/// assert_eq!(convert_arguments(Some("  "), pr).unwrap().to_value(), serde_json::json!({"result": "  "}));
-/// ```
-pub fn convert_arguments(arguments: Option<&str>, fixes: Fixes) -> Result<Payload, JavaException> {
+#[cfg(any(test, feature = "checking"))]
+pub(crate) fn convert_arguments(
+    arguments: Option<&str>,
+    fixes: Fixes,
+) -> Result<Payload, JavaException> {
     convert_arguments_of(arguments.map(Source::Str), fixes)
 }
 
@@ -602,4 +577,39 @@ pub(super) fn convert_arguments_of(
         return Ok(pr_6049_source(arguments));
     }
     parse_source(arguments)
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_is_empty() {
+        use crate::{gemini::convert_arguments, model::Fixes};
+        assert!(convert_arguments(None, Fixes::all()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn example_from_wrapped_text() {
+        let p = crate::gemini::Payload::from_wrapped_text("oops");
+        assert_eq!(p.to_value(), serde_json::json!({"result": "oops"}));
+    }
+
+    #[test]
+    fn example_convert_arguments() {
+        use crate::{
+            gemini::convert_arguments,
+            model::{Fix, Fixes},
+        };
+        assert!(convert_arguments(Some("  "), Fixes::upstream()).is_err());
+        assert!(
+            convert_arguments(Some("  "), Fixes::all())
+                .unwrap()
+                .is_empty()
+        );
+        let pr = Fixes::only(Fix::Pr6049StrictWrap);
+        assert_eq!(
+            convert_arguments(Some("  "), pr).unwrap().to_value(),
+            serde_json::json!({"result": "  "})
+        );
+    }
 }

@@ -244,13 +244,7 @@ impl Request {
 }
 
 /// `messageToGeminiParts`: the parts of one message.
-///
-/// ```
-/// use toolcall_model::{gemini::{message_parts, Part}, model::Message};
-/// let parts = message_parts(&Message::user("hi"), Default::default()).unwrap();
-/// assert_eq!(parts[..], [Part::Text("hi".into())]);
-/// ```
-pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Parts, JavaException> {
+pub(crate) fn message_parts(message: &Message, fixes: Fixes) -> Result<Parts, JavaException> {
     Ok(match message {
         Message::System { text } | Message::User { text } => {
             text.iter().map(|t| Part::Text(t.clone())).collect()
@@ -337,18 +331,7 @@ pub fn build_request(messages: &[Message], fixes: Fixes) -> Result<Request, Java
 /// converted again. A message converts to the same content wherever it
 /// stands, so the request is equal to [`build_request`]'s, and so is the
 /// failure, if any: only messages not taken are converted, in order.
-///
-/// ```
-/// use toolcall_model::{gemini::{build_request, build_request_reusing}, model::{Fixes, Message, ToolResponse}};
-/// let tool = Message::Tool { responses: vec![ToolResponse::new("1", "x", "{\"a\":1}")].into() };
-/// let earlier = vec![Message::user("q"), tool.clone()];
-/// let first = build_request(&earlier, Fixes::upstream()).unwrap();
-/// let next = vec![Message::user("p"), Message::user("q"), tool];
-/// let r = build_request_reusing(&next, Fixes::upstream(), &earlier, &first).unwrap();
-/// assert_eq!(r, build_request(&next, Fixes::upstream()).unwrap());
-/// assert!(std::sync::Arc::ptr_eq(&r.contents[2], &first.contents[1]));
-/// ```
-pub fn build_request_reusing(
+pub(crate) fn build_request_reusing(
     messages: &[Message],
     fixes: Fixes,
     earlier: &[Message],
@@ -470,5 +453,36 @@ impl IncrementalRequests {
             system_instruction: self.system.clone(),
             contents: self.contents.clone(),
         })
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_message_parts() {
+        use crate::{
+            gemini::{Part, message_parts},
+            model::Message,
+        };
+        let parts = message_parts(&Message::user("hi"), Default::default()).unwrap();
+        assert_eq!(parts[..], [Part::Text("hi".into())]);
+    }
+
+    #[test]
+    fn example_build_request_reusing() {
+        use crate::{
+            gemini::{build_request, build_request_reusing},
+            model::{Fixes, Message, ToolResponse},
+        };
+        let tool = Message::Tool {
+            responses: vec![ToolResponse::new("1", "x", "{\"a\":1}")].into(),
+        };
+        let earlier = vec![Message::user("q"), tool.clone()];
+        let first = build_request(&earlier, Fixes::upstream()).unwrap();
+        let next = vec![Message::user("p"), Message::user("q"), tool];
+        let r = build_request_reusing(&next, Fixes::upstream(), &earlier, &first).unwrap();
+        assert_eq!(r, build_request(&next, Fixes::upstream()).unwrap());
+        assert!(std::sync::Arc::ptr_eq(&r.contents[2], &first.contents[1]));
     }
 }
