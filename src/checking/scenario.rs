@@ -67,7 +67,7 @@ impl Scenario {
 
     /// The reply the loop goes on with at each model call: the scripted
     /// one, or for a streamed turn the aggregate of its chunks (one
-    /// generation, [`crate::chat::aggregate_chunks`]).
+    /// generation, `crate::chat::aggregate_chunks`).
     ///
     /// ```
     /// use toolcall_model::{model::Generation, checking::scenario::Scenario, chat::{Split, LoopConfig}};

@@ -28,10 +28,6 @@ impl Name {
     pub(super) const ALL: [Name; 3] = [Name::A, Name::B, Name::Unknown];
 
     /// The tool name in the scenario.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::checking::exhaustive::Name::Unknown.tool(), "d");
-    /// ```
     pub(crate) fn tool(self) -> &'static str {
         match self {
             Name::A => "a",
@@ -76,12 +72,6 @@ fn throws(class: &str, message: Option<&str>, wrapped: bool) -> Outcome {
 /// `ToolExecutionException` as method tools do and unwrapped), and a
 /// callback's own `ToolExecutionException` (its cause a runtime exception
 /// with a null message, so the processor's fallback text is covered).
-///
-/// ```
-/// let c = toolcall_model::checking::exhaustive::outcome_classes();
-/// assert_eq!(c.len(), 13);
-/// assert_eq!(c[0].label, "json-object");
-/// ```
 pub(crate) fn outcome_classes() -> Vec<OutcomeClass> {
     let c = |label, outcome| OutcomeClass { label, outcome };
     vec![
@@ -146,11 +136,6 @@ pub(crate) struct MemorySetup {
 impl MemorySetup {
     /// A short label: `none`, `outside`, `inside`, `inside/no-history`,
     /// with `/window N` when the window is not the default.
-    ///
-    /// ```
-    /// use toolcall_model::checking::exhaustive::MemorySetup;
-    /// assert_eq!(MemorySetup::none().label(), "none");
-    /// ```
     pub(crate) fn label(&self) -> String {
         let mut s = match self.memory {
             Memory::None => "none".to_owned(),
@@ -227,7 +212,7 @@ pub struct Family {
     pub breach: Vec<OnExceeded>,
     /// Exception processors.
     pub processors: Vec<Processor>,
-    /// Outcome classes, as indices into [`outcome_classes`].
+    /// Outcome classes, as indices into `outcome_classes`.
     pub outcomes: Vec<usize>,
     /// Memory setups.
     pub(crate) memories: Vec<MemorySetup>,
@@ -243,13 +228,6 @@ pub struct Family {
 }
 
 /// What a tool round's reply holds besides its calls: one generation.
-///
-/// ```
-/// use toolcall_model::checking::exhaustive::{Bound, RoundReply};
-/// let b = Bound::default_bound();
-/// let streamed = b.families.iter().find(|f| f.name == "streamed").unwrap();
-/// assert_eq!(streamed.round_reply, RoundReply::TextWithCalls);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RoundReply {
     /// The calls alone.
@@ -261,16 +239,6 @@ pub(crate) enum RoundReply {
 }
 
 /// The text of a [`RoundReply::TextWithCalls`] round.
-///
-/// ```
-/// use toolcall_model::checking::exhaustive::{Bound, Space, ROUND_TEXT};
-/// let space = Space::new(&Bound::tiny());
-/// let texts = (0..space.scenarios())
-///     .map(|i| space.scenario(&space.item(i).unwrap()))
-///     .filter(|s| s.model[0][0].text.as_deref() == Some(ROUND_TEXT))
-///     .count();
-/// assert!(texts > 0);
-/// ```
 pub(crate) const ROUND_TEXT: &str = "Let me check";
 
 /// The rethrow list the bounds use.
@@ -278,10 +246,6 @@ pub(crate) const RETHROW: &str = "java.lang.IllegalStateException";
 
 /// Every processor: default and JSON-error, with and without `alwaysThrow`,
 /// with and without a rethrow list ([`RETHROW`]), in that order.
-///
-/// ```
-/// assert_eq!(toolcall_model::checking::exhaustive::all_processors().len(), 8);
-/// ```
 pub(crate) fn all_processors() -> Vec<Processor> {
     let mut v = Vec::new();
     for kind in [ProcessorKind::Default, ProcessorKind::JsonError] {
@@ -445,11 +409,6 @@ impl Bound {
     ///   no prior call; outcomes JSON object and plain text; no memory, the
     ///   memory outside the loop, or inside it with the history off
     ///   (window 20).
-    ///
-    /// ```
-    /// use toolcall_model::checking::exhaustive::{Bound, Space};
-    /// assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 794_152);
-    /// ```
     pub(crate) fn default_bound() -> Bound {
         let procs = all_processors();
         let plain = vec![procs[0].clone(), procs[4].clone()];
@@ -796,4 +755,65 @@ fn streamed_memories() -> Vec<MemorySetup> {
         MemorySetup::with(Memory::Outside, true, 20).streamed(),
         MemorySetup::with(Memory::Inside, true, 20).streamed(),
     ]
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    use super::*;
+
+    #[test]
+    fn example_tool() {
+        assert_eq!(Name::Unknown.tool(), "d");
+    }
+
+    #[test]
+    fn example_outcome_classes() {
+        let c = crate::checking::exhaustive::bound::outcome_classes();
+        assert_eq!(c.len(), 13);
+        assert_eq!(c[0].label, "json-object");
+    }
+
+    #[test]
+    fn example_label() {
+        use crate::checking::exhaustive::bound::MemorySetup;
+        assert_eq!(MemorySetup::none().label(), "none");
+    }
+
+    #[test]
+    fn example_roundreply() {
+        use crate::checking::exhaustive::bound::Bound;
+        use crate::checking::exhaustive::bound::RoundReply;
+        let b = Bound::default_bound();
+        let streamed = b.families.iter().find(|f| f.name == "streamed").unwrap();
+        assert_eq!(streamed.round_reply, RoundReply::TextWithCalls);
+    }
+
+    #[test]
+    fn example_round_text() {
+        use crate::checking::exhaustive::bound::Bound;
+        use crate::checking::exhaustive::bound::ROUND_TEXT;
+        use crate::checking::exhaustive::space::Space;
+        let space = Space::new(&Bound::tiny());
+        let texts = (0..space.scenarios())
+            .map(|i| space.scenario(&space.item(i).unwrap()))
+            .filter(|s| s.model[0][0].text.as_deref() == Some(ROUND_TEXT))
+            .count();
+        assert!(texts > 0);
+    }
+
+    #[test]
+    fn example_all_processors() {
+        assert_eq!(
+            crate::checking::exhaustive::bound::all_processors().len(),
+            8
+        );
+    }
+
+    #[test]
+    fn example_default_bound() {
+        use crate::checking::exhaustive::bound::Bound;
+        use crate::checking::exhaustive::space::Space;
+        assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 794_152);
+    }
 }

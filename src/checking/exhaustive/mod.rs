@@ -19,11 +19,11 @@
 //!   each a batch of 1 to `max_batch` calls, at most `max_turn_calls` calls
 //!   in all, every call naming tool `a`, tool `b` or a name no tool has
 //!   (`d`); each round is one model reply with one generation (the calls,
-//!   or with [`RoundReply::TextWithCalls`] a text and the calls), followed
+//!   or with `RoundReply::TextWithCalls` a text and the calls), followed
 //!   by a final text answer, or, in a family whose model repeats
 //!   (`repeat_last`), by the last round again for every further call;
 //! * the tools: exactly the tools the calls name, each returning one
-//!   [`OutcomeClass`] on every invocation; the classes hold one
+//!   `OutcomeClass` on every invocation; the classes hold one
 //!   representative of every kind of tool output and failure the random
 //!   generator ([`crate::checking::generators`]) produces;
 //! * the request: a user message, then (when there are prior calls) one
@@ -33,7 +33,7 @@
 //!   defaults, 40 and 150), the behaviour on a breach, the exception
 //!   processor;
 //! * the loop: Gemini, or provider `none` where a family says so; the memory
-//!   ([`MemorySetup`]: none, inside or outside the loop, its window,
+//!   (`MemorySetup`: none, inside or outside the loop, its window,
 //!   conversation history, and whether the turn streams); a memory holds the
 //!   conversation so far (the request without its last message) when the
 //!   request already holds a round of this turn.

@@ -191,14 +191,6 @@ pub(crate) const CHECK_FILES: &[u8] = b"%%check\n";
 ///   something.
 ///
 /// What bound comes back (`None`: refused before binding, or by it).
-///
-/// ```
-/// use toolcall_model::checking::fuzzing::check_files;
-/// let files = b"spring.profiles.active=dev\n%% dev\nspring.ai.tools.limits.max-total-tool-calls=${EA}\n%%env\nEA=${EB}\nEB=5\n";
-/// let bound = check_files(files).unwrap();
-/// assert_eq!(bound.limits.max_total, toolcall_model::model::Max::Limited(5));
-/// assert!(check_files(b"spring.profiles.active=dev\n%% dev\nspring.profiles.active=x\n").is_none());
-/// ```
 pub(crate) fn check_files(data: &[u8]) -> Option<crate::config::BoundProperties> {
     use crate::config::binding::{Entry, bind, parse_properties};
     use crate::config::profiles::{
@@ -301,5 +293,21 @@ pub(crate) fn check_files(data: &[u8]) -> Option<crate::config::BoundProperties>
             fail(T, "a binding refused without a word", &applied)
         }
         Err(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_check_files() {
+        use crate::checking::fuzzing::files::check_files;
+        let files = b"spring.profiles.active=dev\n%% dev\nspring.ai.tools.limits.max-total-tool-calls=${EA}\n%%env\nEA=${EB}\nEB=5\n";
+        let bound = check_files(files).unwrap();
+        assert_eq!(bound.limits.max_total, crate::model::Max::Limited(5));
+        assert!(
+            check_files(b"spring.profiles.active=dev\n%% dev\nspring.profiles.active=x\n")
+                .is_none()
+        );
     }
 }

@@ -198,7 +198,7 @@ pub(super) fn bounded<T>(v: &[T], max: usize) -> &[T] {
 pub enum Text {
     /// The pool's entry at this index (modulo its length).
     Pool(u8),
-    /// Free text, cut to [`MAX_TEXT_CHARS`] characters.
+    /// Free text, cut to `MAX_TEXT_CHARS` characters.
     Raw(String),
 }
 
@@ -504,21 +504,20 @@ fn outcome(o: &OutcomeInput, s: &Strings) -> Outcome {
 /// The manager target's input: a setup, a prior history and batches that
 /// the model asks for in turn.
 #[derive(Debug, Clone, Arbitrary)]
-pub(crate) struct ManagerInput {
+pub struct ManagerInput {
     /// The manager and its tools.
-    pub setup: ManagerSetup,
+    pub(crate) setup: ManagerSetup,
     /// Prior messages (at most [`MAX_PRIOR`]); a user message is appended
     /// when `ask` is set.
-    pub prior: Vec<MessageInput>,
+    pub(crate) prior: Vec<MessageInput>,
     /// Append a user message to the prior history.
-    pub ask: bool,
+    pub(crate) ask: bool,
     /// The batches: one model reply each (at most [`MAX_ROUNDS`] replies of
     /// at most 3 generations).
-    pub batches: Vec<Vec<GenerationInput>>,
+    pub(crate) batches: Vec<Vec<GenerationInput>>,
 }
 
 impl ManagerInput {
-
     /// The tools, history and replies, decoded with one set of shared
     /// pool texts.
     pub(super) fn parts(&self) -> (Vec<ToolSpec>, Vec<Message>, Vec<Vec<Generation>>) {
@@ -556,7 +555,7 @@ impl ManagerInput {
 /// The tool_loop target's input: a [`ManagerInput`] run through the loop
 /// with a provider, memory, the workaround advisor and a round bound.
 #[derive(Debug, Clone, Arbitrary)]
-pub(crate) struct LoopInput {
+pub struct LoopInput {
     /// The manager, tools, history and model replies.
     pub turn: ManagerInput,
     /// Shape the turn as a well-formed conversation: the history is an

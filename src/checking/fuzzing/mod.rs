@@ -38,7 +38,7 @@ mod scenarios;
 pub use self::config_stages::{config_binder, config_reader};
 pub use self::conversion::convert;
 pub use self::files::{config, vector_file};
-pub use self::inputs::{Text, class_table};
+pub use self::inputs::{LoopInput, ManagerInput, Text, class_table};
 pub use self::lenient::{Lenient, lenient_parser};
 pub use self::scenarios::{claimed, manager, tool_loop};
 
@@ -72,9 +72,9 @@ fn fail(target: &str, what: &str, repro: &dyn Debug) -> ! {
 
 #[cfg(test)]
 mod tests {
-    use super::compare::same_number;
     use super::compare::same_json;
-    use super::inputs::{LoopInput, decode};
+    use super::compare::same_number;
+    use super::inputs::decode;
     use super::lenient::lenient_reference;
     use super::*;
     use serde_json::{Value, json};

@@ -51,15 +51,6 @@ impl RefCounts {
     /// `history`, told without building them: the totals agree and every
     /// name here counts as often there (names missing here would add to
     /// the total).
-    ///
-    /// ```
-    /// use toolcall_model::{checking::oracle::RefCounts, model::{Message, ToolResponse}};
-    /// let answer = |name: &str| Message::Tool { responses: vec![ToolResponse::new("1", name, "1")].into() };
-    /// let history = [Message::user("q"), answer("a"), answer("b")];
-    /// assert!(RefCounts::of(&history).is_of(&history));
-    /// assert!(!RefCounts::of(&history[..2]).is_of(&history));
-    /// assert!(!RefCounts::of(&[Message::user("q"), answer("a"), answer("a")]).is_of(&history));
-    /// ```
     pub(crate) fn is_of(&self, history: &[Message]) -> bool {
         let responses = counted(history);
         let total = u64::try_from(responses.clone().count()).unwrap_or(u64::MAX);
@@ -145,5 +136,24 @@ impl fmt::Display for RefCounts {
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         write!(f, "{{{}}} total {}", parts.join(", "), self.total)
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_is_of() {
+        use crate::{
+            checking::oracle::RefCounts,
+            model::{Message, ToolResponse},
+        };
+        let answer = |name: &str| Message::Tool {
+            responses: vec![ToolResponse::new("1", name, "1")].into(),
+        };
+        let history = [Message::user("q"), answer("a"), answer("b")];
+        assert!(RefCounts::of(&history).is_of(&history));
+        assert!(!RefCounts::of(&history[..2]).is_of(&history));
+        assert!(!RefCounts::of(&[Message::user("q"), answer("a"), answer("a")]).is_of(&history));
     }
 }
