@@ -61,13 +61,7 @@ pub struct Config {
 impl Config {
     /// Whether a name not among the request's tools is looked up through
     /// the resolver: `resolution_fallback` on 2.0.1, always on 2.0.0.
-    ///
-    /// ```
-    /// use toolcall_model::model::{SpringAi, Config};
-    /// assert!(!Config::default().resolves());
-    /// assert!(Config { version: SpringAi::V2_0_0, ..Config::default() }.resolves());
-    /// ```
-    pub fn resolves(&self) -> bool {
+    pub(crate) fn resolves(&self) -> bool {
         self.resolution_fallback || !self.version.has_resolution_switch()
     }
 }
@@ -1037,5 +1031,19 @@ mod examples {
             Some(0)
         );
         assert!(ends_turn_at_breach(&cfg, &turn[..1], &calls, &Counts::default()).is_none());
+    }
+
+    #[test]
+    fn example_resolves() {
+        use crate::model::Config;
+        use crate::model::SpringAi;
+        assert!(!Config::default().resolves());
+        assert!(
+            Config {
+                version: SpringAi::V2_0_0,
+                ..Config::default()
+            }
+            .resolves()
+        );
     }
 }

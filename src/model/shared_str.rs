@@ -43,13 +43,7 @@ impl SharedStr {
     /// built of a few pieces (a limit breach's, the processor's JSON
     /// answer) is written into a buffer on the stack and shared from there,
     /// rather than built as a `String` and copied again.
-    ///
-    /// ```
-    /// use toolcall_model::model::SharedStr;
-    /// assert_eq!(SharedStr::concat(["a", "", "bc"]), "abc");
-    /// assert_eq!(SharedStr::concat(["é"; 200]).len(), 400);
-    /// ```
-    pub fn concat<'a>(pieces: impl IntoIterator<Item = &'a str> + Clone) -> SharedStr {
+    pub(crate) fn concat<'a>(pieces: impl IntoIterator<Item = &'a str> + Clone) -> SharedStr {
         const ROOM: usize = 256;
         let mut buf = [0u8; ROOM];
         let mut len = 0;
@@ -218,5 +212,12 @@ mod examples {
         assert!(SharedStr::ptr_eq(&a, &b));
         assert_eq!(serde_json::to_string(&a).unwrap(), "\"echo\"");
         assert_eq!(serde_json::from_str::<SharedStr>("\"echo\"").unwrap(), b);
+    }
+
+    #[test]
+    fn example_concat() {
+        use crate::model::SharedStr;
+        assert_eq!(SharedStr::concat(["a", "", "bc"]), "abc");
+        assert_eq!(SharedStr::concat(["é"; 200]).len(), 400);
     }
 }

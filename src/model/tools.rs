@@ -255,11 +255,7 @@ impl Toolbox {
     }
 
     /// The tools.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::model::Toolbox::new(vec![]).tools().len(), 0);
-    /// ```
-    pub fn tools(&self) -> &[ToolSpec] {
+    pub(crate) fn tools(&self) -> &[ToolSpec] {
         &self.registry.tools
     }
 
@@ -470,5 +466,10 @@ mod examples {
             duplicate_request_names(&names),
             vec!["BB", "Aa", "zeta", "b"]
         );
+    }
+
+    #[test]
+    fn example_tools() {
+        assert_eq!(crate::model::Toolbox::new(vec![]).tools().len(), 0);
     }
 }
