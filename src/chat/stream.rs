@@ -145,7 +145,7 @@ impl Default for Split {
 impl Split {
     /// The chunks of one reply (one chunk without generations for an empty
     /// reply).
-    pub fn chunks(&self, reply: &[Generation]) -> Chunks {
+    pub(crate) fn chunks(&self, reply: &[Generation]) -> Chunks {
         let Some((first, rest)) = reply.split_first() else {
             return vec![vec![]];
         };
@@ -311,7 +311,8 @@ mod examples {
 
     #[test]
     fn example_reaches_client() {
-        use crate::model::{Generation, ToolCall};
+        use crate::model::Generation;
+        use crate::model::ToolCall;
         let call = Generation {
             tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
             ..Default::default()
@@ -339,7 +340,10 @@ mod examples {
 
     #[test]
     fn example_may_hang_a_stream() {
-        use crate::model::{ClassTable, JavaException, Outcome, ToolSpec};
+        use crate::model::ClassTable;
+        use crate::model::JavaException;
+        use crate::model::Outcome;
+        use crate::model::ToolSpec;
         let oom = ToolSpec {
             outcomes: vec![Outcome::Throws {
                 exception: JavaException::new("java.lang.OutOfMemoryError", None),

@@ -12,14 +12,6 @@ use crate::model::shared_str::SharedStr;
 /// The text a conversion reads: borrowed, or shared with the message it
 /// came from. A payload that keeps the text whole (most conversions do)
 /// shares a shared text instead of copying it.
-///
-/// ```
-/// use toolcall_model::{gemini::{convert_tool_response, Source}, model::SharedStr};
-/// let data = SharedStr::from("{\"a\":1}");
-/// assert_eq!(Source::from(&data).as_str(), "{\"a\":1}");
-/// assert_eq!(convert_tool_response(&data, false, Default::default()),
-///            convert_tool_response("{\"a\":1}", false, Default::default()));
-/// ```
 #[derive(Debug, Clone, Copy)]
 pub enum Source<'a> {
     /// A text the payload copies if it keeps it.
@@ -30,11 +22,7 @@ pub enum Source<'a> {
 
 impl<'a> Source<'a> {
     /// The text.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::gemini::Source::from("x").as_str(), "x");
-    /// ```
-    pub fn as_str(self) -> &'a str {
+    pub(crate) fn as_str(self) -> &'a str {
         match self {
             Source::Str(t) => t,
             Source::Shared(t) => t.as_str(),
@@ -610,6 +598,25 @@ mod examples {
         assert_eq!(
             convert_arguments(Some("  "), pr).unwrap().to_value(),
             serde_json::json!({"result": "  "})
+        );
+    }
+
+    #[test]
+    fn example_as_str() {
+        assert_eq!(crate::gemini::Source::from("x").as_str(), "x");
+    }
+
+    #[test]
+    fn example_source() {
+        use crate::{
+            gemini::{Source, convert_tool_response},
+            model::SharedStr,
+        };
+        let data = SharedStr::from("{\"a\":1}");
+        assert_eq!(Source::from(&data).as_str(), "{\"a\":1}");
+        assert_eq!(
+            convert_tool_response(&data, false, Default::default()),
+            convert_tool_response("{\"a\":1}", false, Default::default())
         );
     }
 }

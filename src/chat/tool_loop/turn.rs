@@ -123,7 +123,7 @@ impl<'c> Turn<'c> {
     /// A turn starting from the request's messages and tools. With the
     /// memory outside the loop, the history it starts from is the memory's
     /// (see `with_memory`).
-    pub fn new(cfg: &'c LoopConfig, history: Vec<Message>, tools: &[ToolSpec]) -> Self {
+    pub(crate) fn new(cfg: &'c LoopConfig, history: Vec<Message>, tools: &[ToolSpec]) -> Self {
         let start = match cfg.memory {
             Memory::None => &[],
             Memory::Inside | Memory::Outside => &cfg.memory_start[..],
@@ -163,18 +163,13 @@ impl<'c> Turn<'c> {
     /// The same turn streamed (`ChatClient.stream()`): answer it with
     /// `Asking::answer_chunks`; the run records what the client received
     /// ([`LoopRun::streamed`]) and the memory outside stores its aggregate.
-    pub fn streaming(mut self) -> Self {
+    pub(crate) fn streaming(mut self) -> Self {
         self.streamed.get_or_insert_with(Vec::new);
         self
     }
 
     /// The model calls answered so far.
-    ///
-    /// ```
-    /// use toolcall_model::chat::{LoopConfig, Turn};
-    /// assert_eq!(Turn::new(&LoopConfig::default(), vec![], &[]).calls(), 0);
-    /// ```
-    pub fn calls(&self) -> usize {
+    pub(crate) fn calls(&self) -> usize {
         self.calls
     }
 
@@ -761,5 +756,12 @@ mod examples {
             panic!()
         };
         assert_eq!((run.kind, run.streamed), (EndKind::Completed, Some(vec![])));
+    }
+
+    #[test]
+    fn example_calls() {
+        use crate::chat::LoopConfig;
+        use crate::chat::Turn;
+        assert_eq!(Turn::new(&LoopConfig::default(), vec![], &[]).calls(), 0);
     }
 }
