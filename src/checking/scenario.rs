@@ -68,16 +68,7 @@ impl Scenario {
     /// The reply the loop goes on with at each model call: the scripted
     /// one, or for a streamed turn the aggregate of its chunks (one
     /// generation, `crate::chat::aggregate_chunks`).
-    ///
-    /// ```
-    /// use toolcall_model::{model::Generation, checking::scenario::Scenario, chat::{Split, LoopConfig}};
-    /// let two = vec![Generation { text: Some("a".into()), ..Default::default() }, Generation::default()];
-    /// let mut s = Scenario { config: LoopConfig::default(), tools: vec![], history: vec![], model: vec![two.clone()] };
-    /// assert_eq!(s.replies()[0], two);
-    /// s.config.stream = Some(Split::default());
-    /// assert_eq!(s.replies()[0], vec![two[0].clone()]);
-    /// ```
-    pub fn replies(&self) -> std::borrow::Cow<'_, [Vec<Generation>]> {
+    pub(crate) fn replies(&self) -> std::borrow::Cow<'_, [Vec<Generation>]> {
         match self.config.stream {
             None => std::borrow::Cow::Borrowed(&self.model),
             Some(split) => std::borrow::Cow::Owned(
@@ -287,4 +278,34 @@ fn throwable_value(
         t["cause"] = throwable_value(c, m);
     }
     t
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+
+    #[test]
+    fn example_replies() {
+        use crate::{
+            chat::{LoopConfig, Split},
+            checking::scenario::Scenario,
+            model::Generation,
+        };
+        let two = vec![
+            Generation {
+                text: Some("a".into()),
+                ..Default::default()
+            },
+            Generation::default(),
+        ];
+        let mut s = Scenario {
+            config: LoopConfig::default(),
+            tools: vec![],
+            history: vec![],
+            model: vec![two.clone()],
+        };
+        assert_eq!(s.replies()[0], two);
+        s.config.stream = Some(Split::default());
+        assert_eq!(s.replies()[0], vec![two[0].clone()]);
+    }
 }

@@ -127,7 +127,7 @@ impl Vector {
 
     /// What `toolcall-model verify` says about the vector: invalid when it
     /// expects nothing (`"expect": {}`, which any run would match), else
-    /// passed or failed as [`Vector::check`] says.
+    /// passed or failed as `Vector::check` says.
     ///
     /// ```
     /// use toolcall_model::vectors::{Vector, Verification};
@@ -287,7 +287,7 @@ impl Produced {
 
     /// The differences from `expect`, as `match_value` finds them on
     /// `Produced::into_value`, building one request's tree at a time.
-    pub fn differences(&self, expect: &Value) -> Vec<String> {
+    pub(crate) fn differences(&self, expect: &Value) -> Vec<String> {
         let mut diffs = Vec::new();
         let Value::Object(e) = expect else {
             // Not an object: the whole value is compared (and echoed).

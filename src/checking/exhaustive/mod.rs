@@ -7,7 +7,7 @@
 //! every behaviour set of [`crate::model::behavior_sets`] through the same
 //! [`Scenario`](crate::checking::scenario::Scenario) model, and judges it with the same checkers
 //! ([`crate::checking::invariants::check`]) as the random suite. A refuted cell keeps
-//! its first counterexample in order of size ([`Space::size`], then
+//! its first counterexample in order of size (`Space::size`, then
 //! enumeration order), printed as a vector by [`crate::checking::explore`]'s
 //! counterexample builder.
 //!

@@ -15,7 +15,7 @@ pub enum Proof {
     Proved,
     /// Refuted; the first counterexample in order of size.
     Refuted {
-        /// Its size ([`Space::size`](super::Space::size)).
+        /// Its size (`Space::size`).
         size: usize,
         /// Its global index.
         index: u64,
