@@ -375,10 +375,8 @@ mod examples {
 
     #[test]
     fn example_split() {
-        use crate::{
-            chat::Split,
-            model::{Generation, ToolCall},
-        };
+        use crate::chat::Split;
+        use crate::model::{Generation, ToolCall};
         use std::num::NonZeroU8;
         let g = Generation {
             text: Some("abcd".into()),

@@ -525,10 +525,8 @@ mod examples {
 
     #[test]
     fn example_null_conversation_id() {
-        use crate::{
-            chat::{EndKind, LoopConfig, Memory, Script},
-            model::{Generation, Message, ToolCall, Toolbox},
-        };
+        use crate::chat::{EndKind, LoopConfig, Memory, Script};
+        use crate::model::{Generation, Message, ToolCall, Toolbox};
         let text = Generation {
             text: Some("g0".into()),
             ..Default::default()
@@ -560,10 +558,8 @@ mod examples {
 
     #[test]
     fn example_memory_verdict() {
-        use crate::{
-            chat::*,
-            model::{Generation, Message, Toolbox},
-        };
+        use crate::chat::*;
+        use crate::model::{Generation, Message, Toolbox};
         let cfg = LoopConfig {
             memory: Memory::Outside,
             ..LoopConfig::default()
@@ -585,7 +581,8 @@ mod examples {
 
     #[test]
     fn example_with_memory() {
-        use crate::{chat::LoopConfig, model::Message};
+        use crate::chat::LoopConfig;
+        use crate::model::Message;
         let cfg = LoopConfig {
             memory_start: vec![Message::user("u0")],
             ..LoopConfig::default()
@@ -598,10 +595,8 @@ mod examples {
 
     #[test]
     fn example_run_script() {
-        use crate::{
-            chat::{Script, *},
-            model::{Generation, Message, ToolCall, ToolSpec, Toolbox},
-        };
+        use crate::chat::{Script, *};
+        use crate::model::{Generation, Message, ToolCall, ToolSpec, Toolbox};
         let text = |t: &str| Generation {
             text: Some(t.into()),
             ..Default::default()
@@ -628,11 +623,9 @@ mod examples {
 
     #[test]
     fn example_run_loop_with_messages() {
-        use crate::{
-            chat::*,
-            model::Toolbox,
-            model::{Generation, Message},
-        };
+        use crate::chat::*;
+        use crate::model::Toolbox;
+        use crate::model::{Generation, Message};
         let model = vec![vec![Generation {
             text: Some("done".into()),
             ..Default::default()
@@ -651,11 +644,9 @@ mod examples {
 
     #[test]
     fn example_requestmessages() {
-        use crate::{
-            chat::*,
-            model::{Generation, Message, ToolCall},
-            model::{ToolSpec, Toolbox},
-        };
+        use crate::chat::*;
+        use crate::model::{Generation, Message, ToolCall};
+        use crate::model::{ToolSpec, Toolbox};
         // Plain text from a tool: upstream's Gemini conversion throws on the second request.
         let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "disk full")]);
         let model = vec![vec![Generation {

@@ -775,14 +775,12 @@ mod examples {
 
     #[test]
     fn example_counterexample_vector() {
+        use crate::chat::LoopConfig;
         use crate::checking::explore::cells;
         use crate::checking::explore::counterexample_vector;
         use crate::checking::invariants::Invariant;
-        use crate::{
-            chat::LoopConfig,
-            checking::scenario::Scenario,
-            model::{Generation, Message},
-        };
+        use crate::checking::scenario::Scenario;
+        use crate::model::{Generation, Message};
         let cell = cells()
             .into_iter()
             .find(|c| c.set.name == "all" && c.invariant == Invariant::Limits)

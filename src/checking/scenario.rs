@@ -286,11 +286,9 @@ mod examples {
 
     #[test]
     fn example_replies() {
-        use crate::{
-            chat::{LoopConfig, Split},
-            checking::scenario::Scenario,
-            model::Generation,
-        };
+        use crate::chat::{LoopConfig, Split};
+        use crate::checking::scenario::Scenario;
+        use crate::model::Generation;
         let two = vec![
             Generation {
                 text: Some("a".into()),

@@ -572,7 +572,8 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_is_empty() {
-        use crate::{gemini::convert_arguments, model::Fixes};
+        use crate::gemini::convert_arguments;
+        use crate::model::Fixes;
         assert!(convert_arguments(None, Fixes::all()).unwrap().is_empty());
     }
 
@@ -584,10 +585,8 @@ mod examples {
 
     #[test]
     fn example_convert_arguments() {
-        use crate::{
-            gemini::convert_arguments,
-            model::{Fix, Fixes},
-        };
+        use crate::gemini::convert_arguments;
+        use crate::model::{Fix, Fixes};
         assert!(convert_arguments(Some("  "), Fixes::upstream()).is_err());
         assert!(
             convert_arguments(Some("  "), Fixes::all())
@@ -608,10 +607,8 @@ mod examples {
 
     #[test]
     fn example_source() {
-        use crate::{
-            gemini::{Source, convert_tool_response},
-            model::SharedStr,
-        };
+        use crate::gemini::{Source, convert_tool_response};
+        use crate::model::SharedStr;
         let data = SharedStr::from("{\"a\":1}");
         assert_eq!(Source::from(&data).as_str(), "{\"a\":1}");
         assert_eq!(

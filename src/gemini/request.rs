@@ -441,20 +441,16 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_message_parts() {
-        use crate::{
-            gemini::{Part, message_parts},
-            model::Message,
-        };
+        use crate::gemini::{Part, message_parts};
+        use crate::model::Message;
         let parts = message_parts(&Message::user("hi"), Default::default()).unwrap();
         assert_eq!(parts[..], [Part::Text("hi".into())]);
     }
 
     #[test]
     fn example_build_request_reusing() {
-        use crate::{
-            gemini::{build_request, build_request_reusing},
-            model::{Fixes, Message, ToolResponse},
-        };
+        use crate::gemini::{build_request, build_request_reusing};
+        use crate::model::{Fixes, Message, ToolResponse};
         let tool = Message::Tool {
             responses: vec![ToolResponse::new("1", "x", "{\"a\":1}")].into(),
         };

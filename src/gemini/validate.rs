@@ -254,10 +254,8 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_validate() {
-        use crate::{
-            gemini::{ValidatorOptions, build_request, validate},
-            model::{Message, ToolCall},
-        };
+        use crate::gemini::{ValidatorOptions, build_request, validate};
+        use crate::model::{Message, ToolCall};
         let dangling = [
             Message::user("a"),
             Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]),
@@ -271,10 +269,8 @@ mod examples {
 
     #[test]
     fn example_validate_from() {
-        use crate::{
-            gemini::{build_request, validate, validate_from},
-            model::Message,
-        };
+        use crate::gemini::{build_request, validate, validate_from};
+        use crate::model::Message;
         let r = build_request(
             &[Message::user("a"), Message::user("b")],
             Default::default(),

@@ -198,7 +198,8 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_loop_config() {
-        use crate::{chat::LoopConfig, vectors::Op};
+        use crate::chat::LoopConfig;
+        use crate::vectors::Op;
         let op = Op::GeminiRequest { history: vec![] };
         assert!(op.loop_config(&LoopConfig::default()).is_none());
     }

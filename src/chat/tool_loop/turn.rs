@@ -593,10 +593,8 @@ mod examples {
 
     #[test]
     fn example_turn() {
-        use crate::{
-            chat::*,
-            model::{Generation, Message, ToolCall, ToolSpec, Toolbox},
-        };
+        use crate::chat::*;
+        use crate::model::{Generation, Message, ToolCall, ToolSpec, Toolbox};
         let cfg = LoopConfig::default();
         let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
         let call = vec![Generation {
@@ -630,7 +628,8 @@ mod examples {
 
     #[test]
     fn example_asking() {
-        use crate::{chat::*, model::Message};
+        use crate::chat::*;
+        use crate::model::Message;
         let cfg = LoopConfig::default();
         let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else {
             panic!()
@@ -642,10 +641,8 @@ mod examples {
 
     #[test]
     fn example_new() {
-        use crate::{
-            chat::*,
-            model::{Message, ToolSpec},
-        };
+        use crate::chat::*;
+        use crate::model::{Message, ToolSpec};
         let cfg = LoopConfig::default();
         let twice = [ToolSpec::returning("x", "1"), ToolSpec::returning("x", "2")];
         // DefaultChatClientUtils refuses two request tools of one name.
@@ -657,10 +654,8 @@ mod examples {
 
     #[test]
     fn example_streaming() {
-        use crate::{
-            chat::*,
-            model::{Generation, Message, Toolbox},
-        };
+        use crate::chat::*;
+        use crate::model::{Generation, Message, Toolbox};
         let cfg = LoopConfig::default();
         let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[])
             .streaming()
@@ -682,7 +677,8 @@ mod examples {
 
     #[test]
     fn example_ask() {
-        use crate::{chat::*, model::Message};
+        use crate::chat::*;
+        use crate::model::Message;
         let cfg = LoopConfig {
             max_rounds: 0,
             ..LoopConfig::default()
@@ -695,7 +691,8 @@ mod examples {
 
     #[test]
     fn example_messages() {
-        use crate::{chat::*, model::Message};
+        use crate::chat::*;
+        use crate::model::Message;
         let cfg = LoopConfig {
             memory: Memory::Inside,
             memory_start: vec![Message::user("u0")],
@@ -709,10 +706,8 @@ mod examples {
 
     #[test]
     fn example_answer() {
-        use crate::{
-            chat::*,
-            model::{Generation, Message, Toolbox},
-        };
+        use crate::chat::*;
+        use crate::model::{Generation, Message, Toolbox};
         let cfg = LoopConfig::default();
         let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else {
             panic!()
@@ -729,10 +724,8 @@ mod examples {
 
     #[test]
     fn example_answer_chunks() {
-        use crate::{
-            chat::*,
-            model::{Generation, Message, ToolCall, Toolbox},
-        };
+        use crate::chat::*;
+        use crate::model::{Generation, Message, ToolCall, Toolbox};
         let cfg = LoopConfig::default();
         let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[])
             .streaming()

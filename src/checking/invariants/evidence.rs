@@ -340,15 +340,13 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_judging() {
+        use crate::chat::LoopConfig;
         use crate::checking::invariants::Invariant;
         use crate::checking::invariants::check;
         use crate::checking::invariants::evidence::Evidence;
         use crate::checking::invariants::judgements::Judgements;
-        use crate::{
-            chat::LoopConfig,
-            checking::scenario::Scenario,
-            model::{Generation, Message, ToolCall, ToolSpec},
-        };
+        use crate::checking::scenario::Scenario;
+        use crate::model::{Generation, Message, ToolCall, ToolSpec};
         // Upstream reads "3.0 + 5.0 = 8.0" as the number 3.0: not recoverable.
         let s = Scenario {
             config: LoopConfig::default(),
@@ -376,11 +374,9 @@ mod examples {
 
     #[test]
     fn example_attempted_messages() {
-        use crate::{
-            chat::LoopConfig,
-            checking::{invariants::Evidence, scenario::Scenario},
-            model::{Generation, Message, ToolCall, ToolSpec},
-        };
+        use crate::chat::LoopConfig;
+        use crate::checking::{invariants::Evidence, scenario::Scenario};
+        use crate::model::{Generation, Message, ToolCall, ToolSpec};
         // Upstream cannot convert the plain-text response: the second request fails.
         let s = Scenario {
             config: LoopConfig::default(),

@@ -84,15 +84,13 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_judgements() {
+        use crate::chat::LoopConfig;
         use crate::checking::invariants::Invariant;
         use crate::checking::invariants::check;
         use crate::checking::invariants::evidence::Evidence;
         use crate::checking::invariants::judgements::Judgements;
-        use crate::{
-            chat::LoopConfig,
-            checking::scenario::Scenario,
-            model::{Generation, Message, ToolCall, ToolSpec},
-        };
+        use crate::checking::scenario::Scenario;
+        use crate::model::{Generation, Message, ToolCall, ToolSpec};
         let s = Scenario {
             config: LoopConfig::default(),
             tools: vec![ToolSpec::returning("x", "\"sunny\"")],

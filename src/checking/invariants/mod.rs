@@ -499,12 +499,10 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_check_as() {
-        use crate::{
-            chat::LoopConfig,
-            checking::invariants::{Evidence, Invariant, check, check_as},
-            checking::scenario::Scenario,
-            model::{Fixes, Generation, Message},
-        };
+        use crate::chat::LoopConfig;
+        use crate::checking::invariants::{Evidence, Invariant, check, check_as};
+        use crate::checking::scenario::Scenario;
+        use crate::model::{Fixes, Generation, Message};
         let s = Scenario {
             config: LoopConfig::new(Default::default()),
             tools: vec![],
@@ -523,14 +521,12 @@ mod examples {
 
     #[test]
     fn example_through_call() {
-        use crate::{
-            chat::{LoopConfig, Split},
-            checking::invariants::{
-                Evidence, Invariant, check_as, stream_as_call_against, through_call,
-            },
-            checking::scenario::Scenario,
-            model::{Fixes, Generation, Message},
+        use crate::chat::{LoopConfig, Split};
+        use crate::checking::invariants::{
+            Evidence, Invariant, check_as, stream_as_call_against, through_call,
         };
+        use crate::checking::scenario::Scenario;
+        use crate::model::{Fixes, Generation, Message};
         let s = Scenario {
             config: LoopConfig {
                 stream: Some(Split::default()),

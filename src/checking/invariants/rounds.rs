@@ -102,11 +102,9 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_turn_bound() {
-        use crate::{
-            chat::LoopConfig,
-            checking::invariants::turn_bound,
-            model::{Config, Generation, ToolCall, ToolCallLimits},
-        };
+        use crate::chat::LoopConfig;
+        use crate::checking::invariants::turn_bound;
+        use crate::model::{Config, Generation, ToolCall, ToolCallLimits};
         let limits = ToolCallLimits::default()
             .max_calls_per_tool(2)
             .unwrap()
@@ -131,11 +129,9 @@ mod examples {
 
     #[test]
     fn example_repeating_guard() {
-        use crate::{
-            chat::LoopConfig,
-            checking::invariants::{repeating_guard, turn_bound},
-            model::{Config, Generation, ToolCall, ToolCallLimits},
-        };
+        use crate::chat::LoopConfig;
+        use crate::checking::invariants::{repeating_guard, turn_bound};
+        use crate::model::{Config, Generation, ToolCall, ToolCallLimits};
         let limits = ToolCallLimits::default()
             .max_calls_per_tool(1)
             .unwrap()

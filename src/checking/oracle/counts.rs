@@ -110,10 +110,8 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_is_of() {
-        use crate::{
-            checking::oracle::RefCounts,
-            model::{Message, ToolResponse},
-        };
+        use crate::checking::oracle::RefCounts;
+        use crate::model::{Message, ToolResponse};
         let answer = |name: &str| Message::Tool {
             responses: vec![ToolResponse::new("1", name, "1")].into(),
         };
@@ -125,10 +123,8 @@ mod examples {
 
     #[test]
     fn example_of() {
-        use crate::{
-            checking::oracle::RefCounts,
-            model::{Message, ToolResponse},
-        };
+        use crate::checking::oracle::RefCounts;
+        use crate::model::{Message, ToolResponse};
         let answer = |name: &str| Message::Tool {
             responses: vec![ToolResponse::new("1", name, "1")].into(),
         };
@@ -144,7 +140,8 @@ mod examples {
 
     #[test]
     fn example_get() {
-        use crate::{checking::oracle::RefCounts, model::SharedStr};
+        use crate::checking::oracle::RefCounts;
+        use crate::model::SharedStr;
         let mut c = RefCounts::default();
         c.add(&SharedStr::from("a"));
         assert_eq!((c.get("a"), c.get("b")), (1, 0));
@@ -152,7 +149,8 @@ mod examples {
 
     #[test]
     fn example_names() {
-        use crate::{checking::oracle::RefCounts, model::SharedStr};
+        use crate::checking::oracle::RefCounts;
+        use crate::model::SharedStr;
         let mut c = RefCounts::default();
         for name in ["e", "d", "c", "b", "a", "c"] {
             c.add(&SharedStr::from(name));
@@ -163,7 +161,8 @@ mod examples {
 
     #[test]
     fn example_add() {
-        use crate::{checking::oracle::RefCounts, model::SharedStr};
+        use crate::checking::oracle::RefCounts;
+        use crate::model::SharedStr;
         let mut c = RefCounts::default();
         c.add(&SharedStr::from("b"));
         c.add(&SharedStr::from("a"));
