@@ -86,13 +86,7 @@ pub struct MatrixCell {
 }
 
 /// Every cell, set by set, invariants in docs/INVARIANTS.md's order.
-///
-/// ```
-/// use toolcall_model::{checking::invariants::Invariant, model::behavior_sets};
-/// let cells = toolcall_model::checking::explore::cells();
-/// assert_eq!(cells.len(), behavior_sets().len() * Invariant::ALL.len());
-/// ```
-pub fn cells() -> Vec<MatrixCell> {
+pub(crate) fn cells() -> Vec<MatrixCell> {
     cells_for(&behavior_sets())
 }
 
@@ -578,12 +572,7 @@ pub(crate) fn compact(n: u64) -> String {
 
 /// The matrix as a table: invariants down, behaviour sets across, the
 /// text `cell(set, invariant)` gives in each cell (`-` for none).
-///
-/// ```
-/// let t = toolcall_model::checking::explore::table(&|_, _| Some("holds 1/1".to_owned()));
-/// assert!(t.lines().nth(1).unwrap().starts_with("one-response-per-call"));
-/// ```
-pub fn table(cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
+pub(crate) fn table(cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
     let names: Vec<&str> = behavior_sets().iter().map(|s| s.name).collect();
     table_of(&names, cell)
 }
@@ -780,7 +769,8 @@ mod examples {
         use crate::checking::explore::counterexample_vector;
         use crate::checking::invariants::Invariant;
         use crate::checking::scenario::Scenario;
-        use crate::model::{Generation, Message};
+        use crate::model::Generation;
+        use crate::model::Message;
         let cell = cells()
             .into_iter()
             .find(|c| c.set.name == "all" && c.invariant == Invariant::Limits)
@@ -824,5 +814,23 @@ mod examples {
             outcome: CellOutcome::Holds,
         };
         assert_eq!(cell_text(&r), "holds 468/2000");
+    }
+
+    #[test]
+    fn example_cells() {
+        use crate::{checking::invariants::Invariant, model::behavior_sets};
+        let cells = crate::checking::explore::cells();
+        assert_eq!(cells.len(), behavior_sets().len() * Invariant::ALL.len());
+    }
+
+    #[test]
+    fn example_table() {
+        let t = crate::checking::explore::table(&|_, _| Some("holds 1/1".to_owned()));
+        assert!(
+            t.lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("one-response-per-call")
+        );
     }
 }
