@@ -86,7 +86,13 @@ pub struct MatrixCell {
 }
 
 /// Every cell, set by set, invariants in docs/INVARIANTS.md's order.
-pub(crate) fn cells() -> Vec<MatrixCell> {
+///
+/// ```
+/// use toolcall_model::{checking::invariants::Invariant, model::behavior_sets};
+/// let cells = toolcall_model::checking::explore::cells();
+/// assert_eq!(cells.len(), behavior_sets().len() * Invariant::ALL.len());
+/// ```
+pub fn cells() -> Vec<MatrixCell> {
     cells_for(&behavior_sets())
 }
 
@@ -814,13 +820,6 @@ mod examples {
             outcome: CellOutcome::Holds,
         };
         assert_eq!(cell_text(&r), "holds 468/2000");
-    }
-
-    #[test]
-    fn example_cells() {
-        use crate::{checking::invariants::Invariant, model::behavior_sets};
-        let cells = crate::checking::explore::cells();
-        assert_eq!(cells.len(), behavior_sets().len() * Invariant::ALL.len());
     }
 
     #[test]

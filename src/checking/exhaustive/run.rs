@@ -172,7 +172,7 @@ impl Shard {
 }
 
 /// What a run of part of a space found, per cell (as
-/// `explore::cells` orders them): scenarios judged,
+/// [`crate::checking::explore::cells`] orders them): scenarios judged,
 /// applicable ones, and the key (size, then index) of the first refuting
 /// scenario, if any. [`finish`] turns it into a [`Report`]; partial runs
 /// of disjoint shards combine by adding the counts and taking the least key.
