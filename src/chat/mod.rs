@@ -13,6 +13,4 @@ pub use advisor::{advisor_thinks_json, gemini_tool_text};
 
 pub use stream::{Script, Split};
 
-pub use tool_loop::{
-    Answer, EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider, Sent, Turn, run_loop,
-};
+pub use tool_loop::{EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider, Sent, run_loop};

@@ -41,8 +41,7 @@ mod cache;
 mod tests;
 mod turn;
 
-pub use turn::{Answer, Turn};
-pub(crate) use turn::{Ask, Asking};
+pub(crate) use turn::{Answer, Ask, Asking, Turn};
 
 /// Where the chat model's requests go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -341,7 +340,7 @@ pub(crate) fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message
         .into_owned()
 }
 
-/// Runs one user turn through the tool loop: a thin driver over [`Turn`],
+/// Runs one user turn through the tool loop: a thin driver over `Turn`,
 /// taking the replies from a script.
 ///
 /// `history` is the request's messages, `model` the scripted replies (one

@@ -50,7 +50,7 @@ use crate::model::tools::{ToolSpec, Toolbox, duplicate_request_names};
 ///   with a different next reply: the state after `k` rounds is the same
 ///   for every scenario sharing the first `k` replies.
 #[derive(Debug, Clone)]
-pub struct Turn<'c> {
+pub(crate) struct Turn<'c> {
     cfg: &'c LoopConfig,
     /// The chat memory, inside or outside the loop as configured (neither
     /// read nor written with [`Memory::None`]).
@@ -96,7 +96,7 @@ pub(crate) enum Ask<'c> {
 // As for `Ask`: the next round is the path of every round, boxing it would
 // allocate once a round.
 #[allow(clippy::large_enum_variant)]
-pub enum Answer<'c> {
+pub(crate) enum Answer<'c> {
     /// The batch ran and the loop calls the model again.
     Next(Turn<'c>),
     /// The turn ended.
@@ -754,7 +754,7 @@ mod examples {
     #[test]
     fn example_calls() {
         use crate::chat::LoopConfig;
-        use crate::chat::Turn;
+        use crate::chat::tool_loop::Turn;
         assert_eq!(Turn::new(&LoopConfig::default(), vec![], &[]).calls(), 0);
     }
 }
