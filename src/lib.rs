@@ -40,14 +40,37 @@
 //!
 //! # The public surface
 //!
-//! Each layer's items are re-exported at its root by name
-//! (`toolcall_model::model::ToolCallLimits`,
-//! `toolcall_model::chat::run_loop`); the files behind them are
-//! crate-private, so moving a rule between files changes no path a user
-//! wrote. `unreachable_pub` is warned (and denied by the CI's clippy), so a
-//! `pub` item that no root re-exports does not compile unnoticed. `checking`
-//! is the exception: it keeps one public module per tool (`exhaustive`,
-//! `explore`, `gen`, `shard`, `invariants`, `fuzzing`, `oracle`,
+//! A user of the model imports from the layer roots, by name:
+//!
+//! * `model`: the system itself. `execute_tool_calls` and
+//!   `execute_with_counts` (or, a call at a time, `Batch::new` and the
+//!   `Step` and `Pending` it hands out), `ToolCallLimits` with
+//!   `Counts`, `Max` and `OnExceeded`, the exception processors
+//!   (`Processor`, `ProcessorKind`), the messages (`Message`, `ToolCall`,
+//!   `ToolResponse`, `Generation`), the tools (`Toolbox`, `ToolSpec`,
+//!   `Outcome`), Java's exceptions (`JavaException`, `ClassTable`) and the
+//!   behaviour sets (`BehaviorSet`, `Fix`, `Fixes`, `behavior_sets`).
+//! * `gemini`: `convert_tool_response`, `write_tool_response`,
+//!   `parse_json_to_map`, `build_request` and `IncrementalRequests`, and
+//!   the validator's `verdict`.
+//! * `chat`: `run_loop` with `LoopConfig`, `Memory` and `Provider`; its
+//!   result (`LoopRun`, `EndKind`, `Sent`, `LoopError`).
+//! * `json`: `read_strict`, `read_lenient`, `is_strict_json` and
+//!   `check_lenient`, with `JValue` and `JacksonError`.
+//! * `vectors`: `Vector` (parse, run, verify) and `conformance::judge`.
+//! * `config`: what `check` is made of (`bind`, `parse_properties`,
+//!   `read_yaml`, `Setup`, `evaluate`, `report`) and the main job.
+//!
+//! The files behind the roots are crate-private, so moving a rule between
+//! files changes no path a user wrote, and what only the crate uses is
+//! `pub(crate)`: a public item is one that a user, the `toolcall-model`
+//! command, a test, a bench or a fuzz target names, or one that a public
+//! signature shows. `unreachable_pub` is warned (and denied by the CI's
+//! clippy), so a `pub` item that no root re-exports does not compile
+//! unnoticed. `checking` (feature `checking`) is the machinery of the
+//! tests, the fuzz targets and the command rather than part of the model:
+//! it keeps one public module per tool (`exhaustive`, `explore`,
+//! `footprint`, `generators`, `shard`, `invariants`, `fuzzing`, `oracle`,
 //! `scenario`), whose entry points share names such as `run` and `limits`.
 //!
 //! # Features

@@ -10,13 +10,13 @@ use crate::model::manager::tool_call_message;
 use crate::model::message::{Generation, Message};
 
 /// `MessageWindowChatMemory`'s default `maxMessages`.
-pub const DEFAULT_MEMORY_MAX_MESSAGES: NonZeroU32 = match NonZeroU32::new(20) {
+pub(crate) const DEFAULT_MEMORY_MAX_MESSAGES: NonZeroU32 = match NonZeroU32::new(20) {
     Some(n) => n,
     None => unreachable!(),
 };
 
 /// The message of `MessageWindowChatMemory`'s `Assert.isTrue(maxMessages > 0, ...)`.
-pub const MEMORY_MAX_MESSAGES_NOT_POSITIVE: &str = "maxMessages must be greater than 0";
+pub(crate) const MEMORY_MAX_MESSAGES_NOT_POSITIVE: &str = "maxMessages must be greater than 0";
 
 /// `MessageWindowChatMemory.process`: what the memory holds after
 /// `add(conversationId, new)` to a memory holding `memory`, with window
@@ -41,7 +41,8 @@ pub const MEMORY_MAX_MESSAGES_NOT_POSITIVE: &str = "maxMessages must be greater 
 /// // no user message after the cut: every non-system message goes
 /// assert!(message_window(vec![Message::user("u"), a("a1"), a("a2")], vec![a("a3")], 3).is_empty());
 /// ```
-pub fn message_window(
+#[cfg(test)]
+pub(crate) fn message_window(
     memory: Vec<Message>,
     new: Vec<Message>,
     max_messages: usize,
@@ -72,7 +73,8 @@ pub fn message_window(
 /// let evict = message_window_with(mem, vec![resp("2")], 4, Fixes::only(Fix::EvictOrphanResponses));
 /// assert_eq!(evict, vec![call("1"), resp("1"), call("2"), resp("2")]);
 /// ```
-pub fn message_window_with(
+#[cfg(test)]
+pub(crate) fn message_window_with(
     memory: Vec<Message>,
     new: Vec<Message>,
     max_messages: usize,

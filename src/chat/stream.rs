@@ -19,7 +19,7 @@ use crate::model::tools::{Outcome, ToolSpec};
 
 /// One streamed model reply: its chunks in order, each a chat response's
 /// generations.
-pub type Chunks = Vec<Vec<Generation>>;
+pub(crate) type Chunks = Vec<Vec<Generation>>;
 
 /// What a scripted model answers, call after call.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,14 +33,7 @@ pub enum Script {
 /// Whether a chunk reaches the client: `ToolCallingAdvisor.adviseStream`
 /// filters out every chat response with a tool call in any generation
 /// (`ChatResponse.hasToolCalls`), its text included.
-///
-/// ```
-/// use toolcall_model::{chat::reaches_client, model::{Generation, ToolCall}};
-/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() };
-/// assert!(reaches_client(&[Generation::default()]));
-/// assert!(!reaches_client(&[Generation::default(), call]));
-/// ```
-pub fn reaches_client(chunk: &[Generation]) -> bool {
+pub(crate) fn reaches_client(chunk: &[Generation]) -> bool {
     chunk.iter().all(|g| g.tool_calls.is_empty())
 }
 
@@ -51,15 +44,9 @@ pub fn reaches_client(chunk: &[Generation]) -> bool {
 /// message metadata is theirs merged key by key (a later value replaces an
 /// earlier one), with `thoughts` and `outputWithoutThoughts` when a text
 /// came with `isThought`, and whose finish reason is the last one given.
-///
-/// ```
-/// use toolcall_model::{chat::aggregate, model::Generation};
-/// let t = |s: &str| Some(Generation { text: Some(s.into()), ..Default::default() });
-/// let (a, b) = (t("It is "), t("sunny"));
-/// assert_eq!(aggregate([a.as_ref(), None, b.as_ref()]).text.as_deref(), Some("It is sunny"));
-/// assert_eq!(aggregate([]).text.as_deref(), Some(""));
-/// ```
-pub fn aggregate<'g>(firsts: impl IntoIterator<Item = Option<&'g Generation>>) -> Generation {
+pub(crate) fn aggregate<'g>(
+    firsts: impl IntoIterator<Item = Option<&'g Generation>>,
+) -> Generation {
     let mut text = String::new();
     let (mut thoughts, mut answer) = (String::new(), String::new());
     let mut metadata = Map::new();
@@ -102,14 +89,7 @@ pub fn aggregate<'g>(firsts: impl IntoIterator<Item = Option<&'g Generation>>) -
 /// turn it is rethrown on the worker thread and the stream never ends (no
 /// response, no error; seen on the jars), which the model does not
 /// describe, so such a streamed turn is refused.
-///
-/// ```
-/// use toolcall_model::{chat::may_hang_a_stream, model::{ClassTable, JavaException, Outcome, ToolSpec}};
-/// let oom = ToolSpec { outcomes: vec![Outcome::Throws { exception: JavaException::new("java.lang.OutOfMemoryError", None), wrapped: true }], ..ToolSpec::returning("x", "1") };
-/// assert!(may_hang_a_stream(&[oom], &ClassTable::builtin()));
-/// assert!(!may_hang_a_stream(&[ToolSpec::returning("x", "1")], &ClassTable::builtin()));
-/// ```
-pub fn may_hang_a_stream(tools: &[ToolSpec], classes: &ClassTable) -> bool {
+pub(crate) fn may_hang_a_stream(tools: &[ToolSpec], classes: &ClassTable) -> bool {
     fn fatal(e: &JavaException, classes: &ClassTable) -> bool {
         classes.is_jvm_fatal(&e.class) || e.cause.as_deref().is_some_and(|c| fatal(c, classes))
     }
@@ -130,13 +110,7 @@ fn is_true(v: &Value) -> bool {
 
 /// The aggregate of one streamed reply: its chunks' first generations
 /// aggregated ([`aggregate`]); generations after the first are dropped.
-///
-/// ```
-/// use toolcall_model::{chat::aggregate_chunks, model::Generation};
-/// let t = |s: &str| Generation { text: Some(s.into()), ..Default::default() };
-/// assert_eq!(aggregate_chunks(&[vec![t("a"), t("b")], vec![t("c")]]).text.as_deref(), Some("ac"));
-/// ```
-pub fn aggregate_chunks(chunks: &[Vec<Generation>]) -> Generation {
+pub(crate) fn aggregate_chunks(chunks: &[Vec<Generation>]) -> Generation {
     aggregate(chunks.iter().map(|c| c.first()))
 }
 
@@ -149,16 +123,6 @@ pub fn aggregate_chunks(chunks: &[Vec<Generation>]) -> Generation {
 /// finish reason on the last; the other generations ride in the last chunk
 /// after the first one's part. The aggregate of the chunks is the first
 /// generation, its text `""` when it had none.
-///
-/// ```
-/// use std::num::NonZeroU8;
-/// use toolcall_model::{chat::{aggregate_chunks, Split}, model::{Generation, ToolCall}};
-/// let g = Generation { text: Some("abcd".into()), tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() };
-/// let split = Split { pieces: NonZeroU8::new(2).unwrap(), calls_apart: true };
-/// let chunks = split.chunks(&[g.clone()]);
-/// assert_eq!(chunks.len(), 3);
-/// assert_eq!(aggregate_chunks(&chunks), g);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Split {
     /// Chunks the first generation's text is cut into.
@@ -181,7 +145,7 @@ impl Default for Split {
 impl Split {
     /// The chunks of one reply (one chunk without generations for an empty
     /// reply).
-    pub fn chunks(&self, reply: &[Generation]) -> Chunks {
+    pub(crate) fn chunks(&self, reply: &[Generation]) -> Chunks {
         let Some((first, rest)) = reply.split_first() else {
             return vec![vec![]];
         };
@@ -337,5 +301,94 @@ mod tests {
         assert_eq!(a.metadata["thoughtSignatures"], Value::from(2));
         assert_eq!(a.metadata["thoughts"], Value::from("think "));
         assert_eq!(a.metadata["outputWithoutThoughts"], Value::from("answer"));
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    use super::*;
+
+    #[test]
+    fn example_reaches_client() {
+        use crate::model::Generation;
+        use crate::model::ToolCall;
+        let call = Generation {
+            tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
+            ..Default::default()
+        };
+        assert!(reaches_client(&[Generation::default()]));
+        assert!(!reaches_client(&[Generation::default(), call]));
+    }
+
+    #[test]
+    fn example_aggregate() {
+        use crate::model::Generation;
+        let t = |s: &str| {
+            Some(Generation {
+                text: Some(s.into()),
+                ..Default::default()
+            })
+        };
+        let (a, b) = (t("It is "), t("sunny"));
+        assert_eq!(
+            aggregate([a.as_ref(), None, b.as_ref()]).text.as_deref(),
+            Some("It is sunny")
+        );
+        assert_eq!(aggregate([]).text.as_deref(), Some(""));
+    }
+
+    #[test]
+    fn example_may_hang_a_stream() {
+        use crate::model::ClassTable;
+        use crate::model::JavaException;
+        use crate::model::Outcome;
+        use crate::model::ToolSpec;
+        let oom = ToolSpec {
+            outcomes: vec![Outcome::Throws {
+                exception: JavaException::new("java.lang.OutOfMemoryError", None),
+                wrapped: true,
+            }],
+            ..ToolSpec::returning("x", "1")
+        };
+        assert!(may_hang_a_stream(&[oom], &ClassTable::builtin()));
+        assert!(!may_hang_a_stream(
+            &[ToolSpec::returning("x", "1")],
+            &ClassTable::builtin()
+        ));
+    }
+
+    #[test]
+    fn example_aggregate_chunks() {
+        use crate::model::Generation;
+        let t = |s: &str| Generation {
+            text: Some(s.into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            aggregate_chunks(&[vec![t("a"), t("b")], vec![t("c")]])
+                .text
+                .as_deref(),
+            Some("ac")
+        );
+    }
+
+    #[test]
+    fn example_split() {
+        use crate::chat::Split;
+        use crate::model::{Generation, ToolCall};
+        use std::num::NonZeroU8;
+        let g = Generation {
+            text: Some("abcd".into()),
+            tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
+            ..Default::default()
+        };
+        let split = Split {
+            pieces: NonZeroU8::new(2).unwrap(),
+            calls_apart: true,
+        };
+        let chunks = split.chunks(std::slice::from_ref(&g));
+        assert_eq!(chunks.len(), 3);
+        assert_eq!(aggregate_chunks(&chunks), g);
     }
 }

@@ -24,7 +24,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::memory::{ChatMemory, DEFAULT_MEMORY_MAX_MESSAGES};
+#[cfg(any(test, feature = "checking"))]
+use super::memory::ChatMemory;
+use super::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use super::stream::{Chunks, Script, Split};
 use crate::gemini::{Refusal, Rejection, Request, ValidatorOptions, build_request, verdict};
 use crate::model::behavior::Fixes;
@@ -39,7 +41,7 @@ mod cache;
 mod tests;
 mod turn;
 
-pub use turn::{Answer, Ask, Asking, Turn};
+pub(crate) use turn::{Answer, Ask, Asking, Turn};
 
 /// Where the chat model's requests go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -96,37 +98,23 @@ pub struct LoopConfig {
     pub memory_start: Vec<Message>,
     /// Whether the turn streams (`ChatClient.stream()`), and how the
     /// scripted model cuts each reply of a [`run_loop`] script into chunks;
-    /// `None` for `call()`. A script of chunks ([`run_script`]) streams
+    /// `None` for `call()`. A script of chunks (`run_script`) streams
     /// whatever this says.
     pub stream: Option<Split>,
     /// Whether the application's `ToolCallingAdvisor` appends
-    /// [`TOOL_FEEDBACK`] to the next instructions after each tool round
+    /// `TOOL_FEEDBACK` to the next instructions after each tool round
     /// (docs/BEHAVIOUR.md section 6.4, spring-ai issue 6842).
     pub tool_feedback: bool,
 }
 
 /// The user message the `tool-feedback` advisor appends after each tool
 /// round.
-pub const TOOL_FEEDBACK: &str = "tool feedback";
+pub(crate) const TOOL_FEEDBACK: &str = "tool feedback";
 
 /// The message of the `IllegalArgumentException` a memory outside the loop
 /// throws at the end of a streamed turn whose client received nothing
 /// (`BaseChatMemoryAdvisor.getConversationId` on an empty context).
-///
-/// ```
-/// use toolcall_model::{chat::{run_script, EndKind, LoopConfig, Memory, Script, NULL_CONVERSATION_ID},
-///     model::{Generation, Message, ToolCall, Toolbox}};
-/// let text = Generation { text: Some("g0".into()), ..Default::default() };
-/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() };
-/// // One chunk, hidden from the client: its second generation holds a call.
-/// let script = Script::Streamed(vec![vec![vec![text, call]]]);
-/// let cfg = LoopConfig { memory: Memory::Outside, ..LoopConfig::default() };
-/// let run = run_script(&cfg, vec![Message::user("u")], &script, &mut Toolbox::new(vec![])).unwrap();
-/// assert_eq!(run.kind, EndKind::Error);
-/// assert_eq!(run.error.unwrap().message.as_deref(), Some(NULL_CONVERSATION_ID));
-/// assert_eq!(run.memory, vec![Message::user("u")]);
-/// ```
-pub const NULL_CONVERSATION_ID: &str = "conversationId cannot be null";
+pub(crate) const NULL_CONVERSATION_ID: &str = "conversationId cannot be null";
 
 impl Default for LoopConfig {
     /// [`LoopConfig::new`] with the default manager.
@@ -312,16 +300,7 @@ impl LoopRun {
     /// The verdict on a Gemini request built from the memory plus one new
     /// user message (`CLASS: MESSAGE` if it cannot be built), under the
     /// run's fixes and validator.
-    ///
-    /// ```
-    /// use toolcall_model::{chat::*, model::{Generation, Message, Toolbox}};
-    /// let cfg = LoopConfig { memory: Memory::Outside, ..LoopConfig::default() };
-    /// let model = vec![vec![Generation { text: Some("done".into()), ..Default::default() }]];
-    /// let run = run_loop(&cfg, vec![Message::user("hi")], &model, &mut Toolbox::new(vec![])).unwrap();
-    /// assert_eq!(run.memory.len(), 2);
-    /// assert_eq!(run.memory_verdict(), Ok(()));
-    /// ```
-    pub fn memory_verdict(&self) -> Result<(), Refusal> {
+    pub(crate) fn memory_verdict(&self) -> Result<(), Refusal> {
         let (fixes, validator) = self.next_request;
         let mut next = self.memory.clone();
         next.push(Message::user("next question"));
@@ -354,19 +333,14 @@ pub enum LoopError {
 /// the memory as one contiguous run), the first system message moved to
 /// the front. With the memory outside the loop, this is the turn history
 /// the loop starts from.
-///
-/// ```
-/// use toolcall_model::{model::Message, chat::{with_memory, LoopConfig}};
-/// let cfg = LoopConfig { memory_start: vec![Message::user("u0")], ..LoopConfig::default() };
-/// assert_eq!(with_memory(&cfg, vec![Message::user("u1")]), vec![Message::user("u0"), Message::user("u1")]);
-/// ```
-pub fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
+#[cfg(any(test, feature = "checking"))]
+pub(crate) fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
     ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes())
         .before(prompt)
         .into_owned()
 }
 
-/// Runs one user turn through the tool loop: a thin driver over [`Turn`],
+/// Runs one user turn through the tool loop: a thin driver over `Turn`,
 /// taking the replies from a script.
 ///
 /// `history` is the request's messages, `model` the scripted replies (one
@@ -395,18 +369,7 @@ pub fn run_loop(
 /// As [`run_loop`] over a script of either kind: a script of chunks
 /// streams (`ChatClient.stream()`), a script of replies streams only when
 /// `cfg.stream` says how to cut them.
-///
-/// ```
-/// use toolcall_model::{chat::{Script, *}, model::{Generation, Message, ToolCall, Toolbox, ToolSpec}};
-/// let text = |t: &str| Generation { text: Some(t.into()), ..Default::default() };
-/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() };
-/// // A round of text then a call, then an answer in two chunks.
-/// let script = Script::Streamed(vec![vec![vec![text("Let me check")], vec![call]], vec![vec![text("It is ")], vec![text("sunny")]]]);
-/// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "\"sunny\"")]);
-/// let run = run_script(&LoopConfig::default(), vec![Message::user("u")], &script, &mut tb).unwrap();
-/// assert_eq!(run.streamed.unwrap().len(), 3);
-/// ```
-pub fn run_script(
+pub(crate) fn run_script(
     cfg: &LoopConfig,
     history: Vec<Message>,
     script: &Script,
@@ -469,16 +432,8 @@ impl<'m> Replies<'m> {
 /// same turn run with provider `none` hold, up to the one whose Gemini
 /// conversion failed and ended the turn, where a provider-`none` run goes
 /// on.
-///
-/// ```
-/// use toolcall_model::{model::{Generation, Message}, chat::*, model::Toolbox};
-/// let model = vec![vec![Generation { text: Some("done".into()), ..Default::default() }]];
-/// let (run, messages) = run_loop_with_messages(&LoopConfig::default(), vec![Message::user("hi")], &model, &mut Toolbox::new(vec![])).unwrap();
-/// assert_eq!(run.requests.len(), 1);
-/// assert_eq!(messages.attempted, vec![vec![Message::user("hi")]]);
-/// assert!(!messages.unconverted);
-/// ```
-pub fn run_loop_with_messages(
+#[cfg(any(test, feature = "checking"))]
+pub(crate) fn run_loop_with_messages(
     cfg: &LoopConfig,
     history: Vec<Message>,
     model: &[Vec<Generation>],
@@ -500,19 +455,9 @@ pub fn run_loop_with_messages(
 }
 
 /// The message list of each request a turn tried to send, in order.
-///
-/// ```
-/// use toolcall_model::{model::{Generation, Message, ToolCall}, chat::*, model::{Toolbox, ToolSpec}};
-/// // Plain text from a tool: upstream's Gemini conversion throws on the second request.
-/// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "disk full")]);
-/// let model = vec![vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }]];
-/// let (run, messages) = run_loop_with_messages(&LoopConfig::default(), vec![Message::user("hi")], &model, &mut tb).unwrap();
-/// assert_eq!((run.requests.len(), messages.attempted.len()), (1, 2));
-/// assert!(messages.unconverted);
-/// assert_eq!(messages.sent().len(), 1);
-/// ```
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct RequestMessages {
+#[cfg(any(test, feature = "checking"))]
+pub(crate) struct RequestMessages {
     /// One list per model call, then, when a Gemini conversion ended the
     /// turn, the list whose conversion threw.
     pub attempted: Vec<Vec<Message>>,
@@ -520,9 +465,9 @@ pub struct RequestMessages {
     pub unconverted: bool,
 }
 
+#[cfg(test)]
 impl RequestMessages {
-    /// The lists of the requests sent: one per model call.
-    pub fn sent(&self) -> &[Vec<Message>] {
+    fn sent(&self) -> &[Vec<Message>] {
         let n = self
             .attempted
             .len()
@@ -569,5 +514,153 @@ fn drive(
             Answer::Next(next) => next,
             Answer::End(run) => return Ok((run, None)),
         };
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    use super::*;
+
+    #[test]
+    fn example_null_conversation_id() {
+        use crate::chat::{EndKind, LoopConfig, Memory, Script};
+        use crate::model::{Generation, Message, ToolCall, Toolbox};
+        let text = Generation {
+            text: Some("g0".into()),
+            ..Default::default()
+        };
+        let call = Generation {
+            tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
+            ..Default::default()
+        };
+        // One chunk, hidden from the client: its second generation holds a call.
+        let script = Script::Streamed(vec![vec![vec![text, call]]]);
+        let cfg = LoopConfig {
+            memory: Memory::Outside,
+            ..LoopConfig::default()
+        };
+        let run = run_script(
+            &cfg,
+            vec![Message::user("u")],
+            &script,
+            &mut Toolbox::new(vec![]),
+        )
+        .unwrap();
+        assert_eq!(run.kind, EndKind::Error);
+        assert_eq!(
+            run.error.unwrap().message.as_deref(),
+            Some(NULL_CONVERSATION_ID)
+        );
+        assert_eq!(run.memory, vec![Message::user("u")]);
+    }
+
+    #[test]
+    fn example_memory_verdict() {
+        use crate::chat::*;
+        use crate::model::{Generation, Message, Toolbox};
+        let cfg = LoopConfig {
+            memory: Memory::Outside,
+            ..LoopConfig::default()
+        };
+        let model = vec![vec![Generation {
+            text: Some("done".into()),
+            ..Default::default()
+        }]];
+        let run = run_loop(
+            &cfg,
+            vec![Message::user("hi")],
+            &model,
+            &mut Toolbox::new(vec![]),
+        )
+        .unwrap();
+        assert_eq!(run.memory.len(), 2);
+        assert_eq!(run.memory_verdict(), Ok(()));
+    }
+
+    #[test]
+    fn example_with_memory() {
+        use crate::chat::LoopConfig;
+        use crate::model::Message;
+        let cfg = LoopConfig {
+            memory_start: vec![Message::user("u0")],
+            ..LoopConfig::default()
+        };
+        assert_eq!(
+            with_memory(&cfg, vec![Message::user("u1")]),
+            vec![Message::user("u0"), Message::user("u1")]
+        );
+    }
+
+    #[test]
+    fn example_run_script() {
+        use crate::chat::{Script, *};
+        use crate::model::{Generation, Message, ToolCall, ToolSpec, Toolbox};
+        let text = |t: &str| Generation {
+            text: Some(t.into()),
+            ..Default::default()
+        };
+        let call = Generation {
+            tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
+            ..Default::default()
+        };
+        // A round of text then a call, then an answer in two chunks.
+        let script = Script::Streamed(vec![
+            vec![vec![text("Let me check")], vec![call]],
+            vec![vec![text("It is ")], vec![text("sunny")]],
+        ]);
+        let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "\"sunny\"")]);
+        let run = run_script(
+            &LoopConfig::default(),
+            vec![Message::user("u")],
+            &script,
+            &mut tb,
+        )
+        .unwrap();
+        assert_eq!(run.streamed.unwrap().len(), 3);
+    }
+
+    #[test]
+    fn example_run_loop_with_messages() {
+        use crate::chat::*;
+        use crate::model::Toolbox;
+        use crate::model::{Generation, Message};
+        let model = vec![vec![Generation {
+            text: Some("done".into()),
+            ..Default::default()
+        }]];
+        let (run, messages) = run_loop_with_messages(
+            &LoopConfig::default(),
+            vec![Message::user("hi")],
+            &model,
+            &mut Toolbox::new(vec![]),
+        )
+        .unwrap();
+        assert_eq!(run.requests.len(), 1);
+        assert_eq!(messages.attempted, vec![vec![Message::user("hi")]]);
+        assert!(!messages.unconverted);
+    }
+
+    #[test]
+    fn example_requestmessages() {
+        use crate::chat::*;
+        use crate::model::{Generation, Message, ToolCall};
+        use crate::model::{ToolSpec, Toolbox};
+        // Plain text from a tool: upstream's Gemini conversion throws on the second request.
+        let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "disk full")]);
+        let model = vec![vec![Generation {
+            tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
+            ..Default::default()
+        }]];
+        let (run, messages) = run_loop_with_messages(
+            &LoopConfig::default(),
+            vec![Message::user("hi")],
+            &model,
+            &mut tb,
+        )
+        .unwrap();
+        assert_eq!((run.requests.len(), messages.attempted.len()), (1, 2));
+        assert!(messages.unconverted);
+        assert_eq!(messages.sent().len(), 1);
     }
 }

@@ -11,7 +11,7 @@
 //! cases, a kind of refuting case that makes up a fraction p of the
 //! applicable ones had a chance of at most (1 - p)^N to be missed, so the
 //! fraction is below 3/N with 95% confidence (the rule of three). A cell
-//! with fewer than [`MIN_APPLICABLE`] applicable cases (a bound of 3%) says
+//! with fewer than `MIN_APPLICABLE` applicable cases (a bound of 3%) says
 //! `too few` instead of `holds`. For proofs within a bound, see
 //! [`crate::checking::exhaustive`].
 //!
@@ -49,11 +49,7 @@ use crate::vectors::Vector;
 
 /// Fewer applicable cases than this and a cell that was not refuted says
 /// `too few` instead of `holds` (see the module doc).
-///
-/// ```
-/// assert_eq!(toolcall_model::checking::explore::MIN_APPLICABLE, 100);
-/// ```
-pub const MIN_APPLICABLE: u32 = 100;
+pub(crate) const MIN_APPLICABLE: u32 = 100;
 
 /// How to explore.
 ///
@@ -133,7 +129,7 @@ pub enum Progress {
 #[derive(Debug, Clone, PartialEq)]
 pub enum CellOutcome {
     /// No generated case refuted the invariant (which says `holds` only with
-    /// at least [`MIN_APPLICABLE`] applicable cases, see
+    /// at least `MIN_APPLICABLE` applicable cases, see
     /// [`CellResult::verdict`]).
     Holds,
     /// Refuted.
@@ -167,7 +163,7 @@ pub struct CellResult {
 }
 
 impl CellResult {
-    /// `holds` (not refuted, with at least [`MIN_APPLICABLE`] applicable
+    /// `holds` (not refuted, with at least `MIN_APPLICABLE` applicable
     /// cases), `too-few` (not refuted, but fewer applicable cases),
     /// `refuted` or `aborted`.
     ///
@@ -334,17 +330,7 @@ fn actual_output(s: &Scenario) -> Option<Value> {
 /// every set and its `about` says why. Returns the vector, the wanted text,
 /// and whether `verify` on the vector fails. `None` if the scenario does not
 /// refute the cell's invariant.
-///
-/// ```
-/// use toolcall_model::checking::explore::{cells, counterexample_vector};
-/// use toolcall_model::checking::invariants::Invariant;
-/// use toolcall_model::{model::{Generation, Message}, checking::scenario::Scenario, chat::LoopConfig};
-/// let cell = cells().into_iter().find(|c| c.set.name == "all" && c.invariant == Invariant::Limits).unwrap();
-/// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
-///     history: vec![Message::user("hi")], model: vec![vec![Generation::default()]] };
-/// assert!(counterexample_vector(&cell, &s, "a test").is_none()); // nothing to refute
-/// ```
-pub fn counterexample_vector(
+pub(crate) fn counterexample_vector(
     cell: &MatrixCell,
     s: &Scenario,
     found_by: &str,
@@ -576,14 +562,7 @@ pub fn to_json(opts: &Options, results: &[CellResult]) -> Value {
 
 /// A count for a table cell: exact below 100,000, else in thousands or
 /// millions with three significant digits.
-///
-/// ```
-/// use toolcall_model::checking::explore::compact;
-/// assert_eq!(compact(2000), "2000");
-/// assert_eq!(compact(468_123), "468k");
-/// assert_eq!(compact(1_234_567), "1.23M");
-/// ```
-pub fn compact(n: u64) -> String {
+pub(crate) fn compact(n: u64) -> String {
     if n < 100_000 {
         n.to_string()
     } else if n < 1_000_000 {
@@ -599,24 +578,13 @@ pub fn compact(n: u64) -> String {
 
 /// The matrix as a table: invariants down, behaviour sets across, the
 /// text `cell(set, invariant)` gives in each cell (`-` for none).
-///
-/// ```
-/// let t = toolcall_model::checking::explore::table(&|_, _| Some("holds 1/1".to_owned()));
-/// assert!(t.lines().nth(1).unwrap().starts_with("one-response-per-call"));
-/// ```
-pub fn table(cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
+pub(crate) fn table(cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
     let names: Vec<&str> = behavior_sets().iter().map(|s| s.name).collect();
     table_of(&names, cell)
 }
 
 /// [`table`] for the sets named, in that order.
-///
-/// ```
-/// use toolcall_model::checking::explore::table_of;
-/// let t = table_of(&["upstream", "mine"], &|set, _| Some(format!("{set}!")));
-/// assert!(t.starts_with("invariant") && t.contains("mine!"));
-/// ```
-pub fn table_of(sets: &[&str], cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
+pub(crate) fn table_of(sets: &[&str], cell: &dyn Fn(&str, Invariant) -> Option<String>) -> String {
     struct Named<'a> {
         name: &'a str,
     }
@@ -704,13 +672,7 @@ pub fn counterexample_file(counterexample: &Value) -> String {
 /// The text of one cell in the table: `holds A/N`, `too few A/N`,
 /// `REFUTED` or `aborted`, where A is the applicable cases and N the cases
 /// run.
-///
-/// ```
-/// use toolcall_model::checking::{explore::{cell_text, CellOutcome, CellResult}, invariants::Invariant};
-/// let r = CellResult { set: "all", invariant: Invariant::JsonSafe, cases_run: 2000, applicable: 468, shrink_steps: 0, outcome: CellOutcome::Holds };
-/// assert_eq!(cell_text(&r), "holds 468/2000");
-/// ```
-pub fn cell_text(r: &CellResult) -> String {
+pub(crate) fn cell_text(r: &CellResult) -> String {
     match r.verdict() {
         "holds" => format!(
             "holds {}/{}",
@@ -796,4 +758,78 @@ pub fn to_text(opts: &Options, results: &[CellResult]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_min_applicable() {
+        assert_eq!(crate::checking::explore::MIN_APPLICABLE, 100);
+    }
+
+    #[test]
+    fn example_counterexample_vector() {
+        use crate::chat::LoopConfig;
+        use crate::checking::explore::cells;
+        use crate::checking::explore::counterexample_vector;
+        use crate::checking::invariants::Invariant;
+        use crate::checking::scenario::Scenario;
+        use crate::model::Generation;
+        use crate::model::Message;
+        let cell = cells()
+            .into_iter()
+            .find(|c| c.set.name == "all" && c.invariant == Invariant::Limits)
+            .unwrap();
+        let s = Scenario {
+            config: LoopConfig::new(Default::default()),
+            tools: vec![],
+            history: vec![Message::user("hi")],
+            model: vec![vec![Generation::default()]],
+        };
+        assert!(counterexample_vector(&cell, &s, "a test").is_none()); // nothing to refute
+    }
+
+    #[test]
+    fn example_compact() {
+        use crate::checking::explore::compact;
+        assert_eq!(compact(2000), "2000");
+        assert_eq!(compact(468_123), "468k");
+        assert_eq!(compact(1_234_567), "1.23M");
+    }
+
+    #[test]
+    fn example_table_of() {
+        use crate::checking::explore::table_of;
+        let t = table_of(&["upstream", "mine"], &|set, _| Some(format!("{set}!")));
+        assert!(t.starts_with("invariant") && t.contains("mine!"));
+    }
+
+    #[test]
+    fn example_cell_text() {
+        use crate::checking::{
+            explore::{CellOutcome, CellResult, cell_text},
+            invariants::Invariant,
+        };
+        let r = CellResult {
+            set: "all",
+            invariant: Invariant::JsonSafe,
+            cases_run: 2000,
+            applicable: 468,
+            shrink_steps: 0,
+            outcome: CellOutcome::Holds,
+        };
+        assert_eq!(cell_text(&r), "holds 468/2000");
+    }
+
+    #[test]
+    fn example_table() {
+        let t = crate::checking::explore::table(&|_, _| Some("holds 1/1".to_owned()));
+        assert!(
+            t.lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("one-response-per-call")
+        );
+    }
 }

@@ -67,17 +67,8 @@ impl Scenario {
 
     /// The reply the loop goes on with at each model call: the scripted
     /// one, or for a streamed turn the aggregate of its chunks (one
-    /// generation, [`crate::chat::aggregate_chunks`]).
-    ///
-    /// ```
-    /// use toolcall_model::{model::Generation, checking::scenario::Scenario, chat::{Split, LoopConfig}};
-    /// let two = vec![Generation { text: Some("a".into()), ..Default::default() }, Generation::default()];
-    /// let mut s = Scenario { config: LoopConfig::default(), tools: vec![], history: vec![], model: vec![two.clone()] };
-    /// assert_eq!(s.replies()[0], two);
-    /// s.config.stream = Some(Split::default());
-    /// assert_eq!(s.replies()[0], vec![two[0].clone()]);
-    /// ```
-    pub fn replies(&self) -> std::borrow::Cow<'_, [Vec<Generation>]> {
+    /// generation, `crate::chat::aggregate_chunks`).
+    pub(crate) fn replies(&self) -> std::borrow::Cow<'_, [Vec<Generation>]> {
         match self.config.stream {
             None => std::borrow::Cow::Borrowed(&self.model),
             Some(split) => std::borrow::Cow::Owned(
@@ -93,7 +84,7 @@ impl Scenario {
     /// call received, as the same turn run with provider `none` records
     /// them, up to the one whose Gemini conversion failed, if one did (see
     /// [`crate::chat::run_loop_with_messages`]).
-    pub fn run_with_messages(
+    pub(crate) fn run_with_messages(
         &self,
     ) -> Result<(LoopRun, Toolbox, crate::chat::tool_loop::RequestMessages), LoopError> {
         let mut tb = Toolbox::new(self.tools.clone());
@@ -287,4 +278,32 @@ fn throwable_value(
         t["cause"] = throwable_value(c, m);
     }
     t
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+
+    #[test]
+    fn example_replies() {
+        use crate::chat::{LoopConfig, Split};
+        use crate::checking::scenario::Scenario;
+        use crate::model::Generation;
+        let two = vec![
+            Generation {
+                text: Some("a".into()),
+                ..Default::default()
+            },
+            Generation::default(),
+        ];
+        let mut s = Scenario {
+            config: LoopConfig::default(),
+            tools: vec![],
+            history: vec![],
+            model: vec![two.clone()],
+        };
+        assert_eq!(s.replies()[0], two);
+        s.config.stream = Some(Split::default());
+        assert_eq!(s.replies()[0], vec![two[0].clone()]);
+    }
 }

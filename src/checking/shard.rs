@@ -23,7 +23,7 @@ use crate::checking::exhaustive::{Part, Shard, Space};
 use crate::checking::explore::cells;
 
 /// The `mode` of a shard's JSON.
-pub const MODE: &str = "exhaustive-shard";
+pub(crate) const MODE: &str = "exhaustive-shard";
 
 /// A shard's findings as JSON: `{"mode": "exhaustive-shard", "bound",
 /// "shard": "K/N", "scenarios" (the bound's), "shard_scenarios", "cells":

@@ -106,7 +106,7 @@ fn write_counterexamples<'a>(dir: &Path, cxs: impl Iterator<Item = &'a Value>) -
     true
 }
 
-pub fn command(
+pub(crate) fn command(
     cases: u32,
     seed: u64,
     json: bool,
@@ -264,7 +264,7 @@ fn run_cells(
 
 /// `explore --exhaustive`: every scenario of the bound, on `jobs`
 /// threads, with progress and speed on standard error.
-pub fn exhaustive(
+pub(crate) fn exhaustive(
     bound: &str,
     shard: Option<toolcall_model::checking::exhaustive::Shard>,
     json: bool,
@@ -389,7 +389,7 @@ fn exhaustive_progress(
 
 /// `merge`: the shards' findings combined, printed as `explore
 /// --exhaustive` prints one run's.
-pub fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&Path>) -> ExitCode {
+pub(crate) fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&Path>) -> ExitCode {
     use toolcall_model::checking::exhaustive::{Bound, Space, finish};
     use toolcall_model::checking::shard;
     if let Err(code) = out_is_writable(out_dir) {

@@ -1,13 +1,13 @@
 //! The command line's modules: arguments, one module per group of
 //! subcommands, and the YAML reader of `check`.
 
-pub mod args;
-pub mod check;
-pub mod convert;
-pub mod explore;
-pub mod main_job;
-pub mod sarif;
-pub mod vectors;
+pub(crate) mod args;
+pub(crate) mod check;
+pub(crate) mod convert;
+pub(crate) mod explore;
+pub(crate) mod main_job;
+pub(crate) mod sarif;
+pub(crate) mod vectors;
 
 /// Ends the program when standard output cannot be written (a full disk,
 /// a pipe whose reader has gone): exit 2, no verdict, with the reason on

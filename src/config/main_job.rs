@@ -296,7 +296,7 @@ pub struct MainJob {
 
 impl MainJob {
     /// The names of the sets that survive column `c`.
-    pub fn survivors(&self, c: usize) -> Vec<&'static str> {
+    pub(crate) fn survivors(&self, c: usize) -> Vec<&'static str> {
         self.rows
             .iter()
             .filter(|(_, v)| v[c].mark.survives())

@@ -12,14 +12,6 @@ use crate::model::shared_str::SharedStr;
 /// The text a conversion reads: borrowed, or shared with the message it
 /// came from. A payload that keeps the text whole (most conversions do)
 /// shares a shared text instead of copying it.
-///
-/// ```
-/// use toolcall_model::{gemini::{convert_tool_response, Source}, model::SharedStr};
-/// let data = SharedStr::from("{\"a\":1}");
-/// assert_eq!(Source::from(&data).as_str(), "{\"a\":1}");
-/// assert_eq!(convert_tool_response(&data, false, Default::default()),
-///            convert_tool_response("{\"a\":1}", false, Default::default()));
-/// ```
 #[derive(Debug, Clone, Copy)]
 pub enum Source<'a> {
     /// A text the payload copies if it keeps it.
@@ -30,11 +22,7 @@ pub enum Source<'a> {
 
 impl<'a> Source<'a> {
     /// The text.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::gemini::Source::from("x").as_str(), "x");
-    /// ```
-    pub fn as_str(self) -> &'a str {
+    pub(crate) fn as_str(self) -> &'a str {
         match self {
             Source::Str(t) => t,
             Source::Shared(t) => t.as_str(),
@@ -248,23 +236,7 @@ impl Payload {
         }
     }
 
-    /// Whether the object was passed on as text, unbuilt.
-    ///
-    /// ```
-    /// use toolcall_model::{model::Fixes, gemini::convert_tool_response};
-    /// assert!(convert_tool_response(r#"{"a":1}"#, false, Fixes::all()).unwrap().is_raw());
-    /// assert!(!convert_tool_response(r#"{"a":1,"a":2}"#, false, Fixes::all()).unwrap().is_raw());
-    /// ```
-    pub fn is_raw(&self) -> bool {
-        matches!(self.0, Repr::Raw(_))
-    }
-
     /// Whether the object has no entries.
-    ///
-    /// ```
-    /// use toolcall_model::{model::Fixes, gemini::convert_arguments};
-    /// assert!(convert_arguments(None, Fixes::all()).unwrap().is_empty());
-    /// ```
     pub fn is_empty(&self) -> bool {
         match &self.0 {
             Repr::Tree(m) | Repr::NonFinite(m) => m.is_empty(),
@@ -287,12 +259,7 @@ impl Payload {
 
     /// `{"result": TEXT}`: what every fixed conversion sends for a text it
     /// does not read.
-    ///
-    /// ```
-    /// let p = toolcall_model::gemini::Payload::from_wrapped_text("oops");
-    /// assert_eq!(p.to_value(), serde_json::json!({"result": "oops"}));
-    /// ```
-    pub fn from_wrapped_text(text: &str) -> Payload {
+    pub(crate) fn from_wrapped_text(text: &str) -> Payload {
         Payload(Repr::Wrapped("result", Kept::Owned(text.to_owned())))
     }
 
@@ -578,15 +545,11 @@ pub fn write_tool_response<W: std::io::Write>(
 /// `strict-json-or-wrap` null or blank arguments become `{}`, and that
 /// `pr-6049-strict-wrap`, which changes `parseJsonToMap` itself, reads the
 /// rest as [`pr_6049_parse_json_to_map`] (PR 6907 leaves arguments alone).
-///
-/// ```
-/// use toolcall_model::{model::{Fix, Fixes}, gemini::convert_arguments};
-/// assert!(convert_arguments(Some("  "), Fixes::upstream()).is_err());
-/// assert!(convert_arguments(Some("  "), Fixes::all()).unwrap().is_empty());
-/// let pr = Fixes::only(Fix::Pr6049StrictWrap);
-/// assert_eq!(convert_arguments(Some("  "), pr).unwrap().to_value(), serde_json::json!({"result": "  "}));
-/// ```
-pub fn convert_arguments(arguments: Option<&str>, fixes: Fixes) -> Result<Payload, JavaException> {
+#[cfg(any(test, feature = "checking"))]
+pub(crate) fn convert_arguments(
+    arguments: Option<&str>,
+    fixes: Fixes,
+) -> Result<Payload, JavaException> {
     convert_arguments_of(arguments.map(Source::Str), fixes)
 }
 
@@ -602,4 +565,55 @@ pub(super) fn convert_arguments_of(
         return Ok(pr_6049_source(arguments));
     }
     parse_source(arguments)
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_is_empty() {
+        use crate::gemini::convert_arguments;
+        use crate::model::Fixes;
+        assert!(convert_arguments(None, Fixes::all()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn example_from_wrapped_text() {
+        let p = crate::gemini::Payload::from_wrapped_text("oops");
+        assert_eq!(p.to_value(), serde_json::json!({"result": "oops"}));
+    }
+
+    #[test]
+    fn example_convert_arguments() {
+        use crate::gemini::convert_arguments;
+        use crate::model::{Fix, Fixes};
+        assert!(convert_arguments(Some("  "), Fixes::upstream()).is_err());
+        assert!(
+            convert_arguments(Some("  "), Fixes::all())
+                .unwrap()
+                .is_empty()
+        );
+        let pr = Fixes::only(Fix::Pr6049StrictWrap);
+        assert_eq!(
+            convert_arguments(Some("  "), pr).unwrap().to_value(),
+            serde_json::json!({"result": "  "})
+        );
+    }
+
+    #[test]
+    fn example_as_str() {
+        assert_eq!(crate::gemini::Source::from("x").as_str(), "x");
+    }
+
+    #[test]
+    fn example_source() {
+        use crate::gemini::{Source, convert_tool_response};
+        use crate::model::SharedStr;
+        let data = SharedStr::from("{\"a\":1}");
+        assert_eq!(Source::from(&data).as_str(), "{\"a\":1}");
+        assert_eq!(
+            convert_tool_response(&data, false, Default::default()),
+            convert_tool_response("{\"a\":1}", false, Default::default())
+        );
+    }
 }

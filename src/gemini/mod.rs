@@ -8,15 +8,15 @@ mod request;
 mod tests;
 mod validate;
 
+#[cfg(any(test, feature = "checking"))]
+pub(crate) use convert::convert_arguments;
 pub use convert::{
-    Payload, Source, convert_arguments, convert_tool_response, parse_json_to_map,
-    pr_6049_parse_json_to_map, write_tool_response,
+    Payload, Source, convert_tool_response, parse_json_to_map, pr_6049_parse_json_to_map,
+    write_tool_response,
 };
-pub use request::{
-    Content, IncrementalRequests, Part, Parts, Request, build_request, build_request_reusing,
-    message_parts,
-};
-pub use validate::{
-    CALL_PLACEMENT, COUNTS_MATCH, NO_MIXING, NON_FINITE, RESPONSE_PLACEMENT, Refusal, Rejection,
-    Rule, ValidatorOptions, validate, validate_from, verdict,
-};
+pub(crate) use request::build_request_reusing;
+#[cfg(any(test, feature = "checking"))]
+pub(crate) use request::message_parts;
+pub use request::{Content, IncrementalRequests, Part, Parts, Request, build_request};
+pub use validate::{Refusal, Rejection, Rule, ValidatorOptions, verdict};
+pub(crate) use validate::{validate, validate_from};

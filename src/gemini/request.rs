@@ -109,15 +109,6 @@ impl Content {
 /// Most messages convert to one part (a text, a call, a response), and a
 /// tool loop converts every message of every request: a lone part is held
 /// in place, so such a content costs no list of its own.
-///
-/// ```
-/// use toolcall_model::gemini::{Part, Parts};
-/// let mut parts = Parts::with_capacity(2);
-/// parts.push(Part::Text("a".into()));
-/// parts.push(Part::Text("b".into()));
-/// assert_eq!(parts.len(), 2);
-/// assert_eq!(parts, Parts::from(vec![Part::Text("a".into()), Part::Text("b".into())]));
-/// ```
 #[derive(Clone)]
 pub struct Parts(PartsRepr);
 
@@ -131,11 +122,7 @@ enum PartsRepr {
 
 impl Parts {
     /// No parts, with room for `n` (a list is reserved only for more than one).
-    ///
-    /// ```
-    /// assert!(toolcall_model::gemini::Parts::with_capacity(1).is_empty());
-    /// ```
-    pub fn with_capacity(n: usize) -> Parts {
+    pub(crate) fn with_capacity(n: usize) -> Parts {
         Parts(PartsRepr::Many(if n > 1 {
             Vec::with_capacity(n)
         } else {
@@ -144,14 +131,7 @@ impl Parts {
     }
 
     /// Appends a part.
-    ///
-    /// ```
-    /// use toolcall_model::gemini::{Part, Parts};
-    /// let mut parts = Parts::with_capacity(0);
-    /// parts.push(Part::Text("a".into()));
-    /// assert_eq!(parts[0], Part::Text("a".into()));
-    /// ```
-    pub fn push(&mut self, part: Part) {
+    pub(crate) fn push(&mut self, part: Part) {
         self.0 = match std::mem::replace(&mut self.0, PartsRepr::Many(Vec::new())) {
             PartsRepr::Many(v) if v.capacity() == 0 => PartsRepr::One(part),
             PartsRepr::Many(mut v) => {
@@ -244,13 +224,7 @@ impl Request {
 }
 
 /// `messageToGeminiParts`: the parts of one message.
-///
-/// ```
-/// use toolcall_model::{gemini::{message_parts, Part}, model::Message};
-/// let parts = message_parts(&Message::user("hi"), Default::default()).unwrap();
-/// assert_eq!(parts[..], [Part::Text("hi".into())]);
-/// ```
-pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Parts, JavaException> {
+pub(crate) fn message_parts(message: &Message, fixes: Fixes) -> Result<Parts, JavaException> {
     Ok(match message {
         Message::System { text } | Message::User { text } => {
             text.iter().map(|t| Part::Text(t.clone())).collect()
@@ -337,18 +311,7 @@ pub fn build_request(messages: &[Message], fixes: Fixes) -> Result<Request, Java
 /// converted again. A message converts to the same content wherever it
 /// stands, so the request is equal to [`build_request`]'s, and so is the
 /// failure, if any: only messages not taken are converted, in order.
-///
-/// ```
-/// use toolcall_model::{gemini::{build_request, build_request_reusing}, model::{Fixes, Message, ToolResponse}};
-/// let tool = Message::Tool { responses: vec![ToolResponse::new("1", "x", "{\"a\":1}")].into() };
-/// let earlier = vec![Message::user("q"), tool.clone()];
-/// let first = build_request(&earlier, Fixes::upstream()).unwrap();
-/// let next = vec![Message::user("p"), Message::user("q"), tool];
-/// let r = build_request_reusing(&next, Fixes::upstream(), &earlier, &first).unwrap();
-/// assert_eq!(r, build_request(&next, Fixes::upstream()).unwrap());
-/// assert!(std::sync::Arc::ptr_eq(&r.contents[2], &first.contents[1]));
-/// ```
-pub fn build_request_reusing(
+pub(crate) fn build_request_reusing(
     messages: &[Message],
     fixes: Fixes,
     earlier: &[Message],
@@ -470,5 +433,60 @@ impl IncrementalRequests {
             system_instruction: self.system.clone(),
             contents: self.contents.clone(),
         })
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_message_parts() {
+        use crate::gemini::{Part, message_parts};
+        use crate::model::Message;
+        let parts = message_parts(&Message::user("hi"), Default::default()).unwrap();
+        assert_eq!(parts[..], [Part::Text("hi".into())]);
+    }
+
+    #[test]
+    fn example_build_request_reusing() {
+        use crate::gemini::{build_request, build_request_reusing};
+        use crate::model::{Fixes, Message, ToolResponse};
+        let tool = Message::Tool {
+            responses: vec![ToolResponse::new("1", "x", "{\"a\":1}")].into(),
+        };
+        let earlier = vec![Message::user("q"), tool.clone()];
+        let first = build_request(&earlier, Fixes::upstream()).unwrap();
+        let next = vec![Message::user("p"), Message::user("q"), tool];
+        let r = build_request_reusing(&next, Fixes::upstream(), &earlier, &first).unwrap();
+        assert_eq!(r, build_request(&next, Fixes::upstream()).unwrap());
+        assert!(std::sync::Arc::ptr_eq(&r.contents[2], &first.contents[1]));
+    }
+
+    #[test]
+    fn example_with_capacity() {
+        assert!(crate::gemini::Parts::with_capacity(1).is_empty());
+    }
+
+    #[test]
+    fn example_push() {
+        use crate::gemini::Part;
+        use crate::gemini::Parts;
+        let mut parts = Parts::with_capacity(0);
+        parts.push(Part::Text("a".into()));
+        assert_eq!(parts[0], Part::Text("a".into()));
+    }
+
+    #[test]
+    fn example_parts() {
+        use crate::gemini::Part;
+        use crate::gemini::Parts;
+        let mut parts = Parts::with_capacity(2);
+        parts.push(Part::Text("a".into()));
+        parts.push(Part::Text("b".into()));
+        assert_eq!(parts.len(), 2);
+        assert_eq!(
+            parts,
+            Parts::from(vec![Part::Text("a".into()), Part::Text("b".into())])
+        );
     }
 }

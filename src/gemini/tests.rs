@@ -1,3 +1,4 @@
+use super::validate::COUNTS_MATCH;
 use super::*;
 use crate::model::behavior::{Fix, Fixes};
 use crate::model::message::{Message, ToolCall, ToolResponse};

@@ -18,16 +18,16 @@ pub struct ValidatorOptions {
 }
 
 /// Rule 5's text.
-pub const CALL_PLACEMENT: &str = "Please ensure that function call turn comes immediately after a user turn or after a function response turn.";
+pub(crate) const CALL_PLACEMENT: &str = "Please ensure that function call turn comes immediately after a user turn or after a function response turn.";
 /// Rule 6's text.
-pub const RESPONSE_PLACEMENT: &str =
+pub(crate) const RESPONSE_PLACEMENT: &str =
     "Please ensure that function response turn comes immediately after a function call turn.";
 /// Rule 7's text.
-pub const COUNTS_MATCH: &str = "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.";
+pub(crate) const COUNTS_MATCH: &str = "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.";
 /// Rule 13, in this project's words: the API's own text is not known.
-pub const NON_FINITE: &str = "A function payload holds an infinite or NaN number, which a protobuf Struct cannot represent (GEMINI.md rule 13; the API's own text is not known)";
+pub(crate) const NON_FINITE: &str = "A function payload holds an infinite or NaN number, which a protobuf Struct cannot represent (GEMINI.md rule 13; the API's own text is not known)";
 /// Rule 8's text.
-pub const NO_MIXING: &str = "Please ensure that function call turn contains at least one function_call part which can not be mixed with function_response parts.";
+pub(crate) const NO_MIXING: &str = "Please ensure that function call turn contains at least one function_call part which can not be mixed with function_response parts.";
 
 /// A rule of docs/GEMINI.md's "What the API checks" that can reject a
 /// request (9 and 11 are not checks of their own).
@@ -122,16 +122,7 @@ pub fn verdict(
 /// response names (10), payload numbers (13), no mixing (8), call placement
 /// (5), response placement (6), counts (7); then the optional rules 12 and
 /// 14. Rule 9 (response is an object) holds by construction of [`Payload`](super::Payload).
-///
-/// ```
-/// use toolcall_model::{gemini::{build_request, validate, ValidatorOptions}, model::{Message, ToolCall}};
-/// let dangling = [Message::user("a"), Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]), Message::user("b")];
-/// let r = build_request(&dangling, Default::default()).unwrap();
-/// let e = validate(&r, ValidatorOptions::default()).unwrap_err();
-/// assert_eq!(e.rule, toolcall_model::gemini::Rule::CountsMatch);
-/// assert!(e.text.starts_with("Please ensure that the number"));
-/// ```
-pub fn validate(request: &Request, opts: ValidatorOptions) -> Result<(), Rejection> {
+pub(crate) fn validate(request: &Request, opts: ValidatorOptions) -> Result<(), Rejection> {
     validate_from(request, 0, opts)
 }
 
@@ -141,13 +132,7 @@ pub fn validate(request: &Request, opts: ValidatorOptions) -> Result<(), Rejecti
 /// contents from `from` on are checked (`from` must include the earlier
 /// request's last content, whose successor is new). The optional rules,
 /// which look across the turn, always check everything.
-///
-/// ```
-/// use toolcall_model::{gemini::{build_request, validate, validate_from}, model::Message};
-/// let r = build_request(&[Message::user("a"), Message::user("b")], Default::default()).unwrap();
-/// assert_eq!(validate_from(&r, 1, Default::default()), validate(&r, Default::default()));
-/// ```
-pub fn validate_from(
+pub(crate) fn validate_from(
     request: &Request,
     from: usize,
     opts: ValidatorOptions,
@@ -262,4 +247,38 @@ pub(super) fn check_signatures(contents: &[Arc<Content>]) -> Result<(), Rejectio
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_validate() {
+        use crate::gemini::{ValidatorOptions, build_request, validate};
+        use crate::model::{Message, ToolCall};
+        let dangling = [
+            Message::user("a"),
+            Message::assistant(None, vec![ToolCall::new("1", "x", "{}")]),
+            Message::user("b"),
+        ];
+        let r = build_request(&dangling, Default::default()).unwrap();
+        let e = validate(&r, ValidatorOptions::default()).unwrap_err();
+        assert_eq!(e.rule, crate::gemini::Rule::CountsMatch);
+        assert!(e.text.starts_with("Please ensure that the number"));
+    }
+
+    #[test]
+    fn example_validate_from() {
+        use crate::gemini::{build_request, validate, validate_from};
+        use crate::model::Message;
+        let r = build_request(
+            &[Message::user("a"), Message::user("b")],
+            Default::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            validate_from(&r, 1, Default::default()),
+            validate(&r, Default::default())
+        );
+    }
 }

@@ -6,14 +6,7 @@
 /// A JSON number text as an exact decimal: sign, significant digits (no
 /// leading or trailing zeros), exponent. `None` if the text is not a JSON
 /// number or its exponent does not fit.
-///
-/// ```
-/// use toolcall_model::json::decimal;
-/// assert_eq!(decimal("-1.50e1"), Some((true, "15".to_string(), 0)));
-/// assert_eq!(decimal("0.0"), Some((false, String::new(), 0)));
-/// assert_eq!(decimal("x"), None);
-/// ```
-pub fn decimal(text: &str) -> Option<(bool, String, i128)> {
+pub(crate) fn decimal(text: &str) -> Option<(bool, String, i128)> {
     let (neg, t) = match text.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, text),
@@ -43,15 +36,28 @@ pub fn decimal(text: &str) -> Option<(bool, String, i128)> {
 
 /// Whether two number texts are the same value; texts that are not
 /// numbers compare as text.
-///
-/// ```
-/// use toolcall_model::json::same_number;
-/// assert!(same_number("3.0", "3") && same_number("1E310", "1e+310"));
-/// assert!(!same_number("0.11623512015512211", "0.1162351201551221"));
-/// ```
-pub fn same_number(a: &str, b: &str) -> bool {
+pub(crate) fn same_number(a: &str, b: &str) -> bool {
     match (decimal(a), decimal(b)) {
         (Some(x), Some(y)) => x == y,
         _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    use super::*;
+
+    #[test]
+    fn example_decimal() {
+        assert_eq!(decimal("-1.50e1"), Some((true, "15".to_string(), 0)));
+        assert_eq!(decimal("0.0"), Some((false, String::new(), 0)));
+        assert_eq!(decimal("x"), None);
+    }
+
+    #[test]
+    fn example_same_number() {
+        assert!(same_number("3.0", "3") && same_number("1E310", "1e+310"));
+        assert!(!same_number("0.11623512015512211", "0.1162351201551221"));
     }
 }

@@ -7,10 +7,4 @@
 pub(crate) mod decimal;
 pub(crate) mod jackson;
 
-pub use decimal::{decimal, same_number};
-
-pub use jackson::{
-    JValue, JacksonError, LenientShape, MAX_TREE_DEPTH, ReadConstraints, StrictShape,
-    check_lenient, is_strict_json, lenient_shape, read_lenient, read_lenient_whole,
-    read_lenient_with, read_strict, strict_shape, write_lenient_compact,
-};
+pub use jackson::{JValue, JacksonError, check_lenient, is_strict_json, read_lenient, read_strict};

@@ -9,12 +9,6 @@ use std::sync::Arc;
 
 /// What `catch` clauses see: unchecked runtime exception, checked exception,
 /// or `Error`.
-///
-/// ```
-/// use toolcall_model::model::{ClassTable, Kind};
-/// let t = ClassTable::builtin();
-/// assert_eq!(t.kind("java.io.IOException"), Some(Kind::Checked));
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// A subclass of `java.lang.RuntimeException`.
@@ -64,14 +58,6 @@ impl JavaException {
     /// is `ToolExecutionException` or a subclass (whose only way to build
     /// itself is that constructor): the message is the cause's message
     /// (`super(cause.getMessage(), cause)`).
-    ///
-    /// ```
-    /// use toolcall_model::model::{JavaException, TOOL_EXECUTION_EXCEPTION};
-    /// let c = JavaException::new("java.io.IOException", Some("disk"));
-    /// let e = JavaException::caused(TOOL_EXECUTION_EXCEPTION, c);
-    /// assert_eq!(e.message.as_deref(), Some("disk"));
-    /// assert_eq!(e.cause.unwrap().class, "java.io.IOException");
-    /// ```
     pub fn caused(class: &str, cause: JavaException) -> Self {
         JavaException {
             class: class.into(),
@@ -92,39 +78,35 @@ impl std::fmt::Display for JavaException {
 }
 
 /// `getSimpleName()`: the part after the last `.` and, for nested classes, `$`.
-///
-/// ```
-/// assert_eq!(toolcall_model::model::simple_name("a.b.Outer$Inner"), "Inner");
-/// ```
-pub fn simple_name(class: &str) -> &str {
+pub(crate) fn simple_name(class: &str) -> &str {
     let tail = class.rsplit('.').next().unwrap_or(class);
     tail.rsplit('$').next().unwrap_or(tail)
 }
 
 /// The `java.lang` throwable root.
-pub const THROWABLE: &str = "java.lang.Throwable";
+pub(crate) const THROWABLE: &str = "java.lang.Throwable";
 /// `java.lang.Error`.
 const ERROR: &str = "java.lang.Error";
 /// `java.lang.RuntimeException`.
-pub const RUNTIME_EXCEPTION: &str = "java.lang.RuntimeException";
+pub(crate) const RUNTIME_EXCEPTION: &str = "java.lang.RuntimeException";
 /// `java.lang.IllegalStateException`.
-pub const ILLEGAL_STATE: &str = "java.lang.IllegalStateException";
+pub(crate) const ILLEGAL_STATE: &str = "java.lang.IllegalStateException";
 /// `java.lang.IllegalArgumentException`.
-pub const ILLEGAL_ARGUMENT: &str = "java.lang.IllegalArgumentException";
+pub(crate) const ILLEGAL_ARGUMENT: &str = "java.lang.IllegalArgumentException";
 /// `java.lang.NullPointerException`.
-pub const NULL_POINTER: &str = "java.lang.NullPointerException";
+pub(crate) const NULL_POINTER: &str = "java.lang.NullPointerException";
 /// The message of the `NullPointerException` that
 /// `new ToolExecutionException(toolDefinition, null)` throws: its constructor
 /// calls `cause.getMessage()` on the null cause. This is the JDK's helpful
 /// message (on by default since JDK 15) for Spring AI 2.0.1's jar, which is
 /// compiled with local variable names; checked on JDK 17 with the real jar.
-pub const TOOL_EXECUTION_NULL_CAUSE: &str =
+pub(crate) const TOOL_EXECUTION_NULL_CAUSE: &str =
     "Cannot invoke \"java.lang.Throwable.getMessage()\" because \"cause\" is null";
 /// Spring AI's `ToolExecutionException`.
-pub const TOOL_EXECUTION_EXCEPTION: &str =
+pub(crate) const TOOL_EXECUTION_EXCEPTION: &str =
     "org.springframework.ai.tool.execution.ToolExecutionException";
 /// Spring AI's `ToolCallLimitExceededException`.
-pub const TOOL_CALL_LIMIT_EXCEEDED: &str =
+pub(crate) const TOOL_CALL_LIMIT_EXCEEDED: &str =
     "org.springframework.ai.model.tool.ToolCallLimitExceededException";
 
 /// Built-in classes and their direct superclasses, sorted by [`by_length`]
@@ -301,13 +283,6 @@ pub enum ClassError {
 }
 
 /// A set of known throwable classes with their superclasses.
-///
-/// ```
-/// use toolcall_model::model::ClassTable;
-/// let mut t = ClassTable::builtin();
-/// t.declare("com.acme.Oops", "java.lang.IllegalStateException").unwrap();
-/// assert!(t.is_assignable("java.lang.RuntimeException", "com.acme.Oops"));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassTable {
     // Only the declared classes: the built-in ones are read from `BUILTIN`,
@@ -325,11 +300,7 @@ impl Default for ClassTable {
 
 impl ClassTable {
     /// The common `java.lang`, `java.util` and `java.io` throwables plus Spring AI's own.
-    ///
-    /// ```
-    /// assert!(toolcall_model::model::ClassTable::builtin().contains("java.lang.Error"));
-    /// ```
-    pub fn builtin() -> Self {
+    pub(crate) fn builtin() -> Self {
         ClassTable {
             declared: Arc::default(),
         }
@@ -355,22 +326,13 @@ impl ClassTable {
     }
 
     /// Whether `class` is known.
-    ///
-    /// ```
-    /// assert!(toolcall_model::model::ClassTable::builtin().contains("java.lang.Throwable"));
-    /// ```
     pub fn contains(&self, class: &str) -> bool {
         class == THROWABLE || self.parent(class).is_some()
     }
 
     /// Declares `class extends superclass`. Re-declaring with the same
     /// superclass is allowed; a different one is an error.
-    ///
-    /// ```
-    /// let mut t = toolcall_model::model::ClassTable::builtin();
-    /// assert!(t.declare("a.B", "no.Such").is_err());
-    /// ```
-    pub fn declare(&mut self, class: &str, superclass: &str) -> Result<(), ClassError> {
+    pub(crate) fn declare(&mut self, class: &str, superclass: &str) -> Result<(), ClassError> {
         if !self.contains(superclass) {
             return Err(ClassError::UnknownSuperclass {
                 class: class.to_owned(),
@@ -401,12 +363,6 @@ impl ClassTable {
 
     /// `target.isAssignableFrom(class)`: `class` is `target` or a subclass of it.
     /// Unknown classes are assignable only to themselves.
-    ///
-    /// ```
-    /// let t = toolcall_model::model::ClassTable::builtin();
-    /// assert!(t.is_assignable("java.io.IOException", "java.io.FileNotFoundException"));
-    /// assert!(!t.is_assignable("java.io.FileNotFoundException", "java.io.IOException"));
-    /// ```
     pub fn is_assignable(&self, target: &str, class: &str) -> bool {
         self.is_assignable_walk(target, class)
     }
@@ -416,13 +372,7 @@ impl ClassTable {
     /// `LinkageError`): thrown inside a stream's operator it is rethrown on
     /// the worker thread instead of reaching the subscriber, and the stream
     /// never ends.
-    ///
-    /// ```
-    /// let t = toolcall_model::model::ClassTable::builtin();
-    /// assert!(t.is_jvm_fatal("java.lang.OutOfMemoryError"));
-    /// assert!(!t.is_jvm_fatal("java.lang.AssertionError"));
-    /// ```
-    pub fn is_jvm_fatal(&self, class: &str) -> bool {
+    pub(crate) fn is_jvm_fatal(&self, class: &str) -> bool {
         [
             "java.lang.VirtualMachineError",
             "java.lang.ThreadDeath",
@@ -465,17 +415,7 @@ impl ClassTable {
     /// ignored), and without a cause that constructor throws a
     /// `NullPointerException` ([`TOOL_EXECUTION_NULL_CAUSE`]), which is then
     /// what the tool throws. Other classes keep their message and cause.
-    ///
-    /// ```
-    /// use toolcall_model::model::{ClassTable, JavaException, NULL_POINTER, TOOL_EXECUTION_EXCEPTION};
-    /// let t = ClassTable::builtin();
-    /// let no_cause = JavaException::new(TOOL_EXECUTION_EXCEPTION, None);
-    /// assert_eq!(t.instantiate(&no_cause).class, NULL_POINTER);
-    /// let mut tee = no_cause.clone();
-    /// tee.cause = Some(Box::new(JavaException::new("java.lang.IllegalStateException", Some("boom"))));
-    /// assert_eq!(t.instantiate(&tee).message.as_deref(), Some("boom"));
-    /// ```
-    pub fn instantiate(&self, spec: &JavaException) -> JavaException {
+    pub(crate) fn instantiate(&self, spec: &JavaException) -> JavaException {
         match self.construct(spec) {
             Ok(e) | Err(e) => e,
         }
@@ -507,33 +447,16 @@ impl ClassTable {
     /// Whether `class` is `ToolExecutionException` or a subclass: what
     /// `catch (ToolExecutionException ex)` in
     /// `DefaultToolCallingManager.executeToolCall` catches.
-    ///
-    /// ```
-    /// let mut t = toolcall_model::model::ClassTable::builtin();
-    /// t.declare("com.acme.ToolFailed", toolcall_model::model::TOOL_EXECUTION_EXCEPTION).unwrap();
-    /// assert!(t.is_tool_execution_exception("com.acme.ToolFailed"));
-    /// assert!(!t.is_tool_execution_exception("java.lang.RuntimeException"));
-    /// ```
-    pub fn is_tool_execution_exception(&self, class: &str) -> bool {
+    pub(crate) fn is_tool_execution_exception(&self, class: &str) -> bool {
         self.is_assignable(TOOL_EXECUTION_EXCEPTION, class)
     }
 
     /// The direct superclass of a known class (`None` for `Throwable` or an unknown class).
-    ///
-    /// ```
-    /// let t = toolcall_model::model::ClassTable::builtin();
-    /// assert_eq!(t.superclass("java.io.IOException"), Some("java.lang.Exception"));
-    /// ```
     pub fn superclass(&self, class: &str) -> Option<&str> {
         self.parent(class)
     }
 
     /// The kind of a known class, `None` if unknown.
-    ///
-    /// ```
-    /// use toolcall_model::model::{ClassTable, Kind};
-    /// assert_eq!(ClassTable::builtin().kind("java.lang.OutOfMemoryError"), Some(Kind::Error));
-    /// ```
     pub fn kind(&self, class: &str) -> Option<Kind> {
         // One walk up the hierarchy: the first of `RuntimeException` and
         // `Error` met decides; reaching `Throwable` makes it checked. Only
@@ -558,13 +481,7 @@ impl ClassTable {
 }
 
 /// `StringUtils.hasText`: some character that is not Java whitespace.
-///
-/// ```
-/// assert!(!toolcall_model::model::has_text(" \t\u{1c}\u{2003}"));
-/// assert!(toolcall_model::model::has_text("\u{a0}"));
-/// assert!(toolcall_model::model::has_text("{}") && !toolcall_model::model::has_text(""));
-/// ```
-pub fn has_text(s: &str) -> bool {
+pub(crate) fn has_text(s: &str) -> bool {
     // Nearly every text the manager checks (argument JSON, a tool's name)
     // starts with a printable ASCII character, none of which is whitespace.
     if s.as_bytes()
@@ -578,12 +495,7 @@ pub fn has_text(s: &str) -> bool {
 
 /// `Character.isWhitespace`: Unicode space separators except the no-break
 /// ones (U+00A0, U+2007, U+202F), plus `\t \n U+000B \f \r` and U+001C..U+001F.
-///
-/// ```
-/// assert!(toolcall_model::model::is_java_whitespace('\u{3000}'));
-/// assert!(!toolcall_model::model::is_java_whitespace('\u{200b}'));
-/// ```
-pub fn is_java_whitespace(c: char) -> bool {
+pub(crate) fn is_java_whitespace(c: char) -> bool {
     matches!(c,
         '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\u{1C}'..='\u{1F}'
         | ' ' | '\u{1680}' | '\u{2000}'..='\u{2006}' | '\u{2008}'..='\u{200A}'
@@ -693,5 +605,132 @@ mod tests {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_kind_2() {
+        use crate::model::ClassTable;
+        use crate::model::Kind;
+        let t = ClassTable::builtin();
+        assert_eq!(t.kind("java.io.IOException"), Some(Kind::Checked));
+    }
+
+    #[test]
+    fn example_caused() {
+        use crate::model::JavaException;
+        use crate::model::java::TOOL_EXECUTION_EXCEPTION;
+        let c = JavaException::new("java.io.IOException", Some("disk"));
+        let e = JavaException::caused(TOOL_EXECUTION_EXCEPTION, c);
+        assert_eq!(e.message.as_deref(), Some("disk"));
+        assert_eq!(e.cause.unwrap().class, "java.io.IOException");
+    }
+
+    #[test]
+    fn example_simple_name() {
+        assert_eq!(crate::model::java::simple_name("a.b.Outer$Inner"), "Inner");
+    }
+
+    #[test]
+    fn example_classtable() {
+        use crate::model::ClassTable;
+        let mut t = ClassTable::builtin();
+        t.declare("com.acme.Oops", "java.lang.IllegalStateException")
+            .unwrap();
+        assert!(t.is_assignable("java.lang.RuntimeException", "com.acme.Oops"));
+    }
+
+    #[test]
+    fn example_builtin() {
+        assert!(crate::model::ClassTable::builtin().contains("java.lang.Error"));
+    }
+
+    #[test]
+    fn example_contains() {
+        assert!(crate::model::ClassTable::builtin().contains("java.lang.Throwable"));
+    }
+
+    #[test]
+    fn example_declare() {
+        let mut t = crate::model::ClassTable::builtin();
+        assert!(t.declare("a.B", "no.Such").is_err());
+    }
+
+    #[test]
+    fn example_is_assignable() {
+        let t = crate::model::ClassTable::builtin();
+        assert!(t.is_assignable("java.io.IOException", "java.io.FileNotFoundException"));
+        assert!(!t.is_assignable("java.io.FileNotFoundException", "java.io.IOException"));
+    }
+
+    #[test]
+    fn example_is_jvm_fatal() {
+        let t = crate::model::ClassTable::builtin();
+        assert!(t.is_jvm_fatal("java.lang.OutOfMemoryError"));
+        assert!(!t.is_jvm_fatal("java.lang.AssertionError"));
+    }
+
+    #[test]
+    fn example_instantiate() {
+        use crate::model::ClassTable;
+        use crate::model::JavaException;
+        use crate::model::java::NULL_POINTER;
+        use crate::model::java::TOOL_EXECUTION_EXCEPTION;
+        let t = ClassTable::builtin();
+        let no_cause = JavaException::new(TOOL_EXECUTION_EXCEPTION, None);
+        assert_eq!(t.instantiate(&no_cause).class, NULL_POINTER);
+        let mut tee = no_cause.clone();
+        tee.cause = Some(Box::new(JavaException::new(
+            "java.lang.IllegalStateException",
+            Some("boom"),
+        )));
+        assert_eq!(t.instantiate(&tee).message.as_deref(), Some("boom"));
+    }
+
+    #[test]
+    fn example_is_tool_execution_exception() {
+        let mut t = crate::model::ClassTable::builtin();
+        t.declare(
+            "com.acme.ToolFailed",
+            crate::model::java::TOOL_EXECUTION_EXCEPTION,
+        )
+        .unwrap();
+        assert!(t.is_tool_execution_exception("com.acme.ToolFailed"));
+        assert!(!t.is_tool_execution_exception("java.lang.RuntimeException"));
+    }
+
+    #[test]
+    fn example_superclass() {
+        let t = crate::model::ClassTable::builtin();
+        assert_eq!(
+            t.superclass("java.io.IOException"),
+            Some("java.lang.Exception")
+        );
+    }
+
+    #[test]
+    fn example_kind() {
+        use crate::model::ClassTable;
+        use crate::model::Kind;
+        assert_eq!(
+            ClassTable::builtin().kind("java.lang.OutOfMemoryError"),
+            Some(Kind::Error)
+        );
+    }
+
+    #[test]
+    fn example_has_text() {
+        assert!(!crate::model::java::has_text(" \t\u{1c}\u{2003}"));
+        assert!(crate::model::java::has_text("\u{a0}"));
+        assert!(crate::model::java::has_text("{}") && !crate::model::java::has_text(""));
+    }
+
+    #[test]
+    fn example_is_java_whitespace() {
+        assert!(crate::model::java::is_java_whitespace('\u{3000}'));
+        assert!(!crate::model::java::is_java_whitespace('\u{200b}'));
     }
 }

@@ -16,17 +16,11 @@ use crate::model::processor::Piece;
 use crate::model::shared_str::SharedStr;
 
 /// Upstream default per-tool maximum (`DEFAULT_MAX_CALLS_PER_TOOL`).
-pub const DEFAULT_MAX_CALLS_PER_TOOL: u32 = 40;
+pub(crate) const DEFAULT_MAX_CALLS_PER_TOOL: u32 = 40;
 /// Upstream default total maximum (`DEFAULT_MAX_TOTAL_TOOL_CALLS`).
-pub const DEFAULT_MAX_TOTAL_TOOL_CALLS: u32 = 150;
+pub(crate) const DEFAULT_MAX_TOTAL_TOOL_CALLS: u32 = 150;
 
 /// A maximum: a positive count or unlimited (`ToolCallLimits.NO_LIMIT`).
-///
-/// ```
-/// use toolcall_model::model::Max;
-/// assert!(Max::Limited(2).exceeded_by(3));
-/// assert!(!Max::Unlimited.exceeded_by(u64::MAX));
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Max {
     /// At most this many (always > 0).
@@ -37,11 +31,7 @@ pub enum Max {
 
 impl Max {
     /// `count > max` (`ToolCallLimits.check`'s comparison).
-    ///
-    /// ```
-    /// assert!(!toolcall_model::model::Max::Limited(1).exceeded_by(1));
-    /// ```
-    pub fn exceeded_by(self, count: u64) -> bool {
+    pub(crate) fn exceeded_by(self, count: u64) -> bool {
         match self {
             Max::Limited(m) => count > u64::from(m),
             Max::Unlimited => false,
@@ -77,13 +67,7 @@ pub enum LimitsError {
 
 impl LimitsError {
     /// The Java exception message alone.
-    ///
-    /// ```
-    /// use toolcall_model::model::ToolCallLimits;
-    /// let e = ToolCallLimits::default().max_total_tool_calls(0).unwrap_err();
-    /// assert_eq!(e.java_message(), "maxTotalToolCalls must be greater than 0");
-    /// ```
-    pub fn java_message(&self) -> &'static str {
+    pub(crate) fn java_message(&self) -> &'static str {
         match self {
             LimitsError::NotPositive(m) => m,
             LimitsError::BlankName => "toolName cannot be null or empty",
@@ -92,13 +76,6 @@ impl LimitsError {
 }
 
 /// The configured limits (`ToolCallLimits`), built with the builder's rules.
-///
-/// ```
-/// use toolcall_model::model::{ToolCallLimits, Max};
-/// let l = ToolCallLimits::default().max_calls_per_tool_for("x", 3).unwrap().exclude_tool_from_limit("x").unwrap();
-/// assert_eq!(l.max_for("x"), None); // excluding removed the override
-/// assert_eq!(l.max_for("y"), Some(Max::Limited(40)));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCallLimits {
     /// The per-tool default maximum.
@@ -162,12 +139,6 @@ impl ToolCallLimits {
     }
 
     /// `maxCallsPerTool(String, int)`: sets an override and removes the name from the excluded set.
-    ///
-    /// ```
-    /// use toolcall_model::model::{ToolCallLimits, Max};
-    /// let l = ToolCallLimits::default().exclude_tool_from_limit("x").unwrap().max_calls_per_tool_for("x", 2).unwrap();
-    /// assert_eq!(l.max_for("x"), Some(Max::Limited(2)));
-    /// ```
     pub fn max_calls_per_tool_for(mut self, name: &str, n: i32) -> Result<Self, LimitsError> {
         if !has_text(name) {
             return Err(LimitsError::BlankName);
@@ -215,11 +186,6 @@ impl ToolCallLimits {
     }
 
     /// The per-tool maximum that applies to `name`; `None` when excluded.
-    ///
-    /// ```
-    /// use toolcall_model::model::{ToolCallLimits, Max};
-    /// assert_eq!(ToolCallLimits::default().max_for("any"), Some(Max::Limited(40)));
-    /// ```
     pub fn max_for(&self, name: &str) -> Option<Max> {
         if self.excluded.contains(name) {
             return None;
@@ -298,11 +264,6 @@ impl ToolCallLimits {
 }
 
 /// A limit breach (`ToolCallLimits.Breach`).
-///
-/// ```
-/// let b = toolcall_model::model::Breach { tool_name: None, limit: 2 };
-/// assert_eq!(b.exception_message(), "Total tool call limit (2) exceeded for this turn");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Breach {
     /// The tool whose per-tool limit broke (the call's name, shared);
@@ -353,12 +314,7 @@ impl Breach {
     }
 
     /// The exception message (`ToolCallLimitExceededException.buildMessage`).
-    ///
-    /// ```
-    /// let b = toolcall_model::model::Breach { tool_name: Some("x".into()), limit: 40 };
-    /// assert_eq!(b.exception_message(), "Tool call limit (40) exceeded for tool 'x'");
-    /// ```
-    pub fn exception_message(&self) -> String {
+    pub(crate) fn exception_message(&self) -> String {
         match &self.tool_name {
             Some(n) => format!("Tool call limit ({}) exceeded for tool '{}'", self.limit, n),
             None => format!(
@@ -427,13 +383,7 @@ impl Eq for Counts {}
 /// The messages of the current turn: from the last user message (inclusive)
 /// to the end, or all messages when there is none
 /// (`ToolCallLimits.currentTurnMessages`).
-///
-/// ```
-/// use toolcall_model::model::Message;
-/// let h = [Message::user("a"), Message::Tool { responses: vec![].into() }, Message::user("b")];
-/// assert_eq!(toolcall_model::model::current_turn(&h).len(), 1);
-/// ```
-pub fn current_turn(history: &[Message]) -> &[Message] {
+pub(crate) fn current_turn(history: &[Message]) -> &[Message] {
     match history.iter().rposition(Message::is_user) {
         Some(i) => &history[i..],
         None => history,
@@ -671,5 +621,102 @@ mod tests {
                 )
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_max() {
+        use crate::model::Max;
+        assert!(Max::Limited(2).exceeded_by(3));
+        assert!(!Max::Unlimited.exceeded_by(u64::MAX));
+    }
+
+    #[test]
+    fn example_exceeded_by() {
+        assert!(!crate::model::Max::Limited(1).exceeded_by(1));
+    }
+
+    #[test]
+    fn example_java_message() {
+        use crate::model::ToolCallLimits;
+        let e = ToolCallLimits::default()
+            .max_total_tool_calls(0)
+            .unwrap_err();
+        assert_eq!(e.java_message(), "maxTotalToolCalls must be greater than 0");
+    }
+
+    #[test]
+    fn example_toolcalllimits() {
+        use crate::model::Max;
+        use crate::model::ToolCallLimits;
+        let l = ToolCallLimits::default()
+            .max_calls_per_tool_for("x", 3)
+            .unwrap()
+            .exclude_tool_from_limit("x")
+            .unwrap();
+        assert_eq!(l.max_for("x"), None); // excluding removed the override
+        assert_eq!(l.max_for("y"), Some(Max::Limited(40)));
+    }
+
+    #[test]
+    fn example_max_calls_per_tool_for() {
+        use crate::model::Max;
+        use crate::model::ToolCallLimits;
+        let l = ToolCallLimits::default()
+            .exclude_tool_from_limit("x")
+            .unwrap()
+            .max_calls_per_tool_for("x", 2)
+            .unwrap();
+        assert_eq!(l.max_for("x"), Some(Max::Limited(2)));
+    }
+
+    #[test]
+    fn example_max_for() {
+        use crate::model::Max;
+        use crate::model::ToolCallLimits;
+        assert_eq!(
+            ToolCallLimits::default().max_for("any"),
+            Some(Max::Limited(40))
+        );
+    }
+
+    #[test]
+    fn example_breach() {
+        let b = crate::model::Breach {
+            tool_name: None,
+            limit: 2,
+        };
+        assert_eq!(
+            b.exception_message(),
+            "Total tool call limit (2) exceeded for this turn"
+        );
+    }
+
+    #[test]
+    fn example_exception_message() {
+        let b = crate::model::Breach {
+            tool_name: Some("x".into()),
+            limit: 40,
+        };
+        assert_eq!(
+            b.exception_message(),
+            "Tool call limit (40) exceeded for tool 'x'"
+        );
+    }
+
+    #[test]
+    fn example_current_turn() {
+        use crate::model::Message;
+        let h = [
+            Message::user("a"),
+            Message::Tool {
+                responses: vec![].into(),
+            },
+            Message::user("b"),
+        ];
+        assert_eq!(crate::model::limits::current_turn(&h).len(), 1);
     }
 }

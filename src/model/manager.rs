@@ -26,15 +26,15 @@ pub const NOT_EXECUTED: &str =
 /// The data of a call closed by `close-dangling-calls` when its batch failed
 /// with an exception (this project's extension of the fix; the exception
 /// still reaches the caller).
-pub const NOT_EXECUTED_FAILED: &str = "Not executed: the batch of tool calls failed.";
+pub(crate) const NOT_EXECUTED_FAILED: &str = "Not executed: the batch of tool calls failed.";
 /// The message of `Assert.hasText(toolName, ...)` in
 /// `DelegatingToolCallbackResolver.resolve` (and in the builder's
 /// `maxCallsPerTool(String, int)` and `excludeToolFromLimit`).
-pub const BLANK_TOOL_NAME: &str = "toolName cannot be null or empty";
+pub(crate) const BLANK_TOOL_NAME: &str = "toolName cannot be null or empty";
 /// `ToolCallLimitExceededException.FINISH_REASON`.
-pub const FINISH_REASON_LIMIT: &str = "toolCallLimitExceeded";
+pub(crate) const FINISH_REASON_LIMIT: &str = "toolCallLimitExceeded";
 /// `ToolCallLimitExceededException.METADATA_PARTIAL_TOOL_RESPONSES`.
-pub const METADATA_PARTIAL_TOOL_RESPONSES: &str = "partialToolResponses";
+pub(crate) const METADATA_PARTIAL_TOOL_RESPONSES: &str = "partialToolResponses";
 
 /// Everything that configures the manager.
 ///
@@ -61,13 +61,7 @@ pub struct Config {
 impl Config {
     /// Whether a name not among the request's tools is looked up through
     /// the resolver: `resolution_fallback` on 2.0.1, always on 2.0.0.
-    ///
-    /// ```
-    /// use toolcall_model::model::{SpringAi, Config};
-    /// assert!(!Config::default().resolves());
-    /// assert!(Config { version: SpringAi::V2_0_0, ..Config::default() }.resolves());
-    /// ```
-    pub fn resolves(&self) -> bool {
+    pub(crate) fn resolves(&self) -> bool {
         self.resolution_fallback || !self.version.has_resolution_switch()
     }
 }
@@ -102,13 +96,7 @@ impl ExecResult {
     /// `ToolExecutionResult.buildGenerations`: one generation per response of
     /// the last tool message: text = data, finish reason `returnDirect`,
     /// metadata `toolId` and `toolName`.
-    ///
-    /// ```
-    /// use toolcall_model::model::{ExecResult, Message, ToolResponse};
-    /// let r = ExecResult { history: vec![Message::Tool { responses: vec![ToolResponse::new("1", "x", "hi")].into() }], return_direct: true };
-    /// assert_eq!(r.build_generations()[0].finish_reason.as_deref(), Some("returnDirect"));
-    /// ```
-    pub fn build_generations(&self) -> Vec<Generation> {
+    pub(crate) fn build_generations(&self) -> Vec<Generation> {
         self.last_responses()
             .iter()
             .map(|r| {
@@ -128,15 +116,6 @@ impl ExecResult {
 }
 
 /// `ToolCallLimitExceededException`.
-///
-/// ```
-/// use toolcall_model::model::{Breach, ExecResult, LimitExceeded};
-/// let e = LimitExceeded { breach: Breach { tool_name: None, limit: 2 },
-///     partial: ExecResult { history: vec![], return_direct: false }, breach_index: 0,
-///     counts: Default::default() };
-/// assert_eq!(e.message(), "Total tool call limit (2) exceeded for this turn");
-/// assert_eq!(e.build_generation().text.as_deref(), Some("Total tool call limit (2) exceeded for this turn"));
-/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct LimitExceeded {
     /// Which limit broke.
@@ -162,7 +141,7 @@ impl LimitExceeded {
     /// exception message when the partial result ends without responses),
     /// finish reason `toolCallLimitExceeded`, metadata `partialToolResponses`
     /// = the responses before the breach one.
-    pub fn build_generation(&self) -> Generation {
+    pub(crate) fn build_generation(&self) -> Generation {
         let responses = self.partial.last_responses();
         match responses.get(self.breach_index) {
             Some(r) => limit_generation(r.data.clone(), &responses[..self.breach_index]),
@@ -176,14 +155,7 @@ impl LimitExceeded {
 /// A `ToolCallLimitExceededException` whose partial result holds no
 /// responses (as the cause `breach-through-processor` gives the processor)
 /// builds it from its message and no responses.
-///
-/// ```
-/// use toolcall_model::model::limit_generation;
-/// let g = limit_generation("limit".into(), &[]);
-/// assert_eq!(g.finish_reason.as_deref(), Some("toolCallLimitExceeded"));
-/// assert_eq!(g.metadata["partialToolResponses"], serde_json::json!([]));
-/// ```
-pub fn limit_generation(text: SharedStr, partial: &[ToolResponse]) -> Generation {
+pub(crate) fn limit_generation(text: SharedStr, partial: &[ToolResponse]) -> Generation {
     let partial = partial
         .iter()
         .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
@@ -310,7 +282,7 @@ impl Pending {
     ///
     /// `DefaultToolCallingManager.executeToolCall` wraps the callback in
     /// `catch (ToolExecutionException ex)`: what the callback threw (built
-    /// by [`ClassTable::instantiate`](crate::model::ClassTable::instantiate),
+    /// by `ClassTable::instantiate`,
     /// wrapped once more if the outcome says so) is caught when its class is
     /// `ToolExecutionException` or a subclass, whoever threw it, and handed
     /// to the exception processor; anything else escapes unchanged.
@@ -681,13 +653,7 @@ pub fn tool_call_message(generations: &[Generation]) -> Option<Message> {
 }
 
 /// The generation whose tool calls the manager runs: the first with any.
-///
-/// ```
-/// use toolcall_model::model::{answered_generation, Generation, ToolCall};
-/// let gens = [Generation::default(), Generation { tool_calls: vec![ToolCall::new("1", "x", "")].into(), ..Default::default() }];
-/// assert_eq!(answered_generation(&gens), Some(&gens[1]));
-/// ```
-pub fn answered_generation(generations: &[Generation]) -> Option<&Generation> {
+pub(crate) fn answered_generation(generations: &[Generation]) -> Option<&Generation> {
     generations.iter().find(|g| !g.tool_calls.is_empty())
 }
 
@@ -772,20 +738,6 @@ pub fn execute_with_counts(
 /// breach response is the batch's first. This gives the batch's first
 /// breach (its index among `calls`, counted from `prior`) when the batch
 /// will end so; `None` otherwise.
-///
-/// ```
-/// use toolcall_model::model::{ends_turn_at_breach, Config, Counts, Fix, Fixes, Message, OnExceeded,
-///     ToolCall, ToolCallLimits, ToolResponse};
-/// let limits = ToolCallLimits { on_exceeded: OnExceeded::ReturnErrorResponse, ..ToolCallLimits::default() }
-///     .max_calls_per_tool(1).unwrap();
-/// let cfg = Config { limits, fixes: Fixes::only(Fix::EndTurnAfterBreach), ..Config::default() };
-/// let turn = [Message::user("q"), Message::Tool { responses: vec![
-///     ToolResponse::new("1", "x", "{}"), ToolResponse::new("2", "x", "breach")].into() }];
-/// let calls = [ToolCall::new("3", "x", "{}")];
-/// let prior = Counts::recount(&turn);
-/// assert_eq!(ends_turn_at_breach(&cfg, &turn, &calls, &prior).map(|(i, _)| i), Some(0));
-/// assert!(ends_turn_at_breach(&cfg, &turn[..1], &calls, &Counts::default()).is_none());
-/// ```
 pub fn ends_turn_at_breach(
     cfg: &Config,
     instructions: &[Message],
@@ -1039,5 +991,132 @@ mod tests {
         let (result, after) = batch.finish(history, Message::assistant(None, calls.to_vec()));
         assert_eq!(after, counts);
         assert_eq!(Counts::recount(&result.history), counts);
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_build_generations() {
+        use crate::model::ExecResult;
+        use crate::model::Message;
+        use crate::model::ToolResponse;
+        let r = ExecResult {
+            history: vec![Message::Tool {
+                responses: vec![ToolResponse::new("1", "x", "hi")].into(),
+            }],
+            return_direct: true,
+        };
+        assert_eq!(
+            r.build_generations()[0].finish_reason.as_deref(),
+            Some("returnDirect")
+        );
+    }
+
+    #[test]
+    fn example_limitexceeded() {
+        use crate::model::Breach;
+        use crate::model::ExecResult;
+        use crate::model::LimitExceeded;
+        let e = LimitExceeded {
+            breach: Breach {
+                tool_name: None,
+                limit: 2,
+            },
+            partial: ExecResult {
+                history: vec![],
+                return_direct: false,
+            },
+            breach_index: 0,
+            counts: Default::default(),
+        };
+        assert_eq!(
+            e.message(),
+            "Total tool call limit (2) exceeded for this turn"
+        );
+        assert_eq!(
+            e.build_generation().text.as_deref(),
+            Some("Total tool call limit (2) exceeded for this turn")
+        );
+    }
+
+    #[test]
+    fn example_limit_generation() {
+        use crate::model::manager::limit_generation;
+        let g = limit_generation("limit".into(), &[]);
+        assert_eq!(g.finish_reason.as_deref(), Some("toolCallLimitExceeded"));
+        assert_eq!(g.metadata["partialToolResponses"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn example_answered_generation() {
+        use crate::model::Generation;
+        use crate::model::ToolCall;
+        use crate::model::manager::answered_generation;
+        let gens = [
+            Generation::default(),
+            Generation {
+                tool_calls: vec![ToolCall::new("1", "x", "")].into(),
+                ..Default::default()
+            },
+        ];
+        assert_eq!(answered_generation(&gens), Some(&gens[1]));
+    }
+
+    #[test]
+    fn example_ends_turn_at_breach() {
+        use crate::model::Config;
+        use crate::model::Counts;
+        use crate::model::Fix;
+        use crate::model::Fixes;
+        use crate::model::Message;
+        use crate::model::OnExceeded;
+        use crate::model::ToolCall;
+        use crate::model::ToolCallLimits;
+        use crate::model::ToolResponse;
+        use crate::model::manager::ends_turn_at_breach;
+        let limits = ToolCallLimits {
+            on_exceeded: OnExceeded::ReturnErrorResponse,
+            ..ToolCallLimits::default()
+        }
+        .max_calls_per_tool(1)
+        .unwrap();
+        let cfg = Config {
+            limits,
+            fixes: Fixes::only(Fix::EndTurnAfterBreach),
+            ..Config::default()
+        };
+        let turn = [
+            Message::user("q"),
+            Message::Tool {
+                responses: vec![
+                    ToolResponse::new("1", "x", "{}"),
+                    ToolResponse::new("2", "x", "breach"),
+                ]
+                .into(),
+            },
+        ];
+        let calls = [ToolCall::new("3", "x", "{}")];
+        let prior = Counts::recount(&turn);
+        assert_eq!(
+            ends_turn_at_breach(&cfg, &turn, &calls, &prior).map(|(i, _)| i),
+            Some(0)
+        );
+        assert!(ends_turn_at_breach(&cfg, &turn[..1], &calls, &Counts::default()).is_none());
+    }
+
+    #[test]
+    fn example_resolves() {
+        use crate::model::Config;
+        use crate::model::SpringAi;
+        assert!(!Config::default().resolves());
+        assert!(
+            Config {
+                version: SpringAi::V2_0_0,
+                ..Config::default()
+            }
+            .resolves()
+        );
     }
 }

@@ -24,38 +24,23 @@ pub use behavior::{
     UnknownSpringAi, behavior_sets, fix_table,
 };
 
-pub use java::{
-    ClassError, ClassTable, ILLEGAL_ARGUMENT, ILLEGAL_STATE, JavaException, Kind, NULL_POINTER,
-    RUNTIME_EXCEPTION, THROWABLE, TOOL_CALL_LIMIT_EXCEEDED, TOOL_EXECUTION_EXCEPTION,
-    TOOL_EXECUTION_NULL_CAUSE, has_text, is_java_whitespace, simple_name,
-};
+pub use java::{ClassError, ClassTable, JavaException, Kind};
 
-pub use limits::{
-    Breach, Counts, DEFAULT_MAX_CALLS_PER_TOOL, DEFAULT_MAX_TOTAL_TOOL_CALLS, LimitsError, Max,
-    OnExceeded, ToolCallLimits, current_turn,
-};
+pub use limits::{Breach, Counts, LimitsError, Max, OnExceeded, ToolCallLimits};
 
 pub use manager::{
-    BLANK_TOOL_NAME, Batch, Config, ExecResult, FINISH_REASON_LIMIT, LimitExceeded,
-    METADATA_PARTIAL_TOOL_RESPONSES, ManagerError, NOT_EXECUTED, NOT_EXECUTED_FAILED, Pending,
-    Step, answered_generation, ends_turn_at_breach, execute_tool_calls, execute_with_counts,
-    limit_generation, tool_call_message,
+    Batch, Config, ExecResult, LimitExceeded, ManagerError, NOT_EXECUTED, Pending, Step,
+    ends_turn_at_breach, execute_tool_calls, execute_with_counts, tool_call_message,
 };
 
 pub use message::{Generation, Message, ToolCall, ToolResponse, answered, pairing};
 
-pub use processor::{
-    Processor, ProcessorKind, is_blank, json_error_text, tool_execution_exception,
-    write_jackson_string,
-};
+pub use processor::{Processor, ProcessorKind, json_error_text};
 
 pub use shared_list::SharedList;
 pub use shared_map::SharedMap;
 pub use shared_str::SharedStr;
 
-pub use text::{cut, cut_bytes};
+pub use text::cut;
 
-pub use tools::{
-    Invocation, Outcome, Registered, ToolRef, ToolResult, ToolSpec, Toolbox,
-    duplicate_request_names,
-};
+pub use tools::{Invocation, Outcome, Registered, ToolRef, ToolResult, ToolSpec, Toolbox};

@@ -20,13 +20,6 @@ pub enum ProcessorKind {
 }
 
 /// A configured exception processor.
-///
-/// ```
-/// use toolcall_model::model::{ClassTable, JavaException, Processor};
-/// let p = Processor::default();
-/// let cause = JavaException::new("java.lang.IllegalStateException", Some("nope"));
-/// assert_eq!(p.process("t", &cause, &ClassTable::builtin()), Ok("nope".into()));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Processor {
     /// Which kind.
@@ -39,29 +32,14 @@ pub struct Processor {
 
 /// The `ToolExecutionException` a tool failure is wrapped in: its message is
 /// the cause's message (`super(cause.getMessage(), cause)`).
-///
-/// ```
-/// let c = toolcall_model::model::JavaException::new("java.io.IOException", None);
-/// let e = toolcall_model::model::tool_execution_exception(&c);
-/// assert_eq!(e.message, None);
-/// assert_eq!(e.cause.as_deref(), Some(&c));
-/// ```
-pub fn tool_execution_exception(cause: &JavaException) -> JavaException {
+pub(crate) fn tool_execution_exception(cause: &JavaException) -> JavaException {
     JavaException::caused(TOOL_EXECUTION_EXCEPTION, cause.clone())
 }
 
 impl Processor {
     /// `process(new ToolExecutionException(definition(tool), cause))`: the
     /// text for the model, or the exception that propagates. See
-    /// [`Processor::process_exception`].
-    ///
-    /// ```
-    /// use toolcall_model::model::{ClassTable, JavaException, Processor};
-    /// let p = Processor::default();
-    /// let cause = JavaException::new("java.lang.NullPointerException", None);
-    /// assert_eq!(p.process("calc", &cause, &ClassTable::builtin()).unwrap(),
-    ///            "Exception occurred in tool: calc (NullPointerException)");
-    /// ```
+    /// `Processor::process_exception`.
     pub fn process(
         &self,
         tool_name: &str,
@@ -91,16 +69,7 @@ impl Processor {
     ///
     /// An unknown cause class counts as a runtime exception: the vector loader
     /// refuses unknown classes, so this only matters to library callers.
-    ///
-    /// ```
-    /// use toolcall_model::model::{ClassTable, JavaException, Processor};
-    /// let mut t = ClassTable::builtin();
-    /// t.declare("com.acme.ToolFailed", toolcall_model::model::TOOL_EXECUTION_EXCEPTION).unwrap();
-    /// let tee = JavaException::caused("com.acme.ToolFailed", JavaException::new("java.io.IOException", Some("io")));
-    /// let p = Processor::default();
-    /// assert_eq!(p.process_exception("x", &tee, &t).unwrap_err(), tee); // checked cause: rethrown as is
-    /// ```
-    pub fn process_exception(
+    pub(crate) fn process_exception(
         &self,
         tool_name: &str,
         exception: &JavaException,
@@ -231,12 +200,7 @@ const JSON_ERROR_OPEN: &str = "{\"error\":\"";
 const JSON_ERROR_CLOSE: &str = "\"}";
 
 /// `String.isBlank`: empty or only code points that are `Character.isWhitespace`.
-///
-/// ```
-/// assert!(toolcall_model::model::is_blank(" \u{2003}"));
-/// assert!(!toolcall_model::model::is_blank("\u{a0}"));
-/// ```
-pub fn is_blank(s: &str) -> bool {
+pub(crate) fn is_blank(s: &str) -> bool {
     !crate::model::java::has_text(s)
 }
 
@@ -263,7 +227,8 @@ pub fn json_error_text(message: &str) -> String {
 /// toolcall_model::model::write_jackson_string(&mut s, "\n\u{1f}");
 /// assert_eq!(s, r#""\n\u001F""#);
 /// ```
-pub fn write_jackson_string(out: &mut String, s: &str) {
+#[cfg(test)]
+pub(crate) fn write_jackson_string(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
     write_escaped(out, s);
@@ -386,5 +351,68 @@ mod tests {
                 assert_eq!(json.answer(&cut), json_error_text(&message));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_processor() {
+        use crate::model::ClassTable;
+        use crate::model::JavaException;
+        use crate::model::Processor;
+        let p = Processor::default();
+        let cause = JavaException::new("java.lang.IllegalStateException", Some("nope"));
+        assert_eq!(
+            p.process("t", &cause, &ClassTable::builtin()),
+            Ok("nope".into())
+        );
+    }
+
+    #[test]
+    fn example_tool_execution_exception() {
+        let c = crate::model::JavaException::new("java.io.IOException", None);
+        let e = crate::model::processor::tool_execution_exception(&c);
+        assert_eq!(e.message, None);
+        assert_eq!(e.cause.as_deref(), Some(&c));
+    }
+
+    #[test]
+    fn example_process() {
+        use crate::model::ClassTable;
+        use crate::model::JavaException;
+        use crate::model::Processor;
+        let p = Processor::default();
+        let cause = JavaException::new("java.lang.NullPointerException", None);
+        assert_eq!(
+            p.process("calc", &cause, &ClassTable::builtin()).unwrap(),
+            "Exception occurred in tool: calc (NullPointerException)"
+        );
+    }
+
+    #[test]
+    fn example_process_exception() {
+        use crate::model::ClassTable;
+        use crate::model::JavaException;
+        use crate::model::Processor;
+        let mut t = ClassTable::builtin();
+        t.declare(
+            "com.acme.ToolFailed",
+            crate::model::java::TOOL_EXECUTION_EXCEPTION,
+        )
+        .unwrap();
+        let tee = JavaException::caused(
+            "com.acme.ToolFailed",
+            JavaException::new("java.io.IOException", Some("io")),
+        );
+        let p = Processor::default();
+        assert_eq!(p.process_exception("x", &tee, &t).unwrap_err(), tee); // checked cause: rethrown as is
+    }
+
+    #[test]
+    fn example_is_blank() {
+        assert!(crate::model::processor::is_blank(" \u{2003}"));
+        assert!(!crate::model::processor::is_blank("\u{a0}"));
     }
 }

@@ -21,17 +21,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// It reads as a `&[T]` (through `Deref`), compares equal to slices,
 /// arrays and `Vec`s of the same elements, and is written and read by
 /// serde exactly as a `Vec` is.
-///
-/// ```
-/// use toolcall_model::model::SharedList;
-/// let a = SharedList::from(vec![1, 2]);
-/// let b = a.clone();
-/// assert_eq!(a, [1, 2]);
-/// assert!(SharedList::ptr_eq(&a, &b));
-/// assert_eq!(serde_json::to_string(&a).unwrap(), "[1,2]");
-/// assert_eq!(serde_json::from_str::<SharedList<i32>>("[1,2]").unwrap(), b);
-/// assert!(SharedList::<i32>::default().is_empty());
-/// ```
 pub struct SharedList<T>(Option<Arc<[T]>>);
 
 impl<T> SharedList<T> {
@@ -55,13 +44,7 @@ impl<T> SharedList<T> {
 
     /// Whether the two share one allocation (a clone of the other), or are
     /// both empty.
-    ///
-    /// ```
-    /// use toolcall_model::model::SharedList;
-    /// let a = SharedList::from(vec![1]);
-    /// assert!(!SharedList::ptr_eq(&a, &SharedList::from(vec![1])));
-    /// ```
-    pub fn ptr_eq(a: &Self, b: &Self) -> bool {
+    pub(crate) fn ptr_eq(a: &Self, b: &Self) -> bool {
         match (&a.0, &b.0) {
             (Some(x), Some(y)) => Arc::ptr_eq(x, y),
             (None, None) => true,
@@ -73,15 +56,7 @@ impl<T> SharedList<T> {
 impl<T: Clone> SharedList<T> {
     /// The elements, to change in place: copied first if another list
     /// shares them.
-    ///
-    /// ```
-    /// use toolcall_model::model::SharedList;
-    /// let a = SharedList::from(vec![1, 2]);
-    /// let mut b = a.clone();
-    /// b.make_mut()[0] = 7;
-    /// assert_eq!((a, b), (SharedList::from(vec![1, 2]), SharedList::from(vec![7, 2])));
-    /// ```
-    pub fn make_mut(&mut self) -> &mut [T] {
+    pub(crate) fn make_mut(&mut self) -> &mut [T] {
         match &mut self.0 {
             Some(a) => Arc::make_mut(a),
             None => &mut [],
@@ -216,5 +191,40 @@ impl<T: Serialize> Serialize for SharedList<T> {
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for SharedList<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Vec::<T>::deserialize(deserializer).map(SharedList::from)
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_sharedlist() {
+        use crate::model::SharedList;
+        let a = SharedList::from(vec![1, 2]);
+        let b = a.clone();
+        assert_eq!(a, [1, 2]);
+        assert!(SharedList::ptr_eq(&a, &b));
+        assert_eq!(serde_json::to_string(&a).unwrap(), "[1,2]");
+        assert_eq!(serde_json::from_str::<SharedList<i32>>("[1,2]").unwrap(), b);
+        assert!(SharedList::<i32>::default().is_empty());
+    }
+
+    #[test]
+    fn example_ptr_eq() {
+        use crate::model::SharedList;
+        let a = SharedList::from(vec![1]);
+        assert!(!SharedList::ptr_eq(&a, &SharedList::from(vec![1])));
+    }
+
+    #[test]
+    fn example_make_mut() {
+        use crate::model::SharedList;
+        let a = SharedList::from(vec![1, 2]);
+        let mut b = a.clone();
+        b.make_mut()[0] = 7;
+        assert_eq!(
+            (a, b),
+            (SharedList::from(vec![1, 2]), SharedList::from(vec![7, 2]))
+        );
     }
 }

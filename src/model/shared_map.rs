@@ -18,21 +18,19 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// A JSON object shared between copies; the empty map allocates nothing.
-///
-/// ```
-/// use toolcall_model::model::SharedMap;
-/// let mut m = serde_json::Map::new();
-/// m.insert("k".into(), serde_json::json!(1));
-/// let a = SharedMap::from(m);
-/// let b = a.clone();
-/// assert!(SharedMap::ptr_eq(&a, &b));
-/// assert_eq!(b["k"], serde_json::json!(1));
-/// assert!(SharedMap::default().is_empty());
-/// ```
 #[derive(Clone, Default)]
 pub struct SharedMap(Option<Arc<Map<String, Value>>>);
 
 impl SharedMap {
+    #[cfg(test)]
+    pub(crate) fn ptr_eq(a: &Self, b: &Self) -> bool {
+        match (&a.0, &b.0) {
+            (None, None) => true,
+            (Some(x), Some(y)) => Arc::ptr_eq(x, y),
+            _ => false,
+        }
+    }
+
     /// The empty map.
     ///
     /// ```
@@ -40,21 +38,6 @@ impl SharedMap {
     /// ```
     pub fn new() -> Self {
         SharedMap(None)
-    }
-
-    /// Whether two maps are the same allocation (so equal without a look).
-    ///
-    /// ```
-    /// use toolcall_model::model::SharedMap;
-    /// let a = SharedMap::from(serde_json::json!({"k": 1}).as_object().unwrap().clone());
-    /// assert!(!SharedMap::ptr_eq(&a, &SharedMap::from(a.to_map())));
-    /// ```
-    pub fn ptr_eq(a: &Self, b: &Self) -> bool {
-        match (&a.0, &b.0) {
-            (None, None) => true,
-            (Some(x), Some(y)) => Arc::ptr_eq(x, y),
-            _ => false,
-        }
     }
 
     /// Whether the map has no entry.
@@ -88,12 +71,7 @@ impl SharedMap {
     }
 
     /// Whether the map has `key`.
-    ///
-    /// ```
-    /// let m = toolcall_model::model::SharedMap::from(serde_json::json!({"a": 1}).as_object().unwrap().clone());
-    /// assert!(m.contains_key("a"));
-    /// ```
-    pub fn contains_key(&self, key: &str) -> bool {
+    pub(crate) fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()
     }
 
@@ -105,15 +83,6 @@ impl SharedMap {
     /// ```
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
         self.0.iter().flat_map(|m| m.iter())
-    }
-
-    /// A copy of the map as a plain JSON object.
-    ///
-    /// ```
-    /// assert!(toolcall_model::model::SharedMap::new().to_map().is_empty());
-    /// ```
-    pub fn to_map(&self) -> Map<String, Value> {
-        self.0.as_deref().cloned().unwrap_or_default()
     }
 }
 
@@ -168,5 +137,28 @@ impl Serialize for SharedMap {
 impl<'de> Deserialize<'de> for SharedMap {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Map::deserialize(deserializer).map(SharedMap::from)
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_sharedmap() {
+        use crate::model::SharedMap;
+        let mut m = serde_json::Map::new();
+        m.insert("k".into(), serde_json::json!(1));
+        let a = SharedMap::from(m);
+        let b = a.clone();
+        assert!(SharedMap::ptr_eq(&a, &b));
+        assert_eq!(b["k"], serde_json::json!(1));
+        assert!(SharedMap::default().is_empty());
+    }
+
+    #[test]
+    fn example_contains_key() {
+        let m =
+            crate::model::SharedMap::from(serde_json::json!({"a": 1}).as_object().unwrap().clone());
+        assert!(m.contains_key("a"));
     }
 }

@@ -21,20 +21,15 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// It reads as a `&str` (through `Deref`), compares equal to `str`,
 /// `&str` and `String`, and is written and read by serde exactly as a
 /// string is.
-///
-/// ```
-/// use toolcall_model::model::SharedStr;
-/// let a = SharedStr::from("echo");
-/// let b = a.clone();
-/// assert_eq!(a, "echo");
-/// assert!(SharedStr::ptr_eq(&a, &b));
-/// assert_eq!(serde_json::to_string(&a).unwrap(), "\"echo\"");
-/// assert_eq!(serde_json::from_str::<SharedStr>("\"echo\"").unwrap(), b);
-/// ```
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct SharedStr(Arc<str>);
 
 impl SharedStr {
+    #[cfg(test)]
+    pub(crate) fn ptr_eq(a: &Self, b: &Self) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+
     /// The text as a `&str`.
     ///
     /// ```
@@ -48,13 +43,7 @@ impl SharedStr {
     /// built of a few pieces (a limit breach's, the processor's JSON
     /// answer) is written into a buffer on the stack and shared from there,
     /// rather than built as a `String` and copied again.
-    ///
-    /// ```
-    /// use toolcall_model::model::SharedStr;
-    /// assert_eq!(SharedStr::concat(["a", "", "bc"]), "abc");
-    /// assert_eq!(SharedStr::concat(["é"; 200]).len(), 400);
-    /// ```
-    pub fn concat<'a>(pieces: impl IntoIterator<Item = &'a str> + Clone) -> SharedStr {
+    pub(crate) fn concat<'a>(pieces: impl IntoIterator<Item = &'a str> + Clone) -> SharedStr {
         const ROOM: usize = 256;
         let mut buf = [0u8; ROOM];
         let mut len = 0;
@@ -72,17 +61,6 @@ impl SharedStr {
             Ok(s) => SharedStr::from(s),
             Err(_) => SharedStr::from(pieces.into_iter().collect::<String>()),
         }
-    }
-
-    /// Whether the two share one allocation (a clone of the other).
-    ///
-    /// ```
-    /// use toolcall_model::model::SharedStr;
-    /// let a = SharedStr::from("x");
-    /// assert!(!SharedStr::ptr_eq(&a, &SharedStr::from("x")));
-    /// ```
-    pub fn ptr_eq(a: &Self, b: &Self) -> bool {
-        Arc::ptr_eq(&a.0, &b.0)
     }
 }
 
@@ -219,5 +197,27 @@ impl<'de> Deserialize<'de> for SharedStr {
         }
 
         deserializer.deserialize_str(Visitor)
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_sharedstr() {
+        use crate::model::SharedStr;
+        let a = SharedStr::from("echo");
+        let b = a.clone();
+        assert_eq!(a, "echo");
+        assert!(SharedStr::ptr_eq(&a, &b));
+        assert_eq!(serde_json::to_string(&a).unwrap(), "\"echo\"");
+        assert_eq!(serde_json::from_str::<SharedStr>("\"echo\"").unwrap(), b);
+    }
+
+    #[test]
+    fn example_concat() {
+        use crate::model::SharedStr;
+        assert_eq!(SharedStr::concat(["a", "", "bc"]), "abc");
+        assert_eq!(SharedStr::concat(["é"; 200]).len(), 400);
     }
 }

@@ -19,13 +19,7 @@ pub fn cut(s: &str, max: usize, keep: usize) -> Option<(&str, usize)> {
 
 /// When `s` is longer than `max` bytes, its longest head of at most `max`
 /// bytes that ends on a character boundary; `None` when it is shown whole.
-///
-/// ```
-/// use toolcall_model::model::cut_bytes;
-/// assert_eq!(cut_bytes("abc", 3), None);
-/// assert_eq!(cut_bytes("aéb", 2), Some("a"));
-/// ```
-pub fn cut_bytes(s: &str, max: usize) -> Option<&str> {
+pub(crate) fn cut_bytes(s: &str, max: usize) -> Option<&str> {
     if s.len() <= max {
         return None;
     }
@@ -34,4 +28,15 @@ pub fn cut_bytes(s: &str, max: usize) -> Option<&str> {
         .find(|&i| s.is_char_boundary(i))
         .unwrap_or(0);
     Some(&s[..end])
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_cut_bytes() {
+        use crate::model::text::cut_bytes;
+        assert_eq!(cut_bytes("abc", 3), None);
+        assert_eq!(cut_bytes("aéb", 2), Some("a"));
+    }
 }

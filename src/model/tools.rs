@@ -37,7 +37,7 @@ pub enum Outcome {
     /// Returns the argument text it received.
     EchoArguments,
     /// Throws. The tool's body throws `exception` (built as
-    /// [`crate::model::ClassTable::instantiate`] says: a
+    /// `crate::model::ClassTable::instantiate` says: a
     /// `ToolExecutionException` takes its cause's message, and one without a
     /// cause is a `NullPointerException`); `wrapped` wraps what the body
     /// threw in one more `ToolExecutionException` (as method tools do). What
@@ -124,7 +124,7 @@ pub enum ToolResult {
     Returned(Option<SharedStr>),
     /// The callback threw: its body threw `exception` (as the outcome
     /// describes it, not yet built, see
-    /// [`crate::model::ClassTable::instantiate`]), wrapped in one more
+    /// `crate::model::ClassTable::instantiate`), wrapped in one more
     /// `ToolExecutionException` when `wrapped`. The manager, which knows the
     /// classes, decides what is caught.
     Threw {
@@ -255,11 +255,7 @@ impl Toolbox {
     }
 
     /// The tools.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::model::Toolbox::new(vec![]).tools().len(), 0);
-    /// ```
-    pub fn tools(&self) -> &[ToolSpec] {
+    pub(crate) fn tools(&self) -> &[ToolSpec] {
         &self.registry.tools
     }
 
@@ -383,16 +379,7 @@ impl Toolbox {
 /// `String.hashCode`, spread, over 16 buckets doubled (order kept) whenever a
 /// call finds more entries than three quarters of the table; a new key goes
 /// to the head of its bucket.
-///
-/// ```
-/// use toolcall_model::model::{duplicate_request_names, ToolSpec};
-/// let t = |n: &str| ToolSpec::returning(n, "1");
-/// assert!(duplicate_request_names(&[t("a"), t("b")]).is_empty());
-/// // "Aa" and "BB" share a hash code, and "zeta" their bucket.
-/// let names = ["zeta", "b", "zeta", "b", "Aa", "BB", "BB", "Aa"].map(t);
-/// assert_eq!(duplicate_request_names(&names), vec!["BB", "Aa", "zeta", "b"]);
-/// ```
-pub fn duplicate_request_names(tools: &[ToolSpec]) -> Vec<String> {
+pub(crate) fn duplicate_request_names(tools: &[ToolSpec]) -> Vec<String> {
     // A few tools of distinct names, as nearly every request has, need no
     // table: compared pairwise.
     let request = |t: &&ToolSpec| t.registered == Registered::Request;
@@ -455,4 +442,27 @@ pub(crate) fn scan(tools: &[ToolSpec], name: &str, resolution_fallback: bool) ->
                 None
             }
         })
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_duplicate_request_names() {
+        use crate::model::ToolSpec;
+        use crate::model::tools::duplicate_request_names;
+        let t = |n: &str| ToolSpec::returning(n, "1");
+        assert!(duplicate_request_names(&[t("a"), t("b")]).is_empty());
+        // "Aa" and "BB" share a hash code, and "zeta" their bucket.
+        let names = ["zeta", "b", "zeta", "b", "Aa", "BB", "BB", "Aa"].map(t);
+        assert_eq!(
+            duplicate_request_names(&names),
+            vec!["BB", "Aa", "zeta", "b"]
+        );
+    }
+
+    #[test]
+    fn example_tools() {
+        assert_eq!(crate::model::Toolbox::new(vec![]).tools().len(), 0);
+    }
 }

@@ -128,18 +128,12 @@ impl JavaLine {
 /// The deepest runner output line read: a payload at Jackson's depth limit
 /// ([`MAX_TREE_DEPTH`](crate::json::MAX_TREE_DEPTH)) inside the
 /// result's own nesting (request, content, part, response), with room.
-pub const MAX_RESULT_DEPTH: usize = crate::json::jackson::MAX_TREE_DEPTH + 64;
+pub(crate) const MAX_RESULT_DEPTH: usize = crate::json::jackson::MAX_TREE_DEPTH + 64;
 
 /// The 1-based column (in characters) where `text`'s arrays and objects
 /// first nest past `limit`, if they do; strings are skipped. One pass, no
 /// recursion.
-///
-/// ```
-/// use toolcall_model::vectors::conformance::deeper_than;
-/// assert_eq!(deeper_than(r#"[["]]]]"]]"#, 2), None);
-/// assert_eq!(deeper_than("[[[", 2), Some(3));
-/// ```
-pub fn deeper_than(text: &str, limit: usize) -> Option<usize> {
+pub(crate) fn deeper_than(text: &str, limit: usize) -> Option<usize> {
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
     for (i, c) in text.chars().enumerate() {
         if in_string {
@@ -602,5 +596,16 @@ impl Tally {
             s.push_str(&format!(" ({})", notes.join("; ")));
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_deeper_than() {
+        use crate::vectors::conformance::deeper_than;
+        assert_eq!(deeper_than(r#"[["]]]]"]]"#, 2), None);
+        assert_eq!(deeper_than("[[[", 2), Some(3));
     }
 }

@@ -44,16 +44,7 @@ pub(super) fn is_payload(path: &str, key: &str) -> bool {
 
 /// Matches `expected` against `actual` with the vector rules, pushing one
 /// line per difference (JSON pointer, expected, actual).
-///
-/// ```
-/// use serde_json::json;
-/// let mut d = vec![];
-/// toolcall_model::vectors::match_value(&json!({"a": 1.0}), &json!({"a": 1, "b": 2}), "", &mut d);
-/// assert!(d.is_empty());
-/// toolcall_model::vectors::match_value(&json!({"a": [1]}), &json!({"a": [1, 2]}), "", &mut d);
-/// assert_eq!(d.len(), 1);
-/// ```
-pub fn match_value(expected: &Value, actual: &Value, path: &str, diffs: &mut Vec<String>) {
+pub(crate) fn match_value(expected: &Value, actual: &Value, path: &str, diffs: &mut Vec<String>) {
     match (expected, actual) {
         (Value::Object(e), Value::Object(a)) => {
             for (k, ev) in e {
@@ -277,4 +268,18 @@ pub(super) fn canonical_signatures(
 /// Numbers by value (the vectors' rule, shared with `conformance`).
 pub(crate) fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
     crate::json::decimal::same_number(&a.to_string(), &b.to_string())
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_match_value() {
+        use serde_json::json;
+        let mut d = vec![];
+        crate::vectors::match_value(&json!({"a": 1.0}), &json!({"a": 1, "b": 2}), "", &mut d);
+        assert!(d.is_empty());
+        crate::vectors::match_value(&json!({"a": [1]}), &json!({"a": [1, 2]}), "", &mut d);
+        assert_eq!(d.len(), 1);
+    }
 }

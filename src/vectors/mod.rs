@@ -17,9 +17,9 @@ mod reader;
 mod runner;
 
 pub use self::fields::{MAX_CAUSE_DEPTH, pointer_token};
-pub use self::matcher::match_value;
+pub(crate) use self::matcher::match_value;
 pub(crate) use self::matcher::numbers_equal;
-pub use self::runner::{NO_EXPECTATION, Produced, Verification, error_value, manager_error_value};
+pub use self::runner::{Produced, Verification};
 
 use serde_json::Value;
 
@@ -32,12 +32,12 @@ use crate::model::text::cut;
 use crate::model::tools::ToolSpec;
 
 /// The format tag every vector carries.
-pub const FORMAT: &str = "toolcall-model/1";
+pub(crate) const FORMAT: &str = "toolcall-model/1";
 
 /// The largest last reply (as JSON text) a `tool_loop` vector with
 /// `repeat_last` may repeat: replayed up to the loop's guard of 1000 model
 /// calls, it grows the turn to at most 64 MiB, a vector's own bound.
-pub const MAX_REPEATED_REPLY_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_REPEATED_REPLY_BYTES: usize = 64 * 1024;
 
 /// Largest vector file accepted, in bytes.
 pub const MAX_VECTOR_BYTES: usize = 64 << 20;
@@ -146,13 +146,7 @@ impl Op {
     /// manager, advisors and validator); `None` for another op, or when the
     /// memory window is not > 0, which `MessageWindowChatMemory.Builder`
     /// refuses.
-    ///
-    /// ```
-    /// use toolcall_model::{chat::LoopConfig, vectors::Op};
-    /// let op = Op::GeminiRequest { history: vec![] };
-    /// assert!(op.loop_config(&LoopConfig::default()).is_none());
-    /// ```
-    pub fn loop_config(&self, base: &LoopConfig) -> Option<LoopConfig> {
+    pub(crate) fn loop_config(&self, base: &LoopConfig) -> Option<LoopConfig> {
         let Op::ToolLoop {
             repeat_last,
             provider,
@@ -197,4 +191,16 @@ pub struct Vector {
     pub op: Op,
     /// `expect`.
     pub expect: Value,
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_loop_config() {
+        use crate::chat::LoopConfig;
+        use crate::vectors::Op;
+        let op = Op::GeminiRequest { history: vec![] };
+        assert!(op.loop_config(&LoopConfig::default()).is_none());
+    }
 }

@@ -127,7 +127,7 @@ impl Vector {
 
     /// What `toolcall-model verify` says about the vector: invalid when it
     /// expects nothing (`"expect": {}`, which any run would match), else
-    /// passed or failed as [`Vector::check`] says.
+    /// passed or failed as `Vector::check` says.
     ///
     /// ```
     /// use toolcall_model::vectors::{Vector, Verification};
@@ -150,7 +150,7 @@ impl Vector {
 }
 
 /// Why a vector with `"expect": {}` is invalid.
-pub const NO_EXPECTATION: &str = "no expectation: `expect` is {}, which every run matches; say what the op must produce (`conformance/java/runner --expect FILE` fills it in with what the real Spring AI 2.0.1 classes produce)";
+pub(crate) const NO_EXPECTATION: &str = "no expectation: `expect` is {}, which every run matches; say what the op must produce (`conformance/java/runner --expect FILE` fills it in with what the real Spring AI 2.0.1 classes produce)";
 
 /// What `toolcall-model verify` says about one vector.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,7 +164,7 @@ pub enum Verification {
 }
 
 /// `{"class": ..., "message": ...}`.
-pub fn error_value(e: &JavaException) -> Value {
+pub(crate) fn error_value(e: &JavaException) -> Value {
     let mut m = Map::new();
     m.insert("class".into(), Value::String(e.class.to_string()));
     m.insert(
@@ -192,7 +192,7 @@ pub(super) fn result_value(r: &ExecResult) -> Value {
 
 /// The `error` value of a manager failure; a limit breach carries
 /// `tool_name`, `limit`, `partial` and `generation`.
-pub fn manager_error_value(e: &ManagerError) -> Value {
+pub(crate) fn manager_error_value(e: &ManagerError) -> Value {
     let mut v = error_value(&e.java());
     if let (ManagerError::LimitExceeded(l), Value::Object(m)) = (e, &mut v) {
         m.insert(
@@ -256,7 +256,7 @@ pub(super) fn loop_value(run: &LoopRun, out: &mut Map<String, Value>) {
 
 /// What a vector's op produced: the `expect`-shaped object, where a
 /// loop's `requests` stands as `null` and the requests are held as sent.
-/// Serializes exactly as [`Produced::into_value`] would.
+/// Serializes exactly as `Produced::into_value` would.
 #[derive(Debug)]
 pub struct Produced {
     pub(super) value: Map<String, Value>,
@@ -277,7 +277,7 @@ impl Produced {
 
     /// The whole result as one JSON tree (memory with the square of a
     /// loop's rounds; [`Vector::run`]).
-    pub fn into_value(self) -> Value {
+    pub(crate) fn into_value(self) -> Value {
         let mut value = self.value;
         if let Some(slot) = value.get_mut(REQUESTS) {
             *slot = Value::Array(self.requests.iter().map(Sent::to_value).collect());
@@ -285,9 +285,9 @@ impl Produced {
         Value::Object(value)
     }
 
-    /// The differences from `expect`, as [`match_value`] finds them on
-    /// [`Produced::into_value`], building one request's tree at a time.
-    pub fn differences(&self, expect: &Value) -> Vec<String> {
+    /// The differences from `expect`, as `match_value` finds them on
+    /// `Produced::into_value`, building one request's tree at a time.
+    pub(crate) fn differences(&self, expect: &Value) -> Vec<String> {
         let mut diffs = Vec::new();
         let Value::Object(e) = expect else {
             // Not an object: the whole value is compared (and echoed).

@@ -26,12 +26,12 @@ use crate::model::tools::{ToolSpec, Toolbox, duplicate_request_names};
 /// state of `ToolCallingAdvisor.adviseCall`'s loop, in the mould of the
 /// manager's [`Batch`](crate::model::Batch).
 ///
-/// Each round is two steps that consume the state: [`Turn::ask`] builds
+/// Each round is two steps that consume the state: `Turn::ask` builds
 /// the next request (what the chat model receives, and the Gemini verdict
-/// on it) or ends the turn before the call; [`Asking::answer`] takes the
+/// on it) or ends the turn before the call; `Asking::answer` takes the
 /// model's reply and the toolbox, runs the batch of tool calls, and either
 /// goes on to the next round or ends the turn with its [`LoopRun`].
-/// [`run_loop`](super::run_loop) and [`run_loop_with_messages`](super::run_loop_with_messages) are thin drivers over a
+/// [`run_loop`](super::run_loop) and `run_loop_with_messages` are thin drivers over a
 /// script.
 ///
 /// Everything a round depends on is in the state or passed in: the memories,
@@ -41,32 +41,16 @@ use crate::model::tools::{ToolSpec, Toolbox, duplicate_request_names};
 /// call, is the caller's and passed to each answer. So:
 ///
 /// * a streaming loop (`ToolCallingAdvisor.adviseStream`) holds the
-///   [`Asking`] while a reply's chunks arrive, aggregates them into the
+///   `Asking` while a reply's chunks arrive, aggregates them into the
 ///   reply's generations, and answers with those: tool execution and the
 ///   next round are the same steps;
 /// * a checker that shares scenario prefixes clones the state after round
-///   `k` (a [`Turn`], or the [`Asking`] with round `k + 1`'s request
+///   `k` (a [`Turn`], or the `Asking` with round `k + 1`'s request
 ///   already built) together with the toolbox, and continues each clone
 ///   with a different next reply: the state after `k` rounds is the same
 ///   for every scenario sharing the first `k` replies.
-///
-/// ```
-/// use toolcall_model::{chat::*, model::{Generation, Message, ToolCall, Toolbox, ToolSpec}};
-/// let cfg = LoopConfig::default();
-/// let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
-/// let call = vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }];
-/// let Ok(Ask::Model(asking)) = Turn::new(&cfg, vec![Message::user("hi")], tb.tools()).ask() else { panic!() };
-/// let Answer::Next(after_one) = asking.answer(&call, &mut tb) else { panic!() };
-/// // Two continuations of the same first round.
-/// let done = vec![Generation { text: Some("done".into()), ..Default::default() }];
-/// let Ok(Ask::Model(a)) = after_one.clone().ask() else { panic!() };
-/// let Answer::End(run) = a.answer(&done, &mut tb.clone()) else { panic!() };
-/// assert_eq!((run.kind, run.requests.len()), (EndKind::Completed, 2));
-/// let Ok(Ask::Model(a)) = after_one.ask() else { panic!() };
-/// assert_eq!(a.call(), 2);
-/// ```
 #[derive(Debug, Clone)]
-pub struct Turn<'c> {
+pub(crate) struct Turn<'c> {
     cfg: &'c LoopConfig,
     /// The chat memory, inside or outside the loop as configured (neither
     /// read nor written with [`Memory::None`]).
@@ -95,7 +79,7 @@ pub struct Turn<'c> {
 // The model call is the path of every round and the ends happen once a
 // turn: boxing the state would allocate once a round.
 #[allow(clippy::large_enum_variant)]
-pub enum Ask<'c> {
+pub(crate) enum Ask<'c> {
     /// The chat model is called: see the request, then answer it.
     Model(Asking<'c>),
     /// The turn ended before the model call: the request's tools were
@@ -107,12 +91,12 @@ pub enum Ask<'c> {
     Unconverted(LoopRun, Vec<Message>),
 }
 
-/// What [`Asking::answer`] leads to.
+/// What `Asking::answer` leads to.
 #[derive(Debug, Clone)]
 // As for `Ask`: the next round is the path of every round, boxing it would
 // allocate once a round.
 #[allow(clippy::large_enum_variant)]
-pub enum Answer<'c> {
+pub(crate) enum Answer<'c> {
     /// The batch ran and the loop calls the model again.
     Next(Turn<'c>),
     /// The turn ended.
@@ -120,17 +104,8 @@ pub enum Answer<'c> {
 }
 
 /// A turn waiting for the model's reply to its request.
-///
-/// ```
-/// use toolcall_model::{chat::*, model::{Message, Toolbox}};
-/// let cfg = LoopConfig::default();
-/// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
-/// assert_eq!(a.messages(), &[Message::user("hi")]);
-/// assert!(matches!(a.request(), Sent::Gemini(_)));
-/// assert_eq!(a.verdict(), Some(&Ok(())));
-/// ```
 #[derive(Debug, Clone)]
-pub struct Asking<'c> {
+pub(crate) struct Asking<'c> {
     turn: Turn<'c>,
     request: Sent,
     /// The validator's verdict, for a Gemini request.
@@ -147,17 +122,8 @@ pub struct Asking<'c> {
 impl<'c> Turn<'c> {
     /// A turn starting from the request's messages and tools. With the
     /// memory outside the loop, the history it starts from is the memory's
-    /// (see [`with_memory`](super::with_memory)).
-    ///
-    /// ```
-    /// use toolcall_model::{chat::*, model::{Message, ToolSpec}};
-    /// let cfg = LoopConfig::default();
-    /// let twice = [ToolSpec::returning("x", "1"), ToolSpec::returning("x", "2")];
-    /// // DefaultChatClientUtils refuses two request tools of one name.
-    /// let Ok(Ask::End(run)) = Turn::new(&cfg, vec![Message::user("hi")], &twice).ask() else { panic!() };
-    /// assert_eq!(run.kind, EndKind::Error);
-    /// ```
-    pub fn new(cfg: &'c LoopConfig, history: Vec<Message>, tools: &[ToolSpec]) -> Self {
+    /// (see `with_memory`).
+    pub(crate) fn new(cfg: &'c LoopConfig, history: Vec<Message>, tools: &[ToolSpec]) -> Self {
         let start = match cfg.memory {
             Memory::None => &[],
             Memory::Inside | Memory::Outside => &cfg.memory_start[..],
@@ -195,43 +161,22 @@ impl<'c> Turn<'c> {
     }
 
     /// The same turn streamed (`ChatClient.stream()`): answer it with
-    /// [`Asking::answer_chunks`]; the run records what the client received
+    /// `Asking::answer_chunks`; the run records what the client received
     /// ([`LoopRun::streamed`]) and the memory outside stores its aggregate.
-    ///
-    /// ```
-    /// use toolcall_model::{chat::*, model::{Generation, Message, Toolbox}};
-    /// let cfg = LoopConfig::default();
-    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).streaming().ask() else { panic!() };
-    /// let chunk = vec![Generation { text: Some("done".into()), ..Default::default() }];
-    /// let Answer::End(run) = a.answer_chunks(&[chunk.clone()], &mut Toolbox::new(vec![])) else { panic!() };
-    /// assert_eq!(run.streamed, Some(vec![chunk]));
-    /// ```
-    pub fn streaming(mut self) -> Self {
+    pub(crate) fn streaming(mut self) -> Self {
         self.streamed.get_or_insert_with(Vec::new);
         self
     }
 
     /// The model calls answered so far.
-    ///
-    /// ```
-    /// use toolcall_model::chat::{LoopConfig, Turn};
-    /// assert_eq!(Turn::new(&LoopConfig::default(), vec![], &[]).calls(), 0);
-    /// ```
-    pub fn calls(&self) -> usize {
+    pub(crate) fn calls(&self) -> usize {
         self.calls
     }
 
     /// The next model call's request, through the advisors inside the loop
     /// and the provider's conversion; or the end of the turn before it.
     /// Fails when the loop reaches its bound of model calls.
-    ///
-    /// ```
-    /// use toolcall_model::{chat::*, model::Message};
-    /// let cfg = LoopConfig { max_rounds: 0, ..LoopConfig::default() };
-    /// let err = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask().unwrap_err();
-    /// assert_eq!(err, LoopError::TooManyRounds(0));
-    /// ```
-    pub fn ask(mut self) -> Result<Ask<'c>, LoopError> {
+    pub(crate) fn ask(mut self) -> Result<Ask<'c>, LoopError> {
         if let Some(e) = self.refused.take() {
             return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(*e))));
         }
@@ -515,53 +460,24 @@ impl<'c> Turn<'c> {
 }
 
 impl<'c> Asking<'c> {
-    /// The 1-based number of this model call in the turn.
-    ///
-    /// ```
-    /// use toolcall_model::{chat::*, model::Message};
-    /// let cfg = LoopConfig::default();
-    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
-    /// assert_eq!(a.call(), 1);
-    /// ```
-    pub fn call(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn call(&self) -> usize {
         self.turn.calls + 1
     }
 
-    /// The request as sent to the provider.
-    ///
-    /// ```
-    /// use toolcall_model::{chat::*, model::Message};
-    /// let cfg = LoopConfig { provider: Provider::None, ..LoopConfig::default() };
-    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
-    /// assert!(matches!(a.request(), Sent::Messages(m) if m.len() == 1));
-    /// ```
-    pub fn request(&self) -> &Sent {
+    #[cfg(test)]
+    pub(crate) fn request(&self) -> &Sent {
         &self.request
     }
 
-    /// The validator's verdict on a Gemini request; `None` for provider
-    /// `none`.
-    ///
-    /// ```
-    /// use toolcall_model::{chat::*, model::Message};
-    /// let cfg = LoopConfig { provider: Provider::None, ..LoopConfig::default() };
-    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
-    /// assert_eq!(a.verdict(), None);
-    /// ```
-    pub fn verdict(&self) -> Option<&Result<(), Rejection>> {
+    #[cfg(test)]
+    pub(crate) fn verdict(&self) -> Option<&Result<(), Rejection>> {
         self.verdict.as_ref()
     }
 
     /// The messages the chat model receives, after the advisors and the
     /// memory inside the loop.
-    ///
-    /// ```
-    /// use toolcall_model::{chat::*, model::Message};
-    /// let cfg = LoopConfig { memory: Memory::Inside, memory_start: vec![Message::user("u0")], ..LoopConfig::default() };
-    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("u1")], &[]).ask() else { panic!() };
-    /// assert_eq!(a.messages(), &[Message::user("u0"), Message::user("u1")]);
-    /// ```
-    pub fn messages(&self) -> &[Message] {
+    pub(crate) fn messages(&self) -> &[Message] {
         match &self.prompt {
             Some(p) => p,
             None => self.turn.trimmed.as_deref().unwrap_or(&self.turn.full),
@@ -571,16 +487,7 @@ impl<'c> Asking<'c> {
     /// The model's reply (its generations): the tool calls of the first
     /// generation that has any run against `toolbox`, and the loop goes on
     /// or the turn ends.
-    ///
-    /// ```
-    /// use toolcall_model::{chat::*, model::{Generation, Message, Toolbox}};
-    /// let cfg = LoopConfig::default();
-    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else { panic!() };
-    /// let text = vec![Generation { text: Some("done".into()), ..Default::default() }];
-    /// let Answer::End(run) = a.answer(&text, &mut Toolbox::new(vec![])) else { panic!() };
-    /// assert_eq!(run.generations, text);
-    /// ```
-    pub fn answer(self, reply: &[Generation], toolbox: &mut Toolbox) -> Answer<'c> {
+    pub(crate) fn answer(self, reply: &[Generation], toolbox: &mut Toolbox) -> Answer<'c> {
         let Asking {
             mut turn,
             request,
@@ -602,18 +509,7 @@ impl<'c> Asking<'c> {
     /// [`Asking::answer`] does with a reply (docs/BEHAVIOUR.md 6.3). On a
     /// turn that is not [`Turn::streaming`], nothing is recorded as
     /// received.
-    ///
-    /// ```
-    /// use toolcall_model::{chat::*, model::{Generation, Message, ToolCall, Toolbox}};
-    /// let cfg = LoopConfig::default();
-    /// let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).streaming().ask() else { panic!() };
-    /// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() };
-    /// // A call in a chunk's second generation: hidden, and never executed.
-    /// let chunk = vec![Generation { text: Some("a".into()), ..Default::default() }, call];
-    /// let Answer::End(run) = a.answer_chunks(&[chunk], &mut Toolbox::new(vec![])) else { panic!() };
-    /// assert_eq!((run.kind, run.streamed), (EndKind::Completed, Some(vec![])));
-    /// ```
-    pub fn answer_chunks(
+    pub(crate) fn answer_chunks(
         mut self,
         chunks: &[Vec<Generation>],
         toolbox: &mut Toolbox,
@@ -687,5 +583,178 @@ impl BatchEnd {
             }
             BatchEnd::Failed(e) => (EndKind::Error, vec![], Some(e.java())),
         }
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    use super::*;
+
+    #[test]
+    fn example_turn() {
+        use crate::chat::*;
+        use crate::model::{Generation, Message, ToolCall, ToolSpec, Toolbox};
+        let cfg = LoopConfig::default();
+        let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
+        let call = vec![Generation {
+            tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
+            ..Default::default()
+        }];
+        let Ok(Ask::Model(asking)) = Turn::new(&cfg, vec![Message::user("hi")], tb.tools()).ask()
+        else {
+            panic!()
+        };
+        let Answer::Next(after_one) = asking.answer(&call, &mut tb) else {
+            panic!()
+        };
+        // Two continuations of the same first round.
+        let done = vec![Generation {
+            text: Some("done".into()),
+            ..Default::default()
+        }];
+        let Ok(Ask::Model(a)) = after_one.clone().ask() else {
+            panic!()
+        };
+        let Answer::End(run) = a.answer(&done, &mut tb.clone()) else {
+            panic!()
+        };
+        assert_eq!((run.kind, run.requests.len()), (EndKind::Completed, 2));
+        let Ok(Ask::Model(a)) = after_one.ask() else {
+            panic!()
+        };
+        assert_eq!(a.call(), 2);
+    }
+
+    #[test]
+    fn example_asking() {
+        use crate::chat::*;
+        use crate::model::Message;
+        let cfg = LoopConfig::default();
+        let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else {
+            panic!()
+        };
+        assert_eq!(a.messages(), &[Message::user("hi")]);
+        assert!(matches!(a.request(), Sent::Gemini(_)));
+        assert_eq!(a.verdict(), Some(&Ok(())));
+    }
+
+    #[test]
+    fn example_new() {
+        use crate::chat::*;
+        use crate::model::{Message, ToolSpec};
+        let cfg = LoopConfig::default();
+        let twice = [ToolSpec::returning("x", "1"), ToolSpec::returning("x", "2")];
+        // DefaultChatClientUtils refuses two request tools of one name.
+        let Ok(Ask::End(run)) = Turn::new(&cfg, vec![Message::user("hi")], &twice).ask() else {
+            panic!()
+        };
+        assert_eq!(run.kind, EndKind::Error);
+    }
+
+    #[test]
+    fn example_streaming() {
+        use crate::chat::*;
+        use crate::model::{Generation, Message, Toolbox};
+        let cfg = LoopConfig::default();
+        let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[])
+            .streaming()
+            .ask()
+        else {
+            panic!()
+        };
+        let chunk = vec![Generation {
+            text: Some("done".into()),
+            ..Default::default()
+        }];
+        let Answer::End(run) =
+            a.answer_chunks(std::slice::from_ref(&chunk), &mut Toolbox::new(vec![]))
+        else {
+            panic!()
+        };
+        assert_eq!(run.streamed, Some(vec![chunk]));
+    }
+
+    #[test]
+    fn example_ask() {
+        use crate::chat::*;
+        use crate::model::Message;
+        let cfg = LoopConfig {
+            max_rounds: 0,
+            ..LoopConfig::default()
+        };
+        let err = Turn::new(&cfg, vec![Message::user("hi")], &[])
+            .ask()
+            .unwrap_err();
+        assert_eq!(err, LoopError::TooManyRounds(0));
+    }
+
+    #[test]
+    fn example_messages() {
+        use crate::chat::*;
+        use crate::model::Message;
+        let cfg = LoopConfig {
+            memory: Memory::Inside,
+            memory_start: vec![Message::user("u0")],
+            ..LoopConfig::default()
+        };
+        let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("u1")], &[]).ask() else {
+            panic!()
+        };
+        assert_eq!(a.messages(), &[Message::user("u0"), Message::user("u1")]);
+    }
+
+    #[test]
+    fn example_answer() {
+        use crate::chat::*;
+        use crate::model::{Generation, Message, Toolbox};
+        let cfg = LoopConfig::default();
+        let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else {
+            panic!()
+        };
+        let text = vec![Generation {
+            text: Some("done".into()),
+            ..Default::default()
+        }];
+        let Answer::End(run) = a.answer(&text, &mut Toolbox::new(vec![])) else {
+            panic!()
+        };
+        assert_eq!(run.generations, text);
+    }
+
+    #[test]
+    fn example_answer_chunks() {
+        use crate::chat::*;
+        use crate::model::{Generation, Message, ToolCall, Toolbox};
+        let cfg = LoopConfig::default();
+        let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[])
+            .streaming()
+            .ask()
+        else {
+            panic!()
+        };
+        let call = Generation {
+            tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
+            ..Default::default()
+        };
+        // A call in a chunk's second generation: hidden, and never executed.
+        let chunk = vec![
+            Generation {
+                text: Some("a".into()),
+                ..Default::default()
+            },
+            call,
+        ];
+        let Answer::End(run) = a.answer_chunks(&[chunk], &mut Toolbox::new(vec![])) else {
+            panic!()
+        };
+        assert_eq!((run.kind, run.streamed), (EndKind::Completed, Some(vec![])));
+    }
+
+    #[test]
+    fn example_calls() {
+        use crate::chat::LoopConfig;
+        use crate::chat::tool_loop::Turn;
+        assert_eq!(Turn::new(&LoopConfig::default(), vec![], &[]).calls(), 0);
     }
 }

@@ -15,7 +15,7 @@ use crate::model::tools::Outcome;
 
 /// A name a call uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Name {
+pub(crate) enum Name {
     /// Tool `a`.
     A,
     /// Tool `b`.
@@ -28,11 +28,7 @@ impl Name {
     pub(super) const ALL: [Name; 3] = [Name::A, Name::B, Name::Unknown];
 
     /// The tool name in the scenario.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::checking::exhaustive::Name::Unknown.tool(), "d");
-    /// ```
-    pub fn tool(self) -> &'static str {
+    pub(crate) fn tool(self) -> &'static str {
         match self {
             Name::A => "a",
             Name::B => "b",
@@ -51,7 +47,7 @@ impl Name {
 
 /// One class of tool outcome, with its representative.
 #[derive(Debug, Clone, PartialEq)]
-pub struct OutcomeClass {
+pub(crate) struct OutcomeClass {
     /// A short label (`json-object`, `runtime-wrapped`, ...).
     pub label: &'static str,
     /// What every invocation of the tool does.
@@ -76,13 +72,7 @@ fn throws(class: &str, message: Option<&str>, wrapped: bool) -> Outcome {
 /// `ToolExecutionException` as method tools do and unwrapped), and a
 /// callback's own `ToolExecutionException` (its cause a runtime exception
 /// with a null message, so the processor's fallback text is covered).
-///
-/// ```
-/// let c = toolcall_model::checking::exhaustive::outcome_classes();
-/// assert_eq!(c.len(), 13);
-/// assert_eq!(c[0].label, "json-object");
-/// ```
-pub fn outcome_classes() -> Vec<OutcomeClass> {
+pub(crate) fn outcome_classes() -> Vec<OutcomeClass> {
     let c = |label, outcome| OutcomeClass { label, outcome };
     vec![
         c("json-object", returns(Some(r#"{"temp":21}"#))),
@@ -131,7 +121,7 @@ pub fn outcome_classes() -> Vec<OutcomeClass> {
 /// Where the memory stands, its window, the conversation-history switch of
 /// the tool loop, and whether the turn streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MemorySetup {
+pub(crate) struct MemorySetup {
     /// None, inside or outside the loop.
     pub memory: Memory,
     /// `ToolCallingAdvisor.conversationHistoryEnabled`.
@@ -146,12 +136,7 @@ pub struct MemorySetup {
 impl MemorySetup {
     /// A short label: `none`, `outside`, `inside`, `inside/no-history`,
     /// with `/window N` when the window is not the default.
-    ///
-    /// ```
-    /// use toolcall_model::checking::exhaustive::MemorySetup;
-    /// assert_eq!(MemorySetup::none().label(), "none");
-    /// ```
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let mut s = match self.memory {
             Memory::None => "none".to_owned(),
             Memory::Inside => "inside".to_owned(),
@@ -170,7 +155,7 @@ impl MemorySetup {
     }
 
     /// No memory, conversation history on.
-    pub fn none() -> Self {
+    pub(crate) fn none() -> Self {
         MemorySetup {
             memory: Memory::None,
             conversation_history: true,
@@ -227,15 +212,15 @@ pub struct Family {
     pub breach: Vec<OnExceeded>,
     /// Exception processors.
     pub processors: Vec<Processor>,
-    /// Outcome classes, as indices into [`outcome_classes`].
+    /// Outcome classes, as indices into `outcome_classes`.
     pub outcomes: Vec<usize>,
     /// Memory setups.
-    pub memories: Vec<MemorySetup>,
+    pub(crate) memories: Vec<MemorySetup>,
     /// Where the requests go. Provider `none` takes any tool response, so a
     /// turn goes on where Gemini's conversion of a breach text would end it.
     pub provider: Provider,
     /// What each tool round's reply holds besides its calls.
-    pub round_reply: RoundReply,
+    pub(crate) round_reply: RoundReply,
     /// The model repeats its last tool round for every further call instead
     /// of answering in text ([`LoopConfig::repeat_last`](crate::chat::tool_loop::LoopConfig::repeat_last)): the turn ends
     /// only where the loop ends it.
@@ -243,15 +228,8 @@ pub struct Family {
 }
 
 /// What a tool round's reply holds besides its calls: one generation.
-///
-/// ```
-/// use toolcall_model::checking::exhaustive::{Bound, RoundReply};
-/// let b = Bound::default_bound();
-/// let streamed = b.families.iter().find(|f| f.name == "streamed").unwrap();
-/// assert_eq!(streamed.round_reply, RoundReply::TextWithCalls);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RoundReply {
+pub(crate) enum RoundReply {
     /// The calls alone.
     CallsOnly,
     /// A text ([`ROUND_TEXT`]) with the calls: a model that says what it is
@@ -261,28 +239,14 @@ pub enum RoundReply {
 }
 
 /// The text of a [`RoundReply::TextWithCalls`] round.
-///
-/// ```
-/// use toolcall_model::checking::exhaustive::{Bound, Space, ROUND_TEXT};
-/// let space = Space::new(&Bound::tiny());
-/// let texts = (0..space.scenarios())
-///     .map(|i| space.scenario(&space.item(i).unwrap()))
-///     .filter(|s| s.model[0][0].text.as_deref() == Some(ROUND_TEXT))
-///     .count();
-/// assert!(texts > 0);
-/// ```
-pub const ROUND_TEXT: &str = "Let me check";
+pub(crate) const ROUND_TEXT: &str = "Let me check";
 
 /// The rethrow list the bounds use.
-pub const RETHROW: &str = "java.lang.IllegalStateException";
+pub(crate) const RETHROW: &str = "java.lang.IllegalStateException";
 
 /// Every processor: default and JSON-error, with and without `alwaysThrow`,
 /// with and without a rethrow list ([`RETHROW`]), in that order.
-///
-/// ```
-/// assert_eq!(toolcall_model::checking::exhaustive::all_processors().len(), 8);
-/// ```
-pub fn all_processors() -> Vec<Processor> {
+pub(crate) fn all_processors() -> Vec<Processor> {
     let mut v = Vec::new();
     for kind in [ProcessorKind::Default, ProcessorKind::JsonError] {
         for always_throw in [false, true] {
@@ -445,12 +409,7 @@ impl Bound {
     ///   no prior call; outcomes JSON object and plain text; no memory, the
     ///   memory outside the loop, or inside it with the history off
     ///   (window 20).
-    ///
-    /// ```
-    /// use toolcall_model::checking::exhaustive::{Bound, Space};
-    /// assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 794_152);
-    /// ```
-    pub fn default_bound() -> Bound {
+    pub(crate) fn default_bound() -> Bound {
         let procs = all_processors();
         let plain = vec![procs[0].clone(), procs[4].clone()];
         let every = (0..outcome_classes().len()).collect::<Vec<_>>();
@@ -796,4 +755,65 @@ fn streamed_memories() -> Vec<MemorySetup> {
         MemorySetup::with(Memory::Outside, true, 20).streamed(),
         MemorySetup::with(Memory::Inside, true, 20).streamed(),
     ]
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    use super::*;
+
+    #[test]
+    fn example_tool() {
+        assert_eq!(Name::Unknown.tool(), "d");
+    }
+
+    #[test]
+    fn example_outcome_classes() {
+        let c = crate::checking::exhaustive::bound::outcome_classes();
+        assert_eq!(c.len(), 13);
+        assert_eq!(c[0].label, "json-object");
+    }
+
+    #[test]
+    fn example_label() {
+        use crate::checking::exhaustive::bound::MemorySetup;
+        assert_eq!(MemorySetup::none().label(), "none");
+    }
+
+    #[test]
+    fn example_roundreply() {
+        use crate::checking::exhaustive::bound::Bound;
+        use crate::checking::exhaustive::bound::RoundReply;
+        let b = Bound::default_bound();
+        let streamed = b.families.iter().find(|f| f.name == "streamed").unwrap();
+        assert_eq!(streamed.round_reply, RoundReply::TextWithCalls);
+    }
+
+    #[test]
+    fn example_round_text() {
+        use crate::checking::exhaustive::bound::Bound;
+        use crate::checking::exhaustive::bound::ROUND_TEXT;
+        use crate::checking::exhaustive::space::Space;
+        let space = Space::new(&Bound::tiny());
+        let texts = (0..space.scenarios())
+            .map(|i| space.scenario(&space.item(i).unwrap()))
+            .filter(|s| s.model[0][0].text.as_deref() == Some(ROUND_TEXT))
+            .count();
+        assert!(texts > 0);
+    }
+
+    #[test]
+    fn example_all_processors() {
+        assert_eq!(
+            crate::checking::exhaustive::bound::all_processors().len(),
+            8
+        );
+    }
+
+    #[test]
+    fn example_default_bound() {
+        use crate::checking::exhaustive::bound::Bound;
+        use crate::checking::exhaustive::space::Space;
+        assert_eq!(Space::new(&Bound::default_bound()).scenarios(), 794_152);
+    }
 }

@@ -7,7 +7,7 @@
 //! every behaviour set of [`crate::model::behavior_sets`] through the same
 //! [`Scenario`](crate::checking::scenario::Scenario) model, and judges it with the same checkers
 //! ([`crate::checking::invariants::check`]) as the random suite. A refuted cell keeps
-//! its first counterexample in order of size ([`Space::size`], then
+//! its first counterexample in order of size (`Space::size`, then
 //! enumeration order), printed as a vector by [`crate::checking::explore`]'s
 //! counterexample builder.
 //!
@@ -19,11 +19,11 @@
 //!   each a batch of 1 to `max_batch` calls, at most `max_turn_calls` calls
 //!   in all, every call naming tool `a`, tool `b` or a name no tool has
 //!   (`d`); each round is one model reply with one generation (the calls,
-//!   or with [`RoundReply::TextWithCalls`] a text and the calls), followed
+//!   or with `RoundReply::TextWithCalls` a text and the calls), followed
 //!   by a final text answer, or, in a family whose model repeats
 //!   (`repeat_last`), by the last round again for every further call;
 //! * the tools: exactly the tools the calls name, each returning one
-//!   [`OutcomeClass`] on every invocation; the classes hold one
+//!   `OutcomeClass` on every invocation; the classes hold one
 //!   representative of every kind of tool output and failure the random
 //!   generator ([`crate::checking::generators`]) produces;
 //! * the request: a user message, then (when there are prior calls) one
@@ -33,7 +33,7 @@
 //!   defaults, 40 and 150), the behaviour on a breach, the exception
 //!   processor;
 //! * the loop: Gemini, or provider `none` where a family says so; the memory
-//!   ([`MemorySetup`]: none, inside or outside the loop, its window,
+//!   (`MemorySetup`: none, inside or outside the loop, its window,
 //!   conversation history, and whether the turn streams); a memory holds the
 //!   conversation so far (the request without its last message) when the
 //!   request already holds a round of this turn.
@@ -64,12 +64,9 @@ mod report;
 mod run;
 mod space;
 
-pub use bound::{
-    BOUND_NAMES, Bound, Family, MemorySetup, Name, OutcomeClass, RETHROW, ROUND_TEXT, RoundReply,
-    all_processors, outcome_classes,
-};
+pub use bound::{BOUND_NAMES, Bound, Family};
 pub use report::{CellProof, Proof, Report};
-pub use run::{Part, Shard, finish, judge_index, run, run_part};
+pub use run::{Part, Shard, finish, run, run_part};
 pub use space::{Item, Space};
 #[cfg(test)]
 mod tests;

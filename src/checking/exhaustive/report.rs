@@ -15,7 +15,7 @@ pub enum Proof {
     Proved,
     /// Refuted; the first counterexample in order of size.
     Refuted {
-        /// Its size ([`Space::size`](super::Space::size)).
+        /// Its size (`Space::size`).
         size: usize,
         /// Its global index.
         index: u64,
@@ -46,7 +46,7 @@ pub struct CellProof {
 impl CellProof {
     /// `proved`, `vacuous` (proved, but no scenario of the bound is
     /// applicable) or `refuted`.
-    pub fn verdict(&self) -> &'static str {
+    pub(crate) fn verdict(&self) -> &'static str {
         match self.proof {
             Proof::Proved if self.applicable == 0 => "vacuous",
             Proof::Proved => "proved",

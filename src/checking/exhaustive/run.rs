@@ -42,15 +42,6 @@ const CHUNK: u64 = 64;
 /// items finish (from worker threads). When the system refuses a thread,
 /// the ones started do the work (the report does not depend on how many);
 /// when it refuses the first, the error says so.
-///
-/// ```
-/// use toolcall_model::checking::exhaustive::{run, Bound, Space};
-/// let space = Space::new(&Bound::tiny());
-/// let r = run(&space, 2, &|_, _| {}).unwrap();
-/// let up = r.cells.iter().find(|c| c.set == "upstream" && c.invariant.name() == "limits").unwrap();
-/// assert_eq!(up.verdict(), "proved");
-/// assert_eq!(up.scenarios, space.scenarios());
-/// ```
 pub fn run(
     space: &Space,
     jobs: usize,
@@ -326,31 +317,8 @@ pub fn run_part(
 /// cell. `None` when `index` is past the space; `Some(None)` for the mirror
 /// image of a scenario judged in its place; otherwise `Some(key)`. An entry
 /// point for drivers outside the crate that search the space their own way.
-///
-/// ```
-/// use std::sync::atomic::{AtomicU64, Ordering};
-/// use toolcall_model::checking::exhaustive::{judge_index, run_part, Bound, Shard, Space};
-/// use toolcall_model::checking::footprint::Conversions;
-/// use toolcall_model::model::behavior_sets;
-/// let space = Space::new(&Bound::tiny());
-/// let (sets, cells) = (behavior_sets(), toolcall_model::checking::explore::cells().len());
-/// let best: Vec<AtomicU64> = (0..cells).map(|_| AtomicU64::new(u64::MAX)).collect();
-/// let (mut local, mut memo) = (vec![(0, 0); cells], Conversions::default());
-/// // Every scenario in a different order than a run's: the same findings.
-/// for index in (0..space.scenarios()).rev() {
-///     assert!(judge_index(&space, &sets, index, &best, &mut local, &mut memo).is_some());
-/// }
-/// assert!(judge_index(&space, &sets, space.scenarios(), &best, &mut local, &mut memo).is_none());
-/// let part = run_part(&space, Shard::WHOLE, 1, &|_, _| {}).unwrap();
-/// let first: Vec<_> = best.iter().map(|b| match b.load(Ordering::Relaxed) {
-///     u64::MAX => None,
-///     k => Some(((k >> 44) as usize, k & ((1 << 44) - 1))),
-/// }).collect();
-/// assert_eq!(first, part.first);
-/// assert!(first.iter().any(Option::is_some));
-/// ```
 #[doc(hidden)]
-pub fn judge_index(
+pub(crate) fn judge_index(
     space: &Space,
     sets: &[BehaviorSet],
     index: u64,
@@ -631,5 +599,66 @@ fn refuted(space: &Space, cell: &MatrixCell, (size, index): (usize, u64)) -> Pro
             ),
             replays: false,
         },
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_run() {
+        use crate::checking::exhaustive::bound::Bound;
+        use crate::checking::exhaustive::run::run;
+        use crate::checking::exhaustive::space::Space;
+        let space = Space::new(&Bound::tiny());
+        let r = run(&space, 2, &|_, _| {}).unwrap();
+        let up = r
+            .cells
+            .iter()
+            .find(|c| c.set == "upstream" && c.invariant.name() == "limits")
+            .unwrap();
+        assert_eq!(up.verdict(), "proved");
+        assert_eq!(up.scenarios, space.scenarios());
+    }
+
+    #[test]
+    fn example_judge_index() {
+        use crate::checking::exhaustive::bound::Bound;
+        use crate::checking::exhaustive::run::Shard;
+        use crate::checking::exhaustive::run::judge_index;
+        use crate::checking::exhaustive::run::run_part;
+        use crate::checking::exhaustive::space::Space;
+        use crate::checking::footprint::Conversions;
+        use crate::model::behavior_sets;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let space = Space::new(&Bound::tiny());
+        let (sets, cells) = (behavior_sets(), crate::checking::explore::cells().len());
+        let best: Vec<AtomicU64> = (0..cells).map(|_| AtomicU64::new(u64::MAX)).collect();
+        let (mut local, mut memo) = (vec![(0, 0); cells], Conversions::default());
+        // Every scenario in a different order than a run's: the same findings.
+        for index in (0..space.scenarios()).rev() {
+            assert!(judge_index(&space, &sets, index, &best, &mut local, &mut memo).is_some());
+        }
+        assert!(
+            judge_index(
+                &space,
+                &sets,
+                space.scenarios(),
+                &best,
+                &mut local,
+                &mut memo
+            )
+            .is_none()
+        );
+        let part = run_part(&space, Shard::WHOLE, 1, &|_, _| {}).unwrap();
+        let first: Vec<_> = best
+            .iter()
+            .map(|b| match b.load(Ordering::Relaxed) {
+                u64::MAX => None,
+                k => Some(((k >> 44) as usize, k & ((1 << 44) - 1))),
+            })
+            .collect();
+        assert_eq!(first, part.first);
+        assert!(first.iter().any(Option::is_some));
     }
 }

@@ -255,19 +255,12 @@ impl Space {
     }
 
     /// The bound.
-    pub fn bound(&self) -> &Bound {
+    pub(crate) fn bound(&self) -> &Bound {
         &self.bound
     }
 
     /// The scenario with global index `index`.
-    ///
-    /// ```
-    /// use toolcall_model::checking::exhaustive::{Bound, Space};
-    /// let space = Space::new(&Bound::tiny());
-    /// assert_eq!(space.item(0).unwrap().index, 0);
-    /// assert!(space.item(space.scenarios()).is_none());
-    /// ```
-    pub fn item(&self, index: u64) -> Option<Item> {
+    pub(crate) fn item(&self, index: u64) -> Option<Item> {
         if index >= self.total {
             return None;
         }
@@ -335,16 +328,7 @@ impl Space {
 
     /// Whether the item is run (its swap's index is not smaller), and how
     /// many scenarios of the bound it stands for (1 or 2).
-    ///
-    /// ```
-    /// use toolcall_model::checking::exhaustive::{Bound, Space};
-    /// let space = Space::new(&Bound::tiny());
-    /// let weight: u64 = (0..space.scenarios())
-    ///     .filter_map(|i| space.canonical(&space.item(i).unwrap()))
-    ///     .sum();
-    /// assert_eq!(weight, space.scenarios());
-    /// ```
-    pub fn canonical(&self, item: &Item) -> Option<u64> {
+    pub(crate) fn canonical(&self, item: &Item) -> Option<u64> {
         let j = self.swap_index(item);
         match j.cmp(&item.index) {
             std::cmp::Ordering::Less => None,
@@ -354,7 +338,8 @@ impl Space {
     }
 
     /// The swap of the item (for tests of the symmetry).
-    pub fn swap(&self, item: &Item) -> Item {
+    #[cfg(test)]
+    pub(crate) fn swap(&self, item: &Item) -> Item {
         self.item(self.swap_index(item))
             .unwrap_or_else(|| item.clone())
     }
@@ -365,7 +350,7 @@ impl Space {
     /// window, conversation history off, a streamed turn, a text with the
     /// calls, a repeating model). Counterexamples are reported smallest
     /// first.
-    pub fn size(&self, item: &Item) -> usize {
+    pub(crate) fn size(&self, item: &Item) -> usize {
         let s = &self.shapes[item.shape];
         let f = &self.bound.families[s.key.family];
         let p = &f.processors[item.processor];
@@ -387,14 +372,7 @@ impl Space {
     }
 
     /// The item as a scenario, under upstream.
-    ///
-    /// ```
-    /// use toolcall_model::checking::exhaustive::{Bound, Space};
-    /// let space = Space::new(&Bound::tiny());
-    /// let s = space.scenario(&space.item(0).unwrap());
-    /// assert!(s.run().is_ok());
-    /// ```
-    pub fn scenario(&self, item: &Item) -> Scenario {
+    pub(crate) fn scenario(&self, item: &Item) -> Scenario {
         let shape = &self.shapes[item.shape];
         let f = &self.bound.families[shape.key.family];
         let classes = &self.classes;
@@ -515,3 +493,37 @@ fn calls_of(prefix: &str, names: &[Name]) -> Vec<ToolCall> {
 }
 
 // ---------------------------------------------------------------------------
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+
+    #[test]
+    fn example_item() {
+        use crate::checking::exhaustive::bound::Bound;
+        use crate::checking::exhaustive::space::Space;
+        let space = Space::new(&Bound::tiny());
+        assert_eq!(space.item(0).unwrap().index, 0);
+        assert!(space.item(space.scenarios()).is_none());
+    }
+
+    #[test]
+    fn example_canonical() {
+        use crate::checking::exhaustive::bound::Bound;
+        use crate::checking::exhaustive::space::Space;
+        let space = Space::new(&Bound::tiny());
+        let weight: u64 = (0..space.scenarios())
+            .filter_map(|i| space.canonical(&space.item(i).unwrap()))
+            .sum();
+        assert_eq!(weight, space.scenarios());
+    }
+
+    #[test]
+    fn example_scenario() {
+        use crate::checking::exhaustive::bound::Bound;
+        use crate::checking::exhaustive::space::Space;
+        let space = Space::new(&Bound::tiny());
+        let s = space.scenario(&space.item(0).unwrap());
+        assert!(s.run().is_ok());
+    }
+}

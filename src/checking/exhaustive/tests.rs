@@ -15,8 +15,9 @@ use crate::model::limits::OnExceeded;
 use crate::model::message::Message;
 use crate::model::processor::Processor;
 
+use super::bound::{MemorySetup, ROUND_TEXT, RoundReply};
 use super::run::{NONE, key, set_groups, through_calls};
-use super::{Bound, Family, MemorySetup, Proof, ROUND_TEXT, RoundReply, Space, run};
+use super::{Bound, Family, Proof, Space, run};
 
 /// The behaviour set of that name.
 fn set(name: &str) -> BehaviorSet {

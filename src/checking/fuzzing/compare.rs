@@ -34,13 +34,13 @@ pub(super) fn same_number(expected: &serde_json::Number, got: &Value) -> bool {
 
 /// Whether `got` equals the reference value `expected`: same structure, keys
 /// in the same order, numbers by value (as `same_number` compares them). Iterative.
-pub fn same_json(expected: &Value, got: &Value) -> bool {
+pub(crate) fn same_json(expected: &Value, got: &Value) -> bool {
     compare_json(expected, got, false)
 }
 
 /// Whether `got` equals `expected` with every number equal as an exact
 /// decimal (docs/INVARIANTS.md invariant 6's reading). Iterative.
-pub fn exactly_same_json(expected: &Value, got: &Value) -> bool {
+pub(crate) fn exactly_same_json(expected: &Value, got: &Value) -> bool {
     compare_json(expected, got, true)
 }
 

@@ -170,7 +170,7 @@ pub fn config(data: &[u8]) {
 
 /// The marker that makes a `config` input an application's files and
 /// environment ([`check_files`]) rather than one file.
-pub const CHECK_FILES: &[u8] = b"%%check\n";
+pub(crate) const CHECK_FILES: &[u8] = b"%%check\n";
 
 /// The `config` target's second shape (an input starting with
 /// [`CHECK_FILES`]): an application's `application.properties`, profile
@@ -191,15 +191,7 @@ pub const CHECK_FILES: &[u8] = b"%%check\n";
 ///   something.
 ///
 /// What bound comes back (`None`: refused before binding, or by it).
-///
-/// ```
-/// use toolcall_model::checking::fuzzing::check_files;
-/// let files = b"spring.profiles.active=dev\n%% dev\nspring.ai.tools.limits.max-total-tool-calls=${EA}\n%%env\nEA=${EB}\nEB=5\n";
-/// let bound = check_files(files).unwrap();
-/// assert_eq!(bound.limits.max_total, toolcall_model::model::Max::Limited(5));
-/// assert!(check_files(b"spring.profiles.active=dev\n%% dev\nspring.profiles.active=x\n").is_none());
-/// ```
-pub fn check_files(data: &[u8]) -> Option<crate::config::BoundProperties> {
+pub(crate) fn check_files(data: &[u8]) -> Option<crate::config::BoundProperties> {
     use crate::config::binding::{Entry, bind, parse_properties};
     use crate::config::profiles::{
         ProfileMatcher, active_profiles, environment, invalid_in_profile_file, source,
@@ -310,4 +302,20 @@ fn split_files(text: &str) -> (String, Vec<(String, String)>, Vec<(String, Strin
         }
     }
     (main, profiles, env)
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_check_files() {
+        use crate::checking::fuzzing::files::check_files;
+        let files = b"spring.profiles.active=dev\n%% dev\nspring.ai.tools.limits.max-total-tool-calls=${EA}\n%%env\nEA=${EB}\nEB=5\n";
+        let bound = check_files(files).unwrap();
+        assert_eq!(bound.limits.max_total, crate::model::Max::Limited(5));
+        assert!(
+            check_files(b"spring.profiles.active=dev\n%% dev\nspring.profiles.active=x\n")
+                .is_none()
+        );
+    }
 }

@@ -198,7 +198,7 @@ pub(super) fn bounded<T>(v: &[T], max: usize) -> &[T] {
 pub enum Text {
     /// The pool's entry at this index (modulo its length).
     Pool(u8),
-    /// Free text, cut to [`MAX_TEXT_CHARS`] characters.
+    /// Free text, cut to `MAX_TEXT_CHARS` characters.
     Raw(String),
 }
 
@@ -218,7 +218,7 @@ impl Text {
 
 /// One limit-builder call; a call the builder refuses is skipped.
 #[derive(Debug, Clone, Arbitrary)]
-pub enum LimitOp {
+pub(crate) enum LimitOp {
     /// `maxCallsPerTool(n % 6)` (0 is refused).
     MaxPerTool(u8),
     /// `unlimitedCallsPerTool()`.
@@ -235,7 +235,7 @@ pub enum LimitOp {
 
 /// The manager's configuration.
 #[derive(Debug, Clone, Arbitrary)]
-pub struct ManagerSetup {
+pub(crate) struct ManagerSetup {
     /// Limit-builder calls, in order (at most 6).
     pub limits: Vec<LimitOp>,
     /// `RETURN_ERROR_RESPONSE` rather than `THROW`.
@@ -256,7 +256,7 @@ pub struct ManagerSetup {
 
 /// One tool.
 #[derive(Debug, Clone, Arbitrary)]
-pub struct ToolInput {
+pub(crate) struct ToolInput {
     /// Name index.
     pub name: u8,
     /// `returnDirect`.
@@ -269,7 +269,7 @@ pub struct ToolInput {
 
 /// One scripted invocation.
 #[derive(Debug, Clone, Arbitrary)]
-pub enum OutcomeInput {
+pub(crate) enum OutcomeInput {
     /// Returns an output text.
     Returns(Text),
     /// Returns Java null.
@@ -289,7 +289,7 @@ pub enum OutcomeInput {
 
 /// One tool call.
 #[derive(Debug, Clone, Arbitrary)]
-pub struct CallInput {
+pub(crate) struct CallInput {
     /// Call id index (ids may repeat).
     pub id: u8,
     /// Name index.
@@ -300,7 +300,7 @@ pub struct CallInput {
 
 /// One generation of a model reply.
 #[derive(Debug, Clone, Arbitrary)]
-pub struct GenerationInput {
+pub(crate) struct GenerationInput {
     /// The text.
     pub text: Option<Text>,
     /// The tool calls (at most [`MAX_CALLS`]).
@@ -311,7 +311,7 @@ pub struct GenerationInput {
 
 /// One prior message.
 #[derive(Debug, Clone, Arbitrary)]
-pub enum MessageInput {
+pub(crate) enum MessageInput {
     /// A system message.
     System(Option<Text>),
     /// A user message.
@@ -324,7 +324,7 @@ pub enum MessageInput {
 
 /// One prior tool response.
 #[derive(Debug, Clone, Arbitrary)]
-pub struct ResponseInput {
+pub(crate) struct ResponseInput {
     /// Call id index.
     pub id: u8,
     /// Name index.
@@ -379,7 +379,7 @@ fn message(m: &MessageInput, s: &Strings) -> Message {
 
 impl ManagerSetup {
     /// The limits: the builder calls in order, refused ones skipped.
-    pub fn limits(&self) -> ToolCallLimits {
+    pub(crate) fn limits(&self) -> ToolCallLimits {
         let mut l = ToolCallLimits::default();
         for op in bounded(&self.limits, 6) {
             let next = match op {
@@ -405,7 +405,7 @@ impl ManagerSetup {
     }
 
     /// The behaviour set.
-    pub fn fixes(&self) -> Fixes {
+    pub(crate) fn fixes(&self) -> Fixes {
         let [a, b, c, d] = self.fixes;
         Fixes {
             breach_through_processor: a,
@@ -417,7 +417,7 @@ impl ManagerSetup {
     }
 
     /// The manager configuration.
-    pub fn config(&self) -> Config {
+    pub(crate) fn config(&self) -> Config {
         Config {
             limits: self.limits(),
             resolution_fallback: self.resolution_fallback,
@@ -437,13 +437,6 @@ impl ManagerSetup {
             fixes: self.fixes(),
             version: Default::default(),
         }
-    }
-
-    /// The tools; a second tool with the same name and registration is dropped
-    /// (the vector format refuses it), and each of `a`, `b`, `c` that the
-    /// input does not declare as a request tool returns `"ok"`.
-    pub fn tools(&self) -> Vec<ToolSpec> {
-        self.tools_with(&Strings::default())
     }
 
     fn tools_with(&self, s: &Strings) -> Vec<ToolSpec> {
@@ -513,28 +506,18 @@ fn outcome(o: &OutcomeInput, s: &Strings) -> Outcome {
 #[derive(Debug, Clone, Arbitrary)]
 pub struct ManagerInput {
     /// The manager and its tools.
-    pub setup: ManagerSetup,
+    pub(crate) setup: ManagerSetup,
     /// Prior messages (at most [`MAX_PRIOR`]); a user message is appended
     /// when `ask` is set.
-    pub prior: Vec<MessageInput>,
+    pub(crate) prior: Vec<MessageInput>,
     /// Append a user message to the prior history.
-    pub ask: bool,
+    pub(crate) ask: bool,
     /// The batches: one model reply each (at most [`MAX_ROUNDS`] replies of
     /// at most 3 generations).
-    pub batches: Vec<Vec<GenerationInput>>,
+    pub(crate) batches: Vec<Vec<GenerationInput>>,
 }
 
 impl ManagerInput {
-    /// The prior history.
-    pub fn history(&self) -> Vec<Message> {
-        self.history_with(&Strings::default())
-    }
-
-    /// The model replies, one per batch.
-    pub fn replies(&self) -> Vec<Vec<Generation>> {
-        self.replies_with(&Strings::default())
-    }
-
     /// The tools, history and replies, decoded with one set of shared
     /// pool texts.
     pub(super) fn parts(&self) -> (Vec<ToolSpec>, Vec<Message>, Vec<Vec<Generation>>) {
@@ -601,7 +584,7 @@ pub struct LoopInput {
 
 impl LoopInput {
     /// The scenario.
-    pub fn scenario(&self) -> Scenario {
+    pub(crate) fn scenario(&self) -> Scenario {
         let mut manager = self.turn.setup.config();
         if self.all_fixes {
             manager.fixes = Fixes::all();

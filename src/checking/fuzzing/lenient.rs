@@ -45,7 +45,7 @@ pub(super) fn ascii_identifier_part(c: char) -> Option<bool> {
 
 /// the compact decision procedure of `docs/JSON.md` for the root, written
 /// independently of `jackson.rs`.
-pub fn lenient_reference(text: &str) -> Lenient {
+pub(crate) fn lenient_reference(text: &str) -> Lenient {
     let s = text.as_bytes();
     let start = skip_ws(s, 0);
     let Some(&first) = s.get(start) else {

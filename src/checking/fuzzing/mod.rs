@@ -35,15 +35,11 @@ mod inputs;
 mod lenient;
 mod scenarios;
 
-pub use self::compare::{exactly_same_json, same_json};
 pub use self::config_stages::{config_binder, config_reader};
 pub use self::conversion::convert;
-pub use self::files::{CHECK_FILES, check_files, config, vector_file};
-pub use self::inputs::{
-    CallInput, GenerationInput, LimitOp, LoopInput, ManagerInput, ManagerSetup, MessageInput,
-    OutcomeInput, ResponseInput, Text, ToolInput, class_table,
-};
-pub use self::lenient::{Lenient, lenient_parser, lenient_reference};
+pub use self::files::{config, vector_file};
+pub use self::inputs::{LoopInput, ManagerInput, Text, class_table};
+pub use self::lenient::{Lenient, lenient_parser};
 pub use self::scenarios::{claimed, manager, tool_loop};
 
 use std::fmt::Debug;
@@ -51,22 +47,22 @@ use std::fmt::Debug;
 /// Largest input of the byte targets ([`convert`], [`lenient_parser`],
 /// [`vector_file`], [`config`], [`config_reader`], [`config_binder`]); longer
 /// inputs are ignored.
-pub const MAX_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_BYTES: usize = 64 * 1024;
 
 /// Largest input of the scenario targets ([`manager`], [`tool_loop`]); the
 /// decoded scenarios are bounded anyway (see [`MAX_CALLS`] and friends).
-pub const MAX_CASE_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_CASE_BYTES: usize = 16 * 1024;
 
 /// At most this many tool calls per generation.
-pub const MAX_CALLS: usize = 8;
+pub(crate) const MAX_CALLS: usize = 8;
 /// At most this many model replies (rounds) in a scenario.
-pub const MAX_ROUNDS: usize = 8;
+pub(crate) const MAX_ROUNDS: usize = 8;
 /// At most this many tools.
-pub const MAX_TOOLS: usize = 5;
+pub(crate) const MAX_TOOLS: usize = 5;
 /// At most this many prior messages.
-pub const MAX_PRIOR: usize = 8;
+pub(crate) const MAX_PRIOR: usize = 8;
 /// At most this many characters in a free-form text.
-pub const MAX_TEXT_CHARS: usize = 48;
+pub(crate) const MAX_TEXT_CHARS: usize = 48;
 
 /// Panics with the target's name, what broke, and a reproducer.
 #[track_caller]
@@ -76,8 +72,10 @@ fn fail(target: &str, what: &str, repro: &dyn Debug) -> ! {
 
 #[cfg(test)]
 mod tests {
+    use super::compare::same_json;
     use super::compare::same_number;
     use super::inputs::decode;
+    use super::lenient::lenient_reference;
     use super::*;
     use serde_json::{Value, json};
 

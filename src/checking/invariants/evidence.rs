@@ -27,7 +27,7 @@ pub struct Evidence<'a> {
     /// The toolbox after the run (its invocations).
     pub toolbox: Toolbox,
     /// The model repeats its last reply (`repeat_last`) and the turn was
-    /// still going at its bound ([`super::turn_bound`], or, where the limits
+    /// still going at its bound (`super::turn_bound`, or, where the limits
     /// bound nothing, a probe of twice the script and 8 more): `run` is then
     /// the turn cut off there (the model answering with text at the next
     /// call), for `turn-ends` alone, instead of running to the loop's guard.
@@ -88,7 +88,7 @@ impl<'a> Evidence<'a> {
     /// A fuzz target that runs the scenario for its own checks judges the
     /// invariants on that run instead of running it again.
     #[doc(hidden)]
-    pub fn of_run(
+    pub(crate) fn of_run(
         scenario: &'a Scenario,
         run: LoopRun,
         toolbox: Toolbox,
@@ -147,7 +147,7 @@ impl<'a> Evidence<'a> {
     /// as it was, kept for the test that compares the two). A repeating
     /// model's turn is cut off at its bound as there.
     #[doc(hidden)]
-    pub fn gather_with_second_run(scenario: &'a Scenario) -> Result<Self, LoopError> {
+    pub(crate) fn gather_with_second_run(scenario: &'a Scenario) -> Result<Self, LoopError> {
         if scenario.config.repeat_last
             && let Some(cut) = Self::cut_off(scenario)?
         {
@@ -174,25 +174,7 @@ impl<'a> Evidence<'a> {
 
     /// The evidence judging its payloads with what `judgements` learned of
     /// texts before, and adding what it learns (see [`Judgements`]).
-    ///
-    /// ```
-    /// use toolcall_model::checking::invariants::{check, Evidence, Invariant, Judgements};
-    /// use toolcall_model::{checking::scenario::Scenario, chat::LoopConfig,
-    ///     model::{Generation, Message, ToolCall, ToolSpec}};
-    /// // Upstream reads "3.0 + 5.0 = 8.0" as the number 3.0: not recoverable.
-    /// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "3.0 + 5.0 = 8.0")],
-    ///     history: vec![Message::user("hi")], model: vec![
-    ///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }],
-    ///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
-    /// let judgements = Judgements::default();
-    /// let alone = check(Invariant::Lossless, &Evidence::gather(&s).unwrap());
-    /// assert!(alone.is_refuted());
-    /// for _ in 0..2 {
-    ///     let ev = Evidence::gather(&s).unwrap().judging(&judgements);
-    ///     assert_eq!(check(Invariant::Lossless, &ev), alone);
-    /// }
-    /// ```
-    pub fn judging(self, judgements: &'a Judgements) -> Self {
+    pub(crate) fn judging(self, judgements: &'a Judgements) -> Self {
         Evidence {
             judgements: Some(judgements),
             ..self
@@ -204,7 +186,7 @@ impl<'a> Evidence<'a> {
     }
 
     /// Every batch of the turn replayed through the step engine.
-    pub fn trace(&self) -> &Trace {
+    pub(crate) fn trace(&self) -> &Trace {
         self.trace.get_or_init(|| {
             trace(
                 self.scenario,
@@ -267,19 +249,7 @@ impl<'a> Evidence<'a> {
     /// [`Evidence::request_messages`] up to [`Evidence::attempted`]. The
     /// run's own record holds them (the one whose conversion failed
     /// included), so no second run is made where the run recorded them.
-    ///
-    /// ```
-    /// use toolcall_model::{checking::{invariants::Evidence, scenario::Scenario}, chat::LoopConfig,
-    ///     model::{Generation, Message, ToolCall, ToolSpec}};
-    /// // Upstream cannot convert the plain-text response: the second request fails.
-    /// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "disk full")],
-    ///     history: vec![Message::user("hi")], model: vec![
-    ///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }]] };
-    /// let ev = Evidence::gather(&s).unwrap();
-    /// assert_eq!(ev.attempted_messages().unwrap().len(), 2);
-    /// assert_eq!(ev.attempted(), 2);
-    /// ```
-    pub fn attempted_messages(&self) -> Option<&[Vec<Message>]> {
+    pub(crate) fn attempted_messages(&self) -> Option<&[Vec<Message>]> {
         if let Some(r) = &self.recorded {
             return Some(&r.attempted);
         }
@@ -292,7 +262,7 @@ impl<'a> Evidence<'a> {
 
     /// How many requests the loop tried to send: the built ones, plus the
     /// one whose conversion failed, if any.
-    pub fn attempted(&self) -> usize {
+    pub(crate) fn attempted(&self) -> usize {
         if let Some(r) = &self.recorded {
             return r.attempted.len();
         }
@@ -363,4 +333,62 @@ fn replies(scenario: &Scenario, n: usize) -> Vec<Vec<crate::model::message::Gene
         }
     }
     out
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_judging() {
+        use crate::chat::LoopConfig;
+        use crate::checking::invariants::Invariant;
+        use crate::checking::invariants::check;
+        use crate::checking::invariants::evidence::Evidence;
+        use crate::checking::invariants::judgements::Judgements;
+        use crate::checking::scenario::Scenario;
+        use crate::model::{Generation, Message, ToolCall, ToolSpec};
+        // Upstream reads "3.0 + 5.0 = 8.0" as the number 3.0: not recoverable.
+        let s = Scenario {
+            config: LoopConfig::default(),
+            tools: vec![ToolSpec::returning("x", "3.0 + 5.0 = 8.0")],
+            history: vec![Message::user("hi")],
+            model: vec![
+                vec![Generation {
+                    tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
+                    ..Default::default()
+                }],
+                vec![Generation {
+                    text: Some("done".into()),
+                    ..Default::default()
+                }],
+            ],
+        };
+        let judgements = Judgements::default();
+        let alone = check(Invariant::Lossless, &Evidence::gather(&s).unwrap());
+        assert!(alone.is_refuted());
+        for _ in 0..2 {
+            let ev = Evidence::gather(&s).unwrap().judging(&judgements);
+            assert_eq!(check(Invariant::Lossless, &ev), alone);
+        }
+    }
+
+    #[test]
+    fn example_attempted_messages() {
+        use crate::chat::LoopConfig;
+        use crate::checking::{invariants::Evidence, scenario::Scenario};
+        use crate::model::{Generation, Message, ToolCall, ToolSpec};
+        // Upstream cannot convert the plain-text response: the second request fails.
+        let s = Scenario {
+            config: LoopConfig::default(),
+            tools: vec![ToolSpec::returning("x", "disk full")],
+            history: vec![Message::user("hi")],
+            model: vec![vec![Generation {
+                tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
+                ..Default::default()
+            }]],
+        };
+        let ev = Evidence::gather(&s).unwrap();
+        assert_eq!(ev.attempted_messages().unwrap().len(), 2);
+        assert_eq!(ev.attempted(), 2);
+    }
 }

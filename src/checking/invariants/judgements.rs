@@ -15,25 +15,8 @@ use crate::model::behavior::Fixes;
 /// distinct texts (the exhaustive run) converts and compares each once.
 /// It keeps at most [`Judgements::CAPACITY`] findings; past that, judges
 /// work as without it.
-///
-/// ```
-/// use toolcall_model::checking::invariants::{check, Evidence, Invariant, Judgements};
-/// use toolcall_model::{checking::scenario::Scenario, chat::LoopConfig,
-///     model::{Generation, Message, ToolCall, ToolSpec}};
-/// let s = Scenario { config: LoopConfig::default(), tools: vec![ToolSpec::returning("x", "\"sunny\"")],
-///     history: vec![Message::user("hi")], model: vec![
-///         vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }],
-///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
-/// let judgements = Judgements::default();
-/// for _ in 0..2 {
-///     let ev = Evidence::gather(&s).unwrap().judging(&judgements);
-///     assert_eq!(check(Invariant::Lossless, &ev), check(Invariant::Lossless, &Evidence::gather(&s).unwrap()));
-///     assert_eq!(check(Invariant::GeminiSafe, &ev), check(Invariant::GeminiSafe, &Evidence::gather(&s).unwrap()));
-/// }
-/// assert_eq!(judgements.len(), 2);
-/// ```
 #[derive(Debug, Default)]
-pub struct Judgements {
+pub(crate) struct Judgements {
     /// By text: what was learned of it.
     texts: RefCell<BTreeMap<Box<str>, Vec<Learned>>>,
     /// How many findings `texts` holds.
@@ -68,31 +51,14 @@ pub(super) enum Converted {
 }
 
 impl Judgements {
-    /// The most findings kept: a run's texts are few, and a caller fed
-    /// ever new ones keeps no more than this.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::checking::invariants::Judgements::CAPACITY, 4096);
-    /// ```
-    pub const CAPACITY: usize = 4096;
-
-    /// How many findings are kept.
-    ///
-    /// ```
-    /// assert_eq!(toolcall_model::checking::invariants::Judgements::default().len(), 0);
-    /// ```
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.held.get()
     }
 
-    /// Whether none is.
-    ///
-    /// ```
-    /// assert!(toolcall_model::checking::invariants::Judgements::default().is_empty());
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    /// The most findings kept: a run's texts are few, and a caller fed
+    /// ever new ones keeps no more than this.
+    pub(crate) const CAPACITY: usize = 4096;
 
     pub(super) fn find<T>(&self, text: &str, f: impl Fn(&Learned) -> Option<T>) -> Option<T> {
         self.texts.borrow().get(text)?.iter().find_map(f)
@@ -110,5 +76,53 @@ impl Judgements {
                 texts.insert(text.into(), vec![finding]);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_judgements() {
+        use crate::chat::LoopConfig;
+        use crate::checking::invariants::Invariant;
+        use crate::checking::invariants::check;
+        use crate::checking::invariants::evidence::Evidence;
+        use crate::checking::invariants::judgements::Judgements;
+        use crate::checking::scenario::Scenario;
+        use crate::model::{Generation, Message, ToolCall, ToolSpec};
+        let s = Scenario {
+            config: LoopConfig::default(),
+            tools: vec![ToolSpec::returning("x", "\"sunny\"")],
+            history: vec![Message::user("hi")],
+            model: vec![
+                vec![Generation {
+                    tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
+                    ..Default::default()
+                }],
+                vec![Generation {
+                    text: Some("done".into()),
+                    ..Default::default()
+                }],
+            ],
+        };
+        let judgements = Judgements::default();
+        for _ in 0..2 {
+            let ev = Evidence::gather(&s).unwrap().judging(&judgements);
+            assert_eq!(
+                check(Invariant::Lossless, &ev),
+                check(Invariant::Lossless, &Evidence::gather(&s).unwrap())
+            );
+            assert_eq!(
+                check(Invariant::GeminiSafe, &ev),
+                check(Invariant::GeminiSafe, &Evidence::gather(&s).unwrap())
+            );
+        }
+        assert_eq!(judgements.len(), 2);
+    }
+
+    #[test]
+    fn example_capacity() {
+        assert_eq!(crate::checking::invariants::Judgements::CAPACITY, 4096);
     }
 }

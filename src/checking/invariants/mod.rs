@@ -60,9 +60,9 @@ mod trace;
 mod transcripts;
 
 pub use self::evidence::Evidence;
-pub use self::judgements::Judgements;
+pub(crate) use self::judgements::Judgements;
 pub(crate) use self::payloads::recovered;
-pub use self::rounds::{repeating_guard, turn_bound};
+pub(crate) use self::rounds::{repeating_guard, turn_bound};
 pub use self::trace::{CallEvent, Replays, Round, RoundEnd, Trace};
 pub use self::transcripts::memory_holds_conversation;
 
@@ -165,7 +165,7 @@ enum_table! {
             precondition: "the turn streams",
         },
         /// 11. Every turn ends: its model calls are bounded by what the
-        ///     limits state ([`turn_bound`]).
+        ///     limits state (`turn_bound`).
         TurnEnds = "turn-ends" {
             statement: "every turn ends: at most C + 2 model calls, C being the tool calls the limits let run without a breach",
             precondition: "the limits bound the tool calls (a total limit, or a per-tool limit on every name the model calls, none excluded or unlimited; Spring AI 2.0.1)",
@@ -298,14 +298,6 @@ fn own_set(ev: &Evidence<'_>) -> (Fixes, bool) {
 /// stream never ran) is made under `set`. For sets under which the turn
 /// evaluates alike up to that run ([`crate::checking::footprint::evaluates_alike`]),
 /// this is the set's own verdict, without running the turn again.
-///
-/// ```
-/// use toolcall_model::{checking::invariants::{check, check_as, Evidence, Invariant}, model::{Fixes, Generation, Message}, checking::scenario::Scenario, chat::LoopConfig};
-/// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
-///     history: vec![Message::user("hi")], model: vec![vec![Generation { text: Some("hello".into()), ..Default::default() }]] };
-/// let ev = Evidence::gather(&s).unwrap();
-/// assert_eq!(check_as(Invariant::StreamAsCall, &ev, (Fixes::all(), false)), check(Invariant::StreamAsCall, &ev));
-/// ```
 pub fn check_as(invariant: Invariant, evidence: &Evidence<'_>, set: (Fixes, bool)) -> Verdict {
     verdict(judge(invariant, evidence, set))
 }
@@ -322,20 +314,7 @@ fn verdict(judged: Judged) -> Verdict {
 /// turn of `ev` under the fixes and advisor `set`: `None` where it runs
 /// none (a turn not streamed, or cut off at its bound). A caller that runs
 /// it itself judges with [`stream_as_call_against`].
-///
-/// ```
-/// use toolcall_model::{checking::invariants::{check_as, stream_as_call_against, through_call, Evidence, Invariant},
-///     chat::{LoopConfig, Split}, model::{Fixes, Generation, Message}, checking::scenario::Scenario};
-/// let s = Scenario { config: LoopConfig { stream: Some(Split::default()), ..Default::default() }, tools: vec![],
-///     history: vec![Message::user("hi")], model: vec![vec![Generation { text: Some("hello".into()), ..Default::default() }]] };
-/// let ev = Evidence::gather(&s).unwrap();
-/// let set = (Fixes::all(), false);
-/// let blocking = through_call(&ev, set).unwrap();
-/// assert!(blocking.config.stream.is_none());
-/// let (run, tools) = blocking.run().unwrap();
-/// assert_eq!(stream_as_call_against(&ev, Some((&run, &tools))), check_as(Invariant::StreamAsCall, &ev, set));
-/// ```
-pub fn through_call(ev: &Evidence<'_>, set: (Fixes, bool)) -> Option<Scenario> {
+pub(crate) fn through_call(ev: &Evidence<'_>, set: (Fixes, bool)) -> Option<Scenario> {
     if ev.runaway {
         return None;
     }
@@ -345,7 +324,7 @@ pub fn through_call(ev: &Evidence<'_>, set: (Fixes, bool)) -> Option<Scenario> {
 /// `stream-as-call` judged on `ev` against `call`, the run and toolbox of
 /// its [`through_call`] turn (`None` where that run failed): the verdict
 /// [`check_as`] gives under the set the turn was built for.
-pub fn stream_as_call_against(
+pub(crate) fn stream_as_call_against(
     ev: &Evidence<'_>,
     call: Option<(
         &crate::chat::tool_loop::LoopRun,
@@ -512,5 +491,62 @@ mod tests {
         assert!(recovered("42", false, up, &v(r#"{"result":42}"#)).is_ok());
         assert!(recovered("x", true, Fixes::all(), &v(r#"{"error":"x"}"#)).is_ok());
         assert!(recovered("42", true, Fixes::all(), &v(r#"{"error":"42"}"#)).is_ok());
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_check_as() {
+        use crate::chat::LoopConfig;
+        use crate::checking::invariants::{Evidence, Invariant, check, check_as};
+        use crate::checking::scenario::Scenario;
+        use crate::model::{Fixes, Generation, Message};
+        let s = Scenario {
+            config: LoopConfig::new(Default::default()),
+            tools: vec![],
+            history: vec![Message::user("hi")],
+            model: vec![vec![Generation {
+                text: Some("hello".into()),
+                ..Default::default()
+            }]],
+        };
+        let ev = Evidence::gather(&s).unwrap();
+        assert_eq!(
+            check_as(Invariant::StreamAsCall, &ev, (Fixes::all(), false)),
+            check(Invariant::StreamAsCall, &ev)
+        );
+    }
+
+    #[test]
+    fn example_through_call() {
+        use crate::chat::{LoopConfig, Split};
+        use crate::checking::invariants::{
+            Evidence, Invariant, check_as, stream_as_call_against, through_call,
+        };
+        use crate::checking::scenario::Scenario;
+        use crate::model::{Fixes, Generation, Message};
+        let s = Scenario {
+            config: LoopConfig {
+                stream: Some(Split::default()),
+                ..Default::default()
+            },
+            tools: vec![],
+            history: vec![Message::user("hi")],
+            model: vec![vec![Generation {
+                text: Some("hello".into()),
+                ..Default::default()
+            }]],
+        };
+        let ev = Evidence::gather(&s).unwrap();
+        let set = (Fixes::all(), false);
+        let blocking = through_call(&ev, set).unwrap();
+        assert!(blocking.config.stream.is_none());
+        let (run, tools) = blocking.run().unwrap();
+        assert_eq!(
+            stream_as_call_against(&ev, Some((&run, &tools))),
+            check_as(Invariant::StreamAsCall, &ev, set)
+        );
     }
 }

@@ -21,18 +21,7 @@ use super::{Evidence, Judged, Locus, refuted};
 /// (at most `C` in a turn), except, under `RETURN_ERROR_RESPONSE` with
 /// `end-turn-after-breach`, the one round whose breach the model is told of;
 /// then one more reply. Under `THROW` a turn makes at most `C + 1`.
-///
-/// ```
-/// use toolcall_model::{chat::LoopConfig, checking::invariants::turn_bound,
-///     model::{ToolCallLimits, Config, Generation, ToolCall}};
-/// let limits = ToolCallLimits::default().max_calls_per_tool(2).unwrap().unlimited_total_tool_calls();
-/// let cfg = LoopConfig::new(Config { limits, ..Config::default() });
-/// let call = vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }];
-/// assert_eq!(turn_bound(&cfg, &[call.clone()]), Some(4));
-/// let open = LoopConfig::new(Config { limits: ToolCallLimits::default().unlimited_calls_per_tool().unlimited_total_tool_calls(), ..Config::default() });
-/// assert_eq!(turn_bound(&open, &[call]), None);
-/// ```
-pub fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> {
+pub(crate) fn turn_bound(cfg: &LoopConfig, model: &[Vec<Generation>]) -> Option<usize> {
     let m = &cfg.manager;
     if !m.version.has_limits() {
         return None;
@@ -79,16 +68,7 @@ const FEW_NAMES: usize = 8;
 /// 8, the probe [`Evidence::gather`] cuts such a turn off at. A turn that
 /// runs away then stops there instead of after the loop's 1000 model calls;
 /// the checker judges it without reaching the guard.
-///
-/// ```
-/// use toolcall_model::{chat::LoopConfig, checking::invariants::{repeating_guard, turn_bound},
-///     model::{ToolCallLimits, Config, Generation, ToolCall}};
-/// let limits = ToolCallLimits::default().max_calls_per_tool(1).unwrap().unlimited_total_tool_calls();
-/// let cfg = LoopConfig::new(Config { limits, ..Config::default() });
-/// let call = vec![vec![Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }]];
-/// assert_eq!(repeating_guard(&cfg, &call), turn_bound(&cfg, &call).unwrap() + 1);
-/// ```
-pub fn repeating_guard(cfg: &LoopConfig, model: &[Vec<Generation>]) -> usize {
+pub(crate) fn repeating_guard(cfg: &LoopConfig, model: &[Vec<Generation>]) -> usize {
     let past = turn_bound(cfg, model).unwrap_or_else(|| model.len().saturating_mul(2) + 7);
     cfg.max_rounds.min(past.saturating_add(1))
 }
@@ -115,4 +95,58 @@ pub(super) fn turn_ends(ev: &Evidence<'_>) -> Judged {
         );
     }
     Judged::Holds
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_turn_bound() {
+        use crate::chat::LoopConfig;
+        use crate::checking::invariants::turn_bound;
+        use crate::model::{Config, Generation, ToolCall, ToolCallLimits};
+        let limits = ToolCallLimits::default()
+            .max_calls_per_tool(2)
+            .unwrap()
+            .unlimited_total_tool_calls();
+        let cfg = LoopConfig::new(Config {
+            limits,
+            ..Config::default()
+        });
+        let call = vec![Generation {
+            tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
+            ..Default::default()
+        }];
+        assert_eq!(turn_bound(&cfg, std::slice::from_ref(&call)), Some(4));
+        let open = LoopConfig::new(Config {
+            limits: ToolCallLimits::default()
+                .unlimited_calls_per_tool()
+                .unlimited_total_tool_calls(),
+            ..Config::default()
+        });
+        assert_eq!(turn_bound(&open, &[call]), None);
+    }
+
+    #[test]
+    fn example_repeating_guard() {
+        use crate::chat::LoopConfig;
+        use crate::checking::invariants::{repeating_guard, turn_bound};
+        use crate::model::{Config, Generation, ToolCall, ToolCallLimits};
+        let limits = ToolCallLimits::default()
+            .max_calls_per_tool(1)
+            .unwrap()
+            .unlimited_total_tool_calls();
+        let cfg = LoopConfig::new(Config {
+            limits,
+            ..Config::default()
+        });
+        let call = vec![vec![Generation {
+            tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
+            ..Default::default()
+        }]];
+        assert_eq!(
+            repeating_guard(&cfg, &call),
+            turn_bound(&cfg, &call).unwrap() + 1
+        );
+    }
 }

@@ -32,14 +32,7 @@ impl RefCounts {
     /// docs/BEHAVIOUR.md section 3.1, restated: from the last user message
     /// on (or everything), every response of every tool message counts for
     /// its name.
-    ///
-    /// ```
-    /// use toolcall_model::{checking::oracle::RefCounts, model::{Message, ToolResponse}};
-    /// let answer = |name: &str| Message::Tool { responses: vec![ToolResponse::new("1", name, "1")].into() };
-    /// let c = RefCounts::of(&[answer("a"), Message::user("q"), answer("b"), answer("a"), answer("b")]);
-    /// assert_eq!((c.get("a"), c.get("b"), c.total), (1, 2, 3));
-    /// ```
-    pub fn of(history: &[Message]) -> Self {
+    pub(crate) fn of(history: &[Message]) -> Self {
         let mut c = RefCounts::default();
         for r in counted(history) {
             c.add(&r.name);
@@ -51,16 +44,7 @@ impl RefCounts {
     /// `history`, told without building them: the totals agree and every
     /// name here counts as often there (names missing here would add to
     /// the total).
-    ///
-    /// ```
-    /// use toolcall_model::{checking::oracle::RefCounts, model::{Message, ToolResponse}};
-    /// let answer = |name: &str| Message::Tool { responses: vec![ToolResponse::new("1", name, "1")].into() };
-    /// let history = [Message::user("q"), answer("a"), answer("b")];
-    /// assert!(RefCounts::of(&history).is_of(&history));
-    /// assert!(!RefCounts::of(&history[..2]).is_of(&history));
-    /// assert!(!RefCounts::of(&[Message::user("q"), answer("a"), answer("a")]).is_of(&history));
-    /// ```
-    pub fn is_of(&self, history: &[Message]) -> bool {
+    pub(crate) fn is_of(&self, history: &[Message]) -> bool {
         let responses = counted(history);
         let total = u64::try_from(responses.clone().count()).unwrap_or(u64::MAX);
         total == self.total
@@ -71,16 +55,6 @@ impl RefCounts {
     }
 
     /// Counts one call of `name`: its count and the total after it.
-    ///
-    /// ```
-    /// use toolcall_model::{checking::oracle::RefCounts, model::SharedStr};
-    /// let mut c = RefCounts::default();
-    /// c.add(&SharedStr::from("b"));
-    /// c.add(&SharedStr::from("a"));
-    /// assert_eq!(c.add(&SharedStr::from("a")), (2, 3));
-    /// assert_eq!(c.get("a"), 2);
-    /// assert_eq!(c.to_string(), "{a=2, b=1} total 3");
-    /// ```
     pub fn add(&mut self, name: &SharedStr) -> (u64, u64) {
         self.total += 1;
         let n = match self.per_name.get_mut(name.as_str()) {
@@ -92,29 +66,12 @@ impl RefCounts {
     }
 
     /// The count of `name`.
-    ///
-    /// ```
-    /// use toolcall_model::{checking::oracle::RefCounts, model::SharedStr};
-    /// let mut c = RefCounts::default();
-    /// c.add(&SharedStr::from("a"));
-    /// assert_eq!((c.get("a"), c.get("b")), (1, 0));
-    /// ```
-    pub fn get(&self, name: &str) -> u64 {
+    pub(crate) fn get(&self, name: &str) -> u64 {
         self.per_name.get(name).copied().unwrap_or(0)
     }
 
     /// The counts per name, sorted by name.
-    ///
-    /// ```
-    /// use toolcall_model::{checking::oracle::RefCounts, model::SharedStr};
-    /// let mut c = RefCounts::default();
-    /// for name in ["e", "d", "c", "b", "a", "c"] {
-    ///     c.add(&SharedStr::from(name));
-    /// }
-    /// let names: Vec<(&str, u64)> = c.names().map(|(k, n)| (k.as_str(), n)).collect();
-    /// assert_eq!(names, [("a", 1), ("b", 1), ("c", 2), ("d", 1), ("e", 1)]);
-    /// ```
-    pub fn names(&self) -> impl Iterator<Item = (&SharedStr, u64)> {
+    pub(crate) fn names(&self) -> impl Iterator<Item = (&SharedStr, u64)> {
         self.per_name.iter().map(|(k, n)| (k, *n))
     }
 
@@ -145,5 +102,72 @@ impl fmt::Display for RefCounts {
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         write!(f, "{{{}}} total {}", parts.join(", "), self.total)
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_is_of() {
+        use crate::checking::oracle::RefCounts;
+        use crate::model::{Message, ToolResponse};
+        let answer = |name: &str| Message::Tool {
+            responses: vec![ToolResponse::new("1", name, "1")].into(),
+        };
+        let history = [Message::user("q"), answer("a"), answer("b")];
+        assert!(RefCounts::of(&history).is_of(&history));
+        assert!(!RefCounts::of(&history[..2]).is_of(&history));
+        assert!(!RefCounts::of(&[Message::user("q"), answer("a"), answer("a")]).is_of(&history));
+    }
+
+    #[test]
+    fn example_of() {
+        use crate::checking::oracle::RefCounts;
+        use crate::model::{Message, ToolResponse};
+        let answer = |name: &str| Message::Tool {
+            responses: vec![ToolResponse::new("1", name, "1")].into(),
+        };
+        let c = RefCounts::of(&[
+            answer("a"),
+            Message::user("q"),
+            answer("b"),
+            answer("a"),
+            answer("b"),
+        ]);
+        assert_eq!((c.get("a"), c.get("b"), c.total), (1, 2, 3));
+    }
+
+    #[test]
+    fn example_get() {
+        use crate::checking::oracle::RefCounts;
+        use crate::model::SharedStr;
+        let mut c = RefCounts::default();
+        c.add(&SharedStr::from("a"));
+        assert_eq!((c.get("a"), c.get("b")), (1, 0));
+    }
+
+    #[test]
+    fn example_names() {
+        use crate::checking::oracle::RefCounts;
+        use crate::model::SharedStr;
+        let mut c = RefCounts::default();
+        for name in ["e", "d", "c", "b", "a", "c"] {
+            c.add(&SharedStr::from(name));
+        }
+        let names: Vec<(&str, u64)> = c.names().map(|(k, n)| (k.as_str(), n)).collect();
+        assert_eq!(names, [("a", 1), ("b", 1), ("c", 2), ("d", 1), ("e", 1)]);
+    }
+
+    #[test]
+    fn example_add() {
+        use crate::checking::oracle::RefCounts;
+        use crate::model::SharedStr;
+        let mut c = RefCounts::default();
+        c.add(&SharedStr::from("b"));
+        c.add(&SharedStr::from("a"));
+        assert_eq!(c.add(&SharedStr::from("a")), (2, 3));
+        assert_eq!(c.get("a"), 2);
+        assert_eq!(c.to_string(), "{a=2, b=1} total 3");
     }
 }

@@ -16,7 +16,7 @@ use super::limits::{JACKSON_MAX_DEPTH, JACKSON_MAX_NAME_LEN, JACKSON_MAX_NUMBER_
 /// `LinkedHashMap.put` does. The reader holds a string's decoded content in
 /// [`Json::Str`]; the generators hold the literal's text between its quotes.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json {
+pub(crate) enum Json {
     /// `null`.
     Null,
     /// `true` or `false`.
@@ -50,7 +50,7 @@ pub struct Scan {
 impl Scan {
     /// Whether Jackson's limits certainly accept this value: depth at most
     /// 500, numbers at most 1000 digits, names at most 50,000 units.
-    pub fn within_limits(&self) -> bool {
+    pub(crate) fn within_limits(&self) -> bool {
         self.depth <= JACKSON_MAX_DEPTH
             && self.longest_number <= JACKSON_MAX_NUMBER_LEN
             && self.longest_key <= JACKSON_MAX_NAME_LEN
@@ -59,7 +59,7 @@ impl Scan {
     /// Whether Jackson certainly rejects this value on its limits (the
     /// number-length quirk of docs/JSON.md A.13 lets a float through with up
     /// to two more digits, so those are neither).
-    pub fn beyond_limits(&self) -> bool {
+    pub(crate) fn beyond_limits(&self) -> bool {
         self.depth > JACKSON_MAX_DEPTH
             || self.longest_number > JACKSON_MAX_NUMBER_LEN + 2
             || self.longest_key > JACKSON_MAX_NAME_LEN
@@ -407,14 +407,14 @@ pub fn is_whole_json(text: &str) -> bool {
 
 /// One strict JSON value starting at byte `start` of `text` (after any
 /// whitespace): `None` if it is not one.
-pub fn scan_value(text: &str, start: usize) -> Option<Scan> {
+pub(crate) fn scan_value(text: &str, start: usize) -> Option<Scan> {
     let mut r = Reader::new(text, start, false);
     r.value(false).map(|_| r.scan)
 }
 
 /// Whether `text` is one whole JSON value with only RFC whitespace around
 /// it; the scan (with `end` relative to `text`).
-pub fn scan_strict(text: &str) -> Option<Scan> {
+pub(crate) fn scan_strict(text: &str) -> Option<Scan> {
     let mut r = Reader::new(text, 0, false);
     r.value(true).map(|_| r.scan)
 }

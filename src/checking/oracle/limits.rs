@@ -2,10 +2,10 @@
 //! them, apart from the model's own ([`crate::json::read_lenient`]).
 
 /// Jackson 3's nesting-depth limit.
-pub const JACKSON_MAX_DEPTH: usize = 500;
+pub(crate) const JACKSON_MAX_DEPTH: usize = 500;
 
 /// Jackson 3's number-length limit, in digits.
-pub const JACKSON_MAX_NUMBER_LEN: usize = 1000;
+pub(crate) const JACKSON_MAX_NUMBER_LEN: usize = 1000;
 
 /// Jackson 3's property-name limit, in UTF-16 units.
-pub const JACKSON_MAX_NAME_LEN: usize = 50_000;
+pub(crate) const JACKSON_MAX_NAME_LEN: usize = 50_000;

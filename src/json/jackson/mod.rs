@@ -260,13 +260,7 @@ fn constraints(message: impl Into<String>) -> JacksonError {
 /// The deepest container nesting any parser here builds. The derived
 /// recursive `Drop`/`Debug`/`PartialEq` of [`JValue`] stay far inside any
 /// thread's stack at this depth, so larger depth limits are clamped to it.
-///
-/// ```
-/// use toolcall_model::json::{read_lenient, MAX_TREE_DEPTH};
-/// let ok = "[".repeat(MAX_TREE_DEPTH) + &"]".repeat(MAX_TREE_DEPTH);
-/// assert!(read_lenient(&ok).is_ok());
-/// ```
-pub const MAX_TREE_DEPTH: usize = 500;
+pub(crate) const MAX_TREE_DEPTH: usize = 500;
 
 /// Jackson 3 limits used by the parser (defaults: depth 500, number length 1000, string length 100_000_000, name length 50_000).
 ///
@@ -281,16 +275,8 @@ pub const MAX_TREE_DEPTH: usize = 500;
 ///
 /// Lengths count UTF-16 code units, as Java does. A `max_nesting_depth`
 /// above [`MAX_TREE_DEPTH`] is clamped to it.
-///
-/// ```
-/// use toolcall_model::json::{read_lenient_with, ReadConstraints};
-/// let limits = ReadConstraints { max_name_length: usize::MAX, ..ReadConstraints::default() };
-/// let long_name = format!("{{\"{}\":1}}", "k".repeat(60_000));
-/// assert!(read_lenient_with(&long_name, &limits).is_ok());
-/// assert_eq!(read_lenient_with(&long_name, &ReadConstraints::default()).unwrap_err().class, "StreamConstraintsException");
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadConstraints {
+pub(crate) struct ReadConstraints {
     /// Most nested open `[`/`{` allowed (`maxNestingDepth`); the next one fails when read.
     pub max_nesting_depth: usize,
     /// Most digits in a number (`maxNumberLength`, sign not counted; see rule A.13 for floats).
@@ -330,14 +316,10 @@ pub fn read_lenient(text: &str) -> Result<JValue, JacksonError> {
 
 /// [`read_lenient`] with explicit limits (for example jackson-core 3.0's
 /// string limit of 20,000,000 units).
-///
-/// ```
-/// use toolcall_model::json::{read_lenient_with, ReadConstraints};
-/// let limits = ReadConstraints { max_number_length: 3, ..ReadConstraints::default() };
-/// assert!(read_lenient_with("999", &limits).is_ok());
-/// assert_eq!(read_lenient_with("1000", &limits).unwrap_err().class, "StreamConstraintsException");
-/// ```
-pub fn read_lenient_with(text: &str, limits: &ReadConstraints) -> Result<JValue, JacksonError> {
+pub(crate) fn read_lenient_with(
+    text: &str,
+    limits: &ReadConstraints,
+) -> Result<JValue, JacksonError> {
     stream::read_tree(&mut Parser::new(text, *limits, false))
 }
 
@@ -346,16 +328,7 @@ pub fn read_lenient_with(text: &str, limits: &ReadConstraints) -> Result<JValue,
 /// plus a failure when anything but space, tab, LF or CR follows the value.
 /// Unlike [`read_strict`] it keeps Jackson's length limits and reads an
 /// escaped lone surrogate.
-///
-/// ```
-/// use toolcall_model::json::{read_lenient_whole, JValue};
-/// assert_eq!(read_lenient_whole(" 3.0\n").unwrap(), JValue::Double(3.0));
-/// assert!(read_lenient_whole("3.0 + 5.0 = 8.0").is_err());
-/// assert!(read_lenient_whole("null pointer").is_err());
-/// assert!(read_lenient_whole(&"1".repeat(1001)).is_err());
-/// assert!(read_lenient_whole(r#""\ud800""#).is_ok());
-/// ```
-pub fn read_lenient_whole(text: &str) -> Result<JValue, JacksonError> {
+pub(crate) fn read_lenient_whole(text: &str) -> Result<JValue, JacksonError> {
     let mut p = Parser::new(text, ReadConstraints::default(), false);
     let v = stream::read_tree(&mut p)?;
     p.expect_end()?;
@@ -371,8 +344,10 @@ mod strict;
 mod tests;
 
 use lenient::Parser;
-pub use stream::{LenientShape, check_lenient, lenient_shape, write_lenient_compact};
-pub use strict::{StrictShape, is_strict_json, strict_shape};
+pub use stream::check_lenient;
+pub(crate) use stream::{LenientShape, lenient_shape, write_lenient_compact};
+pub use strict::is_strict_json;
+pub(crate) use strict::{StrictShape, strict_shape};
 
 /// Strict read for the fix strict-json-or-wrap: the text is exactly one whole RFC 8259 value, with only ' ', \t, \n, \r around it; same depth limit 500 as Jackson (deeper = not accepted); lone surrogate escapes (\ud800 unpaired) are NOT accepted (a Rust String cannot hold them, and serde_json rejects them too). Returns None when not one whole value.
 ///
@@ -396,4 +371,60 @@ pub fn read_strict(text: &str) -> Option<JValue> {
         max_name_length: usize::MAX,
     };
     stream::read_tree(&mut Parser::new(text, limits, true)).ok()
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_max_tree_depth() {
+        use crate::json::jackson::MAX_TREE_DEPTH;
+        use crate::json::read_lenient;
+        let ok = "[".repeat(MAX_TREE_DEPTH) + &"]".repeat(MAX_TREE_DEPTH);
+        assert!(read_lenient(&ok).is_ok());
+    }
+
+    #[test]
+    fn example_readconstraints() {
+        use crate::json::jackson::ReadConstraints;
+        use crate::json::jackson::read_lenient_with;
+        let limits = ReadConstraints {
+            max_name_length: usize::MAX,
+            ..ReadConstraints::default()
+        };
+        let long_name = format!("{{\"{}\":1}}", "k".repeat(60_000));
+        assert!(read_lenient_with(&long_name, &limits).is_ok());
+        assert_eq!(
+            read_lenient_with(&long_name, &ReadConstraints::default())
+                .unwrap_err()
+                .class,
+            "StreamConstraintsException"
+        );
+    }
+
+    #[test]
+    fn example_read_lenient_with() {
+        use crate::json::jackson::ReadConstraints;
+        use crate::json::jackson::read_lenient_with;
+        let limits = ReadConstraints {
+            max_number_length: 3,
+            ..ReadConstraints::default()
+        };
+        assert!(read_lenient_with("999", &limits).is_ok());
+        assert_eq!(
+            read_lenient_with("1000", &limits).unwrap_err().class,
+            "StreamConstraintsException"
+        );
+    }
+
+    #[test]
+    fn example_read_lenient_whole() {
+        use crate::json::JValue;
+        use crate::json::jackson::read_lenient_whole;
+        assert_eq!(read_lenient_whole(" 3.0\n").unwrap(), JValue::Double(3.0));
+        assert!(read_lenient_whole("3.0 + 5.0 = 8.0").is_err());
+        assert!(read_lenient_whole("null pointer").is_err());
+        assert!(read_lenient_whole(&"1".repeat(1001)).is_err());
+        assert!(read_lenient_whole(r#""\ud800""#).is_ok());
+    }
 }

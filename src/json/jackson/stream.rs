@@ -242,7 +242,7 @@ impl<'a, W: std::io::Write> Sink<'a> for CompactWriter<'_, W> {
 /// What [`read_lenient`](super::read_lenient) makes of a text it accepts, found without
 /// building the value (see [`lenient_shape`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LenientShape {
+pub(crate) struct LenientShape {
     /// Some object repeats a name (as far as 64-bit hashes of the names
     /// tell: a collision also says `true`).
     pub repeated_name: bool,
@@ -254,16 +254,7 @@ pub struct LenientShape {
 /// in it repeats a name and whether some number is infinite, without
 /// building the value: names and strings are not copied. Memory: the
 /// names' hashes of the objects open at a time.
-///
-/// ```
-/// use toolcall_model::json::{lenient_shape, LenientShape};
-/// let plain = LenientShape { repeated_name: false, non_finite: false };
-/// assert_eq!(lenient_shape(r#"{"a":1,"b":{"a":2}} trailing"#), Ok(plain));
-/// assert!(lenient_shape(r#"[{"a":1,"a":2}]"#).unwrap().repeated_name);
-/// assert!(lenient_shape("[1e400]").unwrap().non_finite);
-/// assert!(lenient_shape("[ERROR] disk full").is_err());
-/// ```
-pub fn lenient_shape(text: &str) -> Result<LenientShape, JacksonError> {
+pub(crate) fn lenient_shape(text: &str) -> Result<LenientShape, JacksonError> {
     let mut check = RepeatCheck::default();
     Parser::new(text, ReadConstraints::default(), false).parse_root_into(&mut check)?;
     Ok(LenientShape {
@@ -294,17 +285,7 @@ pub fn check_lenient(text: &str) -> Result<bool, JacksonError> {
 /// repeated name would be written at each place it occurs, where the tree
 /// keeps one entry. A text the reader refuses writes what came before the
 /// failure and returns an `InvalidData` error.
-///
-/// ```
-/// use toolcall_model::json::write_lenient_compact;
-/// let mut out = Vec::new();
-/// write_lenient_compact("3.0 + 5.0 = 8.0", "result", &mut out).unwrap();
-/// assert_eq!(out, br#"{"result":3.0}"#);
-/// out.clear();
-/// write_lenient_compact(r#" {"a" : [1, 1e400, "é"]} x"#, "result", &mut out).unwrap();
-/// assert_eq!(String::from_utf8(out).unwrap(), r#"{"a":[1,"Infinity","é"]}"#);
-/// ```
-pub fn write_lenient_compact<W: std::io::Write>(
+pub(crate) fn write_lenient_compact<W: std::io::Write>(
     text: &str,
     key: &'static str,
     w: &mut W,
@@ -321,4 +302,36 @@ pub fn write_lenient_compact<W: std::io::Write>(
     let written = writer.finish();
     read.map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
     written
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_lenient_shape() {
+        use crate::json::jackson::stream::LenientShape;
+        use crate::json::jackson::stream::lenient_shape;
+        let plain = LenientShape {
+            repeated_name: false,
+            non_finite: false,
+        };
+        assert_eq!(lenient_shape(r#"{"a":1,"b":{"a":2}} trailing"#), Ok(plain));
+        assert!(lenient_shape(r#"[{"a":1,"a":2}]"#).unwrap().repeated_name);
+        assert!(lenient_shape("[1e400]").unwrap().non_finite);
+        assert!(lenient_shape("[ERROR] disk full").is_err());
+    }
+
+    #[test]
+    fn example_write_lenient_compact() {
+        use crate::json::jackson::stream::write_lenient_compact;
+        let mut out = Vec::new();
+        write_lenient_compact("3.0 + 5.0 = 8.0", "result", &mut out).unwrap();
+        assert_eq!(out, br#"{"result":3.0}"#);
+        out.clear();
+        write_lenient_compact(r#" {"a" : [1, 1e400, "é"]} x"#, "result", &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"a":[1,"Infinity","é"]}"#
+        );
+    }
 }

@@ -27,16 +27,8 @@ pub fn is_strict_json(text: &str) -> bool {
 
 /// What the strict scanner found, for a conversion that wants to pass a
 /// value on without building it.
-///
-/// ```
-/// use toolcall_model::json::{strict_shape, StrictShape};
-/// assert_eq!(strict_shape(r#" {"a":1,"b":{"a":2}} "#), StrictShape::Object { plain: true });
-/// assert_eq!(strict_shape(r#"{"a":1,"a":2}"#), StrictShape::Object { plain: false });
-/// assert_eq!(strict_shape("[1e400]"), StrictShape::Value { plain: true });
-/// assert_eq!(strict_shape("3.0 + 5.0 = 8.0"), StrictShape::Invalid);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StrictShape {
+pub(crate) enum StrictShape {
     /// Not one whole strict value ([`read_strict`](super::read_strict) gives `None`).
     Invalid,
     /// One whole object.
@@ -58,7 +50,7 @@ pub enum StrictShape {
 /// passed on as it is. Same acceptance as [`is_strict_json`]; keys are
 /// compared by their raw text, and a key with an escape counts as a
 /// possible repeat (the caller then builds the value).
-pub fn strict_shape(text: &str) -> StrictShape {
+pub(crate) fn strict_shape(text: &str) -> StrictShape {
     let b = text.as_bytes();
     let mut keys = DistinctKeys::default();
     if !scan_strict(b, &mut keys) {
@@ -426,4 +418,24 @@ pub(super) fn skip_digits(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    #[test]
+    fn example_strictshape() {
+        use crate::json::jackson::strict::StrictShape;
+        use crate::json::jackson::strict::strict_shape;
+        assert_eq!(
+            strict_shape(r#" {"a":1,"b":{"a":2}} "#),
+            StrictShape::Object { plain: true }
+        );
+        assert_eq!(
+            strict_shape(r#"{"a":1,"a":2}"#),
+            StrictShape::Object { plain: false }
+        );
+        assert_eq!(strict_shape("[1e400]"), StrictShape::Value { plain: true });
+        assert_eq!(strict_shape("3.0 + 5.0 = 8.0"), StrictShape::Invalid);
+    }
 }
