@@ -198,78 +198,10 @@ pub fn script(
 ) -> Result<ScenarioScript, String> {
     let config = setup.loop_config(set);
     let history = vec![Message::user("What is the weather?")];
-    // A tool's output, then one more round (another tool, returning JSON)
-    // before the answer: agents go on calling tools, and what a rewriting
-    // advisor fixed in one request is raw again in the next.
-    let one_call = |mut tools: Vec<ToolSpec>, name: &str| {
-        let mut taken: Vec<&str> = tools.iter().map(|t: &ToolSpec| t.name.as_str()).collect();
-        taken.push(name);
-        let other = other_tool(&setup.limits, &taken);
-        tools.push(ToolSpec::returning(&other, "{\"rain\":false}"));
-        (
-            tools,
-            vec![
-                reply_calls(calls("call", name, 1)),
-                reply_calls(calls("next", &other, 1)),
-                reply_text("Done."),
-            ],
-            1,
-        )
-    };
-    // (tools, model script, which request carries the response that matters)
     let (tools, model, watch) = match scenario {
         CheckScenario::BreachOneRound
         | CheckScenario::BreachAcrossRounds
-        | CheckScenario::BreachThenRound => {
-            if !setup.version.has_limits() {
-                return Err(format!(
-                    "Spring AI {} has no tool call limits: nothing to breach",
-                    setup.version
-                ));
-            }
-            let Some((tool, n)) = breach_target(&setup.limits) else {
-                return Err("no limit applies to any tool: nothing to breach".into());
-            };
-            if n > MAX_PLAYED_LIMIT {
-                return Err(format!(
-                    "the smallest limit ({n}, tool '{tool}') is past {MAX_PLAYED_LIMIT} calls: not played"
-                ));
-            }
-            let n = n as usize;
-            let mut tools = vec![ToolSpec::returning(&tool, "{\"temp\":22}")];
-            match scenario {
-                CheckScenario::BreachOneRound => (
-                    tools,
-                    vec![
-                        reply_calls(calls("call", &tool, n + 1)),
-                        reply_text("Done."),
-                    ],
-                    1,
-                ),
-                CheckScenario::BreachThenRound => {
-                    // Another tool, one call: within its own limit (every
-                    // limit is at least 1).
-                    let other = other_tool(&setup.limits, &[tool.as_str()]);
-                    tools.push(ToolSpec::returning(&other, "{\"rain\":false}"));
-                    (
-                        tools,
-                        vec![
-                            reply_calls(calls("call", &tool, n + 1)),
-                            reply_calls(calls("next", &other, 1)),
-                            reply_text("Done."),
-                        ],
-                        1,
-                    )
-                }
-                _ => {
-                    let mut model: Vec<_> = (1..=n + 1)
-                        .map(|r| reply_calls(calls(&format!("r{r}"), &tool, 1)))
-                        .collect();
-                    model.push(reply_text("Done."));
-                    (tools, model, n + 1)
-                }
-            }
-        }
+        | CheckScenario::BreachThenRound => breach(setup, scenario)?,
         CheckScenario::PlainText
         | CheckScenario::HalfJson
         | CheckScenario::EmptyText
@@ -282,7 +214,7 @@ pub fn script(
                 outcomes: vec![Outcome::Returns(text.map(Into::into))],
                 ..ToolSpec::returning(name, "")
             }];
-            one_call(tools, name)
+            one_call(setup, tools, name)
         }
         CheckScenario::ToolThrows => {
             let tools = vec![ToolSpec {
@@ -295,9 +227,10 @@ pub fn script(
                 }],
                 ..ToolSpec::returning("weather", "")
             }];
-            one_call(tools, "weather")
+            one_call(setup, tools, "weather")
         }
         CheckScenario::UnknownTool => one_call(
+            setup,
             vec![ToolSpec::returning("weather", "{\"temp\":22}")],
             UNKNOWN_TOOL_NAME,
         ),
@@ -307,52 +240,8 @@ pub fn script(
             reply.extend(reply_calls(calls("call", "weather", 1)));
             (tools, vec![reply, reply_text("Done.")], 1)
         }
-        CheckScenario::Runaway => {
-            // The turn must end within the limit's calls and two more model
-            // calls (docs/INVARIANTS.md, turn-ends): the loop's guard is set
-            // one past that, so that a turn that goes on is caught there,
-            // not after 1000 calls. Without a limit to bound it, a probe.
-            let target = breach_target(&setup.limits).filter(|_| setup.version.has_limits());
-            let (tool, bound) = match target {
-                Some((tool, n)) if n > MAX_PLAYED_LIMIT => {
-                    return Err(format!(
-                        "the smallest limit ({n}, tool '{tool}') is past {MAX_PLAYED_LIMIT} calls: not played"
-                    ));
-                }
-                Some((tool, n)) => (tool, n as usize + 2),
-                None => ("weather".to_owned(), RUNAWAY_PROBE),
-            };
-            let mut config = config;
-            config.repeat_last = true;
-            config.max_rounds = bound + 1;
-            return Ok(ScenarioScript {
-                config,
-                tools: vec![ToolSpec::returning(&tool, "{\"temp\":22}")],
-                history,
-                model: vec![reply_calls(calls("call", &tool, 1))],
-                watch: 1,
-            });
-        }
-        CheckScenario::LongTurn => {
-            if let Max::Limited(n) = setup.limits.max_total
-                && (n as usize) < LONG_TURN_ROUNDS
-            {
-                return Err(format!(
-                    "the total limit ({n}) is below {LONG_TURN_ROUNDS} calls: not played"
-                ));
-            }
-            // One call per round, each to a tool of its own: within any
-            // per-tool limit.
-            let name = |r: usize| format!("step{r}");
-            let tools = (1..=LONG_TURN_ROUNDS)
-                .map(|r| ToolSpec::returning(&name(r), "{\"temp\":22}"))
-                .collect();
-            let mut model: Vec<_> = (1..=LONG_TURN_ROUNDS)
-                .map(|r| reply_calls(calls(&format!("r{r}"), &name(r), 1)))
-                .collect();
-            model.push(reply_text("Done."));
-            (tools, model, LONG_TURN_ROUNDS)
-        }
+        CheckScenario::Runaway => return runaway(setup, config, history),
+        CheckScenario::LongTurn => long_turn(setup)?,
     };
     Ok(ScenarioScript {
         config,
@@ -361,6 +250,135 @@ pub fn script(
         model,
         watch,
     })
+}
+
+/// A scenario's tools, its scripted model replies, and which request
+/// carries the tool response the scenario is about.
+type Played = (Vec<ToolSpec>, Vec<Vec<Generation>>, usize);
+
+/// A tool's output, then one more round (another tool, returning JSON)
+/// before the answer: agents go on calling tools, and what a rewriting
+/// advisor fixed in one request is raw again in the next.
+fn one_call(setup: &Setup, mut tools: Vec<ToolSpec>, name: &str) -> Played {
+    let mut taken: Vec<&str> = tools.iter().map(|t: &ToolSpec| t.name.as_str()).collect();
+    taken.push(name);
+    let other = other_tool(&setup.limits, &taken);
+    tools.push(ToolSpec::returning(&other, "{\"rain\":false}"));
+    (
+        tools,
+        vec![
+            reply_calls(calls("call", name, 1)),
+            reply_calls(calls("next", &other, 1)),
+            reply_text("Done."),
+        ],
+        1,
+    )
+}
+
+/// The three breach scenarios: the smallest limit's tool called once past
+/// its limit in one round, across rounds, or in one round followed by a
+/// round of another tool.
+fn breach(setup: &Setup, scenario: CheckScenario) -> Result<Played, String> {
+    if !setup.version.has_limits() {
+        return Err(format!(
+            "Spring AI {} has no tool call limits: nothing to breach",
+            setup.version
+        ));
+    }
+    let Some((tool, n)) = breach_target(&setup.limits) else {
+        return Err("no limit applies to any tool: nothing to breach".into());
+    };
+    if n > MAX_PLAYED_LIMIT {
+        return Err(format!(
+            "the smallest limit ({n}, tool '{tool}') is past {MAX_PLAYED_LIMIT} calls: not played"
+        ));
+    }
+    let n = n as usize;
+    let mut tools = vec![ToolSpec::returning(&tool, "{\"temp\":22}")];
+    Ok(match scenario {
+        CheckScenario::BreachOneRound => (
+            tools,
+            vec![
+                reply_calls(calls("call", &tool, n + 1)),
+                reply_text("Done."),
+            ],
+            1,
+        ),
+        CheckScenario::BreachThenRound => {
+            // Another tool, one call: within its own limit (every limit is
+            // at least 1).
+            let other = other_tool(&setup.limits, &[tool.as_str()]);
+            tools.push(ToolSpec::returning(&other, "{\"rain\":false}"));
+            (
+                tools,
+                vec![
+                    reply_calls(calls("call", &tool, n + 1)),
+                    reply_calls(calls("next", &other, 1)),
+                    reply_text("Done."),
+                ],
+                1,
+            )
+        }
+        _ => {
+            let mut model: Vec<_> = (1..=n + 1)
+                .map(|r| reply_calls(calls(&format!("r{r}"), &tool, 1)))
+                .collect();
+            model.push(reply_text("Done."));
+            (tools, model, n + 1)
+        }
+    })
+}
+
+/// The runaway scenario: the model calls the same tool for ever.
+fn runaway(
+    setup: &Setup,
+    mut config: LoopConfig,
+    history: Vec<Message>,
+) -> Result<ScenarioScript, String> {
+    // The turn must end within the limit's calls and two more model calls
+    // (docs/INVARIANTS.md, turn-ends): the loop's guard is set one past
+    // that, so that a turn that goes on is caught there, not after 1000
+    // calls. Without a limit to bound it, a probe.
+    let target = breach_target(&setup.limits).filter(|_| setup.version.has_limits());
+    let (tool, bound) = match target {
+        Some((tool, n)) if n > MAX_PLAYED_LIMIT => {
+            return Err(format!(
+                "the smallest limit ({n}, tool '{tool}') is past {MAX_PLAYED_LIMIT} calls: not played"
+            ));
+        }
+        Some((tool, n)) => (tool, n as usize + 2),
+        None => ("weather".to_owned(), RUNAWAY_PROBE),
+    };
+    config.repeat_last = true;
+    config.max_rounds = bound + 1;
+    Ok(ScenarioScript {
+        config,
+        tools: vec![ToolSpec::returning(&tool, "{\"temp\":22}")],
+        history,
+        model: vec![reply_calls(calls("call", &tool, 1))],
+        watch: 1,
+    })
+}
+
+/// The long turn: one call per round, each to a tool of its own (within
+/// any per-tool limit).
+fn long_turn(setup: &Setup) -> Result<Played, String> {
+    if let Max::Limited(n) = setup.limits.max_total
+        && (n as usize) < LONG_TURN_ROUNDS
+    {
+        return Err(format!(
+            "the total limit ({n}) is below {LONG_TURN_ROUNDS} calls: not played"
+        ));
+    }
+    let name = |r: usize| format!("step{r}");
+    let tools = (1..=LONG_TURN_ROUNDS)
+        .map(|r| ToolSpec::returning(&name(r), "{\"temp\":22}"))
+        .collect();
+    let mut model: Vec<_> = (1..=LONG_TURN_ROUNDS)
+        .map(|r| reply_calls(calls(&format!("r{r}"), &name(r), 1)))
+        .collect();
+    model.push(reply_text("Done."));
+    Ok((tools, model, LONG_TURN_ROUNDS))
 }
 
 /// A tool name none of `taken` is and no override or exclusion names: it
