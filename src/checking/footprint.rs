@@ -16,7 +16,7 @@ use crate::checking::invariants::{CallEvent, Evidence, Round, RoundEnd, recovere
 use crate::checking::scenario::Scenario;
 use crate::collections::FnvMap;
 use crate::gemini::{Payload, convert_arguments, convert_tool_response};
-use crate::model::behavior::{Acts, Fix, Fixes};
+use crate::model::behavior::{Acts, Felt, Fix, Fixes};
 use crate::model::java::JavaException;
 use crate::model::limits::{Counts, OnExceeded};
 use crate::model::manager::{Batch, Config, breaches_pass_unshaped};
@@ -79,63 +79,55 @@ impl Footprint {
         }
     }
 
-    /// `fixes` without the fixes the scenario's evaluation cannot feel.
+    /// `fixes` without the fixes the scenario's evaluation cannot feel,
+    /// each by the rule of its kind ([`Fix::felt`]).
     pub fn felt(&self, fixes: Fixes) -> Fixes {
-        let mut f = fixes;
-        // The three memory fixes are read only in `chat::memory`, which a
-        // turn without a memory never reaches (its judges and their runs
+        // `unknown-tool-to-processor` can hand a missing tool to a
+        // processor that throws, which the breach kind's rule reads.
+        let missing_felt =
+            fixes.has(Fix::UnknownToolToProcessor) && self.can_feel(Felt::MissingTool, false);
+        Fix::ALL
+            .into_iter()
+            .filter(|fix| fixes.has(*fix) && self.can_feel(fix.felt(), missing_felt))
+            .fold(Fixes::default(), Fixes::with)
+    }
+
+    /// Whether a fix of kind `felt` can change the scenario's evaluation;
+    /// `missing_felt`: whether `unknown-tool-to-processor` is on and can.
+    fn can_feel(&self, felt: Felt, missing_felt: bool) -> bool {
+        // The memory's fixes are read only in `chat::memory`, which a turn
+        // without a memory never reaches (its judges and their runs
         // neither).
-        if self.memory == Memory::None {
-            f.store_answered_generation = false;
-            f.keep_current_turn = false;
-            f.evict_orphan_responses = false;
+        let memory = self.memory != Memory::None;
+        match felt {
+            Felt::Conversion => true,
+            // `store-answered-generation` (`ChatMemory::after`) stores, of a
+            // reply with tool calls, the first generation with calls
+            // instead of every generation: the same message for a reply of
+            // one generation. A streamed reply reaches the memory as the
+            // one aggregate generation, and the runs the judges add end
+            // with a one-generation answer.
+            Felt::StoredReply => memory && !self.one_generation,
+            // Read only where an add passes the window (`window_keep_cut`).
+            Felt::WindowCut => memory && !self.window_never_fills,
+            // Read where a call's lookup finds no tool (`Batch::call`); the
+            // calls of every generation of every reply cover what a
+            // streamed turn or a repeating model calls.
+            Felt::MissingTool => !self.every_call_found,
+            // Read at a breach (`Batch::call`, `Batch::throw`) and by the
+            // limits judge on a batch that failed without running a tool,
+            // which without a breach is a failed lookup, unless
+            // `unknown-tool-to-processor` hands a missing tool to a
+            // processor that throws.
+            Felt::Breach => !self.no_breach || missing_felt,
+            // Read after a breach under `THROW` (`Batch::throw`) and where a
+            // batch ends the turn with the memory inside the loop
+            // (`BatchEnd::closing`).
+            Felt::DanglingCalls => !self.no_breach || self.memory == Memory::Inside,
+            // `ends_turn_at_breach` ends a turn only at a second breach, and
+            // answers nothing under `THROW` or without limits.
+            Felt::SecondBreach => !self.no_breach && !self.ends_at_no_breach,
         }
-        // `store-answered-generation` (`ChatMemory::after`) stores, of a
-        // reply with tool calls, the first generation with calls instead of
-        // every generation: the same message for a reply of one generation.
-        // A streamed reply reaches the memory as the one aggregate
-        // generation, and the runs the judges add end with a one-generation
-        // answer.
-        if self.one_generation {
-            f.store_answered_generation = false;
-        }
-        // `keep-current-turn` and `evict-orphan-responses` are read only
-        // where an add passes the window (`window_keep_cut`).
-        if self.window_never_fills {
-            f.keep_current_turn = false;
-            f.evict_orphan_responses = false;
-        }
-        // `unknown-tool-to-processor` is read where a call's lookup finds
-        // no tool (`Batch::call`); the calls of every generation of every
-        // reply cover what a streamed turn or a repeating model calls.
-        if self.every_call_found {
-            f.unknown_tool_to_processor = false;
-        }
-        if self.no_breach {
-            // `breach-through-processor` is read at a breach (`Batch::call`,
-            // `Batch::throw`) and by the limits judge on a batch that failed
-            // without running a tool, which without a breach is a failed
-            // lookup, unless `unknown-tool-to-processor` hands a missing
-            // tool to a processor that throws.
-            if !f.unknown_tool_to_processor {
-                f.breach_through_processor = false;
-            }
-            // `close-dangling-calls` is read after a breach under `THROW`
-            // (`Batch::throw`) and where a batch ends the turn with the
-            // memory inside the loop (`BatchEnd::closing`).
-            if self.memory != Memory::Inside {
-                f.close_dangling_calls = false;
-            }
-            // `end-turn-after-breach` ends a turn only at a second breach
-            // (`ends_turn_at_breach`).
-            f.end_turn_after_breach = false;
-        }
-        if self.ends_at_no_breach {
-            // `ends_turn_at_breach` answers nothing under `THROW`, or
-            // without limits.
-            f.end_turn_after_breach = false;
-        }
-        f
     }
 }
 
@@ -365,22 +357,19 @@ fn untouched(ev: &Evidence<'_>) -> bool {
 /// conversion fix (the rules of [`evaluates_alike`]).
 fn unfelt(ev: &Evidence<'_>, fix: Fix) -> bool {
     let c = &ev.scenario.config;
-    match fix {
-        Fix::StrictJsonOrWrap
-        | Fix::ErrorKey
-        | Fix::Pr6907WrapOnFailure
-        | Fix::Pr6049StrictWrap => false,
-        Fix::BreachThroughProcessor => breaches_unshaped(ev),
-        Fix::UnknownToolToProcessor => every_call(ev, |_, e, _| {
+    match fix.felt() {
+        Felt::Conversion | Felt::StoredReply => false,
+        Felt::Breach => breaches_unshaped(ev),
+        Felt::MissingTool => every_call(ev, |_, e, _| {
             !matches!(e, CallEvent::Missing { .. } | CallEvent::Failed(_))
         }),
-        Fix::EndTurnAfterBreach => {
+        Felt::SecondBreach => {
             let on = with_fix(ev, fix);
             every_round(ev, |r| {
                 Batch::ends_turn(&on, &r.history, &r.calls, &r.before).is_none()
             })
         }
-        Fix::CloseDanglingCalls => {
+        Felt::DanglingCalls => {
             // `Batch::throw` closes the calls after the breach;
             // `BatchEnd::closing` answers a batch that ended the turn.
             every_call(ev, |r, e, i| {
@@ -391,8 +380,7 @@ fn unfelt(ev: &Evidence<'_>, fix: Fix) -> bool {
                     |r| matches!(&r.end, RoundEnd::Done { result, .. } if !result.return_direct),
                 ))
         }
-        Fix::KeepCurrentTurn | Fix::EvictOrphanResponses => !ev.run.windowed,
-        Fix::StoreAnsweredGeneration => false,
+        Felt::WindowCut => !ev.run.windowed,
     }
 }
 

@@ -121,42 +121,50 @@ enum_table! {
             /// assert_eq!(Fix::EndTurnAfterBreach.closes(), &["turn-ends"]);
             /// ```
             closes: &'static [&'static str],
+            /// Where a turn can feel it ([`Felt`]): the checker's footprint
+            /// decides by this kind's rule that a scenario never feels it.
+            ///
+            /// ```
+            /// use toolcall_model::model::{Felt, Fix};
+            /// assert_eq!(Fix::KeepCurrentTurn.felt(), Felt::WindowCut);
+            /// ```
+            felt: Felt,
             /// Its switch in [`Fixes`].
             switch: fn(&mut Fixes) -> &mut bool,
         }
         /// `breach-through-processor`: a breach is shaped by the exception processor.
-        BreachThroughProcessor = "breach-through-processor" { in_all: true, acts: Acts::Manager, beans: &["manager"], closes: &["json-safe"], switch: |f| &mut f.breach_through_processor },
+        BreachThroughProcessor = "breach-through-processor" { in_all: true, acts: Acts::Manager, beans: &["manager"], closes: &["json-safe"], felt: Felt::Breach, switch: |f| &mut f.breach_through_processor },
         /// `strict-json-or-wrap`: tool responses convert strictly, non-JSON is wrapped.
-        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, acts: Acts::Conversion, beans: &["chat-model"], closes: &["gemini-safe", "lossless"], switch: |f| &mut f.strict_json_or_wrap },
+        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, acts: Acts::Conversion, beans: &["chat-model"], closes: &["gemini-safe", "lossless"], felt: Felt::Conversion, switch: |f| &mut f.strict_json_or_wrap },
         /// `error-key`: failure responses go to Gemini under `error`.
-        ErrorKey = "error-key" { in_all: true, acts: Acts::Conversion, beans: &["manager", "chat-model"], closes: &[], switch: |f| &mut f.error_key },
+        ErrorKey = "error-key" { in_all: true, acts: Acts::Conversion, beans: &["manager", "chat-model"], closes: &[], felt: Felt::Conversion, switch: |f| &mut f.error_key },
         /// `close-dangling-calls`: a THROW batch answers every call.
-        CloseDanglingCalls = "close-dangling-calls" { in_all: true, acts: Acts::Manager, beans: &["manager", "tool-advisor"], closes: &["transcript-valid"], switch: |f| &mut f.close_dangling_calls },
+        CloseDanglingCalls = "close-dangling-calls" { in_all: true, acts: Acts::Manager, beans: &["manager", "tool-advisor"], closes: &["transcript-valid"], felt: Felt::DanglingCalls, switch: |f| &mut f.close_dangling_calls },
         /// `store-answered-generation`: of a reply with tool calls, the memory
         /// stores only the generation the manager answers.
-        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, acts: Acts::Memory, beans: &["memory"], closes: &["question-kept", "memory-keeps-turns"], switch: |f| &mut f.store_answered_generation },
+        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, acts: Acts::Memory, beans: &["memory"], closes: &["question-kept", "memory-keeps-turns"], felt: Felt::StoredReply, switch: |f| &mut f.store_answered_generation },
         /// `keep-current-turn`: the memory window never evicts the current
         /// turn's user message.
-        KeepCurrentTurn = "keep-current-turn" { in_all: true, acts: Acts::Memory, beans: &["window"], closes: &["question-kept", "memory-keeps-turns"], switch: |f| &mut f.keep_current_turn },
+        KeepCurrentTurn = "keep-current-turn" { in_all: true, acts: Acts::Memory, beans: &["window"], closes: &["question-kept", "memory-keeps-turns"], felt: Felt::WindowCut, switch: |f| &mut f.keep_current_turn },
         /// `evict-orphan-responses`: the memory window cuts at the count and
         /// evicts the tool responses left without their call (spring-ai PR
         /// 6029, LangChain4j PR 666). Not in `all`.
-        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, acts: Acts::Memory, beans: &["window"], closes: &[], switch: |f| &mut f.evict_orphan_responses },
+        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, acts: Acts::Memory, beans: &["window"], closes: &[], felt: Felt::WindowCut, switch: |f| &mut f.evict_orphan_responses },
         /// `pr-6907-wrap-on-failure`: a tool response the upstream reader
         /// refuses is wrapped as `{"result": TEXT}` (spring-ai PR 6907).
         /// Not in `all`.
-        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"], closes: &[], switch: |f| &mut f.pr_6907_wrap_on_failure },
+        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"], closes: &[], felt: Felt::Conversion, switch: |f| &mut f.pr_6907_wrap_on_failure },
         /// `pr-6049-strict-wrap`: tool responses and function-call arguments
         /// are read with trailing tokens refused, and what fails is wrapped
         /// as `{"result": TEXT}` (spring-ai PR 6049). Not in `all`.
-        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"], closes: &[], switch: |f| &mut f.pr_6049_strict_wrap },
+        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"], closes: &[], felt: Felt::Conversion, switch: |f| &mut f.pr_6049_strict_wrap },
         /// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, a second
         /// batch of a turn with a breach ends the turn as `THROW` would.
-        EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, acts: Acts::Manager, beans: &["manager"], closes: &["turn-ends"], switch: |f| &mut f.end_turn_after_breach },
+        EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, acts: Acts::Manager, beans: &["manager"], closes: &["turn-ends"], felt: Felt::SecondBreach, switch: |f| &mut f.end_turn_after_breach },
         /// `unknown-tool-to-processor`: a call to a tool that does not
         /// exist is answered by the exception processor (spring-ai issues
         /// 6816, 6869). Not in `all`.
-        UnknownToolToProcessor = "unknown-tool-to-processor" { in_all: false, acts: Acts::Manager, beans: &["manager"], closes: &[], switch: |f| &mut f.unknown_tool_to_processor },
+        UnknownToolToProcessor = "unknown-tool-to-processor" { in_all: false, acts: Acts::Manager, beans: &["manager"], closes: &[], felt: Felt::MissingTool, switch: |f| &mut f.unknown_tool_to_processor },
     }
 }
 
@@ -183,6 +191,49 @@ enum_table! {
         Conversion = "conversion" { code: "src/gemini/convert.rs" },
         /// The chat memory only (`MessageChatMemoryAdvisor`, `MessageWindowChatMemory`).
         Memory = "memory" { code: "src/chat/memory.rs" },
+    }
+}
+
+enum_table! {
+    /// Where a turn can feel a fix ([`Fix::felt`]): the checker's footprint
+    /// (`checking::footprint`) has one rule per kind that decides, from a
+    /// scenario and from its evaluation, that a fix of that kind changes
+    /// nothing in the turn. A new fix read where an existing kind's fixes
+    /// are read takes that kind and needs no rule of its own.
+    ///
+    /// ```
+    /// use toolcall_model::model::{Felt, Fix};
+    /// assert_eq!(Felt::Conversion.to_string(), "conversion");
+    /// assert_eq!(Felt::MissingTool.reads(), "Batch::call");
+    /// assert_eq!(Fix::ErrorKey.felt(), Felt::Conversion);
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Felt (FeltRow) {
+        fields {
+            /// Where the model reads the switches of this kind: the places
+            /// the kind's rule in the footprint must keep in view.
+            reads: &'static str,
+        }
+        /// In the Gemini conversion of tool responses and call arguments
+        /// (`gemini::convert`), and the judges through it.
+        Conversion = "conversion" { reads: "gemini::convert" },
+        /// At a breach (`Batch::call`, `Batch::throw`), and by the limits
+        /// judge on a batch that failed without running a tool.
+        Breach = "breach" { reads: "Batch::call, Batch::throw, the limits judge" },
+        /// Where a call's lookup finds no tool (`Batch::call`).
+        MissingTool = "missing-tool" { reads: "Batch::call" },
+        /// Where a batch follows a breach under `RETURN_ERROR_RESPONSE`
+        /// (`Batch::ends_turn`).
+        SecondBreach = "second-breach" { reads: "Batch::ends_turn" },
+        /// After a breach under `THROW` (`Batch::throw`), and where a batch
+        /// ends the turn with the memory inside the loop
+        /// (`BatchEnd::closing`).
+        DanglingCalls = "dangling-calls" { reads: "Batch::throw, BatchEnd::closing" },
+        /// Where an add to the memory passes its window (`window_keep_cut`).
+        WindowCut = "window-cut" { reads: "chat::memory (window_keep_cut)" },
+        /// Where the memory stores a reply with tool calls
+        /// (`ChatMemory::after`).
+        StoredReply = "stored-reply" { reads: "chat::memory (ChatMemory::after)" },
     }
 }
 
