@@ -1,5 +1,6 @@
 package org.springframework.ai.google.genai;
 
+import io.github.toolcallmodel.fixes.FixTable;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -57,8 +58,8 @@ public class FixLibraryBench {
 			case "none" -> new String[0];
 			case "default" -> on("strict-json-or-wrap", "close-dangling-calls", "store-answered-generation",
 					"keep-current-turn", "end-turn-after-breach");
-			case "all" -> on("breach-through-processor", "strict-json-or-wrap", "error-key", "close-dangling-calls",
-					"store-answered-generation", "keep-current-turn", "end-turn-after-breach");
+			// What `all` holds, from the fix table.
+			case "all" -> on(FixTable.inAll().toArray(String[]::new));
 			default -> throw new IllegalArgumentException(set);
 		};
 	}
