@@ -2,13 +2,13 @@
 //! documents, converted (`ApplicationConversionService`), and handed to the
 //! auto-configuration's `ToolCallLimits` builder calls.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::model::limits::{LimitsError, OnExceeded, ToolCallLimits, is_java_whitespace};
 
 use super::names::{
-    Element, Kind, compare_names, dashed, elements, hash_set_capacity, java_hash_order, java_lower,
-    original, put_all_capacity, target, uniform, uniform_eq, uniform_key,
+    Element, Key, Kind, NAMES, Name, ParsedDocument, compare_names, dashed, hash_set_capacity,
+    java_hash_order, java_lower, original, put_all_capacity, uniform,
 };
 use super::placeholders::{
     PLACEHOLDER_EXCEPTION, PLACEHOLDER_LIMIT, Placeholders, placeholders_expand_too_much,
@@ -16,9 +16,9 @@ use super::placeholders::{
 use super::unknown::unknown_keys;
 use super::{BindFailure, BoundProperties, Entry, JavaValue, java_double};
 
-/// One property of one document, with its adapted name.
+/// One property of one document, with its key parsed.
 pub(super) struct Prop<'a> {
-    pub(super) els: Vec<Element>,
+    pub(super) key: &'a Key,
     pub(super) entry: &'a Entry,
 }
 
@@ -43,94 +43,75 @@ pub(super) fn may_be_under_tools(key: &str) -> bool {
     next.is_none()
 }
 
-/// Whether `els` starts with the relaxed name `uni`.
-pub(super) fn starts_with_uniform(els: &[Element], uni: &[String]) -> bool {
-    els.len() >= uni.len() && els.iter().zip(uni).all(|(e, u)| uniform_eq(e, u))
-}
-
-/// A hash of the relaxed name (equal names hash alike).
-pub(super) fn uni_hash(uni: &[String]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    uni.hash(&mut h);
-    h.finish()
-}
-
 /// One document as Spring Boot's `SpringIterableConfigurationPropertySource`
 /// over it sees it: its properties under `spring.ai.tools` in file order,
 /// by exact key, and by relaxed name (in file order).
 pub(super) struct Source<'a> {
     pub(super) props: Vec<Prop<'a>>,
-    pub(super) exact: std::collections::HashMap<&'a str, usize>,
+    pub(super) exact: HashMap<&'a str, usize>,
     /// By the hash of the relaxed name (equal names are checked on lookup).
-    pub(super) relaxed: std::collections::HashMap<u64, Vec<usize>>,
+    pub(super) relaxed: HashMap<u64, Vec<usize>>,
 }
 
 impl<'a> Source<'a> {
-    pub(super) fn new(document: &'a [Entry]) -> Source<'a> {
-        let tools = target("spring.ai.tools");
+    pub(super) fn new(document: &'a ParsedDocument<'a>) -> Source<'a> {
+        let tools = &NAMES.tools.key.uni;
         let mut s = Source {
             props: Vec::new(),
             exact: Default::default(),
             relaxed: Default::default(),
         };
-        for e in document {
+        for (i, e) in document.entries.iter().enumerate() {
             if !may_be_under_tools(&e.key) {
                 continue;
             }
             // A key put again keeps its place and takes the new value
             // (the loaders' LinkedHashMap).
-            if let Some(&i) = s.exact.get(e.key.as_str()) {
-                s.props[i].entry = e;
+            if let Some(&j) = s.exact.get(e.key.as_str()) {
+                s.props[j].entry = e;
                 continue;
             }
-            let els = elements(&e.key);
-            if !starts_with_uniform(&els, &tools) {
+            let key = document.key(i);
+            if !key.uni.starts_with(tools) {
                 continue;
             }
-            let uni = uniform_key(&els);
-            let i = s.props.len();
-            s.exact.insert(e.key.as_str(), i);
-            s.relaxed.entry(uni_hash(&uni)).or_default().push(i);
-            s.props.push(Prop { els, entry: e });
+            let j = s.props.len();
+            s.exact.insert(e.key.as_str(), j);
+            s.relaxed.entry(key.hash).or_default().push(j);
+            s.props.push(Prop { key, entry: e });
         }
         s
     }
 
     /// `getConfigurationProperty(name)`: the property whose key is the
-    /// name's canonical form; else, among the keys with an equal relaxed
-    /// name, the first in the order of the `HashSet` of keys Spring keeps
-    /// for that name (by `String.hashCode()`, not by file order).
-    pub(super) fn get(&self, els: &[Element]) -> Option<&Prop<'a>> {
-        let uni = uniform_key(els);
-        self.get_uniform(els, &uni, uni_hash(&uni))
-    }
-
-    /// [`Source::get`] with the name's uniform form and its hash known.
-    pub(super) fn get_uniform(
-        &self,
-        els: &[Element],
-        uni: &[String],
-        hash: u64,
-    ) -> Option<&Prop<'a>> {
-        if let Some(&i) = self.exact.get(dashed(els).as_str()) {
+    /// name's canonical form (`dashed`); else, among the keys with an equal
+    /// relaxed name, the first in the order of the `HashSet` of keys Spring
+    /// keeps for that name (by `String.hashCode()`, not by file order).
+    pub(super) fn get(&self, name: &Key, dashed: &str) -> Option<&Prop<'a>> {
+        if let Some(&i) = self.exact.get(dashed) {
             return Some(&self.props[i]);
         }
         let candidates: Vec<usize> = self
             .relaxed
-            .get(&hash)?
+            .get(&name.hash)?
             .iter()
             .copied()
-            .filter(|&i| {
-                self.props[i].els.len() == uni.len() && starts_with_uniform(&self.props[i].els, uni)
-            })
+            .filter(|&i| self.props[i].key.uni == name.uni)
             .collect();
+        if let [only] = candidates[..] {
+            return Some(&self.props[only]);
+        }
         let keys: Vec<&str> = candidates
             .iter()
             .map(|&i| self.props[i].entry.key.as_str())
             .collect();
         let first = *java_hash_order(&keys, hash_set_capacity(keys.len())).first()?;
         Some(&self.props[candidates[first]])
+    }
+
+    /// [`Source::get`] of a property's own name.
+    pub(super) fn get_prop(&self, p: &Prop<'_>) -> Option<&Prop<'a>> {
+        self.get(p.key, &dashed(&p.key.els))
     }
 
     /// The properties strictly under `uni`, in file order.
@@ -140,7 +121,7 @@ impl<'a> Source<'a> {
     ) -> impl Iterator<Item = &'s Prop<'a>> + 's {
         self.props
             .iter()
-            .filter(move |p| p.els.len() > uni.len() && starts_with_uniform(&p.els, uni))
+            .filter(move |p| p.key.uni.len() > uni.len() && p.key.uni.starts_with(uni))
     }
 }
 
@@ -150,16 +131,12 @@ pub(super) const FEW_DOCUMENTS: usize = 8;
 /// The documents as the binder sees them: the last document first, the
 /// placeholder resolver over them, and for each relaxed name (by hash) the
 /// documents that have a property of it, in order.
-pub(super) struct Sources<'a>(
-    Vec<Source<'a>>,
-    Placeholders<'a>,
-    std::collections::HashMap<u64, Vec<usize>>,
-);
+pub(super) struct Sources<'a>(Vec<Source<'a>>, Placeholders<'a>, HashMap<u64, Vec<usize>>);
 
 impl<'a> Sources<'a> {
-    pub(super) fn new(documents: &'a [Vec<Entry>]) -> Sources<'a> {
+    pub(super) fn new(documents: &'a [&'a ParsedDocument<'a>]) -> Sources<'a> {
         let sources: Vec<Source<'a>> = documents.iter().rev().map(|d| Source::new(d)).collect();
-        let mut index: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+        let mut index: HashMap<u64, Vec<usize>> = Default::default();
         // A few documents are asked in turn, as cheap as an index lookup.
         if sources.len() > FEW_DOCUMENTS {
             for (i, s) in sources.iter().enumerate() {
@@ -168,22 +145,24 @@ impl<'a> Sources<'a> {
                 }
             }
         }
-        Sources(sources, Placeholders::new(documents), index)
+        Sources(sources, Placeholders::shared(documents), index)
     }
 
     /// `Binder.findProperty`: the first document (last in the file) that
     /// has it. Only the documents with a property of its relaxed name are
     /// asked (an exact key is one of them): a map entry is looked up in
     /// every document, which over thousands of documents was quadratic.
-    pub(super) fn find(&self, els: &[Element]) -> Option<&Prop<'a>> {
-        let uni = uniform_key(els);
-        let hash = uni_hash(&uni);
+    pub(super) fn find_key(&self, name: &Key, dashed: &str) -> Option<&Prop<'a>> {
         if self.0.len() <= FEW_DOCUMENTS {
-            return self.0.iter().find_map(|s| s.get_uniform(els, &uni, hash));
+            return self.0.iter().find_map(|s| s.get(name, dashed));
         }
-        let docs = self.2.get(&hash)?;
-        docs.iter()
-            .find_map(|&i| self.0[i].get_uniform(els, &uni, hash))
+        let docs = self.2.get(&name.hash)?;
+        docs.iter().find_map(|&i| self.0[i].get(name, dashed))
+    }
+
+    /// [`Sources::find_key`] of one of the binder's names.
+    pub(super) fn find(&self, name: &Name) -> Option<&Prop<'a>> {
+        self.find_key(&name.key, &name.dashed)
     }
 
     /// `containsDescendantOf`.
@@ -232,9 +211,9 @@ pub(super) const PROPERTIES_CLASS: &str =
 /// A nested group of `ToolCallingProperties` (`limits`, `observations`,
 /// `resolution`, `resolution.fallback`): a bean with a getter and no setter.
 pub(super) struct Group {
-    pub(super) name: &'static str,
+    pub(super) name: &'static Name,
     pub(super) class: &'static str,
-    pub(super) parent: &'static str,
+    pub(super) parent: &'static Name,
     pub(super) parent_class: &'static str,
     /// The Java property name.
     pub(super) java: &'static str,
@@ -250,20 +229,19 @@ pub(super) fn group_value(
     sources: &Sources<'_>,
     g: &Group,
 ) -> Result<Option<BindFailure>, BindFailure> {
-    let els = elements(g.name);
-    let Some(p) = sources.find(&els) else {
+    let Some(p) = sources.find(g.name) else {
         return Ok(None);
     };
-    let value = sources.value(p).map_err(|r| failure(&els, g.class, p, r))?;
+    let value = sources
+        .value(p)
+        .map_err(|r| failure(&g.name.key.els, g.class, p, r))?;
     if is_empty_string(&value) {
-        let parent = elements(g.parent);
         return Err(BindFailure::Bind {
             description: format!(
                 "Failed to bind properties under '{}' to {}",
-                dashed(&parent),
-                g.parent_class
+                g.parent.dashed, g.parent_class
             ),
-            property: dashed(&els),
+            property: g.name.dashed.clone(),
             value: String::new(),
             line: p.entry.line,
             column: p.entry.column,
@@ -276,8 +254,7 @@ pub(super) fn group_value(
     Ok(Some(BindFailure::Convert {
         description: format!(
             "Failed to bind properties under '{}' to {}",
-            dashed(&els),
-            g.class
+            g.name.dashed, g.class
         ),
         reason: no_converter(value.class(), g.class),
     }))
@@ -479,8 +456,6 @@ pub(super) fn split_list(s: &str) -> Vec<String> {
         .collect()
 }
 
-pub(super) const EXCLUDED: &str = "spring.ai.tools.limits.excluded-tools";
-pub(super) const PER_TOOL: &str = "spring.ai.tools.limits.max-calls-per-tool";
 pub(super) const PER_TOOL_TYPE: &str = "java.util.Map<java.lang.String, java.lang.Integer>";
 
 pub(super) fn note(read: &mut BTreeMap<String, String>, requested: &[Element], p: &Prop<'_>) {
@@ -500,37 +475,37 @@ pub(super) fn bind_list(
     sources: &Sources<'_>,
     read: &mut BTreeMap<String, String>,
 ) -> Result<Option<Vec<String>>, BindFailure> {
-    let root = elements(EXCLUDED);
-    let root_uni = uniform_key(&root);
+    let root = &NAMES.excluded_tools;
+    let (root_els, root_uni) = (&root.key.els, &root.key.uni);
     for src in &sources.0 {
-        if let Some(p) = src.get(&root) {
-            note(read, &root, p);
+        if let Some(p) = src.get(&root.key, &root.dashed) {
+            note(read, root_els, p);
             if is_empty_string(&p.entry.value) {
                 return Ok(Some(Vec::new()));
             }
             let value = sources
                 .value(p)
-                .map_err(|r| failure(&root, "java.util.List<java.lang.String>", p, r))?;
+                .map_err(|r| failure(root_els, "java.util.List<java.lang.String>", p, r))?;
             return Ok(Some(match value {
                 JavaValue::String(s) => split_list(&s),
                 other => vec![other.to_java_string()],
             }));
         }
         let mut known: std::collections::HashSet<String> = src
-            .under(&root_uni)
-            .map(|p| &p.els[root.len()])
+            .under(root_uni)
+            .map(|p| &p.key.els[root_els.len()])
             .filter(|e| e.kind.indexed())
             .map(uniform)
             .collect();
         let mut items = Vec::new();
-        let mut name = root.clone();
+        let mut name = root_els.clone();
         for i in 0u64.. {
-            name.truncate(root.len());
+            name.truncate(root_els.len());
             name.push(Element {
                 text: i.to_string(),
                 kind: Kind::NumericallyIndexed,
             });
-            let Some(p) = src.get(&name) else {
+            let Some(p) = src.get(&Key::of(name.clone()), &dashed(&name)) else {
                 break;
             };
             note(read, &name, p);
@@ -543,12 +518,13 @@ pub(super) fn bind_list(
         if !known.is_empty() {
             // A TreeSet of the properties, by name.
             let mut unbound: Vec<(&[Element], &Prop<'_>)> = Vec::new();
-            for p in src.under(&root_uni) {
-                let e = &p.els[root.len()];
+            for p in src.under(root_uni) {
+                let e = &p.key.els[root_els.len()];
                 if e.kind.indexed() && known.contains(&uniform(e)) {
-                    let found = src.get(&p.els).unwrap_or(p);
-                    if let Err(at) = unbound.binary_search_by(|(n, _)| compare_names(n, &p.els)) {
-                        unbound.insert(at, (&p.els, found));
+                    let found = src.get_prop(p).unwrap_or(p);
+                    if let Err(at) = unbound.binary_search_by(|(n, _)| compare_names(n, &p.key.els))
+                    {
+                        unbound.insert(at, (&p.key.els, found));
                     }
                 }
             }
@@ -579,21 +555,21 @@ pub(super) fn bind_map(
     sources: &Sources<'_>,
     read: &mut BTreeMap<String, String>,
 ) -> Result<Option<Vec<(String, i32)>>, BindFailure> {
-    let root = elements(PER_TOOL);
-    let root_uni = uniform_key(&root);
-    if !sources.has_descendants(&root_uni) {
-        let Some(p) = sources.find(&root) else {
+    let root = &NAMES.max_calls_per_tool;
+    let (root_els, root_uni) = (&root.key.els, &root.key.uni);
+    if !sources.has_descendants(root_uni) {
+        let Some(p) = sources.find(root) else {
             return Ok(None);
         };
-        note(read, &root, p);
+        note(read, root_els, p);
         let value = sources
             .value(p)
-            .map_err(|r| failure(&root, PER_TOOL_TYPE, p, r))?;
+            .map_err(|r| failure(root_els, PER_TOOL_TYPE, p, r))?;
         if is_empty_string(&value) {
             return Ok(Some(Vec::new()));
         }
         return Err(failure(
-            &root,
+            root_els,
             PER_TOOL_TYPE,
             p,
             no_converter(value.class(), PER_TOOL_TYPE),
@@ -602,19 +578,21 @@ pub(super) fn bind_map(
     let mut entries: Vec<(String, i32)> = Vec::new();
     let mut keys = std::collections::HashSet::new();
     for src in &sources.0 {
-        for p in src.under(&root_uni) {
-            let parent_of = p.els.len() == root.len() + 1;
+        for p in src.under(root_uni) {
+            let parent_of = p.key.els.len() == root_els.len() + 1;
             // isScalarValue: the value converts to Integer (not a Boolean).
             let scalar = parent_of
                 || src
-                    .get(&p.els)
+                    .get_prop(p)
                     .is_some_and(|q| !matches!(q.entry.value, JavaValue::Boolean(_)));
+            let first_level;
             let entry = if scalar {
-                &p.els[..]
+                p.key
             } else {
-                &p.els[..=root.len()]
+                first_level = Key::of(p.key.els[..=root_els.len()].to_vec());
+                &first_level
             };
-            let key = entry[root.len()..]
+            let key = entry.els[root_els.len()..]
                 .iter()
                 .map(original)
                 .collect::<Vec<_>>()
@@ -622,17 +600,17 @@ pub(super) fn bind_map(
             if keys.contains(&key) {
                 continue;
             }
-            let Some(q) = sources.find(entry) else {
+            let Some(q) = sources.find_key(entry, &dashed(&entry.els)) else {
                 continue;
             };
             match sources.value(q).and_then(|v| to_integer(&v)) {
                 Ok(Some(n)) => {
-                    note(read, entry, q);
+                    note(read, &entry.els, q);
                     keys.insert(key.clone());
                     entries.push((key, n));
                 }
                 Ok(None) => {}
-                Err(reason) => return Err(failure(entry, "java.lang.Integer", q, reason)),
+                Err(reason) => return Err(failure(&entry.els, "java.lang.Integer", q, reason)),
             }
         }
     }
@@ -641,39 +619,39 @@ pub(super) fn bind_map(
 
 pub(super) fn int_prop(
     sources: &Sources<'_>,
-    name: &str,
+    name: &Name,
     read: &mut BTreeMap<String, String>,
 ) -> Result<Option<i32>, BindFailure> {
-    let els = elements(name);
-    let Some(p) = sources.find(&els) else {
+    let els = &name.key.els;
+    let Some(p) = sources.find(name) else {
         return Ok(None);
     };
-    note(read, &els, p);
+    note(read, els, p);
     sources
         .value(p)
         .and_then(|v| to_integer(&v))
-        .map_err(|r| failure(&els, "java.lang.Integer", p, r))
+        .map_err(|r| failure(els, "java.lang.Integer", p, r))
 }
 
 /// A primitive `boolean`: a value that converts to null (empty or blank)
 /// cannot be assigned.
 pub(super) fn bool_prop(
     sources: &Sources<'_>,
-    name: &str,
+    name: &Name,
     read: &mut BTreeMap<String, String>,
 ) -> Result<Option<bool>, BindFailure> {
-    let els = elements(name);
-    let Some(p) = sources.find(&els) else {
+    let els = &name.key.els;
+    let Some(p) = sources.find(name) else {
         return Ok(None);
     };
-    note(read, &els, p);
+    note(read, els, p);
     let value = sources
         .value(p)
-        .map_err(|r| failure(&els, "boolean", p, r))?;
+        .map_err(|r| failure(els, "boolean", p, r))?;
     match to_boolean(&value) {
         Ok(Some(b)) => Ok(Some(b)),
         Ok(None) => Err(failure(
-            &els,
+            els,
             "boolean",
             p,
             conversion_failed(
@@ -682,7 +660,7 @@ pub(super) fn bool_prop(
                 "java.lang.IllegalArgumentException: A null value cannot be assigned to a primitive type",
             ),
         )),
-        Err(r) => Err(failure(&els, "boolean", p, r)),
+        Err(r) => Err(failure(els, "boolean", p, r)),
     }
 }
 
@@ -712,43 +690,83 @@ pub(super) fn bool_prop(
 /// assert!(bind(&empty).unwrap_err().to_string().contains("A null value cannot be assigned to a primitive type"));
 /// ```
 pub fn bind(documents: &[Vec<Entry>]) -> Result<BoundProperties, BindFailure> {
+    let parsed: Vec<ParsedDocument<'_>> =
+        documents.iter().map(|d| ParsedDocument::new(d)).collect();
+    let refs: Vec<&ParsedDocument<'_>> = parsed.iter().collect();
+    bind_parsed(&refs)
+}
+
+/// [`bind`] on documents whose keys are parsed once for every binding of
+/// them (`check` binds a file again for each value it tries).
+pub(crate) fn bind_parsed(
+    documents: &[&ParsedDocument<'_>],
+) -> Result<BoundProperties, BindFailure> {
     let sources = Sources::new(documents);
     let mut read = BTreeMap::new();
-
-    let always_throw = bool_prop(
+    let always_throw = bool_prop(&sources, &NAMES.throw_exception_on_error, &mut read)?;
+    let limits = bind_limits(&sources, &mut read)?;
+    let observations_value = group_value(
         &sources,
-        "spring.ai.tools.throw-exception-on-error",
-        &mut read,
+        &Group {
+            name: &NAMES.observations,
+            class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Observations",
+            parent: &NAMES.tools,
+            parent_class: PROPERTIES_CLASS,
+            java: "observations",
+        },
     )?;
+    let include_content = bool_prop(&sources, &NAMES.include_content, &mut read)?;
+    if let (None, Some(f)) = (include_content, observations_value) {
+        return Err(f);
+    }
+    let fallback = bind_resolution(&sources, &mut read)?;
+    let limits = builder_calls(limits)?;
+    Ok(BoundProperties {
+        limits,
+        always_throw: always_throw.unwrap_or(false),
+        resolution_fallback: fallback.unwrap_or(false),
+        include_content: include_content.unwrap_or(false),
+        read,
+        unknown: unknown_keys(documents),
+        placeholders_not_in_file: sources.1.missing.take().0,
+    })
+}
 
+/// The properties of the `limits` group, as bound (`None`: not given).
+struct BoundLimits {
+    per_default: Option<i32>,
+    per_tool: Option<Vec<(String, i32)>>,
+    excluded: Option<Vec<String>>,
+    total: Option<i32>,
+    on: Option<OnExceeded>,
+}
+
+/// The `limits` group bound, in the binder's order (the builder calls on
+/// it come after the groups bound after it: their failures come first).
+fn bind_limits(
+    sources: &Sources<'_>,
+    read: &mut BTreeMap<String, String>,
+) -> Result<BoundLimits, BindFailure> {
     let limits_group = Group {
-        name: "spring.ai.tools.limits",
+        name: &NAMES.limits,
         class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Limits",
-        parent: "spring.ai.tools",
+        parent: &NAMES.tools,
         parent_class: PROPERTIES_CLASS,
         java: "limits",
     };
-    let limits_value = group_value(&sources, &limits_group)?;
-    let excluded = bind_list(&sources, &mut read)?;
-    let per_tool = bind_map(&sources, &mut read)?;
-    let per_default = int_prop(
-        &sources,
-        "spring.ai.tools.limits.max-calls-per-tool-default",
-        &mut read,
-    )?;
-    let total = int_prop(
-        &sources,
-        "spring.ai.tools.limits.max-total-tool-calls",
-        &mut read,
-    )?;
-    let on_name = elements("spring.ai.tools.limits.on-limit-exceeded");
+    let limits_value = group_value(sources, &limits_group)?;
+    let excluded = bind_list(sources, read)?;
+    let per_tool = bind_map(sources, read)?;
+    let per_default = int_prop(sources, &NAMES.max_calls_per_tool_default, read)?;
+    let total = int_prop(sources, &NAMES.max_total_tool_calls, read)?;
+    let on_name = &NAMES.on_limit_exceeded;
     let mut on = None;
-    if let Some(p) = sources.find(&on_name) {
-        note(&mut read, &on_name, p);
+    if let Some(p) = sources.find(on_name) {
+        note(read, &on_name.key.els, p);
         on = sources
             .value(p)
             .and_then(|v| to_behavior(&v))
-            .map_err(|r| failure(&on_name, BEHAVIOR, p, r))?;
+            .map_err(|r| failure(&on_name.key.els, BEHAVIOR, p, r))?;
     }
     let limits_bound = excluded.is_some()
         || per_tool.is_some()
@@ -758,38 +776,12 @@ pub fn bind(documents: &[Vec<Entry>]) -> Result<BoundProperties, BindFailure> {
     if let (false, Some(f)) = (limits_bound, limits_value) {
         return Err(f);
     }
-
-    let observations_value = group_value(
-        &sources,
-        &Group {
-            name: "spring.ai.tools.observations",
-            class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Observations",
-            parent: "spring.ai.tools",
-            parent_class: PROPERTIES_CLASS,
-            java: "observations",
-        },
-    )?;
-    let include_content = bool_prop(
-        &sources,
-        "spring.ai.tools.observations.include-content",
-        &mut read,
-    )?;
-    if let (None, Some(f)) = (include_content, observations_value) {
-        return Err(f);
-    }
-
-    let fallback = bind_resolution(&sources, &mut read)?;
-
-    let limits = builder_calls(per_default, per_tool, excluded, total, on)?;
-
-    Ok(BoundProperties {
-        limits,
-        always_throw: always_throw.unwrap_or(false),
-        resolution_fallback: fallback.unwrap_or(false),
-        include_content: include_content.unwrap_or(false),
-        read,
-        unknown: unknown_keys(documents),
-        placeholders_not_in_file: sources.1.missing.take().0,
+    Ok(BoundLimits {
+        per_default,
+        per_tool,
+        excluded,
+        total,
+        on,
     })
 }
 
@@ -802,9 +794,9 @@ fn bind_resolution(
     let resolution_value = group_value(
         sources,
         &Group {
-            name: "spring.ai.tools.resolution",
+            name: &NAMES.resolution,
             class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Resolution",
-            parent: "spring.ai.tools",
+            parent: &NAMES.tools,
             parent_class: PROPERTIES_CLASS,
             java: "resolution",
         },
@@ -812,14 +804,14 @@ fn bind_resolution(
     let fallback_value = group_value(
         sources,
         &Group {
-            name: "spring.ai.tools.resolution.fallback",
+            name: &NAMES.fallback,
             class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Resolution$Fallback",
-            parent: "spring.ai.tools.resolution",
+            parent: &NAMES.resolution,
             parent_class: "org.springframework.ai.model.tool.autoconfigure.ToolCallingProperties$Resolution",
             java: "fallback",
         },
     )?;
-    let fallback = bool_prop(sources, "spring.ai.tools.resolution.fallback.enabled", read)?;
+    let fallback = bool_prop(sources, &NAMES.fallback_enabled, read)?;
     if fallback.is_none()
         && let Some(f) = fallback_value.or(resolution_value)
     {
@@ -831,13 +823,14 @@ fn bind_resolution(
 /// `ToolCallingAutoConfiguration.toolCallingManager`'s builder calls on
 /// the bound limits, in its order, with Spring's defaults (40 per tool, 150
 /// in total, `THROW`) for what is not bound.
-fn builder_calls(
-    per_default: Option<i32>,
-    per_tool: Option<Vec<(String, i32)>>,
-    excluded: Option<Vec<String>>,
-    total: Option<i32>,
-    on: Option<OnExceeded>,
-) -> Result<ToolCallLimits, BindFailure> {
+fn builder_calls(bound: BoundLimits) -> Result<ToolCallLimits, BindFailure> {
+    let BoundLimits {
+        per_default,
+        per_tool,
+        excluded,
+        total,
+        on,
+    } = bound;
     let builder = |e: LimitsError| BindFailure::Builder {
         message: e.to_string(),
     };

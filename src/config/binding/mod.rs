@@ -77,7 +77,9 @@ mod unknown;
 mod yaml_scalar;
 
 pub use self::binder::bind;
+pub(crate) use self::binder::bind_parsed;
 pub use self::names::KNOWN_KEYS;
+pub(crate) use self::names::ParsedDocument;
 pub use self::placeholders::{MAX_PLACEHOLDER_DEPTH, ValueResolver, resolve_placeholders};
 pub use self::properties::parse_properties;
 pub use self::unknown::{MAX_UNKNOWN, SUGGEST_TRIES};

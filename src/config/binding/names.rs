@@ -3,6 +3,8 @@
 
 use crate::model::java::hash_map_bucket;
 
+use super::Entry;
+
 /// The properties `ToolCallingProperties` (prefix `spring.ai.tools`) binds,
 /// in canonical form, with their Java types.
 pub const KNOWN_KEYS: [(&str, &str); 8] = [
@@ -108,12 +110,13 @@ pub(super) fn update_kind(kind: Kind, ch: char, index: usize) -> Kind {
 /// with no valid character (`_`, `天气`, `-`) and an empty one (`a..b`,
 /// `a[]`) are dropped, so `max-calls-per-tool.天气` names the map itself.
 pub(super) fn elements(name: &str) -> Vec<Element> {
-    let chars: Vec<char> = name.chars().collect();
+    // By byte offsets: the delimiters are ASCII, and only whether a
+    // character is its element's first matters to `update_kind`.
     let mut out = Vec::new();
     let add = |out: &mut Vec<Element>, start: usize, end: usize, kind: Kind| {
         if end > start && kind != Kind::Empty {
             out.push(Element {
-                text: chars[start..end].iter().collect(),
+                text: name[start..end].to_owned(),
                 kind,
             });
         }
@@ -121,7 +124,7 @@ pub(super) fn elements(name: &str) -> Vec<Element> {
     let mut open: i64 = 0;
     let mut start = 0;
     let mut kind = Kind::Empty;
-    for (i, &ch) in chars.iter().enumerate() {
+    for (i, ch) in name.char_indices() {
         if ch == '[' {
             if open == 0 {
                 add(&mut out, start, i, kind);
@@ -147,9 +150,118 @@ pub(super) fn elements(name: &str) -> Vec<Element> {
     if open != 0 {
         kind = Kind::NonUniform;
     }
-    add(&mut out, start, chars.len(), kind);
+    add(&mut out, start, name.len(), kind);
     out
 }
+
+/// A name parsed as a relaxed name: its elements, their uniform forms (what
+/// relaxed equality compares) and a hash of those (equal names hash alike).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Key {
+    pub(super) els: Vec<Element>,
+    pub(super) uni: Vec<String>,
+    pub(super) hash: u64,
+}
+
+impl Key {
+    pub(super) fn new(name: &str) -> Key {
+        Key::of(elements(name))
+    }
+
+    pub(super) fn of(els: Vec<Element>) -> Key {
+        let uni = uniform_key(&els);
+        let hash = uni_hash(&uni);
+        Key { els, uni, hash }
+    }
+}
+
+/// A hash of a relaxed name (FNV-1a over its elements, each closed by a
+/// byte UTF-8 never holds): equal names hash alike; names that hash alike
+/// are compared.
+pub(super) fn uni_hash(uni: &[String]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in uni.iter().flat_map(|u| u.bytes().chain([0xff])) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// One document with each key parsed as a relaxed name on first use, once
+/// for every reader of it in a binding (the binder's sources, the
+/// placeholder resolver, the unknown keys) and, kept, for every binding of
+/// the same document (`check` binds a file once per value it tries).
+pub(crate) struct ParsedDocument<'a> {
+    pub(super) entries: &'a [Entry],
+    keys: Vec<std::cell::OnceCell<Key>>,
+}
+
+impl<'a> ParsedDocument<'a> {
+    /// The document, none of its keys parsed yet.
+    pub(crate) fn new(entries: &'a [Entry]) -> Self {
+        ParsedDocument {
+            entries,
+            keys: std::iter::repeat_with(std::cell::OnceCell::new)
+                .take(entries.len())
+                .collect(),
+        }
+    }
+
+    /// The key of entry `i`, parsed.
+    pub(super) fn key(&self, i: usize) -> &Key {
+        self.keys[i].get_or_init(|| Key::new(&self.entries[i].key))
+    }
+}
+
+/// A name the binder asks for: parsed, and in canonical form (the exact
+/// key a source is asked for first).
+pub(super) struct Name {
+    pub(super) key: Key,
+    pub(super) dashed: String,
+}
+
+impl Name {
+    fn new(name: &str) -> Name {
+        let key = Key::new(name);
+        let dashed = dashed(&key.els);
+        Name { key, dashed }
+    }
+}
+
+/// Every name the binder asks for, parsed once.
+pub(super) struct Names {
+    pub(super) tools: Name,
+    pub(super) throw_exception_on_error: Name,
+    pub(super) limits: Name,
+    pub(super) excluded_tools: Name,
+    pub(super) max_calls_per_tool: Name,
+    pub(super) max_calls_per_tool_default: Name,
+    pub(super) max_total_tool_calls: Name,
+    pub(super) on_limit_exceeded: Name,
+    pub(super) observations: Name,
+    pub(super) include_content: Name,
+    pub(super) resolution: Name,
+    pub(super) fallback: Name,
+    pub(super) fallback_enabled: Name,
+}
+
+/// The names of `ToolCallingProperties`, parsed: a constant, worked out
+/// once rather than for every binding (parsing them was a tenth of
+/// `config_binder`'s time).
+pub(super) static NAMES: std::sync::LazyLock<Names> = std::sync::LazyLock::new(|| Names {
+    tools: Name::new("spring.ai.tools"),
+    throw_exception_on_error: Name::new("spring.ai.tools.throw-exception-on-error"),
+    limits: Name::new("spring.ai.tools.limits"),
+    excluded_tools: Name::new("spring.ai.tools.limits.excluded-tools"),
+    max_calls_per_tool: Name::new("spring.ai.tools.limits.max-calls-per-tool"),
+    max_calls_per_tool_default: Name::new("spring.ai.tools.limits.max-calls-per-tool-default"),
+    max_total_tool_calls: Name::new("spring.ai.tools.limits.max-total-tool-calls"),
+    on_limit_exceeded: Name::new("spring.ai.tools.limits.on-limit-exceeded"),
+    observations: Name::new("spring.ai.tools.observations"),
+    include_content: Name::new("spring.ai.tools.observations.include-content"),
+    resolution: Name::new("spring.ai.tools.resolution"),
+    fallback: Name::new("spring.ai.tools.resolution.fallback"),
+    fallback_enabled: Name::new("spring.ai.tools.resolution.fallback.enabled"),
+});
 
 /// `getElement(i, Form.UNIFORM)`: what relaxed equality compares
 /// (lowercase ASCII letters and digits; an indexed element verbatim).
@@ -157,14 +269,6 @@ pub(super) fn uniform(e: &Element) -> String {
     match e.kind {
         Kind::Uniform | Kind::Indexed | Kind::NumericallyIndexed => e.text.clone(),
         _ => uniform_chars(&e.text).collect(),
-    }
-}
-
-/// `uniform(e) == u`, without building `uniform(e)`.
-pub(super) fn uniform_eq(e: &Element, u: &str) -> bool {
-    match e.kind {
-        Kind::Uniform | Kind::Indexed | Kind::NumericallyIndexed => e.text == u,
-        _ => uniform_chars(&e.text).eq(u.chars()),
     }
 }
 
@@ -303,4 +407,86 @@ pub(super) fn compare_names(a: &[Element], b: &[Element]) -> std::cmp::Ordering 
         }
     }
     Ordering::Equal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Element, Kind, elements, uni_hash, uniform_key, update_kind};
+
+    /// `elements` as it was written first, over a vector of characters.
+    fn elements_by_chars(name: &str) -> Vec<Element> {
+        let chars: Vec<char> = name.chars().collect();
+        let mut out = Vec::new();
+        let add = |out: &mut Vec<Element>, start: usize, end: usize, kind: Kind| {
+            if end > start && kind != Kind::Empty {
+                out.push(Element {
+                    text: chars[start..end].iter().collect(),
+                    kind,
+                });
+            }
+        };
+        let (mut open, mut start, mut kind) = (0i64, 0, Kind::Empty);
+        for (i, &ch) in chars.iter().enumerate() {
+            if ch == '[' {
+                if open == 0 {
+                    add(&mut out, start, i, kind);
+                    start = i + 1;
+                    kind = Kind::NumericallyIndexed;
+                }
+                open += 1;
+            } else if ch == ']' {
+                open -= 1;
+                if open == 0 {
+                    add(&mut out, start, i, kind);
+                    start = i + 1;
+                    kind = Kind::Empty;
+                }
+            } else if !kind.indexed() && ch == '.' {
+                add(&mut out, start, i, kind);
+                start = i + 1;
+                kind = Kind::Empty;
+            } else {
+                kind = update_kind(kind, ch, i - start);
+            }
+        }
+        if open != 0 {
+            kind = Kind::NonUniform;
+        }
+        add(&mut out, start, chars.len(), kind);
+        out
+    }
+
+    #[test]
+    fn elements_by_bytes_are_those_by_characters() {
+        let alphabet: Vec<char> = "..[[]]--__aAzZ09 İäß天\u{1b}".chars().collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut names = 0;
+        for _ in 0..50_000 {
+            let len = (next() % 16) as usize;
+            let name: String = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            let els = elements(&name);
+            assert_eq!(els, elements_by_chars(&name), "{name:?}");
+            names += usize::from(!els.is_empty());
+        }
+        assert!(names > 40_000, "{names}");
+    }
+
+    #[test]
+    fn equal_relaxed_names_hash_alike_and_elements_do_not_run_together() {
+        let hash = |name: &str| uni_hash(&uniform_key(&elements(name)));
+        assert_eq!(
+            hash("spring.ai.tools.limits.maxCallsPerTool"),
+            hash("spring.ai.tools.limits.max-calls-per-tool")
+        );
+        assert_ne!(hash("a.bc"), hash("ab.c"));
+        assert_ne!(hash("a[b.c]"), hash("a[b].c"));
+    }
 }

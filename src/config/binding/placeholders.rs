@@ -1,7 +1,9 @@
 //! `${NAME:default}` placeholders, resolved as Spring 7's
 //! `PlaceholderParser` does, within this model's bounds.
 
-use super::names::{Kind, dashed, elements, hash_set_capacity, java_hash_order, uniform_key};
+use std::collections::HashMap;
+
+use super::names::{Key, Kind, ParsedDocument, dashed, hash_set_capacity, java_hash_order};
 use super::{Entry, JavaValue, MAX_EXPANDED_BYTES, expands_too_much};
 
 /// Placeholders nested deeper than this are not resolved: the binding
@@ -290,7 +292,7 @@ impl<'a> ValueResolver<'a> {
 /// unresolvable placeholders stay as written. The names not found in the
 /// file are kept: Spring would read them from the environment first.
 pub(super) struct Placeholders<'a> {
-    pub(super) documents: &'a [Vec<Entry>],
+    pub(super) documents: Documents<'a>,
     /// Every property of every document, last document first (built on
     /// the first placeholder).
     pub(super) all: std::cell::OnceCell<AllSources<'a>>,
@@ -306,25 +308,63 @@ pub(super) struct Placeholders<'a> {
     pub(super) quiet: std::cell::Cell<bool>,
 }
 
+/// The documents a resolver reads, in file order: its own, or the
+/// binder's (whose keys are parsed once for both).
+pub(super) enum Documents<'a> {
+    Own(Vec<ParsedDocument<'a>>),
+    Shared(&'a [&'a ParsedDocument<'a>]),
+}
+
+impl<'a> Documents<'a> {
+    fn len(&self) -> usize {
+        match self {
+            Documents::Own(d) => d.len(),
+            Documents::Shared(d) => d.len(),
+        }
+    }
+
+    fn get(&self, i: usize) -> &ParsedDocument<'a> {
+        match self {
+            Documents::Own(d) => &d[i],
+            Documents::Shared(d) => d[i],
+        }
+    }
+}
+
 /// Every document's properties, and where each name is first found: a
 /// lookup asks only the first document that can answer it (asking each in
 /// turn was quadratic over thousands of documents).
 pub(super) struct AllSources<'a> {
     pub(super) docs: Vec<AllSource<'a>>,
     /// The first document with this exact key.
-    pub(super) exact: std::collections::HashMap<&'a str, usize>,
-    /// The first document with a key of this relaxed name.
-    pub(super) relaxed: std::collections::HashMap<Vec<String>, usize>,
+    pub(super) exact: HashMap<&'a str, usize>,
+    /// The first document with a key of a relaxed name of this hash (no
+    /// later than the first with the name).
+    pub(super) relaxed: HashMap<u64, usize>,
 }
 
 /// A document's properties, every key (not only `spring.ai.tools`).
 pub(super) struct AllSource<'a> {
-    pub(super) exact: std::collections::HashMap<&'a str, &'a Entry>,
-    pub(super) relaxed: std::collections::HashMap<Vec<String>, Vec<&'a Entry>>,
+    /// Its place in [`Placeholders::documents`].
+    pub(super) doc: usize,
+    pub(super) exact: HashMap<&'a str, &'a Entry>,
+    /// The entries (by index) of each relaxed name's hash, in file order.
+    pub(super) relaxed: HashMap<u64, Vec<usize>>,
 }
 
 impl<'a> Placeholders<'a> {
     pub(super) fn new(documents: &'a [Vec<Entry>]) -> Self {
+        Placeholders::over(Documents::Own(
+            documents.iter().map(|d| ParsedDocument::new(d)).collect(),
+        ))
+    }
+
+    /// A resolver over the binder's documents.
+    pub(super) fn shared(documents: &'a [&'a ParsedDocument<'a>]) -> Self {
+        Placeholders::over(Documents::Shared(documents))
+    }
+
+    fn over(documents: Documents<'a>) -> Self {
         Placeholders {
             documents,
             all: std::cell::OnceCell::new(),
@@ -346,27 +386,29 @@ impl<'a> Placeholders<'a> {
         Ok(())
     }
 
+    /// Document `doc` indexed: by exact key (the last entry of a key put
+    /// twice) and by relaxed name (its first).
+    fn source(&self, doc: usize) -> AllSource<'a> {
+        let parsed = self.documents.get(doc);
+        let entries: &'a [Entry] = parsed.entries;
+        let mut s = AllSource {
+            doc,
+            exact: Default::default(),
+            relaxed: Default::default(),
+        };
+        for (i, e) in entries.iter().enumerate() {
+            if s.exact.insert(e.key.as_str(), e).is_none() {
+                s.relaxed.entry(parsed.key(i).hash).or_default().push(i);
+            }
+        }
+        s
+    }
+
     pub(super) fn sources(&self) -> &AllSources<'a> {
         self.all.get_or_init(|| {
-            let docs: Vec<AllSource<'a>> = self
-                .documents
-                .iter()
+            let docs: Vec<AllSource<'a>> = (0..self.documents.len())
                 .rev()
-                .map(|d| {
-                    let mut s = AllSource {
-                        exact: Default::default(),
-                        relaxed: Default::default(),
-                    };
-                    for e in d {
-                        if s.exact.insert(e.key.as_str(), e).is_none() {
-                            s.relaxed
-                                .entry(uniform_key(&elements(&e.key)))
-                                .or_default()
-                                .push(e);
-                        }
-                    }
-                    s
-                })
+                .map(|d| self.source(d))
                 .collect();
             let mut all = AllSources {
                 docs: Vec::new(),
@@ -377,10 +419,8 @@ impl<'a> Placeholders<'a> {
                 for k in d.exact.keys() {
                     all.exact.entry(*k).or_insert(i);
                 }
-                for k in d.relaxed.keys() {
-                    if !all.relaxed.contains_key(k) {
-                        all.relaxed.insert(k.clone(), i);
-                    }
+                for &h in d.relaxed.keys() {
+                    all.relaxed.entry(h).or_insert(i);
                 }
             }
             all.docs = docs;
@@ -388,22 +428,42 @@ impl<'a> Placeholders<'a> {
         })
     }
 
+    /// The entry of `s` whose relaxed name is `name`'s: of several, the
+    /// first in Spring's `HashSet` order of their keys.
+    fn relaxed_in(&self, s: &AllSource<'a>, name: &Key) -> Option<&'a Entry> {
+        let parsed = self.documents.get(s.doc);
+        let entries: &'a [Entry] = parsed.entries;
+        let candidates: Vec<&'a Entry> = s
+            .relaxed
+            .get(&name.hash)?
+            .iter()
+            .filter(|&&i| parsed.key(i).uni == name.uni)
+            .map(|&i| &entries[i])
+            .collect();
+        if let [only] = candidates[..] {
+            return Some(only);
+        }
+        let keys: Vec<&str> = candidates.iter().map(|e| e.key.as_str()).collect();
+        let first = *java_hash_order(&keys, hash_set_capacity(keys.len())).first()?;
+        Some(candidates[first])
+    }
+
     /// `PropertySourcesPlaceholdersResolver.resolvePlaceholder`.
     pub(super) fn lookup(&self, name: &str) -> Option<String> {
         // The flag speaks for this one name, not for those its value names.
         let quiet = self.quiet.replace(false);
-        let els = elements(name);
+        let key = Key::new(name);
         let canonical = !name.is_empty()
             && !name.starts_with('.')
             && !name.ends_with('.')
-            && els.iter().all(|e| e.kind != Kind::NonUniform);
+            && key.els.iter().all(|e| e.kind != Kind::NonUniform);
+        // A canonical name is also looked up by its canonical form and
+        // relaxed name.
+        let relaxed = (canonical && !key.els.is_empty()).then(|| dashed(&key.els));
         let all = self.sources();
         let mut first = all.exact.get(name).copied();
-        if canonical && !els.is_empty() {
-            let more = [
-                all.exact.get(dashed(&els).as_str()),
-                all.relaxed.get(&uniform_key(&els)),
-            ];
+        if let Some(d) = &relaxed {
+            let more = [all.exact.get(d.as_str()), all.relaxed.get(&key.hash)];
             first = first
                 .into_iter()
                 .chain(more.into_iter().flatten().copied())
@@ -414,16 +474,11 @@ impl<'a> Placeholders<'a> {
             if let Some(e) = s.exact.get(name) {
                 return Some(*e);
             }
-            if !canonical || els.is_empty() {
-                return None;
-            }
-            if let Some(e) = s.exact.get(dashed(&els).as_str()) {
+            let d = relaxed.as_ref()?;
+            if let Some(e) = s.exact.get(d.as_str()) {
                 return Some(*e);
             }
-            let candidates = s.relaxed.get(&uniform_key(&els))?;
-            let keys: Vec<&str> = candidates.iter().map(|e| e.key.as_str()).collect();
-            let first = *java_hash_order(&keys, hash_set_capacity(keys.len())).first()?;
-            Some(candidates[first])
+            self.relaxed_in(s, &key)
         });
         match found {
             Some(e) => Some(e.value.to_java_string()),

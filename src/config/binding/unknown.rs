@@ -4,8 +4,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use super::names::{KNOWN_KEYS, elements, target, uniform_key};
-use super::{Entry, Unknown};
+use super::Unknown;
+use super::names::{KNOWN_KEYS, ParsedDocument, target};
 
 /// At most this many unknown keys are reported, and at most
 /// [`SUGGEST_TRIES`] keys are compared with the known ones, so that a file
@@ -68,7 +68,7 @@ static KNOWN: LazyLock<KnownKeys> = LazyLock::new(|| {
 /// Keys Spring ignores that look like a tool-calling key: each relaxed
 /// name once (its last spelling, at its first place), at most
 /// [`MAX_UNKNOWN`].
-pub(super) fn unknown_keys(documents: &[Vec<Entry>]) -> Vec<Unknown> {
+pub(super) fn unknown_keys(documents: &[&ParsedDocument<'_>]) -> Vec<Unknown> {
     let known = &*KNOWN;
     let mut out: Vec<Unknown> = Vec::new();
     let mut index: HashMap<Vec<String>, usize> = HashMap::new();
@@ -76,11 +76,15 @@ pub(super) fn unknown_keys(documents: &[Vec<Entry>]) -> Vec<Unknown> {
     // give none again, but each still counts as a try.
     let mut missed: HashSet<Vec<String>> = HashSet::new();
     let mut tries = 0;
-    for e in documents.iter().flatten() {
+    let entries = documents
+        .iter()
+        .flat_map(|d| d.entries.iter().enumerate().map(move |(i, e)| (d, i, e)));
+    for (doc, i, e) in entries {
         if e.key.len() < known.shortest {
             continue;
         }
-        let uni = uniform_key(&elements(&e.key));
+        let parsed = doc.key(i);
+        let uni = &parsed.uni;
         if known
             .keys
             .iter()
@@ -88,7 +92,7 @@ pub(super) fn unknown_keys(documents: &[Vec<Entry>]) -> Vec<Unknown> {
         {
             continue;
         }
-        if let Some(&i) = index.get(&uni) {
+        if let Some(&i) = index.get(uni) {
             out[i].key.clone_from(&e.key);
             out[i].line = e.line;
             continue;
@@ -97,18 +101,18 @@ pub(super) fn unknown_keys(documents: &[Vec<Entry>]) -> Vec<Unknown> {
             continue;
         }
         tries += 1;
-        if missed.contains(&uni) {
+        if missed.contains(uni) {
             continue;
         }
-        let Some(k) = suggest(&uni, &known.keys) else {
-            missed.insert(uni);
+        let Some(k) = suggest(uni, &known.keys) else {
+            missed.insert(uni.clone());
             continue;
         };
         let mut s = k.name.to_owned();
         // A per-tool key keeps its tool, as written.
         let map = k.target.len();
         if k.map && uni.len() > map {
-            for el in &elements(&e.key)[map..] {
+            for el in &parsed.els[map..] {
                 if el.kind.indexed() {
                     s.push_str(&format!("[{}]", el.text));
                 } else {
@@ -116,7 +120,7 @@ pub(super) fn unknown_keys(documents: &[Vec<Entry>]) -> Vec<Unknown> {
                 }
             }
         }
-        index.insert(uni, out.len());
+        index.insert(uni.clone(), out.len());
         out.push(Unknown {
             key: e.key.clone(),
             line: e.line,
@@ -284,11 +288,16 @@ fn suggest<'k>(uni: &[String], known: &'k [Known]) -> Option<&'k Known> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::names::{KNOWN_KEYS, elements, target, uniform_key};
+    use super::super::names::{KNOWN_KEYS, ParsedDocument, elements, target, uniform_key};
     use super::super::{Entry, JavaValue, Unknown};
-    use super::{
-        MAX_UNKNOWN, Pattern, SUGGEST_MAX, SUGGEST_TRIES, edit_distance_within, unknown_keys,
-    };
+    use super::{MAX_UNKNOWN, Pattern, SUGGEST_MAX, SUGGEST_TRIES, edit_distance_within};
+
+    /// `unknown_keys` over the documents, parsed as the binder parses them.
+    fn unknown_keys(documents: &[Vec<Entry>]) -> Vec<Unknown> {
+        let parsed: Vec<ParsedDocument<'_>> =
+            documents.iter().map(|d| ParsedDocument::new(d)).collect();
+        super::unknown_keys(&parsed.iter().collect::<Vec<_>>())
+    }
 
     /// The whole table, for comparison.
     fn edit_distance(a: &str, b: &str) -> usize {

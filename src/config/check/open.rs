@@ -11,7 +11,9 @@ use serde_json::{Value, json};
 
 use super::{Application, SetReport, Setup};
 use super::{breaks_under, defaulted, open_values, report_sets, written_names};
-use crate::config::binding::{BindFailure, BoundProperties, Entry, bind};
+use crate::config::binding::{
+    BindFailure, BoundProperties, Entry, ParsedDocument, bind, bind_parsed,
+};
 use crate::config::profiles::{placeholder_refs, relaxed, relaxed_elements, source};
 use crate::model::behavior::{BehaviorSet, SpringAi, behavior_sets};
 
@@ -183,22 +185,12 @@ pub(crate) fn worst_open(
             open: None,
         };
     }
-    // A combination bound: the open properties set last, as `--set` would;
-    // a value the builder refuses is not one a running application has.
-    let bind_with = |values: &[Option<&'static str>]| -> Option<BoundProperties> {
-        let pairs: Vec<(String, String)> = choices
-            .iter()
-            .zip(values)
-            .filter_map(|((p, _), v)| v.map(|v| (p.key.clone(), v.to_owned())))
-            .collect();
-        let mut docs = sources.to_vec();
-        docs.push(source(&pairs));
-        bind(&docs).ok()
-    };
+    // The sources' keys parsed once for every combination.
+    let parsed: Vec<ParsedDocument<'_>> = sources.iter().map(|d| ParsedDocument::new(d)).collect();
     let mut tried = vec![(unset.values.clone(), unset.breaks.clone())];
     let mut best = unset;
     let mut consider = |values: Vec<Option<&'static str>>, best: &mut Candidate| {
-        if let Some(bound) = bind_with(&values) {
+        if let Some(bound) = bind_with(&parsed, &choices, &values) {
             let c = judge(values, bound);
             tried.push((c.values.clone(), c.breaks.clone()));
             if c.breaks.len() > best.breaks.len() {
@@ -243,6 +235,26 @@ pub(crate) fn worst_open(
             untried,
         }),
     }
+}
+
+/// The sources bound with the open properties set at `values` (`None`:
+/// left unset), last, as `--set` would set them; `None` when Spring
+/// refuses: a value the builder refuses is not one a running application
+/// has.
+fn bind_with(
+    sources: &[ParsedDocument<'_>],
+    choices: &[(OpenProperty, &'static [&'static str])],
+    values: &[Option<&'static str>],
+) -> Option<BoundProperties> {
+    let pairs: Vec<(String, String)> = choices
+        .iter()
+        .zip(values)
+        .filter_map(|((p, _), v)| v.map(|v| (p.key.clone(), v.to_owned())))
+        .collect();
+    let set = source(&pairs);
+    let set = ParsedDocument::new(&set);
+    let docs: Vec<&ParsedDocument<'_>> = sources.iter().chain([&set]).collect();
+    bind_parsed(&docs).ok()
 }
 
 /// The properties whose values are tried (each with them), at most
