@@ -10,11 +10,12 @@
 #![forbid(unsafe_code)]
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use stateright::{Checker, Model, Property};
+use stateright::{Checker, Model, Path, Property};
 use toolcall_model::checking::exhaustive::{judge_index, run_part, Bound, Shard, Space};
 use toolcall_model::checking::explore::cells;
 use toolcall_model::checking::footprint::Conversions;
@@ -227,32 +228,56 @@ fn split(k: u64) -> (u64, u64) {
     (k >> 44, k & ((1 << 44) - 1))
 }
 
-fn main() -> Result<(), String> {
-    let mut bound = "tiny".to_owned();
-    let mut shard = Shard::WHOLE;
-    let mut threads = 1usize;
-    let mut prune = Prune::None;
-    let mut compare = false;
-    let mut dfs = false;
+/// The command line: see README.md.
+struct Args {
+    bound: String,
+    shard: Shard,
+    threads: usize,
+    prune: Prune,
+    compare: bool,
+    dfs: bool,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut out = Args {
+        bound: "tiny".to_owned(),
+        shard: Shard::WHOLE,
+        threads: 1,
+        prune: Prune::None,
+        compare: false,
+        dfs: false,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or(format!("{a} wants a value"));
         match a.as_str() {
-            "--bound" => bound = value()?,
-            "--shard" => shard = Shard::parse(&value()?)?,
-            "--threads" => threads = value()?.parse().map_err(|e| format!("--threads: {e}"))?,
+            "--bound" => out.bound = value()?,
+            "--shard" => out.shard = Shard::parse(&value()?)?,
+            "--threads" => out.threads = value()?.parse().map_err(|e| format!("--threads: {e}"))?,
             "--prune" => {
-                prune = match value()?.as_str() {
+                out.prune = match value()?.as_str() {
                     "none" => Prune::None,
                     "shared" => Prune::Shared,
                     p => return Err(format!("--prune none|shared, not {p}")),
                 }
             }
-            "--compare" => compare = true,
-            "--dfs" => dfs = true,
+            "--compare" => out.compare = true,
+            "--dfs" => out.dfs = true,
             _ => return Err(format!("unknown argument {a}; see README.md")),
         }
     }
+    Ok(out)
+}
+
+fn main() -> Result<(), String> {
+    let Args {
+        bound,
+        shard,
+        threads,
+        prune,
+        compare,
+        dfs,
+    } = parse_args()?;
     let b = Bound::named(&bound).ok_or(format!("no bound {bound}"))?;
     let space = Space::new(&b);
     let search = Search::new(space, shard, prune);
@@ -294,6 +319,20 @@ fn main() -> Result<(), String> {
     let firsts: Vec<u64> = m.best.iter().map(|b| b.load(Ordering::Relaxed)).collect();
     // Rebuilding a discovery's path runs next_state again (its leaf is judged again).
     let discoveries = checker.discoveries();
+    print_discoveries(m, &discoveries, &firsts);
+    if compare {
+        compare_with_run_part(m, shard, &discoveries, &firsts, &totals)?;
+    }
+    Ok(())
+}
+
+/// Each refuted cell's discovery beside the least (size, index) the
+/// judging saw.
+fn print_discoveries(
+    m: &Search,
+    discoveries: &HashMap<&'static str, Path<State, u64>>,
+    firsts: &[u64],
+) {
     let mut refuted = 0;
     let mut same_as_least = 0;
     for (c, name) in m.names.iter().enumerate() {
@@ -317,36 +356,45 @@ fn main() -> Result<(), String> {
         "  refuted cells: {refuted} of {}; discovery is the least (size, index) in {same_as_least}",
         m.names.len()
     );
-    if compare {
-        let part = run_part(&m.space, shard, 1, &|_, _| {})?;
-        let ours: Vec<u64> = part
-            .first
-            .iter()
-            .map(|f| f.map_or(NONE, |(s, i)| ((s as u64) << 44) | i))
-            .collect();
-        let cells_found = m
-            .names
-            .iter()
-            .filter(|n| discoveries.contains_key(*n))
-            .count();
-        let refuted_ours = ours.iter().filter(|&&k| k != NONE).count();
-        let same_cells = m
-            .names
-            .iter()
-            .zip(&ours)
-            .all(|(n, &k)| discoveries.contains_key(n) == (k != NONE));
-        // A refuted cell's counts depend on when its judging stopped; a
-        // proved cell's do not.
-        let same_totals = (0..m.names.len())
-            .filter(|&c| ours[c] == NONE)
-            .all(|c| part.totals[c] == totals[c]);
-        println!(
-            "  compare with run_part: refuted {refuted_ours} vs {cells_found}, same cells {same_cells}, same least keys {}, same counts in proved cells {same_totals}",
-            ours == firsts,
-        );
-        if ours != firsts || !same_cells || !same_totals {
-            return Err("stateright's search and run_part disagree".to_owned());
-        }
+}
+
+/// The same shard through the project's own `run_part`: the same cells
+/// refuted at the same least keys, the same counts in proved cells.
+fn compare_with_run_part(
+    m: &Search,
+    shard: Shard,
+    discoveries: &HashMap<&'static str, Path<State, u64>>,
+    firsts: &[u64],
+    totals: &[(u64, u64)],
+) -> Result<(), String> {
+    let part = run_part(&m.space, shard, 1, &|_, _| {})?;
+    let ours: Vec<u64> = part
+        .first
+        .iter()
+        .map(|f| f.map_or(NONE, |(s, i)| ((s as u64) << 44) | i))
+        .collect();
+    let cells_found = m
+        .names
+        .iter()
+        .filter(|n| discoveries.contains_key(*n))
+        .count();
+    let refuted_ours = ours.iter().filter(|&&k| k != NONE).count();
+    let same_cells = m
+        .names
+        .iter()
+        .zip(&ours)
+        .all(|(n, &k)| discoveries.contains_key(n) == (k != NONE));
+    // A refuted cell's counts depend on when its judging stopped; a
+    // proved cell's do not.
+    let same_totals = (0..m.names.len())
+        .filter(|&c| ours[c] == NONE)
+        .all(|c| part.totals[c] == totals[c]);
+    println!(
+        "  compare with run_part: refuted {refuted_ours} vs {cells_found}, same cells {same_cells}, same least keys {}, same counts in proved cells {same_totals}",
+        ours == firsts,
+    );
+    if ours != firsts || !same_cells || !same_totals {
+        return Err("stateright's search and run_part disagree".to_owned());
     }
     Ok(())
 }
