@@ -73,8 +73,9 @@
 //! `toolcall-check` among them), a test, a bench or a fuzz target names,
 //! or one that a public signature shows. `unreachable_pub` is warned (and
 //! denied by the CI's clippy), so a `pub` item that no root re-exports does
-//! not compile unnoticed. [`enum_table!`] (and the hidden `__private`
-//! module its expansion names) is exported for the checker's own tables.
+//! not compile unnoticed. [`enum_table!`] (and the hidden
+//! `model::__private` module its expansion names) is exported for the
+//! checker's own tables.
 //!
 //! # Features
 //!
@@ -108,10 +109,3 @@ pub mod gemini;
 pub mod json;
 pub mod model;
 pub mod vectors;
-
-/// What [`enum_table!`]'s expansion names, from whichever crate it runs
-/// in.
-#[doc(hidden)]
-pub mod __private {
-    pub use crate::model::table::distinct;
-}

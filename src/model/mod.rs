@@ -48,4 +48,11 @@ pub use shared_str::SharedStr;
 
 pub use text::cut;
 
+/// What `enum_table!`'s expansion names, from whichever
+/// crate it runs in.
+#[doc(hidden)]
+pub mod __private {
+    pub use super::table::distinct;
+}
+
 pub use tools::{Invocation, Outcome, Registered, ToolRef, ToolResult, ToolSpec, Toolbox, scan};

@@ -88,7 +88,7 @@ macro_rules! enum_table {
         }
 
         const _: () = assert!(
-            $crate::__private::distinct(&[$($name),+]),
+            $crate::model::__private::distinct(&[$($name),+]),
             concat!("two rows of ", stringify!($Name), " share a name")
         );
 
