@@ -19,7 +19,7 @@ pub use check::{
     Accepted, Application, BuildVersion, CLOSES_BEGIN, CLOSES_END, Change, CheckScenario,
     CheckVerdict, Defaulted, Format, Gate, Mark, NextRefused, OpenAnswer, OpenProperty, OutputKind,
     ProfileFiles, Refusal, Remedy, ScenarioScript, SetReport, Setup, Sources, Stop, Text,
-    ToolOutput, UNKNOWN_TOOL_NAME, closing_table, defaulted, evaluate, report, safe_sets, script,
+    ToolOutput, UNKNOWN_TOOL_NAME, closing_table, evaluate, report, safe_sets, script,
 };
 
 pub(crate) use check::clip_lines;
@@ -28,7 +28,8 @@ pub(crate) use check::{FIX_LIBRARY, describe_setup, written_names};
 
 pub use main_job::{Column, GROUPS, MainJob, columns, conclusion, reproduce, table};
 
-pub use profiles::{applied, environment, profile_matches, relaxed, source};
+pub(crate) use profiles::relaxed;
+pub use profiles::{applied, environment, profile_matches};
 
 pub(crate) use profiles::{MAX_BUILD_INTERPOLATION, MODELLED_SPRING_AI};
 

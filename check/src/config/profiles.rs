@@ -17,12 +17,7 @@ pub(crate) const PROFILES_ACTIVE: &str = "spring.profiles.active";
 
 /// A key in the relaxed form Spring compares: letters, digits and dots,
 /// lower case (`spring.config.activate.onProfile` is `on-profile`).
-///
-/// ```
-/// use toolcall_check::config::relaxed;
-/// assert_eq!(relaxed("spring.config.activate.onProfile"), relaxed("spring.config.activate.on-profile"));
-/// ```
-pub fn relaxed(key: &str) -> String {
+pub(crate) fn relaxed(key: &str) -> String {
     key.chars()
         .filter(|c| c.is_alphanumeric() || *c == '.')
         .flat_map(char::to_lowercase)
@@ -622,13 +617,7 @@ pub(crate) fn relaxed_elements(key: &str) -> String {
 
 /// A property source that is not a file (`--set`, the environment): one
 /// document whose entries have no line.
-///
-/// ```
-/// use toolcall_check::config::source;
-/// let d = source(&[("TOOL_POLICY".into(), "THROW".into())]);
-/// assert_eq!((d[0].key.as_str(), d[0].line), ("TOOL_POLICY", 0));
-/// ```
-pub fn source(pairs: &[(String, String)]) -> Vec<Entry> {
+pub(crate) fn source(pairs: &[(String, String)]) -> Vec<Entry> {
     pairs
         .iter()
         .map(|(k, v)| Entry {
@@ -851,6 +840,22 @@ fn declared_spring_ai_version(text: &str, tag: &dyn Fn(&str) -> Option<String>) 
 #[cfg(test)]
 mod examples {
     //! The examples of crate-private items, run as unit tests.
+
+    #[test]
+    fn example_relaxed() {
+        use crate::config::relaxed;
+        assert_eq!(
+            relaxed("spring.config.activate.onProfile"),
+            relaxed("spring.config.activate.on-profile")
+        );
+    }
+
+    #[test]
+    fn example_source() {
+        use super::source;
+        let d = source(&[("TOOL_POLICY".into(), "THROW".into())]);
+        assert_eq!((d[0].key.as_str(), d[0].line), ("TOOL_POLICY", 0));
+    }
 
     #[test]
     fn example_profile_matcher() {

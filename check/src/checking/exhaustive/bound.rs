@@ -487,7 +487,7 @@ impl Bound {
     ///   without `alwaysThrow`; 0 or 1 prior call per tool; every outcome
     ///   class; every memory setup;
     /// * the default bound's `runaway` and `streamed` families.
-    pub fn wide() -> Bound {
+    pub(crate) fn wide() -> Bound {
         let procs = all_processors();
         let every = (0..outcome_classes().len()).collect::<Vec<_>>();
         Bound {

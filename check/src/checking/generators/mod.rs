@@ -57,7 +57,7 @@ mod vectors;
 
 pub use conversation::{arguments, history, model};
 pub use scenario::scenario;
-pub use text::{expression, number, text, whitespace, word};
+pub use text::{number, text, word};
 pub use tools::{exception, limits, outcome, processor, tools};
 pub use vectors::{VectorOp, vector, vectors};
 pub(crate) use vectors::{vector_name, vectors_iter};

@@ -39,7 +39,7 @@ pub fn word() -> BoxedStrategy<String> {
 
 /// Whitespace of every kind: JSON's four, Java-only ones, non-breaking and
 /// other Unicode spaces, a BOM.
-pub fn whitespace() -> BoxedStrategy<String> {
+pub(crate) fn whitespace() -> BoxedStrategy<String> {
     vec(
         s(&[
             " ", "\t", "\n", "\r", "\u{a0}", "\u{2003}", "\u{3000}", "\u{b}", "\u{c}", "\u{feff}",
@@ -172,7 +172,7 @@ fn token() -> BoxedStrategy<String> {
 /// Free text built from pieces with a separator after each: numbers,
 /// words, operators, brackets, quotes, literals. `3.0 + 5.0 = 8.0` and
 /// `[ERROR] disk full` are two of the texts this builds.
-pub fn expression() -> BoxedStrategy<String> {
+pub(crate) fn expression() -> BoxedStrategy<String> {
     vec((token(), s(&[" ", "", " ", "\n", ", ", "\t"])), 1..6)
         .prop_map(|pieces| {
             let n = pieces.len();

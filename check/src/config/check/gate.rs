@@ -211,15 +211,7 @@ pub struct Defaulted {
 /// The properties read whose value names a placeholder with a default
 /// that nothing here sets ([`BoundProperties::placeholders_not_in_file`]):
 /// each is open to the environment, as a placeholder without a default is.
-///
-/// ```
-/// use toolcall_check::config::{bind, defaulted, parse_properties};
-/// let docs = parse_properties(b"spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY:THROW}\n").unwrap();
-/// let d = defaulted(&bind(&docs).unwrap());
-/// assert_eq!(d[0].property, "spring.ai.tools.limits.on-limit-exceeded");
-/// assert_eq!(d[0].placeholders, ["TOOL_POLICY"]);
-/// ```
-pub fn defaulted(bound: &BoundProperties) -> Vec<Defaulted> {
+pub(crate) fn defaulted(bound: &BoundProperties) -> Vec<Defaulted> {
     if bound.placeholders_not_in_file.is_empty() {
         return Vec::new();
     }
@@ -259,6 +251,18 @@ fn placeholders_with_default(v: &str) -> Vec<String> {
 #[cfg(test)]
 mod examples {
     //! The examples of crate-private items, run as unit tests.
+
+    #[test]
+    fn example_defaulted() {
+        use super::defaulted;
+        use crate::config::{bind, parse_properties};
+        let docs =
+            parse_properties(b"spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY:THROW}\n")
+                .unwrap();
+        let d = defaulted(&bind(&docs).unwrap());
+        assert_eq!(d[0].property, "spring.ai.tools.limits.on-limit-exceeded");
+        assert_eq!(d[0].placeholders, ["TOOL_POLICY"]);
+    }
 
     #[test]
     fn example_written_names() {

@@ -46,8 +46,9 @@ mod stop;
 pub use answer::{Answer, Options, Sources, answer};
 
 pub use closes::{CLOSES_BEGIN, CLOSES_END, closing_table};
+pub(crate) use gate::defaulted;
 pub(crate) use gate::written_names;
-pub use gate::{Accepted, Defaulted, Gate, defaulted};
+pub use gate::{Accepted, Defaulted, Gate};
 pub use judge::{NextRefused, evaluate};
 pub(crate) use open::{Lenient, bind_open, worst_open};
 pub use open::{OpenAnswer, OpenProperty};
