@@ -1,4 +1,4 @@
-//! The fuzz targets' bodies (`toolcall_model::checking::fuzzing`) over their
+//! The fuzz targets' bodies (`toolcall_check::checking::fuzzing`) over their
 //! checked-in corpus, natively (no coverage instrumentation): what one
 //! input costs, apart from libFuzzer's own work.
 // criterion_group! generates a public function that cannot carry a doc comment.
@@ -6,11 +6,11 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::path::Path;
-use toolcall_model::checking::fuzzing;
+use toolcall_check::checking::fuzzing;
 
 fn corpus(target: &str) -> Vec<Vec<u8>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus")
+        .join("../fuzz/corpus")
         .join(target);
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))

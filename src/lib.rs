@@ -23,6 +23,7 @@
 //!
 //! Each module uses only those listed before it (`tests/layering.rs` checks):
 //!
+//! * [`collections`]: the containers the layers share for speed;
 //! * [`json`] and [`model`]: the JSON readers (Jackson 3 as Spring AI calls
 //!   it, numbers by value) and the modelled system (messages, tools and the
 //!   resolver, `ToolCallLimits`, the exception processors,
@@ -32,11 +33,14 @@
 //! * [`chat`]: `ToolCallingAdvisor`'s loop with chat memory and the seed's
 //!   workaround advisor;
 //! * [`vectors`]: the conformance-vector format and the judging of the Java
-//!   runner's output;
-//! * [`config`]: Spring Boot's binding of `spring.ai.tools.*`, the
-//!   configuration checker and the main job;
-//! * `checking` (feature `checking`): scenarios, invariants, generators, the
-//!   verdict matrix and the fuzz-target bodies.
+//!   runner's output.
+//!
+//! This library is the model alone. The configuration checker (Spring
+//! Boot's binding of `spring.ai.tools.*` and `check`), the checking
+//! machinery (scenarios, invariants, generators, the verdict matrix, the
+//! fuzz-target bodies) and the `toolcall-model` command are the second
+//! package of the workspace, `toolcall-check` (`check/`), which uses this
+//! one as any user would.
 //!
 //! # The public surface
 //!
@@ -48,40 +52,38 @@
 //!   `Counts`, `Max` and `OnExceeded`, the exception processors
 //!   (`Processor`, `ProcessorKind`), the messages (`Message`, `ToolCall`,
 //!   `ToolResponse`, `Generation`), the tools (`Toolbox`, `ToolSpec`,
-//!   `Outcome`), Java's exceptions (`JavaException`, `ClassTable`) and the
-//!   behaviour sets (`BehaviorSet`, `Fix`, `Fixes`, `behavior_sets`).
+//!   `Outcome`), Java's exceptions (`JavaException`, `ClassTable` and the
+//!   class names such as `TOOL_CALL_LIMIT_EXCEEDED`) and the behaviour sets
+//!   (`BehaviorSet`, `Fix`, `Fixes`, `behavior_sets`).
 //! * `gemini`: `convert_tool_response`, `write_tool_response`,
 //!   `parse_json_to_map`, `build_request` and `IncrementalRequests`, and
 //!   the validator's `verdict`.
 //! * `chat`: `run_loop` with `LoopConfig`, `Memory` and `Provider`; its
-//!   result (`LoopRun`, `EndKind`, `Sent`, `LoopError`).
+//!   result (`LoopRun`, `EndKind`, `Sent`, `LoopError`). A framework that
+//!   drives the loop itself (its own model client, a stream) steps one
+//!   turn by hand: `Turn::new`, then `Turn::ask` gives the request
+//!   (`Asking`) and `Asking::answer` takes the reply, until an `Answer::End`.
 //! * `json`: `read_strict`, `read_lenient`, `is_strict_json` and
 //!   `check_lenient`, with `JValue` and `JacksonError`.
 //! * `vectors`: `Vector` (parse, run, verify) and `conformance::judge`.
-//! * `config`: what `check` is made of (`bind`, `parse_properties`,
-//!   `read_yaml`, `Setup`, `evaluate`, `report`) and the main job.
 //!
 //! The files behind the roots are crate-private, so moving a rule between
 //! files changes no path a user wrote, and what only the crate uses is
-//! `pub(crate)`: a public item is one that a user, the `toolcall-model`
-//! command, a test, a bench or a fuzz target names, or one that a public
-//! signature shows. `unreachable_pub` is warned (and denied by the CI's
-//! clippy), so a `pub` item that no root re-exports does not compile
-//! unnoticed. `checking` (feature `checking`) is the machinery of the
-//! tests, the fuzz targets and the command rather than part of the model:
-//! it keeps one public module per tool (`exhaustive`, `explore`,
-//! `footprint`, `generators`, `shard`, `invariants`, `fuzzing`, `oracle`,
-//! `scenario`), whose entry points share names such as `run` and `limits`.
+//! `pub(crate)`: a public item is one that a user names (the checker in
+//! `toolcall-check` among them), a test, a bench or a fuzz target names,
+//! or one that a public signature shows. `unreachable_pub` is warned (and
+//! denied by the CI's clippy), so a `pub` item that no root re-exports does
+//! not compile unnoticed. [`enum_table!`] (and the hidden
+//! `model::__private` module its expansion names) is exported for the
+//! checker's own tables.
 //!
 //! # Features
 //!
-//! * `cli` (default): the `toolcall-model` binary, with clap and the YAML
-//!   reader of `check`; turns on `checking`.
-//! * `checking`: the `checking` module, with proptest and arbitrary.
-//!
-//! A crate that needs the model and the vectors depends on
-//! `toolcall-model = { version = "0.1", default-features = false }` and
-//! compiles serde, serde_json and thiserror only.
+//! None: the library depends on serde, serde_json and thiserror only
+//! (`tests/dependencies.rs` checks). A crate that needs the model and the
+//! vectors depends on `toolcall-model = "0.1"`; the command line's and the
+//! checker's dependencies (clap, saphyr-parser, proptest, arbitrary) are
+//! `toolcall-check`'s.
 //!
 //! # serde_json's features
 //!
@@ -102,10 +104,7 @@
 #![warn(unreachable_pub)]
 
 pub mod chat;
-#[cfg(feature = "checking")]
-pub mod checking;
-mod collections;
-pub mod config;
+pub mod collections;
 pub mod gemini;
 pub mod json;
 pub mod model;

@@ -312,7 +312,7 @@ fn check(file: &std::path::Path, json: bool) -> (i32, String, String) {
 
 #[test]
 fn a_100_mb_application_file_is_refused_clearly_and_fast() {
-    use toolcall_model::config::{MAX_CONFIG_BYTES, parse_properties};
+    use toolcall_check::config::{MAX_CONFIG_BYTES, parse_properties};
     let dir = std::env::temp_dir().join(format!("tcm-big-config-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // 100 MB of real-looking lines, properties and YAML.
@@ -360,7 +360,7 @@ fn a_100_mb_application_file_is_refused_clearly_and_fast() {
 
 #[test]
 fn a_config_file_at_the_size_limit_gets_its_answer() {
-    use toolcall_model::config::MAX_CONFIG_BYTES;
+    use toolcall_check::config::MAX_CONFIG_BYTES;
     let dir = std::env::temp_dir().join(format!("tcm-limit-config-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // Just under the limit: some 80,000 overrides, and one 4 MB value.

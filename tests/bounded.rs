@@ -856,7 +856,7 @@ fn duplicate_keys_and_huge_values_are_refused_with_their_place() {
 
 #[test]
 fn an_escaped_surrogate_in_yaml_is_read_as_snakeyaml_reads_it() {
-    use toolcall_model::config::{JavaValue, read_yaml};
+    use toolcall_check::config::{JavaValue, read_yaml};
     // SnakeYAML keeps `"\uD800"` in a Java string; it was refused here.
     let docs = read_yaml("t: [\"a\\uD800b\", \"\\uD83D\\uDE00\", \"x\\\"\\uDC00\"]\n").unwrap();
     let values: Vec<&JavaValue> = docs[0].iter().map(|e| &e.value).collect();

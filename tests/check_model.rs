@@ -5,10 +5,10 @@
 
 use std::num::NonZeroU32;
 
+use toolcall_check::checking::invariants::{Invariant, Verdict as Inv, check_scenario};
+use toolcall_check::checking::scenario::Scenario as Turn;
+use toolcall_check::config::{CheckScenario, Mark, Setup, evaluate, script};
 use toolcall_model::chat::{Memory, Provider};
-use toolcall_model::checking::invariants::{Invariant, Verdict as Inv, check_scenario};
-use toolcall_model::checking::scenario::Scenario as Turn;
-use toolcall_model::config::{CheckScenario, Mark, Setup, evaluate, script};
 use toolcall_model::model::behavior_sets;
 use toolcall_model::model::{OnExceeded, ToolCallLimits};
 use toolcall_model::model::{Processor, ProcessorKind};
@@ -749,7 +749,7 @@ fn profile_values_spring_refuses_are_no_verdict() {
 /// writes it again).
 #[test]
 fn closing_table_in_fixes_md_is_generated_from_the_verdicts() {
-    use toolcall_model::config::{CLOSES_BEGIN, CLOSES_END, closing_table};
+    use toolcall_check::config::{CLOSES_BEGIN, CLOSES_END, closing_table};
     let path = crate::support::root().join("docs/FIXES.md");
     let page = std::fs::read_to_string(&path).unwrap();
     let begin = page.find(CLOSES_BEGIN).expect("the begin marker") + CLOSES_BEGIN.len() + 1;
@@ -791,7 +791,7 @@ fn closing_table_in_fixes_md_is_generated_from_the_verdicts() {
 /// on; the turn that never ends names the other processor's answer.
 #[test]
 fn the_main_tables_lines_agree_with_the_verdicts() {
-    use toolcall_model::config::{GROUPS, conclusion, reproduce};
+    use toolcall_check::config::{GROUPS, conclusion, reproduce};
     let job = reproduce();
     let lines = conclusion(&job);
     for (g, (_, name)) in GROUPS.iter().enumerate() {

@@ -85,7 +85,7 @@ fn documents(root: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn every_link_names_a_file_of_the_repository() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &crate::support::root();
     let mut problems = Vec::new();
     let mut links = 0;
     for doc in documents(root) {
@@ -109,7 +109,7 @@ fn the_scan_sees_links_and_skips_code() {
         link_targets(md),
         ["docs/A.md#x", "https://example.com", "#anchor"]
     );
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &crate::support::root();
     let readme = root.join("README.md");
     assert!(broken(root, &readme, "https://example.com").is_some());
     assert!(broken(root, &readme, "../../etc/passwd").is_some());

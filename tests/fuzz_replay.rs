@@ -6,7 +6,7 @@ use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use toolcall_model::checking::fuzzing;
+use toolcall_check::checking::fuzzing;
 
 type Target = fn(&[u8]);
 
@@ -42,10 +42,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 /// Runs `target` over every file of `fuzz/<kind>/<name>/`; returns how many
 /// ran, and the failures.
 fn replay(kind: &str, name: &str, target: Target) -> (usize, Vec<String>) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz")
-        .join(kind)
-        .join(name);
+    let dir = crate::support::root().join("fuzz").join(kind).join(name);
     let mut failures = Vec::new();
     let list = files(&dir);
     for path in &list {

@@ -504,7 +504,7 @@ fn all_texts() -> (Vec<String>, usize) {
 /// skipped (Jackson's answer for those is in docs/JSON.md; the model cannot be
 /// asked).
 fn read_corpus() -> (Vec<String>, usize) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jackson_diff/corpus.txt");
+    let path = crate::support::root().join("tests/jackson_diff/corpus.txt");
     let data = std::fs::read_to_string(&path).expect("read corpus.txt");
     let mut texts = Vec::new();
     let mut skipped = 0;

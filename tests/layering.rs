@@ -1,14 +1,17 @@
-//! The layering of `src/`: each folder is a layer and may use only the
-//! layers below it, so the tree reads as the data flows (the containers
-//! every layer may share for speed, the modelled system
-//! and the JSON readers, the Gemini conversion, the chat loop, the vector
-//! format, then the configuration checker and the checking machinery; the
-//! command line on top uses the library only through its public paths).
+//! The layering of `src/` (the model) and `check/src/` (the checker): each
+//! folder is a layer and may use only the layers below it, so the tree
+//! reads as the data flows (the containers every layer may share for
+//! speed, the modelled system and the JSON readers, the Gemini conversion,
+//! the chat loop, the vector format, then, in the second package, the
+//! configuration checker and the checking machinery, which name the model's
+//! layers as `crate::model` through the imports of `check/src/lib.rs`; the
+//! command line on top).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Each layer and the layers it may use.
+/// Each layer and the layers it may use: those of `src/`, then those of
+/// `check/src/`.
 const LAYERS: &[(&str, &[&str])] = &[
     ("collections", &[]),
     ("json", &["collections"]),
@@ -75,28 +78,42 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn no_layer_uses_one_above_it() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     let mut per_layer: BTreeMap<&str, usize> = BTreeMap::new();
     let mut violations = Vec::new();
-    for file in &files {
-        let rel = file.strip_prefix(&src).expect("under src/");
-        let top = rel.components().next().expect("a component");
-        let top = top.as_os_str().to_str().expect("UTF-8 file name");
-        // lib.rs declares the layers; main.rs and cli/ are the command line.
-        if matches!(top, "lib.rs" | "main.rs" | "cli") {
-            continue;
-        }
-        let layer = LAYERS
-            .iter()
-            .map(|(name, _)| *name)
-            .find(|name| *name == top)
-            .unwrap_or_else(|| panic!("{} sits in no layer of LAYERS", rel.display()));
-        *per_layer.entry(layer).or_default() += 1;
-        let text = std::fs::read_to_string(file).expect("source readable");
-        for used in forbidden_uses(layer, &text) {
-            violations.push(format!("{} ({layer}) uses crate::{used}", rel.display()));
+    for (package, model_layers) in [("src", true), ("check/src", false)] {
+        let src = crate::support::root().join(package);
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        for file in &files {
+            let rel = file.strip_prefix(&src).expect("under src/");
+            let top = rel.components().next().expect("a component");
+            let top = top.as_os_str().to_str().expect("UTF-8 file name");
+            // lib.rs declares the layers; main.rs and cli/ are the command line.
+            if matches!(top, "lib.rs" | "main.rs" | "cli") {
+                continue;
+            }
+            // The library is the model alone: the checker's layers live in
+            // check/src, and the model's never there.
+            let in_model = !matches!(top, "config" | "checking");
+            assert_eq!(
+                in_model,
+                model_layers,
+                "{package}/{} is in the wrong package",
+                rel.display()
+            );
+            let layer = LAYERS
+                .iter()
+                .map(|(name, _)| *name)
+                .find(|name| *name == top)
+                .unwrap_or_else(|| panic!("{} sits in no layer of LAYERS", rel.display()));
+            *per_layer.entry(layer).or_default() += 1;
+            let text = std::fs::read_to_string(file).expect("source readable");
+            for used in forbidden_uses(layer, &text) {
+                violations.push(format!(
+                    "{package}/{} ({layer}) uses crate::{used}",
+                    rel.display()
+                ));
+            }
         }
     }
     assert!(
@@ -108,7 +125,7 @@ fn no_layer_uses_one_above_it() {
     for (name, _) in LAYERS {
         assert!(
             per_layer.get(name).copied().unwrap_or(0) > 0,
-            "no file in src/{name}"
+            "no file in layer {name}"
         );
     }
 }
@@ -132,7 +149,7 @@ fn the_check_sees_an_upward_use() {
     assert!(
         forbidden_uses(
             "checking",
-            "use crate::vectors::Vector; toolcall_model::config"
+            "use crate::vectors::Vector; toolcall_check::config"
         )
         .is_empty()
     );

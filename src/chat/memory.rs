@@ -10,7 +10,7 @@ use crate::model::manager::tool_call_message;
 use crate::model::message::{Generation, Message};
 
 /// `MessageWindowChatMemory`'s default `maxMessages`.
-pub(crate) const DEFAULT_MEMORY_MAX_MESSAGES: NonZeroU32 = match NonZeroU32::new(20) {
+pub const DEFAULT_MEMORY_MAX_MESSAGES: NonZeroU32 = match NonZeroU32::new(20) {
     Some(n) => n,
     None => unreachable!(),
 };
@@ -169,7 +169,7 @@ fn window_cut(messages: &[Message], count: usize, fixes: Fixes) -> usize {
 
 /// Whether a message's metadata holds byte arrays in Java: Gemini's
 /// `thoughtSignatures` (a `List<byte[]>`).
-pub(crate) fn has_byte_metadata(m: &Message) -> bool {
+pub fn has_byte_metadata(m: &Message) -> bool {
     matches!(m, Message::Assistant { metadata, .. } if metadata.contains_key("thoughtSignatures"))
 }
 

@@ -11,6 +11,11 @@ pub(crate) mod tool_loop;
 
 pub use advisor::{advisor_thinks_json, gemini_tool_text};
 
-pub use stream::{Script, Split};
+pub use memory::{DEFAULT_MEMORY_MAX_MESSAGES, has_byte_metadata};
 
-pub use tool_loop::{EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider, Sent, run_loop};
+pub use stream::{Script, Split, aggregate_chunks, may_hang_a_stream};
+
+pub use tool_loop::{
+    Answer, Ask, Asking, EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider,
+    RequestMessages, Sent, Turn, run_loop, run_loop_with_messages, with_memory,
+};

@@ -85,11 +85,11 @@ pub(crate) fn aggregate<'g>(
 }
 
 /// Whether a tool may throw a throwable Reactor treats as fatal to the JVM
-/// ([`ClassTable::is_jvm_fatal`]), as itself or as a cause: on a streamed
+/// (`ClassTable::is_jvm_fatal`), as itself or as a cause: on a streamed
 /// turn it is rethrown on the worker thread and the stream never ends (no
 /// response, no error; seen on the jars), which the model does not
 /// describe, so such a streamed turn is refused.
-pub(crate) fn may_hang_a_stream(tools: &[ToolSpec], classes: &ClassTable) -> bool {
+pub fn may_hang_a_stream(tools: &[ToolSpec], classes: &ClassTable) -> bool {
     fn fatal(e: &JavaException, classes: &ClassTable) -> bool {
         classes.is_jvm_fatal(&e.class) || e.cause.as_deref().is_some_and(|c| fatal(c, classes))
     }
@@ -109,8 +109,8 @@ fn is_true(v: &Value) -> bool {
 }
 
 /// The aggregate of one streamed reply: its chunks' first generations
-/// aggregated ([`aggregate`]); generations after the first are dropped.
-pub(crate) fn aggregate_chunks(chunks: &[Vec<Generation>]) -> Generation {
+/// aggregated (`aggregate`); generations after the first are dropped.
+pub fn aggregate_chunks(chunks: &[Vec<Generation>]) -> Generation {
     aggregate(chunks.iter().map(|c| c.first()))
 }
 
@@ -145,7 +145,7 @@ impl Default for Split {
 impl Split {
     /// The chunks of one reply (one chunk without generations for an empty
     /// reply).
-    pub(crate) fn chunks(&self, reply: &[Generation]) -> Chunks {
+    pub fn chunks(&self, reply: &[Generation]) -> Chunks {
         let Some((first, rest)) = reply.split_first() else {
             return vec![vec![]];
         };

@@ -24,7 +24,6 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-#[cfg(any(test, feature = "checking"))]
 use super::memory::ChatMemory;
 use super::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use super::stream::{Chunks, Script, Split};
@@ -41,7 +40,7 @@ mod cache;
 mod tests;
 mod turn;
 
-pub(crate) use turn::{Answer, Ask, Asking, Turn};
+pub use turn::{Answer, Ask, Asking, Turn};
 
 /// Where the chat model's requests go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -300,7 +299,7 @@ impl LoopRun {
     /// The verdict on a Gemini request built from the memory plus one new
     /// user message (`CLASS: MESSAGE` if it cannot be built), under the
     /// run's fixes and validator.
-    pub(crate) fn memory_verdict(&self) -> Result<(), Refusal> {
+    pub fn memory_verdict(&self) -> Result<(), Refusal> {
         let (fixes, validator) = self.next_request;
         let mut next = self.memory.clone();
         next.push(Message::user("next question"));
@@ -333,8 +332,7 @@ pub enum LoopError {
 /// the memory as one contiguous run), the first system message moved to
 /// the front. With the memory outside the loop, this is the turn history
 /// the loop starts from.
-#[cfg(any(test, feature = "checking"))]
-pub(crate) fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
+pub fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
     ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes())
         .before(prompt)
         .into_owned()
@@ -432,8 +430,7 @@ impl<'m> Replies<'m> {
 /// same turn run with provider `none` hold, up to the one whose Gemini
 /// conversion failed and ended the turn, where a provider-`none` run goes
 /// on.
-#[cfg(any(test, feature = "checking"))]
-pub(crate) fn run_loop_with_messages(
+pub fn run_loop_with_messages(
     cfg: &LoopConfig,
     history: Vec<Message>,
     model: &[Vec<Generation>],
@@ -456,8 +453,7 @@ pub(crate) fn run_loop_with_messages(
 
 /// The message list of each request a turn tried to send, in order.
 #[derive(Debug, Clone, PartialEq, Default)]
-#[cfg(any(test, feature = "checking"))]
-pub(crate) struct RequestMessages {
+pub struct RequestMessages {
     /// One list per model call, then, when a Gemini conversion ended the
     /// turn, the list whose conversion threw.
     pub attempted: Vec<Vec<Message>>,

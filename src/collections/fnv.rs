@@ -5,7 +5,7 @@ use std::hash::Hasher;
 
 /// FNV-1a as a [`Hasher`].
 #[derive(Debug)]
-pub(crate) struct Fnv(u64);
+pub struct Fnv(u64);
 
 impl Default for Fnv {
     fn default() -> Self {
@@ -27,8 +27,7 @@ impl Hasher for Fnv {
 }
 
 /// A hash map keyed through [`Fnv`].
-#[cfg(feature = "checking")]
-pub(crate) type FnvMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+pub type FnvMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
 
 /// The FNV-1a hash of `bytes`.
 #[inline]

@@ -6,8 +6,8 @@
 mod fnv;
 mod small_map;
 
-// The checker's memos are the only map keyed through FNV.
-#[cfg(feature = "checking")]
-pub(crate) use fnv::FnvMap;
+// The checker's memos (in `toolcall-check`) are the only map keyed
+// through FNV.
 pub(crate) use fnv::fnv;
-pub(crate) use small_map::SmallMap;
+pub use fnv::{Fnv, FnvMap};
+pub use small_map::SmallMap;

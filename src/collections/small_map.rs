@@ -13,7 +13,7 @@ use std::hash::Hash;
 /// `LinkedHashMap`): [`SmallMap::insert`] of a present key replaces the
 /// value where it stands.
 #[derive(Debug, Clone)]
-pub(crate) struct SmallMap<K, V, const N: usize>(Repr<K, V, N>);
+pub struct SmallMap<K, V, const N: usize>(Repr<K, V, N>);
 
 #[derive(Debug, Clone)]
 enum Repr<K, V, const N: usize> {
@@ -35,7 +35,7 @@ impl<K, V, const N: usize> Default for SmallMap<K, V, N> {
 impl<K: Eq + Hash + Clone, V, const N: usize> SmallMap<K, V, N> {
     /// The value of `key`.
     #[inline]
-    pub(crate) fn get<Q>(&self, key: &Q) -> Option<&V>
+    pub fn get<Q>(&self, key: &Q) -> Option<&V>
     where
         K: Borrow<Q>,
         Q: Eq + Hash + ?Sized,
@@ -69,7 +69,7 @@ impl<K: Eq + Hash + Clone, V, const N: usize> SmallMap<K, V, N> {
 
     /// Sets `key` to `value`: a present key keeps its place
     /// (`LinkedHashMap.put`), a new one goes last.
-    pub(crate) fn insert(&mut self, key: K, value: V) {
+    pub fn insert(&mut self, key: K, value: V) {
         match &mut self.0 {
             Repr::Few(slots) => {
                 for slot in slots.iter_mut() {
@@ -113,7 +113,7 @@ impl<K: Eq + Hash + Clone, V, const N: usize> SmallMap<K, V, N> {
     }
 
     /// The entries in order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
         let (few, many) = match &self.0 {
             Repr::Few(slots) => (&slots[..], &[][..]),
             Repr::Many { entries, .. } => (&[][..], &entries[..]),

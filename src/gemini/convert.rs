@@ -259,7 +259,7 @@ impl Payload {
 
     /// `{"result": TEXT}`: what every fixed conversion sends for a text it
     /// does not read.
-    pub(crate) fn from_wrapped_text(text: &str) -> Payload {
+    pub fn from_wrapped_text(text: &str) -> Payload {
         Payload(Repr::Wrapped("result", Kept::Owned(text.to_owned())))
     }
 
@@ -545,11 +545,7 @@ pub fn write_tool_response<W: std::io::Write>(
 /// `strict-json-or-wrap` null or blank arguments become `{}`, and that
 /// `pr-6049-strict-wrap`, which changes `parseJsonToMap` itself, reads the
 /// rest as [`pr_6049_parse_json_to_map`] (PR 6907 leaves arguments alone).
-#[cfg(any(test, feature = "checking"))]
-pub(crate) fn convert_arguments(
-    arguments: Option<&str>,
-    fixes: Fixes,
-) -> Result<Payload, JavaException> {
+pub fn convert_arguments(arguments: Option<&str>, fixes: Fixes) -> Result<Payload, JavaException> {
     convert_arguments_of(arguments.map(Source::Str), fixes)
 }
 

@@ -8,15 +8,13 @@ mod request;
 mod tests;
 mod validate;
 
-#[cfg(any(test, feature = "checking"))]
-pub(crate) use convert::convert_arguments;
 pub use convert::{
-    Payload, Source, convert_tool_response, parse_json_to_map, pr_6049_parse_json_to_map,
-    write_tool_response,
+    Payload, Source, convert_arguments, convert_tool_response, parse_json_to_map,
+    pr_6049_parse_json_to_map, write_tool_response,
 };
 pub(crate) use request::build_request_reusing;
-#[cfg(any(test, feature = "checking"))]
-pub(crate) use request::message_parts;
-pub use request::{Content, IncrementalRequests, Part, Parts, Request, build_request};
+pub use request::{
+    Content, IncrementalRequests, Part, Parts, Request, build_request, message_parts,
+};
 pub use validate::{Refusal, Rejection, Rule, ValidatorOptions, verdict};
 pub(crate) use validate::{validate, validate_from};

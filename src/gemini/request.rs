@@ -224,7 +224,7 @@ impl Request {
 }
 
 /// `messageToGeminiParts`: the parts of one message.
-pub(crate) fn message_parts(message: &Message, fixes: Fixes) -> Result<Parts, JavaException> {
+pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Parts, JavaException> {
     Ok(match message {
         Message::System { text } | Message::User { text } => {
             text.iter().map(|t| Part::Text(t.clone())).collect()

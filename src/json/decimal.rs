@@ -6,7 +6,7 @@
 /// A JSON number text as an exact decimal: sign, significant digits (no
 /// leading or trailing zeros), exponent. `None` if the text is not a JSON
 /// number or its exponent does not fit.
-pub(crate) fn decimal(text: &str) -> Option<(bool, String, i128)> {
+pub fn decimal(text: &str) -> Option<(bool, String, i128)> {
     let (neg, t) = match text.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, text),
@@ -36,7 +36,7 @@ pub(crate) fn decimal(text: &str) -> Option<(bool, String, i128)> {
 
 /// Whether two number texts are the same value; texts that are not
 /// numbers compare as text.
-pub(crate) fn same_number(a: &str, b: &str) -> bool {
+pub fn same_number(a: &str, b: &str) -> bool {
     match (decimal(a), decimal(b)) {
         (Some(x), Some(y)) => x == y,
         _ => a == b,

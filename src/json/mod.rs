@@ -7,4 +7,8 @@
 pub(crate) mod decimal;
 pub(crate) mod jackson;
 
-pub use jackson::{JValue, JacksonError, check_lenient, is_strict_json, read_lenient, read_strict};
+pub use decimal::{decimal, same_number};
+pub use jackson::{
+    JValue, JacksonError, StrictShape, check_lenient, is_strict_json, read_lenient,
+    read_lenient_whole, read_strict, strict_shape,
+};

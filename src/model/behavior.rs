@@ -260,12 +260,7 @@ impl Fix {
 
     /// The fix's name as a Java identifier (`end-turn-after-breach` is
     /// `endTurnAfterBreach`): its field in the fix library's properties.
-    ///
-    /// ```
-    /// use toolcall_model::model::Fix;
-    /// assert_eq!(Fix::Pr6907WrapOnFailure.java_name(), "pr6907WrapOnFailure");
-    /// ```
-    pub fn java_name(self) -> String {
+    pub(crate) fn java_name(self) -> String {
         let mut out = String::new();
         let mut upper = false;
         for c in self.name().chars() {
@@ -585,13 +580,7 @@ pub struct UnknownSetName(pub String);
 impl BehaviorSet {
     /// Every name a behaviour-set list may hold, as every command lists
     /// them: each fix, `all`, `upstream` and `gemini-tool-text`.
-    ///
-    /// ```
-    /// let known = toolcall_model::model::BehaviorSet::known_names();
-    /// assert!(known.starts_with("breach-through-processor, "));
-    /// assert!(known.ends_with(", all, upstream, gemini-tool-text"));
-    /// ```
-    pub fn known_names() -> String {
+    pub(crate) fn known_names() -> String {
         format!("{}, all, upstream, gemini-tool-text", Fix::known())
     }
 
@@ -622,6 +611,24 @@ impl BehaviorSet {
         let fixes =
             Fixes::parse_list(&rest.join(",")).map_err(|UnknownFix(n)| UnknownSetName(n))?;
         Ok((fixes, advisor))
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    //! The examples of crate-private items, run as unit tests.
+    use super::{BehaviorSet, Fix};
+
+    #[test]
+    fn example_java_name() {
+        assert_eq!(Fix::Pr6907WrapOnFailure.java_name(), "pr6907WrapOnFailure");
+    }
+
+    #[test]
+    fn example_known_names() {
+        let known = BehaviorSet::known_names();
+        assert!(known.starts_with("breach-through-processor, "));
+        assert!(known.ends_with(", all, upstream, gemini-tool-text"));
     }
 }
 

@@ -84,15 +84,15 @@ pub(crate) fn simple_name(class: &str) -> &str {
 }
 
 /// The `java.lang` throwable root.
-pub(crate) const THROWABLE: &str = "java.lang.Throwable";
+pub const THROWABLE: &str = "java.lang.Throwable";
 /// `java.lang.Error`.
 const ERROR: &str = "java.lang.Error";
 /// `java.lang.RuntimeException`.
-pub(crate) const RUNTIME_EXCEPTION: &str = "java.lang.RuntimeException";
+pub const RUNTIME_EXCEPTION: &str = "java.lang.RuntimeException";
 /// `java.lang.IllegalStateException`.
-pub(crate) const ILLEGAL_STATE: &str = "java.lang.IllegalStateException";
+pub const ILLEGAL_STATE: &str = "java.lang.IllegalStateException";
 /// `java.lang.IllegalArgumentException`.
-pub(crate) const ILLEGAL_ARGUMENT: &str = "java.lang.IllegalArgumentException";
+pub const ILLEGAL_ARGUMENT: &str = "java.lang.IllegalArgumentException";
 /// `java.lang.NullPointerException`.
 pub(crate) const NULL_POINTER: &str = "java.lang.NullPointerException";
 /// The message of the `NullPointerException` that
@@ -103,10 +103,10 @@ pub(crate) const NULL_POINTER: &str = "java.lang.NullPointerException";
 pub(crate) const TOOL_EXECUTION_NULL_CAUSE: &str =
     "Cannot invoke \"java.lang.Throwable.getMessage()\" because \"cause\" is null";
 /// Spring AI's `ToolExecutionException`.
-pub(crate) const TOOL_EXECUTION_EXCEPTION: &str =
+pub const TOOL_EXECUTION_EXCEPTION: &str =
     "org.springframework.ai.tool.execution.ToolExecutionException";
 /// Spring AI's `ToolCallLimitExceededException`.
-pub(crate) const TOOL_CALL_LIMIT_EXCEEDED: &str =
+pub const TOOL_CALL_LIMIT_EXCEEDED: &str =
     "org.springframework.ai.model.tool.ToolCallLimitExceededException";
 
 /// Built-in classes and their direct superclasses, sorted by [`by_length`]
@@ -300,7 +300,7 @@ impl Default for ClassTable {
 
 impl ClassTable {
     /// The common `java.lang`, `java.util` and `java.io` throwables plus Spring AI's own.
-    pub(crate) fn builtin() -> Self {
+    pub fn builtin() -> Self {
         ClassTable {
             declared: Arc::default(),
         }
@@ -332,7 +332,7 @@ impl ClassTable {
 
     /// Declares `class extends superclass`. Re-declaring with the same
     /// superclass is allowed; a different one is an error.
-    pub(crate) fn declare(&mut self, class: &str, superclass: &str) -> Result<(), ClassError> {
+    pub fn declare(&mut self, class: &str, superclass: &str) -> Result<(), ClassError> {
         if !self.contains(superclass) {
             return Err(ClassError::UnknownSuperclass {
                 class: class.to_owned(),
@@ -481,7 +481,7 @@ impl ClassTable {
 }
 
 /// `StringUtils.hasText`: some character that is not Java whitespace.
-pub(crate) fn has_text(s: &str) -> bool {
+pub fn has_text(s: &str) -> bool {
     // Nearly every text the manager checks (argument JSON, a tool's name)
     // starts with a printable ASCII character, none of which is whitespace.
     if s.as_bytes()
@@ -495,7 +495,7 @@ pub(crate) fn has_text(s: &str) -> bool {
 
 /// `Character.isWhitespace`: Unicode space separators except the no-break
 /// ones (U+00A0, U+2007, U+202F), plus `\t \n U+000B \f \r` and U+001C..U+001F.
-pub(crate) fn is_java_whitespace(c: char) -> bool {
+pub fn is_java_whitespace(c: char) -> bool {
     matches!(c,
         '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\u{1C}'..='\u{1F}'
         | ' ' | '\u{1680}' | '\u{2000}'..='\u{2006}' | '\u{2008}'..='\u{200A}'
@@ -513,7 +513,7 @@ fn string_hash_code(s: &str) -> i32 {
 /// `(h ^ (h >>> 16)) & (capacity - 1)`. The one home of Java's hash order:
 /// the tool registry's duplicate names and the binder's equal keys both
 /// iterate by it.
-pub(crate) fn hash_map_bucket(s: &str, capacity: usize) -> usize {
+pub fn hash_map_bucket(s: &str, capacity: usize) -> usize {
     let h = string_hash_code(s) as u32;
     ((h ^ (h >> 16)) as usize) & (capacity - 1)
 }

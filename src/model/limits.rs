@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::collections::SmallMap;
 // Read by config::binding and checking::fuzzing through this path.
-pub(crate) use crate::model::java::{has_text, is_java_whitespace};
+pub(crate) use crate::model::java::has_text;
 use crate::model::message::Message;
 use crate::model::processor::Piece;
 use crate::model::shared_str::SharedStr;

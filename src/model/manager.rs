@@ -30,9 +30,9 @@ pub(crate) const NOT_EXECUTED_FAILED: &str = "Not executed: the batch of tool ca
 /// The message of `Assert.hasText(toolName, ...)` in
 /// `DelegatingToolCallbackResolver.resolve` (and in the builder's
 /// `maxCallsPerTool(String, int)` and `excludeToolFromLimit`).
-pub(crate) const BLANK_TOOL_NAME: &str = "toolName cannot be null or empty";
+pub const BLANK_TOOL_NAME: &str = "toolName cannot be null or empty";
 /// `ToolCallLimitExceededException.FINISH_REASON`.
-pub(crate) const FINISH_REASON_LIMIT: &str = "toolCallLimitExceeded";
+pub const FINISH_REASON_LIMIT: &str = "toolCallLimitExceeded";
 /// `ToolCallLimitExceededException.METADATA_PARTIAL_TOOL_RESPONSES`.
 pub(crate) const METADATA_PARTIAL_TOOL_RESPONSES: &str = "partialToolResponses";
 
@@ -61,7 +61,7 @@ pub struct Config {
 impl Config {
     /// Whether a name not among the request's tools is looked up through
     /// the resolver: `resolution_fallback` on 2.0.1, always on 2.0.0.
-    pub(crate) fn resolves(&self) -> bool {
+    pub fn resolves(&self) -> bool {
         self.resolution_fallback || !self.version.has_resolution_switch()
     }
 }
@@ -600,13 +600,12 @@ pub(crate) fn breach_response(cfg: &Config, breach: &Breach) -> Result<SharedStr
 
 /// Whether `breach-through-processor` leaves every text the manager
 /// writes at a breach as it is under `cfg`'s processor (whether `cfg` has
-/// the fix on or not): the breach's text ([`breach_response`]) and
+/// the fix on or not): the breach's text (`breach_response`) and
 /// [`NOT_EXECUTED`] for the calls a breach under `THROW` closes. The
 /// processor's answer reads the cause's class alone, so this holds for
 /// every breach or for none: the default processor answering a
 /// `ToolCallLimitExceededException` gives its text back.
-#[cfg(any(test, feature = "checking"))]
-pub(crate) fn breaches_pass_unshaped(cfg: &Config) -> bool {
+pub fn breaches_pass_unshaped(cfg: &Config) -> bool {
     cfg.processor.kind == crate::model::processor::ProcessorKind::Default
         && cfg
             .processor
@@ -653,7 +652,7 @@ pub fn tool_call_message(generations: &[Generation]) -> Option<Message> {
 }
 
 /// The generation whose tool calls the manager runs: the first with any.
-pub(crate) fn answered_generation(generations: &[Generation]) -> Option<&Generation> {
+pub fn answered_generation(generations: &[Generation]) -> Option<&Generation> {
     generations.iter().find(|g| !g.tool_calls.is_empty())
 }
 

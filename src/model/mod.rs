@@ -24,13 +24,18 @@ pub use behavior::{
     UnknownSpringAi, behavior_sets, fix_table,
 };
 
-pub use java::{ClassError, ClassTable, JavaException, Kind};
+pub use java::{
+    ClassError, ClassTable, ILLEGAL_ARGUMENT, ILLEGAL_STATE, JavaException, Kind,
+    RUNTIME_EXCEPTION, THROWABLE, TOOL_CALL_LIMIT_EXCEEDED, TOOL_EXECUTION_EXCEPTION, has_text,
+    hash_map_bucket, is_java_whitespace,
+};
 
 pub use limits::{Breach, Counts, LimitsError, Max, OnExceeded, ToolCallLimits};
 
 pub use manager::{
-    Batch, Config, ExecResult, LimitExceeded, ManagerError, NOT_EXECUTED, Pending, Step,
-    ends_turn_at_breach, execute_tool_calls, execute_with_counts, tool_call_message,
+    BLANK_TOOL_NAME, Batch, Config, ExecResult, FINISH_REASON_LIMIT, LimitExceeded, ManagerError,
+    NOT_EXECUTED, Pending, Step, answered_generation, breaches_pass_unshaped, ends_turn_at_breach,
+    execute_tool_calls, execute_with_counts, tool_call_message,
 };
 
 pub use message::{Generation, Message, ToolCall, ToolResponse, answered, pairing};
@@ -43,4 +48,11 @@ pub use shared_str::SharedStr;
 
 pub use text::cut;
 
-pub use tools::{Invocation, Outcome, Registered, ToolRef, ToolResult, ToolSpec, Toolbox};
+/// What `enum_table!`'s expansion names, from whichever
+/// crate it runs in.
+#[doc(hidden)]
+pub mod __private {
+    pub use super::table::distinct;
+}
+
+pub use tools::{Invocation, Outcome, Registered, ToolRef, ToolResult, ToolSpec, Toolbox, scan};

@@ -9,7 +9,7 @@
 
 /// Whether no two of `names` are equal (a `const fn`, so a table with a
 /// repeated name does not compile).
-pub(crate) const fn distinct(names: &[&str]) -> bool {
+pub const fn distinct(names: &[&str]) -> bool {
     let mut i = 0;
     while i < names.len() {
         let mut j = i + 1;
@@ -40,7 +40,9 @@ pub(crate) const fn same(a: &[u8], b: &[u8]) -> bool {
     true
 }
 
-/// An enum from its table; see the [module](self).
+/// An enum from its table: the enum, `ALL` in the table's order, `name()`,
+/// one accessor per field, `known()` (the names for an error message),
+/// `Display` and `FromStr`, the names checked distinct at compile time.
 ///
 /// ```text
 /// enum_table! {
@@ -64,6 +66,7 @@ pub(crate) const fn same(a: &[u8], b: &[u8]) -> bool {
 /// the enum parses with `FromStr`; `ColourRow`
 /// names the private struct of one row's fields, so that a row missing a
 /// field, or with one too many, does not compile.
+#[macro_export]
 macro_rules! enum_table {
     (
         $(#[$meta:meta])*
@@ -85,7 +88,7 @@ macro_rules! enum_table {
         }
 
         const _: () = assert!(
-            $crate::model::table::distinct(&[$($name),+]),
+            $crate::model::__private::distinct(&[$($name),+]),
             concat!("two rows of ", stringify!($Name), " share a name")
         );
 

@@ -255,7 +255,7 @@ impl Toolbox {
     }
 
     /// The tools.
-    pub(crate) fn tools(&self) -> &[ToolSpec] {
+    pub fn tools(&self) -> &[ToolSpec] {
         &self.registry.tools
     }
 
@@ -429,7 +429,7 @@ pub(crate) fn duplicate_request_names(tools: &[ToolSpec]) -> Vec<String> {
 /// the request registered, else (with the resolution fallback, for a name
 /// with text) the last one the resolver holds. For a reader of a scenario's
 /// tools that builds no toolbox.
-pub(crate) fn scan(tools: &[ToolSpec], name: &str, resolution_fallback: bool) -> Option<usize> {
+pub fn scan(tools: &[ToolSpec], name: &str, resolution_fallback: bool) -> Option<usize> {
     tools
         .iter()
         .position(|t| t.registered == Registered::Request && t.name == name)

@@ -32,7 +32,7 @@ use crate::model::text::cut;
 use crate::model::tools::ToolSpec;
 
 /// The format tag every vector carries.
-pub(crate) const FORMAT: &str = "toolcall-model/1";
+pub const FORMAT: &str = "toolcall-model/1";
 
 /// The largest last reply (as JSON text) a `tool_loop` vector with
 /// `repeat_last` may repeat: replayed up to the loop's guard of 1000 model
@@ -146,7 +146,7 @@ impl Op {
     /// manager, advisors and validator); `None` for another op, or when the
     /// memory window is not > 0, which `MessageWindowChatMemory.Builder`
     /// refuses.
-    pub(crate) fn loop_config(&self, base: &LoopConfig) -> Option<LoopConfig> {
+    pub fn loop_config(&self, base: &LoopConfig) -> Option<LoopConfig> {
         let Op::ToolLoop {
             repeat_last,
             provider,

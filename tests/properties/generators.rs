@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
+use toolcall_check::checking::generators::{self};
+use toolcall_check::checking::invariants::memory_holds_conversation;
+use toolcall_check::checking::oracle::is_whole_json;
 use toolcall_model::chat::{EndKind, Memory, Provider};
-use toolcall_model::checking::generators::{self};
-use toolcall_model::checking::invariants::memory_holds_conversation;
-use toolcall_model::checking::oracle::is_whole_json;
 use toolcall_model::model::Message;
 use toolcall_model::model::OnExceeded;
 use toolcall_model::model::Outcome;

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRunner};
-use toolcall_model::checking::oracle::RefCounts;
+use toolcall_check::checking::oracle::RefCounts;
 use toolcall_model::model::Fixes;
 use toolcall_model::model::Processor;
 use toolcall_model::model::{

@@ -2,9 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-/// The crate root.
+/// The repository's root: the model's package, whose `check/` package
+/// these tests belong to.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("check/ is inside the repository")
+        .to_path_buf()
 }
 
 /// Every `*.json` file under `dir`, recursively, sorted.

@@ -49,8 +49,38 @@ use crate::model::tools::{ToolSpec, Toolbox, duplicate_request_names};
 ///   already built) together with the toolbox, and continues each clone
 ///   with a different next reply: the state after `k` rounds is the same
 ///   for every scenario sharing the first `k` replies.
+///
+/// A driver of one turn by hand, the model scripted:
+///
+/// ```
+/// use toolcall_model::chat::{Answer, Ask, EndKind, LoopConfig, Turn};
+/// use toolcall_model::model::{Generation, Message, ToolCall, ToolSpec, Toolbox};
+/// let cfg = LoopConfig::new(Default::default());
+/// let mut toolbox = Toolbox::new(vec![ToolSpec::returning("weather", "\"sunny\"")]);
+/// // The model's replies, one per call: a tool call, then the answer.
+/// let replies = [
+///     vec![Generation { tool_calls: vec![ToolCall::new("1", "weather", "{}")].into(), ..Default::default() }],
+///     vec![Generation { text: Some("It is sunny.".into()), ..Default::default() }],
+/// ];
+/// let mut turn = Turn::new(&cfg, vec![Message::user("Weather?")], toolbox.tools());
+/// let run = loop {
+///     let asking = match turn.ask().unwrap() {
+///         Ask::Model(asking) => asking,
+///         Ask::End(run) | Ask::Unconverted(run, _) => break run,
+///     };
+///     // What the chat model receives: its messages, and for Gemini the request.
+///     assert!(!asking.messages().is_empty());
+///     let reply = &replies[asking.call() - 1];
+///     match asking.answer(reply, &mut toolbox) {
+///         Answer::Next(next) => turn = next,
+///         Answer::End(run) => break run,
+///     }
+/// };
+/// assert_eq!(run.kind, EndKind::Completed);
+/// assert_eq!(run.requests.len(), 2);
+/// ```
 #[derive(Debug, Clone)]
-pub(crate) struct Turn<'c> {
+pub struct Turn<'c> {
     cfg: &'c LoopConfig,
     /// The chat memory, inside or outside the loop as configured (neither
     /// read nor written with [`Memory::None`]).
@@ -75,11 +105,21 @@ pub(crate) struct Turn<'c> {
 }
 
 /// What [`Turn::ask`] leads to.
+///
+/// ```
+/// use toolcall_model::chat::{Ask, LoopConfig, Turn};
+/// use toolcall_model::model::Message;
+/// let cfg = LoopConfig::new(Default::default());
+/// let Ask::Model(asking) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask().unwrap() else {
+///     panic!("a turn with a user message calls the model");
+/// };
+/// assert_eq!(asking.call(), 1);
+/// ```
 #[derive(Debug, Clone)]
 // The model call is the path of every round and the ends happen once a
 // turn: boxing the state would allocate once a round.
 #[allow(clippy::large_enum_variant)]
-pub(crate) enum Ask<'c> {
+pub enum Ask<'c> {
     /// The chat model is called: see the request, then answer it.
     Model(Asking<'c>),
     /// The turn ended before the model call: the request's tools were
@@ -91,21 +131,50 @@ pub(crate) enum Ask<'c> {
     Unconverted(LoopRun, Vec<Message>),
 }
 
-/// What `Asking::answer` leads to.
+/// What [`Asking::answer`] leads to.
+///
+/// ```
+/// use toolcall_model::chat::{Answer, Ask, EndKind, LoopConfig, Turn};
+/// use toolcall_model::model::{Generation, Message, Toolbox};
+/// let cfg = LoopConfig::new(Default::default());
+/// let Ask::Model(asking) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask().unwrap() else {
+///     unreachable!()
+/// };
+/// let reply = [Generation { text: Some("hello".into()), ..Default::default() }];
+/// // A reply without tool calls ends the turn.
+/// let Answer::End(run) = asking.answer(&reply, &mut Toolbox::new(vec![])) else { unreachable!() };
+/// assert_eq!(run.kind, EndKind::Completed);
+/// ```
 #[derive(Debug, Clone)]
 // As for `Ask`: the next round is the path of every round, boxing it would
 // allocate once a round.
 #[allow(clippy::large_enum_variant)]
-pub(crate) enum Answer<'c> {
+pub enum Answer<'c> {
     /// The batch ran and the loop calls the model again.
     Next(Turn<'c>),
     /// The turn ended.
     End(LoopRun),
 }
 
-/// A turn waiting for the model's reply to its request.
+/// A turn waiting for the model's reply to its request: what the chat
+/// model receives ([`Asking::messages`], [`Asking::request`] and the
+/// validator's [`Asking::verdict`]), then [`Asking::answer`] or
+/// [`Asking::answer_chunks`] with the reply.
+///
+/// ```
+/// use toolcall_model::chat::{Ask, LoopConfig, Sent, Turn};
+/// use toolcall_model::model::Message;
+/// let cfg = LoopConfig::new(Default::default());
+/// let Ask::Model(asking) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask().unwrap() else {
+///     unreachable!()
+/// };
+/// assert_eq!(asking.messages(), [Message::user("hi")]);
+/// // The provider is Gemini: the request is Gemini's, and the validator accepts it.
+/// assert!(matches!(asking.request(), Sent::Gemini(_)));
+/// assert_eq!(asking.verdict(), Some(&Ok(())));
+/// ```
 #[derive(Debug, Clone)]
-pub(crate) struct Asking<'c> {
+pub struct Asking<'c> {
     turn: Turn<'c>,
     request: Sent,
     /// The validator's verdict, for a Gemini request.
@@ -122,8 +191,21 @@ pub(crate) struct Asking<'c> {
 impl<'c> Turn<'c> {
     /// A turn starting from the request's messages and tools. With the
     /// memory outside the loop, the history it starts from is the memory's
-    /// (see `with_memory`).
-    pub(crate) fn new(cfg: &'c LoopConfig, history: Vec<Message>, tools: &[ToolSpec]) -> Self {
+    /// (see [`with_memory`](crate::chat::with_memory)).
+    ///
+    /// ```
+    /// use toolcall_model::chat::{Ask, EndKind, LoopConfig, Turn};
+    /// use toolcall_model::model::{Message, ToolSpec};
+    /// let cfg = LoopConfig::new(Default::default());
+    /// assert_eq!(Turn::new(&cfg, vec![Message::user("hi")], &[]).calls(), 0);
+    /// // DefaultChatClientUtils refuses two request tools of one name.
+    /// let twice = [ToolSpec::returning("x", "1"), ToolSpec::returning("x", "2")];
+    /// let Ok(Ask::End(run)) = Turn::new(&cfg, vec![Message::user("hi")], &twice).ask() else {
+    ///     unreachable!()
+    /// };
+    /// assert_eq!(run.kind, EndKind::Error);
+    /// ```
+    pub fn new(cfg: &'c LoopConfig, history: Vec<Message>, tools: &[ToolSpec]) -> Self {
         let start = match cfg.memory {
             Memory::None => &[],
             Memory::Inside | Memory::Outside => &cfg.memory_start[..],
@@ -163,20 +245,53 @@ impl<'c> Turn<'c> {
     /// The same turn streamed (`ChatClient.stream()`): answer it with
     /// `Asking::answer_chunks`; the run records what the client received
     /// ([`LoopRun::streamed`]) and the memory outside stores its aggregate.
-    pub(crate) fn streaming(mut self) -> Self {
+    ///
+    /// ```
+    /// use toolcall_model::chat::{Answer, Ask, LoopConfig, Turn};
+    /// use toolcall_model::model::{Generation, Message, Toolbox};
+    /// let cfg = LoopConfig::new(Default::default());
+    /// let turn = Turn::new(&cfg, vec![Message::user("hi")], &[]).streaming();
+    /// let Ok(Ask::Model(asking)) = turn.ask() else { unreachable!() };
+    /// let chunk = |t: &str| vec![Generation { text: Some(t.into()), ..Default::default() }];
+    /// let answer = asking.answer_chunks(&[chunk("hel"), chunk("lo")], &mut Toolbox::new(vec![]));
+    /// let Answer::End(run) = answer else { unreachable!() };
+    /// assert_eq!(run.streamed.map(|s| s.len()), Some(2));
+    /// ```
+    pub fn streaming(mut self) -> Self {
         self.streamed.get_or_insert_with(Vec::new);
         self
     }
 
     /// The model calls answered so far.
-    pub(crate) fn calls(&self) -> usize {
+    ///
+    /// ```
+    /// use toolcall_model::chat::{Answer, Ask, LoopConfig, Turn};
+    /// use toolcall_model::model::{Generation, Message, ToolCall, ToolSpec, Toolbox};
+    /// let cfg = LoopConfig::new(Default::default());
+    /// let mut toolbox = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
+    /// let turn = Turn::new(&cfg, vec![Message::user("hi")], toolbox.tools());
+    /// let Ok(Ask::Model(asking)) = turn.ask() else { unreachable!() };
+    /// let call = [Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() }];
+    /// let Answer::Next(turn) = asking.answer(&call, &mut toolbox) else { unreachable!() };
+    /// assert_eq!(turn.calls(), 1);
+    /// ```
+    pub fn calls(&self) -> usize {
         self.calls
     }
 
     /// The next model call's request, through the advisors inside the loop
     /// and the provider's conversion; or the end of the turn before it.
     /// Fails when the loop reaches its bound of model calls.
-    pub(crate) fn ask(mut self) -> Result<Ask<'c>, LoopError> {
+    ///
+    /// ```
+    /// use toolcall_model::chat::{LoopConfig, LoopError, Turn};
+    /// use toolcall_model::model::Message;
+    /// let mut cfg = LoopConfig::new(Default::default());
+    /// cfg.max_rounds = 0;
+    /// let turn = Turn::new(&cfg, vec![Message::user("hi")], &[]);
+    /// assert!(matches!(turn.ask(), Err(LoopError::TooManyRounds(0))));
+    /// ```
+    pub fn ask(mut self) -> Result<Ask<'c>, LoopError> {
         if let Some(e) = self.refused.take() {
             return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(*e))));
         }
@@ -460,24 +575,26 @@ impl<'c> Turn<'c> {
 }
 
 impl<'c> Asking<'c> {
-    #[cfg(test)]
-    pub(crate) fn call(&self) -> usize {
+    /// Which model call of the turn this is, from 1 (see [`Asking`]).
+    pub fn call(&self) -> usize {
         self.turn.calls + 1
     }
 
-    #[cfg(test)]
-    pub(crate) fn request(&self) -> &Sent {
+    /// The request the chat model receives: Gemini's, or the messages for
+    /// another provider (see [`Asking`]).
+    pub fn request(&self) -> &Sent {
         &self.request
     }
 
-    #[cfg(test)]
-    pub(crate) fn verdict(&self) -> Option<&Result<(), Rejection>> {
+    /// The Gemini validator's verdict on the request; `None` for another
+    /// provider (see [`Asking`]).
+    pub fn verdict(&self) -> Option<&Result<(), Rejection>> {
         self.verdict.as_ref()
     }
 
     /// The messages the chat model receives, after the advisors and the
-    /// memory inside the loop.
-    pub(crate) fn messages(&self) -> &[Message] {
+    /// memory inside the loop (see [`Asking`]).
+    pub fn messages(&self) -> &[Message] {
         match &self.prompt {
             Some(p) => p,
             None => self.turn.trimmed.as_deref().unwrap_or(&self.turn.full),
@@ -486,8 +603,8 @@ impl<'c> Asking<'c> {
 
     /// The model's reply (its generations): the tool calls of the first
     /// generation that has any run against `toolbox`, and the loop goes on
-    /// or the turn ends.
-    pub(crate) fn answer(self, reply: &[Generation], toolbox: &mut Toolbox) -> Answer<'c> {
+    /// or the turn ends (see [`Turn`] for a whole loop).
+    pub fn answer(self, reply: &[Generation], toolbox: &mut Toolbox) -> Answer<'c> {
         let Asking {
             mut turn,
             request,
@@ -508,8 +625,8 @@ impl<'c> Asking<'c> {
     /// goes on with the chunks' aggregate, one generation, as
     /// [`Asking::answer`] does with a reply (docs/BEHAVIOUR.md 6.3). On a
     /// turn that is not [`Turn::streaming`], nothing is recorded as
-    /// received.
-    pub(crate) fn answer_chunks(
+    /// received (see [`Turn::streaming`]).
+    pub fn answer_chunks(
         mut self,
         chunks: &[Vec<Generation>],
         toolbox: &mut Toolbox,
@@ -583,178 +700,5 @@ impl BatchEnd {
             }
             BatchEnd::Failed(e) => (EndKind::Error, vec![], Some(e.java())),
         }
-    }
-}
-
-#[cfg(test)]
-mod examples {
-    //! The examples of crate-private items, run as unit tests.
-    use super::*;
-
-    #[test]
-    fn example_turn() {
-        use crate::chat::*;
-        use crate::model::{Generation, Message, ToolCall, ToolSpec, Toolbox};
-        let cfg = LoopConfig::default();
-        let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "1")]);
-        let call = vec![Generation {
-            tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
-            ..Default::default()
-        }];
-        let Ok(Ask::Model(asking)) = Turn::new(&cfg, vec![Message::user("hi")], tb.tools()).ask()
-        else {
-            panic!()
-        };
-        let Answer::Next(after_one) = asking.answer(&call, &mut tb) else {
-            panic!()
-        };
-        // Two continuations of the same first round.
-        let done = vec![Generation {
-            text: Some("done".into()),
-            ..Default::default()
-        }];
-        let Ok(Ask::Model(a)) = after_one.clone().ask() else {
-            panic!()
-        };
-        let Answer::End(run) = a.answer(&done, &mut tb.clone()) else {
-            panic!()
-        };
-        assert_eq!((run.kind, run.requests.len()), (EndKind::Completed, 2));
-        let Ok(Ask::Model(a)) = after_one.ask() else {
-            panic!()
-        };
-        assert_eq!(a.call(), 2);
-    }
-
-    #[test]
-    fn example_asking() {
-        use crate::chat::*;
-        use crate::model::Message;
-        let cfg = LoopConfig::default();
-        let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else {
-            panic!()
-        };
-        assert_eq!(a.messages(), &[Message::user("hi")]);
-        assert!(matches!(a.request(), Sent::Gemini(_)));
-        assert_eq!(a.verdict(), Some(&Ok(())));
-    }
-
-    #[test]
-    fn example_new() {
-        use crate::chat::*;
-        use crate::model::{Message, ToolSpec};
-        let cfg = LoopConfig::default();
-        let twice = [ToolSpec::returning("x", "1"), ToolSpec::returning("x", "2")];
-        // DefaultChatClientUtils refuses two request tools of one name.
-        let Ok(Ask::End(run)) = Turn::new(&cfg, vec![Message::user("hi")], &twice).ask() else {
-            panic!()
-        };
-        assert_eq!(run.kind, EndKind::Error);
-    }
-
-    #[test]
-    fn example_streaming() {
-        use crate::chat::*;
-        use crate::model::{Generation, Message, Toolbox};
-        let cfg = LoopConfig::default();
-        let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[])
-            .streaming()
-            .ask()
-        else {
-            panic!()
-        };
-        let chunk = vec![Generation {
-            text: Some("done".into()),
-            ..Default::default()
-        }];
-        let Answer::End(run) =
-            a.answer_chunks(std::slice::from_ref(&chunk), &mut Toolbox::new(vec![]))
-        else {
-            panic!()
-        };
-        assert_eq!(run.streamed, Some(vec![chunk]));
-    }
-
-    #[test]
-    fn example_ask() {
-        use crate::chat::*;
-        use crate::model::Message;
-        let cfg = LoopConfig {
-            max_rounds: 0,
-            ..LoopConfig::default()
-        };
-        let err = Turn::new(&cfg, vec![Message::user("hi")], &[])
-            .ask()
-            .unwrap_err();
-        assert_eq!(err, LoopError::TooManyRounds(0));
-    }
-
-    #[test]
-    fn example_messages() {
-        use crate::chat::*;
-        use crate::model::Message;
-        let cfg = LoopConfig {
-            memory: Memory::Inside,
-            memory_start: vec![Message::user("u0")],
-            ..LoopConfig::default()
-        };
-        let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("u1")], &[]).ask() else {
-            panic!()
-        };
-        assert_eq!(a.messages(), &[Message::user("u0"), Message::user("u1")]);
-    }
-
-    #[test]
-    fn example_answer() {
-        use crate::chat::*;
-        use crate::model::{Generation, Message, Toolbox};
-        let cfg = LoopConfig::default();
-        let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[]).ask() else {
-            panic!()
-        };
-        let text = vec![Generation {
-            text: Some("done".into()),
-            ..Default::default()
-        }];
-        let Answer::End(run) = a.answer(&text, &mut Toolbox::new(vec![])) else {
-            panic!()
-        };
-        assert_eq!(run.generations, text);
-    }
-
-    #[test]
-    fn example_answer_chunks() {
-        use crate::chat::*;
-        use crate::model::{Generation, Message, ToolCall, Toolbox};
-        let cfg = LoopConfig::default();
-        let Ok(Ask::Model(a)) = Turn::new(&cfg, vec![Message::user("hi")], &[])
-            .streaming()
-            .ask()
-        else {
-            panic!()
-        };
-        let call = Generation {
-            tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
-            ..Default::default()
-        };
-        // A call in a chunk's second generation: hidden, and never executed.
-        let chunk = vec![
-            Generation {
-                text: Some("a".into()),
-                ..Default::default()
-            },
-            call,
-        ];
-        let Answer::End(run) = a.answer_chunks(&[chunk], &mut Toolbox::new(vec![])) else {
-            panic!()
-        };
-        assert_eq!((run.kind, run.streamed), (EndKind::Completed, Some(vec![])));
-    }
-
-    #[test]
-    fn example_calls() {
-        use crate::chat::LoopConfig;
-        use crate::chat::tool_loop::Turn;
-        assert_eq!(Turn::new(&LoopConfig::default(), vec![], &[]).calls(), 0);
     }
 }

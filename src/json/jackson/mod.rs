@@ -328,7 +328,7 @@ pub(crate) fn read_lenient_with(
 /// plus a failure when anything but space, tab, LF or CR follows the value.
 /// Unlike [`read_strict`] it keeps Jackson's length limits and reads an
 /// escaped lone surrogate.
-pub(crate) fn read_lenient_whole(text: &str) -> Result<JValue, JacksonError> {
+pub fn read_lenient_whole(text: &str) -> Result<JValue, JacksonError> {
     let mut p = Parser::new(text, ReadConstraints::default(), false);
     let v = stream::read_tree(&mut p)?;
     p.expect_end()?;
@@ -347,7 +347,7 @@ use lenient::Parser;
 pub use stream::check_lenient;
 pub(crate) use stream::{LenientShape, lenient_shape, write_lenient_compact};
 pub use strict::is_strict_json;
-pub(crate) use strict::{StrictShape, strict_shape};
+pub use strict::{StrictShape, strict_shape};
 
 /// Strict read for the fix strict-json-or-wrap: the text is exactly one whole RFC 8259 value, with only ' ', \t, \n, \r around it; same depth limit 500 as Jackson (deeper = not accepted); lone surrogate escapes (\ud800 unpaired) are NOT accepted (a Rust String cannot hold them, and serde_json rejects them too). Returns None when not one whole value.
 ///

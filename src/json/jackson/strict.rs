@@ -28,7 +28,7 @@ pub fn is_strict_json(text: &str) -> bool {
 /// What the strict scanner found, for a conversion that wants to pass a
 /// value on without building it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum StrictShape {
+pub enum StrictShape {
     /// Not one whole strict value ([`read_strict`](super::read_strict) gives `None`).
     Invalid,
     /// One whole object.
@@ -50,7 +50,7 @@ pub(crate) enum StrictShape {
 /// passed on as it is. Same acceptance as [`is_strict_json`]; keys are
 /// compared by their raw text, and a key with an escape counts as a
 /// possible repeat (the caller then builds the value).
-pub(crate) fn strict_shape(text: &str) -> StrictShape {
+pub fn strict_shape(text: &str) -> StrictShape {
     let b = text.as_bytes();
     let mut keys = DistinctKeys::default();
     if !scan_strict(b, &mut keys) {

@@ -1,0 +1,474 @@
+//! The remedies: per behaviour set whether a setup survives, and the
+//! smallest change of its own (or the smallest fixes) that makes it safe.
+
+use std::num::NonZeroU32;
+
+use super::judge::evaluate;
+use super::script::breach_target;
+use super::{CheckScenario, CheckVerdict, LONG_TURN_ROUNDS, Setup};
+use crate::chat::DEFAULT_MEMORY_MAX_MESSAGES;
+use crate::chat::Memory;
+use crate::model::OnExceeded;
+use crate::model::ProcessorKind;
+use crate::model::{BehaviorSet, Fix, Fixes, behavior_sets};
+
+/// A change to a setup that a team can make without a new Spring AI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// `spring.ai.tools.limits.on-limit-exceeded=...`.
+    OnLimitExceeded(OnExceeded),
+    /// Another exception processor bean.
+    Processor(ProcessorKind),
+    /// `spring.ai.tools.throw-exception-on-error=false`.
+    NoAlwaysThrow,
+    /// An empty rethrow list.
+    NoRethrow,
+    /// The memory advisor elsewhere.
+    Memory(Memory),
+    /// A larger memory window.
+    MemoryWindow(NonZeroU32),
+    /// Register `ToolCallingAdvisor` yourself with conversation history on or off.
+    History(bool),
+}
+
+impl Change {
+    /// Applies the change.
+    pub(crate) fn apply(&self, s: &Setup) -> Setup {
+        let mut s = s.clone();
+        match self {
+            Change::OnLimitExceeded(b) => s.limits.on_exceeded = *b,
+            Change::Processor(k) => s.processor.kind = *k,
+            Change::NoAlwaysThrow => s.processor.always_throw = false,
+            Change::NoRethrow => s.processor.rethrow.clear(),
+            Change::Memory(m) => s.memory = *m,
+            Change::MemoryWindow(n) => s.memory_max_messages = *n,
+            Change::History(h) => s.conversation_history = Some(*h),
+        }
+        s
+    }
+
+    /// How to make the change, in the user's terms.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Change::OnLimitExceeded(OnExceeded::Throw) => {
+                "spring.ai.tools.limits.on-limit-exceeded=THROW".into()
+            }
+            Change::OnLimitExceeded(OnExceeded::ReturnErrorResponse) => {
+                "spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE".into()
+            }
+            Change::Processor(ProcessorKind::Default) => {
+                "drop your ToolExecutionExceptionProcessor bean (--processor default)".into()
+            }
+            Change::Processor(ProcessorKind::JsonError) => {
+                "a ToolExecutionExceptionProcessor bean that writes {\"error\":MESSAGE} (--processor json-error)".into()
+            }
+            Change::NoAlwaysThrow => "spring.ai.tools.throw-exception-on-error=false".into(),
+            Change::NoRethrow => "rethrow no exception class (--rethrow none)".into(),
+            Change::Memory(Memory::Outside) => {
+                "MessageChatMemoryAdvisor at its default order, outside the tool loop (--memory outside)".into()
+            }
+            Change::Memory(Memory::None) => "no chat memory advisor (--memory none)".into(),
+            Change::Memory(Memory::Inside) => {
+                "MessageChatMemoryAdvisor inside the tool loop (--memory inside)".into()
+            }
+            Change::MemoryWindow(n) => {
+                format!("MessageWindowChatMemory.builder().maxMessages({n}) (--memory-window {n})")
+            }
+            Change::History(true) => "register ToolCallingAdvisor yourself with conversationHistoryEnabled(true) (--history on)".into(),
+            Change::History(false) => "register ToolCallingAdvisor yourself with conversationHistoryEnabled(false) (--history off)".into(),
+        }
+    }
+
+    /// A short name for JSON.
+    pub fn key(&self) -> String {
+        match self {
+            Change::OnLimitExceeded(OnExceeded::Throw) => "on-limit-exceeded=THROW".into(),
+            Change::OnLimitExceeded(OnExceeded::ReturnErrorResponse) => {
+                "on-limit-exceeded=RETURN_ERROR_RESPONSE".into()
+            }
+            Change::Processor(ProcessorKind::Default) => "processor=default".into(),
+            Change::Processor(ProcessorKind::JsonError) => "processor=json-error".into(),
+            Change::NoAlwaysThrow => "throw-exception-on-error=false".into(),
+            Change::NoRethrow => "rethrow=none".into(),
+            Change::Memory(Memory::None) => "memory=none".into(),
+            Change::Memory(Memory::Inside) => "memory=inside".into(),
+            Change::Memory(Memory::Outside) => "memory=outside".into(),
+            Change::MemoryWindow(n) => format!("memory-window={n}"),
+            Change::History(h) => format!("history={}", if *h { "on" } else { "off" }),
+        }
+    }
+}
+
+/// The changes worth trying on `s`: each differs from it.
+pub(super) fn candidate_changes(s: &Setup) -> Vec<Change> {
+    let mut v = Vec::new();
+    v.push(Change::OnLimitExceeded(match s.limits.on_exceeded {
+        OnExceeded::Throw => OnExceeded::ReturnErrorResponse,
+        OnExceeded::ReturnErrorResponse => OnExceeded::Throw,
+    }));
+    v.push(Change::Processor(match s.processor.kind {
+        ProcessorKind::Default => ProcessorKind::JsonError,
+        ProcessorKind::JsonError => ProcessorKind::Default,
+    }));
+    if s.processor.always_throw {
+        v.push(Change::NoAlwaysThrow);
+    }
+    if !s.processor.rethrow.is_empty() {
+        v.push(Change::NoRethrow);
+    }
+    for m in [Memory::Outside, Memory::None] {
+        if s.memory != m && s.memory != Memory::None {
+            v.push(Change::Memory(m));
+        }
+    }
+    if s.memory != Memory::None {
+        // Room for the long turn: the user message, two messages per round
+        // and the answer, with some to spare.
+        let room =
+            NonZeroU32::new(4 * LONG_TURN_ROUNDS as u32).unwrap_or(DEFAULT_MEMORY_MAX_MESSAGES);
+        if s.memory_max_messages < room {
+            v.push(Change::MemoryWindow(room));
+        }
+    }
+    // History matters with the memory inside (ChatClient turns it off
+    // there) and wherever it was set by hand: off, the loop sends Gemini a
+    // lone function response.
+    if s.memory == Memory::Inside || s.conversation_history.is_some() {
+        v.push(Change::History(!s.history()));
+    }
+    v
+}
+
+/// One behaviour set's report for a setup.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetReport {
+    /// The behaviour set.
+    pub set: BehaviorSet,
+    /// One verdict per scenario, in [`CheckScenario::ALL`] order.
+    pub verdicts: Vec<CheckVerdict>,
+    /// The smallest change (at most two) that makes every scenario
+    /// survive; `Some(vec![])` when the setup already does; `None` when no
+    /// such change exists.
+    pub smallest_change: Option<Vec<Change>>,
+}
+
+impl SetReport {
+    /// Whether every scenario survives.
+    pub fn safe(&self) -> bool {
+        self.verdicts.iter().all(|v| v.mark.survives())
+    }
+
+    /// The columns of the scenarios it breaks in, in table order.
+    ///
+    /// ```
+    /// use toolcall_check::config::{report, Setup};
+    /// for r in report(&Setup::default()) {
+    ///     assert_eq!(r.breaks().is_empty(), r.safe());
+    /// }
+    /// // Upstream Spring AI with Gemini breaks on a tool's plain text.
+    /// assert!(report(&Setup::default())[0].breaks().contains(&"plain"));
+    /// ```
+    pub fn breaks(&self) -> Vec<&'static str> {
+        self.verdicts
+            .iter()
+            .filter(|v| !v.mark.survives())
+            .map(|v| v.scenario.column())
+            .collect()
+    }
+}
+
+pub(super) fn survives_all(setup: &Setup, set: &BehaviorSet, scenarios: &[CheckScenario]) -> bool {
+    scenarios
+        .iter()
+        .all(|s| evaluate(setup, set, *s).mark.survives())
+}
+
+/// The smallest set of [`Change`]s (none, one, or two, in candidate order)
+/// after which `setup` survives every scenario under `set`.
+pub(crate) fn smallest_change(setup: &Setup, set: &BehaviorSet) -> Option<Vec<Change>> {
+    let all = CheckScenario::ALL;
+    if survives_all(setup, set, &all) {
+        return Some(vec![]);
+    }
+    let cands = candidate_changes(setup);
+    for c in &cands {
+        if survives_all(&c.apply(setup), set, &all) {
+            return Some(vec![c.clone()]);
+        }
+    }
+    for (i, a) in cands.iter().enumerate() {
+        for b in &cands[i + 1..] {
+            if std::mem::discriminant(a) == std::mem::discriminant(b) {
+                continue;
+            }
+            if survives_all(&b.apply(&a.apply(setup)), set, &all) {
+                return Some(vec![a.clone(), b.clone()]);
+            }
+        }
+    }
+    None
+}
+
+/// `setup` with only the overrides and exclusions of the tools the
+/// scenarios call (the breach target, the names `breach_target` tries for
+/// any other tool, `weather`, `step1`...): the same verdicts, and a file of
+/// a hundred thousand overrides is not copied into every scenario run. No
+/// [`Change`] touches the per-tool limits, so this holds for the smallest
+/// change too.
+pub(super) fn scenario_setup(setup: &Setup) -> Setup {
+    let l = &setup.limits;
+    let mut names: Vec<String> = (1..=LONG_TURN_ROUNDS).map(|r| format!("step{r}")).collect();
+    names.push("weather".into());
+    names.extend(setup.tool_output.text_tool().map(str::to_owned));
+    if let Some((tool, _)) = breach_target(l) {
+        names.push(tool);
+    }
+    let mut other = "x".to_owned();
+    loop {
+        names.push(other.clone());
+        if !(l.overrides.contains_key(&other) || l.excluded.contains(&other)) {
+            break;
+        }
+        other.push('x');
+    }
+    let mut s = setup.clone();
+    s.limits.overrides = names
+        .iter()
+        .filter_map(|n| l.overrides.get(n).map(|v| (n.clone(), *v)))
+        .collect();
+    s.limits.excluded = names
+        .iter()
+        .filter(|n| l.excluded.contains(*n))
+        .cloned()
+        .collect();
+    s
+}
+
+/// The whole report for a setup: every behaviour set, every scenario.
+pub fn report(setup: &Setup) -> Vec<SetReport> {
+    report_sets(setup, &behavior_sets())
+}
+
+/// The report for a setup under the given behaviour sets.
+pub(crate) fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport> {
+    let setup = &scenario_setup(setup);
+    sets.iter()
+        .copied()
+        .map(|set| {
+            let verdicts = CheckScenario::ALL
+                .iter()
+                .map(|s| evaluate(setup, &set, *s))
+                .collect::<Vec<_>>();
+            let smallest_change = if verdicts.iter().all(|v| v.mark.survives()) {
+                Some(vec![])
+            } else {
+                smallest_change(setup, &set)
+            };
+            SetReport {
+                set,
+                verdicts,
+                smallest_change,
+            }
+        })
+        .collect()
+}
+
+/// The fewest fixes (in [`Fix::ALL`] order among equals) under which
+/// `setup` survives every scenario, found by playing each combination;
+/// `Some` of no fix when upstream already survives, `None` when no
+/// combination does.
+pub(crate) fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
+    let setup = &scenario_setup(setup);
+    let n = Fix::ALL.len();
+    let mut combos: Vec<u32> = (0..1u32 << n).collect();
+    // Fewest fixes first, and of as many, those with fewer upstream
+    // proposals (this project's own fixes are the ones it recommends).
+    let proposals = |m: u32| {
+        (0..n)
+            .filter(|i| m & (1 << i) != 0 && !Fix::ALL[*i].in_all())
+            .count()
+    };
+    combos.sort_by_key(|m| (m.count_ones(), proposals(*m), m.reverse_bits()));
+    combos.into_iter().find_map(|m| {
+        let fixes = (0..n)
+            .filter(|i| m & (1 << i) != 0)
+            .fold(Fixes::upstream(), |f, i| f.with(Fix::ALL[i]));
+        let set = BehaviorSet {
+            name: "candidate",
+            fixes,
+            gemini_tool_text: false,
+        };
+        survives_all(setup, &set, &CheckScenario::ALL).then_some(fixes)
+    })
+}
+
+/// The columns of the scenarios `setup` breaks in under `set`, in table
+/// order: [`SetReport::breaks`] without the search for a smallest change.
+pub(crate) fn breaks_under(setup: &Setup, set: &BehaviorSet) -> Vec<&'static str> {
+    let setup = &scenario_setup(setup);
+    CheckScenario::ALL
+        .iter()
+        .filter(|s| !evaluate(setup, set, **s).mark.survives())
+        .map(|s| s.column())
+        .collect()
+}
+
+/// Which fixes the setup needs: the names of the behaviour sets under
+/// which it is safe as it is.
+pub fn safe_sets(reports: &[SetReport]) -> Vec<&'static str> {
+    reports
+        .iter()
+        .filter(|r| r.safe())
+        .map(|r| r.set.name)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ToolCallLimits;
+
+    /// Every set named is reported.
+    #[test]
+    fn report_sets_reports_each_set() {
+        let set = BehaviorSet {
+            name: "mine",
+            fixes: Fixes::all(),
+            gemini_tool_text: false,
+        };
+        let r = report_sets(&Setup::default(), &[set]);
+        assert!(r[0].safe());
+    }
+
+    /// The fewest fixes that make a setup safe, found by playing them.
+    #[test]
+    fn smallest_fixes_of_a_breaching_setup() {
+        let setup = Setup {
+            limits: ToolCallLimits {
+                on_exceeded: OnExceeded::ReturnErrorResponse,
+                ..ToolCallLimits::default().max_calls_per_tool(1).unwrap()
+            },
+            ..Setup::default()
+        };
+        // Breach text and plain tool text both need the strict conversion; once
+        // the loop goes on, a model that keeps calling past the limit needs the
+        // turn to end.
+        assert_eq!(
+            smallest_fixes(&setup).unwrap().enabled(),
+            vec![Fix::StrictJsonOrWrap, Fix::EndTurnAfterBreach]
+        );
+    }
+
+    /// What breaks under a set is what its report says breaks.
+    #[test]
+    fn breaks_under_is_the_report_s_breaks() {
+        let up = &report(&Setup::default())[0];
+        assert_eq!(breaks_under(&Setup::default(), &up.set), up.breaks());
+    }
+
+    /// The reduced setup gives every scenario the same verdict as the full one.
+    #[test]
+    fn scenario_setup_changes_no_verdict() {
+        let mut limits = ToolCallLimits::default()
+            .max_calls_per_tool(5)
+            .unwrap()
+            .max_total_tool_calls(30)
+            .unwrap();
+        for (name, n) in [
+            ("weather", 1),
+            ("step3", 1),
+            ("x", 2),
+            ("xx", 4),
+            ("aaa", 3),
+        ] {
+            limits = limits.max_calls_per_tool_for(name, n).unwrap();
+        }
+        for i in 0..500 {
+            limits = limits.max_calls_per_tool_for(&format!("t{i}"), 7).unwrap();
+        }
+        limits = limits.exclude_tool_from_limit("step7").unwrap();
+        for on in [OnExceeded::Throw, OnExceeded::ReturnErrorResponse] {
+            limits.on_exceeded = on;
+            let full = Setup {
+                limits: limits.clone(),
+                ..Setup::default()
+            };
+            let reduced = scenario_setup(&full);
+            assert!(reduced.limits.overrides.len() < 10);
+            for set in behavior_sets() {
+                for s in CheckScenario::ALL {
+                    let a = evaluate(&full, &set, s);
+                    let b = evaluate(&reduced, &set, s);
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"), "{} {s:?}", set.name);
+                }
+            }
+        }
+    }
+}
+
+/// The fix library's Maven coordinates (its starter, which brings the
+/// auto-configuration module `toolcall-fixes`): the library "Fix it today"
+/// names.
+pub(crate) const FIX_LIBRARY: &str =
+    "io.github.toolcallmodel:toolcall-fixes-spring-boot-starter:0.1.0";
+
+/// The fix library's property prefix: its switches are
+/// `toolcall.fixes.NAME=true`.
+pub(crate) const FIX_PREFIX: &str = "toolcall.fixes";
+
+/// What makes a setup safe today: a configuration change (under
+/// upstream), and the fewest switches of the fix library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remedy {
+    /// The smallest configuration change under upstream, if one is enough.
+    pub change: Option<Vec<Change>>,
+    /// The fewest fixes that make the setup safe as configured.
+    pub fixes: Option<Fixes>,
+    /// The Spring AI version answered for.
+    pub version: crate::model::SpringAi,
+}
+
+impl Remedy {
+    /// The remedy of `setup`, whose reports (upstream's among them) are
+    /// `reports`.
+    pub(crate) fn find(setup: &Setup, reports: &[SetReport]) -> Remedy {
+        Remedy {
+            change: reports
+                .iter()
+                .find(|r| r.set.name == "upstream")
+                .and_then(|r| r.smallest_change.clone()),
+            fixes: smallest_fixes(setup),
+            version: setup.version,
+        }
+    }
+
+    /// The fix library's properties for the fixes found.
+    ///
+    /// ```
+    /// use toolcall_check::config::{Options, Sources, Text, Format, answer};
+    /// let text = Text::new("a.properties", Format::Properties, "spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n");
+    /// let a = answer(Sources::of(vec![text]), &Options::default()).unwrap();
+    /// assert!(a.remedy.properties().iter().all(|p| p.starts_with("toolcall.fixes.") && p.ends_with("=true")));
+    /// ```
+    pub fn properties(&self) -> Vec<String> {
+        self.fixes
+            .map(|f| {
+                f.enabled()
+                    .iter()
+                    .map(|x| format!("{FIX_PREFIX}.{}=true", x.name()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The remedy as JSON: the change, the fixes, the library and its
+    /// properties.
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::json!({
+            "configuration": self.change.as_ref().map(|c| c.iter().map(|x| serde_json::json!({"change": x.key(), "how": x.describe()})).collect::<Vec<_>>()),
+            "fixes": self.fixes.map(|f| f.enabled().iter().map(|x| x.name()).collect::<Vec<_>>()),
+            "library": FIX_LIBRARY,
+            "properties": self.properties(),
+        })
+    }
+}

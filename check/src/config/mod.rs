@@ -1,0 +1,36 @@
+//! A team's configuration and its answer: Spring Boot's binding of
+//! `spring.ai.tools.*`, the configuration checker, and the main job (seed
+//! 000 under every behaviour set).
+
+pub(crate) mod binding;
+pub(crate) mod check;
+pub(crate) mod main_job;
+pub(crate) mod profiles;
+pub(crate) mod yaml;
+
+pub use binding::{
+    BindFailure, BoundProperties, Entry, JavaValue, LoadError, MAX_CONFIG_BYTES, Unknown, bind,
+    parse_properties, resolve_placeholders,
+};
+
+pub(crate) use binding::{KNOWN_KEYS, ValueResolver};
+
+pub use check::{
+    Accepted, Application, BuildVersion, CLOSES_BEGIN, CLOSES_END, Change, CheckScenario,
+    CheckVerdict, Defaulted, Format, Gate, Mark, NextRefused, OpenAnswer, OpenProperty, OutputKind,
+    ProfileFiles, Refusal, Remedy, ScenarioScript, SetReport, Setup, Sources, Stop, Text,
+    ToolOutput, UNKNOWN_TOOL_NAME, closing_table, evaluate, report, safe_sets, script,
+};
+
+pub(crate) use check::clip_lines;
+pub use check::{Answer, Options, answer};
+pub(crate) use check::{FIX_LIBRARY, describe_setup, written_names};
+
+pub use main_job::{Column, GROUPS, MainJob, columns, conclusion, reproduce, table};
+
+pub(crate) use profiles::relaxed;
+pub use profiles::{applied, environment, profile_matches};
+
+pub(crate) use profiles::{MAX_BUILD_INTERPOLATION, MODELLED_SPRING_AI};
+
+pub use yaml::read_yaml;
