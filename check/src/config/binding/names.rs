@@ -179,11 +179,13 @@ impl Key {
 /// byte UTF-8 never holds): equal names hash alike; names that hash alike
 /// are compared.
 pub(super) fn uni_hash(uni: &[String]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in uni.iter().flat_map(|u| u.bytes().chain([0xff])) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    use std::hash::Hasher;
+    let mut h = crate::collections::Fnv::default();
+    for u in uni {
+        h.write(u.as_bytes());
+        h.write_u8(0xff);
     }
-    h
+    h.finish()
 }
 
 /// One document with each key parsed as a relaxed name on first use, once
