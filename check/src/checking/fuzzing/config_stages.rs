@@ -76,17 +76,25 @@ pub fn config_binder(data: &[u8]) {
         return;
     }
     let docs = documents(&String::from_utf8_lossy(data));
-    let bound = bind(&docs);
-    // Compared as values (every part of a binding is `Eq`), not as printed.
-    if bind(&docs) != bound {
-        fail(T, "binding twice gave two results", &docs);
+    checked_setup(T, &docs);
+}
+
+/// What both configuration targets assert of a binding of `docs` (as
+/// `target`), and the setup it makes (`None` when the binding refuses):
+/// binding twice gives the same value (every part of a binding is `Eq`,
+/// compared as values, not as printed), a refusal says something, every
+/// key read is under `spring.ai.tools`, and the setup is described.
+pub(super) fn checked_setup(target: &str, docs: &[Vec<Entry>]) -> Option<Setup> {
+    let bound = bind(docs);
+    if bind(docs) != bound {
+        fail(target, "binding twice gave two results", &docs);
     }
     let bound = match bound {
         Ok(b) => b,
         Err(e) if e.to_string().trim().is_empty() => {
-            fail(T, "a binding refused without a word", &docs)
+            fail(target, "a binding refused without a word", &docs)
         }
-        Err(_) => return,
+        Err(_) => return None,
     };
     // Relaxed names: `sp---ring.ai.tools...` is `spring.ai.tools` too.
     let under_tools = |k: &str| {
@@ -98,7 +106,7 @@ pub fn config_binder(data: &[u8]) {
         letters.eq_ignore_ascii_case("springaitools")
     };
     if let Some(k) = bound.read.keys().find(|k| !under_tools(k)) {
-        fail(T, "a key read from outside spring.ai.tools", k);
+        fail(target, "a key read from outside spring.ai.tools", k);
     }
     let setup = Setup {
         limits: bound.limits.clone(),
@@ -117,8 +125,9 @@ pub fn config_binder(data: &[u8]) {
         stream: false,
     };
     if describe_setup(&setup).is_empty() {
-        fail(T, "a setup described as nothing", &setup);
+        fail(target, "a setup described as nothing", &setup);
     }
+    Some(setup)
 }
 
 /// The documents of `config_binder`'s text, every entry on its own line.

@@ -4,9 +4,9 @@
 //! and environment as `check` reads them).
 
 use crate::checking::scenario::Scenario;
-use crate::model::{Processor, ProcessorKind};
 use crate::vectors::{Op, Vector};
 
+use super::config_stages::checked_setup;
 use super::{MAX_BYTES, fail};
 
 /// The vector_file target: arbitrary bytes as a vector file.
@@ -85,9 +85,8 @@ pub fn vector_file(data: &[u8]) {
 /// toolcall_check::checking::fuzzing::config(b"spring.ai.tools.limits.max-total-tool-calls=${a:3}\n");
 /// ```
 pub fn config(data: &[u8]) {
-    use crate::chat::{Memory, Provider};
-    use crate::config::binding::{Entry, bind, parse_properties};
-    use crate::config::check::{Setup, describe_setup, report};
+    use crate::config::binding::{Entry, parse_properties};
+    use crate::config::check::report;
     const T: &str = "config";
     if data.len() > MAX_BYTES {
         return;
@@ -113,48 +112,9 @@ pub fn config(data: &[u8]) {
         if let Some(e) = docs.iter().flatten().find(|e| e.line == 0) {
             fail(T, "an entry without a line", e);
         }
-        let bound = bind(&docs);
-        if bind(&docs) != bound {
-            fail(T, "binding twice gave two results", &docs);
-        }
-        let bound = match bound {
-            Ok(b) => b,
-            Err(e) if e.to_string().trim().is_empty() => {
-                fail(T, "a binding refused without a word", &docs)
-            }
-            Err(_) => continue,
+        let Some(setup) = checked_setup(T, &docs) else {
+            continue;
         };
-        // Relaxed names: `sp---ring.ai.tools...` is `spring.ai.tools` too.
-        let under_tools = |k: &str| {
-            let letters: String = k
-                .chars()
-                .filter(char::is_ascii_alphanumeric)
-                .take(13)
-                .collect();
-            letters.eq_ignore_ascii_case("springaitools")
-        };
-        if let Some(k) = bound.read.keys().find(|k| !under_tools(k)) {
-            fail(T, "a key read from outside spring.ai.tools", k);
-        }
-        let setup = Setup {
-            limits: bound.limits.clone(),
-            resolution_fallback: bound.resolution_fallback,
-            processor: Processor {
-                kind: ProcessorKind::Default,
-                always_throw: bound.always_throw,
-                rethrow: Vec::new(),
-            },
-            memory: Memory::None,
-            memory_max_messages: crate::chat::DEFAULT_MEMORY_MAX_MESSAGES,
-            conversation_history: None,
-            provider: Provider::Gemini,
-            tool_output: Default::default(),
-            version: Default::default(),
-            stream: false,
-        };
-        if describe_setup(&setup).is_empty() {
-            fail(T, "a setup described as nothing", &setup);
-        }
         // The report plays every scenario under every behaviour set (some
         // ten milliseconds): only for limits the file changed, so that the
         // campaign spends its time on the reader and the binding.
