@@ -194,47 +194,38 @@ enum_table! {
     }
 }
 
-enum_table! {
-    /// Where a turn can feel a fix ([`Fix::felt`]): the checker's footprint
-    /// (`checking::footprint`) has one rule per kind that decides, from a
-    /// scenario and from its evaluation, that a fix of that kind changes
-    /// nothing in the turn. A new fix read where an existing kind's fixes
-    /// are read takes that kind and needs no rule of its own.
-    ///
-    /// ```
-    /// use toolcall_model::model::{Felt, Fix};
-    /// assert_eq!(Felt::Conversion.to_string(), "conversion");
-    /// assert_eq!(Felt::MissingTool.reads(), "Batch::call");
-    /// assert_eq!(Fix::ErrorKey.felt(), Felt::Conversion);
-    /// ```
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-    pub enum Felt (FeltRow) {
-        fields {
-            /// Where the model reads the switches of this kind: the places
-            /// the kind's rule in the footprint must keep in view.
-            reads: &'static str,
-        }
-        /// In the Gemini conversion of tool responses and call arguments
-        /// (`gemini::convert`), and the judges through it.
-        Conversion = "conversion" { reads: "gemini::convert" },
-        /// At a breach (`Batch::call`, `Batch::throw`), and by the limits
-        /// judge on a batch that failed without running a tool.
-        Breach = "breach" { reads: "Batch::call, Batch::throw, the limits judge" },
-        /// Where a call's lookup finds no tool (`Batch::call`).
-        MissingTool = "missing-tool" { reads: "Batch::call" },
-        /// Where a batch follows a breach under `RETURN_ERROR_RESPONSE`
-        /// (`Batch::ends_turn`).
-        SecondBreach = "second-breach" { reads: "Batch::ends_turn" },
-        /// After a breach under `THROW` (`Batch::throw`), and where a batch
-        /// ends the turn with the memory inside the loop
-        /// (`BatchEnd::closing`).
-        DanglingCalls = "dangling-calls" { reads: "Batch::throw, BatchEnd::closing" },
-        /// Where an add to the memory passes its window (`window_keep_cut`).
-        WindowCut = "window-cut" { reads: "chat::memory (window_keep_cut)" },
-        /// Where the memory stores a reply with tool calls
-        /// (`ChatMemory::after`).
-        StoredReply = "stored-reply" { reads: "chat::memory (ChatMemory::after)" },
-    }
+/// Where a turn can feel a fix ([`Fix::felt`]): the checker's footprint
+/// (`checking::footprint` in `toolcall-check`) has one rule per kind that
+/// decides, from a scenario and from its evaluation, that a fix of that
+/// kind changes nothing in the turn. A new fix read where an existing
+/// kind's fixes are read takes that kind and needs no rule of its own.
+///
+/// ```
+/// use toolcall_model::model::{Felt, Fix};
+/// assert_eq!(Fix::ErrorKey.felt(), Felt::Conversion);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Felt {
+    /// In the Gemini conversion of tool responses and call arguments
+    /// (`gemini::convert`), and the judges through it.
+    Conversion,
+    /// At a breach (`Batch::call`, `Batch::throw`), and by the limits judge
+    /// on a batch that failed without running a tool.
+    Breach,
+    /// Where a call's lookup finds no tool (`Batch::call`).
+    MissingTool,
+    /// Where a batch follows a breach under `RETURN_ERROR_RESPONSE`
+    /// (`Batch::ends_turn`).
+    SecondBreach,
+    /// After a breach under `THROW` (`Batch::throw`), and where a batch ends
+    /// the turn with the memory inside the loop (`BatchEnd::closing`).
+    DanglingCalls,
+    /// Where an add to the memory passes its window (`chat::memory`,
+    /// `window_keep_cut`).
+    WindowCut,
+    /// Where the memory stores a reply with tool calls
+    /// (`ChatMemory::after`).
+    StoredReply,
 }
 
 /// The beans of a Spring application the fix library changes
