@@ -413,3 +413,199 @@ fn a_config_file_at_the_size_limit_gets_its_answer() {
     assert!(err.contains("not checked: more than 100000 nodes"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Runs the command with `args`, no standard input; its exit code and
+/// standard error.
+fn command(args: &[&std::ffi::OsStr]) -> (i32, String) {
+    let out = std::process::Command::new(crate::support::bin())
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn written_scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tcm-written-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `--sarif` replaces only a regular file that is none of the run's
+/// inputs: a FIFO (no reader: a write would block), a folder, a profile
+/// file the run reads, a planted link are each exit 2 with the reason,
+/// and left as they were.
+#[cfg(unix)]
+#[test]
+fn sarif_refuses_a_fifo_a_folder_a_profile_file_and_a_link() {
+    let dir = written_scratch("sarif");
+    let app = dir.join("application.properties");
+    std::fs::write(&app, "spring.profiles.active=dev\n").unwrap();
+    let dev = dir.join("application-dev.properties");
+    std::fs::write(&dev, "spring.ai.tools.throw-exception-on-error=true\n").unwrap();
+    let fifo = dir.join("out.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let folder = dir.join("folder.sarif");
+    std::fs::create_dir(&folder).unwrap();
+    let target = dir.join("elsewhere");
+    std::fs::write(&target, "kept").unwrap();
+    let link = dir.join("link.sarif");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for (at, why) in [
+        (&fifo, "named pipe (FIFO)"),
+        (&folder, "a directory"),
+        (&dev, "the same file as an input"),
+        (&app, "the same file as an input"),
+        (&link, "a symbolic link"),
+    ] {
+        let (code, err) = command(&[
+            "check".as_ref(),
+            app.as_os_str(),
+            "--sarif".as_ref(),
+            at.as_os_str(),
+        ]);
+        assert_eq!(code, 2, "{}: {err}", at.display());
+        assert!(err.contains("--sarif") && err.contains(why), "{err}");
+        assert!(err.contains("nothing written"), "{err}");
+    }
+    use std::os::unix::fs::FileTypeExt as _;
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(folder.is_dir());
+    assert_eq!(
+        std::fs::read_to_string(&dev).unwrap(),
+        "spring.ai.tools.throw-exception-on-error=true\n"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+    // A device: /dev/null stays a device whoever runs the command.
+    let (code, err) = command(&[
+        "check".as_ref(),
+        app.as_os_str(),
+        "--sarif".as_ref(),
+        "/dev/null".as_ref(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("a device"), "{err}");
+    // What is left beside the target: no temporary file.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A run with no verdict (a file Spring cannot load) still writes its
+/// SARIF log, one `no-verdict` result saying why, so that a CI step
+/// uploading the log whatever the exit finds it.
+#[test]
+fn a_load_error_writes_a_sarif_log() {
+    let dir = written_scratch("sarif-stop");
+    let app = dir.join("application.yml");
+    std::fs::write(&app, "spring: [unclosed\n").unwrap();
+    let sarif = dir.join("out.sarif");
+    let (code, err) = command(&[
+        "check".as_ref(),
+        app.as_os_str(),
+        "--sarif".as_ref(),
+        sarif.as_os_str(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let result = &log["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "no-verdict");
+    assert!(
+        result["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("no verdict: "),
+        "{result}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `explore --out` and `merge --out` write no counterexample through a
+/// link planted under its name: exit 2, the link's target untouched.
+#[cfg(unix)]
+#[test]
+fn out_folders_refuse_a_planted_link() {
+    let dir = written_scratch("out-link");
+    let out = dir.join("cx");
+    std::fs::create_dir(&out).unwrap();
+    let target = dir.join("elsewhere");
+    std::fs::write(&target, "kept").unwrap();
+    // A refuted cell's counterexample is named after the cell: find its
+    // name from a first run into a clean folder, then plant a link there.
+    let clean = dir.join("clean");
+    let shard = dir.join("shard.json");
+    let args = |o: &std::path::Path| {
+        vec![
+            std::ffi::OsString::from("explore"),
+            "--exhaustive".into(),
+            "--bound".into(),
+            "tiny".into(),
+            "--jobs".into(),
+            "1".into(),
+            "--out".into(),
+            o.as_os_str().to_owned(),
+        ]
+    };
+    let a = args(&clean);
+    let (code, err) = command(&a.iter().map(|s| s.as_os_str()).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{err}");
+    let name = std::fs::read_dir(&clean)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .next()
+        .expect("tiny has a refuted cell");
+    std::os::unix::fs::symlink(&target, out.join(&name)).unwrap();
+    let a = args(&out);
+    let (code, err) = command(&a.iter().map(|s| s.as_os_str()).collect::<Vec<_>>());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--out") && err.contains("a symbolic link"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+    // merge: the same refusal.
+    let made = std::process::Command::new(crate::support::bin())
+        .args([
+            "explore",
+            "--exhaustive",
+            "--bound",
+            "tiny",
+            "--jobs",
+            "1",
+            "--shard",
+            "1/1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    std::fs::write(&shard, &made.stdout).unwrap();
+    let (code, err) = command(&[
+        "merge".as_ref(),
+        shard.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("a symbolic link"), "{err}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+    std::fs::remove_dir_all(&dir).ok();
+}

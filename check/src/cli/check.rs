@@ -194,17 +194,15 @@ fn checked(files: &[PathBuf], f: &Flags) -> Result<ExitCode, ExitCode> {
     let Some(first) = files.first() else {
         return Err(no_verdict("no file given"));
     };
+    let inputs = files::inputs(files, f);
     if let Some(path) = &f.sarif {
-        let mut inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-        inputs.extend(f.build.as_deref());
-        inputs.extend(f.accept.iter().map(PathBuf::as_path));
-        super::sarif::writable(path, &inputs).map_err(|e| no_verdict(&e))?;
+        super::out_file::refused("--sarif", path, &inputs).map_err(|e| no_verdict(&e))?;
     }
     options.accepted = accepted_findings(f)?;
     let set = set_flags(&f.set)?;
     match answer(sources(files, &kinds, f, set), &options) {
-        Ok(a) => render(&shown(first), f, &a),
-        Err(stop) => Err(stopped(&stop, f)),
+        Ok(a) => render(&shown(first), f, &a, &inputs),
+        Err(stop) => Err(stopped(&stop, f, &inputs)),
     }
 }
 
@@ -358,12 +356,25 @@ fn set_flags(set: &[String]) -> Result<Vec<(String, String)>, ExitCode> {
 /// Why there is no verdict, as the exit: the message on standard error,
 /// with `--json` the same as an object on standard output, and for a
 /// refusal the SARIF log.
-fn stopped(stop: &Stop, f: &Flags) -> ExitCode {
+fn stopped(stop: &Stop, f: &Flags, inputs: &[PathBuf]) -> ExitCode {
     let print = |v: Value| {
         if f.json {
             print_json(&v);
         }
     };
+    if let Stop::Refused(r) = stop
+        && r.logged
+    {
+        return refused(r, f, inputs);
+    }
+    // A CI uploads the log whatever the exit (`if: always()`): a run with
+    // no verdict writes one too, its one result the reason.
+    if let Some(path) = &f.sarif {
+        let log = super::sarif::stop_log(&stop_place(stop), &stop_message(stop));
+        if let Err(e) = super::sarif::write(path, &log, inputs) {
+            return no_verdict(&e);
+        }
+    }
     match stop {
         Stop::NotRead { file, why } => {
             print(json!({"file": file, "not_read": why}));
@@ -395,15 +406,46 @@ fn stopped(stop: &Stop, f: &Flags) -> ExitCode {
                 clip(&text(message))
             ))
         }
-        Stop::Refused(r) => refused(r, f),
+        Stop::Refused(r) => refused(r, f, inputs),
         Stop::Build { file, why } => no_verdict(&format!("--build {}: {why}", text(file))),
         Stop::NoReport => no_verdict("the set asked for has no report"),
     }
 }
 
+/// The file a stop is about, for its SARIF result.
+fn stop_place(stop: &Stop) -> String {
+    match stop {
+        Stop::NotRead { file, .. }
+        | Stop::TooLarge { file, .. }
+        | Stop::NotUtf8 { file, .. }
+        | Stop::NotChecked { file, .. }
+        | Stop::CannotLoad { file, .. }
+        | Stop::Build { file, .. } => file.clone(),
+        Stop::Refused(r) => r.at.clone(),
+        Stop::NoReport => String::new(),
+    }
+}
+
+/// Why a stop gave no verdict, in a line for its SARIF result.
+fn stop_message(stop: &Stop) -> String {
+    match stop {
+        Stop::NotRead { why, .. } => format!("not read: {why}"),
+        Stop::TooLarge { message, .. } => format!("not read: {message}"),
+        Stop::NotUtf8 { byte, .. } => format!("not valid UTF-8 (byte {byte})"),
+        Stop::NotChecked { why, .. } => format!("not checked: {why}"),
+        Stop::CannotLoad { message, .. } => format!("Spring cannot load it: {message}"),
+        Stop::Refused(r) => format!(
+            "Spring Boot refuses this configuration; the application would not start: {}",
+            r.failure
+        ),
+        Stop::Build { why, .. } => format!("--build: {why}"),
+        Stop::NoReport => "the set asked for has no report".to_owned(),
+    }
+}
+
 /// Spring refuses the configuration: the SARIF log, the JSON, and the
 /// message with the file, line and property where the refusal has them.
-fn refused(r: &crate::config::Refusal, f: &Flags) -> ExitCode {
+fn refused(r: &crate::config::Refusal, f: &Flags, inputs: &[PathBuf]) -> ExitCode {
     let head = match (r.line, &r.property) {
         (0, _) => text(&r.at).into_owned(),
         (l, Some(p)) => format!("{}:{l}: {}", text(&r.at), text(p)),
@@ -411,7 +453,7 @@ fn refused(r: &crate::config::Refusal, f: &Flags) -> ExitCode {
     };
     if let Some(path) = f.sarif.as_deref().filter(|_| r.logged) {
         let log = super::sarif::refusal_log(&r.at, r.line, &r.failure.to_string());
-        if let Err(err) = super::sarif::write(path, &log) {
+        if let Err(err) = super::sarif::write(path, &log, inputs) {
             return no_verdict(&err);
         }
     }
@@ -438,7 +480,7 @@ fn refused(r: &crate::config::Refusal, f: &Flags) -> ExitCode {
 /// Writes the SARIF log (if asked) and prints the answer; the exit says
 /// whether the set asked for is safe once the accepted findings are (and,
 /// with `--strict-keys`, whether no key is ignored).
-fn render(name: &str, f: &Flags, a: &Answer) -> Result<ExitCode, ExitCode> {
+fn render(name: &str, f: &Flags, a: &Answer, inputs: &[PathBuf]) -> Result<ExitCode, ExitCode> {
     let code = if a.passes() { 0 } else { UNSAFE };
     if let Some(path) = &f.sarif {
         let log = super::sarif::log(&super::sarif::Findings {
@@ -450,7 +492,7 @@ fn render(name: &str, f: &Flags, a: &Answer) -> Result<ExitCode, ExitCode> {
             unknown: &a.bound.unknown,
             strict_keys: f.strict_keys,
         });
-        super::sarif::write(path, &log).map_err(|e| no_verdict(&e))?;
+        super::sarif::write(path, &log, inputs).map_err(|e| no_verdict(&e))?;
     }
     if f.json {
         print_json(&json::answer(name, a, f.strict_keys, code));

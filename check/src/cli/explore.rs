@@ -66,9 +66,16 @@ impl Display {
 fn out_is_writable(dir: Option<&Path>) -> Result<(), ExitCode> {
     let Some(dir) = dir else { return Ok(()) };
     let probe = dir.join(format!(".toolcall-model-probe-{}", std::process::id()));
+    // Created exclusively: a link planted under the probe's name is not
+    // followed.
     let tried = std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&probe, b""))
-        .and_then(|()| std::fs::remove_file(&probe));
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&probe)
+        })
+        .and_then(|_| std::fs::remove_file(&probe));
     tried.map_err(|e| {
         errln!(
             "error: --out {}: cannot write there: {e}",
@@ -78,10 +85,16 @@ fn out_is_writable(dir: Option<&Path>) -> Result<(), ExitCode> {
     })
 }
 
-/// Writes each counterexample as `DIR/NAME.json`, and a line on standard
-/// error saying how many; at the first that cannot be written, one error
-/// (with how many were written before it) and `false`.
-fn write_counterexamples<'a>(dir: &Path, cxs: impl Iterator<Item = &'a Value>) -> bool {
+/// Writes each counterexample as `DIR/NAME.json` (through
+/// [`super::out_file::write`]: never over a link, a non-regular file or
+/// one of `inputs`), and a line on standard error saying how many; at the
+/// first that cannot be written, one error (with how many were written
+/// before it) and `false`.
+fn write_counterexamples<'a>(
+    dir: &Path,
+    cxs: impl Iterator<Item = &'a Value>,
+    inputs: &[std::path::PathBuf],
+) -> bool {
     let shown_dir = super::shown(&dir.display().to_string()).into_owned();
     if let Err(e) = std::fs::create_dir_all(dir) {
         errln!("error: --out {shown_dir}: {e}");
@@ -91,11 +104,8 @@ fn write_counterexamples<'a>(dir: &Path, cxs: impl Iterator<Item = &'a Value>) -
     for cx in cxs {
         let path = dir.join(ex::counterexample_file(cx));
         let text = serde_json::to_string_pretty(cx).unwrap_or_default() + "\n";
-        if let Err(e) = std::fs::write(&path, text) {
-            errln!(
-                "error: --out {}: cannot write: {e} ({n} counterexample(s) written before it)",
-                super::shown(&path.display().to_string())
-            );
+        if let Err(e) = super::out_file::write("--out", &path, text.as_bytes(), inputs) {
+            errln!("error: {e} ({n} counterexample(s) written before it)");
             return false;
         }
         n += 1;
@@ -171,7 +181,7 @@ pub(crate) fn command(
             CellOutcome::Refuted { counterexample, .. } => Some(counterexample),
             _ => None,
         });
-        if !write_counterexamples(dir, cxs) {
+        if !write_counterexamples(dir, cxs, &[]) {
             return ExitCode::from(2);
         }
     }
@@ -346,7 +356,7 @@ pub(crate) fn exhaustive(
         report.evaluated as f64 / wall.max(1e-9),
         toolcall_model::model::behavior_sets().len()
     );
-    print_report(&report, json, out_dir)
+    print_report(&report, json, out_dir, &[])
 }
 
 /// One line of `explore --exhaustive`'s progress on standard error, when
@@ -463,13 +473,14 @@ pub(crate) fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&P
         );
         return ExitCode::from(2);
     }
-    print_report(&finish(&space, &part), json, out_dir)
+    print_report(&finish(&space, &part), json, out_dir, files)
 }
 
 fn print_report(
     report: &crate::checking::exhaustive::Report,
     json: bool,
     out_dir: Option<&Path>,
+    inputs: &[std::path::PathBuf],
 ) -> ExitCode {
     use crate::checking::exhaustive::Proof;
     if let Some(dir) = out_dir {
@@ -477,7 +488,7 @@ fn print_report(
             Proof::Refuted { counterexample, .. } => Some(counterexample),
             Proof::Proved => None,
         });
-        if !write_counterexamples(dir, cxs) {
+        if !write_counterexamples(dir, cxs, inputs) {
             return ExitCode::from(2);
         }
     }

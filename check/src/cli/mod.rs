@@ -38,6 +38,7 @@ pub(crate) mod check;
 pub(crate) mod convert;
 pub(crate) mod explore;
 pub(crate) mod main_job;
+pub(crate) mod out_file;
 pub(crate) mod sarif;
 pub(crate) mod vectors;
 

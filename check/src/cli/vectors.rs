@@ -85,10 +85,7 @@ pub(crate) fn generate(
         let path = out.join(format!("{name}.json"));
         let text = serde_json::to_string_pretty(&v).unwrap_or_default();
         if let Err(e) = write_atomically(&path, text.as_bytes()) {
-            errln!(
-                "error: {}: {e} ({written} vectors written before it)",
-                path.display()
-            );
+            errln!("error: {e} ({written} vectors written before it)");
             return ExitCode::from(2);
         }
         written += 1;
@@ -265,7 +262,7 @@ fn fill_from_java(runner: &Path, paths: &[PathBuf]) -> Result<Filled, String> {
                     v["expect"] = result.clone();
                     let text =
                         serde_json::to_string_pretty(&v).map_err(|e| format!("{shown}: {e}"))?;
-                    write_atomically(path, text.as_bytes()).map_err(|e| format!("{shown}: {e}"))?;
+                    write_atomically(path, text.as_bytes())?;
                     if matches!(judge(text.as_bytes(), &java), Comparison::Disagree(_)) {
                         filled.disagree += 1;
                     }
@@ -306,23 +303,10 @@ fn fill_from_java(runner: &Path, paths: &[PathBuf]) -> Result<Filled, String> {
     }
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it to
-/// `path`: the file is whole or absent, never truncated.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp-{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    // No fsync: a million vectors would take minutes; what this guards
-    // against is a write that fails (a full disk), not a power cut.
-    let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(bytes));
-    match written.and_then(|()| std::fs::rename(&tmp, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+/// Writes `bytes` to `path` through [`super::out_file::write`]: whole or
+/// absent, never over a link or anything but a regular file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    super::out_file::write("--out", path, bytes, &[])
 }
 
 pub(crate) fn files(paths: &[PathBuf]) -> ExitCode {

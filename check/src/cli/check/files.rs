@@ -184,3 +184,41 @@ fn file_id(path: &Path) -> Option<FileId> {
         std::fs::canonicalize(path).ok().map(FileId::Path)
     }
 }
+
+/// Every file this run may read, for `--sarif` to refuse: the files
+/// given, `--build`, `--accept`, and every `NAME-*` file beside a file
+/// given (a profile file, whichever profiles turn out active).
+pub(super) fn inputs(files: &[PathBuf], f: &Flags) -> Vec<PathBuf> {
+    let mut all: Vec<PathBuf> = files
+        .iter()
+        .filter(|p| *p != Path::new("-"))
+        .cloned()
+        .collect();
+    all.extend(f.build.iter().cloned());
+    all.extend(f.accept.iter().cloned());
+    for file in files.iter().filter(|p| *p != Path::new("-")) {
+        let (Some(dir), Some(stem)) = (file.parent(), file.file_stem().and_then(|s| s.to_str()))
+        else {
+            continue;
+        };
+        let at = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let prefix = format!("{stem}-");
+        if let Ok(entries) = std::fs::read_dir(at) {
+            all.extend(
+                entries
+                    .flatten()
+                    .filter(|e| {
+                        e.file_name()
+                            .to_str()
+                            .is_some_and(|n| n.starts_with(&prefix))
+                    })
+                    .map(|e| dir.join(e.file_name())),
+            );
+        }
+    }
+    all
+}
