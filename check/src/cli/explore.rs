@@ -116,6 +116,25 @@ fn write_counterexamples<'a>(
     true
 }
 
+/// The worker threads: `--jobs`, at most the machine's available
+/// parallelism (its default), which a CPU-bound run cannot use beyond;
+/// each thread reserves a stack (64 MB, 16 MB with `--exhaustive`) and an
+/// allocator arena, and `--jobs 64` outgrew a 4 GB address space. A
+/// lowered `--jobs` is said on standard error.
+fn workers(jobs: Option<usize>) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match jobs {
+        Some(n) if n > cores => {
+            errln!(
+                "explore: --jobs {n} lowered to {cores}, the available parallelism (more threads than that only cost memory)"
+            );
+            cores
+        }
+        Some(n) => n,
+        None => cores,
+    }
+}
+
 pub(crate) fn command(
     cases: u32,
     seed: u64,
@@ -144,10 +163,7 @@ pub(crate) fn command(
         }
     }
     let cells = ex::cells_for(&sets);
-    let jobs = jobs
-        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
-        .unwrap_or(1)
-        .clamp(1, cells.len());
+    let jobs = workers(jobs).clamp(1, cells.len());
     let display = Mutex::new(Display {
         tty: std::io::stderr().is_terminal(),
         cases,
@@ -295,11 +311,7 @@ pub(crate) fn exhaustive(
         errln!("error: --{e}");
         return ExitCode::from(2);
     }
-    let jobs = part_of.workers(
-        &space,
-        jobs.or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
-            .unwrap_or(1),
-    );
+    let jobs = part_of.workers(&space, workers(jobs));
     let tty = std::io::stderr().is_terminal();
     errln!(
         "explore --exhaustive: bound {}, {} scenarios ({} to run after symmetry) under {} behaviour sets, on {jobs} thread(s)",

@@ -668,7 +668,18 @@ pub(crate) fn read_vector_file(path: &Path) -> Result<Vec<u8>, Unread> {
 
 pub(crate) fn load(path: &Path) -> Result<Vector, String> {
     let bytes = read_vector_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Vector::parse(&bytes).map_err(|e| format!("{}: invalid vector at {}", path.display(), e))
+    let v = Vector::parse(&bytes)
+        .map_err(|e| format!("{}: invalid vector at {}", path.display(), e))?;
+    within_budget(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(v)
+}
+
+/// [`super::vector_budget::within`] of a vector's bytes, already parsed as
+/// a vector.
+fn within_budget(bytes: &[u8]) -> Result<(), String> {
+    let doc: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
+    super::vector_budget::within(&doc)
 }
 
 /// One vector's result, as `verify` reports it.
@@ -696,6 +707,7 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let (mut passed, mut failed) = (0usize, 0usize);
+    let mut over_budget = false;
     let mut report = |file: &Path, name: Option<&str>, judged: Judged| {
         match &judged {
             Judged::Passed => passed += 1,
@@ -743,6 +755,11 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
             Ok(bytes) => match Vector::parse(&bytes) {
                 Err(e) => report(f, None, Judged::Invalid(format!("invalid vector at {e}"))),
                 Ok(v) => {
+                    if let Err(e) = within_budget(&bytes) {
+                        over_budget = true;
+                        report(f, Some(&v.name), Judged::Invalid(e));
+                        continue;
+                    }
                     let judged = match v.verify() {
                         Verification::Passed => Judged::Passed,
                         Verification::Failed(d) => Judged::Failed(d),
@@ -760,7 +777,10 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
     } else {
         outln!("{passed} passed, {failed} failed");
     }
-    if failed == 0 {
+    if over_budget {
+        errln!("error: a vector is past a budget of work (docs/TESTING.md): no verdict for it");
+        ExitCode::from(2)
+    } else if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
@@ -789,8 +809,10 @@ pub(crate) fn run_with_fixes(file: &Path, list: &str) -> ExitCode {
         .and_then(|bytes| {
             Vector::parse(&bytes)
                 .map_err(|e| format!("{}: invalid vector at {e}", file.display()))?;
-            serde_json::from_slice::<serde_json::Value>(&bytes)
-                .map_err(|e| format!("{}: not JSON: {e}", file.display()))
+            let doc = serde_json::from_slice::<serde_json::Value>(&bytes)
+                .map_err(|e| format!("{}: not JSON: {e}", file.display()))?;
+            super::vector_budget::within(&doc).map_err(|e| format!("{}: {e}", file.display()))?;
+            Ok(doc)
         })
         .and_then(|mut doc| {
             doc["fixes"] = serde_json::json!(
@@ -818,15 +840,22 @@ fn write_produced(vector: Result<Vector, String>) -> ExitCode {
     match vector.and_then(|v| v.produce()) {
         Ok(produced) => {
             use std::io::Write as _;
-            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            let mut w = std::io::BufWriter::new(super::vector_budget::Capped {
+                inner: std::io::stdout().lock(),
+                written: 0,
+            });
             let written = serde_json::to_writer_pretty(&mut w, &produced)
                 .map_err(std::io::Error::from)
                 .and_then(|()| writeln!(w))
                 .and_then(|()| w.flush());
-            if let Err(e) = written {
-                super::output_lost(&e);
+            match written {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) if w.get_ref().written_past() => {
+                    errln!("\nerror: {}", super::vector_budget::output_budget_hit());
+                    ExitCode::from(2)
+                }
+                Err(e) => super::output_lost(&e),
             }
-            ExitCode::SUCCESS
         }
         Err(e) => {
             errln!("error: {e}");
