@@ -1370,3 +1370,74 @@ fn a_build_files_version_is_read_where_it_is_defined() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--strict-keys` fails on every key under `spring.ai.tools` Spring does
+/// not bind, near a known key or not, and the answer then never says
+/// "nothing to change"; the setup line states the tool-output assumption;
+/// the fix library's switches are advised in the file's own syntax.
+#[test]
+fn check_speaks_the_files_language_and_names_every_ignored_key() {
+    let dir = scratch("check-intent");
+    let props = dir.join("application.properties");
+    std::fs::write(
+        &props,
+        "spring.ai.tools.limits.total-calls-max=3\nspring.ai.tools.callLimit=2\n",
+    )
+    .unwrap();
+    let p = props.to_str().unwrap();
+    let (code, out, err) = run_with_stdin(
+        &[
+            "check",
+            p,
+            "--strict-keys",
+            "--tools",
+            "json",
+            "--processor",
+            "json-error",
+        ],
+        b"",
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("error: line 1: Spring ignores 'spring.ai.tools.limits.total-calls-max'\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: line 2: Spring ignores 'spring.ai.tools.callLimit'\n"),
+        "{out}"
+    );
+    assert!(!out.contains("nothing to change"), "{out}");
+    assert!(
+        out.contains("2 key(s) Spring ignores (--strict-keys)"),
+        "{out}"
+    );
+    assert!(out.contains("tools return JSON (--tools json)"), "{out}");
+    let (_, json, _) = run_with_stdin(
+        &["check", p, "--json", "--tools", "json,getWeather=text"],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        v["setup"]
+            .as_str()
+            .unwrap()
+            .ends_with("tools return JSON, getWeather plain text (--tools json,getWeather=text)"),
+        "{v}"
+    );
+    let yml = dir.join("application.yml");
+    std::fs::write(
+        &yml,
+        "spring:\n  ai:\n    tools:\n      limits:\n        on-limit-exceeded: RETURN_ERROR_RESPONSE\n        max-calls-per-tool-default: 1\n",
+    )
+    .unwrap();
+    let (code, out, _) = run_with_stdin(&["check", yml.to_str().unwrap()], b"");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "in application.yml:\n    toolcall:\n      fixes:\n        strict-json-or-wrap: true\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("toolcall.fixes."), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -72,6 +72,13 @@ fn unknown_rule() -> Value {
     })
 }
 
+/// `; did you mean 'KEY'?` for an unknown key near a known one.
+pub(crate) fn did_you_mean(u: &Unknown) -> String {
+    u.suggestion
+        .as_ref()
+        .map_or(String::new(), |s| format!("; did you mean '{s}'?"))
+}
+
 /// What the log reports: the answer for the set asked for, the accepted
 /// findings, and the keys Spring ignores.
 pub(crate) struct Findings<'a> {
@@ -260,7 +267,7 @@ fn unknown_result(f: &Findings, u: &Unknown, file: &str, artifacts: &[&str]) -> 
         "ruleId": UNKNOWN_KEY,
         "ruleIndex": CheckScenario::ALL.len(),
         "level": if f.strict_keys { "error" } else { "warning" },
-        "message": {"text": format!("Spring Boot ignores '{}': the setting is not applied; did you mean '{}'?", u.key, u.suggestion)},
+        "message": {"text": format!("Spring Boot ignores '{}': the setting is not applied{}", u.key, did_you_mean(u))},
         "locations": [{"physicalLocation": physical}],
         "properties": {"key": u.key, "suggestion": u.suggestion},
     })

@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 
 use crate::config::{
-    Answer, BuildVersion, CheckScenario, Entry, FIX_LIBRARY, MAX_BUILD_INTERPOLATION,
-    MODELLED_SPRING_AI, Mark, Remedy, SetReport, clip_lines, describe_setup, written_names,
+    Answer, BuildVersion, CheckScenario, Entry, FIX_LIBRARY, Format, MAX_BUILD_INTERPOLATION,
+    MODELLED_SPRING_AI, Mark, SetReport, clip_lines, describe_setup, written_names,
 };
 use toolcall_model::model::{SpringAi, cut};
 
@@ -74,7 +74,7 @@ impl Text<'_> {
             out.push_str(&matrix_text(&a.reports));
         }
         out.push_str(&self.breaks_text());
-        out.push_str(&remedy_text(&a.remedy));
+        out.push_str(&remedy_text(a, self.code));
         out.push('\n');
         if all_sets {
             let safe: Vec<&str> = a
@@ -138,11 +138,11 @@ impl Text<'_> {
         }
         for u in &a.bound.unknown {
             out.push_str(&clip(&text(&format!(
-                "{}: line {}: Spring ignores '{}'; did you mean '{}'?",
+                "{}: line {}: Spring ignores '{}'{}",
                 if a.keys_fail { "error" } else { "warning" },
                 u.line,
                 u.key,
-                u.suggestion
+                crate::cli::sarif::did_you_mean(u)
             ))));
             out.push('\n');
         }
@@ -347,15 +347,29 @@ fn change_text(r: &SetReport) -> String {
 }
 
 /// "Fix it today": the configuration change, and the fix library's
-/// switches.
-fn remedy_text(r: &Remedy) -> String {
+/// switches in the first file's syntax. Beside a failing verdict (exit
+/// `code` 1) it never says there is nothing to change.
+fn remedy_text(a: &Answer, code: u8) -> String {
+    let r = &a.remedy;
     let mut out = String::from("\nFix it today:\n");
     match &r.change {
-        Some(c) if c.is_empty() => {
+        Some(c) if c.is_empty() && code == 0 => {
             out.push_str(&format!(
                 "  nothing to change: upstream Spring AI {} survives every scenario\n",
                 r.version
             ));
+            return out;
+        }
+        Some(c) if c.is_empty() => {
+            out.push_str(&format!(
+                "  the scenarios: upstream Spring AI {} survives every one\n",
+                r.version
+            ));
+            if a.keys_fail {
+                out.push_str(
+                    "  the keys Spring ignores (above): spell each as Spring binds it, or remove it\n",
+                );
+            }
             return out;
         }
         Some(c) => out.push_str(&format!(
@@ -377,16 +391,42 @@ fn remedy_text(r: &Remedy) -> String {
                     r.version
                 ));
             }
-            out.push_str(&format!(
-                "  with the fix library ({FIX_LIBRARY}), in application.properties:\n"
-            ));
-            for p in r.properties() {
-                out.push_str(&format!("    {p}\n"));
-            }
+            out.push_str(&switches_text(&r.properties(), a.format));
         }
         _ => out.push_str("  no combination of the fix library's switches makes it safe\n"),
     }
+    if a.keys_fail {
+        out.push_str(
+            "  the keys Spring ignores (above): spell each as Spring binds it, or remove it\n",
+        );
+    }
     out
+}
+
+/// The fix library's switches (`toolcall.fixes.NAME=true`) as lines to
+/// add to the file: properties as they are, YAML as one block.
+pub(super) fn switches_text(properties: &[String], format: Format) -> String {
+    match format {
+        Format::Properties => {
+            let mut out =
+                format!("  with the fix library ({FIX_LIBRARY}), in application.properties:\n");
+            for p in properties {
+                out.push_str(&format!("    {p}\n"));
+            }
+            out
+        }
+        Format::Yaml => {
+            let mut out = format!(
+                "  with the fix library ({FIX_LIBRARY}), in application.yml:\n    toolcall:\n      fixes:\n"
+            );
+            for p in properties {
+                let (key, value) = p.split_once('=').unwrap_or((p, "true"));
+                let name = key.strip_prefix("toolcall.fixes.").unwrap_or(key);
+                out.push_str(&format!("        {name}: {value}\n"));
+            }
+            out
+        }
+    }
 }
 
 /// Every mark the reports use, each once, in table order.

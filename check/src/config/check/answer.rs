@@ -113,6 +113,8 @@ pub struct Answer {
     pub gate: Gate,
     /// `strict_keys` and a key Spring ignores.
     pub keys_fail: bool,
+    /// The first file's format: the advice is written in its syntax.
+    pub format: super::Format,
 }
 
 impl Answer {
@@ -161,6 +163,9 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
         build,
     } = sources;
     let lookup = |n: &str| env.get(n).cloned();
+    let format = files
+        .first()
+        .map_or(super::Format::Properties, |t| t.format);
     let read = read_sources(
         files,
         &mut *beside,
@@ -219,6 +224,7 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
         remedy,
         gate,
         keys_fail,
+        format,
     })
 }
 

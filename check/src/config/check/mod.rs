@@ -658,10 +658,33 @@ pub(crate) fn describe_setup(s: &Setup) -> String {
             ""
         }
     ));
+    parts.push(describe_tool_output(&s.tool_output));
     if s.stream {
         parts.push("streamed (ChatClient.stream())".into());
     }
     parts.join(", ")
+}
+
+/// The tool-output assumption, as `--tools` states it: it decides which
+/// plain-output scenarios apply, so the setup line says it.
+fn describe_tool_output(t: &ToolOutput) -> String {
+    let kind = |k: OutputKind| match k {
+        OutputKind::Json => "JSON",
+        OutputKind::Text => "plain text",
+        OutputKind::Mixed => "JSON or plain text",
+    };
+    let flag = |k: OutputKind| match k {
+        OutputKind::Json => "json",
+        OutputKind::Text => "text",
+        OutputKind::Mixed => "mixed",
+    };
+    let mut spec = vec![flag(t.default).to_owned()];
+    spec.extend(t.per_tool.iter().map(|(n, k)| format!("{n}={}", flag(*k))));
+    let mut out = format!("tools return {}", kind(t.default));
+    for (n, k) in &t.per_tool {
+        out.push_str(&format!(", {n} {}", kind(*k)));
+    }
+    format!("{out} (--tools {})", spec.join(","))
 }
 
 #[cfg(test)]
