@@ -1441,3 +1441,79 @@ fn check_speaks_the_files_language_and_names_every_ignored_key() {
     assert!(!out.contains("toolcall.fixes."), "{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Accepted findings are exact: a line given twice is one finding (not
+/// stale when it matches), a stale one is named even when the setup
+/// passes, and an unknown set or mark is an error (exit 2) with its line.
+#[test]
+fn accepted_findings_are_exact() {
+    let dir = scratch("accept-exact");
+    let unsafe_file = dir.join("unsafe.properties");
+    std::fs::write(
+        &unsafe_file,
+        "spring.ai.tools.limits.on-limit-exceeded=THROW\n",
+    )
+    .unwrap();
+    let u = unsafe_file.to_str().unwrap();
+    let twice = dir.join("twice");
+    std::fs::write(&twice, "throws parse\nthrows parse # again\n").unwrap();
+    let (code, out, err) = run_with_stdin(
+        &[
+            "check",
+            u,
+            "--tools",
+            "json",
+            "--accept",
+            twice.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("note:"), "{out}");
+    // Safe setup: the acceptance is stale, and said so, exit 0.
+    let (code, out, _) = run_with_stdin(
+        &[
+            "check",
+            u,
+            "--tools",
+            "json",
+            "--processor",
+            "json-error",
+            "--accept",
+            twice.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out.matches("note: ").count(), 1, "{out}");
+    assert!(
+        out.contains("accepts throws (parse), which does not break so under upstream"),
+        "{out}"
+    );
+    for (line, why) in [
+        ("throws parse upstreem\n", "'upstreem' is no behaviour set"),
+        (
+            "throws prase\n",
+            "'prase' is no mark a scenario breaks with",
+        ),
+        ("throws ok\n", "'ok' is no mark a scenario breaks with"),
+    ] {
+        let f = dir.join("bad");
+        std::fs::write(&f, line).unwrap();
+        let (code, _, err) = run_with_stdin(&["check", u, "--accept", f.to_str().unwrap()], b"");
+        assert_eq!(code, 2, "{line}: {err}");
+        assert!(err.contains(":1: ") && err.contains(why), "{err}");
+    }
+    // A set of fix names joined by + is a set.
+    let (code, _, err) = run_with_stdin(
+        &[
+            "check",
+            u,
+            "--accept-finding",
+            "throws parse error-key+keep-current-turn",
+        ],
+        b"",
+    );
+    assert_ne!(code, 2, "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -181,7 +181,14 @@ impl Text<'_> {
             .filter(|v| !v.mark.survives())
             .collect();
         if failing.is_empty() {
-            return String::new();
+            // A line that accepts what no longer breaks is named all the
+            // same: the file should say what the team accepts today.
+            let stale = self.stale_text();
+            return if stale.is_empty() {
+                stale
+            } else {
+                format!("\n{stale}")
+            };
         }
         let accepted = |s: CheckScenario| self.a.gate.accepted.iter().find(|(x, _)| *x == s);
         let mut groups: Vec<(Vec<&str>, &str, &str)> = Vec::new();
@@ -219,13 +226,20 @@ impl Text<'_> {
             ))));
             out.push('\n');
         }
+        out.push_str(&self.stale_text());
+        out
+    }
+
+    /// A note per accepted finding that matches nothing that breaks.
+    fn stale_text(&self) -> String {
+        let mut out = String::new();
         for a in &self.a.gate.stale {
             out.push_str(&one_line(&text(&format!(
                 "  note: {} accepts {} ({}), which does not break so under {}: update or remove it",
                 a.origin,
                 a.scenario.column(),
                 a.mark,
-                mine.set.name
+                self.a.asked().set.name
             ))));
             out.push('\n');
         }

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{CheckScenario, SetReport};
+use super::{CheckScenario, Mark, SetReport};
 use crate::config::binding::{BoundProperties, Entry};
 use crate::config::profiles::{placeholder_refs, relaxed_elements};
 
@@ -67,6 +67,20 @@ impl Accepted {
                     .join(", ")
             ));
         };
+        let breaking = || Mark::ALL.iter().filter(|m| !m.survives()).map(|m| m.word());
+        if !breaking().any(|w| w == mark) {
+            return Err(format!(
+                "'{mark}' is no mark a scenario breaks with: use one of {}",
+                breaking().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        if let Some(name) = &set
+            && !known_set(name)
+        {
+            return Err(format!(
+                "'{name}' is no behaviour set: use upstream, all, gemini-tool-text, a fix name or fix names joined by + (--all-sets lists the sets)"
+            ));
+        }
         Ok(Accepted {
             scenario: *found,
             mark: mark.to_owned(),
@@ -97,6 +111,12 @@ impl Accepted {
             .collect()
     }
 
+    /// What makes two accepted findings one: the same scenario, mark and
+    /// set (the reason and the place aside).
+    fn finding(&self) -> (CheckScenario, &str, Option<&str>) {
+        (self.scenario, &self.mark, self.set.as_deref())
+    }
+
     /// Whether this accepts the scenario's verdict under the report's set.
     fn covers(&self, report: &SetReport, scenario: CheckScenario) -> bool {
         self.scenario == scenario
@@ -106,6 +126,13 @@ impl Accepted {
                 .iter()
                 .any(|v| v.scenario == scenario && v.mark.word() == self.mark)
     }
+}
+
+/// Whether `name` names a behaviour set `check` reports or `--fixes` can
+/// ask for: a set of the report, or fix names joined by `+`.
+fn known_set(name: &str) -> bool {
+    crate::model::behavior_sets().iter().any(|s| s.name == name)
+        || crate::model::BehaviorSet::parse_names(&name.replace('+', ",")).is_ok()
 }
 
 /// The findings of one set's report against the accepted ones: each
@@ -156,13 +183,18 @@ impl Gate {
                 None => gate.open.push(v.scenario),
             }
         }
+        // A finding given twice (two lines, two files) is one: stale only
+        // when no copy of it is used, and named once.
+        let used: BTreeSet<_> = used.iter().map(|&i| accepted[i].finding()).collect();
+        let mut named = BTreeSet::new();
         gate.stale = accepted
             .iter()
-            .enumerate()
-            .filter(|(i, a)| {
-                !used.contains(i) && a.set.as_deref().is_none_or(|s| s == report.set.name)
+            .filter(|a| {
+                !used.contains(&a.finding())
+                    && a.set.as_deref().is_none_or(|s| s == report.set.name)
+                    && named.insert(a.finding())
             })
-            .map(|(_, a)| a.clone())
+            .cloned()
             .collect();
         gate
     }

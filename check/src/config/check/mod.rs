@@ -482,6 +482,29 @@ pub enum Mark {
 }
 
 impl Mark {
+    /// Every mark, in table order.
+    ///
+    /// ```
+    /// use toolcall_check::config::Mark;
+    /// assert!(Mark::ALL.iter().any(|m| m.word() == "dropped"));
+    /// ```
+    pub const ALL: [Mark; 14] = [
+        Mark::Ok,
+        Mark::Thrown,
+        Mark::Raised,
+        Mark::NotApplicable,
+        Mark::ParseError,
+        Mark::Error,
+        Mark::Rejected,
+        Mark::Lost,
+        Mark::Forgot,
+        Mark::Dangling,
+        Mark::NextParse,
+        Mark::NextRejected,
+        Mark::Dropped,
+        Mark::Runaway,
+    ];
+
     /// Whether the setup survived.
     pub fn survives(self) -> bool {
         matches!(
