@@ -20,7 +20,7 @@ use crate::config::{
 };
 use serde_json::{Value, json};
 use toolcall_model::chat::{Memory, Provider};
-use toolcall_model::model::{BehaviorSet, ProcessorKind, behavior_sets};
+use toolcall_model::model::{BehaviorSet, ProcessorKind};
 
 mod files;
 mod json;
@@ -59,9 +59,17 @@ pub(crate) struct Flags {
     #[arg(long, default_value = "gemini")]
     pub provider: String,
     /// The behaviour set the exit status speaks for: fix names
-    /// (comma-separated), `all`, `upstream`, `gemini-tool-text`.
-    #[arg(long, default_value = "upstream")]
-    pub fixes: String,
+    /// (comma-separated), `all`, `upstream`, `gemini-tool-text` (default:
+    /// what the fix library installs, from its `toolcall.fixes.*`
+    /// switches in the files and its rule for an unset one, when the
+    /// library is there; else `upstream`).
+    #[arg(long)]
+    pub fixes: Option<String>,
+    /// The application has the fix library's starter on its classpath
+    /// (as a `--build` file that declares it says): its rule decides the
+    /// switches the files leave unset.
+    #[arg(long)]
+    pub fix_library: bool,
     /// What your tools return: `json`, `text` or `mixed`, and
     /// `NAME=json|text|mixed` per tool (comma-separated); `json`
     /// everywhere leaves out the plain-output scenarios.
@@ -137,22 +145,7 @@ fn no_verdict(msg: &str) -> ExitCode {
 /// own, leaked once for the run.
 pub(crate) fn asked_set(list: &str) -> Result<BehaviorSet, String> {
     let (fixes, advisor) = BehaviorSet::parse_names(list).map_err(|e| format!("--fixes: {e}"))?;
-    if let Some(s) = behavior_sets()
-        .into_iter()
-        .find(|s| s.fixes == fixes && s.gemini_tool_text == advisor)
-    {
-        return Ok(s);
-    }
-    let name = match (fixes.is_upstream(), advisor) {
-        (_, false) => fixes.to_string(),
-        (true, true) => "gemini-tool-text".to_owned(),
-        (false, true) => format!("{fixes}+gemini-tool-text"),
-    };
-    Ok(BehaviorSet {
-        name: Box::leak(name.into_boxed_str()),
-        fixes,
-        gemini_tool_text: advisor,
-    })
+    Ok(crate::config::set_of(fixes, advisor))
 }
 
 /// Properties or YAML: `--format`, else the file's extension.
@@ -289,7 +282,7 @@ fn read_options(f: &Flags) -> Result<Options, ExitCode> {
             "--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0",
         ));
     };
-    let asked = asked_set(&f.fixes).map_err(|e| no_verdict(&e))?;
+    let asked = asked_set(f.fixes.as_deref().unwrap_or("upstream")).map_err(|e| no_verdict(&e))?;
     let tool_output =
         ToolOutput::parse(&f.tools).map_err(|e| no_verdict(&format!("--tools {e}")))?;
     let rethrow = rethrow_classes(&f.rethrow)?;
@@ -315,6 +308,8 @@ fn read_options(f: &Flags) -> Result<Options, ExitCode> {
         defaults_run: f.defaults_run,
         accepted: Vec::new(),
         strict_keys: f.strict_keys,
+        asked_from_files: f.fixes.is_none(),
+        library: f.fix_library,
     })
 }
 

@@ -641,9 +641,7 @@ pub(crate) const MODELLED_SPRING_AI: &str = "2.0.1";
 /// the file does not set, or one that refers back to itself, stays in the
 /// value as `${...}`. `None` when the file names none.
 pub(crate) fn spring_ai_version(text: &str) -> Option<String> {
-    // What a comment says is not what the build reads: a commented-out
-    // `<spring-ai.version>` once won over the real one.
-    let text = &without_comments(text);
+    let text = &what_the_build_reads(text);
     let tag = |name: &str| {
         let open = format!("<{name}>");
         let i = text.find(&open)? + open.len();
@@ -652,6 +650,43 @@ pub(crate) fn spring_ai_version(text: &str) -> Option<String> {
     };
     let declared = declared_spring_ai_version(text, &tag)?;
     Some(interpolate(declared, &tag))
+}
+
+/// A build file as the build reads it: without its comments (a
+/// commented-out `<spring-ai.version>` once won over the real one), and
+/// without the Maven profiles that are not active by default (a version
+/// in `<profile><id>legacy</id>...` is not the build's unless `-P` asks).
+pub(crate) fn what_the_build_reads(text: &str) -> String {
+    let text = without_comments(text);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("<profile>") {
+        let Some(len) = rest[i..].find("</profile>") else {
+            break;
+        };
+        let end = i + len + "</profile>".len();
+        let profile = &rest[i..end];
+        out.push_str(&rest[..i]);
+        let active = profile
+            .split("<activeByDefault>")
+            .nth(1)
+            .is_some_and(|v| v.trim_start().starts_with("true"));
+        if active {
+            out.push_str(profile);
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether a build file declares the fix library (its starter or the
+/// library itself, `io.github.toolcallmodel:toolcall-fixes*`), outside
+/// comments and inactive Maven profiles.
+pub(crate) fn declares_fix_library(text: &str) -> bool {
+    let text = what_the_build_reads(text);
+    text.contains("<artifactId>toolcall-fixes")
+        || text.contains("io.github.toolcallmodel:toolcall-fixes")
 }
 
 /// Levels of `${property}` a build file's version is resolved through:

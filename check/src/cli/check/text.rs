@@ -65,6 +65,9 @@ impl Text<'_> {
         if let Some(open) = &a.open {
             out.push_str(&open.to_text(mine.set.name));
         }
+        if let Some(i) = &a.installed {
+            out.push_str(&installed_text(i));
+        }
         out.push_str(&format!(
             "Setup: Spring AI {}, {}\n",
             a.setup.version,
@@ -397,7 +400,11 @@ fn remedy_text(a: &Answer, code: u8) -> String {
             out.push_str("  without a new library: no change of one or two settings is enough\n")
         }
     }
+    let installed = a.installed.as_ref().map(|i| i.fixes);
     match r.fixes {
+        Some(f) if installed == Some(f) => out.push_str(
+            "  with the fix library: the switches it installs (above) are enough; none more\n",
+        ),
         Some(f) if !f.is_upstream() => {
             if !r.version.has_limits() {
                 out.push_str(&format!(
@@ -405,7 +412,19 @@ fn remedy_text(a: &Answer, code: u8) -> String {
                     r.version
                 ));
             }
-            out.push_str(&switches_text(&r.properties(), a.format));
+            // The switches the library installs already are not repeated.
+            let more: Vec<String> = r
+                .properties()
+                .into_iter()
+                .filter(|p| {
+                    !installed.is_some_and(|i| {
+                        i.enabled()
+                            .iter()
+                            .any(|x| p == &format!("toolcall.fixes.{}=true", x.name()))
+                    })
+                })
+                .collect();
+            out.push_str(&switches_text(&more, a.format));
         }
         _ => out.push_str("  no combination of the fix library's switches makes it safe\n"),
     }
@@ -413,6 +432,32 @@ fn remedy_text(a: &Answer, code: u8) -> String {
         out.push_str(
             "  the keys Spring ignores (above): spell each as Spring binds it, or remove it\n",
         );
+    }
+    out
+}
+
+/// What the fix library installs: its fixes, then why each.
+fn installed_text(i: &crate::config::Installed) -> String {
+    let fixes = i.fixes.enabled();
+    let mut out = if fixes.is_empty() {
+        "The fix library installs no fix".to_owned()
+    } else {
+        format!(
+            "The fix library installs {}",
+            fixes
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    if i.json_error_processor {
+        out.push_str(" and its JSON-error processor");
+    }
+    out.push('\n');
+    for r in &i.reasons {
+        out.push_str(&clip(&text(&format!("  {r}"))));
+        out.push('\n');
     }
     out
 }

@@ -65,6 +65,13 @@ pub struct Options {
     pub accepted: Vec<Accepted>,
     /// A key Spring ignores fails the gate.
     pub strict_keys: bool,
+    /// Answer for what the fix library installs (its switches in the
+    /// sources, its rule for an unset one) instead of `asked`, when the
+    /// library is there (`library`, or a `toolcall.fixes.*` key).
+    pub asked_from_files: bool,
+    /// The fix library's starter is on the application's classpath (a
+    /// build file that declares it, or the command line says so).
+    pub library: bool,
 }
 
 impl Default for Options {
@@ -77,6 +84,8 @@ impl Default for Options {
             defaults_run: false,
             accepted: Vec::new(),
             strict_keys: false,
+            asked_from_files: false,
+            library: false,
         }
     }
 }
@@ -115,6 +124,8 @@ pub struct Answer {
     pub keys_fail: bool,
     /// The first file's format: the advice is written in its syntax.
     pub format: super::Format,
+    /// What the fix library installs, when it is there.
+    pub installed: Option<super::Installed>,
 }
 
 impl Answer {
@@ -189,24 +200,36 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
     let bound =
         bind_open(applied).map_err(|r| refusal(&r.sources, r.failure, r.unresolved, true))?;
     let docs: Vec<Vec<Entry>> = bound.sources.iter().map(|(_, d)| d.clone()).collect();
+    let library = options.library || build.as_ref().is_some_and(|b| b.starter);
+    let installed = super::library::installed(
+        &bound.sources,
+        library,
+        &Setup::of(&bound.bound, &options.app, version),
+    );
+    let (asked_set, app) = match &installed {
+        Some(i) if options.asked_from_files => {
+            let mut app = options.app.clone();
+            if i.json_error_processor {
+                app.processor = crate::model::ProcessorKind::JsonError;
+            }
+            (super::set_of(i.fixes, false), app)
+        }
+        _ => (options.asked, options.app.clone()),
+    };
     let found = Lenient {
         bound: bound.bound,
         sources: Vec::new(),
         unresolved: Vec::new(),
         open: bound.open,
     };
-    let worst = worst_open(
-        &docs,
-        found,
-        &options.app,
-        version,
-        options.asked,
-        options.defaults_run,
-    );
-    let Some(asked) = worst.reports.iter().position(|r| r.set == options.asked) else {
+    let worst = worst_open(&docs, found, &app, version, asked_set, options.defaults_run);
+    let Some(asked) = worst.reports.iter().position(|r| r.set == asked_set) else {
         return Err(Stop::NoReport);
     };
-    let remedy = Remedy::find(&worst.setup, &worst.reports);
+    let base = installed
+        .as_ref()
+        .map_or(crate::model::Fixes::upstream(), |i| i.fixes);
+    let remedy = Remedy::find(&worst.setup, &worst.reports, base, &options.accepted);
     let gate = Gate::judge(&worst.reports[asked], &options.accepted);
     let keys_fail = options.strict_keys && !worst.bound.unknown.is_empty();
     Ok(Answer {
@@ -225,6 +248,7 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
         gate,
         keys_fail,
         format,
+        installed,
     })
 }
 

@@ -10,6 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::{CheckScenario, Mark, SetReport};
 use crate::config::binding::{BoundProperties, Entry};
 use crate::config::profiles::{placeholder_refs, relaxed_elements};
+use crate::model::Fixes;
 
 /// One accepted finding: the scenario (its column id or its name), the
 /// mark it breaks with, and the behaviour set it is accepted under (any
@@ -115,6 +116,25 @@ impl Accepted {
     /// set (the reason and the place aside).
     fn finding(&self) -> (CheckScenario, &str, Option<&str>) {
         (self.scenario, &self.mark, self.set.as_deref())
+    }
+
+    /// Whether this accepts `scenario` breaking with `mark` under the
+    /// fixes `fixes` (a finding for any set, or for a set of those fixes).
+    pub(crate) fn accepts(&self, scenario: CheckScenario, mark: Mark, fixes: Fixes) -> bool {
+        self.scenario == scenario
+            && self.mark == mark.word()
+            && self.set.as_deref().is_none_or(|name| {
+                crate::model::behavior_sets()
+                    .iter()
+                    .find(|s| s.name == name)
+                    .map(|s| s.fixes == fixes && !s.gemini_tool_text)
+                    .or_else(|| {
+                        crate::model::BehaviorSet::parse_names(&name.replace('+', ","))
+                            .ok()
+                            .map(|(f, advisor)| f == fixes && !advisor)
+                    })
+                    .unwrap_or(false)
+            })
     }
 
     /// Whether this accepts the scenario's verdict under the report's set.

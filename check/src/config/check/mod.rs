@@ -37,6 +37,7 @@ mod answer;
 mod closes;
 mod gate;
 mod judge;
+mod library;
 mod open;
 mod remedy;
 mod script;
@@ -50,6 +51,7 @@ pub(crate) use gate::defaulted;
 pub(crate) use gate::written_names;
 pub use gate::{Accepted, Defaulted, Gate};
 pub use judge::{NextRefused, evaluate};
+pub use library::Installed;
 pub(crate) use open::{Lenient, bind_open, worst_open};
 pub use open::{OpenAnswer, OpenProperty};
 pub(crate) use remedy::FIX_LIBRARY;
@@ -438,6 +440,34 @@ impl CheckScenario {
             CheckScenario::NullResult => Some(None),
             _ => None,
         }
+    }
+}
+
+/// The behaviour set of `fixes` (and the seed's advisor): the report's set
+/// of those fixes, else one named after them (`error-key+keep-current-turn`),
+/// its name leaked once for the run.
+///
+/// ```
+/// use toolcall_check::config::set_of;
+/// use toolcall_model::model::Fixes;
+/// assert_eq!(set_of(Fixes::upstream(), false).name, "upstream");
+/// ```
+pub fn set_of(fixes: crate::model::Fixes, advisor: bool) -> BehaviorSet {
+    if let Some(s) = crate::model::behavior_sets()
+        .into_iter()
+        .find(|s| s.fixes == fixes && s.gemini_tool_text == advisor)
+    {
+        return s;
+    }
+    let name = match (fixes.is_upstream(), advisor) {
+        (_, false) => fixes.to_string(),
+        (true, true) => "gemini-tool-text".to_owned(),
+        (false, true) => format!("{fixes}+gemini-tool-text"),
+    };
+    BehaviorSet {
+        name: Box::leak(name.into_boxed_str()),
+        fixes,
+        gemini_tool_text: advisor,
     }
 }
 

@@ -80,6 +80,9 @@ pub struct BuildVersion {
     pub found: Option<String>,
     /// The version answered for.
     pub version: SpringAi,
+    /// Whether it declares the fix library (its starter): the library's
+    /// rule then decides the switches the files leave unset.
+    pub starter: bool,
 }
 
 /// Documents, each with the file it comes from.
@@ -334,7 +337,9 @@ pub(super) fn build_version(name: String, read: &Contents) -> Result<BuildVersio
             why: too_large(size).message,
         });
     }
-    let found = spring_ai_version(&String::from_utf8_lossy(bytes));
+    let text = String::from_utf8_lossy(bytes);
+    let found = spring_ai_version(&text);
+    let starter = crate::config::profiles::declares_fix_library(&text);
     let version = found
         .as_deref()
         .and_then(|v| v.parse::<SpringAi>().ok())
@@ -343,6 +348,7 @@ pub(super) fn build_version(name: String, read: &Contents) -> Result<BuildVersio
         file: name,
         found,
         version,
+        starter,
     })
 }
 
