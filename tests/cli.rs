@@ -1517,3 +1517,97 @@ fn accepted_findings_are_exact() {
     assert_ne!(code, 2, "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The file is the team's intent: the fix library's switches written into
+/// it are the set answered for (the advice applied makes the answer
+/// change), the library's rule fills an unset switch once a build file
+/// declares the starter (not in an inactive Maven profile), and a
+/// streamed setup whose remaining finding is accepted gets the switches.
+#[test]
+fn check_answers_for_the_switches_in_the_file() {
+    let dir = scratch("check-switches");
+    let breach = "spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n\
+                  spring.ai.tools.limits.max-calls-per-tool-default=1\n";
+    let plain = dir.join("application.properties");
+    std::fs::write(&plain, breach).unwrap();
+    let p = plain.to_str().unwrap();
+    let (code, out, _) = run_with_stdin(&["check", p], b"");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("toolcall.fixes.strict-json-or-wrap=true"),
+        "{out}"
+    );
+    // The advice written into the file: safe, and said why.
+    let advised = dir.join("advised").join("application.properties");
+    std::fs::create_dir_all(advised.parent().unwrap()).unwrap();
+    std::fs::write(
+        &advised,
+        format!(
+            "{breach}toolcall.fixes.strictJsonOrWrap=on\ntoolcall.fixes.end-turn-after-breach=true\n"
+        ),
+    )
+    .unwrap();
+    let (code, out, _) = run_with_stdin(&["check", advised.to_str().unwrap()], b"");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("The fix library installs strict-json-or-wrap, end-turn-after-breach\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Verdict: safe under strict-json-or-wrap+end-turn-after-breach"),
+        "{out}"
+    );
+    // --fixes still asks for a set of one's own; enabled=false is none.
+    let (code, _, _) = run_with_stdin(
+        &["check", advised.to_str().unwrap(), "--fixes", "upstream"],
+        b"",
+    );
+    assert_eq!(code, 1);
+    // The starter in the build, no property: the library's rule.
+    let pom = dir.join("pom.xml");
+    let starter = "<dependency><groupId>io.github.toolcallmodel</groupId><artifactId>toolcall-fixes-spring-boot-starter</artifactId></dependency>";
+    std::fs::write(
+        &pom,
+        format!("<project><dependencies>{starter}</dependencies></project>"),
+    )
+    .unwrap();
+    let (code, out, _) = run_with_stdin(&["check", p, "--build", pom.to_str().unwrap()], b"");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(
+            "end-turn-after-breach: unset, on: on-limit-exceeded is RETURN_ERROR_RESPONSE"
+        ),
+        "{out}"
+    );
+    let inactive = format!(
+        "<project><profiles><profile><id>fixes</id><dependencies>{starter}</dependencies></profile></profiles></project>"
+    );
+    std::fs::write(&pom, inactive).unwrap();
+    let (code, out, _) = run_with_stdin(&["check", p, "--build", pom.to_str().unwrap()], b"");
+    assert_eq!(code, 1, "{out}");
+    assert!(!out.contains("The fix library installs"), "{out}");
+    // Streamed, text+call accepted: the switches that leave only it.
+    let (code, out, _) = run_with_stdin(&["check", p, "--streaming", "--fixes", "upstream"], b"");
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("no combination of the fix library's switches makes it safe"),
+        "{out}"
+    );
+    let (_, out, _) = run_with_stdin(
+        &[
+            "check",
+            p,
+            "--streaming",
+            "--fixes",
+            "upstream",
+            "--accept-finding",
+            "text+call dropped",
+        ],
+        b"",
+    );
+    assert!(
+        out.contains("toolcall.fixes.strict-json-or-wrap=true"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
