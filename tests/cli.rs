@@ -1611,3 +1611,50 @@ fn check_answers_for_the_switches_in_the_file() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Active profiles from a placeholder the environment sets
+/// (`${APP_ENV:local}`, `${APP_ENV}`) are open: each profile file present
+/// is a possible value, the worst answered, with a warning; set, the
+/// profile is settled.
+#[test]
+fn open_active_profiles_are_answered_at_their_worst() {
+    let dir = scratch("open-profiles");
+    let app = dir.join("application.properties");
+    std::fs::write(
+        dir.join("application-prod.properties"),
+        "spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\nspring.ai.tools.limits.max-calls-per-tool-default=1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("application-local.properties"),
+        "spring.ai.tools.throw-exception-on-error=false\n",
+    )
+    .unwrap();
+    let a = app.to_str().unwrap();
+    let args = ["check", a, "--tools", "json", "--processor", "json-error"];
+    for active in ["${APP_ENV:local}", "${APP_ENV}"] {
+        std::fs::write(
+            &app,
+            format!(
+                "spring.profiles.active={active}\nspring.ai.tools.limits.on-limit-exceeded=THROW\n"
+            ),
+        )
+        .unwrap();
+        let (code, out, _) = run_with_stdin(&args, b"");
+        assert_eq!(code, 1, "{active}: {out}");
+        assert!(
+            out.contains("warning: spring.profiles.active is open: ${APP_ENV} not set here"),
+            "{out}"
+        );
+        assert!(
+            out.contains("answered for 'prod', the worst of 'local', 'prod'"),
+            "{out}"
+        );
+        let mut set = args.to_vec();
+        set.extend(["--set", "APP_ENV=local"]);
+        let (code, out, _) = run_with_stdin(&set, b"");
+        assert_eq!(code, 0, "{active}: {out}");
+        assert!(!out.contains("is open"), "{out}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -193,10 +193,108 @@ fn checked(files: &[PathBuf], f: &Flags) -> Result<ExitCode, ExitCode> {
     }
     options.accepted = accepted_findings(f)?;
     let set = set_flags(&f.set)?;
-    match answer(sources(files, &kinds, f, set), &options) {
+    match answer(sources(files, &kinds, f, set.clone()), &options) {
+        Ok(a) if !a.open_profiles.is_empty() => {
+            match worst_profile(a, &options, |o| {
+                answer(sources(files, &kinds, f, set.clone()), o)
+            }) {
+                Ok(a) => render(&shown(first), f, &a, &inputs),
+                Err(stop) => Err(stopped(&stop, f, &inputs)),
+            }
+        }
         Ok(a) => render(&shown(first), f, &a, &inputs),
         Err(stop) => Err(stopped(&stop, f, &inputs)),
     }
+}
+
+/// An answer whose active profiles the environment chooses
+/// (`spring.profiles.active=${APP_ENV:local}`): answered again for each
+/// profile a profile file beside the files names (`application-prod.yml`:
+/// `prod`), the worst kept (failing before passing, then the most
+/// scenarios broken), with a warning naming the profiles tried. A profile
+/// that cannot be answered (Spring refuses it) is that answer.
+fn worst_profile(
+    first: Answer,
+    options: &Options,
+    again: impl Fn(&Options) -> Result<Answer, Stop>,
+) -> Result<Answer, Stop> {
+    let mut names: Vec<String> = Vec::new();
+    for f in &first.files {
+        let path = Path::new(f);
+        let (Some(stem), Some(dir)) = (path.file_stem().and_then(|s| s.to_str()), path.parent())
+        else {
+            continue;
+        };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let profile = [".properties", ".yml", ".yaml"]
+                .iter()
+                .find_map(|ext| name.strip_suffix(ext))
+                .and_then(|n| n.strip_prefix(&format!("{stem}-")));
+            if let Some(p) = profile.filter(|p| !p.is_empty() && !names.iter().any(|n| n == p)) {
+                names.push(p.to_owned());
+            }
+        }
+    }
+    names.sort();
+    let worse = |a: &Answer, b: &Answer| {
+        (!a.passes(), a.asked().breaks().len()) > (!b.passes(), b.asked().breaks().len())
+    };
+    let here = first.active.join(",");
+    let placeholders = worst_open_names(&first);
+    let open = first.open_profiles.clone();
+    // `${APP_ENV}` with no default is no profile's name: Spring would
+    // not start with it; only the profile files' names are tried then.
+    let literal = here.contains("${") && !names.is_empty();
+    let mut worst = first;
+    let mut worst_name = here.clone();
+    for (i, p) in names.iter().enumerate() {
+        if *p == here {
+            continue;
+        }
+        let o = Options {
+            profiles: Some(vec![p.clone()]),
+            ..options.clone()
+        };
+        let a = again(&o)?;
+        if (literal && i == 0) || worse(&a, &worst) {
+            worst = a;
+            worst_name = p.clone();
+        }
+    }
+    worst.open_profiles = open;
+    let mut tried = if literal { vec![] } else { vec![here] };
+    for n in names {
+        if !tried.contains(&n) {
+            tried.push(n);
+        }
+    }
+    worst.notes.insert(
+        0,
+        format!(
+            "warning: spring.profiles.active is open: {} not set here, so the environment chooses the profiles; answered for '{worst_name}', the worst of {} (--profile NAME or --set NAME=VALUE says which runs)",
+            placeholders.join(", "),
+            tried.iter().map(|t| format!("'{t}'")).collect::<Vec<_>>().join(", ")
+        ),
+    );
+    Ok(worst)
+}
+
+/// The open profile placeholders, as `${NAME}`.
+fn worst_open_names(a: &Answer) -> Vec<String> {
+    a.open_profiles
+        .iter()
+        .map(|n| format!("${{{n}}}"))
+        .collect()
 }
 
 /// The accepted findings of `--accept` files and `--accept-finding`.

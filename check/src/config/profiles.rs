@@ -358,6 +358,32 @@ pub(crate) fn active_profiles(
     Ok(expand_groups(docs, chosen))
 }
 
+/// The placeholders of the last `spring.profiles.active` that nothing
+/// here sets (no document's key, no `lookup`): the environment that runs
+/// the application chooses the profiles (`${APP_ENV:local}`, `${APP_ENV}`).
+/// Empty when the active profiles are settled.
+pub(crate) fn open_profile_placeholders(
+    docs: &[Vec<Entry>],
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    let Some((v, _)) = docs
+        .iter()
+        .filter_map(|d| entry_value(d, PROFILES_ACTIVE))
+        .next_back()
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (name, _) in placeholder_refs(&v) {
+        let set_here = docs.iter().any(|d| entry_value(d, name).is_some());
+        if !name.is_empty() && !set_here && lookup(name).is_none() && !out.iter().any(|n| n == name)
+        {
+            out.push(name.to_owned());
+        }
+    }
+    out
+}
+
 /// Why Spring Boot does not start with these profile settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ProfileRefusal {

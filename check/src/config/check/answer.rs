@@ -126,6 +126,11 @@ pub struct Answer {
     pub format: super::Format,
     /// What the fix library installs, when it is there.
     pub installed: Option<super::Installed>,
+    /// The placeholders that leave `spring.profiles.active` open: the
+    /// environment chooses the profiles, and this answer is for the value
+    /// they resolve to here (the command answers for each profile file
+    /// present, at the worst).
+    pub open_profiles: Vec<String>,
 }
 
 impl Answer {
@@ -249,6 +254,11 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
         keys_fail,
         format,
         installed,
+        open_profiles: if options.defaults_run {
+            Vec::new()
+        } else {
+            read.open_profiles
+        },
     })
 }
 

@@ -100,6 +100,9 @@ pub(super) struct Read {
     /// A note for each file without a property: Spring Boot binds nothing
     /// from it.
     pub(super) notes: Vec<String>,
+    /// The placeholders that leave `spring.profiles.active` open (none
+    /// when `--profile` gives the profiles).
+    pub(super) open_profiles: Vec<String>,
 }
 
 /// The bytes read so far against [`MAX_CONFIG_TOTAL_BYTES`].
@@ -144,6 +147,19 @@ pub(super) fn read_sources(
     let env = environment(&main, lookup);
     main.push(source(&env));
     main.push(source(sets_given));
+    let set_lookup = |n: &str| {
+        sets_given
+            .iter()
+            .rev()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| v.clone())
+            .or_else(|| lookup(n))
+    };
+    let open_profiles = if given.is_some() {
+        Vec::new()
+    } else {
+        crate::config::profiles::open_profile_placeholders(&main, &set_lookup)
+    };
     let active = active_profiles(&main, given).map_err(|r| match r {
         ProfileRefusal::Bind(b) => refusal(&sources, b, Vec::new(), false),
         ProfileRefusal::Load(message) => Stop::CannotLoad {
@@ -177,6 +193,7 @@ pub(super) fn read_sources(
         active,
         files: read,
         notes,
+        open_profiles,
     })
 }
 
