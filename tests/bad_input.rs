@@ -609,3 +609,177 @@ fn out_folders_refuse_a_planted_link() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The command's exit code, standard output and standard error.
+fn command_out(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(crate::support::bin())
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Inputs that once got a verdict, a silent skip or another's message:
+/// a binary `.properties` file, a profile file that is a FIFO or
+/// `/dev/zero`, more than 100 open placeholders, a runner output with no
+/// line, and a usage error under `--json`; and two spellings of one key
+/// each shown with its own value.
+#[cfg(unix)]
+#[test]
+fn check_and_conform_refuse_what_they_cannot_answer() {
+    let dir = written_scratch("refused");
+    let at = |n: &str| dir.join(n).to_str().unwrap().to_owned();
+    std::fs::write(at("bin.properties"), b"spring.ai\0\x01\x02tools=1\n").unwrap();
+    let (code, _, err) = command_out(&["check", &at("bin.properties")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("a binary file, not a configuration text (a NUL byte at byte 9)"),
+        "{err}"
+    );
+    // Profile files that cannot be read as files: named, exit 2, no hang.
+    std::fs::write(
+        at("application.properties"),
+        "spring.profiles.active=dev,zero\n",
+    )
+    .unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(at("application-dev.properties"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (code, _, err) = command_out(&["check", &at("application.properties")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("application-dev.properties: not a regular file"),
+        "{err}"
+    );
+    std::fs::remove_file(at("application-dev.properties")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", at("application-zero.properties")).unwrap();
+    let (code, _, err) = command_out(&["check", &at("application.properties")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("application-zero.properties: not a regular file"),
+        "{err}"
+    );
+    // 101 open placeholders: this tool's limit, said as such.
+    let many: String = (0..101)
+        .map(|i| format!("spring.ai.tools.limits.max-calls-per-tool.t{i}=${{A{i}}}\n"))
+        .collect();
+    std::fs::write(at("many.properties"), many).unwrap();
+    let (code, _, err) = command_out(&["check", &at("many.properties")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("toolcall-model leaves at most 100 open"),
+        "{err}"
+    );
+    assert!(!err.contains("For input string"), "{err}");
+    // Two spellings of one property: the key shown is the one whose value
+    // Spring binds.
+    std::fs::write(
+        at("two.properties"),
+        "spring.ai.tools.limits.on-limit-exceeded=THROW\nspring.ai.tools.limits.onLimitExceeded=RETURN_ERROR_RESPONSE\n",
+    )
+    .unwrap();
+    let (_, out, _) = command_out(&["check", &at("two.properties")]);
+    assert!(
+        out.contains("\n  spring.ai.tools.limits.on-limit-exceeded = THROW\n")
+            && out.contains("on-limit-exceeded=THROW,"),
+        "{out}"
+    );
+    assert!(!out.contains("onLimitExceeded = THROW"), "{out}");
+    // --json: a usage error is JSON too.
+    let (code, out, _) = command_out(&[
+        "check",
+        &at("two.properties"),
+        "--json",
+        "--memory",
+        "nowhere",
+    ]);
+    assert_eq!(code, 2);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON on standard output");
+    assert!(
+        v["error"].as_str().unwrap().starts_with("--memory nowhere"),
+        "{v}"
+    );
+    // conform with an empty runner output: no "0 passed", an error.
+    std::fs::write(at("empty.jsonl"), "").unwrap();
+    let (code, out, err) = command_out(&["conform", &at("empty.jsonl")]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("the runner's output has no result line"),
+        "{err}"
+    );
+    assert!(!out.contains("0 passed"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The SARIF rules of a key Spring ignores and of a refusal have help,
+/// and a result answered for a value the environment may set says so.
+#[test]
+fn sarif_rules_have_help_and_open_values_are_named() {
+    let dir = written_scratch("sarif-help");
+    let file = dir.join("application.properties");
+    std::fs::write(
+        &file,
+        "spring.ai.tools.limits.on-limit-exceeded=${POLICY:THROW}\nspring.ai.tools.limits.max-calls-per-tool-default=1\nspring.ai.tools.limit.x=1\n",
+    )
+    .unwrap();
+    let sarif = dir.join("out.sarif");
+    let (code, _, err) = command_out(&[
+        "check",
+        file.to_str().unwrap(),
+        "--sarif",
+        sarif.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    let unknown = rules.iter().find(|r| r["id"] == "unknown-key").unwrap();
+    assert!(
+        unknown["help"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("relaxed names"),
+        "{unknown}"
+    );
+    let breach = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "breach-1")
+        .unwrap();
+    assert!(
+        breach["message"]["text"].as_str().unwrap().starts_with(
+            "For the value the environment may set (spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE)"
+        ),
+        "{breach}"
+    );
+    std::fs::write(&file, "spring.ai.tools.limits.max-total-tool-calls=lots\n").unwrap();
+    let (code, _, _) = command_out(&[
+        "check",
+        file.to_str().unwrap(),
+        "--sarif",
+        sarif.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let rule = &log["runs"][0]["tool"]["driver"]["rules"][0];
+    assert_eq!(rule["id"], "spring-refuses");
+    assert!(
+        rule["help"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("fails to start"),
+        "{rule}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

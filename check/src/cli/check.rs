@@ -139,6 +139,21 @@ fn no_verdict(msg: &str) -> ExitCode {
     ExitCode::from(NO_VERDICT)
 }
 
+thread_local! {
+    /// Whether this run's `check` was given `--json`: its usage errors are
+    /// then also one JSON object on standard output, as its other answers.
+    static JSON: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// [`no_verdict`] for an error in the flags or the inputs named on the
+/// command line: with `--json`, also `{"error": MSG}` on standard output.
+fn usage_error(msg: &str) -> ExitCode {
+    if JSON.with(std::cell::Cell::get) {
+        print_json(&json!({ "error": msg }));
+    }
+    no_verdict(msg)
+}
+
 /// The behaviour set `--fixes` asks for: a list of fix names, `all`,
 /// `upstream` (or nothing), and `gemini-tool-text` for the seed's advisor.
 /// A combination that is not one of the report's sets gets a name of its
@@ -153,20 +168,20 @@ fn kind_of(file: &Path, format: Option<&str>) -> Result<Format, ExitCode> {
     match format {
         Some("properties") => Ok(Format::Properties),
         Some("yaml" | "yml") => Ok(Format::Yaml),
-        Some(other) => Err(no_verdict(&format!(
+        Some(other) => Err(usage_error(&format!(
             "--format {other}: use properties or yaml"
         ))),
-        None if file == Path::new("-") => Err(no_verdict(
+        None if file == Path::new("-") => Err(usage_error(
             "standard input (-): add --format properties or --format yaml",
         )),
-        None if file.is_dir() => Err(no_verdict(&format!(
+        None if file.is_dir() => Err(usage_error(&format!(
             "{}: a directory, not a file: give its application.properties or application.yml",
             text(&file.display().to_string())
         ))),
         None => match file.extension().and_then(|e| e.to_str()) {
             Some("yml" | "yaml") => Ok(Format::Yaml),
             Some("properties") => Ok(Format::Properties),
-            _ => Err(no_verdict(&format!(
+            _ => Err(usage_error(&format!(
                 "{}: cannot tell properties from YAML by its name; add --format properties or --format yaml",
                 text(&file.display().to_string())
             ))),
@@ -175,6 +190,7 @@ fn kind_of(file: &Path, format: Option<&str>) -> Result<Format, ExitCode> {
 }
 
 pub(crate) fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
+    JSON.with(|j| j.set(f.json));
     checked(files, f).unwrap_or_else(|code| code)
 }
 
@@ -185,11 +201,11 @@ fn checked(files: &[PathBuf], f: &Flags) -> Result<ExitCode, ExitCode> {
     let kinds = file_kinds(files, f.format.as_deref())?;
     let mut options = read_options(f)?;
     let Some(first) = files.first() else {
-        return Err(no_verdict("no file given"));
+        return Err(usage_error("no file given"));
     };
     let inputs = files::inputs(files, f);
     if let Some(path) = &f.sarif {
-        super::out_file::refused("--sarif", path, &inputs).map_err(|e| no_verdict(&e))?;
+        super::out_file::refused("--sarif", path, &inputs).map_err(|e| usage_error(&e))?;
     }
     options.accepted = accepted_findings(f)?;
     let set = set_flags(&f.set)?;
@@ -303,27 +319,27 @@ fn accepted_findings(f: &Flags) -> Result<Vec<Accepted>, ExitCode> {
     for path in &f.accept {
         let name = super::shown(&path.display().to_string()).into_owned();
         let (bytes, _) = read_input(path)
-            .map_err(|e| no_verdict(&format!("--accept {name}: cannot read: {e}")))?;
+            .map_err(|e| usage_error(&format!("--accept {name}: cannot read: {e}")))?;
         if bytes.len() > MAX_CONFIG_BYTES {
-            return Err(no_verdict(&format!(
+            return Err(usage_error(&format!(
                 "--accept {name}: larger than {MAX_CONFIG_BYTES} bytes"
             )));
         }
         let text = std::str::from_utf8(&bytes).map_err(|e| {
-            no_verdict(&format!(
+            usage_error(&format!(
                 "--accept {name}: not valid UTF-8 (byte {})",
                 e.valid_up_to()
             ))
         })?;
         out.extend(
             Accepted::read(text, &name)
-                .map_err(|e| no_verdict(&format!("--accept {}", super::shown(&e))))?,
+                .map_err(|e| usage_error(&format!("--accept {}", super::shown(&e))))?,
         );
     }
     for spec in &f.accept_finding {
         out.push(
             Accepted::parse(spec, "--accept-finding")
-                .map_err(|e| no_verdict(&format!("--accept-finding {}", super::shown(&e))))?,
+                .map_err(|e| usage_error(&format!("--accept-finding {}", super::shown(&e))))?,
         );
     }
     Ok(out)
@@ -336,7 +352,7 @@ fn file_kinds(files: &[PathBuf], format: Option<&str>) -> Result<Vec<Format>, Ex
         .map(|file| kind_of(file, format))
         .collect::<Result<Vec<_>, _>>()?;
     if files.iter().filter(|p| *p == Path::new("-")).count() > 1 {
-        return Err(no_verdict("standard input (-) can be given once"));
+        return Err(usage_error("standard input (-) can be given once"));
     }
     Ok(kinds)
 }
@@ -349,7 +365,7 @@ fn read_options(f: &Flags) -> Result<Options, ExitCode> {
         "default" => ProcessorKind::Default,
         "json-error" => ProcessorKind::JsonError,
         p => {
-            return Err(no_verdict(&format!(
+            return Err(usage_error(&format!(
                 "--processor {p}: use default or json-error"
             )));
         }
@@ -359,7 +375,7 @@ fn read_options(f: &Flags) -> Result<Options, ExitCode> {
         "inside" => Memory::Inside,
         "outside" => Memory::Outside,
         m => {
-            return Err(no_verdict(&format!(
+            return Err(usage_error(&format!(
                 "--memory {m}: use none, outside or inside"
             )));
         }
@@ -368,21 +384,21 @@ fn read_options(f: &Flags) -> Result<Options, ExitCode> {
         "auto" => None,
         "on" => Some(true),
         "off" => Some(false),
-        h => return Err(no_verdict(&format!("--history {h}: use auto, on or off"))),
+        h => return Err(usage_error(&format!("--history {h}: use auto, on or off"))),
     };
     let provider = match f.provider.as_str() {
         "gemini" => Provider::Gemini,
         "none" => Provider::None,
-        p => return Err(no_verdict(&format!("--provider {p}: use gemini or none"))),
+        p => return Err(usage_error(&format!("--provider {p}: use gemini or none"))),
     };
     let Some(window) = NonZeroU32::new(f.memory_window) else {
-        return Err(no_verdict(
+        return Err(usage_error(
             "--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0",
         ));
     };
-    let asked = asked_set(f.fixes.as_deref().unwrap_or("upstream")).map_err(|e| no_verdict(&e))?;
+    let asked = asked_set(f.fixes.as_deref().unwrap_or("upstream")).map_err(|e| usage_error(&e))?;
     let tool_output =
-        ToolOutput::parse(&f.tools).map_err(|e| no_verdict(&format!("--tools {e}")))?;
+        ToolOutput::parse(&f.tools).map_err(|e| usage_error(&format!("--tools {e}")))?;
     let rethrow = rethrow_classes(&f.rethrow)?;
     Ok(Options {
         app: Application {
@@ -429,7 +445,7 @@ fn rethrow_classes(list: &str) -> Result<Vec<String>, ExitCode> {
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
         })
     }) {
-        return Err(no_verdict(&format!(
+        return Err(usage_error(&format!(
             "--rethrow: '{bad}' is not a Java class name"
         )));
     }
@@ -441,7 +457,7 @@ fn set_flags(set: &[String]) -> Result<Vec<(String, String)>, ExitCode> {
     set.iter()
         .map(|kv| match kv.split_once('=') {
             Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.to_owned())),
-            _ => Err(no_verdict(&format!("--set {kv}: use --set key=value"))),
+            _ => Err(usage_error(&format!("--set {kv}: use --set key=value"))),
         })
         .collect()
 }
@@ -465,7 +481,7 @@ fn stopped(stop: &Stop, f: &Flags, inputs: &[PathBuf]) -> ExitCode {
     if let Some(path) = &f.sarif {
         let log = super::sarif::stop_log(&stop_place(stop), &stop_message(stop));
         if let Err(e) = super::sarif::write(path, &log, inputs) {
-            return no_verdict(&e);
+            return usage_error(&e);
         }
     }
     match stop {
@@ -481,6 +497,7 @@ fn stopped(stop: &Stop, f: &Flags, inputs: &[PathBuf]) -> ExitCode {
             ))
         }
         Stop::NotUtf8 { file, byte } => {
+            print(json!({"file": file, "not_read": format!("not valid UTF-8 (byte {byte})")}));
             no_verdict(&format!("{}: not valid UTF-8 (byte {byte})", text(file)))
         }
         Stop::NotChecked { file, why } => {
@@ -500,8 +517,8 @@ fn stopped(stop: &Stop, f: &Flags, inputs: &[PathBuf]) -> ExitCode {
             ))
         }
         Stop::Refused(r) => refused(r, f, inputs),
-        Stop::Build { file, why } => no_verdict(&format!("--build {}: {why}", text(file))),
-        Stop::NoReport => no_verdict("the set asked for has no report"),
+        Stop::Build { file, why } => usage_error(&format!("--build {}: {why}", text(file))),
+        Stop::NoReport => usage_error("the set asked for has no report"),
     }
 }
 
@@ -547,7 +564,7 @@ fn refused(r: &crate::config::Refusal, f: &Flags, inputs: &[PathBuf]) -> ExitCod
     if let Some(path) = f.sarif.as_deref().filter(|_| r.logged) {
         let log = super::sarif::refusal_log(&r.at, r.line, &r.failure.to_string());
         if let Err(err) = super::sarif::write(path, &log, inputs) {
-            return no_verdict(&err);
+            return usage_error(&err);
         }
     }
     if f.json {
@@ -584,8 +601,9 @@ fn render(name: &str, f: &Flags, a: &Answer, inputs: &[PathBuf]) -> Result<ExitC
             gate: &a.gate,
             unknown: &a.bound.unknown,
             strict_keys: f.strict_keys,
+            open: a.open.as_ref(),
         });
-        super::sarif::write(path, &log, inputs).map_err(|e| no_verdict(&e))?;
+        super::sarif::write(path, &log, inputs).map_err(|e| usage_error(&e))?;
     }
     if f.json {
         print_json(&json::answer(name, a, f.strict_keys, code));

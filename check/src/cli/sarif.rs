@@ -89,6 +89,9 @@ pub(crate) struct Findings<'a> {
     pub gate: &'a Gate,
     pub unknown: &'a [Unknown],
     pub strict_keys: bool,
+    /// The open properties, when the answer is for values the environment
+    /// may set.
+    pub open: Option<&'a crate::config::OpenAnswer>,
 }
 
 /// A file name as an RFC 3986 URI reference: every byte outside the
@@ -223,7 +226,8 @@ fn scenario_result(
         "ruleIndex": index,
         "level": level(v.mark),
         "message": {"text": format!(
-            "{}: {}{because} under {}: {}.{fix}",
+            "{}{}: {}{because} under {}: {}.{fix}",
+            open_values(f.open),
             v.scenario.column(),
             v.mark.meaning(),
             report.set.name,
@@ -246,6 +250,30 @@ fn scenario_result(
         }]);
     }
     result
+}
+
+/// `For the value the environment may set (KEY=VALUE, ...): ` when the
+/// answer is for values of open properties, not those of the files.
+fn open_values(open: Option<&crate::config::OpenAnswer>) -> String {
+    let Some(o) = open else {
+        return String::new();
+    };
+    let Some((values, _)) = o.tried.first() else {
+        return String::new();
+    };
+    let set: Vec<String> = o
+        .properties
+        .iter()
+        .zip(values)
+        .filter_map(|(p, v)| v.map(|v| format!("{}={v}", p.key)))
+        .collect();
+    if set.is_empty() {
+        return String::new();
+    }
+    format!(
+        "For the value the environment may set ({}), not the one the files give: ",
+        set.join(", ")
+    )
 }
 
 /// The result of a key Spring ignores, on its line.

@@ -373,6 +373,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     let mut zero = 0usize;
     let mut bytes = Vec::new();
     let mut i = 0usize;
+    let mut lines_read = 0usize;
     loop {
         bytes.clear();
         // Room for the line, its `\r\n` and one byte more, so that a line
@@ -389,6 +390,9 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
             }
         }
         i += 1;
+        if !bytes.iter().all(u8::is_ascii_whitespace) {
+            lines_read += 1;
+        }
         // The line without its ending, `\n` or `\r\n`.
         let content = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
         let content = content.strip_suffix(b"\r").unwrap_or(content);
@@ -421,6 +425,15 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
             ),
         };
         tally.add(&verdict);
+    }
+    if lines_read == 0 && list.is_empty() {
+        // "0 passed, 0 failed" and exit 0 once said a runner that never ran
+        // agreed with everything.
+        errln!(
+            "error: {}: the runner's output has no result line: nothing compared (did the runner run?)",
+            super::shown(&java_results.display().to_string())
+        );
+        return ExitCode::from(2);
     }
     unanswered_fail(&list, &mut unanswered, &mut tally);
     if files.is_none() {

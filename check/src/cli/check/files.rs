@@ -52,7 +52,21 @@ pub(super) fn sources<'a>(
             .into_iter()
             .map(|(path, k)| {
                 let at = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
-                let text = read_text(&path, path.display().to_string(), k);
+                // A profile file that is a FIFO or a device is named, not
+                // read (a FIFO with no writer would block; /dev/zero never
+                // ends) and not skipped: it stops the check.
+                let text = if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                    read_text(&path, path.display().to_string(), k)
+                } else {
+                    Text {
+                        name: path.display().to_string(),
+                        format: k,
+                        read: Err(
+                            "not a regular file (a FIFO or a device): a profile file is read from a file"
+                                .to_owned(),
+                        ),
+                    }
+                };
                 (text, at.display().to_string())
             })
             .collect();
@@ -140,7 +154,8 @@ fn profile_files(files: &[PathBuf], active: &[String]) -> (Vec<(PathBuf, Format)
                     continue;
                 }
                 let path = dir.join(&name);
-                if let Some(id) = path.is_file().then(|| file_id(&path)).flatten() {
+                let exists = std::fs::metadata(&path).is_ok_and(|m| !m.is_dir());
+                if let Some(id) = exists.then(|| file_id(&path)).flatten() {
                     found.push((path, kind, id));
                 }
             }

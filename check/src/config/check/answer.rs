@@ -202,8 +202,19 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
         drop_keys_since_2_0_1(&mut applied, version, &mut notes);
     }
     add_environment(&mut applied, &lookup, &set);
-    let bound =
-        bind_open(applied).map_err(|r| refusal(&r.sources, r.failure, r.unresolved, true))?;
+    let bound = bind_open(applied).map_err(|r| {
+        if r.past_limit {
+            return Stop::NotChecked {
+                file: r.sources.first().map_or("", |(o, _)| o.as_str()).to_owned(),
+                why: format!(
+                    "more than {} properties name a placeholder nothing here sets: toolcall-model leaves at most {} open (Spring would refuse the file unless the environment sets them); give their values with --set NAME=VALUE",
+                    super::open::MAX_UNRESOLVED,
+                    super::open::MAX_UNRESOLVED
+                ),
+            };
+        }
+        refusal(&r.sources, r.failure, r.unresolved, true)
+    })?;
     let docs: Vec<Vec<Entry>> = bound.sources.iter().map(|(_, d)| d.clone()).collect();
     let library = options.library || build.as_ref().is_some_and(|b| b.starter);
     let installed = super::library::installed(

@@ -238,13 +238,22 @@ pub(crate) fn written_names(
         .keys()
         .map(|k| (relaxed_elements(k), k))
         .collect();
-    let mut out = HashMap::new();
+    // Two spellings of one property (`on-limit-exceeded`,
+    // `onLimitExceeded`): the one whose value is the value bound names it,
+    // so that no key is printed with another's value.
+    let mut out: HashMap<String, (String, bool)> = HashMap::new();
     for e in docs.iter().flatten() {
         if let Some(k) = wanted.get(&relaxed_elements(&e.key)) {
-            out.insert((*k).clone(), e.key.clone());
+            let own = bound.read.get(*k) == Some(&e.value.to_java_string());
+            match out.get(*k) {
+                Some((_, true)) if !own => {}
+                _ => {
+                    out.insert((*k).clone(), (e.key.clone(), own));
+                }
+            }
         }
     }
-    out
+    out.into_iter().map(|(k, (w, _))| (k, w)).collect()
 }
 
 /// A property whose value takes a placeholder's default because nothing

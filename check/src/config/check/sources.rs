@@ -212,6 +212,13 @@ fn load(file: &Text, budget: &mut Budget) -> Result<Vec<Vec<Entry>>, Stop> {
             message: too_large(size).message,
         });
     }
+    // A NUL byte is in no configuration file a person wrote: a binary
+    // file given by mistake gets no verdict ("every default").
+    if let Some(at) = bytes.iter().position(|b| *b == 0) {
+        return Err(unread(format!(
+            "a binary file, not a configuration text (a NUL byte at byte {at})"
+        )));
+    }
     budget.used += bytes.len();
     budget.files += 1;
     if budget.used > MAX_CONFIG_TOTAL_BYTES {
