@@ -342,23 +342,8 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     use std::collections::{HashMap, HashSet};
     use std::io::BufRead;
     use toolcall_model::vectors::conformance::{Comparison, JavaLine, Tally};
-    // Standard input is locked for the whole read of the output: the list
-    // cannot come from it too.
-    if java_results.as_os_str() == "-" && files.is_some_and(|f| f.as_os_str() == "-") {
-        errln!("error: the runner's output and the files list cannot both be standard input (-)");
-        return ExitCode::from(2);
-    }
-    let mut output = match open_input(java_results) {
-        Ok(r) => r,
-        Err(e) => {
-            errln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    // The files the runner was given: each must get exactly one answer
-    // (a file listed twice, two). Counted, so that a long list costs linear time.
-    let list = match read_file_list(files) {
-        Ok(l) => l,
+    let (mut output, list) = match conform_inputs(java_results, files) {
+        Ok(inputs) => inputs,
         Err(e) => {
             errln!("error: {e}");
             return ExitCode::from(2);
@@ -448,6 +433,24 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// `conform`'s inputs: the runner's output, and the files the runner was
+/// given (each must get exactly one answer; a file listed twice, two).
+#[allow(clippy::type_complexity)]
+fn conform_inputs(
+    java_results: &Path,
+    files: Option<&Path>,
+) -> Result<(Box<dyn std::io::BufRead>, Vec<String>), String> {
+    // Standard input is locked for the whole read of the output: the list
+    // cannot come from it too.
+    if java_results.as_os_str() == "-" && files.is_some_and(|f| f.as_os_str() == "-") {
+        return Err(
+            "the runner's output and the files list cannot both be standard input (-)".to_owned(),
+        );
+    }
+    let output = open_input(java_results)?;
+    Ok((output, read_file_list(files)?))
 }
 
 /// `-` (standard input) or a file, read line by line.

@@ -202,19 +202,7 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
         drop_keys_since_2_0_1(&mut applied, version, &mut notes);
     }
     add_environment(&mut applied, &lookup, &set);
-    let bound = bind_open(applied).map_err(|r| {
-        if r.past_limit {
-            return Stop::NotChecked {
-                file: r.sources.first().map_or("", |(o, _)| o.as_str()).to_owned(),
-                why: format!(
-                    "more than {} properties name a placeholder nothing here sets: toolcall-model leaves at most {} open (Spring would refuse the file unless the environment sets them); give their values with --set NAME=VALUE",
-                    super::open::MAX_UNRESOLVED,
-                    super::open::MAX_UNRESOLVED
-                ),
-            };
-        }
-        refusal(&r.sources, r.failure, r.unresolved, true)
-    })?;
+    let bound = bind_open(applied).map_err(|r| not_bound(*r))?;
     let docs: Vec<Vec<Entry>> = bound.sources.iter().map(|(_, d)| d.clone()).collect();
     let library = options.library || build.as_ref().is_some_and(|b| b.starter);
     let installed = super::library::installed(
@@ -222,16 +210,7 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
         library,
         &Setup::of(&bound.bound, &options.app, version),
     );
-    let (asked_set, app) = match &installed {
-        Some(i) if options.asked_from_files => {
-            let mut app = options.app.clone();
-            if i.json_error_processor {
-                app.processor = crate::model::ProcessorKind::JsonError;
-            }
-            (super::set_of(i.fixes, false), app)
-        }
-        _ => (options.asked, options.app.clone()),
-    };
+    let (asked_set, app) = asked_for(installed.as_ref(), options);
     let found = Lenient {
         bound: bound.bound,
         sources: Vec::new(),
@@ -271,6 +250,41 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
             read.open_profiles
         },
     })
+}
+
+/// Why the sources did not bind: Spring's refusal, or past this tool's
+/// limit of open placeholders, a text not checked.
+fn not_bound(r: super::open::Refused) -> Stop {
+    if r.past_limit {
+        return Stop::NotChecked {
+            file: r.sources.first().map_or("", |(o, _)| o.as_str()).to_owned(),
+            why: format!(
+                "more than {} properties name a placeholder nothing here sets: toolcall-model leaves at most {} open (Spring would refuse the file unless the environment sets them); give their values with --set NAME=VALUE",
+                super::open::MAX_UNRESOLVED,
+                super::open::MAX_UNRESOLVED
+            ),
+        };
+    }
+    refusal(&r.sources, r.failure, r.unresolved, true)
+}
+
+/// The set answered for and the application: what the fix library
+/// installs (its JSON-error processor included) when the set comes from
+/// the files and the library is there, else the options'.
+fn asked_for(
+    installed: Option<&super::Installed>,
+    options: &Options,
+) -> (BehaviorSet, Application) {
+    match installed {
+        Some(i) if options.asked_from_files => {
+            let mut app = options.app.clone();
+            if i.json_error_processor {
+                app.processor = crate::model::ProcessorKind::JsonError;
+            }
+            (super::set_of(i.fixes, false), app)
+        }
+        _ => (options.asked, options.app.clone()),
+    }
 }
 
 /// The environment's values of the placeholders the sources name, then
