@@ -1242,7 +1242,10 @@ fn open_placeholders_are_found_in_one_pass() {
     // Past 100 open properties: this tool's limit, said as such (it once
     // blamed Spring: `For input string: "${V100}"`).
     assert_eq!(o.code, Some(2), "{o:?}");
-    assert!(o.stderr.contains("toolcall-model leaves at most 100 open"), "{o:?}");
+    assert!(
+        o.stderr.contains("toolcall-model leaves at most 100 open"),
+        "{o:?}"
+    );
     assert!(o.elapsed < Duration::from_secs(30), "{o:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
