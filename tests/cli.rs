@@ -1658,3 +1658,16 @@ fn open_active_profiles_are_answered_at_their_worst() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `convert`'s error quotes the input: its control characters are shown
+/// as escapes, not sent to the terminal.
+#[test]
+fn convert_escapes_control_characters_in_its_error() {
+    let (code, _, err) = run_with_stdin(&["convert"], b"x\x1b[31mred");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("Failed to parse JSON: x\\u{1b}[31mred"),
+        "{err}"
+    );
+    assert!(!err.contains('\x1b'), "{err}");
+}
