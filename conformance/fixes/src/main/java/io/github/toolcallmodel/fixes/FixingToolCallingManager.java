@@ -401,7 +401,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		int next;
 
 		/** The calling loop's hand-off slot, off the thread while the batch runs (null: none). */
-		final ToolResponseMessage[] slot;
+		final LoopHandoff.Slot slot;
 
 		/** The call whose tool is running. */
 		int running = -1;
@@ -418,7 +418,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			Invocations.Listener.super.missing(name, cause);
 		}
 
-		Batch(List<AssistantMessage.ToolCall> calls, SpringLimits.Breach[] breaches, ToolResponseMessage[] slot) {
+		Batch(List<AssistantMessage.ToolCall> calls, SpringLimits.Breach[] breaches, LoopHandoff.Slot slot) {
 			this.calls = calls;
 			this.breaches = breaches;
 			this.slot = slot;
@@ -540,14 +540,14 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			for (int i = 0; i < batch.breaches.length; i++) {
 				SpringLimits.Breach b = batch.breaches[i];
 				if (b != null) {
-					if (this.closeDanglingCalls.getAsBoolean()) {
+					if (closes(batch)) {
 						LoopHandoff.offer(batch.slot, marked);
 					}
 					throw new Fixed(new ClosedBatchLimitExceededException(b.toolName(), b.limit(), fixed, i));
 				}
 			}
 		}
-		if (fixed.returnDirect() && this.closeDanglingCalls.getAsBoolean()) {
+		if (fixed.returnDirect() && closes(batch)) {
 			LoopHandoff.offer(batch.slot, marked);
 		}
 		return fixed;
@@ -573,7 +573,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		for (int i = 0; i < responses.size(); i++) {
 			marks.add(i == breachIndex || (i < batch.threw.length && batch.threw[i]));
 		}
-		if (this.closeDanglingCalls.getAsBoolean()) {
+		if (closes(batch)) {
 			for (int i = breachIndex + 1; i < calls.size(); i++) {
 				AssistantMessage.ToolCall c = calls.get(i);
 				String text = NOT_EXECUTED;
@@ -598,15 +598,23 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			.conversationHistory(out)
 			.returnDirect(ex.getPartialToolExecutionResult().returnDirect())
 			.build();
-		if (this.closeDanglingCalls.getAsBoolean()) {
+		if (closes(batch)) {
 			LoopHandoff.offer(batch.slot, marked);
 			return new ClosedBatchLimitExceededException(ex.getToolName(), ex.getLimit(), partial, breachIndex);
 		}
 		return new ToolCallLimitExceededException(ex.getToolName(), ex.getLimit(), partial);
 	}
 
+	/**
+	 * {@code close-dangling-calls} for this batch: the switch, or the calling
+	 * loop's decision from its request's advisor chain.
+	 */
+	private boolean closes(Batch batch) {
+		return this.closeDanglingCalls.getAsBoolean() || (batch.slot != null && batch.slot.closeDangling);
+	}
+
 	private void handOffFailed(Batch batch) {
-		if (!this.closeDanglingCalls.getAsBoolean()) {
+		if (!closes(batch)) {
 			return;
 		}
 		List<ToolResponse> responses = new ArrayList<>();

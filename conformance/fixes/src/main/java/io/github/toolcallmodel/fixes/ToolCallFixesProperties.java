@@ -29,6 +29,13 @@ public class ToolCallFixesProperties {
 	private boolean enabled = true;
 
 	/**
+	 * Stop the application at startup when it runs a Spring AI other than the
+	 * 2.0.1 the library is written for. Unset (false): on another version only
+	 * the fixes that read 2.0.1's internals turn off, named in one warning.
+	 */
+	private boolean strictVersion;
+
+	/**
 	 * Send every tool response to Gemini as a JSON object: an object as is, any
 	 * other JSON value or any other text wrapped as {"result": ...} (closes issue
 	 * 6902 whatever the processor, and issue 5437). Wraps the chat model bean, so
@@ -128,6 +135,14 @@ public class ToolCallFixesProperties {
 
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
+	}
+
+	public boolean isStrictVersion() {
+		return this.strictVersion;
+	}
+
+	public void setStrictVersion(boolean strictVersion) {
+		this.strictVersion = strictVersion;
 	}
 
 	/**
