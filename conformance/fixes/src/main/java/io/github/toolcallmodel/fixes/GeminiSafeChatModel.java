@@ -83,8 +83,18 @@ public final class GeminiSafeChatModel {
 			if (name.equals("toolcallFixesRewrite") && invocation.getArguments().length == 0) {
 				return this.rewrite;
 			}
+			Object[] args = invocation.getArguments();
+			if (name.equals("call") && args.length == 1 && args[0] instanceof Prompt prompt
+					&& invocation.getThis() instanceof ChatModel target) {
+				// The common case, straight to the model: no reflective call.
+				if (this.paths != null) {
+					reportCall(prompt);
+				}
+				List<Message> messages = prompt.getInstructions();
+				List<Message> rewritten = this.rewrite.rewrite(messages);
+				return target.call(rewritten == messages ? prompt : prompt.mutate().messages(rewritten).build());
+			}
 			if (name.equals("call") || name.equals("stream")) {
-				Object[] args = invocation.getArguments();
 				for (int i = 0; i < args.length; i++) {
 					if (args[i] instanceof Prompt prompt) {
 						if (this.paths != null && name.equals("call")) {

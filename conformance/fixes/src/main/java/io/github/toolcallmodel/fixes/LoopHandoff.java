@@ -66,6 +66,15 @@ final class LoopHandoff {
 		return previous;
 	}
 
+	/** The slot of the calling loop, on this thread or in the streamed loop's context, without taking it. */
+	static Slot peek() {
+		Slot slot = SLOT.get();
+		if (slot != null) {
+			return slot;
+		}
+		return ToolCallReactiveContextHolder.getContext().getOrDefault(CONTEXT_KEY, null);
+	}
+
 	/** The slot of the loop running on this thread, if any ({@code call()}). */
 	static Slot current() {
 		return SLOT.get();

@@ -51,7 +51,53 @@ public final class RequestPaths {
 
 	private final Supplier<ChatMemory> memoryBean;
 
-	private final Map<String, Path> paths = new ConcurrentHashMap<>();
+	/** By {@link Key} for the library's loop, by a name for the others. */
+	private final Map<Object, Path> paths = new ConcurrentHashMap<>();
+
+	/** A loop's path as its chain shows it: each advisor's class, name and order, and the mode. */
+	static final class Key {
+
+		final Class<?>[] classes;
+
+		final String[] names;
+
+		final int[] orders;
+
+		final boolean stream;
+
+		private final int hash;
+
+		Key(List<? extends Advisor> chain, boolean stream) {
+			int n = chain.size();
+			this.classes = new Class<?>[n];
+			this.names = new String[n];
+			this.orders = new int[n];
+			this.stream = stream;
+			int h = stream ? 1 : 0;
+			for (int i = 0; i < n; i++) {
+				Advisor a = chain.get(i);
+				this.classes[i] = a.getClass();
+				this.names[i] = a.getName();
+				this.orders[i] = a.getOrder();
+				h = 31 * (31 * (31 * h + this.classes[i].hashCode()) + java.util.Objects.hashCode(this.names[i]))
+						+ this.orders[i];
+			}
+			this.hash = h;
+		}
+
+		@Override
+		public int hashCode() {
+			return this.hash;
+		}
+
+		@Override
+		public boolean equals(Object o) {
+			return o instanceof Key k && k.hash == this.hash && k.stream == this.stream
+					&& java.util.Arrays.equals(k.orders, this.orders) && java.util.Arrays.equals(k.classes, this.classes)
+					&& java.util.Arrays.equals(k.names, this.names);
+		}
+
+	}
 
 	private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
@@ -64,6 +110,11 @@ public final class RequestPaths {
 		this.shared = shared;
 		this.memoryBean = memoryBean;
 	}
+
+	/** Requests of a path whose tool responses are all classified JSON or text; after them, one in {@link #SAMPLE}. */
+	static final int FIRST = 64;
+
+	static final int SAMPLE = 64;
 
 	/** Whether the fixes that read Spring AI 2.0.1's internals run. */
 	boolean internals() {
@@ -83,6 +134,9 @@ public final class RequestPaths {
 
 		private volatile String model = "not yet seen";
 
+		/** Tool responses classified so far: the first ones all, then one request in {@link #SAMPLE}. */
+		private int requests;
+
 		Path(Map<String, Object> facts, boolean closeDangling) {
 			this.facts = facts;
 			this.closeDangling = closeDangling;
@@ -94,7 +148,8 @@ public final class RequestPaths {
 			if (!name.equals(this.model)) {
 				this.model = name;
 			}
-			if (this.json && this.text) {
+			int n = this.requests++;
+			if (this.json && this.text || n >= FIRST && n % SAMPLE != 0) {
 				return;
 			}
 			List<Message> m = prompt.getInstructions();
@@ -181,12 +236,15 @@ public final class RequestPaths {
 	 */
 	Path loop(FixingToolCallingAdvisor advisor, List<? extends Advisor> chain, boolean stream,
 			boolean managerFixed) {
-		StringBuilder key = new StringBuilder(stream ? "loop stream" : "loop call");
+		Key key = new Key(chain, stream);
+		Path known = this.paths.get(key);
+		if (known != null) {
+			return known;
+		}
 		boolean after = false;
 		List<Advisor> inside = null;
 		boolean outside = false;
 		for (Advisor a : chain) {
-			key.append('|').append(a.getName()).append(':').append(a.getOrder());
 			if (a == advisor) {
 				after = true;
 			}
@@ -202,14 +260,10 @@ public final class RequestPaths {
 				}
 			}
 		}
-		Path known = this.paths.get(key.toString());
-		if (known != null) {
-			return known;
-		}
-		return newLoopPath(key.toString(), advisor, chain, stream, managerFixed, inside, outside);
+		return newLoopPath(key, advisor, chain, stream, managerFixed, inside, outside);
 	}
 
-	private synchronized Path newLoopPath(String key, FixingToolCallingAdvisor advisor, List<? extends Advisor> chain,
+	private synchronized Path newLoopPath(Key key, FixingToolCallingAdvisor advisor, List<? extends Advisor> chain,
 			boolean stream, boolean managerFixed, List<Advisor> inside, boolean outside) {
 		Path known = this.paths.get(key);
 		if (known != null) {
@@ -309,7 +363,7 @@ public final class RequestPaths {
 		return add(key, new Path(f, false));
 	}
 
-	private Path add(String key, Path path) {
+	private Path add(Object key, Path path) {
 		if (this.paths.size() >= MAX_PATHS) {
 			this.dropped++;
 			return path;

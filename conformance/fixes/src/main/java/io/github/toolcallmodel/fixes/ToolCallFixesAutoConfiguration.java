@@ -227,7 +227,8 @@ public class ToolCallFixesAutoConfiguration {
 				return manager;
 			}
 			return new FixingToolCallingManager(manager, SpringLimits.processorOf(manager), on,
-					this.fixes.switchOf("close-dangling-calls"));
+					this.fixes.switchOf("close-dangling-calls"))
+				.marksWanted(this.fixes.switchOf("error-key"));
 		}
 
 		private Object model(ChatModel model, String beanName) {
