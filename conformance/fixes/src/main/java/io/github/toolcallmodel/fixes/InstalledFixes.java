@@ -17,12 +17,16 @@ import java.util.function.BooleanSupplier;
  * turn);</li>
  * <li>{@code close-dangling-calls}, {@code store-answered-generation},
  * {@code keep-current-turn}: on when a memory advisor bean is ordered inside
- * the tool loop (after {@code ToolCallingAdvisor});</li>
+ * the tool loop (after {@code ToolCallingAdvisor}), or from a request whose
+ * advisor chain has one there ({@link RequestPaths}; {@code close-dangling-calls}
+ * per request);</li>
  * <li>every other switch: off (the upstream proposals, and the fixes the
  * ones above make unnecessary).</li>
  * </ul>
  * The memory fixes are decided once every singleton exists (the advisor beans
- * are read then); until then they are off. The names are the ones
+ * are read then) and at each request; until then they are off. On a Spring AI
+ * other than 2.0.1 the fixes that read its internals are off whatever their
+ * switch ({@link SpringAiVersion#INTERNAL_FIXES}). The names are the ones
  * {@code toolcall-model check} prints.
  */
 public final class InstalledFixes {

@@ -58,22 +58,24 @@ public class ToolCallFixesProperties {
 	 * fails, a returnDirect batch) and hand that answer to a memory inside the
 	 * tool loop, so that no call is left without a response. Wraps the
 	 * ToolCallingManager bean and registers its own ToolCallingAdvisor builder.
-	 * Unset: on when a memory advisor bean is ordered inside the tool loop.
+	 * Unset: on for each request whose advisor chain has a memory advisor inside
+	 * the tool loop (a bean, built inline or given per request). Off on a Spring
+	 * AI other than 2.0.1.
 	 */
 	private Boolean closeDanglingCalls;
 
 	/**
 	 * Of a model reply with tool calls, store only the generation the manager
-	 * answers. Wraps the ChatMemory bean. Unset: on when a memory advisor bean is
-	 * ordered inside the tool loop.
+	 * answers. Wraps the ChatMemory bean. Unset: on from the first request whose
+	 * advisor chain has a memory advisor inside the tool loop.
 	 */
 	private Boolean storeAnsweredGeneration;
 
 	/**
 	 * Never let the message window cut the current turn: when it alone is longer
 	 * than the window, it stays whole until the next user message. Replaces the
-	 * ChatMemory bean with a window of memory-max-messages. Unset: on when a
-	 * memory advisor bean is ordered inside the tool loop.
+	 * ChatMemory bean with a window of memory-max-messages. Unset: on from the
+	 * first request whose advisor chain has a memory advisor inside the tool loop.
 	 */
 	private Boolean keepCurrentTurn;
 

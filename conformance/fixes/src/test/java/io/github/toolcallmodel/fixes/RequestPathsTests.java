@@ -83,6 +83,28 @@ class RequestPathsTests {
 	}
 
 	@Test
+	void aMemoryOfItsOwnInsideTheLoopIsNamedWithTheLineThatReachesIt() {
+		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
+			DefaultsOnGeminiTests.app(stub, "THROW").run(context -> {
+				ChatClient client = context.getBean(ChatClient.Builder.class)
+					.defaultAdvisors(MessageChatMemoryAdvisor
+						.builder(org.springframework.ai.chat.memory.MessageWindowChatMemory.builder().build())
+						.order(PathsProbe.INSIDE)
+						.build())
+					.build();
+				weather(client).call().content();
+				weather(client).call().content();
+				assertThat(context.getBean(RequestPaths.class).lines()).filteredOn(l -> l.contains("not reached"))
+					.containsExactly("toolcall-fixes: not reached: the memory advisor MessageChatMemoryAdvisor stores "
+							+ "into a org.springframework.ai.chat.memory.MessageWindowChatMemory of its own, not the "
+							+ "ChatMemory bean, which store-answered-generation and keep-current-turn do not reach; "
+							+ "build it on the ChatMemory bean, or on new AnsweredGenerationChatMemory(new "
+							+ "TurnKeepingWindowChatMemory(repository, maxMessages, true, false))");
+			});
+		}
+	}
+
+	@Test
 	void aClientOfItsOwnIsNamedOnceWhenFirstUsedAndNeverBefore() {
 		try (GeminiStub stub = new GeminiStub(i -> GeminiStub.text("done"))) {
 			DefaultsOnGeminiTests.app(stub, "THROW").run(context -> {
