@@ -82,6 +82,42 @@ class RequestPathsTests {
 		}
 	}
 
+	/**
+	 * Every path's check line is one {@code toolcall-model check} runs to a
+	 * verdict (exit 0 or 1, never 2, a usage error), where the build names the
+	 * command ({@code TOOLCALL_MODEL_BIN}, as {@code cargo test} sets it).
+	 */
+	@Test
+	void everyPathsCheckLineRunsToAVerdict() throws Exception {
+		org.junit.jupiter.api.Assumptions.assumeTrue(RustConvert.BIN != null, "TOOLCALL_MODEL_BIN is unset");
+		try (GeminiStub stub = new GeminiStub(i -> i % 2 == 0 ? GeminiStub.calls("x", "c" + i) : GeminiStub.text("done"))) {
+			DefaultsOnGeminiTests.app(stub, "RETURN_ERROR_RESPONSE").run(context -> {
+				ChatClient.Builder builder = context.getBean(ChatClient.Builder.class);
+				ChatClient inside = builder.clone()
+					.defaultAdvisors(MessageChatMemoryAdvisor.builder(context.getBean(ChatMemory.class))
+						.order(PathsProbe.INSIDE)
+						.build())
+					.build();
+				weather(inside).call().content();
+				weather(inside).stream().content().collectList().block();
+				weather(ChatClient.create(context.getBean(ChatModel.class))).call().content();
+				List<Map<String, Object>> paths = context.getBean(RequestPaths.class).facts();
+				assertThat(paths).hasSize(3);
+				for (Map<String, Object> p : paths) {
+					String line = String.valueOf(p.get("check"));
+					assertThat(line).startsWith("toolcall-model check ");
+					Process run = new ProcessBuilder("bash", "-c",
+							"'" + RustConvert.BIN + "'" + line.substring("toolcall-model".length()))
+						.redirectErrorStream(true)
+						.start();
+					String out = new String(run.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+					assertThat(run.waitFor()).as(line + "\n" + out).isIn(0, 1);
+					assertThat(out).as(line).contains("Verdict:");
+				}
+			});
+		}
+	}
+
 	@Test
 	void aMemoryOfItsOwnInsideTheLoopIsNamedWithTheLineThatReachesIt() {
 		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
