@@ -35,6 +35,12 @@ import org.springframework.ai.model.tool.ToolExecutionEligibilityChecker;
  * turning the conversation history off when a memory sits inside the loop.
  *
  * <p>
+ * Where the auto-configuration built it, each loop also reports its request
+ * path to {@link RequestPaths}, which decides {@code close-dangling-calls} for
+ * the request from the advisor chain as it stands: on when a memory advisor
+ * comes after this one (inside the loop), however it was added.
+ *
+ * <p>
  * On {@code stream()} the loop is Spring's too; the slot the manager offers the
  * closing message to travels in the stream's Reactor context (Spring runs each
  * batch on a {@code boundedElastic} thread), and the hand-off happens when the
@@ -48,14 +54,32 @@ public class FixingToolCallingAdvisor extends ToolCallingAdvisor {
 		super(toolCallingManager, toolExecutionEligibilityChecker, advisorOrder, conversationHistoryEnabled);
 	}
 
+	/** Where the loops report their paths ({@code null}: nothing is reported or decided per request). */
+	RequestPaths paths;
+
 	@Override
 	public String getName() {
 		return "Fixing Tool Calling Advisor";
 	}
 
+	/** This loop's slot, with the request's path and its decision. */
+	private LoopHandoff.Slot slot(List<? extends Advisor> chain, boolean stream) {
+		if (this.paths == null || chain == null) {
+			return new LoopHandoff.Slot();
+		}
+		RequestPaths.Path path = this.paths.loop(this, chain, stream, managerFixed());
+		return new LoopHandoff.Slot(path.closeDangling, path);
+	}
+
+	/** Whether the manager is the library's; off its Spring AI version, that class is never loaded. */
+	private boolean managerFixed() {
+		return this.paths.internals() && this.toolCallingManager instanceof FixingToolCallingManager;
+	}
+
 	@Override
 	public ChatClientResponse adviseCall(ChatClientRequest chatClientRequest, CallAdvisorChain callAdvisorChain) {
-		ToolResponseMessage[] previous = LoopHandoff.open();
+		LoopHandoff.Slot previous = LoopHandoff
+			.open(slot(callAdvisorChain == null ? null : callAdvisorChain.getCallAdvisors(), false));
 		try {
 			ChatClientResponse response;
 			try {
@@ -91,10 +115,11 @@ public class FixingToolCallingAdvisor extends ToolCallingAdvisor {
 	public Flux<ChatClientResponse> adviseStream(ChatClientRequest chatClientRequest,
 			StreamAdvisorChain streamAdvisorChain) {
 		return Flux.defer(() -> {
-			ToolResponseMessage[] slot = new ToolResponseMessage[1];
+			LoopHandoff.Slot slot = slot(
+					streamAdvisorChain == null ? null : streamAdvisorChain.getStreamAdvisors(), true);
 			Runnable handOff = () -> {
-				ToolResponseMessage closing = slot[0];
-				slot[0] = null;
+				ToolResponseMessage closing = slot.closing;
+				slot.closing = null;
 				if (closing != null && streamAdvisorChain != null) {
 					handOff(closing, streamAdvisorChain.getStreamAdvisors(), chatClientRequest, streamAdvisorChain);
 				}
@@ -142,18 +167,28 @@ public class FixingToolCallingAdvisor extends ToolCallingAdvisor {
 	/** The builder, a {@code ToolCallingAdvisor.Builder} that ChatClient copies and builds. */
 	public static class Builder extends ToolCallingAdvisor.Builder<Builder> {
 
+		private RequestPaths paths;
+
 		protected Builder() {
+		}
+
+		/** The paths each advisor built reports its loops to. */
+		Builder requestPaths(RequestPaths paths) {
+			this.paths = paths;
+			return this;
 		}
 
 		@Override
 		protected ToolCallingAdvisor.Builder<?> newCopy() {
-			return new Builder();
+			return new Builder().requestPaths(this.paths);
 		}
 
 		@Override
 		public FixingToolCallingAdvisor build() {
-			return new FixingToolCallingAdvisor(getToolCallingManager(), getToolExecutionEligibilityChecker(),
-					getAdvisorOrder(), isConversationHistoryEnabled());
+			FixingToolCallingAdvisor advisor = new FixingToolCallingAdvisor(getToolCallingManager(),
+					getToolExecutionEligibilityChecker(), getAdvisorOrder(), isConversationHistoryEnabled());
+			advisor.paths = this.paths;
+			return advisor;
 		}
 
 	}

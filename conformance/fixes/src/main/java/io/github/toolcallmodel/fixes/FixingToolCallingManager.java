@@ -95,6 +95,12 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 	private final MissingTools missingTools;
 
 	/**
+	 * Whether failures must be marked for {@code error-key}, read at each batch:
+	 * always, unless the auto-configuration knows {@code error-key} is off.
+	 */
+	private BooleanSupplier marksWanted = () -> true;
+
+	/**
 	 * The fixes around {@code delegate}, with the exception processor it was built
 	 * with (read from it), so that a breach is processed exactly as the
 	 * delegate processes a tool's failure.
@@ -185,6 +191,26 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		return Invocations.resolver(resolver);
 	}
 
+	/** Reads at each batch whether failures must be marked ({@code error-key} may be on). */
+	FixingToolCallingManager marksWanted(BooleanSupplier marksWanted) {
+		this.marksWanted = marksWanted;
+		return this;
+	}
+
+	/**
+	 * Whether this batch needs nothing of the wrapper: no fix of the manager's on,
+	 * no mark wanted, and no calling loop that closes its dangling calls. Then
+	 * Spring's manager runs it alone, as it would without the library.
+	 */
+	private boolean nothingToDo() {
+		if (this.breachThroughProcessor || this.endTurnAfterBreach || this.missingTools != null
+				|| this.closeDanglingCalls.getAsBoolean() || this.marksWanted.getAsBoolean()) {
+			return false;
+		}
+		LoopHandoff.Slot slot = LoopHandoff.peek();
+		return slot == null || !slot.closeDangling;
+	}
+
 	/** The manager this one delegates to. */
 	public ToolCallingManager getDelegate() {
 		return this.delegate;
@@ -206,12 +232,16 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 				}
 			}
 		}
-		if (assistant == null) {
-			// Nothing to fix: the delegate refuses it as Spring does.
+		if (assistant == null || nothingToDo()) {
+			// Nothing to fix: the delegate runs it, or refuses it, as Spring does.
 			return this.delegate.executeToolCalls(prompt, chatResponse);
 		}
 		List<AssistantMessage.ToolCall> calls = assistant.getToolCalls();
-		SpringLimits.Breach[] breaches = breaches(prompt.getInstructions(), calls);
+		// Closing the calls alone needs neither the tools' invocations nor the
+		// breaches replayed: they serve the processor, the marks and the turn's end.
+		boolean light = !this.breachThroughProcessor && this.missingTools == null && !this.marksWanted.getAsBoolean();
+		SpringLimits.Breach[] breaches = light && !this.endTurnAfterBreach ? new SpringLimits.Breach[calls.size()]
+				: breaches(prompt.getInstructions(), calls);
 		boolean endsTurn = this.endTurnAfterBreach
 				&& this.limits.onLimitExceeded() == ToolCallLimitBehavior.RETURN_ERROR_RESPONSE
 				&& breachedBefore(prompt.getInstructions());
@@ -223,7 +253,8 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		try {
 			ToolExecutionResult result;
 			try {
-				result = this.delegate.executeToolCalls(withStandIns(recording(prompt), calls), chatResponse);
+				result = this.delegate.executeToolCalls(light ? prompt : withStandIns(recording(prompt), calls),
+						chatResponse);
 			}
 			catch (ToolCallLimitExceededException ex) {
 				if (ex instanceof ToolCallLimitBreach) {
@@ -401,7 +432,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		int next;
 
 		/** The calling loop's hand-off slot, off the thread while the batch runs (null: none). */
-		final ToolResponseMessage[] slot;
+		final LoopHandoff.Slot slot;
 
 		/** The call whose tool is running. */
 		int running = -1;
@@ -418,7 +449,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			Invocations.Listener.super.missing(name, cause);
 		}
 
-		Batch(List<AssistantMessage.ToolCall> calls, SpringLimits.Breach[] breaches, ToolResponseMessage[] slot) {
+		Batch(List<AssistantMessage.ToolCall> calls, SpringLimits.Breach[] breaches, LoopHandoff.Slot slot) {
 			this.calls = calls;
 			this.breaches = breaches;
 			this.slot = slot;
@@ -518,6 +549,13 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		if (history.isEmpty() || !(history.get(history.size() - 1) instanceof ToolResponseMessage tool)) {
 			return result;
 		}
+		if (!this.breachThroughProcessor && !batch.endsTurn && !this.marksWanted.getAsBoolean()) {
+			// Nothing to rewrite or mark: Spring's result as it is.
+			if (result.returnDirect() && closes(batch)) {
+				LoopHandoff.offer(batch.slot, tool);
+			}
+			return result;
+		}
 		List<ToolResponse> responses = new ArrayList<>(tool.getResponses());
 		List<Boolean> marks = new ArrayList<>();
 		for (int i = 0; i < responses.size(); i++) {
@@ -540,14 +578,14 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			for (int i = 0; i < batch.breaches.length; i++) {
 				SpringLimits.Breach b = batch.breaches[i];
 				if (b != null) {
-					if (this.closeDanglingCalls.getAsBoolean()) {
+					if (closes(batch)) {
 						LoopHandoff.offer(batch.slot, marked);
 					}
 					throw new Fixed(new ClosedBatchLimitExceededException(b.toolName(), b.limit(), fixed, i));
 				}
 			}
 		}
-		if (fixed.returnDirect() && this.closeDanglingCalls.getAsBoolean()) {
+		if (fixed.returnDirect() && closes(batch)) {
 			LoopHandoff.offer(batch.slot, marked);
 		}
 		return fixed;
@@ -573,7 +611,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		for (int i = 0; i < responses.size(); i++) {
 			marks.add(i == breachIndex || (i < batch.threw.length && batch.threw[i]));
 		}
-		if (this.closeDanglingCalls.getAsBoolean()) {
+		if (closes(batch)) {
 			for (int i = breachIndex + 1; i < calls.size(); i++) {
 				AssistantMessage.ToolCall c = calls.get(i);
 				String text = NOT_EXECUTED;
@@ -598,15 +636,23 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 			.conversationHistory(out)
 			.returnDirect(ex.getPartialToolExecutionResult().returnDirect())
 			.build();
-		if (this.closeDanglingCalls.getAsBoolean()) {
+		if (closes(batch)) {
 			LoopHandoff.offer(batch.slot, marked);
 			return new ClosedBatchLimitExceededException(ex.getToolName(), ex.getLimit(), partial, breachIndex);
 		}
 		return new ToolCallLimitExceededException(ex.getToolName(), ex.getLimit(), partial);
 	}
 
+	/**
+	 * {@code close-dangling-calls} for this batch: the switch, or the calling
+	 * loop's decision from its request's advisor chain.
+	 */
+	private boolean closes(Batch batch) {
+		return this.closeDanglingCalls.getAsBoolean() || (batch.slot != null && batch.slot.closeDangling);
+	}
+
 	private void handOffFailed(Batch batch) {
-		if (!this.closeDanglingCalls.getAsBoolean()) {
+		if (!closes(batch)) {
 			return;
 		}
 		List<ToolResponse> responses = new ArrayList<>();

@@ -44,8 +44,13 @@ public final class GeminiSafeChatModel {
 	 * {@code rewrite} before it converts it; {@code model} itself when it is
 	 * wrapped already.
 	 */
-	@SuppressWarnings("unchecked")
 	public static <M extends ChatModel> M wrap(M model, GeminiSafeToolResponseAdvisor rewrite) {
+		return wrap(model, rewrite, null);
+	}
+
+	/** As above, each request reported to {@code paths} ({@code null}: none). */
+	@SuppressWarnings("unchecked")
+	static <M extends ChatModel> M wrap(M model, GeminiSafeToolResponseAdvisor rewrite, RequestPaths paths) {
 		if (model instanceof Wrapped) {
 			return model;
 		}
@@ -54,7 +59,7 @@ public final class GeminiSafeChatModel {
 		// gets a proxy of its interfaces (ChatModel among them).
 		factory.setProxyTargetClass(!java.lang.reflect.Modifier.isFinal(model.getClass().getModifiers()));
 		factory.addInterface(Wrapped.class);
-		factory.addAdvice(new Rewriting(rewrite));
+		factory.addAdvice(new Rewriting(rewrite, paths, targetClass(model)));
 		return (M) factory.getProxy(model.getClass().getClassLoader());
 	}
 
@@ -69,7 +74,8 @@ public final class GeminiSafeChatModel {
 	}
 
 	/** Rewrites the {@code Prompt} or {@code Message...} argument of {@code call} and {@code stream}. */
-	private record Rewriting(GeminiSafeToolResponseAdvisor rewrite) implements MethodInterceptor {
+	private record Rewriting(GeminiSafeToolResponseAdvisor rewrite, RequestPaths paths,
+			Class<?> modelClass) implements MethodInterceptor {
 
 		@Override
 		public Object invoke(MethodInvocation invocation) throws Throwable {
@@ -77,10 +83,26 @@ public final class GeminiSafeChatModel {
 			if (name.equals("toolcallFixesRewrite") && invocation.getArguments().length == 0) {
 				return this.rewrite;
 			}
+			Object[] args = invocation.getArguments();
+			if (name.equals("call") && args.length == 1 && args[0] instanceof Prompt prompt
+					&& invocation.getThis() instanceof ChatModel target) {
+				// The common case, straight to the model: no reflective call.
+				if (this.paths != null) {
+					reportCall(prompt);
+				}
+				List<Message> messages = prompt.getInstructions();
+				List<Message> rewritten = this.rewrite.rewrite(messages);
+				return target.call(rewritten == messages ? prompt : prompt.mutate().messages(rewritten).build());
+			}
 			if (name.equals("call") || name.equals("stream")) {
-				Object[] args = invocation.getArguments();
 				for (int i = 0; i < args.length; i++) {
 					if (args[i] instanceof Prompt prompt) {
+						if (this.paths != null && name.equals("call")) {
+							reportCall(prompt);
+						}
+						else if (this.paths != null) {
+							return reportStream(prompt, invocation);
+						}
 						List<Message> messages = prompt.getInstructions();
 						List<Message> rewritten = this.rewrite.rewrite(messages);
 						if (rewritten != messages) {
@@ -99,6 +121,50 @@ public final class GeminiSafeChatModel {
 			return invocation.proceed();
 		}
 
+		/** On {@code call()}, the loop's slot is on this thread. */
+		private void reportCall(Prompt prompt) {
+			LoopHandoff.Slot slot = LoopHandoff.current();
+			if (slot != null && slot.path != null) {
+				slot.path.sent(this.modelClass, prompt);
+			}
+			else {
+				this.paths.outside(this.modelClass, prompt, false, StackWalker.getInstance()
+					.walk(s -> s.anyMatch(f -> f.getClassName().startsWith("org.springframework.ai.chat.client."))));
+			}
+		}
+
+		/**
+		 * On {@code stream()}, the loop's slot is in the Reactor context, and so is
+		 * the observation of Spring's {@code ChatClient}.
+		 */
+		private Object reportStream(Prompt prompt, MethodInvocation invocation) throws Throwable {
+			List<Message> messages = prompt.getInstructions();
+			List<Message> rewritten = this.rewrite.rewrite(messages);
+			Prompt sent = rewritten == messages ? prompt : prompt.mutate().messages(rewritten).build();
+			for (int i = 0; i < invocation.getArguments().length; i++) {
+				if (invocation.getArguments()[i] == prompt) {
+					invocation.getArguments()[i] = sent;
+				}
+			}
+			Object result = invocation.proceed();
+			if (!(result instanceof reactor.core.publisher.Flux<?> flux)) {
+				return result;
+			}
+			return reactor.core.publisher.Flux.deferContextual(ctx -> {
+				LoopHandoff.Slot slot = ctx.getOrDefault(LoopHandoff.CONTEXT_KEY, null);
+				if (slot != null && slot.path != null) {
+					slot.path.sent(this.modelClass, prompt);
+				}
+				else {
+					this.paths.outside(this.modelClass, prompt, true, ctx.hasKey(OBSERVATION_KEY));
+				}
+				return flux;
+			});
+		}
+
 	}
+
+	/** The key under which Spring's ChatClient puts its observation in a stream's Reactor context. */
+	private static final String OBSERVATION_KEY = "micrometer.observation";
 
 }

@@ -131,9 +131,36 @@ public final class GeminiToolResponses {
 		if (data.length() > MAX_READ_CHARS) {
 			return wrap(errorKey && error ? "error" : "result", data);
 		}
+		// A response is rewritten again each time its history is sent: the last
+		// results of short texts are kept (a pure function of the text and flags).
+		int flags = (error ? 1 : 0) | (strictJsonOrWrap ? 2 : 0) | (errorKey ? 4 : 0);
+		boolean cacheable = data.length() <= CACHE_MAX_CHARS;
+		int slot = cacheable ? (31 * data.hashCode() + flags) & (CACHE_SIZE - 1) : -1;
+		if (cacheable) {
+			Cached c = CACHE.get(slot);
+			if (c != null && c.flags() == flags && (c.data() == data || c.data().equals(data))) {
+				return c.out();
+			}
+		}
 		String whole = whole(data, error, strictJsonOrWrap, errorKey);
-		return upstreamReads(whole) ? whole : wrap(errorKey && error ? "error" : "result", data);
+		String out = upstreamReads(whole) ? whole : wrap(errorKey && error ? "error" : "result", data);
+		if (cacheable) {
+			CACHE.set(slot, new Cached(data, flags, out));
+		}
+		return out;
 	}
+
+	/** Slots of the cache of recent rewrites (a power of two). */
+	static final int CACHE_SIZE = 256;
+
+	/** The longest text the cache keeps: its memory stays a few megabytes at most. */
+	static final int CACHE_MAX_CHARS = 4096;
+
+	private record Cached(String data, int flags, String out) {
+	}
+
+	private static final java.util.concurrent.atomic.AtomicReferenceArray<Cached> CACHE = new java.util.concurrent.atomic.AtomicReferenceArray<>(
+			CACHE_SIZE);
 
 	/** The fixed conversion as one JSON object text, whatever Spring's reader can take. */
 	private static String whole(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {

@@ -17,12 +17,16 @@ import java.util.function.BooleanSupplier;
  * turn);</li>
  * <li>{@code close-dangling-calls}, {@code store-answered-generation},
  * {@code keep-current-turn}: on when a memory advisor bean is ordered inside
- * the tool loop (after {@code ToolCallingAdvisor});</li>
+ * the tool loop (after {@code ToolCallingAdvisor}), or from a request whose
+ * advisor chain has one there ({@link RequestPaths}; {@code close-dangling-calls}
+ * per request);</li>
  * <li>every other switch: off (the upstream proposals, and the fixes the
  * ones above make unnecessary).</li>
  * </ul>
  * The memory fixes are decided once every singleton exists (the advisor beans
- * are read then); until then they are off. The names are the ones
+ * are read then) and at each request; until then they are off. On a Spring AI
+ * other than 2.0.1 the fixes that read its internals are off whatever their
+ * switch ({@link SpringAiVersion#INTERNAL_FIXES}). The names are the ones
  * {@code toolcall-model check} prints.
  */
 public final class InstalledFixes {
@@ -44,8 +48,45 @@ public final class InstalledFixes {
 
 	private final Map<String, Decision> decisions = new LinkedHashMap<>();
 
+	/** The Spring AI version the application runs ({@code null}: its jars do not say). */
+	private final String springAiVersion;
+
+	/** Whether the fixes that read 2.0.1's internals may run ({@link SpringAiVersion#INTERNAL_FIXES}). */
+	private final boolean internals;
+
 	InstalledFixes(ToolCallFixesProperties properties) {
+		this(properties, SpringAiVersion.SUPPORTED, true);
+	}
+
+	InstalledFixes(ToolCallFixesProperties properties, String springAiVersion, boolean internals) {
 		this.properties = properties;
+		this.springAiVersion = springAiVersion;
+		this.internals = internals;
+	}
+
+	/** The Spring AI version the application runs, as its jars say ({@code null}: they do not). */
+	public String springAiVersion() {
+		return this.springAiVersion;
+	}
+
+	/** Whether the fixes that read Spring AI 2.0.1's internals may run on this application's version. */
+	public boolean internals() {
+		return this.internals;
+	}
+
+	/** The warning logged at startup about the version ({@code null}: none). */
+	public String versionWarning() {
+		return this.internals ? null : SpringAiVersion.offWarning(this.springAiVersion);
+	}
+
+	/** Off, whatever its switch, when {@code fix} reads internals this version may not have. */
+	private Decision versionOff(String fix) {
+		if (this.internals || !SpringAiVersion.INTERNAL_FIXES.contains(fix)) {
+			return null;
+		}
+		return new Decision(false, "off: reads Spring AI " + SpringAiVersion.SUPPORTED
+				+ "'s internals, and this application runs Spring AI "
+				+ (this.springAiVersion == null ? "of an unknown version" : this.springAiVersion));
 	}
 
 	ToolCallFixesProperties properties() {
@@ -59,7 +100,7 @@ public final class InstalledFixes {
 
 	/** Whether {@code fix} may be on: set true, or unset. */
 	boolean mayBeOn(String fix) {
-		return !Boolean.FALSE.equals(set(fix));
+		return versionOff(fix) == null && !Boolean.FALSE.equals(set(fix));
 	}
 
 	/**
@@ -68,7 +109,8 @@ public final class InstalledFixes {
 	 */
 	synchronized Decision decide(String fix, boolean auto, String why) {
 		Boolean s = set(fix);
-		Decision d = s == null ? new Decision(auto, why)
+		Decision off = versionOff(fix);
+		Decision d = off != null ? off : s == null ? new Decision(auto, why)
 				: new Decision(s, ToolCallFixesProperties.PREFIX + "." + fix + "=" + s);
 		this.decisions.put(fix, d);
 		return d;
@@ -82,7 +124,7 @@ public final class InstalledFixes {
 	/** Whether {@code fix} is on now. */
 	public synchronized boolean on(String fix) {
 		Decision d = this.decisions.get(fix);
-		return d != null ? d.on() : Boolean.TRUE.equals(set(fix));
+		return d != null ? d.on() : versionOff(fix) == null && Boolean.TRUE.equals(set(fix));
 	}
 
 	/** The switch a component reads at each use (for the fixes decided after it is built). */
@@ -95,6 +137,9 @@ public final class InstalledFixes {
 		Map<String, Decision> out = new LinkedHashMap<>();
 		for (String n : NAMES) {
 			Decision d = this.decisions.get(n);
+			if (d == null) {
+				d = versionOff(n);
+			}
 			if (d == null) {
 				Boolean s = set(n);
 				d = s != null ? new Decision(s, ToolCallFixesProperties.PREFIX + "." + n + "=" + s)

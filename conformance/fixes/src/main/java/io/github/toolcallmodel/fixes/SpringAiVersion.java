@@ -4,11 +4,13 @@ import java.io.InputStream;
 import java.util.Properties;
 
 /**
- * The Spring AI version the application runs, and the library's refusal of any
- * other than the one it is written for. The fixes read
- * {@code DefaultToolCallingManager}'s private fields and replay the package-private
- * {@code ToolCallLimits} of 2.0.1; on another version they would half-work, so
- * the application stops at startup instead, with the version named.
+ * The Spring AI version the application runs, and whether the fixes that read
+ * 2.0.1's internals may run on it. Those fixes ({@link #INTERNAL_FIXES}) read
+ * {@code DefaultToolCallingManager}'s private fields and replay the
+ * package-private {@code ToolCallLimits} of 2.0.1; on another version they
+ * would half-work, so they turn off, named in one warning with the version,
+ * and every other fix (public API only) stays. {@code
+ * toolcall.fixes.strict-version=true} stops the application instead.
  */
 final class SpringAiVersion {
 
@@ -60,8 +62,9 @@ final class SpringAiVersion {
 		return "toolcall-fixes is written for Spring AI " + SUPPORTED + " and reads DefaultToolCallingManager's "
 				+ "internals, but this application runs Spring AI " + (version == null ? "of an unknown version" : version)
 				+ (internalsPresent(loader) ? "" : " (it has no ToolCallLimits)")
-				+ ". Use Spring AI " + SUPPORTED + ", or remove the library (or set "
-				+ ToolCallFixesProperties.PREFIX + ".enabled=false).";
+				+ ". Use Spring AI " + SUPPORTED + ", or unset " + ToolCallFixesProperties.PREFIX
+				+ ".strict-version (the fixes that read the internals then turn off), or set "
+				+ ToolCallFixesProperties.PREFIX + ".enabled=false.";
 	}
 
 	/** Whether the fields and class the fixes read exist. */
@@ -79,7 +82,31 @@ final class SpringAiVersion {
 		}
 	}
 
-	/** Stops the application unless it runs the supported version. */
+	/**
+	 * The fixes that read 2.0.1's internals: the manager's (its limits, processor
+	 * and resolver are private) and {@code error-key}, whose failure marks the
+	 * manager wrapper writes.
+	 */
+	static final java.util.List<String> INTERNAL_FIXES = java.util.List.of("breach-through-processor", "error-key",
+			"close-dangling-calls", "end-turn-after-breach", "unknown-tool-to-processor");
+
+	/**
+	 * Whether the fixes of {@link #INTERNAL_FIXES} may run: on the supported
+	 * version, or on an unnamed one whose internals are those the library reads.
+	 */
+	static boolean internalsUsable(String version, ClassLoader loader) {
+		return refusal(version, loader) == null;
+	}
+
+	/** The one warning of a version the internal fixes do not run on. */
+	static String offWarning(String version) {
+		return "toolcall-fixes: this application runs Spring AI " + (version == null ? "of an unknown version" : version)
+				+ ", not " + SUPPORTED + ": " + String.join(", ", INTERNAL_FIXES) + " are off (they read "
+				+ SUPPORTED + "'s DefaultToolCallingManager internals); the conversion and memory fixes stay on. Set "
+				+ ToolCallFixesProperties.PREFIX + ".strict-version=true to stop the application instead.";
+	}
+
+	/** Stops the application unless it runs the supported version (under {@code strict-version}). */
 	static String require(ClassLoader loader) {
 		String version = current(loader);
 		String refusal = refusal(version, loader);

@@ -56,8 +56,10 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * <li>{@link ToolCallFixesReport} logs what was installed and why, and the
  * report of the running application.</li>
  * </ul>
- * On a Spring AI other than 2.0.1 the application stops at startup, with the
- * version named ({@link SpringAiVersion}).
+ * On a Spring AI other than 2.0.1 the fixes that read 2.0.1's internals turn
+ * off, named in one warning with the version, and the others stay on
+ * ({@link SpringAiVersion}); {@code toolcall.fixes.strict-version=true} stops
+ * the application instead.
  */
 @AutoConfiguration(
 		afterName = "org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration",
@@ -74,25 +76,54 @@ public class ToolCallFixesAutoConfiguration {
 	/** The manager fixes: each needs Spring's DefaultToolCallingManager. */
 	static final List<String> MANAGER_FIXES = FixTable.changing("manager");
 
+	private static final org.apache.commons.logging.Log log = org.apache.commons.logging.LogFactory
+		.getLog(ToolCallFixesAutoConfiguration.class);
+
 	/**
 	 * What the library installs, bound from the environment here: a
 	 * post-processor runs before the properties bean can be bound. The Spring AI
-	 * version is checked first, before any class of 2.0.1's is touched.
+	 * version is read first, before any class of 2.0.1's is touched, from the
+	 * application's class loader.
 	 */
 	@Bean
-	static InstalledFixes toolCallFixesInstalled(Environment environment) {
-		SpringAiVersion.require(ToolCallFixesAutoConfiguration.class.getClassLoader());
-		return new InstalledFixes(bind(environment));
+	static InstalledFixes toolCallFixesInstalled(Environment environment,
+			org.springframework.core.io.ResourceLoader resourceLoader) {
+		ToolCallFixesProperties properties = bind(environment);
+		ClassLoader loader = resourceLoader.getClassLoader() != null ? resourceLoader.getClassLoader()
+				: ToolCallFixesAutoConfiguration.class.getClassLoader();
+		String version = SpringAiVersion.current(loader);
+		if (properties.isStrictVersion()) {
+			SpringAiVersion.require(loader);
+		}
+		boolean internals = SpringAiVersion.internalsUsable(version, loader);
+		InstalledFixes fixes = new InstalledFixes(properties, version, internals);
+		if (!internals) {
+			log.warn(fixes.versionWarning());
+		}
+		return fixes;
+	}
+
+	/**
+	 * The request paths, fed by the wrapped model and the library's advisor; the
+	 * facts they share are read from the report, once the beans exist.
+	 */
+	@Bean
+	static RequestPaths toolCallFixesRequestPaths(InstalledFixes toolCallFixesInstalled, ListableBeanFactory beans) {
+		return new RequestPaths(toolCallFixesInstalled,
+				() -> beans.getBean(ToolCallFixesReport.class).shared(),
+				() -> beans.getBeanProvider(ChatMemory.class).getIfUnique());
 	}
 
 	@Bean
-	static BeanPostProcessor toolCallFixesBeanPostProcessor(InstalledFixes toolCallFixesInstalled) {
-		return new FixesPostProcessor(toolCallFixesInstalled);
+	static BeanPostProcessor toolCallFixesBeanPostProcessor(InstalledFixes toolCallFixesInstalled,
+			RequestPaths toolCallFixesRequestPaths) {
+		return new FixesPostProcessor(toolCallFixesInstalled, toolCallFixesRequestPaths);
 	}
 
 	@Bean
-	ToolCallFixesReport toolCallFixesReport(InstalledFixes fixes, ListableBeanFactory beans, Environment environment) {
-		return new ToolCallFixesReport(fixes, beans, environment);
+	ToolCallFixesReport toolCallFixesReport(InstalledFixes fixes, ListableBeanFactory beans, Environment environment,
+			RequestPaths toolCallFixesRequestPaths) {
+		return new ToolCallFixesReport(fixes, beans, environment, toolCallFixesRequestPaths);
 	}
 
 	/** The report as an Actuator endpoint, where Actuator is present. */
@@ -124,12 +155,15 @@ public class ToolCallFixesAutoConfiguration {
 
 		private final InstalledFixes fixes;
 
-		FixesPostProcessor(InstalledFixes fixes) {
+		private final RequestPaths paths;
+
+		FixesPostProcessor(InstalledFixes fixes, RequestPaths paths) {
 			this.fixes = fixes;
+			this.paths = paths;
 		}
 
 		private boolean managerMayBeWrapped() {
-			return MANAGER_FIXES.stream()
+			return this.fixes.internals() && MANAGER_FIXES.stream()
 				.anyMatch(f -> Boolean.TRUE.equals(this.fixes.set(f)) || (this.fixes.set(f) == null
 						&& (f.equals("close-dangling-calls") || f.equals("end-turn-after-breach"))));
 		}
@@ -139,7 +173,9 @@ public class ToolCallFixesAutoConfiguration {
 			if (bean instanceof ToolCallbackResolver resolver && managerMayBeWrapped()) {
 				return FixingToolCallingManager.recordingResolver(resolver);
 			}
-			if (bean instanceof ToolCallingManager manager && !(manager instanceof FixingToolCallingManager)) {
+			// Off its version, no class that names 2.0.1's limits is loaded.
+			if (bean instanceof ToolCallingManager manager && this.fixes.internals()
+					&& !(manager instanceof FixingToolCallingManager)) {
 				return manager(manager, beanName);
 			}
 			if (bean instanceof ChatMemory memory && !(memory instanceof AnsweredGenerationChatMemory)
@@ -191,14 +227,15 @@ public class ToolCallFixesAutoConfiguration {
 				return manager;
 			}
 			return new FixingToolCallingManager(manager, SpringLimits.processorOf(manager), on,
-					this.fixes.switchOf("close-dangling-calls"));
+					this.fixes.switchOf("close-dangling-calls"))
+				.marksWanted(this.fixes.switchOf("error-key"));
 		}
 
 		private Object model(ChatModel model, String beanName) {
 			boolean gemini = isGemini(model.getClass());
 			boolean strict = Boolean.TRUE.equals(this.fixes.set("strict-json-or-wrap"))
 					|| (this.fixes.set("strict-json-or-wrap") == null && gemini);
-			boolean errorKey = Boolean.TRUE.equals(this.fixes.set("error-key"));
+			boolean errorKey = this.fixes.internals() && Boolean.TRUE.equals(this.fixes.set("error-key"));
 			boolean pr6049 = Boolean.TRUE.equals(this.fixes.set("pr-6049-strict-wrap"));
 			boolean pr6907 = Boolean.TRUE.equals(this.fixes.set("pr-6907-wrap-on-failure"));
 			if (!(strict || errorKey || pr6049 || pr6907)) {
@@ -210,8 +247,8 @@ public class ToolCallFixesAutoConfiguration {
 			}
 			this.fixes.decide("pr-6049-strict-wrap", false, "unset: off (an upstream proposal)");
 			this.fixes.decide("pr-6907-wrap-on-failure", false, "unset: off (an upstream proposal)");
-			return GeminiSafeChatModel.wrap(model,
-					new GeminiSafeToolResponseAdvisor(strict, errorKey, pr6049, pr6907, GeminiSafeToolResponseAdvisor.DEFAULT_ORDER));
+			return GeminiSafeChatModel.wrap(model, new GeminiSafeToolResponseAdvisor(strict, errorKey, pr6049, pr6907,
+					GeminiSafeToolResponseAdvisor.DEFAULT_ORDER), this.paths);
 		}
 
 		static boolean isGemini(Class<?> c) {
@@ -235,8 +272,9 @@ public class ToolCallFixesAutoConfiguration {
 		@Conditional(CloseDanglingCallsOn.class)
 		ToolCallingAdvisor.Builder<?> toolCallingAdvisorBuilder(ToolCallingManager toolCallingManager,
 				ObjectProvider<ToolExecutionEligibilityChecker> toolExecutionEligibilityChecker,
-				Environment environment) {
+				Environment environment, RequestPaths toolCallFixesRequestPaths) {
 			var builder = FixingToolCallingAdvisor.builder()
+				.requestPaths(toolCallFixesRequestPaths)
 				.toolCallingManager(toolCallingManager)
 				.advisorOrder(environment.getProperty(ADVISOR_ORDER, Integer.class, ToolCallingAdvisor.DEFAULT_ORDER));
 			toolExecutionEligibilityChecker.ifAvailable(builder::toolExecutionEligibilityChecker);

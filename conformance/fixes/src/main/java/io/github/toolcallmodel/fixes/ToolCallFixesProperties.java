@@ -29,6 +29,13 @@ public class ToolCallFixesProperties {
 	private boolean enabled = true;
 
 	/**
+	 * Stop the application at startup when it runs a Spring AI other than the
+	 * 2.0.1 the library is written for. Unset (false): on another version only
+	 * the fixes that read 2.0.1's internals turn off, named in one warning.
+	 */
+	private boolean strictVersion;
+
+	/**
 	 * Send every tool response to Gemini as a JSON object: an object as is, any
 	 * other JSON value or any other text wrapped as {"result": ...} (closes issue
 	 * 6902 whatever the processor, and issue 5437). Wraps the chat model bean, so
@@ -51,22 +58,24 @@ public class ToolCallFixesProperties {
 	 * fails, a returnDirect batch) and hand that answer to a memory inside the
 	 * tool loop, so that no call is left without a response. Wraps the
 	 * ToolCallingManager bean and registers its own ToolCallingAdvisor builder.
-	 * Unset: on when a memory advisor bean is ordered inside the tool loop.
+	 * Unset: on for each request whose advisor chain has a memory advisor inside
+	 * the tool loop (a bean, built inline or given per request). Off on a Spring
+	 * AI other than 2.0.1.
 	 */
 	private Boolean closeDanglingCalls;
 
 	/**
 	 * Of a model reply with tool calls, store only the generation the manager
-	 * answers. Wraps the ChatMemory bean. Unset: on when a memory advisor bean is
-	 * ordered inside the tool loop.
+	 * answers. Wraps the ChatMemory bean. Unset: on from the first request whose
+	 * advisor chain has a memory advisor inside the tool loop.
 	 */
 	private Boolean storeAnsweredGeneration;
 
 	/**
 	 * Never let the message window cut the current turn: when it alone is longer
 	 * than the window, it stays whole until the next user message. Replaces the
-	 * ChatMemory bean with a window of memory-max-messages. Unset: on when a
-	 * memory advisor bean is ordered inside the tool loop.
+	 * ChatMemory bean with a window of memory-max-messages. Unset: on from the
+	 * first request whose advisor chain has a memory advisor inside the tool loop.
 	 */
 	private Boolean keepCurrentTurn;
 
@@ -128,6 +137,14 @@ public class ToolCallFixesProperties {
 
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
+	}
+
+	public boolean isStrictVersion() {
+		return this.strictVersion;
+	}
+
+	public void setStrictVersion(boolean strictVersion) {
+		this.strictVersion = strictVersion;
 	}
 
 	/**

@@ -52,10 +52,13 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 
 	private final List<String> notReached = new ArrayList<>();
 
-	ToolCallFixesReport(InstalledFixes fixes, ListableBeanFactory beans, Environment environment) {
+	private final RequestPaths paths;
+
+	ToolCallFixesReport(InstalledFixes fixes, ListableBeanFactory beans, Environment environment, RequestPaths paths) {
 		this.fixes = fixes;
 		this.beans = beans;
 		this.environment = environment;
+		this.paths = paths;
 	}
 
 	@Override
@@ -88,9 +91,22 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 		return this.startupLines;
 	}
 
-	/** The report, as the endpoint shows it. */
+	/** The report, as the endpoint shows it: the startup's, and every request path seen since. */
 	public Map<String, Object> report() {
-		return this.report;
+		Map<String, Object> r = new LinkedHashMap<>(this.report);
+		if (this.paths != null) {
+			r.put("fixes", installed());
+			r.put("requestPaths", this.paths.facts());
+			r.put("requestPathsNotKept", this.paths.dropped());
+			r.put("requestPathLines", this.paths.lines());
+		}
+		return r;
+	}
+
+	private Map<String, Object> installed() {
+		Map<String, Object> installed = new LinkedHashMap<>();
+		this.fixes.decisions().forEach((k, v) -> installed.put(k, (v.on() ? "on: " : "off: ") + v.why()));
+		return installed;
 	}
 
 	/** The lines the startup logged for the request paths the fixes cannot reach. */
@@ -129,15 +145,18 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 		String why = inside != null
 				? "memory advisor bean '" + inside.get("bean") + "' (order " + inside.get("order")
 						+ ") is inside the tool loop (ToolCallingAdvisor order " + toolOrder + ")"
-				: "unset: off (no memory advisor bean is ordered inside the tool loop)";
+				: "unset: off until a request's advisor chain has a memory advisor inside the tool loop";
 		ToolCallingManager manager = this.beans.getBeanProvider(ToolCallingManager.class).getIfUnique();
-		boolean managerWrapped = manager instanceof FixingToolCallingManager;
+		boolean managerWrapped = this.fixes.internals() && manager instanceof FixingToolCallingManager;
 		ToolCallingAdvisor.Builder<?> advisorBuilder = this.beans.getBeanProvider(ToolCallingAdvisor.Builder.class)
 			.getIfUnique();
 		if (!this.fixes.isDecided("close-dangling-calls") && this.fixes.set("close-dangling-calls") == null) {
 			boolean reachable = managerWrapped && advisorBuilder instanceof FixingToolCallingAdvisor.Builder;
 			this.fixes.decide("close-dangling-calls", inside != null && reachable,
-					inside != null && !reachable ? "unset: off (the ToolCallingManager or ToolCallingAdvisor.Builder bean is the application's own)" : why);
+					inside != null && !reachable
+							? "unset: off (the ToolCallingManager or ToolCallingAdvisor.Builder bean is the application's own)"
+							: inside != null ? why : "unset: decided per request (on for a request whose advisor chain "
+									+ "has a memory advisor inside the tool loop)");
 		}
 		if (this.fixes.set("store-answered-generation") == null) {
 			this.fixes.decide("store-answered-generation", inside != null, why);
@@ -166,13 +185,6 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 			this.notReached.add("GoogleGenAiChatModel is on the class path but no bean of it exists, so no Gemini "
 					+ "model is wrapped; wrap the one you build: model = GeminiSafeChatModel.wrap(model);");
 		}
-		boolean managerFixes = FixTable.changing("manager").stream().anyMatch(this.fixes::on);
-		if (managerFixes && manager instanceof FixingToolCallingManager) {
-			this.notReached.add("ChatClient.builder(chatModel) and ChatClient.create(chatModel) build a "
-					+ "ToolCallingManager of their own, which the manager fixes do not reach; build clients from the "
-					+ "ChatClient.Builder bean, or: ChatClient.builder(chatModel, observationRegistry, null, null, "
-					+ "toolCallingAdvisorBuilder) with the ToolCallingAdvisor.Builder bean");
-		}
 		if (this.fixes.on("close-dangling-calls")) {
 			this.beans.getBeansOfType(ToolCallingAdvisor.class, false, false).forEach((name, a) -> {
 				if (!(a instanceof FixingToolCallingAdvisor)) {
@@ -196,7 +208,10 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 
 	private Map<String, Object> facts() {
 		Map<String, Object> r = new LinkedHashMap<>();
-		r.put("springAiVersion", String.valueOf(SpringAiVersion.current(getClass().getClassLoader())));
+		r.put("springAiVersion", String.valueOf(this.fixes.springAiVersion()));
+		if (this.fixes.versionWarning() != null) {
+			r.put("springAiVersionWarning", this.fixes.versionWarning());
+		}
 		List<String> models = new ArrayList<>();
 		boolean gemini = false;
 		for (Object m : this.beans.getBeansOfType(ChatModel.class, false, false).values()) {
@@ -206,12 +221,13 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 		}
 		r.put("chatModels", models);
 		ToolCallingManager manager = this.beans.getBeanProvider(ToolCallingManager.class).getIfUnique();
-		ToolCallingManager spring = manager instanceof FixingToolCallingManager f ? f.getDelegate() : manager;
+		ToolCallingManager spring = this.fixes.internals() && manager instanceof FixingToolCallingManager f
+				? f.getDelegate() : manager;
 		Map<String, Object> limits = Map.of();
 		String processor = "unknown";
 		Boolean alwaysThrow = null;
 		r.put("toolCallingManager", className(manager));
-		if (spring instanceof DefaultToolCallingManager) {
+		if (this.fixes.internals() && spring instanceof DefaultToolCallingManager) {
 			limits = SpringLimits.of(spring).facts();
 			ToolExecutionExceptionProcessor p = SpringLimits.processorOf(spring);
 			processor = className(p);
@@ -229,17 +245,39 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 				: "on (ChatClient's default)");
 		ChatMemory memory = this.beans.getBeanProvider(ChatMemory.class).getIfUnique();
 		r.put("chatMemory", className(memory));
-		Map<String, Object> installed = new LinkedHashMap<>();
-		this.fixes.decisions().forEach((k, v) -> installed.put(k, (v.on() ? "on: " : "off: ") + v.why()));
-		r.put("fixes", installed);
+		r.put("fixes", installed());
 		r.put("notReached", List.copyOf(this.notReached));
 		r.put("check", checkLine(limits, processor, alwaysThrow, memories, gemini, window(memory)));
-		r.put("judges", "no: this report states facts; run the check line for the verdict "
-				+ "(memory advisors given per request and stream() are not seen: pass --memory and --streaming)");
+		r.put("judges", "no: this report states facts; run the check line for the verdict (this line describes "
+				+ "the beans; requestPaths has one line per path the requests took)");
+		Map<String, Object> shared = new LinkedHashMap<>();
+		shared.put("springAiVersion", r.get("springAiVersion"));
+		shared.put("limits", limits);
+		shared.put("processor", processor);
+		shared.put("throwExceptionOnError", r.get("throwExceptionOnError"));
+		shared.put("checkProcessor",
+				processor.equals(JsonErrorToolExecutionExceptionProcessor.class.getName()) ? "json-error" : "default");
+		shared.put("checkSettings", settings(limits, alwaysThrow));
+		shared.put("geminiBean", gemini);
+		this.shared = Map.copyOf(shared);
 		return r;
 	}
 
-	private static Integer window(ChatMemory memory) {
+	private volatile Map<String, Object> shared;
+
+	/** The facts every request path of the library's loop shares: version, limits, policy, processor. */
+	Map<String, Object> shared() {
+		Map<String, Object> s = this.shared;
+		if (s == null) {
+			// A request before every singleton exists: read the beans now.
+			facts();
+			s = this.shared;
+		}
+		return s;
+	}
+
+	/** The window of {@code memory} (wrapped or not), where it has one. */
+	static Integer window(ChatMemory memory) {
 		ChatMemory w = memory instanceof AnsweredGenerationChatMemory a ? a.getDelegate() : memory;
 		if (w == null) {
 			return null;
@@ -258,6 +296,24 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 	String checkLine(Map<String, Object> limits, String processor, Boolean alwaysThrow,
 			List<Map<String, Object>> memories, boolean gemini, Integer window) {
 		List<String> args = new ArrayList<>(List.of("toolcall-model", "check", "--format", "properties"));
+		args.addAll(settings(limits, alwaysThrow));
+		args.add("--processor " + (processor.equals(JsonErrorToolExecutionExceptionProcessor.class.getName())
+				? "json-error" : "default"));
+		String memory = memories.isEmpty() ? "none"
+				: memories.stream().anyMatch(m -> (Boolean) m.get("inside")) ? "inside" : "outside";
+		args.add("--memory " + memory);
+		if (window != null) {
+			args.add("--memory-window " + window);
+		}
+		args.add("--provider " + (gemini ? "gemini" : "none"));
+		args.add("--fixes " + this.fixes.fixesArgument());
+		args.add("- < /dev/null");
+		return String.join(" ", args);
+	}
+
+	/** The {@code --set} arguments of {@code check} that state {@code limits} and the processor's rethrow. */
+	static List<String> settings(Map<String, Object> limits, Boolean alwaysThrow) {
+		List<String> args = new ArrayList<>();
 		String p = "spring.ai.tools.limits.";
 		if (limits.get("defaultMaxCallsPerTool") != null) {
 			args.add("--set " + p + "max-calls-per-tool-default=" + limits.get("defaultMaxCallsPerTool"));
@@ -277,18 +333,7 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 		if (Boolean.TRUE.equals(alwaysThrow)) {
 			args.add("--set spring.ai.tools.throw-exception-on-error=true");
 		}
-		args.add("--processor " + (processor.equals(JsonErrorToolExecutionExceptionProcessor.class.getName())
-				? "json-error" : "default"));
-		String memory = memories.isEmpty() ? "none"
-				: memories.stream().anyMatch(m -> (Boolean) m.get("inside")) ? "inside" : "outside";
-		args.add("--memory " + memory);
-		if (window != null) {
-			args.add("--memory-window " + window);
-		}
-		args.add("--provider " + (gemini ? "gemini" : "none"));
-		args.add("--fixes " + this.fixes.fixesArgument());
-		args.add("- < /dev/null");
-		return String.join(" ", args);
+		return args;
 	}
 
 	/** The report as one line. */

@@ -112,7 +112,7 @@ class FixingToolCallingManagerTests {
 
 	/** Runs {@code body} inside a loop's hand-off slot and returns what was handed off. */
 	static ToolResponseMessage handedOff(Runnable body) {
-		ToolResponseMessage[] previous = LoopHandoff.open();
+		LoopHandoff.Slot previous = LoopHandoff.open();
 		try {
 			body.run();
 			return LoopHandoff.take();
@@ -129,7 +129,7 @@ class FixingToolCallingManagerTests {
 	 * holds; nothing is left on the thread.
 	 */
 	static ToolResponseMessage streamedHandedOff(Runnable body) {
-		ToolResponseMessage[] slot = new ToolResponseMessage[1];
+		LoopHandoff.Slot slot = new LoopHandoff.Slot();
 		ToolCallReactiveContextHolder.setContext(Context.of(LoopHandoff.CONTEXT_KEY, slot));
 		try {
 			body.run();
@@ -138,7 +138,7 @@ class FixingToolCallingManagerTests {
 			ToolCallReactiveContextHolder.clearContext();
 		}
 		assertNull(LoopHandoff.take(), "a streamed loop's slot never sits on the thread");
-		return slot[0];
+		return slot.closing;
 	}
 
 	// ------------------------------------------------- breach-through-processor

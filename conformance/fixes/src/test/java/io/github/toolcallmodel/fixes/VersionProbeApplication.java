@@ -7,7 +7,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * An application with Spring AI's tool auto-configuration and the library,
  * started in a JVM of its own by {@link SpringAiVersionsTests} on whichever
- * Spring AI jars its class path holds. Prints {@code started: FIXES} or
+ * Spring AI jars its class path holds, with the properties given as
+ * arguments. Prints {@code started: FIXES} and each decision, or
  * {@code failed: ROOT CAUSE}.
  */
 public final class VersionProbeApplication {
@@ -25,6 +26,7 @@ public final class VersionProbeApplication {
 		new ApplicationContextRunner().withUserConfiguration(App.class)
 			.withPropertyValues("spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE",
 					"spring.ai.model.chat=none")
+			.withPropertyValues(args)
 			.run(context -> {
 				if (context.getStartupFailure() != null) {
 					Throwable t = context.getStartupFailure();
@@ -34,7 +36,12 @@ public final class VersionProbeApplication {
 					System.out.println("failed: " + t.getMessage());
 				}
 				else {
-					System.out.println("started: " + context.getBean(InstalledFixes.class).fixesArgument());
+					InstalledFixes fixes = context.getBean(InstalledFixes.class);
+					System.out.println("started: " + fixes.fixesArgument());
+					if (fixes.versionWarning() != null) {
+						System.out.println("warning: " + fixes.versionWarning());
+					}
+					fixes.decisions().forEach((k, v) -> System.out.println((v.on() ? "on: " : "off: ") + k + ": " + v.why()));
 				}
 			});
 	}

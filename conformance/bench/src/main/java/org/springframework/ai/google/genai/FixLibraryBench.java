@@ -40,12 +40,16 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The fix library's cost per model call beside Spring's own: one turn of a
  * Spring Boot application (ChatClient from the auto-configured builder, its
- * tool loop, a memory outside the loop) with one tool round, so two model
- * calls, each building Gemini's real request ({@code createGeminiRequest},
- * everything {@code GoogleGenAiChatModel.call} does before the network), under
- * the library with no switch on, with the default set (the switches
- * {@code check}'s "Fix it today" names for seed 000) and with {@code all}.
- * The memory is cleared after each turn, so every turn is the first.
+ * tool loop, a {@code MessageChatMemoryAdvisor} given per request outside or
+ * inside the loop) with one tool round, so two model calls, each building
+ * Gemini's real request ({@code createGeminiRequest}, everything
+ * {@code GoogleGenAiChatModel.call} does before the network) in a
+ * {@code GoogleGenAiChatModel} bean, so that the library treats it as Gemini.
+ * The sets: {@code off} ({@code toolcall.fixes.enabled=false}: Spring's own
+ * work), {@code unset} (no property: what the library installs by default,
+ * decided per request), {@code default} (the switches {@code check}'s "Fix it
+ * today" names for seed 000) and {@code all}. The memory is cleared after each
+ * turn, so every turn is the first.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -55,7 +59,8 @@ public class FixLibraryBench {
 	/** The switches of each set, as properties. */
 	static String[] switches(String set) {
 		return switch (set) {
-			case "none" -> new String[0];
+			case "off" -> new String[] { "toolcall.fixes.enabled=false" };
+			case "unset" -> new String[0];
 			case "default" -> on("strict-json-or-wrap", "close-dangling-calls", "store-answered-generation",
 					"keep-current-turn", "end-turn-after-breach");
 			// What `all` holds, from the fix table.
@@ -72,8 +77,14 @@ public class FixLibraryBench {
 		return out;
 	}
 
-	@Param({ "none", "default", "all" })
+	@Param({ "off", "unset", "default", "all" })
 	String set;
+
+	/** Where the memory advisor stands against ToolCallingAdvisor. */
+	@Param({ "outside", "inside" })
+	String memoryAt = "outside";
+
+	MessageChatMemoryAdvisor memoryAdvisor;
 
 	ConfigurableApplicationContext context;
 
@@ -81,12 +92,17 @@ public class FixLibraryBench {
 
 	ChatMemory memory;
 
-	/** A model that builds Gemini's request for every call, then calls the tool twice or answers. */
-	static final class RequestBuildingModel implements ChatModel {
+	/**
+	 * A Gemini model that builds Gemini's request for every call, then calls the
+	 * tool twice or answers: no client call, no network.
+	 */
+	static class RequestBuildingModel extends GoogleGenAiChatModel {
 
-		@Override
-		public ChatOptions getOptions() {
-			return ToolCallingChatOptions.builder().build();
+		RequestBuildingModel() {
+			super(com.google.genai.Client.builder().apiKey("bench-no-network").vertexAI(false).build(),
+					BenchModel.OPTIONS, org.springframework.ai.model.tool.ToolCallingManager.builder().build(),
+					org.springframework.ai.retry.RetryUtils.DEFAULT_RETRY_TEMPLATE,
+					io.micrometer.observation.ObservationRegistry.NOOP);
 		}
 
 		@Override
@@ -123,7 +139,8 @@ public class FixLibraryBench {
 
 		@Override
 		public String call(String toolInput) {
-			return "{\"weather\":\"sunny\",\"celsius\":22}";
+			// A fresh text per call, as a real tool returns: no cache sees the same instance.
+			return new StringBuilder("{\"weather\":\"sunny\",\"celsius\":22}").toString();
 		}
 
 	};
@@ -147,6 +164,10 @@ public class FixLibraryBench {
 			.run();
 		this.client = this.context.getBean(ChatClient.Builder.class).build();
 		this.memory = this.context.getBean(ChatMemory.class);
+		int toolOrder = org.springframework.ai.chat.client.advisor.ToolCallingAdvisor.DEFAULT_ORDER;
+		this.memoryAdvisor = MessageChatMemoryAdvisor.builder(this.memory)
+			.order("inside".equals(this.memoryAt) ? toolOrder + 1 : toolOrder - 1)
+			.build();
 		String answer = turn();
 		if (!"sunny".equals(answer)) {
 			throw new IllegalStateException("unexpected answer " + answer);
@@ -165,7 +186,7 @@ public class FixLibraryBench {
 			return this.client.prompt()
 				.user(new UserMessage("weather in Paris and Oslo?").getText())
 				.toolCallbacks(WEATHER)
-				.advisors(a -> a.advisors(MessageChatMemoryAdvisor.builder(this.memory).build())
+				.advisors(a -> a.advisors(this.memoryAdvisor)
 					.param(ChatMemory.CONVERSATION_ID, "bench"))
 				.call()
 				.content();
