@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::json::jackson::{self, JValue};
-use crate::model::behavior::Fixes;
+use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::has_text;
 use crate::model::java::{JavaException, RUNTIME_EXCEPTION};
 use crate::model::shared_str::SharedStr;
@@ -420,6 +420,27 @@ fn parse_source(source: Option<Source<'_>>) -> Result<Payload, JavaException> {
     }
 }
 
+/// [`parse_source`] as Spring AI `version` reads: 2.0's Jackson 3, or 1.1's
+/// Jackson 2, whose only difference in these rules is its limits (nesting
+/// depth 1000, strings of 20,000,000 units; docs/JSON.md, A.13). The tree
+/// is built: the kept-text form re-reads with Jackson 3's limits.
+fn parse_source_at(
+    source: Option<Source<'_>>,
+    version: SpringAi,
+) -> Result<Payload, JavaException> {
+    if version.jackson() == 3 {
+        return parse_source(source);
+    }
+    let Some(source) = source else {
+        return Err(parse_failure("null"));
+    };
+    let text = source.as_str();
+    match jackson::read_lenient_with(text, &jackson::ReadConstraints::jackson_2()) {
+        Ok(v) => Ok(Payload::from_jvalue(v, "result")),
+        Err(_) => Err(parse_failure(text)),
+    }
+}
+
 /// `parseJsonToMap` as spring-ai PR 6049 writes it: Spring's mapper with
 /// `FAIL_ON_TRAILING_TOKENS`; one whole value as upstream builds it (an
 /// object as is, anything else under `result`), and any text that read
@@ -476,6 +497,25 @@ pub fn convert_tool_response<'a>(
     error: bool,
     fixes: Fixes,
 ) -> Result<Payload, JavaException> {
+    convert_tool_response_at(text, error, fixes, SpringAi::default())
+}
+
+/// [`convert_tool_response`] as Spring AI `version` converts: upstream
+/// reads with that version's Jackson ([`SpringAi::jackson`]).
+///
+/// ```
+/// use toolcall_model::{gemini::convert_tool_response_at, model::SpringAi};
+/// let deep = format!("{}{}", "[".repeat(501), "]".repeat(501));
+/// let at = |v| convert_tool_response_at(deep.as_str(), false, Default::default(), v);
+/// assert!(at(SpringAi::V2_0_1).is_err());
+/// assert!(at(SpringAi::V1_1_2).is_ok());
+/// ```
+pub fn convert_tool_response_at<'a>(
+    text: impl Into<Source<'a>>,
+    error: bool,
+    fixes: Fixes,
+    version: SpringAi,
+) -> Result<Payload, JavaException> {
     let source = text.into();
     if fixes.error_key && error {
         return Ok(Payload::strict(source, "error", true)
@@ -488,7 +528,7 @@ pub fn convert_tool_response<'a>(
     if fixes.pr_6049_strict_wrap {
         return Ok(pr_6049_source(Some(source)));
     }
-    match parse_source(Some(source)) {
+    match parse_source_at(Some(source), version) {
         Err(_) if fixes.pr_6907_wrap_on_failure => {
             Ok(Payload(Repr::Wrapped("result", source.keep())))
         }
@@ -546,13 +586,14 @@ pub fn write_tool_response<W: std::io::Write>(
 /// `pr-6049-strict-wrap`, which changes `parseJsonToMap` itself, reads the
 /// rest as [`pr_6049_parse_json_to_map`] (PR 6907 leaves arguments alone).
 pub fn convert_arguments(arguments: Option<&str>, fixes: Fixes) -> Result<Payload, JavaException> {
-    convert_arguments_of(arguments.map(Source::Str), fixes)
+    convert_arguments_of(arguments.map(Source::Str), fixes, SpringAi::default())
 }
 
 /// [`convert_arguments`] of a borrowed or shared text.
 pub(super) fn convert_arguments_of(
     arguments: Option<Source<'_>>,
     fixes: Fixes,
+    version: SpringAi,
 ) -> Result<Payload, JavaException> {
     if fixes.strict_json_or_wrap && !arguments.is_some_and(|a| has_text(a.as_str())) {
         return Ok(Payload(Repr::Tree(Map::new())));
@@ -560,7 +601,7 @@ pub(super) fn convert_arguments_of(
     if fixes.pr_6049_strict_wrap {
         return Ok(pr_6049_source(arguments));
     }
-    parse_source(arguments)
+    parse_source_at(arguments, version)
 }
 
 #[cfg(test)]
