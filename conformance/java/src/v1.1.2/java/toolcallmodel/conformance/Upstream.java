@@ -24,8 +24,8 @@ import org.springframework.ai.tool.resolution.ToolCallbackResolver;
  * classpath: a vector that asks for any of these is a fault, as the Rust
  * reader refuses it. There is no {@code ToolCallingAdvisor}: the tool loop
  * runs inside each chat model ({@code GoogleGenAiChatModel#internalCall}),
- * which this runner does not drive, so a {@code tool_loop} vector is out of
- * scope here. Gemini's conversion is the real 1.1.2 code on Jackson 2
+ * which this runner does not drive: a {@code tool_loop} vector is a fault,
+ * as the Rust reader refuses it. Gemini's conversion is the real 1.1.2 code on Jackson 2
  * ({@code ModelOptionsUtils.OBJECT_MAPPER}).
  */
 final class Upstream {
@@ -41,7 +41,7 @@ final class Upstream {
 	private Upstream() {
 	}
 
-	/** Refuses what 2.0.0 cannot express: fixes, limits, resolution fallback. */
+	/** Refuses what 1.1.2 cannot express: fixes, limits, resolution fallback. */
 	static void check(Map<String, Object> vector) {
 		if (Fixes.of(vector.get("fixes")).any()) {
 			throw new Json.Fault("/fixes: the fixes are written for Spring AI 2.0.1; a " + VERSION + " vector is upstream");
@@ -118,8 +118,8 @@ final class Upstream {
 	/** No ToolCallingAdvisor in 1.1: the loop is each chat model's own. */
 	static Map<String, Object> toolLoop(Scenario s, Map<String, Object> input, boolean geminiToolText,
 			boolean feedback) {
-		throw new Json.OutOfScope("tool_loop: " + NAME + " has no ToolCallingAdvisor; its tool loop runs inside"
-				+ " the chat model (GoogleGenAiChatModel#internalCall), which this runner does not drive");
+		throw new Json.Fault("/op: tool_loop is ToolCallingAdvisor's loop; " + NAME
+				+ " has none (its tool loop runs inside each chat model): not modelled");
 	}
 
 }
