@@ -457,8 +457,26 @@ fn on_1_1(mut v: Value) -> Value {
 /// `tool_loop`: 1.1 has no `ToolCallingAdvisor`, docs/BEHAVIOUR.md section
 /// 13), upstream. A share by default (`TOOLCALL_DIFF_CASES_1_1`, 150), 3000
 /// with `TOOLCALL_DEEP_TESTS=1`.
+/// Runs `f` on a thread with a 64 MiB stack: a runner line of Spring AI
+/// 1.1 can nest past 1000 levels (Jackson 2's depth limit), and serde_json's
+/// recursive reader of that line (`JavaLine::parse`) needs more than a test
+/// thread's 2 MiB in a debug build (the command reads it on the main
+/// thread, in a release build).
+fn on_big_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(f)
+        .expect("a thread")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+}
+
 #[test]
 fn generated_1_1_scenarios_agree_with_the_real_1_1_2_classes() {
+    on_big_stack(generated_1_1_scenarios);
+}
+
+fn generated_1_1_scenarios() {
     let Some(mut java) = ready("generated_1_1_scenarios_agree_with_the_real_1_1_2_classes") else {
         return;
     };
@@ -532,6 +550,10 @@ fn generated_1_1_scenarios_agree_with_the_real_1_1_2_classes() {
 /// tree), on both versions' jars.
 #[test]
 fn nesting_at_the_jackson_limits_agrees_on_1_1_2_and_2_0_1() {
+    on_big_stack(nesting_at_the_jackson_limits);
+}
+
+fn nesting_at_the_jackson_limits() {
     let Some(mut java) = ready("nesting_at_the_jackson_limits_agrees_on_1_1_2_and_2_0_1") else {
         return;
     };

@@ -129,8 +129,9 @@ pub(super) enum Repr {
     /// distinct and every number finite ([`jackson::lenient_shape`]): the
     /// object it reads, or its value under `result`. Kept as text because
     /// building the tree costs several times the check, and the tree, when
-    /// asked for, is a function of the text.
-    Lenient(Kept),
+    /// asked for, is a function of the text (read under the limits it was
+    /// checked with: Jackson 3's, or Jackson 2's for Spring AI 1.1).
+    Lenient(Kept, jackson::ReadConstraints),
 }
 
 impl Payload {
@@ -150,15 +151,17 @@ impl Payload {
                 Value::Object(m)
             }
             // Accepted when it was kept, so it reads back.
-            Repr::Lenient(t) => match jackson::read_lenient(t).map(|v| v.to_serde()) {
-                Ok(Value::Object(m)) => Value::Object(m),
-                Ok(other) => {
-                    let mut m = Map::with_capacity(1);
-                    m.insert("result".to_owned(), other);
-                    Value::Object(m)
+            Repr::Lenient(t, limits) => {
+                match jackson::read_lenient_with(t, limits).map(|v| v.to_serde()) {
+                    Ok(Value::Object(m)) => Value::Object(m),
+                    Ok(other) => {
+                        let mut m = Map::with_capacity(1);
+                        m.insert("result".to_owned(), other);
+                        Value::Object(m)
+                    }
+                    Err(_) => Value::Null,
                 }
-                Err(_) => Value::Null,
-            },
+            }
         }
     }
 
@@ -179,7 +182,7 @@ impl Payload {
             // serde_json's skipping reader lets through what its value
             // reader refuses (an unpaired surrogate escape): built.
             Repr::Raw(t) => kept_value(t).is_some_and(|v| v.is_object()),
-            Repr::Lenient(t) => jackson::check_lenient(t).is_ok(),
+            Repr::Lenient(t, limits) => jackson::lenient_shape_with(t, *limits).is_ok(),
         }
     }
 
@@ -232,7 +235,9 @@ impl Payload {
                 w.write_all(b"}")
             }
             // No repeated name, so the stream writes what the tree would.
-            Repr::Lenient(t) => jackson::write_lenient_compact(t, "result", w),
+            Repr::Lenient(t, limits) => {
+                jackson::write_lenient_compact_with(t, "result", w, *limits)
+            }
         }
     }
 
@@ -249,7 +254,7 @@ impl Payload {
                 .is_some_and(|inner| inner.trim_matches(JSON_WS).is_empty()),
             // The reader skips only JSON whitespace before the value and
             // inside an empty object; what follows the value is ignored.
-            Repr::Lenient(t) => t
+            Repr::Lenient(t, _) => t
                 .trim_start_matches(JSON_WS)
                 .strip_prefix('{')
                 .is_some_and(|inner| inner.trim_start_matches(JSON_WS).starts_with('}')),
@@ -403,17 +408,25 @@ fn parse_source(source: Option<Source<'_>>) -> Result<Payload, JavaException> {
     let Some(source) = source else {
         return Err(parse_failure("null"));
     };
+    parse_source_with(source, jackson::ReadConstraints::default())
+}
+
+/// [`parse_source`] of a present text under Jackson's `limits`.
+fn parse_source_with(
+    source: Source<'_>,
+    limits: jackson::ReadConstraints,
+) -> Result<Payload, JavaException> {
     let text = source.as_str();
-    match jackson::lenient_shape(text) {
+    match jackson::lenient_shape_with(text, limits) {
         Err(_) => Err(parse_failure(text)),
         Ok(jackson::LenientShape {
             repeated_name: false,
             non_finite: false,
-        }) => Ok(Payload(Repr::Lenient(source.keep()))),
+        }) => Ok(Payload(Repr::Lenient(source.keep(), limits))),
         // A repeated name (the last value wins at the first place) or an
         // infinite number (docs/GEMINI.md rule 13) is built once, as
         // Jackson reads it.
-        Ok(_) => match jackson::read_lenient(text) {
+        Ok(_) => match jackson::read_lenient_with(text, &limits) {
             Ok(v) => Ok(Payload::from_jvalue(v, "result")),
             Err(_) => Err(parse_failure(text)),
         },
@@ -422,8 +435,7 @@ fn parse_source(source: Option<Source<'_>>) -> Result<Payload, JavaException> {
 
 /// [`parse_source`] as Spring AI `version` reads: 2.0's Jackson 3, or 1.1's
 /// Jackson 2, whose only difference in these rules is its limits (nesting
-/// depth 1000, strings of 20,000,000 units; docs/JSON.md, A.13). The tree
-/// is built: the kept-text form re-reads with Jackson 3's limits.
+/// depth 1000, strings of 20,000,000 units; docs/JSON.md, A.13).
 fn parse_source_at(
     source: Option<Source<'_>>,
     version: SpringAi,
@@ -434,11 +446,7 @@ fn parse_source_at(
     let Some(source) = source else {
         return Err(parse_failure("null"));
     };
-    let text = source.as_str();
-    match jackson::read_lenient_with(text, &jackson::ReadConstraints::jackson_2()) {
-        Ok(v) => Ok(Payload::from_jvalue(v, "result")),
-        Err(_) => Err(parse_failure(text)),
-    }
+    parse_source_with(source, jackson::ReadConstraints::jackson_2())
 }
 
 /// `parseJsonToMap` as spring-ai PR 6049 writes it: Spring's mapper with

@@ -364,7 +364,9 @@ mod tests;
 
 use lenient::Parser;
 pub use stream::check_lenient;
-pub(crate) use stream::{LenientShape, lenient_shape, write_lenient_compact};
+pub(crate) use stream::{
+    LenientShape, lenient_shape_with, write_lenient_compact, write_lenient_compact_with,
+};
 pub use strict::is_strict_json;
 pub use strict::{StrictShape, strict_shape};
 
