@@ -496,7 +496,14 @@ mod examples {
         let earlier = vec![Message::user("q"), tool.clone()];
         let first = build_request(&earlier, Fixes::upstream()).unwrap();
         let next = vec![Message::user("p"), Message::user("q"), tool];
-        let r = build_request_reusing(&next, Fixes::upstream(), &earlier, &first).unwrap();
+        let r = build_request_reusing(
+            &next,
+            Fixes::upstream(),
+            Default::default(),
+            &earlier,
+            &first,
+        )
+        .unwrap();
         assert_eq!(r, build_request(&next, Fixes::upstream()).unwrap());
         assert!(std::sync::Arc::ptr_eq(&r.contents[2], &first.contents[1]));
     }
