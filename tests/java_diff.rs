@@ -1,4 +1,5 @@
-//! The differential against the real Spring AI 2.0.1 classes: every vector
+//! The differential against the real Spring AI classes (2.0.1, and 1.1.2 for
+//! the 1.1 scenarios below): every vector
 //! of the project and of `../shared/vectors`, and a fixed budget of freshly
 //! generated scenarios of every op, run through the model and through the
 //! conformance runner (`conformance/java`, one JVM), judged by
@@ -422,4 +423,181 @@ fn generated_vectors_with_java_expect_verify() {
             .ends_with(&format!("{} passed, 0 failed", files.len())),
         "{text}"
     );
+}
+
+/// The manager keys Spring AI 1.1's `DefaultToolCallingManager.Builder`
+/// lacks (as 2.0.0's): a 1.1.2 vector that sets one is refused.
+const KEYS_SINCE_2_0_1: [&str; 7] = [
+    "max_calls_per_tool",
+    "max_calls_per_tool_overrides",
+    "exclude_from_limit",
+    "max_total_tool_calls",
+    "on_limit_exceeded",
+    "builder",
+    "resolution_fallback",
+];
+
+/// A generated vector as a Spring AI 1.1.2 one: upstream (no fixes, no
+/// advisors) and without the manager keys 1.1's builder lacks.
+fn on_1_1(mut v: Value) -> Value {
+    let o = v.as_object_mut().expect("a generated vector is an object");
+    o.remove("fixes");
+    o.remove("advisors");
+    if let Some(Value::Object(m)) = o.get_mut("manager") {
+        for k in KEYS_SINCE_2_0_1 {
+            m.remove(k);
+        }
+    }
+    o.insert("spring_ai".into(), Value::String("1.1.2".into()));
+    v
+}
+
+/// The generated scenarios on Spring AI 1.1.2's jars (the runner's 1.1.2
+/// JVM): the ops whose code 1.1 runs as the model describes it (not
+/// `tool_loop`: 1.1 has no `ToolCallingAdvisor`, docs/BEHAVIOUR.md section
+/// 13), upstream. A share by default (`TOOLCALL_DIFF_CASES_1_1`, 150), 3000
+/// with `TOOLCALL_DEEP_TESTS=1`.
+/// Runs `f` on a thread with a 64 MiB stack: a runner line of Spring AI
+/// 1.1 can nest past 1000 levels (Jackson 2's depth limit), and serde_json's
+/// recursive reader of that line (`JavaLine::parse`) needs more than a test
+/// thread's 2 MiB in a debug build (the command reads it on the main
+/// thread, in a release build).
+fn on_big_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(f)
+        .expect("a thread")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+}
+
+#[test]
+fn generated_1_1_scenarios_agree_with_the_real_1_1_2_classes() {
+    on_big_stack(generated_1_1_scenarios);
+}
+
+fn generated_1_1_scenarios() {
+    let Some(mut java) = ready("generated_1_1_scenarios_agree_with_the_real_1_1_2_classes") else {
+        return;
+    };
+    let cases = env_number("TOOLCALL_DIFF_CASES_1_1", if deep() { 3000 } else { 150 });
+    let seed = env_number("TOOLCALL_DIFF_SEED", 0);
+    let dir: PathBuf = root()
+        .join("target/java-diff-1.1")
+        .join(std::process::id().to_string());
+    let saved = root().join("target/java-diff/disagreements");
+    std::fs::create_dir_all(&dir).expect("target/java-diff-1.1");
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+    );
+    let ops = [
+        VectorOp::ExecuteToolCalls,
+        VectorOp::GeminiRequest,
+        VectorOp::ConvertToolResponse,
+    ];
+    let strategies: Vec<_> = ops.iter().map(|&op| vector(op).prop_map(on_1_1)).collect();
+    let mut tally = Tally::default();
+    let (mut found, mut out_of_scope) = (Vec::new(), Vec::new());
+    for i in 0..cases {
+        let k = (i as usize) % ops.len();
+        let mut tree = strategies[k]
+            .new_tree(&mut runner)
+            .expect("a generated vector");
+        let judged = verdict(&mut java, &dir, &tree.current());
+        tally.add(&judged);
+        match judged {
+            Comparison::OutOfScope(reason) => out_of_scope.push(format!("{i}: {reason}")),
+            Comparison::Disagree(_) if found.len() < 5 => {
+                let (small, diffs) = shrink(&mut java, &dir, &mut tree);
+                let name = format!("java-diff-1.1.2-{seed}-{i}-{}", ops[k].name());
+                let file = save(&saved, &name, &small, &mut java, &dir);
+                found.push(format!("{name} ({}): {}", file.display(), diffs.join("; ")));
+            }
+            _ => {}
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!(
+        "generated 1.1 scenarios against the real 1.1.2 classes (seed {seed}): {}",
+        tally.summary()
+    );
+    assert!(
+        found.is_empty() && tally.failed == 0,
+        "{} of {cases} generated 1.1 scenarios disagree; the first, shrunk, with the real classes' result as expect:\n{}",
+        tally.failed,
+        found.join("\n")
+    );
+    assert!(
+        out_of_scope.is_empty(),
+        "generated 1.1 vectors out of the real classes' scope:\n{}",
+        out_of_scope.join("\n")
+    );
+    // Most are compared: the rest are refused by both sides (an invalid
+    // exception declaration, say), which compares nothing.
+    assert!(
+        tally.passed * 10 >= cases as usize * 8,
+        "too few compared: {}",
+        tally.summary()
+    );
+}
+
+/// Nesting at both Jacksons' depth limits (Jackson 3's 500, Spring AI
+/// 2.0's; Jackson 2's 1000, 1.1's), in tool responses and in function-call
+/// arguments, with and without a repeated name (which the model builds as a
+/// tree), on both versions' jars.
+#[test]
+fn nesting_at_the_jackson_limits_agrees_on_1_1_2_and_2_0_1() {
+    on_big_stack(nesting_at_the_jackson_limits);
+}
+
+fn nesting_at_the_jackson_limits() {
+    let Some(mut java) = ready("nesting_at_the_jackson_limits_agrees_on_1_1_2_and_2_0_1") else {
+        return;
+    };
+    let dir: PathBuf = root()
+        .join("target/java-diff-depth")
+        .join(std::process::id().to_string());
+    std::fs::create_dir_all(&dir).expect("target/java-diff-depth");
+    let mut texts = Vec::new();
+    for d in [499, 500, 501, 999, 1000, 1001] {
+        texts.push(format!("{}{}", "[".repeat(d), "]".repeat(d)));
+        texts.push(format!(
+            "{}{{}}{}",
+            "{\"a\":".repeat(d - 1),
+            "}".repeat(d - 1)
+        ));
+        texts.push(format!(
+            "{{\"k\":1,\"k\":{}{}}}",
+            "[".repeat(d - 1),
+            "]".repeat(d - 1)
+        ));
+        texts.push(format!("{}1e999{} tail", "[".repeat(d), "]".repeat(d)));
+    }
+    let mut tally = Tally::default();
+    let mut disagreements = Vec::new();
+    for version in ["1.1.2", "2.0.1"] {
+        for (i, t) in texts.iter().enumerate() {
+            let convert = serde_json::json!({"format": "toolcall-model/1", "name": format!("depth-{version}-{i}"),
+                "spring_ai": version, "op": "convert_tool_response", "input": {"text": t}, "expect": {}});
+            let request = serde_json::json!({"format": "toolcall-model/1", "name": format!("depth-args-{version}-{i}"),
+                "spring_ai": version, "op": "gemini_request", "input": {"history": [
+                    {"type": "user", "text": "go"},
+                    {"type": "assistant", "text": null, "tool_calls": [{"id": "c1", "type": "function", "name": "t", "arguments": t}]}]},
+                "expect": {}});
+            for v in [convert, request] {
+                let judged = verdict(&mut java, &dir, &v);
+                tally.add(&judged);
+                if !matches!(judged, Comparison::Agree { .. }) {
+                    disagreements.push(format!("{}: {judged:?}", v["name"]));
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("nesting at the Jackson limits: {}", tally.summary());
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert_eq!(tally.passed, texts.len() * 4);
 }

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::json::jackson::{self, JValue};
-use crate::model::behavior::Fixes;
+use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::has_text;
 use crate::model::java::{JavaException, RUNTIME_EXCEPTION};
 use crate::model::shared_str::SharedStr;
@@ -129,8 +129,9 @@ pub(super) enum Repr {
     /// distinct and every number finite ([`jackson::lenient_shape`]): the
     /// object it reads, or its value under `result`. Kept as text because
     /// building the tree costs several times the check, and the tree, when
-    /// asked for, is a function of the text.
-    Lenient(Kept),
+    /// asked for, is a function of the text (read under the limits it was
+    /// checked with: Jackson 3's, or Jackson 2's for Spring AI 1.1).
+    Lenient(Kept, jackson::ReadConstraints),
 }
 
 impl Payload {
@@ -150,15 +151,17 @@ impl Payload {
                 Value::Object(m)
             }
             // Accepted when it was kept, so it reads back.
-            Repr::Lenient(t) => match jackson::read_lenient(t).map(|v| v.to_serde()) {
-                Ok(Value::Object(m)) => Value::Object(m),
-                Ok(other) => {
-                    let mut m = Map::with_capacity(1);
-                    m.insert("result".to_owned(), other);
-                    Value::Object(m)
+            Repr::Lenient(t, limits) => {
+                match jackson::read_lenient_with(t, limits).map(|v| v.to_serde()) {
+                    Ok(Value::Object(m)) => Value::Object(m),
+                    Ok(other) => {
+                        let mut m = Map::with_capacity(1);
+                        m.insert("result".to_owned(), other);
+                        Value::Object(m)
+                    }
+                    Err(_) => Value::Null,
                 }
-                Err(_) => Value::Null,
-            },
+            }
         }
     }
 
@@ -179,7 +182,7 @@ impl Payload {
             // serde_json's skipping reader lets through what its value
             // reader refuses (an unpaired surrogate escape): built.
             Repr::Raw(t) => kept_value(t).is_some_and(|v| v.is_object()),
-            Repr::Lenient(t) => jackson::check_lenient(t).is_ok(),
+            Repr::Lenient(t, limits) => jackson::lenient_shape_with(t, *limits).is_ok(),
         }
     }
 
@@ -232,7 +235,9 @@ impl Payload {
                 w.write_all(b"}")
             }
             // No repeated name, so the stream writes what the tree would.
-            Repr::Lenient(t) => jackson::write_lenient_compact(t, "result", w),
+            Repr::Lenient(t, limits) => {
+                jackson::write_lenient_compact_with(t, "result", w, *limits)
+            }
         }
     }
 
@@ -249,7 +254,7 @@ impl Payload {
                 .is_some_and(|inner| inner.trim_matches(JSON_WS).is_empty()),
             // The reader skips only JSON whitespace before the value and
             // inside an empty object; what follows the value is ignored.
-            Repr::Lenient(t) => t
+            Repr::Lenient(t, _) => t
                 .trim_start_matches(JSON_WS)
                 .strip_prefix('{')
                 .is_some_and(|inner| inner.trim_start_matches(JSON_WS).starts_with('}')),
@@ -403,21 +408,45 @@ fn parse_source(source: Option<Source<'_>>) -> Result<Payload, JavaException> {
     let Some(source) = source else {
         return Err(parse_failure("null"));
     };
+    parse_source_with(source, jackson::ReadConstraints::default())
+}
+
+/// [`parse_source`] of a present text under Jackson's `limits`.
+fn parse_source_with(
+    source: Source<'_>,
+    limits: jackson::ReadConstraints,
+) -> Result<Payload, JavaException> {
     let text = source.as_str();
-    match jackson::lenient_shape(text) {
+    match jackson::lenient_shape_with(text, limits) {
         Err(_) => Err(parse_failure(text)),
         Ok(jackson::LenientShape {
             repeated_name: false,
             non_finite: false,
-        }) => Ok(Payload(Repr::Lenient(source.keep()))),
+        }) => Ok(Payload(Repr::Lenient(source.keep(), limits))),
         // A repeated name (the last value wins at the first place) or an
         // infinite number (docs/GEMINI.md rule 13) is built once, as
         // Jackson reads it.
-        Ok(_) => match jackson::read_lenient(text) {
+        Ok(_) => match jackson::read_lenient_with(text, &limits) {
             Ok(v) => Ok(Payload::from_jvalue(v, "result")),
             Err(_) => Err(parse_failure(text)),
         },
     }
+}
+
+/// [`parse_source`] as Spring AI `version` reads: 2.0's Jackson 3, or 1.1's
+/// Jackson 2, whose only difference in these rules is its limits (nesting
+/// depth 1000, strings of 20,000,000 units; docs/JSON.md, A.13).
+fn parse_source_at(
+    source: Option<Source<'_>>,
+    version: SpringAi,
+) -> Result<Payload, JavaException> {
+    if version.jackson() == 3 {
+        return parse_source(source);
+    }
+    let Some(source) = source else {
+        return Err(parse_failure("null"));
+    };
+    parse_source_with(source, jackson::ReadConstraints::jackson_2())
 }
 
 /// `parseJsonToMap` as spring-ai PR 6049 writes it: Spring's mapper with
@@ -476,6 +505,25 @@ pub fn convert_tool_response<'a>(
     error: bool,
     fixes: Fixes,
 ) -> Result<Payload, JavaException> {
+    convert_tool_response_at(text, error, fixes, SpringAi::default())
+}
+
+/// [`convert_tool_response`] as Spring AI `version` converts: upstream
+/// reads with that version's Jackson ([`SpringAi::jackson`]).
+///
+/// ```
+/// use toolcall_model::{gemini::convert_tool_response_at, model::SpringAi};
+/// let deep = format!("{}{}", "[".repeat(501), "]".repeat(501));
+/// let at = |v| convert_tool_response_at(deep.as_str(), false, Default::default(), v);
+/// assert!(at(SpringAi::V2_0_1).is_err());
+/// assert!(at(SpringAi::V1_1_2).is_ok());
+/// ```
+pub fn convert_tool_response_at<'a>(
+    text: impl Into<Source<'a>>,
+    error: bool,
+    fixes: Fixes,
+    version: SpringAi,
+) -> Result<Payload, JavaException> {
     let source = text.into();
     if fixes.error_key && error {
         return Ok(Payload::strict(source, "error", true)
@@ -488,7 +536,7 @@ pub fn convert_tool_response<'a>(
     if fixes.pr_6049_strict_wrap {
         return Ok(pr_6049_source(Some(source)));
     }
-    match parse_source(Some(source)) {
+    match parse_source_at(Some(source), version) {
         Err(_) if fixes.pr_6907_wrap_on_failure => {
             Ok(Payload(Repr::Wrapped("result", source.keep())))
         }
@@ -546,13 +594,14 @@ pub fn write_tool_response<W: std::io::Write>(
 /// `pr-6049-strict-wrap`, which changes `parseJsonToMap` itself, reads the
 /// rest as [`pr_6049_parse_json_to_map`] (PR 6907 leaves arguments alone).
 pub fn convert_arguments(arguments: Option<&str>, fixes: Fixes) -> Result<Payload, JavaException> {
-    convert_arguments_of(arguments.map(Source::Str), fixes)
+    convert_arguments_of(arguments.map(Source::Str), fixes, SpringAi::default())
 }
 
 /// [`convert_arguments`] of a borrowed or shared text.
 pub(super) fn convert_arguments_of(
     arguments: Option<Source<'_>>,
     fixes: Fixes,
+    version: SpringAi,
 ) -> Result<Payload, JavaException> {
     if fixes.strict_json_or_wrap && !arguments.is_some_and(|a| has_text(a.as_str())) {
         return Ok(Payload(Repr::Tree(Map::new())));
@@ -560,7 +609,7 @@ pub(super) fn convert_arguments_of(
     if fixes.pr_6049_strict_wrap {
         return Ok(pr_6049_source(arguments));
     }
-    parse_source(arguments)
+    parse_source_at(arguments, version)
 }
 
 #[cfg(test)]

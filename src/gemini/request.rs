@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::model::behavior::Fixes;
+use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::has_text;
 use crate::model::java::{ILLEGAL_ARGUMENT, JavaException};
 use crate::model::message::Message;
 use crate::model::shared_str::SharedStr;
 
-use super::convert::{Payload, Source, convert_arguments_of, convert_tool_response};
+use super::convert::{Payload, Source, convert_arguments_of, convert_tool_response_at};
 
 /// One part of a content.
 #[derive(Debug, Clone, PartialEq)]
@@ -225,6 +225,16 @@ impl Request {
 
 /// `messageToGeminiParts`: the parts of one message.
 pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Parts, JavaException> {
+    message_parts_at(message, fixes, SpringAi::default())
+}
+
+/// [`message_parts`] as Spring AI `version` converts (its Jackson reads the
+/// JSON).
+fn message_parts_at(
+    message: &Message,
+    fixes: Fixes,
+    version: SpringAi,
+) -> Result<Parts, JavaException> {
     Ok(match message {
         Message::System { text } | Message::User { text } => {
             text.iter().map(|t| Part::Text(t.clone())).collect()
@@ -246,7 +256,11 @@ pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Parts, JavaExcep
             for call in tool_calls {
                 parts.push(Part::FunctionCall {
                     name: call.name.clone(),
-                    args: convert_arguments_of(call.arguments.as_ref().map(Source::Shared), fixes)?,
+                    args: convert_arguments_of(
+                        call.arguments.as_ref().map(Source::Shared),
+                        fixes,
+                        version,
+                    )?,
                     thought_signature: signatures.next().cloned(),
                 });
             }
@@ -257,7 +271,7 @@ pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Parts, JavaExcep
             for r in responses {
                 parts.push(Part::FunctionResponse {
                     name: r.name.clone(),
-                    response: convert_tool_response(&r.data, r.error, fixes)?,
+                    response: convert_tool_response_at(&r.data, r.error, fixes, version)?,
                 });
             }
             parts
@@ -279,6 +293,24 @@ pub fn message_parts(message: &Message, fixes: Fixes) -> Result<Parts, JavaExcep
 ///            Some("Only one system message is allowed in the prompt"));
 /// ```
 pub fn build_request(messages: &[Message], fixes: Fixes) -> Result<Request, JavaException> {
+    build_request_at(messages, fixes, SpringAi::default())
+}
+
+/// [`build_request`] as Spring AI `version` builds it: the same rules, the
+/// JSON read by that version's Jackson (docs/BEHAVIOUR.md, section 13).
+///
+/// ```
+/// use toolcall_model::{gemini::build_request_at, model::{Message, SpringAi, ToolResponse}};
+/// let deep = format!("{}{}", "[".repeat(501), "]".repeat(501));
+/// let tool = Message::Tool { responses: vec![ToolResponse::new("c1", "t", &deep)].into() };
+/// assert!(build_request_at(std::slice::from_ref(&tool), Default::default(), SpringAi::V2_0_1).is_err());
+/// assert!(build_request_at(&[tool], Default::default(), SpringAi::V1_1_2).is_ok());
+/// ```
+pub fn build_request_at(
+    messages: &[Message],
+    fixes: Fixes,
+    version: SpringAi,
+) -> Result<Request, JavaException> {
     let mut system = None;
     for m in messages {
         if let Message::System { .. } = m {
@@ -287,13 +319,13 @@ pub fn build_request(messages: &[Message], fixes: Fixes) -> Result<Request, Java
             }
             system = Some(Arc::new(Content {
                 role: "user",
-                parts: message_parts(m, fixes)?,
+                parts: message_parts_at(m, fixes, version)?,
             }));
         }
     }
     let mut contents = Vec::with_capacity(messages.len());
     for m in messages {
-        if let Some(c) = content_of(m, fixes)? {
+        if let Some(c) = content_of(m, fixes, version)? {
             contents.push(Arc::new(c));
         }
     }
@@ -314,6 +346,7 @@ pub fn build_request(messages: &[Message], fixes: Fixes) -> Result<Request, Java
 pub(crate) fn build_request_reusing(
     messages: &[Message],
     fixes: Fixes,
+    version: SpringAi,
     earlier: &[Message],
     earlier_request: &Request,
 ) -> Result<Request, JavaException> {
@@ -328,7 +361,7 @@ pub(crate) fn build_request_reusing(
             Some(c) if same => Arc::clone(c),
             _ => Arc::new(Content {
                 role: "user",
-                parts: message_parts(m, fixes)?,
+                parts: message_parts_at(m, fixes, version)?,
             }),
         });
     }
@@ -346,7 +379,7 @@ pub(crate) fn build_request_reusing(
         if let Some((_, c)) = probe.find(|(e, _)| *e == m) {
             contents.push(Arc::clone(c));
             taken = probe;
-        } else if let Some(c) = content_of(m, fixes)? {
+        } else if let Some(c) = content_of(m, fixes, version)? {
             contents.push(Arc::new(c));
         }
     }
@@ -364,7 +397,11 @@ pub(super) fn only_one_system() -> JavaException {
 }
 
 /// The content of a non-system message (`None` for a system message).
-pub(super) fn content_of(m: &Message, fixes: Fixes) -> Result<Option<Content>, JavaException> {
+pub(super) fn content_of(
+    m: &Message,
+    fixes: Fixes,
+    version: SpringAi,
+) -> Result<Option<Content>, JavaException> {
     let role = match m {
         Message::System { .. } => return Ok(None),
         Message::Assistant { .. } => "model",
@@ -372,7 +409,7 @@ pub(super) fn content_of(m: &Message, fixes: Fixes) -> Result<Option<Content>, J
     };
     Ok(Some(Content {
         role,
-        parts: message_parts(m, fixes)?,
+        parts: message_parts_at(m, fixes, version)?,
     }))
 }
 
@@ -419,7 +456,9 @@ impl IncrementalRequests {
         // Appended in place; a failure leaves the contents as they were.
         let before = self.contents.len();
         for m in fresh {
-            match content_of(m, fixes) {
+            // The loop that builds requests this way is ToolCallingAdvisor's
+            // (2.0), whose versions read with the same Jackson.
+            match content_of(m, fixes, SpringAi::default()) {
                 Ok(Some(c)) => self.contents.push(Arc::new(c)),
                 Ok(None) => {}
                 Err(e) => {
@@ -457,7 +496,14 @@ mod examples {
         let earlier = vec![Message::user("q"), tool.clone()];
         let first = build_request(&earlier, Fixes::upstream()).unwrap();
         let next = vec![Message::user("p"), Message::user("q"), tool];
-        let r = build_request_reusing(&next, Fixes::upstream(), &earlier, &first).unwrap();
+        let r = build_request_reusing(
+            &next,
+            Fixes::upstream(),
+            Default::default(),
+            &earlier,
+            &first,
+        )
+        .unwrap();
         assert_eq!(r, build_request(&next, Fixes::upstream()).unwrap());
         assert!(std::sync::Arc::ptr_eq(&r.contents[2], &first.contents[1]));
     }

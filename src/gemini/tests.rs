@@ -322,7 +322,8 @@ fn a_request_sharing_an_earlier_ones_contents_is_the_one_built_whole() {
             };
             for next in &lists {
                 let whole = build_request(next, fixes);
-                let reused = build_request_reusing(next, fixes, earlier, &first);
+                let reused =
+                    build_request_reusing(next, fixes, Default::default(), earlier, &first);
                 assert_eq!(reused, whole, "{earlier:?} then {next:?} under {fixes:?}");
                 failed += usize::from(whole.is_err());
                 shared += reused.map_or(0, |r| {

@@ -1,5 +1,5 @@
 //! Behaviour sets: upstream Spring AI at a version ([`SpringAi`], 2.0.1 by
-//! default, or 2.0.0), or upstream plus chosen fixes (docs/FIXES.md),
+//! default, 2.0.0 or 1.1.2), or upstream plus chosen fixes (docs/FIXES.md),
 //! plus the seed's workaround advisor.
 //!
 //! One engine reads these switches; there is no copy of the engine per mode
@@ -27,11 +27,17 @@ enum_table! {
     /// resolver. The rest (the exception processor, the memory, the advisors'
     /// order, Gemini's request building) is the same code.
     ///
+    /// 1.1.2 stands for the 1.1 line (docs/BEHAVIOUR.md, "Spring AI 1.1"):
+    /// its manager decides as 2.0.0's does, Gemini's conversion reads JSON
+    /// with Jackson 2, and its tool loop runs inside each chat model.
+    ///
     /// ```
     /// use toolcall_model::model::SpringAi;
     /// assert_eq!("2.0.0".parse::<SpringAi>(), Ok(SpringAi::V2_0_0));
+    /// assert_eq!("1.1.2".parse::<SpringAi>(), Ok(SpringAi::V1_1_2));
     /// assert_eq!(SpringAi::default().to_string(), "2.0.1");
     /// assert!(!SpringAi::V2_0_0.has_limits());
+    /// assert!(SpringAi::V1_1_2.loop_in_chat_model());
     /// ```
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
     pub enum SpringAi (SpringAiRow, parse UnknownSpringAi) {
@@ -50,12 +56,27 @@ enum_table! {
             /// application adds to the next instructions reach one model
             /// call only (spring-ai issue 6842).
             manager_runs_on_turn_history: bool,
+            /// Whether the tool loop runs inside each chat model
+            /// (`GoogleGenAiChatModel#internalCall` and `#internalStream`
+            /// call `toolCallingManager.executeToolCalls` themselves, 1.1)
+            /// rather than in `ToolCallingAdvisor` (2.0). The `tool_loop`
+            /// this model runs is the advisor's, so it does not describe a
+            /// version whose loop is the chat model's.
+            loop_in_chat_model: bool,
+            /// The major version of the Jackson that `parseJsonToMap`
+            /// reads tool responses with: 2 (`ModelOptionsUtils.OBJECT_MAPPER`,
+            /// jackson-core 2's `StreamReadConstraints`: nesting depth 1000,
+            /// strings of 20,000,000 units) or 3 (depth 500, strings of
+            /// 100,000,000); docs/JSON.md, A.13.
+            jackson: u8,
         }
+        /// Spring AI 1.1.2, for the 1.1 line.
+        V1_1_2 = "1.1.2" { has_limits: false, has_resolution_switch: false, manager_runs_on_turn_history: false, loop_in_chat_model: true, jackson: 2 },
         /// Spring AI 2.0.0.
-        V2_0_0 = "2.0.0" { has_limits: false, has_resolution_switch: false, manager_runs_on_turn_history: false },
+        V2_0_0 = "2.0.0" { has_limits: false, has_resolution_switch: false, manager_runs_on_turn_history: false, loop_in_chat_model: false, jackson: 3 },
         /// Spring AI 2.0.1 (the default).
         #[default]
-        V2_0_1 = "2.0.1" { has_limits: true, has_resolution_switch: true, manager_runs_on_turn_history: true },
+        V2_0_1 = "2.0.1" { has_limits: true, has_resolution_switch: true, manager_runs_on_turn_history: true, loop_in_chat_model: false, jackson: 3 },
     }
 }
 

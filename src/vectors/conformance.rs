@@ -125,10 +125,10 @@ impl JavaLine {
     }
 }
 
-/// The deepest runner output line read: a payload at Jackson's depth limit
-/// ([`MAX_TREE_DEPTH`](crate::json::MAX_TREE_DEPTH)) inside the
-/// result's own nesting (request, content, part, response), with room.
-pub(crate) const MAX_RESULT_DEPTH: usize = crate::json::jackson::MAX_TREE_DEPTH + 64;
+/// The deepest runner output line read: a payload at the deepest Jackson
+/// depth limit (Jackson 2's 1000, Spring AI 1.1's) inside the result's own
+/// nesting (request, content, part, response), with room.
+pub(crate) const MAX_RESULT_DEPTH: usize = crate::json::jackson::MAX_LENIENT_TREE_DEPTH + 64;
 
 /// The 1-based column (in characters) where `text`'s arrays and objects
 /// first nest past `limit`, if they do; strings are skipped. One pass, no

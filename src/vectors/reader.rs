@@ -210,7 +210,7 @@ impl Vector {
             },
             advisors,
         )?;
-        let op = op_from(obj)?;
+        let op = op_for(obj, spring_ai)?;
         if let (
             Op::ToolLoop {
                 model: Script::Streamed(_),
@@ -290,13 +290,31 @@ fn text_key(obj: &Map<String, Value>, k: &str, absent: &str) -> Result<String, V
 /// The fixes, which only a 2.0.1 vector may have.
 fn fixes_for(obj: &Map<String, Value>, spring_ai: SpringAi) -> Result<Fixes, VectorError> {
     let fixes = fixes_from(obj.get("fixes"))?;
-    if spring_ai == SpringAi::V2_0_0 && !fixes.is_upstream() {
+    if spring_ai != SpringAi::V2_0_1 && !fixes.is_upstream() {
         return Err(err(
             "/fixes",
-            "the fixes are written for Spring AI 2.0.1 (its limits and its fix library); a 2.0.0 vector is upstream",
+            format!(
+                "the fixes are written for Spring AI 2.0.1 (its limits and its fix library); a {spring_ai} vector is upstream"
+            ),
         ));
     }
     Ok(fixes)
+}
+
+/// The op, which must be one the vector's version runs the way this model
+/// does: `tool_loop` is `ToolCallingAdvisor`'s loop, which Spring AI 1.1
+/// does not have (docs/BEHAVIOUR.md, section 13).
+fn op_for(obj: &Map<String, Value>, spring_ai: SpringAi) -> Result<Op, VectorError> {
+    let op = op_from(obj)?;
+    if spring_ai.loop_in_chat_model() && matches!(op, Op::ToolLoop { .. }) {
+        return Err(err(
+            "/op",
+            format!(
+                "tool_loop is ToolCallingAdvisor's loop; Spring AI {spring_ai} has none (its tool loop runs inside each chat model): not modelled"
+            ),
+        ));
+    }
+    Ok(op)
 }
 
 /// The advisors a vector names.

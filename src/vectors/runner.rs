@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::chat::tool_loop::{LoopRun, Sent, run_script};
-use crate::gemini::{build_request, convert_tool_response, validate};
+use crate::gemini::{build_request_at, convert_tool_response_at, validate};
 use crate::model::java::JavaException;
 use crate::model::manager::{ExecResult, ManagerError, execute_tool_calls};
 use crate::model::text::cut_bytes;
@@ -63,17 +63,19 @@ impl Vector {
                     out.insert("error".into(), manager_error_value(&e));
                 }
             },
-            Op::GeminiRequest { history } => match build_request(history, fixes) {
-                Ok(r) => {
-                    out.insert("api".into(), api_value(&validate(&r, cfg.validator)));
-                    out.insert("request".into(), r.to_value());
+            Op::GeminiRequest { history } => {
+                match build_request_at(history, fixes, cfg.manager.version) {
+                    Ok(r) => {
+                        out.insert("api".into(), api_value(&validate(&r, cfg.validator)));
+                        out.insert("request".into(), r.to_value());
+                    }
+                    Err(e) => {
+                        out.insert("error".into(), error_value(&e));
+                    }
                 }
-                Err(e) => {
-                    out.insert("error".into(), error_value(&e));
-                }
-            },
+            }
             Op::ConvertToolResponse { text, error } => {
-                match convert_tool_response(text, *error, fixes) {
+                match convert_tool_response_at(text, *error, fixes, cfg.manager.version) {
                     Ok(p) => out.insert("response".into(), p.to_value()),
                     Err(e) => out.insert("error".into(), error_value(&e)),
                 };

@@ -7,7 +7,7 @@ use crate::gemini::{
     IncrementalRequests, Rejection, Request, build_request, build_request_reusing, validate,
     validate_from,
 };
-use crate::model::behavior::Fixes;
+use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::JavaException;
 use crate::model::limits::Counts;
 use crate::model::message::Message;
@@ -87,7 +87,8 @@ impl Kept {
         };
         match (earlier, last) {
             (Some(earlier), Some(Sent::Gemini(r))) => {
-                build_request_reusing(messages, fixes, earlier, r)
+                // ToolCallingAdvisor's loop: a 2.0 version, Jackson 3.
+                build_request_reusing(messages, fixes, SpringAi::default(), earlier, r)
             }
             _ => build_request(messages, fixes),
         }

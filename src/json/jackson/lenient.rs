@@ -8,8 +8,8 @@ use super::ident::is_java_identifier_part;
 use super::inline_stack::InlineStack;
 use super::strict::{hex_value, skip_digits};
 use super::{
-    JValue, JacksonError, MAX_TREE_DEPTH, MISMATCHED, ReadConstraints, constraints, stream_read,
-    unexpected_eof,
+    JValue, JacksonError, MAX_LENIENT_TREE_DEPTH, MISMATCHED, ReadConstraints, constraints,
+    stream_read, unexpected_eof,
 };
 
 /// A scalar as the lenient parser read it, borrowed from the text: the
@@ -77,7 +77,7 @@ pub(super) struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     pub(super) fn new(s: &'a str, mut limits: ReadConstraints, strict: bool) -> Self {
-        limits.max_nesting_depth = limits.max_nesting_depth.min(MAX_TREE_DEPTH);
+        limits.max_nesting_depth = limits.max_nesting_depth.min(MAX_LENIENT_TREE_DEPTH);
         Parser {
             s,
             b: s.as_bytes(),

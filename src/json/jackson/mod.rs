@@ -18,8 +18,9 @@
 //! No function here recurses on the nesting of its input: parsing runs on an
 //! explicit stack and [`JValue::to_serde`] walks with one. The derived `Drop`,
 //! `Debug`, `Clone` and `PartialEq` of [`JValue`] do recurse, which is safe
-//! only because no parser here builds a tree deeper than 500 containers (the
-//! depth limit is clamped to [`MAX_TREE_DEPTH`]).
+//! only because no parser here builds a tree deeper than 1000 containers (the
+//! depth limit is clamped to [`MAX_LENIENT_TREE_DEPTH`], Jackson 2's limit;
+//! Jackson 3's is 500, and the strict reader stops at [`MAX_TREE_DEPTH`]).
 //!
 //! # Known gaps and approximations
 //!
@@ -262,6 +263,11 @@ fn constraints(message: impl Into<String>) -> JacksonError {
 /// thread's stack at this depth, so larger depth limits are clamped to it.
 pub(crate) const MAX_TREE_DEPTH: usize = 500;
 
+/// The deepest tree the lenient reader builds: Jackson 2's depth limit
+/// (1000, [`ReadConstraints::jackson_2`]), which Spring AI 1.1 reads with.
+/// Larger configured depths are clamped to it, for the same reason.
+pub(crate) const MAX_LENIENT_TREE_DEPTH: usize = 1000;
+
 /// Jackson 3 limits used by the parser (defaults: depth 500, number length 1000, string length 100_000_000, name length 50_000).
 ///
 /// The defaults are jackson-core 3.1's `StreamReadConstraints`, which Spring
@@ -274,7 +280,7 @@ pub(crate) const MAX_TREE_DEPTH: usize = 500;
 /// two.
 ///
 /// Lengths count UTF-16 code units, as Java does. A `max_nesting_depth`
-/// above [`MAX_TREE_DEPTH`] is clamped to it.
+/// above [`MAX_LENIENT_TREE_DEPTH`] is clamped to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ReadConstraints {
     /// Most nested open `[`/`{` allowed (`maxNestingDepth`); the next one fails when read.
@@ -285,6 +291,19 @@ pub(crate) struct ReadConstraints {
     pub max_string_length: usize,
     /// Longest property name, in UTF-16 units (`maxNameLength`).
     pub max_name_length: usize,
+}
+
+impl ReadConstraints {
+    /// jackson-core 2's defaults (2.15 and later; 2.19.4 is Spring Boot
+    /// 3.5.8's): depth 1000 and strings of 20,000,000 units, the number and
+    /// name limits as Jackson 3's. Spring AI 1.1 reads with them.
+    pub(crate) fn jackson_2() -> Self {
+        ReadConstraints {
+            max_nesting_depth: 1000,
+            max_string_length: 20_000_000,
+            ..ReadConstraints::default()
+        }
+    }
 }
 
 impl Default for ReadConstraints {
@@ -345,7 +364,9 @@ mod tests;
 
 use lenient::Parser;
 pub use stream::check_lenient;
-pub(crate) use stream::{LenientShape, lenient_shape, write_lenient_compact};
+pub(crate) use stream::{
+    LenientShape, lenient_shape_with, write_lenient_compact, write_lenient_compact_with,
+};
 pub use strict::is_strict_json;
 pub use strict::{StrictShape, strict_shape};
 

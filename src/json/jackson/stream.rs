@@ -255,8 +255,16 @@ pub(crate) struct LenientShape {
 /// building the value: names and strings are not copied. Memory: the
 /// names' hashes of the objects open at a time.
 pub(crate) fn lenient_shape(text: &str) -> Result<LenientShape, JacksonError> {
+    lenient_shape_with(text, ReadConstraints::default())
+}
+
+/// [`lenient_shape`] under other limits (Jackson 2's, for Spring AI 1.1).
+pub(crate) fn lenient_shape_with(
+    text: &str,
+    limits: ReadConstraints,
+) -> Result<LenientShape, JacksonError> {
     let mut check = RepeatCheck::default();
-    Parser::new(text, ReadConstraints::default(), false).parse_root_into(&mut check)?;
+    Parser::new(text, limits, false).parse_root_into(&mut check)?;
     Ok(LenientShape {
         repeated_name: check.repeated,
         non_finite: check.non_finite,
@@ -290,6 +298,16 @@ pub(crate) fn write_lenient_compact<W: std::io::Write>(
     key: &'static str,
     w: &mut W,
 ) -> std::io::Result<()> {
+    write_lenient_compact_with(text, key, w, ReadConstraints::default())
+}
+
+/// [`write_lenient_compact`] under other limits.
+pub(crate) fn write_lenient_compact_with<W: std::io::Write>(
+    text: &str,
+    key: &'static str,
+    w: &mut W,
+    limits: ReadConstraints,
+) -> std::io::Result<()> {
     let mut writer = CompactWriter {
         w,
         key,
@@ -298,7 +316,7 @@ pub(crate) fn write_lenient_compact<W: std::io::Write>(
         started: false,
         error: None,
     };
-    let read = Parser::new(text, ReadConstraints::default(), false).parse_root_into(&mut writer);
+    let read = Parser::new(text, limits, false).parse_root_into(&mut writer);
     let written = writer.finish();
     read.map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()))?;
     written

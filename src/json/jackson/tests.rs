@@ -452,13 +452,24 @@ fn a13_depth() {
     assert_eq!(deep.clone(), deep);
     assert!(format!("{deep:?}").len() > 1000);
     drop(deep);
+    // Jackson 2's limit: 1000 deep reads, and the tree is cloned, compared
+    // and dropped; 1001 fails.
+    let deep = read_lenient_with(&nested(1000), &ReadConstraints::jackson_2()).unwrap();
+    assert_eq!(deep.clone(), deep);
+    drop(deep);
+    assert_eq!(
+        read_lenient_with(&nested(1001), &ReadConstraints::jackson_2())
+            .unwrap_err()
+            .class,
+        SCE
+    );
     // A larger configured depth is clamped to what the tree can afford.
     let limits = ReadConstraints {
         max_nesting_depth: 1_000_000,
         ..ReadConstraints::default()
     };
     assert_eq!(
-        read_lenient_with(&nested(501), &limits).unwrap_err().class,
+        read_lenient_with(&nested(1001), &limits).unwrap_err().class,
         SCE
     );
 }

@@ -340,8 +340,10 @@ fn since_2_0_1(key: &str) -> bool {
 }
 
 /// The Spring AI version a build file declares, and the version answered
-/// for: the build's when this model describes it (2.0.0 or 2.0.1), else
-/// 2.0.1.
+/// for: the build's when `check` describes it (2.0.0 or 2.0.1), else
+/// 2.0.1. The model knows 1.1.2 too, but its scenarios run
+/// `ToolCallingAdvisor`'s loop, which 1.1 does not have: a 1.1 build is
+/// answered for 2.0.1, with the warning that says so.
 pub(super) fn build_version(name: String, read: &Contents) -> Result<BuildVersion, Stop> {
     // A build file is read under the configuration files' limit: a real
     // pom.xml is a few kilobytes.
@@ -367,6 +369,7 @@ pub(super) fn build_version(name: String, read: &Contents) -> Result<BuildVersio
     let version = found
         .as_deref()
         .and_then(|v| v.parse::<SpringAi>().ok())
+        .filter(|v| !v.loop_in_chat_model())
         .unwrap_or_default();
     Ok(BuildVersion {
         file: name,

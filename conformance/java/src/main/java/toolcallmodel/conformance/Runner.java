@@ -179,7 +179,7 @@ public final class Runner {
 		return switch (op) {
 			case "execute_tool_calls" -> executeToolCalls(new Scenario(vector), input);
 			case "convert_tool_response", "gemini_request" -> GeminiOps.run(new Scenario(vector), op, input);
-			case "tool_loop" -> LoopOp.run(new Scenario(vector), input, geminiToolText, feedback);
+			case "tool_loop" -> Upstream.toolLoop(new Scenario(vector), input, geminiToolText, feedback);
 			default -> throw new Json.Fault("/op: unknown op '" + op + "'");
 		};
 	}

@@ -116,4 +116,10 @@ final class Upstream {
 		return GeminiBridge.convert(text);
 	}
 
+	/** tool_loop: ChatClient with ToolCallingAdvisor ({@link LoopOp}). */
+	static Map<String, Object> toolLoop(Scenario s, Map<String, Object> input, boolean geminiToolText,
+			boolean feedback) {
+		return LoopOp.run(s, input, geminiToolText, feedback);
+	}
+
 }

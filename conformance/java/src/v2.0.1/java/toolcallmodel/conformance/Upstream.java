@@ -219,4 +219,10 @@ final class Upstream {
 		return f.geminiConversion() ? FixedGemini.convert(f, text, error) : GeminiBridge.convert(text);
 	}
 
+	/** tool_loop: ChatClient with ToolCallingAdvisor ({@link LoopOp}). */
+	static Map<String, Object> toolLoop(Scenario s, Map<String, Object> input, boolean geminiToolText,
+			boolean feedback) {
+		return LoopOp.run(s, input, geminiToolText, feedback);
+	}
+
 }
