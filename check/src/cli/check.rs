@@ -25,6 +25,7 @@ use toolcall_model::model::{BehaviorSet, ProcessorKind, behavior_sets};
 mod files;
 mod json;
 mod text;
+pub(crate) mod texts;
 
 use files::{read_input, shown, sources};
 use text::{clip, text};
@@ -156,98 +157,136 @@ pub(crate) fn asked_set(list: &str) -> Result<BehaviorSet, String> {
 }
 
 /// Properties or YAML: `--format`, else the file's extension.
-fn kind_of(file: &Path, format: Option<&str>) -> Result<Format, ExitCode> {
+fn kind_of(file: &Path, format: Option<&str>) -> Result<Format, String> {
     match format {
         Some("properties") => Ok(Format::Properties),
         Some("yaml" | "yml") => Ok(Format::Yaml),
-        Some(other) => Err(no_verdict(&format!(
-            "--format {other}: use properties or yaml"
-        ))),
-        None if file == Path::new("-") => Err(no_verdict(
-            "standard input (-): add --format properties or --format yaml",
-        )),
-        None if file.is_dir() => Err(no_verdict(&format!(
+        Some(other) => Err(format!("--format {other}: use properties or yaml")),
+        None if file == Path::new("-") => {
+            Err("standard input (-): add --format properties or --format yaml".to_owned())
+        }
+        None if file.is_dir() => Err(format!(
             "{}: a directory, not a file: give its application.properties or application.yml",
             text(&file.display().to_string())
-        ))),
+        )),
         None => match file.extension().and_then(|e| e.to_str()) {
             Some("yml" | "yaml") => Ok(Format::Yaml),
             Some("properties") => Ok(Format::Properties),
-            _ => Err(no_verdict(&format!(
+            _ => Err(format!(
                 "{}: cannot tell properties from YAML by its name; add --format properties or --format yaml",
                 text(&file.display().to_string())
-            ))),
+            )),
         },
     }
 }
 
 pub(crate) fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
-    checked(files, f).unwrap_or_else(|code| code)
+    match checked(files, f) {
+        Ok(out) => emit(out, f),
+        Err(msg) => no_verdict(&msg),
+    }
+}
+
+/// What `check` prints and writes: its exit status, standard output, the
+/// message of a no-verdict exit, and the SARIF log. The command prints it
+/// ([`emit`]); [`texts::check_texts`] returns it.
+#[derive(Debug, Clone)]
+pub(crate) struct Outcome {
+    pub(crate) code: u8,
+    pub(crate) stdout: String,
+    /// The no-verdict message (`error: ` and the escaping are added where
+    /// it is printed).
+    pub(crate) error: Option<String>,
+    pub(crate) sarif: Option<Value>,
 }
 
 /// `command` as steps: read the flags, the accepted findings and the
 /// files, ask the library for the answer, and render it; each step may end
-/// with a no-verdict exit.
-fn checked(files: &[PathBuf], f: &Flags) -> Result<ExitCode, ExitCode> {
+/// with a no-verdict message.
+fn checked(files: &[PathBuf], f: &Flags) -> Result<Outcome, String> {
     let kinds = file_kinds(files, f.format.as_deref())?;
     let mut options = read_options(f)?;
     let Some(first) = files.first() else {
-        return Err(no_verdict("no file given"));
+        return Err("no file given".to_owned());
     };
     if let Some(path) = &f.sarif {
         let mut inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
         inputs.extend(f.build.as_deref());
         inputs.extend(f.accept.iter().map(PathBuf::as_path));
-        super::sarif::writable(path, &inputs).map_err(|e| no_verdict(&e))?;
+        super::sarif::writable(path, &inputs)?;
     }
     options.accepted = accepted_findings(f)?;
     let set = set_flags(&f.set)?;
-    match answer(sources(files, &kinds, f, set), &options) {
-        Ok(a) => render(&shown(first), f, &a),
-        Err(stop) => Err(stopped(&stop, f)),
+    Ok(outcome(
+        &shown(first),
+        f,
+        answer(sources(files, &kinds, f, set), &options),
+    ))
+}
+
+/// The answer, or why there is none, rendered as the flags ask.
+fn outcome(name: &str, f: &Flags, answered: Result<Answer, Stop>) -> Outcome {
+    match answered {
+        Ok(a) => render(name, f, &a),
+        Err(stop) => stopped(&stop, f),
+    }
+}
+
+/// Prints the outcome and writes its SARIF log where `--sarif` asks; a
+/// log that cannot be written is a no-verdict exit with nothing else
+/// printed.
+fn emit(out: Outcome, f: &Flags) -> ExitCode {
+    if let (Some(path), Some(log)) = (f.sarif.as_deref(), &out.sarif)
+        && let Err(e) = super::sarif::write(path, log)
+    {
+        return no_verdict(&e);
+    }
+    out!("{}", out.stdout);
+    match &out.error {
+        Some(msg) => no_verdict(msg),
+        None => ExitCode::from(out.code),
     }
 }
 
 /// The accepted findings of `--accept` files and `--accept-finding`.
-fn accepted_findings(f: &Flags) -> Result<Vec<Accepted>, ExitCode> {
+fn accepted_findings(f: &Flags) -> Result<Vec<Accepted>, String> {
     let mut out = Vec::new();
     for path in &f.accept {
         let name = super::shown(&path.display().to_string()).into_owned();
-        let (bytes, _) = read_input(path)
-            .map_err(|e| no_verdict(&format!("--accept {name}: cannot read: {e}")))?;
+        let (bytes, _) =
+            read_input(path).map_err(|e| format!("--accept {name}: cannot read: {e}"))?;
         if bytes.len() > MAX_CONFIG_BYTES {
-            return Err(no_verdict(&format!(
+            return Err(format!(
                 "--accept {name}: larger than {MAX_CONFIG_BYTES} bytes"
-            )));
+            ));
         }
         let text = std::str::from_utf8(&bytes).map_err(|e| {
-            no_verdict(&format!(
+            format!(
                 "--accept {name}: not valid UTF-8 (byte {})",
                 e.valid_up_to()
-            ))
+            )
         })?;
         out.extend(
-            Accepted::read(text, &name)
-                .map_err(|e| no_verdict(&format!("--accept {}", super::shown(&e))))?,
+            Accepted::read(text, &name).map_err(|e| format!("--accept {}", super::shown(&e)))?,
         );
     }
     for spec in &f.accept_finding {
         out.push(
             Accepted::parse(spec, "--accept-finding")
-                .map_err(|e| no_verdict(&format!("--accept-finding {}", super::shown(&e))))?,
+                .map_err(|e| format!("--accept-finding {}", super::shown(&e)))?,
         );
     }
     Ok(out)
 }
 
 /// Properties or YAML for each file; standard input at most once.
-fn file_kinds(files: &[PathBuf], format: Option<&str>) -> Result<Vec<Format>, ExitCode> {
+fn file_kinds(files: &[PathBuf], format: Option<&str>) -> Result<Vec<Format>, String> {
     let kinds = files
         .iter()
         .map(|file| kind_of(file, format))
         .collect::<Result<Vec<_>, _>>()?;
     if files.iter().filter(|p| *p == Path::new("-")).count() > 1 {
-        return Err(no_verdict("standard input (-) can be given once"));
+        return Err("standard input (-) can be given once".to_owned());
     }
     Ok(kinds)
 }
@@ -255,14 +294,12 @@ fn file_kinds(files: &[PathBuf], format: Option<&str>) -> Result<Vec<Format>, Ex
 /// What the flags say: the application beyond the properties, and the
 /// behaviour set asked about, read and checked in the order of their
 /// errors.
-fn read_options(f: &Flags) -> Result<Options, ExitCode> {
+fn read_options(f: &Flags) -> Result<Options, String> {
     let processor = match f.processor.as_str() {
         "default" => ProcessorKind::Default,
         "json-error" => ProcessorKind::JsonError,
         p => {
-            return Err(no_verdict(&format!(
-                "--processor {p}: use default or json-error"
-            )));
+            return Err(format!("--processor {p}: use default or json-error"));
         }
     };
     let memory = match f.memory.as_str() {
@@ -270,30 +307,25 @@ fn read_options(f: &Flags) -> Result<Options, ExitCode> {
         "inside" => Memory::Inside,
         "outside" => Memory::Outside,
         m => {
-            return Err(no_verdict(&format!(
-                "--memory {m}: use none, outside or inside"
-            )));
+            return Err(format!("--memory {m}: use none, outside or inside"));
         }
     };
     let history = match f.history.as_str() {
         "auto" => None,
         "on" => Some(true),
         "off" => Some(false),
-        h => return Err(no_verdict(&format!("--history {h}: use auto, on or off"))),
+        h => return Err(format!("--history {h}: use auto, on or off")),
     };
     let provider = match f.provider.as_str() {
         "gemini" => Provider::Gemini,
         "none" => Provider::None,
-        p => return Err(no_verdict(&format!("--provider {p}: use gemini or none"))),
+        p => return Err(format!("--provider {p}: use gemini or none")),
     };
     let Some(window) = NonZeroU32::new(f.memory_window) else {
-        return Err(no_verdict(
-            "--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0",
-        ));
+        return Err("--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0".to_owned());
     };
-    let asked = asked_set(&f.fixes).map_err(|e| no_verdict(&e))?;
-    let tool_output =
-        ToolOutput::parse(&f.tools).map_err(|e| no_verdict(&format!("--tools {e}")))?;
+    let asked = asked_set(&f.fixes)?;
+    let tool_output = ToolOutput::parse(&f.tools).map_err(|e| format!("--tools {e}"))?;
     let rethrow = rethrow_classes(&f.rethrow)?;
     Ok(Options {
         app: Application {
@@ -321,7 +353,7 @@ fn read_options(f: &Flags) -> Result<Options, ExitCode> {
 }
 
 /// `--rethrow`: `none`, or Java class names separated by commas.
-fn rethrow_classes(list: &str) -> Result<Vec<String>, ExitCode> {
+fn rethrow_classes(list: &str) -> Result<Vec<String>, String> {
     let rethrow: Vec<String> = if list == "none" {
         vec![]
     } else {
@@ -338,132 +370,141 @@ fn rethrow_classes(list: &str) -> Result<Vec<String>, ExitCode> {
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
         })
     }) {
-        return Err(no_verdict(&format!(
-            "--rethrow: '{bad}' is not a Java class name"
-        )));
+        return Err(format!("--rethrow: '{bad}' is not a Java class name"));
     }
     Ok(rethrow)
 }
 
 /// `--set key=value`, each with a key.
-fn set_flags(set: &[String]) -> Result<Vec<(String, String)>, ExitCode> {
+fn set_flags(set: &[String]) -> Result<Vec<(String, String)>, String> {
     set.iter()
         .map(|kv| match kv.split_once('=') {
             Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.to_owned())),
-            _ => Err(no_verdict(&format!("--set {kv}: use --set key=value"))),
+            _ => Err(format!("--set {kv}: use --set key=value")),
         })
         .collect()
 }
 
-/// Why there is no verdict, as the exit: the message on standard error,
-/// with `--json` the same as an object on standard output, and for a
-/// refusal the SARIF log.
-fn stopped(stop: &Stop, f: &Flags) -> ExitCode {
-    let print = |v: Value| {
-        if f.json {
-            print_json(&v);
-        }
+/// Why there is no verdict: the message for standard error, with
+/// `--json` the same as an object on standard output, and for a refusal
+/// the SARIF log.
+fn stopped(stop: &Stop, f: &Flags) -> Outcome {
+    let fail = |v: Value, msg: String| Outcome {
+        code: NO_VERDICT,
+        stdout: if f.json { pretty(&v) } else { String::new() },
+        error: Some(msg),
+        sarif: None,
     };
     match stop {
-        Stop::NotRead { file, why } => {
-            print(json!({"file": file, "not_read": why}));
-            no_verdict(&format!("{}: {why}", text(file)))
-        }
-        Stop::TooLarge { file, message } => {
-            print(json!({"file": file, "not_read": message}));
-            no_verdict(&format!(
+        Stop::NotRead { file, why } => fail(
+            json!({"file": file, "not_read": why}),
+            format!("{}: {why}", text(file)),
+        ),
+        Stop::TooLarge { file, message } => fail(
+            json!({"file": file, "not_read": message}),
+            format!(
                 "{}: {message} (check reads an application.properties or application.yml of up to {MAX_CONFIG_BYTES} bytes)",
                 text(file)
-            ))
-        }
+            ),
+        ),
         Stop::NotUtf8 { file, byte } => {
-            no_verdict(&format!("{}: not valid UTF-8 (byte {byte})", text(file)))
+            message_only(format!("{}: not valid UTF-8 (byte {byte})", text(file)))
         }
-        Stop::NotChecked { file, why } => {
-            print(json!({"file": file, "not_checked": why}));
-            no_verdict(&format!(
-                "{}: not checked: {}",
-                text(file),
-                clip(&text(why))
-            ))
-        }
-        Stop::CannotLoad { file, message } => {
-            print(json!({"file": file, "spring_cannot_load": message}));
-            no_verdict(&format!(
+        Stop::NotChecked { file, why } => fail(
+            json!({"file": file, "not_checked": why}),
+            format!("{}: not checked: {}", text(file), clip(&text(why))),
+        ),
+        Stop::CannotLoad { file, message } => fail(
+            json!({"file": file, "spring_cannot_load": message}),
+            format!(
                 "{}: Spring cannot load it: {}",
                 text(file),
                 clip(&text(message))
-            ))
-        }
+            ),
+        ),
         Stop::Refused(r) => refused(r, f),
-        Stop::Build { file, why } => no_verdict(&format!("--build {}: {why}", text(file))),
-        Stop::NoReport => no_verdict("the set asked for has no report"),
+        Stop::Build { file, why } => message_only(format!("--build {}: {why}", text(file))),
+        Stop::NoReport => message_only("the set asked for has no report".to_owned()),
+    }
+}
+
+/// A no-verdict outcome that prints nothing but its message.
+fn message_only(msg: String) -> Outcome {
+    Outcome {
+        code: NO_VERDICT,
+        stdout: String::new(),
+        error: Some(msg),
+        sarif: None,
     }
 }
 
 /// Spring refuses the configuration: the SARIF log, the JSON, and the
 /// message with the file, line and property where the refusal has them.
-fn refused(r: &crate::config::Refusal, f: &Flags) -> ExitCode {
+fn refused(r: &crate::config::Refusal, f: &Flags) -> Outcome {
     let head = match (r.line, &r.property) {
         (0, _) => text(&r.at).into_owned(),
         (l, Some(p)) => format!("{}:{l}: {}", text(&r.at), text(p)),
         (l, None) => format!("{}:{l}", text(&r.at)),
     };
-    if let Some(path) = f.sarif.as_deref().filter(|_| r.logged) {
-        let log = super::sarif::refusal_log(&r.at, r.line, &r.failure.to_string());
-        if let Err(err) = super::sarif::write(path, &log) {
-            return no_verdict(&err);
-        }
-    }
-    if f.json {
-        print_json(&json!({
+    let sarif = r
+        .logged
+        .then(|| super::sarif::refusal_log(&r.at, r.line, &r.failure.to_string()));
+    let stdout = if f.json {
+        pretty(&json!({
             "file": r.file,
             "spring_refuses": r.failure.to_string(),
             "refusal": r.to_value(),
             "unresolved": r.unresolved,
-        }));
-    }
+        }))
+    } else {
+        String::new()
+    };
     let left_out: String = r
         .unresolved
         .iter()
         .map(|u| format!("\nwarning: {}", clip(&text(u))))
         .collect();
     let shown = r.failure.map_text(|s| text(s).into_owned());
-    no_verdict(&format!(
-        "{head}: Spring Boot refuses this configuration; the application would not start:\n\n{}{left_out}",
-        clip(&shown.to_string())
-    ))
+    Outcome {
+        code: NO_VERDICT,
+        stdout,
+        error: Some(format!(
+            "{head}: Spring Boot refuses this configuration; the application would not start:\n\n{}{left_out}",
+            clip(&shown.to_string())
+        )),
+        sarif,
+    }
 }
 
-/// Writes the SARIF log (if asked) and prints the answer; the exit says
-/// whether the set asked for is safe once the accepted findings are (and,
-/// with `--strict-keys`, whether no key is ignored).
-fn render(name: &str, f: &Flags, a: &Answer) -> Result<ExitCode, ExitCode> {
+/// The answer as the flags ask (text or JSON) with its SARIF log; the
+/// exit says whether the set asked for is safe once the accepted findings
+/// are (and, with `--strict-keys`, whether no key is ignored).
+fn render(name: &str, f: &Flags, a: &Answer) -> Outcome {
     let code = if a.passes() { 0 } else { UNSAFE };
-    if let Some(path) = &f.sarif {
-        let log = super::sarif::log(&super::sarif::Findings {
-            sources: &a.sources,
-            setup: &a.setup,
-            report: a.asked(),
-            remedy: &a.remedy,
-            gate: &a.gate,
-            unknown: &a.bound.unknown,
-            strict_keys: f.strict_keys,
-        });
-        super::sarif::write(path, &log).map_err(|e| no_verdict(&e))?;
-    }
-    if f.json {
-        print_json(&json::answer(name, a, f.strict_keys, code));
+    let sarif = super::sarif::log(&super::sarif::Findings {
+        sources: &a.sources,
+        setup: &a.setup,
+        report: a.asked(),
+        remedy: &a.remedy,
+        gate: &a.gate,
+        unknown: &a.bound.unknown,
+        strict_keys: f.strict_keys,
+    });
+    let stdout = if f.json {
+        pretty(&json::answer(name, a, f.strict_keys, code))
     } else {
-        out!(
-            "{}",
-            // Each line was cut where it matters; this bounds the rest.
-            super::shown_lines(&clip_lines(&text::answer(a, f.all_sets, code), 600, 400))
-        );
+        // Each line was cut where it matters; this bounds the rest.
+        super::shown_lines(&clip_lines(&text::answer(a, f.all_sets, code), 600, 400)).into_owned()
+    };
+    Outcome {
+        code,
+        stdout,
+        error: None,
+        sarif: Some(sarif),
     }
-    Ok(ExitCode::from(code))
 }
 
-fn print_json(v: &Value) {
-    outln!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+/// A JSON value as `check --json` prints it, with its newline.
+fn pretty(v: &Value) -> String {
+    format!("{}\n", serde_json::to_string_pretty(v).unwrap_or_default())
 }
