@@ -6,10 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{Flags, NO_VERDICT, Outcome, file_kinds, outcome, read_options, set_flags};
-use crate::config::{ProfileFiles, Sources, Text, answer};
+use crate::config::{
+    Accepted, Gate, ProfileFiles, Remedy, Setup, Sources, Text, answer, describe_setup, report,
+};
 
 /// The arguments of `check` after its files, as its command line takes them.
 #[derive(Debug, clap::Parser)]
@@ -116,4 +118,41 @@ fn checked_texts(flags: &Flags, files: &[(&str, &str)]) -> Result<Outcome, Strin
         build,
     };
     Ok(outcome(first, flags, answer(sources, &options)))
+}
+
+/// `check`'s answer for a setup known as facts rather than read from
+/// files (a running application knows its bound limits, its processor
+/// bean, its memory advisor): the fields of `check --json` that do not
+/// speak of files (`setup`, `sets`, `asked`, `legend`, `fix_it_today`,
+/// `spring_ai`), for the set `fixes` names (as `--fixes`, one of the
+/// report's sets) and the findings accepted.
+///
+/// ```
+/// use toolcall_check::config::Setup;
+/// use toolcall_check::judge_setup;
+/// let v = judge_setup(&Setup::default(), "upstream", &[]).unwrap();
+/// assert_eq!(v["asked"]["set"], "upstream");
+/// assert_eq!(v["sets"].as_array().unwrap().len(), toolcall_model::model::behavior_sets().len());
+/// assert!(judge_setup(&Setup::default(), "error-key", &[]).is_err());
+/// ```
+pub fn judge_setup(setup: &Setup, fixes: &str, accepted: &[Accepted]) -> Result<Value, String> {
+    let asked = super::asked_set(fixes)?;
+    let reports = report(setup);
+    let Some(mine) = reports.iter().find(|r| r.set == asked) else {
+        let names: Vec<&str> = reports.iter().map(|r| r.set.name).collect();
+        return Err(format!(
+            "--fixes {fixes}: not one of the report's sets ({})",
+            names.join(", ")
+        ));
+    };
+    let gate = Gate::judge(mine, accepted);
+    let code = if gate.passes() { 0 } else { super::UNSAFE };
+    Ok(json!({
+        "setup": describe_setup(setup),
+        "sets": super::json::sets_json(&reports),
+        "asked": super::json::asked_json(mine, &gate, false, code),
+        "legend": super::json::legend_json(&reports),
+        "fix_it_today": Remedy::find(setup, &reports).to_value(),
+        "spring_ai": setup.version.name(),
+    }))
 }
