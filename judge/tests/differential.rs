@@ -7,7 +7,7 @@
 //! wasm32-unknown-unknown`). Without node or the module the test prints
 //! `SKIPPED` and passes, unless `TOOLCALL_REQUIRE_WASM=1`. The 1,000
 //! setups are `TOOLCALL_DEEP_TESTS=1`'s (`.ci/run`, in a release build); a
-//! plain `cargo test` plays 40; `TOOLCALL_JUDGE_CASES` sets the number.
+//! plain `cargo test` plays 20; `TOOLCALL_JUDGE_CASES` sets the number.
 //!
 //! Natively, the judge's answer for facts is `check --json`'s for the
 //! same setup written as a file (`facts_answer_as_check_does`).
@@ -148,7 +148,7 @@ fn cases() -> usize {
     std::env::var("TOOLCALL_JUDGE_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(if deep { 1000 } else { 40 })
+        .unwrap_or(if deep { 1000 } else { 20 })
 }
 
 /// The module `.ci/run` builds (or `TOOLCALL_JUDGE_WASM`).
@@ -269,7 +269,7 @@ fn the_module_answers_as_the_native_judge() {
 /// written as a file: the same sets, gate and remedy.
 #[test]
 fn facts_answer_as_check_does() {
-    for g in generated(12) {
+    for g in generated(8) {
         let judged: Value =
             serde_json::from_str(&toolcall_judge::judge(g.facts.to_string().as_bytes()))
                 .expect("JSON");
