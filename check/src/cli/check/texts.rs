@@ -133,7 +133,7 @@ fn checked_texts(flags: &Flags, files: &[(&str, &str)]) -> Result<Outcome, Strin
 /// let v = judge_setup(&Setup::default(), "upstream", &[]).unwrap();
 /// assert_eq!(v["asked"]["set"], "upstream");
 /// assert_eq!(v["sets"].as_array().unwrap().len(), toolcall_model::model::behavior_sets().len());
-/// assert!(judge_setup(&Setup::default(), "error-key", &[]).is_err());
+/// assert!(judge_setup(&Setup::default(), "nonsense", &[]).is_err());
 /// ```
 pub fn judge_setup(setup: &Setup, fixes: &str, accepted: &[Accepted]) -> Result<Value, String> {
     let asked = super::asked_set(fixes)?;
