@@ -274,3 +274,76 @@ pub fn check(input: &[u8]) -> String {
     })
     .to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{check, judge};
+
+    /// Every input that does not read is an error answer naming the field.
+    #[test]
+    fn bad_facts_are_errors_that_name_the_field() {
+        for (input, names) in [
+            ("not json", "the facts do not read"),
+            (r#"{"memroy": "inside"}"#, "unknown field `memroy`"),
+            (
+                r#"{"limits": {"max_total_tool_calls": 0}}"#,
+                "limits.max_total_tool_calls",
+            ),
+            (
+                r#"{"limits": {"max_calls_per_tool_default": "lots"}}"#,
+                "limits.max_calls_per_tool_default",
+            ),
+            (
+                r#"{"limits": {"on_limit_exceeded": "SOMETIMES"}}"#,
+                "limits.on_limit_exceeded: 'SOMETIMES'",
+            ),
+            (
+                r#"{"memory_window": 0}"#,
+                "maxMessages must be greater than 0",
+            ),
+            (r#"{"spring_ai": "1.0"}"#, "spring_ai: '1.0'"),
+            (r#"{"tools": "xml"}"#, "tools: 'xml'"),
+            (r#"{"fixes": "nonsense"}"#, "--fixes"),
+            (r#"{"accepted": ["breach-1"]}"#, "SCENARIO MARK"),
+        ] {
+            let out: serde_json::Value = serde_json::from_str(&judge(input.as_bytes())).unwrap();
+            let error = out["error"].as_str().unwrap_or_default();
+            assert!(error.contains(names), "{input}: {out}");
+        }
+    }
+
+    /// An accepted finding passes the gate where it alone breaks.
+    #[test]
+    fn accepted_findings_reach_the_gate() {
+        let facts = |accepted: &str| {
+            let f = format!(
+                r#"{{"limits": {{"max_calls_per_tool_default": 3}}, "tools": "json", "provider": "none", "streaming": true, "accepted": [{accepted}]}}"#
+            );
+            serde_json::from_str::<serde_json::Value>(&judge(f.as_bytes())).unwrap()
+        };
+        let open = facts("");
+        assert_eq!(
+            open["asked"]["breaks"],
+            serde_json::json!(["text+call"]),
+            "{open}"
+        );
+        assert_eq!(open["asked"]["exit"], 1);
+        let accepted = facts(r#""text+call dropped # streamed replies""#);
+        assert_eq!(accepted["asked"]["exit"], 0, "{accepted}");
+        assert_eq!(accepted["asked"]["accepted"][0]["origin"], "accepted");
+    }
+
+    #[test]
+    fn check_input_that_does_not_read_is_an_error() {
+        let out: serde_json::Value = serde_json::from_str(&check(br#"{"files": []}"#)).unwrap();
+        assert_eq!(out["exit"], 2);
+        assert_eq!(out["stderr"], "error: no file given\n");
+        let out: serde_json::Value = serde_json::from_str(&check(br#"{"file": []}"#)).unwrap();
+        assert!(
+            out["error"]
+                .as_str()
+                .unwrap()
+                .contains("unknown field `file`")
+        );
+    }
+}
