@@ -7,7 +7,7 @@
 //! wasm32-unknown-unknown`). Without node or the module the test prints
 //! `SKIPPED` and passes, unless `TOOLCALL_REQUIRE_WASM=1`. The 1,000
 //! setups are `TOOLCALL_DEEP_TESTS=1`'s (`.ci/run`, in a release build); a
-//! plain `cargo test` plays 20; `TOOLCALL_JUDGE_CASES` sets the number.
+//! plain `cargo test` plays 10; `TOOLCALL_JUDGE_CASES` sets the number.
 //!
 //! Natively, the judge's answer for facts is `check --json`'s for the
 //! same setup written as a file (`facts_answer_as_check_does`).
@@ -148,7 +148,7 @@ fn cases() -> usize {
     std::env::var("TOOLCALL_JUDGE_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(if deep { 1000 } else { 20 })
+        .unwrap_or(if deep { 1000 } else { 10 })
 }
 
 /// The module `.ci/run` builds (or `TOOLCALL_JUDGE_WASM`).
