@@ -413,3 +413,373 @@ fn a_config_file_at_the_size_limit_gets_its_answer() {
     assert!(err.contains("not checked: more than 100000 nodes"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Runs the command with `args`, no standard input; its exit code and
+/// standard error.
+fn command(args: &[&std::ffi::OsStr]) -> (i32, String) {
+    let out = std::process::Command::new(crate::support::bin())
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn written_scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tcm-written-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `--sarif` replaces only a regular file that is none of the run's
+/// inputs: a FIFO (no reader: a write would block), a folder, a profile
+/// file the run reads, a planted link are each exit 2 with the reason,
+/// and left as they were.
+#[cfg(unix)]
+#[test]
+fn sarif_refuses_a_fifo_a_folder_a_profile_file_and_a_link() {
+    let dir = written_scratch("sarif");
+    let app = dir.join("application.properties");
+    std::fs::write(&app, "spring.profiles.active=dev\n").unwrap();
+    let dev = dir.join("application-dev.properties");
+    std::fs::write(&dev, "spring.ai.tools.throw-exception-on-error=true\n").unwrap();
+    let fifo = dir.join("out.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let folder = dir.join("folder.sarif");
+    std::fs::create_dir(&folder).unwrap();
+    let target = dir.join("elsewhere");
+    std::fs::write(&target, "kept").unwrap();
+    let link = dir.join("link.sarif");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for (at, why) in [
+        (&fifo, "named pipe (FIFO)"),
+        (&folder, "a directory"),
+        (&dev, "the same file as an input"),
+        (&app, "the same file as an input"),
+        (&link, "a symbolic link"),
+    ] {
+        let (code, err) = command(&[
+            "check".as_ref(),
+            app.as_os_str(),
+            "--sarif".as_ref(),
+            at.as_os_str(),
+        ]);
+        assert_eq!(code, 2, "{}: {err}", at.display());
+        assert!(err.contains("--sarif") && err.contains(why), "{err}");
+        assert!(err.contains("nothing written"), "{err}");
+    }
+    use std::os::unix::fs::FileTypeExt as _;
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(folder.is_dir());
+    assert_eq!(
+        std::fs::read_to_string(&dev).unwrap(),
+        "spring.ai.tools.throw-exception-on-error=true\n"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+    // A device: /dev/null stays a device whoever runs the command.
+    let (code, err) = command(&[
+        "check".as_ref(),
+        app.as_os_str(),
+        "--sarif".as_ref(),
+        "/dev/null".as_ref(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("a device"), "{err}");
+    // What is left beside the target: no temporary file.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A run with no verdict (a file Spring cannot load) still writes its
+/// SARIF log, one `no-verdict` result saying why, so that a CI step
+/// uploading the log whatever the exit finds it.
+#[test]
+fn a_load_error_writes_a_sarif_log() {
+    let dir = written_scratch("sarif-stop");
+    let app = dir.join("application.yml");
+    std::fs::write(&app, "spring: [unclosed\n").unwrap();
+    let sarif = dir.join("out.sarif");
+    let (code, err) = command(&[
+        "check".as_ref(),
+        app.as_os_str(),
+        "--sarif".as_ref(),
+        sarif.as_os_str(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let result = &log["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "no-verdict");
+    assert!(
+        result["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("no verdict: "),
+        "{result}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `explore --out` and `merge --out` write no counterexample through a
+/// link planted under its name: exit 2, the link's target untouched.
+#[cfg(unix)]
+#[test]
+fn out_folders_refuse_a_planted_link() {
+    let dir = written_scratch("out-link");
+    let out = dir.join("cx");
+    std::fs::create_dir(&out).unwrap();
+    let target = dir.join("elsewhere");
+    std::fs::write(&target, "kept").unwrap();
+    // A refuted cell's counterexample is named after the cell: find its
+    // name from a first run into a clean folder, then plant a link there.
+    let clean = dir.join("clean");
+    let shard = dir.join("shard.json");
+    let args = |o: &std::path::Path| {
+        vec![
+            std::ffi::OsString::from("explore"),
+            "--exhaustive".into(),
+            "--bound".into(),
+            "tiny".into(),
+            "--jobs".into(),
+            "1".into(),
+            "--out".into(),
+            o.as_os_str().to_owned(),
+        ]
+    };
+    let a = args(&clean);
+    let (code, err) = command(&a.iter().map(|s| s.as_os_str()).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{err}");
+    let name = std::fs::read_dir(&clean)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .next()
+        .expect("tiny has a refuted cell");
+    std::os::unix::fs::symlink(&target, out.join(&name)).unwrap();
+    let a = args(&out);
+    let (code, err) = command(&a.iter().map(|s| s.as_os_str()).collect::<Vec<_>>());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--out") && err.contains("a symbolic link"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+    // merge: the same refusal.
+    let made = std::process::Command::new(crate::support::bin())
+        .args([
+            "explore",
+            "--exhaustive",
+            "--bound",
+            "tiny",
+            "--jobs",
+            "1",
+            "--shard",
+            "1/1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    std::fs::write(&shard, &made.stdout).unwrap();
+    let (code, err) = command(&[
+        "merge".as_ref(),
+        shard.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("a symbolic link"), "{err}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The command's exit code, standard output and standard error.
+fn command_out(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(crate::support::bin())
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Inputs that once got a verdict, a silent skip or another's message:
+/// a binary `.properties` file, a profile file that is a FIFO or
+/// `/dev/zero`, more than 100 open placeholders, a runner output with no
+/// line, and a usage error under `--json`; and two spellings of one key
+/// each shown with its own value.
+#[cfg(unix)]
+#[test]
+fn check_and_conform_refuse_what_they_cannot_answer() {
+    let dir = written_scratch("refused");
+    let at = |n: &str| dir.join(n).to_str().unwrap().to_owned();
+    std::fs::write(at("bin.properties"), b"spring.ai\0\x01\x02tools=1\n").unwrap();
+    let (code, _, err) = command_out(&["check", &at("bin.properties")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("a binary file, not a configuration text (a NUL byte at byte 9)"),
+        "{err}"
+    );
+    // Profile files that cannot be read as files: named, exit 2, no hang.
+    std::fs::write(
+        at("application.properties"),
+        "spring.profiles.active=dev,zero\n",
+    )
+    .unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(at("application-dev.properties"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (code, _, err) = command_out(&["check", &at("application.properties")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("application-dev.properties: not a regular file"),
+        "{err}"
+    );
+    std::fs::remove_file(at("application-dev.properties")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", at("application-zero.properties")).unwrap();
+    let (code, _, err) = command_out(&["check", &at("application.properties")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("application-zero.properties: not a regular file"),
+        "{err}"
+    );
+    // 101 open placeholders: this tool's limit, said as such.
+    let many: String = (0..101)
+        .map(|i| format!("spring.ai.tools.limits.max-calls-per-tool.t{i}=${{A{i}}}\n"))
+        .collect();
+    std::fs::write(at("many.properties"), many).unwrap();
+    let (code, _, err) = command_out(&["check", &at("many.properties")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("toolcall-model leaves at most 100 open"),
+        "{err}"
+    );
+    assert!(!err.contains("For input string"), "{err}");
+    // Two spellings of one property: the key shown is the one whose value
+    // Spring binds.
+    std::fs::write(
+        at("two.properties"),
+        "spring.ai.tools.limits.on-limit-exceeded=THROW\nspring.ai.tools.limits.onLimitExceeded=RETURN_ERROR_RESPONSE\n",
+    )
+    .unwrap();
+    let (_, out, _) = command_out(&["check", &at("two.properties")]);
+    assert!(
+        out.contains("\n  spring.ai.tools.limits.on-limit-exceeded = THROW\n")
+            && out.contains("on-limit-exceeded=THROW,"),
+        "{out}"
+    );
+    assert!(!out.contains("onLimitExceeded = THROW"), "{out}");
+    // --json: a usage error is JSON too.
+    let (code, out, _) = command_out(&[
+        "check",
+        &at("two.properties"),
+        "--json",
+        "--memory",
+        "nowhere",
+    ]);
+    assert_eq!(code, 2);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON on standard output");
+    assert!(
+        v["error"].as_str().unwrap().starts_with("--memory nowhere"),
+        "{v}"
+    );
+    // conform with an empty runner output: no "0 passed", an error.
+    std::fs::write(at("empty.jsonl"), "").unwrap();
+    let (code, out, err) = command_out(&["conform", &at("empty.jsonl")]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("the runner's output has no result line"),
+        "{err}"
+    );
+    assert!(!out.contains("0 passed"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The SARIF rules of a key Spring ignores and of a refusal have help,
+/// and a result answered for a value the environment may set says so.
+#[test]
+fn sarif_rules_have_help_and_open_values_are_named() {
+    let dir = written_scratch("sarif-help");
+    let file = dir.join("application.properties");
+    std::fs::write(
+        &file,
+        "spring.ai.tools.limits.on-limit-exceeded=${POLICY:THROW}\nspring.ai.tools.limits.max-calls-per-tool-default=1\nspring.ai.tools.limit.x=1\n",
+    )
+    .unwrap();
+    let sarif = dir.join("out.sarif");
+    let (code, _, err) = command_out(&[
+        "check",
+        file.to_str().unwrap(),
+        "--sarif",
+        sarif.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    let unknown = rules.iter().find(|r| r["id"] == "unknown-key").unwrap();
+    assert!(
+        unknown["help"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("relaxed names"),
+        "{unknown}"
+    );
+    let breach = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "breach-1")
+        .unwrap();
+    assert!(
+        breach["message"]["text"].as_str().unwrap().starts_with(
+            "For the value the environment may set (spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE)"
+        ),
+        "{breach}"
+    );
+    std::fs::write(&file, "spring.ai.tools.limits.max-total-tool-calls=lots\n").unwrap();
+    let (code, _, _) = command_out(&[
+        "check",
+        file.to_str().unwrap(),
+        "--sarif",
+        sarif.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    let rule = &log["runs"][0]["tool"]["driver"]["rules"][0];
+    assert_eq!(rule["id"], "spring-refuses");
+    assert!(
+        rule["help"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("fails to start"),
+        "{rule}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

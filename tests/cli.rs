@@ -1370,3 +1370,367 @@ fn a_build_files_version_is_read_where_it_is_defined() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--strict-keys` fails on every key under `spring.ai.tools` Spring does
+/// not bind, near a known key or not, and the answer then never says
+/// "nothing to change"; the setup line states the tool-output assumption;
+/// the fix library's switches are advised in the file's own syntax.
+#[test]
+fn check_speaks_the_files_language_and_names_every_ignored_key() {
+    let dir = scratch("check-intent");
+    let props = dir.join("application.properties");
+    std::fs::write(
+        &props,
+        "spring.ai.tools.limits.total-calls-max=3\nspring.ai.tools.callLimit=2\n",
+    )
+    .unwrap();
+    let p = props.to_str().unwrap();
+    let (code, out, err) = run_with_stdin(
+        &[
+            "check",
+            p,
+            "--strict-keys",
+            "--tools",
+            "json",
+            "--processor",
+            "json-error",
+        ],
+        b"",
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("error: line 1: Spring ignores 'spring.ai.tools.limits.total-calls-max'\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: line 2: Spring ignores 'spring.ai.tools.callLimit'\n"),
+        "{out}"
+    );
+    assert!(!out.contains("nothing to change"), "{out}");
+    assert!(
+        out.contains("2 key(s) Spring ignores (--strict-keys)"),
+        "{out}"
+    );
+    assert!(out.contains("tools return JSON (--tools json)"), "{out}");
+    let (_, json, _) = run_with_stdin(
+        &["check", p, "--json", "--tools", "json,getWeather=text"],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        v["setup"]
+            .as_str()
+            .unwrap()
+            .ends_with("tools return JSON, getWeather plain text (--tools json,getWeather=text)"),
+        "{v}"
+    );
+    let yml = dir.join("application.yml");
+    std::fs::write(
+        &yml,
+        "spring:\n  ai:\n    tools:\n      limits:\n        on-limit-exceeded: RETURN_ERROR_RESPONSE\n        max-calls-per-tool-default: 1\n",
+    )
+    .unwrap();
+    let (code, out, _) = run_with_stdin(&["check", yml.to_str().unwrap()], b"");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "in application.yml:\n    toolcall:\n      fixes:\n        strict-json-or-wrap: true\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("toolcall.fixes."), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Accepted findings are exact: a line given twice is one finding (not
+/// stale when it matches), a stale one is named even when the setup
+/// passes, and an unknown set or mark is an error (exit 2) with its line.
+#[test]
+fn accepted_findings_are_exact() {
+    let dir = scratch("accept-exact");
+    let unsafe_file = dir.join("unsafe.properties");
+    std::fs::write(
+        &unsafe_file,
+        "spring.ai.tools.limits.on-limit-exceeded=THROW\n",
+    )
+    .unwrap();
+    let u = unsafe_file.to_str().unwrap();
+    let twice = dir.join("twice");
+    std::fs::write(&twice, "throws parse\nthrows parse # again\n").unwrap();
+    let (code, out, err) = run_with_stdin(
+        &[
+            "check",
+            u,
+            "--tools",
+            "json",
+            "--accept",
+            twice.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains("note:"), "{out}");
+    // Safe setup: the acceptance is stale, and said so, exit 0.
+    let (code, out, _) = run_with_stdin(
+        &[
+            "check",
+            u,
+            "--tools",
+            "json",
+            "--processor",
+            "json-error",
+            "--accept",
+            twice.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out.matches("note: ").count(), 1, "{out}");
+    assert!(
+        out.contains("accepts throws (parse), which does not break so under upstream"),
+        "{out}"
+    );
+    for (line, why) in [
+        ("throws parse upstreem\n", "'upstreem' is no behaviour set"),
+        (
+            "throws prase\n",
+            "'prase' is no mark a scenario breaks with",
+        ),
+        ("throws ok\n", "'ok' is no mark a scenario breaks with"),
+    ] {
+        let f = dir.join("bad");
+        std::fs::write(&f, line).unwrap();
+        let (code, _, err) = run_with_stdin(&["check", u, "--accept", f.to_str().unwrap()], b"");
+        assert_eq!(code, 2, "{line}: {err}");
+        assert!(err.contains(":1: ") && err.contains(why), "{err}");
+    }
+    // A set of fix names joined by + is a set.
+    let (code, _, err) = run_with_stdin(
+        &[
+            "check",
+            u,
+            "--accept-finding",
+            "throws parse error-key+keep-current-turn",
+        ],
+        b"",
+    );
+    assert_ne!(code, 2, "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The file is the team's intent: the fix library's switches written into
+/// it are the set answered for (the advice applied makes the answer
+/// change), the library's rule fills an unset switch once a build file
+/// declares the starter (not in an inactive Maven profile), and a
+/// streamed setup whose remaining finding is accepted gets the switches.
+#[test]
+fn check_answers_for_the_switches_in_the_file() {
+    let dir = scratch("check-switches");
+    let breach = "spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n\
+                  spring.ai.tools.limits.max-calls-per-tool-default=1\n";
+    let plain = dir.join("application.properties");
+    std::fs::write(&plain, breach).unwrap();
+    let p = plain.to_str().unwrap();
+    let (code, out, _) = run_with_stdin(&["check", p], b"");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("toolcall.fixes.strict-json-or-wrap=true"),
+        "{out}"
+    );
+    // The advice written into the file: safe, and said why.
+    let advised = dir.join("advised").join("application.properties");
+    std::fs::create_dir_all(advised.parent().unwrap()).unwrap();
+    std::fs::write(
+        &advised,
+        format!(
+            "{breach}toolcall.fixes.strictJsonOrWrap=on\ntoolcall.fixes.end-turn-after-breach=true\n"
+        ),
+    )
+    .unwrap();
+    let (code, out, _) = run_with_stdin(&["check", advised.to_str().unwrap()], b"");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("The fix library installs strict-json-or-wrap, end-turn-after-breach\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Verdict: safe under strict-json-or-wrap+end-turn-after-breach"),
+        "{out}"
+    );
+    // --fixes still asks for a set of one's own; enabled=false is none.
+    let (code, _, _) = run_with_stdin(
+        &["check", advised.to_str().unwrap(), "--fixes", "upstream"],
+        b"",
+    );
+    assert_eq!(code, 1);
+    // The starter in the build, no property: the library's rule.
+    let pom = dir.join("pom.xml");
+    let starter = "<dependency><groupId>io.github.toolcallmodel</groupId><artifactId>toolcall-fixes-spring-boot-starter</artifactId></dependency>";
+    std::fs::write(
+        &pom,
+        format!("<project><dependencies>{starter}</dependencies></project>"),
+    )
+    .unwrap();
+    let (code, out, _) = run_with_stdin(&["check", p, "--build", pom.to_str().unwrap()], b"");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(
+            "end-turn-after-breach: unset, on: on-limit-exceeded is RETURN_ERROR_RESPONSE"
+        ),
+        "{out}"
+    );
+    let inactive = format!(
+        "<project><profiles><profile><id>fixes</id><dependencies>{starter}</dependencies></profile></profiles></project>"
+    );
+    std::fs::write(&pom, inactive).unwrap();
+    let (code, out, _) = run_with_stdin(&["check", p, "--build", pom.to_str().unwrap()], b"");
+    assert_eq!(code, 1, "{out}");
+    assert!(!out.contains("The fix library installs"), "{out}");
+    // Streamed, text+call accepted: the switches that leave only it.
+    let (code, out, _) = run_with_stdin(&["check", p, "--streaming", "--fixes", "upstream"], b"");
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("no combination of the fix library's switches makes it safe"),
+        "{out}"
+    );
+    let (_, out, _) = run_with_stdin(
+        &[
+            "check",
+            p,
+            "--streaming",
+            "--fixes",
+            "upstream",
+            "--accept-finding",
+            "text+call dropped",
+        ],
+        b"",
+    );
+    assert!(
+        out.contains("toolcall.fixes.strict-json-or-wrap=true"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Active profiles from a placeholder the environment sets
+/// (`${APP_ENV:local}`, `${APP_ENV}`) are open: each profile file present
+/// is a possible value, the worst answered, with a warning; set, the
+/// profile is settled.
+#[test]
+fn open_active_profiles_are_answered_at_their_worst() {
+    let dir = scratch("open-profiles");
+    let app = dir.join("application.properties");
+    std::fs::write(
+        dir.join("application-prod.properties"),
+        "spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\nspring.ai.tools.limits.max-calls-per-tool-default=1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("application-local.properties"),
+        "spring.ai.tools.throw-exception-on-error=false\n",
+    )
+    .unwrap();
+    let a = app.to_str().unwrap();
+    let args = ["check", a, "--tools", "json", "--processor", "json-error"];
+    for active in ["${APP_ENV:local}", "${APP_ENV}"] {
+        std::fs::write(
+            &app,
+            format!(
+                "spring.profiles.active={active}\nspring.ai.tools.limits.on-limit-exceeded=THROW\n"
+            ),
+        )
+        .unwrap();
+        let (code, out, _) = run_with_stdin(&args, b"");
+        assert_eq!(code, 1, "{active}: {out}");
+        assert!(
+            out.contains("warning: spring.profiles.active is open: ${APP_ENV} not set here"),
+            "{out}"
+        );
+        assert!(
+            out.contains("answered for 'prod', the worst of 'local', 'prod'"),
+            "{out}"
+        );
+        let mut set = args.to_vec();
+        set.extend(["--set", "APP_ENV=local"]);
+        let (code, out, _) = run_with_stdin(&set, b"");
+        assert_eq!(code, 0, "{active}: {out}");
+        assert!(!out.contains("is open"), "{out}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `convert`'s error quotes the input: its control characters are shown
+/// as escapes, not sent to the terminal.
+#[test]
+fn convert_escapes_control_characters_in_its_error() {
+    let (code, _, err) = run_with_stdin(&["convert"], b"x\x1b[31mred");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("Failed to parse JSON: x\\u{1b}[31mred"),
+        "{err}"
+    );
+    assert!(!err.contains('\x1b'), "{err}");
+}
+
+/// `check_texts` (the judge's module and page) gives what the command
+/// prints and writes for the same file with nothing beside it, byte for
+/// byte: open active profiles (answered for the file's own), a `--json`
+/// usage error, a refusal's SARIF log, a run with no verdict's, and the
+/// fix library's switches read from the file.
+#[test]
+fn check_texts_prints_and_writes_as_the_command() {
+    let cases: [(&str, &[&str]); 5] = [
+        (
+            "spring.profiles.active=${APP_ENV:local}\nspring.ai.tools.limits.max-calls-per-tool-default=3\n",
+            &["--memory", "inside"],
+        ),
+        (
+            "spring.ai.tools.limits.max-calls-per-tool-default=3\n",
+            &["--json", "--memory", "nowhere"],
+        ),
+        (
+            "spring.ai.tools.limits.on-limit-exceeded=NOPE\n",
+            &["--json"],
+        ),
+        (
+            "spring.ai.tools.limits.max-calls-per-tool-default=3\n",
+            &["--json", "--fixes", "nonsense-fix"],
+        ),
+        (
+            "toolcall.fixes.keep-current-turn=true\nspring.ai.tools.limits.max-calls-per-tool-default=3\n",
+            &["--json", "--memory", "inside"],
+        ),
+    ];
+    for (i, (text, flags)) in cases.iter().enumerate() {
+        let dir = scratch(&format!("texts-{i}"));
+        std::fs::write(dir.join("application.properties"), text).unwrap();
+        let mut args = vec!["check", "application.properties", "--sarif", "log.sarif"];
+        args.extend(flags.iter());
+        let out = Command::new(bin())
+            .args(&args)
+            .current_dir(&dir)
+            .output()
+            .expect("binary runs");
+        let mut flags = flags.to_vec();
+        flags.extend(["--sarif", "log.sarif"]);
+        let texts = toolcall_check::check_texts(&flags, &[("application.properties", text)]);
+        assert_eq!(out.status.code(), Some(i32::from(texts.exit)), "{text}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), texts.stdout, "{text}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), texts.stderr, "{text}");
+        let written = std::fs::read_to_string(dir.join("log.sarif"))
+            .ok()
+            .map(|s| serde_json::from_str::<serde_json::Value>(&s).expect("a SARIF log"));
+        assert_eq!(written, texts.sarif, "{text}");
+        // What each case is there for, so that agreeing on nothing fails.
+        let (shown, logged) = [
+            ("answered for 'local', the worst of 'local'", true),
+            ("\"error\": \"--memory nowhere", false),
+            ("spring_refuses", true),
+            ("\"error\": \"--fixes", false),
+            ("\"keep-current-turn\"", true),
+        ][i];
+        assert!(texts.stdout.contains(shown), "{}", texts.stdout);
+        assert_eq!(texts.sarif.is_some(), logged, "{text}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -20,10 +20,11 @@ use crate::config::{
 };
 use serde_json::{Value, json};
 use toolcall_model::chat::{Memory, Provider};
-use toolcall_model::model::{BehaviorSet, ProcessorKind, behavior_sets};
+use toolcall_model::model::{BehaviorSet, ProcessorKind};
 
 mod files;
 mod json;
+mod open_profiles;
 mod text;
 pub(crate) mod texts;
 
@@ -60,9 +61,17 @@ pub(crate) struct Flags {
     #[arg(long, default_value = "gemini")]
     pub provider: String,
     /// The behaviour set the exit status speaks for: fix names
-    /// (comma-separated), `all`, `upstream`, `gemini-tool-text`.
-    #[arg(long, default_value = "upstream")]
-    pub fixes: String,
+    /// (comma-separated), `all`, `upstream`, `gemini-tool-text` (default:
+    /// what the fix library installs, from its `toolcall.fixes.*`
+    /// switches in the files and its rule for an unset one, when the
+    /// library is there; else `upstream`).
+    #[arg(long)]
+    pub fixes: Option<String>,
+    /// The application has the fix library's starter on its classpath
+    /// (as a `--build` file that declares it says): its rule decides the
+    /// switches the files leave unset.
+    #[arg(long)]
+    pub fix_library: bool,
     /// What your tools return: `json`, `text` or `mixed`, and
     /// `NAME=json|text|mixed` per tool (comma-separated); `json`
     /// everywhere leaves out the plain-output scenarios.
@@ -138,22 +147,7 @@ fn no_verdict(msg: &str) -> ExitCode {
 /// own, leaked once for the run.
 pub(crate) fn asked_set(list: &str) -> Result<BehaviorSet, String> {
     let (fixes, advisor) = BehaviorSet::parse_names(list).map_err(|e| format!("--fixes: {e}"))?;
-    if let Some(s) = behavior_sets()
-        .into_iter()
-        .find(|s| s.fixes == fixes && s.gemini_tool_text == advisor)
-    {
-        return Ok(s);
-    }
-    let name = match (fixes.is_upstream(), advisor) {
-        (_, false) => fixes.to_string(),
-        (true, true) => "gemini-tool-text".to_owned(),
-        (false, true) => format!("{fixes}+gemini-tool-text"),
-    };
-    Ok(BehaviorSet {
-        name: Box::leak(name.into_boxed_str()),
-        fixes,
-        gemini_tool_text: advisor,
-    })
+    Ok(crate::config::set_of(fixes, advisor))
 }
 
 /// Properties or YAML: `--format`, else the file's extension.
@@ -181,10 +175,9 @@ fn kind_of(file: &Path, format: Option<&str>) -> Result<Format, String> {
 }
 
 pub(crate) fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
-    match checked(files, f) {
-        Ok(out) => emit(out, f),
-        Err(msg) => no_verdict(&msg),
-    }
+    let inputs = files::inputs(files, f);
+    let out = checked(files, f, &inputs).unwrap_or_else(|msg| usage(msg, f));
+    emit(out, f, &inputs)
 }
 
 /// What `check` prints and writes: its exit status, standard output, the
@@ -201,27 +194,31 @@ pub(crate) struct Outcome {
 }
 
 /// `command` as steps: read the flags, the accepted findings and the
-/// files, ask the library for the answer, and render it; each step may end
-/// with a no-verdict message.
-fn checked(files: &[PathBuf], f: &Flags) -> Result<Outcome, String> {
+/// files, ask the library for the answer (for open active profiles, once
+/// for each profile file beside the files), and render it; each step may
+/// end with a no-verdict message.
+fn checked(files: &[PathBuf], f: &Flags, inputs: &[PathBuf]) -> Result<Outcome, String> {
     let kinds = file_kinds(files, f.format.as_deref())?;
     let mut options = read_options(f)?;
     let Some(first) = files.first() else {
         return Err("no file given".to_owned());
     };
     if let Some(path) = &f.sarif {
-        let mut inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-        inputs.extend(f.build.as_deref());
-        inputs.extend(f.accept.iter().map(PathBuf::as_path));
-        super::sarif::writable(path, &inputs)?;
+        super::out_file::refused("--sarif", path, inputs)?;
     }
     options.accepted = accepted_findings(f)?;
     let set = set_flags(&f.set)?;
-    Ok(outcome(
-        &shown(first),
-        f,
-        answer(sources(files, &kinds, f, set), &options),
-    ))
+    let answered = answer(sources(files, &kinds, f, set.clone()), &options);
+    let answered = match answered {
+        Ok(a) if !a.open_profiles.is_empty() => {
+            let names = files::profile_names(&a.files);
+            open_profiles::worst_profile(a, &options, &names, |o| {
+                answer(sources(files, &kinds, f, set.clone()), o)
+            })
+        }
+        other => other,
+    };
+    Ok(outcome(&shown(first), f, answered))
 }
 
 /// The answer, or why there is none, rendered as the flags ask.
@@ -232,14 +229,33 @@ fn outcome(name: &str, f: &Flags, answered: Result<Answer, Stop>) -> Outcome {
     }
 }
 
-/// Prints the outcome and writes its SARIF log where `--sarif` asks; a
-/// log that cannot be written is a no-verdict exit with nothing else
-/// printed.
-fn emit(out: Outcome, f: &Flags) -> ExitCode {
+/// A no-verdict outcome for an error in the flags or the inputs named on
+/// the command line: its message, and with `--json` also `{"error": MSG}`
+/// on standard output, as the command's other answers.
+fn usage(msg: String, f: &Flags) -> Outcome {
+    Outcome {
+        code: NO_VERDICT,
+        stdout: if f.json {
+            pretty(&json!({ "error": msg }))
+        } else {
+            String::new()
+        },
+        error: Some(msg),
+        sarif: None,
+    }
+}
+
+/// Prints the outcome and writes its SARIF log where `--sarif` asks
+/// (through the one writer: never over an input, a link or anything but
+/// a regular file); a log that cannot be written is a no-verdict exit
+/// with nothing else printed but its error.
+fn emit(out: Outcome, f: &Flags, inputs: &[PathBuf]) -> ExitCode {
     if let (Some(path), Some(log)) = (f.sarif.as_deref(), &out.sarif)
-        && let Err(e) = super::sarif::write(path, log)
+        && let Err(e) = super::sarif::write(path, log, inputs)
     {
-        return no_verdict(&e);
+        let out = usage(e, f);
+        out!("{}", out.stdout);
+        return no_verdict(out.error.as_deref().unwrap_or_default());
     }
     out!("{}", out.stdout);
     match &out.error {
@@ -324,7 +340,7 @@ fn read_options(f: &Flags) -> Result<Options, String> {
     let Some(window) = NonZeroU32::new(f.memory_window) else {
         return Err("--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0".to_owned());
     };
-    let asked = asked_set(&f.fixes)?;
+    let asked = asked_set(f.fixes.as_deref().unwrap_or("upstream"))?;
     let tool_output = ToolOutput::parse(&f.tools).map_err(|e| format!("--tools {e}"))?;
     let rethrow = rethrow_classes(&f.rethrow)?;
     Ok(Options {
@@ -349,6 +365,8 @@ fn read_options(f: &Flags) -> Result<Options, String> {
         defaults_run: f.defaults_run,
         accepted: Vec::new(),
         strict_keys: f.strict_keys,
+        asked_from_files: f.fixes.is_none(),
+        library: f.fix_library,
     })
 }
 
@@ -386,9 +404,23 @@ fn set_flags(set: &[String]) -> Result<Vec<(String, String)>, String> {
 }
 
 /// Why there is no verdict: the message for standard error, with
-/// `--json` the same as an object on standard output, and for a refusal
-/// the SARIF log.
+/// `--json` the same as an object on standard output, and the SARIF log:
+/// a refusal's own, else one no-verdict result (a CI uploads the log
+/// whatever the exit, `if: always()`).
 fn stopped(stop: &Stop, f: &Flags) -> Outcome {
+    let mut out = stop_outcome(stop, f);
+    out.sarif = match stop {
+        Stop::Refused(r) if r.logged => out.sarif,
+        _ => Some(super::sarif::stop_log(
+            &stop_place(stop),
+            &stop_message(stop),
+        )),
+    };
+    out
+}
+
+/// [`stopped`]'s message and standard output.
+fn stop_outcome(stop: &Stop, f: &Flags) -> Outcome {
     let fail = |v: Value, msg: String| Outcome {
         code: NO_VERDICT,
         stdout: if f.json { pretty(&v) } else { String::new() },
@@ -407,9 +439,10 @@ fn stopped(stop: &Stop, f: &Flags) -> Outcome {
                 text(file)
             ),
         ),
-        Stop::NotUtf8 { file, byte } => {
-            message_only(format!("{}: not valid UTF-8 (byte {byte})", text(file)))
-        }
+        Stop::NotUtf8 { file, byte } => fail(
+            json!({"file": file, "not_read": format!("not valid UTF-8 (byte {byte})")}),
+            format!("{}: not valid UTF-8 (byte {byte})", text(file)),
+        ),
         Stop::NotChecked { file, why } => fail(
             json!({"file": file, "not_checked": why}),
             format!("{}: not checked: {}", text(file), clip(&text(why))),
@@ -423,18 +456,39 @@ fn stopped(stop: &Stop, f: &Flags) -> Outcome {
             ),
         ),
         Stop::Refused(r) => refused(r, f),
-        Stop::Build { file, why } => message_only(format!("--build {}: {why}", text(file))),
-        Stop::NoReport => message_only("the set asked for has no report".to_owned()),
+        Stop::Build { file, why } => usage(format!("--build {}: {why}", text(file)), f),
+        Stop::NoReport => usage("the set asked for has no report".to_owned(), f),
     }
 }
 
-/// A no-verdict outcome that prints nothing but its message.
-fn message_only(msg: String) -> Outcome {
-    Outcome {
-        code: NO_VERDICT,
-        stdout: String::new(),
-        error: Some(msg),
-        sarif: None,
+/// The file a stop is about, for its SARIF result.
+fn stop_place(stop: &Stop) -> String {
+    match stop {
+        Stop::NotRead { file, .. }
+        | Stop::TooLarge { file, .. }
+        | Stop::NotUtf8 { file, .. }
+        | Stop::NotChecked { file, .. }
+        | Stop::CannotLoad { file, .. }
+        | Stop::Build { file, .. } => file.clone(),
+        Stop::Refused(r) => r.at.clone(),
+        Stop::NoReport => String::new(),
+    }
+}
+
+/// Why a stop gave no verdict, in a line for its SARIF result.
+fn stop_message(stop: &Stop) -> String {
+    match stop {
+        Stop::NotRead { why, .. } => format!("not read: {why}"),
+        Stop::TooLarge { message, .. } => format!("not read: {message}"),
+        Stop::NotUtf8 { byte, .. } => format!("not valid UTF-8 (byte {byte})"),
+        Stop::NotChecked { why, .. } => format!("not checked: {why}"),
+        Stop::CannotLoad { message, .. } => format!("Spring cannot load it: {message}"),
+        Stop::Refused(r) => format!(
+            "Spring Boot refuses this configuration; the application would not start: {}",
+            r.failure
+        ),
+        Stop::Build { why, .. } => format!("--build: {why}"),
+        Stop::NoReport => "the set asked for has no report".to_owned(),
     }
 }
 
@@ -489,6 +543,7 @@ fn render(name: &str, f: &Flags, a: &Answer) -> Outcome {
         gate: &a.gate,
         unknown: &a.bound.unknown,
         strict_keys: f.strict_keys,
+        open: a.open.as_ref(),
     });
     let stdout = if f.json {
         pretty(&json::answer(name, a, f.strict_keys, code))

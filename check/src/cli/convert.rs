@@ -1,11 +1,24 @@
 //! `convert`: tool-response texts from standard input to Gemini's JSON.
 
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 use toolcall_model::chat::gemini_tool_text;
 use toolcall_model::gemini::write_tool_response;
 use toolcall_model::model::{BehaviorSet, Fixes, JavaException, Message, ToolResponse, cut};
+
+/// The budget of `convert`'s input: the whole of standard input, or one
+/// line with `--jsonl`. Jackson's own limit on a string is 100,000,000
+/// characters; a line may escape them. Past it: exit 2, nothing converted.
+pub(crate) const MAX_CONVERT_INPUT_BYTES: usize = 128 << 20;
+
+/// The message of an input past [`MAX_CONVERT_INPUT_BYTES`].
+fn over_budget(what: &str) -> ExitCode {
+    errln!(
+        "error: budget 'convert input' hit: {what} is longer than {MAX_CONVERT_INPUT_BYTES} bytes; not converted"
+    );
+    ExitCode::from(2)
+}
 
 /// At most this many characters of an input are echoed in a message; the
 /// rest is named by its length.
@@ -78,8 +91,14 @@ pub(crate) fn convert(fixes: &str, error: bool, jsonl: bool, advised_only: bool)
         {
             super::output_lost(&e);
         }
-        match reader.read_until(b'\n', &mut line) {
+        match std::io::Read::take(&mut reader, MAX_CONVERT_INPUT_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+        {
             Ok(0) => break,
+            Ok(_) if line.len() > MAX_CONVERT_INPUT_BYTES => {
+                let _ = out.flush();
+                return over_budget(&format!("line {}", n + 1));
+            }
             Ok(_) => {}
             Err(e) => {
                 errln!("error: cannot read standard input: {e}");
@@ -167,11 +186,14 @@ fn convert_whole(
     advised_only: bool,
     out: &mut impl Write,
 ) -> ExitCode {
-    let mut bytes = Vec::new();
-    if let Err(e) = stdin.lock().read_to_end(&mut bytes) {
-        errln!("error: cannot read standard input: {e}");
-        return ExitCode::FAILURE;
-    }
+    let bytes = match super::read_at_most(stdin.lock(), MAX_CONVERT_INPUT_BYTES) {
+        Ok(b) if b.len() > MAX_CONVERT_INPUT_BYTES => return over_budget("standard input"),
+        Ok(b) => b,
+        Err(e) => {
+            errln!("error: cannot read standard input: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -191,7 +213,8 @@ fn convert_whole(
             ExitCode::SUCCESS
         }
         Ok(Err(e)) => {
-            errln!("error: {}", clip_echo(&e.to_string()));
+            // The message quotes the input: its control characters escaped.
+            errln!("error: {}", super::shown(&clip_echo(&e.to_string())));
             ExitCode::FAILURE
         }
         Err(e) => super::output_lost(&e),

@@ -66,9 +66,16 @@ impl Display {
 fn out_is_writable(dir: Option<&Path>) -> Result<(), ExitCode> {
     let Some(dir) = dir else { return Ok(()) };
     let probe = dir.join(format!(".toolcall-model-probe-{}", std::process::id()));
+    // Created exclusively: a link planted under the probe's name is not
+    // followed.
     let tried = std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&probe, b""))
-        .and_then(|()| std::fs::remove_file(&probe));
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&probe)
+        })
+        .and_then(|_| std::fs::remove_file(&probe));
     tried.map_err(|e| {
         errln!(
             "error: --out {}: cannot write there: {e}",
@@ -78,10 +85,16 @@ fn out_is_writable(dir: Option<&Path>) -> Result<(), ExitCode> {
     })
 }
 
-/// Writes each counterexample as `DIR/NAME.json`, and a line on standard
-/// error saying how many; at the first that cannot be written, one error
-/// (with how many were written before it) and `false`.
-fn write_counterexamples<'a>(dir: &Path, cxs: impl Iterator<Item = &'a Value>) -> bool {
+/// Writes each counterexample as `DIR/NAME.json` (through
+/// [`super::out_file::write`]: never over a link, a non-regular file or
+/// one of `inputs`), and a line on standard error saying how many; at the
+/// first that cannot be written, one error (with how many were written
+/// before it) and `false`.
+fn write_counterexamples<'a>(
+    dir: &Path,
+    cxs: impl Iterator<Item = &'a Value>,
+    inputs: &[std::path::PathBuf],
+) -> bool {
     let shown_dir = super::shown(&dir.display().to_string()).into_owned();
     if let Err(e) = std::fs::create_dir_all(dir) {
         errln!("error: --out {shown_dir}: {e}");
@@ -91,11 +104,8 @@ fn write_counterexamples<'a>(dir: &Path, cxs: impl Iterator<Item = &'a Value>) -
     for cx in cxs {
         let path = dir.join(ex::counterexample_file(cx));
         let text = serde_json::to_string_pretty(cx).unwrap_or_default() + "\n";
-        if let Err(e) = std::fs::write(&path, text) {
-            errln!(
-                "error: --out {}: cannot write: {e} ({n} counterexample(s) written before it)",
-                super::shown(&path.display().to_string())
-            );
+        if let Err(e) = super::out_file::write("--out", &path, text.as_bytes(), inputs) {
+            errln!("error: {e} ({n} counterexample(s) written before it)");
             return false;
         }
         n += 1;
@@ -104,6 +114,25 @@ fn write_counterexamples<'a>(dir: &Path, cxs: impl Iterator<Item = &'a Value>) -
         "explore: {n} counterexample(s) written to {shown_dir} (`toolcall-model verify {shown_dir}` replays them: each fails, showing its refutation)"
     );
     true
+}
+
+/// The worker threads: `--jobs`, at most the machine's available
+/// parallelism (its default), which a CPU-bound run cannot use beyond;
+/// each thread reserves a stack (64 MB, 16 MB with `--exhaustive`) and an
+/// allocator arena, and `--jobs 64` outgrew a 4 GB address space. A
+/// lowered `--jobs` is said on standard error.
+fn workers(jobs: Option<usize>) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match jobs {
+        Some(n) if n > cores => {
+            errln!(
+                "explore: --jobs {n} lowered to {cores}, the available parallelism (more threads than that only cost memory)"
+            );
+            cores
+        }
+        Some(n) => n,
+        None => cores,
+    }
 }
 
 pub(crate) fn command(
@@ -134,10 +163,7 @@ pub(crate) fn command(
         }
     }
     let cells = ex::cells_for(&sets);
-    let jobs = jobs
-        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
-        .unwrap_or(1)
-        .clamp(1, cells.len());
+    let jobs = workers(jobs).clamp(1, cells.len());
     let display = Mutex::new(Display {
         tty: std::io::stderr().is_terminal(),
         cases,
@@ -171,7 +197,7 @@ pub(crate) fn command(
             CellOutcome::Refuted { counterexample, .. } => Some(counterexample),
             _ => None,
         });
-        if !write_counterexamples(dir, cxs) {
+        if !write_counterexamples(dir, cxs, &[]) {
             return ExitCode::from(2);
         }
     }
@@ -285,11 +311,7 @@ pub(crate) fn exhaustive(
         errln!("error: --{e}");
         return ExitCode::from(2);
     }
-    let jobs = part_of.workers(
-        &space,
-        jobs.or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
-            .unwrap_or(1),
-    );
+    let jobs = part_of.workers(&space, workers(jobs));
     let tty = std::io::stderr().is_terminal();
     errln!(
         "explore --exhaustive: bound {}, {} scenarios ({} to run after symmetry) under {} behaviour sets, on {jobs} thread(s)",
@@ -346,7 +368,7 @@ pub(crate) fn exhaustive(
         report.evaluated as f64 / wall.max(1e-9),
         toolcall_model::model::behavior_sets().len()
     );
-    print_report(&report, json, out_dir)
+    print_report(&report, json, out_dir, &[])
 }
 
 /// One line of `explore --exhaustive`'s progress on standard error, when
@@ -463,13 +485,14 @@ pub(crate) fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&P
         );
         return ExitCode::from(2);
     }
-    print_report(&finish(&space, &part), json, out_dir)
+    print_report(&finish(&space, &part), json, out_dir, files)
 }
 
 fn print_report(
     report: &crate::checking::exhaustive::Report,
     json: bool,
     out_dir: Option<&Path>,
+    inputs: &[std::path::PathBuf],
 ) -> ExitCode {
     use crate::checking::exhaustive::Proof;
     if let Some(dir) = out_dir {
@@ -477,7 +500,7 @@ fn print_report(
             Proof::Refuted { counterexample, .. } => Some(counterexample),
             Proof::Proved => None,
         });
-        if !write_counterexamples(dir, cxs) {
+        if !write_counterexamples(dir, cxs, inputs) {
             return ExitCode::from(2);
         }
     }

@@ -38,7 +38,9 @@ pub(crate) mod check;
 pub(crate) mod convert;
 pub(crate) mod explore;
 pub(crate) mod main_job;
+pub(crate) mod out_file;
 pub(crate) mod sarif;
+pub(crate) mod vector_budget;
 pub(crate) mod vectors;
 
 use std::process::ExitCode;

@@ -67,8 +67,16 @@ fn unknown_rule() -> Value {
         "id": UNKNOWN_KEY,
         "name": "spring-ignores-the-key",
         "shortDescription": {"text": "Spring Boot ignores this spring.ai.tools key (misspelt or unknown): the setting it meant is not applied"},
+        "help": {"text": "Spring Boot binds spring.ai.tools.* into ToolCallingProperties and drops a key none of its fields takes, without a word. Spell the key as docs/CHECK.md lists (relaxed names: kebab-case, camelCase, underscores and upper case bind alike), or remove it; --strict-keys makes such a key fail the gate."},
         "defaultConfiguration": {"level": "warning"},
     })
+}
+
+/// `; did you mean 'KEY'?` for an unknown key near a known one.
+pub(crate) fn did_you_mean(u: &Unknown) -> String {
+    u.suggestion
+        .as_ref()
+        .map_or(String::new(), |s| format!("; did you mean '{s}'?"))
 }
 
 /// What the log reports: the answer for the set asked for, the accepted
@@ -81,6 +89,9 @@ pub(crate) struct Findings<'a> {
     pub gate: &'a Gate,
     pub unknown: &'a [Unknown],
     pub strict_keys: bool,
+    /// The open properties, when the answer is for values the environment
+    /// may set.
+    pub open: Option<&'a crate::config::OpenAnswer>,
 }
 
 /// A file name as an RFC 3986 URI reference: every byte outside the
@@ -215,7 +226,8 @@ fn scenario_result(
         "ruleIndex": index,
         "level": level(v.mark),
         "message": {"text": format!(
-            "{}: {}{because} under {}: {}.{fix}",
+            "{}{}: {}{because} under {}: {}.{fix}",
+            open_values(f.open),
             v.scenario.column(),
             v.mark.meaning(),
             report.set.name,
@@ -240,6 +252,30 @@ fn scenario_result(
     result
 }
 
+/// `For the value the environment may set (KEY=VALUE, ...): ` when the
+/// answer is for values of open properties, not those of the files.
+fn open_values(open: Option<&crate::config::OpenAnswer>) -> String {
+    let Some(o) = open else {
+        return String::new();
+    };
+    let Some((values, _)) = o.tried.first() else {
+        return String::new();
+    };
+    let set: Vec<String> = o
+        .properties
+        .iter()
+        .zip(values)
+        .filter_map(|(p, v)| v.map(|v| format!("{}={v}", p.key)))
+        .collect();
+    if set.is_empty() {
+        return String::new();
+    }
+    format!(
+        "For the value the environment may set ({}), not the one the files give: ",
+        set.join(", ")
+    )
+}
+
 /// The result of a key Spring ignores, on its line.
 fn unknown_result(f: &Findings, u: &Unknown, file: &str, artifacts: &[&str]) -> Value {
     // The key's entry: the last source that has it on that line.
@@ -259,7 +295,7 @@ fn unknown_result(f: &Findings, u: &Unknown, file: &str, artifacts: &[&str]) -> 
         "ruleId": UNKNOWN_KEY,
         "ruleIndex": CheckScenario::ALL.len(),
         "level": if f.strict_keys { "error" } else { "warning" },
-        "message": {"text": format!("Spring Boot ignores '{}': the setting is not applied; did you mean '{}'?", u.key, u.suggestion)},
+        "message": {"text": format!("Spring Boot ignores '{}': the setting is not applied{}", u.key, did_you_mean(u))},
         "locations": [{"physicalLocation": physical}],
         "properties": {"key": u.key, "suggestion": u.suggestion},
     })
@@ -272,47 +308,11 @@ fn level(m: Mark) -> &'static str {
     if m.survives() { "none" } else { "error" }
 }
 
-/// Whether `--sarif PATH` may be written: not a symbolic link (the log
-/// would land where it points), not one of the inputs (the answer would
-/// overwrite its own question).
-pub(crate) fn writable(path: &Path, inputs: &[&Path]) -> Result<(), String> {
-    let shown = super::shown(&path.display().to_string()).into_owned();
-    if let Ok(m) = std::fs::symlink_metadata(path) {
-        if m.file_type().is_symlink() {
-            return Err(format!(
-                "--sarif {shown}: a symbolic link; give the file itself"
-            ));
-        }
-        if m.is_dir() {
-            return Err(format!("--sarif {shown}: a directory; give a file name"));
-        }
-        let me = std::fs::canonicalize(path).ok();
-        for input in inputs.iter().filter(|i| **i != Path::new("-")) {
-            if me.is_some() && std::fs::canonicalize(input).ok() == me {
-                return Err(format!(
-                    "--sarif {shown}: the same file as an input; give another file"
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Writes the log, the path checked by [`writable`] before: a new file
-/// beside it renamed over it, so that a link made since is replaced, not
-/// followed.
-pub(crate) fn write(path: &Path, log: &Value) -> Result<(), String> {
-    let shown = super::shown(&path.display().to_string()).into_owned();
+/// Writes the log through [`super::out_file::write`]: never over one of
+/// `inputs`, a link or anything but a regular file.
+pub(crate) fn write(path: &Path, log: &Value, inputs: &[std::path::PathBuf]) -> Result<(), String> {
     let text = serde_json::to_string_pretty(log).unwrap_or_default() + "\n";
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".{}.tmp", std::process::id()));
-    let tmp = std::path::PathBuf::from(tmp);
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            std::fs::remove_file(&tmp).ok();
-            format!("--sarif {shown}: cannot write: {e}")
-        })
+    super::out_file::write("--sarif", path, text.as_bytes(), inputs)
 }
 
 /// A SARIF 2.1.0 log of one run of this tool.
@@ -330,6 +330,39 @@ fn envelope(rules: Vec<Value>, artifacts: Vec<Value>, results: Vec<Value>) -> Va
             "results": results,
         }],
     })
+}
+
+/// The rule of a run with no verdict: an input not read, not checked,
+/// or a build file not understood.
+const NO_VERDICT: &str = "no-verdict";
+
+/// The SARIF log of a run that gave no verdict (exit 2): one result, at
+/// `file` when there is one, saying why; a CI that uploads the log
+/// whatever the exit finds one.
+pub(crate) fn stop_log(file: &str, message: &str) -> Value {
+    let mut result = json!({
+        "ruleId": NO_VERDICT,
+        "ruleIndex": 0,
+        "level": "error",
+        "message": {"text": format!("no verdict: {message}")},
+    });
+    let mut artifacts = vec![];
+    if !file.is_empty() && file != "<stdin>" {
+        let uri = uri(file);
+        result["locations"] = json!([{"physicalLocation": {"artifactLocation": {"uri": uri}}}]);
+        artifacts.push(json!({"location": {"uri": uri}}));
+    }
+    envelope(
+        vec![json!({
+            "id": NO_VERDICT,
+            "name": "no-verdict",
+            "shortDescription": {"text": "toolcall-model check gave no verdict: an input could not be read or checked"},
+            "help": {"text": "The check stopped before a verdict (exit 2): the message says which input and why. Fix the input or the flag and run again."},
+            "defaultConfiguration": {"level": "error"},
+        })],
+        artifacts,
+        vec![result],
+    )
 }
 
 /// The rule of a configuration Spring Boot refuses: the application would
@@ -350,6 +383,7 @@ pub(crate) fn refusal_log(file: &str, line: usize, message: &str) -> Value {
             "id": REFUSED,
             "name": "spring-boot-refuses-the-configuration",
             "shortDescription": {"text": "Spring Boot refuses this configuration: the application would not start"},
+            "help": {"text": "Spring Boot cannot bind this value (a value outside its type, an enum constant it does not know, a placeholder with no value): the context fails to start. The message is Spring's own; fix the value at this line."},
             "defaultConfiguration": {"level": "error"},
         })],
         vec![json!({"location": {"uri": uri}})],

@@ -85,10 +85,7 @@ pub(crate) fn generate(
         let path = out.join(format!("{name}.json"));
         let text = serde_json::to_string_pretty(&v).unwrap_or_default();
         if let Err(e) = write_atomically(&path, text.as_bytes()) {
-            errln!(
-                "error: {}: {e} ({written} vectors written before it)",
-                path.display()
-            );
+            errln!("error: {e} ({written} vectors written before it)");
             return ExitCode::from(2);
         }
         written += 1;
@@ -265,7 +262,7 @@ fn fill_from_java(runner: &Path, paths: &[PathBuf]) -> Result<Filled, String> {
                     v["expect"] = result.clone();
                     let text =
                         serde_json::to_string_pretty(&v).map_err(|e| format!("{shown}: {e}"))?;
-                    write_atomically(path, text.as_bytes()).map_err(|e| format!("{shown}: {e}"))?;
+                    write_atomically(path, text.as_bytes())?;
                     if matches!(judge(text.as_bytes(), &java), Comparison::Disagree(_)) {
                         filled.disagree += 1;
                     }
@@ -306,23 +303,10 @@ fn fill_from_java(runner: &Path, paths: &[PathBuf]) -> Result<Filled, String> {
     }
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it to
-/// `path`: the file is whole or absent, never truncated.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp-{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    // No fsync: a million vectors would take minutes; what this guards
-    // against is a write that fails (a full disk), not a power cut.
-    let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(bytes));
-    match written.and_then(|()| std::fs::rename(&tmp, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+/// Writes `bytes` to `path` through [`super::out_file::write`]: whole or
+/// absent, never over a link or anything but a regular file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    super::out_file::write("--out", path, bytes, &[])
 }
 
 pub(crate) fn files(paths: &[PathBuf]) -> ExitCode {
@@ -358,23 +342,8 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     use std::collections::{HashMap, HashSet};
     use std::io::BufRead;
     use toolcall_model::vectors::conformance::{Comparison, JavaLine, Tally};
-    // Standard input is locked for the whole read of the output: the list
-    // cannot come from it too.
-    if java_results.as_os_str() == "-" && files.is_some_and(|f| f.as_os_str() == "-") {
-        errln!("error: the runner's output and the files list cannot both be standard input (-)");
-        return ExitCode::from(2);
-    }
-    let mut output = match open_input(java_results) {
-        Ok(r) => r,
-        Err(e) => {
-            errln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    // The files the runner was given: each must get exactly one answer
-    // (a file listed twice, two). Counted, so that a long list costs linear time.
-    let list = match read_file_list(files) {
-        Ok(l) => l,
+    let (mut output, list) = match conform_inputs(java_results, files) {
+        Ok(inputs) => inputs,
         Err(e) => {
             errln!("error: {e}");
             return ExitCode::from(2);
@@ -389,6 +358,7 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     let mut zero = 0usize;
     let mut bytes = Vec::new();
     let mut i = 0usize;
+    let mut lines_read = 0usize;
     loop {
         bytes.clear();
         // Room for the line, its `\r\n` and one byte more, so that a line
@@ -405,6 +375,9 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
             }
         }
         i += 1;
+        if !bytes.iter().all(u8::is_ascii_whitespace) {
+            lines_read += 1;
+        }
         // The line without its ending, `\n` or `\r\n`.
         let content = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
         let content = content.strip_suffix(b"\r").unwrap_or(content);
@@ -438,6 +411,15 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
         };
         tally.add(&verdict);
     }
+    if lines_read == 0 && list.is_empty() {
+        // "0 passed, 0 failed" and exit 0 once said a runner that never ran
+        // agreed with everything.
+        errln!(
+            "error: {}: the runner's output has no result line: nothing compared (did the runner run?)",
+            super::shown(&java_results.display().to_string())
+        );
+        return ExitCode::from(2);
+    }
     unanswered_fail(&list, &mut unanswered, &mut tally);
     if files.is_none() {
         errln!(
@@ -451,6 +433,24 @@ pub(crate) fn conform(java_results: &Path, files: Option<&Path>, verbose: bool) 
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// `conform`'s inputs: the runner's output, and the files the runner was
+/// given (each must get exactly one answer; a file listed twice, two).
+#[allow(clippy::type_complexity)]
+fn conform_inputs(
+    java_results: &Path,
+    files: Option<&Path>,
+) -> Result<(Box<dyn std::io::BufRead>, Vec<String>), String> {
+    // Standard input is locked for the whole read of the output: the list
+    // cannot come from it too.
+    if java_results.as_os_str() == "-" && files.is_some_and(|f| f.as_os_str() == "-") {
+        return Err(
+            "the runner's output and the files list cannot both be standard input (-)".to_owned(),
+        );
+    }
+    let output = open_input(java_results)?;
+    Ok((output, read_file_list(files)?))
 }
 
 /// `-` (standard input) or a file, read line by line.
@@ -684,7 +684,18 @@ pub(crate) fn read_vector_file(path: &Path) -> Result<Vec<u8>, Unread> {
 
 pub(crate) fn load(path: &Path) -> Result<Vector, String> {
     let bytes = read_vector_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Vector::parse(&bytes).map_err(|e| format!("{}: invalid vector at {}", path.display(), e))
+    let v = Vector::parse(&bytes)
+        .map_err(|e| format!("{}: invalid vector at {}", path.display(), e))?;
+    within_budget(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(v)
+}
+
+/// [`super::vector_budget::within`] of a vector's bytes, already parsed as
+/// a vector.
+fn within_budget(bytes: &[u8]) -> Result<(), String> {
+    let doc: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
+    super::vector_budget::within(&doc)
 }
 
 /// One vector's result, as `verify` reports it.
@@ -712,6 +723,7 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let (mut passed, mut failed) = (0usize, 0usize);
+    let mut over_budget = false;
     let mut report = |file: &Path, name: Option<&str>, judged: Judged| {
         match &judged {
             Judged::Passed => passed += 1,
@@ -759,6 +771,11 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
             Ok(bytes) => match Vector::parse(&bytes) {
                 Err(e) => report(f, None, Judged::Invalid(format!("invalid vector at {e}"))),
                 Ok(v) => {
+                    if let Err(e) = within_budget(&bytes) {
+                        over_budget = true;
+                        report(f, Some(&v.name), Judged::Invalid(e));
+                        continue;
+                    }
                     let judged = match v.verify() {
                         Verification::Passed => Judged::Passed,
                         Verification::Failed(d) => Judged::Failed(d),
@@ -776,7 +793,10 @@ pub(crate) fn verify(paths: &[PathBuf], json: bool) -> ExitCode {
     } else {
         outln!("{passed} passed, {failed} failed");
     }
-    if failed == 0 {
+    if over_budget {
+        errln!("error: a vector is past a budget of work (docs/TESTING.md): no verdict for it");
+        ExitCode::from(2)
+    } else if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
@@ -805,8 +825,10 @@ pub(crate) fn run_with_fixes(file: &Path, list: &str) -> ExitCode {
         .and_then(|bytes| {
             Vector::parse(&bytes)
                 .map_err(|e| format!("{}: invalid vector at {e}", file.display()))?;
-            serde_json::from_slice::<serde_json::Value>(&bytes)
-                .map_err(|e| format!("{}: not JSON: {e}", file.display()))
+            let doc = serde_json::from_slice::<serde_json::Value>(&bytes)
+                .map_err(|e| format!("{}: not JSON: {e}", file.display()))?;
+            super::vector_budget::within(&doc).map_err(|e| format!("{}: {e}", file.display()))?;
+            Ok(doc)
         })
         .and_then(|mut doc| {
             doc["fixes"] = serde_json::json!(
@@ -834,15 +856,22 @@ fn write_produced(vector: Result<Vector, String>) -> ExitCode {
     match vector.and_then(|v| v.produce()) {
         Ok(produced) => {
             use std::io::Write as _;
-            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            let mut w = std::io::BufWriter::new(super::vector_budget::Capped {
+                inner: std::io::stdout().lock(),
+                written: 0,
+            });
             let written = serde_json::to_writer_pretty(&mut w, &produced)
                 .map_err(std::io::Error::from)
                 .and_then(|()| writeln!(w))
                 .and_then(|()| w.flush());
-            if let Err(e) = written {
-                super::output_lost(&e);
+            match written {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) if w.get_ref().written_past() => {
+                    errln!("\nerror: {}", super::vector_budget::output_budget_hit());
+                    ExitCode::from(2)
+                }
+                Err(e) => super::output_lost(&e),
             }
-            ExitCode::SUCCESS
         }
         Err(e) => {
             errln!("error: {e}");

@@ -17,9 +17,10 @@ pub(crate) use binding::{KNOWN_KEYS, ValueResolver};
 
 pub use check::{
     Accepted, Application, BuildVersion, CLOSES_BEGIN, CLOSES_END, Change, CheckScenario,
-    CheckVerdict, Defaulted, Format, Gate, Mark, NextRefused, OpenAnswer, OpenProperty, OutputKind,
-    ProfileFiles, Refusal, Remedy, ScenarioScript, SetReport, Setup, Sources, Stop, Text,
-    ToolOutput, UNKNOWN_TOOL_NAME, closing_table, evaluate, report, safe_sets, script,
+    CheckVerdict, Defaulted, Format, Gate, Installed, Mark, NextRefused, OpenAnswer, OpenProperty,
+    OutputKind, ProfileFiles, Refusal, Remedy, ScenarioScript, SetReport, Setup, Sources, Stop,
+    Text, ToolOutput, UNKNOWN_TOOL_NAME, closing_table, evaluate, report, safe_sets, script,
+    set_of,
 };
 
 pub(crate) use check::clip_lines;

@@ -358,6 +358,32 @@ pub(crate) fn active_profiles(
     Ok(expand_groups(docs, chosen))
 }
 
+/// The placeholders of the last `spring.profiles.active` that nothing
+/// here sets (no document's key, no `lookup`): the environment that runs
+/// the application chooses the profiles (`${APP_ENV:local}`, `${APP_ENV}`).
+/// Empty when the active profiles are settled.
+pub(crate) fn open_profile_placeholders(
+    docs: &[Vec<Entry>],
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    let Some((v, _)) = docs
+        .iter()
+        .filter_map(|d| entry_value(d, PROFILES_ACTIVE))
+        .next_back()
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (name, _) in placeholder_refs(&v) {
+        let set_here = docs.iter().any(|d| entry_value(d, name).is_some());
+        if !name.is_empty() && !set_here && lookup(name).is_none() && !out.iter().any(|n| n == name)
+        {
+            out.push(name.to_owned());
+        }
+    }
+    out
+}
+
 /// Why Spring Boot does not start with these profile settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ProfileRefusal {
@@ -641,9 +667,7 @@ pub(crate) const MODELLED_SPRING_AI: &str = "2.0.1";
 /// the file does not set, or one that refers back to itself, stays in the
 /// value as `${...}`. `None` when the file names none.
 pub(crate) fn spring_ai_version(text: &str) -> Option<String> {
-    // What a comment says is not what the build reads: a commented-out
-    // `<spring-ai.version>` once won over the real one.
-    let text = &without_comments(text);
+    let text = &what_the_build_reads(text);
     let tag = |name: &str| {
         let open = format!("<{name}>");
         let i = text.find(&open)? + open.len();
@@ -652,6 +676,43 @@ pub(crate) fn spring_ai_version(text: &str) -> Option<String> {
     };
     let declared = declared_spring_ai_version(text, &tag)?;
     Some(interpolate(declared, &tag))
+}
+
+/// A build file as the build reads it: without its comments (a
+/// commented-out `<spring-ai.version>` once won over the real one), and
+/// without the Maven profiles that are not active by default (a version
+/// in `<profile><id>legacy</id>...` is not the build's unless `-P` asks).
+pub(crate) fn what_the_build_reads(text: &str) -> String {
+    let text = without_comments(text);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("<profile>") {
+        let Some(len) = rest[i..].find("</profile>") else {
+            break;
+        };
+        let end = i + len + "</profile>".len();
+        let profile = &rest[i..end];
+        out.push_str(&rest[..i]);
+        let active = profile
+            .split("<activeByDefault>")
+            .nth(1)
+            .is_some_and(|v| v.trim_start().starts_with("true"));
+        if active {
+            out.push_str(profile);
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether a build file declares the fix library (its starter or the
+/// library itself, `io.github.toolcallmodel:toolcall-fixes*`), outside
+/// comments and inactive Maven profiles.
+pub(crate) fn declares_fix_library(text: &str) -> bool {
+    let text = what_the_build_reads(text);
+    text.contains("<artifactId>toolcall-fixes")
+        || text.contains("io.github.toolcallmodel:toolcall-fixes")
 }
 
 /// Levels of `${property}` a build file's version is resolved through:

@@ -52,7 +52,21 @@ pub(super) fn sources<'a>(
             .into_iter()
             .map(|(path, k)| {
                 let at = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
-                let text = read_text(&path, path.display().to_string(), k);
+                // A profile file that is a FIFO or a device is named, not
+                // read (a FIFO with no writer would block; /dev/zero never
+                // ends) and not skipped: it stops the check.
+                let text = if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                    read_text(&path, path.display().to_string(), k)
+                } else {
+                    Text {
+                        name: path.display().to_string(),
+                        format: k,
+                        read: Err(
+                            "not a regular file (a FIFO or a device): a profile file is read from a file"
+                                .to_owned(),
+                        ),
+                    }
+                };
                 (text, at.display().to_string())
             })
             .collect();
@@ -140,7 +154,8 @@ fn profile_files(files: &[PathBuf], active: &[String]) -> (Vec<(PathBuf, Format)
                     continue;
                 }
                 let path = dir.join(&name);
-                if let Some(id) = path.is_file().then(|| file_id(&path)).flatten() {
+                let exists = std::fs::metadata(&path).is_ok_and(|m| !m.is_dir());
+                if let Some(id) = exists.then(|| file_id(&path)).flatten() {
                     found.push((path, kind, id));
                 }
             }
@@ -183,4 +198,77 @@ fn file_id(path: &Path) -> Option<FileId> {
     {
         std::fs::canonicalize(path).ok().map(FileId::Path)
     }
+}
+
+/// Every file this run may read, for `--sarif` to refuse: the files
+/// given, `--build`, `--accept`, and every `NAME-*` file beside a file
+/// given (a profile file, whichever profiles turn out active).
+pub(super) fn inputs(files: &[PathBuf], f: &Flags) -> Vec<PathBuf> {
+    let mut all: Vec<PathBuf> = files
+        .iter()
+        .filter(|p| *p != Path::new("-"))
+        .cloned()
+        .collect();
+    all.extend(f.build.iter().cloned());
+    all.extend(f.accept.iter().cloned());
+    for file in files.iter().filter(|p| *p != Path::new("-")) {
+        let (Some(dir), Some(stem)) = (file.parent(), file.file_stem().and_then(|s| s.to_str()))
+        else {
+            continue;
+        };
+        let at = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let prefix = format!("{stem}-");
+        if let Ok(entries) = std::fs::read_dir(at) {
+            all.extend(
+                entries
+                    .flatten()
+                    .filter(|e| {
+                        e.file_name()
+                            .to_str()
+                            .is_some_and(|n| n.starts_with(&prefix))
+                    })
+                    .map(|e| dir.join(e.file_name())),
+            );
+        }
+    }
+    all
+}
+
+/// The profiles a profile file beside `files` names
+/// (`application-prod.yml` beside `application.yml`: `prod`), sorted,
+/// each once: the profiles open active profiles are answered for.
+pub(super) fn profile_names(files: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for f in files {
+        let path = Path::new(f);
+        let (Some(stem), Some(dir)) = (path.file_stem().and_then(|s| s.to_str()), path.parent())
+        else {
+            continue;
+        };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let profile = [".properties", ".yml", ".yaml"]
+                .iter()
+                .find_map(|ext| name.strip_suffix(ext))
+                .and_then(|n| n.strip_prefix(&format!("{stem}-")));
+            if let Some(p) = profile.filter(|p| !p.is_empty() && !names.iter().any(|n| n == p)) {
+                names.push(p.to_owned());
+            }
+        }
+    }
+    names.sort();
+    names
 }

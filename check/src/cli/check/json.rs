@@ -14,6 +14,14 @@ pub(super) fn answer(name: &str, a: &Answer, strict_keys: bool, code: u8) -> Val
     v["files"] = json!(a.files);
     v["profiles"] = json!(a.active);
     v["notes"] = json!(a.notes);
+    v["fix_library"] = match &a.installed {
+        Some(i) => json!({
+            "installs": i.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
+            "json_error_processor": i.json_error_processor,
+            "reasons": i.reasons,
+        }),
+        None => Value::Null,
+    };
     v["unresolved"] = json!(a.unresolved);
     v["open"] = a.open.as_ref().map_or(Value::Null, OpenAnswer::to_value);
     v["spring_ai_version"] = json!(a.build.as_ref().map(super::text::version_line));

@@ -5,8 +5,8 @@
 use std::collections::BTreeSet;
 
 use crate::config::{
-    Answer, BuildVersion, CheckScenario, Entry, FIX_LIBRARY, MAX_BUILD_INTERPOLATION,
-    MODELLED_SPRING_AI, Mark, Remedy, SetReport, clip_lines, describe_setup, written_names,
+    Answer, BuildVersion, CheckScenario, Entry, FIX_LIBRARY, Format, MAX_BUILD_INTERPOLATION,
+    MODELLED_SPRING_AI, Mark, SetReport, clip_lines, describe_setup, written_names,
 };
 use toolcall_model::model::{SpringAi, cut};
 
@@ -65,6 +65,9 @@ impl Text<'_> {
         if let Some(open) = &a.open {
             out.push_str(&open.to_text(mine.set.name));
         }
+        if let Some(i) = &a.installed {
+            out.push_str(&installed_text(i));
+        }
         out.push_str(&format!(
             "Setup: Spring AI {}, {}\n",
             a.setup.version,
@@ -74,7 +77,7 @@ impl Text<'_> {
             out.push_str(&matrix_text(&a.reports));
         }
         out.push_str(&self.breaks_text());
-        out.push_str(&remedy_text(&a.remedy));
+        out.push_str(&remedy_text(a, self.code));
         out.push('\n');
         if all_sets {
             let safe: Vec<&str> = a
@@ -138,11 +141,11 @@ impl Text<'_> {
         }
         for u in &a.bound.unknown {
             out.push_str(&clip(&text(&format!(
-                "{}: line {}: Spring ignores '{}'; did you mean '{}'?",
+                "{}: line {}: Spring ignores '{}'{}",
                 if a.keys_fail { "error" } else { "warning" },
                 u.line,
                 u.key,
-                u.suggestion
+                crate::cli::sarif::did_you_mean(u)
             ))));
             out.push('\n');
         }
@@ -181,7 +184,14 @@ impl Text<'_> {
             .filter(|v| !v.mark.survives())
             .collect();
         if failing.is_empty() {
-            return String::new();
+            // A line that accepts what no longer breaks is named all the
+            // same: the file should say what the team accepts today.
+            let stale = self.stale_text();
+            return if stale.is_empty() {
+                stale
+            } else {
+                format!("\n{stale}")
+            };
         }
         let accepted = |s: CheckScenario| self.a.gate.accepted.iter().find(|(x, _)| *x == s);
         let mut groups: Vec<(Vec<&str>, &str, &str)> = Vec::new();
@@ -219,13 +229,20 @@ impl Text<'_> {
             ))));
             out.push('\n');
         }
+        out.push_str(&self.stale_text());
+        out
+    }
+
+    /// A note per accepted finding that matches nothing that breaks.
+    fn stale_text(&self) -> String {
+        let mut out = String::new();
         for a in &self.a.gate.stale {
             out.push_str(&one_line(&text(&format!(
                 "  note: {} accepts {} ({}), which does not break so under {}: update or remove it",
                 a.origin,
                 a.scenario.column(),
                 a.mark,
-                mine.set.name
+                self.a.asked().set.name
             ))));
             out.push('\n');
         }
@@ -347,15 +364,29 @@ fn change_text(r: &SetReport) -> String {
 }
 
 /// "Fix it today": the configuration change, and the fix library's
-/// switches.
-fn remedy_text(r: &Remedy) -> String {
+/// switches in the first file's syntax. Beside a failing verdict (exit
+/// `code` 1) it never says there is nothing to change.
+fn remedy_text(a: &Answer, code: u8) -> String {
+    let r = &a.remedy;
     let mut out = String::from("\nFix it today:\n");
     match &r.change {
-        Some(c) if c.is_empty() => {
+        Some(c) if c.is_empty() && code == 0 => {
             out.push_str(&format!(
                 "  nothing to change: upstream Spring AI {} survives every scenario\n",
                 r.version
             ));
+            return out;
+        }
+        Some(c) if c.is_empty() => {
+            out.push_str(&format!(
+                "  the scenarios: upstream Spring AI {} survives every one\n",
+                r.version
+            ));
+            if a.keys_fail {
+                out.push_str(
+                    "  the keys Spring ignores (above): spell each as Spring binds it, or remove it\n",
+                );
+            }
             return out;
         }
         Some(c) => out.push_str(&format!(
@@ -369,7 +400,11 @@ fn remedy_text(r: &Remedy) -> String {
             out.push_str("  without a new library: no change of one or two settings is enough\n")
         }
     }
+    let installed = a.installed.as_ref().map(|i| i.fixes);
     match r.fixes {
+        Some(f) if installed == Some(f) => out.push_str(
+            "  with the fix library: the switches it installs (above) are enough; none more\n",
+        ),
         Some(f) if !f.is_upstream() => {
             if !r.version.has_limits() {
                 out.push_str(&format!(
@@ -377,16 +412,80 @@ fn remedy_text(r: &Remedy) -> String {
                     r.version
                 ));
             }
-            out.push_str(&format!(
-                "  with the fix library ({FIX_LIBRARY}), in application.properties:\n"
-            ));
-            for p in r.properties() {
-                out.push_str(&format!("    {p}\n"));
-            }
+            // The switches the library installs already are not repeated.
+            let more: Vec<String> = r
+                .properties()
+                .into_iter()
+                .filter(|p| {
+                    !installed.is_some_and(|i| {
+                        i.enabled()
+                            .iter()
+                            .any(|x| p == &format!("toolcall.fixes.{}=true", x.name()))
+                    })
+                })
+                .collect();
+            out.push_str(&switches_text(&more, a.format));
         }
         _ => out.push_str("  no combination of the fix library's switches makes it safe\n"),
     }
+    if a.keys_fail {
+        out.push_str(
+            "  the keys Spring ignores (above): spell each as Spring binds it, or remove it\n",
+        );
+    }
     out
+}
+
+/// What the fix library installs: its fixes, then why each.
+fn installed_text(i: &crate::config::Installed) -> String {
+    let fixes = i.fixes.enabled();
+    let mut out = if fixes.is_empty() {
+        "The fix library installs no fix".to_owned()
+    } else {
+        format!(
+            "The fix library installs {}",
+            fixes
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    if i.json_error_processor {
+        out.push_str(" and its JSON-error processor");
+    }
+    out.push('\n');
+    for r in &i.reasons {
+        out.push_str(&clip(&text(&format!("  {r}"))));
+        out.push('\n');
+    }
+    out
+}
+
+/// The fix library's switches (`toolcall.fixes.NAME=true`) as lines to
+/// add to the file: properties as they are, YAML as one block.
+pub(super) fn switches_text(properties: &[String], format: Format) -> String {
+    match format {
+        Format::Properties => {
+            let mut out =
+                format!("  with the fix library ({FIX_LIBRARY}), in application.properties:\n");
+            for p in properties {
+                out.push_str(&format!("    {p}\n"));
+            }
+            out
+        }
+        Format::Yaml => {
+            let mut out = format!(
+                "  with the fix library ({FIX_LIBRARY}), in application.yml:\n    toolcall:\n      fixes:\n"
+            );
+            for p in properties {
+                let (key, value) = p.split_once('=').unwrap_or((p, "true"));
+                let name = key.strip_prefix("toolcall.fixes.").unwrap_or(key);
+                out.push_str(&format!("        {name}: {value}\n"));
+            }
+            out
+        }
+    }
 }
 
 /// Every mark the reports use, each once, in table order.

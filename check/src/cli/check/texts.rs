@@ -7,8 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+use toolcall_model::model::Fixes;
 
-use super::{Flags, NO_VERDICT, Outcome, file_kinds, outcome, read_options, set_flags};
+use super::{Flags, NO_VERDICT, Outcome, file_kinds, outcome, read_options, set_flags, usage};
 use crate::config::{
     Accepted, Gate, ProfileFiles, Remedy, Setup, Sources, Text, answer, describe_setup, report,
 };
@@ -64,18 +65,13 @@ pub fn check_texts(args: &[&str], files: &[(&str, &str)]) -> CheckOutput {
             };
         }
     };
-    let out = checked_texts(&flags, files).unwrap_or_else(|msg| Outcome {
-        code: NO_VERDICT,
-        stdout: String::new(),
-        error: Some(msg),
-        sarif: None,
-    });
+    let out = checked_texts(&flags, files).unwrap_or_else(|msg| usage(msg, &flags));
     CheckOutput {
         exit: out.code,
         stdout: out.stdout,
         stderr: out
             .error
-            .map(|m| format!("error: {}\n", super::super::shown_lines(&m)))
+            .map(|m| format!("error: {}\n", super::super::shown_lines(m.as_str())))
             .unwrap_or_default(),
         // The log the command writes: with `--sarif`, and for a refusal
         // only where the command writes one.
@@ -100,24 +96,33 @@ fn checked_texts(flags: &Flags, files: &[(&str, &str)]) -> Result<Outcome, Strin
     }
     options.accepted = super::accepted_findings(flags)?;
     let set = set_flags(&flags.set)?;
-    let build = flags.build.as_deref().map(|b: &Path| {
-        (
-            b.display().to_string(),
-            Err("cannot read: no file system here".to_owned()),
-        )
-    });
-    let sources = Sources {
+    let sources = || Sources {
         files: files
             .iter()
-            .zip(kinds)
-            .map(|((name, text), format)| Text::new(name, format, text))
+            .zip(&kinds)
+            .map(|((name, text), format)| Text::new(name, *format, text))
             .collect(),
         beside: Box::new(|_| ProfileFiles::default()),
         environment: Default::default(),
-        set,
-        build,
+        set: set.clone(),
+        build: flags.build.as_deref().map(|b: &Path| {
+            (
+                b.display().to_string(),
+                Err("cannot read: no file system here".to_owned()),
+            )
+        }),
     };
-    Ok(outcome(first, flags, answer(sources, &options)))
+    // Open active profiles are answered for the profiles the profile
+    // files beside the files name; texts held in memory have none beside,
+    // so the answer is for the profiles the files give (a placeholder's
+    // default), with the command's warning naming them (docs/JUDGE.md).
+    let answered = match answer(sources(), &options) {
+        Ok(a) if !a.open_profiles.is_empty() => {
+            super::open_profiles::worst_profile(a, &options, &[], |o| answer(sources(), o))
+        }
+        other => other,
+    };
+    Ok(outcome(first, flags, answered))
 }
 
 /// `check`'s answer for a setup known as facts rather than read from
@@ -152,7 +157,9 @@ pub fn judge_setup(setup: &Setup, fixes: &str, accepted: &[Accepted]) -> Result<
         "sets": super::json::sets_json(&reports),
         "asked": super::json::asked_json(mine, &gate, false, code),
         "legend": super::json::legend_json(&reports),
-        "fix_it_today": Remedy::find(setup, &reports).to_value(),
+        // As facts name no switch of the fix library, the fewest switches
+        // are counted over none installed, the accepted findings left.
+        "fix_it_today": Remedy::find(setup, &reports, Fixes::upstream(), accepted).to_value(),
         "spring_ai": setup.version.name(),
     }))
 }

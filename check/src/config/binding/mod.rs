@@ -263,8 +263,9 @@ pub struct Unknown {
     pub line: usize,
     /// The known key it is closest to (a per-tool key with its tool, as
     /// written: `max-calls-per-tools.weather` suggests
-    /// `max-calls-per-tool.weather`).
-    pub suggestion: String,
+    /// `max-calls-per-tool.weather`); `None` for a key under
+    /// `spring.ai.tools` near none.
+    pub suggestion: Option<String>,
 }
 
 /// Why Spring refuses the properties, in Spring's words.

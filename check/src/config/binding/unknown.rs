@@ -65,9 +65,10 @@ static KNOWN: LazyLock<KnownKeys> = LazyLock::new(|| {
     KnownKeys { keys, shortest }
 });
 
-/// Keys Spring ignores that look like a tool-calling key: each relaxed
-/// name once (its last spelling, at its first place), at most
-/// [`MAX_UNKNOWN`].
+/// Keys Spring ignores: every key under `spring.ai.tools` that binds
+/// nothing, and a key elsewhere that looks like a tool-calling key (with
+/// its suggestion); each relaxed name once (its last spelling, at its
+/// first place), at most [`MAX_UNKNOWN`].
 pub(super) fn unknown_keys(documents: &[&ParsedDocument<'_>]) -> Vec<Unknown> {
     let known = &*KNOWN;
     let mut out: Vec<Unknown> = Vec::new();
@@ -80,16 +81,18 @@ pub(super) fn unknown_keys(documents: &[&ParsedDocument<'_>]) -> Vec<Unknown> {
         .iter()
         .flat_map(|d| d.entries.iter().enumerate().map(move |(i, e)| (d, i, e)));
     for (doc, i, e) in entries {
-        if e.key.len() < known.shortest {
-            continue;
-        }
         let parsed = doc.key(i);
         let uni = &parsed.uni;
-        if known
-            .keys
-            .iter()
-            .any(|k| uni.len() >= k.target.len() && uni[..k.target.len()] == k.target[..])
-        {
+        let under_tools = uni.len() > 3 && uni[..3] == ["spring", "ai", "tools"];
+        if e.key.len() < known.shortest && !under_tools {
+            continue;
+        }
+        // A key that binds, or a prefix of one (`spring.ai.tools.limits`:
+        // not ignored, Spring binds or refuses its value as the object).
+        if known.keys.iter().any(|k| {
+            let n = uni.len().min(k.target.len());
+            uni[..n] == k.target[..n]
+        }) {
             continue;
         }
         if let Some(&i) = index.get(uni) {
@@ -97,15 +100,30 @@ pub(super) fn unknown_keys(documents: &[&ParsedDocument<'_>]) -> Vec<Unknown> {
             out[i].line = e.line;
             continue;
         }
-        if tries == SUGGEST_TRIES || out.len() == MAX_UNKNOWN {
+        if out.len() == MAX_UNKNOWN {
             continue;
         }
-        tries += 1;
-        if missed.contains(uni) {
-            continue;
-        }
-        let Some(k) = suggest(uni, &known.keys) else {
+        let suggestion = if tries == SUGGEST_TRIES {
+            None
+        } else {
+            tries += 1;
+            // Compared before with no suggestion: none again, but a try.
+            (!missed.contains(uni))
+                .then(|| suggest(uni, &known.keys))
+                .flatten()
+        };
+        let Some(k) = suggestion else {
             missed.insert(uni.clone());
+            // Every key under spring.ai.tools that Spring does not bind is
+            // reported, near a known key or not.
+            if under_tools {
+                index.insert(uni.clone(), out.len());
+                out.push(Unknown {
+                    key: e.key.clone(),
+                    line: e.line,
+                    suggestion: None,
+                });
+            }
             continue;
         };
         let mut s = k.name.to_owned();
@@ -124,7 +142,7 @@ pub(super) fn unknown_keys(documents: &[&ParsedDocument<'_>]) -> Vec<Unknown> {
         out.push(Unknown {
             key: e.key.clone(),
             line: e.line,
-            suggestion: s,
+            suggestion: Some(s),
         });
     }
     out
@@ -390,14 +408,15 @@ mod tests {
         let mut index: std::collections::HashMap<Vec<String>, usize> = Default::default();
         let mut tries = 0;
         for e in documents.iter().flatten() {
-            if e.key.len() < shortest {
+            let uni = uniform_key(&elements(&e.key));
+            let tools = uni.len() > 3 && uni[..3] == ["spring", "ai", "tools"];
+            if e.key.len() < shortest && !tools {
                 continue;
             }
-            let uni = uniform_key(&elements(&e.key));
-            if known
-                .iter()
-                .any(|t| uni.len() >= t.len() && uni[..t.len()] == t[..])
-            {
+            if known.iter().any(|t| {
+                let n = uni.len().min(t.len());
+                uni[..n] == t[..n]
+            }) {
                 continue;
             }
             if let Some(&i) = index.get(&uni) {
@@ -405,27 +424,43 @@ mod tests {
                 out[i].line = e.line;
                 continue;
             }
-            if tries == SUGGEST_TRIES || out.len() == MAX_UNKNOWN {
+            if out.len() == MAX_UNKNOWN {
                 continue;
             }
-            tries += 1;
-            if let Some(mut s) = reference_suggest(&uni, &known) {
-                let map = target(&s).len();
-                if s.ends_with("max-calls-per-tool") && uni.len() > map {
-                    for el in &elements(&e.key)[map..] {
-                        if el.kind.indexed() {
-                            s.push_str(&format!("[{}]", el.text));
-                        } else {
-                            s.push_str(&format!(".{}", el.text));
+            let found = if tries == SUGGEST_TRIES {
+                None
+            } else {
+                tries += 1;
+                reference_suggest(&uni, &known)
+            };
+            match found {
+                Some(mut s) => {
+                    let map = target(&s).len();
+                    if s.ends_with("max-calls-per-tool") && uni.len() > map {
+                        for el in &elements(&e.key)[map..] {
+                            if el.kind.indexed() {
+                                s.push_str(&format!("[{}]", el.text));
+                            } else {
+                                s.push_str(&format!(".{}", el.text));
+                            }
                         }
                     }
+                    index.insert(uni, out.len());
+                    out.push(Unknown {
+                        key: e.key.clone(),
+                        line: e.line,
+                        suggestion: Some(s),
+                    });
                 }
-                index.insert(uni, out.len());
-                out.push(Unknown {
-                    key: e.key.clone(),
-                    line: e.line,
-                    suggestion: s,
-                });
+                None if tools => {
+                    index.insert(uni, out.len());
+                    out.push(Unknown {
+                        key: e.key.clone(),
+                        line: e.line,
+                        suggestion: None,
+                    });
+                }
+                None => {}
             }
         }
         out
@@ -560,20 +595,23 @@ mod tests {
         let want = reference_unknown_keys(std::slice::from_ref(&near));
         assert_eq!(want.len(), MAX_UNKNOWN);
         assert_eq!(unknown_keys(std::slice::from_ref(&near)), want);
-        // Past SUGGEST_TRIES keys compared, one key again and again with no
-        // suggestion: every comparison counts, so the keys after get none.
+        // Past SUGGEST_TRIES keys compared, one key (outside
+        // spring.ai.tools) again and again with no suggestion: every
+        // comparison counts, so the keys after get none; under
+        // spring.ai.tools they are still reported, without one.
         let tail = &near[..50];
         assert_eq!(reference_unknown_keys(&[tail.to_vec()]).len(), 50);
         let mut docs = vec![vec![
-            entry("spring.ai.tools.zzzzzzzzzzzzzzzzzzzz".into(), 1);
+            entry("spring.ai.toolz.zzzzzzzzzzzzzzzzzzzz".into(), 1);
             SUGGEST_TRIES
         ]];
         docs.push(tail.to_vec());
+        let suggested = |u: &[Unknown]| u.iter().filter(|u| u.suggestion.is_some()).count();
         let want = reference_unknown_keys(&docs);
-        assert!(want.is_empty(), "{want:?}");
+        assert_eq!((want.len(), suggested(&want)), (50, 0), "{want:?}");
         assert_eq!(unknown_keys(&docs), want);
         docs[0].pop();
-        assert_eq!(reference_unknown_keys(&docs).len(), 1);
+        assert_eq!(suggested(&reference_unknown_keys(&docs)), 1);
         assert_eq!(unknown_keys(&docs), reference_unknown_keys(&docs));
     }
 }

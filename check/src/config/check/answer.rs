@@ -65,6 +65,13 @@ pub struct Options {
     pub accepted: Vec<Accepted>,
     /// A key Spring ignores fails the gate.
     pub strict_keys: bool,
+    /// Answer for what the fix library installs (its switches in the
+    /// sources, its rule for an unset one) instead of `asked`, when the
+    /// library is there (`library`, or a `toolcall.fixes.*` key).
+    pub asked_from_files: bool,
+    /// The fix library's starter is on the application's classpath (a
+    /// build file that declares it, or the command line says so).
+    pub library: bool,
 }
 
 impl Default for Options {
@@ -77,6 +84,8 @@ impl Default for Options {
             defaults_run: false,
             accepted: Vec::new(),
             strict_keys: false,
+            asked_from_files: false,
+            library: false,
         }
     }
 }
@@ -113,6 +122,15 @@ pub struct Answer {
     pub gate: Gate,
     /// `strict_keys` and a key Spring ignores.
     pub keys_fail: bool,
+    /// The first file's format: the advice is written in its syntax.
+    pub format: super::Format,
+    /// What the fix library installs, when it is there.
+    pub installed: Option<super::Installed>,
+    /// The placeholders that leave `spring.profiles.active` open: the
+    /// environment chooses the profiles, and this answer is for the value
+    /// they resolve to here (the command answers for each profile file
+    /// present, at the worst).
+    pub open_profiles: Vec<String>,
 }
 
 impl Answer {
@@ -161,6 +179,9 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
         build,
     } = sources;
     let lookup = |n: &str| env.get(n).cloned();
+    let format = files
+        .first()
+        .map_or(super::Format::Properties, |t| t.format);
     let read = read_sources(
         files,
         &mut *beside,
@@ -181,27 +202,29 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
         drop_keys_since_2_0_1(&mut applied, version, &mut notes);
     }
     add_environment(&mut applied, &lookup, &set);
-    let bound =
-        bind_open(applied).map_err(|r| refusal(&r.sources, r.failure, r.unresolved, true))?;
+    let bound = bind_open(applied).map_err(|r| not_bound(*r))?;
     let docs: Vec<Vec<Entry>> = bound.sources.iter().map(|(_, d)| d.clone()).collect();
+    let library = options.library || build.as_ref().is_some_and(|b| b.starter);
+    let installed = super::library::installed(
+        &bound.sources,
+        library,
+        &Setup::of(&bound.bound, &options.app, version),
+    );
+    let (asked_set, app) = asked_for(installed.as_ref(), options);
     let found = Lenient {
         bound: bound.bound,
         sources: Vec::new(),
         unresolved: Vec::new(),
         open: bound.open,
     };
-    let worst = worst_open(
-        &docs,
-        found,
-        &options.app,
-        version,
-        options.asked,
-        options.defaults_run,
-    );
-    let Some(asked) = worst.reports.iter().position(|r| r.set == options.asked) else {
+    let worst = worst_open(&docs, found, &app, version, asked_set, options.defaults_run);
+    let Some(asked) = worst.reports.iter().position(|r| r.set == asked_set) else {
         return Err(Stop::NoReport);
     };
-    let remedy = Remedy::find(&worst.setup, &worst.reports);
+    let base = installed
+        .as_ref()
+        .map_or(crate::model::Fixes::upstream(), |i| i.fixes);
+    let remedy = Remedy::find(&worst.setup, &worst.reports, base, &options.accepted);
     let gate = Gate::judge(&worst.reports[asked], &options.accepted);
     let keys_fail = options.strict_keys && !worst.bound.unknown.is_empty();
     Ok(Answer {
@@ -219,7 +242,49 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
         remedy,
         gate,
         keys_fail,
+        format,
+        installed,
+        open_profiles: if options.defaults_run {
+            Vec::new()
+        } else {
+            read.open_profiles
+        },
     })
+}
+
+/// Why the sources did not bind: Spring's refusal, or past this tool's
+/// limit of open placeholders, a text not checked.
+fn not_bound(r: super::open::Refused) -> Stop {
+    if r.past_limit {
+        return Stop::NotChecked {
+            file: r.sources.first().map_or("", |(o, _)| o.as_str()).to_owned(),
+            why: format!(
+                "more than {} properties name a placeholder nothing here sets: toolcall-model leaves at most {} open (Spring would refuse the file unless the environment sets them); give their values with --set NAME=VALUE",
+                super::open::MAX_UNRESOLVED,
+                super::open::MAX_UNRESOLVED
+            ),
+        };
+    }
+    refusal(&r.sources, r.failure, r.unresolved, true)
+}
+
+/// The set answered for and the application: what the fix library
+/// installs (its JSON-error processor included) when the set comes from
+/// the files and the library is there, else the options'.
+fn asked_for(
+    installed: Option<&super::Installed>,
+    options: &Options,
+) -> (BehaviorSet, Application) {
+    match installed {
+        Some(i) if options.asked_from_files => {
+            let mut app = options.app.clone();
+            if i.json_error_processor {
+                app.processor = crate::model::ProcessorKind::JsonError;
+            }
+            (super::set_of(i.fixes, false), app)
+        }
+        _ => (options.asked, options.app.clone()),
+    }
 }
 
 /// The environment's values of the placeholders the sources name, then

@@ -7,9 +7,10 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{CheckScenario, SetReport};
+use super::{CheckScenario, Mark, SetReport};
 use crate::config::binding::{BoundProperties, Entry};
 use crate::config::profiles::{placeholder_refs, relaxed_elements};
+use crate::model::Fixes;
 
 /// One accepted finding: the scenario (its column id or its name), the
 /// mark it breaks with, and the behaviour set it is accepted under (any
@@ -67,6 +68,20 @@ impl Accepted {
                     .join(", ")
             ));
         };
+        let breaking = || Mark::ALL.iter().filter(|m| !m.survives()).map(|m| m.word());
+        if !breaking().any(|w| w == mark) {
+            return Err(format!(
+                "'{mark}' is no mark a scenario breaks with: use one of {}",
+                breaking().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        if let Some(name) = &set
+            && !known_set(name)
+        {
+            return Err(format!(
+                "'{name}' is no behaviour set: use upstream, all, gemini-tool-text, a fix name or fix names joined by + (--all-sets lists the sets)"
+            ));
+        }
         Ok(Accepted {
             scenario: *found,
             mark: mark.to_owned(),
@@ -97,6 +112,31 @@ impl Accepted {
             .collect()
     }
 
+    /// What makes two accepted findings one: the same scenario, mark and
+    /// set (the reason and the place aside).
+    fn finding(&self) -> (CheckScenario, &str, Option<&str>) {
+        (self.scenario, &self.mark, self.set.as_deref())
+    }
+
+    /// Whether this accepts `scenario` breaking with `mark` under the
+    /// fixes `fixes` (a finding for any set, or for a set of those fixes).
+    pub(crate) fn accepts(&self, scenario: CheckScenario, mark: Mark, fixes: Fixes) -> bool {
+        self.scenario == scenario
+            && self.mark == mark.word()
+            && self.set.as_deref().is_none_or(|name| {
+                crate::model::behavior_sets()
+                    .iter()
+                    .find(|s| s.name == name)
+                    .map(|s| s.fixes == fixes && !s.gemini_tool_text)
+                    .or_else(|| {
+                        crate::model::BehaviorSet::parse_names(&name.replace('+', ","))
+                            .ok()
+                            .map(|(f, advisor)| f == fixes && !advisor)
+                    })
+                    .unwrap_or(false)
+            })
+    }
+
     /// Whether this accepts the scenario's verdict under the report's set.
     fn covers(&self, report: &SetReport, scenario: CheckScenario) -> bool {
         self.scenario == scenario
@@ -106,6 +146,13 @@ impl Accepted {
                 .iter()
                 .any(|v| v.scenario == scenario && v.mark.word() == self.mark)
     }
+}
+
+/// Whether `name` names a behaviour set `check` reports or `--fixes` can
+/// ask for: a set of the report, or fix names joined by `+`.
+fn known_set(name: &str) -> bool {
+    crate::model::behavior_sets().iter().any(|s| s.name == name)
+        || crate::model::BehaviorSet::parse_names(&name.replace('+', ",")).is_ok()
 }
 
 /// The findings of one set's report against the accepted ones: each
@@ -156,13 +203,18 @@ impl Gate {
                 None => gate.open.push(v.scenario),
             }
         }
+        // A finding given twice (two lines, two files) is one: stale only
+        // when no copy of it is used, and named once.
+        let used: BTreeSet<_> = used.iter().map(|&i| accepted[i].finding()).collect();
+        let mut named = BTreeSet::new();
         gate.stale = accepted
             .iter()
-            .enumerate()
-            .filter(|(i, a)| {
-                !used.contains(i) && a.set.as_deref().is_none_or(|s| s == report.set.name)
+            .filter(|a| {
+                !used.contains(&a.finding())
+                    && a.set.as_deref().is_none_or(|s| s == report.set.name)
+                    && named.insert(a.finding())
             })
-            .map(|(_, a)| a.clone())
+            .cloned()
             .collect();
         gate
     }
@@ -186,13 +238,22 @@ pub(crate) fn written_names(
         .keys()
         .map(|k| (relaxed_elements(k), k))
         .collect();
-    let mut out = HashMap::new();
+    // Two spellings of one property (`on-limit-exceeded`,
+    // `onLimitExceeded`): the one whose value is the value bound names it,
+    // so that no key is printed with another's value.
+    let mut out: HashMap<String, (String, bool)> = HashMap::new();
     for e in docs.iter().flatten() {
         if let Some(k) = wanted.get(&relaxed_elements(&e.key)) {
-            out.insert((*k).clone(), e.key.clone());
+            let own = bound.read.get(*k) == Some(&e.value.to_java_string());
+            match out.get(*k) {
+                Some((_, true)) if !own => {}
+                _ => {
+                    out.insert((*k).clone(), (e.key.clone(), own));
+                }
+            }
         }
     }
-    out
+    out.into_iter().map(|(k, (w, _))| (k, w)).collect()
 }
 
 /// A property whose value takes a placeholder's default because nothing

@@ -37,6 +37,7 @@ mod answer;
 mod closes;
 mod gate;
 mod judge;
+mod library;
 mod open;
 mod remedy;
 mod script;
@@ -50,6 +51,7 @@ pub(crate) use gate::defaulted;
 pub(crate) use gate::written_names;
 pub use gate::{Accepted, Defaulted, Gate};
 pub use judge::{NextRefused, evaluate};
+pub use library::Installed;
 pub(crate) use open::{Lenient, bind_open, worst_open};
 pub use open::{OpenAnswer, OpenProperty};
 pub(crate) use remedy::FIX_LIBRARY;
@@ -441,6 +443,34 @@ impl CheckScenario {
     }
 }
 
+/// The behaviour set of `fixes` (and the seed's advisor): the report's set
+/// of those fixes, else one named after them (`error-key+keep-current-turn`),
+/// its name leaked once for the run.
+///
+/// ```
+/// use toolcall_check::config::set_of;
+/// use toolcall_model::model::Fixes;
+/// assert_eq!(set_of(Fixes::upstream(), false).name, "upstream");
+/// ```
+pub fn set_of(fixes: crate::model::Fixes, advisor: bool) -> BehaviorSet {
+    if let Some(s) = crate::model::behavior_sets()
+        .into_iter()
+        .find(|s| s.fixes == fixes && s.gemini_tool_text == advisor)
+    {
+        return s;
+    }
+    let name = match (fixes.is_upstream(), advisor) {
+        (_, false) => fixes.to_string(),
+        (true, true) => "gemini-tool-text".to_owned(),
+        (false, true) => format!("{fixes}+gemini-tool-text"),
+    };
+    BehaviorSet {
+        name: Box::leak(name.into_boxed_str()),
+        fixes,
+        gemini_tool_text: advisor,
+    }
+}
+
 /// How a scenario ended for a setup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mark {
@@ -482,6 +512,29 @@ pub enum Mark {
 }
 
 impl Mark {
+    /// Every mark, in table order.
+    ///
+    /// ```
+    /// use toolcall_check::config::Mark;
+    /// assert!(Mark::ALL.iter().any(|m| m.word() == "dropped"));
+    /// ```
+    pub const ALL: [Mark; 14] = [
+        Mark::Ok,
+        Mark::Thrown,
+        Mark::Raised,
+        Mark::NotApplicable,
+        Mark::ParseError,
+        Mark::Error,
+        Mark::Rejected,
+        Mark::Lost,
+        Mark::Forgot,
+        Mark::Dangling,
+        Mark::NextParse,
+        Mark::NextRejected,
+        Mark::Dropped,
+        Mark::Runaway,
+    ];
+
     /// Whether the setup survived.
     pub fn survives(self) -> bool {
         matches!(
@@ -658,10 +711,33 @@ pub(crate) fn describe_setup(s: &Setup) -> String {
             ""
         }
     ));
+    parts.push(describe_tool_output(&s.tool_output));
     if s.stream {
         parts.push("streamed (ChatClient.stream())".into());
     }
     parts.join(", ")
+}
+
+/// The tool-output assumption, as `--tools` states it: it decides which
+/// plain-output scenarios apply, so the setup line says it.
+fn describe_tool_output(t: &ToolOutput) -> String {
+    let kind = |k: OutputKind| match k {
+        OutputKind::Json => "JSON",
+        OutputKind::Text => "plain text",
+        OutputKind::Mixed => "JSON or plain text",
+    };
+    let flag = |k: OutputKind| match k {
+        OutputKind::Json => "json",
+        OutputKind::Text => "text",
+        OutputKind::Mixed => "mixed",
+    };
+    let mut spec = vec![flag(t.default).to_owned()];
+    spec.extend(t.per_tool.iter().map(|(n, k)| format!("{n}={}", flag(*k))));
+    let mut out = format!("tools return {}", kind(t.default));
+    for (n, k) in &t.per_tool {
+        out.push_str(&format!(", {n} {}", kind(*k)));
+    }
+    format!("{out} (--tools {})", spec.join(","))
 }
 
 #[cfg(test)]

@@ -43,6 +43,9 @@ pub(crate) struct Refused {
     pub sources: Vec<(String, Vec<Entry>)>,
     /// The warnings of the properties left out before it.
     pub unresolved: Vec<String>,
+    /// Whether it is a placeholder nothing sets past [`MAX_UNRESOLVED`]
+    /// open ones: this model's limit, not Spring's refusal.
+    pub past_limit: bool,
 }
 
 /// The answer for the worst values: what is bound there, the setup, every
@@ -96,10 +99,13 @@ pub(crate) fn bind_open(mut sources: Vec<(String, Vec<Entry>)>) -> Result<Lenien
                 );
             }
             Err(failure) => {
+                let past_limit = matches!(&failure, BindFailure::Bind { value, .. }
+                    if unresolved.len() >= MAX_UNRESOLVED && names_an_unset_placeholder(value, &sources));
                 return Err(Box::new(Refused {
                     failure,
                     sources,
                     unresolved,
+                    past_limit,
                 }));
             }
         }

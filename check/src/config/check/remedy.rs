@@ -278,9 +278,25 @@ pub(crate) fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport>
 /// `Some` of no fix when upstream already survives, `None` when no
 /// combination does.
 pub(crate) fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
+    smallest_fixes_over(setup, Fixes::upstream(), &[])
+}
+
+/// The fewest fixes added to `base` (the switches already installed)
+/// under which every scenario of `setup` survives or breaks only as an
+/// `accepted` finding says (one for any set, or for the candidate's).
+pub(crate) fn smallest_fixes_over(
+    setup: &Setup,
+    base: Fixes,
+    accepted: &[super::Accepted],
+) -> Option<Fixes> {
     let setup = &scenario_setup(setup);
     let n = Fix::ALL.len();
-    let mut combos: Vec<u32> = (0..1u32 << n).collect();
+    let base_mask = (0..n)
+        .filter(|i| base.has(Fix::ALL[*i]))
+        .fold(0u32, |m, i| m | (1 << i));
+    let mut combos: Vec<u32> = (0..1u32 << n)
+        .filter(|m| m & base_mask == base_mask)
+        .collect();
     // Fewest fixes first, and of as many, those with fewer upstream
     // proposals (this project's own fixes are the ones it recommends).
     let proposals = |m: u32| {
@@ -298,7 +314,16 @@ pub(crate) fn smallest_fixes(setup: &Setup) -> Option<Fixes> {
             fixes,
             gemini_tool_text: false,
         };
-        survives_all(setup, &set, &CheckScenario::ALL).then_some(fixes)
+        if accepted.is_empty() {
+            return survives_all(setup, &set, &CheckScenario::ALL).then_some(fixes);
+        }
+        CheckScenario::ALL
+            .iter()
+            .all(|s| {
+                let mark = evaluate(setup, &set, *s).mark;
+                mark.survives() || accepted.iter().any(|a| a.accepts(*s, mark, fixes))
+            })
+            .then_some(fixes)
     })
 }
 
@@ -431,13 +456,18 @@ pub struct Remedy {
 impl Remedy {
     /// The remedy of `setup`, whose reports (upstream's among them) are
     /// `reports`.
-    pub(crate) fn find(setup: &Setup, reports: &[SetReport]) -> Remedy {
+    pub(crate) fn find(
+        setup: &Setup,
+        reports: &[SetReport],
+        installed: Fixes,
+        accepted: &[super::Accepted],
+    ) -> Remedy {
         Remedy {
             change: reports
                 .iter()
                 .find(|r| r.set.name == "upstream")
                 .and_then(|r| r.smallest_change.clone()),
-            fixes: smallest_fixes(setup),
+            fixes: smallest_fixes_over(setup, installed, accepted),
             version: setup.version,
         }
     }

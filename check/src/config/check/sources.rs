@@ -80,6 +80,9 @@ pub struct BuildVersion {
     pub found: Option<String>,
     /// The version answered for.
     pub version: SpringAi,
+    /// Whether it declares the fix library (its starter): the library's
+    /// rule then decides the switches the files leave unset.
+    pub starter: bool,
 }
 
 /// Documents, each with the file it comes from.
@@ -97,6 +100,9 @@ pub(super) struct Read {
     /// A note for each file without a property: Spring Boot binds nothing
     /// from it.
     pub(super) notes: Vec<String>,
+    /// The placeholders that leave `spring.profiles.active` open (none
+    /// when `--profile` gives the profiles).
+    pub(super) open_profiles: Vec<String>,
 }
 
 /// The bytes read so far against [`MAX_CONFIG_TOTAL_BYTES`].
@@ -141,6 +147,19 @@ pub(super) fn read_sources(
     let env = environment(&main, lookup);
     main.push(source(&env));
     main.push(source(sets_given));
+    let set_lookup = |n: &str| {
+        sets_given
+            .iter()
+            .rev()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| v.clone())
+            .or_else(|| lookup(n))
+    };
+    let open_profiles = if given.is_some() {
+        Vec::new()
+    } else {
+        crate::config::profiles::open_profile_placeholders(&main, &set_lookup)
+    };
     let active = active_profiles(&main, given).map_err(|r| match r {
         ProfileRefusal::Bind(b) => refusal(&sources, b, Vec::new(), false),
         ProfileRefusal::Load(message) => Stop::CannotLoad {
@@ -174,6 +193,7 @@ pub(super) fn read_sources(
         active,
         files: read,
         notes,
+        open_profiles,
     })
 }
 
@@ -191,6 +211,13 @@ fn load(file: &Text, budget: &mut Budget) -> Result<Vec<Vec<Entry>>, Stop> {
             file: name.clone(),
             message: too_large(size).message,
         });
+    }
+    // A NUL byte is in no configuration file a person wrote: a binary
+    // file given by mistake gets no verdict ("every default").
+    if let Some(at) = bytes.iter().position(|b| *b == 0) {
+        return Err(unread(format!(
+            "a binary file, not a configuration text (a NUL byte at byte {at})"
+        )));
     }
     budget.used += bytes.len();
     budget.files += 1;
@@ -334,7 +361,9 @@ pub(super) fn build_version(name: String, read: &Contents) -> Result<BuildVersio
             why: too_large(size).message,
         });
     }
-    let found = spring_ai_version(&String::from_utf8_lossy(bytes));
+    let text = String::from_utf8_lossy(bytes);
+    let found = spring_ai_version(&text);
+    let starter = crate::config::profiles::declares_fix_library(&text);
     let version = found
         .as_deref()
         .and_then(|v| v.parse::<SpringAi>().ok())
@@ -343,6 +372,7 @@ pub(super) fn build_version(name: String, read: &Contents) -> Result<BuildVersio
         file: name,
         found,
         version,
+        starter,
     })
 }
 
