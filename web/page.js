@@ -7,9 +7,12 @@ const started = performance.now();
 
 function args() {
   const a = [];
-  for (const id of ["memory", "memory-window", "history", "provider", "processor", "rethrow", "tools", "fixes"]) {
+  for (const id of ["memory", "memory-window", "history", "provider", "processor", "rethrow", "tools"]) {
     a.push(`--${id}`, $(id).value.trim());
   }
+  // Left empty, check answers for what the fix library installs (its
+  // switches in the file), else upstream: as the command without --fixes.
+  if ($("fixes").value.trim()) a.push("--fixes", $("fixes").value.trim());
   if ($("profile").value.trim()) a.push("--profile", $("profile").value.trim());
   for (const id of ["streaming", "all-sets", "strict-keys"]) {
     if ($(id).checked) a.push(`--${id}`);
