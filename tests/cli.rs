@@ -1671,3 +1671,66 @@ fn convert_escapes_control_characters_in_its_error() {
     );
     assert!(!err.contains('\x1b'), "{err}");
 }
+
+/// `check_texts` (the judge's module and page) gives what the command
+/// prints and writes for the same file with nothing beside it, byte for
+/// byte: open active profiles (answered for the file's own), a `--json`
+/// usage error, a refusal's SARIF log, a run with no verdict's, and the
+/// fix library's switches read from the file.
+#[test]
+fn check_texts_prints_and_writes_as_the_command() {
+    let cases: [(&str, &[&str]); 5] = [
+        (
+            "spring.profiles.active=${APP_ENV:local}\nspring.ai.tools.limits.max-calls-per-tool-default=3\n",
+            &["--memory", "inside"],
+        ),
+        (
+            "spring.ai.tools.limits.max-calls-per-tool-default=3\n",
+            &["--json", "--memory", "nowhere"],
+        ),
+        (
+            "spring.ai.tools.limits.on-limit-exceeded=NOPE\n",
+            &["--json"],
+        ),
+        (
+            "spring.ai.tools.limits.max-calls-per-tool-default=3\n",
+            &["--json", "--fixes", "nonsense-fix"],
+        ),
+        (
+            "toolcall.fixes.keep-current-turn=true\nspring.ai.tools.limits.max-calls-per-tool-default=3\n",
+            &["--json", "--memory", "inside"],
+        ),
+    ];
+    for (i, (text, flags)) in cases.iter().enumerate() {
+        let dir = scratch(&format!("texts-{i}"));
+        std::fs::write(dir.join("application.properties"), text).unwrap();
+        let mut args = vec!["check", "application.properties", "--sarif", "log.sarif"];
+        args.extend(flags.iter());
+        let out = Command::new(bin())
+            .args(&args)
+            .current_dir(&dir)
+            .output()
+            .expect("binary runs");
+        let mut flags = flags.to_vec();
+        flags.extend(["--sarif", "log.sarif"]);
+        let texts = toolcall_check::check_texts(&flags, &[("application.properties", text)]);
+        assert_eq!(out.status.code(), Some(i32::from(texts.exit)), "{text}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), texts.stdout, "{text}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), texts.stderr, "{text}");
+        let written = std::fs::read_to_string(dir.join("log.sarif"))
+            .ok()
+            .map(|s| serde_json::from_str::<serde_json::Value>(&s).expect("a SARIF log"));
+        assert_eq!(written, texts.sarif, "{text}");
+        // What each case is there for, so that agreeing on nothing fails.
+        let (shown, logged) = [
+            ("answered for 'local', the worst of 'local'", true),
+            ("\"error\": \"--memory nowhere", false),
+            ("spring_refuses", true),
+            ("\"error\": \"--fixes", false),
+            ("\"keep-current-turn\"", true),
+        ][i];
+        assert!(texts.stdout.contains(shown), "{}", texts.stdout);
+        assert_eq!(texts.sarif.is_some(), logged, "{text}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

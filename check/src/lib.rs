@@ -58,4 +58,5 @@ pub mod checking;
 mod cli;
 pub mod config;
 
+pub use cli::check::texts::{CheckOutput, check_texts, judge_setup};
 pub use cli::main;

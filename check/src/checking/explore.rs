@@ -212,7 +212,10 @@ pub fn config(opts: &Options) -> Config {
         failure_persistence: None,
         max_local_rejects: 65_536,
         max_global_rejects: 65_536,
+        // proptest has no fork nor timeout for WebAssembly (check/Cargo.toml).
+        #[cfg(not(target_family = "wasm"))]
         fork: false,
+        #[cfg(not(target_family = "wasm"))]
         timeout: 0,
         verbose: 0,
         source_file: None,

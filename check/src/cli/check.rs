@@ -24,7 +24,9 @@ use toolcall_model::model::{BehaviorSet, ProcessorKind};
 
 mod files;
 mod json;
+mod open_profiles;
 mod text;
+pub(crate) mod texts;
 
 use files::{read_input, shown, sources};
 use text::{clip, text};
@@ -139,21 +141,6 @@ fn no_verdict(msg: &str) -> ExitCode {
     ExitCode::from(NO_VERDICT)
 }
 
-thread_local! {
-    /// Whether this run's `check` was given `--json`: its usage errors are
-    /// then also one JSON object on standard output, as its other answers.
-    static JSON: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// [`no_verdict`] for an error in the flags or the inputs named on the
-/// command line: with `--json`, also `{"error": MSG}` on standard output.
-fn usage_error(msg: &str) -> ExitCode {
-    if JSON.with(std::cell::Cell::get) {
-        print_json(&json!({ "error": msg }));
-    }
-    no_verdict(msg)
-}
-
 /// The behaviour set `--fixes` asks for: a list of fix names, `all`,
 /// `upstream` (or nothing), and `gemini-tool-text` for the seed's advisor.
 /// A combination that is not one of the report's sets gets a name of its
@@ -164,195 +151,158 @@ pub(crate) fn asked_set(list: &str) -> Result<BehaviorSet, String> {
 }
 
 /// Properties or YAML: `--format`, else the file's extension.
-fn kind_of(file: &Path, format: Option<&str>) -> Result<Format, ExitCode> {
+fn kind_of(file: &Path, format: Option<&str>) -> Result<Format, String> {
     match format {
         Some("properties") => Ok(Format::Properties),
         Some("yaml" | "yml") => Ok(Format::Yaml),
-        Some(other) => Err(usage_error(&format!(
-            "--format {other}: use properties or yaml"
-        ))),
-        None if file == Path::new("-") => Err(usage_error(
-            "standard input (-): add --format properties or --format yaml",
-        )),
-        None if file.is_dir() => Err(usage_error(&format!(
+        Some(other) => Err(format!("--format {other}: use properties or yaml")),
+        None if file == Path::new("-") => {
+            Err("standard input (-): add --format properties or --format yaml".to_owned())
+        }
+        None if file.is_dir() => Err(format!(
             "{}: a directory, not a file: give its application.properties or application.yml",
             text(&file.display().to_string())
-        ))),
+        )),
         None => match file.extension().and_then(|e| e.to_str()) {
             Some("yml" | "yaml") => Ok(Format::Yaml),
             Some("properties") => Ok(Format::Properties),
-            _ => Err(usage_error(&format!(
+            _ => Err(format!(
                 "{}: cannot tell properties from YAML by its name; add --format properties or --format yaml",
                 text(&file.display().to_string())
-            ))),
+            )),
         },
     }
 }
 
 pub(crate) fn command(files: &[PathBuf], f: &Flags) -> ExitCode {
-    JSON.with(|j| j.set(f.json));
-    checked(files, f).unwrap_or_else(|code| code)
+    let inputs = files::inputs(files, f);
+    let out = checked(files, f, &inputs).unwrap_or_else(|msg| usage(msg, f));
+    emit(out, f, &inputs)
+}
+
+/// What `check` prints and writes: its exit status, standard output, the
+/// message of a no-verdict exit, and the SARIF log. The command prints it
+/// ([`emit`]); [`texts::check_texts`] returns it.
+#[derive(Debug, Clone)]
+pub(crate) struct Outcome {
+    pub(crate) code: u8,
+    pub(crate) stdout: String,
+    /// The no-verdict message (`error: ` and the escaping are added where
+    /// it is printed).
+    pub(crate) error: Option<String>,
+    pub(crate) sarif: Option<Value>,
 }
 
 /// `command` as steps: read the flags, the accepted findings and the
-/// files, ask the library for the answer, and render it; each step may end
-/// with a no-verdict exit.
-fn checked(files: &[PathBuf], f: &Flags) -> Result<ExitCode, ExitCode> {
+/// files, ask the library for the answer (for open active profiles, once
+/// for each profile file beside the files), and render it; each step may
+/// end with a no-verdict message.
+fn checked(files: &[PathBuf], f: &Flags, inputs: &[PathBuf]) -> Result<Outcome, String> {
     let kinds = file_kinds(files, f.format.as_deref())?;
     let mut options = read_options(f)?;
     let Some(first) = files.first() else {
-        return Err(usage_error("no file given"));
+        return Err("no file given".to_owned());
     };
-    let inputs = files::inputs(files, f);
     if let Some(path) = &f.sarif {
-        super::out_file::refused("--sarif", path, &inputs).map_err(|e| usage_error(&e))?;
+        super::out_file::refused("--sarif", path, inputs)?;
     }
     options.accepted = accepted_findings(f)?;
     let set = set_flags(&f.set)?;
-    match answer(sources(files, &kinds, f, set.clone()), &options) {
+    let answered = answer(sources(files, &kinds, f, set.clone()), &options);
+    let answered = match answered {
         Ok(a) if !a.open_profiles.is_empty() => {
-            match worst_profile(a, &options, |o| {
+            let names = files::profile_names(&a.files);
+            open_profiles::worst_profile(a, &options, &names, |o| {
                 answer(sources(files, &kinds, f, set.clone()), o)
-            }) {
-                Ok(a) => render(&shown(first), f, &a, &inputs),
-                Err(stop) => Err(stopped(&stop, f, &inputs)),
-            }
+            })
         }
-        Ok(a) => render(&shown(first), f, &a, &inputs),
-        Err(stop) => Err(stopped(&stop, f, &inputs)),
-    }
-}
-
-/// An answer whose active profiles the environment chooses
-/// (`spring.profiles.active=${APP_ENV:local}`): answered again for each
-/// profile a profile file beside the files names (`application-prod.yml`:
-/// `prod`), the worst kept (failing before passing, then the most
-/// scenarios broken), with a warning naming the profiles tried. A profile
-/// that cannot be answered (Spring refuses it) is that answer.
-fn worst_profile(
-    first: Answer,
-    options: &Options,
-    again: impl Fn(&Options) -> Result<Answer, Stop>,
-) -> Result<Answer, Stop> {
-    let mut names: Vec<String> = Vec::new();
-    for f in &first.files {
-        let path = Path::new(f);
-        let (Some(stem), Some(dir)) = (path.file_stem().and_then(|s| s.to_str()), path.parent())
-        else {
-            continue;
-        };
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let name = e.file_name();
-            let Some(name) = name.to_str() else { continue };
-            let profile = [".properties", ".yml", ".yaml"]
-                .iter()
-                .find_map(|ext| name.strip_suffix(ext))
-                .and_then(|n| n.strip_prefix(&format!("{stem}-")));
-            if let Some(p) = profile.filter(|p| !p.is_empty() && !names.iter().any(|n| n == p)) {
-                names.push(p.to_owned());
-            }
-        }
-    }
-    names.sort();
-    let worse = |a: &Answer, b: &Answer| {
-        (!a.passes(), a.asked().breaks().len()) > (!b.passes(), b.asked().breaks().len())
+        other => other,
     };
-    let here = first.active.join(",");
-    let placeholders = worst_open_names(&first);
-    let open = first.open_profiles.clone();
-    // `${APP_ENV}` with no default is no profile's name: Spring would
-    // not start with it; only the profile files' names are tried then.
-    let literal = here.contains("${") && !names.is_empty();
-    let mut worst = first;
-    let mut worst_name = here.clone();
-    for (i, p) in names.iter().enumerate() {
-        if *p == here {
-            continue;
-        }
-        let o = Options {
-            profiles: Some(vec![p.clone()]),
-            ..options.clone()
-        };
-        let a = again(&o)?;
-        if (literal && i == 0) || worse(&a, &worst) {
-            worst = a;
-            worst_name = p.clone();
-        }
-    }
-    worst.open_profiles = open;
-    let mut tried = if literal { vec![] } else { vec![here] };
-    for n in names {
-        if !tried.contains(&n) {
-            tried.push(n);
-        }
-    }
-    worst.notes.insert(
-        0,
-        format!(
-            "warning: spring.profiles.active is open: {} not set here, so the environment chooses the profiles; answered for '{worst_name}', the worst of {} (--profile NAME or --set NAME=VALUE says which runs)",
-            placeholders.join(", "),
-            tried.iter().map(|t| format!("'{t}'")).collect::<Vec<_>>().join(", ")
-        ),
-    );
-    Ok(worst)
+    Ok(outcome(&shown(first), f, answered))
 }
 
-/// The open profile placeholders, as `${NAME}`.
-fn worst_open_names(a: &Answer) -> Vec<String> {
-    a.open_profiles
-        .iter()
-        .map(|n| format!("${{{n}}}"))
-        .collect()
+/// The answer, or why there is none, rendered as the flags ask.
+fn outcome(name: &str, f: &Flags, answered: Result<Answer, Stop>) -> Outcome {
+    match answered {
+        Ok(a) => render(name, f, &a),
+        Err(stop) => stopped(&stop, f),
+    }
+}
+
+/// A no-verdict outcome for an error in the flags or the inputs named on
+/// the command line: its message, and with `--json` also `{"error": MSG}`
+/// on standard output, as the command's other answers.
+fn usage(msg: String, f: &Flags) -> Outcome {
+    Outcome {
+        code: NO_VERDICT,
+        stdout: if f.json {
+            pretty(&json!({ "error": msg }))
+        } else {
+            String::new()
+        },
+        error: Some(msg),
+        sarif: None,
+    }
+}
+
+/// Prints the outcome and writes its SARIF log where `--sarif` asks
+/// (through the one writer: never over an input, a link or anything but
+/// a regular file); a log that cannot be written is a no-verdict exit
+/// with nothing else printed but its error.
+fn emit(out: Outcome, f: &Flags, inputs: &[PathBuf]) -> ExitCode {
+    if let (Some(path), Some(log)) = (f.sarif.as_deref(), &out.sarif)
+        && let Err(e) = super::sarif::write(path, log, inputs)
+    {
+        let out = usage(e, f);
+        out!("{}", out.stdout);
+        return no_verdict(out.error.as_deref().unwrap_or_default());
+    }
+    out!("{}", out.stdout);
+    match &out.error {
+        Some(msg) => no_verdict(msg),
+        None => ExitCode::from(out.code),
+    }
 }
 
 /// The accepted findings of `--accept` files and `--accept-finding`.
-fn accepted_findings(f: &Flags) -> Result<Vec<Accepted>, ExitCode> {
+fn accepted_findings(f: &Flags) -> Result<Vec<Accepted>, String> {
     let mut out = Vec::new();
     for path in &f.accept {
         let name = super::shown(&path.display().to_string()).into_owned();
-        let (bytes, _) = read_input(path)
-            .map_err(|e| usage_error(&format!("--accept {name}: cannot read: {e}")))?;
+        let (bytes, _) =
+            read_input(path).map_err(|e| format!("--accept {name}: cannot read: {e}"))?;
         if bytes.len() > MAX_CONFIG_BYTES {
-            return Err(usage_error(&format!(
+            return Err(format!(
                 "--accept {name}: larger than {MAX_CONFIG_BYTES} bytes"
-            )));
+            ));
         }
         let text = std::str::from_utf8(&bytes).map_err(|e| {
-            usage_error(&format!(
+            format!(
                 "--accept {name}: not valid UTF-8 (byte {})",
                 e.valid_up_to()
-            ))
+            )
         })?;
         out.extend(
-            Accepted::read(text, &name)
-                .map_err(|e| usage_error(&format!("--accept {}", super::shown(&e))))?,
+            Accepted::read(text, &name).map_err(|e| format!("--accept {}", super::shown(&e)))?,
         );
     }
     for spec in &f.accept_finding {
         out.push(
             Accepted::parse(spec, "--accept-finding")
-                .map_err(|e| usage_error(&format!("--accept-finding {}", super::shown(&e))))?,
+                .map_err(|e| format!("--accept-finding {}", super::shown(&e)))?,
         );
     }
     Ok(out)
 }
 
 /// Properties or YAML for each file; standard input at most once.
-fn file_kinds(files: &[PathBuf], format: Option<&str>) -> Result<Vec<Format>, ExitCode> {
+fn file_kinds(files: &[PathBuf], format: Option<&str>) -> Result<Vec<Format>, String> {
     let kinds = files
         .iter()
         .map(|file| kind_of(file, format))
         .collect::<Result<Vec<_>, _>>()?;
     if files.iter().filter(|p| *p == Path::new("-")).count() > 1 {
-        return Err(usage_error("standard input (-) can be given once"));
+        return Err("standard input (-) can be given once".to_owned());
     }
     Ok(kinds)
 }
@@ -360,14 +310,12 @@ fn file_kinds(files: &[PathBuf], format: Option<&str>) -> Result<Vec<Format>, Ex
 /// What the flags say: the application beyond the properties, and the
 /// behaviour set asked about, read and checked in the order of their
 /// errors.
-fn read_options(f: &Flags) -> Result<Options, ExitCode> {
+fn read_options(f: &Flags) -> Result<Options, String> {
     let processor = match f.processor.as_str() {
         "default" => ProcessorKind::Default,
         "json-error" => ProcessorKind::JsonError,
         p => {
-            return Err(usage_error(&format!(
-                "--processor {p}: use default or json-error"
-            )));
+            return Err(format!("--processor {p}: use default or json-error"));
         }
     };
     let memory = match f.memory.as_str() {
@@ -375,30 +323,25 @@ fn read_options(f: &Flags) -> Result<Options, ExitCode> {
         "inside" => Memory::Inside,
         "outside" => Memory::Outside,
         m => {
-            return Err(usage_error(&format!(
-                "--memory {m}: use none, outside or inside"
-            )));
+            return Err(format!("--memory {m}: use none, outside or inside"));
         }
     };
     let history = match f.history.as_str() {
         "auto" => None,
         "on" => Some(true),
         "off" => Some(false),
-        h => return Err(usage_error(&format!("--history {h}: use auto, on or off"))),
+        h => return Err(format!("--history {h}: use auto, on or off")),
     };
     let provider = match f.provider.as_str() {
         "gemini" => Provider::Gemini,
         "none" => Provider::None,
-        p => return Err(usage_error(&format!("--provider {p}: use gemini or none"))),
+        p => return Err(format!("--provider {p}: use gemini or none")),
     };
     let Some(window) = NonZeroU32::new(f.memory_window) else {
-        return Err(usage_error(
-            "--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0",
-        ));
+        return Err("--memory-window 0: java.lang.IllegalArgumentException: maxMessages must be greater than 0".to_owned());
     };
-    let asked = asked_set(f.fixes.as_deref().unwrap_or("upstream")).map_err(|e| usage_error(&e))?;
-    let tool_output =
-        ToolOutput::parse(&f.tools).map_err(|e| usage_error(&format!("--tools {e}")))?;
+    let asked = asked_set(f.fixes.as_deref().unwrap_or("upstream"))?;
+    let tool_output = ToolOutput::parse(&f.tools).map_err(|e| format!("--tools {e}"))?;
     let rethrow = rethrow_classes(&f.rethrow)?;
     Ok(Options {
         app: Application {
@@ -428,7 +371,7 @@ fn read_options(f: &Flags) -> Result<Options, ExitCode> {
 }
 
 /// `--rethrow`: `none`, or Java class names separated by commas.
-fn rethrow_classes(list: &str) -> Result<Vec<String>, ExitCode> {
+fn rethrow_classes(list: &str) -> Result<Vec<String>, String> {
     let rethrow: Vec<String> = if list == "none" {
         vec![]
     } else {
@@ -445,80 +388,76 @@ fn rethrow_classes(list: &str) -> Result<Vec<String>, ExitCode> {
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
         })
     }) {
-        return Err(usage_error(&format!(
-            "--rethrow: '{bad}' is not a Java class name"
-        )));
+        return Err(format!("--rethrow: '{bad}' is not a Java class name"));
     }
     Ok(rethrow)
 }
 
 /// `--set key=value`, each with a key.
-fn set_flags(set: &[String]) -> Result<Vec<(String, String)>, ExitCode> {
+fn set_flags(set: &[String]) -> Result<Vec<(String, String)>, String> {
     set.iter()
         .map(|kv| match kv.split_once('=') {
             Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.to_owned())),
-            _ => Err(usage_error(&format!("--set {kv}: use --set key=value"))),
+            _ => Err(format!("--set {kv}: use --set key=value")),
         })
         .collect()
 }
 
-/// Why there is no verdict, as the exit: the message on standard error,
-/// with `--json` the same as an object on standard output, and for a
-/// refusal the SARIF log.
-fn stopped(stop: &Stop, f: &Flags, inputs: &[PathBuf]) -> ExitCode {
-    let print = |v: Value| {
-        if f.json {
-            print_json(&v);
-        }
+/// Why there is no verdict: the message for standard error, with
+/// `--json` the same as an object on standard output, and the SARIF log:
+/// a refusal's own, else one no-verdict result (a CI uploads the log
+/// whatever the exit, `if: always()`).
+fn stopped(stop: &Stop, f: &Flags) -> Outcome {
+    let mut out = stop_outcome(stop, f);
+    out.sarif = match stop {
+        Stop::Refused(r) if r.logged => out.sarif,
+        _ => Some(super::sarif::stop_log(
+            &stop_place(stop),
+            &stop_message(stop),
+        )),
     };
-    if let Stop::Refused(r) = stop
-        && r.logged
-    {
-        return refused(r, f, inputs);
-    }
-    // A CI uploads the log whatever the exit (`if: always()`): a run with
-    // no verdict writes one too, its one result the reason.
-    if let Some(path) = &f.sarif {
-        let log = super::sarif::stop_log(&stop_place(stop), &stop_message(stop));
-        if let Err(e) = super::sarif::write(path, &log, inputs) {
-            return usage_error(&e);
-        }
-    }
+    out
+}
+
+/// [`stopped`]'s message and standard output.
+fn stop_outcome(stop: &Stop, f: &Flags) -> Outcome {
+    let fail = |v: Value, msg: String| Outcome {
+        code: NO_VERDICT,
+        stdout: if f.json { pretty(&v) } else { String::new() },
+        error: Some(msg),
+        sarif: None,
+    };
     match stop {
-        Stop::NotRead { file, why } => {
-            print(json!({"file": file, "not_read": why}));
-            no_verdict(&format!("{}: {why}", text(file)))
-        }
-        Stop::TooLarge { file, message } => {
-            print(json!({"file": file, "not_read": message}));
-            no_verdict(&format!(
+        Stop::NotRead { file, why } => fail(
+            json!({"file": file, "not_read": why}),
+            format!("{}: {why}", text(file)),
+        ),
+        Stop::TooLarge { file, message } => fail(
+            json!({"file": file, "not_read": message}),
+            format!(
                 "{}: {message} (check reads an application.properties or application.yml of up to {MAX_CONFIG_BYTES} bytes)",
                 text(file)
-            ))
-        }
-        Stop::NotUtf8 { file, byte } => {
-            print(json!({"file": file, "not_read": format!("not valid UTF-8 (byte {byte})")}));
-            no_verdict(&format!("{}: not valid UTF-8 (byte {byte})", text(file)))
-        }
-        Stop::NotChecked { file, why } => {
-            print(json!({"file": file, "not_checked": why}));
-            no_verdict(&format!(
-                "{}: not checked: {}",
-                text(file),
-                clip(&text(why))
-            ))
-        }
-        Stop::CannotLoad { file, message } => {
-            print(json!({"file": file, "spring_cannot_load": message}));
-            no_verdict(&format!(
+            ),
+        ),
+        Stop::NotUtf8 { file, byte } => fail(
+            json!({"file": file, "not_read": format!("not valid UTF-8 (byte {byte})")}),
+            format!("{}: not valid UTF-8 (byte {byte})", text(file)),
+        ),
+        Stop::NotChecked { file, why } => fail(
+            json!({"file": file, "not_checked": why}),
+            format!("{}: not checked: {}", text(file), clip(&text(why))),
+        ),
+        Stop::CannotLoad { file, message } => fail(
+            json!({"file": file, "spring_cannot_load": message}),
+            format!(
                 "{}: Spring cannot load it: {}",
                 text(file),
                 clip(&text(message))
-            ))
-        }
-        Stop::Refused(r) => refused(r, f, inputs),
-        Stop::Build { file, why } => usage_error(&format!("--build {}: {why}", text(file))),
-        Stop::NoReport => usage_error("the set asked for has no report"),
+            ),
+        ),
+        Stop::Refused(r) => refused(r, f),
+        Stop::Build { file, why } => usage(format!("--build {}: {why}", text(file)), f),
+        Stop::NoReport => usage("the set asked for has no report".to_owned(), f),
     }
 }
 
@@ -555,68 +494,72 @@ fn stop_message(stop: &Stop) -> String {
 
 /// Spring refuses the configuration: the SARIF log, the JSON, and the
 /// message with the file, line and property where the refusal has them.
-fn refused(r: &crate::config::Refusal, f: &Flags, inputs: &[PathBuf]) -> ExitCode {
+fn refused(r: &crate::config::Refusal, f: &Flags) -> Outcome {
     let head = match (r.line, &r.property) {
         (0, _) => text(&r.at).into_owned(),
         (l, Some(p)) => format!("{}:{l}: {}", text(&r.at), text(p)),
         (l, None) => format!("{}:{l}", text(&r.at)),
     };
-    if let Some(path) = f.sarif.as_deref().filter(|_| r.logged) {
-        let log = super::sarif::refusal_log(&r.at, r.line, &r.failure.to_string());
-        if let Err(err) = super::sarif::write(path, &log, inputs) {
-            return usage_error(&err);
-        }
-    }
-    if f.json {
-        print_json(&json!({
+    let sarif = r
+        .logged
+        .then(|| super::sarif::refusal_log(&r.at, r.line, &r.failure.to_string()));
+    let stdout = if f.json {
+        pretty(&json!({
             "file": r.file,
             "spring_refuses": r.failure.to_string(),
             "refusal": r.to_value(),
             "unresolved": r.unresolved,
-        }));
-    }
+        }))
+    } else {
+        String::new()
+    };
     let left_out: String = r
         .unresolved
         .iter()
         .map(|u| format!("\nwarning: {}", clip(&text(u))))
         .collect();
     let shown = r.failure.map_text(|s| text(s).into_owned());
-    no_verdict(&format!(
-        "{head}: Spring Boot refuses this configuration; the application would not start:\n\n{}{left_out}",
-        clip(&shown.to_string())
-    ))
+    Outcome {
+        code: NO_VERDICT,
+        stdout,
+        error: Some(format!(
+            "{head}: Spring Boot refuses this configuration; the application would not start:\n\n{}{left_out}",
+            clip(&shown.to_string())
+        )),
+        sarif,
+    }
 }
 
-/// Writes the SARIF log (if asked) and prints the answer; the exit says
-/// whether the set asked for is safe once the accepted findings are (and,
-/// with `--strict-keys`, whether no key is ignored).
-fn render(name: &str, f: &Flags, a: &Answer, inputs: &[PathBuf]) -> Result<ExitCode, ExitCode> {
+/// The answer as the flags ask (text or JSON) with its SARIF log; the
+/// exit says whether the set asked for is safe once the accepted findings
+/// are (and, with `--strict-keys`, whether no key is ignored).
+fn render(name: &str, f: &Flags, a: &Answer) -> Outcome {
     let code = if a.passes() { 0 } else { UNSAFE };
-    if let Some(path) = &f.sarif {
-        let log = super::sarif::log(&super::sarif::Findings {
-            sources: &a.sources,
-            setup: &a.setup,
-            report: a.asked(),
-            remedy: &a.remedy,
-            gate: &a.gate,
-            unknown: &a.bound.unknown,
-            strict_keys: f.strict_keys,
-            open: a.open.as_ref(),
-        });
-        super::sarif::write(path, &log, inputs).map_err(|e| usage_error(&e))?;
-    }
-    if f.json {
-        print_json(&json::answer(name, a, f.strict_keys, code));
+    let sarif = super::sarif::log(&super::sarif::Findings {
+        sources: &a.sources,
+        setup: &a.setup,
+        report: a.asked(),
+        remedy: &a.remedy,
+        gate: &a.gate,
+        unknown: &a.bound.unknown,
+        strict_keys: f.strict_keys,
+        open: a.open.as_ref(),
+    });
+    let stdout = if f.json {
+        pretty(&json::answer(name, a, f.strict_keys, code))
     } else {
-        out!(
-            "{}",
-            // Each line was cut where it matters; this bounds the rest.
-            super::shown_lines(&clip_lines(&text::answer(a, f.all_sets, code), 600, 400))
-        );
+        // Each line was cut where it matters; this bounds the rest.
+        super::shown_lines(&clip_lines(&text::answer(a, f.all_sets, code), 600, 400)).into_owned()
+    };
+    Outcome {
+        code,
+        stdout,
+        error: None,
+        sarif: Some(sarif),
     }
-    Ok(ExitCode::from(code))
 }
 
-fn print_json(v: &Value) {
-    outln!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+/// A JSON value as `check --json` prints it, with its newline.
+fn pretty(v: &Value) -> String {
+    format!("{}\n", serde_json::to_string_pretty(v).unwrap_or_default())
 }

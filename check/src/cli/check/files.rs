@@ -237,3 +237,38 @@ pub(super) fn inputs(files: &[PathBuf], f: &Flags) -> Vec<PathBuf> {
     }
     all
 }
+
+/// The profiles a profile file beside `files` names
+/// (`application-prod.yml` beside `application.yml`: `prod`), sorted,
+/// each once: the profiles open active profiles are answered for.
+pub(super) fn profile_names(files: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for f in files {
+        let path = Path::new(f);
+        let (Some(stem), Some(dir)) = (path.file_stem().and_then(|s| s.to_str()), path.parent())
+        else {
+            continue;
+        };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let profile = [".properties", ".yml", ".yaml"]
+                .iter()
+                .find_map(|ext| name.strip_suffix(ext))
+                .and_then(|n| n.strip_prefix(&format!("{stem}-")));
+            if let Some(p) = profile.filter(|p| !p.is_empty() && !names.iter().any(|n| n == p)) {
+                names.push(p.to_owned());
+            }
+        }
+    }
+    names.sort();
+    names
+}

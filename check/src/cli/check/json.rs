@@ -1,29 +1,14 @@
 //! `check --json`: the answer as one JSON object (docs/CHECK.md
 //! describes its fields).
 
-use crate::config::{Answer, BoundProperties, OpenAnswer, SetReport, Setup, describe_setup};
+use crate::config::{Answer, BoundProperties, Gate, OpenAnswer, SetReport, Setup, describe_setup};
 use serde_json::{Value, json};
 use toolcall_model::model::{Max, OnExceeded};
 
 /// The answer as JSON, its exit `code` in `asked.exit`.
 pub(super) fn answer(name: &str, a: &Answer, strict_keys: bool, code: u8) -> Value {
     let mut v = to_json(name, &a.bound, &a.setup, &a.reports);
-    let accepted: Vec<Value> = a
-        .gate
-        .accepted
-        .iter()
-        .map(|(s, a)| json!({"scenario": s.column(), "mark": a.mark, "set": a.set, "reason": a.reason, "origin": a.origin}))
-        .collect();
-    v["asked"] = json!({
-        "set": a.asked().set.name,
-        "safe": a.asked().safe(),
-        "breaks": a.asked().breaks(),
-        "accepted": accepted,
-        "not_accepted": a.gate.open.iter().map(|s| s.column()).collect::<Vec<_>>(),
-        "stale_accepted": a.gate.stale.iter().map(|a| json!({"scenario": a.scenario.column(), "mark": a.mark, "set": a.set, "origin": a.origin})).collect::<Vec<_>>(),
-        "strict_keys": strict_keys,
-        "exit": code,
-    });
+    v["asked"] = asked_json(a.asked(), &a.gate, strict_keys, code);
     v["legend"] = legend_json(&a.reports);
     v["fix_it_today"] = a.remedy.to_value();
     v["files"] = json!(a.files);
@@ -44,7 +29,26 @@ pub(super) fn answer(name: &str, a: &Answer, strict_keys: bool, code: u8) -> Val
     v
 }
 
-fn legend_json(reports: &[SetReport]) -> Value {
+/// The gate for the set asked for (`asked`), its exit `code` in `exit`.
+pub(super) fn asked_json(mine: &SetReport, gate: &Gate, strict_keys: bool, code: u8) -> Value {
+    let accepted: Vec<Value> = gate
+        .accepted
+        .iter()
+        .map(|(s, a)| json!({"scenario": s.column(), "mark": a.mark, "set": a.set, "reason": a.reason, "origin": a.origin}))
+        .collect();
+    json!({
+        "set": mine.set.name,
+        "safe": mine.safe(),
+        "breaks": mine.breaks(),
+        "accepted": accepted,
+        "not_accepted": gate.open.iter().map(|s| s.column()).collect::<Vec<_>>(),
+        "stale_accepted": gate.stale.iter().map(|a| json!({"scenario": a.scenario.column(), "mark": a.mark, "set": a.set, "origin": a.origin})).collect::<Vec<_>>(),
+        "strict_keys": strict_keys,
+        "exit": code,
+    })
+}
+
+pub(super) fn legend_json(reports: &[SetReport]) -> Value {
     let mut m = serde_json::Map::new();
     for mark in super::text::marks_used(reports) {
         m.insert(mark.word().to_owned(), json!(mark.meaning()));
@@ -84,15 +88,20 @@ fn to_json(name: &str, bound: &BoundProperties, setup: &Setup, reports: &[SetRep
         "unknown_keys": bound.unknown.iter().map(|u| json!({"key": u.key, "line": u.line, "suggestion": u.suggestion})).collect::<Vec<_>>(),
         "placeholders_not_in_file": bound.placeholders_not_in_file,
         "setup": describe_setup(setup),
-        "sets": reports.iter().map(|r| json!({
-            "set": r.set.name,
-            "safe": r.safe(),
-            "verdicts": r.verdicts.iter().map(|v| {
-                let mut o = v.to_value();
-                o["column"] = json!(v.scenario.column());
-                o
-            }).collect::<Vec<_>>(),
-            "smallest_change": r.smallest_change.as_ref().map(|c| c.iter().map(|x| json!({"change": x.key(), "how": x.describe()})).collect::<Vec<_>>()),
-        })).collect::<Vec<_>>(),
+        "sets": sets_json(reports),
     })
+}
+
+/// Every set's verdicts and smallest change (`sets`).
+pub(super) fn sets_json(reports: &[SetReport]) -> Value {
+    json!(reports.iter().map(|r| json!({
+        "set": r.set.name,
+        "safe": r.safe(),
+        "verdicts": r.verdicts.iter().map(|v| {
+            let mut o = v.to_value();
+            o["column"] = json!(v.scenario.column());
+            o
+        }).collect::<Vec<_>>(),
+        "smallest_change": r.smallest_change.as_ref().map(|c| c.iter().map(|x| json!({"change": x.key(), "how": x.describe()})).collect::<Vec<_>>()),
+    })).collect::<Vec<_>>())
 }

@@ -1,0 +1,165 @@
+//! `check` on texts held in memory: the command's arguments and its
+//! files' contents in, what it would print and write out. No file system,
+//! no environment, no clock: the entry point of the judge's WebAssembly
+//! module (`judge/`, docs/JUDGE.md) and of anything else that holds the
+//! texts rather than the files.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use toolcall_model::model::Fixes;
+
+use super::{Flags, NO_VERDICT, Outcome, file_kinds, outcome, read_options, set_flags, usage};
+use crate::config::{
+    Accepted, Gate, ProfileFiles, Remedy, Setup, Sources, Text, answer, describe_setup, report,
+};
+
+/// The arguments of `check` after its files, as its command line takes them.
+#[derive(Debug, clap::Parser)]
+#[command(name = "toolcall-model check", no_binary_name = true)]
+struct Args {
+    #[command(flatten)]
+    flags: Flags,
+}
+
+/// What `toolcall-model check` prints and writes for the texts given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckOutput {
+    /// The exit status: 0 safe, 1 not safe, 2 no verdict.
+    pub exit: u8,
+    /// Standard output: the answer as text, or as JSON with `--json`.
+    pub stdout: String,
+    /// Standard error: the no-verdict message (`error: ...`), or empty.
+    pub stderr: String,
+    /// The SARIF 2.1.0 log `--sarif FILE` writes, when there is one.
+    pub sarif: Option<Value>,
+}
+
+/// `toolcall-model check FILES ARGS` for files held in memory: each file
+/// a name (its extension tells properties from YAML, unless `--format`)
+/// and its text; `args` the flags as on the command line (`--memory
+/// inside`, `--json`). There is nothing beside the files (no profile
+/// file is found, the environment is empty), `--sarif` names no file
+/// (the log is returned), and a flag that names a file (`--accept`,
+/// `--build`) cannot be read.
+///
+/// ```
+/// use toolcall_check::check_texts;
+/// let file = ("application.properties", "spring.ai.tools.limits.max-calls-per-tool-default=3\n");
+/// let out = check_texts(&["--memory", "inside"], &[file]);
+/// assert_eq!(out.exit, 1);
+/// assert!(out.stdout.contains("Setup: Spring AI 2.0.1"));
+/// assert!(out.sarif.is_some());
+/// let out = check_texts(&["--memory", "nowhere"], &[file]);
+/// assert_eq!((out.exit, out.stderr.as_str()), (2, "error: --memory nowhere: use none, outside or inside\n"));
+/// ```
+pub fn check_texts(args: &[&str], files: &[(&str, &str)]) -> CheckOutput {
+    let flags = match <Args as clap::Parser>::try_parse_from(args) {
+        Ok(a) => a.flags,
+        Err(e) => {
+            return CheckOutput {
+                exit: NO_VERDICT,
+                stdout: String::new(),
+                stderr: e.render().to_string(),
+                sarif: None,
+            };
+        }
+    };
+    let out = checked_texts(&flags, files).unwrap_or_else(|msg| usage(msg, &flags));
+    CheckOutput {
+        exit: out.code,
+        stdout: out.stdout,
+        stderr: out
+            .error
+            .map(|m| format!("error: {}\n", super::super::shown_lines(m.as_str())))
+            .unwrap_or_default(),
+        // The log the command writes: with `--sarif`, and for a refusal
+        // only where the command writes one.
+        sarif: out.sarif,
+    }
+}
+
+/// The command's steps on texts: the flags, the accepted findings, the
+/// texts as sources, the answer rendered.
+fn checked_texts(flags: &Flags, files: &[(&str, &str)]) -> Result<Outcome, String> {
+    let paths: Vec<PathBuf> = files.iter().map(|(n, _)| PathBuf::from(n)).collect();
+    let kinds = file_kinds(&paths, flags.format.as_deref())?;
+    let mut options = read_options(flags)?;
+    let Some((first, _)) = files.first() else {
+        return Err("no file given".to_owned());
+    };
+    if let Some(path) = flags.accept.first() {
+        return Err(format!(
+            "--accept {}: cannot read: no file system here; give each finding with --accept-finding",
+            super::super::shown(&path.display().to_string())
+        ));
+    }
+    options.accepted = super::accepted_findings(flags)?;
+    let set = set_flags(&flags.set)?;
+    let sources = || Sources {
+        files: files
+            .iter()
+            .zip(&kinds)
+            .map(|((name, text), format)| Text::new(name, *format, text))
+            .collect(),
+        beside: Box::new(|_| ProfileFiles::default()),
+        environment: Default::default(),
+        set: set.clone(),
+        build: flags.build.as_deref().map(|b: &Path| {
+            (
+                b.display().to_string(),
+                Err("cannot read: no file system here".to_owned()),
+            )
+        }),
+    };
+    // Open active profiles are answered for the profiles the profile
+    // files beside the files name; texts held in memory have none beside,
+    // so the answer is for the profiles the files give (a placeholder's
+    // default), with the command's warning naming them (docs/JUDGE.md).
+    let answered = match answer(sources(), &options) {
+        Ok(a) if !a.open_profiles.is_empty() => {
+            super::open_profiles::worst_profile(a, &options, &[], |o| answer(sources(), o))
+        }
+        other => other,
+    };
+    Ok(outcome(first, flags, answered))
+}
+
+/// `check`'s answer for a setup known as facts rather than read from
+/// files (a running application knows its bound limits, its processor
+/// bean, its memory advisor): the fields of `check --json` that do not
+/// speak of files (`setup`, `sets`, `asked`, `legend`, `fix_it_today`,
+/// `spring_ai`), for the set `fixes` names (as `--fixes`, one of the
+/// report's sets) and the findings accepted.
+///
+/// ```
+/// use toolcall_check::config::Setup;
+/// use toolcall_check::judge_setup;
+/// let v = judge_setup(&Setup::default(), "upstream", &[]).unwrap();
+/// assert_eq!(v["asked"]["set"], "upstream");
+/// assert_eq!(v["sets"].as_array().unwrap().len(), toolcall_model::model::behavior_sets().len());
+/// assert!(judge_setup(&Setup::default(), "nonsense", &[]).is_err());
+/// ```
+pub fn judge_setup(setup: &Setup, fixes: &str, accepted: &[Accepted]) -> Result<Value, String> {
+    let asked = super::asked_set(fixes)?;
+    let reports = report(setup);
+    let Some(mine) = reports.iter().find(|r| r.set == asked) else {
+        let names: Vec<&str> = reports.iter().map(|r| r.set.name).collect();
+        return Err(format!(
+            "--fixes {fixes}: not one of the report's sets ({})",
+            names.join(", ")
+        ));
+    };
+    let gate = Gate::judge(mine, accepted);
+    let code = if gate.passes() { 0 } else { super::UNSAFE };
+    Ok(json!({
+        "setup": describe_setup(setup),
+        "sets": super::json::sets_json(&reports),
+        "asked": super::json::asked_json(mine, &gate, false, code),
+        "legend": super::json::legend_json(&reports),
+        // As facts name no switch of the fix library, the fewest switches
+        // are counted over none installed, the accepted findings left.
+        "fix_it_today": Remedy::find(setup, &reports, Fixes::upstream(), accepted).to_value(),
+        "spring_ai": setup.version.name(),
+    }))
+}
