@@ -1371,6 +1371,60 @@ fn a_build_files_version_is_read_where_it_is_defined() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// On Spring AI 2.0.0 the fix library starts, but the fixes that change
+/// the manager read 2.0.1's internals and stay off: advice that needs one
+/// says so and names it; advice that needs none does not.
+#[test]
+fn advice_on_2_0_0_names_the_fixes_that_need_2_0_1() {
+    let dir = scratch("advice-2-0-0");
+    let app = dir.join("application.properties");
+    std::fs::write(&app, "spring.application.name=x\n").unwrap();
+    let pom = dir.join("pom.xml");
+    std::fs::write(
+        &pom,
+        "<project><dependencyManagement><dependencies><dependency><groupId>org.springframework.ai</groupId><artifactId>spring-ai-bom</artifactId><version>2.0.0</version></dependency></dependencies></dependencyManagement></project>\n",
+    )
+    .unwrap();
+    let (a, b) = (app.to_str().unwrap(), pom.to_str().unwrap());
+    // Memory inside: the unknown tool leaves a call unanswered, which only
+    // close-dangling-calls (a manager fix) closes.
+    let (code, out, err) = run_args(&[
+        "check",
+        a,
+        "--build",
+        b,
+        "--memory",
+        "inside",
+        "--accept-finding",
+        "repeats runaway",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("Spring AI 2.0.0: answered for 2.0.0"), "{out}");
+    assert!(
+        out.contains("on Spring AI 2.0.0 the fix library runs without the fixes that read 2.0.1's manager (close-dangling-calls): upgrade to 2.0.1 for those"),
+        "{out}"
+    );
+    assert!(!out.contains("upgrade from"), "{out}");
+    // No memory: the conversion fix alone, which runs on 2.0.0.
+    let (code, out, err) = run_args(&[
+        "check",
+        a,
+        "--build",
+        b,
+        "--memory",
+        "none",
+        "--accept-finding",
+        "repeats runaway",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("toolcall.fixes.strict-json-or-wrap=true"),
+        "{out}"
+    );
+    assert!(!out.contains("read 2.0.1's manager"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// `--strict-keys` fails on every key under `spring.ai.tools` Spring does
 /// not bind, near a known key or not, and the answer then never says
 /// "nothing to change"; the setup line states the tool-output assumption;

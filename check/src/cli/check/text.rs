@@ -406,10 +406,20 @@ fn remedy_text(a: &Answer, code: u8) -> String {
             "  with the fix library: the switches it installs (above) are enough; none more\n",
         ),
         Some(f) if !f.is_upstream() => {
-            if !r.version.has_limits() {
+            // On a version without 2.0.1's limits the library starts, but
+            // the fixes that change the manager read 2.0.1's internals and
+            // stay off there (docs/FIXES.md, the fixes on each version).
+            let off: Vec<&str> = f
+                .enabled()
+                .iter()
+                .filter(|x| x.beans().contains(&"manager"))
+                .map(|x| x.name())
+                .collect();
+            if !r.version.has_limits() && !off.is_empty() {
                 out.push_str(&format!(
-                    "  the fix library is written for Spring AI 2.0.1: upgrade from {} first\n",
-                    r.version
+                    "  on Spring AI {} the fix library runs without the fixes that read 2.0.1's manager ({}): upgrade to 2.0.1 for those\n",
+                    r.version,
+                    off.join(", ")
                 ));
             }
             // The switches the library installs already are not repeated.

@@ -83,12 +83,12 @@ final class SpringAiVersion {
 	}
 
 	/**
-	 * The fixes that read 2.0.1's internals: the manager's (its limits, processor
-	 * and resolver are private) and {@code error-key}, whose failure marks the
-	 * manager wrapper writes.
+	 * The fixes that read 2.0.1's internals: those that change the manager (the
+	 * table's {@code beans} column), whose limits, processor and resolver are
+	 * private; {@code error-key} among them, since the manager wrapper writes its
+	 * failure marks.
 	 */
-	static final java.util.List<String> INTERNAL_FIXES = java.util.List.of("breach-through-processor", "error-key",
-			"close-dangling-calls", "end-turn-after-breach", "unknown-tool-to-processor");
+	static final java.util.List<String> INTERNAL_FIXES = FixTable.changing("manager");
 
 	/**
 	 * Whether the fixes of {@link #INTERNAL_FIXES} may run: on the supported
