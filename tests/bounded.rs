@@ -633,6 +633,53 @@ fn gen_streams_and_never_overwrites_unasked() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `gen --shard K/N` draws its own vectors only: a shard of a million
+/// vectors that holds ten takes the time of ten (each vector has a
+/// generator seeded by the seed and its index), and they are the vectors
+/// the whole set has at those indices.
+#[test]
+fn gen_shard_draws_only_its_own_vectors() {
+    let dir = scratch("gen-shard");
+    let (part, whole) = (dir.join("part"), dir.join("whole"));
+    let o = run_bounded(
+        &[
+            "gen",
+            "--count",
+            "1000000",
+            "--seed",
+            "3",
+            "--shard",
+            "2/100000",
+            "--out",
+            part.to_str().unwrap(),
+        ],
+        256,
+        20,
+    );
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert!(o.stdout.contains("wrote 10 vectors"), "{o:?}");
+    let o = run_bounded(
+        &[
+            "gen",
+            "--count",
+            "2",
+            "--seed",
+            "3",
+            "--out",
+            whole.to_str().unwrap(),
+        ],
+        256,
+        20,
+    );
+    assert_eq!(o.code, Some(0), "{o:?}");
+    let name = "gen-3-1-gemini_request.json";
+    assert_eq!(
+        std::fs::read(part.join(name)).unwrap(),
+        std::fs::read(whole.join(name)).unwrap()
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn explore_says_when_it_cannot_start_a_thread() {
     // `--jobs 0` was silently 1.

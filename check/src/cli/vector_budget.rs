@@ -52,10 +52,68 @@ pub(crate) fn estimate(doc: &Value) -> Estimate {
     let largest = largest_string(&doc["tools"])
         .max(largest_string(input))
         .saturating_add(64);
-    let tool_results = calls.saturating_mul(largest);
+    // Past its limits a call is answered with the breach sentence, not
+    // run: only the calls within the limits return a tool's result.
+    let run = executed(doc).map_or(calls, |cap| calls.min(cap));
+    if run < calls && doc["manager"]["on_limit_exceeded"] == "THROW" {
+        // THROW ends the turn at the first breach: every round before it
+        // runs at least one call.
+        rounds = rounds.min(run.saturating_add(1));
+    }
+    let breach = longest_name(doc).saturating_add(BREACH_TEXT);
+    let tool_results = run
+        .saturating_mul(largest)
+        .saturating_add((calls - run).saturating_mul(breach));
     Estimate {
         tool_results,
         requests: tool_results.saturating_mul(rounds.div_ceil(2)),
+    }
+}
+
+/// The bytes of a breach answer besides the tool's name: Spring's
+/// sentence with its limit, or a processor's message of it, as JSON.
+const BREACH_TEXT: u64 = 512;
+
+/// How many calls of a turn may run a tool at most, when the vector's
+/// limits bound them: Spring AI 2.0.1's limits, no tool excluded from
+/// them, and each limit given. `None` when nothing bounds them.
+fn executed(doc: &Value) -> Option<u64> {
+    let m = &doc["manager"];
+    let version = doc["spring_ai"].as_str().unwrap_or("2.0.1");
+    let excluded = m["exclude_from_limit"].as_array().map_or(0, Vec::len);
+    if version != "2.0.1" || excluded > 0 {
+        return None;
+    }
+    let total = m["max_total_tool_calls"].as_u64()?;
+    let default = m["max_calls_per_tool"].as_u64()?;
+    let overrides = &m["max_calls_per_tool_overrides"];
+    let per_tool = doc["tools"]
+        .as_array()?
+        .iter()
+        .map(|t| {
+            t["name"]
+                .as_str()
+                .and_then(|n| overrides[n].as_u64())
+                .unwrap_or(default)
+        })
+        .fold(0, u64::saturating_add);
+    Some(total.min(per_tool))
+}
+
+/// The longest `name` a tool or a call has, JSON-escaped: a breach answer
+/// names its tool.
+fn longest_name(v: &Value) -> u64 {
+    match v {
+        Value::Object(o) => o
+            .iter()
+            .map(|(k, v)| match (k.as_str(), v) {
+                ("name", Value::String(s)) => escaped_len(s),
+                _ => longest_name(v),
+            })
+            .max()
+            .unwrap_or(0),
+        Value::Array(a) => a.iter().map(longest_name).max().unwrap_or(0),
+        _ => 0,
     }
 }
 
@@ -179,6 +237,41 @@ mod tests {
         assert_eq!(e.tool_results, 2002 * (1002 + 64));
         assert_eq!(e.requests, e.tool_results * 500);
         assert!(within(&doc).is_ok());
+    }
+
+    /// A tool returning a large text, called by a model that repeats its
+    /// call: within the limits the calls run, past them the breach
+    /// sentence answers, and THROW ends the turn at the first breach.
+    #[test]
+    fn the_limits_bound_the_calls_that_run() {
+        let mut doc = serde_json::json!({
+            "manager": {"max_calls_per_tool": 2, "max_calls_per_tool_overrides": {},
+                        "exclude_from_limit": [], "max_total_tool_calls": 150,
+                        "on_limit_exceeded": "THROW"},
+            "tools": [{"name": "t", "outcomes": [{"returns": "x".repeat(1 << 20)}]}],
+            "input": {"repeat_last": true, "model": [
+                [{"tool_calls": [{"id": "1", "name": "t", "arguments": "{}"}]}]
+            ]}
+        });
+        let big = (1 << 20) + 2 + 64;
+        let e = estimate(&doc);
+        assert_eq!(e.tool_results, 2 * big + 999 * (3 + BREACH_TEXT));
+        assert_eq!(e.requests, e.tool_results * 2);
+        assert!(within(&doc).is_ok());
+        // RETURN_ERROR_RESPONSE goes on to the guard: the same calls run,
+        // and every request may repeat them.
+        doc["manager"]["on_limit_exceeded"] = "RETURN_ERROR_RESPONSE".into();
+        let e = estimate(&doc);
+        assert_eq!(e.tool_results, 2 * big + 999 * (3 + BREACH_TEXT));
+        assert_eq!(e.requests, e.tool_results * 500);
+        // A tool excluded from the limits, or Spring AI 2.0.0 (no limits):
+        // every call may run.
+        doc["manager"]["exclude_from_limit"] = serde_json::json!(["t"]);
+        assert_eq!(estimate(&doc).tool_results, 1001 * big);
+        assert!(within(&doc).is_err());
+        doc["manager"]["exclude_from_limit"] = serde_json::json!([]);
+        doc["spring_ai"] = "2.0.0".into();
+        assert_eq!(estimate(&doc).tool_results, 1001 * big);
     }
 
     #[test]

@@ -334,9 +334,11 @@ fn vector_plain(op: VectorOp) -> BoxedStrategy<serde_json::Value> {
 /// assert_eq!(a.len(), 8);
 /// assert_eq!(a, vectors(7, 8, &VectorOp::ALL));
 /// assert_eq!(a[3]["op"], "tool_loop");
+/// // The i-th vector does not depend on how many are drawn.
+/// assert_eq!(vectors(7, 4, &VectorOp::ALL)[..], a[..4]);
 /// ```
 pub fn vectors(seed: u64, count: usize, ops: &[VectorOp]) -> Vec<serde_json::Value> {
-    vectors_iter(seed, count, ops).collect()
+    vectors_iter(seed, 0..count, ops).collect()
 }
 
 /// The name [`vectors`] gives its `i`-th vector (when it generates one).
@@ -345,24 +347,29 @@ pub(crate) fn vector_name(seed: u64, i: usize, ops: &[VectorOp]) -> String {
     format!("gen-{seed}-{i}-{op}")
 }
 
-/// [`vectors`] one at a time: a caller that writes each as it comes holds
-/// one vector, not `count`.
-pub(crate) fn vectors_iter(
+/// [`vectors`] one at a time, for the indices `indices` (each below the
+/// count asked): a caller that writes each as it comes holds one vector,
+/// not all of them. Each vector is drawn from a generator of its own,
+/// seeded by `seed` and its index, so a shard of the set (`gen --shard`)
+/// draws its own vectors only, and the `i`-th vector is the same whatever
+/// else is drawn.
+pub(crate) fn vectors_iter<'a>(
     seed: u64,
-    count: usize,
-    ops: &[VectorOp],
-) -> impl Iterator<Item = serde_json::Value> + '_ {
+    indices: impl Iterator<Item = usize> + 'a,
+    ops: &'a [VectorOp],
+) -> impl Iterator<Item = serde_json::Value> + 'a {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::{Config as RunnerConfig, RngAlgorithm, TestRng, TestRunner};
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    let mut runner = TestRunner::new_with_rng(
-        RunnerConfig::default(),
-        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
-    );
     let strategies: Vec<_> = ops.iter().map(|&op| (op, vector(op))).collect();
-    (0..count).filter_map(move |i| {
+    indices.filter_map(move |i| {
         let (_, strategy) = strategies.get(i % strategies.len().max(1))?;
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(&seed.to_le_bytes());
+        bytes[8..16].copy_from_slice(&(i as u64).to_le_bytes());
+        let mut runner = TestRunner::new_with_rng(
+            RunnerConfig::default(),
+            TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+        );
         let mut v = strategy.new_tree(&mut runner).ok()?.current();
         v["name"] = serde_json::json!(vector_name(seed, i, ops));
         Some(v)

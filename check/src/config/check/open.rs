@@ -89,7 +89,8 @@ pub(crate) fn bind_open(mut sources: Vec<(String, Vec<Entry>)>) -> Result<Lenien
             Err(BindFailure::Bind {
                 property, value, ..
             }) if unresolved.len() < MAX_UNRESOLVED
-                && names_an_unset_placeholder(&value, &sources) =>
+                && names_an_unset_placeholder(&value, &sources)
+                && written_as(&property, &sources) =>
             {
                 leave_out(
                     &mut sources,
@@ -435,6 +436,17 @@ pub(crate) const MAX_UNRESOLVED: usize = 100;
 
 /// Leaves the properties out of the sources (one pass), each with its
 /// warning and as an open property.
+/// Whether an entry of the sources is `property` (as Spring names it):
+/// only then does leaving it out change what Spring binds. A value Spring
+/// reports under another name (a map's key `*` reported as the map) is
+/// refused as Spring refuses it.
+fn written_as(property: &str, sources: &[(String, Vec<Entry>)]) -> bool {
+    let p = relaxed(property);
+    sources
+        .iter()
+        .any(|(_, d)| d.iter().any(|e| relaxed(&e.key) == p))
+}
+
 fn leave_out(
     sources: &mut [(String, Vec<Entry>)],
     unresolved: &mut Vec<String>,
