@@ -23,6 +23,7 @@ use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::model::{BehaviorSet, ProcessorKind};
 
 mod files;
+pub(crate) use files::file_id;
 mod json;
 mod open_profiles;
 mod text;

@@ -5,6 +5,7 @@
 //! target under a name no one can guess, renamed over the target, so that
 //! the target is whole or untouched and nothing planted is followed.
 
+use super::check::file_id;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -56,28 +57,6 @@ fn kind_of_special(t: &std::fs::FileType) -> &'static str {
     "not a regular file"
 }
 
-/// The identity of a file: its device and inode where the system has
-/// them, else its canonical path.
-#[derive(PartialEq, Eq)]
-enum Id {
-    #[cfg(unix)]
-    Inode(u64, u64),
-    #[cfg(not(unix))]
-    Path(PathBuf),
-}
-
-fn id(path: &Path) -> Option<Id> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        std::fs::metadata(path)
-            .ok()
-            .map(|m| Id::Inode(m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    std::fs::canonicalize(path).ok().map(Id::Path)
-}
-
 /// `path` in a canonical form even when it does not exist yet: its
 /// folder canonical, its name as given.
 fn canonical(path: &Path) -> Option<PathBuf> {
@@ -93,10 +72,10 @@ fn canonical(path: &Path) -> Option<PathBuf> {
 }
 
 fn not_an_input(flag: &str, path: &Path, inputs: &[PathBuf]) -> Result<(), String> {
-    let me = id(path);
+    let me = file_id(path);
     let at = canonical(path);
     for input in inputs.iter().filter(|i| i.as_path() != Path::new("-")) {
-        let same_file = me.is_some() && id(input) == me;
+        let same_file = me.is_some() && file_id(input) == me;
         let same_path = at.is_some() && canonical(input) == at;
         if same_file || same_path {
             return Err(format!(

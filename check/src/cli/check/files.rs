@@ -179,14 +179,14 @@ fn profile_files(files: &[PathBuf], active: &[String]) -> (Vec<(PathBuf, Format)
 /// What makes two names one file: its device and inode where the system
 /// has them, else its canonical path.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum FileId {
+pub(crate) enum FileId {
     #[cfg(unix)]
     Inode(u64, u64),
     #[cfg_attr(unix, allow(dead_code))]
     Path(PathBuf),
 }
 
-fn file_id(path: &Path) -> Option<FileId> {
+pub(crate) fn file_id(path: &Path) -> Option<FileId> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt as _;
