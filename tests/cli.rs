@@ -622,11 +622,48 @@ fn verify_json_prints_one_result_per_vector_before_or_after_the_subcommand() {
 fn json_before_a_subcommand_without_json_is_refused() {
     let (code, out, err) = run_with_stdin(&["--json", "convert"], b"42");
     assert_eq!(code, 2);
-    assert!(out.is_empty());
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("--json before `convert` is not supported"),
+        "{out}"
+    );
     assert!(
         err.contains("--json before `convert` is not supported"),
         "{err}"
     );
+}
+
+/// A line clap refuses answers in JSON wherever `--json` stands (before
+/// or after the subcommand), and as clap prints it without `--json`; a
+/// `--json` after `--` is a value, not a request for JSON.
+#[test]
+fn usage_errors_under_json_are_json() {
+    for args in [
+        &["--json", "--bogus"][..],
+        &["explore", "--json", "--bound", "nope"],
+        &["check", "--json", "--memory"],
+        &["--json", "explore", "--shard", "3/2"],
+    ] {
+        let (code, out, err) = run_with_stdin(args, b"");
+        assert_eq!(code, 2, "{args:?}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("JSON on stdout");
+        let msg = v["error"].as_str().unwrap();
+        assert!(!msg.is_empty() && !msg.starts_with("error:"), "{msg}");
+        // Standard error keeps clap's text, its first line the message.
+        assert_eq!(err.lines().next(), Some(format!("error: {msg}").as_str()));
+    }
+    let (code, out, err) = run_with_stdin(&["explore", "--bound", "nope"], b"");
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.starts_with("error: invalid value 'nope'"), "{err}");
+    let (code, out, _) = run_with_stdin(&["run", "--", "--json"], b"");
+    assert_eq!(code, 2);
+    assert!(!out.contains("\"error\""), "{out}");
+    let (code, out, _) = run_with_stdin(&["--json", "--help"], b"");
+    assert_eq!(code, 0);
+    assert!(out.starts_with("Reference model"), "{out}");
 }
 
 #[test]

@@ -78,19 +78,24 @@ pub fn main() -> ExitCode {
         errln!("error: standard output is closed: nothing could be printed");
         return ExitCode::from(2);
     }
-    let matches = <Cli as clap::CommandFactory>::command().get_matches();
-    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
-        Ok(c) => c,
-        Err(e) => e.exit(),
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let parsed = <Cli as clap::CommandFactory>::command()
+        .try_get_matches_from(&args)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m).map(|c| (m, c)));
+    let (matches, cli) = match parsed {
+        Ok(p) => p,
+        Err(e) => return usage_error(&e, asks_json(&args)),
     };
     if let Some(cmd) = &cli.command
         && cli.json
         && !takes_json(cmd)
     {
-        errln!(
-            "error: --json before `{}` is not supported: it applies to the main job (no subcommand), `explore` and `verify`",
+        let msg = format!(
+            "--json before `{}` is not supported: it applies to the main job (no subcommand), `explore` and `verify`",
             matches.subcommand_name().unwrap_or("this subcommand")
         );
+        json_error(&msg);
+        errln!("error: {msg}");
         return ExitCode::from(2);
     }
     let code = dispatch(cli);
@@ -100,6 +105,44 @@ pub fn main() -> ExitCode {
         output_lost(&e);
     }
     code
+}
+
+/// Whether the command line asks for JSON: `--json` anywhere before a
+/// `--` (after it, words are values). A line clap refuses has no parsed
+/// flags to ask, and a script that asked for JSON must still get JSON.
+fn asks_json(args: &[std::ffi::OsString]) -> bool {
+    args.iter()
+        .skip(1)
+        .take_while(|a| a.as_os_str() != "--")
+        .any(|a| a.as_os_str() == "--json")
+}
+
+/// `{"error": MESSAGE}` on standard output, as `check --json` answers a
+/// usage error: a reader of `--json` output finds the error where it
+/// reads.
+fn json_error(msg: &str) {
+    let v = serde_json::json!({ "error": msg });
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string())
+    );
+}
+
+/// A command line clap refuses: help and version as clap prints them
+/// (exit 0); any other error clap's text on standard error and exit 2,
+/// with its message as [`json_error`] too when the line asks for JSON.
+fn usage_error(e: &clap::Error, json: bool) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) || !json {
+        e.exit()
+    }
+    let text = e.render().to_string();
+    // Clap's first line is `error: MESSAGE`; the rest (usage, tips) is
+    // for a human reading standard error.
+    let first = text.lines().next().unwrap_or_default();
+    json_error(first.strip_prefix("error: ").unwrap_or(first));
+    errln!("{}", text.trim_end());
+    ExitCode::from(2)
 }
 
 fn dispatch(cli: Cli) -> ExitCode {
