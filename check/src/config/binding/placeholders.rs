@@ -210,6 +210,62 @@ fn parse_within(
     }]))
 }
 
+/// A `${NAME}` or `${NAME:default}` a value names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PlaceholderRef {
+    /// The name, as written between `${` and its `:` or `}`.
+    pub(crate) name: String,
+    /// Whether a default follows the name.
+    pub(crate) has_default: bool,
+}
+
+/// The placeholders of `value` as Spring's `PlaceholderParser` reads them,
+/// in the order their `${` stand, nested ones included: `\${` is text, an
+/// unclosed `${` is text, an escaped `\:` is part of the name. A
+/// placeholder whose name is itself built from placeholders (`${a${b}}`)
+/// has no name of its own: only the ones inside it are listed. `check`'s
+/// one reading of `${`: the binder resolves through [`parse_placeholders`]
+/// too. A value nested past [`MAX_PLACEHOLDER_DEPTH`] lists none.
+pub(crate) fn placeholder_refs(value: &str) -> Vec<PlaceholderRef> {
+    let mut out = Vec::new();
+    if let Ok(Some(parts)) = parse_placeholders(value, false, 0) {
+        refs_in(&parts, &mut out);
+    }
+    out
+}
+
+fn refs_in(parts: &[Part], out: &mut Vec<PlaceholderRef>) {
+    for part in parts {
+        match part {
+            Part::Text(_) => {}
+            Part::Simple { key, fallback, .. } => out.push(PlaceholderRef {
+                name: key.clone(),
+                has_default: fallback.is_some(),
+            }),
+            Part::Nested { key, fallback } => {
+                let mut name = String::new();
+                let fixed = key.iter().all(|k| match k {
+                    Part::Text(t) => {
+                        name.push_str(t);
+                        true
+                    }
+                    _ => false,
+                });
+                if fixed {
+                    out.push(PlaceholderRef {
+                        name,
+                        has_default: fallback.is_some(),
+                    });
+                }
+                refs_in(key, out);
+                if let Some(f) = fallback {
+                    refs_in(f, out);
+                }
+            }
+        }
+    }
+}
+
 pub(super) fn err_limit() -> PlaceholderError {
     PlaceholderError {
         reason: PLACEHOLDER_LIMIT.into(),
