@@ -423,16 +423,16 @@ fn profile_list(
             reason,
         })
     };
-    let value = if written.contains("${") {
-        resolver.resolve(written).map_err(refuse)?
+    let (value, resolved) = if written.contains("${") {
+        resolver.resolve_all(written).map_err(refuse)?
     } else {
-        written.to_owned()
+        (written.to_owned(), true)
     };
     if value.trim().is_empty() {
         return Ok(Vec::new());
     }
     let names: Vec<String> = value.split(',').map(|p| p.trim().to_owned()).collect();
-    if value.contains("${") {
+    if !resolved {
         return Ok(names.into_iter().filter(|p| !p.is_empty()).collect());
     }
     let invalid = |why: String| Err(refuse(format!("java.lang.IllegalStateException: {why}")));

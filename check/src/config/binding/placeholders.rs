@@ -331,6 +331,15 @@ impl<'a> ValueResolver<'a> {
             other => Ok(other.to_java_string()),
         }
     }
+
+    /// [`resolve`](Self::resolve), and whether every placeholder found a
+    /// value: a `${` left in a resolved value may be an escaped one's
+    /// text (`\${x}`), which is the value, not a name left open.
+    pub(crate) fn resolve_all(&self, value: &str) -> Result<(String, bool), String> {
+        let before = self.0.left_open.get();
+        let v = self.resolve(value)?;
+        Ok((v, self.0.left_open.get() == before))
+    }
 }
 
 /// Resolves the `${...}` placeholders of property values as the binder's
@@ -350,6 +359,10 @@ pub(super) struct Placeholders<'a> {
     /// The work done so far against [`MAX_EXPANDED_BYTES`]: a value is
     /// resolved again at every use, and each level may double the text.
     pub(super) spent: std::cell::Cell<usize>,
+    /// How many placeholders were left as written (no value, no default):
+    /// whether a `${` in a resolved value is a placeholder left open or
+    /// the text of an escaped one.
+    pub(super) left_open: std::cell::Cell<usize>,
     /// Set while `${key:fallback}` is tried whole as a key first (the next
     /// lookup clears it): a name not found then is not a placeholder of
     /// the file's (its key is), and is not listed as missing.
@@ -418,6 +431,7 @@ impl<'a> Placeholders<'a> {
             all: std::cell::OnceCell::new(),
             missing: Default::default(),
             spent: std::cell::Cell::new(0),
+            left_open: std::cell::Cell::new(0),
             quiet: std::cell::Cell::new(false),
         }
     }
@@ -619,6 +633,12 @@ impl<'a> Placeholders<'a> {
         Ok(Some(r))
     }
 
+    /// An unresolvable placeholder, as Spring leaves it: `${key}`.
+    fn leave_open(&self, key: &str) -> String {
+        self.left_open.set(self.left_open.get() + 1);
+        format!("${{{key}}}")
+    }
+
     pub(super) fn resolve_part(
         &self,
         p: &Part,
@@ -643,7 +663,7 @@ impl<'a> Placeholders<'a> {
                 if let Some(v) = self.recursively(key, visited, depth)? {
                     return Ok(v);
                 }
-                Ok(fallback.clone().unwrap_or_else(|| format!("${{{key}}}")))
+                Ok(fallback.clone().unwrap_or_else(|| self.leave_open(key)))
             }
             Part::Nested { key, fallback } => {
                 let k = self.resolve_all(key, visited, depth)?;
@@ -652,7 +672,7 @@ impl<'a> Placeholders<'a> {
                 }
                 match fallback {
                     Some(d) => self.resolve_all(d, visited, depth),
-                    None => Ok(format!("${{{k}}}")),
+                    None => Ok(self.leave_open(&k)),
                 }
             }
         }
