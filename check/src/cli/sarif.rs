@@ -44,10 +44,7 @@ fn culprit_keys(setup: &Setup, scenario: CheckScenario) -> &'static [&'static [&
 /// The entry Spring reads for a group of properties (each one or a
 /// property under it), with its file: the last source that has one, its
 /// last such line.
-fn find<'a>(
-    sources: &'a [(String, Vec<Entry>)],
-    group: &[&str],
-) -> Option<(&'a str, &'a Entry)> {
+fn find<'a>(sources: &'a [(String, Vec<Entry>)], group: &[&str]) -> Option<(&'a str, &'a Entry)> {
     sources.iter().rev().find_map(|(origin, d)| {
         d.iter()
             .rev()

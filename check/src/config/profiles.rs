@@ -863,18 +863,33 @@ mod examples {
             "spring.config.activate.onProfile",
             "spring.config.activate.on-profile"
         ));
-        assert!(same_property("a.max-calls-per-tool[x]", "a.maxCallsPerTool.x"));
+        assert!(same_property(
+            "a.max-calls-per-tool[x]",
+            "a.maxCallsPerTool.x"
+        ));
         // An index is kept as written; only ASCII letters and digits count.
         assert!(!same_property("a[X]", "a.x"));
-        assert!(same_property("spring.profiles.actÄive", "spring.profiles.active"));
+        assert!(same_property(
+            "spring.profiles.actÄive",
+            "spring.profiles.active"
+        ));
         // A prefix ends at an element boundary.
-        assert!(property_under("spring.ai.tools.Limits[x]", "spring.ai.tools.limits"));
-        assert!(!property_under("spring.ai.tools.limitsx", "spring.ai.tools.limits"));
+        assert!(property_under(
+            "spring.ai.tools.Limits[x]",
+            "spring.ai.tools.limits"
+        ));
+        assert!(!property_under(
+            "spring.ai.tools.limitsx",
+            "spring.ai.tools.limits"
+        ));
         assert_eq!(
             map_key_under("spring.profiles.group[Prod]", "spring.profiles.group").as_deref(),
             Some("Prod")
         );
-        assert_eq!(map_key_under("spring.profiles.group.a.b", "spring.profiles.group"), None);
+        assert_eq!(
+            map_key_under("spring.profiles.group.a.b", "spring.profiles.group"),
+            None
+        );
     }
 
     #[test]

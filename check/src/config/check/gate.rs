@@ -233,11 +233,8 @@ pub(crate) fn written_names(
     bound: &BoundProperties,
     docs: &[Vec<Entry>],
 ) -> HashMap<String, String> {
-    let wanted: HashMap<Vec<String>, &String> = bound
-        .read
-        .keys()
-        .map(|k| (relaxed_name(k), k))
-        .collect();
+    let wanted: HashMap<Vec<String>, &String> =
+        bound.read.keys().map(|k| (relaxed_name(k), k)).collect();
     // Two spellings of one property (`on-limit-exceeded`,
     // `onLimitExceeded`): the one whose value is the value bound names it,
     // so that no key is printed with another's value.

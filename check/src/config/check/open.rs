@@ -11,11 +11,11 @@ use serde_json::{Value, json};
 
 use super::{Application, SetReport, Setup};
 use super::{breaks_under, defaulted, open_values, report_sets, written_names};
+use crate::config::binding::placeholder_refs;
 use crate::config::binding::{
     BindFailure, BoundProperties, Entry, ParsedDocument, bind, bind_parsed,
 };
 use crate::config::binding::{property_under, relaxed_name, same_property};
-use crate::config::binding::placeholder_refs;
 use crate::config::profiles::source;
 use crate::model::{BehaviorSet, SpringAi, behavior_sets};
 

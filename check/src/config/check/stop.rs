@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::config::binding::{BindFailure, Entry};
 use crate::config::binding::property_under;
+use crate::config::binding::{BindFailure, Entry};
 
 /// Why there is no verdict.
 ///
@@ -152,9 +152,8 @@ pub(super) fn refusal(
             .iter()
             .rev()
             .find(|(_, d)| {
-                d.iter().any(|e| {
-                    e.line == line && key.is_none_or(|k| property_under(&e.key, k))
-                })
+                d.iter()
+                    .any(|e| e.line == line && key.is_none_or(|k| property_under(&e.key, k)))
             })
             .map_or(name, |(o, _)| o.as_str())
     };
