@@ -9,42 +9,46 @@
 
 use std::path::Path;
 
-use crate::config::relaxed;
+use crate::config::binding::property_under;
 use crate::config::{CheckScenario, CheckVerdict, Gate, SetReport, Setup, Unknown};
 use crate::config::{Entry, FIX_LIBRARY, Mark, Remedy};
 use serde_json::{Value, json};
 use toolcall_model::model::OnExceeded;
 
-/// The setting a failing scenario is owed to, as the key prefixes to look
-/// for (first found wins): the breach answer under `RETURN_ERROR_RESPONSE`
-/// is `on-limit-exceeded`'s doing, a dangling breach under `THROW` the
-/// limit's; the other scenarios depend on the tools and the flags, not on
-/// a line of the file.
-fn culprit_keys(setup: &Setup, scenario: CheckScenario) -> &'static [&'static str] {
+/// The setting a failing scenario is owed to, as groups of properties to
+/// look for (the first group found wins; within a group, the last entry
+/// of any): the breach answer under `RETURN_ERROR_RESPONSE` is
+/// `on-limit-exceeded`'s doing, a dangling breach under `THROW` the
+/// limit's (a per-tool maximum or its default, else the total); the other
+/// scenarios depend on the tools and the flags, not on a line of the file.
+fn culprit_keys(setup: &Setup, scenario: CheckScenario) -> &'static [&'static [&'static str]] {
     match scenario {
         CheckScenario::BreachOneRound
         | CheckScenario::BreachAcrossRounds
         | CheckScenario::BreachThenRound
         | CheckScenario::Runaway => match setup.limits.on_exceeded {
-            OnExceeded::ReturnErrorResponse => &["spring.ai.tools.limits.on-limit-exceeded"],
+            OnExceeded::ReturnErrorResponse => &[&["spring.ai.tools.limits.on-limit-exceeded"]],
             OnExceeded::Throw => &[
-                "spring.ai.tools.limits.max-calls-per-tool",
-                "spring.ai.tools.limits.max-total-tool-calls",
+                &[
+                    "spring.ai.tools.limits.max-calls-per-tool",
+                    "spring.ai.tools.limits.max-calls-per-tool-default",
+                ],
+                &["spring.ai.tools.limits.max-total-tool-calls"],
             ],
         },
-        CheckScenario::ToolThrows => &["spring.ai.tools.throw-exception-on-error"],
+        CheckScenario::ToolThrows => &[&["spring.ai.tools.throw-exception-on-error"]],
         _ => &[],
     }
 }
 
-/// The entry Spring reads for a key prefix, with its file: the last
-/// source that has one, its last such line.
-fn find<'a>(sources: &'a [(String, Vec<Entry>)], prefix: &str) -> Option<(&'a str, &'a Entry)> {
-    let p = relaxed(prefix);
+/// The entry Spring reads for a group of properties (each one or a
+/// property under it), with its file: the last source that has one, its
+/// last such line.
+fn find<'a>(sources: &'a [(String, Vec<Entry>)], group: &[&str]) -> Option<(&'a str, &'a Entry)> {
     sources.iter().rev().find_map(|(origin, d)| {
         d.iter()
             .rev()
-            .find(|e| relaxed(&e.key).starts_with(&p))
+            .find(|e| group.iter().any(|p| property_under(&e.key, p)))
             .map(|e| (origin.as_str(), e))
     })
 }

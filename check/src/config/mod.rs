@@ -29,7 +29,6 @@ pub(crate) use check::{FIX_LIBRARY, describe_setup, written_names};
 
 pub use main_job::{Column, GROUPS, MainJob, columns, conclusion, reproduce, table};
 
-pub(crate) use profiles::relaxed;
 pub use profiles::{applied, environment, profile_matches};
 
 pub(crate) use profiles::{MAX_BUILD_INTERPOLATION, MODELLED_SPRING_AI};

@@ -8,30 +8,15 @@
 //! Pure: the command line reads the files and the environment and hands
 //! their texts and values here.
 
-use crate::config::binding::{BindFailure, Entry, JavaValue, LoadError};
+use crate::config::binding::{
+    BindFailure, Entry, JavaValue, LoadError, map_key_under, placeholder_refs, relaxed_name,
+    same_property,
+};
 
 /// `spring.config.activate.on-profile`.
 pub(crate) const ON_PROFILE: &str = "spring.config.activate.on-profile";
 /// `spring.profiles.active`.
 pub(crate) const PROFILES_ACTIVE: &str = "spring.profiles.active";
-
-/// A key in the relaxed form Spring compares: letters, digits and dots,
-/// lower case (`spring.config.activate.onProfile` is `on-profile`).
-pub(crate) fn relaxed(key: &str) -> String {
-    key.chars()
-        .filter(|c| c.is_alphanumeric() || *c == '.')
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// Whether `key` names `prefix` or a property under it (a `.` or `[`
-/// follows), both in [`relaxed`] form: `spring.ai.tools.Limits[x]` is
-/// under `spring.ai.tools.limits`, `spring.ai.tools.limitsx` is not.
-pub(crate) fn relaxed_under(key: &str, prefix: &str) -> bool {
-    let (k, p) = (relaxed_elements(key), relaxed(prefix));
-    k.strip_prefix(&p)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
-}
 
 /// The value of `key` in one document, as Spring reads it (a list's
 /// elements `key[0]`, `key[1]`... joined with commas).
@@ -42,15 +27,19 @@ fn value_of(doc: &[Entry], key: &str) -> Option<String> {
 /// [`value_of`], with the entry the value starts at (its origin): the key
 /// itself, else its first element.
 fn entry_value<'a>(doc: &'a [Entry], key: &str) -> Option<(String, &'a Entry)> {
-    let want = relaxed(key);
+    let want = relaxed_name(key);
     let mut parts: Vec<String> = Vec::new();
     let mut first = None;
     for e in doc {
-        let k = relaxed(&e.key);
+        let k = relaxed_name(&e.key);
         if k == want {
             return Some((e.value.to_java_string(), e));
         }
-        if k.starts_with(&want) && k[want.len()..].chars().all(|c| c.is_ascii_digit()) {
+        // An item: one element more, an index (`active[0]`, `active.0`).
+        if k.len() == want.len() + 1
+            && k.starts_with(&want)
+            && k[want.len()].bytes().all(|c| c.is_ascii_digit())
+        {
             parts.push(e.value.to_java_string());
             first.get_or_insert(e);
         }
@@ -160,13 +149,12 @@ pub(crate) fn invalid_in_profile_file(docs: &[Vec<Entry>]) -> Option<(String, &E
         (PROFILES_ACTIVE, false),
         ("spring.profiles.default", false),
     ] {
-        let wanted = relaxed(name);
         for e in docs.iter().flatten() {
             let (base, index) = match e.key.split_once('[') {
                 Some((b, i)) => (b, Some(i)),
                 None => (e.key.as_str(), None),
             };
-            if relaxed(base) == wanted && (items || index.is_none()) {
+            if same_property(base, name) && (items || index.is_none()) {
                 let shown = index.map_or_else(|| name.to_owned(), |i| format!("{name}[{i}"));
                 return Some((shown, e));
             }
@@ -374,11 +362,12 @@ pub(crate) fn open_profile_placeholders(
         return Vec::new();
     };
     let mut out: Vec<String> = Vec::new();
-    for (name, _) in placeholder_refs(&v) {
+    for r in placeholder_refs(&v) {
+        let name = r.name.as_str();
         let set_here = docs.iter().any(|d| entry_value(d, name).is_some());
         if !name.is_empty() && !set_here && lookup(name).is_none() && !out.iter().any(|n| n == name)
         {
-            out.push(name.to_owned());
+            out.push(r.name);
         }
     }
     out
@@ -434,16 +423,16 @@ fn profile_list(
             reason,
         })
     };
-    let value = if written.contains("${") {
-        resolver.resolve(written).map_err(refuse)?
+    let (value, resolved) = if written.contains("${") {
+        resolver.resolve_all(written).map_err(refuse)?
     } else {
-        written.to_owned()
+        (written.to_owned(), true)
     };
     if value.trim().is_empty() {
         return Ok(Vec::new());
     }
     let names: Vec<String> = value.split(',').map(|p| p.trim().to_owned()).collect();
-    if value.contains("${") {
+    if !resolved {
         return Ok(names.into_iter().filter(|p| !p.is_empty()).collect());
     }
     let invalid = |why: String| Err(refuse(format!("java.lang.IllegalStateException: {why}")));
@@ -473,22 +462,9 @@ fn profile_list(
 /// members (depth first, each once), the groups read from every document
 /// (a later one's list for a name wins).
 fn expand_groups(docs: &[Vec<Entry>], profiles: Vec<String>) -> Vec<String> {
-    let prefix = relaxed(PROFILES_GROUP);
     let mut groups: std::collections::HashMap<String, Vec<String>> = Default::default();
     for e in docs.iter().flatten() {
-        let k = relaxed(&e.key);
-        if k.len() > prefix.len() && k.starts_with(&prefix) && k.as_bytes()[prefix.len()] == b'.' {
-            // The name as written: after `group` (ASCII, so the lowered
-            // key's offsets are the key's own).
-            let lowered = e.key.to_ascii_lowercase();
-            let Some(at) = lowered.find("group") else {
-                continue;
-            };
-            let name = e.key[at + "group".len()..]
-                .trim_start_matches(['.', '-', '_'])
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .to_owned();
+        if let Some(name) = map_key_under(&e.key, PROFILES_GROUP) {
             let members = e.value.to_java_string();
             groups.insert(
                 name,
@@ -603,42 +579,20 @@ pub(crate) fn placeholder_names(docs: &[Vec<Entry>]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     // A file of up to the size limit can name a placeholder on every line:
     // the names seen are a set, so that the list costs linear time.
-    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for e in docs.iter().flatten() {
         let JavaValue::String(v) = &e.value else {
             continue;
         };
-        for (name, _) in placeholder_refs(v) {
-            let name = name.trim();
-            if !name.is_empty() && seen.insert(name) {
+        for r in placeholder_refs(v) {
+            let name = r.name.trim();
+            if !name.is_empty() && !seen.contains(name) {
+                seen.insert(name.to_owned());
                 out.push(name.to_owned());
             }
         }
     }
     out
-}
-
-/// Each `${` in `value`, in order: the name that follows it (up to the
-/// first `:`, `}` or `$`, else the text's end) and the character that ends
-/// it (`None` at the end). The one scanner of placeholder names: those the
-/// environment is asked for, those without a default that leave a
-/// property open, those with a default that `--defaults-run` speaks for.
-/// A nested placeholder is found at its own `${`.
-pub(crate) fn placeholder_refs(value: &str) -> impl Iterator<Item = (&str, Option<char>)> {
-    let mut rest = value;
-    std::iter::from_fn(move || {
-        let i = rest.find("${")?;
-        rest = &rest[i + 2..];
-        let end = rest.find([':', '}', '$']);
-        let name = &rest[..end.unwrap_or(rest.len())];
-        Some((name, end.and_then(|e| rest[e..].chars().next())))
-    })
-}
-
-/// A key in [`relaxed`] form with an index (`[name]`) read as an element
-/// (`.name`): `max-calls-per-tool[Search]` is `maxcallspertool.search`.
-pub(crate) fn relaxed_elements(key: &str) -> String {
-    relaxed(&key.replace('[', "."))
 }
 
 /// A property source that is not a file (`--set`, the environment): one
@@ -903,11 +857,38 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
 
     #[test]
-    fn example_relaxed() {
-        use crate::config::relaxed;
+    fn example_relaxed_names() {
+        use crate::config::binding::{map_key_under, property_under, same_property};
+        assert!(same_property(
+            "spring.config.activate.onProfile",
+            "spring.config.activate.on-profile"
+        ));
+        assert!(same_property(
+            "a.max-calls-per-tool[x]",
+            "a.maxCallsPerTool.x"
+        ));
+        // An index is kept as written; only ASCII letters and digits count.
+        assert!(!same_property("a[X]", "a.x"));
+        assert!(same_property(
+            "spring.profiles.actÄive",
+            "spring.profiles.active"
+        ));
+        // A prefix ends at an element boundary.
+        assert!(property_under(
+            "spring.ai.tools.Limits[x]",
+            "spring.ai.tools.limits"
+        ));
+        assert!(!property_under(
+            "spring.ai.tools.limitsx",
+            "spring.ai.tools.limits"
+        ));
         assert_eq!(
-            relaxed("spring.config.activate.onProfile"),
-            relaxed("spring.config.activate.on-profile")
+            map_key_under("spring.profiles.group[Prod]", "spring.profiles.group").as_deref(),
+            Some("Prod")
+        );
+        assert_eq!(
+            map_key_under("spring.profiles.group.a.b", "spring.profiles.group"),
+            None
         );
     }
 

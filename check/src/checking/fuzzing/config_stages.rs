@@ -97,14 +97,7 @@ pub(super) fn checked_setup(target: &str, docs: &[Vec<Entry>]) -> Option<Setup> 
         Err(_) => return None,
     };
     // Relaxed names: `sp---ring.ai.tools...` is `spring.ai.tools` too.
-    let under_tools = |k: &str| {
-        let letters: String = k
-            .chars()
-            .filter(char::is_ascii_alphanumeric)
-            .take(13)
-            .collect();
-        letters.eq_ignore_ascii_case("springaitools")
-    };
+    let under_tools = |k: &str| crate::config::binding::property_under(k, "spring.ai.tools");
     if let Some(k) = bound.read.keys().find(|k| !under_tools(k)) {
         fail(target, "a key read from outside spring.ai.tools", k);
     }

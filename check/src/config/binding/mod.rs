@@ -80,8 +80,9 @@ pub use self::binder::bind;
 pub(crate) use self::binder::bind_parsed;
 pub(crate) use self::names::KNOWN_KEYS;
 pub(crate) use self::names::ParsedDocument;
-pub(crate) use self::placeholders::ValueResolver;
+pub(crate) use self::names::{map_key_under, property_under, relaxed_name, same_property};
 pub use self::placeholders::resolve_placeholders;
+pub(crate) use self::placeholders::{ValueResolver, placeholder_refs};
 pub use self::properties::parse_properties;
 pub(crate) use self::yaml_scalar::resolve_yaml_scalar;
 

@@ -340,6 +340,41 @@ pub(super) fn target(s: &str) -> Vec<String> {
     uniform_key(&elements(s))
 }
 
+/// A property name as Spring's relaxed binding compares names
+/// (`ConfigurationPropertyName`): its elements' uniform forms, an indexed
+/// element verbatim. `check`'s one rule for names: every key comparison,
+/// map of keys and prefix test goes through this, [`same_property`] or
+/// [`property_under`], as the binder's own lookups do.
+pub(crate) fn relaxed_name(name: &str) -> Vec<String> {
+    target(name)
+}
+
+/// Whether `a` and `b` name one property: `spring.ai.tools.limits.onLimitExceeded`
+/// is `spring.ai.tools.limits.on-limit-exceeded`, `max-calls-per-tool[a]`
+/// is `max-calls-per-tool.a`; `[A]` is not `.a` (an index is kept as
+/// written) and `Ärger` is `rger` (only ASCII letters and digits count).
+pub(crate) fn same_property(a: &str, b: &str) -> bool {
+    target(a) == target(b)
+}
+
+/// Whether `key` is `prefix` or a property under it: its elements begin
+/// with the prefix's, so a prefix ends at an element boundary
+/// (`spring.ai.tools.Limits[x]` is under `spring.ai.tools.limits`,
+/// `spring.ai.tools.limitsx` is not).
+pub(crate) fn property_under(key: &str, prefix: &str) -> bool {
+    target(key).starts_with(&target(prefix))
+}
+
+/// The key of the map `prefix` that `key` names an entry of, as
+/// `MapBinder` gives it: the element after the map's, in its original
+/// form (`group.Prod` gives `Prod`, `group[prod]` gives `prod`); `None`
+/// unless `key` is exactly one element under `prefix`.
+pub(crate) fn map_key_under(key: &str, prefix: &str) -> Option<String> {
+    let (els, root) = (elements(key), target(prefix));
+    (els.len() == root.len() + 1 && uniform_key(&els[..root.len()]) == root)
+        .then(|| original(&els[root.len()]))
+}
+
 /// `HashMap`'s iteration order of `keys` inserted in this order into a
 /// table of `capacity`: by bucket, then by insertion within a bucket
 /// (resizing splits buckets without reordering them). Trees (8 or more

@@ -210,6 +210,62 @@ fn parse_within(
     }]))
 }
 
+/// A `${NAME}` or `${NAME:default}` a value names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PlaceholderRef {
+    /// The name, as written between `${` and its `:` or `}`.
+    pub(crate) name: String,
+    /// Whether a default follows the name.
+    pub(crate) has_default: bool,
+}
+
+/// The placeholders of `value` as Spring's `PlaceholderParser` reads them,
+/// in the order their `${` stand, nested ones included: `\${` is text, an
+/// unclosed `${` is text, an escaped `\:` is part of the name. A
+/// placeholder whose name is itself built from placeholders (`${a${b}}`)
+/// has no name of its own: only the ones inside it are listed. `check`'s
+/// one reading of `${`: the binder resolves through [`parse_placeholders`]
+/// too. A value nested past [`MAX_PLACEHOLDER_DEPTH`] lists none.
+pub(crate) fn placeholder_refs(value: &str) -> Vec<PlaceholderRef> {
+    let mut out = Vec::new();
+    if let Ok(Some(parts)) = parse_placeholders(value, false, 0) {
+        refs_in(&parts, &mut out);
+    }
+    out
+}
+
+fn refs_in(parts: &[Part], out: &mut Vec<PlaceholderRef>) {
+    for part in parts {
+        match part {
+            Part::Text(_) => {}
+            Part::Simple { key, fallback, .. } => out.push(PlaceholderRef {
+                name: key.clone(),
+                has_default: fallback.is_some(),
+            }),
+            Part::Nested { key, fallback } => {
+                let mut name = String::new();
+                let fixed = key.iter().all(|k| match k {
+                    Part::Text(t) => {
+                        name.push_str(t);
+                        true
+                    }
+                    _ => false,
+                });
+                if fixed {
+                    out.push(PlaceholderRef {
+                        name,
+                        has_default: fallback.is_some(),
+                    });
+                }
+                refs_in(key, out);
+                if let Some(f) = fallback {
+                    refs_in(f, out);
+                }
+            }
+        }
+    }
+}
+
 pub(super) fn err_limit() -> PlaceholderError {
     PlaceholderError {
         reason: PLACEHOLDER_LIMIT.into(),
@@ -275,6 +331,15 @@ impl<'a> ValueResolver<'a> {
             other => Ok(other.to_java_string()),
         }
     }
+
+    /// [`resolve`](Self::resolve), and whether every placeholder found a
+    /// value: a `${` left in a resolved value may be an escaped one's
+    /// text (`\${x}`), which is the value, not a name left open.
+    pub(crate) fn resolve_all(&self, value: &str) -> Result<(String, bool), String> {
+        let before = self.0.left_open.get();
+        let v = self.resolve(value)?;
+        Ok((v, self.0.left_open.get() == before))
+    }
 }
 
 /// Resolves the `${...}` placeholders of property values as the binder's
@@ -294,6 +359,10 @@ pub(super) struct Placeholders<'a> {
     /// The work done so far against [`MAX_EXPANDED_BYTES`]: a value is
     /// resolved again at every use, and each level may double the text.
     pub(super) spent: std::cell::Cell<usize>,
+    /// How many placeholders were left as written (no value, no default):
+    /// whether a `${` in a resolved value is a placeholder left open or
+    /// the text of an escaped one.
+    pub(super) left_open: std::cell::Cell<usize>,
     /// Set while `${key:fallback}` is tried whole as a key first (the next
     /// lookup clears it): a name not found then is not a placeholder of
     /// the file's (its key is), and is not listed as missing.
@@ -362,6 +431,7 @@ impl<'a> Placeholders<'a> {
             all: std::cell::OnceCell::new(),
             missing: Default::default(),
             spent: std::cell::Cell::new(0),
+            left_open: std::cell::Cell::new(0),
             quiet: std::cell::Cell::new(false),
         }
     }
@@ -563,6 +633,12 @@ impl<'a> Placeholders<'a> {
         Ok(Some(r))
     }
 
+    /// An unresolvable placeholder, as Spring leaves it: `${key}`.
+    fn leave_open(&self, key: &str) -> String {
+        self.left_open.set(self.left_open.get() + 1);
+        format!("${{{key}}}")
+    }
+
     pub(super) fn resolve_part(
         &self,
         p: &Part,
@@ -587,7 +663,7 @@ impl<'a> Placeholders<'a> {
                 if let Some(v) = self.recursively(key, visited, depth)? {
                     return Ok(v);
                 }
-                Ok(fallback.clone().unwrap_or_else(|| format!("${{{key}}}")))
+                Ok(fallback.clone().unwrap_or_else(|| self.leave_open(key)))
             }
             Part::Nested { key, fallback } => {
                 let k = self.resolve_all(key, visited, depth)?;
@@ -596,7 +672,7 @@ impl<'a> Placeholders<'a> {
                 }
                 match fallback {
                     Some(d) => self.resolve_all(d, visited, depth),
-                    None => Ok(format!("${{{k}}}")),
+                    None => Ok(self.leave_open(&k)),
                 }
             }
         }

@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::{CheckScenario, Mark, SetReport};
 use crate::config::binding::{BoundProperties, Entry};
-use crate::config::profiles::{placeholder_refs, relaxed_elements};
+use crate::config::binding::{placeholder_refs, relaxed_name};
 use crate::model::Fixes;
 
 /// One accepted finding: the scenario (its column id or its name), the
@@ -233,17 +233,14 @@ pub(crate) fn written_names(
     bound: &BoundProperties,
     docs: &[Vec<Entry>],
 ) -> HashMap<String, String> {
-    let wanted: HashMap<String, &String> = bound
-        .read
-        .keys()
-        .map(|k| (relaxed_elements(k), k))
-        .collect();
+    let wanted: HashMap<Vec<String>, &String> =
+        bound.read.keys().map(|k| (relaxed_name(k), k)).collect();
     // Two spellings of one property (`on-limit-exceeded`,
     // `onLimitExceeded`): the one whose value is the value bound names it,
     // so that no key is printed with another's value.
     let mut out: HashMap<String, (String, bool)> = HashMap::new();
     for e in docs.iter().flatten() {
-        if let Some(k) = wanted.get(&relaxed_elements(&e.key)) {
+        if let Some(k) = wanted.get(&relaxed_name(&e.key)) {
             let own = bound.read.get(*k) == Some(&e.value.to_java_string());
             match out.get(*k) {
                 Some((_, true)) if !own => {}
@@ -301,9 +298,9 @@ pub(crate) fn defaulted(bound: &BoundProperties) -> Vec<Defaulted> {
 /// The names of the `${NAME:default}` placeholders of a value, each once.
 fn placeholders_with_default(v: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for (name, end) in placeholder_refs(v) {
-        if end == Some(':') && !name.is_empty() && !out.iter().any(|n| n == name) {
-            out.push(name.to_owned());
+    for r in placeholder_refs(v) {
+        if r.has_default && !r.name.is_empty() && !out.contains(&r.name) {
+            out.push(r.name);
         }
     }
     out

@@ -10,7 +10,7 @@
 use super::Setup;
 use crate::chat::{Memory, Provider};
 use crate::config::binding::{Entry, JavaValue};
-use crate::config::profiles::relaxed;
+use crate::config::binding::{property_under, same_property};
 use crate::model::{Fix, Fixes, OnExceeded};
 
 /// The prefix of the library's switches.
@@ -56,12 +56,12 @@ fn boolean(v: &JavaValue) -> Result<bool, String> {
 /// The switch `name` (`strict-json-or-wrap`, `enabled`) as the sources
 /// set it: the last entry of that relaxed name.
 fn switch(sources: &[(String, Vec<Entry>)], name: &str) -> Option<Switch> {
-    let want = relaxed(&format!("{PREFIX}.{name}"));
+    let want = format!("{PREFIX}.{name}");
     sources.iter().rev().find_map(|(origin, entries)| {
         entries
             .iter()
             .rev()
-            .find(|e| relaxed(&e.key) == want)
+            .find(|e| same_property(&e.key, &want))
             .map(|e| Switch {
                 value: boolean(&e.value),
                 at: if e.line > 0 {
@@ -75,11 +75,10 @@ fn switch(sources: &[(String, Vec<Entry>)], name: &str) -> Option<Switch> {
 
 /// Whether any source sets a `toolcall.fixes.*` key.
 fn any_switch(sources: &[(String, Vec<Entry>)]) -> bool {
-    let p = relaxed(PREFIX) + ".";
     sources
         .iter()
         .flat_map(|(_, e)| e.iter())
-        .any(|e| relaxed(&e.key).starts_with(&p))
+        .any(|e| property_under(&e.key, PREFIX) && !same_property(&e.key, PREFIX))
 }
 
 /// The library's rule for an unset switch: whether it installs `fix` for

@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use crate::chat::DEFAULT_MEMORY_MAX_MESSAGES;
 use crate::chat::Split;
 use crate::chat::{LoopConfig, Memory, Provider};
-use crate::config::binding::BoundProperties;
+use crate::config::binding::{BoundProperties, property_under, same_property};
 use crate::model::Config;
 use crate::model::{BehaviorSet, SpringAi};
 use crate::model::{Max, OnExceeded, ToolCallLimits};
@@ -83,29 +83,20 @@ pub(crate) const RUNAWAY_PROBE: usize = 50;
 /// scenario reads, nor for an unknown key.
 pub(crate) fn open_values(property: &str) -> &'static [&'static str] {
     // Compared as Spring's relaxed binding compares names (a refusal names
-    // `maxCallsPerTool.other` as `maxcallspertool.other`), an index as an
-    // element.
-    let per_tool = crate::config::relaxed("spring.ai.tools.limits.max-calls-per-tool");
-    let name = crate::config::relaxed(&property.replace('[', "."));
-    let java_type = if name.len() > per_tool.len()
-        && name.starts_with(&per_tool)
-        && name.as_bytes()[per_tool.len()] == b'.'
-    {
+    // `maxCallsPerTool.other` as `maxcallspertool.other`).
+    let per_tool = "spring.ai.tools.limits.max-calls-per-tool";
+    let java_type = if property_under(property, per_tool) && !same_property(property, per_tool) {
         "java.lang.Integer"
     } else {
-        let key = crate::config::relaxed(property);
         crate::config::KNOWN_KEYS
             .iter()
-            .find(|(k, _)| crate::config::relaxed(k) == key)
+            .find(|(k, _)| same_property(k, property))
             .map_or("", |(_, t)| t)
     };
     match java_type {
         "java.lang.Integer" => &["1", "-1"],
         "org.springframework.ai.model.tool.ToolCallLimitBehavior" => &["RETURN_ERROR_RESPONSE"],
-        "boolean"
-            if crate::config::relaxed(property)
-                != crate::config::relaxed("spring.ai.tools.observations.include-content") =>
-        {
+        "boolean" if !same_property(property, "spring.ai.tools.observations.include-content") => {
             &["true"]
         }
         _ => &[],

@@ -11,10 +11,12 @@ use serde_json::{Value, json};
 
 use super::{Application, SetReport, Setup};
 use super::{breaks_under, defaulted, open_values, report_sets, written_names};
+use crate::config::binding::placeholder_refs;
 use crate::config::binding::{
     BindFailure, BoundProperties, Entry, ParsedDocument, bind, bind_parsed,
 };
-use crate::config::profiles::{placeholder_refs, relaxed, relaxed_elements, source};
+use crate::config::binding::{property_under, relaxed_name, same_property};
+use crate::config::profiles::source;
 use crate::model::{BehaviorSet, SpringAi, behavior_sets};
 
 /// The properties bound with every property a placeholder nothing
@@ -441,10 +443,10 @@ pub(crate) const MAX_UNRESOLVED: usize = 100;
 /// reports under another name (a map's key `*` reported as the map) is
 /// refused as Spring refuses it.
 fn written_as(property: &str, sources: &[(String, Vec<Entry>)]) -> bool {
-    let p = relaxed(property);
+    let p = relaxed_name(property);
     sources
         .iter()
-        .any(|(_, d)| d.iter().any(|e| relaxed(&e.key) == p))
+        .any(|(_, d)| d.iter().any(|e| relaxed_name(&e.key) == p))
 }
 
 fn leave_out(
@@ -456,14 +458,14 @@ fn leave_out(
     if properties.is_empty() {
         return;
     }
-    let index: std::collections::HashMap<String, usize> = properties
+    let index: std::collections::HashMap<Vec<String>, usize> = properties
         .iter()
         .enumerate()
-        .map(|(i, (p, _))| (relaxed(p), i))
+        .map(|(i, (p, _))| (relaxed_name(p), i))
         .collect();
     let mut found: Vec<(Vec<String>, Option<String>)> = vec![(Vec::new(), None); properties.len()];
     for (origin, d) in sources.iter_mut() {
-        d.retain(|e| match index.get(&relaxed(&e.key)) {
+        d.retain(|e| match index.get(&relaxed_name(&e.key)) {
             Some(&i) => {
                 found[i].0.push(format!("{origin}:{}", e.line));
                 found[i].1 = Some(e.key.clone());
@@ -494,19 +496,24 @@ fn unset_placeholder_properties(
     sources: &[(String, Vec<Entry>)],
     at_most: usize,
 ) -> Vec<(String, String)> {
-    let keys: std::collections::HashSet<String> = sources
+    let keys: std::collections::HashSet<Vec<String>> = sources
         .iter()
         .flat_map(|(_, d)| d.iter())
-        .flat_map(|e| [e.key.clone(), relaxed(&e.key)])
+        .map(|e| relaxed_name(&e.key))
         .collect();
-    let prefix = relaxed("spring.ai.tools.");
+    let exact: std::collections::HashSet<&str> = sources
+        .iter()
+        .flat_map(|(_, d)| d.iter())
+        .map(|e| e.key.as_str())
+        .collect();
+    let prefix = "spring.ai.tools";
     // Only a property written once (in any spelling, in any source) is
     // judged here: where it is written more than once, which entry Spring
     // reads is the binder's to say, and the binding loop asks it.
-    let mut written: std::collections::HashMap<String, usize> = Default::default();
+    let mut written: std::collections::HashMap<Vec<String>, usize> = Default::default();
     for e in sources.iter().flat_map(|(_, d)| d.iter()) {
-        if relaxed(&e.key).starts_with(&prefix) {
-            *written.entry(relaxed_elements(&e.key)).or_default() += 1;
+        if property_under(&e.key, prefix) {
+            *written.entry(relaxed_name(&e.key)).or_default() += 1;
         }
     }
     let mut seen = std::collections::HashSet::new();
@@ -514,21 +521,21 @@ fn unset_placeholder_properties(
     for e in sources.iter().flat_map(|(_, d)| d.iter()) {
         let v = e.value.to_java_string();
         if !v.contains("${")
-            || !relaxed(&e.key).starts_with(&prefix)
-            || written.get(&relaxed_elements(&e.key)) != Some(&1)
+            || !property_under(&e.key, prefix)
+            || written.get(&relaxed_name(&e.key)) != Some(&1)
         {
             continue;
         }
         if !placeholder_names_in(&v)
             .iter()
-            .any(|n| !keys.contains(*n) && !keys.contains(&relaxed(n)))
+            .any(|n| !exact.contains(n.as_str()) && !keys.contains(&relaxed_name(n)))
         {
             continue;
         }
         if let Err(BindFailure::Bind {
             property, value, ..
         }) = bind(&[vec![e.clone()]])
-            && seen.insert(relaxed(&property))
+            && seen.insert(relaxed_name(&property))
         {
             out.push((property, value));
             if out.len() == at_most {
@@ -540,10 +547,11 @@ fn unset_placeholder_properties(
 }
 
 /// The names of a value's `${NAME}` placeholders without a default.
-fn placeholder_names_in(value: &str) -> Vec<&str> {
+fn placeholder_names_in(value: &str) -> Vec<String> {
     placeholder_refs(value)
-        .filter(|(name, end)| *end == Some('}') && !name.is_empty())
-        .map(|(name, _)| name)
+        .into_iter()
+        .filter(|r| !r.has_default && !r.name.is_empty())
+        .map(|r| r.name)
         .collect()
 }
 
@@ -555,7 +563,7 @@ fn names_an_unset_placeholder(value: &str, sources: &[(String, Vec<Entry>)]) -> 
     placeholder_names_in(value).iter().any(|name| {
         !sources.iter().any(|(_, d)| {
             d.iter()
-                .any(|e| e.key == *name || relaxed(&e.key) == relaxed(name))
+                .any(|e| e.key == *name || same_property(&e.key, name))
         })
     })
 }

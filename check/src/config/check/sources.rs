@@ -6,11 +6,11 @@
 
 use super::stop::{Stop, refusal};
 use crate::config::binding::{
-    Entry, MAX_CONFIG_BYTES, MAX_CONFIG_TOTAL_BYTES, parse_properties, too_large,
+    Entry, MAX_CONFIG_BYTES, MAX_CONFIG_TOTAL_BYTES, parse_properties, property_under, too_large,
 };
 use crate::config::profiles::{
-    ProfileMatcher, ProfileRefusal, active_profiles, environment, invalid_in_profile_file,
-    relaxed_under, source, spring_ai_version,
+    ProfileMatcher, ProfileRefusal, active_profiles, environment, invalid_in_profile_file, source,
+    spring_ai_version,
 };
 use crate::model::SpringAi;
 use crate::model::cut;
@@ -336,7 +336,7 @@ pub(super) fn drop_keys_since_2_0_1(
 fn since_2_0_1(key: &str) -> bool {
     ["spring.ai.tools.limits", "spring.ai.tools.resolution"]
         .iter()
-        .any(|p| relaxed_under(key, p))
+        .any(|p| property_under(key, p))
 }
 
 /// The Spring AI version a build file declares, and the version answered

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
+use crate::config::binding::property_under;
 use crate::config::binding::{BindFailure, Entry};
-use crate::config::profiles::relaxed;
 
 /// Why there is no verdict.
 ///
@@ -152,9 +152,8 @@ pub(super) fn refusal(
             .iter()
             .rev()
             .find(|(_, d)| {
-                d.iter().any(|e| {
-                    e.line == line && key.is_none_or(|k| relaxed(&e.key).starts_with(&relaxed(k)))
-                })
+                d.iter()
+                    .any(|e| e.line == line && key.is_none_or(|k| property_under(&e.key, k)))
             })
             .map_or(name, |(o, _)| o.as_str())
     };
@@ -198,13 +197,18 @@ fn builder_culprit<'a>(sources: &'a [(String, Vec<Entry>)], message: &str) -> Op
         let v = e.value.to_java_string();
         v.trim().parse::<i64>().is_ok_and(|n| n < 1 && n != -1)
     };
-    let under = |prefix: &str, e: &&Entry| relaxed(&e.key).starts_with(&relaxed(prefix));
+    let under = |prefix: &str, e: &&Entry| property_under(&e.key, prefix);
     let entries = || sources.iter().rev().flat_map(|(_, d)| d.iter().rev());
-    let found = |prefix: &str| entries().find(|e| under(prefix, e) && bad_number(e));
+    let found = |prefixes: &[&str]| {
+        entries().find(|e| prefixes.iter().any(|p| under(p, e)) && bad_number(e))
+    };
     if message.contains("maxTotalToolCalls") {
-        found("spring.ai.tools.limits.max-total-tool-calls")
+        found(&["spring.ai.tools.limits.max-total-tool-calls"])
     } else if message.contains("maxCallsPerTool") {
-        found("spring.ai.tools.limits.max-calls-per-tool")
+        found(&[
+            "spring.ai.tools.limits.max-calls-per-tool",
+            "spring.ai.tools.limits.max-calls-per-tool-default",
+        ])
     } else if message.contains("toolName") {
         entries().find(|e| {
             under("spring.ai.tools.limits.excluded-tools", e)
