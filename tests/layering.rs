@@ -158,3 +158,54 @@ fn the_check_sees_an_upward_use() {
         ["model"]
     );
 }
+
+/// The public items of the model crate (`src/`) that a depending crate can
+/// name: `pub` declarations, not `pub(crate)` or `pub(super)` ones.
+fn public_items(text: &str) -> usize {
+    const KINDS: [&str; 10] = [
+        "fn ",
+        "struct ",
+        "enum ",
+        "trait ",
+        "const ",
+        "static ",
+        "type ",
+        "mod ",
+        "use ",
+        "macro_rules!",
+    ];
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("pub "))
+        .filter(|rest| KINDS.iter().any(|k| rest.starts_with(k)))
+        .count()
+}
+
+/// The model crate's public surface, kept below a budget with room to
+/// grow: every `pub` item is a promise to the crates that depend on it,
+/// and the budget makes a new one a choice (raise it in the same change,
+/// saying why in the commit message). docs/CONTRIBUTING.md states the
+/// budget.
+const PUBLIC_ITEMS_BUDGET: usize = 360;
+
+#[test]
+fn the_model_crates_public_surface_stays_within_its_budget() {
+    assert_eq!(
+        public_items("pub fn a() {}\npub(crate) fn b() {}\n    pub struct C;\npub x: u8,\n"),
+        2
+    );
+    let mut files = Vec::new();
+    rust_files(&crate::support::root().join("src"), &mut files);
+    let count: usize = files
+        .iter()
+        .map(|f| public_items(&std::fs::read_to_string(f).expect("a source file")))
+        .sum();
+    assert!(
+        count <= PUBLIC_ITEMS_BUDGET,
+        "src/ declares {count} pub items, over the budget of {PUBLIC_ITEMS_BUDGET}: make the new ones pub(crate) where no depending crate needs them, or raise the budget (here and in docs/CONTRIBUTING.md) saying why"
+    );
+    // A budget far above the count keeps nothing.
+    assert!(
+        count + 60 > PUBLIC_ITEMS_BUDGET,
+        "{count} pub items against a budget of {PUBLIC_ITEMS_BUDGET}: lower the budget to keep it meaningful"
+    );
+}
