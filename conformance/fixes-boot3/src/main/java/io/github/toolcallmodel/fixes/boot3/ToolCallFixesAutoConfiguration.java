@@ -20,10 +20,14 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
@@ -40,8 +44,7 @@ import org.springframework.util.ClassUtils;
  */
 @AutoConfiguration(afterName = "org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration")
 @ConditionalOnClass(ToolCallingManager.class)
-@ConditionalOnProperty(prefix = ToolCallFixesProperties.PREFIX, name = "enabled", havingValue = "true",
-		matchIfMissing = true)
+@Conditional(ToolCallFixesAutoConfiguration.LibraryOn.class)
 @EnableConfigurationProperties(ToolCallFixesProperties.class)
 public class ToolCallFixesAutoConfiguration {
 
@@ -144,6 +147,23 @@ public class ToolCallFixesAutoConfiguration {
 			return installed + "; not on Spring AI 1.1: " + String.join(", ", notOn11())
 					+ " (1.1 has no tool call limits, and its tool loop runs inside the chat model, so no memory "
 					+ "advisor stands inside it)";
+		}
+
+	}
+
+	/**
+	 * {@code toolcall.fixes.enabled}, read as Spring's binder reads a boolean
+	 * ({@code on}/{@code off}, {@code yes}/{@code no} too); unset, on.
+	 */
+	static final class LibraryOn extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			boolean on = Binder.get(context.getEnvironment())
+				.bind(ToolCallFixesProperties.PREFIX + ".enabled", Boolean.class)
+				.orElse(true);
+			return on ? ConditionOutcome.match("toolcall.fixes.enabled is not false")
+					: ConditionOutcome.noMatch("toolcall.fixes.enabled is false");
 		}
 
 	}
