@@ -14,6 +14,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.github.toolcallmodel.fixes.MessageLists;
 import io.github.toolcallmodel.fixes.ToolResponseRewrite;
 
 import org.springframework.ai.chat.messages.AssistantMessage;
@@ -71,18 +72,7 @@ public final class GeminiToolResponses {
 	 * function-call arguments as {@code {}}; the same list when nothing changes.
 	 */
 	public static List<Message> rewrite(List<Message> messages) {
-		List<Message> out = null;
-		for (int i = 0; i < messages.size(); i++) {
-			Message m = messages.get(i);
-			Message r = rewrite(m);
-			if (r != m && out == null) {
-				out = new ArrayList<>(messages.subList(0, i));
-			}
-			if (out != null) {
-				out.add(r);
-			}
-		}
-		return out == null ? messages : out;
+		return MessageLists.map(messages, GeminiToolResponses::rewrite);
 	}
 
 	private static Message rewrite(Message m) {

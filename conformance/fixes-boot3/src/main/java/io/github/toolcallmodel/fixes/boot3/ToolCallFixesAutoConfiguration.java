@@ -1,14 +1,14 @@
 package io.github.toolcallmodel.fixes.boot3;
 
-import java.io.IOException;
-import java.io.InputStream;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.toolcallmodel.fixes.FixTable;
+import io.github.toolcallmodel.fixes.SpringAiJar;
 
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.model.tool.ToolCallingManager;
@@ -77,6 +77,8 @@ public class ToolCallFixesAutoConfiguration {
 
 		private int models;
 
+		private final List<String> warnings = new ArrayList<>();
+
 		FixesPostProcessor(Boolean strictJsonOrWrap) {
 			this.strictJsonOrWrap = strictJsonOrWrap;
 		}
@@ -110,10 +112,36 @@ public class ToolCallFixesAutoConfiguration {
 			}
 			if (bean instanceof ChatModel model && !(bean instanceof GeminiSafeChatModel.Wrapped) && on()
 					&& (Boolean.TRUE.equals(this.strictJsonOrWrap) || isGemini(model.getClass()))) {
-				this.models++;
-				return GeminiSafeChatModel.wrap(model);
+				return wrapped(model, beanName);
 			}
 			return bean;
+		}
+
+		/**
+		 * {@code model} wrapped, or as it is where a proxy of its class cannot be
+		 * made (a proxy of its interfaces would break every injection point of
+		 * its class): the loop inside it is still fixed at the manager; the
+		 * application's own prompts are not, said once at startup.
+		 */
+		private Object wrapped(ChatModel model, String beanName) {
+			String why = null;
+			if (Modifier.isFinal(model.getClass().getModifiers())) {
+				why = "its class " + model.getClass().getName() + " is final";
+			}
+			else {
+				try {
+					Object proxy = GeminiSafeChatModel.wrap(model);
+					this.models++;
+					return proxy;
+				}
+				catch (RuntimeException e) {
+					why = "no proxy of " + model.getClass().getName() + " could be made (" + e + ")";
+				}
+			}
+			this.warnings.add("the chat model bean '" + beanName + "' is left as it is: " + why
+					+ "; the tool loop inside it is fixed at the ToolCallingManager, but prompts holding tool "
+					+ "responses of the application's own are sent as Spring AI converts them");
+			return model;
 		}
 
 		static boolean isGemini(Class<?> c) {
@@ -134,6 +162,7 @@ public class ToolCallFixesAutoConfiguration {
 						+ "takes toolcall-fixes-spring-boot-starter); strict-json-or-wrap uses public API only and is "
 						+ "installed as on 1.1.");
 			}
+			this.warnings.forEach(w -> log.warn("toolcall-fixes: " + w));
 			log.info("toolcall-fixes: " + report());
 		}
 
@@ -175,22 +204,7 @@ public class ToolCallFixesAutoConfiguration {
 
 	/** The version of {@code spring-ai-model} on the class path, or {@code null} when its jar does not say. */
 	static String springAiVersion(ClassLoader loader) {
-		try (InputStream in = loader
-			.getResourceAsStream("META-INF/maven/org.springframework.ai/spring-ai-model/pom.properties")) {
-			if (in != null) {
-				Properties p = new Properties();
-				p.load(in);
-				String v = p.getProperty("version");
-				if (v != null && !v.isBlank()) {
-					return v.trim();
-				}
-			}
-		}
-		catch (IOException e) {
-			// Fall back to the manifest.
-		}
-		Package p = ToolCallingManager.class.getPackage();
-		return p == null ? null : p.getImplementationVersion();
+		return SpringAiJar.version(loader);
 	}
 
 }

@@ -53,6 +53,28 @@ class ToolCallFixesAutoConfigurationTests {
 			});
 	}
 
+	/** A chat model whose class cannot be subclassed. */
+	static final class FinalModel implements ChatModel {
+
+		@Override
+		public ChatResponse call(Prompt prompt) {
+			throw new UnsupportedOperationException();
+		}
+
+	}
+
+	@Test
+	void aModelItCannotProxyIsLeftAsItIsAndTheApplicationStarts() {
+		FinalModel model = new FinalModel();
+		this.runner.withBean(FinalModel.class, () -> model)
+			.withPropertyValues("toolcall.fixes.strict-json-or-wrap=true")
+			.run(context -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(FinalModel.class)).isSameAs(model);
+				assertThat(context.getBean(ToolCallingManager.class)).isInstanceOf(JsonSafeToolCallingManager.class);
+			});
+	}
+
 	@Test
 	void setFalseOrDisabledItWrapsNothing() {
 		for (String off : new String[] { "toolcall.fixes.strict-json-or-wrap=false", "toolcall.fixes.enabled=off" }) {
