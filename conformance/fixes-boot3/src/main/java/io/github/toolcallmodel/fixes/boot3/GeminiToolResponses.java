@@ -68,6 +68,15 @@ public final class GeminiToolResponses {
 	}
 
 	/**
+	 * Whether {@link #rewrite(String)} sends {@code data} as a string because
+	 * Spring AI 1.1's reader would refuse the value itself (a number of more than
+	 * 1000 digits, for one) or because it is longer than {@link #MAX_READ_CHARS}.
+	 */
+	public static boolean fallsBack(String data) {
+		return REWRITE.fallsBack(data, false, true, false);
+	}
+
+	/**
 	 * {@code messages} with every tool response rewritten, and null or blank
 	 * function-call arguments as {@code {}}; the same list when nothing changes.
 	 */
@@ -140,7 +149,8 @@ public final class GeminiToolResponses {
 				return first == JsonToken.START_OBJECT ? ToolResponseRewrite.Shape.OBJECT
 						: ToolResponseRewrite.Shape.VALUE;
 			}
-			catch (IOException e) {
+			catch (IOException | RuntimeException e) {
+				// Whatever the reader refuses is not one whole value: sent as text.
 				return ToolResponseRewrite.Shape.NOT_WHOLE;
 			}
 		}
@@ -156,7 +166,7 @@ public final class GeminiToolResponses {
 				}
 				return true;
 			}
-			catch (IOException e) {
+			catch (IOException | RuntimeException e) {
 				return false;
 			}
 		}
