@@ -1,26 +1,42 @@
-//! The fix library (`conformance/fixes`, the Spring Boot library a Spring AI
-//! 2.0.1 application adds) passes its own JUnit tests, seed 000's example
-//! application among them: with Gemini's real request building, the second
-//! model call dies with `Failed to parse JSON` without a fix and reaches the
-//! model as a JSON-safe error with each of the library's switches.
+//! The fix libraries pass their own JUnit tests: `conformance/fixes` (the
+//! Spring Boot 4 library a Spring AI 2.0.1 application adds), seed 000's
+//! example application among them: with Gemini's real request building, the
+//! second model call dies with `Failed to parse JSON` without a fix and
+//! reaches the model as a JSON-safe error with each of the library's
+//! switches; and `conformance/fixes-boot3` (the Spring Boot 3 library for
+//! Spring AI 1.1.x): on 1.1.2's real `GoogleGenAiChatModel` and google-genai
+//! client against a Gemini stub on loopback, every tool response of the
+//! model's own loop reaches Gemini as a JSON object, and without the library
+//! the same calls fail.
 //!
-//! Runs `mvn test` in `conformance/fixes` (Maven resolves the jars from its
-//! local repository; no network in the tests themselves), which replays the
-//! Jazzer corpora of `ToolResponseRewriteFuzzTests` against this build's
-//! `toolcall-model convert` (`TOOLCALL_MODEL_BIN`). Without Java 17
-//! and Maven the test prints `SKIPPED` and passes, unless
+//! Runs `mvn test` in each (Maven resolves the jars from its local
+//! repository; no network in the tests themselves). In `conformance/fixes`
+//! it replays the Jazzer corpora of `ToolResponseRewriteFuzzTests` against
+//! this build's `toolcall-model convert` (`TOOLCALL_MODEL_BIN`). Without
+//! Java 17 and Maven each test prints `SKIPPED` and passes, unless
 //! `TOOLCALL_REQUIRE_JAVA=1`.
 
 use crate::support::{java_build, java_required, root};
 
 #[test]
 fn the_fix_library_passes_its_tests() {
+    passes_its_tests("conformance/fixes", 20);
+}
+
+#[test]
+fn the_boot3_fix_library_passes_its_tests() {
+    passes_its_tests("conformance/fixes-boot3", 20);
+}
+
+/// `mvn test` in `module` succeeds, and at least `least` JUnit tests ran
+/// (counted from this run's surefire reports).
+fn passes_its_tests(module: &str, least: usize) {
     if let Err(e) = java_build() {
         assert!(!java_required(), "Java is required here: {e}");
-        println!("SKIPPED the_fix_library_passes_its_tests: {e}");
+        println!("SKIPPED {module}: {e}");
         return;
     }
-    let dir = root().join("conformance/fixes");
+    let dir = root().join(module);
     let reports = dir.join("target/surefire-reports");
     // Reports of an earlier run must not count for this one.
     let _ = std::fs::remove_dir_all(&reports);
@@ -50,15 +66,12 @@ fn the_fix_library_passes_its_tests() {
             }
         }
     }
-    println!(
-        "conformance/fixes: {ran} JUnit tests\n{}",
-        summary.join("\n")
-    );
+    println!("{module}: {ran} JUnit tests\n{}", summary.join("\n"));
     assert!(
         out.status.success(),
-        "mvn test failed in conformance/fixes:\n{}\n{}",
+        "mvn test failed in {module}:\n{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(ran >= 20, "too few JUnit tests ran: {ran}");
+    assert!(ran >= least, "too few JUnit tests ran in {module}: {ran}");
 }

@@ -1,14 +1,14 @@
 //! The fix table written as data: the copy the Java runner and the fix
-//! library read (`fixes.tsv` among the library's resources), and the `fix`
+//! libraries read (`fixes.tsv` among their shared resources), and the `fix`
 //! enum of docs/vector.schema.json, are the model's `Fix` rows
 //! (`TOOLCALL_WRITE_DOCS=1` writes both again).
 
 use toolcall_model::model::{Fix, fix_table};
 
-/// Where the fix library, and through its sources the Java runner, read
-/// the table.
+/// Where the fix libraries (`conformance/fixes-common`, which both build
+/// from) and the Java runner read the table.
 const FIX_TABLE: &str =
-    "conformance/fixes/src/main/resources/io/github/toolcallmodel/fixes/fixes.tsv";
+    "conformance/fixes-common/src/main/resources/io/github/toolcallmodel/fixes/fixes.tsv";
 
 /// `want` is the text at `path`, or is written there under
 /// `TOOLCALL_WRITE_DOCS`.

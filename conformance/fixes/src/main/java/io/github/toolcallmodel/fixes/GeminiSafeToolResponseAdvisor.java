@@ -134,18 +134,7 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor, StreamA
 	}
 
 	public List<Message> rewrite(List<Message> messages) {
-		List<Message> out = null;
-		for (int i = 0; i < messages.size(); i++) {
-			Message m = messages.get(i);
-			Message r = rewrite(m);
-			if (r != m && out == null) {
-				out = new ArrayList<>(messages.subList(0, i));
-			}
-			if (out != null) {
-				out.add(r);
-			}
-		}
-		return out == null ? messages : out;
+		return MessageLists.map(messages, this::rewrite);
 	}
 
 	private Message rewrite(Message m) {

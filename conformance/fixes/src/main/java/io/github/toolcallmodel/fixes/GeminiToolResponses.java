@@ -1,6 +1,5 @@
 package io.github.toolcallmodel.fixes;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,6 +78,30 @@ public final class GeminiToolResponses {
 		.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
 		.build();
 
+	/** The shared rewrite ({@code fixes-common}) over Jackson 3, the one Spring AI 2.0 reads with. */
+	private static final ToolResponseRewrite REWRITE = new ToolResponseRewrite(new ToolResponseRewrite.Json() {
+
+		@Override
+		public ToolResponseRewrite.Shape shape(String text) {
+			StrictJson.Parsed p = StrictJson.parse(text);
+			return p == null ? ToolResponseRewrite.Shape.NOT_WHOLE
+					: p.value() instanceof Map<?, ?> ? ToolResponseRewrite.Shape.OBJECT : ToolResponseRewrite.Shape.VALUE;
+		}
+
+		@Override
+		public boolean upstreamReads(String text) {
+			return GeminiToolResponses.upstreamReads(text);
+		}
+
+		@Override
+		public String object(String key, Object value) {
+			Map<String, Object> m = new LinkedHashMap<>();
+			m.put(key, value);
+			return MAPPER.writeValueAsString(m);
+		}
+
+	}, MAX_READ_CHARS);
+
 	private GeminiToolResponses() {
 	}
 
@@ -125,60 +148,7 @@ public final class GeminiToolResponses {
 			}
 			return data;
 		}
-		if (data == null) {
-			return data;
-		}
-		if (data.length() > MAX_READ_CHARS) {
-			return wrap(errorKey && error ? "error" : "result", data);
-		}
-		// A response is rewritten again each time its history is sent: the last
-		// results of short texts are kept (a pure function of the text and flags).
-		int flags = (error ? 1 : 0) | (strictJsonOrWrap ? 2 : 0) | (errorKey ? 4 : 0);
-		boolean cacheable = data.length() <= CACHE_MAX_CHARS;
-		int slot = cacheable ? (31 * data.hashCode() + flags) & (CACHE_SIZE - 1) : -1;
-		if (cacheable) {
-			Cached c = CACHE.get(slot);
-			if (c != null && c.flags() == flags && (c.data() == data || c.data().equals(data))) {
-				return c.out();
-			}
-		}
-		String whole = whole(data, error, strictJsonOrWrap, errorKey);
-		String out = upstreamReads(whole) ? whole : wrap(errorKey && error ? "error" : "result", data);
-		if (cacheable) {
-			CACHE.set(slot, new Cached(data, flags, out));
-		}
-		return out;
-	}
-
-	/** Slots of the cache of recent rewrites (a power of two). */
-	static final int CACHE_SIZE = 256;
-
-	/** The longest text the cache keeps: its memory stays a few megabytes at most. */
-	static final int CACHE_MAX_CHARS = 4096;
-
-	private record Cached(String data, int flags, String out) {
-	}
-
-	private static final java.util.concurrent.atomic.AtomicReferenceArray<Cached> CACHE = new java.util.concurrent.atomic.AtomicReferenceArray<>(
-			CACHE_SIZE);
-
-	/** The fixed conversion as one JSON object text, whatever Spring's reader can take. */
-	private static String whole(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
-		if (data == null) {
-			return null;
-		}
-		if (errorKey && error) {
-			return StrictJson.isWholeObject(data) ? data : wrap("error", data);
-		}
-		if (!strictJsonOrWrap) {
-			return data;
-		}
-		StrictJson.Parsed p = StrictJson.parse(data);
-		if (p == null) {
-			return wrap("result", data);
-		}
-		// The value's own text, inside the wrapper unless it is an object.
-		return p.value() instanceof Map<?, ?> ? data : "{\"result\":" + data + "}";
+		return REWRITE.rewrite(data, error, strictJsonOrWrap, errorKey);
 	}
 
 	/**
@@ -188,13 +158,7 @@ public final class GeminiToolResponses {
 	 * allows): the payload then holds the text, not the value.
 	 */
 	public static boolean rewriteFallsBack(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
-		if (data == null || !(errorKey && error) && !strictJsonOrWrap) {
-			return false;
-		}
-		if (data.length() > MAX_READ_CHARS) {
-			return true;
-		}
-		return !upstreamReads(whole(data, error, strictJsonOrWrap, errorKey));
+		return REWRITE.fallsBack(data, error, strictJsonOrWrap, errorKey);
 	}
 
 	/**
@@ -251,31 +215,14 @@ public final class GeminiToolResponses {
 		return m;
 	}
 
-	/**
-	 * {@code {"KEY": TEXT}} with TEXT as a JSON string; a text longer than
-	 * {@link #MAX_READ_CHARS} as a list of its pieces, each at most that long
-	 * (a surrogate pair never split), so that Spring's reader takes it.
-	 */
+	/** {@code {"KEY": TEXT}}, a text too long to read as its pieces ({@link ToolResponseRewrite#wrap}). */
 	private static String wrap(String key, String text) {
-		Map<String, Object> m = new LinkedHashMap<>();
-		m.put(key, text != null && text.length() > MAX_READ_CHARS ? pieces(text) : text);
-		return MAPPER.writeValueAsString(m);
+		return REWRITE.wrap(key, text);
 	}
 
 	/** {@code text} cut into pieces of at most {@link #MAX_READ_CHARS}, none between a surrogate pair. */
 	static List<String> pieces(String text) {
-		List<String> out = new ArrayList<>();
-		int start = 0;
-		while (start < text.length()) {
-			int end = Math.min(text.length(), start + MAX_READ_CHARS);
-			if (end < text.length() && Character.isHighSurrogate(text.charAt(end - 1))
-					&& Character.isLowSurrogate(text.charAt(end))) {
-				end--;
-			}
-			out.add(text.substring(start, end));
-			start = end;
-		}
-		return out;
+		return REWRITE.pieces(text);
 	}
 
 	/** Whether {@code mapper} reads {@code text} as {@code parseJsonToMap} asks it to. */

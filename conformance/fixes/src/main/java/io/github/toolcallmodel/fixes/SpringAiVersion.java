@@ -1,8 +1,5 @@
 package io.github.toolcallmodel.fixes;
 
-import java.io.InputStream;
-import java.util.Properties;
-
 /**
  * The Spring AI version the application runs, and whether the fixes that read
  * 2.0.1's internals may run on it. Those fixes ({@link #INTERNAL_FIXES}) read
@@ -24,27 +21,7 @@ final class SpringAiVersion {
 
 	/** The version of {@code spring-ai-model} on the class path, or {@code null} when its jar does not say. */
 	static String current(ClassLoader loader) {
-		try (InputStream in = loader
-			.getResourceAsStream("META-INF/maven/org.springframework.ai/spring-ai-model/pom.properties")) {
-			if (in != null) {
-				Properties p = new Properties();
-				p.load(in);
-				String v = p.getProperty("version");
-				if (v != null && !v.isBlank()) {
-					return v.trim();
-				}
-			}
-		}
-		catch (java.io.IOException e) {
-			// Fall back to the manifest.
-		}
-		try {
-			Package p = Class.forName(MODEL_PACKAGE + ".ToolCallingManager", false, loader).getPackage();
-			return p == null ? null : p.getImplementationVersion();
-		}
-		catch (ClassNotFoundException e) {
-			return null;
-		}
+		return SpringAiJar.version(loader);
 	}
 
 	/**

@@ -21,7 +21,7 @@ import tools.jackson.databind.util.RawValue;
 public final class StrictJson {
 
 	/** The depth past which a text is not one whole value (Jackson's default limit). */
-	public static final int MAX_DEPTH = 500;
+	public static final int MAX_DEPTH = ToolResponseRewrite.MAX_DEPTH;
 
 	private static final JsonFactory FACTORY = JsonFactory.builder()
 		.streamReadConstraints(StreamReadConstraints.builder()
@@ -132,18 +132,8 @@ public final class StrictJson {
 
 	/** A decoded string holding a lone surrogate came from an escape: refused. */
 	private static String checked(String s) {
-		for (int i = 0; i < s.length(); i++) {
-			char c = s.charAt(i);
-			if (Character.isHighSurrogate(c)) {
-				if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-					i++;
-					continue;
-				}
-				throw NotWhole.INSTANCE;
-			}
-			if (Character.isLowSurrogate(c)) {
-				throw NotWhole.INSTANCE;
-			}
+		if (ToolResponseRewrite.hasLoneSurrogate(s)) {
+			throw NotWhole.INSTANCE;
 		}
 		return s;
 	}
