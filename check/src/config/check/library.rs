@@ -133,6 +133,17 @@ pub(crate) fn installed(
     }
     for fix in Fix::ALL {
         let name = fix.name();
+        if !super::library_has(setup.version, fix) {
+            if let Some(s) = switch(sources, name) {
+                out.reasons.push(format!(
+                    "{name} ({}): not a switch of {} (Spring AI {}): not read",
+                    s.at,
+                    super::fix_library(setup.version),
+                    setup.version
+                ));
+            }
+            continue;
+        }
         let on = match switch(sources, name) {
             Some(Switch { value: Ok(v), at }) => {
                 out.reasons.push(format!("{name}={v} ({at})"));
