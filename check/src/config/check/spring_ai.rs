@@ -127,8 +127,9 @@ pub fn library_has(version: SpringAi, fix: Fix) -> bool {
                 .all(|b| matches!(*b, "chat-model" | "window" | "memory")))
 }
 
-/// `setup` as it runs on its version: on 1.1 the tool loop is the chat
-/// model's, so every advisor (a memory advisor too) sees the turn once,
+/// `setup` as it runs on its version: without 2.0.1's limits (2.0.0, 1.1)
+/// the limits and the resolution fallback are the defaults, which nothing
+/// reads; on 1.1 the tool loop is the chat model's, so every advisor (a memory advisor too) sees the turn once,
 /// outside the loop, and there is no `ToolCallingAdvisor` whose
 /// conversation history could be switched. Unchanged on 2.0.x.
 ///
@@ -143,6 +144,12 @@ pub fn library_has(version: SpringAi, fix: Fix) -> bool {
 /// ```
 pub fn on_its_version(setup: &Setup) -> Setup {
     let mut s = setup.clone();
+    if !s.version.has_limits() {
+        // No `ToolCallLimits`, no resolution switch: Spring Boot binds no
+        // such key there (a caller's facts may still state them).
+        s.limits = crate::model::ToolCallLimits::default();
+        s.resolution_fallback = false;
+    }
     if s.version.loop_in_chat_model() {
         if s.memory == Memory::Inside {
             s.memory = Memory::Outside;
@@ -233,7 +240,10 @@ mod tests {
         for v in ["1.0.0", "2.0.2", "1.10.0", "", "1.1.", "1.1.${p}", "1.1.+1"] {
             assert_eq!(answered_for(v), None, "{v}");
         }
-        assert_eq!(answered_for("1.1.2"), Some((SpringAi::V1_1_2, Match::Exact)));
+        assert_eq!(
+            answered_for("1.1.2"),
+            Some((SpringAi::V1_1_2, Match::Exact))
+        );
         assert_eq!(spring_ai_named("2.0.1"), Ok(SpringAi::V2_0_1));
         assert!(spring_ai_named("1.1.9").is_err());
     }
