@@ -287,7 +287,7 @@ fn what_1_1_does_not_have_is_said() {
     ]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("declares io.github.toolcallmodel:toolcall-fixes-spring-boot-starter:0.1.0, which needs Spring Boot 4 and Spring AI 2.0.x: an application on Spring AI 1.1.2 does not start with it"),
+        out.contains("declares io.github.toolcallmodel:toolcall-fixes-spring-boot-starter:0.1.0 (Spring Boot 4, Spring AI 2.0.x), which stops an application on Spring AI 1.1.2 at startup: not counted; on 1.1 use the Boot 3 starter\n"),
         "{out}"
     );
     assert!(!out.contains("The fix library installs"), "{out}");
@@ -320,5 +320,12 @@ fn what_1_1_does_not_have_is_said() {
         out.contains("conversation history on (ChatClient's choice)"),
         "{out}"
     );
+    let wrong = write(&dir, "build.gradle", &gradle_starter("2.0.1", true));
+    let (_, out, _) = check(&[&app, "--build", &wrong]);
+    assert!(
+        out.contains(&format!("declares {BOOT3_STARTER} (Spring Boot 3, Spring AI 1.1.x): not counted; on Spring AI 2.0.1 use io.github.toolcallmodel:toolcall-fixes-spring-boot-starter:0.1.0\n")),
+        "{out}"
+    );
+    assert!(!out.contains("The fix library installs"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
 }

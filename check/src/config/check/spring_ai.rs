@@ -185,11 +185,11 @@ pub(crate) fn not_on_version(app: &Application, v: SpringAi) -> Vec<String> {
 pub(crate) fn wrong_starter_note(file: &str, wrong: &str, v: SpringAi) -> String {
     if v.loop_in_chat_model() {
         format!(
-            "warning: {file}: declares {wrong}, which needs Spring Boot 4 and Spring AI 2.0.x: an application on Spring AI {v} does not start with it; on 1.1 the fix library is {FIX_LIBRARY_BOOT3} (not counted as present)"
+            "warning: {file}: declares {wrong} (Spring Boot 4, Spring AI 2.0.x), which stops an application on Spring AI {v} at startup: not counted; on 1.1 use the Boot 3 starter"
         )
     } else {
         format!(
-            "warning: {file}: declares {wrong}, which is for Spring Boot 3 and Spring AI 1.1.x; on Spring AI {v} the fix library is {FIX_LIBRARY} (not counted as present)"
+            "warning: {file}: declares {wrong} (Spring Boot 3, Spring AI 1.1.x): not counted; on Spring AI {v} use {FIX_LIBRARY}"
         )
     }
 }
