@@ -106,10 +106,12 @@ pub fn fix_library(version: SpringAi) -> &'static str {
 }
 
 /// Whether the library on `version` has the switch of `fix`. On 1.1 the
-/// Boot 3 starter changes the beans 1.1 has and the 1.1 loop needs: the
-/// Gemini chat model's conversion and the memory (there is no
-/// `ToolCallingAdvisor`, and the fixes of the manager read 2.0.1's
-/// internals); only the fixes of `all` are among its switches.
+/// Boot 3 starter has one fix, the JSON-safe tool responses at the
+/// Gemini chat model (`toolcall.fixes.strict-json-or-wrap`; its
+/// `ToolCallFixesProperties`): the fix of `all` that changes the chat
+/// model alone. There is no `ToolCallingAdvisor` on 1.1, the manager's
+/// fixes read 2.0.1's internals, and 1.1's memory stands outside the loop,
+/// where the memory's fixes have nothing to mend.
 ///
 /// ```
 /// use toolcall_check::config::library_has;
@@ -119,12 +121,13 @@ pub fn fix_library(version: SpringAi) -> &'static str {
 /// assert!(library_has(SpringAi::V2_0_1, Fix::EndTurnAfterBreach));
 /// ```
 pub fn library_has(version: SpringAi, fix: Fix) -> bool {
+    !version.loop_in_chat_model() || (fix.in_all() && fix.beans() == ["chat-model"])
+}
+
+/// Whether the library on `version` has the `json-error-processor`
+/// switch (its processor bean): the Boot 4 one only.
+pub(crate) fn library_has_json_error_processor(version: SpringAi) -> bool {
     !version.loop_in_chat_model()
-        || (fix.in_all()
-            && fix
-                .beans()
-                .iter()
-                .all(|b| matches!(*b, "chat-model" | "window" | "memory")))
 }
 
 /// `setup` as it runs on its version: without 2.0.1's limits (2.0.0, 1.1)
@@ -281,14 +284,7 @@ mod tests {
             .into_iter()
             .filter(|f| library_has(SpringAi::V1_1_2, *f))
             .collect();
-        assert_eq!(
-            on,
-            [
-                Fix::StrictJsonOrWrap,
-                Fix::StoreAnsweredGeneration,
-                Fix::KeepCurrentTurn
-            ]
-        );
+        assert_eq!(on, [Fix::StrictJsonOrWrap]);
         assert!(Fix::ALL.iter().all(|f| library_has(SpringAi::V2_0_0, *f)));
     }
 }
