@@ -339,7 +339,7 @@ pub enum LoopError {
     /// A streamed round of a loop inside the chat model whose order Java
     /// does not decide: `GoogleGenAiChatModel#internalStream` runs the
     /// manager on each chunk with a tool call in a `flatMap` on
-    /// `Schedulers.boundedElastic()` (lines 578-606 of v1.1.2), concurrently
+    /// `Schedulers.boundedElastic()` (lines 581-604 of v1.1.2), concurrently
     /// with the chunks after it; only a round whose one chunk with a call is
     /// its last has one order.
     #[error(
