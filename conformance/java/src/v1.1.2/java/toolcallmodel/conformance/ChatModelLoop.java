@@ -6,9 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import com.google.genai.types.Content;
-import tools.jackson.databind.JsonNode;
-
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
@@ -20,9 +17,7 @@ import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.metadata.ChatGenerationMetadata;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
-import org.springframework.ai.google.genai.GeminiBridge;
-import org.springframework.ai.google.genai.GoogleGenAiChatModel;
-import org.springframework.ai.google.genai.GoogleGenAiChatOptions;
+import org.springframework.ai.google.genai.RecordingGeminiModel;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
 
@@ -49,9 +44,10 @@ import org.springframework.ai.model.tool.ToolExecutionResult;
  * reads {@code thoughtSignatures} only).
  *
  * <p>
- * {@code requests} are the bodies the stub received, read back as
- * google-genai {@code Content}s and printed as {@link GeminiBridge} prints a
- * request; a request whose conversion failed was never sent.
+ * {@code requests} are the requests the chat model built and sent, as
+ * {@code createGeminiRequest} made them ({@link RecordingGeminiModel}), one
+ * per request the stub received; a request whose conversion failed was never
+ * sent.
  */
 final class ChatModelLoop {
 
@@ -154,11 +150,7 @@ final class ChatModelLoop {
 		}
 
 		try (GeminiApiStub stub = new GeminiApiStub((st, i) -> answer(replies, repeatLast, st, i))) {
-			GoogleGenAiChatModel model = GoogleGenAiChatModel.builder()
-				.genAiClient(stub.client())
-				.defaultOptions(GoogleGenAiChatOptions.builder().model("gemini-2.5-flash").build())
-				.toolCallingManager(manager)
-				.build();
+			RecordingGeminiModel model = new RecordingGeminiModel(stub.client(), manager);
 			ChatClient client = ChatClient.builder(model).build();
 			Map<String, Object> outcome = stream ? streamOutcome(client, history, s, advisors)
 					: callOutcome(client, history, s, advisors);
@@ -166,7 +158,11 @@ final class ChatModelLoop {
 				throw stub.fault;
 			}
 			out.put("outcome", outcome);
-			out.put("requests", printRequests(stub.requests));
+			if (model.requests.size() != stub.requests.size()) {
+				throw new Json.Fault("runner: the chat model built " + model.requests.size()
+						+ " requests and the stub received " + stub.requests.size());
+			}
+			out.put("requests", model.requests);
 		}
 		List<Object> stored = new ArrayList<>();
 		if (chatMemory != null) {
@@ -324,21 +320,6 @@ final class ChatModelLoop {
 			.toolCalls(a.getToolCalls())
 			.media(a.getMedia())
 			.build();
-	}
-
-	/** The bodies the stub received, as the vectors print a Gemini request. */
-	private static List<Object> printRequests(List<String> bodies) {
-		List<Object> out = new ArrayList<>();
-		for (String body : bodies) {
-			JsonNode r = Json.MAPPER.readTree(body);
-			List<Content> contents = new ArrayList<>();
-			for (JsonNode c : r.path("contents")) {
-				contents.add(Content.fromJson(c.toString()));
-			}
-			JsonNode system = r.get("systemInstruction");
-			out.add(GeminiBridge.printed(system == null ? null : Content.fromJson(system.toString()), contents));
-		}
-		return out;
 	}
 
 	/**
