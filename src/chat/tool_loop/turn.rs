@@ -450,8 +450,13 @@ impl<'c> Turn<'c> {
     /// The Gemini request of `messages`, sharing the contents of the last
     /// request where its messages are known.
     fn rebuild_request(&self, messages: &[Message]) -> Result<Request, JavaException> {
-        self.kept
-            .rebuild_request(&self.full, self.requests.last(), messages, self.cfg.fixes())
+        self.kept.rebuild_request(
+            &self.full,
+            self.requests.last(),
+            messages,
+            self.cfg.fixes(),
+            self.cfg.manager.version,
+        )
     }
 
     /// One reply: the inside memory stores it, then the batch of tool calls
@@ -598,7 +603,7 @@ impl<'c> Turn<'c> {
             requests,
             verdicts,
             memory,
-            next_request: (cfg.fixes(), cfg.validator),
+            next_request: (cfg.fixes(), cfg.validator, cfg.manager.version),
             counts,
             windowed,
             streamed,
