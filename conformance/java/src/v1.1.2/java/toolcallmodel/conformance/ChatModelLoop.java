@@ -65,27 +65,9 @@ final class ChatModelLoop {
 
 	static Map<String, Object> run(Scenario s, Map<String, Object> input) {
 		List<Message> history = Scenario.messages(input.get("history"), "/input/history");
-		List<Object> script = Json.arr(input.get("model"), "/input/model");
 		boolean repeatLast = Json.bool(input.get("repeat_last"), false, "/input/repeat_last");
 		boolean stream = Json.bool(input.get("stream"), false, "/input/stream");
-		List<List<String>> replies = new ArrayList<>();
-		for (int i = 0; i < script.size(); i++) {
-			String where = "/input/model/" + i;
-			List<String> reply = new ArrayList<>();
-			if (stream) {
-				List<Object> chunks = Json.arr(script.get(i), where);
-				if (chunks.isEmpty()) {
-					throw new Json.Fault(where + ": a streamed reply needs at least one chunk");
-				}
-				for (int j = 0; j < chunks.size(); j++) {
-					reply.add(responseBody(chunks.get(j), where + "/" + j));
-				}
-			}
-			else {
-				reply.add(responseBody(script.get(i), where));
-			}
-			replies.add(reply);
-		}
+		List<List<String>> replies = replies(Json.arr(input.get("model"), "/input/model"), stream);
 		String provider = input.get("provider") == null ? "gemini" : Json.str(input.get("provider"), "/input/provider");
 		if (provider.equals("none")) {
 			throw new Json.OutOfScope("provider none: on Spring AI " + Upstream.VERSION
@@ -173,6 +155,29 @@ final class ChatModelLoop {
 		out.put("memory", Json.map("messages", stored));
 		out.put("invocations", s.invocations);
 		return out;
+	}
+
+	/** Each scripted reply as the bodies the stub answers with: one, or one per chunk. */
+	private static List<List<String>> replies(List<Object> script, boolean stream) {
+		List<List<String>> replies = new ArrayList<>();
+		for (int i = 0; i < script.size(); i++) {
+			String where = "/input/model/" + i;
+			List<String> reply = new ArrayList<>();
+			if (stream) {
+				List<Object> chunks = Json.arr(script.get(i), where);
+				if (chunks.isEmpty()) {
+					throw new Json.Fault(where + ": a streamed reply needs at least one chunk");
+				}
+				for (int j = 0; j < chunks.size(); j++) {
+					reply.add(responseBody(chunks.get(j), where + "/" + j));
+				}
+			}
+			else {
+				reply.add(responseBody(script.get(i), where));
+			}
+			replies.add(reply);
+		}
+		return replies;
 	}
 
 	/**
