@@ -27,7 +27,7 @@ use serde_json::Value;
 use super::memory::ChatMemory;
 use super::memory::DEFAULT_MEMORY_MAX_MESSAGES;
 use super::stream::{Chunks, Script, Split, reaches_client};
-use crate::gemini::{Refusal, Rejection, Request, ValidatorOptions, build_request, verdict};
+use crate::gemini::{Refusal, Rejection, Request, ValidatorOptions, build_request_at, verdict};
 use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::JavaException;
 use crate::model::limits::Counts;
@@ -239,7 +239,7 @@ pub struct LoopRun {
     /// What the request built from the memory is converted and validated
     /// with ([`LoopRun::memory_verdict`]): judged on demand, since a turn's
     /// checkers mostly do not ask.
-    next_request: (Fixes, ValidatorOptions),
+    next_request: (Fixes, ValidatorOptions, SpringAi),
     /// The turn's tool-call counts at the end: after the last batch that
     /// finished or breached a limit (the breached call counts); a batch that
     /// failed with an exception leaves the counts from before it.
@@ -300,10 +300,10 @@ impl LoopRun {
     /// user message (`CLASS: MESSAGE` if it cannot be built), under the
     /// run's fixes and validator.
     pub fn memory_verdict(&self) -> Result<(), Refusal> {
-        let (fixes, validator) = self.next_request;
+        let (fixes, validator, version) = self.next_request;
         let mut next = self.memory.clone();
         next.push(Message::user("next question"));
-        verdict(build_request(&next, fixes), validator)
+        verdict(build_request_at(&next, fixes, version), validator)
     }
 }
 
@@ -339,7 +339,7 @@ pub enum LoopError {
     /// A streamed round of a loop inside the chat model whose order Java
     /// does not decide: `GoogleGenAiChatModel#internalStream` runs the
     /// manager on each chunk with a tool call in a `flatMap` on
-    /// `Schedulers.boundedElastic()` (lines 578-606 of v1.1.2), concurrently
+    /// `Schedulers.boundedElastic()` (lines 581-604 of v1.1.2), concurrently
     /// with the chunks after it; only a round whose one chunk with a call is
     /// its last has one order.
     #[error(

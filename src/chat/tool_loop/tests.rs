@@ -322,3 +322,35 @@ fn on_1_1_a_streamed_round_with_a_chunk_after_the_call_is_unordered() {
         .is_ok()
     );
 }
+
+#[test]
+fn on_1_1_the_loop_reads_tool_responses_with_jackson_2() {
+    // 600 deep: past Jackson 3's 500 (2.0), within Jackson 2's 1000 (1.1).
+    let deep = format!("{}{}", "[".repeat(600), "]".repeat(600));
+    let model = [calls(&["x"]), text("done")];
+    let run = |cfg: &LoopConfig| {
+        let mut tb = Toolbox::new(vec![ToolSpec::returning("x", &deep)]);
+        run_loop(cfg, vec![Message::user("u")], &model, &mut tb).unwrap()
+    };
+    assert_eq!(run(&on_1_1()).kind, EndKind::Completed);
+    assert_eq!(run(&LoopConfig::default()).kind, EndKind::Error);
+    // The next turn's request is built at the version too.
+    let start = vec![
+        Message::user("q"),
+        Message::assistant(None, vec![ToolCall::new("c", "x", "{}")]),
+        Message::Tool {
+            responses: vec![ToolResponse::new("c", "x", &deep)].into(),
+        },
+    ];
+    let with_memory = |cfg: LoopConfig| LoopConfig {
+        memory: Memory::Outside,
+        memory_start: start.clone(),
+        ..cfg
+    };
+    assert_eq!(run(&with_memory(on_1_1())).memory_verdict(), Ok(()));
+    assert!(
+        run(&with_memory(LoopConfig::default()))
+            .memory_verdict()
+            .is_err()
+    );
+}

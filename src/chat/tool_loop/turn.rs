@@ -214,7 +214,9 @@ impl<'c> Turn<'c> {
         let mut memory = ChatMemory::new(start, cfg.memory_max_messages, cfg.fixes(), version);
         // DefaultChatClientUtils.toChatClientRequest validates the request's
         // tool callbacks before any advisor runs
-        // (ToolCallingChatOptions.validateToolCallbacks).
+        // (ToolCallingChatOptions.validateToolCallbacks; 1.1.2 as well,
+        // DefaultChatClientUtils line 140, before GoogleGenAiChatModel's
+        // own check in buildRequestPrompt).
         let duplicates = duplicate_request_names(tools);
         let refused = (!duplicates.is_empty()).then(|| {
             Box::new(JavaException::new(
@@ -225,13 +227,8 @@ impl<'c> Turn<'c> {
                 )),
             ))
         });
-        // 1.1 validates them in the chat model (`buildRequestPrompt`, line
-        // 531 of v1.1.2's GoogleGenAiChatModel), after the memory stored
-        // the user message.
         let history = match cfg.memory {
-            Memory::Outside if refused.is_none() || version.loop_in_chat_model() => {
-                memory.before(history).into_owned()
-            }
+            Memory::Outside if refused.is_none() => memory.before(history).into_owned(),
             _ => history,
         };
         Turn {
@@ -315,7 +312,7 @@ impl<'c> Turn<'c> {
     /// Refuses, on a version whose loop runs inside the chat model, what
     /// only `ToolCallingAdvisor` has: no advisor sits between the loop and
     /// the model (`GoogleGenAiChatModel#internalCall` recurses on
-    /// `new Prompt(conversationHistory, options)`, line 474 of v1.1.2).
+    /// `new Prompt(conversationHistory, options)`, line 473 of v1.1.2).
     fn applicable(&self) -> Result<(), LoopError> {
         let cfg = self.cfg;
         let version = cfg.manager.version;
@@ -453,8 +450,13 @@ impl<'c> Turn<'c> {
     /// The Gemini request of `messages`, sharing the contents of the last
     /// request where its messages are known.
     fn rebuild_request(&self, messages: &[Message]) -> Result<Request, JavaException> {
-        self.kept
-            .rebuild_request(&self.full, self.requests.last(), messages, self.cfg.fixes())
+        self.kept.rebuild_request(
+            &self.full,
+            self.requests.last(),
+            messages,
+            self.cfg.fixes(),
+            self.cfg.manager.version,
+        )
     }
 
     /// One reply: the inside memory stores it, then the batch of tool calls
@@ -601,7 +603,7 @@ impl<'c> Turn<'c> {
             requests,
             verdicts,
             memory,
-            next_request: (cfg.fixes(), cfg.validator),
+            next_request: (cfg.fixes(), cfg.validator, cfg.manager.version),
             counts,
             windowed,
             streamed,
@@ -665,7 +667,7 @@ impl<'c> Asking<'c> {
     /// On a version whose loop runs inside the chat model
     /// ([`SpringAi::loop_in_chat_model`](crate::model::SpringAi::loop_in_chat_model)),
     /// each chunk is a response of its own (`GoogleGenAiChatModel#internalStream`,
-    /// lines 578-606 of v1.1.2): the chunks before the first one with a tool
+    /// lines 581-604 of v1.1.2): the chunks before the first one with a tool
     /// call reach the client, and the manager runs on that chunk itself, not
     /// on an aggregate; the chunks after it run concurrently with the
     /// manager in Java and are not modelled (the drivers refuse such a
