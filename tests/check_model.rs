@@ -493,15 +493,16 @@ fn profiles_placeholders_and_the_build_file() {
     ]);
     assert_eq!(v["bound"]["max_calls_per_tool_default"], 2, "{v}");
     assert_eq!(v["files"].as_array().unwrap().len(), 3, "{v}");
-    // A build file that declares another Spring AI version: a warning.
+    // A build file that declares a version of no line the model
+    // describes: a warning (a 1.1 version is the 1.1 line: check_1_1.rs).
     let pom = dir.join("pom.xml");
     std::fs::write(
         &pom,
-        "<properties><spring-ai.version>1.1.0</spring-ai.version></properties>",
+        "<properties><spring-ai.version>1.0.3</spring-ai.version></properties>",
     )
     .unwrap();
     let (_, out, _) = check_cli(&[y, "--build", pom.to_str().unwrap()], b"");
-    assert!(out.contains("Spring AI 1.1.0, not 2.0.1"), "{out}");
+    assert!(out.contains("Spring AI 1.0.3, not 2.0.1"), "{out}");
     assert!(out.contains("Setup: Spring AI 2.0.1, "), "{out}");
     // A build file that names 2.0.0: answered for 2.0.0, which has no
     // limits: the breach scenarios are not played, the limit properties

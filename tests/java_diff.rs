@@ -452,11 +452,97 @@ fn on_1_1(mut v: Value) -> Value {
     v
 }
 
+/// A generated `tool_loop` vector (already [`on_1_1`]) as one the loop
+/// inside 1.1.2's `GoogleGenAiChatModel` can run through the Gemini API
+/// stub (docs/BEHAVIOUR.md section 13): no memory inside the loop and
+/// conversation history on (neither applies), provider Gemini, each scripted
+/// generation as 1.1.2's `responseCandidateToGeneration` gives it back
+/// (finish reason `STOP`, no message metadata, a call's id `""` and its
+/// generation's text `""`, another's text never null, arguments a compact
+/// object: a generated one that is not a flat object of strings becomes
+/// `{}`), a streamed round cut after its first chunk with a call (Java runs
+/// what follows it concurrently), no repeated last reply (1.1 has no limit
+/// to end it), and a final text reply, so that the script never runs out.
+fn loop_on_1_1(mut v: Value) -> Value {
+    let o = v.as_object_mut().expect("a generated vector is an object");
+    if let Some(Value::Object(m)) = o.get_mut("manager") {
+        m.remove("conversation_history");
+    }
+    let input = o
+        .get_mut("input")
+        .and_then(Value::as_object_mut)
+        .expect("a tool_loop input");
+    input.insert("provider".into(), "gemini".into());
+    if input.get("memory").and_then(Value::as_str) == Some("inside") {
+        input.insert("memory".into(), "outside".into());
+    }
+    input.remove("repeat_last");
+    let stream = input.get("stream").and_then(Value::as_bool) == Some(true);
+    let has_call = |g: &Value| g["tool_calls"].as_array().is_some_and(|c| !c.is_empty());
+    let fix_generations = |gens: &mut Value| {
+        for g in gens.as_array_mut().into_iter().flatten() {
+            let g = g.as_object_mut().expect("a generation");
+            g.remove("metadata");
+            g.insert("finish_reason".into(), "STOP".into());
+            let calls = g.get_mut("tool_calls").and_then(Value::as_array_mut);
+            match calls {
+                Some(calls) if !calls.is_empty() => {
+                    for c in calls.iter_mut() {
+                        c["id"] = "".into();
+                        c["type"] = "function".into();
+                        let flat = c["arguments"]
+                            .as_str()
+                            .and_then(|a| serde_json::from_str::<Value>(a).ok())
+                            .filter(|a| {
+                                a.as_object()
+                                    .is_some_and(|m| m.values().all(Value::is_string))
+                            })
+                            .map(|a| a.to_string());
+                        c["arguments"] = flat.unwrap_or_else(|| "{}".into()).into();
+                    }
+                    g.insert("text".into(), "".into());
+                }
+                _ => {
+                    g.remove("tool_calls");
+                    if !g.get("text").is_some_and(Value::is_string) {
+                        g.insert("text".into(), "".into());
+                    }
+                }
+            }
+        }
+    };
+    let model = input
+        .get_mut("model")
+        .and_then(Value::as_array_mut)
+        .expect("a tool_loop script");
+    for reply in model.iter_mut() {
+        if stream {
+            let chunks = reply.as_array_mut().expect("a streamed reply");
+            if let Some(k) = chunks
+                .iter()
+                .position(|c| c.as_array().is_some_and(|g| g.iter().any(has_call)))
+            {
+                chunks.truncate(k + 1);
+            }
+            chunks.iter_mut().for_each(fix_generations);
+        } else {
+            fix_generations(reply);
+        }
+    }
+    let answer = serde_json::json!([{"text": "done", "finish_reason": "STOP"}]);
+    model.push(if stream {
+        Value::Array(vec![answer])
+    } else {
+        answer
+    });
+    v
+}
+
 /// The generated scenarios on Spring AI 1.1.2's jars (the runner's 1.1.2
-/// JVM): the ops whose code 1.1 runs as the model describes it (not
-/// `tool_loop`: 1.1 has no `ToolCallingAdvisor`, docs/BEHAVIOUR.md section
-/// 13), upstream. A share by default (`TOOLCALL_DIFF_CASES_1_1`, 150), 3000
-/// with `TOOLCALL_DEEP_TESTS=1`.
+/// JVM), upstream: the manager's, the conversion's, and the tool loop
+/// inside the chat model ([`loop_on_1_1`]; docs/BEHAVIOUR.md section 13).
+/// A share by default (`TOOLCALL_DIFF_CASES_1_1`, 200), 4000 with
+/// `TOOLCALL_DEEP_TESTS=1`.
 /// Runs `f` on a thread with a 64 MiB stack: a runner line of Spring AI
 /// 1.1 can nest past 1000 levels (Jackson 2's depth limit), and serde_json's
 /// recursive reader of that line (`JavaLine::parse`) needs more than a test
@@ -480,7 +566,7 @@ fn generated_1_1_scenarios() {
     let Some(mut java) = ready("generated_1_1_scenarios_agree_with_the_real_1_1_2_classes") else {
         return;
     };
-    let cases = env_number("TOOLCALL_DIFF_CASES_1_1", if deep() { 3000 } else { 150 });
+    let cases = env_number("TOOLCALL_DIFF_CASES_1_1", if deep() { 4000 } else { 200 });
     let seed = env_number("TOOLCALL_DIFF_SEED", 0);
     let dir: PathBuf = root()
         .join("target/java-diff-1.1")
@@ -497,8 +583,19 @@ fn generated_1_1_scenarios() {
         VectorOp::ExecuteToolCalls,
         VectorOp::GeminiRequest,
         VectorOp::ConvertToolResponse,
+        VectorOp::ToolLoop,
     ];
-    let strategies: Vec<_> = ops.iter().map(|&op| vector(op).prop_map(on_1_1)).collect();
+    let strategies: Vec<_> = ops
+        .iter()
+        .map(|&op| {
+            vector(op)
+                .prop_map(move |v| match op {
+                    VectorOp::ToolLoop => loop_on_1_1(on_1_1(v)),
+                    _ => on_1_1(v),
+                })
+                .boxed()
+        })
+        .collect();
     let mut tally = Tally::default();
     let (mut found, mut out_of_scope) = (Vec::new(), Vec::new());
     for i in 0..cases {

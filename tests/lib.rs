@@ -13,6 +13,7 @@ mod support;
 
 mod bad_input;
 mod bounded;
+mod check_1_1;
 mod check_model;
 mod cli;
 mod conformance;

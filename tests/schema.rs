@@ -181,7 +181,10 @@ const BROKEN: &[(&str, Reader)] = &[
         "processor-as-array.json",
         Reader::Refuses("/manager/exception_processor"),
     ),
-    ("spring-ai-1.1.2-tool-loop.json", Reader::Refuses("/op")),
+    (
+        "spring-ai-1.1.2-memory-inside-loop.json",
+        Reader::Refuses("/input/memory"),
+    ),
     ("spring-ai-2.0.0-with-fixes.json", Reader::Refuses("/fixes")),
     (
         "spring-ai-2.0.0-with-limit.json",

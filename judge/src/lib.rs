@@ -165,9 +165,8 @@ fn limits(l: &LimitsFacts) -> Result<ToolCallLimits, String> {
 fn setup(f: &Facts) -> Result<Setup, String> {
     let version = match &f.spring_ai {
         None => SpringAi::default(),
-        Some(v) => v
-            .parse::<SpringAi>()
-            .map_err(|_| format!("spring_ai: '{v}': use {}", SpringAi::known()))?,
+        Some(v) => toolcall_check::config::spring_ai_named(v)
+            .map_err(|e| format!("spring_ai: '{v}': {e}"))?,
     };
     let window = f.memory_window.unwrap_or(20);
     let Some(memory_max_messages) = NonZeroU32::new(window) else {

@@ -10,7 +10,9 @@
 //! plain `cargo test` plays 10; `TOOLCALL_JUDGE_CASES` sets the number.
 //!
 //! Natively, the judge's answer for facts is `check --json`'s for the
-//! same setup written as a file (`facts_answer_as_check_does`).
+//! same setup written as a file (`facts_answer_as_check_does`), and a
+//! share of the setups are on the 1.1 line (`spring_ai` 1.1.2 or 1.1.6;
+//! for `check`, a `pom.xml` given with `--build`).
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -30,6 +32,21 @@ struct Generated {
     facts: Value,
     properties: String,
     args: Vec<String>,
+    /// A `pom.xml` on the setup's Spring AI (1.1), given with `--build`.
+    pom: Option<String>,
+}
+
+impl Generated {
+    /// The files `check` is given: the properties, and the pom.
+    fn files(&self) -> Value {
+        let mut files = vec![json!({"name": "application.properties", "text": self.properties})];
+        files.extend(
+            self.pom
+                .iter()
+                .map(|p| json!({"name": "pom.xml", "text": p})),
+        );
+        Value::Array(files)
+    }
 }
 
 fn max_fact(m: Max) -> Value {
@@ -59,10 +76,13 @@ fn setups() -> impl Strategy<Value = Generated> {
         any::<bool>(),
         prop::sample::select(vec!["mixed", "json", "text", "json,weather=text"]),
         prop::sample::select(sets),
-        prop_oneof![9 => Just(None), 1 => Just(Some("half-json parse"))],
+        (
+            prop_oneof![9 => Just(None), 1 => Just(Some("half-json parse"))],
+            prop_oneof![3 => Just(None), 1 => Just(Some("1.1.2")), 1 => Just(Some("1.1.6"))],
+        ),
     )
         .prop_map(
-            |((l, p, fallback), memory, window, history, provider, streaming, tools, fixes, accept)| {
+            |((l, p, fallback), memory, window, history, provider, streaming, tools, fixes, (accept, spring_ai))| {
                 let on = match l.on_exceeded {
                     OnExceeded::Throw => "THROW",
                     OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
@@ -91,6 +111,11 @@ fn setups() -> impl Strategy<Value = Generated> {
                     "tools": tools,
                     "fixes": fixes,
                     "accepted": accept.into_iter().collect::<Vec<_>>(),
+                });
+                let mut facts = facts;
+                let pom = spring_ai.map(|v| {
+                    facts["spring_ai"] = json!(v);
+                    format!("<project><dependencyManagement><dependencies><dependency><groupId>org.springframework.ai</groupId><artifactId>spring-ai-bom</artifactId><version>{v}</version></dependency></dependencies></dependencyManagement></project>\n")
                 });
                 let mut properties = format!(
                     "spring.ai.tools.limits.max-calls-per-tool-default={}\nspring.ai.tools.limits.max-total-tool-calls={}\nspring.ai.tools.limits.on-limit-exceeded={on}\nspring.ai.tools.throw-exception-on-error={}\nspring.ai.tools.resolution.fallback.enabled={fallback}\n",
@@ -121,7 +146,10 @@ fn setups() -> impl Strategy<Value = Generated> {
                 if let Some(a) = accept {
                     args.extend(["--accept-finding".to_owned(), a.to_owned()]);
                 }
-                Generated { facts, properties, args }
+                if pom.is_some() {
+                    args.extend(["--build".to_owned(), "pom.xml".to_owned()]);
+                }
+                Generated { facts, properties, args, pom }
             },
         )
 }
@@ -229,6 +257,10 @@ fn the_module_answers_as_the_native_judge() {
     }
     let setups = generated(cases());
     let inputs: Vec<String> = setups.iter().map(|g| g.facts.to_string()).collect();
+    assert!(
+        setups.len() < 10 || setups.iter().any(|g| g.pom.is_some()),
+        "a 1.1 setup among those judged"
+    );
     let native: Vec<String> = inputs
         .iter()
         .map(|i| toolcall_judge::judge(i.as_bytes()))
@@ -249,8 +281,7 @@ fn the_module_answers_as_the_native_judge() {
             if i % 2 == 0 {
                 args.push("--json".to_owned());
             }
-            json!({"files": [{"name": "application.properties", "text": g.properties}], "args": args})
-                .to_string()
+            json!({"files": g.files(), "args": args}).to_string()
         })
         .collect();
     let native: Vec<String> = checks
@@ -269,13 +300,19 @@ fn the_module_answers_as_the_native_judge() {
 /// written as a file: the same sets, gate and remedy.
 #[test]
 fn facts_answer_as_check_does() {
-    for g in generated(8) {
+    let mut on_1_1 = 0;
+    for g in generated(12) {
         let judged: Value =
             serde_json::from_str(&toolcall_judge::judge(g.facts.to_string().as_bytes()))
                 .expect("JSON");
         let mut args: Vec<&str> = g.args.iter().map(String::as_str).collect();
         args.push("--json");
-        let out = toolcall_check::check_texts(&args, &[("application.properties", &g.properties)]);
+        let mut files = vec![("application.properties", g.properties.as_str())];
+        if let Some(pom) = &g.pom {
+            files.push(("pom.xml", pom));
+            on_1_1 += 1;
+        }
+        let out = toolcall_check::check_texts(&args, &files);
         // The accepted findings' origin names where each was given: the
         // facts' `accepted` here, `--accept-finding` there.
         let stdout = out
@@ -297,4 +334,5 @@ fn facts_answer_as_check_does() {
             );
         }
     }
+    assert!(on_1_1 > 0, "a 1.1 setup among those compared");
 }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::num::NonZeroU32;
 
-use crate::model::behavior::Fixes;
+use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::manager::tool_call_message;
 use crate::model::message::{Generation, Message};
 
@@ -83,7 +83,7 @@ pub(crate) fn message_window_with(
     let old = memory.len();
     let mut all = memory;
     all.extend(new);
-    window_in_place(&mut all, old, max_messages, fixes, 0);
+    window_in_place(&mut all, old, max_messages, (fixes, true), 0);
     all
 }
 
@@ -92,12 +92,13 @@ pub(crate) fn message_window_with(
 /// removes go and the others keep their order. Returns whether the window
 /// cut anything (`false` when the messages fit in it, so that any larger
 /// window keeps the same ones), and how many of the first `start` messages
-/// stay.
+/// stay. `rules` are the fixes and whether the window is 2.0's
+/// ([`SpringAi::memory_of_2_0`]).
 fn window_in_place(
     messages: &mut Vec<Message>,
     old: usize,
     max_messages: usize,
-    fixes: Fixes,
+    rules: (Fixes, bool),
     start: usize,
 ) -> (bool, usize) {
     let is_system = |m: &Message| matches!(m, Message::System { .. });
@@ -112,7 +113,7 @@ fn window_in_place(
     // nothing is removed unless a new system message replaces stored ones.
     let windowed = processed > max_messages;
     let cut = match windowed {
-        true => window_cut(messages, processed - max_messages, fixes),
+        true => window_cut(messages, processed - max_messages, rules),
         false => 0,
     };
     if dropped == 0 && cut == 0 {
@@ -138,21 +139,27 @@ fn window_in_place(
 }
 
 /// How many of the non-system messages the window removes from the front,
-/// the count cut being `count` (`cutIndex`, over the window).
-fn window_cut(messages: &[Message], count: usize, fixes: Fixes) -> usize {
+/// the count cut being `count` (`cutIndex`, over the window). 1.1's window
+/// (`MessageWindowChatMemory#process`, lines 98-110 of v1.1.2) drops the
+/// oldest `count` non-system messages one by one, wherever that cut falls,
+/// as `evict-orphan-responses` cuts before it skips the orphaned responses.
+fn window_cut(messages: &[Message], count: usize, (fixes, of_2_0): (Fixes, bool)) -> usize {
     let non_system: Vec<&Message> = messages
         .iter()
         .filter(|m| !matches!(m, Message::System { .. }))
         .collect();
     let mut cut = count;
     let last_user = non_system.iter().rposition(|m| m.is_user());
-    if fixes.evict_orphan_responses {
+    if fixes.evict_orphan_responses || !of_2_0 {
         // The plain count, then the tool messages it left without a call.
         cut = cut.min(non_system.len());
         if fixes.keep_current_turn {
             cut = last_user.map_or(cut, |u| cut.min(u));
         }
-        while cut < non_system.len() && matches!(non_system[cut], Message::Tool { .. }) {
+        while fixes.evict_orphan_responses
+            && cut < non_system.len()
+            && matches!(non_system[cut], Message::Tool { .. })
+        {
             cut += 1;
         }
     } else {
@@ -186,6 +193,9 @@ pub(crate) struct ChatMemory {
     max_messages: usize,
     /// The window and storage fixes.
     fixes: Fixes,
+    /// Whether the advisor and the window are 2.0's
+    /// ([`SpringAi::memory_of_2_0`]).
+    of_2_0: bool,
     /// Whether the window has cut anything (if not, the memory holds what
     /// a memory with any larger window would).
     pub(crate) windowed: bool,
@@ -193,13 +203,20 @@ pub(crate) struct ChatMemory {
 
 impl ChatMemory {
     /// A memory holding `start` (messages of their own, never equal by
-    /// reference to a request's), windowed at `max_messages`.
-    pub(crate) fn new(start: &[Message], max_messages: NonZeroU32, fixes: Fixes) -> Self {
+    /// reference to a request's), windowed at `max_messages`, as the
+    /// memory of Spring AI `version` does.
+    pub(crate) fn new(
+        start: &[Message],
+        max_messages: NonZeroU32,
+        fixes: Fixes,
+        version: SpringAi,
+    ) -> Self {
         ChatMemory {
             messages: start.to_vec(),
             from_start: start.len(),
             max_messages: usize::try_from(max_messages.get()).unwrap_or(usize::MAX),
             fixes,
+            of_2_0: version.memory_of_2_0(),
             windowed: false,
         }
     }
@@ -213,7 +230,7 @@ impl ChatMemory {
             &mut self.messages,
             old,
             self.max_messages,
-            self.fixes,
+            (self.fixes, self.of_2_0),
             self.from_start,
         );
         self.windowed |= cut;
@@ -232,6 +249,9 @@ impl ChatMemory {
         prompt: impl Into<Cow<'p, [Message]>>,
     ) -> Cow<'p, [Message]> {
         let prompt = prompt.into();
+        if !self.of_2_0 {
+            return self.before_1_1(prompt);
+        }
         let mut processed = if self.already_in(&prompt) {
             prompt
         } else {
@@ -262,6 +282,29 @@ impl ChatMemory {
             .iter()
             .rev()
             .find(|m| matches!(m, Message::User { .. } | Message::Tool { .. }))
+            .cloned()
+            .unwrap_or_else(|| Message::user(""));
+        self.add([last]);
+        processed
+    }
+
+    /// 1.1's `MessageChatMemoryAdvisor#before` (lines 79-99 of v1.1.2): the
+    /// memory, then the prompt's instructions, as they come; then
+    /// `Prompt#getUserMessage()` (the last user message, else an empty one)
+    /// is stored with `add(conversationId, message)`.
+    fn before_1_1<'p>(&mut self, prompt: Cow<'p, [Message]>) -> Cow<'p, [Message]> {
+        let processed = if self.messages.is_empty() {
+            prompt
+        } else {
+            let mut v = Vec::with_capacity(self.messages.len() + prompt.len());
+            v.extend_from_slice(&self.messages);
+            v.extend_from_slice(&prompt);
+            Cow::Owned(v)
+        };
+        let last = processed
+            .iter()
+            .rev()
+            .find(|m| m.is_user())
             .cloned()
             .unwrap_or_else(|| Message::user(""));
         self.add([last]);

@@ -26,9 +26,9 @@ use serde_json::Value;
 
 use super::memory::ChatMemory;
 use super::memory::DEFAULT_MEMORY_MAX_MESSAGES;
-use super::stream::{Chunks, Script, Split};
-use crate::gemini::{Refusal, Rejection, Request, ValidatorOptions, build_request, verdict};
-use crate::model::behavior::Fixes;
+use super::stream::{Chunks, Script, Split, reaches_client};
+use crate::gemini::{Refusal, Rejection, Request, ValidatorOptions, build_request_at, verdict};
+use crate::model::behavior::{Fixes, SpringAi};
 use crate::model::java::JavaException;
 use crate::model::limits::Counts;
 use crate::model::manager::Config;
@@ -239,7 +239,7 @@ pub struct LoopRun {
     /// What the request built from the memory is converted and validated
     /// with ([`LoopRun::memory_verdict`]): judged on demand, since a turn's
     /// checkers mostly do not ask.
-    next_request: (Fixes, ValidatorOptions),
+    next_request: (Fixes, ValidatorOptions, SpringAi),
     /// The turn's tool-call counts at the end: after the last batch that
     /// finished or breached a limit (the breached call counts); a batch that
     /// failed with an exception leaves the counts from before it.
@@ -300,10 +300,10 @@ impl LoopRun {
     /// user message (`CLASS: MESSAGE` if it cannot be built), under the
     /// run's fixes and validator.
     pub fn memory_verdict(&self) -> Result<(), Refusal> {
-        let (fixes, validator) = self.next_request;
+        let (fixes, validator, version) = self.next_request;
         let mut next = self.memory.clone();
         next.push(Message::user("next question"));
-        verdict(build_request(&next, fixes), validator)
+        verdict(build_request_at(&next, fixes, version), validator)
     }
 }
 
@@ -324,6 +324,33 @@ pub enum LoopError {
     /// The loop reached `max_rounds` model calls.
     #[error("the loop reached its bound of {0} model calls")]
     TooManyRounds(usize),
+    /// The configuration asks for something the version's loop does not
+    /// have: on Spring AI 1.1 the loop runs inside the chat model
+    /// ([`SpringAi::loop_in_chat_model`]), so no advisor runs inside it.
+    #[error(
+        "{what}: Spring AI {version} has no ToolCallingAdvisor (its tool loop runs inside the chat model): not applicable"
+    )]
+    NotApplicable {
+        /// The version.
+        version: SpringAi,
+        /// What the configuration asks for.
+        what: &'static str,
+    },
+    /// A streamed round of a loop inside the chat model whose order Java
+    /// does not decide: `GoogleGenAiChatModel#internalStream` runs the
+    /// manager on each chunk with a tool call in a `flatMap` on
+    /// `Schedulers.boundedElastic()` (lines 581-604 of v1.1.2), concurrently
+    /// with the chunks after it; only a round whose one chunk with a call is
+    /// its last has one order.
+    #[error(
+        "model call {call}: on Spring AI {version} a streamed round runs a chunk with a tool call concurrently with the chunks after it; only a round whose one chunk with a call is its last is modelled"
+    )]
+    Unordered {
+        /// The version.
+        version: SpringAi,
+        /// The 1-based model call.
+        call: usize,
+    },
 }
 
 /// What `MessageChatMemoryAdvisor.before` sends on for `prompt`, from a
@@ -333,9 +360,14 @@ pub enum LoopError {
 /// the front. With the memory outside the loop, this is the turn history
 /// the loop starts from.
 pub fn with_memory(cfg: &LoopConfig, prompt: Vec<Message>) -> Vec<Message> {
-    ChatMemory::new(&cfg.memory_start, cfg.memory_max_messages, cfg.fixes())
-        .before(prompt)
-        .into_owned()
+    ChatMemory::new(
+        &cfg.memory_start,
+        cfg.memory_max_messages,
+        cfg.fixes(),
+        cfg.manager.version,
+    )
+    .before(prompt)
+    .into_owned()
 }
 
 /// Runs one user turn through the tool loop: a thin driver over `Turn`,
@@ -408,6 +440,28 @@ impl<'m> Replies<'m> {
 
     fn streams(&self) -> bool {
         !matches!(self, Replies::Whole(_))
+    }
+
+    /// Whether reply `i` streams a round with a chunk holding a tool call
+    /// that is not its last chunk, or with two such chunks (see
+    /// [`LoopError::Unordered`]).
+    fn unordered(&self, i: usize) -> bool {
+        let unordered = |chunks: &[Vec<Generation>]| {
+            let mut calls = chunks
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| !reaches_client(c));
+            match (calls.next(), calls.next()) {
+                (None, _) => false,
+                (Some((k, _)), None) => k + 1 != chunks.len(),
+                (Some(_), Some(_)) => true,
+            }
+        };
+        match self {
+            Replies::Whole(_) => false,
+            Replies::Split(m, split) => m.get(i).is_some_and(|r| unordered(&split.chunks(r))),
+            Replies::Chunked(c) => c.get(i).is_some_and(|r| unordered(r)),
+        }
     }
 
     /// Answers `asking` with reply `i`, if the script has one.
@@ -500,6 +554,13 @@ fn drive(
             Some(_) if cfg.repeat_last && model.len() > 0 => model.len() - 1,
             _ => done,
         };
+        let version = cfg.manager.version;
+        if version.loop_in_chat_model() && model.unordered(reply) {
+            return Err(LoopError::Unordered {
+                version,
+                call: done + 1,
+            });
+        }
         let Some(answer) = model.answer(reply, asking, toolbox) else {
             return Err(LoopError::ScriptExhausted {
                 call: done + 1,

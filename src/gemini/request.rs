@@ -440,6 +440,29 @@ impl IncrementalRequests {
     /// The request for `messages`, converting only the messages added since
     /// the last call.
     pub fn build(&mut self, messages: &[Message], fixes: Fixes) -> Result<Request, JavaException> {
+        self.build_at(messages, fixes, SpringAi::default())
+    }
+
+    /// [`IncrementalRequests::build`] as Spring AI `version` converts (its
+    /// Jackson's limits, [`build_request_at`]); the same version at every
+    /// call.
+    ///
+    /// ```
+    /// use toolcall_model::{gemini::IncrementalRequests, model::{Message, SpringAi, ToolResponse}};
+    /// let deep = format!("{}{}", "[".repeat(501), "]".repeat(501));
+    /// let tool = Message::Tool { responses: vec![ToolResponse::new("c1", "t", &deep)].into() };
+    /// let mut inc = IncrementalRequests::default();
+    /// let mut msgs = vec![Message::user("a")];
+    /// inc.build_at(&msgs, Default::default(), SpringAi::V1_1_2).unwrap();
+    /// msgs.push(tool);
+    /// assert!(inc.build_at(&msgs, Default::default(), SpringAi::V1_1_2).is_ok());
+    /// ```
+    pub fn build_at(
+        &mut self,
+        messages: &[Message],
+        fixes: Fixes,
+        version: SpringAi,
+    ) -> Result<Request, JavaException> {
         let fresh = messages.get(self.seen..).unwrap_or_default();
         if self.seen == 0
             || self.seen > messages.len()
@@ -447,7 +470,7 @@ impl IncrementalRequests {
         {
             // A system message changes the instruction and is checked before
             // anything else converts: start over.
-            let r = build_request(messages, fixes)?;
+            let r = build_request_at(messages, fixes, version)?;
             self.system = r.system_instruction.clone();
             self.contents = r.contents.clone();
             self.seen = messages.len();
@@ -456,9 +479,7 @@ impl IncrementalRequests {
         // Appended in place; a failure leaves the contents as they were.
         let before = self.contents.len();
         for m in fresh {
-            // The loop that builds requests this way is ToolCallingAdvisor's
-            // (2.0), whose versions read with the same Jackson.
-            match content_of(m, fixes, SpringAi::default()) {
+            match content_of(m, fixes, version) {
                 Ok(Some(c)) => self.contents.push(Arc::new(c)),
                 Ok(None) => {}
                 Err(e) => {

@@ -59,10 +59,31 @@ enum_table! {
             /// Whether the tool loop runs inside each chat model
             /// (`GoogleGenAiChatModel#internalCall` and `#internalStream`
             /// call `toolCallingManager.executeToolCalls` themselves, 1.1)
-            /// rather than in `ToolCallingAdvisor` (2.0). The `tool_loop`
-            /// this model runs is the advisor's, so it does not describe a
-            /// version whose loop is the chat model's.
+            /// rather than in `ToolCallingAdvisor` (2.0). The tool loop
+            /// (`crate::chat::run_loop`) reads it: on 1.1 no advisor runs
+            /// inside the loop (a memory inside it, conversation history
+            /// off, the seed's advisor and `tool-feedback` are not
+            /// applicable), a streamed round hands the manager the chunk that
+            /// holds the calls rather than the round's aggregate, and nothing
+            /// bounds the rounds but the scenario's own guard.
             loop_in_chat_model: bool,
+            /// Whether the memory is 2.0's: `MessageChatMemoryAdvisor#before`
+            /// merges (no memory prepended that the prompt already holds, the
+            /// system message moved first, the last user-or-tool message
+            /// stored), `MessageWindowChatMemory#process` moves its cut to the
+            /// next user message, and a streamed turn whose client received
+            /// nothing has no conversation id. 1.1's `before` prepends the
+            /// memory as is and stores `Prompt#getUserMessage` (the last user
+            /// message, else an empty one), its window drops the oldest
+            /// non-system messages one by one, and the conversation id falls
+            /// back to the default one.
+            ///
+            /// ```
+            /// use toolcall_model::model::SpringAi;
+            /// assert!(!SpringAi::V1_1_2.memory_of_2_0());
+            /// assert!(SpringAi::V2_0_0.memory_of_2_0());
+            /// ```
+            memory_of_2_0: bool,
             /// The major version of the Jackson that `parseJsonToMap`
             /// reads tool responses with: 2 (`ModelOptionsUtils.OBJECT_MAPPER`,
             /// jackson-core 2's `StreamReadConstraints`: nesting depth 1000,
@@ -71,12 +92,12 @@ enum_table! {
             jackson: u8,
         }
         /// Spring AI 1.1.2, for the 1.1 line.
-        V1_1_2 = "1.1.2" { has_limits: false, has_resolution_switch: false, manager_runs_on_turn_history: false, loop_in_chat_model: true, jackson: 2 },
+        V1_1_2 = "1.1.2" { has_limits: false, has_resolution_switch: false, manager_runs_on_turn_history: false, loop_in_chat_model: true, memory_of_2_0: false, jackson: 2 },
         /// Spring AI 2.0.0.
-        V2_0_0 = "2.0.0" { has_limits: false, has_resolution_switch: false, manager_runs_on_turn_history: false, loop_in_chat_model: false, jackson: 3 },
+        V2_0_0 = "2.0.0" { has_limits: false, has_resolution_switch: false, manager_runs_on_turn_history: false, loop_in_chat_model: false, memory_of_2_0: true, jackson: 3 },
         /// Spring AI 2.0.1 (the default).
         #[default]
-        V2_0_1 = "2.0.1" { has_limits: true, has_resolution_switch: true, manager_runs_on_turn_history: true, loop_in_chat_model: false, jackson: 3 },
+        V2_0_1 = "2.0.1" { has_limits: true, has_resolution_switch: true, manager_runs_on_turn_history: true, loop_in_chat_model: false, memory_of_2_0: true, jackson: 3 },
     }
 }
 

@@ -210,7 +210,8 @@ impl Vector {
             },
             advisors,
         )?;
-        let op = op_for(obj, spring_ai)?;
+        let history_on = !matches!(&config, Ok(c) if !c.conversation_history);
+        let op = op_for(obj, spring_ai, advisors, history_on)?;
         if let (
             Op::ToolLoop {
                 model: Script::Streamed(_),
@@ -301,20 +302,42 @@ fn fixes_for(obj: &Map<String, Value>, spring_ai: SpringAi) -> Result<Fixes, Vec
     Ok(fixes)
 }
 
-/// The op, which must be one the vector's version runs the way this model
-/// does: `tool_loop` is `ToolCallingAdvisor`'s loop, which Spring AI 1.1
-/// does not have (docs/BEHAVIOUR.md, section 13).
-fn op_for(obj: &Map<String, Value>, spring_ai: SpringAi) -> Result<Op, VectorError> {
+/// The op, and what the vector's version runs of it: on a version whose
+/// tool loop runs inside the chat model (Spring AI 1.1, docs/BEHAVIOUR.md
+/// section 13), a `tool_loop` has no `ToolCallingAdvisor`, so nothing that
+/// sits inside the advisor's loop applies: a memory inside it, conversation
+/// history off, an advisor. Each is refused at its place.
+fn op_for(
+    obj: &Map<String, Value>,
+    spring_ai: SpringAi,
+    advisors: Advisors,
+    conversation_history: bool,
+) -> Result<Op, VectorError> {
     let op = op_from(obj)?;
-    if spring_ai.loop_in_chat_model() && matches!(op, Op::ToolLoop { .. }) {
-        return Err(err(
-            "/op",
-            format!(
-                "tool_loop is ToolCallingAdvisor's loop; Spring AI {spring_ai} has none (its tool loop runs inside each chat model): not modelled"
-            ),
-        ));
+    if !spring_ai.loop_in_chat_model() {
+        return Ok(op);
     }
-    Ok(op)
+    let Op::ToolLoop { memory, .. } = &op else {
+        return Ok(op);
+    };
+    let refused = if *memory == Memory::Inside {
+        Some(("/input/memory", "a memory inside the tool loop"))
+    } else if !conversation_history {
+        Some(("/manager/conversation_history", "conversation history off"))
+    } else if advisors.gemini_tool_text || advisors.tool_feedback {
+        Some(("/advisors", "an advisor inside the tool loop"))
+    } else {
+        None
+    };
+    match refused {
+        Some((at, what)) => Err(err(
+            at,
+            format!(
+                "{what}: Spring AI {spring_ai} has no ToolCallingAdvisor (its tool loop runs inside the chat model): not applicable"
+            ),
+        )),
+        None => Ok(op),
+    }
 }
 
 /// The advisors a vector names.

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::config::binding::property_under;
 use crate::config::{CheckScenario, CheckVerdict, Gate, SetReport, Setup, Unknown};
-use crate::config::{Entry, FIX_LIBRARY, Mark, Remedy};
+use crate::config::{Entry, Mark, Remedy, fix_library};
 use serde_json::{Value, json};
 use toolcall_model::model::OnExceeded;
 
@@ -183,7 +183,8 @@ fn fix_sentence(remedy: &Remedy) -> String {
     let props = remedy.properties();
     if !props.is_empty() {
         ways.push(format!(
-            "with the fix library {FIX_LIBRARY}, {}",
+            "with the fix library {}, {}",
+            fix_library(remedy.version),
             props.join(", ")
         ));
     }

@@ -22,10 +22,11 @@ pub use check::{
     Text, ToolOutput, UNKNOWN_TOOL_NAME, closing_table, evaluate, report, safe_sets, script,
     set_of,
 };
+pub use check::{Match, answered_for, fix_library, library_has, on_its_version, spring_ai_named};
 
 pub(crate) use check::clip_lines;
 pub use check::{Answer, Options, answer};
-pub(crate) use check::{FIX_LIBRARY, describe_setup, written_names};
+pub(crate) use check::{describe_setup, written_names};
 
 pub use main_job::{Column, GROUPS, MainJob, columns, conclusion, reproduce, table};
 

@@ -660,15 +660,6 @@ pub(crate) fn what_the_build_reads(text: &str) -> String {
     out
 }
 
-/// Whether a build file declares the fix library (its starter or the
-/// library itself, `io.github.toolcallmodel:toolcall-fixes*`), outside
-/// comments and inactive Maven profiles.
-pub(crate) fn declares_fix_library(text: &str) -> bool {
-    let text = what_the_build_reads(text);
-    text.contains("<artifactId>toolcall-fixes")
-        || text.contains("io.github.toolcallmodel:toolcall-fixes")
-}
-
 /// Levels of `${property}` a build file's version is resolved through:
 /// real builds use one or two; a file that nests deeper, or refers in a
 /// circle, keeps its reference.
@@ -830,26 +821,32 @@ fn declared_spring_ai_version(text: &str, tag: &dyn Fn(&str) -> Option<String>) 
     if let Some(v) = gradle_definition(text, "springAiVersion") {
         return Some(v);
     }
-    // Maven: the <version> of the first dependency of the group.
-    if let Some(i) = text.find("<groupId>org.springframework.ai</groupId>") {
-        let block_end = text[i..]
-            .find("</dependency>")
-            .map_or(text.len(), |j| i + j);
-        let block = &text[i..block_end];
-        let v = block.find("<version>").and_then(|a| {
-            let a = a + "<version>".len();
-            block[a..]
-                .find('<')
-                .map(|b| block[a..a + b].trim().to_owned())
-        })?;
-        return Some(v);
+    // Maven: the <version> of the first dependency of the group that has
+    // one (a starter the BOM manages has none).
+    let group = "<groupId>org.springframework.ai</groupId>";
+    if text.contains(group) {
+        return text.match_indices(group).find_map(|(i, _)| {
+            let block_end = text[i..]
+                .find("</dependency>")
+                .map_or(text.len(), |j| i + j);
+            let block = &text[i..block_end];
+            block.find("<version>").and_then(|a| {
+                let a = a + "<version>".len();
+                block[a..]
+                    .find('<')
+                    .map(|b| block[a..a + b].trim().to_owned())
+            })
+        });
     }
-    // Gradle: "org.springframework.ai:ARTIFACT:VERSION".
-    let i = text.find("org.springframework.ai:")?;
-    let rest = &text[i + "org.springframework.ai:".len()..];
-    let end = rest.find(['"', '\'', ')', '\n']).unwrap_or(rest.len());
-    let (_, v) = rest[..end].split_once(':')?;
-    Some(v.trim().to_owned())
+    // Gradle: the first "org.springframework.ai:ARTIFACT:VERSION" with a
+    // version (a starter the platform manages has none).
+    text.match_indices("org.springframework.ai:")
+        .find_map(|(i, p)| {
+            let rest = &text[i + p.len()..];
+            let end = rest.find(['"', '\'', ')', '\n']).unwrap_or(rest.len());
+            let (_, v) = rest[..end].split_once(':')?;
+            Some(v.trim().to_owned())
+        })
 }
 
 #[cfg(test)]
@@ -1006,6 +1003,10 @@ mod examples {
         let pom =
             "<spring-ai.version>${ai}</spring-ai.version><ai>${major}.0.0</ai><major>2</major>";
         assert_eq!(spring_ai_version(pom).as_deref(), Some("2.0.0"));
+        let starter_first = "<dependency><groupId>org.springframework.ai</groupId><artifactId>spring-ai-starter-model-google-genai</artifactId></dependency><dependency><groupId>org.springframework.ai</groupId><artifactId>spring-ai-bom</artifactId><version>1.1.6</version></dependency>";
+        assert_eq!(spring_ai_version(starter_first).as_deref(), Some("1.1.6"));
+        let gradle = "implementation 'org.springframework.ai:spring-ai-starter-model-google-genai'\nimplementation platform('org.springframework.ai:spring-ai-bom:1.1.2')";
+        assert_eq!(spring_ai_version(gradle).as_deref(), Some("1.1.2"));
         let pom = "<spring-ai.version>${spring-ai.version}</spring-ai.version>";
         assert_eq!(
             spring_ai_version(pom).as_deref(),

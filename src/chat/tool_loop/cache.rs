@@ -4,7 +4,7 @@
 
 use super::{LoopConfig, Sent};
 use crate::gemini::{
-    IncrementalRequests, Rejection, Request, build_request, build_request_reusing, validate,
+    IncrementalRequests, Rejection, Request, build_request_at, build_request_reusing, validate,
     validate_from,
 };
 use crate::model::behavior::{Fixes, SpringAi};
@@ -57,7 +57,9 @@ impl Kept {
         cfg: &LoopConfig,
         last_accepted: bool,
     ) -> Result<(Request, Result<(), Rejection>), JavaException> {
-        let r = self.incremental.build(full, cfg.fixes())?;
+        let r = self
+            .incremental
+            .build_at(full, cfg.fixes(), cfg.manager.version)?;
         // This request extends the last one; if that one was accepted,
         // only its last content and the new ones can break a rule.
         let verdict = if last_accepted {
@@ -77,6 +79,7 @@ impl Kept {
         last: Option<&Sent>,
         messages: &[Message],
         fixes: Fixes,
+        version: SpringAi,
     ) -> Result<Request, JavaException> {
         let earlier = match &self.converted {
             Converted::None => None,
@@ -87,10 +90,9 @@ impl Kept {
         };
         match (earlier, last) {
             (Some(earlier), Some(Sent::Gemini(r))) => {
-                // ToolCallingAdvisor's loop: a 2.0 version, Jackson 3.
-                build_request_reusing(messages, fixes, SpringAi::default(), earlier, r)
+                build_request_reusing(messages, fixes, version, earlier, r)
             }
-            _ => build_request(messages, fixes),
+            _ => build_request_at(messages, fixes, version),
         }
     }
 

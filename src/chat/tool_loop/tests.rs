@@ -1,5 +1,7 @@
 //! The tool loop's unit tests.
 
+use std::num::NonZeroU32;
+
 use super::turn::BatchEnd;
 use super::*;
 use crate::model::behavior::Fix;
@@ -181,4 +183,174 @@ fn the_inside_memory_is_closed_after_a_breach_a_failure_and_return_direct() {
         counts: Counts::default(),
     }));
     assert_eq!(breach.closing(&reply, close), Some(answered));
+}
+
+/// A loop configuration on Spring AI 1.1.2, whose loop is the chat model's.
+fn on_1_1() -> LoopConfig {
+    LoopConfig::new(Config {
+        version: crate::model::SpringAi::V1_1_2,
+        ..Config::default()
+    })
+}
+
+#[test]
+fn on_1_1_what_only_the_advisor_has_is_not_applicable() {
+    let mut tb = Toolbox::new(vec![]);
+    let inside = LoopConfig {
+        memory: Memory::Inside,
+        ..on_1_1()
+    };
+    let history_off = LoopConfig {
+        conversation_history: false,
+        ..on_1_1()
+    };
+    for cfg in [inside, history_off] {
+        let e = run_loop(&cfg, vec![Message::user("u")], &[text("a")], &mut tb).unwrap_err();
+        assert!(matches!(e, LoopError::NotApplicable { .. }), "{e}");
+    }
+    // The same on 2.0.1 runs.
+    let inside = LoopConfig {
+        memory: Memory::Inside,
+        ..LoopConfig::default()
+    };
+    assert!(run_loop(&inside, vec![Message::user("u")], &[text("a")], &mut tb).is_ok());
+}
+
+#[test]
+fn on_1_1_the_outside_memory_stores_the_user_message_and_the_answer_only() {
+    let cfg = LoopConfig {
+        memory: Memory::Outside,
+        ..on_1_1()
+    };
+    let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "{}")]);
+    let model = [calls(&["x"]), text("done")];
+    let system = Message::System {
+        text: Some("S".into()),
+    };
+    let history = vec![system, Message::user("u")];
+    let run = run_loop(&cfg, history, &model, &mut tb).unwrap();
+    assert_eq!(run.kind, EndKind::Completed);
+    assert_eq!(
+        run.memory,
+        vec![Message::user("u"), Message::assistant(Some("done"), vec![])]
+    );
+}
+
+#[test]
+fn on_1_1_the_window_cuts_wherever_the_count_falls() {
+    let a = |t: &str| Message::assistant(Some(t), vec![]);
+    let window = |cfg: LoopConfig| {
+        let cfg = LoopConfig {
+            memory: Memory::Outside,
+            memory_max_messages: NonZeroU32::new(3).unwrap(),
+            memory_start: vec![Message::user("u0"), a("a0")],
+            ..cfg
+        };
+        let run = run_loop(
+            &cfg,
+            vec![Message::user("u1")],
+            &[text("a1")],
+            &mut Toolbox::new(vec![]),
+        )
+        .unwrap();
+        run.memory
+    };
+    // Four messages over a window of three: 1.1 drops u0 alone, 2.0 moves
+    // its cut on to the next user message.
+    assert_eq!(
+        window(on_1_1()),
+        vec![a("a0"), Message::user("u1"), a("a1")]
+    );
+    assert_eq!(
+        window(LoopConfig::default()),
+        vec![Message::user("u1"), a("a1")]
+    );
+}
+
+#[test]
+fn on_1_1_a_streamed_round_runs_the_manager_on_the_chunk_with_the_call() {
+    let cfg = on_1_1();
+    let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "{}")]);
+    let chunk = |t: &str| text(t);
+    let script = Script::Streamed(vec![
+        vec![chunk("Let me see. "), calls(&["x"])],
+        vec![chunk("done")],
+    ]);
+    let run = run_script(&cfg, vec![Message::user("u")], &script, &mut tb).unwrap();
+    assert_eq!(run.streamed.as_ref().map(Vec::len), Some(2));
+    // The assistant message sent back is the call chunk's, without the
+    // text of the chunk before it (2.0 sends the round's aggregate).
+    let Sent::Gemini(second) = &run.requests[1] else {
+        unreachable!()
+    };
+    let sent = second.to_value().to_string();
+    assert!(!sent.contains("Let me see."), "{sent}");
+    let on_2_0 = run_script(
+        &LoopConfig::default(),
+        vec![Message::user("u")],
+        &script,
+        &mut Toolbox::new(vec![ToolSpec::returning("x", "{}")]),
+    )
+    .unwrap();
+    let Sent::Gemini(second) = &on_2_0.requests[1] else {
+        unreachable!()
+    };
+    assert!(second.to_value().to_string().contains("Let me see."));
+}
+
+#[test]
+fn on_1_1_a_streamed_round_with_a_chunk_after_the_call_is_unordered() {
+    let cfg = on_1_1();
+    let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "{}")]);
+    let script = Script::Streamed(vec![vec![calls(&["x"]), text("after")], vec![text("done")]]);
+    let e = run_script(&cfg, vec![Message::user("u")], &script, &mut tb).unwrap_err();
+    assert_eq!(
+        e,
+        LoopError::Unordered {
+            version: crate::model::SpringAi::V1_1_2,
+            call: 1
+        }
+    );
+    // 2.0 aggregates the round first: the same script runs.
+    assert!(
+        run_script(
+            &LoopConfig::default(),
+            vec![Message::user("u")],
+            &script,
+            &mut tb
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn on_1_1_the_loop_reads_tool_responses_with_jackson_2() {
+    // 600 deep: past Jackson 3's 500 (2.0), within Jackson 2's 1000 (1.1).
+    let deep = format!("{}{}", "[".repeat(600), "]".repeat(600));
+    let model = [calls(&["x"]), text("done")];
+    let run = |cfg: &LoopConfig| {
+        let mut tb = Toolbox::new(vec![ToolSpec::returning("x", &deep)]);
+        run_loop(cfg, vec![Message::user("u")], &model, &mut tb).unwrap()
+    };
+    assert_eq!(run(&on_1_1()).kind, EndKind::Completed);
+    assert_eq!(run(&LoopConfig::default()).kind, EndKind::Error);
+    // The next turn's request is built at the version too.
+    let start = vec![
+        Message::user("q"),
+        Message::assistant(None, vec![ToolCall::new("c", "x", "{}")]),
+        Message::Tool {
+            responses: vec![ToolResponse::new("c", "x", &deep)].into(),
+        },
+    ];
+    let with_memory = |cfg: LoopConfig| LoopConfig {
+        memory: Memory::Outside,
+        memory_start: start.clone(),
+        ..cfg
+    };
+    assert_eq!(run(&with_memory(on_1_1())).memory_verdict(), Ok(()));
+    assert!(
+        run(&with_memory(LoopConfig::default()))
+            .memory_verdict()
+            .is_err()
+    );
 }

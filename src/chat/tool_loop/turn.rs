@@ -210,10 +210,13 @@ impl<'c> Turn<'c> {
             Memory::None => &[],
             Memory::Inside | Memory::Outside => &cfg.memory_start[..],
         };
-        let mut memory = ChatMemory::new(start, cfg.memory_max_messages, cfg.fixes());
+        let version = cfg.manager.version;
+        let mut memory = ChatMemory::new(start, cfg.memory_max_messages, cfg.fixes(), version);
         // DefaultChatClientUtils.toChatClientRequest validates the request's
         // tool callbacks before any advisor runs
-        // (ToolCallingChatOptions.validateToolCallbacks).
+        // (ToolCallingChatOptions.validateToolCallbacks; 1.1.2 as well,
+        // DefaultChatClientUtils line 140, before GoogleGenAiChatModel's
+        // own check in buildRequestPrompt).
         let duplicates = duplicate_request_names(tools);
         let refused = (!duplicates.is_empty()).then(|| {
             Box::new(JavaException::new(
@@ -292,6 +295,7 @@ impl<'c> Turn<'c> {
     /// assert!(matches!(turn.ask(), Err(LoopError::TooManyRounds(0))));
     /// ```
     pub fn ask(mut self) -> Result<Ask<'c>, LoopError> {
+        self.applicable()?;
         if let Some(e) = self.refused.take() {
             return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(*e))));
         }
@@ -303,6 +307,30 @@ impl<'c> Turn<'c> {
         } else {
             self.ask_rebuilt()
         })
+    }
+
+    /// Refuses, on a version whose loop runs inside the chat model, what
+    /// only `ToolCallingAdvisor` has: no advisor sits between the loop and
+    /// the model (`GoogleGenAiChatModel#internalCall` recurses on
+    /// `new Prompt(conversationHistory, options)`, line 473 of v1.1.2).
+    fn applicable(&self) -> Result<(), LoopError> {
+        let cfg = self.cfg;
+        let version = cfg.manager.version;
+        if !version.loop_in_chat_model() {
+            return Ok(());
+        }
+        let what = if cfg.memory == Memory::Inside {
+            "a memory inside the tool loop"
+        } else if !cfg.conversation_history {
+            "conversation history off"
+        } else if cfg.gemini_tool_text {
+            "an advisor inside the tool loop (gemini-tool-text)"
+        } else if cfg.tool_feedback {
+            "an advisor inside the tool loop (tool-feedback)"
+        } else {
+            return Ok(());
+        };
+        Err(LoopError::NotApplicable { version, what })
     }
 
     /// Whether each prompt is the turn history unchanged, so that requests
@@ -422,8 +450,13 @@ impl<'c> Turn<'c> {
     /// The Gemini request of `messages`, sharing the contents of the last
     /// request where its messages are known.
     fn rebuild_request(&self, messages: &[Message]) -> Result<Request, JavaException> {
-        self.kept
-            .rebuild_request(&self.full, self.requests.last(), messages, self.cfg.fixes())
+        self.kept.rebuild_request(
+            &self.full,
+            self.requests.last(),
+            messages,
+            self.cfg.fixes(),
+            self.cfg.manager.version,
+        )
     }
 
     /// One reply: the inside memory stores it, then the batch of tool calls
@@ -518,9 +551,13 @@ impl<'c> Turn<'c> {
         // context, which ChatClientMessageAggregator gathers from the
         // responses the client received: with none (every chunk of the
         // turn held a call), its `after` fails the stream.
+        // 1.1's advisor falls back to the default conversation id.
         let (kind, generations, error) = match &streamed {
             Some(received)
-                if received.is_empty() && cfg.memory == Memory::Outside && error.is_none() =>
+                if received.is_empty()
+                    && cfg.memory == Memory::Outside
+                    && error.is_none()
+                    && cfg.manager.version.memory_of_2_0() =>
             {
                 let e = JavaException::new(ILLEGAL_ARGUMENT, Some(NULL_CONVERSATION_ID));
                 (EndKind::Error, vec![], Some(e))
@@ -566,7 +603,7 @@ impl<'c> Turn<'c> {
             requests,
             verdicts,
             memory,
-            next_request: (cfg.fixes(), cfg.validator),
+            next_request: (cfg.fixes(), cfg.validator, cfg.manager.version),
             counts,
             windowed,
             streamed,
@@ -626,11 +663,28 @@ impl<'c> Asking<'c> {
     /// [`Asking::answer`] does with a reply (docs/BEHAVIOUR.md 6.3). On a
     /// turn that is not [`Turn::streaming`], nothing is recorded as
     /// received (see [`Turn::streaming`]).
+    ///
+    /// On a version whose loop runs inside the chat model
+    /// ([`SpringAi::loop_in_chat_model`](crate::model::SpringAi::loop_in_chat_model)),
+    /// each chunk is a response of its own (`GoogleGenAiChatModel#internalStream`,
+    /// lines 581-604 of v1.1.2): the chunks before the first one with a tool
+    /// call reach the client, and the manager runs on that chunk itself, not
+    /// on an aggregate; the chunks after it run concurrently with the
+    /// manager in Java and are not modelled (the drivers refuse such a
+    /// round, `LoopError::Unordered`).
     pub fn answer_chunks(
         mut self,
         chunks: &[Vec<Generation>],
         toolbox: &mut Toolbox,
     ) -> Answer<'c> {
+        if self.turn.cfg.manager.version.loop_in_chat_model()
+            && let Some(i) = chunks.iter().position(|c| !reaches_client(c))
+        {
+            if let Some(received) = &mut self.turn.streamed {
+                received.extend(chunks[..i].iter().cloned());
+            }
+            return self.answer(&chunks[i], toolbox);
+        }
         if let Some(received) = &mut self.turn.streamed {
             received.extend(chunks.iter().filter(|c| reaches_client(c)).cloned());
         }

@@ -5,8 +5,9 @@
 use std::collections::BTreeSet;
 
 use crate::config::{
-    Answer, BuildVersion, CheckScenario, Entry, FIX_LIBRARY, Format, MAX_BUILD_INTERPOLATION,
-    MODELLED_SPRING_AI, Mark, SetReport, clip_lines, describe_setup, written_names,
+    Answer, BuildVersion, CheckScenario, Entry, Format, MAX_BUILD_INTERPOLATION,
+    MODELLED_SPRING_AI, Mark, Match, SetReport, clip_lines, describe_setup, fix_library,
+    written_names,
 };
 use toolcall_model::model::{SpringAi, cut};
 
@@ -434,14 +435,41 @@ fn remedy_text(a: &Answer, code: u8) -> String {
                     })
                 })
                 .collect();
-            out.push_str(&switches_text(&more, a.format));
+            out.push_str(&switches_text(&more, a.format, fix_library(r.version)));
         }
         _ => out.push_str("  no combination of the fix library's switches makes it safe\n"),
     }
+    out.push_str(&beyond_text(r));
     if a.keys_fail {
         out.push_str(
             "  the keys Spring ignores (above): spell each as Spring binds it, or remove it\n",
         );
+    }
+    out
+}
+
+/// On 1.1, what no switch of the library closes, and how to accept it.
+fn beyond_text(r: &crate::config::Remedy) -> String {
+    let mut out = String::new();
+    for (s, m) in &r.beyond {
+        let why = if *m == Mark::Runaway {
+            format!(
+                "Spring AI {} has no tool call limits: nothing bounds the chat model's tool loop",
+                r.version
+            )
+        } else {
+            format!(
+                "not one of its switches on Spring AI {} changes it",
+                r.version
+            )
+        };
+        out.push_str(&format!(
+            "  {} ({}) stays with every switch of the fix library: {why}; bound the loop in the application, or accept it: --accept-finding '{} {}'\n",
+            s.column(),
+            m.word(),
+            s.column(),
+            m.word()
+        ));
     }
     out
 }
@@ -474,11 +502,11 @@ fn installed_text(i: &crate::config::Installed) -> String {
 
 /// The fix library's switches (`toolcall.fixes.NAME=true`) as lines to
 /// add to the file: properties as they are, YAML as one block.
-pub(super) fn switches_text(properties: &[String], format: Format) -> String {
+pub(super) fn switches_text(properties: &[String], format: Format, library: &str) -> String {
     match format {
         Format::Properties => {
             let mut out =
-                format!("  with the fix library ({FIX_LIBRARY}), in application.properties:\n");
+                format!("  with the fix library ({library}), in application.properties:\n");
             for p in properties {
                 out.push_str(&format!("    {p}\n"));
             }
@@ -486,7 +514,7 @@ pub(super) fn switches_text(properties: &[String], format: Format) -> String {
         }
         Format::Yaml => {
             let mut out = format!(
-                "  with the fix library ({FIX_LIBRARY}), in application.yml:\n    toolcall:\n      fixes:\n"
+                "  with the fix library ({library}), in application.yml:\n    toolcall:\n      fixes:\n"
             );
             for p in properties {
                 let (key, value) = p.split_once('=').unwrap_or((p, "true"));
@@ -525,8 +553,18 @@ pub(super) fn version_line(b: &BuildVersion) -> String {
             None => text(v).into_owned(),
         })
         .unwrap_or_default();
+    let line = b.version;
     match found {
         Some(f) if f == MODELLED_SPRING_AI => format!("{name}: Spring AI {v}"),
+        Some(_) if b.matched == Some(Match::Exact) && line.loop_in_chat_model() => format!(
+            "{name}: Spring AI {v}: answered for the 1.1 line: the tool loop inside the chat model, no tool call limits (the breach scenarios do not apply: n/a)"
+        ),
+        Some(_) if b.matched == Some(Match::Line) => format!(
+            "{name}: Spring AI {v}: answered for the 1.1 line, as {line} (from 1.1.0 to 1.1.8 the Gemini conversion, the manager and the chat model's tool loop are 1.1.2's): the tool loop inside the chat model, no tool call limits (the breach scenarios do not apply: n/a)"
+        ),
+        Some(_) if b.matched == Some(Match::Unread) => format!(
+            "warning: {name}: Spring AI {v}: not a 1.1 release this model was read against (1.1.0 to 1.1.8); answered for the 1.1 line as {line}; the verdicts may not hold for {v}"
+        ),
         Some(f) if f == SpringAi::V2_0_0.name() => format!(
             "{name}: Spring AI {v}: answered for {v}, which has no tool call limits: the breach scenarios do not apply (n/a)"
         ),

@@ -40,8 +40,9 @@ pub struct CheckOutput {
 /// and its text; `args` the flags as on the command line (`--memory
 /// inside`, `--json`). There is nothing beside the files (no profile
 /// file is found, the environment is empty), `--sarif` names no file
-/// (the log is returned), and a flag that names a file (`--accept`,
-/// `--build`) cannot be read.
+/// (the log is returned), `--build NAME` reads the file of that name
+/// among those given (it is then the build, not a configuration file),
+/// and any other file a flag names (`--accept`) cannot be read.
 ///
 /// ```
 /// use toolcall_check::check_texts;
@@ -82,6 +83,21 @@ pub fn check_texts(args: &[&str], files: &[(&str, &str)]) -> CheckOutput {
 /// The command's steps on texts: the flags, the accepted findings, the
 /// texts as sources, the answer rendered.
 fn checked_texts(flags: &Flags, files: &[(&str, &str)]) -> Result<Outcome, String> {
+    let build_name = flags.build.as_deref().map(|b| b.display().to_string());
+    let build_text = build_name
+        .as_deref()
+        .and_then(|b| files.iter().find(|(n, _)| *n == b).map(|(_, t)| *t));
+    let kept: Vec<(&str, &str)>;
+    let files = if build_text.is_some() {
+        kept = files
+            .iter()
+            .filter(|(n, _)| Some(*n) != build_name.as_deref())
+            .copied()
+            .collect();
+        &kept[..]
+    } else {
+        files
+    };
     let paths: Vec<PathBuf> = files.iter().map(|(n, _)| PathBuf::from(n)).collect();
     let kinds = file_kinds(&paths, flags.format.as_deref())?;
     let mut options = read_options(flags)?;
@@ -108,7 +124,15 @@ fn checked_texts(flags: &Flags, files: &[(&str, &str)]) -> Result<Outcome, Strin
         build: flags.build.as_deref().map(|b: &Path| {
             (
                 b.display().to_string(),
-                Err("cannot read: no file system here".to_owned()),
+                build_text.map_or_else(
+                    || {
+                        Err(
+                            "cannot read: no file system here, and no file of that name given"
+                                .to_owned(),
+                        )
+                    },
+                    |t| Ok((t.as_bytes().to_vec(), None)),
+                ),
             )
         }),
     };
@@ -141,6 +165,7 @@ fn checked_texts(flags: &Flags, files: &[(&str, &str)]) -> Result<Outcome, Strin
 /// assert!(judge_setup(&Setup::default(), "nonsense", &[]).is_err());
 /// ```
 pub fn judge_setup(setup: &Setup, fixes: &str, accepted: &[Accepted]) -> Result<Value, String> {
+    let setup = &crate::config::on_its_version(setup);
     let asked = super::asked_set(fixes)?;
     let reports = report(setup);
     let Some(mine) = reports.iter().find(|r| r.set == asked) else {

@@ -198,6 +198,10 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
         None => None,
     };
     let version = build.as_ref().map(|b| b.version).unwrap_or_default();
+    if let Some((b, wrong)) = build.as_ref().and_then(|b| Some((b, b.wrong_starter?))) {
+        notes.push(super::wrong_starter_note(&b.file, wrong, version));
+    }
+    notes.extend(super::not_on_version(&options.app, version));
     if !version.has_limits() {
         drop_keys_since_2_0_1(&mut applied, version, &mut notes);
     }

@@ -109,6 +109,12 @@ pub(super) fn play(
     let mut toolbox = Toolbox::new(tools);
     let run = run_loop(&config, history, &model, &mut toolbox).map_err(|e| match e {
         LoopError::TooManyRounds(n) if config.repeat_last => Unplayed::Runaway(n),
+        // On 1.1, what only ToolCallingAdvisor has (the seed's advisor
+        // inside the loop), and a streamed round whose order Java leaves
+        // to its scheduler: the scenario does not apply, with the reason.
+        e @ (LoopError::NotApplicable { .. } | LoopError::Unordered { .. }) => {
+            Unplayed::NotApplicable(e.to_string())
+        }
         e => Unplayed::Fault(e),
     })?;
     Ok(Played {

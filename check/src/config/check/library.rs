@@ -132,6 +132,17 @@ pub(crate) fn installed(
     }
     for fix in Fix::ALL {
         let name = fix.name();
+        if !super::library_has(setup.version, fix) {
+            if let Some(s) = switch(sources, name) {
+                out.reasons.push(format!(
+                    "{name} ({}): not a switch of {} (Spring AI {}): not read",
+                    s.at,
+                    super::fix_library(setup.version),
+                    setup.version
+                ));
+            }
+            continue;
+        }
         let on = match switch(sources, name) {
             Some(Switch { value: Ok(v), at }) => {
                 out.reasons.push(format!("{name}={v} ({at})"));
@@ -158,6 +169,15 @@ pub(crate) fn installed(
         }
     }
     if let Some(s) = switch(sources, "json-error-processor") {
+        if !super::spring_ai::library_has_json_error_processor(setup.version) {
+            out.reasons.push(format!(
+                "json-error-processor ({}): not a switch of {} (Spring AI {}): not read",
+                s.at,
+                super::fix_library(setup.version),
+                setup.version
+            ));
+            return Some(out);
+        }
         match s.value {
             Ok(v) => {
                 out.json_error_processor = v;
@@ -216,6 +236,34 @@ mod tests {
             vec![entry("toolcall.fixes.enabled", "false")],
         )];
         assert!(installed(&off, true, &setup).unwrap().fixes.is_upstream());
+    }
+
+    /// On 1.1 the Boot 3 starter's one switch is read; the others are
+    /// listed as not read and install nothing.
+    #[test]
+    fn on_1_1_only_the_boot3_starter_s_switch_is_read() {
+        let setup = Setup {
+            version: crate::model::SpringAi::V1_1_2,
+            ..Setup::default()
+        };
+        let sources = vec![(
+            "a.properties".to_owned(),
+            vec![
+                entry("toolcall.fixes.error-key", "true"),
+                entry("toolcall.fixes.json-error-processor", "true"),
+            ],
+        )];
+        let i = installed(&sources, false, &setup).unwrap();
+        assert_eq!(i.fixes.enabled(), [Fix::StrictJsonOrWrap]);
+        assert!(!i.json_error_processor);
+        assert_eq!(
+            i.reasons,
+            [
+                "strict-json-or-wrap: unset, on: a Gemini chat model",
+                "error-key (a.properties:1): not a switch of io.github.toolcallmodel:toolcall-fixes-boot3-spring-boot-starter:0.1.0 (Spring AI 1.1.2): not read",
+                "json-error-processor (a.properties:1): not a switch of io.github.toolcallmodel:toolcall-fixes-boot3-spring-boot-starter:0.1.0 (Spring AI 1.1.2): not read",
+            ]
+        );
     }
 
     #[test]

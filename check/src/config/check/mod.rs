@@ -42,6 +42,7 @@ mod open;
 mod remedy;
 mod script;
 mod sources;
+mod spring_ai;
 mod stop;
 
 pub use answer::{Answer, Options, Sources, answer};
@@ -54,12 +55,15 @@ pub use judge::{NextRefused, evaluate};
 pub use library::Installed;
 pub(crate) use open::{Lenient, bind_open, worst_open};
 pub use open::{OpenAnswer, OpenProperty};
-pub(crate) use remedy::FIX_LIBRARY;
 pub use remedy::{Change, Remedy, SetReport, report, safe_sets};
 pub(crate) use remedy::{breaks_under, report_sets, smallest_fixes};
 pub use script::{ScenarioScript, UNKNOWN_TOOL_NAME, script};
 pub(crate) use sources::clip_lines;
 pub use sources::{BuildVersion, Format, ProfileFiles, Text};
+pub use spring_ai::{
+    Match, answered_for, fix_library, library_has, on_its_version, spring_ai_named,
+};
+pub(crate) use spring_ai::{not_on_version, wrong_starter_note};
 pub use stop::{Refusal, Stop};
 
 /// The largest limit a breach scenario plays out call by call; past it the
@@ -277,7 +281,9 @@ impl Setup {
     /// assert!(setup.processor.always_throw);
     /// ```
     pub fn of(bound: &BoundProperties, app: &Application, version: SpringAi) -> Setup {
-        Setup {
+        // On 1.1, what the application states of the advisors is read as
+        // 1.1 runs it.
+        on_its_version(&Setup {
             limits: bound.limits.clone(),
             resolution_fallback: bound.resolution_fallback,
             processor: Processor {
@@ -292,7 +298,7 @@ impl Setup {
             tool_output: app.tool_output.clone(),
             version,
             stream: app.stream,
-        }
+        })
     }
 
     /// The conversation-history switch in force: explicit, or what
@@ -674,7 +680,7 @@ pub(crate) fn describe_setup(s: &Setup) -> String {
     }
     parts.push(format!("total {}", max(s.limits.max_total)));
     if !s.version.has_limits() {
-        // Spring AI 2.0.0's manager has no limits to describe.
+        // Spring AI 2.0.0's and 1.1's managers have no limits to describe.
         parts.truncate(1);
         parts.push("no tool call limits".into());
     }
@@ -693,15 +699,20 @@ pub(crate) fn describe_setup(s: &Setup) -> String {
         Memory::Outside => format!("memory outside the loop (window {})", s.memory_max_messages),
         Memory::Inside => format!("memory inside the loop (window {})", s.memory_max_messages),
     });
-    parts.push(format!(
-        "conversation history {}{}",
-        if s.history() { "on" } else { "off" },
-        if s.conversation_history.is_none() {
-            " (ChatClient's choice)"
-        } else {
-            ""
-        }
-    ));
+    if s.version.loop_in_chat_model() {
+        // 1.1: no ToolCallingAdvisor, whose switch the history would be.
+        parts.push("the tool loop inside the chat model".into());
+    } else {
+        parts.push(format!(
+            "conversation history {}{}",
+            if s.history() { "on" } else { "off" },
+            if s.conversation_history.is_none() {
+                " (ChatClient's choice)"
+            } else {
+                ""
+            }
+        ));
+    }
     parts.push(describe_tool_output(&s.tool_output));
     if s.stream {
         parts.push("streamed (ChatClient.stream())".into());

@@ -116,6 +116,9 @@ pub(super) fn candidate_changes(s: &Setup) -> Vec<Change> {
     if !s.processor.rethrow.is_empty() {
         v.push(Change::NoRethrow);
     }
+    // 1.1: no ToolCallingAdvisor, so no memory inside the loop and no
+    // history switch.
+    let advisor = !s.version.loop_in_chat_model();
     for m in [Memory::Outside, Memory::None] {
         if s.memory != m && s.memory != Memory::None {
             v.push(Change::Memory(m));
@@ -133,7 +136,7 @@ pub(super) fn candidate_changes(s: &Setup) -> Vec<Change> {
     // History matters with the memory inside (ChatClient turns it off
     // there) and wherever it was set by hand: off, the loop sends Gemini a
     // lone function response.
-    if s.memory == Memory::Inside || s.conversation_history.is_some() {
+    if advisor && (s.memory == Memory::Inside || s.conversation_history.is_some()) {
         v.push(Change::History(!s.history()));
     }
     v
@@ -294,8 +297,12 @@ pub(crate) fn smallest_fixes_over(
     let base_mask = (0..n)
         .filter(|i| base.has(Fix::ALL[*i]))
         .fold(0u32, |m, i| m | (1 << i));
+    // Only the switches the library on this version has.
+    let offered = (0..n)
+        .filter(|i| super::library_has(setup.version, Fix::ALL[*i]))
+        .fold(0u32, |m, i| m | (1 << i));
     let mut combos: Vec<u32> = (0..1u32 << n)
-        .filter(|m| m & base_mask == base_mask)
+        .filter(|m| m & base_mask == base_mask && m & !(offered | base_mask) == 0)
         .collect();
     // Fewest fixes first, and of as many, those with fewer upstream
     // proposals (this project's own fixes are the ones it recommends).
@@ -431,11 +438,32 @@ mod tests {
     }
 }
 
-/// The fix library's Maven coordinates (its starter, which brings the
-/// auto-configuration module `toolcall-fixes`): the library "Fix it today"
-/// names.
-pub(crate) const FIX_LIBRARY: &str =
-    "io.github.toolcallmodel:toolcall-fixes-spring-boot-starter:0.1.0";
+/// The scenarios `setup` breaks in (and no accepted finding accepts)
+/// with every switch the library on its version has turned on.
+fn beyond_the_library(
+    setup: &Setup,
+    installed: Fixes,
+    accepted: &[super::Accepted],
+) -> Vec<(CheckScenario, super::Mark)> {
+    let fixes = Fix::ALL
+        .into_iter()
+        .filter(|f| super::library_has(setup.version, *f))
+        .fold(installed, Fixes::with);
+    let set = BehaviorSet {
+        name: "candidate",
+        fixes,
+        gemini_tool_text: false,
+    };
+    let setup = &scenario_setup(setup);
+    CheckScenario::ALL
+        .into_iter()
+        .filter_map(|s| {
+            let mark = evaluate(setup, &set, s).mark;
+            let left = !mark.survives() && !accepted.iter().any(|a| a.accepts(s, mark, fixes));
+            left.then_some((s, mark))
+        })
+        .collect()
+}
 
 /// The fix library's property prefix: its switches are
 /// `toolcall.fixes.NAME=true`.
@@ -451,6 +479,10 @@ pub struct Remedy {
     pub fixes: Option<Fixes>,
     /// The Spring AI version answered for.
     pub version: crate::model::SpringAi,
+    /// On 1.1, what no switch of the library there closes (the turn that
+    /// never ends: 1.1 has no tool call limits): each scenario with its
+    /// mark, left out of the search for `fixes`. Empty on 2.0.x.
+    pub beyond: Vec<(CheckScenario, super::Mark)>,
 }
 
 impl Remedy {
@@ -462,13 +494,31 @@ impl Remedy {
         installed: Fixes,
         accepted: &[super::Accepted],
     ) -> Remedy {
+        let mut fixes = smallest_fixes_over(setup, installed, accepted);
+        let mut beyond = Vec::new();
+        if fixes.is_none() && setup.version.loop_in_chat_model() {
+            beyond = beyond_the_library(setup, installed, accepted);
+            let more: Vec<super::Accepted> = accepted
+                .iter()
+                .cloned()
+                .chain(beyond.iter().map(|(s, m)| super::Accepted {
+                    scenario: *s,
+                    mark: m.word().to_owned(),
+                    set: None,
+                    reason: String::new(),
+                    origin: "beyond the library".to_owned(),
+                }))
+                .collect();
+            fixes = smallest_fixes_over(setup, installed, &more);
+        }
         Remedy {
             change: reports
                 .iter()
                 .find(|r| r.set.name == "upstream")
                 .and_then(|r| r.smallest_change.clone()),
-            fixes: smallest_fixes_over(setup, installed, accepted),
+            fixes,
             version: setup.version,
+            beyond,
         }
     }
 
@@ -494,11 +544,19 @@ impl Remedy {
     /// The remedy as JSON: the change, the fixes, the library and its
     /// properties.
     pub fn to_value(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "configuration": self.change.as_ref().map(|c| c.iter().map(|x| serde_json::json!({"change": x.key(), "how": x.describe()})).collect::<Vec<_>>()),
             "fixes": self.fixes.map(|f| f.enabled().iter().map(|x| x.name()).collect::<Vec<_>>()),
-            "library": FIX_LIBRARY,
+            "library": super::fix_library(self.version),
             "properties": self.properties(),
-        })
+        });
+        if !self.beyond.is_empty() {
+            v["beyond_the_library"] = self
+                .beyond
+                .iter()
+                .map(|(s, m)| serde_json::json!({"scenario": s.column(), "mark": m.word()}))
+                .collect();
+        }
+        v
     }
 }

@@ -80,9 +80,17 @@ pub struct BuildVersion {
     pub found: Option<String>,
     /// The version answered for.
     pub version: SpringAi,
-    /// Whether it declares the fix library (its starter): the library's
-    /// rule then decides the switches the files leave unset.
+    /// How the version found matches the version answered for (`None`:
+    /// none found, or one of no line the model describes, answered for
+    /// 2.0.1).
+    pub matched: Option<super::Match>,
+    /// Whether it declares the fix library that runs on the version (its
+    /// starter): the library's rule then decides the switches the files
+    /// leave unset.
     pub starter: bool,
+    /// The starter it declares that does not run on the version (Spring
+    /// Boot 4's on 1.1, Spring Boot 3's on 2.0.x), by its coordinates.
+    pub wrong_starter: Option<&'static str>,
 }
 
 /// Documents, each with the file it comes from.
@@ -340,10 +348,9 @@ fn since_2_0_1(key: &str) -> bool {
 }
 
 /// The Spring AI version a build file declares, and the version answered
-/// for: the build's when `check` describes it (2.0.0 or 2.0.1), else
-/// 2.0.1. The model knows 1.1.2 too, but its scenarios run
-/// `ToolCallingAdvisor`'s loop, which 1.1 does not have: a 1.1 build is
-/// answered for 2.0.1, with the warning that says so.
+/// for: the build's when `check` describes it (2.0.0 or 2.0.1), the 1.1
+/// line (as 1.1.2) for a 1.1 version, else 2.0.1; and the fix library's
+/// starter it declares.
 pub(super) fn build_version(name: String, read: &Contents) -> Result<BuildVersion, Stop> {
     // A build file is read under the configuration files' limit: a real
     // pom.xml is a few kilobytes.
@@ -365,17 +372,21 @@ pub(super) fn build_version(name: String, read: &Contents) -> Result<BuildVersio
     }
     let text = String::from_utf8_lossy(bytes);
     let found = spring_ai_version(&text);
-    let starter = crate::config::profiles::declares_fix_library(&text);
-    let version = found
-        .as_deref()
-        .and_then(|v| v.parse::<SpringAi>().ok())
-        .filter(|v| !v.loop_in_chat_model())
-        .unwrap_or_default();
+    let answered = found.as_deref().and_then(super::answered_for);
+    let version = answered.map(|(v, _)| v).unwrap_or_default();
+    let (boot4, boot3) = super::spring_ai::declared_starters(&text);
+    let (starter, wrong) = if version.loop_in_chat_model() {
+        (boot3, boot4.then_some(super::spring_ai::FIX_LIBRARY))
+    } else {
+        (boot4, boot3.then_some(super::spring_ai::FIX_LIBRARY_BOOT3))
+    };
     Ok(BuildVersion {
         file: name,
         found,
         version,
+        matched: answered.map(|(_, m)| m),
         starter,
+        wrong_starter: wrong,
     })
 }
 

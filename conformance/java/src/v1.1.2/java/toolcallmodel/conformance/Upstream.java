@@ -24,8 +24,7 @@ import org.springframework.ai.tool.resolution.ToolCallbackResolver;
  * classpath: a vector that asks for any of these is a fault, as the Rust
  * reader refuses it. There is no {@code ToolCallingAdvisor}: the tool loop
  * runs inside each chat model ({@code GoogleGenAiChatModel#internalCall}),
- * which this runner does not drive: a {@code tool_loop} vector is a fault,
- * as the Rust reader refuses it. Gemini's conversion is the real 1.1.2 code on Jackson 2
+ * which {@link ChatModelLoop} drives against a loopback Gemini API stub. Gemini's conversion is the real 1.1.2 code on Jackson 2
  * ({@code ModelOptionsUtils.OBJECT_MAPPER}).
  */
 final class Upstream {
@@ -115,11 +114,17 @@ final class Upstream {
 		return GeminiBridge.convert(text);
 	}
 
-	/** No ToolCallingAdvisor in 1.1: the loop is each chat model's own. */
+	/**
+	 * No ToolCallingAdvisor in 1.1: the loop is the chat model's own, run by
+	 * {@link ChatModelLoop}; an advisor inside it is not applicable.
+	 */
 	static Map<String, Object> toolLoop(Scenario s, Map<String, Object> input, boolean geminiToolText,
 			boolean feedback) {
-		throw new Json.Fault("/op: tool_loop is ToolCallingAdvisor's loop; " + NAME
-				+ " has none (its tool loop runs inside each chat model): not modelled");
+		if (geminiToolText || feedback) {
+			throw new Json.Fault("/advisors: an advisor inside the tool loop: " + NAME
+					+ " has no ToolCallingAdvisor (its tool loop runs inside the chat model): not applicable");
+		}
+		return ChatModelLoop.run(s, input);
 	}
 
 }

@@ -69,13 +69,22 @@ public final class GeminiBridge {
 	/** {@code createGeminiRequest(new Prompt(instructions, options))}, printed. */
 	public static Map<String, Object> request(List<Message> instructions) {
 		GoogleGenAiChatModel.GeminiRequest r = MODEL.createGeminiRequest(new Prompt(instructions, OPTIONS));
+		return printed(r.config().systemInstruction().orElse(null), r.contents());
+	}
+
+	/**
+	 * A request's system instruction (or {@code null}) and contents in the
+	 * vectors' shape: what {@link #request(List)} prints, for a request read
+	 * back from what the google-genai client sent.
+	 */
+	public static Map<String, Object> printed(Content systemInstruction, List<Content> contents) {
 		Map<String, Object> out = new LinkedHashMap<>();
-		out.put("system_instruction", r.config().systemInstruction().map(GeminiBridge::content).orElse(null));
-		List<Object> contents = new ArrayList<>();
-		for (Content c : r.contents()) {
-			contents.add(content(c));
+		out.put("system_instruction", systemInstruction == null ? null : content(systemInstruction));
+		List<Object> printed = new ArrayList<>();
+		for (Content c : contents) {
+			printed.add(content(c));
 		}
-		out.put("contents", contents);
+		out.put("contents", printed);
 		return out;
 	}
 

@@ -1,0 +1,290 @@
+//! The Spring AI lines `check` answers for, and what each means for the
+//! answer: which version a build's text stands for, the fix library that
+//! runs on it (its coordinates, its switches) and what of the
+//! application exists there.
+//!
+//! The model describes 2.0.1, 2.0.0 and the 1.1 line as 1.1.2
+//! ([`SpringAi::V1_1_2`]). Every 1.1 release from `v1.1.0` to `v1.1.8`
+//! has 1.1.2's `GoogleGenAiChatModel.parseJsonToMap`, its tool loop in
+//! `internalCall` and `internalStream`, `DefaultToolCallingManager` and
+//! `ToolCallingProperties` (`git diff v1.1.2 v1.1.N` on those files: the
+//! licence headers, the thought signatures and thinking levels of Gemini
+//! 3), so each answers as the 1.1 line.
+
+use super::{Application, Setup};
+use crate::chat::Memory;
+use crate::model::{Fix, SpringAi};
+
+/// The 1.1 releases read against 1.1.2: `1.1.0` to `1.1.8`.
+const LINE_1_1_PATCHES: std::ops::RangeInclusive<u32> = 0..=8;
+
+/// How a build's version text relates to the version answered for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Match {
+    /// The version the model describes, exactly.
+    Exact,
+    /// A release of the 1.1 line read against 1.1.2: answered as it.
+    Line,
+    /// A 1.1 version not among those read (a later patch, a milestone):
+    /// answered as the 1.1 line, with a warning.
+    Unread,
+}
+
+/// The version a build's version text is answered for, and how it
+/// matches; `None` for a version of no line the model describes.
+///
+/// ```
+/// use toolcall_check::config::{Match, answered_for};
+/// use toolcall_model::model::SpringAi;
+/// assert_eq!(answered_for("2.0.0"), Some((SpringAi::V2_0_0, Match::Exact)));
+/// assert_eq!(answered_for("1.1.6"), Some((SpringAi::V1_1_2, Match::Line)));
+/// assert_eq!(answered_for("1.1.0-M3"), Some((SpringAi::V1_1_2, Match::Unread)));
+/// assert_eq!(answered_for("1.0.3"), None);
+/// ```
+pub fn answered_for(found: &str) -> Option<(SpringAi, Match)> {
+    if let Ok(v) = found.parse::<SpringAi>() {
+        return Some((v, Match::Exact));
+    }
+    let patch = found.strip_prefix("1.1.").filter(|p| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+    })?;
+    let read = patch
+        .parse::<u32>()
+        .is_ok_and(|p| LINE_1_1_PATCHES.contains(&p));
+    Some((
+        SpringAi::V1_1_2,
+        if read { Match::Line } else { Match::Unread },
+    ))
+}
+
+/// The version a caller names (`judge`'s `spring_ai` fact): one the
+/// model describes, or a 1.1 release read against 1.1.2.
+///
+/// ```
+/// use toolcall_check::config::spring_ai_named;
+/// use toolcall_model::model::SpringAi;
+/// assert_eq!(spring_ai_named("1.1.6"), Ok(SpringAi::V1_1_2));
+/// assert!(spring_ai_named("1.0").unwrap_err().contains("1.1.0 to 1.1.8"));
+/// ```
+pub fn spring_ai_named(v: &str) -> Result<SpringAi, String> {
+    match answered_for(v) {
+        Some((version, Match::Exact | Match::Line)) => Ok(version),
+        _ => Err(format!(
+            "use {} (or a 1.1 release from 1.1.0 to 1.1.8, answered as 1.1.2)",
+            SpringAi::known()
+        )),
+    }
+}
+
+/// The fix library's starter for Spring Boot 4 and Spring AI 2.0.x.
+pub(crate) const FIX_LIBRARY: &str =
+    "io.github.toolcallmodel:toolcall-fixes-spring-boot-starter:0.1.0";
+
+/// The fix library's starter for Spring Boot 3 and Spring AI 1.1.x.
+pub(crate) const FIX_LIBRARY_BOOT3: &str =
+    "io.github.toolcallmodel:toolcall-fixes-boot3-spring-boot-starter:0.1.0";
+
+/// The artifact of the Boot 3 starter, as a build declares it.
+pub(crate) const BOOT3_ARTIFACT: &str = "toolcall-fixes-boot3";
+
+/// The fix library's starter that runs on `version`.
+///
+/// ```
+/// use toolcall_check::config::fix_library;
+/// use toolcall_model::model::SpringAi;
+/// assert!(fix_library(SpringAi::V1_1_2).contains("boot3"));
+/// assert!(!fix_library(SpringAi::V2_0_1).contains("boot3"));
+/// ```
+pub fn fix_library(version: SpringAi) -> &'static str {
+    if version.loop_in_chat_model() {
+        FIX_LIBRARY_BOOT3
+    } else {
+        FIX_LIBRARY
+    }
+}
+
+/// Whether the library on `version` has the switch of `fix`. On 1.1 the
+/// Boot 3 starter has one fix, the JSON-safe tool responses at the
+/// Gemini chat model (`toolcall.fixes.strict-json-or-wrap`; its
+/// `ToolCallFixesProperties`): the fix of `all` that changes the chat
+/// model alone. There is no `ToolCallingAdvisor` on 1.1, the manager's
+/// fixes read 2.0.1's internals, and 1.1's memory stands outside the loop,
+/// where the memory's fixes have nothing to mend.
+///
+/// ```
+/// use toolcall_check::config::library_has;
+/// use toolcall_model::model::{Fix, SpringAi};
+/// assert!(library_has(SpringAi::V1_1_2, Fix::StrictJsonOrWrap));
+/// assert!(!library_has(SpringAi::V1_1_2, Fix::EndTurnAfterBreach));
+/// assert!(library_has(SpringAi::V2_0_1, Fix::EndTurnAfterBreach));
+/// ```
+pub fn library_has(version: SpringAi, fix: Fix) -> bool {
+    !version.loop_in_chat_model() || (fix.in_all() && fix.beans() == ["chat-model"])
+}
+
+/// Whether the library on `version` has the `json-error-processor`
+/// switch (its processor bean): the Boot 4 one only.
+pub(crate) fn library_has_json_error_processor(version: SpringAi) -> bool {
+    !version.loop_in_chat_model()
+}
+
+/// `setup` as it runs on its version: without 2.0.1's limits (2.0.0, 1.1)
+/// the limits and the resolution fallback are the defaults, which nothing
+/// reads; on 1.1 the tool loop is the chat model's, so every advisor (a memory advisor too) sees the turn once,
+/// outside the loop, and there is no `ToolCallingAdvisor` whose
+/// conversation history could be switched. Unchanged on 2.0.x.
+///
+/// ```
+/// use toolcall_check::config::{Setup, on_its_version};
+/// use toolcall_model::chat::Memory;
+/// use toolcall_model::model::SpringAi;
+/// let s = Setup { memory: Memory::Inside, version: SpringAi::V1_1_2, ..Setup::default() };
+/// assert_eq!(on_its_version(&s).memory, Memory::Outside);
+/// let s = Setup { memory: Memory::Inside, ..Setup::default() };
+/// assert_eq!(on_its_version(&s), s);
+/// ```
+pub fn on_its_version(setup: &Setup) -> Setup {
+    let mut s = setup.clone();
+    if !s.version.has_limits() {
+        // No `ToolCallLimits`, no resolution switch: Spring Boot binds no
+        // such key there (a caller's facts may still state them).
+        s.limits = crate::model::ToolCallLimits::default();
+        s.resolution_fallback = false;
+    }
+    if s.version.loop_in_chat_model() {
+        if s.memory == Memory::Inside {
+            s.memory = Memory::Outside;
+        }
+        s.conversation_history = None;
+    }
+    s
+}
+
+/// The notes for what the application states that its version does not
+/// have (`--memory inside`, `--history` on 1.1).
+pub(crate) fn not_on_version(app: &Application, v: SpringAi) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !v.loop_in_chat_model() {
+        return notes;
+    }
+    if app.memory == Memory::Inside {
+        notes.push(format!(
+            "note: --memory inside: Spring AI {v} runs the tool loop inside the chat model, so a MessageChatMemoryAdvisor sees the turn once, as outside the loop: answered for --memory outside"
+        ));
+    }
+    if let Some(h) = app.conversation_history {
+        notes.push(format!(
+            "note: --history {}: Spring AI {v} has no ToolCallingAdvisor (the chat model's loop always sends the whole conversation): not read",
+            if h { "on" } else { "off" }
+        ));
+    }
+    notes
+}
+
+/// The warning for a build that declares the fix library's starter for
+/// another Spring Boot than its Spring AI runs on.
+pub(crate) fn wrong_starter_note(file: &str, wrong: &str, v: SpringAi) -> String {
+    if v.loop_in_chat_model() {
+        format!(
+            "warning: {file}: declares {wrong} (Spring Boot 4, Spring AI 2.0.x), which stops an application on Spring AI {v} at startup: not counted; on 1.1 use the Boot 3 starter"
+        )
+    } else {
+        format!(
+            "warning: {file}: declares {wrong} (Spring Boot 3, Spring AI 1.1.x): not counted; on Spring AI {v} use {FIX_LIBRARY}"
+        )
+    }
+}
+
+/// Which starters of the fix library a build declares: (Boot 4's, Boot
+/// 3's), read from the build as it builds (no comments, no inactive
+/// profile).
+pub(crate) fn declared_starters(build_text: &str) -> (bool, bool) {
+    let text = crate::config::profiles::what_the_build_reads(build_text);
+    let mut boot4 = false;
+    let mut boot3 = false;
+    for (i, _) in text.match_indices("toolcall-fixes") {
+        let before = &text[..i];
+        let declared =
+            before.ends_with("<artifactId>") || before.ends_with("io.github.toolcallmodel:");
+        if !declared {
+            continue;
+        }
+        if text[i..].starts_with(BOOT3_ARTIFACT) {
+            boot3 = true;
+        } else {
+            boot4 = true;
+        }
+    }
+    (boot4, boot3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_1_1_line_and_what_is_not_read() {
+        for v in ["1.1.0", "1.1.6", "1.1.8"] {
+            assert_eq!(
+                answered_for(v),
+                Some((SpringAi::V1_1_2, Match::Line)),
+                "{v}"
+            );
+        }
+        for v in ["1.1.9", "1.1.0-RC1", "1.1.x", "1.1.10"] {
+            assert_eq!(
+                answered_for(v),
+                Some((SpringAi::V1_1_2, Match::Unread)),
+                "{v}"
+            );
+        }
+        for v in ["1.0.0", "2.0.2", "1.10.0", "", "1.1.", "1.1.${p}", "1.1.+1"] {
+            assert_eq!(answered_for(v), None, "{v}");
+        }
+        assert_eq!(
+            answered_for("1.1.2"),
+            Some((SpringAi::V1_1_2, Match::Exact))
+        );
+        assert_eq!(spring_ai_named("2.0.1"), Ok(SpringAi::V2_0_1));
+        assert!(spring_ai_named("1.1.9").is_err());
+    }
+
+    #[test]
+    fn the_starters_a_build_declares() {
+        let dep = |a: &str| {
+            format!(
+                "<dependency><groupId>io.github.toolcallmodel</groupId><artifactId>{a}</artifactId></dependency>"
+            )
+        };
+        assert_eq!(
+            declared_starters(&dep("toolcall-fixes-boot3-spring-boot-starter")),
+            (false, true)
+        );
+        assert_eq!(
+            declared_starters(&dep("toolcall-fixes-spring-boot-starter")),
+            (true, false)
+        );
+        assert_eq!(
+            declared_starters(
+                "implementation(\"io.github.toolcallmodel:toolcall-fixes-boot3-spring-boot-starter:0.1.0\")"
+            ),
+            (false, true)
+        );
+        assert_eq!(
+            declared_starters("// io.github.toolcallmodel:toolcall-fixes-spring-boot-starter\n"),
+            (false, false)
+        );
+    }
+
+    #[test]
+    fn the_boot3_library_s_switches() {
+        let on: Vec<Fix> = Fix::ALL
+            .into_iter()
+            .filter(|f| library_has(SpringAi::V1_1_2, *f))
+            .collect();
+        assert_eq!(on, [Fix::StrictJsonOrWrap]);
+        assert!(Fix::ALL.iter().all(|f| library_has(SpringAi::V2_0_0, *f)));
+    }
+}
