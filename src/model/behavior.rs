@@ -60,7 +60,7 @@ enum_table! {
             /// (`GoogleGenAiChatModel#internalCall` and `#internalStream`
             /// call `toolCallingManager.executeToolCalls` themselves, 1.1)
             /// rather than in `ToolCallingAdvisor` (2.0). The tool loop
-            /// (`crate::chat::run_loop`) reads it: on 1.1 no advisor runs
+            /// (docs/BEHAVIOUR.md section 13) reads it: on 1.1 no advisor runs
             /// inside the loop (a memory inside it, conversation history
             /// off, the seed's advisor and `tool-feedback` are not
             /// applicable), a streamed round hands the manager the chunk that
