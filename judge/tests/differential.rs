@@ -228,7 +228,19 @@ fn the_module_answers_as_the_native_judge() {
         return;
     }
     let setups = generated(cases());
-    let inputs: Vec<String> = setups.iter().map(|g| g.facts.to_string()).collect();
+    // One setup in three with the fix library present, its fixes in effect
+    // the set asked about: the remedy counted over them runs in the module too.
+    let inputs: Vec<String> = setups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let mut facts = g.facts.clone();
+            if i % 3 == 1 {
+                facts["fix_library"] = facts["fixes"].clone();
+            }
+            facts.to_string()
+        })
+        .collect();
     let native: Vec<String> = inputs
         .iter()
         .map(|i| toolcall_judge::judge(i.as_bytes()))

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use toolcall_model::model::Fixes;
+use toolcall_model::model::{BehaviorSet, Fixes};
 
 use super::{Flags, NO_VERDICT, Outcome, file_kinds, outcome, read_options, set_flags, usage};
 use crate::config::{
@@ -141,6 +141,38 @@ fn checked_texts(flags: &Flags, files: &[(&str, &str)]) -> Result<Outcome, Strin
 /// assert!(judge_setup(&Setup::default(), "nonsense", &[]).is_err());
 /// ```
 pub fn judge_setup(setup: &Setup, fixes: &str, accepted: &[Accepted]) -> Result<Value, String> {
+    judge_setup_with_library(setup, fixes, None, accepted)
+}
+
+/// [`judge_setup`] for a setup where the fix library is present with the
+/// fixes `installed` names (as `--fixes` names them) in effect: the
+/// remedy (`fix_it_today`) counts the fewest switches over those, as
+/// `check` does for a file whose `toolcall.fixes.*` switches it reads.
+/// `None` is [`judge_setup`]'s answer, counted over none installed.
+///
+/// ```
+/// use toolcall_check::config::Setup;
+/// use toolcall_check::{judge_setup, judge_setup_with_library};
+/// let s = Setup::default();
+/// assert_eq!(judge_setup_with_library(&s, "upstream", None, &[]), judge_setup(&s, "upstream", &[]));
+/// let all = judge_setup_with_library(&s, "all", Some("all"), &[]).unwrap();
+/// assert_eq!(all["asked"]["set"], "all");
+/// assert!(judge_setup_with_library(&s, "upstream", Some("nonsense"), &[]).is_err());
+/// ```
+pub fn judge_setup_with_library(
+    setup: &Setup,
+    fixes: &str,
+    installed: Option<&str>,
+    accepted: &[Accepted],
+) -> Result<Value, String> {
+    let base = match installed {
+        None => Fixes::upstream(),
+        Some(list) => {
+            BehaviorSet::parse_names(list)
+                .map_err(|e| format!("fix_library: {e}"))?
+                .0
+        }
+    };
     let asked = super::asked_set(fixes)?;
     let reports = report(setup);
     let Some(mine) = reports.iter().find(|r| r.set == asked) else {
@@ -157,9 +189,9 @@ pub fn judge_setup(setup: &Setup, fixes: &str, accepted: &[Accepted]) -> Result<
         "sets": super::json::sets_json(&reports),
         "asked": super::json::asked_json(mine, &gate, false, code),
         "legend": super::json::legend_json(&reports),
-        // As facts name no switch of the fix library, the fewest switches
-        // are counted over none installed, the accepted findings left.
-        "fix_it_today": Remedy::find(setup, &reports, Fixes::upstream(), accepted).to_value(),
+        // The fewest switches are counted over those the library has in
+        // effect (none when it is absent), the accepted findings left.
+        "fix_it_today": Remedy::find(setup, &reports, base, accepted).to_value(),
         "spring_ai": setup.version.name(),
     }))
 }
