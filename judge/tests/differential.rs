@@ -46,6 +46,10 @@ fn max_property(m: Max) -> String {
     }
 }
 
+/// Fixes of the library in effect together, as a running application
+/// has them: no named behaviour set.
+const A_COMBINATION: &str = "strict-json-or-wrap,close-dangling-calls,keep-current-turn";
+
 /// Setups over the checker's own generators of limits and processors,
 /// with every other fact drawn from its values.
 fn setups() -> impl Strategy<Value = Generated> {
@@ -229,7 +233,8 @@ fn the_module_answers_as_the_native_judge() {
     }
     let setups = generated(cases());
     // One setup in three with the fix library present, its fixes in effect
-    // the set asked about: the remedy counted over them runs in the module too.
+    // the set asked about, and one in three with a combination of fixes no
+    // named set holds: the remedy counted over them runs in the module too.
     let inputs: Vec<String> = setups
         .iter()
         .enumerate()
@@ -237,6 +242,10 @@ fn the_module_answers_as_the_native_judge() {
             let mut facts = g.facts.clone();
             if i % 3 == 1 {
                 facts["fix_library"] = facts["fixes"].clone();
+            }
+            if i % 3 == 2 {
+                facts["fixes"] = json!(A_COMBINATION);
+                facts["fix_library"] = json!(A_COMBINATION);
             }
             facts.to_string()
         })
@@ -281,7 +290,13 @@ fn the_module_answers_as_the_native_judge() {
 /// written as a file: the same sets, gate and remedy.
 #[test]
 fn facts_answer_as_check_does() {
-    for g in generated(8) {
+    for (i, mut g) in generated(8).into_iter().enumerate() {
+        // Half of them ask about a combination no named set holds.
+        if i % 2 == 1 {
+            g.facts["fixes"] = json!(A_COMBINATION);
+            let at = g.args.iter().position(|a| a == "--fixes").expect("--fixes") + 1;
+            g.args[at] = A_COMBINATION.to_owned();
+        }
         let judged: Value =
             serde_json::from_str(&toolcall_judge::judge(g.facts.to_string().as_bytes()))
                 .expect("JSON");

@@ -25,7 +25,7 @@ pub use check::{
 
 pub(crate) use check::clip_lines;
 pub use check::{Answer, Options, answer};
-pub(crate) use check::{FIX_LIBRARY, describe_setup, written_names};
+pub(crate) use check::{FIX_LIBRARY, describe_setup, evaluate_sets, written_names};
 
 pub use main_job::{Column, GROUPS, MainJob, columns, conclusion, reproduce, table};
 

@@ -11,7 +11,7 @@ use toolcall_model::model::{BehaviorSet, Fixes};
 
 use super::{Flags, NO_VERDICT, Outcome, file_kinds, outcome, read_options, set_flags, usage};
 use crate::config::{
-    Accepted, Gate, ProfileFiles, Remedy, Setup, Sources, Text, answer, describe_setup, report,
+    Accepted, Gate, ProfileFiles, Remedy, Setup, Sources, Text, answer, describe_setup,
 };
 
 /// The arguments of `check` after its files, as its command line takes them.
@@ -129,8 +129,9 @@ fn checked_texts(flags: &Flags, files: &[(&str, &str)]) -> Result<Outcome, Strin
 /// files (a running application knows its bound limits, its processor
 /// bean, its memory advisor): the fields of `check --json` that do not
 /// speak of files (`setup`, `sets`, `asked`, `legend`, `fix_it_today`,
-/// `spring_ai`), for the set `fixes` names (as `--fixes`, one of the
-/// report's sets) and the findings accepted.
+/// `spring_ai`), for the set `fixes` names (as `--fixes` names it: one
+/// of the report's sets, or fixes of the library, comma-separated) and
+/// the findings accepted.
 ///
 /// ```
 /// use toolcall_check::config::Setup;
@@ -174,7 +175,9 @@ pub fn judge_setup_with_library(
         }
     };
     let asked = super::asked_set(fixes)?;
-    let reports = report(setup);
+    // A set asked for that is not a named one (the fixes a running
+    // application has in effect) gets a report of its own, as in `check`.
+    let reports = crate::config::evaluate_sets(setup, asked);
     let Some(mine) = reports.iter().find(|r| r.set == asked) else {
         let names: Vec<&str> = reports.iter().map(|r| r.set.name).collect();
         return Err(format!(
