@@ -1,0 +1,175 @@
+package io.github.toolcallmodel.fixes;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.github.toolcallmodel.judge.Judge;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The judge of the request paths: {@code toolcall-model check}'s WebAssembly
+ * module ({@link Judge}, run by Chicory) loaded once, on a thread of its own,
+ * when the first path is seen, and asked for each path's verdict there, so that
+ * no request waits for it. A module that does not load or answer is a warning;
+ * the requests go on as before.
+ */
+final class PathJudge implements AutoCloseable {
+
+	private static final Log log = LogFactory.getLog(PathJudge.class);
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+		Thread t = new Thread(r, "toolcall-fixes-judge");
+		t.setDaemon(true);
+		return t;
+	});
+
+	/** Set on the judge's thread only. */
+	private Judge judge;
+
+	private String loadFailure;
+
+	private volatile String loaded = "not yet (loaded when the first request path is seen)";
+
+	/**
+	 * Asks, on the judge's thread, for the verdict of the facts {@code input}
+	 * gives when the task runs (the path's facts then, not when it was asked),
+	 * and hands it to {@code done}; a failure is a warning and {@code failed}'s.
+	 */
+	void judge(java.util.function.Supplier<Map<String, Object>> input, Consumer<Verdict> done,
+			Consumer<String> failed) {
+		try {
+			this.thread.execute(() -> {
+				String why;
+				try {
+					Judge j = judgeLoaded();
+					if (j != null) {
+						done.accept(Verdict.of(j.judge(JSON.writeValueAsString(input.get()))));
+						return;
+					}
+					why = this.loadFailure;
+				}
+				catch (RuntimeException | LinkageError e) {
+					why = "the judge failed: " + e;
+				}
+				failed.accept(why);
+			});
+		}
+		catch (RejectedExecutionException e) {
+			failed.accept("the application is closing");
+		}
+	}
+
+	private Judge judgeLoaded() {
+		if (this.judge == null && this.loadFailure == null) {
+			long start = System.nanoTime();
+			try {
+				this.judge = Judge.load();
+				long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+				this.loaded = "loaded in " + ms + " ms (toolcall-model check's WebAssembly module on Chicory, "
+						+ "compiled to JVM bytecode)";
+				log.info("toolcall-fixes: the judge " + this.loaded);
+			}
+			catch (RuntimeException | LinkageError e) {
+				this.loadFailure = "the judge did not load: " + e;
+				this.loaded = this.loadFailure;
+				log.warn("toolcall-fixes: " + this.loadFailure + "; request paths are reported without a verdict");
+			}
+		}
+		return this.judge;
+	}
+
+	/** How the judge loaded, or why not, for the report. */
+	String loaded() {
+		return this.loaded;
+	}
+
+	/**
+	 * Waits until every verdict asked for so far is given (the judge's thread
+	 * runs them in order); for tests.
+	 * @return whether they were given within {@code timeout}
+	 */
+	boolean settle(Duration timeout) {
+		try {
+			return this.thread.submit(() -> null).get(timeout.toMillis(), TimeUnit.MILLISECONDS) == null;
+		}
+		catch (Exception e) {
+			return false;
+		}
+	}
+
+	@Override
+	public void close() {
+		this.thread.shutdownNow();
+	}
+
+	/**
+	 * A path's facts as the judge's input (docs/JUDGE.md): the same facts the
+	 * path's {@code toolcall-model check} line states, field for flag. No rule
+	 * here: each field is a fact of the path or left to the judge's default.
+	 */
+	static Map<String, Object> input(Map<String, Object> facts, String provider, String tools, List<String> on) {
+		Map<String, Object> in = new LinkedHashMap<>();
+		Object version = facts.get("springAiVersion");
+		if ("2.0.0".equals(version) || "2.0.1".equals(version)) {
+			in.put("spring_ai", version);
+		}
+		if (facts.get("checkSettings") != null && facts.get("limits") instanceof Map<?, ?> limits) {
+			in.put("limits", limits(limits));
+		}
+		if (Boolean.TRUE.equals(facts.get("throwExceptionOnError")) && facts.get("checkSettings") != null) {
+			in.put("throw_exception_on_error", true);
+		}
+		in.put("processor", facts.getOrDefault("checkProcessor", "default"));
+		in.put("memory", facts.get("memory"));
+		if (facts.get("memoryWindow") instanceof Integer w) {
+			in.put("memory_window", w);
+		}
+		in.put("provider", provider);
+		in.put("streaming", "stream".equals(facts.get("mode")));
+		if (tools != null) {
+			in.put("tools", tools);
+		}
+		String set = on.isEmpty() ? "upstream" : String.join(",", on);
+		in.put("fixes", set);
+		in.put("fix_library", set);
+		return in;
+	}
+
+	/** {@code ToolCallLimits}' fields under the judge's names; {@code NO_LIMIT} (-1) is unlimited. */
+	private static Map<String, Object> limits(Map<?, ?> l) {
+		Map<String, Object> out = new LinkedHashMap<>();
+		if (l.get("defaultMaxCallsPerTool") instanceof Integer n) {
+			out.put("max_calls_per_tool_default", n == -1 ? "unlimited" : n);
+		}
+		if (l.get("maxCallsPerTool") instanceof Map<?, ?> m && !m.isEmpty()) {
+			Map<String, Object> per = new LinkedHashMap<>();
+			m.forEach((k, v) -> per.put(String.valueOf(k), v));
+			out.put("max_calls_per_tool", per);
+		}
+		if (l.get("toolsExcludedFromLimit") instanceof java.util.Collection<?> c && !c.isEmpty()) {
+			List<String> names = new ArrayList<>();
+			c.forEach(x -> names.add(String.valueOf(x)));
+			out.put("excluded_tools", names);
+		}
+		if (l.get("maxTotalToolCalls") instanceof Integer n) {
+			out.put("max_total_tool_calls", n == -1 ? "unlimited" : n);
+		}
+		if (l.get("onLimitExceeded") != null) {
+			out.put("on_limit_exceeded", String.valueOf(l.get("onLimitExceeded")));
+		}
+		return out;
+	}
+
+}
