@@ -229,6 +229,14 @@ public final class RequestPaths implements AutoCloseable {
 		}
 
 		/**
+		 * The path's number, as the log names it ({@code request path N}).
+		 * @return from 1, in the order first seen
+		 */
+		public int number() {
+			return this.number;
+		}
+
+		/**
 		 * The judge's input for this path (docs/JUDGE.md): its facts as they stand.
 		 * @return the input as a plain map
 		 */
