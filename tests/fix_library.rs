@@ -4,8 +4,10 @@
 //! model call dies with `Failed to parse JSON` without a fix and reaches the
 //! model as a JSON-safe error with each of the library's switches.
 //!
-//! Runs `mvn test` in `conformance/fixes` (Maven resolves the jars from its
-//! local repository; no network in the tests themselves), which replays the
+//! Runs `mvn install` on `conformance/judge` (the judge's module on Chicory,
+//! built by cargo), `conformance/fixes` and `conformance/fixes-test` (the
+//! gate for an application's tests), whose tests resolve the jars from the
+//! local Maven repository (no network in the tests themselves) and replay the
 //! Jazzer corpora of `ToolResponseRewriteFuzzTests` against this build's
 //! `toolcall-model convert` (`TOOLCALL_MODEL_BIN`). Without Java 17
 //! and Maven the test prints `SKIPPED` and passes, unless
@@ -20,21 +22,41 @@ fn the_fix_library_passes_its_tests() {
         println!("SKIPPED the_fix_library_passes_its_tests: {e}");
         return;
     }
-    let dir = root().join("conformance/fixes");
-    let reports = dir.join("target/surefire-reports");
+    let conformance = root().join("conformance");
+    let modules = ["judge", "fixes", "fixes-test"];
+    let reports: Vec<_> = modules
+        .iter()
+        .map(|m| conformance.join(m).join("target/surefire-reports"))
+        .collect();
     // Reports of an earlier run must not count for this one.
-    let _ = std::fs::remove_dir_all(&reports);
+    for r in &reports {
+        let _ = std::fs::remove_dir_all(r);
+    }
     // The Jazzer targets compare the library's rewrite with the model's
     // `convert` on every replayed input; `mvn test` alone skips that half.
+    // One reactor: the judge (whose build runs cargo for the module), the
+    // library on it, the gate on the library; installed, so that a build
+    // in conformance/fixes alone (the Jazzer stage, the runner) finds them.
     let out = std::process::Command::new("mvn")
-        .args(["-q", "-B", "test"])
+        .args([
+            "-q",
+            "-B",
+            "-pl",
+            &modules.join(","),
+            "install",
+            "-Dmaven.javadoc.skip=true",
+            "-Dmaven.source.skip=true",
+        ])
         .env("TOOLCALL_MODEL_BIN", env!("CARGO_BIN_EXE_toolcall-model"))
-        .current_dir(&dir)
+        .current_dir(&conformance)
         .output()
         .expect("mvn starts");
     let mut summary = Vec::new();
     let mut ran = 0usize;
-    for entry in std::fs::read_dir(&reports).into_iter().flatten().flatten() {
+    let entries = reports
+        .iter()
+        .flat_map(|r| std::fs::read_dir(r).into_iter().flatten().flatten());
+    for entry in entries {
         let path = entry.path();
         if path.extension().is_some_and(|x| x == "txt") {
             let text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -51,12 +73,12 @@ fn the_fix_library_passes_its_tests() {
         }
     }
     println!(
-        "conformance/fixes: {ran} JUnit tests\n{}",
+        "conformance (judge, fixes, fixes-test): {ran} JUnit tests\n{}",
         summary.join("\n")
     );
     assert!(
         out.status.success(),
-        "mvn test failed in conformance/fixes:\n{}\n{}",
+        "mvn install failed in conformance (judge, fixes, fixes-test):\n{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
