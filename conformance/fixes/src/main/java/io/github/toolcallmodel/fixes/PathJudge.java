@@ -18,9 +18,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The judge of the request paths: {@code toolcall-model check}'s WebAssembly
- * module ({@link Judge}, run by Chicory) loaded once, on a thread of its own,
- * when the first path is seen, and asked for each path's verdict there, so that
- * no request waits for it. A module that does not load or answer is a warning;
+ * module ({@link Judge}, run by Chicory) loaded once, on the application's
+ * judge thread, when the first path is seen, and asked for each path's verdict
+ * there, so that no request waits for it. A module that does not load or answer is a warning;
  * the requests go on as before.
  */
 final class PathJudge implements AutoCloseable {
@@ -35,12 +35,16 @@ final class PathJudge implements AutoCloseable {
 		return t;
 	});
 
-	/** Set on the judge's thread only. */
-	private Judge judge;
+	/**
+	 * The module, loaded once for every application of the class loader (a
+	 * test JVM starts many): its calls are serialized, and a verdict depends on
+	 * its input alone.
+	 */
+	private static Judge judge;
 
-	private String loadFailure;
+	private static String loadFailure;
 
-	private volatile String loaded = "not yet (loaded when the first request path is seen)";
+	private static volatile String loaded = "not yet (loaded when the first request path is seen)";
 
 	/**
 	 * Asks, on the judge's thread, for the verdict of the facts {@code input}
@@ -58,7 +62,7 @@ final class PathJudge implements AutoCloseable {
 						done.accept(Verdict.of(j.judge(JSON.writeValueAsString(input.get()))));
 						return;
 					}
-					why = this.loadFailure;
+					why = loadFailure;
 				}
 				catch (RuntimeException | LinkageError e) {
 					why = "the judge failed: " + e;
@@ -71,28 +75,28 @@ final class PathJudge implements AutoCloseable {
 		}
 	}
 
-	private Judge judgeLoaded() {
-		if (this.judge == null && this.loadFailure == null) {
+	private static synchronized Judge judgeLoaded() {
+		if (judge == null && loadFailure == null) {
 			long start = System.nanoTime();
 			try {
-				this.judge = Judge.load();
+				judge = Judge.load();
 				long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-				this.loaded = "loaded in " + ms + " ms (toolcall-model check's WebAssembly module on Chicory, "
+				loaded = "loaded in " + ms + " ms (toolcall-model check's WebAssembly module on Chicory, "
 						+ "compiled to JVM bytecode)";
-				log.info("toolcall-fixes: the judge " + this.loaded);
+				log.info("toolcall-fixes: the judge " + loaded);
 			}
 			catch (RuntimeException | LinkageError e) {
-				this.loadFailure = "the judge did not load: " + e;
-				this.loaded = this.loadFailure;
-				log.warn("toolcall-fixes: " + this.loadFailure + "; request paths are reported without a verdict");
+				loadFailure = "the judge did not load: " + e;
+				loaded = loadFailure;
+				log.warn("toolcall-fixes: " + loadFailure + "; request paths are reported without a verdict");
 			}
 		}
-		return this.judge;
+		return judge;
 	}
 
 	/** How the judge loaded, or why not, for the report. */
 	String loaded() {
-		return this.loaded;
+		return loaded;
 	}
 
 	/**
