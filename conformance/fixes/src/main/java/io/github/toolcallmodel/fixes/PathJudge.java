@@ -47,6 +47,20 @@ final class PathJudge implements AutoCloseable {
 	private static volatile String loaded = "not yet (loaded when the first request path is seen)";
 
 	/**
+	 * Answers by input: a verdict is the module's for its input alone, and one
+	 * costs far more than a look-up (BENCHMARKS.md, section 10). At most
+	 * {@link #ANSWERS_KEPT}, the oldest dropped first.
+	 */
+	private static final Map<String, Verdict> answers = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+		@Override
+		protected boolean removeEldestEntry(Map.Entry<String, Verdict> eldest) {
+			return size() > ANSWERS_KEPT;
+		}
+	};
+
+	static final int ANSWERS_KEPT = 256;
+
+	/**
 	 * Asks, on the judge's thread, for the verdict of the facts {@code input}
 	 * gives when the task runs (the path's facts then, not when it was asked),
 	 * and hands it to {@code done}; a failure is a warning and {@code failed}'s.
@@ -59,7 +73,7 @@ final class PathJudge implements AutoCloseable {
 				try {
 					Judge j = judgeLoaded();
 					if (j != null) {
-						done.accept(Verdict.of(j.judge(JSON.writeValueAsString(input.get()))));
+						done.accept(verdict(j, JSON.writeValueAsString(input.get())));
 						return;
 					}
 					why = loadFailure;
@@ -73,6 +87,20 @@ final class PathJudge implements AutoCloseable {
 		catch (RejectedExecutionException e) {
 			failed.accept("the application is closing");
 		}
+	}
+
+	private static Verdict verdict(Judge j, String input) {
+		synchronized (answers) {
+			Verdict known = answers.get(input);
+			if (known != null) {
+				return known;
+			}
+		}
+		Verdict v = Verdict.of(j.judge(input));
+		synchronized (answers) {
+			answers.put(input, v);
+		}
+		return v;
 	}
 
 	private static synchronized Judge judgeLoaded() {
