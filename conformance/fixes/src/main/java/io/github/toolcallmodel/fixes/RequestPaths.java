@@ -157,7 +157,7 @@ public final class RequestPaths implements AutoCloseable {
 		private volatile String model = "not yet seen";
 
 		/** The path's number in the log, from 1; 0 for a path past {@link #MAX_PATHS}. */
-		private int number;
+		private volatile int number;
 
 		private volatile String verdict = "not yet judged";
 
