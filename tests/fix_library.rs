@@ -3,54 +3,75 @@
 //! example application among them: with Gemini's real request building, the
 //! second model call dies with `Failed to parse JSON` without a fix and
 //! reaches the model as a JSON-safe error with each of the library's
-//! switches; and `conformance/fixes-boot3` (the Spring Boot 3 library for
-//! Spring AI 1.1.x): on 1.1.2's real `GoogleGenAiChatModel` and google-genai
-//! client against a Gemini stub on loopback, every tool response of the
-//! model's own loop reaches Gemini as a JSON object, and without the library
-//! the same calls fail.
+//! switches; with it the judge it runs (`conformance/judge`, the judge's
+//! module on Chicory, built by cargo) and the gate for an application's
+//! tests (`conformance/fixes-test`); and `conformance/fixes-boot3` (the
+//! Spring Boot 3 library for Spring AI 1.1.x): on 1.1.2's real
+//! `GoogleGenAiChatModel` and google-genai client against a Gemini stub on
+//! loopback, every tool response of the model's own loop reaches Gemini as a
+//! JSON object, and without the library the same calls fail.
 //!
-//! Runs `mvn test` in each (Maven resolves the jars from its local
-//! repository; no network in the tests themselves). In `conformance/fixes`
-//! it replays the Jazzer corpora of `ToolResponseRewriteFuzzTests` against
-//! this build's `toolcall-model convert` (`TOOLCALL_MODEL_BIN`). Without
-//! Java 17 and Maven each test prints `SKIPPED` and passes, unless
+//! Runs `mvn install` from `conformance/` on each library's modules in one
+//! reactor (installed, so that a build in `conformance/fixes` alone, the
+//! Jazzer stage or the runner, finds them); their tests resolve the jars
+//! from the local Maven repository (no network in the tests themselves) and
+//! replay the Jazzer corpora of `ToolResponseRewriteFuzzTests` against this
+//! build's `toolcall-model convert` (`TOOLCALL_MODEL_BIN`). Without Java 17
+//! and Maven each test prints `SKIPPED` and passes, unless
 //! `TOOLCALL_REQUIRE_JAVA=1`.
 
 use crate::support::{java_build, java_required, root};
 
 #[test]
 fn the_fix_library_passes_its_tests() {
-    passes_its_tests("conformance/fixes", 20);
+    passes_its_tests(&["judge", "fixes", "fixes-test"], 20);
 }
 
 #[test]
 fn the_boot3_fix_library_passes_its_tests() {
-    passes_its_tests("conformance/fixes-boot3", 20);
+    passes_its_tests(&["fixes-boot3"], 20);
 }
 
-/// `mvn test` in `module` succeeds, and at least `least` JUnit tests ran
-/// (counted from this run's surefire reports).
-fn passes_its_tests(module: &str, least: usize) {
+/// `mvn install` on `modules` of `conformance/` succeeds, and at least
+/// `least` JUnit tests ran (counted from this run's surefire reports).
+fn passes_its_tests(modules: &[&str], least: usize) {
+    let named = modules.join(", ");
     if let Err(e) = java_build() {
         assert!(!java_required(), "Java is required here: {e}");
-        println!("SKIPPED {module}: {e}");
+        println!("SKIPPED {named}: {e}");
         return;
     }
-    let dir = root().join(module);
-    let reports = dir.join("target/surefire-reports");
+    let conformance = root().join("conformance");
+    let reports: Vec<_> = modules
+        .iter()
+        .map(|m| conformance.join(m).join("target/surefire-reports"))
+        .collect();
     // Reports of an earlier run must not count for this one.
-    let _ = std::fs::remove_dir_all(&reports);
+    for r in &reports {
+        let _ = std::fs::remove_dir_all(r);
+    }
     // The Jazzer targets compare the library's rewrite with the model's
     // `convert` on every replayed input; `mvn test` alone skips that half.
     let out = std::process::Command::new("mvn")
-        .args(["-q", "-B", "test"])
+        .args([
+            "-q",
+            "-B",
+            "-pl",
+            &modules.join(","),
+            "install",
+            "-Dmaven.javadoc.skip=true",
+            "-Dmaven.source.skip=true",
+        ])
         .env("TOOLCALL_MODEL_BIN", env!("CARGO_BIN_EXE_toolcall-model"))
-        .current_dir(&dir)
+        .current_dir(&conformance)
         .output()
         .expect("mvn starts");
     let mut summary = Vec::new();
     let mut ran = 0usize;
-    for entry in std::fs::read_dir(&reports).into_iter().flatten().flatten() {
+    let entries = reports
+        .iter()
+        .flat_map(|r| std::fs::read_dir(r).into_iter().flatten().flatten());
+    for entry in entries {
         let path = entry.path();
         if path.extension().is_some_and(|x| x == "txt") {
             let text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -66,12 +87,15 @@ fn passes_its_tests(module: &str, least: usize) {
             }
         }
     }
-    println!("{module}: {ran} JUnit tests\n{}", summary.join("\n"));
+    println!(
+        "conformance ({named}): {ran} JUnit tests\n{}",
+        summary.join("\n")
+    );
     assert!(
         out.status.success(),
-        "mvn test failed in {module}:\n{}\n{}",
+        "mvn install failed in conformance ({named}):\n{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(ran >= least, "too few JUnit tests ran in {module}: {ran}");
+    assert!(ran >= least, "too few JUnit tests ran in {named}: {ran}");
 }

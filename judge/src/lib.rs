@@ -76,6 +76,7 @@ struct Facts {
     streaming: bool,
     tools: Option<String>,
     fixes: Option<String>,
+    fix_library: Option<String>,
     accepted: Vec<String>,
 }
 
@@ -220,7 +221,12 @@ fn judged(f: &Facts) -> Result<Value, String> {
         .iter()
         .map(|line| Accepted::parse(line, "accepted"))
         .collect::<Result<Vec<_>, _>>()?;
-    toolcall_check::judge_setup(&setup, f.fixes.as_deref().unwrap_or("upstream"), &accepted)
+    toolcall_check::judge_setup_with_library(
+        &setup,
+        f.fixes.as_deref().unwrap_or("upstream"),
+        f.fix_library.as_deref(),
+        &accepted,
+    )
 }
 
 /// What `check` is given on the page or by any caller holding texts.
@@ -303,6 +309,7 @@ mod tests {
             (r#"{"spring_ai": "1.0"}"#, "spring_ai: '1.0'"),
             (r#"{"tools": "xml"}"#, "tools: 'xml'"),
             (r#"{"fixes": "nonsense"}"#, "--fixes"),
+            (r#"{"fix_library": "nonsense"}"#, "fix_library"),
             (r#"{"accepted": ["breach-1"]}"#, "SCENARIO MARK"),
         ] {
             let out: serde_json::Value = serde_json::from_str(&judge(input.as_bytes())).unwrap();
@@ -330,6 +337,28 @@ mod tests {
         let accepted = facts(r#""text+call dropped # streamed replies""#);
         assert_eq!(accepted["asked"]["exit"], 0, "{accepted}");
         assert_eq!(accepted["asked"]["accepted"][0]["origin"], "accepted");
+    }
+
+    /// With the fix library present, the remedy counts from the fixes in
+    /// effect: a switch already on is not asked for again.
+    #[test]
+    fn the_remedy_counts_from_the_fix_library_in_effect() {
+        let facts = |library: &str| {
+            let f = format!(r#"{{"memory": "inside", "tools": "text"{library}}}"#);
+            serde_json::from_str::<serde_json::Value>(&judge(f.as_bytes())).unwrap()
+        };
+        let absent = facts("");
+        let none_on = facts(r#", "fix_library": "upstream""#);
+        assert_eq!(absent["fix_it_today"], none_on["fix_it_today"]);
+        let asked: Vec<String> = absent["fix_it_today"]["properties"]
+            .as_array()
+            .expect("a remedy with properties")
+            .iter()
+            .map(|p| p.as_str().unwrap().to_owned())
+            .collect();
+        assert!(!asked.is_empty(), "{absent}");
+        let on = facts(r#", "fix_library": "all""#);
+        assert_ne!(on["fix_it_today"], absent["fix_it_today"], "{on}");
     }
 
     #[test]

@@ -63,6 +63,10 @@ fn max_property(m: Max) -> String {
     }
 }
 
+/// Fixes of the library in effect together, as a running application
+/// has them: no named behaviour set.
+const A_COMBINATION: &str = "strict-json-or-wrap,close-dangling-calls,keep-current-turn";
+
 /// Setups over the checker's own generators of limits and processors,
 /// with every other fact drawn from its values.
 fn setups() -> impl Strategy<Value = Generated> {
@@ -256,11 +260,28 @@ fn the_module_answers_as_the_native_judge() {
         return;
     }
     let setups = generated(cases());
-    let inputs: Vec<String> = setups.iter().map(|g| g.facts.to_string()).collect();
     assert!(
         setups.len() < 10 || setups.iter().any(|g| g.pom.is_some()),
         "a 1.1 setup among those judged"
     );
+    // One setup in three with the fix library present, its fixes in effect
+    // the set asked about, and one in three with a combination of fixes no
+    // named set holds: the remedy counted over them runs in the module too.
+    let inputs: Vec<String> = setups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let mut facts = g.facts.clone();
+            if i % 3 == 1 {
+                facts["fix_library"] = facts["fixes"].clone();
+            }
+            if i % 3 == 2 {
+                facts["fixes"] = json!(A_COMBINATION);
+                facts["fix_library"] = json!(A_COMBINATION);
+            }
+            facts.to_string()
+        })
+        .collect();
     let native: Vec<String> = inputs
         .iter()
         .map(|i| toolcall_judge::judge(i.as_bytes()))
@@ -301,7 +322,13 @@ fn the_module_answers_as_the_native_judge() {
 #[test]
 fn facts_answer_as_check_does() {
     let mut on_1_1 = 0;
-    for g in generated(12) {
+    for (i, mut g) in generated(12).into_iter().enumerate() {
+        // Half of them ask about a combination no named set holds.
+        if i % 2 == 1 {
+            g.facts["fixes"] = json!(A_COMBINATION);
+            let at = g.args.iter().position(|a| a == "--fixes").expect("--fixes") + 1;
+            g.args[at] = A_COMBINATION.to_owned();
+        }
         let judged: Value =
             serde_json::from_str(&toolcall_judge::judge(g.facts.to_string().as_bytes()))
                 .expect("JSON");

@@ -7,11 +7,11 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use toolcall_model::model::Fixes;
+use toolcall_model::model::{BehaviorSet, Fixes};
 
 use super::{Flags, NO_VERDICT, Outcome, file_kinds, outcome, read_options, set_flags, usage};
 use crate::config::{
-    Accepted, Gate, ProfileFiles, Remedy, Setup, Sources, Text, answer, describe_setup, report,
+    Accepted, Gate, ProfileFiles, Remedy, Setup, Sources, Text, answer, describe_setup,
 };
 
 /// The arguments of `check` after its files, as its command line takes them.
@@ -153,8 +153,9 @@ fn checked_texts(flags: &Flags, files: &[(&str, &str)]) -> Result<Outcome, Strin
 /// files (a running application knows its bound limits, its processor
 /// bean, its memory advisor): the fields of `check --json` that do not
 /// speak of files (`setup`, `sets`, `asked`, `legend`, `fix_it_today`,
-/// `spring_ai`), for the set `fixes` names (as `--fixes`, one of the
-/// report's sets) and the findings accepted.
+/// `spring_ai`), for the set `fixes` names (as `--fixes` names it: one
+/// of the report's sets, or fixes of the library, comma-separated) and
+/// the findings accepted.
 ///
 /// ```
 /// use toolcall_check::config::Setup;
@@ -165,9 +166,44 @@ fn checked_texts(flags: &Flags, files: &[(&str, &str)]) -> Result<Outcome, Strin
 /// assert!(judge_setup(&Setup::default(), "nonsense", &[]).is_err());
 /// ```
 pub fn judge_setup(setup: &Setup, fixes: &str, accepted: &[Accepted]) -> Result<Value, String> {
+    judge_setup_with_library(setup, fixes, None, accepted)
+}
+
+/// [`judge_setup`] for a setup where the fix library is present with the
+/// fixes `installed` names (as `--fixes` names them) in effect: the
+/// remedy (`fix_it_today`) counts the fewest switches over those, as
+/// `check` does for a file whose `toolcall.fixes.*` switches it reads.
+/// `None` is [`judge_setup`]'s answer, counted over none installed.
+///
+/// ```
+/// use toolcall_check::config::Setup;
+/// use toolcall_check::{judge_setup, judge_setup_with_library};
+/// let s = Setup::default();
+/// assert_eq!(judge_setup_with_library(&s, "upstream", None, &[]), judge_setup(&s, "upstream", &[]));
+/// let all = judge_setup_with_library(&s, "all", Some("all"), &[]).unwrap();
+/// assert_eq!(all["asked"]["set"], "all");
+/// assert!(judge_setup_with_library(&s, "upstream", Some("nonsense"), &[]).is_err());
+/// ```
+pub fn judge_setup_with_library(
+    setup: &Setup,
+    fixes: &str,
+    installed: Option<&str>,
+    accepted: &[Accepted],
+) -> Result<Value, String> {
+    let base = match installed {
+        None => Fixes::upstream(),
+        Some(list) => {
+            BehaviorSet::parse_names(list)
+                .map_err(|e| format!("fix_library: {e}"))?
+                .0
+        }
+    };
+    // The facts as the version runs them (no limits where it has none).
     let setup = &crate::config::on_its_version(setup);
     let asked = super::asked_set(fixes)?;
-    let reports = report(setup);
+    // A set asked for that is not a named one (the fixes a running
+    // application has in effect) gets a report of its own, as in `check`.
+    let reports = crate::config::evaluate_sets(setup, asked);
     let Some(mine) = reports.iter().find(|r| r.set == asked) else {
         let names: Vec<&str> = reports.iter().map(|r| r.set.name).collect();
         return Err(format!(
@@ -182,9 +218,9 @@ pub fn judge_setup(setup: &Setup, fixes: &str, accepted: &[Accepted]) -> Result<
         "sets": super::json::sets_json(&reports),
         "asked": super::json::asked_json(mine, &gate, false, code),
         "legend": super::json::legend_json(&reports),
-        // As facts name no switch of the fix library, the fewest switches
-        // are counted over none installed, the accepted findings left.
-        "fix_it_today": Remedy::find(setup, &reports, Fixes::upstream(), accepted).to_value(),
+        // The fewest switches are counted over those the library has in
+        // effect (none when it is absent), the accepted findings left.
+        "fix_it_today": Remedy::find(setup, &reports, base, accepted).to_value(),
         "spring_ai": setup.version.name(),
     }))
 }

@@ -53,7 +53,7 @@ pub(crate) use gate::written_names;
 pub use gate::{Accepted, Defaulted, Gate};
 pub use judge::{NextRefused, evaluate};
 pub use library::Installed;
-pub(crate) use open::{Lenient, bind_open, worst_open};
+pub(crate) use open::{Lenient, bind_open, evaluate_sets, worst_open};
 pub use open::{OpenAnswer, OpenProperty};
 pub use remedy::{Change, Remedy, SetReport, report, safe_sets};
 pub(crate) use remedy::{breaks_under, report_sets, smallest_fixes};

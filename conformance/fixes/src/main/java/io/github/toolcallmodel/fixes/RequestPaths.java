@@ -37,7 +37,7 @@ import org.springframework.ai.model.tool.ToolCallingChatOptions;
  * on the memory, which every path shares). A path the fixes cannot reach is
  * named once, with the line that reaches it.
  */
-public final class RequestPaths {
+public final class RequestPaths implements AutoCloseable {
 
 	private static final Log log = LogFactory.getLog(RequestPaths.class);
 
@@ -105,10 +105,32 @@ public final class RequestPaths {
 
 	private volatile int dropped;
 
+	private final PathJudge judge = new PathJudge();
+
 	RequestPaths(InstalledFixes fixes, Supplier<Map<String, Object>> shared, Supplier<ChatMemory> memoryBean) {
 		this.fixes = fixes;
 		this.shared = shared;
 		this.memoryBean = memoryBean;
+	}
+
+	/** Stops the judge's thread with the application. */
+	@Override
+	public void close() {
+		this.judge.close();
+	}
+
+	/** How the judge loaded, or why it did not. */
+	String judgeLoaded() {
+		return this.judge.loaded();
+	}
+
+	/**
+	 * Waits until every verdict asked for so far is given.
+	 * @param timeout how long to wait at most
+	 * @return whether they were all given in time
+	 */
+	public boolean verdictsSettled(java.time.Duration timeout) {
+		return this.judge.settle(timeout);
 	}
 
 	/** Requests of a path whose tool responses are all classified JSON or text; after them, one in {@link #SAMPLE}. */
@@ -134,6 +156,14 @@ public final class RequestPaths {
 
 		private volatile String model = "not yet seen";
 
+		/** The path's number in the log, from 1; 0 for a path past {@link #MAX_PATHS}. */
+		private volatile int number;
+
+		private volatile String verdict = "not yet judged";
+
+		/** The judge's input the verdict answers, to judge again when the facts grow. */
+		private volatile Map<String, Object> judged;
+
 		/** Tool responses classified so far: the first ones all, then one request in {@link #SAMPLE}. */
 		private int requests;
 
@@ -145,8 +175,10 @@ public final class RequestPaths {
 		/** What a request of this path sent the model: its model class, and its last tool responses. */
 		void sent(Class<?> modelClass, Prompt prompt) {
 			String name = modelClass.getName();
+			String before = tools();
 			if (!name.equals(this.model)) {
 				this.model = name;
+				judgeAgain();
 			}
 			int n = this.requests++;
 			if (this.json && this.text || n >= FIRST && n % SAMPLE != 0) {
@@ -163,6 +195,67 @@ public final class RequestPaths {
 					}
 				}
 			}
+			if (!java.util.Objects.equals(before, tools())) {
+				judgeAgain();
+			}
+		}
+
+		/** The facts grew (the model, the tool outputs seen): their verdict, where it differs from the one given. */
+		private void judgeAgain() {
+			if (this.number > 0 && this.judged != null && !judgeInput().equals(this.judged)) {
+				judgeNow(false);
+			}
+		}
+
+		/** Asks the judge for this path's verdict; the first one, and any that changes, is logged. */
+		void judgeNow(boolean first) {
+			RequestPaths.this.judge.judge(() -> {
+				Map<String, Object> in = judgeInput();
+				this.judged = in;
+				return in;
+			}, v -> {
+				String line = v.line();
+				boolean changed = !line.equals(this.verdict);
+				this.verdict = line;
+				if (first || changed) {
+					log("toolcall-fixes: request path " + this.number + (first ? ": " : ": now ") + line, !v.safe());
+				}
+			}, why -> {
+				this.verdict = "not judged: " + why;
+				if (first) {
+					log.warn("toolcall-fixes: request path " + this.number + " not judged: " + why);
+				}
+			});
+		}
+
+		/**
+		 * The path's number, as the log names it ({@code request path N}).
+		 * @return from 1, in the order first seen
+		 */
+		public int number() {
+			return this.number;
+		}
+
+		/**
+		 * The judge's input for this path (docs/JUDGE.md): its facts as they stand.
+		 * @return the input as a plain map
+		 */
+		public Map<String, Object> judgeInput() {
+			return PathJudge.input(this.facts, provider(), tools(), fixesOn());
+		}
+
+		/**
+		 * The judge's verdict on this path: {@code safe}, {@code not safe: ...;
+		 * remedy: ...}, {@code not yet judged} or {@code not judged: WHY}.
+		 * @return the verdict's line
+		 */
+		public String verdict() {
+			return this.verdict;
+		}
+
+		private String provider() {
+			return this.model.equals(ToolCallFixesReport.GEMINI) || "not yet seen".equals(this.model)
+					&& Boolean.TRUE.equals(this.facts.get("geminiBean")) ? "gemini" : "none";
 		}
 
 		/** The tool outputs seen so far, as {@code check --tools} reads them ({@code null}: none yet). */
@@ -184,6 +277,7 @@ public final class RequestPaths {
 			List<String> on = fixesOn();
 			out.put("fixes", on);
 			out.put("check", check(on));
+			out.put("verdict", this.verdict);
 			return out;
 		}
 
@@ -214,8 +308,7 @@ public final class RequestPaths {
 			if (s.get("memoryWindow") instanceof Integer w) {
 				args.add("--memory-window " + w);
 			}
-			args.add("--provider " + (this.model.equals(ToolCallFixesReport.GEMINI) || "not yet seen".equals(this.model)
-					&& Boolean.TRUE.equals(s.get("geminiBean")) ? "gemini" : "none"));
+			args.add("--provider " + provider());
 			if (tools() != null) {
 				args.add("--tools " + tools());
 			}
@@ -369,11 +462,32 @@ public final class RequestPaths {
 			return path;
 		}
 		this.paths.put(key, path);
-		String line = "toolcall-fixes: request path " + this.paths.size() + ": "
-				+ ToolCallFixesReport.line(path.facts());
+		path.number = this.paths.size();
+		Map<String, Object> facts = path.facts();
+		facts.remove("verdict");
+		String line = "toolcall-fixes: request path " + path.number + ": " + ToolCallFixesReport.line(facts);
 		log.info(line);
 		this.lines.add(line);
+		path.judgeNow(true);
 		return path;
+	}
+
+	/** A verdict's line, logged (a warning when the path is not safe); {@link #lines()} keeps the facts' lines. */
+	private void log(String line, boolean warn) {
+		if (warn) {
+			log.warn(line);
+		}
+		else {
+			log.info(line);
+		}
+	}
+
+	/**
+	 * Every path kept, for the judge's gate in an application's tests.
+	 * @return the paths, in no order
+	 */
+	public List<Path> paths() {
+		return List.copyOf(this.paths.values());
 	}
 
 	/** The first request whose memory advisor runs inside the loop: the memory fixes of the ChatMemory bean. */

@@ -99,6 +99,7 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 			r.put("requestPaths", this.paths.facts());
 			r.put("requestPathsNotKept", this.paths.dropped());
 			r.put("requestPathLines", this.paths.lines());
+			r.put("judge", this.paths.judgeLoaded());
 		}
 		return r;
 	}
@@ -248,8 +249,8 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 		r.put("fixes", installed());
 		r.put("notReached", List.copyOf(this.notReached));
 		r.put("check", checkLine(limits, processor, alwaysThrow, memories, gemini, window(memory)));
-		r.put("judges", "no: this report states facts; run the check line for the verdict (this line describes "
-				+ "the beans; requestPaths has one line per path the requests took)");
+		r.put("judges", "each request path: requestPaths[].verdict is the judge's (toolcall-model check's "
+				+ "WebAssembly module) for the path's facts; the check line here describes the beans");
 		Map<String, Object> shared = new LinkedHashMap<>();
 		shared.put("springAiVersion", r.get("springAiVersion"));
 		shared.put("limits", limits);

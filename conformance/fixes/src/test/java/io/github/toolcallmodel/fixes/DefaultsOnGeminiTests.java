@@ -223,7 +223,7 @@ class DefaultsOnGeminiTests {
 						+ " --memory-window 20 --provider gemini"
 						+ " --fixes strict-json-or-wrap,close-dangling-calls,store-answered-generation,keep-current-turn"
 						+ " - < /dev/null");
-				assertThat((String) r.get("judges")).startsWith("no:");
+				assertThat((String) r.get("judges")).startsWith("each request path: requestPaths[].verdict");
 				// At startup: one line per fix installed, with its reason, and the
 				// report; no path is named that no request has taken.
 				List<String> lines = context.getBean(ToolCallFixesReport.class).startupLines();

@@ -1,0 +1,91 @@
+package toolcallmodel.bench;
+
+import java.util.concurrent.TimeUnit;
+
+import io.github.toolcallmodel.judge.Judge;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The judge the fix library runs (toolcall-model check's WebAssembly module on
+ * Chicory), as a running application meets it: each measurement in a JVM of
+ * its own, nothing warmed, one shot. {@code load}: the module loaded (the
+ * build-time compiled classes, or the module parsed for the interpreter);
+ * {@code firstVerdict}: a request path's first verdict right after the load,
+ * the first call of the JVM; {@code verdict}: one more path's verdict, warmed
+ * (average time).
+ *
+ * <pre>
+ * java -cp ... org.openjdk.jmh.Main 'JudgeBench.(load|firstVerdict)' -f 10
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+public class JudgeBench {
+
+	/**
+	 * A request path's facts, as the library gives them: the README's
+	 * application with its memory inside the loop, the library's fixes in effect.
+	 */
+	static final String PATH = "{\"spring_ai\":\"2.0.1\",\"limits\":{\"max_calls_per_tool_default\":40,"
+			+ "\"max_total_tool_calls\":150,\"on_limit_exceeded\":\"THROW\"},\"processor\":\"default\","
+			+ "\"memory\":\"inside\",\"memory_window\":20,\"provider\":\"gemini\",\"streaming\":false,"
+			+ "\"tools\":\"text\",\"fixes\":\"strict-json-or-wrap,close-dangling-calls,store-answered-generation,"
+			+ "keep-current-turn\",\"fix_library\":\"strict-json-or-wrap,close-dangling-calls,"
+			+ "store-answered-generation,keep-current-turn\"}";
+
+	@Param({ "compiled", "interpreted" })
+	public String machine;
+
+	private Judge judge;
+
+	private static Judge load(String machine) {
+		return "compiled".equals(machine) ? Judge.load() : Judge.loadInterpreted();
+	}
+
+	@Setup(Level.Iteration)
+	public void loaded() {
+		this.judge = load(this.machine);
+	}
+
+	/** The module loaded in a fresh JVM. */
+	@Benchmark
+	@BenchmarkMode(Mode.SingleShotTime)
+	@Fork(5)
+	@Warmup(iterations = 0)
+	@Measurement(iterations = 1)
+	public Judge load() {
+		return load(this.machine);
+	}
+
+	/** A path's first verdict, right after the load, in a fresh JVM. */
+	@Benchmark
+	@BenchmarkMode(Mode.SingleShotTime)
+	@Fork(5)
+	@Warmup(iterations = 0)
+	@Measurement(iterations = 1)
+	public String firstVerdict() {
+		return this.judge.judge(PATH);
+	}
+
+	/** A verdict once the JVM has judged for a while. */
+	@Benchmark
+	@BenchmarkMode(Mode.AverageTime)
+	@Fork(1)
+	@Warmup(iterations = 3, time = 2)
+	@Measurement(iterations = 3, time = 2)
+	public String verdict() {
+		return this.judge.judge(PATH);
+	}
+
+}

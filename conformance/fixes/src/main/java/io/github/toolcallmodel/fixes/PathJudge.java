@@ -1,0 +1,207 @@
+package io.github.toolcallmodel.fixes;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.github.toolcallmodel.judge.Judge;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The judge of the request paths: {@code toolcall-model check}'s WebAssembly
+ * module ({@link Judge}, run by Chicory) loaded once, on the application's
+ * judge thread, when the first path is seen, and asked for each path's verdict
+ * there, so that no request waits for it. A module that does not load or answer is a warning;
+ * the requests go on as before.
+ */
+final class PathJudge implements AutoCloseable {
+
+	private static final Log log = LogFactory.getLog(PathJudge.class);
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+		Thread t = new Thread(r, "toolcall-fixes-judge");
+		t.setDaemon(true);
+		return t;
+	});
+
+	/**
+	 * The module, loaded once for every application of the class loader (a
+	 * test JVM starts many): its calls are serialized, and a verdict depends on
+	 * its input alone.
+	 */
+	private static Judge judge;
+
+	private static String loadFailure;
+
+	private static volatile String loaded = "not yet (loaded when the first request path is seen)";
+
+	/**
+	 * Answers by input: a verdict is the module's for its input alone, and one
+	 * costs far more than a look-up (BENCHMARKS.md, section 10). At most
+	 * {@link #ANSWERS_KEPT}, the oldest dropped first.
+	 */
+	private static final Map<String, Verdict> answers = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+		@Override
+		protected boolean removeEldestEntry(Map.Entry<String, Verdict> eldest) {
+			return size() > ANSWERS_KEPT;
+		}
+	};
+
+	static final int ANSWERS_KEPT = 256;
+
+	/**
+	 * Asks, on the judge's thread, for the verdict of the facts {@code input}
+	 * gives when the task runs (the path's facts then, not when it was asked),
+	 * and hands it to {@code done}; a failure is a warning and {@code failed}'s.
+	 */
+	void judge(java.util.function.Supplier<Map<String, Object>> input, Consumer<Verdict> done,
+			Consumer<String> failed) {
+		try {
+			this.thread.execute(() -> {
+				String why;
+				try {
+					Judge j = judgeLoaded();
+					if (j != null) {
+						done.accept(verdict(j, JSON.writeValueAsString(input.get())));
+						return;
+					}
+					why = loadFailure;
+				}
+				catch (RuntimeException | LinkageError e) {
+					why = "the judge failed: " + e;
+				}
+				failed.accept(why);
+			});
+		}
+		catch (RejectedExecutionException e) {
+			failed.accept("the application is closing");
+		}
+	}
+
+	private static Verdict verdict(Judge j, String input) {
+		synchronized (answers) {
+			Verdict known = answers.get(input);
+			if (known != null) {
+				return known;
+			}
+		}
+		Verdict v = Verdict.of(j.judge(input));
+		synchronized (answers) {
+			answers.put(input, v);
+		}
+		return v;
+	}
+
+	private static synchronized Judge judgeLoaded() {
+		if (judge == null && loadFailure == null) {
+			long start = System.nanoTime();
+			try {
+				judge = Judge.load();
+				long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+				loaded = "loaded in " + ms + " ms (toolcall-model check's WebAssembly module on Chicory, "
+						+ "compiled to JVM bytecode)";
+				log.info("toolcall-fixes: the judge " + loaded);
+			}
+			catch (RuntimeException | LinkageError e) {
+				loadFailure = "the judge did not load: " + e;
+				loaded = loadFailure;
+				log.warn("toolcall-fixes: " + loadFailure + "; request paths are reported without a verdict");
+			}
+		}
+		return judge;
+	}
+
+	/** How the judge loaded, or why not, for the report. */
+	String loaded() {
+		return loaded;
+	}
+
+	/**
+	 * Waits until every verdict asked for so far is given (the judge's thread
+	 * runs them in order); for tests.
+	 * @return whether they were given within {@code timeout}
+	 */
+	boolean settle(Duration timeout) {
+		try {
+			return this.thread.submit(() -> null).get(timeout.toMillis(), TimeUnit.MILLISECONDS) == null;
+		}
+		catch (Exception e) {
+			return false;
+		}
+	}
+
+	@Override
+	public void close() {
+		this.thread.shutdownNow();
+	}
+
+	/**
+	 * A path's facts as the judge's input (docs/JUDGE.md): the same facts the
+	 * path's {@code toolcall-model check} line states, field for flag. No rule
+	 * here: each field is a fact of the path or left to the judge's default.
+	 */
+	static Map<String, Object> input(Map<String, Object> facts, String provider, String tools, List<String> on) {
+		Map<String, Object> in = new LinkedHashMap<>();
+		Object version = facts.get("springAiVersion");
+		if ("2.0.0".equals(version) || "2.0.1".equals(version)) {
+			in.put("spring_ai", version);
+		}
+		if (facts.get("checkSettings") != null && facts.get("limits") instanceof Map<?, ?> limits) {
+			in.put("limits", limits(limits));
+		}
+		if (Boolean.TRUE.equals(facts.get("throwExceptionOnError")) && facts.get("checkSettings") != null) {
+			in.put("throw_exception_on_error", true);
+		}
+		in.put("processor", facts.getOrDefault("checkProcessor", "default"));
+		in.put("memory", facts.get("memory"));
+		if (facts.get("memoryWindow") instanceof Integer w) {
+			in.put("memory_window", w);
+		}
+		in.put("provider", provider);
+		in.put("streaming", "stream".equals(facts.get("mode")));
+		if (tools != null) {
+			in.put("tools", tools);
+		}
+		String set = on.isEmpty() ? "upstream" : String.join(",", on);
+		in.put("fixes", set);
+		in.put("fix_library", set);
+		return in;
+	}
+
+	/** {@code ToolCallLimits}' fields under the judge's names; {@code NO_LIMIT} (-1) is unlimited. */
+	private static Map<String, Object> limits(Map<?, ?> l) {
+		Map<String, Object> out = new LinkedHashMap<>();
+		if (l.get("defaultMaxCallsPerTool") instanceof Integer n) {
+			out.put("max_calls_per_tool_default", n == -1 ? "unlimited" : n);
+		}
+		if (l.get("maxCallsPerTool") instanceof Map<?, ?> m && !m.isEmpty()) {
+			Map<String, Object> per = new LinkedHashMap<>();
+			m.forEach((k, v) -> per.put(String.valueOf(k), v));
+			out.put("max_calls_per_tool", per);
+		}
+		if (l.get("toolsExcludedFromLimit") instanceof java.util.Collection<?> c && !c.isEmpty()) {
+			List<String> names = new ArrayList<>();
+			c.forEach(x -> names.add(String.valueOf(x)));
+			out.put("excluded_tools", names);
+		}
+		if (l.get("maxTotalToolCalls") instanceof Integer n) {
+			out.put("max_total_tool_calls", n == -1 ? "unlimited" : n);
+		}
+		if (l.get("onLimitExceeded") != null) {
+			out.put("on_limit_exceeded", String.valueOf(l.get("onLimitExceeded")));
+		}
+		return out;
+	}
+
+}
