@@ -43,10 +43,18 @@ pub fn evaluate(setup: &Setup, set: &BehaviorSet, scenario: CheckScenario) -> Ch
         }
         Err(Unplayed::Runaway(n)) => {
             verdict.mark = Mark::Runaway;
-            verdict.detail = format!(
-                "the turn never ends: the model, repeating its call, was called {n} times, past what the limits bound ({} model calls), and the loop calls it again",
-                n.saturating_sub(1)
-            );
+            verdict.detail = if setup.version.has_limits() {
+                format!(
+                    "the turn never ends: the model, repeating its call, was called {n} times, past what the limits bound ({} model calls), and the loop calls it again",
+                    n.saturating_sub(1)
+                )
+            } else {
+                // No limit to name: the count is the model's own guard.
+                format!(
+                    "the turn never ends: the model, repeating its call, was called {n} times and the loop calls it again: Spring AI {} has no tool call limits to bound it",
+                    setup.version.name()
+                )
+            };
             return verdict;
         }
         Err(Unplayed::Fault(e)) => {
