@@ -35,7 +35,7 @@ final class FixedGemini {
 
 	/** The fix library's advisor with the vector's switches. */
 	static GeminiSafeToolResponseAdvisor advisor(Fixes f) {
-		return new GeminiSafeToolResponseAdvisor(f.on(), GeminiSafeToolResponseAdvisor.DEFAULT_ORDER);
+		return new GeminiSafeToolResponseAdvisor(f.on());
 	}
 
 	/** The request of messages the advisor already rewrote. */
@@ -46,22 +46,21 @@ final class FixedGemini {
 	private static GeminiBridge.Payload payload(Fixes f, ToolResponseMessage tool, int j) {
 		String data = GeminiSafeToolResponseAdvisor.originalData(tool, j);
 		boolean error = ToolResponseMarks.isError(tool, j);
-		Map<String, Object> exact = GeminiToolResponses.payload(data, error, f.has("strict-json-or-wrap"), f.has("error-key"));
+		Map<String, Object> exact = GeminiToolResponses.payload(data, error, f.on());
 		return new GeminiBridge.Payload(exact,
-				!GeminiToolResponses.rewriteFallsBack(data, error, f.has("strict-json-or-wrap"), f.has("error-key")));
+				!GeminiToolResponses.rewriteFallsBack(data, error, f.on()));
 	}
 
 	/** One tool response's payload, converted as {@link #request} converts it. */
 	static Object convert(Fixes f, String text, boolean error) {
-		Map<String, Object> exact = GeminiToolResponses.payload(text, error, f.has("strict-json-or-wrap"), f.has("error-key"));
+		Map<String, Object> exact = GeminiToolResponses.payload(text, error, f.on());
 		Map<String, Object> real = GeminiBridge
-			.convert(GeminiToolResponses.rewrite(text, error, f.has("strict-json-or-wrap"), f.has("error-key"), f.has("pr-6049-strict-wrap"),
-					f.has("pr-6907-wrap-on-failure")));
+			.convert(GeminiToolResponses.rewrite(text, error, f.on()));
 		if (exact == null) {
 			return real;
 		}
 		Object printed = GeminiBridge.value(exact);
-		if (!GeminiToolResponses.rewriteFallsBack(text, error, f.has("strict-json-or-wrap"), f.has("error-key"))
+		if (!GeminiToolResponses.rewriteFallsBack(text, error, f.on())
 				&& !GeminiBridge.sameButDoubles(real, printed)) {
 			throw new IllegalStateException("runner: the fix library's advisor sends a tool response that Spring's "
 					+ "conversion reads as " + real + ", not as the fixed conversion's " + printed);

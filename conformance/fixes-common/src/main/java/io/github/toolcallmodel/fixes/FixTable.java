@@ -6,91 +6,116 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The fixes as the model's fix table lists them ({@code fixes.tsv} beside
  * this class, written from the model's {@code Fix} rows and tested to be
- * them): each fix's name, whether {@code all} holds it, and the beans the
- * library changes for it. The library's lists of fixes follow from it.
+ * them): each fix's name, whether {@code all} holds it, where it acts, the
+ * beans the library changes for it and its properties field. The one reader
+ * of the table: the libraries, the conformance runner and the bench take
+ * their fixes, and their sets of fixes ({@link FixSet}), from it.
  */
 public final class FixTable {
 
-	/** Each fix's row, by column name, in the model's order. */
-	private static final Map<String, Map<String, String>> ROWS = read();
+	/** The table's resource, beside this class. */
+	public static final String RESOURCE = "/io/github/toolcallmodel/fixes/fixes.tsv";
+
+	/** The columns read, in any order in the file. */
+	private static final List<String> COLUMNS = List.of("name", "in_all", "acts", "beans", "java");
+
+	/** Each fix, in the model's order. */
+	private static final List<Fix> FIXES;
+
+	private static final Map<String, Fix> BY_NAME = new LinkedHashMap<>();
+
+	static {
+		FIXES = read();
+		for (Fix f : FIXES) {
+			BY_NAME.put(f.name(), f);
+		}
+	}
 
 	private FixTable() {
 	}
 
-	private static Map<String, Map<String, String>> read() {
-		try (InputStream in = FixTable.class.getResourceAsStream("fixes.tsv")) {
+	private static List<Fix> read() {
+		try (InputStream in = FixTable.class.getResourceAsStream(RESOURCE)) {
 			if (in == null) {
-				throw new IllegalStateException("toolcall-fixes: fixes.tsv is missing from the library");
+				throw new IllegalStateException("toolcall-fixes: " + RESOURCE + " is missing from the class path");
 			}
 			List<String> lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).lines()
-				.filter(l -> !l.startsWith("#"))
+				.filter(l -> !l.startsWith("#") && !l.isEmpty())
 				.toList();
-			String[] header = lines.get(0).split("\t");
-			Map<String, Map<String, String>> rows = new LinkedHashMap<>();
-			for (String line : lines.subList(1, lines.size())) {
-				String[] cells = line.split("\t");
-				Map<String, String> row = new LinkedHashMap<>();
-				for (int i = 0; i < header.length; i++) {
-					row.put(header[i], cells[i]);
-				}
-				rows.put(cells[0], Map.copyOf(row));
-			}
-			return rows;
+			return parse(lines);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
 	}
 
-	/** Every fix, by the name {@code check} prints, in the model's order. */
-	public static List<String> names() {
-		return List.copyOf(ROWS.keySet());
+	/** The fixes of the table's lines (comments left out): a header, then one row per fix. */
+	static List<Fix> parse(List<String> lines) {
+		if (lines.isEmpty()) {
+			throw new IllegalStateException("toolcall-fixes: fixes.tsv has no header");
+		}
+		List<String> header = List.of(lines.get(0).split("\t", -1));
+		for (String c : COLUMNS) {
+			if (!header.contains(c)) {
+				throw new IllegalStateException("toolcall-fixes: fixes.tsv has no column " + c + " (" + header + ")");
+			}
+		}
+		List<Fix> fixes = new ArrayList<>();
+		for (String line : lines.subList(1, lines.size())) {
+			String[] cells = line.split("\t", -1);
+			if (cells.length != header.size()) {
+				throw new IllegalStateException("toolcall-fixes: fixes.tsv row of " + cells.length + " cells under "
+						+ header.size() + " columns: " + line);
+			}
+			if (fixes.size() == Long.SIZE) {
+				throw new IllegalStateException("toolcall-fixes: fixes.tsv has more than " + Long.SIZE
+						+ " fixes, more than a FixSet holds");
+			}
+			String in = cells[header.indexOf("in_all")];
+			if (!in.equals("true") && !in.equals("false")) {
+				throw new IllegalStateException("toolcall-fixes: fixes.tsv in_all is " + in + ": " + line);
+			}
+			String beans = cells[header.indexOf("beans")];
+			fixes.add(new Fix(fixes.size(), cells[header.indexOf("name")], in.equals("true"),
+					cells[header.indexOf("acts")], beans.isEmpty() ? List.of() : List.of(beans.split(",")),
+					cells[header.indexOf("java")]));
+		}
+		return List.copyOf(fixes);
 	}
 
-	/** The fixes {@code all} turns on, in order. */
-	public static List<String> inAll() {
-		return ROWS.values().stream().filter(r -> r.get("in_all").equals("true")).map(r -> r.get("name")).toList();
+	/** Every fix, in the model's order. */
+	public static List<Fix> fixes() {
+		return FIXES;
+	}
+
+	/** Every fix's name, the one {@code check} prints, in the model's order. */
+	public static List<String> names() {
+		return List.copyOf(BY_NAME.keySet());
 	}
 
 	/**
-	 * The fixes that change {@code bean}, in order: {@code manager} (the
-	 * ToolCallingManager), {@code chat-model}, {@code tool-advisor} (the
-	 * ToolCallingAdvisor.Builder), {@code window} (the ChatMemory replaced) or
-	 * {@code memory} (the ChatMemory wrapped).
+	 * The fix named {@code name}.
+	 * @throws IllegalArgumentException for a name the table does not have
 	 */
-	public static List<String> changing(String bean) {
-		return ROWS.values()
-			.stream()
-			.filter(r -> List.of(r.get("beans").split(",")).contains(bean))
-			.map(r -> r.get("name"))
-			.toList();
+	public static Fix fix(String name) {
+		Fix f = BY_NAME.get(name);
+		if (f == null) {
+			throw new IllegalArgumentException("no fix " + name + " (known: " + names() + ")");
+		}
+		return f;
 	}
 
-	/** The name of {@code fix}'s field in {@link ToolCallFixesProperties}. */
-	static String javaName(String fix) {
-		Map<String, String> row = ROWS.get(fix);
-		if (row == null) {
-			throw new IllegalArgumentException("no fix " + fix);
-		}
-		return row.get("java");
-	}
-
-	/** Whether {@code fixes} names only fixes of the table. */
-	static Set<String> known(Set<String> fixes) {
-		for (String f : fixes) {
-			if (!ROWS.containsKey(f)) {
-				throw new IllegalArgumentException("no fix " + f + " (known: " + names() + ")");
-			}
-		}
-		return fixes;
+	/** Whether the table has a fix named {@code name}. */
+	public static boolean has(String name) {
+		return BY_NAME.containsKey(name);
 	}
 
 }

@@ -57,6 +57,12 @@ public final class ToolResponseRewrite {
 	private record Cached(String data, int flags, String out) {
 	}
 
+	/** The fixes this rewrite reads; others in a set are not its business. */
+	public static final Fix STRICT_JSON_OR_WRAP = Fix.named("strict-json-or-wrap");
+
+	/** See {@link #STRICT_JSON_OR_WRAP}. */
+	public static final Fix ERROR_KEY = Fix.named("error-key");
+
 	private final AtomicReferenceArray<Cached> cache = new AtomicReferenceArray<>(CACHE_SIZE);
 
 	private final Json json;
@@ -89,8 +95,12 @@ public final class ToolResponseRewrite {
 	 * <li>otherwise, and for {@code null}, {@code data} unchanged (upstream).</li>
 	 * </ul>
 	 * A value Spring's reader would refuse once written so is sent as text.
+	 * {@code strictJsonOrWrap} and {@code errorKey} are whether {@code fixes}
+	 * holds {@link #STRICT_JSON_OR_WRAP} and {@link #ERROR_KEY}.
 	 */
-	public String rewrite(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
+	public String rewrite(String data, boolean error, FixSet fixes) {
+		boolean strictJsonOrWrap = fixes.has(STRICT_JSON_OR_WRAP);
+		boolean errorKey = fixes.has(ERROR_KEY);
 		if (data == null || !(errorKey && error) && !strictJsonOrWrap) {
 			return data;
 		}
@@ -109,7 +119,7 @@ public final class ToolResponseRewrite {
 				return c.out();
 			}
 		}
-		String whole = whole(data, error, strictJsonOrWrap, errorKey);
+		String whole = whole(data, errorKey && error);
 		String out = this.json.upstreamReads(whole) ? whole : wrap(key, data);
 		if (cacheable) {
 			this.cache.set(slot, new Cached(data, flags, out));
@@ -123,20 +133,22 @@ public final class ToolResponseRewrite {
 	 * value too deep once wrapped, a name longer than Jackson allows), or
 	 * because it is longer than {@link #maxReadChars()}.
 	 */
-	public boolean fallsBack(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
+	public boolean fallsBack(String data, boolean error, FixSet fixes) {
+		boolean strictJsonOrWrap = fixes.has(STRICT_JSON_OR_WRAP);
+		boolean errorKey = fixes.has(ERROR_KEY);
 		if (data == null || !(errorKey && error) && !strictJsonOrWrap) {
 			return false;
 		}
 		if (data.length() > this.maxReadChars) {
 			return true;
 		}
-		return !this.json.upstreamReads(whole(data, error, strictJsonOrWrap, errorKey));
+		return !this.json.upstreamReads(whole(data, errorKey && error));
 	}
 
 	/** The fixed conversion as one JSON object text, whatever Spring's reader can take. */
-	private String whole(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
+	private String whole(String data, boolean errorKeyed) {
 		Shape shape = this.json.shape(data);
-		if (errorKey && error) {
+		if (errorKeyed) {
 			return shape == Shape.OBJECT ? data : wrap("error", data);
 		}
 		return switch (shape) {

@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.Map;
-import java.util.Set;
 
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
@@ -100,68 +99,34 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 	 */
 	private BooleanSupplier marksWanted = () -> true;
 
+	private static final Fix BREACH_THROUGH_PROCESSOR = Fix.named("breach-through-processor");
+
+	private static final Fix CLOSE_DANGLING_CALLS = Fix.named("close-dangling-calls");
+
+	private static final Fix END_TURN_AFTER_BREACH = Fix.named("end-turn-after-breach");
+
+	private static final Fix UNKNOWN_TOOL_TO_PROCESSOR = Fix.named("unknown-tool-to-processor");
+
 	/**
-	 * The fixes around {@code delegate}, with the exception processor it was built
-	 * with (read from it), so that a breach is processed exactly as the
-	 * delegate processes a tool's failure.
+	 * The manager fixes of {@code fixes} around {@code delegate}, with the
+	 * exception processor it was built with (read from it), so that a breach is
+	 * processed exactly as the delegate processes a tool's failure.
 	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
-	 * @param breachThroughProcessor the fix {@code breach-through-processor}
-	 * @param closeDanglingCalls the fix {@code close-dangling-calls}
+	 * @param fixes the fixes that are on (those that do not change the manager are not read)
 	 */
-	public FixingToolCallingManager(ToolCallingManager delegate, boolean breachThroughProcessor,
-			boolean closeDanglingCalls) {
-		this(delegate, SpringLimits.processorOf(delegate), breachThroughProcessor, closeDanglingCalls);
+	public FixingToolCallingManager(ToolCallingManager delegate, FixSet fixes) {
+		this(delegate, SpringLimits.processorOf(delegate), fixes);
 	}
 
 	/**
+	 * The manager fixes of {@code fixes} around {@code delegate}.
 	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
 	 * @param processor the exception processor the delegate was built with
-	 * @param breachThroughProcessor the fix {@code breach-through-processor}
-	 * @param closeDanglingCalls the fix {@code close-dangling-calls}
+	 * @param fixes the fixes that are on (those that do not change the manager are not read)
 	 */
 	public FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor,
-			boolean breachThroughProcessor, boolean closeDanglingCalls) {
-		this(delegate, processor, breachThroughProcessor, closeDanglingCalls, false, false);
-	}
-
-	/**
-	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
-	 * @param processor the exception processor the delegate was built with
-	 * @param breachThroughProcessor the fix {@code breach-through-processor}
-	 * @param closeDanglingCalls the fix {@code close-dangling-calls}
-	 * @param endTurnAfterBreach the fix {@code end-turn-after-breach}
-	 * @param unknownToolToProcessor the fix {@code unknown-tool-to-processor}
-	 */
-	public FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor,
-			boolean breachThroughProcessor, boolean closeDanglingCalls, boolean endTurnAfterBreach,
-			boolean unknownToolToProcessor) {
-		this(delegate, processor, breachThroughProcessor, () -> closeDanglingCalls, endTurnAfterBreach,
-				unknownToolToProcessor);
-	}
-
-	/**
-	 * The fixes of {@code fixes} that change the manager, by name (the names
-	 * {@code toolcall-model check} prints; others are ignored).
-	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
-	 * @param processor the exception processor the delegate was built with
-	 * @param fixes the fixes that are on
-	 */
-	public FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor,
-			Set<String> fixes) {
-		this(delegate, processor, fixes, () -> fixes.contains("close-dangling-calls"));
-	}
-
-	/**
-	 * As above, with {@code close-dangling-calls} read at each batch.
-	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
-	 * @param processor the exception processor the delegate was built with
-	 * @param fixes the fixes that are on, {@code close-dangling-calls} aside
-	 * @param closeDanglingCalls the fix {@code close-dangling-calls}, read at each batch
-	 */
-	FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor, Set<String> fixes,
-			BooleanSupplier closeDanglingCalls) {
-		this(delegate, processor, FixTable.known(fixes).contains("breach-through-processor"), closeDanglingCalls,
-				fixes.contains("end-turn-after-breach"), fixes.contains("unknown-tool-to-processor"));
+			FixSet fixes) {
+		this(delegate, processor, fixes, () -> fixes.has(CLOSE_DANGLING_CALLS));
 	}
 
 	/**
@@ -169,20 +134,17 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 	 * auto-configuration decides it once the memory advisor beans exist.
 	 * @param delegate Spring AI's {@code DefaultToolCallingManager}
 	 * @param processor the exception processor the delegate was built with
-	 * @param breachThroughProcessor the fix {@code breach-through-processor}
+	 * @param fixes the fixes that are on, {@code close-dangling-calls} aside
 	 * @param closeDanglingCalls the fix {@code close-dangling-calls}, read at each batch
-	 * @param endTurnAfterBreach the fix {@code end-turn-after-breach}
-	 * @param unknownToolToProcessor the fix {@code unknown-tool-to-processor}
 	 */
-	public FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor,
-			boolean breachThroughProcessor, BooleanSupplier closeDanglingCalls, boolean endTurnAfterBreach,
-			boolean unknownToolToProcessor) {
-		this.endTurnAfterBreach = endTurnAfterBreach;
-		this.missingTools = unknownToolToProcessor ? MissingTools.of(delegate) : null;
+	FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor, FixSet fixes,
+			BooleanSupplier closeDanglingCalls) {
+		this.endTurnAfterBreach = fixes.has(END_TURN_AFTER_BREACH);
+		this.missingTools = fixes.has(UNKNOWN_TOOL_TO_PROCESSOR) ? MissingTools.of(delegate) : null;
 		this.delegate = delegate;
 		this.limits = SpringLimits.of(delegate);
 		this.processor = processor;
-		this.breachThroughProcessor = breachThroughProcessor;
+		this.breachThroughProcessor = fixes.has(BREACH_THROUGH_PROCESSOR);
 		this.closeDanglingCalls = closeDanglingCalls;
 	}
 

@@ -65,7 +65,7 @@ public final class GeminiSafeChatModel {
 
 	/** {@code model} with {@code strict-json-or-wrap} alone: the one line for a model built outside the context. */
 	public static <M extends ChatModel> M wrap(M model) {
-		return wrap(model, new GeminiSafeToolResponseAdvisor(true, false));
+		return wrap(model, new GeminiSafeToolResponseAdvisor(FixSet.of("strict-json-or-wrap")));
 	}
 
 	/** The class of the model behind {@code model}, wrapped or not. */

@@ -2,7 +2,6 @@ package io.github.toolcallmodel.fixes;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
@@ -46,46 +45,25 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor, StreamA
 	 */
 	public static final String ORIGINAL_DATA = "toolcallFixesOriginalData";
 
-	private final boolean strictJsonOrWrap;
-
-	private final boolean errorKey;
-
-	private final boolean pr6049StrictWrap;
-
-	private final boolean pr6907WrapOnFailure;
+	/** The fixes that are on; the advisor reads the conversion's ({@link GeminiToolResponses#rewrite}). */
+	private final FixSet fixes;
 
 	private final int order;
 
-	public GeminiSafeToolResponseAdvisor(boolean strictJsonOrWrap, boolean errorKey) {
-		this(strictJsonOrWrap, errorKey, DEFAULT_ORDER);
-	}
-
-	public GeminiSafeToolResponseAdvisor(boolean strictJsonOrWrap, boolean errorKey, int order) {
-		this(strictJsonOrWrap, errorKey, false, false, order);
+	/** The advisor of {@code fixes}, at {@link #DEFAULT_ORDER}. */
+	public GeminiSafeToolResponseAdvisor(FixSet fixes) {
+		this(fixes, DEFAULT_ORDER);
 	}
 
 	/**
-	 * The conversion fixes of {@code fixes} that are on, by name
-	 * ({@code strict-json-or-wrap}, {@code error-key} and the pull requests'
-	 * switches; others are ignored).
+	 * The conversion fixes of {@code fixes} ({@code strict-json-or-wrap},
+	 * {@code error-key}, and the upstream pull requests modelled for comparison,
+	 * spring-ai PR 6049 {@code pr-6049-strict-wrap} and PR 6907
+	 * {@code pr-6907-wrap-on-failure}, each sent as the pull request would
+	 * convert it); the others are not read.
 	 */
-	public GeminiSafeToolResponseAdvisor(Set<String> fixes, int order) {
-		this(FixTable.known(fixes).contains("strict-json-or-wrap"), fixes.contains("error-key"),
-				fixes.contains("pr-6049-strict-wrap"), fixes.contains("pr-6907-wrap-on-failure"), order);
-	}
-
-	/**
-	 * With the upstream pull requests modelled for comparison: spring-ai PR 6049
-	 * ({@code pr-6049-strict-wrap}) and PR 6907 ({@code pr-6907-wrap-on-failure}),
-	 * each sent as the pull request would convert it
-	 * ({@link GeminiToolResponses#rewrite(String, boolean, boolean, boolean, boolean, boolean)}).
-	 */
-	public GeminiSafeToolResponseAdvisor(boolean strictJsonOrWrap, boolean errorKey, boolean pr6049StrictWrap,
-			boolean pr6907WrapOnFailure, int order) {
-		this.strictJsonOrWrap = strictJsonOrWrap;
-		this.errorKey = errorKey;
-		this.pr6049StrictWrap = pr6049StrictWrap;
-		this.pr6907WrapOnFailure = pr6907WrapOnFailure;
+	public GeminiSafeToolResponseAdvisor(FixSet fixes, int order) {
+		this.fixes = fixes;
 		this.order = order;
 	}
 
@@ -145,7 +123,7 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor, StreamA
 			for (int i = 0; i < responses.size(); i++) {
 				ToolResponseMessage.ToolResponse r = responses.get(i);
 				String data = GeminiToolResponses.rewrite(r.responseData(), ToolResponseMarks.isError(tool, i),
-						this.strictJsonOrWrap, this.errorKey, this.pr6049StrictWrap, this.pr6907WrapOnFailure);
+						this.fixes);
 				changed |= !java.util.Objects.equals(data, r.responseData());
 				out.add(new ToolResponseMessage.ToolResponse(r.id(), r.name(), data));
 			}
@@ -156,13 +134,13 @@ public final class GeminiSafeToolResponseAdvisor implements CallAdvisor, StreamA
 			metadata.put(ORIGINAL_DATA, responses.stream().map(ToolResponseMessage.ToolResponse::responseData).toList());
 			return ToolResponseMessage.builder().responses(out).metadata(metadata).build();
 		}
-		if ((this.strictJsonOrWrap || this.pr6049StrictWrap) && m instanceof AssistantMessage a
+		if ((this.fixes.has(ToolResponseRewrite.STRICT_JSON_OR_WRAP) || this.fixes.has(GeminiToolResponses.PR_6049))
+				&& m instanceof AssistantMessage a
 				&& !a.getToolCalls().isEmpty()) {
 			List<AssistantMessage.ToolCall> calls = new ArrayList<>();
 			boolean changed = false;
 			for (AssistantMessage.ToolCall c : a.getToolCalls()) {
-				String args = GeminiToolResponses.arguments(c.arguments(), this.strictJsonOrWrap,
-						this.pr6049StrictWrap);
+				String args = GeminiToolResponses.arguments(c.arguments(), this.fixes);
 				changed |= !java.util.Objects.equals(args, c.arguments());
 				calls.add(new AssistantMessage.ToolCall(c.id(), c.type(), c.name(), args));
 			}

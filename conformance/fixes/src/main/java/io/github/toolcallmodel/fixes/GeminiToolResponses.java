@@ -32,8 +32,7 @@ import org.springframework.ai.util.JacksonUtils;
  * {@code docs/FIXES.md}).</li>
  * </ul>
  * The two upstream pull requests on the same conversion, modelled for
- * comparison, are rewrites too ({@link #rewrite(String, boolean, boolean, boolean,
- * boolean, boolean)}): each leaves a text the pull request's reader takes as it
+ * comparison, are rewrites too ({@link #rewrite(String, boolean, FixSet)}): each leaves a text the pull request's reader takes as it
  * is, so Spring's own conversion builds what the pull request would build
  * (decimals as doubles included), and sends any other text as
  * {@code {"result": TEXT}}, which is what the pull request sends for it.
@@ -105,38 +104,38 @@ public final class GeminiToolResponses {
 	private GeminiToolResponses() {
 	}
 
+	/** The upstream pull requests modelled beside the fixes ({@link #rewrite}). */
+	static final Fix PR_6049 = Fix.named("pr-6049-strict-wrap");
+
+	/** See {@link #PR_6049}. */
+	static final Fix PR_6907 = Fix.named("pr-6907-wrap-on-failure");
+
 	/**
 	 * The data to send instead of {@code data}, a response marked as produced by
-	 * a failure when {@code error} is set:
+	 * a failure when {@code error} is set, under the conversion fixes of
+	 * {@code fixes} (the others are not read):
 	 * <ul>
-	 * <li>{@code errorKey} and {@code error}: one whole JSON object as it is,
+	 * <li>{@code error-key} and {@code error}: one whole JSON object as it is,
 	 * anything else verbatim as {@code {"error": DATA}};</li>
-	 * <li>otherwise, with {@code strictJsonOrWrap}: one whole JSON object as it
+	 * <li>otherwise, with {@code strict-json-or-wrap}: one whole JSON object as it
 	 * is, any other whole value {@code v} as {@code {"result": v}}, any other
 	 * text (the empty string included) verbatim as {@code {"result": TEXT}};</li>
+	 * <li>otherwise, where neither fix applies, the two upstream pull requests
+	 * (PR 6049 first, then PR 6907):
+	 * {@code pr-6049-strict-wrap} (spring-ai PR 6049): a text Spring's reader
+	 * takes whole ({@code FAIL_ON_TRAILING_TOKENS} on) unchanged, any other text
+	 * verbatim as {@code {"result": TEXT}};
+	 * {@code pr-6907-wrap-on-failure} (spring-ai PR 6907): a text Spring's own
+	 * reader takes (trailing text ignored, as upstream) unchanged, any other text
+	 * verbatim as {@code {"result": TEXT}};</li>
 	 * <li>otherwise {@code data} unchanged (upstream).</li>
 	 * </ul>
 	 */
-	public static String rewrite(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
-		return rewrite(data, error, strictJsonOrWrap, errorKey, false, false);
-	}
-
-	/**
-	 * {@link #rewrite(String, boolean, boolean, boolean)} with the two upstream
-	 * pull requests, which apply only where neither fix does
-	 * ({@code strict-json-or-wrap} first, then PR 6049, then PR 6907):
-	 * <ul>
-	 * <li>{@code pr6049StrictWrap} (spring-ai PR 6049): a text Spring's reader
-	 * takes whole ({@code FAIL_ON_TRAILING_TOKENS} on) unchanged, any other text
-	 * verbatim as {@code {"result": TEXT}};</li>
-	 * <li>{@code pr6907WrapOnFailure} (spring-ai PR 6907): a text Spring's own
-	 * reader takes (trailing text ignored, as upstream) unchanged, any other text
-	 * verbatim as {@code {"result": TEXT}}.</li>
-	 * </ul>
-	 */
-	public static String rewrite(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey,
-			boolean pr6049StrictWrap, boolean pr6907WrapOnFailure) {
-		if (!(errorKey && error) && !strictJsonOrWrap) {
+	public static String rewrite(String data, boolean error, FixSet fixes) {
+		boolean errorKey = fixes.has(ToolResponseRewrite.ERROR_KEY);
+		if (!(errorKey && error) && !fixes.has(ToolResponseRewrite.STRICT_JSON_OR_WRAP)) {
+			boolean pr6049StrictWrap = fixes.has(PR_6049);
+			boolean pr6907WrapOnFailure = fixes.has(PR_6907);
 			if ((pr6049StrictWrap || pr6907WrapOnFailure) && data != null && data.length() > MAX_READ_CHARS) {
 				return wrap("result", data);
 			}
@@ -148,17 +147,18 @@ public final class GeminiToolResponses {
 			}
 			return data;
 		}
-		return REWRITE.rewrite(data, error, strictJsonOrWrap, errorKey);
+		return REWRITE.rewrite(data, error, fixes);
 	}
 
 	/**
 	 * Whether {@link #rewrite} sends {@code data} as a string because Spring's
 	 * reader would refuse the value itself (a number of more than 1000 digits, a
 	 * value 500 containers deep once wrapped, a name longer than Jackson
-	 * allows): the payload then holds the text, not the value.
+	 * allows): the payload then holds the text, not the value. Only
+	 * {@code strict-json-or-wrap} and {@code error-key} of {@code fixes} count.
 	 */
-	public static boolean rewriteFallsBack(String data, boolean error, boolean strictJsonOrWrap, boolean errorKey) {
-		return REWRITE.fallsBack(data, error, strictJsonOrWrap, errorKey);
+	public static boolean rewriteFallsBack(String data, boolean error, FixSet fixes) {
+		return REWRITE.fallsBack(data, error, fixes);
 	}
 
 	/**
@@ -184,12 +184,12 @@ public final class GeminiToolResponses {
 	/**
 	 * The payload the fixed conversion sends for {@code data}, as a map whose
 	 * numbers are {@link tools.jackson.databind.util.RawValue}s of their text.
-	 * Returns {@code null} when neither switch applies (upstream's conversion
-	 * stands).
+	 * Returns {@code null} when neither {@code strict-json-or-wrap} nor
+	 * {@code error-key} of {@code fixes} applies (upstream's conversion stands).
 	 */
-	public static Map<String, Object> payload(String data, boolean error, boolean strictJsonOrWrap,
-			boolean errorKey) {
-		if (!(errorKey && error) && !strictJsonOrWrap) {
+	public static Map<String, Object> payload(String data, boolean error, FixSet fixes) {
+		boolean errorKey = fixes.has(ToolResponseRewrite.ERROR_KEY);
+		if (!(errorKey && error) && !fixes.has(ToolResponseRewrite.STRICT_JSON_OR_WRAP)) {
 			return null;
 		}
 		// Built from the value, not by reading the wrapped text again: a value
@@ -240,25 +240,19 @@ public final class GeminiToolResponses {
 	}
 
 	/**
-	 * Function-call arguments under {@code strict-json-or-wrap}: null or blank
-	 * arguments become {@code {}}; any other text is kept (upstream reading).
-	 */
-	public static String arguments(String arguments, boolean strictJsonOrWrap) {
-		return arguments(arguments, strictJsonOrWrap, false);
-	}
-
-	/**
-	 * {@link #arguments(String, boolean)} with spring-ai PR 6049, which changes
-	 * {@code parseJsonToMap} itself and so the arguments too: what its reader
+	 * Function-call arguments under {@code fixes}: with
+	 * {@code strict-json-or-wrap}, null or blank arguments become {@code {}};
+	 * with spring-ai PR 6049 ({@code pr-6049-strict-wrap}), which changes
+	 * {@code parseJsonToMap} itself and so the arguments too, what its reader
 	 * does not take whole (after {@code strict-json-or-wrap}'s rule) is sent as
-	 * {@code {"result": TEXT}}, null as {@code {"result": null}}. PR 6907 leaves
-	 * arguments alone.
+	 * {@code {"result": TEXT}}, null as {@code {"result": null}}; any other text
+	 * is kept (upstream reading). PR 6907 leaves arguments alone.
 	 */
-	public static String arguments(String arguments, boolean strictJsonOrWrap, boolean pr6049StrictWrap) {
-		if (strictJsonOrWrap && (arguments == null || arguments.isBlank())) {
+	public static String arguments(String arguments, FixSet fixes) {
+		if (fixes.has(ToolResponseRewrite.STRICT_JSON_OR_WRAP) && (arguments == null || arguments.isBlank())) {
 			return "{}";
 		}
-		if (pr6049StrictWrap && !reads(SPRING_WHOLE, arguments)) {
+		if (fixes.has(PR_6049) && !reads(SPRING_WHOLE, arguments)) {
 			return wrap("result", arguments);
 		}
 		return arguments;

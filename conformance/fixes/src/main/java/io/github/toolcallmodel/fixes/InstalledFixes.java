@@ -36,9 +36,15 @@ public final class InstalledFixes {
 		.concat(FixTable.names().stream(), java.util.stream.Stream.of("json-error-processor"))
 		.toList();
 
-	/** The fixes an unset switch leaves to the memory advisors. */
-	static final List<String> MEMORY_FIXES = List.of("close-dangling-calls", "store-answered-generation",
-			"keep-current-turn");
+	/**
+	 * The fixes an unset switch may turn on, each decided from the application
+	 * as the list above says; every other unset switch is off. The fix table has
+	 * no column for it: both are {@code in_all}, and two fixes of one row but for
+	 * the name ({@code breach-through-processor}, {@code end-turn-after-breach})
+	 * fall on both sides.
+	 */
+	public static final FixSet DECIDED_UNSET = FixSet.of("strict-json-or-wrap", "close-dangling-calls",
+			"store-answered-generation", "keep-current-turn", "end-turn-after-breach");
 
 	/** One decision: on or off, and the reason, as logged. */
 	public record Decision(boolean on, String why) {
@@ -81,7 +87,7 @@ public final class InstalledFixes {
 
 	/** Off, whatever its switch, when {@code fix} reads internals this version may not have. */
 	private Decision versionOff(String fix) {
-		if (this.internals || !SpringAiVersion.INTERNAL_FIXES.contains(fix)) {
+		if (this.internals || !(FixTable.has(fix) && SpringAiVersion.INTERNAL_FIXES.has(fix))) {
 			return null;
 		}
 		return new Decision(false, "off: reads Spring AI " + SpringAiVersion.SUPPORTED

@@ -285,11 +285,11 @@ public final class RequestPaths implements AutoCloseable {
 		private List<String> fixesOn() {
 			List<String> on = new ArrayList<>();
 			boolean loop = Boolean.TRUE.equals(this.facts.get("libraryLoop"));
-			List<String> manager = FixTable.changing("manager");
+			FixSet manager = FixSet.changing("manager");
 			for (Map.Entry<String, InstalledFixes.Decision> e : RequestPaths.this.fixes.decisions().entrySet()) {
 				String f = e.getKey();
 				boolean isOn = f.equals("close-dangling-calls") ? this.closeDangling || (loop && e.getValue().on())
-						: manager.contains(f) ? loop && e.getValue().on() : e.getValue().on();
+						: FixTable.has(f) && manager.has(f) ? loop && e.getValue().on() : e.getValue().on();
 				if (isOn && !f.equals("json-error-processor")) {
 					on.add(f);
 				}

@@ -65,7 +65,7 @@ final class SpringAiVersion {
 	 * private; {@code error-key} among them, since the manager wrapper writes its
 	 * failure marks.
 	 */
-	static final java.util.List<String> INTERNAL_FIXES = FixTable.changing("manager");
+	static final FixSet INTERNAL_FIXES = FixSet.changing("manager");
 
 	/**
 	 * Whether the fixes of {@link #INTERNAL_FIXES} may run: on the supported
@@ -78,7 +78,7 @@ final class SpringAiVersion {
 	/** The one warning of a version the internal fixes do not run on. */
 	static String offWarning(String version) {
 		return "toolcall-fixes: this application runs Spring AI " + (version == null ? "of an unknown version" : version)
-				+ ", not " + SUPPORTED + ": " + String.join(", ", INTERNAL_FIXES) + " are off (they read "
+				+ ", not " + SUPPORTED + ": " + String.join(", ", INTERNAL_FIXES.names()) + " are off (they read "
 				+ SUPPORTED + "'s DefaultToolCallingManager internals); the conversion and memory fixes stay on. Set "
 				+ ToolCallFixesProperties.PREFIX + ".strict-version=true to stop the application instead.";
 	}

@@ -1,8 +1,6 @@
 package io.github.toolcallmodel.fixes;
 
 import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
@@ -74,7 +72,7 @@ public class ToolCallFixesAutoConfiguration {
 	static final String ADVISOR_ORDER = "spring.ai.chat.client.tool-calling.advisor-order";
 
 	/** The manager fixes: each needs Spring's DefaultToolCallingManager. */
-	static final List<String> MANAGER_FIXES = FixTable.changing("manager");
+	static final FixSet MANAGER_FIXES = FixSet.changing("manager");
 
 	private static final org.apache.commons.logging.Log log = org.apache.commons.logging.LogFactory
 		.getLog(ToolCallFixesAutoConfiguration.class);
@@ -163,9 +161,10 @@ public class ToolCallFixesAutoConfiguration {
 		}
 
 		private boolean managerMayBeWrapped() {
-			return this.fixes.internals() && MANAGER_FIXES.stream()
-				.anyMatch(f -> Boolean.TRUE.equals(this.fixes.set(f)) || (this.fixes.set(f) == null
-						&& (f.equals("close-dangling-calls") || f.equals("end-turn-after-breach"))));
+			return this.fixes.internals() && MANAGER_FIXES.fixes()
+				.stream()
+				.anyMatch(f -> Boolean.TRUE.equals(this.fixes.set(f.name()))
+						|| (this.fixes.set(f.name()) == null && InstalledFixes.DECIDED_UNSET.has(f)));
 		}
 
 		@Override
@@ -190,7 +189,7 @@ public class ToolCallFixesAutoConfiguration {
 
 		private Object manager(ToolCallingManager manager, String beanName) {
 			if (!(manager instanceof DefaultToolCallingManager)) {
-				List<String> asked = MANAGER_FIXES.stream().filter(f -> Boolean.TRUE.equals(this.fixes.set(f))).toList();
+				List<String> asked = MANAGER_FIXES.filter(f -> Boolean.TRUE.equals(this.fixes.set(f.name()))).names();
 				if (!asked.isEmpty()) {
 					throw new IllegalStateException("toolcall-fixes: " + String.join(", ", asked)
 							+ " wrap Spring AI's DefaultToolCallingManager, but the ToolCallingManager bean '" + beanName
@@ -199,7 +198,7 @@ public class ToolCallFixesAutoConfiguration {
 								.map(f -> ToolCallFixesProperties.PREFIX + "." + f + "=false")
 								.collect(java.util.stream.Collectors.joining(" and ")) + ".");
 				}
-				for (String f : MANAGER_FIXES) {
+				for (String f : MANAGER_FIXES.names()) {
 					this.fixes.decide(f, false, "unset: off (the ToolCallingManager bean '" + beanName + "' is "
 							+ manager.getClass().getName() + ", not Spring AI's DefaultToolCallingManager)");
 				}
@@ -211,8 +210,8 @@ public class ToolCallFixesAutoConfiguration {
 			// A manager fix is off when unset, unless decided otherwise below;
 			// close-dangling-calls is decided once the memory advisor beans exist
 			// (ToolCallFixesReport), and read at each batch.
-			List<String> decided = MANAGER_FIXES.stream().filter(f -> !f.equals("close-dangling-calls")).toList();
-			for (String f : decided) {
+			FixSet decided = MANAGER_FIXES.without(Fix.named("close-dangling-calls"));
+			for (String f : decided.names()) {
 				this.fixes.decide(f, false, "unset: off");
 			}
 			this.fixes.decide("unknown-tool-to-processor", false, "unset: off (an upstream proposal)");
@@ -222,7 +221,7 @@ public class ToolCallFixesAutoConfiguration {
 								+ "a limit would keep the turn running"
 								: "unset: off (on-limit-exceeded is " + policy + ", which ends the turn at a breach)");
 			boolean close = this.fixes.mayBeOn("close-dangling-calls");
-			Set<String> on = decided.stream().filter(this.fixes::on).collect(Collectors.toSet());
+			FixSet on = decided.filter(f -> this.fixes.on(f.name()));
 			if (on.isEmpty() && !close) {
 				return manager;
 			}
@@ -233,12 +232,17 @@ public class ToolCallFixesAutoConfiguration {
 
 		private Object model(ChatModel model, String beanName) {
 			boolean gemini = isGemini(model.getClass());
-			boolean strict = Boolean.TRUE.equals(this.fixes.set("strict-json-or-wrap"))
-					|| (this.fixes.set("strict-json-or-wrap") == null && gemini);
-			boolean errorKey = this.fixes.internals() && Boolean.TRUE.equals(this.fixes.set("error-key"));
-			boolean pr6049 = Boolean.TRUE.equals(this.fixes.set("pr-6049-strict-wrap"));
-			boolean pr6907 = Boolean.TRUE.equals(this.fixes.set("pr-6907-wrap-on-failure"));
-			if (!(strict || errorKey || pr6049 || pr6907)) {
+			// The conversion fixes set true; error-key only where 2.0.1's manager
+			// marks failures; strict-json-or-wrap also unset on Gemini.
+			FixSet on = FixSet.changing("chat-model").filter(f -> Boolean.TRUE.equals(this.fixes.set(f.name())));
+			if (!this.fixes.internals()) {
+				on = on.without(ToolResponseRewrite.ERROR_KEY);
+			}
+			if (gemini && this.fixes.set(ToolResponseRewrite.STRICT_JSON_OR_WRAP.name()) == null) {
+				on = on.with(ToolResponseRewrite.STRICT_JSON_OR_WRAP);
+			}
+			boolean strict = on.has(ToolResponseRewrite.STRICT_JSON_OR_WRAP);
+			if (on.isEmpty()) {
 				return model;
 			}
 			if (gemini || strict) {
@@ -247,8 +251,7 @@ public class ToolCallFixesAutoConfiguration {
 			}
 			this.fixes.decide("pr-6049-strict-wrap", false, "unset: off (an upstream proposal)");
 			this.fixes.decide("pr-6907-wrap-on-failure", false, "unset: off (an upstream proposal)");
-			return GeminiSafeChatModel.wrap(model, new GeminiSafeToolResponseAdvisor(strict, errorKey, pr6049, pr6907,
-					GeminiSafeToolResponseAdvisor.DEFAULT_ORDER), this.paths);
+			return GeminiSafeChatModel.wrap(model, new GeminiSafeToolResponseAdvisor(on), this.paths);
 		}
 
 		static boolean isGemini(Class<?> c) {

@@ -153,7 +153,7 @@ public class ToolCallFixesProperties {
 	 * table names ({@link FixTable}).
 	 */
 	Boolean get(String fix) {
-		String field = fix.equals("json-error-processor") ? "jsonErrorProcessor" : FixTable.javaName(fix);
+		String field = fix.equals("json-error-processor") ? "jsonErrorProcessor" : FixTable.fix(fix).javaName();
 		Field f = ReflectionUtils.findField(ToolCallFixesProperties.class, field, Boolean.class);
 		if (f == null) {
 			throw new IllegalStateException("toolcall-fixes: no switch " + field + " for " + fix);

@@ -3,8 +3,8 @@ package io.github.toolcallmodel.fixes;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.ChatMemoryRepository;
@@ -70,9 +70,8 @@ public final class TurnKeepingWindowChatMemory implements ChatMemory {
 	 * ({@code keep-current-turn}, {@code evict-orphan-responses}; others are
 	 * ignored).
 	 */
-	public TurnKeepingWindowChatMemory(ChatMemoryRepository repository, int maxMessages, Set<String> fixes) {
-		this(repository, maxMessages, FixTable.known(fixes).contains("keep-current-turn"),
-				fixes.contains("evict-orphan-responses"));
+	public TurnKeepingWindowChatMemory(ChatMemoryRepository repository, int maxMessages, FixSet fixes) {
+		this(repository, maxMessages, fixes.has("keep-current-turn"), fixes.has("evict-orphan-responses"));
 	}
 
 	/** An in-memory window of {@link #DEFAULT_MAX_MESSAGES} with the given fixes. */

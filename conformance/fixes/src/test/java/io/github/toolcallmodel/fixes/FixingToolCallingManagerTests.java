@@ -153,8 +153,8 @@ class FixingToolCallingManagerTests {
 			ran.add("y");
 			return "{}";
 		});
-		var manager = new FixingToolCallingManager(spring(rethrowing, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE), true,
-				true);
+		var manager = new FixingToolCallingManager(spring(rethrowing, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE),
+				FixSet.of("breach-through-processor", "close-dangling-calls"));
 		ToolResponseMessage closing = handedOff(() -> {
 			ToolCallLimitBreach e = assertThrows(ToolCallLimitBreach.class,
 					() -> manager.executeToolCalls(prompt(X, y), reply("x:c1", "x:c2", "y:c3")));
@@ -185,8 +185,8 @@ class FixingToolCallingManagerTests {
 			ran.add("y");
 			return "{}";
 		});
-		var manager = new FixingToolCallingManager(spring(counting, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE), true,
-				false);
+		var manager = new FixingToolCallingManager(spring(counting, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE),
+				FixSet.of("breach-through-processor"));
 		ToolExecutionException e = assertThrows(ToolExecutionException.class,
 				() -> manager.executeToolCalls(prompt(X, y), reply("x:c1", "x:c2", "y:c3")));
 		assertInstanceOf(ToolCallLimitBreach.class, e.getCause());
@@ -200,8 +200,8 @@ class FixingToolCallingManagerTests {
 			}
 			return "{\"error\":\"" + ex.getCause().getMessage() + "\"}";
 		};
-		var manager2 = new FixingToolCallingManager(spring(wrapping, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE), true,
-				false);
+		var manager2 = new FixingToolCallingManager(spring(wrapping, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE),
+				FixSet.of("breach-through-processor"));
 		ToolExecutionException e2 = assertThrows(ToolExecutionException.class,
 				() -> manager2.executeToolCalls(prompt(X, y), reply("x:c1", "x:c2", "y:c3")));
 		assertEquals("limit", e2.getCause().getMessage());
@@ -211,7 +211,8 @@ class FixingToolCallingManagerTests {
 	@Test
 	void underThrowAProcessorThatThrowsOnTheBreachFailsTheBatch() {
 		ToolExecutionExceptionProcessor always = DefaultToolExecutionExceptionProcessor.builder().alwaysThrow(true).build();
-		var manager = new FixingToolCallingManager(spring(always, ToolCallLimitBehavior.THROW), true, true);
+		var manager = new FixingToolCallingManager(spring(always, ToolCallLimitBehavior.THROW),
+				FixSet.of("breach-through-processor", "close-dangling-calls"));
 		ToolResponseMessage closing = handedOff(() -> {
 			ToolExecutionException e = assertThrows(ToolExecutionException.class,
 					() -> manager.executeToolCalls(prompt(X), reply("x:c1", "x:c2", "x:c3")));
@@ -225,7 +226,8 @@ class FixingToolCallingManagerTests {
 	@Test
 	void underThrowTheProcessedBreachIsTheTurnsTextAndTheClosedCallsFollowIt() {
 		ToolExecutionExceptionProcessor json = e -> "{\"error\":\"" + e.getCause().getMessage() + "\"}";
-		var manager = new FixingToolCallingManager(spring(json, ToolCallLimitBehavior.THROW), true, true);
+		var manager = new FixingToolCallingManager(spring(json, ToolCallLimitBehavior.THROW),
+				FixSet.of("breach-through-processor", "close-dangling-calls"));
 		ToolResponseMessage closing = handedOff(() -> {
 			ClosedBatchLimitExceededException e = assertThrows(ClosedBatchLimitExceededException.class,
 					() -> manager.executeToolCalls(prompt(X), reply("x:c1", "x:c2", "x:c3")));
@@ -244,7 +246,8 @@ class FixingToolCallingManagerTests {
 		ToolCallback boom = tool("boom", in -> {
 			throw new IllegalStateException("boom");
 		});
-		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW),
+				FixSet.of("close-dangling-calls"));
 		ToolResponseMessage closing = handedOff(() -> assertThrows(IllegalStateException.class,
 				() -> manager.executeToolCalls(prompt(X, boom), reply("x:c1", "boom:c2"))));
 		assertEquals(List.of("c1", "c2"), closing.getResponses().stream().map(r -> r.id()).toList());
@@ -256,7 +259,8 @@ class FixingToolCallingManagerTests {
 		ToolCallback sneaky = tool("sneaky", in -> {
 			throw FixingToolCallingManagerTests.<RuntimeException>sneaky(new java.io.IOException("disk"));
 		});
-		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW),
+				FixSet.of("close-dangling-calls"));
 		ToolResponseMessage closing = handedOff(() -> {
 			Throwable t = assertThrows(Throwable.class, () -> manager.executeToolCalls(prompt(sneaky), reply("sneaky:c1")));
 			assertInstanceOf(java.io.IOException.class, t);
@@ -272,7 +276,8 @@ class FixingToolCallingManagerTests {
 	@Test
 	void aReturnDirectBatchHandsItsToolMessageOff() {
 		ToolCallback direct = tool("direct", true, in -> "done");
-		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW),
+				FixSet.of("close-dangling-calls"));
 		ToolExecutionResult[] result = new ToolExecutionResult[1];
 		ToolResponseMessage closing = handedOff(
 				() -> result[0] = manager.executeToolCalls(prompt(direct), reply("direct:c1")));
@@ -305,7 +310,8 @@ class FixingToolCallingManagerTests {
 		ToolCallback boom = tool("boom", in -> {
 			throw new IllegalStateException("boom");
 		});
-		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW),
+				FixSet.of("close-dangling-calls"));
 		ToolResponseMessage closing = streamedHandedOff(() -> assertThrows(IllegalStateException.class,
 				() -> manager.executeToolCalls(prompt(X, boom), reply("x:c1", "boom:c2"))));
 		assertNotNull(closing);
@@ -314,7 +320,8 @@ class FixingToolCallingManagerTests {
 
 	@Test
 	void aNestedCallWhoseBatchFailsInsideAToolOfAStreamedLoopDoesNotHandOffIntoIt() {
-		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW),
+				FixSet.of("close-dangling-calls"));
 		// The nested batch runs on the same thread, with the same Reactor context.
 		ToolCallback outer = runsAFailingBatch(manager);
 		ToolExecutionResult[] result = new ToolExecutionResult[1];
@@ -329,7 +336,8 @@ class FixingToolCallingManagerTests {
 
 	@Test
 	void aNestedCallWhoseBatchFailsInsideAToolDoesNotHandOffIntoTheOuterLoop() {
-		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, true);
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW),
+				FixSet.of("close-dangling-calls"));
 		ToolCallback outer = runsAFailingBatch(manager);
 		ToolExecutionResult[] result = new ToolExecutionResult[1];
 		ToolResponseMessage closing = handedOff(
@@ -351,7 +359,7 @@ class FixingToolCallingManagerTests {
 			throw new ToolExecutionException(inner.getToolDefinition(), new IllegalArgumentException("bad input"));
 		});
 		ToolCallback plain = tool("plain", in -> "{\"ok\":true}");
-		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), false, false);
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.THROW), FixSet.none());
 		ToolResponseMessage m = last(manager.executeToolCalls(prompt(composite, plain), reply("composite:c1", "plain:c2")));
 		assertEquals("bad input", m.getResponses().get(0).responseData());
 		assertEquals(List.of(true, false), ToolResponseMarks.marks(m));
@@ -359,8 +367,8 @@ class FixingToolCallingManagerTests {
 
 	@Test
 	void errorMarksSurviveTheMessageWindowMemory() {
-		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE), false,
-				false);
+		var manager = new FixingToolCallingManager(spring(SPRING, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE),
+				FixSet.none());
 		ToolResponseMessage m = last(manager.executeToolCalls(prompt(X), reply("x:c1", "x:c2")));
 		assertEquals(List.of(false, true), ToolResponseMarks.marks(m));
 		var memory = MessageWindowChatMemory.builder().build();
@@ -368,7 +376,7 @@ class FixingToolCallingManagerTests {
 		ToolResponseMessage stored = assertInstanceOf(ToolResponseMessage.class, memory.get("c").get(1));
 		assertEquals(List.of(false, true), ToolResponseMarks.marks(stored));
 		// The marked breach that is no JSON object goes under "error", the tool's own under nothing.
-		var sent = (ToolResponseMessage) new GeminiSafeToolResponseAdvisor(false, true).rewrite(List.<Message>of(stored))
+		var sent = (ToolResponseMessage) new GeminiSafeToolResponseAdvisor(FixSet.of("error-key")).rewrite(List.<Message>of(stored))
 			.get(0);
 		assertEquals("{\"weather\":\"sunny\"}", sent.getResponses().get(0).responseData());
 		assertEquals("{\"error\":\"" + BREACH + "\"}", sent.getResponses().get(1).responseData());
@@ -378,7 +386,7 @@ class FixingToolCallingManagerTests {
 	void theManagerProcessesWithTheProcessorItsDelegateWasBuiltWith() {
 		ToolExecutionExceptionProcessor json = e -> "{\"error\":\"" + e.getCause().getMessage() + "\"}";
 		ToolCallingManager delegate = spring(json, ToolCallLimitBehavior.RETURN_ERROR_RESPONSE);
-		var manager = new FixingToolCallingManager(delegate, true, false);
+		var manager = new FixingToolCallingManager(delegate, FixSet.of("breach-through-processor"));
 		ToolResponseMessage m = last(manager.executeToolCalls(prompt(X), reply("x:c1", "x:c2")));
 		assertEquals("{\"error\":\"" + BREACH + "\"}", m.getResponses().get(1).responseData());
 		assertSame(delegate, manager.getDelegate());

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GeminiToolResponsesTests {
 
 	static String strict(String data) {
-		return GeminiToolResponses.rewrite(data, false, true, false);
+		return GeminiToolResponses.rewrite(data, false, FixSet.of("strict-json-or-wrap"));
 	}
 
 	@Test
@@ -35,10 +35,12 @@ class GeminiToolResponsesTests {
 
 	@Test
 	void errorKeyTouchesOnlyMarkedResponses() {
-		assertEquals("Sunny", GeminiToolResponses.rewrite("Sunny", false, false, true));
-		assertEquals("{\"error\":\"Sunny\"}", GeminiToolResponses.rewrite("Sunny", true, false, true));
-		assertEquals("{\"error\":\"42\"}", GeminiToolResponses.rewrite("42", true, true, true));
-		assertEquals("{\"error\":\"x\"}", GeminiToolResponses.rewrite("{\"error\":\"x\"}", true, false, true));
+		assertEquals("Sunny", GeminiToolResponses.rewrite("Sunny", false, FixSet.of("error-key")));
+		assertEquals("{\"error\":\"Sunny\"}", GeminiToolResponses.rewrite("Sunny", true, FixSet.of("error-key")));
+		assertEquals("{\"error\":\"42\"}", GeminiToolResponses.rewrite("42", true,
+				FixSet.of("strict-json-or-wrap", "error-key")));
+		assertEquals("{\"error\":\"x\"}", GeminiToolResponses.rewrite("{\"error\":\"x\"}", true,
+				FixSet.of("error-key")));
 	}
 
 	@Test
@@ -48,7 +50,7 @@ class GeminiToolResponsesTests {
 				"[".repeat(500) + "]".repeat(500), "{\"a\":" + "[".repeat(499) + "]".repeat(499) + "}");
 		for (String t : texts) {
 			for (boolean error : List.of(false, true)) {
-				String sent = GeminiToolResponses.rewrite(t, error, true, true);
+				String sent = GeminiToolResponses.rewrite(t, error, FixSet.of("strict-json-or-wrap", "error-key"));
 				ToolResponseMessage m = ToolResponseMessage.builder()
 					.responses(List.of(new ToolResponseMessage.ToolResponse("1", "x", sent)))
 					.build();
@@ -64,14 +66,14 @@ class GeminiToolResponsesTests {
 	@Test
 	void valuesSpringsReaderRefusesAreSentAsText() {
 		String digits = "1".repeat(1001);
-		assertTrue(GeminiToolResponses.rewriteFallsBack(digits, false, true, false));
+		assertTrue(GeminiToolResponses.rewriteFallsBack(digits, false, FixSet.of("strict-json-or-wrap")));
 		assertEquals("{\"result\":\"" + digits + "\"}", strict(digits));
 		String deep = "[".repeat(500) + "]".repeat(500);
-		assertTrue(GeminiToolResponses.rewriteFallsBack(deep, false, true, false));
-		assertFalse(GeminiToolResponses.rewriteFallsBack("[1]", false, true, false));
+		assertTrue(GeminiToolResponses.rewriteFallsBack(deep, false, FixSet.of("strict-json-or-wrap")));
+		assertFalse(GeminiToolResponses.rewriteFallsBack("[1]", false, FixSet.of("strict-json-or-wrap")));
 		// The exact payload keeps the number as written.
 		assertEquals(digits, String.valueOf(((tools.jackson.databind.util.RawValue) GeminiToolResponses
-			.payload(digits, false, true, false)
+			.payload(digits, false, FixSet.of("strict-json-or-wrap"))
 			.get("result")).rawValue()));
 	}
 
@@ -84,7 +86,7 @@ class GeminiToolResponsesTests {
 			.responses(List.of(new ToolResponseMessage.ToolResponse("2", "x", "{\"ok\":true}")))
 			.build();
 		UserMessage q = new UserMessage("q");
-		var advisor = new GeminiSafeToolResponseAdvisor(true, false);
+		var advisor = new GeminiSafeToolResponseAdvisor(FixSet.of("strict-json-or-wrap"));
 		List<Message> sent = advisor.rewrite(List.of(q, old, last));
 		assertSame(q, sent.get(0));
 		assertSame(last, sent.get(2), "a JSON object is sent as it is");
@@ -98,7 +100,7 @@ class GeminiToolResponsesTests {
 	@Test
 	void aValue500DeepIsKeptWholeOnceWrapped501Deep() {
 		String deep = "[".repeat(500) + "1" + "]".repeat(500);
-		Object v = GeminiToolResponses.payload(deep, false, true, false).get("result");
+		Object v = GeminiToolResponses.payload(deep, false, FixSet.of("strict-json-or-wrap")).get("result");
 		int depth = 0;
 		while (v instanceof List<?> l) {
 			depth++;
@@ -106,7 +108,7 @@ class GeminiToolResponsesTests {
 		}
 		assertEquals(500, depth);
 		// The drop-in sends the text: Spring's reader refuses 501 levels.
-		assertTrue(GeminiToolResponses.rewriteFallsBack(deep, false, true, false));
+		assertTrue(GeminiToolResponses.rewriteFallsBack(deep, false, FixSet.of("strict-json-or-wrap")));
 	}
 
 }

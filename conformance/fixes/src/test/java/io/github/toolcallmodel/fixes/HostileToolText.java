@@ -2,6 +2,7 @@ package io.github.toolcallmodel.fixes;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A fuzz input as a tool's output and the switches it is rewritten under, for
@@ -19,8 +20,11 @@ import java.util.Arrays;
  * body repeated to the length + tail: a 10 MB string, 10 million open
  * brackets, a number of 10 million digits, from a few bytes.
  */
-record HostileToolText(String text, boolean error, boolean strictJsonOrWrap, boolean errorKey,
-		boolean pr6049StrictWrap, boolean pr6907WrapOnFailure) {
+record HostileToolText(String text, boolean error, FixSet fixes) {
+
+	/** The fixes of flag bits 1 to 4, in that order: the corpora's format, not the table's order. */
+	static final List<Fix> FLAG_FIXES = List.of(Fix.named("strict-json-or-wrap"), Fix.named("error-key"),
+			Fix.named("pr-6049-strict-wrap"), Fix.named("pr-6907-wrap-on-failure"));
 
 	/** The length an amplified body reaches. */
 	static final int AMPLIFIED = 10_000_000;
@@ -39,8 +43,13 @@ record HostileToolText(String text, boolean error, boolean strictJsonOrWrap, boo
 		if (amplify) {
 			text = amplified(text, length);
 		}
-		return new HostileToolText(text, (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0, (flags & 8) != 0,
-				(flags & 16) != 0);
+		FixSet fixes = FixSet.none();
+		for (int bit = 0; bit < FLAG_FIXES.size(); bit++) {
+			if ((flags & (2 << bit)) != 0) {
+				fixes = fixes.with(FLAG_FIXES.get(bit));
+			}
+		}
+		return new HostileToolText(text, (flags & 1) != 0, fixes);
 	}
 
 	private static String amplified(String text, int length) {
@@ -56,31 +65,23 @@ record HostileToolText(String text, boolean error, boolean strictJsonOrWrap, boo
 
 	/** Whether the rewrite applies a fix of the library (not only the pull requests). */
 	boolean fixed() {
-		return this.strictJsonOrWrap || this.errorKey && this.error;
+		return this.fixes.has("strict-json-or-wrap") || errorKeyed();
+	}
+
+	/** Whether the response goes under {@code "error"}: {@code error-key} on a failure's response. */
+	boolean errorKeyed() {
+		return this.fixes.has("error-key") && this.error;
 	}
 
 	/** Whether anything rewrites the response (a fix or a pull request's switch). */
 	boolean rewritten() {
-		return this.strictJsonOrWrap || this.errorKey && this.error || this.pr6049StrictWrap
-				|| this.pr6907WrapOnFailure;
+		return this.fixes.has("strict-json-or-wrap") || errorKeyed() || this.fixes.has("pr-6049-strict-wrap")
+				|| this.fixes.has("pr-6907-wrap-on-failure");
 	}
 
 	/** The set as the model's {@code convert --fixes} names it. */
-	String fixes() {
-		StringBuilder b = new StringBuilder();
-		if (this.strictJsonOrWrap) {
-			b.append(",strict-json-or-wrap");
-		}
-		if (this.errorKey) {
-			b.append(",error-key");
-		}
-		if (this.pr6049StrictWrap) {
-			b.append(",pr-6049-strict-wrap");
-		}
-		if (this.pr6907WrapOnFailure) {
-			b.append(",pr-6907-wrap-on-failure");
-		}
-		return b.isEmpty() ? "" : b.substring(1);
+	String fixesArgument() {
+		return String.join(",", this.fixes.names());
 	}
 
 	/** Whether the text holds no lone surrogate, so that the model (a Rust string) can hold it. */
@@ -102,7 +103,7 @@ record HostileToolText(String text, boolean error, boolean strictJsonOrWrap, boo
 	public String toString() {
 		String shown = this.text.length() > 200 ? this.text.substring(0, 200) + "… (" + this.text.length() + " chars)"
 				: this.text;
-		return "text " + shown + " error=" + this.error + " fixes=[" + fixes() + "]";
+		return "text " + shown + " error=" + this.error + " fixes=[" + fixesArgument() + "]";
 	}
 
 }

@@ -41,11 +41,11 @@ class PullRequestConversionsTests {
 	}
 
 	static String pr6907(String data) {
-		return GeminiToolResponses.rewrite(data, false, false, false, false, true);
+		return GeminiToolResponses.rewrite(data, false, FixSet.of("pr-6907-wrap-on-failure"));
 	}
 
 	static String pr6049(String data) {
-		return GeminiToolResponses.rewrite(data, false, false, false, true, false);
+		return GeminiToolResponses.rewrite(data, false, FixSet.of("pr-6049-strict-wrap"));
 	}
 
 	@Test
@@ -79,17 +79,16 @@ class PullRequestConversionsTests {
 	@Test
 	void strictJsonOrWrapTakesPrecedence() {
 		for (String t : List.of("3.0 + 5.0 = 8.0", "", "[1,2]", "{\"a\":1} trailing")) {
-			assertEquals(GeminiToolResponses.rewrite(t, false, true, false),
-					GeminiToolResponses.rewrite(t, false, true, false, true, true));
+			assertEquals(GeminiToolResponses.rewrite(t, false, FixSet.of("strict-json-or-wrap")),
+					GeminiToolResponses.rewrite(t, false,
+							FixSet.of("strict-json-or-wrap", "pr-6049-strict-wrap", "pr-6907-wrap-on-failure")));
 		}
 	}
 
 	@Test
 	void pr6049ChangesArgumentsAndPr6907DoesNot() {
-		var pr6049 = new GeminiSafeToolResponseAdvisor(false, false, true, false,
-				GeminiSafeToolResponseAdvisor.DEFAULT_ORDER);
-		var pr6907 = new GeminiSafeToolResponseAdvisor(false, false, false, true,
-				GeminiSafeToolResponseAdvisor.DEFAULT_ORDER);
+		var pr6049 = new GeminiSafeToolResponseAdvisor(FixSet.of("pr-6049-strict-wrap"));
+		var pr6907 = new GeminiSafeToolResponseAdvisor(FixSet.of("pr-6907-wrap-on-failure"));
 		List<Message> prompt = List.of(new UserMessage("q"), call("{invalid json}"),
 				ToolResponseMessage.builder()
 					.responses(List.of(new ToolResponseMessage.ToolResponse("1", "x", "{\"t\":1}")))
@@ -97,7 +96,7 @@ class PullRequestConversionsTests {
 		List<Content> sent = GeminiRequests.contents(pr6049.rewrite(prompt));
 		Part part = sent.get(1).parts().orElseThrow().get(0);
 		assertEquals("{result={invalid json}}", part.functionCall().orElseThrow().args().orElseThrow().toString());
-		assertEquals("{\"result\":null}", GeminiToolResponses.arguments(null, false, true));
+		assertEquals("{\"result\":null}", GeminiToolResponses.arguments(null, FixSet.of("pr-6049-strict-wrap")));
 		List<Message> unchanged = pr6907.rewrite(prompt);
 		assertSame(prompt, unchanged);
 		RuntimeException e = assertThrows(RuntimeException.class, () -> GeminiRequests.contents(unchanged));

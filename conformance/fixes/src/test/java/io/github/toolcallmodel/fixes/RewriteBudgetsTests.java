@@ -46,20 +46,20 @@ class RewriteBudgetsTests {
 	}
 
 	static String strict(String data) {
-		return GeminiToolResponses.rewrite(data, false, true, false);
+		return GeminiToolResponses.rewrite(data, false, FixSet.of("strict-json-or-wrap"));
 	}
 
 	@Test
 	void theLongestTextReadIsSentWholeAndOneCharacterMoreInPieces() {
 		String atLimit = "a".repeat(MAX);
-		assertFalse(GeminiToolResponses.rewriteFallsBack(atLimit, false, true, false));
+		assertFalse(GeminiToolResponses.rewriteFallsBack(atLimit, false, FixSet.of("strict-json-or-wrap")));
 		Object whole = converted(strict(atLimit)).get("result");
 		assertEquals(MAX, assertInstanceOf(String.class, whole).length());
 		whole = null;
 
 		String past = atLimit + "b";
 		atLimit = null;
-		assertTrue(GeminiToolResponses.rewriteFallsBack(past, false, true, false));
+		assertTrue(GeminiToolResponses.rewriteFallsBack(past, false, FixSet.of("strict-json-or-wrap")));
 		List<?> pieces = assertInstanceOf(List.class, converted(strict(past)).get("result"));
 		assertEquals(2, pieces.size());
 		assertEquals(MAX, ((String) pieces.get(0)).length());
@@ -70,7 +70,8 @@ class RewriteBudgetsTests {
 	void aFailurePastTheBudgetIsSentInPiecesUnderError() {
 		String past = "e".repeat(MAX) + "\uD83D\uDE00";
 		List<?> pieces = assertInstanceOf(List.class,
-				converted(GeminiToolResponses.rewrite(past, true, true, true)).get("error"));
+				converted(GeminiToolResponses.rewrite(past, true,
+						FixSet.of("strict-json-or-wrap", "error-key"))).get("error"));
 		// The pair at the cut stays whole, in the second piece.
 		assertEquals(List.of(MAX, 2), pieces.stream().map(p -> ((String) p).length()).toList());
 	}
@@ -86,8 +87,8 @@ class RewriteBudgetsTests {
 	@Test
 	void thePullRequestsSendALongerTextInPiecesToo() {
 		String past = "p".repeat(MAX + 1);
-		for (boolean[] prs : new boolean[][] { { true, false }, { false, true } }) {
-			String sent = GeminiToolResponses.rewrite(past, false, false, false, prs[0], prs[1]);
+		for (String pr : List.of("pr-6049-strict-wrap", "pr-6907-wrap-on-failure")) {
+			String sent = GeminiToolResponses.rewrite(past, false, FixSet.of(pr));
 			assertEquals(2, assertInstanceOf(List.class, converted(sent).get("result")).size());
 		}
 	}
@@ -129,7 +130,8 @@ class RewriteBudgetsTests {
 		String past = "[".repeat(max + 1) + "]".repeat(max + 1);
 		assertEquals(Map.of("result", past), converted(strict(past)));
 		// Under error-key, a failure that is no object is text whatever its depth.
-		assertEquals(Map.of("error", atLimit), converted(GeminiToolResponses.rewrite(atLimit, true, false, true)));
+		assertEquals(Map.of("error", atLimit), converted(GeminiToolResponses.rewrite(atLimit, true,
+				FixSet.of("error-key"))));
 	}
 
 }

@@ -48,7 +48,7 @@ class RunawayAndMissingToolTests {
 		if (missing) {
 			on.add("unknown-tool-to-processor");
 		}
-		return new FixingToolCallingManager(spring, SPRING, on);
+		return new FixingToolCallingManager(spring, SPRING, FixSet.of(on));
 	}
 
 	/** The turn after a batch that breached: the question, the call, its breach response. */
@@ -114,7 +114,7 @@ class RunawayAndMissingToolTests {
 	void aProcessorThatThrowsFailsTheBatchWithTheMissingToolsException() {
 		var always = DefaultToolExecutionExceptionProcessor.builder().alwaysThrow(true).build();
 		var spring = DefaultToolCallingManager.builder().toolExecutionExceptionProcessor(always).build();
-		var m = new FixingToolCallingManager(spring, always, Set.of("unknown-tool-to-processor"));
+		var m = new FixingToolCallingManager(spring, always, FixSet.of("unknown-tool-to-processor"));
 		var e = assertThrows(ToolExecutionException.class, () -> m.executeToolCalls(prompt(X), reply("nope:c1")));
 		assertEquals("No ToolCallback found for tool name: nope", e.getMessage());
 		assertInstanceOf(IllegalStateException.class, e.getCause());

@@ -244,7 +244,7 @@ class Seed000ApplicationTests {
 				// The next turn's request, built from the memory, converts.
 				List<Message> next = new java.util.ArrayList<>(stored);
 				next.add(new org.springframework.ai.chat.messages.UserMessage("and tomorrow?"));
-				List<Message> sent = new GeminiSafeToolResponseAdvisor(true, false).rewrite(next);
+				List<Message> sent = new GeminiSafeToolResponseAdvisor(FixSet.of("strict-json-or-wrap")).rewrite(next);
 				assertTrue(GeminiRequests.contents(sent).size() >= 4);
 			});
 	}

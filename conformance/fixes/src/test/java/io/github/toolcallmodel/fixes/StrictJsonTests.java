@@ -30,7 +30,8 @@ class StrictJsonTests {
 		// Unclosed past the limit is refused too, not read as a truncated value.
 		assertFalse(StrictJson.isWholeValue("[".repeat(501)));
 		// The refused text is sent verbatim under "result".
-		assertEquals("{\"result\":\"" + nested(501) + "\"}", GeminiToolResponses.rewrite(nested(501), false, true, false));
+		assertEquals("{\"result\":\"" + nested(501) + "\"}", GeminiToolResponses.rewrite(nested(501), false,
+				FixSet.of("strict-json-or-wrap")));
 	}
 
 	@Test
@@ -42,7 +43,8 @@ class StrictJsonTests {
 		Map<?, ?> inner = assertInstanceOf(Map.class, m.get("a"));
 		assertEquals(new RawValue("4"), inner.get("c"));
 		// A whole object is sent as it is: Spring's reader shapes the repeat the same way.
-		assertEquals("{\"a\":1,\"a\":2}", GeminiToolResponses.rewrite("{\"a\":1,\"a\":2}", false, true, false));
+		assertEquals("{\"a\":1,\"a\":2}", GeminiToolResponses.rewrite("{\"a\":1,\"a\":2}", false,
+				FixSet.of("strict-json-or-wrap")));
 	}
 
 	@Test
@@ -53,7 +55,7 @@ class StrictJsonTests {
 				"[\"x\",\"\\udfff\"]")) {
 			assertNull(StrictJson.parse(lone), lone);
 			assertEquals("{\"result\":" + tools.jackson.databind.json.JsonMapper.builder().build().writeValueAsString(lone)
-					+ "}", GeminiToolResponses.rewrite(lone, false, true, false), lone);
+					+ "}", GeminiToolResponses.rewrite(lone, false, FixSet.of("strict-json-or-wrap")), lone);
 		}
 	}
 

@@ -76,8 +76,7 @@ class ToolResponseRewriteFuzzTests {
 	@FuzzTest(maxDuration = "3m")
 	void rewrite(byte[] data) {
 		HostileToolText t = HostileToolText.of(data);
-		String sent = GeminiToolResponses.rewrite(t.text(), t.error(), t.strictJsonOrWrap(), t.errorKey(),
-				t.pr6049StrictWrap(), t.pr6907WrapOnFailure());
+		String sent = GeminiToolResponses.rewrite(t.text(), t.error(), t.fixes());
 		Map<String, Object> arrived;
 		RuntimeException refused;
 		try {
@@ -94,22 +93,20 @@ class ToolResponseRewriteFuzzTests {
 			throw new AssertionError("Gemini's conversion refuses the rewrite of " + t, refused);
 		}
 		Object exact = t.fixed() ? RustConvert
-			.canonical(GeminiToolResponses.payload(t.text(), t.error(), t.strictJsonOrWrap(), t.errorKey())) : null;
+			.canonical(GeminiToolResponses.payload(t.text(), t.error(), t.fixes())) : null;
 		if (t.fixed()) {
-			String key = t.errorKey() && t.error() ? "error" : "result";
-			Object expected = GeminiToolResponses.rewriteFallsBack(t.text(), t.error(), t.strictJsonOrWrap(),
-					t.errorKey())
+			String key = t.errorKeyed() ? "error" : "result";
+			Object expected = GeminiToolResponses.rewriteFallsBack(t.text(), t.error(), t.fixes())
 							? Map.of(key,
 									t.text().length() > GeminiToolResponses.MAX_READ_CHARS
 											? GeminiToolResponses.pieces(t.text()) : t.text())
-							: springRead(GeminiToolResponses.payload(t.text(), t.error(), t.strictJsonOrWrap(),
-									t.errorKey()));
+							: springRead(GeminiToolResponses.payload(t.text(), t.error(), t.fixes()));
 			assertEquals(RustConvert.canonical(expected), RustConvert.canonical(got), () -> "what arrives, " + t);
 		}
 		if (!RustConvert.available() || !t.wellFormed()) {
 			return;
 		}
-		RustConvert.Answer model = RustConvert.convert(t.text(), t.fixes(), t.error());
+		RustConvert.Answer model = RustConvert.convert(t.text(), t.fixesArgument(), t.error());
 		if (t.fixed()) {
 			assertEquals(exact, model.ok(), () -> "the fixed payload against the model's, " + t + "; model " + model);
 		}

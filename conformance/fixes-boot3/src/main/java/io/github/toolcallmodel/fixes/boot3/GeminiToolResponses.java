@@ -15,6 +15,7 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.github.toolcallmodel.fixes.MessageLists;
+import io.github.toolcallmodel.fixes.FixSet;
 import io.github.toolcallmodel.fixes.ToolResponseRewrite;
 
 import org.springframework.ai.chat.messages.AssistantMessage;
@@ -54,6 +55,9 @@ public final class GeminiToolResponses {
 
 	private static final ToolResponseRewrite REWRITE = new ToolResponseRewrite(new Jackson2(), MAX_READ_CHARS);
 
+	/** The one fix of this library's rewrite: {@code error-key} needs the marks of 2.0.1's manager. */
+	private static final FixSet STRICT_ONLY = FixSet.none().with(ToolResponseRewrite.STRICT_JSON_OR_WRAP);
+
 	private GeminiToolResponses() {
 	}
 
@@ -64,7 +68,7 @@ public final class GeminiToolResponses {
 	 * {@code null} unchanged.
 	 */
 	public static String rewrite(String data) {
-		return REWRITE.rewrite(data, false, true, false);
+		return REWRITE.rewrite(data, false, STRICT_ONLY);
 	}
 
 	/**
@@ -73,7 +77,7 @@ public final class GeminiToolResponses {
 	 * 1000 digits, for one) or because it is longer than {@link #MAX_READ_CHARS}.
 	 */
 	public static boolean fallsBack(String data) {
-		return REWRITE.fallsBack(data, false, true, false);
+		return REWRITE.fallsBack(data, false, STRICT_ONLY);
 	}
 
 	/**

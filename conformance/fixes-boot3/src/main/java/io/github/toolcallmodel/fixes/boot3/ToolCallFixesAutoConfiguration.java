@@ -7,7 +7,8 @@ import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import io.github.toolcallmodel.fixes.FixTable;
+import io.github.toolcallmodel.fixes.FixSet;
+import io.github.toolcallmodel.fixes.ToolResponseRewrite;
 import io.github.toolcallmodel.fixes.SpringAiJar;
 
 import org.springframework.ai.chat.model.ChatModel;
@@ -199,7 +200,7 @@ public class ToolCallFixesAutoConfiguration {
 
 	/** The fixes of {@code all} that Spring AI 1.1 gives nothing to act on (docs/FIXES.md). */
 	static List<String> notOn11() {
-		return FixTable.inAll().stream().filter(f -> !f.equals("strict-json-or-wrap")).toList();
+		return FixSet.all().without(ToolResponseRewrite.STRICT_JSON_OR_WRAP).names();
 	}
 
 	/** The version of {@code spring-ai-model} on the class path, or {@code null} when its jar does not say. */
