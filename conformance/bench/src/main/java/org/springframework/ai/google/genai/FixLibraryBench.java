@@ -1,6 +1,7 @@
 package org.springframework.ai.google.genai;
 
-import io.github.toolcallmodel.fixes.FixTable;
+import io.github.toolcallmodel.fixes.FixSet;
+import io.github.toolcallmodel.fixes.InstalledFixes;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -47,8 +48,9 @@ import org.springframework.context.annotation.Configuration;
  * {@code GoogleGenAiChatModel} bean, so that the library treats it as Gemini.
  * The sets: {@code off} ({@code toolcall.fixes.enabled=false}: Spring's own
  * work), {@code unset} (no property: what the library installs by default,
- * decided per request), {@code default} (the switches {@code check}'s "Fix it
- * today" names for seed 000) and {@code all}. The memory is cleared after each
+ * decided per request), {@code default} (every switch an unset library may
+ * turn on, {@code InstalledFixes.DECIDED_UNSET}, set true: the switches
+ * {@code check}'s "Fix it today" names for seed 000) and {@code all}. The memory is cleared after each
  * turn, so every turn is the first.
  */
 @State(Scope.Benchmark)
@@ -61,10 +63,10 @@ public class FixLibraryBench {
 		return switch (set) {
 			case "off" -> new String[] { "toolcall.fixes.enabled=false" };
 			case "unset" -> new String[0];
-			case "default" -> on("strict-json-or-wrap", "close-dangling-calls", "store-answered-generation",
-					"keep-current-turn", "end-turn-after-breach");
+			// Every fix an unset switch may turn on, each set true.
+			case "default" -> on(InstalledFixes.DECIDED_UNSET.names().toArray(String[]::new));
 			// What `all` holds, from the fix table.
-			case "all" -> on(FixTable.inAll().toArray(String[]::new));
+			case "all" -> on(FixSet.all().names().toArray(String[]::new));
 			default -> throw new IllegalArgumentException(set);
 		};
 	}
