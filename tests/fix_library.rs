@@ -12,8 +12,9 @@
 //! JSON object, and without the library the same calls fail.
 //!
 //! Runs `mvn install` from `conformance/` on each library's modules in one
-//! reactor (installed, so that a build in `conformance/fixes` alone, the
-//! Jazzer stage or the runner, finds them); their tests resolve the jars
+//! reactor, with the loopback Gemini API of their tests
+//! (`conformance/gemini-stub`), installed, so that a build in
+//! `conformance/fixes` alone, the Jazzer stage or the runner, finds them; their tests resolve the jars
 //! from the local Maven repository (no network in the tests themselves) and
 //! replay the Jazzer corpora of `ToolResponseRewriteFuzzTests` against this
 //! build's `toolcall-model convert` (`TOOLCALL_MODEL_BIN`). Without Java 17
@@ -24,12 +25,12 @@ use crate::support::{java_build, java_required, root};
 
 #[test]
 fn the_fix_library_passes_its_tests() {
-    passes_its_tests(&["judge", "fixes", "fixes-test"], 20);
+    passes_its_tests(&["judge", "gemini-stub", "fixes", "fixes-test"], 20);
 }
 
 #[test]
 fn the_boot3_fix_library_passes_its_tests() {
-    passes_its_tests(&["fixes-boot3"], 20);
+    passes_its_tests(&["gemini-stub", "fixes-boot3"], 20);
 }
 
 /// `mvn install` on `modules` of `conformance/` succeeds, and at least

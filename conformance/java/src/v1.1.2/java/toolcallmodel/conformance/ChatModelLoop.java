@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.github.toolcallmodel.geministub.GeminiApiStub;
+
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
@@ -136,13 +138,13 @@ final class ChatModelLoop {
 			ChatClient client = ChatClient.builder(model).build();
 			Map<String, Object> outcome = stream ? streamOutcome(client, history, s, advisors)
 					: callOutcome(client, history, s, advisors);
-			if (stub.fault != null) {
-				throw stub.fault;
+			if (stub.fault() != null) {
+				throw new Json.Fault(stub.fault());
 			}
 			out.put("outcome", outcome);
-			if (model.requests.size() != stub.requests.size()) {
+			if (model.requests.size() != stub.requests().size()) {
 				throw new Json.Fault("runner: the chat model built " + model.requests.size()
-						+ " requests and the stub received " + stub.requests.size());
+						+ " requests and the stub received " + stub.requests().size());
 			}
 			out.put("requests", model.requests);
 		}

@@ -118,7 +118,7 @@ class DefaultsOnGeminiTests {
 					.collectList()
 					.block());
 				assertThat(next).isEqualTo("done");
-				assertThat(stub.paths.get(1)).contains(":streamGenerateContent");
+				assertThat(stub.paths().get(1)).contains(":streamGenerateContent");
 				assertThat(stub.functionResponses().get(1)).hasSize(2);
 			});
 		}
@@ -146,7 +146,7 @@ class DefaultsOnGeminiTests {
 					.content();
 				assertThat(answer).isEqualTo(BREACH);
 				// Three requests, each converted by Gemini's own code; the breach reached it as a result.
-				assertThat(stub.requests).hasSize(3);
+				assertThat(stub.requests()).hasSize(3);
 				assertThat(stub.functionResponses().get(2)).contains(Map.of("name", "x", "response",
 						Map.of("result", BREACH)));
 			});
@@ -167,7 +167,7 @@ class DefaultsOnGeminiTests {
 				assertThat(last.getResponses().get(1).responseData()).isEqualTo(BREACH);
 				// The next turn is built from that memory and Gemini's conversion takes it.
 				turn(context, "and tomorrow?");
-				assertThat(stub.requests).hasSize(2);
+				assertThat(stub.requests()).hasSize(2);
 				assertThat(stub.functionResponses().get(1)).hasSize(2);
 			});
 		}

@@ -124,8 +124,8 @@ class GeminiApplicationTests {
 				assertThat(context.getBean(ChatModel.class)).isInstanceOf(GoogleGenAiChatModel.class)
 					.isInstanceOf(GeminiSafeChatModel.Wrapped.class);
 				assertThat(ask(context, construction, streamed)).isEqualTo("done");
-				assertThat(stub.requests).hasSize(2);
-				assertThat(stub.paths.get(1)).contains(streamed ? ":streamGenerateContent" : ":generateContent");
+				assertThat(stub.requests()).hasSize(2);
+				assertThat(stub.paths().get(1)).contains(streamed ? ":streamGenerateContent" : ":generateContent");
 				assertThat(stub.functionResponses().get(1))
 					.containsExactly(Map.of("name", "x", "response", Map.of("result", SUNNY)));
 			});
@@ -140,7 +140,7 @@ class GeminiApplicationTests {
 				assertThat(context.getBean(ChatModel.class)).isNotInstanceOf(GeminiSafeChatModel.Wrapped.class);
 				assertThatThrownBy(() -> ask(context, construction, streamed))
 					.hasStackTraceContaining("Failed to parse JSON: " + SUNNY);
-				assertThat(stub.requests).hasSize(1);
+				assertThat(stub.requests()).hasSize(1);
 			});
 		}
 	}
@@ -167,7 +167,7 @@ class GeminiApplicationTests {
 				assertThat(response.getResult().getOutput().getText()).isEqualTo("done");
 				List<ChatResponse> streamed = model.stream(heldToolResponse()).collectList().block();
 				assertThat(streamed.get(streamed.size() - 1).getResult().getOutput().getText()).isEqualTo("done");
-				assertThat(stub.requests).hasSize(2);
+				assertThat(stub.requests()).hasSize(2);
 				for (List<Map<String, Object>> sent : stub.functionResponses()) {
 					assertThat(sent).containsExactly(Map.of("name", "x", "response", Map.of("result", SUNNY)));
 				}
@@ -184,7 +184,7 @@ class GeminiApplicationTests {
 					.hasStackTraceContaining("Failed to parse JSON: " + SUNNY);
 				assertThatThrownBy(() -> model.stream(heldToolResponse()).blockLast())
 					.hasStackTraceContaining("Failed to parse JSON: " + SUNNY);
-				assertThat(stub.requests).isEmpty();
+				assertThat(stub.requests()).isEmpty();
 			});
 		}
 	}

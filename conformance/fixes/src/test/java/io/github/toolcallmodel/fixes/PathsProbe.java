@@ -144,9 +144,9 @@ public final class PathsProbe {
 					return;
 				}
 				cells[0] = path == Path.DIRECT ? direct(context, stream) : turns(context, path, memory, stream);
-				cells[1] = stub.requests.size() < 2 ? "no second request"
-						: unanswered(stub.requests.get(stub.requests.size() - 1)) == 0 ? "yes"
-								: "no: " + unanswered(stub.requests.get(stub.requests.size() - 1))
+				cells[1] = stub.requests().size() < 2 ? "no second request"
+						: unanswered(stub.request(stub.requests().size() - 1)) == 0 ? "yes"
+								: "no: " + unanswered(stub.request(stub.requests().size() - 1))
 										+ " calls without a response";
 				cells[2] = fixes(context, path, stream);
 			});

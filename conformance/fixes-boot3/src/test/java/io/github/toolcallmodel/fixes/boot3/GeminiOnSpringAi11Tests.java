@@ -170,7 +170,7 @@ class GeminiOnSpringAi11Tests {
 					.isInstanceOf(GeminiSafeChatModel.Wrapped.class);
 				assertThat(context.getBean(ToolCallingManager.class)).isInstanceOf(JsonSafeToolCallingManager.class);
 				assertThat(ask(context, kind, streamed)).isEqualTo("done");
-				assertThat(stub.paths).hasSize(2)
+				assertThat(stub.paths()).hasSize(2)
 					.allMatch(p -> p.contains(streamed ? ":streamGenerateContent" : ":generateContent"));
 				assertThat(stub.functionResponses().get(1)).containsExactly(Map.of("result", kind.text));
 			});
@@ -191,7 +191,7 @@ class GeminiOnSpringAi11Tests {
 				}
 				assertThatThrownBy(() -> ask(context, kind, streamed))
 					.hasStackTraceContaining("Failed to parse JSON: " + kind.text);
-				assertThat(stub.requests).hasSize(1);
+				assertThat(stub.requests()).hasSize(1);
 			});
 		}
 	}
@@ -233,7 +233,7 @@ class GeminiOnSpringAi11Tests {
 					.hasStackTraceContaining("Failed to parse JSON: " + SUNNY);
 				assertThatThrownBy(() -> model.stream(heldToolResponse()).blockLast())
 					.hasStackTraceContaining("Failed to parse JSON: " + SUNNY);
-				assertThat(stub.requests).isEmpty();
+				assertThat(stub.requests()).isEmpty();
 			});
 		}
 	}
@@ -270,7 +270,7 @@ class GeminiOnSpringAi11Tests {
 					.call()
 					.content();
 				assertThat(answer).isEqualTo(SUNNY);
-				assertThat(stub.requests).hasSize(1);
+				assertThat(stub.requests()).hasSize(1);
 			});
 		}
 	}
