@@ -115,6 +115,10 @@ public final class InstalledFixes {
 	 */
 	synchronized Decision decide(String fix, boolean auto, String why) {
 		Boolean s = set(fix);
+		// Checked where assertions run (the tests): a fix an unset switch turns
+		// on must be listed, or the manager would not be wrapped for it.
+		assert s != null || !auto || !FixTable.has(fix) || DECIDED_UNSET.has(fix) : fix
+				+ " is decided on unset, and is not in InstalledFixes.DECIDED_UNSET";
 		Decision off = versionOff(fix);
 		Decision d = off != null ? off : s == null ? new Decision(auto, why)
 				: new Decision(s, ToolCallFixesProperties.PREFIX + "." + fix + "=" + s);

@@ -44,6 +44,23 @@ class FixTableTests {
 	}
 
 	@Test
+	void aFixTurnedOnUnsetMustBeListedInDecidedUnset() {
+		org.junit.jupiter.api.Assumptions.assumeTrue(InstalledFixes.class.desiredAssertionStatus(),
+				"the check is an assertion (on in surefire's runs)");
+		var installed = new InstalledFixes(new ToolCallFixesProperties());
+		for (Fix f : FixSet.every()) {
+			if (InstalledFixes.DECIDED_UNSET.has(f)) {
+				assertThat(installed.decide(f.name(), true, "test").on()).isTrue();
+			}
+			else {
+				assertThat(assertThrows(AssertionError.class, () -> installed.decide(f.name(), true, "test")))
+					.hasMessageContaining(f.name());
+				assertThat(installed.decide(f.name(), false, "test").on()).isFalse();
+			}
+		}
+	}
+
+	@Test
 	void aFixSetIsTheTablesFixesInItsOrder() {
 		FixSet every = FixSet.every();
 		assertThat(every.names()).isEqualTo(FixTable.names());
