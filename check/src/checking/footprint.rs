@@ -37,7 +37,7 @@ use crate::model::{Counts, OnExceeded};
 ///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
 /// // No breach, no missing tool, no memory: only the conversion fix is felt.
 /// let all = Fixes::all().with(Fix::UnknownToolToProcessor);
-/// assert_eq!(felt(&s, all).enabled(), vec![Fix::StrictJsonOrWrap, Fix::ErrorKey]);
+/// assert_eq!(felt(&s, all).iter().collect::<Vec<_>>(), vec![Fix::StrictJsonOrWrap, Fix::ErrorKey]);
 /// ```
 pub fn felt(scenario: &Scenario, fixes: Fixes) -> Fixes {
     Footprint::of(scenario).felt(fixes)
@@ -78,10 +78,10 @@ impl Footprint {
         // `unknown-tool-to-processor` can hand a missing tool to a
         // processor that throws, which the breach kind's rule reads.
         let missing_felt =
-            fixes.has(Fix::UnknownToolToProcessor) && self.can_feel(Felt::MissingTool, false);
+            fixes.contains(Fix::UnknownToolToProcessor) && self.can_feel(Felt::MissingTool, false);
         Fix::ALL
             .into_iter()
-            .filter(|fix| fixes.has(*fix) && self.can_feel(fix.felt(), missing_felt))
+            .filter(|fix| fixes.contains(*fix) && self.can_feel(fix.felt(), missing_felt))
             .fold(Fixes::default(), Fixes::with)
     }
 
@@ -302,7 +302,7 @@ impl<'e, 'a> Alike<'e, 'a> {
         }
         let mut conversions = false;
         for (i, fix) in Fix::ALL.into_iter().enumerate() {
-            if a.has(fix) == b.has(fix) {
+            if a.contains(fix) == b.contains(fix) {
                 continue;
             }
             if converts(fix) {
@@ -382,7 +382,7 @@ fn every_call(ev: &Evidence<'_>, ok: impl Fn(&Round, &CallEvent, usize) -> bool)
 /// The manager's configuration of `ev` with `fix` on.
 fn with_fix(ev: &Evidence<'_>, fix: Fix) -> Config {
     let mut cfg = ev.scenario.config.manager.clone();
-    *(fix.switch())(&mut cfg.fixes) = true;
+    cfg.fixes.insert(fix);
     cfg
 }
 
@@ -479,8 +479,11 @@ impl Conversions {
         // The lossless judge's recovery rule reads `error-key` too, on an
         // error's response: there the payload must recover alike as well,
         // to the same wanted value where it does not.
-        if let (true, true, Ok(payload)) = (alike, error && a.error_key != b.error_key, &converted)
-        {
+        if let (true, true, Ok(payload)) = (
+            alike,
+            error && a.contains(Fix::ErrorKey) != b.contains(Fix::ErrorKey),
+            &converted,
+        ) {
             let value = payload.to_value();
             alike = recovered(data, error, a, &value) == recovered(data, error, b, &value);
         }
@@ -575,23 +578,28 @@ mod tests {
             Fix::KeepCurrentTurn,
             Fix::EvictOrphanResponses,
         ] {
-            assert!(!calm.has(fix), "{fix}");
+            assert!(!calm.contains(fix), "{fix}");
         }
         let breach = felt(&scenario(&["x", "x"], one.clone(), Memory::None), every);
-        assert!(breach.has(Fix::BreachThroughProcessor) && breach.has(Fix::EndTurnAfterBreach));
+        assert!(
+            breach.contains(Fix::BreachThroughProcessor)
+                && breach.contains(Fix::EndTurnAfterBreach)
+        );
         let mut inside = scenario(&["y"], one.clone(), Memory::Inside);
         let missing = felt(&inside, every);
-        assert!(missing.has(Fix::UnknownToolToProcessor));
+        assert!(missing.contains(Fix::UnknownToolToProcessor));
         // The window of 20 never fills in two replies; one of 2 does.
-        assert!(!missing.has(Fix::KeepCurrentTurn) && !missing.has(Fix::EvictOrphanResponses));
+        assert!(
+            !missing.contains(Fix::KeepCurrentTurn) && !missing.contains(Fix::EvictOrphanResponses)
+        );
         inside.config.memory_max_messages = std::num::NonZeroU32::MIN.saturating_add(1);
         let small = felt(&inside, every);
-        assert!(small.has(Fix::KeepCurrentTurn) && small.has(Fix::EvictOrphanResponses));
+        assert!(small.contains(Fix::KeepCurrentTurn) && small.contains(Fix::EvictOrphanResponses));
         // A missing tool handed to a processor: its failure reaches the
         // limits judge, which reads breach-through-processor.
-        assert!(missing.has(Fix::BreachThroughProcessor));
-        assert!(missing.has(Fix::CloseDanglingCalls));
-        assert!(!missing.has(Fix::StoreAnsweredGeneration));
+        assert!(missing.contains(Fix::BreachThroughProcessor));
+        assert!(missing.contains(Fix::CloseDanglingCalls));
+        assert!(!missing.contains(Fix::StoreAnsweredGeneration));
     }
 }
 
@@ -615,7 +623,7 @@ mod examples {
         assert!(
             Footprint::of(&s)
                 .felt(Fixes::all())
-                .has(toolcall_model::model::Fix::ErrorKey)
+                .contains(toolcall_model::model::Fix::ErrorKey)
         );
     }
 

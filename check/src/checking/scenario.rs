@@ -149,7 +149,7 @@ impl Scenario {
             "format": FORMAT,
             "name": name,
             "about": about,
-            "fixes": m.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
+            "fixes": m.fixes.iter().map(|f| f.name()).collect::<Vec<_>>(),
             "advisors": advisors,
             "manager": manager,
             "tools": tools,

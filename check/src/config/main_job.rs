@@ -335,7 +335,7 @@ impl MainJob {
             })).collect::<Vec<_>>(),
             "rows": self.rows.iter().map(|(s, vs)| json!({
                 "set": s.name,
-                "fixes": s.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
+                "fixes": s.fixes.iter().map(|f| f.name()).collect::<Vec<_>>(),
                 "gemini_tool_text": s.gemini_tool_text,
                 "cells": self.columns.iter().zip(vs).map(|(c, v)| {
                     let mut o = v.to_value();

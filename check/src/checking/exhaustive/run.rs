@@ -408,7 +408,7 @@ pub(super) fn set_groups(s: &Scenario, sets: &[BehaviorSet]) -> Vec<Group> {
             .into_iter()
             .enumerate()
             .filter(|&(_, fix)| {
-                g.felt.has(fix)
+                g.felt.contains(fix)
                     && (fix.read_by_manager() || (outside && fix.acts() == Acts::Memory))
             })
             .fold(0u64, |bits, (i, _)| bits | 1 << i);

@@ -14,22 +14,13 @@ use super::{MAX_BYTES, fail};
 
 /// The behaviour sets the convert target runs, with `error` off and on.
 pub(super) fn convert_fix_sets() -> [Fixes; 7] {
-    let strict = Fixes {
-        strict_json_or_wrap: true,
-        ..Fixes::default()
-    };
-    let key = Fixes {
-        error_key: true,
-        ..Fixes::default()
-    };
+    let strict = Fixes::only(Fix::StrictJsonOrWrap);
+    let key = Fixes::only(Fix::ErrorKey);
     [
         Fixes::upstream(),
         strict,
         key,
-        Fixes {
-            error_key: true,
-            ..strict
-        },
+        strict.with(Fix::ErrorKey),
         Fixes::all(),
         Fixes::only(Fix::Pr6907WrapOnFailure),
         Fixes::only(Fix::Pr6049StrictWrap),
@@ -151,12 +142,12 @@ fn convert_under(r: &Readings, fixes: Fixes, error: bool) {
             &(text, fixes, error, String::from_utf8_lossy(&streamed)),
         );
     }
-    let keyed = fixes.error_key && error;
-    if fixes.pr_6907_wrap_on_failure || fixes.pr_6049_strict_wrap {
+    let keyed = fixes.contains(Fix::ErrorKey) && error;
+    if fixes.contains(Fix::Pr6907WrapOnFailure) || fixes.contains(Fix::Pr6049StrictWrap) {
         pull_request_conversion(text, upstream, fixes, error, &got);
         return;
     }
-    if !keyed && !fixes.strict_json_or_wrap {
+    if !keyed && !fixes.contains(Fix::StrictJsonOrWrap) {
         if got != *upstream {
             fail(
                 T,
@@ -229,7 +220,7 @@ fn pull_request_conversion(
     got: &Result<crate::gemini::Payload, crate::model::JavaException>,
 ) {
     const T: &str = "convert";
-    let reads = if fixes.pr_6049_strict_wrap {
+    let reads = if fixes.contains(Fix::Pr6049StrictWrap) {
         jackson::read_lenient_whole(text).is_ok()
     } else {
         upstream.is_ok()

@@ -10,13 +10,13 @@ use serde_json::{Map, Value, json};
 use crate::chat::{LoopConfig, Memory, Provider};
 use crate::checking::scenario::Scenario;
 use crate::model::Config;
-use crate::model::Fixes;
 use crate::model::SharedMap;
 use crate::model::SharedStr;
 use crate::model::{
     ClassTable, ILLEGAL_ARGUMENT, ILLEGAL_STATE, JavaException, RUNTIME_EXCEPTION, THROWABLE,
     TOOL_CALL_LIMIT_EXCEEDED,
 };
+use crate::model::{Fix, Fixes};
 use crate::model::{Generation, Message, ToolCall, ToolResponse};
 use crate::model::{OnExceeded, ToolCallLimits};
 use crate::model::{Outcome, Registered, ToolSpec};
@@ -406,14 +406,11 @@ impl ManagerSetup {
 
     /// The behaviour set.
     pub(crate) fn fixes(&self) -> Fixes {
-        let [a, b, c, d] = self.fixes;
-        Fixes {
-            breach_through_processor: a,
-            strict_json_or_wrap: b,
-            error_key: c,
-            close_dangling_calls: d,
-            ..Fixes::default()
-        }
+        Fix::ALL
+            .into_iter()
+            .zip(self.fixes)
+            .filter_map(|(fix, on)| on.then_some(fix))
+            .collect()
     }
 
     /// The manager configuration.

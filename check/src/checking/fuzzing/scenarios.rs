@@ -164,7 +164,7 @@ pub(crate) fn claimed(invariant: Invariant, evidence: &Evidence<'_>) -> bool {
     let fixed = Fix::ALL
         .into_iter()
         .filter(|x| x.closes().contains(&invariant.name()))
-        .all(|x| f.has(x));
+        .all(|x| f.contains(x));
     match invariant {
         Invariant::OneResponsePerCall | Invariant::Limits | Invariant::Counting => true,
         // No fix makes a streamed turn run as call() does (docs/INVARIANTS.md).

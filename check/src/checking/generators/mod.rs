@@ -90,7 +90,7 @@ pub const CUSTOM_CHECKED: &str = "com.example.RemoteCallException";
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![] };
 /// let all = behavior_sets().into_iter().find(|b| b.name == "all").unwrap();
-/// assert!(with_set(&s, &all).config.manager.fixes.error_key);
+/// assert!(with_set(&s, &all).config.manager.fixes.contains(Fix::ErrorKey));
 /// ```
 pub fn with_set(scenario: &Scenario, set: &BehaviorSet) -> Scenario {
     let mut s = scenario.clone();

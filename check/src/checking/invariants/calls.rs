@@ -2,8 +2,8 @@
 //! the counting (3), against the reference counts.
 
 use crate::checking::oracle::RefCounts;
-use crate::model::Invocation;
 use crate::model::{Counts, Max, OnExceeded, ToolCallLimits};
+use crate::model::{Fix, Invocation};
 use crate::model::{Message, ToolCall};
 
 use super::evidence::Evidence;
@@ -193,7 +193,12 @@ fn limit_steps<'r>(
 
 fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
     let l = &ev.scenario.config.manager.limits;
-    let btp = ev.scenario.config.manager.fixes.breach_through_processor;
+    let btp = ev
+        .scenario
+        .config
+        .manager
+        .fixes
+        .contains(Fix::BreachThroughProcessor);
     let prior = ev.start_counts();
     let mut invoked = RefCounts::default();
     for step in limit_steps(l, prior, rounds) {

@@ -9,8 +9,8 @@ use crate::chat::{Provider, Sent};
 use crate::checking::oracle::json::{Whole, json_equals, json_to_value, read_whole};
 use crate::checking::oracle::{Json, is_whole_json};
 use crate::gemini::{Part, Payload, build_request, convert_tool_response, message_parts};
-use crate::model::Fixes;
 use crate::model::Outcome;
+use crate::model::{Fix, Fixes};
 use crate::model::{Message, ToolResponse};
 use crate::model::{ProcessorKind, json_error_text};
 
@@ -123,7 +123,7 @@ pub(crate) fn recovered(
             .is_some_and(|m| m.len() == 1 && m.get(key).and_then(Value::as_str) == Some(data))
     };
     let whole = read_whole(data, true);
-    if fixes.error_key && error {
+    if fixes.contains(Fix::ErrorKey) && error {
         return match whole {
             Whole::Value {
                 value: v @ Json::Obj(_),

@@ -411,7 +411,6 @@ fn remedy_text(a: &Answer, code: u8) -> String {
             // the fixes that change the manager read 2.0.1's internals and
             // stay off there (docs/FIXES.md, the fixes on each version).
             let off: Vec<&str> = f
-                .enabled()
                 .iter()
                 .filter(|x| x.beans().contains(&"manager"))
                 .map(|x| x.name())
@@ -429,8 +428,7 @@ fn remedy_text(a: &Answer, code: u8) -> String {
                 .into_iter()
                 .filter(|p| {
                     !installed.is_some_and(|i| {
-                        i.enabled()
-                            .iter()
+                        i.iter()
                             .any(|x| p == &format!("toolcall.fixes.{}=true", x.name()))
                     })
                 })
@@ -476,7 +474,7 @@ fn beyond_text(r: &crate::config::Remedy) -> String {
 
 /// What the fix library installs: its fixes, then why each.
 fn installed_text(i: &crate::config::Installed) -> String {
-    let fixes = i.fixes.enabled();
+    let fixes: Vec<_> = i.fixes.iter().collect();
     let mut out = if fixes.is_empty() {
         "The fix library installs no fix".to_owned()
     } else {

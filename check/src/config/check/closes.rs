@@ -125,7 +125,6 @@ pub fn closing_table() -> String {
                 let fewest = match smallest_fixes(&setup) {
                     Some(f) if f.is_upstream() => "none needed".to_owned(),
                     Some(f) => f
-                        .enabled()
                         .iter()
                         .map(|x| format!("`{}`", x.name()))
                         .collect::<Vec<_>>()

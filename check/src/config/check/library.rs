@@ -219,7 +219,7 @@ mod tests {
         assert_eq!(installed(&[], false, &setup), None);
         let i = installed(&[], true, &setup).unwrap();
         assert_eq!(
-            i.fixes.enabled(),
+            i.fixes.iter().collect::<Vec<_>>(),
             [Fix::StrictJsonOrWrap, Fix::EndTurnAfterBreach]
         );
         let sources = vec![(
@@ -230,7 +230,10 @@ mod tests {
             ],
         )];
         let i = installed(&sources, false, &setup).unwrap();
-        assert_eq!(i.fixes.enabled(), [Fix::ErrorKey, Fix::EndTurnAfterBreach]);
+        assert_eq!(
+            i.fixes.iter().collect::<Vec<_>>(),
+            [Fix::ErrorKey, Fix::EndTurnAfterBreach]
+        );
         let off = vec![(
             "a".to_owned(),
             vec![entry("toolcall.fixes.enabled", "false")],
@@ -254,7 +257,7 @@ mod tests {
             ],
         )];
         let i = installed(&sources, false, &setup).unwrap();
-        assert_eq!(i.fixes.enabled(), [Fix::StrictJsonOrWrap]);
+        assert_eq!(i.fixes.iter().collect::<Vec<_>>(), [Fix::StrictJsonOrWrap]);
         assert!(!i.json_error_processor);
         assert_eq!(
             i.reasons,
@@ -282,7 +285,7 @@ mod tests {
         .unwrap();
         let installed = a.installed.as_ref().unwrap();
         assert_eq!(
-            installed.fixes.enabled(),
+            installed.fixes.iter().collect::<Vec<_>>(),
             [Fix::StrictJsonOrWrap, Fix::EndTurnAfterBreach]
         );
         assert_eq!(a.asked().set.fixes, installed.fixes);

@@ -295,7 +295,7 @@ pub(crate) fn smallest_fixes_over(
     let setup = &scenario_setup(setup);
     let n = Fix::ALL.len();
     let base_mask = (0..n)
-        .filter(|i| base.has(Fix::ALL[*i]))
+        .filter(|i| base.contains(Fix::ALL[*i]))
         .fold(0u32, |m, i| m | (1 << i));
     // Only the switches the library on this version has.
     let offered = (0..n)
@@ -386,7 +386,7 @@ mod tests {
         // the loop goes on, a model that keeps calling past the limit needs the
         // turn to end.
         assert_eq!(
-            smallest_fixes(&setup).unwrap().enabled(),
+            smallest_fixes(&setup).unwrap().iter().collect::<Vec<_>>(),
             vec![Fix::StrictJsonOrWrap, Fix::EndTurnAfterBreach]
         );
     }
@@ -533,8 +533,7 @@ impl Remedy {
     pub fn properties(&self) -> Vec<String> {
         self.fixes
             .map(|f| {
-                f.enabled()
-                    .iter()
+                f.iter()
                     .map(|x| format!("{FIX_PREFIX}.{}=true", x.name()))
                     .collect()
             })
@@ -546,7 +545,7 @@ impl Remedy {
     pub fn to_value(&self) -> serde_json::Value {
         let mut v = serde_json::json!({
             "configuration": self.change.as_ref().map(|c| c.iter().map(|x| serde_json::json!({"change": x.key(), "how": x.describe()})).collect::<Vec<_>>()),
-            "fixes": self.fixes.map(|f| f.enabled().iter().map(|x| x.name()).collect::<Vec<_>>()),
+            "fixes": self.fixes.map(|f| f.iter().map(|x| x.name()).collect::<Vec<_>>()),
             "library": super::fix_library(self.version),
             "properties": self.properties(),
         });
