@@ -82,7 +82,7 @@ impl Footprint {
         Fix::ALL
             .into_iter()
             .filter(|fix| fixes.contains(*fix) && self.can_feel(fix.felt(), missing_felt))
-            .fold(Fixes::default(), Fixes::with)
+            .collect()
     }
 
     /// Whether a fix of kind `felt` can change the scenario's evaluation;
@@ -561,7 +561,7 @@ mod tests {
 
     #[test]
     fn a_breach_a_missing_tool_and_a_memory_inside_are_felt() {
-        let every = Fix::ALL.into_iter().fold(Fixes::default(), Fixes::with);
+        let every: Fixes = Fix::ALL.into_iter().collect();
         let one = ToolCallLimits {
             on_exceeded: OnExceeded::ReturnErrorResponse,
             ..ToolCallLimits::default()

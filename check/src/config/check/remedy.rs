@@ -313,9 +313,10 @@ pub(crate) fn smallest_fixes_over(
     };
     combos.sort_by_key(|m| (m.count_ones(), proposals(*m), m.reverse_bits()));
     combos.into_iter().find_map(|m| {
-        let fixes = (0..n)
+        let fixes: Fixes = (0..n)
             .filter(|i| m & (1 << i) != 0)
-            .fold(Fixes::upstream(), |f, i| f.with(Fix::ALL[i]));
+            .map(|i| Fix::ALL[i])
+            .collect();
         let set = BehaviorSet {
             name: "candidate",
             fixes,
