@@ -153,33 +153,15 @@ enum_table! {
             /// assert_eq!(Fix::CloseDanglingCalls.beans(), &["manager", "tool-advisor"]);
             /// ```
             beans: &'static [&'static str],
-            /// The invariants (docs/INVARIANTS.md, by name) that the fuzz
-            /// targets claim only under this fix: an invariant named here is
-            /// claimed when every fix that names it is on, under its other
-            /// preconditions (`checking::fuzzing::claimed`).
-            ///
-            /// ```
-            /// use toolcall_model::model::Fix;
-            /// assert_eq!(Fix::EndTurnAfterBreach.closes(), &["turn-ends"]);
-            /// ```
-            closes: &'static [&'static str],
-            /// Where a turn can feel it ([`Felt`]): the checker's footprint
-            /// decides by this kind's rule that a scenario never feels it.
-            ///
-            /// ```
-            /// use toolcall_model::model::{Felt, Fix};
-            /// assert_eq!(Fix::KeepCurrentTurn.felt(), Felt::WindowCut);
-            /// ```
-            felt: Felt,
         }
         /// `breach-through-processor`: a breach is shaped by the exception processor.
-        BreachThroughProcessor = "breach-through-processor" { in_all: true, acts: Acts::Manager, beans: &["manager"], closes: &["json-safe"], felt: Felt::Breach },
+        BreachThroughProcessor = "breach-through-processor" { in_all: true, acts: Acts::Manager, beans: &["manager"] },
         /// `strict-json-or-wrap`: tool responses convert strictly, non-JSON is wrapped.
-        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, acts: Acts::Conversion, beans: &["chat-model"], closes: &["gemini-safe", "lossless"], felt: Felt::Conversion },
+        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, acts: Acts::Conversion, beans: &["chat-model"] },
         /// `error-key`: failure responses go to Gemini under `error`.
-        ErrorKey = "error-key" { in_all: true, acts: Acts::Conversion, beans: &["manager", "chat-model"], closes: &[], felt: Felt::Conversion },
+        ErrorKey = "error-key" { in_all: true, acts: Acts::Conversion, beans: &["manager", "chat-model"] },
         /// `close-dangling-calls`: a THROW batch answers every call.
-        CloseDanglingCalls = "close-dangling-calls" { in_all: true, acts: Acts::Manager, beans: &["manager", "tool-advisor"], closes: &["transcript-valid"], felt: Felt::DanglingCalls },
+        CloseDanglingCalls = "close-dangling-calls" { in_all: true, acts: Acts::Manager, beans: &["manager", "tool-advisor"] },
         /// `store-answered-generation`: `MessageChatMemoryAdvisor.after` stores,
         /// of a reply with tool calls, only the generation the manager answers
         /// (the first with calls), the one the loop continues with; a reply
@@ -191,7 +173,7 @@ enum_table! {
         /// a call follows a model turn (history off). Storing the generation
         /// the loop continues with keeps the memory equal to the loop's own
         /// history.
-        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, acts: Acts::Memory, beans: &["memory"], closes: &["question-kept", "memory-keeps-turns"], felt: Felt::StoredReply },
+        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, acts: Acts::Memory, beans: &["memory"] },
         /// `keep-current-turn`: the memory window never evicts the current
         /// turn's user message. In `MessageWindowChatMemory.process`, when the
         /// cut, moved forward to the next user message, finds none (the
@@ -205,7 +187,7 @@ enum_table! {
         /// memory exceeds the window by at most the current turn, which the
         /// tool-call limits bound; the memory stays a suffix of the turn, so a
         /// memory inside the loop still finds itself in the loop's prompt.
-        KeepCurrentTurn = "keep-current-turn" { in_all: true, acts: Acts::Memory, beans: &["window"], closes: &["question-kept", "memory-keeps-turns"], felt: Felt::WindowCut },
+        KeepCurrentTurn = "keep-current-turn" { in_all: true, acts: Acts::Memory, beans: &["window"] },
         /// `evict-orphan-responses`: the memory window cuts at the count and
         /// evicts the tool responses left without their call (spring-ai PR
         /// 6029, LangChain4j PR 666). In `MessageWindowChatMemory.process`, the
@@ -220,7 +202,7 @@ enum_table! {
         /// message or are none. Modelled for comparison; not in `all`: it
         /// keeps the pairs, but evicts the oldest message first, the question
         /// included, and splits earlier turns.
-        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, acts: Acts::Memory, beans: &["window"], closes: &[], felt: Felt::WindowCut },
+        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, acts: Acts::Memory, beans: &["window"] },
         /// `pr-6907-wrap-on-failure`: spring-ai PR 6907 (issue 6902). A tool
         /// response is read as upstream reads it (Jackson's lenient read, the
         /// first value only); only when that read fails is the text sent
@@ -230,7 +212,7 @@ enum_table! {
         /// and decimals still arrive as doubles. Modelled for comparison; not
         /// in `all`; [`Fix::StrictJsonOrWrap`] and [`Fix::Pr6049StrictWrap`]
         /// take precedence over it.
-        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"], closes: &[], felt: Felt::Conversion },
+        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"] },
         /// `pr-6049-strict-wrap`: spring-ai PR 6049 (issue 5437).
         /// `parseJsonToMap` reads with Spring's mapper plus
         /// `FAIL_ON_TRAILING_TOKENS`: one whole value is sent as upstream builds
@@ -241,7 +223,7 @@ enum_table! {
         /// function-call arguments convert the same way (null arguments as
         /// `{"result": null}`). Modelled for comparison; not in `all`;
         /// [`Fix::StrictJsonOrWrap`] takes precedence over it.
-        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"], closes: &[], felt: Felt::Conversion },
+        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"] },
         /// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, the first
         /// batch of a turn with a breach is answered and the model is called
         /// again, as upstream, so that it can read the error and answer; a
@@ -252,7 +234,7 @@ enum_table! {
         /// cap, so a model that keeps calling a tool past its limit keeps the
         /// turn running for ever; with the fix the limits bound the model
         /// calls of a turn, as they do under `THROW`.
-        EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, acts: Acts::Manager, beans: &["manager"], closes: &["turn-ends"], felt: Felt::SecondBreach },
+        EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, acts: Acts::Manager, beans: &["manager"] },
         /// `unknown-tool-to-processor`: the manager's `No ToolCallback
         /// found for tool name: NAME` becomes a `ToolExecutionException` for
         /// that call (its cause the `IllegalStateException`), handed to the
@@ -263,7 +245,7 @@ enum_table! {
         /// processor the application chose decides instead. Not in `all`: it
         /// changes what the application sees (an exception becomes a
         /// response), a policy rather than a fix of an invariant.
-        UnknownToolToProcessor = "unknown-tool-to-processor" { in_all: false, acts: Acts::Manager, beans: &["manager"], closes: &[], felt: Felt::MissingTool },
+        UnknownToolToProcessor = "unknown-tool-to-processor" { in_all: false, acts: Acts::Manager, beans: &["manager"] },
     }
 }
 
@@ -291,40 +273,6 @@ enum_table! {
         /// The chat memory only (`MessageChatMemoryAdvisor`, `MessageWindowChatMemory`).
         Memory = "memory" { code: "src/chat/memory.rs" },
     }
-}
-
-/// Where a turn can feel a fix ([`Fix::felt`]): the checker's footprint
-/// (`checking::footprint` in `toolcall-check`) has one rule per kind that
-/// decides, from a scenario and from its evaluation, that a fix of that
-/// kind changes nothing in the turn. A new fix read where an existing
-/// kind's fixes are read takes that kind and needs no rule of its own.
-///
-/// ```
-/// use toolcall_model::model::{Felt, Fix};
-/// assert_eq!(Fix::ErrorKey.felt(), Felt::Conversion);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Felt {
-    /// In the Gemini conversion of tool responses and call arguments
-    /// (`gemini::convert`), and the judges through it.
-    Conversion,
-    /// At a breach (`Batch::call`, `Batch::throw`), and by the limits judge
-    /// on a batch that failed without running a tool.
-    Breach,
-    /// Where a call's lookup finds no tool (`Batch::call`).
-    MissingTool,
-    /// Where a batch follows a breach under `RETURN_ERROR_RESPONSE`
-    /// (`Batch::ends_turn`).
-    SecondBreach,
-    /// After a breach under `THROW` (`Batch::throw`), and where a batch ends
-    /// the turn with the memory inside the loop (`BatchEnd::closing`).
-    DanglingCalls,
-    /// Where an add to the memory passes its window (`chat::memory`,
-    /// `window_keep_cut`).
-    WindowCut,
-    /// Where the memory stores a reply with tool calls
-    /// (`ChatMemory::after`).
-    StoredReply,
 }
 
 /// The beans of a Spring application the fix library changes

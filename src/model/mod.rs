@@ -20,7 +20,7 @@ pub(crate) mod text;
 pub(crate) mod tools;
 
 pub use behavior::{
-    Acts, BehaviorSet, Felt, Fix, Fixes, LIBRARY_BEANS, SpringAi, UnknownFix, UnknownSetName,
+    Acts, BehaviorSet, Fix, Fixes, LIBRARY_BEANS, SpringAi, UnknownFix, UnknownSetName,
     UnknownSpringAi, behavior_sets, fix_table,
 };
 

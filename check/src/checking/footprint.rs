@@ -12,6 +12,7 @@
 
 use crate::chat::advisor_thinks_json;
 use crate::chat::{Memory, Provider};
+use crate::checking::fix_columns::{CheckerColumns, Felt};
 use crate::checking::invariants::{CallEvent, Evidence, Round, RoundEnd, recovered};
 use crate::checking::scenario::Scenario;
 use crate::collections::FnvMap;
@@ -19,7 +20,7 @@ use crate::gemini::{Payload, convert_arguments, convert_tool_response};
 use crate::model::JavaException;
 use crate::model::Message;
 use crate::model::scan;
-use crate::model::{Acts, Felt, Fix, Fixes};
+use crate::model::{Acts, Fix, Fixes};
 use crate::model::{Batch, Config, breaches_pass_unshaped};
 use crate::model::{Counts, OnExceeded};
 
@@ -73,7 +74,7 @@ impl Footprint {
     }
 
     /// `fixes` without the fixes the scenario's evaluation cannot feel,
-    /// each by the rule of its kind ([`Fix::felt`]).
+    /// each by the rule of its kind ([`CheckerColumns::felt`]).
     pub(crate) fn felt(&self, fixes: Fixes) -> Fixes {
         // `unknown-tool-to-processor` can hand a missing tool to a
         // processor that throws, which the breach kind's rule reads.
