@@ -1,11 +1,13 @@
 //! The fix table written as data: the copy the Java runner and the fix
 //! libraries read (`fixes.tsv` among their shared resources), and the `fix`
-//! enum of docs/vector.schema.json, are the model's `Fix` rows
-//! (`TOOLCALL_WRITE_DOCS=1` writes both again). Every fix of the table is
+//! enum of docs/vector.schema.json, are the model's `Fix` rows and the
+//! library's columns (`check/src/config/library_table.rs`);
+//! `TOOLCALL_WRITE_DOCS=1` writes both again. Every fix of the table is
 //! wired where the model and the checker read it ([`every_fix_is_wired`]).
 
 use serde_json::{Value, json};
-use toolcall_model::model::{Fix, Fixes, behavior_sets, fix_table};
+use toolcall_check::config::fix_table;
+use toolcall_model::model::{Fix, Fixes, behavior_sets};
 use toolcall_model::vectors::Vector;
 
 /// Where the fix libraries (`conformance/fixes-common`, which both build

@@ -143,25 +143,15 @@ enum_table! {
             /// assert_eq!(Fix::ErrorKey.acts(), Acts::Conversion);
             /// ```
             acts: Acts,
-            /// The beans of a Spring application the fix library
-            /// (conformance/fixes) changes to install the fix, among
-            /// [`LIBRARY_BEANS`]: the Java runner and the library read them
-            /// from the generated fix table ([`fix_table`]).
-            ///
-            /// ```
-            /// use toolcall_model::model::Fix;
-            /// assert_eq!(Fix::CloseDanglingCalls.beans(), &["manager", "tool-advisor"]);
-            /// ```
-            beans: &'static [&'static str],
         }
         /// `breach-through-processor`: a breach is shaped by the exception processor.
-        BreachThroughProcessor = "breach-through-processor" { in_all: true, acts: Acts::Manager, beans: &["manager"] },
+        BreachThroughProcessor = "breach-through-processor" { in_all: true, acts: Acts::Manager },
         /// `strict-json-or-wrap`: tool responses convert strictly, non-JSON is wrapped.
-        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, acts: Acts::Conversion, beans: &["chat-model"] },
+        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, acts: Acts::Conversion },
         /// `error-key`: failure responses go to Gemini under `error`.
-        ErrorKey = "error-key" { in_all: true, acts: Acts::Conversion, beans: &["manager", "chat-model"] },
+        ErrorKey = "error-key" { in_all: true, acts: Acts::Conversion },
         /// `close-dangling-calls`: a THROW batch answers every call.
-        CloseDanglingCalls = "close-dangling-calls" { in_all: true, acts: Acts::Manager, beans: &["manager", "tool-advisor"] },
+        CloseDanglingCalls = "close-dangling-calls" { in_all: true, acts: Acts::Manager },
         /// `store-answered-generation`: `MessageChatMemoryAdvisor.after` stores,
         /// of a reply with tool calls, only the generation the manager answers
         /// (the first with calls), the one the loop continues with; a reply
@@ -173,7 +163,7 @@ enum_table! {
         /// a call follows a model turn (history off). Storing the generation
         /// the loop continues with keeps the memory equal to the loop's own
         /// history.
-        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, acts: Acts::Memory, beans: &["memory"] },
+        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, acts: Acts::Memory },
         /// `keep-current-turn`: the memory window never evicts the current
         /// turn's user message. In `MessageWindowChatMemory.process`, when the
         /// cut, moved forward to the next user message, finds none (the
@@ -187,7 +177,7 @@ enum_table! {
         /// memory exceeds the window by at most the current turn, which the
         /// tool-call limits bound; the memory stays a suffix of the turn, so a
         /// memory inside the loop still finds itself in the loop's prompt.
-        KeepCurrentTurn = "keep-current-turn" { in_all: true, acts: Acts::Memory, beans: &["window"] },
+        KeepCurrentTurn = "keep-current-turn" { in_all: true, acts: Acts::Memory },
         /// `evict-orphan-responses`: the memory window cuts at the count and
         /// evicts the tool responses left without their call (spring-ai PR
         /// 6029, LangChain4j PR 666). In `MessageWindowChatMemory.process`, the
@@ -202,7 +192,7 @@ enum_table! {
         /// message or are none. Modelled for comparison; not in `all`: it
         /// keeps the pairs, but evicts the oldest message first, the question
         /// included, and splits earlier turns.
-        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, acts: Acts::Memory, beans: &["window"] },
+        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, acts: Acts::Memory },
         /// `pr-6907-wrap-on-failure`: spring-ai PR 6907 (issue 6902). A tool
         /// response is read as upstream reads it (Jackson's lenient read, the
         /// first value only); only when that read fails is the text sent
@@ -212,7 +202,7 @@ enum_table! {
         /// and decimals still arrive as doubles. Modelled for comparison; not
         /// in `all`; [`Fix::StrictJsonOrWrap`] and [`Fix::Pr6049StrictWrap`]
         /// take precedence over it.
-        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"] },
+        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, acts: Acts::Conversion },
         /// `pr-6049-strict-wrap`: spring-ai PR 6049 (issue 5437).
         /// `parseJsonToMap` reads with Spring's mapper plus
         /// `FAIL_ON_TRAILING_TOKENS`: one whole value is sent as upstream builds
@@ -223,7 +213,7 @@ enum_table! {
         /// function-call arguments convert the same way (null arguments as
         /// `{"result": null}`). Modelled for comparison; not in `all`;
         /// [`Fix::StrictJsonOrWrap`] takes precedence over it.
-        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"] },
+        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, acts: Acts::Conversion },
         /// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, the first
         /// batch of a turn with a breach is answered and the model is called
         /// again, as upstream, so that it can read the error and answer; a
@@ -234,7 +224,7 @@ enum_table! {
         /// cap, so a model that keeps calling a tool past its limit keeps the
         /// turn running for ever; with the fix the limits bound the model
         /// calls of a turn, as they do under `THROW`.
-        EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, acts: Acts::Manager, beans: &["manager"] },
+        EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, acts: Acts::Manager },
         /// `unknown-tool-to-processor`: the manager's `No ToolCallback
         /// found for tool name: NAME` becomes a `ToolExecutionException` for
         /// that call (its cause the `IllegalStateException`), handed to the
@@ -245,7 +235,7 @@ enum_table! {
         /// processor the application chose decides instead. Not in `all`: it
         /// changes what the application sees (an exception becomes a
         /// response), a policy rather than a fix of an invariant.
-        UnknownToolToProcessor = "unknown-tool-to-processor" { in_all: false, acts: Acts::Manager, beans: &["manager"] },
+        UnknownToolToProcessor = "unknown-tool-to-processor" { in_all: false, acts: Acts::Manager },
     }
 }
 
@@ -275,12 +265,6 @@ enum_table! {
     }
 }
 
-/// The beans of a Spring application the fix library changes
-/// ([`Fix::beans`]): the `ToolCallingManager`, the chat model (Gemini's
-/// conversion), the `ToolCallingAdvisor.Builder`, the `ChatMemory` replaced
-/// by its window, the `ChatMemory` wrapped.
-pub const LIBRARY_BEANS: [&str; 5] = ["manager", "chat-model", "tool-advisor", "window", "memory"];
-
 impl Fix {
     /// Whether `DefaultToolCallingManager` (the model's
     /// [`crate::model::execute_tool_calls`]) reads this switch
@@ -295,55 +279,6 @@ impl Fix {
     pub fn read_by_manager(self) -> bool {
         self.acts() == Acts::Manager
     }
-
-    /// The fix's name as a Java identifier (`end-turn-after-breach` is
-    /// `endTurnAfterBreach`): its field in the fix library's properties.
-    pub(crate) fn java_name(self) -> String {
-        let mut out = String::new();
-        let mut upper = false;
-        for c in self.name().chars() {
-            if c == '-' {
-                upper = true;
-            } else if upper {
-                out.extend(c.to_uppercase());
-                upper = false;
-            } else {
-                out.push(c);
-            }
-        }
-        out
-    }
-}
-
-/// The fix table as data, for the Java runner (conformance/java) and the
-/// fix library (conformance/fixes), which read it instead of keeping
-/// their own lists: a comment, a header, then one tab-separated line per
-/// fix in [`Fix::ALL`] order: its name, whether `all` holds it, where the
-/// model reads it ([`Acts`]), the library's beans ([`Fix::beans`], joined
-/// with `,`) and its Java name. `FIX_TABLE` in the test suite keeps the
-/// library's copy equal to it.
-///
-/// ```
-/// let table = toolcall_model::model::fix_table();
-/// assert!(table.contains("\nend-turn-after-breach\ttrue\tmanager\tmanager\tendTurnAfterBreach\n"));
-/// ```
-pub fn fix_table() -> String {
-    let mut out = String::from(
-        "# The fixes, written from the model's Fix table (src/model/behavior.rs) by\n\
-         # TOOLCALL_WRITE_DOCS=1 cargo test --test lib fix_table; do not edit.\n\
-         name\tin_all\tacts\tbeans\tjava\n",
-    );
-    for fix in Fix::ALL {
-        out.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\n",
-            fix.name(),
-            fix.in_all(),
-            fix.acts(),
-            fix.beans().join(","),
-            fix.java_name()
-        ));
-    }
-    out
 }
 
 /// A name that is not a fix.
@@ -617,12 +552,7 @@ impl BehaviorSet {
 #[cfg(test)]
 mod examples {
     //! The examples of crate-private items, run as unit tests.
-    use super::{BehaviorSet, Fix};
-
-    #[test]
-    fn example_java_name() {
-        assert_eq!(Fix::Pr6907WrapOnFailure.java_name(), "pr6907WrapOnFailure");
-    }
+    use super::BehaviorSet;
 
     #[test]
     fn example_known_names() {
@@ -635,16 +565,6 @@ mod examples {
 #[cfg(test)]
 mod tests {
     use super::{Fix, Fixes};
-
-    #[test]
-    fn each_fix_names_library_beans() {
-        for fix in Fix::ALL {
-            assert!(!fix.beans().is_empty(), "{fix}");
-            for bean in fix.beans() {
-                assert!(super::LIBRARY_BEANS.contains(bean), "{fix}: {bean}");
-            }
-        }
-    }
 
     #[test]
     fn each_fix_has_a_bit_of_its_own() {

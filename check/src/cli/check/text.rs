@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::config::LibraryColumns;
 use crate::config::{
     Answer, BuildVersion, CheckScenario, Entry, Format, MAX_BUILD_INTERPOLATION,
     MODELLED_SPRING_AI, Mark, Match, SetReport, clip_lines, describe_setup, fix_library,

@@ -13,6 +13,7 @@
 
 use super::{Application, Setup};
 use crate::chat::Memory;
+use crate::config::library_table::LibraryColumns;
 use crate::model::{Fix, SpringAi};
 
 /// The 1.1 releases read against 1.1.2: `1.1.0` to `1.1.8`.
