@@ -6,7 +6,7 @@
 //! until it has its row here.
 
 use crate::checking::invariants::Invariant;
-use crate::model::Fix;
+use toolcall_model::model::Fix;
 
 /// Where a turn can feel a fix ([`CheckerColumns::felt`]): the checker's
 /// footprint ([`crate::checking::footprint`]) has one rule per kind that

@@ -10,19 +10,19 @@
 //! deterministic, so a run under a fix that is never read with an effect
 //! takes the same path, step by step, as the run without it.
 
-use crate::chat::advisor_thinks_json;
-use crate::chat::{Memory, Provider};
 use crate::checking::fix_columns::{CheckerColumns, Felt};
 use crate::checking::invariants::{CallEvent, Evidence, Round, RoundEnd, recovered};
 use crate::checking::scenario::Scenario;
-use crate::collections::FnvMap;
-use crate::gemini::{Payload, convert_arguments, convert_tool_response};
-use crate::model::JavaException;
-use crate::model::Message;
-use crate::model::scan;
-use crate::model::{Acts, Fix, Fixes};
-use crate::model::{Batch, Config, breaches_pass_unshaped};
-use crate::model::{Counts, OnExceeded};
+use toolcall_model::chat::advisor_thinks_json;
+use toolcall_model::chat::{Memory, Provider};
+use toolcall_model::collections::FnvMap;
+use toolcall_model::gemini::{Payload, convert_arguments, convert_tool_response};
+use toolcall_model::model::JavaException;
+use toolcall_model::model::Message;
+use toolcall_model::model::scan;
+use toolcall_model::model::{Acts, Fix, Fixes};
+use toolcall_model::model::{Batch, Config, breaches_pass_unshaped};
+use toolcall_model::model::{Counts, OnExceeded};
 
 /// `fixes` without the fixes the evaluation of `scenario` cannot feel: the
 /// turn runs and is judged under the result exactly as under `fixes`
@@ -525,12 +525,12 @@ fn same(x: &Result<Payload, JavaException>, y: &Result<Payload, JavaException>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chat::LoopConfig;
-    use crate::model::Config;
-    use crate::model::Fix;
-    use crate::model::ToolCallLimits;
-    use crate::model::ToolSpec;
-    use crate::model::{Generation, ToolCall};
+    use toolcall_model::chat::LoopConfig;
+    use toolcall_model::model::Config;
+    use toolcall_model::model::Fix;
+    use toolcall_model::model::ToolCallLimits;
+    use toolcall_model::model::ToolSpec;
+    use toolcall_model::model::{Generation, ToolCall};
 
     fn scenario(names: &[&str], limits: ToolCallLimits, memory: Memory) -> Scenario {
         Scenario {

@@ -7,7 +7,7 @@
 //! in an exhaustive match: a row added to the model's table does not
 //! compile until it has its row here.
 
-use crate::model::Fix;
+use toolcall_model::model::Fix;
 
 /// The beans of a Spring application the fix library changes
 /// ([`LibraryColumns::beans`]): the `ToolCallingManager`, the chat model
@@ -104,7 +104,7 @@ pub fn fix_table() -> String {
 #[cfg(test)]
 mod tests {
     use super::{LIBRARY_BEANS, LibraryColumns};
-    use crate::model::Fix;
+    use toolcall_model::model::Fix;
 
     #[test]
     fn each_fix_names_library_beans() {

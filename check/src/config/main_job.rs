@@ -17,11 +17,11 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::chat::Memory;
 use crate::config::check::{CheckScenario, CheckVerdict, Setup, evaluate};
-use crate::model::{BehaviorSet, behavior_sets};
-use crate::model::{OnExceeded, ToolCallLimits};
-use crate::model::{Processor, ProcessorKind};
+use toolcall_model::chat::Memory;
+use toolcall_model::model::{BehaviorSet, behavior_sets};
+use toolcall_model::model::{OnExceeded, ToolCallLimits};
+use toolcall_model::model::{Processor, ProcessorKind};
 
 /// One column of the main job's table: a setup and a scenario.
 #[derive(Debug, Clone, PartialEq)]

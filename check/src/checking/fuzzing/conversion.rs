@@ -4,10 +4,10 @@
 use serde_json::{Value, json};
 
 use crate::checking::oracle::scan_strict;
-use crate::gemini::{convert_tool_response, parse_json_to_map, write_tool_response};
-use crate::json as jackson;
-use crate::model::json_error_text;
-use crate::model::{Fix, Fixes};
+use toolcall_model::gemini::{convert_tool_response, parse_json_to_map, write_tool_response};
+use toolcall_model::json as jackson;
+use toolcall_model::model::json_error_text;
+use toolcall_model::model::{Fix, Fixes};
 
 use super::compare::{exactly_same_json, serde_reference, wrapped};
 use super::{MAX_BYTES, fail};
@@ -107,7 +107,7 @@ struct Readings<'a> {
     strict: &'a Option<jackson::JValue>,
     scanned_strict: bool,
     serde_value: &'a Option<Value>,
-    upstream: &'a Result<crate::gemini::Payload, crate::model::JavaException>,
+    upstream: &'a Result<toolcall_model::gemini::Payload, toolcall_model::model::JavaException>,
 }
 
 /// The convert target under one behaviour set, with `error` off or on: the
@@ -214,10 +214,10 @@ fn convert_under(r: &Readings, fixes: Fixes, error: bool) {
 /// text as upstream does, else the text under `result`.
 fn pull_request_conversion(
     text: &str,
-    upstream: &Result<crate::gemini::Payload, crate::model::JavaException>,
+    upstream: &Result<toolcall_model::gemini::Payload, toolcall_model::model::JavaException>,
     fixes: Fixes,
     error: bool,
-    got: &Result<crate::gemini::Payload, crate::model::JavaException>,
+    got: &Result<toolcall_model::gemini::Payload, toolcall_model::model::JavaException>,
 ) {
     const T: &str = "convert";
     let reads = if fixes.contains(Fix::Pr6049StrictWrap) {
@@ -228,7 +228,7 @@ fn pull_request_conversion(
     let want = if reads {
         upstream.clone()
     } else {
-        Ok(crate::gemini::Payload::from_wrapped_text(text))
+        Ok(toolcall_model::gemini::Payload::from_wrapped_text(text))
     };
     let same = match (&got, &want) {
         (Ok(g), Ok(w)) => g.to_value() == w.to_value(),

@@ -8,10 +8,10 @@
 //! the loop; `toolcall.fixes.enabled=false` turns it off.
 
 use super::Setup;
-use crate::chat::{Memory, Provider};
 use crate::config::binding::{Entry, JavaValue};
 use crate::config::binding::{property_under, same_property};
-use crate::model::{Fix, Fixes, OnExceeded};
+use toolcall_model::chat::{Memory, Provider};
+use toolcall_model::model::{Fix, Fixes, OnExceeded};
 
 /// The prefix of the library's switches.
 const PREFIX: &str = "toolcall.fixes";
@@ -210,7 +210,7 @@ mod tests {
     #[test]
     fn switches_by_relaxed_name_and_the_library_s_defaults() {
         let setup = Setup {
-            limits: crate::model::ToolCallLimits {
+            limits: toolcall_model::model::ToolCallLimits {
                 on_exceeded: OnExceeded::ReturnErrorResponse,
                 ..Default::default()
             },
@@ -246,7 +246,7 @@ mod tests {
     #[test]
     fn on_1_1_only_the_boot3_starter_s_switch_is_read() {
         let setup = Setup {
-            version: crate::model::SpringAi::V1_1_2,
+            version: toolcall_model::model::SpringAi::V1_1_2,
             ..Setup::default()
         };
         let sources = vec![(

@@ -6,11 +6,11 @@ use std::num::NonZeroU32;
 use super::judge::evaluate;
 use super::script::breach_target;
 use super::{CheckScenario, CheckVerdict, LONG_TURN_ROUNDS, Setup};
-use crate::chat::DEFAULT_MEMORY_MAX_MESSAGES;
-use crate::chat::Memory;
-use crate::model::OnExceeded;
-use crate::model::ProcessorKind;
-use crate::model::{BehaviorSet, Fix, Fixes, behavior_sets};
+use toolcall_model::chat::DEFAULT_MEMORY_MAX_MESSAGES;
+use toolcall_model::chat::Memory;
+use toolcall_model::model::OnExceeded;
+use toolcall_model::model::ProcessorKind;
+use toolcall_model::model::{BehaviorSet, Fix, Fixes, behavior_sets};
 
 /// A change to a setup that a team can make without a new Spring AI.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -359,7 +359,7 @@ pub fn safe_sets(reports: &[SetReport]) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ToolCallLimits;
+    use toolcall_model::model::ToolCallLimits;
 
     /// Every set named is reported.
     #[test]
@@ -479,7 +479,7 @@ pub struct Remedy {
     /// The fewest fixes that make the setup safe as configured.
     pub fixes: Option<Fixes>,
     /// The Spring AI version answered for.
-    pub version: crate::model::SpringAi,
+    pub version: toolcall_model::model::SpringAi,
     /// On 1.1, what no switch of the library there closes (the turn that
     /// never ends: 1.1 has no tool call limits): each scenario with its
     /// mark, left out of the search for `fixes`. Empty on 2.0.x.
