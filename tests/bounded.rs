@@ -728,12 +728,15 @@ fn explore_starts_no_more_threads_than_it_has_work_for() {
         "{o:?}"
     );
     assert!(o.elapsed < Duration::from_secs(10), "{o:?}");
-    // Random mode: one thread per cell at most.
+    // Random mode: one thread per cell (a behaviour set and an invariant)
+    // at most.
     let o = run_bounded(&["explore", "--cases", "1", "--jobs", "100000"], 20_000, 60);
     assert_eq!(o.code, Some(0), "{o:?}");
+    let cells = toolcall_model::model::behavior_sets().len()
+        * toolcall_check::checking::invariants::Invariant::ALL.len();
     assert!(
         o.stderr
-            .contains(&format!("on {} thread(s)", cores.min(154))),
+            .contains(&format!("on {} thread(s)", cores.min(cells))),
         "{o:?}"
     );
 }

@@ -4,8 +4,8 @@
 //! speed, the modelled system and the JSON readers, the Gemini conversion,
 //! the chat loop, the vector format, then, in the second package, the
 //! configuration checker and the checking machinery, which name the model's
-//! layers as `crate::model` through the imports of `check/src/lib.rs`; the
-//! command line on top).
+//! layers by their crate, `toolcall_model::model`; the command line on
+//! top).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -40,8 +40,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// `crate::X` uses in `text` (code and doc links alike) that the layer
-/// `layer` may not make, as `X` names.
+/// `crate::X` and `toolcall_model::X` uses in `text` (code and doc links
+/// alike) that the layer `layer` may not make, as `X` names. The model's
+/// layers are named by their crate in `check/src` (and in the model's own
+/// doc examples); a `toolcall_model::` path to what is no layer (a macro at
+/// the crate's root) is not a use of one.
 fn forbidden_uses(layer: &str, text: &str) -> Vec<String> {
     let allowed = LAYERS
         .iter()
@@ -49,17 +52,23 @@ fn forbidden_uses(layer: &str, text: &str) -> Vec<String> {
         .map(|(_, deps)| *deps)
         .unwrap_or_else(|| panic!("{layer} is not a layer of LAYERS"));
     let mut bad = Vec::new();
-    for (at, _) in text.match_indices("crate::") {
-        if text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
-            continue; // `toolcall_model::` or another name ending in `crate`
-        }
-        let rest = &text[at + "crate::".len()..];
-        let end = rest
-            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .unwrap_or(rest.len());
-        let used = &rest[..end];
-        if used != layer && !allowed.contains(&used) {
-            bad.push(used.to_owned());
+    for prefix in ["crate::", "toolcall_model::"] {
+        for (at, _) in text.match_indices(prefix) {
+            if text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                continue; // another name ending in `crate` or `toolcall_model`
+            }
+            let rest = &text[at + prefix.len()..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            let used = &rest[..end];
+            let a_layer = LAYERS.iter().any(|(name, _)| *name == used);
+            if prefix == "toolcall_model::" && !a_layer {
+                continue;
+            }
+            if used != layer && !allowed.contains(&used) {
+                bad.push(used.to_owned());
+            }
         }
     }
     bad
@@ -156,6 +165,14 @@ fn the_check_sees_an_upward_use() {
     assert_eq!(
         forbidden_uses("json", "let x = crate::model::Message::user(\"\");"),
         ["model"]
+    );
+    // The model's layers named by their crate, from the checker's.
+    assert_eq!(
+        forbidden_uses(
+            "config",
+            "use toolcall_model::vectors::Vector;\ntoolcall_model::enum_table! {}"
+        ),
+        ["vectors"]
     );
 }
 

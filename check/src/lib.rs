@@ -20,8 +20,8 @@
 //! # Layers
 //!
 //! Each module uses only those listed before it (`tests/layering.rs` checks),
-//! above the model's layers, which the modules here name as `crate::model`,
-//! `crate::chat` and so on through the imports at this root:
+//! above the model's layers, which the modules here name as `toolcall_model::model`,
+//! `toolcall_model::chat` and so on through the imports at this root:
 //!
 //! * [`config`]: Spring Boot's binding of `spring.ai.tools.*`, the
 //!   configuration checker and the main job;
@@ -49,10 +49,6 @@
 //! the CI's clippy).
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
-
-// The model's layers, under the names the modules here use for them
-// (`crate::model::Fixes`): the layers below these.
-use toolcall_model::{chat, collections, gemini, json, model, vectors};
 
 pub mod checking;
 mod cli;

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::num::NonZeroU32;
 
-use crate::model::behavior::{Fixes, SpringAi};
+use crate::model::behavior::{Fix, Fixes, SpringAi};
 use crate::model::manager::tool_call_message;
 use crate::model::message::{Generation, Message};
 
@@ -150,13 +150,13 @@ fn window_cut(messages: &[Message], count: usize, (fixes, of_2_0): (Fixes, bool)
         .collect();
     let mut cut = count;
     let last_user = non_system.iter().rposition(|m| m.is_user());
-    if fixes.evict_orphan_responses || !of_2_0 {
+    if fixes.contains(Fix::EvictOrphanResponses) || !of_2_0 {
         // The plain count, then the tool messages it left without a call.
         cut = cut.min(non_system.len());
-        if fixes.keep_current_turn {
+        if fixes.contains(Fix::KeepCurrentTurn) {
             cut = last_user.map_or(cut, |u| cut.min(u));
         }
-        while fixes.evict_orphan_responses
+        while fixes.contains(Fix::EvictOrphanResponses)
             && cut < non_system.len()
             && matches!(non_system[cut], Message::Tool { .. })
         {
@@ -166,7 +166,7 @@ fn window_cut(messages: &[Message], count: usize, (fixes, of_2_0): (Fixes, bool)
         while cut < non_system.len() && !non_system[cut].is_user() {
             cut += 1;
         }
-        if fixes.keep_current_turn && cut >= non_system.len() {
+        if fixes.contains(Fix::KeepCurrentTurn) && cut >= non_system.len() {
             // No user message after the cut: keep the current turn whole.
             cut = last_user.unwrap_or(cut);
         }
@@ -338,7 +338,7 @@ impl ChatMemory {
     /// reply with tool calls stores only the generation the manager answers
     /// (`DefaultToolCallingManager`: the first with tool calls).
     pub(crate) fn after(&mut self, generations: &[Generation]) {
-        if self.fixes.store_answered_generation
+        if self.fixes.contains(Fix::StoreAnsweredGeneration)
             && let Some(m) = tool_call_message(generations)
         {
             self.add([m]);

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::json::jackson::{self, JValue};
-use crate::model::behavior::{Fixes, SpringAi};
+use crate::model::behavior::{Fix, Fixes, SpringAi};
 use crate::model::java::has_text;
 use crate::model::java::{JavaException, RUNTIME_EXCEPTION};
 use crate::model::shared_str::SharedStr;
@@ -525,19 +525,19 @@ pub fn convert_tool_response_at<'a>(
     version: SpringAi,
 ) -> Result<Payload, JavaException> {
     let source = text.into();
-    if fixes.error_key && error {
+    if fixes.contains(Fix::ErrorKey) && error {
         return Ok(Payload::strict(source, "error", true)
             .unwrap_or_else(|| Payload(Repr::Wrapped("error", source.keep()))));
     }
-    if fixes.strict_json_or_wrap {
+    if fixes.contains(Fix::StrictJsonOrWrap) {
         return Ok(Payload::strict(source, "result", false)
             .unwrap_or_else(|| Payload(Repr::Wrapped("result", source.keep()))));
     }
-    if fixes.pr_6049_strict_wrap {
+    if fixes.contains(Fix::Pr6049StrictWrap) {
         return Ok(pr_6049_source(Some(source)));
     }
     match parse_source_at(Some(source), version) {
-        Err(_) if fixes.pr_6907_wrap_on_failure => {
+        Err(_) if fixes.contains(Fix::Pr6907WrapOnFailure) => {
             Ok(Payload(Repr::Wrapped("result", source.keep())))
         }
         other => other,
@@ -570,11 +570,12 @@ pub fn write_tool_response<W: std::io::Write>(
     w: &mut W,
 ) -> std::io::Result<Result<(), JavaException>> {
     // PR 6907 reads as upstream does; only its failure differs.
-    let upstream_read =
-        !(fixes.strict_json_or_wrap || fixes.pr_6049_strict_wrap || fixes.error_key && error);
+    let upstream_read = !(fixes.contains(Fix::StrictJsonOrWrap)
+        || fixes.contains(Fix::Pr6049StrictWrap)
+        || fixes.contains(Fix::ErrorKey) && error);
     if upstream_read {
         match jackson::check_lenient(text) {
-            Err(_) if fixes.pr_6907_wrap_on_failure => {
+            Err(_) if fixes.contains(Fix::Pr6907WrapOnFailure) => {
                 return Payload::from_wrapped_text(text).write_compact(w).map(Ok);
             }
             Err(_) => return Ok(Err(parse_failure(text))),
@@ -603,10 +604,10 @@ pub(super) fn convert_arguments_of(
     fixes: Fixes,
     version: SpringAi,
 ) -> Result<Payload, JavaException> {
-    if fixes.strict_json_or_wrap && !arguments.is_some_and(|a| has_text(a.as_str())) {
+    if fixes.contains(Fix::StrictJsonOrWrap) && !arguments.is_some_and(|a| has_text(a.as_str())) {
         return Ok(Payload(Repr::Tree(Map::new())));
     }
-    if fixes.pr_6049_strict_wrap {
+    if fixes.contains(Fix::Pr6049StrictWrap) {
         return Ok(pr_6049_source(arguments));
     }
     parse_source_at(arguments, version)

@@ -143,70 +143,99 @@ enum_table! {
             /// assert_eq!(Fix::ErrorKey.acts(), Acts::Conversion);
             /// ```
             acts: Acts,
-            /// The beans of a Spring application the fix library
-            /// (conformance/fixes) changes to install the fix, among
-            /// [`LIBRARY_BEANS`]: the Java runner and the library read them
-            /// from the generated fix table ([`fix_table`]).
-            ///
-            /// ```
-            /// use toolcall_model::model::Fix;
-            /// assert_eq!(Fix::CloseDanglingCalls.beans(), &["manager", "tool-advisor"]);
-            /// ```
-            beans: &'static [&'static str],
-            /// The invariants (docs/INVARIANTS.md, by name) that the fuzz
-            /// targets claim only under this fix: an invariant named here is
-            /// claimed when every fix that names it is on, under its other
-            /// preconditions (`checking::fuzzing::claimed`).
-            ///
-            /// ```
-            /// use toolcall_model::model::Fix;
-            /// assert_eq!(Fix::EndTurnAfterBreach.closes(), &["turn-ends"]);
-            /// ```
-            closes: &'static [&'static str],
-            /// Where a turn can feel it ([`Felt`]): the checker's footprint
-            /// decides by this kind's rule that a scenario never feels it.
-            ///
-            /// ```
-            /// use toolcall_model::model::{Felt, Fix};
-            /// assert_eq!(Fix::KeepCurrentTurn.felt(), Felt::WindowCut);
-            /// ```
-            felt: Felt,
-            /// Its switch in [`Fixes`].
-            switch: fn(&mut Fixes) -> &mut bool,
         }
         /// `breach-through-processor`: a breach is shaped by the exception processor.
-        BreachThroughProcessor = "breach-through-processor" { in_all: true, acts: Acts::Manager, beans: &["manager"], closes: &["json-safe"], felt: Felt::Breach, switch: |f| &mut f.breach_through_processor },
+        BreachThroughProcessor = "breach-through-processor" { in_all: true, acts: Acts::Manager },
         /// `strict-json-or-wrap`: tool responses convert strictly, non-JSON is wrapped.
-        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, acts: Acts::Conversion, beans: &["chat-model"], closes: &["gemini-safe", "lossless"], felt: Felt::Conversion, switch: |f| &mut f.strict_json_or_wrap },
+        StrictJsonOrWrap = "strict-json-or-wrap" { in_all: true, acts: Acts::Conversion },
         /// `error-key`: failure responses go to Gemini under `error`.
-        ErrorKey = "error-key" { in_all: true, acts: Acts::Conversion, beans: &["manager", "chat-model"], closes: &[], felt: Felt::Conversion, switch: |f| &mut f.error_key },
+        ErrorKey = "error-key" { in_all: true, acts: Acts::Conversion },
         /// `close-dangling-calls`: a THROW batch answers every call.
-        CloseDanglingCalls = "close-dangling-calls" { in_all: true, acts: Acts::Manager, beans: &["manager", "tool-advisor"], closes: &["transcript-valid"], felt: Felt::DanglingCalls, switch: |f| &mut f.close_dangling_calls },
-        /// `store-answered-generation`: of a reply with tool calls, the memory
-        /// stores only the generation the manager answers.
-        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, acts: Acts::Memory, beans: &["memory"], closes: &["question-kept", "memory-keeps-turns"], felt: Felt::StoredReply, switch: |f| &mut f.store_answered_generation },
+        CloseDanglingCalls = "close-dangling-calls" { in_all: true, acts: Acts::Manager },
+        /// `store-answered-generation`: `MessageChatMemoryAdvisor.after` stores,
+        /// of a reply with tool calls, only the generation the manager answers
+        /// (the first with calls), the one the loop continues with; a reply
+        /// without calls is stored whole, as upstream. Why: upstream stores
+        /// every generation, so an unanswered one sits between the turn's
+        /// messages; the memory is then no longer one contiguous run of the
+        /// loop's prompt and is prepended again, repeating an answered call
+        /// (conversation history on), or two model turns follow each other and
+        /// a call follows a model turn (history off). Storing the generation
+        /// the loop continues with keeps the memory equal to the loop's own
+        /// history.
+        StoreAnsweredGeneration = "store-answered-generation" { in_all: true, acts: Acts::Memory },
         /// `keep-current-turn`: the memory window never evicts the current
-        /// turn's user message.
-        KeepCurrentTurn = "keep-current-turn" { in_all: true, acts: Acts::Memory, beans: &["window"], closes: &["question-kept", "memory-keeps-turns"], felt: Felt::WindowCut, switch: |f| &mut f.keep_current_turn },
+        /// turn's user message. In `MessageWindowChatMemory.process`, when the
+        /// cut, moved forward to the next user message, finds none (the
+        /// current turn alone is longer than the window), it moves back to the
+        /// last user message instead: earlier turns go whole, the current turn
+        /// stays whole, over the window, until the next user message lets the
+        /// cut pass it. Why: upstream then removes every non-system message,
+        /// the turn's question first, so with conversation history off the
+        /// next requests lose the question, and the stored transcript starts
+        /// with a call no user message asked for (Gemini refuses it). The
+        /// memory exceeds the window by at most the current turn, which the
+        /// tool-call limits bound; the memory stays a suffix of the turn, so a
+        /// memory inside the loop still finds itself in the loop's prompt.
+        KeepCurrentTurn = "keep-current-turn" { in_all: true, acts: Acts::Memory },
         /// `evict-orphan-responses`: the memory window cuts at the count and
         /// evicts the tool responses left without their call (spring-ai PR
-        /// 6029, LangChain4j PR 666). Not in `all`.
-        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, acts: Acts::Memory, beans: &["window"], closes: &[], felt: Felt::WindowCut, switch: |f| &mut f.evict_orphan_responses },
-        /// `pr-6907-wrap-on-failure`: a tool response the upstream reader
-        /// refuses is wrapped as `{"result": TEXT}` (spring-ai PR 6907).
-        /// Not in `all`.
-        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"], closes: &[], felt: Felt::Conversion, switch: |f| &mut f.pr_6907_wrap_on_failure },
-        /// `pr-6049-strict-wrap`: tool responses and function-call arguments
-        /// are read with trailing tokens refused, and what fails is wrapped
-        /// as `{"result": TEXT}` (spring-ai PR 6049). Not in `all`.
-        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, acts: Acts::Conversion, beans: &["chat-model"], closes: &[], felt: Felt::Conversion, switch: |f| &mut f.pr_6049_strict_wrap },
-        /// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, a second
-        /// batch of a turn with a breach ends the turn as `THROW` would.
-        EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, acts: Acts::Manager, beans: &["manager"], closes: &["turn-ends"], felt: Felt::SecondBreach, switch: |f| &mut f.end_turn_after_breach },
-        /// `unknown-tool-to-processor`: a call to a tool that does not
-        /// exist is answered by the exception processor (spring-ai issues
-        /// 6816, 6869). Not in `all`.
-        UnknownToolToProcessor = "unknown-tool-to-processor" { in_all: false, acts: Acts::Manager, beans: &["manager"], closes: &[], felt: Felt::MissingTool, switch: |f| &mut f.unknown_tool_to_processor },
+        /// 6029, LangChain4j PR 666). In `MessageWindowChatMemory.process`, the
+        /// cut is the plain count (`size - maxMessages`, without 2.0.1's move
+        /// to the next user message, PR 6312), then the tool messages left at
+        /// the head of the kept messages are removed too: spring-ai PR 6029
+        /// (issue 5940) as written, against the eviction before PR 6312, and
+        /// LangChain4j's eviction of orphan tool results with their call (its
+        /// PR 666), which keep the same messages for every transcript Spring
+        /// stores (one tool message after each call). On 2.0.1's own cut PR
+        /// 6029 changes nothing: the kept messages always start at a user
+        /// message or are none. Modelled for comparison; not in `all`: it
+        /// keeps the pairs, but evicts the oldest message first, the question
+        /// included, and splits earlier turns.
+        EvictOrphanResponses = "evict-orphan-responses" { in_all: false, acts: Acts::Memory },
+        /// `pr-6907-wrap-on-failure`: spring-ai PR 6907 (issue 6902). A tool
+        /// response is read as upstream reads it (Jackson's lenient read, the
+        /// first value only); only when that read fails is the text sent
+        /// verbatim as `{"result": TEXT}`. Function-call arguments keep the
+        /// upstream reading. So plain text and the empty string no longer fail
+        /// the request, but half-JSON (`3.0 + 5.0 = 8.0`) is still truncated
+        /// and decimals still arrive as doubles. Modelled for comparison; not
+        /// in `all`; [`Fix::StrictJsonOrWrap`] and [`Fix::Pr6049StrictWrap`]
+        /// take precedence over it.
+        Pr6907WrapOnFailure = "pr-6907-wrap-on-failure" { in_all: false, acts: Acts::Conversion },
+        /// `pr-6049-strict-wrap`: spring-ai PR 6049 (issue 5437).
+        /// `parseJsonToMap` reads with Spring's mapper plus
+        /// `FAIL_ON_TRAILING_TOKENS`: one whole value is sent as upstream builds
+        /// it (an object as is, anything else under `result`, decimals as
+        /// doubles), and any text that read refuses (plain text, trailing text,
+        /// the empty string, a text past Jackson's limits) verbatim as
+        /// `{"result": TEXT}`. The PR changes `parseJsonToMap` itself, so
+        /// function-call arguments convert the same way (null arguments as
+        /// `{"result": null}`). Modelled for comparison; not in `all`;
+        /// [`Fix::StrictJsonOrWrap`] takes precedence over it.
+        Pr6049StrictWrap = "pr-6049-strict-wrap" { in_all: false, acts: Acts::Conversion },
+        /// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, the first
+        /// batch of a turn with a breach is answered and the model is called
+        /// again, as upstream, so that it can read the error and answer; a
+        /// later batch of the same turn with a breach is answered whole and
+        /// then ends the turn as `THROW` does (`buildGeneration()` of the
+        /// batch's first breach response). Why: upstream answers every breach
+        /// and calls the model again, and `ToolCallingAdvisor` has no round
+        /// cap, so a model that keeps calling a tool past its limit keeps the
+        /// turn running for ever; with the fix the limits bound the model
+        /// calls of a turn, as they do under `THROW`.
+        EndTurnAfterBreach = "end-turn-after-breach" { in_all: true, acts: Acts::Manager },
+        /// `unknown-tool-to-processor`: the manager's `No ToolCallback
+        /// found for tool name: NAME` becomes a `ToolExecutionException` for
+        /// that call (its cause the `IllegalStateException`), handed to the
+        /// exception processor: its text is the call's response and the batch
+        /// goes on; what it throws fails the batch (spring-ai issues 6816,
+        /// 6869). Why: upstream throws out of the manager and ends the call,
+        /// so a model that misspells a tool name never learns it; the
+        /// processor the application chose decides instead. Not in `all`: it
+        /// changes what the application sees (an exception becomes a
+        /// response), a policy rather than a fix of an invariant.
+        UnknownToolToProcessor = "unknown-tool-to-processor" { in_all: false, acts: Acts::Manager },
     }
 }
 
@@ -236,46 +265,6 @@ enum_table! {
     }
 }
 
-/// Where a turn can feel a fix ([`Fix::felt`]): the checker's footprint
-/// (`checking::footprint` in `toolcall-check`) has one rule per kind that
-/// decides, from a scenario and from its evaluation, that a fix of that
-/// kind changes nothing in the turn. A new fix read where an existing
-/// kind's fixes are read takes that kind and needs no rule of its own.
-///
-/// ```
-/// use toolcall_model::model::{Felt, Fix};
-/// assert_eq!(Fix::ErrorKey.felt(), Felt::Conversion);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Felt {
-    /// In the Gemini conversion of tool responses and call arguments
-    /// (`gemini::convert`), and the judges through it.
-    Conversion,
-    /// At a breach (`Batch::call`, `Batch::throw`), and by the limits judge
-    /// on a batch that failed without running a tool.
-    Breach,
-    /// Where a call's lookup finds no tool (`Batch::call`).
-    MissingTool,
-    /// Where a batch follows a breach under `RETURN_ERROR_RESPONSE`
-    /// (`Batch::ends_turn`).
-    SecondBreach,
-    /// After a breach under `THROW` (`Batch::throw`), and where a batch ends
-    /// the turn with the memory inside the loop (`BatchEnd::closing`).
-    DanglingCalls,
-    /// Where an add to the memory passes its window (`chat::memory`,
-    /// `window_keep_cut`).
-    WindowCut,
-    /// Where the memory stores a reply with tool calls
-    /// (`ChatMemory::after`).
-    StoredReply,
-}
-
-/// The beans of a Spring application the fix library changes
-/// ([`Fix::beans`]): the `ToolCallingManager`, the chat model (Gemini's
-/// conversion), the `ToolCallingAdvisor.Builder`, the `ChatMemory` replaced
-/// by its window, the `ChatMemory` wrapped.
-pub const LIBRARY_BEANS: [&str; 5] = ["manager", "chat-model", "tool-advisor", "window", "memory"];
-
 impl Fix {
     /// Whether `DefaultToolCallingManager` (the model's
     /// [`crate::model::execute_tool_calls`]) reads this switch
@@ -290,55 +279,6 @@ impl Fix {
     pub fn read_by_manager(self) -> bool {
         self.acts() == Acts::Manager
     }
-
-    /// The fix's name as a Java identifier (`end-turn-after-breach` is
-    /// `endTurnAfterBreach`): its field in the fix library's properties.
-    pub(crate) fn java_name(self) -> String {
-        let mut out = String::new();
-        let mut upper = false;
-        for c in self.name().chars() {
-            if c == '-' {
-                upper = true;
-            } else if upper {
-                out.extend(c.to_uppercase());
-                upper = false;
-            } else {
-                out.push(c);
-            }
-        }
-        out
-    }
-}
-
-/// The fix table as data, for the Java runner (conformance/java) and the
-/// fix library (conformance/fixes), which read it instead of keeping
-/// their own lists: a comment, a header, then one tab-separated line per
-/// fix in [`Fix::ALL`] order: its name, whether `all` holds it, where the
-/// model reads it ([`Acts`]), the library's beans ([`Fix::beans`], joined
-/// with `,`) and its Java name. `FIX_TABLE` in the test suite keeps the
-/// library's copy equal to it.
-///
-/// ```
-/// let table = toolcall_model::model::fix_table();
-/// assert!(table.contains("\nend-turn-after-breach\ttrue\tmanager\tmanager\tendTurnAfterBreach\n"));
-/// ```
-pub fn fix_table() -> String {
-    let mut out = String::from(
-        "# The fixes, written from the model's Fix table (src/model/behavior.rs) by\n\
-         # TOOLCALL_WRITE_DOCS=1 cargo test --test lib fix_table; do not edit.\n\
-         name\tin_all\tacts\tbeans\tjava\n",
-    );
-    for fix in Fix::ALL {
-        out.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\n",
-            fix.name(),
-            fix.in_all(),
-            fix.acts(),
-            fix.beans().join(","),
-            fix.java_name()
-        ));
-    }
-    out
 }
 
 /// A name that is not a fix.
@@ -346,105 +286,31 @@ pub fn fix_table() -> String {
 #[error("unknown fix '{0}' (known: {known}, all)", known = Fix::known())]
 pub struct UnknownFix(pub String);
 
-/// Which fixes are on. `Fixes::default()` is upstream.
+/// Which fixes are on: a set of [`Fix`], one bit per row of the table.
+/// `Fixes::default()` is upstream (the empty set); iteration follows
+/// [`Fix::ALL`].
 ///
 /// ```
 /// use toolcall_model::model::{Fix, Fixes};
 /// let f = Fixes::parse_list("strict-json-or-wrap,error-key").unwrap();
-/// assert!(f.has(Fix::ErrorKey) && !f.has(Fix::CloseDanglingCalls));
-/// assert!(Fixes::all().has(Fix::CloseDanglingCalls));
+/// assert!(f.contains(Fix::ErrorKey) && !f.contains(Fix::CloseDanglingCalls));
+/// assert!(Fixes::all().contains(Fix::CloseDanglingCalls));
+/// let g: Fixes = [Fix::ErrorKey, Fix::StrictJsonOrWrap].into_iter().collect();
+/// assert_eq!(f, g);
+/// assert_eq!(g.iter().collect::<Vec<_>>(), [Fix::StrictJsonOrWrap, Fix::ErrorKey]);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct Fixes {
-    /// `breach-through-processor`.
-    pub breach_through_processor: bool,
-    /// `strict-json-or-wrap`.
-    pub strict_json_or_wrap: bool,
-    /// `error-key`.
-    pub error_key: bool,
-    /// `close-dangling-calls`.
-    pub close_dangling_calls: bool,
-    /// `store-answered-generation`: `MessageChatMemoryAdvisor.after` stores,
-    /// of a reply with tool calls, only the generation the manager answers
-    /// (the first with calls), the one the loop continues with; a reply
-    /// without calls is stored whole, as upstream. Why: upstream stores
-    /// every generation, so an unanswered one sits between the turn's
-    /// messages; the memory is then no longer one contiguous run of the
-    /// loop's prompt and is prepended again, repeating an answered call
-    /// (conversation history on), or two model turns follow each other and
-    /// a call follows a model turn (history off). Storing the generation
-    /// the loop continues with keeps the memory equal to the loop's own
-    /// history.
-    pub store_answered_generation: bool,
-    /// `keep-current-turn`: in `MessageWindowChatMemory.process`, when the
-    /// cut, moved forward to the next user message, finds none (the
-    /// current turn alone is longer than the window), it moves back to the
-    /// last user message instead: earlier turns go whole, the current turn
-    /// stays whole, over the window, until the next user message lets the
-    /// cut pass it. Why: upstream then removes every non-system message,
-    /// the turn's question first, so with conversation history off the
-    /// next requests lose the question, and the stored transcript starts
-    /// with a call no user message asked for (Gemini refuses it). The
-    /// memory exceeds the window by at most the current turn, which the
-    /// tool-call limits bound; the memory stays a suffix of the turn, so a
-    /// memory inside the loop still finds itself in the loop's prompt.
-    pub keep_current_turn: bool,
-    /// `evict-orphan-responses`: in `MessageWindowChatMemory.process`, the
-    /// cut is the plain count (`size - maxMessages`, without 2.0.1's move
-    /// to the next user message, PR 6312), then the tool messages left at
-    /// the head of the kept messages are removed too: spring-ai PR 6029
-    /// (issue 5940) as written, against the eviction before PR 6312, and
-    /// LangChain4j's eviction of orphan tool results with their call (its
-    /// PR 666), which keep the same messages for every transcript Spring
-    /// stores (one tool message after each call). On 2.0.1's own cut PR
-    /// 6029 changes nothing: the kept messages always start at a user
-    /// message or are none. Modelled for comparison; not in `all`: it
-    /// keeps the pairs, but evicts the oldest message first, the question
-    /// included, and splits earlier turns.
-    pub evict_orphan_responses: bool,
-    /// `pr-6907-wrap-on-failure`: spring-ai PR 6907 (issue 6902). A tool
-    /// response is read as upstream reads it (Jackson's lenient read, the
-    /// first value only); only when that read fails is the text sent
-    /// verbatim as `{"result": TEXT}`. Function-call arguments keep the
-    /// upstream reading. So plain text and the empty string no longer fail
-    /// the request, but half-JSON (`3.0 + 5.0 = 8.0`) is still truncated
-    /// and decimals still arrive as doubles. Modelled for comparison; not
-    /// in `all`; [`Fixes::strict_json_or_wrap`] and
-    /// [`Fixes::pr_6049_strict_wrap`] take precedence over it.
-    pub pr_6907_wrap_on_failure: bool,
-    /// `pr-6049-strict-wrap`: spring-ai PR 6049 (issue 5437).
-    /// `parseJsonToMap` reads with Spring's mapper plus
-    /// `FAIL_ON_TRAILING_TOKENS`: one whole value is sent as upstream builds
-    /// it (an object as is, anything else under `result`, decimals as
-    /// doubles), and any text that read refuses (plain text, trailing text,
-    /// the empty string, a text past Jackson's limits) verbatim as
-    /// `{"result": TEXT}`. The PR changes `parseJsonToMap` itself, so
-    /// function-call arguments convert the same way (null arguments as
-    /// `{"result": null}`). Modelled for comparison; not in `all`;
-    /// [`Fixes::strict_json_or_wrap`] takes precedence over it.
-    pub pr_6049_strict_wrap: bool,
-    /// `end-turn-after-breach`: under `RETURN_ERROR_RESPONSE`, the first
-    /// batch of a turn with a breach is answered and the model is called
-    /// again, as upstream, so that it can read the error and answer; a
-    /// later batch of the same turn with a breach is answered whole and
-    /// then ends the turn as `THROW` does (`buildGeneration()` of the
-    /// batch's first breach response). Why: upstream answers every breach
-    /// and calls the model again, and `ToolCallingAdvisor` has no round
-    /// cap, so a model that keeps calling a tool past its limit keeps the
-    /// turn running for ever; with the fix the limits bound the model
-    /// calls of a turn, as they do under `THROW`.
-    pub end_turn_after_breach: bool,
-    /// `unknown-tool-to-processor`: the manager's `No ToolCallback
-    /// found for tool name: NAME` becomes a `ToolExecutionException` for
-    /// that call (its cause the `IllegalStateException`), handed to the
-    /// exception processor: its text is the call's response and the batch
-    /// goes on; what it throws fails the batch. Why: upstream throws out
-    /// of the manager and ends the call, so a model that misspells a tool
-    /// name never learns it; the processor the application chose decides
-    /// instead. Not in `all`: it changes what the application sees (an
-    /// exception becomes a response), a policy rather than a fix of an
-    /// invariant.
-    pub unknown_tool_to_processor: bool,
+#[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Fixes(u32);
+
+// One bit per fix: the table may grow to 32 rows before `Fixes` widens.
+const _: () = assert!(Fix::ALL.len() <= u32::BITS as usize);
+
+impl Fix {
+    /// This fix's bit in [`Fixes`]: its place in [`Fix::ALL`] (the
+    /// variants are declared in the table's order).
+    const fn bit(self) -> u32 {
+        1 << self as u32
+    }
 }
 
 impl Fixes {
@@ -464,44 +330,56 @@ impl Fixes {
     /// ```
     /// use toolcall_model::model::{Fix, Fixes};
     /// assert!(!Fixes::all().is_upstream());
-    /// assert!(!Fixes::all().has(Fix::EvictOrphanResponses));
+    /// assert!(!Fixes::all().contains(Fix::EvictOrphanResponses));
     /// ```
     pub fn all() -> Self {
-        Fix::ALL
-            .into_iter()
-            .filter(|f| f.in_all())
-            .fold(Fixes::default(), Fixes::with)
+        Fix::ALL.into_iter().filter(|f| f.in_all()).collect()
     }
 
     /// Just one fix.
     ///
     /// ```
     /// use toolcall_model::model::{Fix, Fixes};
-    /// assert_eq!(Fixes::only(Fix::ErrorKey).enabled(), vec![Fix::ErrorKey]);
+    /// assert_eq!(Fixes::only(Fix::ErrorKey).iter().collect::<Vec<_>>(), [Fix::ErrorKey]);
     /// ```
     pub fn only(fix: Fix) -> Self {
-        Fixes::default().with(fix)
+        Fixes(fix.bit())
     }
 
     /// These fixes plus `fix`.
     ///
     /// ```
     /// use toolcall_model::model::{Fix, Fixes};
-    /// assert!(Fixes::default().with(Fix::ErrorKey).error_key);
+    /// assert!(Fixes::default().with(Fix::ErrorKey).contains(Fix::ErrorKey));
     /// ```
+    #[must_use]
     pub fn with(mut self, fix: Fix) -> Self {
-        *fix.switch()(&mut self) = true;
+        self.insert(fix);
         self
+    }
+
+    /// Turns `fix` on; whether it was off.
+    ///
+    /// ```
+    /// use toolcall_model::model::{Fix, Fixes};
+    /// let mut f = Fixes::upstream();
+    /// assert!(f.insert(Fix::ErrorKey));
+    /// assert!(!f.insert(Fix::ErrorKey));
+    /// ```
+    pub fn insert(&mut self, fix: Fix) -> bool {
+        let was_off = !self.contains(fix);
+        self.0 |= fix.bit();
+        was_off
     }
 
     /// Whether `fix` is on.
     ///
     /// ```
     /// use toolcall_model::model::{Fix, Fixes};
-    /// assert!(!Fixes::upstream().has(Fix::ErrorKey));
+    /// assert!(!Fixes::upstream().contains(Fix::ErrorKey));
     /// ```
-    pub fn has(mut self, fix: Fix) -> bool {
-        *fix.switch()(&mut self)
+    pub fn contains(self, fix: Fix) -> bool {
+        self.0 & fix.bit() != 0
     }
 
     /// Whether no fix is on.
@@ -510,16 +388,19 @@ impl Fixes {
     /// assert!(toolcall_model::model::Fixes::default().is_upstream());
     /// ```
     pub fn is_upstream(self) -> bool {
-        self == Fixes::default()
+        self.0 == 0
     }
 
     /// The fixes that are on, in [`Fix::ALL`] order.
     ///
     /// ```
-    /// assert_eq!(toolcall_model::model::Fixes::all().enabled().len(), 7);
+    /// use toolcall_model::model::{Fix, Fixes};
+    /// let all: Vec<Fix> = Fixes::all().iter().collect();
+    /// assert_eq!(all.first(), Some(&Fix::BreachThroughProcessor));
+    /// assert!(!all.contains(&Fix::EvictOrphanResponses));
     /// ```
-    pub fn enabled(self) -> Vec<Fix> {
-        Fix::ALL.into_iter().filter(|f| self.has(*f)).collect()
+    pub fn iter(self) -> impl Iterator<Item = Fix> {
+        Fix::ALL.into_iter().filter(move |f| self.contains(*f))
     }
 
     /// Parses a comma-separated list of fix names, or `all` (which can be
@@ -534,15 +415,35 @@ impl Fixes {
         let mut f = Fixes::default();
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             if name == "all" {
-                f = Fix::ALL
-                    .into_iter()
-                    .filter(|x| x.in_all())
-                    .fold(f, Fixes::with);
+                f.extend(Fixes::all().iter());
             } else {
-                f = f.with(name.parse()?);
+                f.insert(name.parse()?);
             }
         }
         Ok(f)
+    }
+}
+
+impl FromIterator<Fix> for Fixes {
+    fn from_iter<I: IntoIterator<Item = Fix>>(fixes: I) -> Self {
+        let mut set = Fixes::default();
+        set.extend(fixes);
+        set
+    }
+}
+
+impl Extend<Fix> for Fixes {
+    fn extend<I: IntoIterator<Item = Fix>>(&mut self, fixes: I) {
+        for fix in fixes {
+            self.insert(fix);
+        }
+    }
+}
+
+impl fmt::Debug for Fixes {
+    /// The set of the fixes that are on: `{ErrorKey, EndTurnAfterBreach}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
     }
 }
 
@@ -555,7 +456,7 @@ impl fmt::Display for Fixes {
         if *self == Fixes::all() {
             return f.write_str("all");
         }
-        let names: Vec<_> = self.enabled().iter().map(|x| x.name()).collect();
+        let names: Vec<_> = self.iter().map(Fix::name).collect();
         f.write_str(&names.join("+"))
     }
 }
@@ -577,7 +478,8 @@ pub struct BehaviorSet {
 ///
 /// ```
 /// let sets = toolcall_model::model::behavior_sets();
-/// assert_eq!(sets.len(), 14);
+/// use toolcall_model::model::Fix;
+/// assert_eq!(sets.len(), Fix::ALL.len() + 3);
 /// assert!(sets.iter().any(|s| s.name == "pr-6049-strict-wrap"));
 /// assert_eq!(sets[0].name, "upstream");
 /// ```
@@ -650,12 +552,7 @@ impl BehaviorSet {
 #[cfg(test)]
 mod examples {
     //! The examples of crate-private items, run as unit tests.
-    use super::{BehaviorSet, Fix};
-
-    #[test]
-    fn example_java_name() {
-        assert_eq!(Fix::Pr6907WrapOnFailure.java_name(), "pr6907WrapOnFailure");
-    }
+    use super::BehaviorSet;
 
     #[test]
     fn example_known_names() {
@@ -670,19 +567,13 @@ mod tests {
     use super::{Fix, Fixes};
 
     #[test]
-    fn each_fix_names_library_beans() {
+    fn each_fix_has_a_bit_of_its_own() {
         for fix in Fix::ALL {
-            assert!(!fix.beans().is_empty(), "{fix}");
-            for bean in fix.beans() {
-                assert!(super::LIBRARY_BEANS.contains(bean), "{fix}: {bean}");
-            }
-        }
-    }
-
-    #[test]
-    fn each_fix_has_a_switch_of_its_own() {
-        for fix in Fix::ALL {
-            assert_eq!(Fixes::only(fix).enabled(), vec![fix], "{fix}");
+            assert_eq!(
+                Fixes::only(fix).iter().collect::<Vec<_>>(),
+                vec![fix],
+                "{fix}"
+            );
         }
     }
 }

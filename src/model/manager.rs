@@ -9,7 +9,7 @@
 //! batch stops. [`execute_tool_calls`] is the thin driver that runs a whole
 //! batch against a scripted [`Toolbox`].
 
-use crate::model::behavior::{Fixes, SpringAi};
+use crate::model::behavior::{Fix, Fixes, SpringAi};
 use crate::model::java::{
     ClassTable, ILLEGAL_ARGUMENT, ILLEGAL_STATE, JavaException, TOOL_CALL_LIMIT_EXCEEDED, has_text,
 };
@@ -447,7 +447,7 @@ impl Batch {
                 )));
             }
             let missing = SharedStr::concat(["No ToolCallback found for tool name: ", &call.name]);
-            if !cfg.fixes.unknown_tool_to_processor {
+            if !cfg.fixes.contains(Fix::UnknownToolToProcessor) {
                 return Next::Failed(illegal_state(missing));
             }
             // The fix: the refusal becomes the call's ToolExecutionException,
@@ -552,7 +552,7 @@ impl Batch {
         cfg: &Config,
     ) -> LimitExceeded {
         let breach_index = self.responses.len().saturating_sub(1);
-        if cfg.fixes.close_dangling_calls && !later_calls.is_empty() {
+        if cfg.fixes.contains(Fix::CloseDanglingCalls) && !later_calls.is_empty() {
             // One text, shared by every closed call.
             let data = not_executed_response(cfg);
             self.responses
@@ -579,7 +579,7 @@ impl Batch {
 /// carries the text, so the user's processor shapes it); what the
 /// processor throws fails the batch.
 pub(crate) fn breach_response(cfg: &Config, breach: &Breach) -> Result<SharedStr, JavaException> {
-    if !cfg.fixes.breach_through_processor {
+    if !cfg.fixes.contains(Fix::BreachThroughProcessor) {
         return Ok(breach.message());
     }
     // What the processor does reads the cause's class alone, and a
@@ -629,7 +629,7 @@ fn limit_cause(text: SharedStr) -> JavaException {
 /// the breach, whose cause has the same class, so it accepts this too;
 /// should it not, the plain text stands.
 pub(crate) fn not_executed_response(cfg: &Config) -> SharedStr {
-    if cfg.fixes.breach_through_processor
+    if cfg.fixes.contains(Fix::BreachThroughProcessor)
         && cfg
             .processor
             .handling(TOOL_CALL_LIMIT_EXCEEDED, &cfg.classes)
@@ -743,7 +743,7 @@ pub fn ends_turn_at_breach(
     calls: &[ToolCall],
     prior: &Counts,
 ) -> Option<(usize, Breach)> {
-    if !cfg.fixes.end_turn_after_breach
+    if !cfg.fixes.contains(Fix::EndTurnAfterBreach)
         || cfg.limits.on_exceeded != OnExceeded::ReturnErrorResponse
         || !cfg.version.has_limits()
     {

@@ -20,8 +20,8 @@ pub(crate) mod text;
 pub(crate) mod tools;
 
 pub use behavior::{
-    Acts, BehaviorSet, Felt, Fix, Fixes, LIBRARY_BEANS, SpringAi, UnknownFix, UnknownSetName,
-    UnknownSpringAi, behavior_sets, fix_table,
+    Acts, BehaviorSet, Fix, Fixes, SpringAi, UnknownFix, UnknownSetName, UnknownSpringAi,
+    behavior_sets,
 };
 
 pub use java::{

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use crate::chat::stream::{Chunks, Script, may_hang_a_stream};
 use crate::chat::tool_loop::{LoopConfig, Memory, Provider};
 use crate::gemini::ValidatorOptions;
-use crate::model::behavior::{Fixes, SpringAi};
+use crate::model::behavior::{Fix, Fixes, SpringAi};
 use crate::model::java::ClassTable;
 use crate::model::limits::{LimitsError, ToolCallLimits};
 use crate::model::manager::Config;
@@ -373,7 +373,7 @@ fn advisors_from(v: Option<&Value>, fixes: Fixes) -> Result<Advisors, VectorErro
         }
         Some(other) => return Err(err("/advisors", format!("must be a list, not {other}"))),
     }
-    if on.tool_feedback && fixes.close_dangling_calls {
+    if on.tool_feedback && fixes.contains(Fix::CloseDanglingCalls) {
         // The fix lives in the fix library's own ToolCallingAdvisor,
         // which the application's subclass replaces.
         return Err(err(

@@ -12,10 +12,10 @@ use toolcall_check::checking::invariants::{
 use toolcall_check::checking::scenario::Scenario;
 use toolcall_model::chat::{EndKind, Memory};
 use toolcall_model::gemini::convert_tool_response;
-use toolcall_model::model::Fixes;
 use toolcall_model::model::Message;
 use toolcall_model::model::behavior_sets;
 use toolcall_model::model::{Config as ManagerConfig, ManagerError, NOT_EXECUTED};
+use toolcall_model::model::{Fix, Fixes};
 use toolcall_model::model::{ToolSpec, Toolbox};
 
 use super::{cases, holding_runner_of, seeded_runner, set};
@@ -79,12 +79,8 @@ fn rediscovers_issue_5437_and_strict_json_or_wrap_closes_it() {
     })
     .expect("random generation finds a `3.0 + 5.0 = 8.0`-like text");
     let text = data(&r);
-    let fixed = convert_tool_response(
-        text,
-        false,
-        Fixes::only(toolcall_model::model::Fix::StrictJsonOrWrap),
-    )
-    .expect("the fix never fails");
+    let fixed = convert_tool_response(text, false, Fixes::only(Fix::StrictJsonOrWrap))
+        .expect("the fix never fails");
     assert_eq!(
         fixed.to_value(),
         serde_json::json!({ "result": text }),
@@ -357,10 +353,10 @@ fn a_turn_ending_in_an_exception_leaves_a_dangling_call_unless_closed() {
             .is_some_and(|m| m.starts_with("No ToolCallback found"))
     });
     for set in behavior_sets() {
-        let closes = set.fixes.close_dangling_calls;
+        let closes = set.fixes.contains(Fix::CloseDanglingCalls);
         // A batch that failed on a missing tool is another turn where the
         // processor answers that call.
-        if set.fixes.unknown_tool_to_processor && missing {
+        if set.fixes.contains(Fix::UnknownToolToProcessor) && missing {
             continue;
         }
         assert_eq!(
@@ -384,10 +380,10 @@ fn rediscovers_several_generations_and_store_answered_generation_closes_it() {
     // loop, breaks the transcript even with every other fix on (the
     // generation the manager does not answer sits between the turn's
     // messages); storing the answered generation alone closes it.
-    let others = Fixes {
-        store_answered_generation: false,
-        ..Fixes::all()
-    };
+    let others: Fixes = Fixes::all()
+        .iter()
+        .filter(|f| *f != Fix::StoreAnsweredGeneration)
+        .collect();
     let (s, _) = find(
         "close-dangling-calls",
         Invariant::TranscriptValid,

@@ -3,12 +3,12 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRunner};
 use toolcall_check::checking::oracle::RefCounts;
-use toolcall_model::model::Fixes;
 use toolcall_model::model::Processor;
 use toolcall_model::model::{
     Batch, Config as ManagerConfig, ManagerError, Step, execute_with_counts,
 };
 use toolcall_model::model::{Counts, OnExceeded, ToolCallLimits};
+use toolcall_model::model::{Fix, Fixes};
 use toolcall_model::model::{Generation, Message, ToolCall};
 use toolcall_model::model::{ToolSpec, Toolbox};
 
@@ -61,10 +61,8 @@ fn machine() -> impl Strategy<Value = Machine> {
         prop_oneof![
             Just(Fixes::upstream()),
             Just(Fixes::all()),
-            Just(Fixes::only(toolcall_model::model::Fix::CloseDanglingCalls)),
-            Just(Fixes::only(
-                toolcall_model::model::Fix::BreachThroughProcessor
-            )),
+            Just(Fixes::only(Fix::CloseDanglingCalls)),
+            Just(Fixes::only(Fix::BreachThroughProcessor)),
         ],
         proptest::collection::vec(op, 1..24),
     )
@@ -283,7 +281,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                 // end-turn-after-breach: a second batch with a breach in
                 // the turn, answered whole, ends it with a limit exception
                 // at its first breach.
-                let ends_turn = m.fixes.end_turn_after_breach
+                let ends_turn = m.fixes.contains(Fix::EndTurnAfterBreach)
                     && m.on_exceeded == OnExceeded::ReturnErrorResponse
                     && turn_breached
                     && ended.is_none();
@@ -341,7 +339,7 @@ fn run_machine(m: &Machine) -> Result<(), TestCaseError> {
                         // The partial history recounts to the reference, plus
                         // one per closed call with close-dangling-calls.
                         let mut expected = reference.clone();
-                        if m.fixes.close_dangling_calls {
+                        if m.fixes.contains(Fix::CloseDanglingCalls) {
                             for c in &calls[limit.breach_index + 1..] {
                                 expected.add(&c.name);
                             }

@@ -1,5 +1,5 @@
 //! The verdict matrix: every [`Invariant`] under every behaviour set of
-//! [`crate::model::behavior_sets`], each cell a proptest run over generated
+//! [`toolcall_model::model::behavior_sets`], each cell a proptest run over generated
 //! turns ([`crate::checking::generators::scenario`]), with the shrunk counterexample of every
 //! refuted cell printed as a `tool_loop` vector whose `expect` records what
 //! the invariant wanted, so that `toolcall-model verify` on it fails and
@@ -38,14 +38,14 @@ use std::cell::Cell as StdCell;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 use serde_json::{Map, Value, json};
 
-use crate::chat::{Memory, Provider};
 use crate::checking::generators::{scenario, with_set};
 use crate::checking::invariants::{
     Evidence, Invariant, Locus, Verdict, check_scenario, refutation,
 };
 use crate::checking::scenario::Scenario;
-use crate::model::{BehaviorSet, behavior_sets};
-use crate::vectors::Vector;
+use toolcall_model::chat::{Memory, Provider};
+use toolcall_model::model::{BehaviorSet, behavior_sets};
+use toolcall_model::vectors::Vector;
 
 /// Fewer applicable cases than this and a cell that was not refuted says
 /// `too few` instead of `holds` (see the module doc).
@@ -788,13 +788,13 @@ mod examples {
 
     #[test]
     fn example_counterexample_vector() {
-        use crate::chat::LoopConfig;
         use crate::checking::explore::cells;
         use crate::checking::explore::counterexample_vector;
         use crate::checking::invariants::Invariant;
         use crate::checking::scenario::Scenario;
-        use crate::model::Generation;
-        use crate::model::Message;
+        use toolcall_model::chat::LoopConfig;
+        use toolcall_model::model::Generation;
+        use toolcall_model::model::Message;
         let cell = cells()
             .into_iter()
             .find(|c| c.set.name == "all" && c.invariant == Invariant::Limits)

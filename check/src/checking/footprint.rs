@@ -10,18 +10,19 @@
 //! deterministic, so a run under a fix that is never read with an effect
 //! takes the same path, step by step, as the run without it.
 
-use crate::chat::advisor_thinks_json;
-use crate::chat::{Memory, Provider};
+use crate::checking::fix_columns::{CheckerColumns, Felt};
 use crate::checking::invariants::{CallEvent, Evidence, Round, RoundEnd, recovered};
 use crate::checking::scenario::Scenario;
-use crate::collections::FnvMap;
-use crate::gemini::{Payload, convert_arguments, convert_tool_response};
-use crate::model::JavaException;
-use crate::model::Message;
-use crate::model::scan;
-use crate::model::{Acts, Felt, Fix, Fixes};
-use crate::model::{Batch, Config, breaches_pass_unshaped};
-use crate::model::{Counts, OnExceeded};
+use toolcall_model::chat::advisor_thinks_json;
+use toolcall_model::chat::{Memory, Provider};
+use toolcall_model::collections::FnvMap;
+use toolcall_model::gemini::{Payload, convert_arguments, convert_tool_response};
+use toolcall_model::model::JavaException;
+use toolcall_model::model::Message;
+use toolcall_model::model::scan;
+use toolcall_model::model::{Acts, Fix, Fixes};
+use toolcall_model::model::{Batch, Config, breaches_pass_unshaped};
+use toolcall_model::model::{Counts, OnExceeded};
 
 /// `fixes` without the fixes the evaluation of `scenario` cannot feel: the
 /// turn runs and is judged under the result exactly as under `fixes`
@@ -37,7 +38,7 @@ use crate::model::{Counts, OnExceeded};
 ///         vec![Generation { text: Some("done".into()), ..Default::default() }]] };
 /// // No breach, no missing tool, no memory: only the conversion fix is felt.
 /// let all = Fixes::all().with(Fix::UnknownToolToProcessor);
-/// assert_eq!(felt(&s, all).enabled(), vec![Fix::StrictJsonOrWrap, Fix::ErrorKey]);
+/// assert_eq!(felt(&s, all).iter().collect::<Vec<_>>(), vec![Fix::StrictJsonOrWrap, Fix::ErrorKey]);
 /// ```
 pub fn felt(scenario: &Scenario, fixes: Fixes) -> Fixes {
     Footprint::of(scenario).felt(fixes)
@@ -73,16 +74,16 @@ impl Footprint {
     }
 
     /// `fixes` without the fixes the scenario's evaluation cannot feel,
-    /// each by the rule of its kind ([`Fix::felt`]).
+    /// each by the rule of its kind ([`CheckerColumns::felt`]).
     pub(crate) fn felt(&self, fixes: Fixes) -> Fixes {
         // `unknown-tool-to-processor` can hand a missing tool to a
         // processor that throws, which the breach kind's rule reads.
         let missing_felt =
-            fixes.has(Fix::UnknownToolToProcessor) && self.can_feel(Felt::MissingTool, false);
+            fixes.contains(Fix::UnknownToolToProcessor) && self.can_feel(Felt::MissingTool, false);
         Fix::ALL
             .into_iter()
-            .filter(|fix| fixes.has(*fix) && self.can_feel(fix.felt(), missing_felt))
-            .fold(Fixes::default(), Fixes::with)
+            .filter(|fix| fixes.contains(*fix) && self.can_feel(fix.felt(), missing_felt))
+            .collect()
     }
 
     /// Whether a fix of kind `felt` can change the scenario's evaluation;
@@ -302,7 +303,7 @@ impl<'e, 'a> Alike<'e, 'a> {
         }
         let mut conversions = false;
         for (i, fix) in Fix::ALL.into_iter().enumerate() {
-            if a.has(fix) == b.has(fix) {
+            if a.contains(fix) == b.contains(fix) {
                 continue;
             }
             if converts(fix) {
@@ -382,7 +383,7 @@ fn every_call(ev: &Evidence<'_>, ok: impl Fn(&Round, &CallEvent, usize) -> bool)
 /// The manager's configuration of `ev` with `fix` on.
 fn with_fix(ev: &Evidence<'_>, fix: Fix) -> Config {
     let mut cfg = ev.scenario.config.manager.clone();
-    *(fix.switch())(&mut cfg.fixes) = true;
+    cfg.fixes.insert(fix);
     cfg
 }
 
@@ -479,8 +480,11 @@ impl Conversions {
         // The lossless judge's recovery rule reads `error-key` too, on an
         // error's response: there the payload must recover alike as well,
         // to the same wanted value where it does not.
-        if let (true, true, Ok(payload)) = (alike, error && a.error_key != b.error_key, &converted)
-        {
+        if let (true, true, Ok(payload)) = (
+            alike,
+            error && a.contains(Fix::ErrorKey) != b.contains(Fix::ErrorKey),
+            &converted,
+        ) {
             let value = payload.to_value();
             alike = recovered(data, error, a, &value) == recovered(data, error, b, &value);
         }
@@ -521,12 +525,12 @@ fn same(x: &Result<Payload, JavaException>, y: &Result<Payload, JavaException>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chat::LoopConfig;
-    use crate::model::Config;
-    use crate::model::Fix;
-    use crate::model::ToolCallLimits;
-    use crate::model::ToolSpec;
-    use crate::model::{Generation, ToolCall};
+    use toolcall_model::chat::LoopConfig;
+    use toolcall_model::model::Config;
+    use toolcall_model::model::Fix;
+    use toolcall_model::model::ToolCallLimits;
+    use toolcall_model::model::ToolSpec;
+    use toolcall_model::model::{Generation, ToolCall};
 
     fn scenario(names: &[&str], limits: ToolCallLimits, memory: Memory) -> Scenario {
         Scenario {
@@ -558,7 +562,7 @@ mod tests {
 
     #[test]
     fn a_breach_a_missing_tool_and_a_memory_inside_are_felt() {
-        let every = Fix::ALL.into_iter().fold(Fixes::default(), Fixes::with);
+        let every: Fixes = Fix::ALL.into_iter().collect();
         let one = ToolCallLimits {
             on_exceeded: OnExceeded::ReturnErrorResponse,
             ..ToolCallLimits::default()
@@ -575,23 +579,28 @@ mod tests {
             Fix::KeepCurrentTurn,
             Fix::EvictOrphanResponses,
         ] {
-            assert!(!calm.has(fix), "{fix}");
+            assert!(!calm.contains(fix), "{fix}");
         }
         let breach = felt(&scenario(&["x", "x"], one.clone(), Memory::None), every);
-        assert!(breach.has(Fix::BreachThroughProcessor) && breach.has(Fix::EndTurnAfterBreach));
+        assert!(
+            breach.contains(Fix::BreachThroughProcessor)
+                && breach.contains(Fix::EndTurnAfterBreach)
+        );
         let mut inside = scenario(&["y"], one.clone(), Memory::Inside);
         let missing = felt(&inside, every);
-        assert!(missing.has(Fix::UnknownToolToProcessor));
+        assert!(missing.contains(Fix::UnknownToolToProcessor));
         // The window of 20 never fills in two replies; one of 2 does.
-        assert!(!missing.has(Fix::KeepCurrentTurn) && !missing.has(Fix::EvictOrphanResponses));
+        assert!(
+            !missing.contains(Fix::KeepCurrentTurn) && !missing.contains(Fix::EvictOrphanResponses)
+        );
         inside.config.memory_max_messages = std::num::NonZeroU32::MIN.saturating_add(1);
         let small = felt(&inside, every);
-        assert!(small.has(Fix::KeepCurrentTurn) && small.has(Fix::EvictOrphanResponses));
+        assert!(small.contains(Fix::KeepCurrentTurn) && small.contains(Fix::EvictOrphanResponses));
         // A missing tool handed to a processor: its failure reaches the
         // limits judge, which reads breach-through-processor.
-        assert!(missing.has(Fix::BreachThroughProcessor));
-        assert!(missing.has(Fix::CloseDanglingCalls));
-        assert!(!missing.has(Fix::StoreAnsweredGeneration));
+        assert!(missing.contains(Fix::BreachThroughProcessor));
+        assert!(missing.contains(Fix::CloseDanglingCalls));
+        assert!(!missing.contains(Fix::StoreAnsweredGeneration));
     }
 }
 
@@ -615,7 +624,7 @@ mod examples {
         assert!(
             Footprint::of(&s)
                 .felt(Fixes::all())
-                .has(toolcall_model::model::Fix::ErrorKey)
+                .contains(toolcall_model::model::Fix::ErrorKey)
         );
     }
 

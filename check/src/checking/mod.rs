@@ -6,6 +6,7 @@
 
 pub mod exhaustive;
 pub mod explore;
+pub mod fix_columns;
 pub mod footprint;
 #[doc(hidden)]
 pub mod fuzzing;

@@ -8,12 +8,14 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use crate::chat::{LoopConfig, LoopError, LoopRun, Memory, Provider, run_loop, with_memory};
-use crate::model::ProcessorKind;
-use crate::model::{Generation, Message};
-use crate::model::{Max, OnExceeded};
-use crate::model::{Outcome, Registered, ToolSpec, Toolbox};
-use crate::vectors::FORMAT;
+use toolcall_model::chat::{
+    LoopConfig, LoopError, LoopRun, Memory, Provider, run_loop, with_memory,
+};
+use toolcall_model::model::ProcessorKind;
+use toolcall_model::model::{Generation, Message};
+use toolcall_model::model::{Max, OnExceeded};
+use toolcall_model::model::{Outcome, Registered, ToolSpec, Toolbox};
+use toolcall_model::vectors::FORMAT;
 
 /// One user turn, fully determined.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,14 +68,14 @@ impl Scenario {
 
     /// The reply the loop goes on with at each model call: the scripted
     /// one, or for a streamed turn the aggregate of its chunks (one
-    /// generation, `crate::chat::aggregate_chunks`).
+    /// generation, `toolcall_model::chat::aggregate_chunks`).
     pub(crate) fn replies(&self) -> std::borrow::Cow<'_, [Vec<Generation>]> {
         match self.config.stream {
             None => std::borrow::Cow::Borrowed(&self.model),
             Some(split) => std::borrow::Cow::Owned(
                 self.model
                     .iter()
-                    .map(|r| vec![crate::chat::aggregate_chunks(&split.chunks(r))])
+                    .map(|r| vec![toolcall_model::chat::aggregate_chunks(&split.chunks(r))])
                     .collect(),
             ),
         }
@@ -82,12 +84,12 @@ impl Scenario {
     /// As [`Scenario::run`], also returning the message list each model
     /// call received, as the same turn run with provider `none` records
     /// them, up to the one whose Gemini conversion failed, if one did (see
-    /// [`crate::chat::run_loop_with_messages`]).
+    /// [`toolcall_model::chat::run_loop_with_messages`]).
     pub(crate) fn run_with_messages(
         &self,
-    ) -> Result<(LoopRun, Toolbox, crate::chat::RequestMessages), LoopError> {
+    ) -> Result<(LoopRun, Toolbox, toolcall_model::chat::RequestMessages), LoopError> {
         let mut tb = Toolbox::new(self.tools.clone());
-        let (run, messages) = crate::chat::run_loop_with_messages(
+        let (run, messages) = toolcall_model::chat::run_loop_with_messages(
             &self.config,
             self.request_with_room(),
             &self.model,
@@ -108,7 +110,7 @@ impl Scenario {
     }
 
     /// The scenario as a `tool_loop` vector with the given name, `about` and
-    /// `expect`. [`crate::vectors::Vector::from_value`] reads it back.
+    /// `expect`. [`toolcall_model::vectors::Vector::from_value`] reads it back.
     ///
     /// ```
     /// use toolcall_check::checking::scenario::Scenario;
@@ -149,7 +151,7 @@ impl Scenario {
             "format": FORMAT,
             "name": name,
             "about": about,
-            "fixes": m.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
+            "fixes": m.fixes.iter().map(|f| f.name()).collect::<Vec<_>>(),
             "advisors": advisors,
             "manager": manager,
             "tools": tools,
@@ -185,7 +187,7 @@ impl Scenario {
             input["repeat_last"] = json!(true);
         }
         if c.memory != Memory::None {
-            if c.memory_max_messages != crate::chat::DEFAULT_MEMORY_MAX_MESSAGES {
+            if c.memory_max_messages != toolcall_model::chat::DEFAULT_MEMORY_MAX_MESSAGES {
                 input["memory_max_messages"] = json!(c.memory_max_messages.get());
             }
             if !c.memory_start.is_empty() {
@@ -246,7 +248,7 @@ fn manager_value(c: &LoopConfig) -> Map<String, Value> {
     manager
 }
 
-fn outcome_value(o: &Outcome, m: &crate::model::Config) -> Value {
+fn outcome_value(o: &Outcome, m: &toolcall_model::model::Config) -> Value {
     match o {
         Outcome::Returns(t) => json!({ "returns": t }),
         Outcome::EchoArguments => json!({ "echo_arguments": true }),
@@ -259,14 +261,17 @@ fn outcome_value(o: &Outcome, m: &crate::model::Config) -> Value {
 }
 
 /// A `throws` (or `cause`) object: class, message, cause.
-fn throwable_value(e: &crate::model::JavaException, m: &crate::model::Config) -> Value {
+fn throwable_value(
+    e: &toolcall_model::model::JavaException,
+    m: &toolcall_model::model::Config,
+) -> Value {
     let mut t = json!({
         "class": e.class,
         "message": e.message,
     });
     // A class outside the built-in table is declared with its superclass so
     // that the vector stands alone.
-    if !crate::model::ClassTable::builtin().contains(&e.class)
+    if !toolcall_model::model::ClassTable::builtin().contains(&e.class)
         && let Some(sup) = m.classes.superclass(&e.class)
     {
         t["extends"] = json!(sup);
@@ -283,9 +288,9 @@ mod examples {
 
     #[test]
     fn example_replies() {
-        use crate::chat::{LoopConfig, Split};
         use crate::checking::scenario::Scenario;
-        use crate::model::Generation;
+        use toolcall_model::chat::{LoopConfig, Split};
+        use toolcall_model::model::Generation;
         let two = vec![
             Generation {
                 text: Some("a".into()),

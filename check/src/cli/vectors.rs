@@ -822,13 +822,8 @@ pub(crate) fn run_with_fixes(file: &Path, list: &str) -> ExitCode {
             Ok(doc)
         })
         .and_then(|mut doc| {
-            doc["fixes"] = serde_json::json!(
-                set.fixes
-                    .enabled()
-                    .iter()
-                    .map(|f| f.name())
-                    .collect::<Vec<_>>()
-            );
+            doc["fixes"] =
+                serde_json::json!(set.fixes.iter().map(|f| f.name()).collect::<Vec<_>>());
             doc["advisors"] = serde_json::json!(if set.gemini_tool_text {
                 vec!["gemini-tool-text"]
             } else {

@@ -17,11 +17,11 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::chat::Memory;
 use crate::config::check::{CheckScenario, CheckVerdict, Setup, evaluate};
-use crate::model::{BehaviorSet, behavior_sets};
-use crate::model::{OnExceeded, ToolCallLimits};
-use crate::model::{Processor, ProcessorKind};
+use toolcall_model::chat::Memory;
+use toolcall_model::model::{BehaviorSet, behavior_sets};
+use toolcall_model::model::{OnExceeded, ToolCallLimits};
+use toolcall_model::model::{Processor, ProcessorKind};
 
 /// One column of the main job's table: a setup and a scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -335,7 +335,7 @@ impl MainJob {
             })).collect::<Vec<_>>(),
             "rows": self.rows.iter().map(|(s, vs)| json!({
                 "set": s.name,
-                "fixes": s.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
+                "fixes": s.fixes.iter().map(|f| f.name()).collect::<Vec<_>>(),
                 "gemini_tool_text": s.gemini_tool_text,
                 "cells": self.columns.iter().zip(vs).map(|(c, v)| {
                     let mut o = v.to_value();

@@ -4,6 +4,7 @@
 
 pub(crate) mod binding;
 pub(crate) mod check;
+pub(crate) mod library_table;
 pub(crate) mod main_job;
 pub(crate) mod profiles;
 pub(crate) mod yaml;
@@ -27,6 +28,8 @@ pub use check::{Match, answered_for, fix_library, library_has, on_its_version, s
 pub(crate) use check::clip_lines;
 pub use check::{Answer, Options, answer};
 pub(crate) use check::{describe_setup, evaluate_sets, written_names};
+
+pub use library_table::{LIBRARY_BEANS, LibraryColumns, fix_table};
 
 pub use main_job::{Column, GROUPS, MainJob, columns, conclusion, reproduce, table};
 

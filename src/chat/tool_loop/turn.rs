@@ -11,7 +11,7 @@ use crate::chat::advisor::{advisor_rewrites, gemini_tool_text};
 use crate::chat::memory::ChatMemory;
 use crate::chat::stream::{aggregate, aggregate_chunks, reaches_client};
 use crate::gemini::{Rejection, Request, validate};
-use crate::model::behavior::Fixes;
+use crate::model::behavior::{Fix, Fixes};
 use crate::model::java::{
     ILLEGAL_ARGUMENT, ILLEGAL_STATE, JavaException, TOOL_CALL_LIMIT_EXCEEDED,
 };
@@ -711,7 +711,7 @@ impl BatchEnd {
     /// error response for each call of a failed batch), so that the stored
     /// transcript stays paired.
     pub(super) fn closing(&self, reply: &[Generation], fixes: Fixes) -> Option<Message> {
-        if !fixes.close_dangling_calls {
+        if !fixes.contains(Fix::CloseDanglingCalls) {
             return None;
         }
         match self {

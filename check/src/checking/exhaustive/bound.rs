@@ -5,13 +5,13 @@ use std::num::NonZeroU32;
 
 use serde_json::{Value, json};
 
-use crate::chat::DEFAULT_MEMORY_MAX_MESSAGES;
-use crate::chat::{Memory, Provider};
 use crate::checking::generators::UNKNOWN_TOOL;
-use crate::model::OnExceeded;
-use crate::model::Outcome;
-use crate::model::{JavaException, TOOL_EXECUTION_EXCEPTION};
-use crate::model::{Processor, ProcessorKind};
+use toolcall_model::chat::DEFAULT_MEMORY_MAX_MESSAGES;
+use toolcall_model::chat::{Memory, Provider};
+use toolcall_model::model::OnExceeded;
+use toolcall_model::model::Outcome;
+use toolcall_model::model::{JavaException, TOOL_EXECUTION_EXCEPTION};
+use toolcall_model::model::{Processor, ProcessorKind};
 
 /// A name a call uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -129,7 +129,7 @@ pub(crate) struct MemorySetup {
     /// The memory's window (`maxMessages`).
     pub window: NonZeroU32,
     /// Whether the turn streams (`ChatClient.stream()`, each reply cut by
-    /// [`Split::default`](crate::chat::Split::default)).
+    /// [`Split::default`](toolcall_model::chat::Split::default)).
     pub stream: bool,
 }
 
@@ -222,7 +222,7 @@ pub struct Family {
     /// What each tool round's reply holds besides its calls.
     pub(crate) round_reply: RoundReply,
     /// The model repeats its last tool round for every further call instead
-    /// of answering in text ([`LoopConfig::repeat_last`](crate::chat::LoopConfig::repeat_last)): the turn ends
+    /// of answering in text ([`LoopConfig::repeat_last`](toolcall_model::chat::LoopConfig::repeat_last)): the turn ends
     /// only where the loop ends it.
     pub repeat_last: bool,
 }

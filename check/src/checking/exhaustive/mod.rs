@@ -4,7 +4,7 @@
 //! Where `explore`'s random mode says "not refuted in N generated cases",
 //! this module says "proved for every scenario of bound B": it enumerates
 //! the whole of a finite space of turns ([`Bound`]), runs each one under
-//! every behaviour set of [`crate::model::behavior_sets`] through the same
+//! every behaviour set of [`toolcall_model::model::behavior_sets`] through the same
 //! [`Scenario`](crate::checking::scenario::Scenario) model, and judges it with the same checkers
 //! ([`crate::checking::invariants::check`]) as the random suite. A refuted cell keeps
 //! its first counterexample in order of size (`Space::size`, then

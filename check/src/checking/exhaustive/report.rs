@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::checking::invariants::Invariant;
-use crate::model::behavior_sets;
+use toolcall_model::model::behavior_sets;
 
 use super::bound::Bound;
 

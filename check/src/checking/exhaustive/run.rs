@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
 
-use crate::chat::Memory;
 use crate::checking::explore::{MatrixCell, counterexample_vector};
 use crate::checking::footprint::{Alike, Conversions, Footprint};
 use crate::checking::generators::with_set;
@@ -14,7 +13,8 @@ use crate::checking::invariants::{
     Evidence, Invariant, Replays, Verdict, check, check_as, stream_as_call_against, through_call,
 };
 use crate::checking::scenario::Scenario;
-use crate::model::{Acts, BehaviorSet, Fix, Fixes, behavior_sets};
+use toolcall_model::chat::Memory;
+use toolcall_model::model::{Acts, BehaviorSet, Fix, Fixes, behavior_sets};
 
 use super::report::{CellProof, Proof, Report};
 use super::space::Space;
@@ -408,7 +408,7 @@ pub(super) fn set_groups(s: &Scenario, sets: &[BehaviorSet]) -> Vec<Group> {
             .into_iter()
             .enumerate()
             .filter(|&(_, fix)| {
-                g.felt.has(fix)
+                g.felt.contains(fix)
                     && (fix.read_by_manager() || (outside && fix.acts() == Acts::Memory))
             })
             .fold(0u64, |bits, (i, _)| bits | 1 << i);

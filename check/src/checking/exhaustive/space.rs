@@ -3,18 +3,18 @@
 
 use std::collections::HashMap;
 
-use crate::chat::Split;
-use crate::chat::{LoopConfig, Memory};
 use crate::checking::generators::class_table;
 use crate::checking::invariants::repeating_guard;
 use crate::checking::scenario::Scenario;
-use crate::model::ClassTable;
-use crate::model::Config;
-use crate::model::ProcessorKind;
-use crate::model::SharedStr;
-use crate::model::{Generation, Message, ToolCall, ToolResponse};
-use crate::model::{OnExceeded, ToolCallLimits};
-use crate::model::{Registered, ToolSpec};
+use toolcall_model::chat::Split;
+use toolcall_model::chat::{LoopConfig, Memory};
+use toolcall_model::model::ClassTable;
+use toolcall_model::model::Config;
+use toolcall_model::model::ProcessorKind;
+use toolcall_model::model::SharedStr;
+use toolcall_model::model::{Generation, Message, ToolCall, ToolResponse};
+use toolcall_model::model::{OnExceeded, ToolCallLimits};
+use toolcall_model::model::{Registered, ToolSpec};
 
 use super::bound::{Bound, Family, Name, OutcomeClass, ROUND_TEXT, RoundReply, outcome_classes};
 

@@ -2,7 +2,6 @@
 
 use std::num::NonZeroU32;
 
-use crate::chat::{Memory, Provider};
 use crate::checking::footprint::{Alike, Conversions, evaluates_alike};
 use crate::checking::generators::with_set;
 use crate::checking::invariants::check_scenario;
@@ -10,10 +9,11 @@ use crate::checking::invariants::{
     Evidence, Invariant, Replays, Verdict, check, check_as, through_call,
 };
 use crate::checking::scenario::Scenario;
-use crate::model::Message;
-use crate::model::OnExceeded;
-use crate::model::Processor;
-use crate::model::{BehaviorSet, behavior_sets};
+use toolcall_model::chat::{Memory, Provider};
+use toolcall_model::model::Message;
+use toolcall_model::model::OnExceeded;
+use toolcall_model::model::Processor;
+use toolcall_model::model::{BehaviorSet, behavior_sets};
 
 use super::bound::{MemorySetup, ROUND_TEXT, RoundReply};
 use super::run::{NONE, key, set_groups, through_calls};
@@ -143,10 +143,10 @@ fn the_tiny_bound_refutes_upstream_and_proves_all() {
             panic!("upstream × {inv} should be refuted")
         };
         assert!(replays, "upstream × {inv}");
-        let v = crate::vectors::Vector::from_value(counterexample).unwrap();
+        let v = toolcall_model::vectors::Vector::from_value(counterexample).unwrap();
         assert!(matches!(
             v.verify(),
-            crate::vectors::Verification::Failed(_)
+            toolcall_model::vectors::Verification::Failed(_)
         ));
     }
     // No fix is about what a stream delivers.
@@ -182,7 +182,7 @@ fn a_streamed_round_with_text_parts_from_call_only_in_the_memory_outside() {
         let (Ok((streamed, _)), Ok((called, _))) = (s.run(), blocking.run()) else {
             panic!("scenario {i} runs both ways");
         };
-        let text = |run: &crate::chat::LoopRun| match run.memory.last() {
+        let text = |run: &toolcall_model::chat::LoopRun| match run.memory.last() {
             Some(Message::Assistant { text, .. }) => text.clone(),
             _ => None,
         };
@@ -258,7 +258,7 @@ fn a_repeating_model_refutes_turn_ends_upstream_and_the_fix_ends_its_turn() {
     // bound; under the fix the same turn ends within the bound.
     assert_eq!(
         s.run().map(|_| ()),
-        Err(crate::chat::LoopError::TooManyRounds(bound + 1))
+        Err(toolcall_model::chat::LoopError::TooManyRounds(bound + 1))
     );
     for fixed in ["end-turn-after-breach", "all"] {
         let (run, _) = with_set(&s, &set(fixed)).run().unwrap();

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::checking::oracle::{JACKSON_MAX_DEPTH, scan_strict};
-use crate::json::decimal;
+use toolcall_model::json::decimal;
 
 /// Whether `got` is the number that Jackson reads from the lexeme
 /// `expected`: an integer exactly; a float as the same `f64` (or, for an

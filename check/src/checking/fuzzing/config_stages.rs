@@ -6,10 +6,10 @@
 //! binder and the report, which plays every scenario under every behaviour
 //! set) stays the slower `config` target.
 
-use crate::chat::{Memory, Provider};
 use crate::config::binding::{Entry, JavaValue, bind, parse_properties};
 use crate::config::check::{Setup, describe_setup};
-use crate::model::{Processor, ProcessorKind};
+use toolcall_model::chat::{Memory, Provider};
+use toolcall_model::model::{Processor, ProcessorKind};
 
 use super::{MAX_BYTES, fail};
 
@@ -110,7 +110,7 @@ pub(super) fn checked_setup(target: &str, docs: &[Vec<Entry>]) -> Option<Setup> 
             rethrow: Vec::new(),
         },
         memory: Memory::None,
-        memory_max_messages: crate::chat::DEFAULT_MEMORY_MAX_MESSAGES,
+        memory_max_messages: toolcall_model::chat::DEFAULT_MEMORY_MAX_MESSAGES,
         conversation_history: None,
         provider: Provider::Gemini,
         tool_output: Default::default(),
@@ -190,7 +190,7 @@ mod tests {
         let docs = documents("spring.ai.tools.limits.max-total-tool-calls=i:3");
         assert_eq!(
             bind(&docs).unwrap().limits.max_total,
-            crate::model::Max::Limited(3)
+            toolcall_model::model::Max::Limited(3)
         );
         config_binder(b"spring.ai.tools.limits.max-total-tool-calls=i:3");
     }

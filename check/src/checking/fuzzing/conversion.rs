@@ -4,32 +4,23 @@
 use serde_json::{Value, json};
 
 use crate::checking::oracle::scan_strict;
-use crate::gemini::{convert_tool_response, parse_json_to_map, write_tool_response};
-use crate::json as jackson;
-use crate::model::json_error_text;
-use crate::model::{Fix, Fixes};
+use toolcall_model::gemini::{convert_tool_response, parse_json_to_map, write_tool_response};
+use toolcall_model::json as jackson;
+use toolcall_model::model::json_error_text;
+use toolcall_model::model::{Fix, Fixes};
 
 use super::compare::{exactly_same_json, serde_reference, wrapped};
 use super::{MAX_BYTES, fail};
 
 /// The behaviour sets the convert target runs, with `error` off and on.
 pub(super) fn convert_fix_sets() -> [Fixes; 7] {
-    let strict = Fixes {
-        strict_json_or_wrap: true,
-        ..Fixes::default()
-    };
-    let key = Fixes {
-        error_key: true,
-        ..Fixes::default()
-    };
+    let strict = Fixes::only(Fix::StrictJsonOrWrap);
+    let key = Fixes::only(Fix::ErrorKey);
     [
         Fixes::upstream(),
         strict,
         key,
-        Fixes {
-            error_key: true,
-            ..strict
-        },
+        strict.with(Fix::ErrorKey),
         Fixes::all(),
         Fixes::only(Fix::Pr6907WrapOnFailure),
         Fixes::only(Fix::Pr6049StrictWrap),
@@ -116,7 +107,7 @@ struct Readings<'a> {
     strict: &'a Option<jackson::JValue>,
     scanned_strict: bool,
     serde_value: &'a Option<Value>,
-    upstream: &'a Result<crate::gemini::Payload, crate::model::JavaException>,
+    upstream: &'a Result<toolcall_model::gemini::Payload, toolcall_model::model::JavaException>,
 }
 
 /// The convert target under one behaviour set, with `error` off or on: the
@@ -151,12 +142,12 @@ fn convert_under(r: &Readings, fixes: Fixes, error: bool) {
             &(text, fixes, error, String::from_utf8_lossy(&streamed)),
         );
     }
-    let keyed = fixes.error_key && error;
-    if fixes.pr_6907_wrap_on_failure || fixes.pr_6049_strict_wrap {
+    let keyed = fixes.contains(Fix::ErrorKey) && error;
+    if fixes.contains(Fix::Pr6907WrapOnFailure) || fixes.contains(Fix::Pr6049StrictWrap) {
         pull_request_conversion(text, upstream, fixes, error, &got);
         return;
     }
-    if !keyed && !fixes.strict_json_or_wrap {
+    if !keyed && !fixes.contains(Fix::StrictJsonOrWrap) {
         if got != *upstream {
             fail(
                 T,
@@ -223,13 +214,13 @@ fn convert_under(r: &Readings, fixes: Fixes, error: bool) {
 /// text as upstream does, else the text under `result`.
 fn pull_request_conversion(
     text: &str,
-    upstream: &Result<crate::gemini::Payload, crate::model::JavaException>,
+    upstream: &Result<toolcall_model::gemini::Payload, toolcall_model::model::JavaException>,
     fixes: Fixes,
     error: bool,
-    got: &Result<crate::gemini::Payload, crate::model::JavaException>,
+    got: &Result<toolcall_model::gemini::Payload, toolcall_model::model::JavaException>,
 ) {
     const T: &str = "convert";
-    let reads = if fixes.pr_6049_strict_wrap {
+    let reads = if fixes.contains(Fix::Pr6049StrictWrap) {
         jackson::read_lenient_whole(text).is_ok()
     } else {
         upstream.is_ok()
@@ -237,7 +228,7 @@ fn pull_request_conversion(
     let want = if reads {
         upstream.clone()
     } else {
-        Ok(crate::gemini::Payload::from_wrapped_text(text))
+        Ok(toolcall_model::gemini::Payload::from_wrapped_text(text))
     };
     let same = match (&got, &want) {
         (Ok(g), Ok(w)) => g.to_value() == w.to_value(),

@@ -4,7 +4,7 @@
 //! and environment as `check` reads them).
 
 use crate::checking::scenario::Scenario;
-use crate::vectors::{Op, Vector};
+use toolcall_model::vectors::{Op, Vector};
 
 use super::config_stages::checked_setup;
 use super::{MAX_BYTES, fail};
@@ -42,7 +42,7 @@ pub fn vector_file(data: &[u8]) {
     if let (
         Op::ToolLoop {
             history,
-            model: crate::chat::Script::Replies(model),
+            model: toolcall_model::chat::Script::Replies(model),
             ..
         },
         Ok(cfg),
@@ -118,7 +118,9 @@ pub fn config(data: &[u8]) {
         // The report plays every scenario under every behaviour set (some
         // ten milliseconds): only for limits the file changed, so that the
         // campaign spends its time on the reader and the binding.
-        if setup.limits != crate::model::ToolCallLimits::default() && report(&setup).is_empty() {
+        if setup.limits != toolcall_model::model::ToolCallLimits::default()
+            && report(&setup).is_empty()
+        {
             fail(T, "a report of no behaviour set", &setup);
         }
     }
@@ -268,7 +270,10 @@ mod examples {
         use crate::checking::fuzzing::files::check_files;
         let files = b"spring.profiles.active=dev\n%% dev\nspring.ai.tools.limits.max-total-tool-calls=${EA}\n%%env\nEA=${EB}\nEB=5\n";
         let bound = check_files(files).unwrap();
-        assert_eq!(bound.limits.max_total, crate::model::Max::Limited(5));
+        assert_eq!(
+            bound.limits.max_total,
+            toolcall_model::model::Max::Limited(5)
+        );
         assert!(
             check_files(b"spring.profiles.active=dev\n%% dev\nspring.profiles.active=x\n")
                 .is_none()

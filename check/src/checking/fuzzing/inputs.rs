@@ -7,20 +7,20 @@ use std::fmt::Debug;
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{Map, Value, json};
 
-use crate::chat::{LoopConfig, Memory, Provider};
 use crate::checking::scenario::Scenario;
-use crate::model::Config;
-use crate::model::Fixes;
-use crate::model::SharedMap;
-use crate::model::SharedStr;
-use crate::model::{
+use toolcall_model::chat::{LoopConfig, Memory, Provider};
+use toolcall_model::model::Config;
+use toolcall_model::model::SharedMap;
+use toolcall_model::model::SharedStr;
+use toolcall_model::model::{
     ClassTable, ILLEGAL_ARGUMENT, ILLEGAL_STATE, JavaException, RUNTIME_EXCEPTION, THROWABLE,
     TOOL_CALL_LIMIT_EXCEEDED,
 };
-use crate::model::{Generation, Message, ToolCall, ToolResponse};
-use crate::model::{OnExceeded, ToolCallLimits};
-use crate::model::{Outcome, Registered, ToolSpec};
-use crate::model::{Processor, ProcessorKind};
+use toolcall_model::model::{Fix, Fixes};
+use toolcall_model::model::{Generation, Message, ToolCall, ToolResponse};
+use toolcall_model::model::{OnExceeded, ToolCallLimits};
+use toolcall_model::model::{Outcome, Registered, ToolSpec};
+use toolcall_model::model::{Processor, ProcessorKind};
 
 use super::{MAX_CALLS, MAX_CASE_BYTES, MAX_PRIOR, MAX_ROUNDS, MAX_TEXT_CHARS, MAX_TOOLS};
 
@@ -248,7 +248,7 @@ pub(crate) struct ManagerSetup {
     pub rethrow: Vec<u8>,
     /// Resolution fallback.
     pub resolution_fallback: bool,
-    /// The fixes, in [`crate::model::Fix::ALL`] order.
+    /// The fixes, in [`toolcall_model::model::Fix::ALL`] order.
     pub fixes: [bool; 4],
     /// The tools (at most [`MAX_TOOLS`]).
     pub tools: Vec<ToolInput>,
@@ -406,14 +406,11 @@ impl ManagerSetup {
 
     /// The behaviour set.
     pub(crate) fn fixes(&self) -> Fixes {
-        let [a, b, c, d] = self.fixes;
-        Fixes {
-            breach_through_processor: a,
-            strict_json_or_wrap: b,
-            error_key: c,
-            close_dangling_calls: d,
-            ..Fixes::default()
-        }
+        Fix::ALL
+            .into_iter()
+            .zip(self.fixes)
+            .filter_map(|(fix, on)| on.then_some(fix))
+            .collect()
     }
 
     /// The manager configuration.
@@ -602,7 +599,7 @@ impl LoopInput {
                 _ => Memory::Outside,
             },
             gemini_tool_text: self.gemini_tool_text,
-            validator: crate::gemini::ValidatorOptions {
+            validator: toolcall_model::gemini::ValidatorOptions {
                 thought_signatures: self.thought_signatures,
                 alternate_roles: self.alternate_roles,
             },
@@ -631,7 +628,11 @@ impl LoopInput {
                     reply.push(Generation::default());
                 }
                 let g = &mut reply[0];
-                if g.tool_calls.is_empty() && !g.text.as_deref().is_some_and(crate::model::has_text)
+                if g.tool_calls.is_empty()
+                    && !g
+                        .text
+                        .as_deref()
+                        .is_some_and(toolcall_model::model::has_text)
                 {
                     g.text = Some("done".into());
                 }

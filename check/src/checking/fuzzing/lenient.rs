@@ -1,13 +1,13 @@
 //! The `lenient_parser` target and its reference: the compact decision
 //! procedure of `docs/JSON.md` for the root, written apart from
-//! [`crate::json::read_lenient`], and the depth limit's boundary.
+//! [`toolcall_model::json::read_lenient`], and the depth limit's boundary.
 
 use std::fmt::Debug;
 
 use serde_json::Value;
 
 use crate::checking::oracle::{JACKSON_MAX_DEPTH, Scan, scan_strict, scan_value};
-use crate::json as jackson;
+use toolcall_model::json as jackson;
 
 use super::compare::{same_json, serde_reference};
 use super::{MAX_BYTES, fail};

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 use super::text::{json_object_text, text, word};
 use super::{UNKNOWN_TOOL, s};
-use crate::model::{Generation, Message, ToolCall, ToolResponse};
+use toolcall_model::model::{Generation, Message, ToolCall, ToolResponse};
 
 /// Call arguments as a model sends them: `{}`, a JSON object, other text
 /// (JSON or not), blank, null.

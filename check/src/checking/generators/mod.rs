@@ -28,7 +28,7 @@
 //!   reply rarely holds two generations), memory none, inside or outside,
 //!   provider Gemini (mostly) or none, the `returnDirect` flag;
 //! * one turn in four streamed (`ChatClient.stream()`), each reply cut into
-//!   chunks by a [`Split`](crate::chat::Split): its text in one to
+//!   chunks by a [`Split`](toolcall_model::chat::Split): its text in one to
 //!   three chunks, its calls apart or with the last text chunk, its other
 //!   generations in the last chunk;
 //! * the memory: its window (the default 20, or 2 to 8 messages, so that a
@@ -66,8 +66,8 @@ use proptest::prelude::*;
 use proptest::sample::select;
 
 use crate::checking::scenario::Scenario;
-use crate::model::BehaviorSet;
-use crate::model::ClassTable;
+use toolcall_model::model::BehaviorSet;
+use toolcall_model::model::ClassTable;
 
 /// The tool names every generated scenario registers.
 pub(crate) const TOOL_NAMES: [&str; 3] = ["a", "b", "c"];
@@ -90,7 +90,7 @@ pub const CUSTOM_CHECKED: &str = "com.example.RemoteCallException";
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![] };
 /// let all = behavior_sets().into_iter().find(|b| b.name == "all").unwrap();
-/// assert!(with_set(&s, &all).config.manager.fixes.error_key);
+/// assert!(with_set(&s, &all).config.manager.fixes.contains(Fix::ErrorKey));
 /// ```
 pub fn with_set(scenario: &Scenario, set: &BehaviorSet) -> Scenario {
     let mut s = scenario.clone();

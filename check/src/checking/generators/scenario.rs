@@ -7,17 +7,17 @@ use proptest::prelude::*;
 use super::class_table;
 use super::conversation::{history, model, phrase};
 use super::tools::{limits, processor, tools};
-use crate::chat::{LoopConfig, Memory, Provider};
-use crate::chat::{Split, may_hang_a_stream};
 use crate::checking::scenario::Scenario;
-use crate::model::Config;
-use crate::model::Message;
+use toolcall_model::chat::{LoopConfig, Memory, Provider};
+use toolcall_model::chat::{Split, may_hang_a_stream};
+use toolcall_model::model::Config;
+use toolcall_model::model::Message;
 
 /// The memory's window: Spring's default of 20 mostly, else 2 to 8
 /// messages, small enough for a turn of a few rounds to pass it.
 fn memory_window() -> BoxedStrategy<std::num::NonZeroU32> {
     prop_oneof![
-        3 => Just(crate::chat::DEFAULT_MEMORY_MAX_MESSAGES),
+        3 => Just(toolcall_model::chat::DEFAULT_MEMORY_MAX_MESSAGES),
         2 => (2u32..=8).prop_map(|n| std::num::NonZeroU32::new(n).expect("positive")),
     ]
     .boxed()
@@ -194,7 +194,7 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                         provider,
                         memory,
                         memory_max_messages: if memory == Memory::None {
-                            crate::chat::DEFAULT_MEMORY_MAX_MESSAGES
+                            toolcall_model::chat::DEFAULT_MEMORY_MAX_MESSAGES
                         } else {
                             window
                         },

@@ -7,10 +7,10 @@ use proptest::prelude::*;
 
 use super::text::{json_only_text, text, whitespace};
 use super::{CUSTOM_CHECKED, CUSTOM_RUNTIME, TOOL_NAMES, s};
-use crate::model::JavaException;
-use crate::model::{OnExceeded, ToolCallLimits};
-use crate::model::{Outcome, Registered, ToolSpec};
-use crate::model::{Processor, ProcessorKind};
+use toolcall_model::model::JavaException;
+use toolcall_model::model::{OnExceeded, ToolCallLimits};
+use toolcall_model::model::{Outcome, Registered, ToolSpec};
+use toolcall_model::model::{Processor, ProcessorKind};
 
 const RUNTIME_CLASSES: [&str; 5] = [
     "java.lang.RuntimeException",
@@ -51,12 +51,12 @@ pub fn exception() -> BoxedStrategy<JavaException> {
         // type), its message taken from its cause; rarely without a cause,
         // which Java's constructor answers with a NullPointerException.
         2 => plain.prop_map(|cause| JavaException {
-            class: crate::model::TOOL_EXECUTION_EXCEPTION.into(),
+            class: toolcall_model::model::TOOL_EXECUTION_EXCEPTION.into(),
             message: cause.message.clone(),
             cause: Some(Box::new(cause)),
         }),
         1 => Just(JavaException {
-            class: crate::model::TOOL_EXECUTION_EXCEPTION.into(),
+            class: toolcall_model::model::TOOL_EXECUTION_EXCEPTION.into(),
             message: None,
             cause: None,
         }),

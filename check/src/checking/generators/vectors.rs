@@ -10,8 +10,8 @@ use super::scenario::scenario;
 use super::text::text;
 use super::tools::pool_name;
 use super::{UNKNOWN_TOOL, s};
-use crate::model::Fix;
-use crate::model::{Message, ToolResponse};
+use toolcall_model::model::Fix;
+use toolcall_model::model::{Message, ToolResponse};
 
 /// The operations a generated vector can exercise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,7 +313,7 @@ fn vector_plain(op: VectorOp) -> BoxedStrategy<serde_json::Value> {
         VectorOp::ConvertToolResponse => text()
             .prop_map(move |t| {
                 json!({
-                    "format": crate::vectors::FORMAT,
+                    "format": toolcall_model::vectors::FORMAT,
                     "name": "generated",
                     "about": about,
                     "op": "convert_tool_response",

@@ -2,9 +2,9 @@
 //! the counting (3), against the reference counts.
 
 use crate::checking::oracle::RefCounts;
-use crate::model::Invocation;
-use crate::model::{Counts, Max, OnExceeded, ToolCallLimits};
-use crate::model::{Message, ToolCall};
+use toolcall_model::model::{Counts, Max, OnExceeded, ToolCallLimits};
+use toolcall_model::model::{Fix, Invocation};
+use toolcall_model::model::{Message, ToolCall};
 
 use super::evidence::Evidence;
 use super::trace::{COUNTING_JUDGE, CallEvent, LIMITS_JUDGE, ONE_RESPONSE_JUDGE, Round, RoundEnd};
@@ -193,7 +193,12 @@ fn limit_steps<'r>(
 
 fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
     let l = &ev.scenario.config.manager.limits;
-    let btp = ev.scenario.config.manager.fixes.breach_through_processor;
+    let btp = ev
+        .scenario
+        .config
+        .manager
+        .fixes
+        .contains(Fix::BreachThroughProcessor);
     let prior = ev.start_counts();
     let mut invoked = RefCounts::default();
     for step in limit_steps(l, prior, rounds) {
@@ -217,8 +222,8 @@ fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
                     .message
                     .as_deref()
                     .is_some_and(|m| m.starts_with("No ToolCallback found for tool name"))
-                    || (j.class == crate::model::ILLEGAL_ARGUMENT
-                        && j.message.as_deref() == Some(crate::model::BLANK_TOOL_NAME));
+                    || (j.class == toolcall_model::model::ILLEGAL_ARGUMENT
+                        && j.message.as_deref() == Some(toolcall_model::model::BLANK_TOOL_NAME));
                 // With breach-through-processor a breach can fail the
                 // batch when the processor throws.
                 !lookup && btp
@@ -237,7 +242,7 @@ fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
                 .map(|s| Invocation {
                     tool: s.call.name.clone(),
                     arguments: match &s.call.arguments {
-                        Some(a) if crate::model::has_text(a) => a.clone(),
+                        Some(a) if toolcall_model::model::has_text(a) => a.clone(),
                         _ => "{}".into(),
                     },
                 })
@@ -360,7 +365,7 @@ fn final_counts(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
     let ended_normally = run.error.is_none()
         && matches!(
             run.kind,
-            crate::chat::EndKind::Completed | crate::chat::EndKind::ReturnDirect
+            toolcall_model::chat::EndKind::Completed | toolcall_model::chat::EndKind::ReturnDirect
         );
     if !ended_normally {
         return Judged::Holds;

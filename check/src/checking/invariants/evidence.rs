@@ -4,12 +4,12 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
-use crate::chat::{LoopError, LoopRun, Memory, Provider, RequestMessages, Sent};
 use crate::checking::scenario::Scenario;
-use crate::gemini::build_request;
-use crate::model::Fixes;
-use crate::model::Message;
-use crate::model::Toolbox;
+use toolcall_model::chat::{LoopError, LoopRun, Memory, Provider, RequestMessages, Sent};
+use toolcall_model::gemini::build_request;
+use toolcall_model::model::Fixes;
+use toolcall_model::model::Message;
+use toolcall_model::model::Toolbox;
 
 use super::judgements::Judgements;
 use super::trace::{Replays, Trace, trace};
@@ -132,7 +132,7 @@ impl<'a> Evidence<'a> {
         let mut cut = scenario.clone();
         cut.config.repeat_last = false;
         cut.model = replies(scenario, bound);
-        cut.model.push(vec![crate::model::Generation {
+        cut.model.push(vec![toolcall_model::model::Generation {
             text: Some("(cut off)".into()),
             ..Default::default()
         }]);
@@ -226,7 +226,7 @@ impl<'a> Evidence<'a> {
                     // (just past its bound) would stop it short of the
                     // final answer.
                     s.config.max_rounds = s.config.max_rounds.max(s.model.len() + 1);
-                    s.model.push(vec![crate::model::Generation {
+                    s.model.push(vec![toolcall_model::model::Generation {
                         text: Some("(end)".into()),
                         ..Default::default()
                     }]);
@@ -324,7 +324,7 @@ impl<'a> Evidence<'a> {
 
 /// The scenario's first `n` model replies, its last repeated past its
 /// script when the model repeats it (at least the script itself).
-fn replies(scenario: &Scenario, n: usize) -> Vec<Vec<crate::model::Generation>> {
+fn replies(scenario: &Scenario, n: usize) -> Vec<Vec<toolcall_model::model::Generation>> {
     let mut out = scenario.model.clone();
     if scenario.config.repeat_last
         && let Some(last) = scenario.model.last()
@@ -341,13 +341,13 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_judging() {
-        use crate::chat::LoopConfig;
         use crate::checking::invariants::Invariant;
         use crate::checking::invariants::check;
         use crate::checking::invariants::evidence::Evidence;
         use crate::checking::invariants::judgements::Judgements;
         use crate::checking::scenario::Scenario;
-        use crate::model::{Generation, Message, ToolCall, ToolSpec};
+        use toolcall_model::chat::LoopConfig;
+        use toolcall_model::model::{Generation, Message, ToolCall, ToolSpec};
         // Upstream reads "3.0 + 5.0 = 8.0" as the number 3.0: not recoverable.
         let s = Scenario {
             config: LoopConfig::default(),
@@ -375,9 +375,9 @@ mod examples {
 
     #[test]
     fn example_attempted_messages() {
-        use crate::chat::LoopConfig;
         use crate::checking::{invariants::Evidence, scenario::Scenario};
-        use crate::model::{Generation, Message, ToolCall, ToolSpec};
+        use toolcall_model::chat::LoopConfig;
+        use toolcall_model::model::{Generation, Message, ToolCall, ToolSpec};
         // Upstream cannot convert the plain-text response: the second request fails.
         let s = Scenario {
             config: LoopConfig::default(),

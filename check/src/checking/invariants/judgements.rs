@@ -4,8 +4,8 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use crate::gemini::Payload;
-use crate::model::Fixes;
+use toolcall_model::gemini::Payload;
+use toolcall_model::model::Fixes;
 
 /// What the payload judges learned of the texts they judged, kept across
 /// the evidences that share it ([`Evidence::judging`](super::Evidence::judging)): how a text converts
@@ -84,13 +84,13 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_judgements() {
-        use crate::chat::LoopConfig;
         use crate::checking::invariants::Invariant;
         use crate::checking::invariants::check;
         use crate::checking::invariants::evidence::Evidence;
         use crate::checking::invariants::judgements::Judgements;
         use crate::checking::scenario::Scenario;
-        use crate::model::{Generation, Message, ToolCall, ToolSpec};
+        use toolcall_model::chat::LoopConfig;
+        use toolcall_model::model::{Generation, Message, ToolCall, ToolSpec};
         let s = Scenario {
             config: LoopConfig::default(),
             tools: vec![ToolSpec::returning("x", "\"sunny\"")],

@@ -71,11 +71,11 @@ pub use self::transcripts::memory_holds_conversation;
 use serde_json::Value;
 
 use crate::checking::scenario::Scenario;
-use crate::model::Fixes;
-use crate::model::Invocation;
-use crate::model::ToolResponse;
-use crate::model::cut;
 use toolcall_model::enum_table;
+use toolcall_model::model::Fixes;
+use toolcall_model::model::Invocation;
+use toolcall_model::model::ToolResponse;
+use toolcall_model::model::cut;
 
 use self::calls::{counting, limits, one_response_per_call};
 use self::payloads::{gemini_safe, json_safe, lossless};
@@ -270,7 +270,7 @@ pub struct Refutation {
 // ---------------------------------------------------------------------------
 // Pairing (invariant 7).
 
-pub use crate::model::pairing;
+pub use toolcall_model::model::pairing;
 
 /// Judges `invariant` on the evidence.
 ///
@@ -333,7 +333,10 @@ pub(crate) fn through_call(ev: &Evidence<'_>, set: (Fixes, bool)) -> Option<Scen
 /// [`check_as`] gives under the set the turn was built for.
 pub(crate) fn stream_as_call_against(
     ev: &Evidence<'_>,
-    call: Option<(&crate::chat::LoopRun, &crate::model::Toolbox)>,
+    call: Option<(
+        &toolcall_model::chat::LoopRun,
+        &toolcall_model::model::Toolbox,
+    )>,
 ) -> Verdict {
     verdict(match call {
         Some((run, tools)) if !ev.runaway && ev.scenario.config.stream.is_some() => {
@@ -444,12 +447,12 @@ fn clip(s: &str) -> String {
 mod tests {
     use super::payloads::recovered;
     use super::*;
-    use crate::model::Fixes;
-    use crate::model::{Message, ToolCall};
+    use toolcall_model::model::Fixes;
+    use toolcall_model::model::{Message, ToolCall};
 
     #[test]
     fn pairing_rules() {
-        use crate::model::ToolResponse;
+        use toolcall_model::model::ToolResponse;
         let call = |n: usize| {
             Message::assistant(
                 None,
@@ -482,7 +485,7 @@ mod tests {
 
     #[test]
     fn decimals_compare_exactly() {
-        use crate::json::same_number as numbers_equal;
+        use toolcall_model::json::same_number as numbers_equal;
         assert!(numbers_equal("1.50", "1.5"));
         assert!(numbers_equal("1e2", "100"));
         assert!(numbers_equal("-0", "0.0"));
@@ -505,10 +508,10 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_check_as() {
-        use crate::chat::LoopConfig;
         use crate::checking::invariants::{Evidence, Invariant, check, check_as};
         use crate::checking::scenario::Scenario;
-        use crate::model::{Fixes, Generation, Message};
+        use toolcall_model::chat::LoopConfig;
+        use toolcall_model::model::{Fixes, Generation, Message};
         let s = Scenario {
             config: LoopConfig::new(Default::default()),
             tools: vec![],
@@ -527,12 +530,12 @@ mod examples {
 
     #[test]
     fn example_through_call() {
-        use crate::chat::{LoopConfig, Split};
         use crate::checking::invariants::{
             Evidence, Invariant, check_as, stream_as_call_against, through_call,
         };
         use crate::checking::scenario::Scenario;
-        use crate::model::{Fixes, Generation, Message};
+        use toolcall_model::chat::{LoopConfig, Split};
+        use toolcall_model::model::{Fixes, Generation, Message};
         let s = Scenario {
             config: LoopConfig {
                 stream: Some(Split::default()),

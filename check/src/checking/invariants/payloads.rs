@@ -5,14 +5,14 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::chat::{Provider, Sent};
 use crate::checking::oracle::json::{Whole, json_equals, json_to_value, read_whole};
 use crate::checking::oracle::{Json, is_whole_json};
-use crate::gemini::{Part, Payload, build_request, convert_tool_response, message_parts};
-use crate::model::Fixes;
-use crate::model::Outcome;
-use crate::model::{Message, ToolResponse};
-use crate::model::{ProcessorKind, json_error_text};
+use toolcall_model::chat::{Provider, Sent};
+use toolcall_model::gemini::{Part, Payload, build_request, convert_tool_response, message_parts};
+use toolcall_model::model::Outcome;
+use toolcall_model::model::{Fix, Fixes};
+use toolcall_model::model::{Message, ToolResponse};
+use toolcall_model::model::{ProcessorKind, json_error_text};
 
 use super::evidence::Evidence;
 use super::judgements::{Converted, Judgements, Learned};
@@ -123,7 +123,7 @@ pub(crate) fn recovered(
             .is_some_and(|m| m.len() == 1 && m.get(key).and_then(Value::as_str) == Some(data))
     };
     let whole = read_whole(data, true);
-    if fixes.error_key && error {
+    if fixes.contains(Fix::ErrorKey) && error {
         return match whole {
             Whole::Value {
                 value: v @ Json::Obj(_),
@@ -306,7 +306,7 @@ pub(super) fn gemini_safe(ev: &Evidence<'_>) -> Judged {
 #[allow(clippy::type_complexity)]
 pub(super) fn aligned<'m>(
     messages: &'m [Message],
-    contents: &'m [Arc<crate::gemini::Content>],
+    contents: &'m [Arc<toolcall_model::gemini::Content>],
 ) -> Result<impl Iterator<Item = (usize, usize, &'m ToolResponse, &'m Payload)>, String> {
     aligned_after(messages, contents, None)
 }
@@ -318,9 +318,9 @@ pub(super) fn aligned<'m>(
 /// judged.
 fn fresh_contents<'m>(
     messages: &'m [Message],
-    contents: &'m [Arc<crate::gemini::Content>],
-    before: Option<(&'m [Message], &'m [Arc<crate::gemini::Content>])>,
-) -> impl Iterator<Item = (usize, &'m Message, &'m crate::gemini::Content)> {
+    contents: &'m [Arc<toolcall_model::gemini::Content>],
+    before: Option<(&'m [Message], &'m [Arc<toolcall_model::gemini::Content>])>,
+) -> impl Iterator<Item = (usize, &'m Message, &'m toolcall_model::gemini::Content)> {
     let mut earlier = before.map(|(m, c)| (non_system(m), c));
     non_system(messages)
         .zip(contents)
@@ -341,8 +341,8 @@ fn fresh_contents<'m>(
 #[allow(clippy::type_complexity)]
 fn aligned_after<'m>(
     messages: &'m [Message],
-    contents: &'m [Arc<crate::gemini::Content>],
-    before: Option<(&'m [Message], &'m [Arc<crate::gemini::Content>])>,
+    contents: &'m [Arc<toolcall_model::gemini::Content>],
+    before: Option<(&'m [Message], &'m [Arc<toolcall_model::gemini::Content>])>,
 ) -> Result<impl Iterator<Item = (usize, usize, &'m ToolResponse, &'m Payload)>, String> {
     let n = non_system(messages).count();
     if n != contents.len() {

@@ -1,11 +1,11 @@
 //! Invariant 10, `turn-ends`: the model calls of a turn are bounded by what
 //! the limits state.
 
-use crate::chat::LoopConfig;
-use crate::collections::SmallMap;
-use crate::model::Generation;
-use crate::model::Max;
-use crate::model::answered_generation;
+use toolcall_model::chat::LoopConfig;
+use toolcall_model::collections::SmallMap;
+use toolcall_model::model::Generation;
+use toolcall_model::model::Max;
+use toolcall_model::model::answered_generation;
 
 use super::calls::max_for;
 use super::{Evidence, Judged, Locus, refuted};
@@ -102,9 +102,9 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_turn_bound() {
-        use crate::chat::LoopConfig;
         use crate::checking::invariants::turn_bound;
-        use crate::model::{Config, Generation, ToolCall, ToolCallLimits};
+        use toolcall_model::chat::LoopConfig;
+        use toolcall_model::model::{Config, Generation, ToolCall, ToolCallLimits};
         let limits = ToolCallLimits::default()
             .max_calls_per_tool(2)
             .unwrap()
@@ -129,9 +129,9 @@ mod examples {
 
     #[test]
     fn example_repeating_guard() {
-        use crate::chat::LoopConfig;
         use crate::checking::invariants::{repeating_guard, turn_bound};
-        use crate::model::{Config, Generation, ToolCall, ToolCallLimits};
+        use toolcall_model::chat::LoopConfig;
+        use toolcall_model::model::{Config, Generation, ToolCall, ToolCallLimits};
         let limits = ToolCallLimits::default()
             .max_calls_per_tool(1)
             .unwrap()

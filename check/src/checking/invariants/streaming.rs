@@ -4,11 +4,11 @@
 //! streaming, so what differs comes from the model of each path
 //! (docs/BEHAVIOUR.md 6.3), never from a list of known differences.
 
-use crate::chat::{LoopRun, Memory};
 use crate::checking::scenario::Scenario;
-use crate::model::Fixes;
-use crate::model::{Generation, Message};
-use crate::model::{Invocation, Toolbox};
+use toolcall_model::chat::{LoopRun, Memory};
+use toolcall_model::model::Fixes;
+use toolcall_model::model::{Generation, Message};
+use toolcall_model::model::{Invocation, Toolbox};
 
 use super::{Evidence, Judged, Locus, refuted};
 
@@ -111,12 +111,12 @@ fn show(inv: &[Invocation]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::chat::Split;
-    use crate::chat::{LoopConfig, Memory};
     use crate::checking::invariants::{Invariant, Verdict, check_scenario};
     use crate::checking::scenario::Scenario;
-    use crate::model::ToolSpec;
-    use crate::model::{Generation, Message, ToolCall};
+    use toolcall_model::chat::Split;
+    use toolcall_model::chat::{LoopConfig, Memory};
+    use toolcall_model::model::ToolSpec;
+    use toolcall_model::model::{Generation, Message, ToolCall};
 
     fn text(t: &str) -> Generation {
         Generation {

@@ -1,5 +1,5 @@
 //! The trace: every batch of the turn replayed through the manager's step
-//! engine ([`Batch::call`](crate::model::Batch::call)), call by call.
+//! engine ([`Batch::call`](toolcall_model::model::Batch::call)), call by call.
 //!
 //! A replay reads only the manager's configuration, the tools, the turn
 //! history and the replies, so the evidences of one scenario under
@@ -10,19 +10,19 @@ use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 use crate::checking::scenario::Scenario;
-use crate::model::SharedList;
-use crate::model::{
+use toolcall_model::model::SharedList;
+use toolcall_model::model::{
     Batch, Config, ExecResult, LimitExceeded, ManagerError, Step, answered_generation,
     execute_with_counts,
 };
-use crate::model::{Breach, Counts};
-use crate::model::{Invocation, Toolbox};
-use crate::model::{Message, ToolCall};
+use toolcall_model::model::{Breach, Counts};
+use toolcall_model::model::{Invocation, Toolbox};
+use toolcall_model::model::{Message, ToolCall};
 
 use super::Judged;
 
 /// What one call of a batch did, as [`Batch::call`] and
-/// [`crate::model::Pending::complete`] reported it, with the batch's counts
+/// [`toolcall_model::model::Pending::complete`] reported it, with the batch's counts
 /// after the step (when the batch goes on).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum CallEvent {

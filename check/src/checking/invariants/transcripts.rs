@@ -3,9 +3,9 @@
 
 use std::borrow::Cow;
 
-use crate::chat::{Memory, Provider};
 use crate::checking::scenario::Scenario;
-use crate::model::{Message, pairing};
+use toolcall_model::chat::{Memory, Provider};
+use toolcall_model::model::{Message, pairing};
 
 use super::evidence::Evidence;
 use super::{Judged, Locus, clip, in_request, refuted};
@@ -147,7 +147,10 @@ pub fn memory_holds_conversation(s: &Scenario) -> Result<(), String> {
     let n = c.memory_start.len();
     let held = at >= n
         && s.history[at - n..at] == c.memory_start[..]
-        && !c.memory_start.iter().any(crate::chat::has_byte_metadata);
+        && !c
+            .memory_start
+            .iter()
+            .any(toolcall_model::chat::has_byte_metadata);
     if !alone_ok && !held {
         return Err(if alone {
             "the memory, inside the loop with conversation history on, holds messages the request does not".into()

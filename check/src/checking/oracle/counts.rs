@@ -1,13 +1,13 @@
 //! The reference counts of the tool-call limits: an ordered map and a
 //! total, restated from docs/BEHAVIOUR.md section 3.1 apart from
-//! [`crate::model::Counts`].
+//! [`toolcall_model::model::Counts`].
 
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::model::Counts;
-use crate::model::SharedStr;
-use crate::model::{Message, ToolResponse};
+use toolcall_model::model::Counts;
+use toolcall_model::model::SharedStr;
+use toolcall_model::model::{Message, ToolResponse};
 
 /// Calls counted per tool name, and in all.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -112,7 +112,7 @@ mod examples {
     #[test]
     fn example_is_of() {
         use crate::checking::oracle::RefCounts;
-        use crate::model::{Message, ToolResponse};
+        use toolcall_model::model::{Message, ToolResponse};
         let answer = |name: &str| Message::Tool {
             responses: vec![ToolResponse::new("1", name, "1")].into(),
         };
@@ -125,7 +125,7 @@ mod examples {
     #[test]
     fn example_of() {
         use crate::checking::oracle::RefCounts;
-        use crate::model::{Message, ToolResponse};
+        use toolcall_model::model::{Message, ToolResponse};
         let answer = |name: &str| Message::Tool {
             responses: vec![ToolResponse::new("1", name, "1")].into(),
         };
@@ -142,7 +142,7 @@ mod examples {
     #[test]
     fn example_get() {
         use crate::checking::oracle::RefCounts;
-        use crate::model::SharedStr;
+        use toolcall_model::model::SharedStr;
         let mut c = RefCounts::default();
         c.add(&SharedStr::from("a"));
         assert_eq!((c.get("a"), c.get("b")), (1, 0));
@@ -151,7 +151,7 @@ mod examples {
     #[test]
     fn example_names() {
         use crate::checking::oracle::RefCounts;
-        use crate::model::SharedStr;
+        use toolcall_model::model::SharedStr;
         let mut c = RefCounts::default();
         for name in ["e", "d", "c", "b", "a", "c"] {
             c.add(&SharedStr::from(name));
@@ -163,7 +163,7 @@ mod examples {
     #[test]
     fn example_add() {
         use crate::checking::oracle::RefCounts;
-        use crate::model::SharedStr;
+        use toolcall_model::model::SharedStr;
         let mut c = RefCounts::default();
         c.add(&SharedStr::from("b"));
         c.add(&SharedStr::from("a"));

@@ -1,5 +1,5 @@
 //! The checker's one JSON reader (RFC 8259), written independently of
-//! [`crate::json::read_lenient`]: iterative, so that no depth overflows the
+//! [`toolcall_model::json::read_lenient`]: iterative, so that no depth overflows the
 //! stack; it builds a [`Json`] tree when asked and measures what Jackson's
 //! limits look at ([`Scan`]). The JSON-safe and lossless invariants, the
 //! fuzz bodies' reference for the Jackson-faithful parser and the property
@@ -391,7 +391,7 @@ pub(crate) fn read_whole(text: &str, build: bool) -> Whole {
 /// Whether `text` is one whole JSON value by RFC 8259: one value, only
 /// space, tab, LF and CR around it, any nesting depth, unpaired surrogate
 /// escapes allowed (the RFC's grammar allows them). Written independently of
-/// [`crate::json::read_lenient`], as the oracle for the JSON-safe invariant.
+/// [`toolcall_model::json::read_lenient`], as the oracle for the JSON-safe invariant.
 ///
 /// ```
 /// use toolcall_check::checking::oracle::is_whole_json;
@@ -446,7 +446,7 @@ pub(crate) fn json_equals(a: &Json, b: &Value) -> bool {
     match (a, b) {
         (Json::Null, Value::Null) => true,
         (Json::Bool(x), Value::Bool(y)) => x == y,
-        (Json::Num(x), Value::Number(y)) => crate::json::same_number(x, &y.to_string()),
+        (Json::Num(x), Value::Number(y)) => toolcall_model::json::same_number(x, &y.to_string()),
         (Json::Str(x), Value::String(y)) => x == y,
         (Json::Arr(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equals(p, q))

@@ -1,5 +1,5 @@
 //! Jackson 3's read limits (`StreamReadConstraints`) as the checker states
-//! them, apart from the model's own ([`crate::json::read_lenient`]).
+//! them, apart from the model's own ([`toolcall_model::json::read_lenient`]).
 
 /// Jackson 3's nesting-depth limit.
 pub(crate) const JACKSON_MAX_DEPTH: usize = 500;

@@ -16,7 +16,7 @@ pub(super) fn answer(name: &str, a: &Answer, strict_keys: bool, code: u8) -> Val
     v["notes"] = json!(a.notes);
     v["fix_library"] = match &a.installed {
         Some(i) => json!({
-            "installs": i.fixes.enabled().iter().map(|f| f.name()).collect::<Vec<_>>(),
+            "installs": i.fixes.iter().map(|f| f.name()).collect::<Vec<_>>(),
             "json_error_processor": i.json_error_processor,
             "reasons": i.reasons,
         }),

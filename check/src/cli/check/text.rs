@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::config::LibraryColumns;
 use crate::config::{
     Answer, BuildVersion, CheckScenario, Entry, Format, MAX_BUILD_INTERPOLATION,
     MODELLED_SPRING_AI, Mark, Match, SetReport, clip_lines, describe_setup, fix_library,
@@ -411,7 +412,6 @@ fn remedy_text(a: &Answer, code: u8) -> String {
             // the fixes that change the manager read 2.0.1's internals and
             // stay off there (docs/FIXES.md, the fixes on each version).
             let off: Vec<&str> = f
-                .enabled()
                 .iter()
                 .filter(|x| x.beans().contains(&"manager"))
                 .map(|x| x.name())
@@ -429,8 +429,7 @@ fn remedy_text(a: &Answer, code: u8) -> String {
                 .into_iter()
                 .filter(|p| {
                     !installed.is_some_and(|i| {
-                        i.enabled()
-                            .iter()
+                        i.iter()
                             .any(|x| p == &format!("toolcall.fixes.{}=true", x.name()))
                     })
                 })
@@ -476,7 +475,7 @@ fn beyond_text(r: &crate::config::Remedy) -> String {
 
 /// What the fix library installs: its fixes, then why each.
 fn installed_text(i: &crate::config::Installed) -> String {
-    let fixes = i.fixes.enabled();
+    let fixes: Vec<_> = i.fixes.iter().collect();
     let mut out = if fixes.is_empty() {
         "The fix library installs no fix".to_owned()
     } else {

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::model::{LimitsError, OnExceeded, ToolCallLimits, is_java_whitespace};
+use toolcall_model::model::{LimitsError, OnExceeded, ToolCallLimits, is_java_whitespace};
 
 use super::names::{
     Element, Key, Kind, NAMES, Name, ParsedDocument, compare_names, dashed, hash_set_capacity,

@@ -88,7 +88,7 @@ pub(crate) use self::yaml_scalar::resolve_yaml_scalar;
 
 use std::collections::BTreeMap;
 
-use crate::model::ToolCallLimits;
+use toolcall_model::model::ToolCallLimits;
 
 /// A property value as its property source holds it: the Java object.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,7 +1,7 @@
 //! Relaxed names (`ConfigurationPropertyName`): elements, their uniform
 //! and dashed forms, Java's hash order of equal keys, and the names' order.
 
-use crate::model::hash_map_bucket;
+use toolcall_model::model::hash_map_bucket;
 
 use super::Entry;
 
@@ -180,7 +180,7 @@ impl Key {
 /// are compared.
 pub(super) fn uni_hash(uni: &[String]) -> u64 {
     use std::hash::Hasher;
-    let mut h = crate::collections::Fnv::default();
+    let mut h = toolcall_model::collections::Fnv::default();
     for u in uni {
         h.write(u.as_bytes());
         h.write_u8(0xff);

@@ -17,7 +17,7 @@ use super::{
 };
 use crate::config::binding::{BoundProperties, Entry};
 use crate::config::profiles::{environment, source};
-use crate::model::{BehaviorSet, behavior_sets};
+use toolcall_model::model::{BehaviorSet, behavior_sets};
 
 /// What Spring Boot reads: the files given, the profile files beside them
 /// (asked for once the active profiles are known), the environment, the
@@ -227,7 +227,7 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
     };
     let base = installed
         .as_ref()
-        .map_or(crate::model::Fixes::upstream(), |i| i.fixes);
+        .map_or(toolcall_model::model::Fixes::upstream(), |i| i.fixes);
     let remedy = Remedy::find(&worst.setup, &worst.reports, base, &options.accepted);
     let gate = Gate::judge(&worst.reports[asked], &options.accepted);
     let keys_fail = options.strict_keys && !worst.bound.unknown.is_empty();
@@ -283,7 +283,7 @@ fn asked_for(
         Some(i) if options.asked_from_files => {
             let mut app = options.app.clone();
             if i.json_error_processor {
-                app.processor = crate::model::ProcessorKind::JsonError;
+                app.processor = toolcall_model::model::ProcessorKind::JsonError;
             }
             (super::set_of(i.fixes, false), app)
         }

@@ -5,11 +5,11 @@
 
 use super::remedy::report_sets;
 use super::{Setup, smallest_fixes};
-use crate::chat::Memory;
 use crate::config::main_job::{GROUPS, reproduce};
-use crate::model::behavior_sets;
-use crate::model::{OnExceeded, ToolCallLimits};
-use crate::model::{Processor, ProcessorKind};
+use toolcall_model::chat::Memory;
+use toolcall_model::model::behavior_sets;
+use toolcall_model::model::{OnExceeded, ToolCallLimits};
+use toolcall_model::model::{Processor, ProcessorKind};
 
 /// The line before the generated text in docs/FIXES.md.
 pub const CLOSES_BEGIN: &str =
@@ -125,7 +125,6 @@ pub fn closing_table() -> String {
                 let fewest = match smallest_fixes(&setup) {
                     Some(f) if f.is_upstream() => "none needed".to_owned(),
                     Some(f) => f
-                        .enabled()
                         .iter()
                         .map(|x| format!("`{}`", x.name()))
                         .collect::<Vec<_>>()

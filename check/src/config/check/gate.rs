@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::{CheckScenario, Mark, SetReport};
 use crate::config::binding::{BoundProperties, Entry};
 use crate::config::binding::{placeholder_refs, relaxed_name};
-use crate::model::Fixes;
+use toolcall_model::model::Fixes;
 
 /// One accepted finding: the scenario (its column id or its name), the
 /// mark it breaks with, and the behaviour set it is accepted under (any
@@ -124,12 +124,12 @@ impl Accepted {
         self.scenario == scenario
             && self.mark == mark.word()
             && self.set.as_deref().is_none_or(|name| {
-                crate::model::behavior_sets()
+                toolcall_model::model::behavior_sets()
                     .iter()
                     .find(|s| s.name == name)
                     .map(|s| s.fixes == fixes && !s.gemini_tool_text)
                     .or_else(|| {
-                        crate::model::BehaviorSet::parse_names(&name.replace('+', ","))
+                        toolcall_model::model::BehaviorSet::parse_names(&name.replace('+', ","))
                             .ok()
                             .map(|(f, advisor)| f == fixes && !advisor)
                     })
@@ -151,8 +151,10 @@ impl Accepted {
 /// Whether `name` names a behaviour set `check` reports or `--fixes` can
 /// ask for: a set of the report, or fix names joined by `+`.
 fn known_set(name: &str) -> bool {
-    crate::model::behavior_sets().iter().any(|s| s.name == name)
-        || crate::model::BehaviorSet::parse_names(&name.replace('+', ",")).is_ok()
+    toolcall_model::model::behavior_sets()
+        .iter()
+        .any(|s| s.name == name)
+        || toolcall_model::model::BehaviorSet::parse_names(&name.replace('+', ",")).is_ok()
 }
 
 /// The findings of one set's report against the accepted ones: each

@@ -8,12 +8,12 @@ use super::script::{
     response_named, script, sent_response,
 };
 use super::{CheckScenario, CheckVerdict, Mark, Setup};
-use crate::chat::{EndKind, LoopError, LoopRun, Memory, Provider, Sent, run_loop};
-use crate::gemini::{Refusal, Rejection, Rule};
-use crate::model::BehaviorSet;
-use crate::model::JavaException;
-use crate::model::Toolbox;
-use crate::model::{Generation, Message, answered};
+use toolcall_model::chat::{EndKind, LoopError, LoopRun, Memory, Provider, Sent, run_loop};
+use toolcall_model::gemini::{Refusal, Rejection, Rule};
+use toolcall_model::model::BehaviorSet;
+use toolcall_model::model::JavaException;
+use toolcall_model::model::Toolbox;
+use toolcall_model::model::{Generation, Message, answered};
 
 /// Plays `scenario` on `setup` under `set`.
 ///
@@ -81,7 +81,7 @@ pub(super) struct Played {
     /// The user's question, which every request should hold.
     question: Message,
     /// The tool whose output the scenario watches (the first one).
-    watched_tool: Option<crate::model::SharedStr>,
+    watched_tool: Option<toolcall_model::model::SharedStr>,
     /// Which request carries the tool response the scenario is about.
     watch: usize,
     /// The scripted model replies.
@@ -96,7 +96,7 @@ pub(super) enum Unplayed {
     /// model calls), past what the limits bound.
     Runaway(usize),
     /// Its own script failed, not the setup.
-    Fault(crate::chat::LoopError),
+    Fault(toolcall_model::chat::LoopError),
 }
 
 /// Plays `scenario`'s turn on `setup` under `set`.

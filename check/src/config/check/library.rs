@@ -8,10 +8,10 @@
 //! the loop; `toolcall.fixes.enabled=false` turns it off.
 
 use super::Setup;
-use crate::chat::{Memory, Provider};
 use crate::config::binding::{Entry, JavaValue};
 use crate::config::binding::{property_under, same_property};
-use crate::model::{Fix, Fixes, OnExceeded};
+use toolcall_model::chat::{Memory, Provider};
+use toolcall_model::model::{Fix, Fixes, OnExceeded};
 
 /// The prefix of the library's switches.
 const PREFIX: &str = "toolcall.fixes";
@@ -210,7 +210,7 @@ mod tests {
     #[test]
     fn switches_by_relaxed_name_and_the_library_s_defaults() {
         let setup = Setup {
-            limits: crate::model::ToolCallLimits {
+            limits: toolcall_model::model::ToolCallLimits {
                 on_exceeded: OnExceeded::ReturnErrorResponse,
                 ..Default::default()
             },
@@ -219,7 +219,7 @@ mod tests {
         assert_eq!(installed(&[], false, &setup), None);
         let i = installed(&[], true, &setup).unwrap();
         assert_eq!(
-            i.fixes.enabled(),
+            i.fixes.iter().collect::<Vec<_>>(),
             [Fix::StrictJsonOrWrap, Fix::EndTurnAfterBreach]
         );
         let sources = vec![(
@@ -230,7 +230,10 @@ mod tests {
             ],
         )];
         let i = installed(&sources, false, &setup).unwrap();
-        assert_eq!(i.fixes.enabled(), [Fix::ErrorKey, Fix::EndTurnAfterBreach]);
+        assert_eq!(
+            i.fixes.iter().collect::<Vec<_>>(),
+            [Fix::ErrorKey, Fix::EndTurnAfterBreach]
+        );
         let off = vec![(
             "a".to_owned(),
             vec![entry("toolcall.fixes.enabled", "false")],
@@ -243,7 +246,7 @@ mod tests {
     #[test]
     fn on_1_1_only_the_boot3_starter_s_switch_is_read() {
         let setup = Setup {
-            version: crate::model::SpringAi::V1_1_2,
+            version: toolcall_model::model::SpringAi::V1_1_2,
             ..Setup::default()
         };
         let sources = vec![(
@@ -254,7 +257,7 @@ mod tests {
             ],
         )];
         let i = installed(&sources, false, &setup).unwrap();
-        assert_eq!(i.fixes.enabled(), [Fix::StrictJsonOrWrap]);
+        assert_eq!(i.fixes.iter().collect::<Vec<_>>(), [Fix::StrictJsonOrWrap]);
         assert!(!i.json_error_processor);
         assert_eq!(
             i.reasons,
@@ -282,7 +285,7 @@ mod tests {
         .unwrap();
         let installed = a.installed.as_ref().unwrap();
         assert_eq!(
-            installed.fixes.enabled(),
+            installed.fixes.iter().collect::<Vec<_>>(),
             [Fix::StrictJsonOrWrap, Fix::EndTurnAfterBreach]
         );
         assert_eq!(a.asked().set.fixes, installed.fixes);

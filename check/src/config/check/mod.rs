@@ -7,7 +7,7 @@
 //! plus what properties cannot say (which exception processor bean, its
 //! rethrow list, where the chat memory advisor stands, its window, the
 //! provider). A [`CheckScenario`] is one situation, played as a scripted tool loop
-//! ([`crate::chat::run_loop`]) on the setup; [`evaluate`] says whether
+//! ([`toolcall_model::chat::run_loop`]) on the setup; [`evaluate`] says whether
 //! the setup survives it and, if not, how it breaks.
 //!
 //! "Survives" means: the turn ends the way the setup intends (the model's
@@ -23,15 +23,15 @@ use std::num::NonZeroU32;
 
 use serde_json::{Value, json};
 
-use crate::chat::DEFAULT_MEMORY_MAX_MESSAGES;
-use crate::chat::Split;
-use crate::chat::{LoopConfig, Memory, Provider};
 use crate::config::binding::{BoundProperties, property_under, same_property};
-use crate::model::Config;
-use crate::model::{BehaviorSet, SpringAi};
-use crate::model::{Max, OnExceeded, ToolCallLimits};
-use crate::model::{Processor, ProcessorKind};
+use toolcall_model::chat::DEFAULT_MEMORY_MAX_MESSAGES;
+use toolcall_model::chat::Split;
+use toolcall_model::chat::{LoopConfig, Memory, Provider};
 use toolcall_model::enum_table;
+use toolcall_model::model::Config;
+use toolcall_model::model::{BehaviorSet, SpringAi};
+use toolcall_model::model::{Max, OnExceeded, ToolCallLimits};
+use toolcall_model::model::{Processor, ProcessorKind};
 
 mod answer;
 mod closes;
@@ -449,8 +449,8 @@ impl CheckScenario {
 /// use toolcall_model::model::Fixes;
 /// assert_eq!(set_of(Fixes::upstream(), false).name, "upstream");
 /// ```
-pub fn set_of(fixes: crate::model::Fixes, advisor: bool) -> BehaviorSet {
-    if let Some(s) = crate::model::behavior_sets()
+pub fn set_of(fixes: toolcall_model::model::Fixes, advisor: bool) -> BehaviorSet {
+    if let Some(s) = toolcall_model::model::behavior_sets()
         .into_iter()
         .find(|s| s.fixes == fixes && s.gemini_tool_text == advisor)
     {

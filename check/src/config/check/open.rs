@@ -17,7 +17,7 @@ use crate::config::binding::{
 };
 use crate::config::binding::{property_under, relaxed_name, same_property};
 use crate::config::profiles::source;
-use crate::model::{BehaviorSet, SpringAi, behavior_sets};
+use toolcall_model::model::{BehaviorSet, SpringAi, behavior_sets};
 
 /// The properties bound with every property a placeholder nothing
 /// resolves leaves open left out ([`bind_open`]).
@@ -606,7 +606,7 @@ mod tests {
     fn worst_open_answers_for_the_worst_value() {
         use super::{bind_open, worst_open};
         use crate::config::{Application, parse_properties};
-        use crate::model::{OnExceeded, SpringAi, behavior_sets};
+        use toolcall_model::model::{OnExceeded, SpringAi, behavior_sets};
         let docs =
             parse_properties(b"spring.ai.tools.limits.on-limit-exceeded=${TOOL_POLICY:THROW}\n")
                 .unwrap();
@@ -637,7 +637,7 @@ mod tests {
     fn evaluate_sets_adds_the_set_asked_for() {
         use super::evaluate_sets;
         use crate::config::Setup;
-        use crate::model::{BehaviorSet, Fixes, behavior_sets};
+        use toolcall_model::model::{BehaviorSet, Fixes, behavior_sets};
         let mine = BehaviorSet {
             name: "mine",
             fixes: Fixes::all(),

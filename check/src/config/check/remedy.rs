@@ -6,11 +6,11 @@ use std::num::NonZeroU32;
 use super::judge::evaluate;
 use super::script::breach_target;
 use super::{CheckScenario, CheckVerdict, LONG_TURN_ROUNDS, Setup};
-use crate::chat::DEFAULT_MEMORY_MAX_MESSAGES;
-use crate::chat::Memory;
-use crate::model::OnExceeded;
-use crate::model::ProcessorKind;
-use crate::model::{BehaviorSet, Fix, Fixes, behavior_sets};
+use toolcall_model::chat::DEFAULT_MEMORY_MAX_MESSAGES;
+use toolcall_model::chat::Memory;
+use toolcall_model::model::OnExceeded;
+use toolcall_model::model::ProcessorKind;
+use toolcall_model::model::{BehaviorSet, Fix, Fixes, behavior_sets};
 
 /// A change to a setup that a team can make without a new Spring AI.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -295,7 +295,7 @@ pub(crate) fn smallest_fixes_over(
     let setup = &scenario_setup(setup);
     let n = Fix::ALL.len();
     let base_mask = (0..n)
-        .filter(|i| base.has(Fix::ALL[*i]))
+        .filter(|i| base.contains(Fix::ALL[*i]))
         .fold(0u32, |m, i| m | (1 << i));
     // Only the switches the library on this version has.
     let offered = (0..n)
@@ -313,9 +313,10 @@ pub(crate) fn smallest_fixes_over(
     };
     combos.sort_by_key(|m| (m.count_ones(), proposals(*m), m.reverse_bits()));
     combos.into_iter().find_map(|m| {
-        let fixes = (0..n)
+        let fixes: Fixes = (0..n)
             .filter(|i| m & (1 << i) != 0)
-            .fold(Fixes::upstream(), |f, i| f.with(Fix::ALL[i]));
+            .map(|i| Fix::ALL[i])
+            .collect();
         let set = BehaviorSet {
             name: "candidate",
             fixes,
@@ -358,7 +359,7 @@ pub fn safe_sets(reports: &[SetReport]) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ToolCallLimits;
+    use toolcall_model::model::ToolCallLimits;
 
     /// Every set named is reported.
     #[test]
@@ -386,7 +387,7 @@ mod tests {
         // the loop goes on, a model that keeps calling past the limit needs the
         // turn to end.
         assert_eq!(
-            smallest_fixes(&setup).unwrap().enabled(),
+            smallest_fixes(&setup).unwrap().iter().collect::<Vec<_>>(),
             vec![Fix::StrictJsonOrWrap, Fix::EndTurnAfterBreach]
         );
     }
@@ -478,7 +479,7 @@ pub struct Remedy {
     /// The fewest fixes that make the setup safe as configured.
     pub fixes: Option<Fixes>,
     /// The Spring AI version answered for.
-    pub version: crate::model::SpringAi,
+    pub version: toolcall_model::model::SpringAi,
     /// On 1.1, what no switch of the library there closes (the turn that
     /// never ends: 1.1 has no tool call limits): each scenario with its
     /// mark, left out of the search for `fixes`. Empty on 2.0.x.
@@ -533,8 +534,7 @@ impl Remedy {
     pub fn properties(&self) -> Vec<String> {
         self.fixes
             .map(|f| {
-                f.enabled()
-                    .iter()
+                f.iter()
                     .map(|x| format!("{FIX_PREFIX}.{}=true", x.name()))
                     .collect()
             })
@@ -546,7 +546,7 @@ impl Remedy {
     pub fn to_value(&self) -> serde_json::Value {
         let mut v = serde_json::json!({
             "configuration": self.change.as_ref().map(|c| c.iter().map(|x| serde_json::json!({"change": x.key(), "how": x.describe()})).collect::<Vec<_>>()),
-            "fixes": self.fixes.map(|f| f.enabled().iter().map(|x| x.name()).collect::<Vec<_>>()),
+            "fixes": self.fixes.map(|f| f.iter().map(|x| x.name()).collect::<Vec<_>>()),
             "library": super::fix_library(self.version),
             "properties": self.properties(),
         });

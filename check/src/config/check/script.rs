@@ -4,14 +4,14 @@
 use serde_json::Value;
 
 use super::{CheckScenario, LONG_TURN_ROUNDS, MAX_PLAYED_LIMIT, RUNAWAY_PROBE, Setup};
-use crate::chat::{LoopConfig, LoopRun, Sent};
-use crate::gemini::{Part, Request};
-use crate::model::BehaviorSet;
-use crate::model::cut;
-use crate::model::{Generation, Message, ToolCall};
-use crate::model::{JavaException, TOOL_EXECUTION_EXCEPTION};
-use crate::model::{Max, ToolCallLimits};
-use crate::model::{Outcome, ToolSpec};
+use toolcall_model::chat::{LoopConfig, LoopRun, Sent};
+use toolcall_model::gemini::{Part, Request};
+use toolcall_model::model::BehaviorSet;
+use toolcall_model::model::cut;
+use toolcall_model::model::{Generation, Message, ToolCall};
+use toolcall_model::model::{JavaException, TOOL_EXECUTION_EXCEPTION};
+use toolcall_model::model::{Max, ToolCallLimits};
+use toolcall_model::model::{Outcome, ToolSpec};
 
 /// The tool a breach scenario calls, and the number of calls that breaks a
 /// limit: the tool with the smallest per-tool limit (an override, else any
@@ -123,7 +123,7 @@ pub(super) fn is_parse_failure(e: &JavaException) -> bool {
 /// `DefaultToolCallingManager.executeToolCall`'s refusal of a name no
 /// callback answers to: by design, whatever the configuration.
 pub(super) fn is_unresolved_tool(e: &JavaException) -> bool {
-    e.class == crate::model::ILLEGAL_STATE
+    e.class == toolcall_model::model::ILLEGAL_STATE
         && e.message
             .as_deref()
             .is_some_and(|m| m.starts_with("No ToolCallback found for tool name: "))

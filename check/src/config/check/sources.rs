@@ -12,8 +12,8 @@ use crate::config::profiles::{
     ProfileMatcher, ProfileRefusal, active_profiles, environment, invalid_in_profile_file, source,
     spring_ai_version,
 };
-use crate::model::SpringAi;
-use crate::model::cut;
+use toolcall_model::model::SpringAi;
+use toolcall_model::model::cut;
 
 /// How a configuration text is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,8 +12,9 @@
 //! 3), so each answers as the 1.1 line.
 
 use super::{Application, Setup};
-use crate::chat::Memory;
-use crate::model::{Fix, SpringAi};
+use crate::config::library_table::LibraryColumns;
+use toolcall_model::chat::Memory;
+use toolcall_model::model::{Fix, SpringAi};
 
 /// The 1.1 releases read against 1.1.2: `1.1.0` to `1.1.8`.
 const LINE_1_1_PATCHES: std::ops::RangeInclusive<u32> = 0..=8;
@@ -150,7 +151,7 @@ pub fn on_its_version(setup: &Setup) -> Setup {
     if !s.version.has_limits() {
         // No `ToolCallLimits`, no resolution switch: Spring Boot binds no
         // such key there (a caller's facts may still state them).
-        s.limits = crate::model::ToolCallLimits::default();
+        s.limits = toolcall_model::model::ToolCallLimits::default();
         s.resolution_fallback = false;
     }
     if s.version.loop_in_chat_model() {
