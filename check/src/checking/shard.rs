@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::checking::exhaustive::{Part, Shard, Space};
 use crate::checking::explore::cells;
+use crate::model::SpringAi;
 
 /// The `mode` of a shard's JSON.
 pub(crate) const MODE: &str = "exhaustive-shard";
@@ -19,7 +20,7 @@ pub(crate) const MODE: &str = "exhaustive-shard";
 /// "index"} or null}]}`.
 pub(crate) fn part_to_json(space: &Space, part: &Part) -> Value {
     let cells = cells();
-    json!({
+    let mut v = json!({
         "mode": MODE,
         "bound": space.bound().name,
         "shard": format!("{}/{}", part.shard.k, part.shard.n),
@@ -35,15 +36,28 @@ pub(crate) fn part_to_json(space: &Space, part: &Part) -> Value {
                 "first": part.first.get(c).copied().flatten().map(|(size, index)| json!({"size": size, "index": index})),
             })
         }).collect::<Vec<_>>(),
-    })
+    });
+    // Absent: 2.0.1, as in the shards written before other versions.
+    if space.version() != SpringAi::default() {
+        v["spring_ai"] = json!(space.version().name());
+    }
+    v
 }
 
-/// Reads a shard's JSON back: the bound's name and the findings. The cells
-/// must be this build's, in its order.
-pub(crate) fn part_from_json(v: &Value) -> Result<(String, Part), String> {
+/// Reads a shard's JSON back: the bound's name, the Spring AI version (absent:
+/// 2.0.1) and the findings. The cells must be this build's, in its order.
+pub(crate) fn part_from_json(v: &Value) -> Result<(String, SpringAi, Part), String> {
     if v.get("mode").and_then(Value::as_str) != Some(MODE) {
         return Err(format!("not a shard's findings (mode is not \"{MODE}\")"));
     }
+    let version = match v.get("spring_ai") {
+        None | Some(Value::Null) => SpringAi::default(),
+        Some(x) => x
+            .as_str()
+            .ok_or("spring_ai is not a string")?
+            .parse::<SpringAi>()
+            .map_err(|e| e.to_string())?,
+    };
     let bound = v
         .get("bound")
         .and_then(Value::as_str)
@@ -90,6 +104,7 @@ pub(crate) fn part_from_json(v: &Value) -> Result<(String, Part), String> {
     }
     Ok((
         bound,
+        version,
         Part {
             shard,
             totals,
