@@ -99,14 +99,25 @@ impl Scenario {
 
     /// The reply the loop goes on with at each model call: the scripted
     /// one, or for a streamed turn the aggregate of its chunks (one
-    /// generation, `crate::chat::aggregate_chunks`).
+    /// generation, `crate::chat::aggregate_chunks`); on 1.1, the first
+    /// chunk with a call where there is one.
     pub(crate) fn replies(&self) -> std::borrow::Cow<'_, [Vec<Generation>]> {
         match self.config.stream {
             None => std::borrow::Cow::Borrowed(&self.model),
             Some(split) => std::borrow::Cow::Owned(
                 self.model
                     .iter()
-                    .map(|r| vec![crate::chat::aggregate_chunks(&split.chunks(r))])
+                    .map(|r| {
+                        let chunks = split.chunks(r);
+                        // On 1.1 the manager runs on the first chunk with a
+                        // call (`Answering::answer_chunks`), not on the
+                        // round's aggregate.
+                        let in_model = self.config.manager.version.loop_in_chat_model();
+                        match chunks.iter().find(|c| !crate::chat::reaches_client(c)) {
+                            Some(c) if in_model => c.clone(),
+                            _ => vec![crate::chat::aggregate_chunks(&chunks)],
+                        }
+                    })
                     .collect(),
             ),
         }
