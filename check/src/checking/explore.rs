@@ -696,11 +696,25 @@ pub(crate) fn push_counterexample(out: &mut String, counterexample: &Value, repl
     // The matrix stays readable: the vector itself goes to a file
     // (`--out DIR`) or to `--json`, not into the text.
     let file = counterexample_file(counterexample);
+    if let Some(version) = fixed_on_another_version(counterexample) {
+        out.push_str(&format!("  counterexample {file} (`--out DIR` writes it, to read: a vector of Spring AI {version} is upstream (docs/VECTORS.md), so `toolcall-model verify` refuses one under fixes)\n"));
+        return;
+    }
     out.push_str(&if replays {
         format!("  counterexample {file} (`--out DIR` writes it; `toolcall-model verify FILE.json` shows the refutation, `toolcall-model run FILE.json` the whole run)\n")
     } else {
         format!("  counterexample {file} (`--out DIR` writes it; its expect cannot show this invariant's failure, see about; `toolcall-model verify FILE.json` fails on it under every set)\n")
     });
+}
+
+/// The version of a counterexample under fixes on a version other than
+/// 2.0.1, which the vector format refuses (a vector of another version is
+/// upstream, `toolcall_model::vectors`); `None` for one it reads.
+fn fixed_on_another_version(counterexample: &Value) -> Option<&str> {
+    let fixed = counterexample["fixes"]
+        .as_array()
+        .is_some_and(|f| !f.is_empty());
+    counterexample["spring_ai"].as_str().filter(|_| fixed)
 }
 
 /// The file name a counterexample vector is written under: its `name`,

@@ -226,12 +226,14 @@ pub fn on_its_version(setup: &Setup) -> Setup {
 }
 
 /// The notes for what the application states that its version does not
-/// have (`--memory inside`, `--history` on 1.1).
-pub(crate) fn not_on_version(app: &Application, v: SpringAi) -> Vec<String> {
+/// have (`--memory inside`, `--history` on 1.1); `named` is the version as
+/// the build declares it (`1.1.6`, answered as `v`).
+pub(crate) fn not_on_version(app: &Application, version: SpringAi, named: &str) -> Vec<String> {
     let mut notes = Vec::new();
-    if !v.loop_in_chat_model() {
+    if !version.loop_in_chat_model() {
         return notes;
     }
+    let v = named;
     if app.memory == Memory::Inside {
         notes.push(format!(
             "note: --memory inside: Spring AI {v} runs the tool loop inside the chat model, so a MessageChatMemoryAdvisor sees the turn once, as outside the loop: answered for --memory outside"
@@ -248,8 +250,8 @@ pub(crate) fn not_on_version(app: &Application, v: SpringAi) -> Vec<String> {
 
 /// The warning for a build that declares the fix library's starter for
 /// another Spring Boot than its Spring AI runs on.
-pub(crate) fn wrong_starter_note(file: &str, wrong: &str, v: SpringAi) -> String {
-    if v.loop_in_chat_model() {
+pub(crate) fn wrong_starter_note(file: &str, wrong: &str, version: SpringAi, v: &str) -> String {
+    if version.loop_in_chat_model() {
         format!(
             "warning: {file}: declares {wrong} (Spring Boot 4, Spring AI 2.0.x), which stops an application on Spring AI {v} at startup: not counted; on 1.1 use the Boot 3 starter"
         )
