@@ -185,12 +185,12 @@ fn explore_on_1_1() {
         "--spring-ai",
         "1.1.2",
         "--cases",
-        "30",
+        "10",
         "--jobs",
         "2",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("toolcall-model explore: 11 invariants under 10 behaviour sets, 30 random cases per cell, seed 0, on Spring AI 1.1.2\n"), "{out}");
+    assert!(out.starts_with("toolcall-model explore: 11 invariants under 10 behaviour sets, 10 random cases per cell, seed 0, on Spring AI 1.1.2\n"), "{out}");
     let limits = out.lines().find(|l| l.starts_with("limits ")).unwrap();
     assert_eq!(
         limits.split_whitespace().skip(1).collect::<Vec<_>>(),
@@ -201,7 +201,7 @@ fn explore_on_1_1() {
         "{out}"
     );
     assert!(!out.lines().next().unwrap().contains("gemini-tool-text"));
-    let (code, out, _) = run(&["explore", "--json", "--spring-ai", "1.1.2", "--cases", "30"]);
+    let (code, out, _) = run(&["explore", "--json", "--spring-ai", "1.1.2", "--cases", "10"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["spring_ai"], "1.1.2");

@@ -183,8 +183,10 @@ mod tests {
             .map(|k| {
                 let p = run_part(&space, Shard { k, n: 2 }, 1, &|_, _| {}).unwrap();
                 let text = serde_json::to_string(&part_to_json(&space, &p)).unwrap();
-                let (bound, back) = part_from_json(&serde_json::from_str(&text).unwrap()).unwrap();
+                let (bound, version, back) =
+                    part_from_json(&serde_json::from_str(&text).unwrap()).unwrap();
                 assert_eq!(bound, "tiny");
+                assert_eq!(version, SpringAi::V2_0_1);
                 assert_eq!(back, p);
                 back
             })
@@ -237,7 +239,7 @@ mod examples {
         let space = Space::new(&Bound::tiny());
         let parts: Vec<_> = (1..=2)
             .map(|k| run_part(&space, Shard { k, n: 2 }, 1, &|_, _| {}).unwrap())
-            .map(|p| part_from_json(&part_to_json(&space, &p)).unwrap().1)
+            .map(|p| part_from_json(&part_to_json(&space, &p)).unwrap().2)
             .collect();
         let whole = run_part(&space, Shard::WHOLE, 1, &|_, _| {}).unwrap();
         assert_eq!(merge(&parts).unwrap().first, whole.first);
