@@ -128,10 +128,12 @@ fn a_1_1_build_answers_for_the_1_1_line() {
                 out.contains("the tool loop inside the chat model"),
                 "{what}"
             );
+            // Named as the build declares it; the first line says it is
+            // answered as 1.1.2.
             assert!(
-                out.contains(
-                    "Spring AI 1.1.2 has no 'spring.ai.tools.limits.max-calls-per-tool-default'"
-                ),
+                out.contains(&format!(
+                    "Spring AI {version} has no 'spring.ai.tools.limits.max-calls-per-tool-default'"
+                )),
                 "{what}"
             );
             assert!(
@@ -328,4 +330,42 @@ fn what_1_1_does_not_have_is_said() {
     );
     assert!(!out.contains("The fix library installs"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// On a 1.1 release other than 1.1.2, the notes about what 1.1 does not
+/// read name the build's version; the first line says it is answered as
+/// 1.1.2.
+#[test]
+fn notes_name_the_build_s_version() {
+    let dir = scratch("check-1-1-6-notes");
+    let app = write(
+        &dir,
+        "application.properties",
+        "spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n",
+    );
+    let build = write(&dir, "pom.xml", &pom("1.1.6", false));
+    let (_, out, _) = check(&[
+        &app,
+        "--build",
+        &build,
+        "--memory",
+        "inside",
+        "--history",
+        "off",
+    ]);
+    assert!(
+        out.contains("Spring AI 1.1.6: answered for the 1.1 line, as 1.1.2"),
+        "{out}"
+    );
+    for note in [
+        "note: --memory inside: Spring AI 1.1.6 runs the tool loop inside the chat model",
+        "note: --history off: Spring AI 1.1.6 has no ToolCallingAdvisor",
+        "Spring AI 1.1.6 has no 'spring.ai.tools.limits.on-limit-exceeded'",
+    ] {
+        assert!(out.contains(note), "{note}: {out}");
+    }
+    assert!(
+        !out.contains("note: --memory inside: Spring AI 1.1.2"),
+        "{out}"
+    );
 }

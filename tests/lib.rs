@@ -28,4 +28,5 @@ mod layering;
 mod properties;
 mod readme_samples;
 mod schema;
+mod spring_ai_option;
 mod spring_binding;

@@ -13,7 +13,7 @@ pub use advisor::{advisor_thinks_json, gemini_tool_text};
 
 pub use memory::{DEFAULT_MEMORY_MAX_MESSAGES, has_byte_metadata};
 
-pub use stream::{Script, Split, aggregate_chunks, may_hang_a_stream};
+pub use stream::{Script, Split, aggregate_chunks, may_hang_a_stream, reaches_client};
 
 pub use tool_loop::{
     Answer, Ask, Asking, EndKind, LoopConfig, LoopError, LoopRun, Memory, Provider,

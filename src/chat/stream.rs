@@ -32,8 +32,18 @@ pub enum Script {
 
 /// Whether a chunk reaches the client: `ToolCallingAdvisor.adviseStream`
 /// filters out every chat response with a tool call in any generation
-/// (`ChatResponse.hasToolCalls`), its text included.
-pub(crate) fn reaches_client(chunk: &[Generation]) -> bool {
+/// (`ChatResponse.hasToolCalls`), its text included; on 1.1 the first such
+/// chunk is the response `GoogleGenAiChatModel#internalStream` hands the
+/// manager.
+///
+/// ```
+/// use toolcall_model::chat::reaches_client;
+/// use toolcall_model::model::{Generation, ToolCall};
+/// let call = Generation { tool_calls: vec![ToolCall::new("1", "x", "{}")].into(), ..Default::default() };
+/// assert!(!reaches_client(&[Generation::default(), call]));
+/// assert!(reaches_client(&[Generation::default()]));
+/// ```
+pub fn reaches_client(chunk: &[Generation]) -> bool {
     chunk.iter().all(|g| g.tool_calls.is_empty())
 }
 

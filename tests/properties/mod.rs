@@ -577,6 +577,7 @@ fn property(inv: Invariant) {
                 cases: cases().max(2000),
                 seed: SEED,
                 max_shrink_iters: 16,
+                ..Options::default()
             };
             let r = run_cell(
                 &MatrixCell {
@@ -598,7 +599,9 @@ fn property(inv: Invariant) {
                     "{} × {inv}: expected a refutation, none in {} generated turns",
                     set.name, opts.cases
                 ),
-                CellOutcome::Aborted(e) => panic!("{} × {inv}: {e}", set.name),
+                CellOutcome::Aborted(e) | CellOutcome::NotApplicable(e) => {
+                    panic!("{} × {inv}: {e}", set.name)
+                }
             }
         } else {
             match holding_runner().run(&toolcall_check::checking::generators::scenario(), test) {

@@ -25,7 +25,7 @@
 //! use toolcall_check::checking::invariants::Invariant;
 //! let cell = cells().into_iter()
 //!     .find(|c| c.set.name == "upstream" && c.invariant == Invariant::JsonSafe).unwrap();
-//! let opts = Options { cases: 300, seed: 1, max_shrink_iters: 32 };
+//! let opts = Options { cases: 300, seed: 1, max_shrink_iters: 32, ..Options::default() };
 //! let r = run_cell(&cell, &opts, &|_| {});
 //! let CellOutcome::Refuted { counterexample, .. } = &r.outcome else { panic!("upstream breaks json-safe") };
 //! // The counterexample is a vector that replays and shows the failure.
@@ -44,7 +44,7 @@ use crate::checking::invariants::{
 };
 use crate::checking::scenario::Scenario;
 use toolcall_model::chat::{Memory, Provider};
-use toolcall_model::model::{BehaviorSet, behavior_sets};
+use toolcall_model::model::{BehaviorSet, SpringAi, behavior_sets};
 use toolcall_model::vectors::Vector;
 
 /// Fewer applicable cases than this and a cell that was not refuted says
@@ -64,6 +64,8 @@ pub struct Options {
     pub seed: u64,
     /// At most this many shrinking steps per refuted cell.
     pub max_shrink_iters: u32,
+    /// The Spring AI version every turn runs on ([`Scenario::on_version`]).
+    pub spring_ai: SpringAi,
 }
 
 impl Default for Options {
@@ -72,6 +74,7 @@ impl Default for Options {
             cases: 256,
             seed: 0,
             max_shrink_iters: 4096,
+            spring_ai: SpringAi::default(),
         }
     }
 }
@@ -137,6 +140,9 @@ pub enum CellOutcome {
     },
     /// Proptest gave up (for example, the generator failed).
     Aborted(String),
+    /// No turn on the version meets the invariant's precondition
+    /// ([`Invariant::arises_on`]): why. No case is run.
+    NotApplicable(String),
 }
 
 /// The result of one cell.
@@ -159,7 +165,8 @@ pub struct CellResult {
 impl CellResult {
     /// `holds` (not refuted, with at least `MIN_APPLICABLE` applicable
     /// cases), `too-few` (not refuted, but fewer applicable cases),
-    /// `refuted` or `aborted`.
+    /// `refuted`, `aborted` or `n/a` (the precondition cannot arise on the
+    /// version).
     ///
     /// ```
     /// use toolcall_check::checking::{explore::{CellOutcome, CellResult}, invariants::Invariant};
@@ -174,8 +181,25 @@ impl CellResult {
             CellOutcome::Holds => "holds",
             CellOutcome::Refuted { .. } => "refuted",
             CellOutcome::Aborted(_) => "aborted",
+            CellOutcome::NotApplicable(_) => "n/a",
         }
     }
+}
+
+/// Why `invariant` does not arise on `version`, or `None` where it does.
+///
+/// ```
+/// use toolcall_check::checking::{explore::not_arising, invariants::Invariant};
+/// use toolcall_model::model::SpringAi;
+/// assert!(not_arising(Invariant::TurnEnds, SpringAi::V1_1_2).unwrap().contains("no tool call limits"));
+/// assert_eq!(not_arising(Invariant::TurnEnds, SpringAi::V2_0_1), None);
+/// ```
+pub fn not_arising(invariant: Invariant, version: SpringAi) -> Option<String> {
+    (!invariant.arises_on(version)).then(|| {
+        format!(
+            "Spring AI {version} has no tool call limits: no turn meets the precondition of {invariant}"
+        )
+    })
 }
 
 /// The ChaCha generator every cell starts from for `seed`.
@@ -228,13 +252,23 @@ pub fn config(opts: &Options) -> Config {
 /// by its invariant; on a refutation, the shrunk turn as a vector.
 /// `progress` is called every few cases.
 pub fn run_cell(cell: &MatrixCell, opts: &Options, progress: &dyn Fn(Progress)) -> CellResult {
+    if let Some(why) = not_arising(cell.invariant, opts.spring_ai) {
+        return CellResult {
+            set: cell.set.name,
+            invariant: cell.invariant,
+            cases_run: 0,
+            applicable: 0,
+            shrink_steps: 0,
+            outcome: CellOutcome::NotApplicable(why),
+        };
+    }
     let mut runner = TestRunner::new_with_rng(config(opts), rng(opts.seed));
     let cases = StdCell::new(0u32);
     let applicable = StdCell::new(0u32);
     let shrinks = StdCell::new(0u32);
     let failed = StdCell::new(false);
     let result = runner.run(&scenario(), |s| {
-        let s = with_set(&s, &cell.set);
+        let s = with_set(&s.on_version(opts.spring_ai), &cell.set);
         let verdict = check_scenario(cell.invariant, &s);
         if failed.get() {
             shrinks.set(shrinks.get() + 1);
@@ -264,10 +298,12 @@ pub fn run_cell(cell: &MatrixCell, opts: &Options, progress: &dyn Fn(Progress)) 
     let outcome = match result {
         Ok(()) => CellOutcome::Holds,
         Err(TestError::Fail(reason, value)) => {
-            let s = with_set(&value, &cell.set);
+            let s = with_set(&value.on_version(opts.spring_ai), &cell.set);
             let found_by = format!(
-                "`toolcall-model explore --cases {} --seed {}`",
-                opts.cases, opts.seed
+                "`toolcall-model explore --cases {} --seed {}{}`",
+                opts.cases,
+                opts.seed,
+                version_flag(opts.spring_ai)
             );
             match counterexample_vector(cell, &s, &found_by) {
                 Some((counterexample, wanted, replays)) => CellOutcome::Refuted {
@@ -305,6 +341,16 @@ pub fn explore(opts: &Options, progress: &dyn Fn(usize, Progress)) -> Vec<CellRe
         .enumerate()
         .map(|(i, c)| run_cell(c, opts, &|p| progress(i, p)))
         .collect()
+}
+
+/// ` --spring-ai V` for a version other than 2.0.1, else nothing: what a
+/// command line adds to run on it.
+pub(crate) fn version_flag(version: SpringAi) -> String {
+    if version == SpringAi::default() {
+        String::new()
+    } else {
+        format!(" --spring-ai {version}")
+    }
 }
 
 fn vector_name(cell: &MatrixCell) -> String {
@@ -526,7 +572,7 @@ fn build(actual: &Value, edits: &[(&[String], &Value)]) -> Value {
 /// "precondition", "wanted", "counterexample"}]}`. `verdict` is `holds`,
 /// `too-few`, `refuted` or `aborted` ([`CellResult::verdict`]).
 pub(crate) fn to_json(opts: &Options, results: &[CellResult]) -> Value {
-    json!({
+    let mut v = json!({
         "mode": "random",
         "cases": opts.cases,
         "seed": opts.seed,
@@ -534,7 +580,7 @@ pub(crate) fn to_json(opts: &Options, results: &[CellResult]) -> Value {
         "results": results.iter().map(|r| {
             let (wanted, cx) = match &r.outcome {
                 CellOutcome::Refuted { wanted, counterexample, .. } => (json!(wanted), counterexample.clone()),
-                CellOutcome::Aborted(why) => (json!(why), Value::Null),
+                CellOutcome::Aborted(why) | CellOutcome::NotApplicable(why) => (json!(why), Value::Null),
                 CellOutcome::Holds => (Value::Null, Value::Null),
             };
             json!({
@@ -548,7 +594,28 @@ pub(crate) fn to_json(opts: &Options, results: &[CellResult]) -> Value {
                 "counterexample": cx,
             })
         }).collect::<Vec<_>>(),
-    })
+    });
+    if opts.spring_ai != SpringAi::default() {
+        v["spring_ai"] = json!(opts.spring_ai.name());
+        v["left_out"] = left_out_value(opts.spring_ai);
+    }
+    v
+}
+
+/// The behaviour sets not played on `version`, each with why, as JSON.
+pub(crate) fn left_out_value(version: SpringAi) -> Value {
+    crate::config::sets_on(version)
+        .1
+        .iter()
+        .map(|(s, why)| json!({ "set": s.name, "why": why }))
+        .collect()
+}
+
+/// The line saying which sets are not played on `version` (none on 2.0.1).
+pub(crate) fn left_out_line(version: SpringAi) -> String {
+    crate::config::not_played(version, &crate::config::sets_on(version).1)
+        .map(|l| l + "\n")
+        .unwrap_or_default()
 }
 
 /// A count for a table cell: exact below 100,000, else in thousands or
@@ -629,11 +696,25 @@ pub(crate) fn push_counterexample(out: &mut String, counterexample: &Value, repl
     // The matrix stays readable: the vector itself goes to a file
     // (`--out DIR`) or to `--json`, not into the text.
     let file = counterexample_file(counterexample);
+    if let Some(version) = fixed_on_another_version(counterexample) {
+        out.push_str(&format!("  counterexample {file} (`--out DIR` writes it, to read: a vector of Spring AI {version} is upstream (docs/VECTORS.md), so `toolcall-model verify` refuses one under fixes)\n"));
+        return;
+    }
     out.push_str(&if replays {
         format!("  counterexample {file} (`--out DIR` writes it; `toolcall-model verify FILE.json` shows the refutation, `toolcall-model run FILE.json` the whole run)\n")
     } else {
         format!("  counterexample {file} (`--out DIR` writes it; its expect cannot show this invariant's failure, see about; `toolcall-model verify FILE.json` fails on it under every set)\n")
     });
+}
+
+/// The version of a counterexample under fixes on a version other than
+/// 2.0.1, which the vector format refuses (a vector of another version is
+/// upstream, `toolcall_model::vectors`); `None` for one it reads.
+fn fixed_on_another_version(counterexample: &Value) -> Option<&str> {
+    let fixed = counterexample["fixes"]
+        .as_array()
+        .is_some_and(|f| !f.is_empty());
+    counterexample["spring_ai"].as_str().filter(|_| fixed)
 }
 
 /// The file name a counterexample vector is written under: its `name`,
@@ -653,6 +734,15 @@ pub(crate) fn counterexample_file(counterexample: &Value) -> String {
         })
         .collect();
     format!("{}.json", name.trim_start_matches('.'))
+}
+
+/// `, on Spring AI V` for a version other than 2.0.1, else nothing.
+pub(crate) fn on_version(version: SpringAi) -> String {
+    if version == SpringAi::default() {
+        String::new()
+    } else {
+        format!(", on Spring AI {version}")
+    }
 }
 
 /// The text of one cell in the table: `holds A/N`, `too few A/N`,
@@ -692,15 +782,20 @@ pub(crate) fn to_text(opts: &Options, results: &[CellResult]) -> String {
     }
     let sets = &names;
     let mut out = format!(
-        "toolcall-model explore: {} invariants under {} behaviour sets, {} random cases per cell, seed {}\n\
+        "toolcall-model explore: {} invariants under {} behaviour sets, {} random cases per cell, seed {}{}\n\
          A cell shows its verdict and applicable/run cases. `holds` means not refuted in that many applicable cases \
          (evidence, not proof: a refuting kind of case below 3/applicable of them may be missed, 95% confidence); \
          fewer than {MIN_APPLICABLE} applicable cases say `too few`. `--exhaustive` proves within a bound.\n\n",
         Invariant::ALL.len(),
         sets.len(),
         opts.cases,
-        opts.seed
+        opts.seed,
+        on_version(opts.spring_ai)
     );
+    out.push_str(&left_out_line(opts.spring_ai));
+    if opts.spring_ai != SpringAi::default() {
+        out.push('\n');
+    }
     out.push_str(&table_of(&names, &|set, inv| {
         results
             .iter()
@@ -722,6 +817,9 @@ pub(crate) fn to_text(opts: &Options, results: &[CellResult]) -> String {
                 "{} × {}: aborted after {} cases: {why}\n",
                 r.set, r.invariant, r.cases_run
             )),
+            (CellOutcome::NotApplicable(why), _) => {
+                out.push_str(&format!("{} × {}: n/a: {why}\n", r.set, r.invariant));
+            }
             (
                 CellOutcome::Refuted {
                     wanted,

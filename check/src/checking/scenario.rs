@@ -31,6 +31,39 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The scenario as it runs on `version`, by the rule `check` applies to
+    /// a setup ([`crate::config::on_its_version`]): without 2.0.1's limits
+    /// the limits and the resolution fallback are the defaults, which
+    /// nothing reads; on 1.1 a memory stands outside the loop and the
+    /// whole conversation is sent (there is no `ToolCallingAdvisor`).
+    ///
+    /// ```
+    /// use toolcall_check::checking::scenario::Scenario;
+    /// use toolcall_model::{chat::{LoopConfig, Memory}, model::{Message, SpringAi}};
+    /// let mut s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
+    ///     history: vec![Message::user("hi")], model: vec![] };
+    /// s.config.memory = Memory::Inside;
+    /// let on = s.on_version(SpringAi::V1_1_2);
+    /// assert_eq!(on.config.memory, Memory::Outside);
+    /// assert_eq!(on.config.manager.version, SpringAi::V1_1_2);
+    /// ```
+    pub fn on_version(&self, version: toolcall_model::model::SpringAi) -> Scenario {
+        let mut s = self.clone();
+        let c = &mut s.config;
+        c.manager.version = version;
+        if !version.has_limits() {
+            c.manager.limits = toolcall_model::model::ToolCallLimits::default();
+            c.manager.resolution_fallback = false;
+        }
+        if version.loop_in_chat_model() {
+            if c.memory == Memory::Inside {
+                c.memory = Memory::Outside;
+            }
+            c.conversation_history = true;
+        }
+        s
+    }
+
     /// The turn history the loop starts from: the request, or with a
     /// memory outside the loop, what the memory advisor makes of it.
     pub(crate) fn turn_history(&self) -> Cow<'_, [Message]> {
@@ -68,14 +101,25 @@ impl Scenario {
 
     /// The reply the loop goes on with at each model call: the scripted
     /// one, or for a streamed turn the aggregate of its chunks (one
-    /// generation, `toolcall_model::chat::aggregate_chunks`).
+    /// generation, `toolcall_model::chat::aggregate_chunks`); on 1.1, the first
+    /// chunk with a call where there is one.
     pub(crate) fn replies(&self) -> std::borrow::Cow<'_, [Vec<Generation>]> {
         match self.config.stream {
             None => std::borrow::Cow::Borrowed(&self.model),
             Some(split) => std::borrow::Cow::Owned(
                 self.model
                     .iter()
-                    .map(|r| vec![toolcall_model::chat::aggregate_chunks(&split.chunks(r))])
+                    .map(|r| {
+                        let chunks = split.chunks(r);
+                        // On 1.1 the manager runs on the first chunk with a
+                        // call (`Answering::answer_chunks`), not on the
+                        // round's aggregate.
+                        let in_model = self.config.manager.version.loop_in_chat_model();
+                        match chunks.iter().find(|c| !toolcall_model::chat::reaches_client(c)) {
+                            Some(c) if in_model => c.clone(),
+                            _ => vec![toolcall_model::chat::aggregate_chunks(&chunks)],
+                        }
+                    })
                     .collect(),
             ),
         }
@@ -147,7 +191,7 @@ impl Scenario {
         .iter()
         .filter_map(|(on, name)| on.then_some(*name))
         .collect();
-        json!({
+        let mut v = json!({
             "format": FORMAT,
             "name": name,
             "about": about,
@@ -158,7 +202,11 @@ impl Scenario {
             "op": "tool_loop",
             "input": input,
             "expect": expect,
-        })
+        });
+        if m.version != toolcall_model::model::SpringAi::default() {
+            v["spring_ai"] = json!(m.version.name());
+        }
+        v
     }
 
     /// The vector's `input`: the request, the model's script and the loop's
@@ -206,25 +254,31 @@ fn manager_value(c: &LoopConfig) -> Map<String, Value> {
         Max::Unlimited => json!("unlimited"),
     };
     let mut manager = Map::new();
-    manager.insert(
-        "max_calls_per_tool".into(),
-        max(m.limits.default_max_per_tool),
-    );
-    manager.insert(
-        "max_calls_per_tool_overrides".into(),
-        json!(m.limits.overrides),
-    );
-    manager.insert("exclude_from_limit".into(), json!(m.limits.excluded));
-    manager.insert("max_total_tool_calls".into(), max(m.limits.max_total));
-    manager.insert(
-        "on_limit_exceeded".into(),
-        json!(match m.limits.on_exceeded {
-            OnExceeded::Throw => "THROW",
-            OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
-        }),
-    );
-    manager.insert("resolution_fallback".into(), json!(m.resolution_fallback));
-    manager.insert("conversation_history".into(), json!(c.conversation_history));
+    // A version without 2.0.1's limits has no builder method for them
+    // (a vector of it may not name them), nor 1.1 a ToolCallingAdvisor.
+    if m.version.has_limits() {
+        manager.insert(
+            "max_calls_per_tool".into(),
+            max(m.limits.default_max_per_tool),
+        );
+        manager.insert(
+            "max_calls_per_tool_overrides".into(),
+            json!(m.limits.overrides),
+        );
+        manager.insert("exclude_from_limit".into(), json!(m.limits.excluded));
+        manager.insert("max_total_tool_calls".into(), max(m.limits.max_total));
+        manager.insert(
+            "on_limit_exceeded".into(),
+            json!(match m.limits.on_exceeded {
+                OnExceeded::Throw => "THROW",
+                OnExceeded::ReturnErrorResponse => "RETURN_ERROR_RESPONSE",
+            }),
+        );
+        manager.insert("resolution_fallback".into(), json!(m.resolution_fallback));
+    }
+    if !m.version.loop_in_chat_model() {
+        manager.insert("conversation_history".into(), json!(c.conversation_history));
+    }
     manager.insert(
         "exception_processor".into(),
         json!({

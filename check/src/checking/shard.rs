@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::checking::exhaustive::{Part, Shard, Space};
 use crate::checking::explore::cells;
+use toolcall_model::model::SpringAi;
 
 /// The `mode` of a shard's JSON.
 pub(crate) const MODE: &str = "exhaustive-shard";
@@ -19,7 +20,7 @@ pub(crate) const MODE: &str = "exhaustive-shard";
 /// "index"} or null}]}`.
 pub(crate) fn part_to_json(space: &Space, part: &Part) -> Value {
     let cells = cells();
-    json!({
+    let mut v = json!({
         "mode": MODE,
         "bound": space.bound().name,
         "shard": format!("{}/{}", part.shard.k, part.shard.n),
@@ -35,15 +36,28 @@ pub(crate) fn part_to_json(space: &Space, part: &Part) -> Value {
                 "first": part.first.get(c).copied().flatten().map(|(size, index)| json!({"size": size, "index": index})),
             })
         }).collect::<Vec<_>>(),
-    })
+    });
+    // Absent: 2.0.1, as in the shards written before other versions.
+    if space.version() != SpringAi::default() {
+        v["spring_ai"] = json!(space.version().name());
+    }
+    v
 }
 
-/// Reads a shard's JSON back: the bound's name and the findings. The cells
-/// must be this build's, in its order.
-pub(crate) fn part_from_json(v: &Value) -> Result<(String, Part), String> {
+/// Reads a shard's JSON back: the bound's name, the Spring AI version (absent:
+/// 2.0.1) and the findings. The cells must be this build's, in its order.
+pub(crate) fn part_from_json(v: &Value) -> Result<(String, SpringAi, Part), String> {
     if v.get("mode").and_then(Value::as_str) != Some(MODE) {
         return Err(format!("not a shard's findings (mode is not \"{MODE}\")"));
     }
+    let version = match v.get("spring_ai") {
+        None | Some(Value::Null) => SpringAi::default(),
+        Some(x) => x
+            .as_str()
+            .ok_or("spring_ai is not a string")?
+            .parse::<SpringAi>()
+            .map_err(|e| e.to_string())?,
+    };
     let bound = v
         .get("bound")
         .and_then(Value::as_str)
@@ -90,6 +104,7 @@ pub(crate) fn part_from_json(v: &Value) -> Result<(String, Part), String> {
     }
     Ok((
         bound,
+        version,
         Part {
             shard,
             totals,
@@ -168,8 +183,10 @@ mod tests {
             .map(|k| {
                 let p = run_part(&space, Shard { k, n: 2 }, 1, &|_, _| {}).unwrap();
                 let text = serde_json::to_string(&part_to_json(&space, &p)).unwrap();
-                let (bound, back) = part_from_json(&serde_json::from_str(&text).unwrap()).unwrap();
+                let (bound, version, back) =
+                    part_from_json(&serde_json::from_str(&text).unwrap()).unwrap();
                 assert_eq!(bound, "tiny");
+                assert_eq!(version, SpringAi::V2_0_1);
                 assert_eq!(back, p);
                 back
             })
@@ -222,7 +239,7 @@ mod examples {
         let space = Space::new(&Bound::tiny());
         let parts: Vec<_> = (1..=2)
             .map(|k| run_part(&space, Shard { k, n: 2 }, 1, &|_, _| {}).unwrap())
-            .map(|p| part_from_json(&part_to_json(&space, &p)).unwrap().1)
+            .map(|p| part_from_json(&part_to_json(&space, &p)).unwrap().2)
             .collect();
         let whole = run_part(&space, Shard::WHOLE, 1, &|_, _| {}).unwrap();
         assert_eq!(merge(&parts).unwrap().first, whole.first);

@@ -15,6 +15,12 @@ pub(crate) struct Cli {
     /// what that subcommand's own `--json` prints; refused before others.
     #[arg(long)]
     pub(crate) json: bool,
+    /// The Spring AI version the main job plays (or, before `explore`,
+    /// what its own `--spring-ai` takes): 2.0.1 (the default), 2.0.0 or
+    /// 1.1.2; a 1.1 release from 1.1.0 to 1.1.8 is answered as 1.1.2, as
+    /// `check --build` answers it.
+    #[arg(long, value_name = "VERSION", value_parser = spring_ai_arg)]
+    pub(crate) spring_ai: Option<SpringAiArg>,
     #[command(subcommand)]
     pub(crate) command: Option<Cmd>,
 }
@@ -86,6 +92,11 @@ pub(crate) enum Cmd {
         /// text output names the files, `--json` holds the vectors.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// The Spring AI version the turns run on: 2.0.1 (the default),
+        /// 2.0.0 or 1.1.2 (a 1.1 release from 1.1.0 to 1.1.8 is answered
+        /// as 1.1.2); a cell whose invariant cannot arise there says n/a.
+        #[arg(long, value_name = "VERSION", value_parser = spring_ai_arg)]
+        spring_ai: Option<SpringAiArg>,
     },
     /// Combine the findings of `explore --exhaustive --shard K/N`, shards 1
     /// to N of one bound, into the matrix and the smallest counterexamples
@@ -213,7 +224,41 @@ pub(crate) fn positive_jobs(s: &str) -> Result<usize, String> {
     }
 }
 
-/// Whether `--json` before the subcommand means something to it.
+/// A `--spring-ai` value: the version answered for, and the text given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SpringAiArg {
+    /// The version the model plays.
+    pub(crate) version: toolcall_model::model::SpringAi,
+    /// The version as given (`1.1.6`).
+    pub(crate) typed: String,
+}
+
+impl SpringAiArg {
+    /// The note for a version answered as another (`1.1.6` as 1.1.2), for
+    /// standard error; `None` when the text names the version played.
+    pub(crate) fn note(&self) -> Option<String> {
+        (self.typed != self.version.name()).then(|| {
+            format!(
+                "note: --spring-ai {}: answered as {}, which stands for the 1.1 line (from 1.1.0 to 1.1.8 the Gemini conversion, the manager and the chat model's tool loop are 1.1.2's)",
+                self.typed, self.version
+            )
+        })
+    }
+}
+
+/// `--spring-ai`: a version the model describes, read by the rule `check
+/// --build` reads a build's version with ([`crate::config::spring_ai_named`]).
+pub(crate) fn spring_ai_arg(s: &str) -> Result<SpringAiArg, String> {
+    let version = crate::config::spring_ai_named(s.trim())
+        .map_err(|e| format!("Spring AI '{s}' is not modelled: {e}"))?;
+    Ok(SpringAiArg {
+        version,
+        typed: s.trim().to_owned(),
+    })
+}
+
+/// Whether `--json` (or `--spring-ai`) before the subcommand means
+/// something to it.
 pub(crate) fn takes_json(cmd: &Cmd) -> bool {
     matches!(cmd, Cmd::Verify { .. } | Cmd::Explore { .. })
 }

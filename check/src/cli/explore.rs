@@ -142,6 +142,7 @@ pub(crate) fn command(
     jobs: Option<usize>,
     out_dir: Option<&Path>,
     fixes: Option<&str>,
+    spring_ai: toolcall_model::model::SpringAi,
 ) -> ExitCode {
     if let Err(code) = out_is_writable(out_dir) {
         return code;
@@ -149,9 +150,10 @@ pub(crate) fn command(
     let opts = Options {
         cases,
         seed,
+        spring_ai,
         ..Options::default()
     };
-    let mut sets = toolcall_model::model::behavior_sets();
+    let mut sets = crate::config::sets_on(spring_ai).0;
     if let Some(list) = fixes {
         match super::check::asked_set(list) {
             Ok(s) if !sets.contains(&s) => sets.push(s),
@@ -174,10 +176,11 @@ pub(crate) fn command(
         started: Instant::now(),
     });
     eprintln!(
-        "explore: {} cells ({} invariants × {} behaviour sets), {cases} cases each, on {jobs} thread(s)",
+        "explore: {} cells ({} invariants × {} behaviour sets), {cases} cases each, on {jobs} thread(s){}",
         cells.len(),
         crate::checking::invariants::Invariant::ALL.len(),
-        sets.len()
+        sets.len(),
+        ex::on_version(spring_ai)
     );
     let started = Instant::now();
     let timed = match run_cells(&cells, &opts, jobs, &display) {
@@ -296,6 +299,7 @@ pub(crate) fn exhaustive(
     json: bool,
     jobs: Option<usize>,
     out_dir: Option<&Path>,
+    spring_ai: toolcall_model::model::SpringAi,
 ) -> ExitCode {
     use crate::checking::exhaustive::{Bound, Shard, Space, finish, run_part};
     let Some(bound) = Bound::named(bound) else {
@@ -305,7 +309,7 @@ pub(crate) fn exhaustive(
     if let Err(code) = out_is_writable(out_dir) {
         return code;
     }
-    let space = Space::new(&bound);
+    let space = Space::new(&bound).on(spring_ai);
     let part_of = shard.unwrap_or(Shard::WHOLE);
     if let Err(e) = part_of.usable(&space) {
         errln!("error: --{e}");
@@ -314,11 +318,12 @@ pub(crate) fn exhaustive(
     let jobs = part_of.workers(&space, workers(jobs));
     let tty = std::io::stderr().is_terminal();
     errln!(
-        "explore --exhaustive: bound {}, {} scenarios ({} to run after symmetry) under {} behaviour sets, on {jobs} thread(s)",
+        "explore --exhaustive: bound {}, {} scenarios ({} to run after symmetry) under {} behaviour sets, on {jobs} thread(s){}",
         bound.name,
         space.scenarios(),
         space.evaluated(),
-        toolcall_model::model::behavior_sets().len()
+        toolcall_model::model::behavior_sets().len(),
+        ex::on_version(spring_ai)
     );
     if shard.is_some() {
         errln!(
@@ -416,6 +421,7 @@ pub(crate) fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&P
         return code;
     }
     let mut bound_name: Option<String> = None;
+    let mut version: Option<toolcall_model::model::SpringAi> = None;
     let mut parts = Vec::new();
     for f in files {
         // A shard's findings are a few kilobytes; read under a vector
@@ -432,7 +438,7 @@ pub(crate) fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&P
                 serde_json::from_slice::<serde_json::Value>(&t).map_err(|e| e.to_string())
             })
             .and_then(|v| shard::part_from_json(&v));
-        let (name, part) = match read {
+        let (name, on, part) = match read {
             Ok(x) => x,
             Err(e) => {
                 errln!("error: {}: {e}", f.display());
@@ -448,7 +454,17 @@ pub(crate) fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&P
             );
             return ExitCode::from(2);
         }
+        if let Some(v) = version
+            && v != on
+        {
+            errln!(
+                "error: {}: a shard of Spring AI {on}, where the others are of {v}: shards of different versions cannot be merged",
+                f.display()
+            );
+            return ExitCode::from(2);
+        }
         bound_name = Some(name);
+        version = Some(on);
         parts.push((f, part));
     }
     let name = bound_name.unwrap_or_default();
@@ -456,7 +472,7 @@ pub(crate) fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&P
         errln!("error: unknown bound '{name}'");
         return ExitCode::from(2);
     };
-    let space = Space::new(&bound);
+    let space = Space::new(&bound).on(version.unwrap_or_default());
     for (f, part) in &parts {
         if let Err(e) = part.fits(&space) {
             errln!("error: {}: {e}", f.display());
@@ -498,7 +514,7 @@ fn print_report(
     if let Some(dir) = out_dir {
         let cxs = report.cells.iter().filter_map(|c| match &c.proof {
             Proof::Refuted { counterexample, .. } => Some(counterexample),
-            Proof::Proved => None,
+            Proof::Proved | Proof::NotApplicable(_) => None,
         });
         if !write_counterexamples(dir, cxs, inputs) {
             return ExitCode::from(2);

@@ -2,8 +2,11 @@
 
 use std::process::ExitCode;
 
-pub(crate) fn main_job(json: bool) -> ExitCode {
-    let job = crate::config::reproduce();
+pub(crate) fn main_job(json: bool, spring_ai: Option<&super::args::SpringAiArg>) -> ExitCode {
+    if let Some(note) = spring_ai.and_then(super::args::SpringAiArg::note) {
+        errln!("{note}");
+    }
+    let job = crate::config::reproduce_on(spring_ai.map(|v| v.version).unwrap_or_default());
     let faults = job.faults();
     if let Some(f) = faults.first() {
         errln!("error: the model failed: {f}");

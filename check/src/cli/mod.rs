@@ -98,6 +98,20 @@ pub fn main() -> ExitCode {
         errln!("error: {msg}");
         return ExitCode::from(2);
     }
+    if let Some(cmd) = &cli.command
+        && cli.spring_ai.is_some()
+        && !matches!(cmd, Cmd::Explore { .. })
+    {
+        let msg = format!(
+            "--spring-ai before `{}` is not supported: it applies to the main job (no subcommand) and `explore`",
+            matches.subcommand_name().unwrap_or("this subcommand")
+        );
+        if cli.json {
+            json_error(&msg);
+        }
+        errln!("error: {msg}");
+        return ExitCode::from(2);
+    }
     let code = dispatch(cli);
     // What is still buffered (a last line without its newline) is written
     // here: an error now is lost output like any other.
@@ -147,7 +161,7 @@ fn usage_error(e: &clap::Error, json: bool) -> ExitCode {
 
 fn dispatch(cli: Cli) -> ExitCode {
     match cli.command {
-        None => main_job(cli.json),
+        None => main_job(cli.json, cli.spring_ai.as_ref()),
         Some(Cmd::Verify { paths, json }) => verify(&paths, json || cli.json),
         Some(Cmd::Run { file, fixes: None }) => run(&file),
         Some(Cmd::Run {
@@ -164,9 +178,22 @@ fn dispatch(cli: Cli) -> ExitCode {
             jobs,
             fixes,
             out,
+            spring_ai,
         }) => {
+            let version = spring_ai.or(cli.spring_ai);
+            if let Some(note) = version.as_ref().and_then(args::SpringAiArg::note) {
+                errln!("{note}");
+            }
+            let version = version.map(|v| v.version).unwrap_or_default();
             if exhaustive {
-                explore::exhaustive(&bound, shard, json || cli.json, jobs, out.as_deref())
+                explore::exhaustive(
+                    &bound,
+                    shard,
+                    json || cli.json,
+                    jobs,
+                    out.as_deref(),
+                    version,
+                )
             } else {
                 explore::command(
                     cases,
@@ -175,6 +202,7 @@ fn dispatch(cli: Cli) -> ExitCode {
                     jobs,
                     out.as_deref(),
                     fixes.as_deref(),
+                    version,
                 )
             }
         }

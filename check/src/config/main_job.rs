@@ -17,9 +17,9 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::config::check::{CheckScenario, CheckVerdict, Setup, evaluate};
+use crate::config::check::{CheckScenario, CheckVerdict, Mark, Setup, evaluate};
 use toolcall_model::chat::Memory;
-use toolcall_model::model::{BehaviorSet, behavior_sets};
+use toolcall_model::model::{BehaviorSet, SpringAi};
 use toolcall_model::model::{OnExceeded, ToolCallLimits};
 use toolcall_model::model::{Processor, ProcessorKind};
 
@@ -215,7 +215,7 @@ fn runaway_columns(gemini: &str, v: &mut Vec<Column>) {
     }
 }
 
-/// The columns, in order.
+/// The columns, in order, on Spring AI 2.0.1.
 ///
 /// ```
 /// let c = toolcall_check::config::columns();
@@ -223,6 +223,58 @@ fn runaway_columns(gemini: &str, v: &mut Vec<Column>) {
 /// assert_eq!(c[0].id, "breach/default-processor");
 /// ```
 pub fn columns() -> Vec<Column> {
+    columns_on(SpringAi::default())
+}
+
+/// What a version other than 2.0.1 is, for the header and each column's
+/// assumptions; `None` on 2.0.1, whose table says nothing of it.
+///
+/// ```
+/// use toolcall_check::config::version_facts;
+/// use toolcall_model::model::SpringAi;
+/// assert!(version_facts(SpringAi::V1_1_2).unwrap().contains("no tool call limits"));
+/// assert_eq!(version_facts(SpringAi::V2_0_1), None);
+/// ```
+pub fn version_facts(version: SpringAi) -> Option<String> {
+    if version == SpringAi::default() {
+        None
+    } else if version.loop_in_chat_model() {
+        Some(format!(
+            "Spring AI {version} (the 1.1 line): the tool loop runs inside GoogleGenAiChatModel, with no ToolCallingAdvisor and no tool call limits (the limits' keys are not read)"
+        ))
+    } else if !version.has_limits() {
+        Some(format!(
+            "Spring AI {version}: no tool call limits (the limits' keys are not read)"
+        ))
+    } else {
+        Some(format!("Spring AI {version}"))
+    }
+}
+
+/// The columns, in order, each setup on `version` as stated: on a version
+/// without tool call limits the breach columns, and on 1.1 the memory
+/// inside the loop, are played as they are and found not applicable
+/// ([`crate::config::Mark::NotApplicable`]), never read as another setup.
+///
+/// ```
+/// use toolcall_model::model::SpringAi;
+/// let c = toolcall_check::config::columns_on(SpringAi::V1_1_2);
+/// assert!(c.iter().all(|c| c.setup.version == SpringAi::V1_1_2));
+/// assert!(c[0].assumptions.ends_with("(the limits' keys are not read)"));
+/// ```
+pub fn columns_on(version: SpringAi) -> Vec<Column> {
+    let mut v = columns_of_2_0_1();
+    if let Some(facts) = version_facts(version) {
+        for c in &mut v {
+            c.setup.version = version;
+            c.assumptions = format!("{}; {facts}", c.assumptions);
+        }
+    }
+    v
+}
+
+/// The columns as Spring AI 2.0.1 runs them.
+fn columns_of_2_0_1() -> Vec<Column> {
     let rer = Setup {
         limits: breach(OnExceeded::ReturnErrorResponse),
         ..Setup::default()
@@ -288,18 +340,24 @@ pub fn columns() -> Vec<Column> {
 /// The main job's result: one verdict per behaviour set and column.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MainJob {
+    /// The Spring AI version played.
+    pub version: SpringAi,
     /// The columns.
     pub columns: Vec<Column>,
     /// Per behaviour set, one verdict per column.
     pub rows: Vec<(BehaviorSet, Vec<CheckVerdict>)>,
+    /// The behaviour sets not played on the version, each with why
+    /// ([`crate::config::sets_on`]).
+    pub left_out: Vec<(BehaviorSet, String)>,
 }
 
 impl MainJob {
-    /// The names of the sets that survive column `c`.
+    /// The names of the sets that survive column `c`, played (a cell
+    /// not applicable on the version closes nothing).
     pub(crate) fn survivors(&self, c: usize) -> Vec<&'static str> {
         self.rows
             .iter()
-            .filter(|(_, v)| v[c].mark.survives())
+            .filter(|(_, v)| v[c].mark.survives() && v[c].mark != Mark::NotApplicable)
             .map(|(s, _)| s.name)
             .collect()
     }
@@ -324,6 +382,23 @@ impl MainJob {
     /// The result as JSON: the columns with their assumptions, one row per
     /// behaviour set with every cell's full texts, and the conclusion.
     pub fn to_value(&self) -> Value {
+        let mut v = self.value_of_2_0_1();
+        if self.version != SpringAi::default() {
+            // Only where the version changes the answer: 2.0.1's JSON is
+            // as it always was.
+            v["spring_ai"] = json!(self.version.name());
+            v["spring_ai_facts"] = json!(version_facts(self.version));
+            v["left_out"] = self
+                .left_out
+                .iter()
+                .map(|(s, why)| json!({ "set": s.name, "why": why }))
+                .collect();
+        }
+        v
+    }
+
+    /// [`MainJob::to_value`] without what only another version adds.
+    fn value_of_2_0_1(&self) -> Value {
         json!({
             "columns": self.columns.iter().map(|c| json!({
                 "id": c.id,
@@ -348,7 +423,8 @@ impl MainJob {
     }
 }
 
-/// Plays every column under every behaviour set (about 70 short loops).
+/// Plays every column under every behaviour set (about 70 short loops),
+/// on Spring AI 2.0.1.
 ///
 /// ```
 /// let job = toolcall_check::config::reproduce();
@@ -360,8 +436,25 @@ impl MainJob {
 /// assert!(job.cell("breach/json-error-processor", "breach-through-processor").unwrap().mark.survives());
 /// ```
 pub fn reproduce() -> MainJob {
-    let columns = columns();
-    let rows = behavior_sets()
+    reproduce_on(SpringAi::default())
+}
+
+/// [`reproduce`] on `version`: its columns ([`columns_on`]) under the
+/// behaviour sets played there ([`crate::config::sets_on`]).
+///
+/// ```
+/// use toolcall_check::config::{Mark, reproduce_on};
+/// use toolcall_model::model::SpringAi;
+/// let job = reproduce_on(SpringAi::V1_1_2);
+/// let breach = job.cell("breach/default-processor", "upstream").unwrap();
+/// assert_eq!(breach.mark, Mark::NotApplicable);
+/// let plain = job.cell("plain/default-processor", "upstream").unwrap();
+/// assert_eq!(plain.mark, Mark::ParseError);
+/// ```
+pub fn reproduce_on(version: SpringAi) -> MainJob {
+    let columns = columns_on(version);
+    let (sets, left_out) = crate::config::sets_on(version);
+    let rows = sets
         .into_iter()
         .map(|set| {
             let v = columns
@@ -371,7 +464,12 @@ pub fn reproduce() -> MainJob {
             (set, v)
         })
         .collect();
-    MainJob { columns, rows }
+    MainJob {
+        version,
+        columns,
+        rows,
+        left_out,
+    }
 }
 
 fn names(all: &[&'static str], some: &[&'static str]) -> String {
@@ -399,7 +497,9 @@ pub fn conclusion(job: &MainJob) -> Vec<String> {
     let (n, o) = (s.ok("throw/memory-none"), s.ok("throw/memory-outside"));
     out.push(s.line(
         2,
-        if n == o {
+        if s.not_applicable(2).is_some() {
+            String::new()
+        } else if n == o {
             format!(
                 " With no memory or the memory outside the loop, {} survives.",
                 names(all, &n)
@@ -434,13 +534,22 @@ pub fn conclusion(job: &MainJob) -> Vec<String> {
     let every: Vec<&'static str> = job
         .rows
         .iter()
-        .filter(|(_, v)| v.iter().all(|x| x.mark.survives()))
+        .filter(|(_, v)| {
+            v.iter().all(|x| x.mark.survives()) && v.iter().any(|x| x.mark != Mark::NotApplicable)
+        })
         .map(|(s, _)| s.name)
         .collect();
-    out.push(format!(
-        "Every column survives under {}.",
-        names(all, &every)
-    ));
+    out.push(
+        if job.columns.iter().any(|c| c.in_table) && s.any_not_applicable() {
+            format!(
+                "Every column that applies on Spring AI {} survives under {}.",
+                job.version,
+                names(all, &every)
+            )
+        } else {
+            format!("Every column survives under {}.", names(all, &every))
+        },
+    );
     out
 }
 
@@ -480,13 +589,41 @@ impl Survivors<'_> {
             .collect()
     }
 
-    /// Group `g`'s line: its problem, the sets that close it, then `extra`.
+    /// Group `g`'s line: its problem, the sets that close it (or why it
+    /// does not apply on the version), then `extra`.
     fn line(&self, g: usize, extra: String) -> String {
+        if let Some(why) = self.not_applicable(g) {
+            return format!("{}: not applicable: {why}.{extra}", GROUPS[g].1);
+        }
         format!(
             "{}: closed by {}.{extra}",
             GROUPS[g].1,
             names(&self.all, &self.closing(g))
         )
+    }
+
+    /// Why group `g` does not apply on the version, when every cell of its
+    /// columns in the table (of all its columns, when none is) is not
+    /// applicable: the first cell's reason.
+    fn not_applicable(&self, g: usize) -> Option<String> {
+        let cols = &self.job.columns;
+        let shown = cols.iter().any(|c| c.group == g && c.in_table);
+        let mut cells = cols
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.group == g && (c.in_table || !shown))
+            .flat_map(|(i, _)| self.job.rows.iter().map(move |(_, v)| &v[i]));
+        let first = cells.next()?;
+        let all = first.mark == Mark::NotApplicable && cells.all(|v| v.mark == Mark::NotApplicable);
+        all.then(|| first.detail.trim_end_matches(": not applicable").to_owned())
+    }
+
+    /// Whether any cell is not applicable.
+    fn any_not_applicable(&self) -> bool {
+        self.job
+            .rows
+            .iter()
+            .any(|(_, v)| v.iter().any(|x| x.mark == Mark::NotApplicable))
     }
 }
 
@@ -565,13 +702,16 @@ fn text_extra(s: &Survivors) -> String {
 /// others, so a fix of that exposes it, and a processor that writes JSON
 /// exposes it too.
 fn runaway_extra(s: &Survivors) -> String {
+    if !s.job.version.has_limits() {
+        return runaway_without_limits(s);
+    }
     let runaway = |id: &str| -> Vec<&'static str> {
         s.col(id)
             .map(|c| {
                 s.job
                     .rows
                     .iter()
-                    .filter(|(_, v)| v[c].mark == crate::config::check::Mark::Runaway)
+                    .filter(|(_, v)| v[c].mark == Mark::Runaway)
                     .map(|(s, _)| s.name)
                     .collect()
             })
@@ -600,6 +740,33 @@ fn runaway_extra(s: &Survivors) -> String {
         ));
     }
     extra
+}
+
+/// What the runaway line adds on a version without tool call limits:
+/// under which sets a repeating model is called again and again, with
+/// nothing to bound it.
+fn runaway_without_limits(s: &Survivors) -> String {
+    let ran: Vec<&'static str> = s
+        .job
+        .rows
+        .iter()
+        .filter(|(_, v)| {
+            s.job
+                .columns
+                .iter()
+                .zip(v.iter())
+                .any(|(c, x)| c.group == 4 && x.mark == Mark::Runaway)
+        })
+        .map(|(set, _)| set.name)
+        .collect();
+    if ran.is_empty() {
+        return String::new();
+    }
+    format!(
+        " Spring AI {} has no tool call limits: the model is called again and again under {}.",
+        s.job.version,
+        names(&s.all, &ran)
+    )
 }
 
 fn wrap(text: &str, width: usize) -> String {
@@ -638,13 +805,108 @@ fn legend(job: &MainJob, shown: &[usize]) -> String {
     }
     let mut out = String::new();
     for m in &marks {
-        let text = wrap(m.meaning(), 90);
+        let meaning = if *m == Mark::NotApplicable {
+            not_applicable_meaning(job.version)
+        } else {
+            m.meaning().to_owned()
+        };
+        let text = wrap(&meaning, 90);
         for (i, l) in text.lines().enumerate() {
             let word = if i == 0 { m.word() } else { "" };
             out.push_str(&format!("{word:<10}{l}\n"));
         }
     }
     out
+}
+
+/// What `n/a` means in the main job's table on `version`: what of the
+/// columns' setups the version does not have.
+fn not_applicable_meaning(version: SpringAi) -> String {
+    if version.loop_in_chat_model() {
+        format!(
+            "not applicable: Spring AI {version} has no tool call limits to breach, and no memory inside the tool loop (the loop runs inside the chat model)"
+        )
+    } else {
+        format!("not applicable: Spring AI {version} has no tool call limits to breach")
+    }
+}
+
+/// The header above the table: the version when it is not 2.0.1, the
+/// seed, and what every column runs.
+fn header(version: SpringAi) -> String {
+    let mut out = String::new();
+    if let Some(facts) = version_facts(version) {
+        out.push_str(&wrap(&format!("{facts}."), 100));
+    }
+    out.push_str(
+        "Seed 000: tool x is limited to 1 call per turn; the model calls it twice in one round.\n",
+    );
+    out.push_str(if version.loop_in_chat_model() {
+        "Every column: Gemini, and a ChatClient (GoogleGenAiChatModel runs the tool loop itself).\n\n"
+    } else {
+        "Every column: Gemini, and a ChatClient that registers ToolCallingAdvisor itself.\n\n"
+    });
+    out
+}
+
+/// The notes under the table: its words, its columns' memory, and the
+/// sets not played on the version.
+fn footnote(job: &MainJob) -> String {
+    let inside = if job.version.loop_in_chat_model() {
+        format!(
+            "inside*: the memory advisor ordered after ToolCallingAdvisor, which Spring AI {} does not have: its memory advisor always stands outside the loop.",
+            job.version
+        )
+    } else {
+        "inside*: the memory advisor ordered after ToolCallingAdvisor; ChatClient then turns the tool advisor's conversation history off.".to_owned()
+    };
+    let mut out = wrap(
+        &format!(
+            "+1 round: the breach, then one more tool round before the answer (plain text and tool \
+             throws go on one more round too). {inside} Memory: MessageWindowChatMemory, 20 messages. \
+             The next turn is built from the memory. Columns where every set survives (THROW with no \
+             memory or the memory outside, the long turn outside) and the turn that never ends are in \
+             --json and the lines below."
+        ),
+        100,
+    );
+    if let Some(line) = not_played(job.version, &job.left_out) {
+        out.push_str(&wrap(&line, 100));
+    }
+    out
+}
+
+/// The sentence naming the behaviour sets not played on `version` (the
+/// second list of [`crate::config::sets_on`]), those of one reason
+/// together; `None` when every set is played.
+///
+/// ```
+/// use toolcall_check::config::{not_played, sets_on};
+/// use toolcall_model::model::SpringAi;
+/// let v = SpringAi::V1_1_2;
+/// let line = not_played(v, &sets_on(v).1).unwrap();
+/// assert!(line.starts_with("Not played on Spring AI 1.1.2: breach-through-processor, close-dangling-calls, end-turn-after-breach ("));
+/// assert_eq!(not_played(SpringAi::V2_0_1, &sets_on(SpringAi::V2_0_1).1), None);
+/// ```
+pub fn not_played(version: SpringAi, left_out: &[(BehaviorSet, String)]) -> Option<String> {
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for (set, why) in left_out {
+        match groups.iter_mut().find(|(_, w)| *w == why.as_str()) {
+            Some((names, _)) => names.push(set.name),
+            None => groups.push((vec![set.name], why)),
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(names, why)| format!("{} ({why})", names.join(", ")))
+        .collect();
+    Some(format!(
+        "Not played on Spring AI {version}: {}. all is played with them: they change nothing there.",
+        parts.join("; ")
+    ))
 }
 
 /// The table: one line per behaviour set, the columns grouped by problem
@@ -689,13 +951,7 @@ pub fn table(job: &MainJob) -> String {
             .unwrap_or(0);
         head.div_ceil(n).max(words)
     };
-    let mut out = String::new();
-    out.push_str(
-        "Seed 000: tool x is limited to 1 call per turn; the model calls it twice in one round.\n",
-    );
-    out.push_str(
-        "Every column: Gemini, and a ChatClient that registers ToolCallingAdvisor itself.\n\n",
-    );
+    let mut out = header(job.version);
     let mut line = |cells: Vec<(usize, String)>, first: &str| {
         let mut l = format!("{first:<name_w$}");
         for (w, c) in cells {
@@ -734,15 +990,7 @@ pub fn table(job: &MainJob) -> String {
         line(cells, set.name);
     }
     out.push('\n');
-    out.push_str(&wrap(
-        "+1 round: the breach, then one more tool round before the answer (plain text and tool \
-         throws go on one more round too). inside*: the memory \
-         advisor ordered after ToolCallingAdvisor; ChatClient then turns the tool advisor's \
-         conversation history off. Memory: MessageWindowChatMemory, 20 messages. The next turn is \
-         built from the memory. Columns where every set survives (THROW with no memory or the \
-         memory outside, the long turn outside) and the turn that never ends are in --json and the lines below.",
-        100,
-    ));
+    out.push_str(&footnote(job));
     out.push_str(&legend(job, &shown));
     out.push('\n');
     for c in conclusion(job) {

@@ -23,7 +23,10 @@ pub use check::{
     Text, ToolOutput, UNKNOWN_TOOL_NAME, closing_table, evaluate, report, safe_sets, script,
     set_of,
 };
-pub use check::{Match, answered_for, fix_library, library_has, on_its_version, spring_ai_named};
+pub use check::{
+    Match, answered_for, fix_acts_on, fix_library, library_has, on_its_version, sets_on,
+    spring_ai_named,
+};
 
 pub(crate) use check::clip_lines;
 pub use check::{Answer, Options, answer};
@@ -31,7 +34,10 @@ pub(crate) use check::{describe_setup, evaluate_sets, written_names};
 
 pub use library_table::{LIBRARY_BEANS, LibraryColumns, fix_table};
 
-pub use main_job::{Column, GROUPS, MainJob, columns, conclusion, reproduce, table};
+pub use main_job::{
+    Column, GROUPS, MainJob, columns, columns_on, conclusion, not_played, reproduce, reproduce_on,
+    table, version_facts,
+};
 
 pub use profiles::{applied, environment, profile_matches};
 

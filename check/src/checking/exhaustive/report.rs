@@ -26,6 +26,10 @@ pub enum Proof {
         /// Whether `verify` on the vector shows the failure.
         replays: bool,
     },
+    /// Not applicable on the run's version: the invariant cannot arise
+    /// there, or the set is not played there ([`crate::config::sets_on`]);
+    /// why.
+    NotApplicable(String),
 }
 
 /// One cell of the exhaustive matrix.
@@ -45,12 +49,13 @@ pub struct CellProof {
 
 impl CellProof {
     /// `proved`, `vacuous` (proved, but no scenario of the bound is
-    /// applicable) or `refuted`.
+    /// applicable), `refuted` or `n/a` (not applicable on the version).
     pub(crate) fn verdict(&self) -> &'static str {
         match self.proof {
             Proof::Proved if self.applicable == 0 => "vacuous",
             Proof::Proved => "proved",
             Proof::Refuted { .. } => "refuted",
+            Proof::NotApplicable(_) => "n/a",
         }
     }
 }
@@ -60,6 +65,8 @@ impl CellProof {
 pub struct Report {
     /// The bound.
     pub bound: Bound,
+    /// The Spring AI version every scenario ran on.
+    pub version: toolcall_model::model::SpringAi,
     /// Scenarios in the bound.
     pub scenarios: u64,
     /// Scenarios run (one per symmetry class).
@@ -83,11 +90,12 @@ impl Report {
     pub(crate) fn to_text(&self) -> String {
         let sets = behavior_sets();
         let mut out = format!(
-            "toolcall-model explore --exhaustive: {} invariants under {} behaviour sets, every scenario of bound {}: \
+            "toolcall-model explore --exhaustive: {} invariants under {} behaviour sets, every scenario of bound {}{}: \
              {} scenarios ({} run, the rest their mirror images with tools a and b swapped)\n",
             Invariant::ALL.len(),
             sets.len(),
             self.bound.name,
+            crate::checking::explore::on_version(self.version),
             self.scenarios,
             self.evaluated
         );
@@ -98,8 +106,10 @@ impl Report {
         }
         out.push_str(
             "A cell shows `proved A/N`: no scenario of the bound refutes it, A of its N scenarios met the precondition; \
-             `REFUTED (size S)`: the smallest counterexample has size S.\n\n",
+             `REFUTED (size S)`: the smallest counterexample has size S.\n",
         );
+        out.push_str(&crate::checking::explore::left_out_line(self.version));
+        out.push('\n');
         out.push_str(&crate::checking::explore::table(&|set, inv| {
             self.cell(set, inv).map(|c| match &c.proof {
                 Proof::Proved => format!(
@@ -109,6 +119,7 @@ impl Report {
                     crate::checking::explore::compact(c.scenarios)
                 ),
                 Proof::Refuted { size, .. } => format!("REFUTED (size {size})"),
+                Proof::NotApplicable(_) => "n/a".to_owned(),
             })
         }));
         out.push('\n');
@@ -125,6 +136,9 @@ impl Report {
                     "{} × {}: proved ({} scenarios, bound {}; {} applicable)\n",
                     c.set, c.invariant, c.scenarios, self.bound.name, c.applicable
                 )),
+                Proof::NotApplicable(why) => {
+                    out.push_str(&format!("{} × {}: n/a: {why}\n", c.set, c.invariant));
+                }
                 Proof::Refuted {
                     size,
                     index,
@@ -152,7 +166,7 @@ impl Report {
     /// "scenarios", "applicable", "precondition", "size", "wanted",
     /// "counterexample"}]}`; `verdict` is `proved`, `vacuous` or `refuted`.
     pub(crate) fn to_json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "mode": "exhaustive",
             "bound": self.bound.to_json(),
             "scenarios": self.scenarios,
@@ -160,6 +174,7 @@ impl Report {
             "results": self.cells.iter().map(|c| {
                 let (size, wanted, cx) = match &c.proof {
                     Proof::Proved => (Value::Null, Value::Null, Value::Null),
+                    Proof::NotApplicable(why) => (Value::Null, json!(why), Value::Null),
                     Proof::Refuted { size, wanted, counterexample, .. } => (json!(size), json!(wanted), counterexample.clone()),
                 };
                 json!({
@@ -174,6 +189,11 @@ impl Report {
                     "counterexample": cx,
                 })
             }).collect::<Vec<_>>(),
-        })
+        });
+        if self.version != toolcall_model::model::SpringAi::default() {
+            v["spring_ai"] = json!(self.version.name());
+            v["left_out"] = crate::checking::explore::left_out_value(self.version);
+        }
+        v
     }
 }

@@ -340,14 +340,25 @@ pub fn judge_index(
 /// The report of a run from what it found: each refuted cell's first
 /// counterexample is built (and replayed) here.
 pub fn finish(space: &Space, part: &Part) -> Report {
+    let version = space.version();
+    let left_out = crate::config::sets_on(version).1;
     let cells = crate::checking::explore::cells()
         .iter()
         .enumerate()
         .map(|(c, cell)| {
             let (scenarios, applicable) = part.totals.get(c).copied().unwrap_or_default();
-            let proof = match part.first.get(c).copied().flatten() {
-                None => Proof::Proved,
-                Some(first) => refuted(space, cell, first),
+            let set_left_out = left_out
+                .iter()
+                .find(|(s, _)| s.name == cell.set.name)
+                .map(|(_, why)| format!("not played on Spring AI {version}: {why}"));
+            let not_here = crate::checking::explore::not_arising(cell.invariant, version);
+            let proof = match (
+                set_left_out.or(not_here),
+                part.first.get(c).copied().flatten(),
+            ) {
+                (Some(why), _) => Proof::NotApplicable(why),
+                (None, None) => Proof::Proved,
+                (None, Some(first)) => refuted(space, cell, first),
             };
             CellProof {
                 set: cell.set.name,
@@ -360,6 +371,7 @@ pub fn finish(space: &Space, part: &Part) -> Report {
         .collect();
     Report {
         bound: space.bound().clone(),
+        version,
         scenarios: space.scenarios(),
         evaluated: space.evaluated(),
         cells,
@@ -570,8 +582,9 @@ fn refuted(space: &Space, cell: &MatrixCell, (size, index): (usize, u64)) -> Pro
     let item = space.item(index).expect("a recorded index is in the space");
     let s = with_set(&space.scenario(&item), &cell.set);
     let found_by = format!(
-        "`toolcall-model explore --exhaustive --bound {}` (scenario {index}, size {size}, the first in order of size)",
-        space.bound().name
+        "`toolcall-model explore --exhaustive --bound {}{}` (scenario {index}, size {size}, the first in order of size)",
+        space.bound().name,
+        crate::checking::explore::version_flag(space.version())
     );
     match counterexample_vector(cell, &s, &found_by) {
         Some((counterexample, wanted, replays)) => Proof::Refuted {

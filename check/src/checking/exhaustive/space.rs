@@ -91,6 +91,8 @@ pub struct Space {
     table: ClassTable,
     /// The names of the tools `a` and `b`.
     tool_names: [SharedStr; 2],
+    /// The Spring AI version every scenario runs on.
+    version: toolcall_model::model::SpringAi,
 }
 
 /// One scenario of the space, by its digits.
@@ -208,6 +210,7 @@ impl Space {
             classes: outcome_classes(),
             table: class_table(),
             tool_names: tool_names(),
+            version: Default::default(),
         };
         space.evaluated = space.count_canonical();
         space
@@ -255,6 +258,26 @@ impl Space {
     }
 
     /// The bound.
+    /// The space with every scenario on `version`
+    /// ([`crate::checking::scenario::Scenario::on_version`]).
+    ///
+    /// ```
+    /// use toolcall_check::checking::exhaustive::{Bound, Space};
+    /// use toolcall_model::model::SpringAi;
+    /// let space = Space::new(&Bound::tiny()).on(SpringAi::V1_1_2);
+    /// let s = space.scenario(&space.item(0).unwrap());
+    /// assert_eq!(s.config.manager.version, SpringAi::V1_1_2);
+    /// ```
+    pub fn on(mut self, version: toolcall_model::model::SpringAi) -> Space {
+        self.version = version;
+        self
+    }
+
+    /// The Spring AI version every scenario runs on.
+    pub fn version(&self) -> toolcall_model::model::SpringAi {
+        self.version
+    }
+
     pub(crate) fn bound(&self) -> &Bound {
         &self.bound
     }
@@ -434,7 +457,7 @@ impl Space {
         } else {
             vec![]
         };
-        let mut config = LoopConfig {
+        let config = LoopConfig {
             conversation_history: mem.conversation_history,
             provider: f.provider,
             memory: mem.memory,
@@ -444,15 +467,19 @@ impl Space {
             repeat_last: f.repeat_last && !shape.key.rounds.is_empty(),
             ..LoopConfig::new(manager)
         };
-        if config.repeat_last {
-            config.max_rounds = repeating_guard(&config, &model);
-        }
-        Scenario {
+        let mut s = Scenario {
             config,
             tools,
             history,
             model,
+        };
+        if self.version != toolcall_model::model::SpringAi::default() {
+            s = s.on_version(self.version);
         }
+        if s.config.repeat_last {
+            s.config.max_rounds = repeating_guard(&s.config, &s.model);
+        }
+        s
     }
 }
 

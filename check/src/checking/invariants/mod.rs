@@ -175,6 +175,27 @@ enum_table! {
     }
 }
 
+impl Invariant {
+    /// Whether a turn on `version` can meet the invariant's precondition:
+    /// `limits`, `counting` (the counts `ToolCallLimits` keeps) and
+    /// `turn-ends` (the bound the limits state) speak of tool call limits,
+    /// which only 2.0.1 has; every other invariant arises on every version.
+    ///
+    /// ```
+    /// use toolcall_check::checking::invariants::Invariant;
+    /// use toolcall_model::model::SpringAi;
+    /// assert!(!Invariant::Limits.arises_on(SpringAi::V1_1_2));
+    /// assert!(Invariant::JsonSafe.arises_on(SpringAi::V1_1_2));
+    /// assert!(Invariant::ALL.iter().all(|i| i.arises_on(SpringAi::V2_0_1)));
+    /// ```
+    pub fn arises_on(self, version: toolcall_model::model::SpringAi) -> bool {
+        match self {
+            Invariant::Limits | Invariant::Counting | Invariant::TurnEnds => version.has_limits(),
+            _ => true,
+        }
+    }
+}
+
 /// The precondition of the invariants that speak about every turn.
 const EVERY_TURN: &str = "none: every turn";
 

@@ -222,7 +222,8 @@ pub(super) fn trace(
 /// rather than copied.
 fn replay(scenario: &Scenario, model_calls: usize, loop_toolbox: &Toolbox) -> Replayed {
     let cfg = &scenario.config.manager;
-    let fallback = cfg.resolution_fallback;
+    // As the manager looks a name up: 2.0.0 and 1.1 always ask the resolver.
+    let fallback = cfg.resolves();
     let mut tb = if loop_toolbox.tools() == scenario.tools.as_slice() {
         loop_toolbox.fresh()
     } else {

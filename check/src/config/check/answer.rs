@@ -198,12 +198,20 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
         None => None,
     };
     let version = build.as_ref().map(|b| b.version).unwrap_or_default();
+    // A release answered as the version that stands for its line (1.1.6
+    // as 1.1.2) is named as the build declares it: the first line says
+    // what it is answered as.
+    let named = build
+        .as_ref()
+        .filter(|b| matches!(b.matched, Some(super::Match::Line | super::Match::Unread)))
+        .and_then(|b| b.found.clone())
+        .unwrap_or_else(|| version.name().to_owned());
     if let Some((b, wrong)) = build.as_ref().and_then(|b| Some((b, b.wrong_starter?))) {
-        notes.push(super::wrong_starter_note(&b.file, wrong, version));
+        notes.push(super::wrong_starter_note(&b.file, wrong, version, &named));
     }
-    notes.extend(super::not_on_version(&options.app, version));
+    notes.extend(super::not_on_version(&options.app, version, &named));
     if !version.has_limits() {
-        drop_keys_since_2_0_1(&mut applied, version, &mut notes);
+        drop_keys_since_2_0_1(&mut applied, &named, &mut notes);
     }
     add_environment(&mut applied, &lookup, &set);
     let bound = bind_open(applied).map_err(|r| not_bound(*r))?;

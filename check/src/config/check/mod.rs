@@ -61,7 +61,8 @@ pub use script::{ScenarioScript, UNKNOWN_TOOL_NAME, script};
 pub(crate) use sources::clip_lines;
 pub use sources::{BuildVersion, Format, ProfileFiles, Text};
 pub use spring_ai::{
-    Match, answered_for, fix_library, library_has, on_its_version, spring_ai_named,
+    Match, answered_for, fix_acts_on, fix_library, library_has, on_its_version, sets_on,
+    spring_ai_named,
 };
 pub(crate) use spring_ai::{not_on_version, wrong_starter_note};
 pub use stop::{Refusal, Stop};

@@ -322,7 +322,7 @@ pub(super) fn apply_profiles(
 /// resolution fallback: Spring Boot ignores those keys (a note for each).
 pub(super) fn drop_keys_since_2_0_1(
     sources: &mut [(String, Vec<Entry>)],
-    version: SpringAi,
+    version: &str,
     notes: &mut Vec<String>,
 ) {
     for (origin, doc) in sources {

@@ -12,9 +12,10 @@
 //! 3), so each answers as the 1.1 line.
 
 use super::{Application, Setup};
+use crate::checking::fix_columns::{CheckerColumns, Felt};
 use crate::config::library_table::LibraryColumns;
 use toolcall_model::chat::Memory;
-use toolcall_model::model::{Fix, SpringAi};
+use toolcall_model::model::{BehaviorSet, Fix, SpringAi};
 
 /// The 1.1 releases read against 1.1.2: `1.1.0` to `1.1.8`.
 const LINE_1_1_PATCHES: std::ops::RangeInclusive<u32> = 0..=8;
@@ -77,6 +78,69 @@ pub fn spring_ai_named(v: &str) -> Result<SpringAi, String> {
             SpringAi::known()
         )),
     }
+}
+
+/// Whether `fix` can change a turn on `version`, by where the model reads
+/// it ([`Fix::felt`]): a fix read only at a breach of a tool call limit
+/// (`breach-through-processor`, `end-turn-after-breach`) needs the limits
+/// (2.0.1); `close-dangling-calls` needs a breach under `THROW` or a
+/// memory inside the loop, which 1.1 has neither of (its loop runs inside
+/// the chat model). Every other fix acts on every version.
+///
+/// ```
+/// use toolcall_check::config::fix_acts_on;
+/// use toolcall_model::model::{Fix, SpringAi};
+/// assert!(!fix_acts_on(SpringAi::V1_1_2, Fix::CloseDanglingCalls));
+/// assert!(fix_acts_on(SpringAi::V2_0_0, Fix::CloseDanglingCalls));
+/// assert!(!fix_acts_on(SpringAi::V2_0_0, Fix::EndTurnAfterBreach));
+/// assert!(fix_acts_on(SpringAi::V1_1_2, Fix::StrictJsonOrWrap));
+/// ```
+pub fn fix_acts_on(version: SpringAi, fix: Fix) -> bool {
+    match fix.felt() {
+        Felt::Breach | Felt::SecondBreach => version.has_limits(),
+        Felt::DanglingCalls => version.has_limits() || !version.loop_in_chat_model(),
+        _ => true,
+    }
+}
+
+/// The behaviour sets the main job and `explore` play on `version`, and
+/// those they leave out, each with why: a set none of whose fixes acts
+/// there ([`fix_acts_on`]: it is upstream on that version), and on 1.1 the
+/// seed's advisor, which runs inside `ToolCallingAdvisor`'s loop. `all`
+/// stays: the fixes of it that do not act there change nothing. On 2.0.1
+/// every set is played.
+///
+/// ```
+/// use toolcall_check::config::sets_on;
+/// use toolcall_model::model::{SpringAi, behavior_sets};
+/// assert_eq!(sets_on(SpringAi::V2_0_1).0, behavior_sets());
+/// let (played, left_out) = sets_on(SpringAi::V1_1_2);
+/// assert!(played.iter().any(|s| s.name == "all"));
+/// assert!(left_out.iter().any(|(s, _)| s.name == "gemini-tool-text"));
+/// assert!(left_out.iter().any(|(s, _)| s.name == "end-turn-after-breach"));
+/// ```
+pub fn sets_on(version: SpringAi) -> (Vec<BehaviorSet>, Vec<(BehaviorSet, String)>) {
+    let mut played = Vec::new();
+    let mut left_out = Vec::new();
+    for set in toolcall_model::model::behavior_sets() {
+        let fixes: Vec<Fix> = set.fixes.iter().collect();
+        if set.gemini_tool_text && version.loop_in_chat_model() {
+            left_out.push((set, format!("the seed's advisor, which runs inside ToolCallingAdvisor's loop, which Spring AI {version} does not have")));
+        } else if !fixes.is_empty() && fixes.iter().all(|f| !fix_acts_on(version, *f)) {
+            let what = if version.loop_in_chat_model() {
+                "at a breach of a tool call limit or on a memory inside the tool loop"
+            } else {
+                "at a breach of a tool call limit"
+            };
+            left_out.push((
+                set,
+                format!("fixes that act only {what}, which Spring AI {version} does not have"),
+            ));
+        } else {
+            played.push(set);
+        }
+    }
+    (played, left_out)
 }
 
 /// The fix library's starter for Spring Boot 4 and Spring AI 2.0.x.
@@ -164,12 +228,14 @@ pub fn on_its_version(setup: &Setup) -> Setup {
 }
 
 /// The notes for what the application states that its version does not
-/// have (`--memory inside`, `--history` on 1.1).
-pub(crate) fn not_on_version(app: &Application, v: SpringAi) -> Vec<String> {
+/// have (`--memory inside`, `--history` on 1.1); `named` is the version as
+/// the build declares it (`1.1.6`, answered as `v`).
+pub(crate) fn not_on_version(app: &Application, version: SpringAi, named: &str) -> Vec<String> {
     let mut notes = Vec::new();
-    if !v.loop_in_chat_model() {
+    if !version.loop_in_chat_model() {
         return notes;
     }
+    let v = named;
     if app.memory == Memory::Inside {
         notes.push(format!(
             "note: --memory inside: Spring AI {v} runs the tool loop inside the chat model, so a MessageChatMemoryAdvisor sees the turn once, as outside the loop: answered for --memory outside"
@@ -186,8 +252,8 @@ pub(crate) fn not_on_version(app: &Application, v: SpringAi) -> Vec<String> {
 
 /// The warning for a build that declares the fix library's starter for
 /// another Spring Boot than its Spring AI runs on.
-pub(crate) fn wrong_starter_note(file: &str, wrong: &str, v: SpringAi) -> String {
-    if v.loop_in_chat_model() {
+pub(crate) fn wrong_starter_note(file: &str, wrong: &str, version: SpringAi, v: &str) -> String {
+    if version.loop_in_chat_model() {
         format!(
             "warning: {file}: declares {wrong} (Spring Boot 4, Spring AI 2.0.x), which stops an application on Spring AI {v} at startup: not counted; on 1.1 use the Boot 3 starter"
         )
