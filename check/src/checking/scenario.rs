@@ -184,6 +184,9 @@ impl Scenario {
         if c.repeat_last {
             input["repeat_last"] = json!(true);
         }
+        if c.tool_call_advisor {
+            input["loop"] = json!("tool-call-advisor");
+        }
         if c.memory != Memory::None {
             if c.memory_max_messages != crate::chat::DEFAULT_MEMORY_MAX_MESSAGES {
                 input["memory_max_messages"] = json!(c.memory_max_messages.get());

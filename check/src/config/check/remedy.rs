@@ -483,6 +483,10 @@ pub struct Remedy {
     /// never ends: 1.1 has no tool call limits): each scenario with its
     /// mark, left out of the search for `fixes`. Empty on 2.0.x.
     pub beyond: Vec<(CheckScenario, super::Mark)>,
+    /// On 1.1, whether the memory stands inside `ToolCallAdvisor`'s loop
+    /// (`--memory inside`): what the library leaves there, ordering the
+    /// memory advisor before `ToolCallAdvisor` (outside the loop) changes.
+    pub memory_in_tool_call_advisor: bool,
 }
 
 impl Remedy {
@@ -519,6 +523,8 @@ impl Remedy {
             fixes,
             version: setup.version,
             beyond,
+            memory_in_tool_call_advisor: setup.version.loop_in_chat_model()
+                && setup.memory == Memory::Inside,
         }
     }
 

@@ -132,16 +132,19 @@ pub(crate) fn library_has_json_error_processor(version: SpringAi) -> bool {
 
 /// `setup` as it runs on its version: without 2.0.1's limits (2.0.0, 1.1)
 /// the limits and the resolution fallback are the defaults, which nothing
-/// reads; on 1.1 the tool loop is the chat model's, so every advisor (a memory advisor too) sees the turn once,
-/// outside the loop, and there is no `ToolCallingAdvisor` whose
-/// conversation history could be switched. Unchanged on 2.0.x.
+/// reads; on 1.1 there is no `ToolCallingAdvisor` whose conversation
+/// history could be switched. A memory inside the loop on 1.1 is 1.1's
+/// opt-in `ToolCallAdvisor` with `MessageChatMemoryAdvisor` at its default
+/// order (see [`Setup::loop_config`](super::Setup)); any other memory runs
+/// with the chat model's own loop. Unchanged on 2.0.x.
 ///
 /// ```
 /// use toolcall_check::config::{Setup, on_its_version};
 /// use toolcall_model::chat::Memory;
 /// use toolcall_model::model::SpringAi;
-/// let s = Setup { memory: Memory::Inside, version: SpringAi::V1_1_2, ..Setup::default() };
-/// assert_eq!(on_its_version(&s).memory, Memory::Outside);
+/// let s = Setup { memory: Memory::Inside, version: SpringAi::V1_1_2, conversation_history: Some(false), ..Setup::default() };
+/// assert_eq!(on_its_version(&s).memory, Memory::Inside);
+/// assert_eq!(on_its_version(&s).conversation_history, None);
 /// let s = Setup { memory: Memory::Inside, ..Setup::default() };
 /// assert_eq!(on_its_version(&s), s);
 /// ```
@@ -154,33 +157,54 @@ pub fn on_its_version(setup: &Setup) -> Setup {
         s.resolution_fallback = false;
     }
     if s.version.loop_in_chat_model() {
-        if s.memory == Memory::Inside {
-            s.memory = Memory::Outside;
-        }
         s.conversation_history = None;
     }
     s
 }
 
+/// The first 1.1 release whose `MessageChatMemoryAdvisor` and
+/// `ToolCallAdvisor` differ from 1.1.2's.
+const FIRST_PATCH_AFTER_1_1_2_ADVISORS: u32 = 3;
+
 /// The notes for what the application states that its version does not
-/// have (`--memory inside`, `--history` on 1.1).
-pub(crate) fn not_on_version(app: &Application, v: SpringAi) -> Vec<String> {
+/// have or answers differently (`--memory inside`, `--history` on 1.1).
+/// `found` is the build's version text, when a build file names one.
+pub(crate) fn not_on_version(app: &Application, v: SpringAi, found: Option<&str>) -> Vec<String> {
     let mut notes = Vec::new();
     if !v.loop_in_chat_model() {
         return notes;
     }
     if app.memory == Memory::Inside {
         notes.push(format!(
-            "note: --memory inside: Spring AI {v} runs the tool loop inside the chat model, so a MessageChatMemoryAdvisor sees the turn once, as outside the loop: answered for --memory outside"
+            "note: --memory inside: on Spring AI 1.1 that is ToolCallAdvisor (1.1.0 on) with MessageChatMemoryAdvisor at its default order, after ToolCallAdvisor's: answered for that, as on the {v} jars (docs/CHECK.md, Spring AI 1.1)"
         ));
+        if let Some(f) = found.filter(|f| advisors_differ_from_1_1_2(f)) {
+            notes.push(format!(
+                "warning: --memory inside: the verdicts are {v}'s; from 1.1.3 MessageChatMemoryAdvisor stores the last user or tool message and moves the system message first, and ToolCallAdvisor streams and has a history switch: not verified for {f} (docs/CHECK.md, Spring AI 1.1)"
+            ));
+        }
     }
     if let Some(h) = app.conversation_history {
         notes.push(format!(
-            "note: --history {}: Spring AI {v} has no ToolCallingAdvisor (the chat model's loop always sends the whole conversation): not read",
+            "note: --history {}: Spring AI {v} has no ToolCallingAdvisor (the chat model's loop and ToolCallAdvisor always send the whole conversation): not read",
             if h { "on" } else { "off" }
         ));
     }
     notes
+}
+
+/// Whether a 1.1 version text names a release whose memory advisor and
+/// `ToolCallAdvisor` differ from 1.1.2's: 1.1.3 and later, and any 1.1
+/// text not read against 1.1.2 ([`Match::Unread`]).
+fn advisors_differ_from_1_1_2(found: &str) -> bool {
+    match answered_for(found) {
+        Some((_, Match::Exact)) | None => false,
+        Some((_, Match::Unread)) => true,
+        Some((_, Match::Line)) => found
+            .strip_prefix("1.1.")
+            .and_then(|p| p.parse::<u32>().ok())
+            .is_some_and(|p| p >= FIRST_PATCH_AFTER_1_1_2_ADVISORS),
+    }
 }
 
 /// The warning for a build that declares the fix library's starter for
@@ -249,6 +273,28 @@ mod tests {
         );
         assert_eq!(spring_ai_named("2.0.1"), Ok(SpringAi::V2_0_1));
         assert!(spring_ai_named("1.1.9").is_err());
+    }
+
+    #[test]
+    fn the_releases_whose_advisors_differ_from_1_1_2() {
+        for v in ["1.1.0", "1.1.1", "1.1.2", "2.0.1", "1.0.3"] {
+            assert!(!advisors_differ_from_1_1_2(v), "{v}");
+        }
+        for v in ["1.1.3", "1.1.8", "1.1.9", "1.1.0-RC1"] {
+            assert!(advisors_differ_from_1_1_2(v), "{v}");
+        }
+        let app = Application {
+            memory: Memory::Inside,
+            ..Application::default()
+        };
+        let notes = not_on_version(&app, SpringAi::V1_1_2, Some("1.1.6"));
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[1].contains("not verified for 1.1.6"), "{notes:?}");
+        assert_eq!(
+            not_on_version(&app, SpringAi::V1_1_2, Some("1.1.2")).len(),
+            1
+        );
+        assert!(not_on_version(&app, SpringAi::V2_0_1, Some("2.0.1")).is_empty());
     }
 
     #[test]
