@@ -116,8 +116,8 @@ pub(super) fn candidate_changes(s: &Setup) -> Vec<Change> {
     if !s.processor.rethrow.is_empty() {
         v.push(Change::NoRethrow);
     }
-    // 1.1: no ToolCallingAdvisor, so no memory inside the loop and no
-    // history switch.
+    // 1.1: no ToolCallingAdvisor, so no history switch (a memory inside
+    // the loop is ToolCallAdvisor's, whose history is always on).
     let advisor = !s.version.loop_in_chat_model();
     for m in [Memory::Outside, Memory::None] {
         if s.memory != m && s.memory != Memory::None {

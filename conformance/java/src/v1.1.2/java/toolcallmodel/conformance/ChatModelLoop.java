@@ -31,7 +31,11 @@ import org.springframework.core.Ordered;
  * stub of the Gemini API ({@link GeminiApiStub}) that answers each request
  * with the vector's scripted reply, behind a real {@code ChatClient} with a
  * {@code MessageChatMemoryAdvisor} when the vector has a memory (outside the
- * loop: there is no inside on 1.1).
+ * chat model's loop). With {@code "loop": "tool-call-advisor"} the client
+ * also has 1.1's real {@code ToolCallAdvisor}, built with the vector's
+ * manager, whose loop runs instead (it turns the chat model's internal tool
+ * execution off); the memory advisor at its default order stands inside that
+ * loop ({@code "memory": "inside"}), at {@link #OUTSIDE_ORDER} outside it.
  *
  * <p>
  * Each scripted generation goes to Gemini as one candidate, which 1.1.2's
