@@ -110,8 +110,10 @@ pub fn fix_library(version: SpringAi) -> &'static str {
 /// Gemini chat model (`toolcall.fixes.strict-json-or-wrap`; its
 /// `ToolCallFixesProperties`): the fix of `all` that changes the chat
 /// model alone. There is no `ToolCallingAdvisor` on 1.1, the manager's
-/// fixes read 2.0.1's internals, and 1.1's memory stands outside the loop,
-/// where the memory's fixes have nothing to mend.
+/// fixes read 2.0.1's internals, and 1.1's memory stands outside the chat
+/// model's loop, where the memory's fixes have nothing to mend, or inside
+/// `ToolCallAdvisor`'s, whose requests it breaks in a way no memory fix
+/// mends (docs/FIXES.md).
 ///
 /// ```
 /// use toolcall_check::config::library_has;
