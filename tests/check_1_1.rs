@@ -295,7 +295,7 @@ fn what_1_1_does_not_have_is_said() {
     assert!(!out.contains("The fix library installs"), "{out}");
     assert!(
         out.contains(
-            "note: --memory inside: Spring AI 1.1.2 runs the tool loop inside the chat model"
+            "note: --memory inside: on Spring AI 1.1 that is ToolCallAdvisor (1.1.0 on) with MessageChatMemoryAdvisor at its default order"
         ),
         "{out}"
     );
@@ -303,7 +303,10 @@ fn what_1_1_does_not_have_is_said() {
         out.contains("note: --history off: Spring AI 1.1.2 has no ToolCallingAdvisor"),
         "{out}"
     );
-    assert!(out.contains("memory outside the loop (window 20)"), "{out}");
+    assert!(
+        out.contains("memory inside the loop (window 20), the tool loop in ToolCallAdvisor,"),
+        "{out}"
+    );
     let later = write(&dir, "build.gradle", &gradle_starter("1.1.9", false));
     let (code, out, _) = check(&[&app, "--build", &later]);
     assert_eq!(code, 1, "{out}");
@@ -358,7 +361,7 @@ fn notes_name_the_build_s_version() {
         "{out}"
     );
     for note in [
-        "note: --memory inside: Spring AI 1.1.6 runs the tool loop inside the chat model",
+        "not verified for 1.1.6",
         "note: --history off: Spring AI 1.1.6 has no ToolCallingAdvisor",
         "Spring AI 1.1.6 has no 'spring.ai.tools.limits.on-limit-exceeded'",
     ] {
@@ -368,4 +371,53 @@ fn notes_name_the_build_s_version() {
         !out.contains("note: --memory inside: Spring AI 1.1.2"),
         "{out}"
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--memory inside` on 1.1 is ToolCallAdvisor with the memory advisor at
+/// its default order, answered as the model runs it on the 1.1.2 jars
+/// (tests/vectors/v1.1.2/advisor-*): from the second request of a tool
+/// turn on, the memory's copy of the call stands before the loop's own, so
+/// Gemini rejects even a JSON tool's turn; ordering the memory before
+/// ToolCallAdvisor is the advice. On a release after 1.1.2 the verdicts
+/// are said to be 1.1.2's, not verified there.
+#[test]
+fn memory_inside_on_1_1_is_tool_call_advisor_s() {
+    let dir = scratch("check-1-1-advisor");
+    let app = write(
+        &dir,
+        "application.properties",
+        "spring.ai.tools.throw-exception-on-error=false\n",
+    );
+    let build = write(&dir, "pom.xml", &pom("1.1.2", false));
+    let (code, out, _) = check(&[
+        &app, "--build", &build, "--memory", "inside", "--tools", "json",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("the tool loop in ToolCallAdvisor"), "{out}");
+    assert!(
+        out.contains("12-rounds (rejected): Gemini rejects request 2 of the turn"),
+        "{out}"
+    );
+    assert!(
+        out.contains("order MessageChatMemoryAdvisor before ToolCallAdvisor (--memory outside)"),
+        "{out}"
+    );
+    assert!(!out.contains("not verified"), "{out}");
+    let (_, outside, _) = check(&[
+        &app, "--build", &build, "--memory", "outside", "--tools", "json",
+    ]);
+    assert!(
+        outside.contains("the tool loop inside the chat model"),
+        "{outside}"
+    );
+    assert!(!outside.contains("12-rounds"), "{outside}");
+    let later = write(&dir, "build.gradle", &gradle_starter("1.1.6", false));
+    let (_, out, _) = check(&[&app, "--build", &later, "--memory", "inside"]);
+    assert!(
+        out.contains("warning: --memory inside: the verdicts are 1.1.2's; from 1.1.3")
+            && out.contains("not verified for 1.1.6"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -454,8 +454,9 @@ fn on_1_1(mut v: Value) -> Value {
 
 /// A generated `tool_loop` vector (already [`on_1_1`]) as one the loop
 /// inside 1.1.2's `GoogleGenAiChatModel` can run through the Gemini API
-/// stub (docs/BEHAVIOUR.md section 13): no memory inside the loop and
-/// conversation history on (neither applies), provider Gemini, each scripted
+/// stub (docs/BEHAVIOUR.md section 13): a memory inside the loop is
+/// `ToolCallAdvisor`'s (`"loop": "tool-call-advisor"`, section 13.1),
+/// conversation history on (neither loop has a switch), provider Gemini, each scripted
 /// generation as 1.1.2's `responseCandidateToGeneration` gives it back
 /// (finish reason `STOP`, no message metadata, a call's id `""` and its
 /// generation's text `""`, another's text never null, arguments a compact
@@ -473,8 +474,10 @@ fn loop_on_1_1(mut v: Value) -> Value {
         .and_then(Value::as_object_mut)
         .expect("a tool_loop input");
     input.insert("provider".into(), "gemini".into());
+    // A memory inside the loop is 1.1's opt-in ToolCallAdvisor's, with the
+    // memory advisor at its default order.
     if input.get("memory").and_then(Value::as_str) == Some("inside") {
-        input.insert("memory".into(), "outside".into());
+        input.insert("loop".into(), "tool-call-advisor".into());
     }
     input.remove("repeat_last");
     let stream = input.get("stream").and_then(Value::as_bool) == Some(true);
@@ -598,12 +601,15 @@ fn generated_1_1_scenarios() {
         .collect();
     let mut tally = Tally::default();
     let (mut found, mut out_of_scope) = (Vec::new(), Vec::new());
+    let mut advisor_loops = 0;
     for i in 0..cases {
         let k = (i as usize) % ops.len();
         let mut tree = strategies[k]
             .new_tree(&mut runner)
             .expect("a generated vector");
-        let judged = verdict(&mut java, &dir, &tree.current());
+        let current = tree.current();
+        advisor_loops += usize::from(current["input"]["loop"] == "tool-call-advisor");
+        let judged = verdict(&mut java, &dir, &current);
         tally.add(&judged);
         match judged {
             Comparison::OutOfScope(reason) => out_of_scope.push(format!("{i}: {reason}")),
@@ -618,8 +624,12 @@ fn generated_1_1_scenarios() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     println!(
-        "generated 1.1 scenarios against the real 1.1.2 classes (seed {seed}): {}",
+        "generated 1.1 scenarios against the real 1.1.2 classes (seed {seed}): {} ({advisor_loops} tool loops in ToolCallAdvisor)",
         tally.summary()
+    );
+    assert!(
+        cases < 200 || advisor_loops > 0,
+        "no generated tool loop ran ToolCallAdvisor's loop"
     );
     assert!(
         found.is_empty() && tally.failed == 0,

@@ -164,6 +164,10 @@ const BROKEN: &[(&str, Reader)] = &[
         Reader::Refuses("/manager/max_calls_per_tool"),
     ),
     (
+        "loop-on-spring-ai-2.0.1.json",
+        Reader::Refuses("/input/loop"),
+    ),
+    (
         "memory-window-without-memory.json",
         Reader::Refuses("/input/memory_max_messages"),
     ),
@@ -184,6 +188,10 @@ const BROKEN: &[(&str, Reader)] = &[
     (
         "spring-ai-1.1.2-memory-inside-loop.json",
         Reader::Refuses("/input/memory"),
+    ),
+    (
+        "spring-ai-1.1.2-unknown-loop.json",
+        Reader::Refuses("/input/loop"),
     ),
     ("spring-ai-2.0.0-with-fixes.json", Reader::Refuses("/fixes")),
     (
@@ -233,7 +241,7 @@ fn schema_and_reader_refuse_every_broken_vector() {
         names, listed,
         "tests/schema_broken/ and BROKEN list the same files, sorted"
     );
-    assert!((8..=25).contains(&files.len()));
+    assert!((8..=30).contains(&files.len()));
     let mut failures = Vec::new();
     for ((name, expected), f) in BROKEN.iter().zip(&files) {
         let bytes = std::fs::read(f).expect("readable");

@@ -41,6 +41,7 @@ mod tests;
 mod turn;
 
 pub use turn::{Answer, Ask, Asking, Turn};
+pub(crate) use turn::{IN_TOOL_CALL_ADVISOR, NO_ADVISOR};
 
 /// Where the chat model's requests go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -104,6 +105,15 @@ pub struct LoopConfig {
     /// `TOOL_FEEDBACK` to the next instructions after each tool round
     /// (docs/BEHAVIOUR.md section 6.4, spring-ai issue 6842).
     pub tool_feedback: bool,
+    /// On a version whose tool loop is the chat model's own
+    /// ([`SpringAi::loop_in_chat_model`], 1.1), whether the application
+    /// registers 1.1's opt-in `ToolCallAdvisor`, whose loop then runs
+    /// instead, over the chat model with internal tool execution off: the
+    /// same rounds as `ToolCallingAdvisor`'s, with the history always on,
+    /// a memory inside it at its default order, and no stream
+    /// (docs/BEHAVIOUR.md section 13.1). On 2.0 the loop is always the
+    /// advisor's, and this changes nothing.
+    pub tool_call_advisor: bool,
 }
 
 /// The user message the `tool-feedback` advisor appends after each tool
@@ -144,11 +154,38 @@ impl LoopConfig {
             memory_start: Vec::new(),
             stream: None,
             tool_feedback: false,
+            tool_call_advisor: false,
         }
     }
 
     fn fixes(&self) -> Fixes {
         self.manager.fixes
+    }
+
+    /// Whether the tool loop is the chat model's own: on a version where it
+    /// is ([`SpringAi::loop_in_chat_model`]) unless `ToolCallAdvisor` runs
+    /// it ([`LoopConfig::tool_call_advisor`]).
+    ///
+    /// ```
+    /// use toolcall_model::chat::LoopConfig;
+    /// use toolcall_model::model::SpringAi;
+    /// let mut cfg = LoopConfig::default();
+    /// cfg.manager.version = SpringAi::V1_1_2;
+    /// assert!(cfg.loop_in_chat_model());
+    /// cfg.tool_call_advisor = true;
+    /// assert!(!cfg.loop_in_chat_model());
+    /// ```
+    pub fn loop_in_chat_model(&self) -> bool {
+        self.manager.version.loop_in_chat_model() && !self.tool_call_advisor
+    }
+
+    /// Whether the loop is 1.1's `ToolCallAdvisor`'s, whose `adviseStream`
+    /// is not implemented (`Flux.error(new
+    /// UnsupportedOperationException("Unimplemented method
+    /// 'adviseStream'"))`, v1.1.2) and which has no conversation history
+    /// switch.
+    pub(crate) fn tool_call_advisor_of_1_1(&self) -> bool {
+        self.manager.version.loop_in_chat_model() && self.tool_call_advisor
     }
 }
 
@@ -326,15 +363,18 @@ pub enum LoopError {
     TooManyRounds(usize),
     /// The configuration asks for something the version's loop does not
     /// have: on Spring AI 1.1 the loop runs inside the chat model
-    /// ([`SpringAi::loop_in_chat_model`]), so no advisor runs inside it.
-    #[error(
-        "{what}: Spring AI {version} has no ToolCallingAdvisor (its tool loop runs inside the chat model): not applicable"
-    )]
+    /// ([`SpringAi::loop_in_chat_model`]), so no advisor runs inside it;
+    /// its opt-in `ToolCallAdvisor` ([`LoopConfig::tool_call_advisor`])
+    /// has no conversation history switch, and an advisor of this project
+    /// inside it is not modelled.
+    #[error("{what}: Spring AI {version} {why}: not applicable")]
     NotApplicable {
         /// The version.
         version: SpringAi,
         /// What the configuration asks for.
         what: &'static str,
+        /// What the version's loop is instead.
+        why: &'static str,
     },
     /// A streamed round of a loop inside the chat model whose order Java
     /// does not decide: `GoogleGenAiChatModel#internalStream` runs the
@@ -555,7 +595,7 @@ fn drive(
             _ => done,
         };
         let version = cfg.manager.version;
-        if version.loop_in_chat_model() && model.unordered(reply) {
+        if cfg.loop_in_chat_model() && model.unordered(reply) {
             return Err(LoopError::Unordered {
                 version,
                 call: done + 1,

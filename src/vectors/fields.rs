@@ -305,6 +305,7 @@ pub(super) const OP_INPUT_KEYS: &[(&str, &[&str])] = &[
             "memory_start",
             "stream",
             "repeat_last",
+            "loop",
         ],
     ),
 ];

@@ -138,6 +138,10 @@ pub enum Op {
         memory_max_messages: i32,
         /// The memory's content at the start.
         memory_start: Vec<Message>,
+        /// On Spring AI 1.1, whether the loop is `ToolCallAdvisor`'s
+        /// (`"loop": "tool-call-advisor"`) rather than the chat model's
+        /// ([`LoopConfig::tool_call_advisor`](crate::chat::LoopConfig::tool_call_advisor)).
+        tool_call_advisor: bool,
     },
 }
 
@@ -153,6 +157,7 @@ impl Op {
             memory,
             memory_max_messages,
             memory_start,
+            tool_call_advisor,
             ..
         } = self
         else {
@@ -167,6 +172,7 @@ impl Op {
             memory_max_messages: max,
             memory_start: memory_start.clone(),
             repeat_last: *repeat_last,
+            tool_call_advisor: *tool_call_advisor,
             ..base.clone()
         })
     }

@@ -304,9 +304,12 @@ fn fixes_for(obj: &Map<String, Value>, spring_ai: SpringAi) -> Result<Fixes, Vec
 
 /// The op, and what the vector's version runs of it: on a version whose
 /// tool loop runs inside the chat model (Spring AI 1.1, docs/BEHAVIOUR.md
-/// section 13), a `tool_loop` has no `ToolCallingAdvisor`, so nothing that
-/// sits inside the advisor's loop applies: a memory inside it, conversation
-/// history off, an advisor. Each is refused at its place.
+/// section 13), a `tool_loop` is that loop unless `/input/loop` names 1.1's
+/// opt-in `ToolCallAdvisor` (section 13.1). The chat model's loop has no
+/// advisor inside it, so a memory inside it, conversation history off and
+/// an advisor are refused; `ToolCallAdvisor` takes a memory inside it but
+/// has no history switch, and this project's advisors are not modelled in
+/// it. On 2.0 the loop is always the advisor's, and `/input/loop` is refused.
 fn op_for(
     obj: &Map<String, Value>,
     spring_ai: SpringAi,
@@ -314,13 +317,30 @@ fn op_for(
     conversation_history: bool,
 ) -> Result<Op, VectorError> {
     let op = op_from(obj)?;
-    if !spring_ai.loop_in_chat_model() {
-        return Ok(op);
-    }
-    let Op::ToolLoop { memory, .. } = &op else {
+    let Op::ToolLoop {
+        memory,
+        tool_call_advisor,
+        ..
+    } = &op
+    else {
         return Ok(op);
     };
-    let refused = if *memory == Memory::Inside {
+    let named = obj
+        .get("input")
+        .and_then(|i| field(i.as_object()?, "loop"))
+        .is_some();
+    if !spring_ai.loop_in_chat_model() {
+        return match named {
+            true => Err(err(
+                "/input/loop",
+                format!(
+                    "on Spring AI {spring_ai} the tool loop is ToolCallingAdvisor's: /input/loop names the loop of a 1.1 vector"
+                ),
+            )),
+            false => Ok(op),
+        };
+    }
+    let refused = if *memory == Memory::Inside && !tool_call_advisor {
         Some(("/input/memory", "a memory inside the tool loop"))
     } else if !conversation_history {
         Some(("/manager/conversation_history", "conversation history off"))
@@ -329,12 +349,14 @@ fn op_for(
     } else {
         None
     };
+    let why = match tool_call_advisor {
+        false => crate::chat::tool_loop::NO_ADVISOR,
+        true => crate::chat::tool_loop::IN_TOOL_CALL_ADVISOR,
+    };
     match refused {
         Some((at, what)) => Err(err(
             at,
-            format!(
-                "{what}: Spring AI {spring_ai} has no ToolCallingAdvisor (its tool loop runs inside the chat model): not applicable"
-            ),
+            format!("{what}: Spring AI {spring_ai} {why}: not applicable"),
         )),
         None => Ok(op),
     }
@@ -579,7 +601,18 @@ fn tool_loop_from(input: &Map<String, Value>) -> Result<Op, VectorError> {
     };
     let (memory, memory_max_messages, memory_start) = memory_from(input)?;
     let repeat_last = repeat_last_from(input)?;
+    let tool_call_advisor = match choice(input, "loop")? {
+        None | Some("chat-model") => false,
+        Some("tool-call-advisor") => true,
+        Some(l) => {
+            return Err(err(
+                "/input/loop",
+                format!("unknown loop '{l}' (known: chat-model, tool-call-advisor)"),
+            ));
+        }
+    };
     Ok(Op::ToolLoop {
+        tool_call_advisor,
         history: messages(input.get("history"), "/input/history")?,
         model,
         repeat_last,

@@ -44,7 +44,7 @@ impl Scenario {
     ///     history: vec![Message::user("hi")], model: vec![] };
     /// s.config.memory = Memory::Inside;
     /// let on = s.on_version(SpringAi::V1_1_2);
-    /// assert_eq!(on.config.memory, Memory::Outside);
+    /// assert!(on.config.tool_call_advisor);
     /// assert_eq!(on.config.manager.version, SpringAi::V1_1_2);
     /// ```
     pub fn on_version(&self, version: toolcall_model::model::SpringAi) -> Scenario {
@@ -56,9 +56,9 @@ impl Scenario {
             c.manager.resolution_fallback = false;
         }
         if version.loop_in_chat_model() {
-            if c.memory == Memory::Inside {
-                c.memory = Memory::Outside;
-            }
+            // On 1.1 a memory inside the loop is inside ToolCallAdvisor's,
+            // whose requests always carry the whole conversation.
+            c.tool_call_advisor = c.memory == Memory::Inside;
             c.conversation_history = true;
         }
         s
@@ -115,7 +115,10 @@ impl Scenario {
                         // call (`Answering::answer_chunks`), not on the
                         // round's aggregate.
                         let in_model = self.config.manager.version.loop_in_chat_model();
-                        match chunks.iter().find(|c| !toolcall_model::chat::reaches_client(c)) {
+                        match chunks
+                            .iter()
+                            .find(|c| !toolcall_model::chat::reaches_client(c))
+                        {
                             Some(c) if in_model => c.clone(),
                             _ => vec![toolcall_model::chat::aggregate_chunks(&chunks)],
                         }
@@ -233,6 +236,9 @@ impl Scenario {
         }
         if c.repeat_last {
             input["repeat_last"] = json!(true);
+        }
+        if c.tool_call_advisor {
+            input["loop"] = json!("tool-call-advisor");
         }
         if c.memory != Memory::None {
             if c.memory_max_messages != toolcall_model::chat::DEFAULT_MEMORY_MAX_MESSAGES {

@@ -240,7 +240,7 @@ pub fn version_facts(version: SpringAi) -> Option<String> {
         None
     } else if version.loop_in_chat_model() {
         Some(format!(
-            "Spring AI {version} (the 1.1 line): the tool loop runs inside GoogleGenAiChatModel, with no ToolCallingAdvisor and no tool call limits (the limits' keys are not read)"
+            "Spring AI {version} (the 1.1 line): the tool loop runs inside GoogleGenAiChatModel, or in ToolCallAdvisor where the application adds it, with no ToolCallingAdvisor and no tool call limits (the limits' keys are not read)"
         ))
     } else if !version.has_limits() {
         Some(format!(
@@ -823,9 +823,7 @@ fn legend(job: &MainJob, shown: &[usize]) -> String {
 /// columns' setups the version does not have.
 fn not_applicable_meaning(version: SpringAi) -> String {
     if version.loop_in_chat_model() {
-        format!(
-            "not applicable: Spring AI {version} has no tool call limits to breach, and no memory inside the tool loop (the loop runs inside the chat model)"
-        )
+        format!("not applicable: Spring AI {version} has no tool call limits to breach")
     } else {
         format!("not applicable: Spring AI {version} has no tool call limits to breach")
     }
@@ -842,7 +840,7 @@ fn header(version: SpringAi) -> String {
         "Seed 000: tool x is limited to 1 call per turn; the model calls it twice in one round.\n",
     );
     out.push_str(if version.loop_in_chat_model() {
-        "Every column: Gemini, and a ChatClient (GoogleGenAiChatModel runs the tool loop itself).\n\n"
+        "Every column: Gemini, a ChatClient; the loop GoogleGenAiChatModel's own (inside*: ToolCallAdvisor's).\n\n"
     } else {
         "Every column: Gemini, and a ChatClient that registers ToolCallingAdvisor itself.\n\n"
     });
@@ -854,7 +852,7 @@ fn header(version: SpringAi) -> String {
 fn footnote(job: &MainJob) -> String {
     let inside = if job.version.loop_in_chat_model() {
         format!(
-            "inside*: the memory advisor ordered after ToolCallingAdvisor, which Spring AI {} does not have: its memory advisor always stands outside the loop.",
+            "inside*: ToolCallAdvisor added, with MessageChatMemoryAdvisor at its default order, after ToolCallAdvisor's: the memory advisor stands inside that loop (Spring AI {} has no ToolCallingAdvisor).",
             job.version
         )
     } else {

@@ -216,6 +216,54 @@ fn on_1_1_what_only_the_advisor_has_is_not_applicable() {
     assert!(run_loop(&inside, vec![Message::user("u")], &[text("a")], &mut tb).is_ok());
 }
 
+/// 1.1's opt-in `ToolCallAdvisor` takes a memory inside its loop (at the
+/// memory advisor's default order), whose 1.1 `before` prepends it to every
+/// round's whole history and stores the user message again: the second
+/// request holds the memory's copy of the call before the loop's own. It
+/// has no history switch, and it fails every stream.
+#[test]
+fn on_1_1_tool_call_advisor_runs_the_memory_inside_and_refuses_streams() {
+    let advisor = LoopConfig {
+        memory: Memory::Inside,
+        tool_call_advisor: true,
+        ..on_1_1()
+    };
+    let mut tb = Toolbox::new(vec![ToolSpec::returning("x", "{}")]);
+    let model = [calls(&["x"]), text("done")];
+    let (run, sent) =
+        run_loop_with_messages(&advisor, vec![Message::user("u")], &model, &mut tb).unwrap();
+    assert_eq!(run.kind, EndKind::Completed);
+    let second = &sent.attempted[1];
+    let kinds: Vec<bool> = second.iter().map(Message::is_user).collect();
+    // u, the stored call, u again, the loop's call, its response.
+    assert_eq!(kinds, [true, false, true, false, false], "{second:?}");
+    assert!(
+        run.api().is_err(),
+        "Gemini rejects the call followed by a user message"
+    );
+    let users = run.memory.iter().filter(|m| m.is_user()).count();
+    assert_eq!((run.memory.len(), users), (4, 2), "{:?}", run.memory);
+    let history_off = LoopConfig {
+        conversation_history: false,
+        ..advisor.clone()
+    };
+    let e = run_loop(&history_off, vec![Message::user("u")], &model, &mut tb).unwrap_err();
+    assert!(e.to_string().contains("ToolCallAdvisor"), "{e}");
+    let streamed = LoopConfig {
+        stream: Some(Default::default()),
+        ..advisor
+    };
+    let run = run_loop(&streamed, vec![Message::user("u")], &model, &mut tb).unwrap();
+    assert_eq!(run.kind, EndKind::Error);
+    assert!(run.requests.is_empty() && run.memory.is_empty());
+    let e = run.error.unwrap();
+    assert_eq!(e.class, "java.lang.UnsupportedOperationException");
+    assert_eq!(
+        e.message.as_deref(),
+        Some("Unimplemented method 'adviseStream'")
+    );
+}
+
 #[test]
 fn on_1_1_the_outside_memory_stores_the_user_message_and_the_answer_only() {
     let cfg = LoopConfig {

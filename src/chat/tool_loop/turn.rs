@@ -22,6 +22,21 @@ use crate::model::manager::{
 use crate::model::message::{Generation, Message, ToolResponse};
 use crate::model::tools::{ToolSpec, Toolbox, duplicate_request_names};
 
+/// `java.lang.UnsupportedOperationException`.
+const UNSUPPORTED_OPERATION: &str = "java.lang.UnsupportedOperationException";
+
+/// The message of the exception 1.1.2's `ToolCallAdvisor#adviseStream`
+/// fails every stream with.
+const UNIMPLEMENTED_ADVISE_STREAM: &str = "Unimplemented method 'adviseStream'";
+
+/// Why 1.1's chat model loop refuses what sits inside an advisor's loop.
+pub(crate) const NO_ADVISOR: &str =
+    "has no ToolCallingAdvisor (its tool loop runs inside the chat model)";
+
+/// Why 1.1's `ToolCallAdvisor` refuses conversation history off and an
+/// advisor of this project inside it.
+pub(crate) const IN_TOOL_CALL_ADVISOR: &str = "runs ToolCallAdvisor's loop, which always sends the whole history and is not modelled with another advisor inside it";
+
 /// One user turn through the tool loop, between two model calls: the pure
 /// state of `ToolCallingAdvisor.adviseCall`'s loop, in the mould of the
 /// manager's [`Batch`](crate::model::Batch).
@@ -299,6 +314,12 @@ impl<'c> Turn<'c> {
         if let Some(e) = self.refused.take() {
             return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(*e))));
         }
+        if self.streamed.is_some() && self.cfg.tool_call_advisor_of_1_1() {
+            // ToolCallAdvisor#adviseStream of v1.1.2 fails the stream before
+            // the chain goes on: a memory inside it is never reached.
+            let e = JavaException::new(UNSUPPORTED_OPERATION, Some(UNIMPLEMENTED_ADVISE_STREAM));
+            return Ok(Ask::End(self.finish(EndKind::Error, vec![], Some(e))));
+        }
         if self.calls >= self.cfg.max_rounds {
             return Err(LoopError::TooManyRounds(self.cfg.max_rounds));
         }
@@ -313,13 +334,18 @@ impl<'c> Turn<'c> {
     /// only `ToolCallingAdvisor` has: no advisor sits between the loop and
     /// the model (`GoogleGenAiChatModel#internalCall` recurses on
     /// `new Prompt(conversationHistory, options)`, line 473 of v1.1.2).
+    /// 1.1's `ToolCallAdvisor` takes a memory inside its loop, but always
+    /// sends the whole history (its next instructions are the manager's
+    /// `conversationHistory`, line 123 of v1.1.2), and this project's
+    /// advisors inside it are not modelled.
     fn applicable(&self) -> Result<(), LoopError> {
         let cfg = self.cfg;
         let version = cfg.manager.version;
         if !version.loop_in_chat_model() {
             return Ok(());
         }
-        let what = if cfg.memory == Memory::Inside {
+        let advisor = cfg.tool_call_advisor;
+        let what = if cfg.memory == Memory::Inside && !advisor {
             "a memory inside the tool loop"
         } else if !cfg.conversation_history {
             "conversation history off"
@@ -330,7 +356,11 @@ impl<'c> Turn<'c> {
         } else {
             return Ok(());
         };
-        Err(LoopError::NotApplicable { version, what })
+        let why = match advisor {
+            false => NO_ADVISOR,
+            true => IN_TOOL_CALL_ADVISOR,
+        };
+        Err(LoopError::NotApplicable { version, what, why })
     }
 
     /// Whether each prompt is the turn history unchanged, so that requests
@@ -677,7 +707,7 @@ impl<'c> Asking<'c> {
         chunks: &[Vec<Generation>],
         toolbox: &mut Toolbox,
     ) -> Answer<'c> {
-        if self.turn.cfg.manager.version.loop_in_chat_model()
+        if self.turn.cfg.loop_in_chat_model()
             && let Some(i) = chunks.iter().position(|c| !reaches_client(c))
         {
             if let Some(received) = &mut self.turn.streamed {

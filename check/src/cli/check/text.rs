@@ -447,23 +447,32 @@ fn remedy_text(a: &Answer, code: u8) -> String {
     out
 }
 
-/// On 1.1, what no switch of the library closes, and how to accept it.
+/// On 1.1, what no switch of the library closes, what the application
+/// can do instead, and how to accept it.
 fn beyond_text(r: &crate::config::Remedy) -> String {
     let mut out = String::new();
     for (s, m) in &r.beyond {
-        let why = if *m == Mark::Runaway {
-            format!(
-                "Spring AI {} has no tool call limits: nothing bounds the chat model's tool loop",
-                r.version
+        let v = r.version;
+        let (why, instead) = if *m == Mark::Runaway {
+            (
+                format!(
+                    "Spring AI {v} has no tool call limits: nothing bounds the chat model's tool loop"
+                ),
+                "bound the loop in the application",
+            )
+        } else if r.memory_in_tool_call_advisor {
+            (
+                format!("not one of its switches on Spring AI {v} changes it"),
+                "order MessageChatMemoryAdvisor before ToolCallAdvisor (--memory outside)",
             )
         } else {
-            format!(
-                "not one of its switches on Spring AI {} changes it",
-                r.version
+            (
+                format!("not one of its switches on Spring AI {v} changes it"),
+                "change the application",
             )
         };
         out.push_str(&format!(
-            "  {} ({}) stays with every switch of the fix library: {why}; bound the loop in the application, or accept it: --accept-finding '{} {}'\n",
+            "  {} ({}) stays with every switch of the fix library: {why}; {instead}, or accept it: --accept-finding '{} {}'\n",
             s.column(),
             m.word(),
             s.column(),

@@ -209,7 +209,8 @@ pub fn answer(sources: Sources<'_>, options: &Options) -> Result<Answer, Stop> {
     if let Some((b, wrong)) = build.as_ref().and_then(|b| Some((b, b.wrong_starter?))) {
         notes.push(super::wrong_starter_note(&b.file, wrong, version, &named));
     }
-    notes.extend(super::not_on_version(&options.app, version, &named));
+    let found = build.as_ref().and_then(|b| b.found.as_deref());
+    notes.extend(super::not_on_version(&options.app, version, &named, found));
     if !version.has_limits() {
         drop_keys_since_2_0_1(&mut applied, &named, &mut notes);
     }

@@ -326,8 +326,12 @@ impl Setup {
             version: self.version,
             ..Config::default()
         };
+        // On 1.1 the loop is the chat model's, or with a memory inside it
+        // ToolCallAdvisor's: both always send the whole history.
+        let in_1_1 = self.version.loop_in_chat_model();
         LoopConfig {
-            conversation_history: self.history(),
+            conversation_history: in_1_1 || self.history(),
+            tool_call_advisor: in_1_1 && self.memory == Memory::Inside,
             provider: self.provider,
             memory: self.memory,
             gemini_tool_text: set.gemini_tool_text,
@@ -700,7 +704,10 @@ pub(crate) fn describe_setup(s: &Setup) -> String {
         Memory::Outside => format!("memory outside the loop (window {})", s.memory_max_messages),
         Memory::Inside => format!("memory inside the loop (window {})", s.memory_max_messages),
     });
-    if s.version.loop_in_chat_model() {
+    if s.version.loop_in_chat_model() && s.memory == Memory::Inside {
+        // 1.1: ToolCallAdvisor, which has no history switch.
+        parts.push("the tool loop in ToolCallAdvisor".into());
+    } else if s.version.loop_in_chat_model() {
         // 1.1: no ToolCallingAdvisor, whose switch the history would be.
         parts.push("the tool loop inside the chat model".into());
     } else {

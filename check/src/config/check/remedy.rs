@@ -116,8 +116,8 @@ pub(super) fn candidate_changes(s: &Setup) -> Vec<Change> {
     if !s.processor.rethrow.is_empty() {
         v.push(Change::NoRethrow);
     }
-    // 1.1: no ToolCallingAdvisor, so no memory inside the loop and no
-    // history switch.
+    // 1.1: no ToolCallingAdvisor, so no history switch (a memory inside
+    // the loop is ToolCallAdvisor's, whose history is always on).
     let advisor = !s.version.loop_in_chat_model();
     for m in [Memory::Outside, Memory::None] {
         if s.memory != m && s.memory != Memory::None {
@@ -484,6 +484,10 @@ pub struct Remedy {
     /// never ends: 1.1 has no tool call limits): each scenario with its
     /// mark, left out of the search for `fixes`. Empty on 2.0.x.
     pub beyond: Vec<(CheckScenario, super::Mark)>,
+    /// On 1.1, whether the memory stands inside `ToolCallAdvisor`'s loop
+    /// (`--memory inside`): what the library leaves there, ordering the
+    /// memory advisor before `ToolCallAdvisor` (outside the loop) changes.
+    pub memory_in_tool_call_advisor: bool,
 }
 
 impl Remedy {
@@ -520,6 +524,8 @@ impl Remedy {
             fixes,
             version: setup.version,
             beyond,
+            memory_in_tool_call_advisor: setup.version.loop_in_chat_model()
+                && setup.memory == Memory::Inside,
         }
     }
 

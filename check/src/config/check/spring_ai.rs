@@ -83,14 +83,13 @@ pub fn spring_ai_named(v: &str) -> Result<SpringAi, String> {
 /// Whether `fix` can change a turn on `version`, by where the model reads
 /// it ([`Fix::felt`]): a fix read only at a breach of a tool call limit
 /// (`breach-through-processor`, `end-turn-after-breach`) needs the limits
-/// (2.0.1); `close-dangling-calls` needs a breach under `THROW` or a
-/// memory inside the loop, which 1.1 has neither of (its loop runs inside
-/// the chat model). Every other fix acts on every version.
+/// (2.0.1). Every other fix acts on every version: `close-dangling-calls`
+/// on a memory inside the loop, which 1.1 has inside `ToolCallAdvisor`'s.
 ///
 /// ```
 /// use toolcall_check::config::fix_acts_on;
 /// use toolcall_model::model::{Fix, SpringAi};
-/// assert!(!fix_acts_on(SpringAi::V1_1_2, Fix::CloseDanglingCalls));
+/// assert!(fix_acts_on(SpringAi::V1_1_2, Fix::CloseDanglingCalls));
 /// assert!(fix_acts_on(SpringAi::V2_0_0, Fix::CloseDanglingCalls));
 /// assert!(!fix_acts_on(SpringAi::V2_0_0, Fix::EndTurnAfterBreach));
 /// assert!(fix_acts_on(SpringAi::V1_1_2, Fix::StrictJsonOrWrap));
@@ -98,7 +97,10 @@ pub fn spring_ai_named(v: &str) -> Result<SpringAi, String> {
 pub fn fix_acts_on(version: SpringAi, fix: Fix) -> bool {
     match fix.felt() {
         Felt::Breach | Felt::SecondBreach => version.has_limits(),
-        Felt::DanglingCalls => version.has_limits() || !version.loop_in_chat_model(),
+        // A memory inside the loop is on every version (on 1.1 inside
+        // ToolCallAdvisor's loop), and so are the calls it leaves without
+        // a response.
+        Felt::DanglingCalls => true,
         _ => true,
     }
 }
@@ -127,11 +129,7 @@ pub fn sets_on(version: SpringAi) -> (Vec<BehaviorSet>, Vec<(BehaviorSet, String
         if set.gemini_tool_text && version.loop_in_chat_model() {
             left_out.push((set, format!("the seed's advisor, which runs inside ToolCallingAdvisor's loop, which Spring AI {version} does not have")));
         } else if !fixes.is_empty() && fixes.iter().all(|f| !fix_acts_on(version, *f)) {
-            let what = if version.loop_in_chat_model() {
-                "at a breach of a tool call limit or on a memory inside the tool loop"
-            } else {
-                "at a breach of a tool call limit"
-            };
+            let what = "at a breach of a tool call limit";
             left_out.push((
                 set,
                 format!("fixes that act only {what}, which Spring AI {version} does not have"),
@@ -175,8 +173,10 @@ pub fn fix_library(version: SpringAi) -> &'static str {
 /// Gemini chat model (`toolcall.fixes.strict-json-or-wrap`; its
 /// `ToolCallFixesProperties`): the fix of `all` that changes the chat
 /// model alone. There is no `ToolCallingAdvisor` on 1.1, the manager's
-/// fixes read 2.0.1's internals, and 1.1's memory stands outside the loop,
-/// where the memory's fixes have nothing to mend.
+/// fixes read 2.0.1's internals, and 1.1's memory stands outside the chat
+/// model's loop, where the memory's fixes have nothing to mend, or inside
+/// `ToolCallAdvisor`'s, whose requests it breaks in a way no memory fix
+/// mends (docs/FIXES.md).
 ///
 /// ```
 /// use toolcall_check::config::library_has;
@@ -197,16 +197,19 @@ pub(crate) fn library_has_json_error_processor(version: SpringAi) -> bool {
 
 /// `setup` as it runs on its version: without 2.0.1's limits (2.0.0, 1.1)
 /// the limits and the resolution fallback are the defaults, which nothing
-/// reads; on 1.1 the tool loop is the chat model's, so every advisor (a memory advisor too) sees the turn once,
-/// outside the loop, and there is no `ToolCallingAdvisor` whose
-/// conversation history could be switched. Unchanged on 2.0.x.
+/// reads; on 1.1 there is no `ToolCallingAdvisor` whose conversation
+/// history could be switched. A memory inside the loop on 1.1 is 1.1's
+/// opt-in `ToolCallAdvisor` with `MessageChatMemoryAdvisor` at its default
+/// order (see [`Setup::loop_config`](super::Setup)); any other memory runs
+/// with the chat model's own loop. Unchanged on 2.0.x.
 ///
 /// ```
 /// use toolcall_check::config::{Setup, on_its_version};
 /// use toolcall_model::chat::Memory;
 /// use toolcall_model::model::SpringAi;
-/// let s = Setup { memory: Memory::Inside, version: SpringAi::V1_1_2, ..Setup::default() };
-/// assert_eq!(on_its_version(&s).memory, Memory::Outside);
+/// let s = Setup { memory: Memory::Inside, version: SpringAi::V1_1_2, conversation_history: Some(false), ..Setup::default() };
+/// assert_eq!(on_its_version(&s).memory, Memory::Inside);
+/// assert_eq!(on_its_version(&s).conversation_history, None);
 /// let s = Setup { memory: Memory::Inside, ..Setup::default() };
 /// assert_eq!(on_its_version(&s), s);
 /// ```
@@ -219,18 +222,25 @@ pub fn on_its_version(setup: &Setup) -> Setup {
         s.resolution_fallback = false;
     }
     if s.version.loop_in_chat_model() {
-        if s.memory == Memory::Inside {
-            s.memory = Memory::Outside;
-        }
         s.conversation_history = None;
     }
     s
 }
 
+/// The first 1.1 release whose `MessageChatMemoryAdvisor` and
+/// `ToolCallAdvisor` differ from 1.1.2's.
+const FIRST_PATCH_AFTER_1_1_2_ADVISORS: u32 = 3;
+
 /// The notes for what the application states that its version does not
-/// have (`--memory inside`, `--history` on 1.1); `named` is the version as
-/// the build declares it (`1.1.6`, answered as `v`).
-pub(crate) fn not_on_version(app: &Application, version: SpringAi, named: &str) -> Vec<String> {
+/// have or answers differently (`--memory inside`, `--history` on 1.1);
+/// `named` is the version as the build declares it (`1.1.6`, answered as
+/// `version`), `found` the build's version text when a build file names one.
+pub(crate) fn not_on_version(
+    app: &Application,
+    version: SpringAi,
+    named: &str,
+    found: Option<&str>,
+) -> Vec<String> {
     let mut notes = Vec::new();
     if !version.loop_in_chat_model() {
         return notes;
@@ -238,16 +248,35 @@ pub(crate) fn not_on_version(app: &Application, version: SpringAi, named: &str) 
     let v = named;
     if app.memory == Memory::Inside {
         notes.push(format!(
-            "note: --memory inside: Spring AI {v} runs the tool loop inside the chat model, so a MessageChatMemoryAdvisor sees the turn once, as outside the loop: answered for --memory outside"
+            "note: --memory inside: on Spring AI 1.1 that is ToolCallAdvisor (1.1.0 on) with MessageChatMemoryAdvisor at its default order, after ToolCallAdvisor's: answered for that, as on the {version} jars (docs/CHECK.md, Spring AI 1.1)"
         ));
+        if let Some(f) = found.filter(|f| advisors_differ_from_1_1_2(f)) {
+            notes.push(format!(
+                "warning: --memory inside: the verdicts are {version}'s; from 1.1.3 MessageChatMemoryAdvisor stores the last user or tool message and moves the system message first, and ToolCallAdvisor streams and has a history switch: not verified for {f} (docs/CHECK.md, Spring AI 1.1)"
+            ));
+        }
     }
     if let Some(h) = app.conversation_history {
         notes.push(format!(
-            "note: --history {}: Spring AI {v} has no ToolCallingAdvisor (the chat model's loop always sends the whole conversation): not read",
+            "note: --history {}: Spring AI {v} has no ToolCallingAdvisor (the chat model's loop and ToolCallAdvisor always send the whole conversation): not read",
             if h { "on" } else { "off" }
         ));
     }
     notes
+}
+
+/// Whether a 1.1 version text names a release whose memory advisor and
+/// `ToolCallAdvisor` differ from 1.1.2's: 1.1.3 and later, and any 1.1
+/// text not read against 1.1.2 ([`Match::Unread`]).
+fn advisors_differ_from_1_1_2(found: &str) -> bool {
+    match answered_for(found) {
+        Some((_, Match::Exact)) | None => false,
+        Some((_, Match::Unread)) => true,
+        Some((_, Match::Line)) => found
+            .strip_prefix("1.1.")
+            .and_then(|p| p.parse::<u32>().ok())
+            .is_some_and(|p| p >= FIRST_PATCH_AFTER_1_1_2_ADVISORS),
+    }
 }
 
 /// The warning for a build that declares the fix library's starter for
@@ -316,6 +345,28 @@ mod tests {
         );
         assert_eq!(spring_ai_named("2.0.1"), Ok(SpringAi::V2_0_1));
         assert!(spring_ai_named("1.1.9").is_err());
+    }
+
+    #[test]
+    fn the_releases_whose_advisors_differ_from_1_1_2() {
+        for v in ["1.1.0", "1.1.1", "1.1.2", "2.0.1", "1.0.3"] {
+            assert!(!advisors_differ_from_1_1_2(v), "{v}");
+        }
+        for v in ["1.1.3", "1.1.8", "1.1.9", "1.1.0-RC1"] {
+            assert!(advisors_differ_from_1_1_2(v), "{v}");
+        }
+        let app = Application {
+            memory: Memory::Inside,
+            ..Application::default()
+        };
+        let notes = not_on_version(&app, SpringAi::V1_1_2, "1.1.6", Some("1.1.6"));
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[1].contains("not verified for 1.1.6"), "{notes:?}");
+        assert_eq!(
+            not_on_version(&app, SpringAi::V1_1_2, "1.1.2", Some("1.1.2")).len(),
+            1
+        );
+        assert!(not_on_version(&app, SpringAi::V2_0_1, "2.0.1", Some("2.0.1")).is_empty());
     }
 
     #[test]

@@ -11,6 +11,7 @@ import io.github.toolcallmodel.geministub.GeminiApiStub;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
+import org.springframework.ai.chat.client.advisor.ToolCallAdvisor;
 import org.springframework.ai.chat.client.advisor.api.Advisor;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.InMemoryChatMemoryRepository;
@@ -22,6 +23,7 @@ import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.google.genai.RecordingGeminiModel;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.core.Ordered;
 
 /**
  * The {@code tool_loop} op on Spring AI 1.1.2, whose tool loop is the chat
@@ -31,7 +33,11 @@ import org.springframework.ai.model.tool.ToolExecutionResult;
  * stub of the Gemini API ({@link GeminiApiStub}) that answers each request
  * with the vector's scripted reply, behind a real {@code ChatClient} with a
  * {@code MessageChatMemoryAdvisor} when the vector has a memory (outside the
- * loop: there is no inside on 1.1).
+ * chat model's loop). With {@code "loop": "tool-call-advisor"} the client
+ * also has 1.1's real {@code ToolCallAdvisor}, built with the vector's
+ * manager, whose loop runs instead (it turns the chat model's internal tool
+ * execution off); the memory advisor at its default order stands inside that
+ * loop ({@code "memory": "inside"}), at {@link #OUTSIDE_ORDER} outside it.
  *
  * <p>
  * Each scripted generation goes to Gemini as one candidate, which 1.1.2's
@@ -59,6 +65,18 @@ final class ChatModelLoop {
 	/** The model's own guard ({@code LoopConfig.max_rounds}): a fault of the vector. */
 	static final int MAX_ROUNDS = 1000;
 
+	/** {@code /input/loop}: the chat model's own loop (the default). */
+	static final String CHAT_MODEL = "chat-model";
+
+	/**
+	 * {@code /input/loop}: {@code ToolCallAdvisor}'s loop, over the chat model
+	 * with internal tool execution off.
+	 */
+	static final String TOOL_CALL_ADVISOR = "tool-call-advisor";
+
+	/** A memory advisor's order before ToolCallAdvisor's default (HIGHEST_PRECEDENCE + 300). */
+	static final int OUTSIDE_ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
+
 	/** What 1.1.2's {@code responseCandidateToGeneration} adds to each reply's message metadata. */
 	private static final Set<String> GEMINI_METADATA = Set.of("candidateIndex", "finishReason");
 
@@ -78,18 +96,25 @@ final class ChatModelLoop {
 		if (!provider.equals("gemini")) {
 			throw new Json.Fault("/input/provider: unknown provider '" + provider + "' (known: gemini, none)");
 		}
-		String memory = input.get("memory") == null ? "none" : Json.str(input.get("memory"), "/input/memory");
-		if (memory.equals("inside")) {
-			throw new Json.Fault("/input/memory: a memory inside the tool loop: Spring AI " + Upstream.VERSION
-					+ " has no ToolCallingAdvisor (its tool loop runs inside the chat model): not applicable");
+		String loop = input.get("loop") == null ? CHAT_MODEL : Json.str(input.get("loop"), "/input/loop");
+		if (!loop.equals(CHAT_MODEL) && !loop.equals(TOOL_CALL_ADVISOR)) {
+			throw new Json.Fault("/input/loop: unknown loop '" + loop + "' (known: " + CHAT_MODEL + ", "
+					+ TOOL_CALL_ADVISOR + ")");
 		}
-		if (!memory.equals("none") && !memory.equals("outside")) {
+		boolean advisorLoop = loop.equals(TOOL_CALL_ADVISOR);
+		String memory = input.get("memory") == null ? "none" : Json.str(input.get("memory"), "/input/memory");
+		if (memory.equals("inside") && !advisorLoop) {
+			throw new Json.Fault("/input/memory: a memory inside the tool loop: Spring AI " + Upstream.VERSION
+					+ "'s chat model loop has no advisor inside it (the loop runs inside the chat model): "
+					+ "not applicable");
+		}
+		if (!List.of("none", "inside", "outside").contains(memory)) {
 			throw new Json.Fault("/input/memory: unknown memory '" + memory + "' (known: none, inside, outside)");
 		}
 		if (!Json.bool(s.manager.get("conversation_history"), true, "/manager/conversation_history")) {
 			throw new Json.Fault("/manager/conversation_history: conversation history off: Spring AI "
-					+ Upstream.VERSION + " has no ToolCallingAdvisor (its tool loop runs inside the chat model): "
-					+ "not applicable");
+					+ Upstream.VERSION + " has no ToolCallingAdvisor (its tool loop runs inside the chat model, "
+					+ "and ToolCallAdvisor always sends the whole history): not applicable");
 		}
 		Integer maxMessages = null;
 		List<Message> start = List.of();
@@ -113,7 +138,7 @@ final class ChatModelLoop {
 		ChatMemory chatMemory = null;
 		try {
 			manager = s.buildManager();
-			if (memory.equals("outside")) {
+			if (!memory.equals("none")) {
 				chatMemory = Upstream.memory(repository, maxMessages, s.fixes);
 			}
 		}
@@ -130,7 +155,17 @@ final class ChatModelLoop {
 		}
 		List<Advisor> advisors = new ArrayList<>();
 		if (chatMemory != null) {
-			advisors.add(MessageChatMemoryAdvisor.builder(chatMemory).build());
+			// At its default order (DEFAULT_CHAT_MEMORY_PRECEDENCE_ORDER) the
+			// memory comes after ToolCallAdvisor (HIGHEST_PRECEDENCE + 300):
+			// inside its loop; ordered before it, outside.
+			var builder = MessageChatMemoryAdvisor.builder(chatMemory);
+			if (advisorLoop && memory.equals("outside")) {
+				builder.order(OUTSIDE_ORDER);
+			}
+			advisors.add(builder.build());
+		}
+		if (advisorLoop) {
+			advisors.add(ToolCallAdvisor.builder().toolCallingManager(manager).build());
 		}
 
 		try (GeminiApiStub stub = new GeminiApiStub((st, i) -> answer(replies, repeatLast, st, i))) {

@@ -115,8 +115,10 @@ final class Upstream {
 	}
 
 	/**
-	 * No ToolCallingAdvisor in 1.1: the loop is the chat model's own, run by
-	 * {@link ChatModelLoop}; an advisor inside it is not applicable.
+	 * No ToolCallingAdvisor in 1.1: the loop is the chat model's own, or 1.1's
+	 * ToolCallAdvisor's ({@code "loop": "tool-call-advisor"}), both run by
+	 * {@link ChatModelLoop}; an advisor of this project inside it is not
+	 * applicable.
 	 */
 	static Map<String, Object> toolLoop(Scenario s, Map<String, Object> input, boolean geminiToolText,
 			boolean feedback) {
