@@ -26,7 +26,7 @@ pub use check::{Match, answered_for, fix_library, library_has, on_its_version, s
 
 pub(crate) use check::clip_lines;
 pub use check::{Answer, Options, answer};
-pub(crate) use check::{describe_setup, evaluate_sets, written_names};
+pub(crate) use check::{describe_setup, evaluate_sets, report_sets, written_names};
 
 pub use main_job::{Column, GROUPS, MainJob, columns, conclusion, reproduce, table};
 

@@ -42,10 +42,23 @@ public class JudgeBench {
 			+ "\"memory\":\"inside\",\"memory_window\":20,\"provider\":\"gemini\",\"streaming\":false,"
 			+ "\"tools\":\"text\",\"fixes\":\"strict-json-or-wrap,close-dangling-calls,store-answered-generation,"
 			+ "keep-current-turn\",\"fix_library\":\"strict-json-or-wrap,close-dangling-calls,"
-			+ "store-answered-generation,keep-current-turn\"}";
+			+ "store-answered-generation,keep-current-turn\",\"answer\":\"asked\"}";
+
+	/**
+	 * {@link #PATH} asked as {@code question}: {@code asked} (the set in effect
+	 * and its remedy, what the library asks) or {@code report} (every
+	 * behaviour set and the remedy, check's whole answer).
+	 */
+	static String path(String question) {
+		return PATH.replace("\"answer\":\"asked\"", "\"answer\":\"" + question + "\"");
+	}
 
 	@Param({ "compiled", "interpreted" })
 	public String machine;
+
+	/** {@code asked}, or {@code report} with {@code -p question=report}. */
+	@Param({ "asked" })
+	public String question;
 
 	private Judge judge;
 
@@ -75,7 +88,7 @@ public class JudgeBench {
 	@Warmup(iterations = 0)
 	@Measurement(iterations = 1)
 	public String firstVerdict() {
-		return this.judge.judge(PATH);
+		return this.judge.judge(path(this.question));
 	}
 
 	/** A verdict once the JVM has judged for a while. */
@@ -85,7 +98,7 @@ public class JudgeBench {
 	@Warmup(iterations = 3, time = 2)
 	@Measurement(iterations = 3, time = 2)
 	public String verdict() {
-		return this.judge.judge(PATH);
+		return this.judge.judge(path(this.question));
 	}
 
 }

@@ -148,10 +148,14 @@ final class PathJudge implements AutoCloseable {
 
 	/**
 	 * A path's facts as the judge's input (docs/JUDGE.md): the same facts the
-	 * path's {@code toolcall-model check} line states, field for flag. No rule
-	 * here: each field is a fact of the path or left to the judge's default.
+	 * path's {@code toolcall-model check} line states, field for flag, the
+	 * findings accepted ({@code toolcall.fixes.judge.accept}), and the question
+	 * a path asks ({@code "answer": "asked"}: the set in effect and, where it
+	 * breaks, the remedy; not every behaviour set's report, which costs far more).
+	 * No rule here: each field is a fact of the path or left to the judge's default.
 	 */
-	static Map<String, Object> input(Map<String, Object> facts, String provider, String tools, List<String> on) {
+	static Map<String, Object> input(Map<String, Object> facts, String provider, String tools, List<String> on,
+			List<String> accepted) {
 		Map<String, Object> in = new LinkedHashMap<>();
 		Object version = facts.get("springAiVersion");
 		if ("2.0.0".equals(version) || "2.0.1".equals(version)) {
@@ -176,6 +180,10 @@ final class PathJudge implements AutoCloseable {
 		String set = on.isEmpty() ? "upstream" : String.join(",", on);
 		in.put("fixes", set);
 		in.put("fix_library", set);
+		if (!accepted.isEmpty()) {
+			in.put("accepted", List.copyOf(accepted));
+		}
+		in.put("answer", "asked");
 		return in;
 	}
 
