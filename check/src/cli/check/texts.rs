@@ -221,11 +221,11 @@ pub fn judge_setup_with_library(
 /// [`judge_setup_with_library`]'s answer narrowed to what a running
 /// application asks of a request path: `setup`, `asked` and `spring_ai`
 /// as there, and `fix_it_today` only where the set asked about breaks in
-/// some scenario (accepted or not) or its gate fails (a stale accepted
-/// finding); `null` elsewhere. No `sets` and no `legend`: no other
-/// behaviour set is played (upstream only for the remedy), so the answer
-/// costs the asked set's scenarios, and the remedy's search only where
-/// one is due. Each part present equals the whole answer's.
+/// some scenario (accepted or not), else `null`. No `sets` and no
+/// `legend`: no other behaviour set is played (upstream only for the
+/// remedy), so the answer costs the asked set's scenarios, and the
+/// remedy's search only where one is due. Each part present equals the
+/// whole answer's.
 ///
 /// ```
 /// use toolcall_check::config::Setup;
@@ -254,12 +254,16 @@ pub fn judge_setup_asked(
     let code = if gate.passes() { 0 } else { super::UNSAFE };
     // The remedy names upstream's smallest change: upstream's report, the
     // one set besides the asked one that it reads.
-    let remedy = (!mine.safe() || !gate.passes()).then(|| {
-        let upstream: Vec<BehaviorSet> = toolcall_model::model::behavior_sets()
-            .into_iter()
-            .filter(|s| s.name == "upstream")
-            .collect();
-        let upstream = crate::config::report_sets(setup, &upstream);
+    let remedy = (!mine.safe()).then(|| {
+        let upstream = if mine.set.name == "upstream" {
+            vec![mine.clone()]
+        } else {
+            let upstream: Vec<BehaviorSet> = toolcall_model::model::behavior_sets()
+                .into_iter()
+                .filter(|s| s.name == "upstream")
+                .collect();
+            crate::config::report_sets(setup, &upstream)
+        };
         Remedy::find(setup, &upstream, base, accepted).to_value()
     });
     Ok(json!({

@@ -56,19 +56,36 @@ public class JudgeBench {
 	@Param({ "compiled", "interpreted" })
 	public String machine;
 
+	/**
+	 * Whether the load includes {@link Judge#warmUp()} (as the fix library
+	 * loads it): {@code -p warmed=true}.
+	 */
+	@Param({ "false" })
+	public boolean warmed;
+
 	/** {@code asked}, or {@code report} with {@code -p question=report}. */
 	@Param({ "asked" })
 	public String question;
 
-	private Judge judge;
-
-	private static Judge load(String machine) {
-		return "compiled".equals(machine) ? Judge.load() : Judge.loadInterpreted();
+	private Judge loadNow() {
+		Judge j = "compiled".equals(this.machine) ? Judge.load() : Judge.loadInterpreted();
+		return this.warmed ? j.warmUp() : j;
 	}
 
-	@Setup(Level.Iteration)
-	public void loaded() {
-		this.judge = load(this.machine);
+	/**
+	 * The judge loaded before a verdict's measurement; a state of its own, so
+	 * that {@link #load()} measures the JVM's first load, not a second one.
+	 */
+	@State(Scope.Benchmark)
+	public static class Loaded {
+
+		Judge judge;
+
+		@Setup(Level.Iteration)
+		public void loaded(JudgeBench bench) {
+			this.judge = bench.loadNow();
+		}
+
 	}
 
 	/** The module loaded in a fresh JVM. */
@@ -78,7 +95,7 @@ public class JudgeBench {
 	@Warmup(iterations = 0)
 	@Measurement(iterations = 1)
 	public Judge load() {
-		return load(this.machine);
+		return loadNow();
 	}
 
 	/** A path's first verdict, right after the load, in a fresh JVM. */
@@ -87,8 +104,8 @@ public class JudgeBench {
 	@Fork(5)
 	@Warmup(iterations = 0)
 	@Measurement(iterations = 1)
-	public String firstVerdict() {
-		return this.judge.judge(path(this.question));
+	public String firstVerdict(Loaded loaded) {
+		return loaded.judge.judge(path(this.question));
 	}
 
 	/** A verdict once the JVM has judged for a while. */
@@ -97,8 +114,8 @@ public class JudgeBench {
 	@Fork(1)
 	@Warmup(iterations = 3, time = 2)
 	@Measurement(iterations = 3, time = 2)
-	public String verdict() {
-		return this.judge.judge(path(this.question));
+	public String verdict(Loaded loaded) {
+		return loaded.judge.judge(path(this.question));
 	}
 
 }

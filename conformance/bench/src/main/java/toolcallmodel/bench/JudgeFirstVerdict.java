@@ -9,7 +9,9 @@ import io.github.toolcallmodel.judge.Judge;
  * The judge's load and a path's first verdicts in this fresh JVM, in wall
  * time and in the thread's CPU time (which a busy machine inflates less than
  * JMH's wall clock): {@code java -cp ... toolcallmodel.bench.JudgeFirstVerdict
- * compiled|interpreted [PATHS [asked|report]]} prints one line per step.
+ * compiled|interpreted [PATHS [asked|report [warm]]]} prints one line per
+ * step; {@code warm} warms the judge up after the load ({@link Judge#warmUp()},
+ * as the fix library does).
  */
 public final class JudgeFirstVerdict {
 
@@ -25,6 +27,12 @@ public final class JudgeFirstVerdict {
 		long used = cpu.getCurrentThreadCpuTime();
 		Judge judge = "compiled".equals(machine) ? Judge.load() : Judge.loadInterpreted();
 		report(machine + " load", wall, used, cpu);
+		if (args.length > 3 && "warm".equals(args[3])) {
+			wall = System.nanoTime();
+			used = cpu.getCurrentThreadCpuTime();
+			judge.warmUp();
+			report(machine + " warm-up", wall, used, cpu);
+		}
 		for (int i = 1; i <= paths; i++) {
 			// Each path its own facts, as the library's paths differ (the window here).
 			String facts = JudgeBench.path(question).replace("\"memory_window\":20", "\"memory_window\":" + (20 + i));

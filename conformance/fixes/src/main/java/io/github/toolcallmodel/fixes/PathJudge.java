@@ -18,9 +18,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The judge of the request paths: {@code toolcall-model check}'s WebAssembly
- * module ({@link Judge}, run by Chicory) loaded once, on the application's
- * judge thread, when the first path is seen, and asked for each path's verdict
- * there, so that no request waits for it. A module that does not load or answer is a warning;
+ * module ({@link Judge}, run by Chicory) loaded and warmed up once, on the
+ * application's judge thread, as the application starts, and asked for each
+ * path's verdict there, so that no request waits for it. A module that does not load or answer is a warning;
  * the requests go on as before.
  */
 final class PathJudge implements AutoCloseable {
@@ -44,7 +44,7 @@ final class PathJudge implements AutoCloseable {
 
 	private static String loadFailure;
 
-	private static volatile String loaded = "not yet (loaded when the first request path is seen)";
+	private static volatile String loaded = "not yet (loading on the judge's thread)";
 
 	/**
 	 * Answers by input: a verdict is the module's for its input alone, and one
@@ -89,6 +89,16 @@ final class PathJudge implements AutoCloseable {
 		}
 	}
 
+	/** Loads and warms up the module on the judge's thread, ahead of the first path. */
+	void preload() {
+		try {
+			this.thread.execute(PathJudge::judgeLoaded);
+		}
+		catch (RejectedExecutionException e) {
+			// Closing: the paths, if any, say so.
+		}
+	}
+
 	private static Verdict verdict(Judge j, String input) {
 		synchronized (answers) {
 			Verdict known = answers.get(input);
@@ -107,10 +117,13 @@ final class PathJudge implements AutoCloseable {
 		if (judge == null && loadFailure == null) {
 			long start = System.nanoTime();
 			try {
-				judge = Judge.load();
+				Judge j = Judge.load();
 				long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-				loaded = "loaded in " + ms + " ms (toolcall-model check's WebAssembly module on Chicory, "
-						+ "compiled to JVM bytecode)";
+				j.warmUp();
+				long warm = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - ms;
+				judge = j;
+				loaded = "loaded in " + ms + " ms and warmed up in " + warm + " ms (toolcall-model check's "
+						+ "WebAssembly module on Chicory, compiled to JVM bytecode)";
 				log.info("toolcall-fixes: the judge " + loaded);
 			}
 			catch (RuntimeException | LinkageError e) {

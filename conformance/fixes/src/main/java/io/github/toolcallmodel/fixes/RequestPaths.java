@@ -111,6 +111,9 @@ public final class RequestPaths implements AutoCloseable {
 		this.fixes = fixes;
 		this.shared = shared;
 		this.memoryBean = memoryBean;
+		if (judging()) {
+			this.judge.preload();
+		}
 	}
 
 	/** Stops the judge's thread with the application. */

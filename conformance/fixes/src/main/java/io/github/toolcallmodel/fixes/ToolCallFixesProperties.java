@@ -286,7 +286,7 @@ public class ToolCallFixesProperties {
 
 		/**
 		 * Judge each request path when first seen (toolcall-model check's WebAssembly
-		 * module, loaded on a thread of its own when the first path is seen). False: no
+		 * module, loaded on a thread of its own as the application starts). False: no
 		 * module is loaded, and the paths are reported without a verdict.
 		 */
 		private boolean enabled = true;
@@ -294,8 +294,7 @@ public class ToolCallFixesProperties {
 		/**
 		 * Findings accepted on every path, one line each as toolcall-model check
 		 * --accept reads them: SCENARIO MARK [SET] [# why]. A path whose only breaks
-		 * are accepted is safe; an accepted finding no longer found makes it not
-		 * safe, as in check.
+		 * are accepted is safe, as check's gate has it.
 		 */
 		private List<String> accept = new ArrayList<>();
 

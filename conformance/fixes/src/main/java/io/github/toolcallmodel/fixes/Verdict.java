@@ -51,7 +51,7 @@ public record Verdict(boolean safe, List<String> scenarios, List<String> staleAc
 	/**
 	 * {@code fix_it_today} in one line: the configuration change, else the
 	 * library's properties; {@code null} (a path's question, where the set in
-	 * effect breaks nowhere and its gate passes) needs none.
+	 * effect breaks nowhere) needs none.
 	 */
 	private static String remedy(JsonNode today) {
 		if (today == null || today.isNull()) {

@@ -69,8 +69,7 @@ class JudgePropertiesTests {
 
 	/**
 	 * The findings the path breaks with, accepted as check names them, make it
-	 * safe; one more that no longer happens makes it not safe again, as check's
-	 * gate does.
+	 * safe; with one of them left out, the path is not safe for that one.
 	 */
 	@Test
 	void acceptedFindingsReachTheJudgeAsCheckReadsThem() {
@@ -79,26 +78,36 @@ class JudgePropertiesTests {
 			unsafe(stub).run(context -> findings.addAll(findings(onePath(context).judgeInput())));
 		}
 		assertThat(findings).isNotEmpty();
-		ApplicationContextRunner accepting = null;
 		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
-			accepting = unsafe(stub);
-			for (int i = 0; i < findings.size(); i++) {
-				accepting = accepting.withPropertyValues("toolcall.fixes.judge.accept[" + i + "]=" + findings.get(i));
-			}
-			accepting.run(context -> {
+			accepting(stub, findings).run(context -> {
 				RequestPaths.Path path = onePath(context);
 				assertThat(path.judgeInput().get("accepted")).isEqualTo(findings);
 				assertThat(path.verdict()).isEqualTo("safe");
 			});
 		}
+		// One left out is named, and then, as check's gate names them, one more
+		// that no longer happens.
+		List<String> most = new ArrayList<>(findings.subList(1, findings.size()));
+		most.add("text+call dropped # no longer found");
+		assertThat(findings.get(0)).isEqualTo("plain-text parse");
 		assertThat(findings).noneMatch(f -> f.startsWith("text-and-call "));
 		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
-			accepting.withPropertyValues("toolcall.fixes.judge.accept[" + findings.size() + "]=text+call dropped # once")
-				.run(context -> assertThat(onePath(context).verdict())
-					.startsWith("not safe: accepted but no longer found: ")
-					.contains("\"scenario\":\"text+call\"")
-					.contains("; remedy: "));
+			accepting(stub, most).run(context -> {
+				RequestPaths.Path path = onePath(context);
+				assertThat(path.verdict()).as(path.judgeInput().toString())
+					.startsWith("not safe: plain, accepted but no longer found: {\"scenario\":\"text+call\"")
+					.contains("; remedy: with the fix library: toolcall.fixes.strict-json-or-wrap=true");
+			});
 		}
+	}
+
+	/** {@link #unsafe} with {@code toolcall.fixes.judge.accept} set to {@code findings}. */
+	private static ApplicationContextRunner accepting(GeminiStub stub, List<String> findings) {
+		ApplicationContextRunner runner = unsafe(stub);
+		for (int i = 0; i < findings.size(); i++) {
+			runner = runner.withPropertyValues("toolcall.fixes.judge.accept[" + i + "]=" + findings.get(i));
+		}
+		return runner;
 	}
 
 	/**
