@@ -11,6 +11,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import com.dylibso.chicory.runtime.ChicoryInterruptedException;
 import io.github.toolcallmodel.judge.Judge;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -106,7 +107,16 @@ final class PathJudge implements AutoCloseable {
 				return known;
 			}
 		}
-		Verdict v = Verdict.of(j.judge(input));
+		Verdict v;
+		try {
+			v = Verdict.of(j.judge(input));
+		}
+		catch (ChicoryInterruptedException e) {
+			// Stopped inside the module (its application closed): its memory may be
+			// mid-change, so the next question gets a module loaded afresh.
+			discard(j);
+			throw e;
+		}
 		synchronized (answers) {
 			answers.put(input, v);
 		}
@@ -126,6 +136,12 @@ final class PathJudge implements AutoCloseable {
 						+ "WebAssembly module on Chicory, compiled to JVM bytecode)";
 				log.info("toolcall-fixes: the judge " + loaded);
 			}
+			catch (ChicoryInterruptedException e) {
+				// The application closed while its thread loaded the module: not a
+				// failure of the module; the next application's thread loads it.
+				loaded = "not yet (a load was interrupted: its application closed)";
+				return null;
+			}
 			catch (RuntimeException | LinkageError e) {
 				loadFailure = "the judge did not load: " + e;
 				loaded = loadFailure;
@@ -133,6 +149,13 @@ final class PathJudge implements AutoCloseable {
 			}
 		}
 		return judge;
+	}
+
+	private static synchronized void discard(Judge j) {
+		if (judge == j) {
+			judge = null;
+			loaded = "not yet (a question was interrupted: its application closed)";
+		}
 	}
 
 	/** How the judge loaded, or why not, for the report. */
