@@ -54,5 +54,7 @@ pub mod checking;
 mod cli;
 pub mod config;
 
-pub use cli::check::texts::{CheckOutput, check_texts, judge_setup, judge_setup_with_library};
+pub use cli::check::texts::{
+    CheckOutput, check_texts, judge_setup, judge_setup_asked, judge_setup_with_library,
+};
 pub use cli::main;

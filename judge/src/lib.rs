@@ -78,6 +78,7 @@ struct Facts {
     fixes: Option<String>,
     fix_library: Option<String>,
     accepted: Vec<String>,
+    answer: Option<String>,
 }
 
 /// The setup's facts to its verdicts, the gate and the remedy, as JSON
@@ -221,7 +222,17 @@ fn judged(f: &Facts) -> Result<Value, String> {
         .iter()
         .map(|line| Accepted::parse(line, "accepted"))
         .collect::<Result<Vec<_>, _>>()?;
-    toolcall_check::judge_setup_with_library(
+    let whole = word(
+        "answer",
+        f.answer.as_deref(),
+        &[("report", true), ("asked", false)],
+    )?;
+    let judging = if whole {
+        toolcall_check::judge_setup_with_library
+    } else {
+        toolcall_check::judge_setup_asked
+    };
+    judging(
         &setup,
         f.fixes.as_deref().unwrap_or("upstream"),
         f.fix_library.as_deref(),

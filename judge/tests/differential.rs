@@ -238,6 +238,21 @@ fn module_answers(export: &str, inputs: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// The facts of the `i`th setup as the differential asks: one in three
+/// with the fix library present, its fixes in effect the set asked about,
+/// and one in three with a combination of fixes no named set holds.
+fn variant(i: usize, g: &Generated) -> Value {
+    let mut facts = g.facts.clone();
+    if i % 3 == 1 {
+        facts["fix_library"] = facts["fixes"].clone();
+    }
+    if i % 3 == 2 {
+        facts["fixes"] = json!(A_COMBINATION);
+        facts["fix_library"] = json!(A_COMBINATION);
+    }
+    facts
+}
+
 /// Compares the answers line by line, naming the first input that differs.
 fn assert_same(export: &str, inputs: &[String], native: &[String], wasm: &[String]) {
     assert_eq!(native.len(), wasm.len(), "{export}: one answer per input");
@@ -270,17 +285,7 @@ fn the_module_answers_as_the_native_judge() {
     let inputs: Vec<String> = setups
         .iter()
         .enumerate()
-        .map(|(i, g)| {
-            let mut facts = g.facts.clone();
-            if i % 3 == 1 {
-                facts["fix_library"] = facts["fixes"].clone();
-            }
-            if i % 3 == 2 {
-                facts["fixes"] = json!(A_COMBINATION);
-                facts["fix_library"] = json!(A_COMBINATION);
-            }
-            facts.to_string()
-        })
+        .map(|(i, g)| variant(i, g).to_string())
         .collect();
     let native: Vec<String> = inputs
         .iter()
@@ -362,4 +367,50 @@ fn facts_answer_as_check_does() {
         }
     }
     assert!(on_1_1 > 0, "a 1.1 setup among those compared");
+}
+
+/// The facts asked for the set in effect alone (`"answer": "asked"`, what
+/// the fix library asks of a request path): the module answers as the
+/// native judge, and each part of the answer is the whole answer's, the
+/// remedy present exactly where the set breaks.
+#[test]
+fn the_asked_answer_is_the_whole_answer_s_part() {
+    let setups = generated(cases().max(30));
+    let mut inputs = Vec::new();
+    let mut remedies = 0;
+    for (i, g) in setups.iter().enumerate() {
+        let whole = variant(i, g);
+        let mut asked = whole.clone();
+        asked["answer"] = json!("asked");
+        let w: Value = serde_json::from_str(&toolcall_judge::judge(whole.to_string().as_bytes()))
+            .expect("JSON");
+        let a: Value = serde_json::from_str(&toolcall_judge::judge(asked.to_string().as_bytes()))
+            .expect("JSON");
+        for field in ["setup", "asked", "spring_ai"] {
+            assert_eq!(a[field], w[field], "{field} for {asked}");
+        }
+        let due = w["asked"]["breaks"] != json!([]);
+        let expected = if due {
+            &w["fix_it_today"]
+        } else {
+            &Value::Null
+        };
+        assert_eq!(&a["fix_it_today"], expected, "fix_it_today for {asked}");
+        assert!(a.get("sets").is_none() && a.get("legend").is_none(), "{a}");
+        remedies += usize::from(due);
+        inputs.push(asked.to_string());
+    }
+    assert!(
+        remedies > 0 && remedies < setups.len(),
+        "some paths with a remedy, some without"
+    );
+    if let Some(why) = cannot_run() {
+        println!("SKIPPED (the module): {why}");
+        return;
+    }
+    let native: Vec<String> = inputs
+        .iter()
+        .map(|i| toolcall_judge::judge(i.as_bytes()))
+        .collect();
+    assert_same("judge", &inputs, &native, &module_answers("judge", &inputs));
 }

@@ -190,14 +190,7 @@ pub fn judge_setup_with_library(
     installed: Option<&str>,
     accepted: &[Accepted],
 ) -> Result<Value, String> {
-    let base = match installed {
-        None => Fixes::upstream(),
-        Some(list) => {
-            BehaviorSet::parse_names(list)
-                .map_err(|e| format!("fix_library: {e}"))?
-                .0
-        }
-    };
+    let base = installed_fixes(installed)?;
     // The facts as the version runs them (no limits where it has none).
     let setup = &crate::config::on_its_version(setup);
     let asked = super::asked_set(fixes)?;
@@ -223,4 +216,71 @@ pub fn judge_setup_with_library(
         "fix_it_today": Remedy::find(setup, &reports, base, accepted).to_value(),
         "spring_ai": setup.version.name(),
     }))
+}
+
+/// [`judge_setup_with_library`]'s answer narrowed to what a running
+/// application asks of a request path: `setup`, `asked` and `spring_ai`
+/// as there, and `fix_it_today` only where the set asked about breaks in
+/// some scenario (accepted or not), else `null`. No `sets` and no
+/// `legend`: no other behaviour set is played (upstream only for the
+/// remedy), so the answer costs the asked set's scenarios, and the
+/// remedy's search only where one is due. Each part present equals the
+/// whole answer's.
+///
+/// ```
+/// use toolcall_check::config::Setup;
+/// use toolcall_check::{judge_setup, judge_setup_asked};
+/// let s = Setup::default();
+/// let whole = judge_setup(&s, "upstream", &[]).unwrap();
+/// let asked = judge_setup_asked(&s, "upstream", None, &[]).unwrap();
+/// assert_eq!(asked["asked"], whole["asked"]);
+/// assert_eq!(asked["fix_it_today"], whole["fix_it_today"]);
+/// assert!(asked.get("sets").is_none());
+/// let safe = judge_setup_asked(&s, "all", Some("all"), &[]).unwrap();
+/// assert_eq!(safe["asked"]["exit"], 0);
+/// assert!(safe["fix_it_today"].is_null());
+/// ```
+pub fn judge_setup_asked(
+    setup: &Setup,
+    fixes: &str,
+    installed: Option<&str>,
+    accepted: &[Accepted],
+) -> Result<Value, String> {
+    let base = installed_fixes(installed)?;
+    let setup = &crate::config::on_its_version(setup);
+    let asked = super::asked_set(fixes)?;
+    let mine = crate::config::report_sets(setup, &[asked]).remove(0);
+    let gate = Gate::judge(&mine, accepted);
+    let code = if gate.passes() { 0 } else { super::UNSAFE };
+    // The remedy names upstream's smallest change: upstream's report, the
+    // one set besides the asked one that it reads.
+    let remedy = (!mine.safe()).then(|| {
+        let upstream = if mine.set.name == "upstream" {
+            vec![mine.clone()]
+        } else {
+            let upstream: Vec<BehaviorSet> = toolcall_model::model::behavior_sets()
+                .into_iter()
+                .filter(|s| s.name == "upstream")
+                .collect();
+            crate::config::report_sets(setup, &upstream)
+        };
+        Remedy::find(setup, &upstream, base, accepted).to_value()
+    });
+    Ok(json!({
+        "setup": describe_setup(setup),
+        "asked": super::json::asked_json(&mine, &gate, false, code),
+        "fix_it_today": remedy,
+        "spring_ai": setup.version.name(),
+    }))
+}
+
+/// The fixes the fix library has in effect, as `fix_library` names them;
+/// none installed when it is absent.
+fn installed_fixes(installed: Option<&str>) -> Result<Fixes, String> {
+    match installed {
+        None => Ok(Fixes::upstream()),
+        Some(list) => Ok(BehaviorSet::parse_names(list)
+            .map_err(|e| format!("fix_library: {e}"))?
+            .0),
+    }
 }

@@ -42,20 +42,50 @@ public class JudgeBench {
 			+ "\"memory\":\"inside\",\"memory_window\":20,\"provider\":\"gemini\",\"streaming\":false,"
 			+ "\"tools\":\"text\",\"fixes\":\"strict-json-or-wrap,close-dangling-calls,store-answered-generation,"
 			+ "keep-current-turn\",\"fix_library\":\"strict-json-or-wrap,close-dangling-calls,"
-			+ "store-answered-generation,keep-current-turn\"}";
+			+ "store-answered-generation,keep-current-turn\",\"answer\":\"asked\"}";
+
+	/**
+	 * {@link #PATH} asked as {@code question}: {@code asked} (the set in effect
+	 * and its remedy, what the library asks) or {@code report} (every
+	 * behaviour set and the remedy, check's whole answer).
+	 */
+	static String path(String question) {
+		return PATH.replace("\"answer\":\"asked\"", "\"answer\":\"" + question + "\"");
+	}
 
 	@Param({ "compiled", "interpreted" })
 	public String machine;
 
-	private Judge judge;
+	/**
+	 * Whether the load includes {@link Judge#warmUp()} (as the fix library
+	 * loads it): {@code -p warmed=true}.
+	 */
+	@Param({ "false" })
+	public boolean warmed;
 
-	private static Judge load(String machine) {
-		return "compiled".equals(machine) ? Judge.load() : Judge.loadInterpreted();
+	/** {@code asked}, or {@code report} with {@code -p question=report}. */
+	@Param({ "asked" })
+	public String question;
+
+	private Judge loadNow() {
+		Judge j = "compiled".equals(this.machine) ? Judge.load() : Judge.loadInterpreted();
+		return this.warmed ? j.warmUp() : j;
 	}
 
-	@Setup(Level.Iteration)
-	public void loaded() {
-		this.judge = load(this.machine);
+	/**
+	 * The judge loaded before a verdict's measurement; a state of its own, so
+	 * that {@link #load()} measures the JVM's first load, not a second one.
+	 */
+	@State(Scope.Benchmark)
+	public static class Loaded {
+
+		Judge judge;
+
+		@Setup(Level.Iteration)
+		public void loaded(JudgeBench bench) {
+			this.judge = bench.loadNow();
+		}
+
 	}
 
 	/** The module loaded in a fresh JVM. */
@@ -65,7 +95,7 @@ public class JudgeBench {
 	@Warmup(iterations = 0)
 	@Measurement(iterations = 1)
 	public Judge load() {
-		return load(this.machine);
+		return loadNow();
 	}
 
 	/** A path's first verdict, right after the load, in a fresh JVM. */
@@ -74,8 +104,8 @@ public class JudgeBench {
 	@Fork(5)
 	@Warmup(iterations = 0)
 	@Measurement(iterations = 1)
-	public String firstVerdict() {
-		return this.judge.judge(PATH);
+	public String firstVerdict(Loaded loaded) {
+		return loaded.judge.judge(path(this.question));
 	}
 
 	/** A verdict once the JVM has judged for a while. */
@@ -84,8 +114,8 @@ public class JudgeBench {
 	@Fork(1)
 	@Warmup(iterations = 3, time = 2)
 	@Measurement(iterations = 3, time = 2)
-	public String verdict() {
-		return this.judge.judge(PATH);
+	public String verdict(Loaded loaded) {
+		return loaded.judge.judge(path(this.question));
 	}
 
 }

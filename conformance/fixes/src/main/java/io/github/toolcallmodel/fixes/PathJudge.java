@@ -11,6 +11,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import com.dylibso.chicory.runtime.ChicoryInterruptedException;
 import io.github.toolcallmodel.judge.Judge;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -18,9 +19,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The judge of the request paths: {@code toolcall-model check}'s WebAssembly
- * module ({@link Judge}, run by Chicory) loaded once, on the application's
- * judge thread, when the first path is seen, and asked for each path's verdict
- * there, so that no request waits for it. A module that does not load or answer is a warning;
+ * module ({@link Judge}, run by Chicory) loaded and warmed up once, on the
+ * application's judge thread, as the application starts, and asked for each
+ * path's verdict there, so that no request waits for it. A module that does not load or answer is a warning;
  * the requests go on as before.
  */
 final class PathJudge implements AutoCloseable {
@@ -44,7 +45,7 @@ final class PathJudge implements AutoCloseable {
 
 	private static String loadFailure;
 
-	private static volatile String loaded = "not yet (loaded when the first request path is seen)";
+	private static volatile String loaded = "not yet (loading on the judge's thread)";
 
 	/**
 	 * Answers by input: a verdict is the module's for its input alone, and one
@@ -89,6 +90,16 @@ final class PathJudge implements AutoCloseable {
 		}
 	}
 
+	/** Loads and warms up the module on the judge's thread, ahead of the first path. */
+	void preload() {
+		try {
+			this.thread.execute(PathJudge::judgeLoaded);
+		}
+		catch (RejectedExecutionException e) {
+			// Closing: the paths, if any, say so.
+		}
+	}
+
 	private static Verdict verdict(Judge j, String input) {
 		synchronized (answers) {
 			Verdict known = answers.get(input);
@@ -96,7 +107,16 @@ final class PathJudge implements AutoCloseable {
 				return known;
 			}
 		}
-		Verdict v = Verdict.of(j.judge(input));
+		Verdict v;
+		try {
+			v = Verdict.of(j.judge(input));
+		}
+		catch (ChicoryInterruptedException e) {
+			// Stopped inside the module (its application closed): its memory may be
+			// mid-change, so the next question gets a module loaded afresh.
+			discard(j);
+			throw e;
+		}
 		synchronized (answers) {
 			answers.put(input, v);
 		}
@@ -107,11 +127,20 @@ final class PathJudge implements AutoCloseable {
 		if (judge == null && loadFailure == null) {
 			long start = System.nanoTime();
 			try {
-				judge = Judge.load();
+				Judge j = Judge.load();
 				long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-				loaded = "loaded in " + ms + " ms (toolcall-model check's WebAssembly module on Chicory, "
-						+ "compiled to JVM bytecode)";
+				j.warmUp();
+				long warm = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - ms;
+				judge = j;
+				loaded = "loaded in " + ms + " ms and warmed up in " + warm + " ms (toolcall-model check's "
+						+ "WebAssembly module on Chicory, compiled to JVM bytecode)";
 				log.info("toolcall-fixes: the judge " + loaded);
+			}
+			catch (ChicoryInterruptedException e) {
+				// The application closed while its thread loaded the module: not a
+				// failure of the module; the next application's thread loads it.
+				loaded = "not yet (a load was interrupted: its application closed)";
+				return null;
 			}
 			catch (RuntimeException | LinkageError e) {
 				loadFailure = "the judge did not load: " + e;
@@ -120,6 +149,13 @@ final class PathJudge implements AutoCloseable {
 			}
 		}
 		return judge;
+	}
+
+	private static synchronized void discard(Judge j) {
+		if (judge == j) {
+			judge = null;
+			loaded = "not yet (a question was interrupted: its application closed)";
+		}
 	}
 
 	/** How the judge loaded, or why not, for the report. */
@@ -148,10 +184,14 @@ final class PathJudge implements AutoCloseable {
 
 	/**
 	 * A path's facts as the judge's input (docs/JUDGE.md): the same facts the
-	 * path's {@code toolcall-model check} line states, field for flag. No rule
-	 * here: each field is a fact of the path or left to the judge's default.
+	 * path's {@code toolcall-model check} line states, field for flag, the
+	 * findings accepted ({@code toolcall.fixes.judge.accept}), and the question
+	 * a path asks ({@code "answer": "asked"}: the set in effect and, where it
+	 * breaks, the remedy; not every behaviour set's report, which costs far more).
+	 * No rule here: each field is a fact of the path or left to the judge's default.
 	 */
-	static Map<String, Object> input(Map<String, Object> facts, String provider, String tools, List<String> on) {
+	static Map<String, Object> input(Map<String, Object> facts, String provider, String tools, List<String> on,
+			List<String> accepted) {
 		Map<String, Object> in = new LinkedHashMap<>();
 		Object version = facts.get("springAiVersion");
 		if ("2.0.0".equals(version) || "2.0.1".equals(version)) {
@@ -176,6 +216,10 @@ final class PathJudge implements AutoCloseable {
 		String set = on.isEmpty() ? "upstream" : String.join(",", on);
 		in.put("fixes", set);
 		in.put("fix_library", set);
+		if (!accepted.isEmpty()) {
+			in.put("accepted", List.copyOf(accepted));
+		}
+		in.put("answer", "asked");
 		return in;
 	}
 

@@ -111,6 +111,9 @@ public final class RequestPaths implements AutoCloseable {
 		this.fixes = fixes;
 		this.shared = shared;
 		this.memoryBean = memoryBean;
+		if (judging()) {
+			this.judge.preload();
+		}
 	}
 
 	/** Stops the judge's thread with the application. */
@@ -119,9 +122,16 @@ public final class RequestPaths implements AutoCloseable {
 		this.judge.close();
 	}
 
+	/** The verdicts off: why, for the report and each path. */
+	static final String VERDICTS_OFF = "verdicts off (toolcall.fixes.judge.enabled=false): no module loaded";
+
 	/** How the judge loaded, or why it did not. */
 	String judgeLoaded() {
-		return this.judge.loaded();
+		return judging() ? this.judge.loaded() : VERDICTS_OFF;
+	}
+
+	private boolean judging() {
+		return this.fixes.properties().getJudge().isEnabled();
 	}
 
 	/**
@@ -209,6 +219,10 @@ public final class RequestPaths implements AutoCloseable {
 
 		/** Asks the judge for this path's verdict; the first one, and any that changes, is logged. */
 		void judgeNow(boolean first) {
+			if (!judging()) {
+				this.verdict = "not judged: " + VERDICTS_OFF;
+				return;
+			}
 			RequestPaths.this.judge.judge(() -> {
 				Map<String, Object> in = judgeInput();
 				this.judged = in;
@@ -241,7 +255,8 @@ public final class RequestPaths implements AutoCloseable {
 		 * @return the input as a plain map
 		 */
 		public Map<String, Object> judgeInput() {
-			return PathJudge.input(this.facts, provider(), tools(), fixesOn());
+			return PathJudge.input(this.facts, provider(), tools(), fixesOn(),
+					RequestPaths.this.fixes.properties().getJudge().getAccept());
 		}
 
 		/**

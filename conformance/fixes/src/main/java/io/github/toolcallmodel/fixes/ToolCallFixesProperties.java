@@ -1,6 +1,8 @@
 package io.github.toolcallmodel.fixes;
 
 import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.ReflectionUtils;
@@ -130,6 +132,9 @@ public class ToolCallFixesProperties {
 
 	/** The window of the ChatMemory that keep-current-turn or evict-orphan-responses install. */
 	private int memoryMaxMessages = TurnKeepingWindowChatMemory.DEFAULT_MAX_MESSAGES;
+
+	/** The verdict of each request path: toolcall-model check's judge, run in the JVM. */
+	private final JudgeSettings judge = new JudgeSettings();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -264,6 +269,10 @@ public class ToolCallFixesProperties {
 		this.unknownToolToProcessor = unknownToolToProcessor;
 	}
 
+	public JudgeSettings getJudge() {
+		return this.judge;
+	}
+
 	public int getMemoryMaxMessages() {
 		return this.memoryMaxMessages;
 	}
@@ -272,5 +281,39 @@ public class ToolCallFixesProperties {
 		this.memoryMaxMessages = memoryMaxMessages;
 	}
 
+	/** {@code toolcall.fixes.judge.*}: the request paths' verdicts. */
+	public static class JudgeSettings {
+
+		/**
+		 * Judge each request path when first seen (toolcall-model check's WebAssembly
+		 * module, loaded on a thread of its own as the application starts). False: no
+		 * module is loaded, and the paths are reported without a verdict.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Findings accepted on every path, one line each as toolcall-model check
+		 * --accept reads them: SCENARIO MARK [SET] [# why]. A path whose only breaks
+		 * are accepted is safe, as check's gate has it.
+		 */
+		private List<String> accept = new ArrayList<>();
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public List<String> getAccept() {
+			return this.accept;
+		}
+
+		public void setAccept(List<String> accept) {
+			this.accept = accept;
+		}
+
+	}
 
 }

@@ -48,10 +48,14 @@ public record Verdict(boolean safe, List<String> scenarios, List<String> staleAc
 		return List.copyOf(out);
 	}
 
-	/** {@code fix_it_today} in one line: the configuration change, else the library's properties. */
+	/**
+	 * {@code fix_it_today} in one line: the configuration change, else the
+	 * library's properties; {@code null} (a path's question, where the set in
+	 * effect breaks nowhere) needs none.
+	 */
 	private static String remedy(JsonNode today) {
 		if (today == null || today.isNull()) {
-			return "none given";
+			return "none needed";
 		}
 		List<String> parts = new ArrayList<>();
 		JsonNode change = today.get("configuration");

@@ -133,7 +133,8 @@ class ToolCallFixesAutoConfigurationTests {
 		try (InputStream in = cl.getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
 			String metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
 			List<String> properties = new java.util.ArrayList<>(FixTable.names());
-			properties.addAll(List.of("memory-max-messages", "json-error-processor", "enabled"));
+			properties.addAll(List.of("memory-max-messages", "json-error-processor", "enabled", "judge.enabled",
+					"judge.accept"));
 			for (String p : properties) {
 				assertThat(metadata).contains("\"name\": \"toolcall.fixes." + p + "\"");
 			}

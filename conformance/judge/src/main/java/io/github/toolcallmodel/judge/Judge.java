@@ -86,6 +86,31 @@ public final class Judge {
 	}
 
 	/**
+	 * A request path's question, as the fix library asks it (docs/JUDGE.md,
+	 * {@code "answer": "asked"}): the README's application with its memory
+	 * inside the loop and the library's four fixes for it in effect, its tool
+	 * outputs not seen yet.
+	 */
+	static final String WARM_UP = "{\"limits\":{\"max_calls_per_tool_default\":40,\"max_total_tool_calls\":150,"
+			+ "\"on_limit_exceeded\":\"THROW\"},\"memory\":\"inside\","
+			+ "\"fixes\":\"strict-json-or-wrap,close-dangling-calls,store-answered-generation,keep-current-turn\","
+			+ "\"fix_library\":\"strict-json-or-wrap,close-dangling-calls,store-answered-generation,"
+			+ "keep-current-turn\",\"answer\":\"asked\"}";
+
+	/**
+	 * Asks {@link #WARM_UP}, a request path's question, and drops the answer: the
+	 * JVM runs a verdict's code once (its first run, in HotSpot's interpreter,
+	 * costs several later ones), so that the next question, a real path's, is
+	 * answered faster. For a caller that loads the judge before it needs it
+	 * (BENCHMARKS.md, section 10).
+	 * @return this judge
+	 */
+	public Judge warmUp() {
+		judge(WARM_UP);
+		return this;
+	}
+
+	/**
 	 * A setup's facts to its verdicts, the gate and the remedy (the module's
 	 * {@code judge} export; the fields are in docs/JUDGE.md).
 	 * @param facts the facts as JSON text

@@ -52,4 +52,17 @@ class JudgeTests {
 		assertThat(answer).startsWith("{\"exit\":1,\"stdout\":\"");
 	}
 
+	/**
+	 * The warm-up asks a path's question the module reads (no error answer), and
+	 * leaves the judge answering as a fresh one does.
+	 */
+	@Test
+	void theWarmUpIsAPathsQuestionAndChangesNoAnswer() {
+		Judge judge = Judge.load();
+		String warmUp = judge.judge(Judge.WARM_UP);
+		assertThat(warmUp).contains("\"asked\":{").doesNotContain("\"error\"").doesNotContain("\"sets\"");
+		assertThat(judge.warmUp()).isSameAs(judge);
+		assertThat(judge.judge(INSIDE)).isEqualTo(Judge.load().judge(INSIDE));
+	}
+
 }

@@ -20,7 +20,9 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>
  * Findings the team accepts are named as {@code toolcall-model check
- * --accept} names them (docs/CHECK.md), one line each:
+ * --accept} names them (docs/CHECK.md), one line each, here or for the
+ * whole application in {@code toolcall.fixes.judge.accept} (the gate takes
+ * both):
  *
  * <pre>{@code
  * assertThat(ToolCallPaths.of(context))
@@ -78,7 +80,13 @@ public final class ToolCallPathsAssert extends AbstractAssert<ToolCallPathsAsser
 
 	private Verdict judged(RequestPaths.Path path) {
 		Map<String, Object> input = new LinkedHashMap<>(path.judgeInput());
-		input.put("accepted", List.copyOf(this.accepted));
+		// The application's own (toolcall.fixes.judge.accept), then the test's.
+		List<String> accepted = new ArrayList<>();
+		if (input.get("accepted") instanceof List<?> own) {
+			own.forEach(a -> accepted.add(String.valueOf(a)));
+		}
+		accepted.addAll(this.accepted);
+		input.put("accepted", accepted);
 		String answer = Judges.JUDGE.judge(JSON.writeValueAsString(input));
 		try {
 			return Verdict.of(answer);
