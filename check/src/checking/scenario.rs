@@ -278,6 +278,30 @@ fn throwable_value(e: &crate::model::JavaException, m: &crate::model::Config) ->
 }
 
 #[cfg(test)]
+impl Scenario {
+    /// The smallest turn with a tool round, for examples: the user says hi,
+    /// the model calls `tool` once with `{}`, then answers `done`.
+    pub(crate) fn one_call(tool: crate::model::ToolSpec) -> Self {
+        let call = vec![crate::model::ToolCall::new("1", &tool.name, "{}")];
+        Scenario {
+            config: crate::chat::LoopConfig::default(),
+            tools: vec![tool],
+            history: vec![crate::model::Message::user("hi")],
+            model: vec![
+                vec![Generation {
+                    tool_calls: call.into(),
+                    ..Default::default()
+                }],
+                vec![Generation {
+                    text: Some("done".into()),
+                    ..Default::default()
+                }],
+            ],
+        }
+    }
+}
+
+#[cfg(test)]
 mod examples {
     //! The examples of crate-private items, run as unit tests.
 

@@ -341,29 +341,14 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_judging() {
-        use crate::chat::LoopConfig;
         use crate::checking::invariants::Invariant;
         use crate::checking::invariants::check;
         use crate::checking::invariants::evidence::Evidence;
         use crate::checking::invariants::judgements::Judgements;
         use crate::checking::scenario::Scenario;
-        use crate::model::{Generation, Message, ToolCall, ToolSpec};
+        use crate::model::ToolSpec;
         // Upstream reads "3.0 + 5.0 = 8.0" as the number 3.0: not recoverable.
-        let s = Scenario {
-            config: LoopConfig::default(),
-            tools: vec![ToolSpec::returning("x", "3.0 + 5.0 = 8.0")],
-            history: vec![Message::user("hi")],
-            model: vec![
-                vec![Generation {
-                    tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
-                    ..Default::default()
-                }],
-                vec![Generation {
-                    text: Some("done".into()),
-                    ..Default::default()
-                }],
-            ],
-        };
+        let s = Scenario::one_call(ToolSpec::returning("x", "3.0 + 5.0 = 8.0"));
         let judgements = Judgements::default();
         let alone = check(Invariant::Lossless, &Evidence::gather(&s).unwrap());
         assert!(alone.is_refuted());

@@ -84,28 +84,13 @@ mod examples {
     //! The examples of crate-private items, run as unit tests.
     #[test]
     fn example_judgements() {
-        use crate::chat::LoopConfig;
         use crate::checking::invariants::Invariant;
         use crate::checking::invariants::check;
         use crate::checking::invariants::evidence::Evidence;
         use crate::checking::invariants::judgements::Judgements;
         use crate::checking::scenario::Scenario;
-        use crate::model::{Generation, Message, ToolCall, ToolSpec};
-        let s = Scenario {
-            config: LoopConfig::default(),
-            tools: vec![ToolSpec::returning("x", "\"sunny\"")],
-            history: vec![Message::user("hi")],
-            model: vec![
-                vec![Generation {
-                    tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
-                    ..Default::default()
-                }],
-                vec![Generation {
-                    text: Some("done".into()),
-                    ..Default::default()
-                }],
-            ],
-        };
+        use crate::model::ToolSpec;
+        let s = Scenario::one_call(ToolSpec::returning("x", "\"sunny\""));
         let judgements = Judgements::default();
         for _ in 0..2 {
             let ev = Evidence::gather(&s).unwrap().judging(&judgements);
