@@ -635,25 +635,8 @@ mod examples {
             invariants::Evidence,
             scenario::Scenario,
         };
-        use toolcall_model::{
-            chat::LoopConfig,
-            model::{Fix, Fixes, Generation, Message, ToolCall, ToolSpec},
-        };
-        let s = Scenario {
-            config: LoopConfig::default(),
-            tools: vec![ToolSpec::returning("x", "1")],
-            history: vec![Message::user("hi")],
-            model: vec![
-                vec![Generation {
-                    tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
-                    ..Default::default()
-                }],
-                vec![Generation {
-                    text: Some("done".into()),
-                    ..Default::default()
-                }],
-            ],
-        };
+        use toolcall_model::model::{Fix, Fixes, ToolSpec};
+        let s = Scenario::one_call(ToolSpec::returning("x", "1"));
         let ev = Evidence::gather(&s).unwrap();
         let (mut alike, mut memo) = (Alike::new(&ev), Conversions::default());
         let up = (Fixes::upstream(), false);

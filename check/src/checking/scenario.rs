@@ -343,6 +343,30 @@ fn throwable_value(
 }
 
 #[cfg(test)]
+impl Scenario {
+    /// The smallest turn with a tool round, for examples: the user says hi,
+    /// the model calls `tool` once with `{}`, then answers `done`.
+    pub(crate) fn one_call(tool: toolcall_model::model::ToolSpec) -> Self {
+        let call = vec![toolcall_model::model::ToolCall::new("1", &tool.name, "{}")];
+        Scenario {
+            config: toolcall_model::chat::LoopConfig::default(),
+            tools: vec![tool],
+            history: vec![toolcall_model::model::Message::user("hi")],
+            model: vec![
+                vec![Generation {
+                    tool_calls: call.into(),
+                    ..Default::default()
+                }],
+                vec![Generation {
+                    text: Some("done".into()),
+                    ..Default::default()
+                }],
+            ],
+        }
+    }
+}
+
+#[cfg(test)]
 mod examples {
     //! The examples of crate-private items, run as unit tests.
 

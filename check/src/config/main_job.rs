@@ -822,11 +822,7 @@ fn legend(job: &MainJob, shown: &[usize]) -> String {
 /// What `n/a` means in the main job's table on `version`: what of the
 /// columns' setups the version does not have.
 fn not_applicable_meaning(version: SpringAi) -> String {
-    if version.loop_in_chat_model() {
-        format!("not applicable: Spring AI {version} has no tool call limits to breach")
-    } else {
-        format!("not applicable: Spring AI {version} has no tool call limits to breach")
-    }
+    format!("not applicable: Spring AI {version} has no tool call limits to breach")
 }
 
 /// The header above the table: the version when it is not 2.0.1, the

@@ -74,48 +74,39 @@ fn throws(class: &str, message: Option<&str>, wrapped: bool) -> Outcome {
 /// with a null message, so the processor's fallback text is covered).
 pub(crate) fn outcome_classes() -> Vec<OutcomeClass> {
     let c = |label, outcome| OutcomeClass { label, outcome };
-    vec![
+    let mut classes = vec![
         c("json-object", returns(Some(r#"{"temp":21}"#))),
         c("json-other", returns(Some("\"sunny\""))),
         c("half-json", returns(Some("3.0 + 5.0 = 8.0"))),
         c("plain-text", returns(Some("disk full"))),
         c("empty", returns(Some(""))),
         c("null", returns(None)),
-        c(
-            "runtime-wrapped",
-            throws("java.lang.IllegalStateException", Some("boom"), true),
-        ),
-        c(
-            "runtime-unwrapped",
-            throws("java.lang.IllegalStateException", Some("boom"), false),
-        ),
-        c(
-            "checked-wrapped",
-            throws("java.io.IOException", Some("io failed"), true),
-        ),
-        c(
-            "checked-unwrapped",
-            throws("java.io.IOException", Some("io failed"), false),
-        ),
-        c(
-            "error-wrapped",
-            throws("java.lang.AssertionError", Some("assertion"), true),
-        ),
-        c(
-            "error-unwrapped",
-            throws("java.lang.AssertionError", Some("assertion"), false),
-        ),
-        c(
-            "own-tool-execution-exception",
-            Outcome::Throws {
-                exception: JavaException::caused(
-                    TOOL_EXECUTION_EXCEPTION,
-                    JavaException::new("java.lang.IllegalArgumentException", None),
-                ),
-                wrapped: false,
-            },
-        ),
-    ]
+    ];
+    // Each kind of exception comes wrapped in `ToolExecutionException`, then bare.
+    let (runtime, checked, error) = (
+        "java.lang.IllegalStateException",
+        "java.io.IOException",
+        "java.lang.AssertionError",
+    );
+    for (wrapped, bare, class, message) in [
+        ("runtime-wrapped", "runtime-unwrapped", runtime, "boom"),
+        ("checked-wrapped", "checked-unwrapped", checked, "io failed"),
+        ("error-wrapped", "error-unwrapped", error, "assertion"),
+    ] {
+        classes.push(c(wrapped, throws(class, Some(message), true)));
+        classes.push(c(bare, throws(class, Some(message), false)));
+    }
+    classes.push(c(
+        "own-tool-execution-exception",
+        Outcome::Throws {
+            exception: JavaException::caused(
+                TOOL_EXECUTION_EXCEPTION,
+                JavaException::new("java.lang.IllegalArgumentException", None),
+            ),
+            wrapped: false,
+        },
+    ));
+    classes
 }
 
 /// Where the memory stands, its window, the conversation-history switch of

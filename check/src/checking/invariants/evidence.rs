@@ -346,24 +346,9 @@ mod examples {
         use crate::checking::invariants::evidence::Evidence;
         use crate::checking::invariants::judgements::Judgements;
         use crate::checking::scenario::Scenario;
-        use toolcall_model::chat::LoopConfig;
-        use toolcall_model::model::{Generation, Message, ToolCall, ToolSpec};
+        use toolcall_model::model::ToolSpec;
         // Upstream reads "3.0 + 5.0 = 8.0" as the number 3.0: not recoverable.
-        let s = Scenario {
-            config: LoopConfig::default(),
-            tools: vec![ToolSpec::returning("x", "3.0 + 5.0 = 8.0")],
-            history: vec![Message::user("hi")],
-            model: vec![
-                vec![Generation {
-                    tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
-                    ..Default::default()
-                }],
-                vec![Generation {
-                    text: Some("done".into()),
-                    ..Default::default()
-                }],
-            ],
-        };
+        let s = Scenario::one_call(ToolSpec::returning("x", "3.0 + 5.0 = 8.0"));
         let judgements = Judgements::default();
         let alone = check(Invariant::Lossless, &Evidence::gather(&s).unwrap());
         assert!(alone.is_refuted());

@@ -89,23 +89,8 @@ mod examples {
         use crate::checking::invariants::evidence::Evidence;
         use crate::checking::invariants::judgements::Judgements;
         use crate::checking::scenario::Scenario;
-        use toolcall_model::chat::LoopConfig;
-        use toolcall_model::model::{Generation, Message, ToolCall, ToolSpec};
-        let s = Scenario {
-            config: LoopConfig::default(),
-            tools: vec![ToolSpec::returning("x", "\"sunny\"")],
-            history: vec![Message::user("hi")],
-            model: vec![
-                vec![Generation {
-                    tool_calls: vec![ToolCall::new("1", "x", "{}")].into(),
-                    ..Default::default()
-                }],
-                vec![Generation {
-                    text: Some("done".into()),
-                    ..Default::default()
-                }],
-            ],
-        };
+        use toolcall_model::model::ToolSpec;
+        let s = Scenario::one_call(ToolSpec::returning("x", "\"sunny\""));
         let judgements = Judgements::default();
         for _ in 0..2 {
             let ev = Evidence::gather(&s).unwrap().judging(&judgements);
