@@ -46,17 +46,20 @@ fn the_main_table_on_1_1() {
     // Columns: 3 breach, plain, half, throws, THROW inside, long turn inside.
     assert_eq!(
         row(&out, "upstream"),
-        ["n/a", "n/a", "n/a", "parse", "lost", "parse", "n/a", "n/a"]
+        [
+            "n/a", "n/a", "n/a", "parse", "lost", "parse", "n/a", "rejected"
+        ]
     );
     assert_eq!(
         row(&out, "strict-json-or-wrap"),
-        ["n/a", "n/a", "n/a", "ok", "ok", "ok", "n/a", "n/a"]
+        ["n/a", "n/a", "n/a", "ok", "ok", "ok", "n/a", "rejected"]
     );
     assert_eq!(row(&out, "error-key")[5], "ok");
-    // No set of limits fixes, nor the seed's advisor, is a row.
+    // No set of limits fixes, nor the seed's advisor, is a row; a memory
+    // inside the loop is ToolCallAdvisor's, where close-dangling-calls acts.
+    assert_eq!(row(&out, "close-dangling-calls")[7], "rejected");
     for gone in [
         "breach-through-processor",
-        "close-dangling-calls",
         "end-turn-after-breach",
         "gemini-tool-text",
     ] {
@@ -65,7 +68,12 @@ fn the_main_table_on_1_1() {
     }
     // The prose, its wrapping aside.
     let prose = out.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(prose.contains("Not played on Spring AI 1.1.2: breach-through-processor, close-dangling-calls, end-turn-after-breach ("), "{out}");
+    assert!(
+        prose.contains(
+            "Not played on Spring AI 1.1.2: breach-through-processor, end-turn-after-breach ("
+        ),
+        "{out}"
+    );
     assert!(
         prose.contains(
             "not applicable: Spring AI 1.1.2 has no tool call limits: nothing to breach."
@@ -99,7 +107,6 @@ fn the_main_job_s_json_on_1_1() {
         left,
         [
             "breach-through-processor",
-            "close-dangling-calls",
             "end-turn-after-breach",
             "gemini-tool-text"
         ]
@@ -124,16 +131,20 @@ fn the_main_job_s_json_on_1_1() {
         "throw/memory-none",
         "throw/memory-outside",
         "throw/memory-inside",
-        "long-turn/memory-inside",
     ] {
         let c = cell("all", column);
         assert_eq!(c["mark"], "n/a", "{column}: {c}");
     }
+    // A memory inside the loop is ToolCallAdvisor's: it sends each call
+    // again before the loop's own (BEHAVIOUR.md section 13.1).
+    let long = cell("upstream", "long-turn/memory-inside");
+    assert_eq!(long["mark"], "rejected", "{long}");
     assert!(
-        cell("upstream", "long-turn/memory-inside")["detail"]
+        long["detail"]
             .as_str()
             .unwrap()
-            .contains("a memory inside the tool loop")
+            .contains("Gemini rejects request 2 of the turn"),
+        "{long}"
     );
     assert_eq!(
         cell("upstream", "throws/default-processor")["mark"],
@@ -190,11 +201,11 @@ fn explore_on_1_1() {
         "2",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("toolcall-model explore: 11 invariants under 10 behaviour sets, 10 random cases per cell, seed 0, on Spring AI 1.1.2\n"), "{out}");
+    assert!(out.starts_with("toolcall-model explore: 11 invariants under 11 behaviour sets, 10 random cases per cell, seed 0, on Spring AI 1.1.2\n"), "{out}");
     let limits = out.lines().find(|l| l.starts_with("limits ")).unwrap();
     assert_eq!(
         limits.split_whitespace().skip(1).collect::<Vec<_>>(),
-        ["n/a"; 10]
+        ["n/a"; 11]
     );
     assert!(
         out.contains("upstream × turn-ends: n/a: Spring AI 1.1.2 has no tool call limits"),
@@ -206,7 +217,7 @@ fn explore_on_1_1() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["spring_ai"], "1.1.2");
     let results = v["results"].as_array().unwrap();
-    assert_eq!(results.len(), 110);
+    assert_eq!(results.len(), 121);
     for r in results {
         let na = ["limits", "counting", "turn-ends"].contains(&r["invariant"].as_str().unwrap());
         assert_eq!(r["verdict"] == "n/a", na, "{r}");

@@ -10,9 +10,9 @@
 //! deterministic, so a run under a fix that is never read with an effect
 //! takes the same path, step by step, as the run without it.
 
-use crate::checking::fix_columns::{CheckerColumns, Felt};
 use crate::checking::invariants::{CallEvent, Evidence, Round, RoundEnd, recovered};
 use crate::checking::scenario::Scenario;
+use crate::config::fix_reach::{Felt, FixReach};
 use toolcall_model::chat::advisor_thinks_json;
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::collections::FnvMap;
@@ -74,7 +74,7 @@ impl Footprint {
     }
 
     /// `fixes` without the fixes the scenario's evaluation cannot feel,
-    /// each by the rule of its kind ([`CheckerColumns::felt`]).
+    /// each by the rule of its kind ([`FixReach::felt`]).
     pub(crate) fn felt(&self, fixes: Fixes) -> Fixes {
         // `unknown-tool-to-processor` can hand a missing tool to a
         // processor that throws, which the breach kind's rule reads.

@@ -4,6 +4,7 @@
 
 pub(crate) mod binding;
 pub(crate) mod check;
+pub(crate) mod fix_reach;
 pub(crate) mod library_table;
 pub(crate) mod main_job;
 pub(crate) mod profiles;
@@ -32,6 +33,7 @@ pub(crate) use check::clip_lines;
 pub use check::{Answer, Options, answer};
 pub(crate) use check::{describe_setup, evaluate_sets, report_sets, written_names};
 
+pub use fix_reach::{Felt, FixReach};
 pub use library_table::{LIBRARY_BEANS, LibraryColumns, fix_table};
 
 pub use main_job::{

@@ -12,7 +12,7 @@
 //! 3), so each answers as the 1.1 line.
 
 use super::{Application, Setup};
-use crate::checking::fix_columns::{CheckerColumns, Felt};
+use crate::config::fix_reach::{Felt, FixReach};
 use crate::config::library_table::LibraryColumns;
 use toolcall_model::chat::Memory;
 use toolcall_model::model::{BehaviorSet, Fix, SpringAi};
