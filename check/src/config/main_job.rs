@@ -879,7 +879,7 @@ fn footnote(job: &MainJob) -> String {
 /// use toolcall_model::model::SpringAi;
 /// let v = SpringAi::V1_1_2;
 /// let line = not_played(v, &sets_on(v).1).unwrap();
-/// assert!(line.starts_with("Not played on Spring AI 1.1.2: breach-through-processor, close-dangling-calls, end-turn-after-breach ("));
+/// assert!(line.starts_with("Not played on Spring AI 1.1.2: breach-through-processor, end-turn-after-breach ("));
 /// assert_eq!(not_played(SpringAi::V2_0_1, &sets_on(SpringAi::V2_0_1).1), None);
 /// ```
 pub fn not_played(version: SpringAi, left_out: &[(BehaviorSet, String)]) -> Option<String> {

@@ -86,7 +86,7 @@ pub const CUSTOM_CHECKED: &str = "com.example.RemoteCallException";
 ///
 /// ```
 /// use toolcall_check::{checking::generators::with_set, checking::scenario::Scenario};
-/// use toolcall_model::{model::Message, model::behavior_sets, chat::LoopConfig};
+/// use toolcall_model::{model::Fix, model::Message, model::behavior_sets, chat::LoopConfig};
 /// let s = Scenario { config: LoopConfig::new(Default::default()), tools: vec![],
 ///     history: vec![Message::user("hi")], model: vec![] };
 /// let all = behavior_sets().into_iter().find(|b| b.name == "all").unwrap();
