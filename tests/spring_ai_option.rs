@@ -211,7 +211,9 @@ fn explore_on_1_1() {
         out.contains("upstream × turn-ends: n/a: Spring AI 1.1.2 has no tool call limits"),
         "{out}"
     );
-    assert!(!out.lines().next().unwrap().contains("gemini-tool-text"));
+    let header = out.lines().find(|l| l.starts_with("invariant ")).unwrap();
+    assert!(!header.contains("gemini-tool-text"), "{header}");
+    assert!(header.contains("close-dangling-calls"), "{header}");
     let (code, out, _) = run(&["explore", "--json", "--spring-ai", "1.1.2", "--cases", "10"]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();

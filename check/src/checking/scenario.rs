@@ -61,6 +61,11 @@ impl Scenario {
             c.tool_call_advisor = c.memory == Memory::Inside;
             c.conversation_history = true;
         }
+        // A turn that repeats its last reply is cut where the judges cut an
+        // unbounded one: without the limits that bound changes.
+        if s.config.repeat_last {
+            s.config.max_rounds = crate::checking::invariants::repeating_guard(&s.config, &s.model);
+        }
         s
     }
 

@@ -252,9 +252,10 @@ pub fn version_facts(version: SpringAi) -> Option<String> {
 }
 
 /// The columns, in order, each setup on `version` as stated: on a version
-/// without tool call limits the breach columns, and on 1.1 the memory
-/// inside the loop, are played as they are and found not applicable
-/// ([`crate::config::Mark::NotApplicable`]), never read as another setup.
+/// without tool call limits the breach columns are played as they are and
+/// found not applicable ([`crate::config::Mark::NotApplicable`]), never
+/// read as another setup; on 1.1 a memory inside the loop is inside
+/// `ToolCallAdvisor`'s.
 ///
 /// ```
 /// use toolcall_model::model::SpringAi;
@@ -265,8 +266,14 @@ pub fn version_facts(version: SpringAi) -> Option<String> {
 pub fn columns_on(version: SpringAi) -> Vec<Column> {
     let mut v = columns_of_2_0_1();
     if let Some(facts) = version_facts(version) {
+        // On 1.1 a memory inside the loop is inside ToolCallAdvisor's.
+        let inside = memory(Memory::Inside);
+        let inside_1_1 = "MessageChatMemoryAdvisor at its default order (HIGHEST_PRECEDENCE + 1000), after ToolCallAdvisor's (HIGHEST_PRECEDENCE + 300): inside ToolCallAdvisor's tool loop, over MessageWindowChatMemory (20 messages); the whole conversation sent every round";
         for c in &mut v {
             c.setup.version = version;
+            if version.loop_in_chat_model() {
+                c.assumptions = c.assumptions.replace(&inside, inside_1_1);
+            }
             c.assumptions = format!("{}; {facts}", c.assumptions);
         }
     }
@@ -854,12 +861,18 @@ fn footnote(job: &MainJob) -> String {
     } else {
         "inside*: the memory advisor ordered after ToolCallingAdvisor; ChatClient then turns the tool advisor's conversation history off.".to_owned()
     };
+    let hidden = if job.version.has_limits() {
+        "Columns where every set survives (THROW with no memory or the memory outside, the long \
+         turn outside)"
+    } else {
+        "Columns not shown (THROW with no memory or the memory outside: n/a; the long turn \
+         outside: every set survives)"
+    };
     let mut out = wrap(
         &format!(
             "+1 round: the breach, then one more tool round before the answer (plain text and tool \
              throws go on one more round too). {inside} Memory: MessageWindowChatMemory, 20 messages. \
-             The next turn is built from the memory. Columns where every set survives (THROW with no \
-             memory or the memory outside, the long turn outside) and the turn that never ends are in \
+             The next turn is built from the memory. {hidden} and the turn that never ends are in \
              --json and the lines below."
         ),
         100,

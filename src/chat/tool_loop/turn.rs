@@ -336,7 +336,7 @@ impl<'c> Turn<'c> {
     /// `new Prompt(conversationHistory, options)`, line 473 of v1.1.2).
     /// 1.1's `ToolCallAdvisor` takes a memory inside its loop, but always
     /// sends the whole history (its next instructions are the manager's
-    /// `conversationHistory`, line 123 of v1.1.2), and this project's
+    /// `conversationHistory`, line 147 of v1.1.2), and this project's
     /// advisors inside it are not modelled.
     fn applicable(&self) -> Result<(), LoopError> {
         let cfg = self.cfg;

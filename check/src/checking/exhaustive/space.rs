@@ -257,7 +257,6 @@ impl Space {
         self.evaluated
     }
 
-    /// The bound.
     /// The space with every scenario on `version`
     /// ([`crate::checking::scenario::Scenario::on_version`]).
     ///
@@ -278,6 +277,7 @@ impl Space {
         self.version
     }
 
+    /// The bound.
     pub(crate) fn bound(&self) -> &Bound {
         &self.bound
     }
@@ -474,9 +474,9 @@ impl Space {
             model,
         };
         if self.version != toolcall_model::model::SpringAi::default() {
+            // `on_version` sets the guard of a repeating turn for the version.
             s = s.on_version(self.version);
-        }
-        if s.config.repeat_last {
+        } else if s.config.repeat_last {
             s.config.max_rounds = repeating_guard(&s.config, &s.model);
         }
         s

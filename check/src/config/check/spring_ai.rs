@@ -95,13 +95,15 @@ pub fn spring_ai_named(v: &str) -> Result<SpringAi, String> {
 /// assert!(fix_acts_on(SpringAi::V1_1_2, Fix::StrictJsonOrWrap));
 /// ```
 pub fn fix_acts_on(version: SpringAi, fix: Fix) -> bool {
+    // Every kind decided here: a new kind read only where a version lacks
+    // something does not compile into "acts everywhere".
     match fix.felt() {
         Felt::Breach | Felt::SecondBreach => version.has_limits(),
         // A memory inside the loop is on every version (on 1.1 inside
         // ToolCallAdvisor's loop), and so are the calls it leaves without
         // a response.
         Felt::DanglingCalls => true,
-        _ => true,
+        Felt::Conversion | Felt::MissingTool | Felt::WindowCut | Felt::StoredReply => true,
     }
 }
 
