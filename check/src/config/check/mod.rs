@@ -34,7 +34,6 @@ use toolcall_model::model::{Max, OnExceeded, ToolCallLimits};
 use toolcall_model::model::{Processor, ProcessorKind};
 
 mod answer;
-mod closes;
 mod gate;
 mod judge;
 mod library;
@@ -47,7 +46,6 @@ mod stop;
 
 pub use answer::{Answer, Options, Sources, answer};
 
-pub use closes::{CLOSES_BEGIN, CLOSES_END, closing_table};
 pub(crate) use gate::defaulted;
 pub(crate) use gate::written_names;
 pub use gate::{Accepted, Defaulted, Gate};
