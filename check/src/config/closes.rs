@@ -3,8 +3,8 @@
 //! [`CLOSES_BEGIN`] and [`CLOSES_END`], and a test holds the page to it,
 //! so that no page can say a set closes what a verdict says it does not.
 
-use crate::config::check::{Setup, report_sets, smallest_fixes};
 use crate::config::main_job::{GROUPS, reproduce};
+use crate::config::survival::{Setup, report_sets, smallest_fixes};
 use toolcall_model::chat::Memory;
 use toolcall_model::model::behavior_sets;
 use toolcall_model::model::{OnExceeded, ToolCallLimits};

@@ -1,7 +1,7 @@
 //! Where a turn can feel each fix of the model's table ([`Felt`]): read by
 //! the checker's footprint (`checking::footprint`, one rule per kind) and
 //! by the versions' rule of which fixes act where
-//! (`config::check::spring_ai`), so it lives in the lower of the two
+//! (`config::survival::spring_ai`), so it lives in the lower of the two
 //! layers. One row per fix in an exhaustive match: a row added to the
 //! model's table does not compile until it has its row here.
 

@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::config::check::{CheckScenario, CheckVerdict, Mark, Setup, evaluate};
+use crate::config::survival::{CheckScenario, CheckVerdict, Mark, Setup, evaluate};
 use toolcall_model::chat::Memory;
 use toolcall_model::model::{BehaviorSet, SpringAi};
 use toolcall_model::model::{OnExceeded, ToolCallLimits};

@@ -3,12 +3,12 @@
 //! under every behaviour set), and the closing table computed from both.
 
 pub(crate) mod binding;
-pub(crate) mod check;
 pub(crate) mod closes;
 pub(crate) mod fix_reach;
 pub(crate) mod library_table;
 pub(crate) mod main_job;
 pub(crate) mod profiles;
+pub(crate) mod survival;
 pub(crate) mod yaml;
 
 pub use binding::{
@@ -18,20 +18,20 @@ pub use binding::{
 
 pub(crate) use binding::{KNOWN_KEYS, ValueResolver};
 
-pub use check::{
+pub use survival::{
     Accepted, Application, BuildVersion, Change, CheckScenario, CheckVerdict, Defaulted, Format,
     Gate, Installed, Mark, NextRefused, OpenAnswer, OpenProperty, OutputKind, ProfileFiles,
     Refusal, Remedy, ScenarioScript, SetReport, Setup, Sources, Stop, Text, ToolOutput,
     UNKNOWN_TOOL_NAME, evaluate, report, safe_sets, script, set_of,
 };
-pub use check::{
+pub use survival::{
     Match, answered_for, fix_acts_on, fix_library, library_has, on_its_version, sets_on,
     spring_ai_named,
 };
 
-pub(crate) use check::clip_lines;
-pub use check::{Answer, Options, answer};
-pub(crate) use check::{describe_setup, evaluate_sets, report_sets, written_names};
+pub(crate) use survival::clip_lines;
+pub use survival::{Answer, Options, answer};
+pub(crate) use survival::{describe_setup, evaluate_sets, report_sets, written_names};
 
 pub use closes::{CLOSES_BEGIN, CLOSES_END, closing_table};
 

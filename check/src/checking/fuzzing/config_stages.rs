@@ -7,7 +7,7 @@
 //! set) stays the slower `config` target.
 
 use crate::config::binding::{Entry, JavaValue, bind, parse_properties};
-use crate::config::check::{Setup, describe_setup};
+use crate::config::survival::{Setup, describe_setup};
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::model::{Processor, ProcessorKind};
 

@@ -86,7 +86,7 @@ pub fn vector_file(data: &[u8]) {
 /// ```
 pub fn config(data: &[u8]) {
     use crate::config::binding::{Entry, parse_properties};
-    use crate::config::check::report;
+    use crate::config::survival::report;
     const T: &str = "config";
     if data.len() > MAX_BYTES {
         return;
