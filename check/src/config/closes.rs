@@ -3,7 +3,7 @@
 //! [`CLOSES_BEGIN`] and [`CLOSES_END`], and a test holds the page to it,
 //! so that no page can say a set closes what a verdict says it does not.
 
-use crate::config::main_job::{GROUPS, reproduce};
+use crate::config::seed_table::{GROUPS, reproduce};
 use crate::config::survival::{Setup, report_sets, smallest_fixes};
 use toolcall_model::chat::Memory;
 use toolcall_model::model::behavior_sets;

@@ -6,8 +6,8 @@ pub(crate) mod binding;
 pub(crate) mod closes;
 pub(crate) mod fix_reach;
 pub(crate) mod library_table;
-pub(crate) mod main_job;
 pub(crate) mod profiles;
+pub(crate) mod seed_table;
 pub(crate) mod survival;
 pub(crate) mod yaml;
 
@@ -38,7 +38,7 @@ pub use closes::{CLOSES_BEGIN, CLOSES_END, closing_table};
 pub use fix_reach::{Felt, FixReach};
 pub use library_table::{LIBRARY_BEANS, LibraryColumns, fix_table};
 
-pub use main_job::{
+pub use seed_table::{
     Column, GROUPS, MainJob, columns, columns_on, conclusion, not_played, reproduce, reproduce_on,
     table, version_facts,
 };
