@@ -39,7 +39,7 @@
 //!   `read_yaml`, `Setup`, `evaluate`, `report`, and `answer` with its
 //!   `Options` and `Sources`, the whole `check` as a library value) and the
 //!   main job (`reproduce`, `table`).
-//! * `checking`: one public module per tool (`exhaustive`, `explore`,
+//! * `checking`: one public module per tool (`exhaustive`, `random`,
 //!   `footprint`, `generators`, `shard`, `invariants`, `fuzzing`, `oracle`,
 //!   `scenario`), whose entry points share names such as `run` and `limits`.
 //!

@@ -14,9 +14,9 @@
 //! matrix with shrunk counterexamples.
 
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
-use toolcall_check::checking::explore::{CellOutcome, MatrixCell, Options, rng, run_cell};
 use toolcall_check::checking::generators::with_set;
 use toolcall_check::checking::invariants::{Invariant, Verdict, check_scenario};
+use toolcall_check::checking::random::{CellOutcome, MatrixCell, Options, rng, run_cell};
 use toolcall_check::checking::scenario::Scenario;
 use toolcall_model::model::{BehaviorSet, behavior_sets};
 

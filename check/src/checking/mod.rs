@@ -5,7 +5,6 @@
 //! model and the vectors compiles neither proptest nor arbitrary.
 
 pub mod exhaustive;
-pub mod explore;
 pub mod fix_columns;
 pub mod footprint;
 #[doc(hidden)]
@@ -13,5 +12,6 @@ pub mod fuzzing;
 pub mod generators;
 pub mod invariants;
 pub mod oracle;
+pub mod random;
 pub mod scenario;
 pub mod shard;

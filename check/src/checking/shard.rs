@@ -8,7 +8,7 @@
 use serde_json::{Value, json};
 
 use crate::checking::exhaustive::{Part, Shard, Space};
-use crate::checking::explore::cells;
+use crate::checking::random::cells;
 use toolcall_model::model::SpringAi;
 
 /// The `mode` of a shard's JSON.

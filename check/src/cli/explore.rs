@@ -9,9 +9,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::checking::explore::{
-    self as ex, CellOutcome, CellResult, MatrixCell, Options, Progress,
-};
+use crate::checking::random::{self as ex, CellOutcome, CellResult, MatrixCell, Options, Progress};
 use serde_json::Value;
 
 struct Display {

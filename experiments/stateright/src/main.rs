@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use stateright::{Checker, Model, Path, Property};
 use toolcall_check::checking::exhaustive::{judge_index, run_part, Bound, Shard, Space};
-use toolcall_check::checking::explore::cells;
+use toolcall_check::checking::random::cells;
 use toolcall_check::checking::footprint::Conversions;
 use toolcall_model::model::{behavior_sets, BehaviorSet};
 

@@ -8,7 +8,7 @@
 //! [`Scenario`](crate::checking::scenario::Scenario) model, and judges it with the same checkers
 //! ([`crate::checking::invariants::check`]) as the random suite. A refuted cell keeps
 //! its first counterexample in order of size (`Space::size`, then
-//! enumeration order), printed as a vector by [`crate::checking::explore`]'s
+//! enumeration order), printed as a vector by [`crate::checking::random`]'s
 //! counterexample builder.
 //!
 //! # The space

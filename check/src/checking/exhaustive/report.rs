@@ -95,7 +95,7 @@ impl Report {
             Invariant::ALL.len(),
             sets.len(),
             self.bound.name,
-            crate::checking::explore::on_version(self.version),
+            crate::checking::random::on_version(self.version),
             self.scenarios,
             self.evaluated
         );
@@ -108,15 +108,15 @@ impl Report {
             "A cell shows `proved A/N`: no scenario of the bound refutes it, A of its N scenarios met the precondition; \
              `REFUTED (size S)`: the smallest counterexample has size S.\n",
         );
-        out.push_str(&crate::checking::explore::left_out_line(self.version));
+        out.push_str(&crate::checking::random::left_out_line(self.version));
         out.push('\n');
-        out.push_str(&crate::checking::explore::table(&|set, inv| {
+        out.push_str(&crate::checking::random::table(&|set, inv| {
             self.cell(set, inv).map(|c| match &c.proof {
                 Proof::Proved => format!(
                     "{} {}/{}",
                     c.verdict(),
-                    crate::checking::explore::compact(c.applicable),
-                    crate::checking::explore::compact(c.scenarios)
+                    crate::checking::random::compact(c.applicable),
+                    crate::checking::random::compact(c.scenarios)
                 ),
                 Proof::Refuted { size, .. } => format!("REFUTED (size {size})"),
                 Proof::NotApplicable(_) => "n/a".to_owned(),
@@ -150,7 +150,7 @@ impl Report {
                         "{} × {}: refuted; the first counterexample in order of size is scenario {index} (size {size})\n  wanted: {wanted}\n",
                         c.set, c.invariant
                     ));
-                    crate::checking::explore::push_counterexample(
+                    crate::checking::random::push_counterexample(
                         &mut out,
                         counterexample,
                         *replays,
@@ -192,7 +192,7 @@ impl Report {
         });
         if self.version != toolcall_model::model::SpringAi::default() {
             v["spring_ai"] = json!(self.version.name());
-            v["left_out"] = crate::checking::explore::left_out_value(self.version);
+            v["left_out"] = crate::checking::random::left_out_value(self.version);
         }
         v
     }

@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
 
-use crate::checking::explore::{MatrixCell, counterexample_vector};
 use crate::checking::footprint::{Alike, Conversions, Footprint};
 use crate::checking::generators::with_set;
 use crate::checking::invariants::{
     Evidence, Invariant, Replays, Verdict, check, check_as, stream_as_call_against, through_call,
 };
+use crate::checking::random::{MatrixCell, counterexample_vector};
 use crate::checking::scenario::Scenario;
 use toolcall_model::chat::Memory;
 use toolcall_model::model::{Acts, BehaviorSet, Fix, Fixes, behavior_sets};
@@ -154,7 +154,7 @@ impl Shard {
 }
 
 /// What a run of part of a space found, per cell (as
-/// [`crate::checking::explore::cells`] orders them): scenarios judged,
+/// [`crate::checking::random::cells`] orders them): scenarios judged,
 /// applicable ones, and the key (size, then index) of the first refuting
 /// scenario, if any. [`finish`] turns it into a [`Report`]; partial runs
 /// of disjoint shards combine by adding the counts and taking the least key.
@@ -178,7 +178,7 @@ impl Part {
     /// counterexample from its index.
     pub(crate) fn fits(&self, space: &Space) -> Result<(), String> {
         self.shard.usable(space)?;
-        let cells = crate::checking::explore::cells();
+        let cells = crate::checking::random::cells();
         let has = space.scenarios();
         for ((cell, &(judged, applicable)), first) in
             cells.iter().zip(&self.totals).zip(&self.first)
@@ -216,7 +216,7 @@ impl Part {
 /// use toolcall_check::checking::exhaustive::{Bound, Shard, Space, run_part};
 /// let space = Space::new(&Bound::tiny());
 /// let part = run_part(&space, Shard::WHOLE, 1, &|_, _| {}).unwrap();
-/// assert_eq!(part.first.len(), toolcall_check::checking::explore::cells().len());
+/// assert_eq!(part.first.len(), toolcall_check::checking::random::cells().len());
 /// ```
 pub fn run_part(
     space: &Space,
@@ -225,7 +225,7 @@ pub fn run_part(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Part, String> {
     let sets = behavior_sets();
-    let cells: Vec<MatrixCell> = crate::checking::explore::cells();
+    let cells: Vec<MatrixCell> = crate::checking::random::cells();
     let best: Vec<AtomicU64> = cells.iter().map(|_| AtomicU64::new(NONE)).collect();
     let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);
@@ -298,7 +298,7 @@ pub fn run_part(
 /// point for drivers outside the crate that search the space their own way.
 /// ```
 /// use std::sync::atomic::AtomicU64;
-/// use toolcall_check::checking::{exhaustive::{Bound, Space, judge_index}, explore::cells, footprint::Conversions};
+/// use toolcall_check::checking::{exhaustive::{Bound, Space, judge_index}, random::cells, footprint::Conversions};
 /// use toolcall_model::model::behavior_sets;
 /// let space = Space::new(&Bound::tiny());
 /// let (sets, cells) = (behavior_sets(), cells().len());
@@ -342,7 +342,7 @@ pub fn judge_index(
 pub fn finish(space: &Space, part: &Part) -> Report {
     let version = space.version();
     let left_out = crate::config::sets_on(version).1;
-    let cells = crate::checking::explore::cells()
+    let cells = crate::checking::random::cells()
         .iter()
         .enumerate()
         .map(|(c, cell)| {
@@ -351,7 +351,7 @@ pub fn finish(space: &Space, part: &Part) -> Report {
                 .iter()
                 .find(|(s, _)| s.name == cell.set.name)
                 .map(|(_, why)| format!("not played on Spring AI {version}: {why}"));
-            let not_here = crate::checking::explore::not_arising(cell.invariant, version);
+            let not_here = crate::checking::random::not_arising(cell.invariant, version);
             let proof = match (
                 set_left_out.or(not_here),
                 part.first.get(c).copied().flatten(),
@@ -584,7 +584,7 @@ fn refuted(space: &Space, cell: &MatrixCell, (size, index): (usize, u64)) -> Pro
     let found_by = format!(
         "`toolcall-model explore --exhaustive --bound {}{}` (scenario {index}, size {size}, the first in order of size)",
         space.bound().name,
-        crate::checking::explore::version_flag(space.version())
+        crate::checking::random::version_flag(space.version())
     );
     match counterexample_vector(cell, &s, &found_by) {
         Some((counterexample, wanted, replays)) => Proof::Refuted {

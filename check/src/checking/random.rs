@@ -21,7 +21,7 @@
 //! clock; the command line times the cells and draws the progress display.
 //!
 //! ```
-//! use toolcall_check::checking::explore::{cells, run_cell, CellOutcome, Options};
+//! use toolcall_check::checking::random::{cells, run_cell, CellOutcome, Options};
 //! use toolcall_check::checking::invariants::Invariant;
 //! let cell = cells().into_iter()
 //!     .find(|c| c.set.name == "upstream" && c.invariant == Invariant::JsonSafe).unwrap();
@@ -54,7 +54,7 @@ pub(crate) const MIN_APPLICABLE: u32 = 100;
 /// How to explore.
 ///
 /// ```
-/// assert_eq!(toolcall_check::checking::explore::Options::default().cases, 256);
+/// assert_eq!(toolcall_check::checking::random::Options::default().cases, 256);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
@@ -93,7 +93,7 @@ pub struct MatrixCell {
 /// ```
 /// use toolcall_check::checking::invariants::Invariant;
 /// use toolcall_model::model::behavior_sets;
-/// let cells = toolcall_check::checking::explore::cells();
+/// let cells = toolcall_check::checking::random::cells();
 /// assert_eq!(cells.len(), behavior_sets().len() * Invariant::ALL.len());
 /// ```
 pub fn cells() -> Vec<MatrixCell> {
@@ -169,7 +169,7 @@ impl CellResult {
     /// version).
     ///
     /// ```
-    /// use toolcall_check::checking::{explore::{CellOutcome, CellResult}, invariants::Invariant};
+    /// use toolcall_check::checking::{random::{CellOutcome, CellResult}, invariants::Invariant};
     /// let mut r = CellResult { set: "all", invariant: Invariant::Limits, cases_run: 2000, applicable: 468, shrink_steps: 0, outcome: CellOutcome::Holds };
     /// assert_eq!(r.verdict(), "holds");
     /// r.applicable = 12;
@@ -189,7 +189,7 @@ impl CellResult {
 /// Why `invariant` does not arise on `version`, or `None` where it does.
 ///
 /// ```
-/// use toolcall_check::checking::{explore::not_arising, invariants::Invariant};
+/// use toolcall_check::checking::{random::not_arising, invariants::Invariant};
 /// use toolcall_model::model::SpringAi;
 /// assert!(not_arising(Invariant::TurnEnds, SpringAi::V1_1_2).unwrap().contains("no tool call limits"));
 /// assert_eq!(not_arising(Invariant::TurnEnds, SpringAi::V2_0_1), None);
@@ -208,7 +208,7 @@ pub fn not_arising(invariant: Invariant, version: SpringAi) -> Option<String> {
 /// use proptest::strategy::{Strategy, ValueTree};
 /// use proptest::test_runner::{Config, TestRunner};
 /// let draw = |seed| {
-///     let mut r = TestRunner::new_with_rng(Config::default(), toolcall_check::checking::explore::rng(seed));
+///     let mut r = TestRunner::new_with_rng(Config::default(), toolcall_check::checking::random::rng(seed));
 ///     (0u64..u64::MAX).new_tree(&mut r).unwrap().current()
 /// };
 /// assert_eq!(draw(7), draw(7));
@@ -225,7 +225,7 @@ pub fn rng(seed: u64) -> TestRng {
 /// persistence, bounded shrinking.
 ///
 /// ```
-/// let c = toolcall_check::checking::explore::config(&Default::default());
+/// let c = toolcall_check::checking::random::config(&Default::default());
 /// assert!(c.failure_persistence.is_none());
 /// ```
 pub fn config(opts: &Options) -> Config {
@@ -853,14 +853,14 @@ mod examples {
         };
         let invariants = crate::checking::invariants::Invariant::ALL.len();
         assert_eq!(
-            crate::checking::explore::cells_for(&[mine]).len(),
+            crate::checking::random::cells_for(&[mine]).len(),
             invariants
         );
     }
 
     #[test]
     fn example_to_json() {
-        let v = crate::checking::explore::to_json(&Default::default(), &[]);
+        let v = crate::checking::random::to_json(&Default::default(), &[]);
         assert_eq!(v["cases"], 256);
         assert_eq!(v["mode"], "random");
     }
@@ -869,26 +869,26 @@ mod examples {
     fn example_counterexample_file() {
         let v = serde_json::json!({"name": "explore-upstream-json-safe"});
         assert_eq!(
-            crate::checking::explore::counterexample_file(&v),
+            crate::checking::random::counterexample_file(&v),
             "explore-upstream-json-safe.json"
         );
     }
 
     #[test]
     fn example_to_text() {
-        let t = crate::checking::explore::to_text(&Default::default(), &[]);
+        let t = crate::checking::random::to_text(&Default::default(), &[]);
         assert!(t.contains("json-safe"));
     }
     #[test]
     fn example_min_applicable() {
-        assert_eq!(crate::checking::explore::MIN_APPLICABLE, 100);
+        assert_eq!(crate::checking::random::MIN_APPLICABLE, 100);
     }
 
     #[test]
     fn example_counterexample_vector() {
-        use crate::checking::explore::cells;
-        use crate::checking::explore::counterexample_vector;
         use crate::checking::invariants::Invariant;
+        use crate::checking::random::cells;
+        use crate::checking::random::counterexample_vector;
         use crate::checking::scenario::Scenario;
         use toolcall_model::chat::LoopConfig;
         use toolcall_model::model::Generation;
@@ -908,7 +908,7 @@ mod examples {
 
     #[test]
     fn example_compact() {
-        use crate::checking::explore::compact;
+        use crate::checking::random::compact;
         assert_eq!(compact(2000), "2000");
         assert_eq!(compact(468_123), "468k");
         assert_eq!(compact(1_234_567), "1.23M");
@@ -916,7 +916,7 @@ mod examples {
 
     #[test]
     fn example_table_of() {
-        use crate::checking::explore::table_of;
+        use crate::checking::random::table_of;
         let t = table_of(&["upstream", "mine"], &|set, _| Some(format!("{set}!")));
         assert!(t.starts_with("invariant") && t.contains("mine!"));
     }
@@ -924,8 +924,8 @@ mod examples {
     #[test]
     fn example_cell_text() {
         use crate::checking::{
-            explore::{CellOutcome, CellResult, cell_text},
             invariants::Invariant,
+            random::{CellOutcome, CellResult, cell_text},
         };
         let r = CellResult {
             set: "all",
@@ -940,7 +940,7 @@ mod examples {
 
     #[test]
     fn example_table() {
-        let t = crate::checking::explore::table(&|_, _| Some("holds 1/1".to_owned()));
+        let t = crate::checking::random::table(&|_, _| Some("holds 1/1".to_owned()));
         assert!(
             t.lines()
                 .nth(1)
