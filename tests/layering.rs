@@ -3,7 +3,7 @@
 //! reads as the data flows (the containers every layer may share for
 //! speed, the modelled system and the JSON readers, the Gemini conversion,
 //! the chat loop, the vector format, then, in the second package, the
-//! configuration checker and the checking machinery, which name the model's
+//! configuration checker and the verification machinery, which name the model's
 //! layers by their crate, `toolcall_model::model`; the command line on
 //! top).
 
@@ -27,7 +27,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["collections", "json", "model", "gemini", "chat"],
     ),
     (
-        "checking",
+        "verification",
         &[
             "collections",
             "json",
@@ -103,7 +103,7 @@ fn no_layer_uses_one_above_it() {
             }
             // The library is the model alone: the checker's layers live in
             // check/src, and the model's never there.
-            let in_model = !matches!(top, "config" | "checking");
+            let in_model = !matches!(top, "config" | "verification");
             assert_eq!(
                 in_model,
                 model_layers,
@@ -157,7 +157,7 @@ fn the_check_sees_an_upward_use() {
     );
     assert!(
         forbidden_uses(
-            "checking",
+            "verification",
             "use crate::vectors::Vector; toolcall_check::config"
         )
         .is_empty()

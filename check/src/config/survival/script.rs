@@ -151,7 +151,7 @@ pub(super) fn clip(s: &str, n: usize) -> String {
 }
 
 /// One scenario made concrete for a setup and a behaviour set: what
-/// [`evaluate`](super::evaluate) plays. Public so that the checking machinery can judge the
+/// [`evaluate`](super::evaluate) plays. Public so that the verification machinery can judge the
 /// very same turn with its invariants (no verdict of `check` may call a
 /// set safe where an invariant is refuted on this turn).
 #[derive(Debug, Clone, PartialEq)]
