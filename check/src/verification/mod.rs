@@ -15,3 +15,4 @@ pub mod oracle;
 pub mod random;
 pub mod scenario;
 pub mod shard;
+pub(crate) mod turn_bound;

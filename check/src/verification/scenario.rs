@@ -65,7 +65,7 @@ impl Scenario {
         // unbounded one: without the limits that bound changes.
         if s.config.repeat_last {
             s.config.max_rounds =
-                crate::verification::invariants::repeating_guard(&s.config, &s.model);
+                crate::verification::turn_bound::repeating_guard(&s.config, &s.model);
         }
         s
     }

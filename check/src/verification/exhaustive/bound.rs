@@ -662,7 +662,7 @@ impl Bound {
 /// limits bind every name it calls, so every turn is within `turn-ends`'s
 /// precondition, under `THROW` too; small, since under every set that lets
 /// a turn run away it runs to its bound
-/// ([`crate::verification::invariants::turn_bound`], at most 4 model calls).
+/// ([`crate::verification::turn_bound::turn_bound`], at most 4 model calls).
 fn runaway() -> Family {
     let procs = all_processors();
     Family {

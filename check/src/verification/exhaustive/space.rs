@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use crate::verification::generators::class_table;
-use crate::verification::invariants::repeating_guard;
 use crate::verification::scenario::Scenario;
+use crate::verification::turn_bound::repeating_guard;
 use toolcall_model::chat::Split;
 use toolcall_model::chat::{LoopConfig, Memory};
 use toolcall_model::model::ClassTable;

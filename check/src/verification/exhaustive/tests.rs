@@ -251,7 +251,7 @@ fn a_repeating_model_refutes_turn_ends_upstream_and_the_fix_ends_its_turn() {
         s.config.manager.limits.on_exceeded,
         OnExceeded::ReturnErrorResponse
     );
-    let bound = crate::verification::invariants::turn_bound(&s.config, &s.model).unwrap();
+    let bound = crate::verification::turn_bound::turn_bound(&s.config, &s.model).unwrap();
     // The smallest: one call repeated, a limit of one, three model calls.
     assert_eq!((s.model.len(), bound), (1, 3));
     // Upstream the turn is still calling the model at the guard past its

@@ -207,7 +207,7 @@ pub fn scenario() -> BoxedStrategy<Scenario> {
                     model,
                 };
                 if repeat_last {
-                    scenario.config.max_rounds = crate::verification::invariants::repeating_guard(
+                    scenario.config.max_rounds = crate::verification::turn_bound::repeating_guard(
                         &scenario.config,
                         &scenario.model,
                     );

@@ -2,6 +2,7 @@
 //! the counting (3), against the reference counts.
 
 use crate::verification::oracle::RefCounts;
+use crate::verification::turn_bound::max_for;
 use toolcall_model::model::{Counts, Max, OnExceeded, ToolCallLimits};
 use toolcall_model::model::{Fix, Invocation};
 use toolcall_model::model::{Message, ToolCall};
@@ -119,18 +120,6 @@ fn responses_per_call(rounds: &[Round], throw: bool) -> Judged {
 pub(super) fn show_counts(c: &Counts) -> String {
     let parts: Vec<String> = c.sorted().iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!("{{{}}} total {}", parts.join(", "), c.total())
-}
-
-/// The per-tool maximum, restated from docs/BEHAVIOUR.md section 3.2: none when excluded, the
-/// override, else the default.
-pub(super) fn max_for(l: &ToolCallLimits, name: &str) -> Max {
-    if l.excluded.contains(name) {
-        Max::Unlimited
-    } else {
-        l.overrides
-            .get(name)
-            .map_or(l.default_max_per_tool, |&n| Max::Limited(n))
-    }
 }
 
 pub(super) fn over(m: Max, n: u64) -> bool {

@@ -27,7 +27,7 @@ pub struct Evidence<'a> {
     /// The toolbox after the run (its invocations).
     pub toolbox: Toolbox,
     /// The model repeats its last reply (`repeat_last`) and the turn was
-    /// still going at its bound (`super::turn_bound`, or, where the limits
+    /// still going at its bound (`crate::verification::turn_bound::turn_bound`, or, where the limits
     /// bound nothing, a probe of twice the script and 8 more): `run` is then
     /// the turn cut off there (the model answering with text at the next
     /// call), for `turn-ends` alone, instead of running to the loop's guard.
@@ -116,7 +116,7 @@ impl<'a> Evidence<'a> {
     /// evidence ([`Evidence::runaway`]).
     fn cut_off(scenario: &'a Scenario) -> Result<Option<Self>, LoopError> {
         let guard = scenario.config.max_rounds;
-        let bound = super::turn_bound(&scenario.config, &scenario.model)
+        let bound = crate::verification::turn_bound::turn_bound(&scenario.config, &scenario.model)
             .unwrap_or_else(|| scenario.model.len().saturating_mul(2).saturating_add(8));
         if bound >= guard {
             return Ok(None);

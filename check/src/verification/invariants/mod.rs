@@ -63,7 +63,6 @@ mod transcripts;
 pub use self::evidence::Evidence;
 pub(crate) use self::judgements::Judgements;
 pub(crate) use self::payloads::recovered;
-pub(crate) use self::rounds::{repeating_guard, turn_bound};
 pub use self::trace::Replays;
 pub(crate) use self::trace::{CallEvent, Round, RoundEnd};
 pub use self::transcripts::memory_holds_conversation;
