@@ -1,4 +1,4 @@
-//! The fuzz targets' bodies (`toolcall_check::checking::fuzzing`) over their
+//! The fuzz targets' bodies (`toolcall_check::verification::fuzzing`) over their
 //! checked-in corpus, natively (no coverage instrumentation): what one
 //! input costs, apart from libFuzzer's own work.
 // criterion_group! generates a public function that cannot carry a doc comment.
@@ -6,7 +6,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::path::Path;
-use toolcall_check::checking::fuzzing;
+use toolcall_check::verification::fuzzing;
 
 fn corpus(target: &str) -> Vec<Vec<u8>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))

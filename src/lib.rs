@@ -36,7 +36,7 @@
 //!   runner's output.
 //!
 //! This library is the model alone. The configuration checker (Spring
-//! Boot's binding of `spring.ai.tools.*` and `check`), the checking
+//! Boot's binding of `spring.ai.tools.*` and `check`), the verification
 //! machinery (scenarios, invariants, generators, the verdict matrix, the
 //! fuzz-target bodies) and the `toolcall-model` command are the second
 //! package of the workspace, `toolcall-check` (`check/`), which uses this

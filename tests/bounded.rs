@@ -733,7 +733,7 @@ fn explore_starts_no_more_threads_than_it_has_work_for() {
     let o = run_bounded(&["explore", "--cases", "1", "--jobs", "100000"], 20_000, 60);
     assert_eq!(o.code, Some(0), "{o:?}");
     let cells = toolcall_model::model::behavior_sets().len()
-        * toolcall_check::checking::invariants::Invariant::ALL.len();
+        * toolcall_check::verification::invariants::Invariant::ALL.len();
     assert!(
         o.stderr
             .contains(&format!("on {} thread(s)", cores.min(cells))),

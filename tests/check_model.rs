@@ -5,9 +5,9 @@
 
 use std::num::NonZeroU32;
 
-use toolcall_check::checking::invariants::{Invariant, Verdict as Inv, check_scenario};
-use toolcall_check::checking::scenario::Scenario as Turn;
 use toolcall_check::config::{CheckScenario, Mark, Setup, evaluate, script};
+use toolcall_check::verification::invariants::{Invariant, Verdict as Inv, check_scenario};
+use toolcall_check::verification::scenario::Scenario as Turn;
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::model::behavior_sets;
 use toolcall_model::model::{OnExceeded, ToolCallLimits};

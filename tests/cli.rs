@@ -885,7 +885,7 @@ fn explore_takes_a_combination_of_fixes() {
         .count();
     assert_eq!(
         mine,
-        toolcall_check::checking::invariants::Invariant::ALL.len()
+        toolcall_check::verification::invariants::Invariant::ALL.len()
     );
     let (code, _, err) = run_with_stdin(&["explore", "--cases", "3", "--fixes", "nope"], b"");
     assert_eq!(code, 2, "{err}");

@@ -1,6 +1,6 @@
 //! What a crate that depends on the model compiles: the library
 //! `toolcall-model` (the model and the vectors) needs serde, serde_json and
-//! thiserror only; the checking machinery and the command line, in the
+//! thiserror only; the verification machinery and the command line, in the
 //! package `toolcall-check`, bring theirs.
 
 use std::collections::BTreeSet;

@@ -6,7 +6,7 @@ use std::fs;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use toolcall_check::checking::fuzzing;
+use toolcall_check::verification::fuzzing;
 
 type Target = fn(&[u8]);
 

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
-use toolcall_check::checking::generators::{VectorOp, vector};
+use toolcall_check::verification::generators::{VectorOp, vector};
 use toolcall_model::vectors::conformance::{Comparison, JavaLine, Tally, judge};
 
 use crate::support::{JavaSession, deep, java_build, java_required, json_files, root};
@@ -298,9 +298,9 @@ fn save(saved: &Path, name: &str, v: &Value, java: &mut JavaSession, dir: &Path)
 /// as these setups assume.
 #[test]
 fn main_job_and_check_turns_agree_with_the_real_classes() {
-    use toolcall_check::checking::scenario::Scenario as Turn;
     use toolcall_check::config::columns;
     use toolcall_check::config::{CheckScenario, script};
+    use toolcall_check::verification::scenario::Scenario as Turn;
     use toolcall_model::model::behavior_sets;
     let Some(mut java) = ready("main_job_and_check_turns_agree_with_the_real_classes") else {
         return;

@@ -3,7 +3,7 @@
 //! reads as the data flows (the containers every layer may share for
 //! speed, the modelled system and the JSON readers, the Gemini conversion,
 //! the chat loop, the vector format, then, in the second package, the
-//! configuration checker and the checking machinery, which name the model's
+//! configuration checker and the verification machinery, which name the model's
 //! layers by their crate, `toolcall_model::model`; the command line on
 //! top).
 
@@ -27,7 +27,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["collections", "json", "model", "gemini", "chat"],
     ),
     (
-        "checking",
+        "verification",
         &[
             "collections",
             "json",
@@ -103,7 +103,7 @@ fn no_layer_uses_one_above_it() {
             }
             // The library is the model alone: the checker's layers live in
             // check/src, and the model's never there.
-            let in_model = !matches!(top, "config" | "checking");
+            let in_model = !matches!(top, "config" | "verification");
             assert_eq!(
                 in_model,
                 model_layers,
@@ -157,7 +157,7 @@ fn the_check_sees_an_upward_use() {
     );
     assert!(
         forbidden_uses(
-            "checking",
+            "verification",
             "use crate::vectors::Vector; toolcall_check::config"
         )
         .is_empty()
@@ -224,5 +224,197 @@ fn the_model_crates_public_surface_stays_within_its_budget() {
     assert!(
         count + 60 > PUBLIC_ITEMS_BUDGET,
         "{count} pub items against a budget of {PUBLIC_ITEMS_BUDGET}: lower the budget to keep it meaningful"
+    );
+}
+
+/// The modules of one layer (its files and folders) that `text`, the code
+/// of a file of that layer, uses: by path (`crate::config::survival::x`,
+/// `super::survival` from a module's own file) or through an item the
+/// layer's `mod.rs` re-exports from one (`crate::config::Setup`, in
+/// `reexports`). Comment lines and what follows `#[cfg(test)]` (the unit
+/// tests and examples) are not uses.
+fn sibling_uses(
+    layer: &str,
+    depth: usize,
+    text: &str,
+    modules: &[String],
+    reexports: &BTreeMap<String, String>,
+) -> Vec<String> {
+    let code: String = text
+        .split("#[cfg(test)]")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut prefixes = vec![format!("crate::{layer}::")];
+    // From a module's own file `super` is the layer; one folder down,
+    // `super::super`.
+    prefixes.push(["super::"].repeat(depth).concat());
+    let mut used = std::collections::BTreeSet::new();
+    for prefix in &prefixes {
+        for (at, _) in code.match_indices(prefix.as_str()) {
+            if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let rest = &code[at + prefix.len()..];
+            // `x::y` or a group `{x, y::{z}}`: every name in it that is a
+            // module or a re-exported item.
+            let named = if rest.starts_with('{') {
+                let mut level = 0;
+                let end = rest
+                    .char_indices()
+                    .find(|&(_, c)| {
+                        level += match c {
+                            '{' => 1,
+                            '}' => -1,
+                            _ => 0,
+                        };
+                        level == 0
+                    })
+                    .map_or(rest.len(), |(i, _)| i);
+                &rest[..end]
+            } else {
+                let end = rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                &rest[..end]
+            };
+            for name in named.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                if modules.iter().any(|m| m == name) {
+                    used.insert(name.to_owned());
+                } else if let Some(m) = reexports.get(name) {
+                    used.insert(m.clone());
+                }
+            }
+        }
+    }
+    used.into_iter().collect()
+}
+
+/// What a layer's `mod.rs` re-exports, item by item, with the module it
+/// comes from (`pub use survival::{Setup, evaluate};`).
+fn reexports(mod_rs: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for statement in mod_rs.split(';') {
+        let statement = statement.trim_start();
+        let Some(path) = ["pub use ", "pub(crate) use "]
+            .iter()
+            .find_map(|p| statement.strip_prefix(p))
+        else {
+            continue;
+        };
+        let Some((module, items)) = path.split_once("::") else {
+            continue;
+        };
+        for item in items.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            if !item.is_empty() {
+                out.insert(item.to_owned(), module.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// Within each layer of `check/src`, the arrows between its modules run
+/// one way: no two modules use each other, so each can be read, and moved,
+/// with what it uses below it (config::check::closes and config::main_job
+/// once did, until the closing table moved above both; so did
+/// verification::invariants and verification::scenario, until the bound
+/// on a turn moved below both).
+#[test]
+fn no_two_modules_of_a_layer_use_each_other() {
+    let src = crate::support::root().join("check/src");
+    let mut mutual = Vec::new();
+    for (layer, _) in LAYERS.iter().filter(|(l, _)| src.join(l).is_dir()) {
+        let dir = src.join(layer);
+        let mod_rs = std::fs::read_to_string(dir.join("mod.rs")).expect("the layer's mod.rs");
+        let reexports = reexports(&mod_rs);
+        let mut modules: Vec<String> = std::fs::read_dir(&dir)
+            .expect("the layer's folder")
+            .map(|e| e.expect("an entry").path())
+            .filter_map(|p| {
+                let name = p.file_name()?.to_str()?.to_owned();
+                (name != "mod.rs").then(|| name.trim_end_matches(".rs").to_owned())
+            })
+            .collect();
+        modules.sort();
+        let mut uses: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for module in &modules {
+            let mut files = Vec::new();
+            let folder = dir.join(module);
+            if folder.is_dir() {
+                rust_files(&folder, &mut files);
+            } else {
+                files.push(dir.join(format!("{module}.rs")));
+            }
+            for file in files {
+                // How far the file's module is below the layer: 1 for
+                // `x.rs` and `x/mod.rs`, 2 for `x/y.rs`, and so on.
+                let rel = file.strip_prefix(&dir).expect("under the layer");
+                let depth = rel.components().count()
+                    - usize::from(rel.file_name().is_some_and(|n| n == "mod.rs"));
+                let text = std::fs::read_to_string(&file).expect("source readable");
+                let used = sibling_uses(layer, depth, &text, &modules, &reexports);
+                uses.entry(module).or_default().extend(used);
+            }
+        }
+        for (i, a) in modules.iter().enumerate() {
+            for b in &modules[i + 1..] {
+                let a_uses_b = uses.get(a.as_str()).is_some_and(|u| u.contains(b));
+                let b_uses_a = uses.get(b.as_str()).is_some_and(|u| u.contains(a));
+                if a_uses_b && b_uses_a {
+                    mutual.push((format!("{layer}::{a}"), format!("{layer}::{b}")));
+                }
+            }
+        }
+    }
+    assert!(
+        mutual.is_empty(),
+        "modules of one layer that use each other (move what both need below them, or what uses both above them): {mutual:?}"
+    );
+}
+
+#[test]
+fn the_check_sees_two_modules_that_use_each_other() {
+    let modules = ["check".to_owned(), "main_job".to_owned()];
+    let reexports =
+        reexports("pub use main_job::{\n    GROUPS, reproduce,\n};\npub use check::Setup;");
+    assert_eq!(
+        reexports.get("reproduce").map(String::as_str),
+        Some("main_job")
+    );
+    // The two files of the cycle the closing table made: a path, an item
+    // re-exported at the layer, `super::` from a module's own file.
+    assert_eq!(
+        sibling_uses(
+            "config",
+            2,
+            "use crate::config::main_job::{GROUPS, reproduce};\nuse super::super::Setup;",
+            &modules,
+            &reexports
+        ),
+        ["check", "main_job"]
+    );
+    assert_eq!(
+        sibling_uses(
+            "config",
+            1,
+            "use crate::config::{Setup, GROUPS};\n// crate::config::check::x\n",
+            &modules,
+            &reexports
+        ),
+        ["check", "main_job"]
+    );
+    assert_eq!(
+        sibling_uses(
+            "config",
+            1,
+            "use super::check::Setup;\n#[cfg(test)]\nmod t { use crate::config::main_job; }",
+            &modules,
+            &reexports
+        ),
+        ["check"]
     );
 }

@@ -1,4 +1,4 @@
-//! toolcall-check: the configuration checker, the checking machinery and
+//! toolcall-check: the configuration checker, the verification machinery and
 //! the `toolcall-model` command of the reference model of Spring AI 2.0.1
 //! tool calling. The model itself (the JSON readers, the modelled system,
 //! the Gemini conversion, the tool loop, the vectors) is the library
@@ -25,7 +25,7 @@
 //!
 //! * [`config`]: Spring Boot's binding of `spring.ai.tools.*`, the
 //!   configuration checker and the main job;
-//! * [`checking`]: scenarios, invariants, generators, the verdict matrix and
+//! * [`verification`]: scenarios, invariants, generators, the verdict matrix and
 //!   the fuzz-target bodies;
 //! * the command line (crate-private), whose entry point is [`main`]; the
 //!   binary `toolcall-model` (`src/main.rs`) only calls it.
@@ -39,7 +39,7 @@
 //!   `read_yaml`, `Setup`, `evaluate`, `report`, and `answer` with its
 //!   `Options` and `Sources`, the whole `check` as a library value) and the
 //!   main job (`reproduce`, `table`).
-//! * `checking`: one public module per tool (`exhaustive`, `explore`,
+//! * `verification`: one public module per tool (`exhaustive`, `random`,
 //!   `footprint`, `generators`, `shard`, `invariants`, `fuzzing`, `oracle`,
 //!   `scenario`), whose entry points share names such as `run` and `limits`.
 //!
@@ -50,9 +50,9 @@
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 
-pub mod checking;
 mod cli;
 pub mod config;
+pub mod verification;
 
 pub use cli::check::texts::{
     CheckOutput, check_texts, judge_setup, judge_setup_asked, judge_setup_with_library,

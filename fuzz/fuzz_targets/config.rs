@@ -1,3 +1,3 @@
-//! The `config` target; its body is `toolcall_check::checking::fuzzing::config`.
+//! The `config` target; its body is `toolcall_check::verification::fuzzing::config`.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| toolcall_check::checking::fuzzing::config(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| toolcall_check::verification::fuzzing::config(data));

@@ -1,3 +1,3 @@
-//! The `convert` target; its body is `toolcall_check::checking::fuzzing::convert`.
+//! The `convert` target; its body is `toolcall_check::verification::fuzzing::convert`.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| toolcall_check::checking::fuzzing::convert(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| toolcall_check::verification::fuzzing::convert(data));

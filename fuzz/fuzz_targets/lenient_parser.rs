@@ -1,3 +1,5 @@
-//! The `lenient_parser` target; its body is `toolcall_check::checking::fuzzing::lenient_parser`.
+//! The `lenient_parser` target; its body is `toolcall_check::verification::fuzzing::lenient_parser`.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| toolcall_check::checking::fuzzing::lenient_parser(data));
+libfuzzer_sys::fuzz_target!(
+    |data: &[u8]| toolcall_check::verification::fuzzing::lenient_parser(data)
+);

@@ -1,3 +1,3 @@
-//! The `manager` target; its body is `toolcall_check::checking::fuzzing::manager`.
+//! The `manager` target; its body is `toolcall_check::verification::fuzzing::manager`.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| toolcall_check::checking::fuzzing::manager(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| toolcall_check::verification::fuzzing::manager(data));

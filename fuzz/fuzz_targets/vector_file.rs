@@ -1,3 +1,3 @@
-//! The `vector_file` target; its body is `toolcall_check::checking::fuzzing::vector_file`.
+//! The `vector_file` target; its body is `toolcall_check::verification::fuzzing::vector_file`.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| toolcall_check::checking::fuzzing::vector_file(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| toolcall_check::verification::fuzzing::vector_file(data));

@@ -22,7 +22,7 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 use serde_json::{Value, json};
-use toolcall_check::checking::generators::{limits, processor};
+use toolcall_check::verification::generators::{limits, processor};
 use toolcall_model::model::{Max, OnExceeded, ProcessorKind, behavior_sets};
 
 /// One generated setup: its facts, and the same as a properties file and

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::collections::SmallMap;
-// Read by config::binding and checking::fuzzing through this path.
+// Read by config::binding and verification::fuzzing through this path.
 pub(crate) use crate::model::java::has_text;
 use crate::model::message::Message;
 use crate::model::processor::Piece;

@@ -4,12 +4,12 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestCaseError;
 use serde_json::Value;
-use toolcall_check::checking::generators::{self, with_set};
-use toolcall_check::checking::invariants::{
+use toolcall_check::verification::generators::{self, with_set};
+use toolcall_check::verification::invariants::{
     Evidence, Invariant, Locus, Refutation, Verdict, check, check_scenario,
     memory_holds_conversation, pairing, refutation,
 };
-use toolcall_check::checking::scenario::Scenario;
+use toolcall_check::verification::scenario::Scenario;
 use toolcall_model::chat::{EndKind, Memory};
 use toolcall_model::gemini::convert_tool_response;
 use toolcall_model::model::Message;

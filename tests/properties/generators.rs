@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use toolcall_check::checking::generators::{self};
-use toolcall_check::checking::invariants::memory_holds_conversation;
-use toolcall_check::checking::oracle::is_whole_json;
+use toolcall_check::verification::generators::{self};
+use toolcall_check::verification::invariants::memory_holds_conversation;
+use toolcall_check::verification::oracle::is_whole_json;
 use toolcall_model::chat::{EndKind, Memory, Provider};
 use toolcall_model::model::Message;
 use toolcall_model::model::OnExceeded;

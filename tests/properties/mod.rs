@@ -1,6 +1,6 @@
 //! The property suite: the invariants of docs/INVARIANTS.md, each
 //! evaluated under every behaviour set of `behavior::behavior_sets()`, on turns
-//! drawn from `toolcall_check::checking::generators` (nothing known to fail is fed in by
+//! drawn from `toolcall_check::verification::generators` (nothing known to fail is fed in by
 //! hand); the upstream counterexamples rediscovered from random generation;
 //! each fix closing the gap it is meant to close; a reference state machine
 //! for counting and limits; and a check that the generators stay wide.
@@ -14,10 +14,10 @@
 //! matrix with shrunk counterexamples.
 
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
-use toolcall_check::checking::explore::{CellOutcome, MatrixCell, Options, rng, run_cell};
-use toolcall_check::checking::generators::with_set;
-use toolcall_check::checking::invariants::{Invariant, Verdict, check_scenario};
-use toolcall_check::checking::scenario::Scenario;
+use toolcall_check::verification::generators::with_set;
+use toolcall_check::verification::invariants::{Invariant, Verdict, check_scenario};
+use toolcall_check::verification::random::{CellOutcome, MatrixCell, Options, rng, run_cell};
+use toolcall_check::verification::scenario::Scenario;
 use toolcall_model::model::{BehaviorSet, behavior_sets};
 
 const REGRESSIONS: &str = "proptest-regressions/properties.txt";
@@ -604,7 +604,8 @@ fn property(inv: Invariant) {
                 }
             }
         } else {
-            match holding_runner().run(&toolcall_check::checking::generators::scenario(), test) {
+            match holding_runner().run(&toolcall_check::verification::generators::scenario(), test)
+            {
                 Ok(()) => {}
                 Err(TestError::Fail(reason, value)) => {
                     let s = with_set(&value, &set);

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRunner};
-use toolcall_check::checking::oracle::RefCounts;
+use toolcall_check::verification::oracle::RefCounts;
 use toolcall_model::model::Processor;
 use toolcall_model::model::{
     Batch, Config as ManagerConfig, ManagerError, Step, execute_with_counts,

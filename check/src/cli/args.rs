@@ -65,13 +65,13 @@ pub(crate) enum Cmd {
         /// The bound of `--exhaustive`: tiny, default (about 4 s on 2 idle
         /// cores) or wide (the manager-level ranges as one product and wider
         /// loops: 20 times the default).
-        #[arg(long, default_value = "default", requires = "exhaustive", value_parser = clap::builder::PossibleValuesParser::new(crate::checking::exhaustive::BOUND_NAMES))]
+        #[arg(long, default_value = "default", requires = "exhaustive", value_parser = clap::builder::PossibleValuesParser::new(crate::verification::exhaustive::BOUND_NAMES))]
         bound: String,
         /// Run only shard K of N (1 <= K <= N) of the bound and print its
         /// findings as JSON, which `toolcall-model merge` combines with the
         /// other shards' into the matrix of one run.
-        #[arg(long, requires = "exhaustive", conflicts_with = "out", value_parser = crate::checking::exhaustive::Shard::parse)]
-        shard: Option<crate::checking::exhaustive::Shard>,
+        #[arg(long, requires = "exhaustive", conflicts_with = "out", value_parser = crate::verification::exhaustive::Shard::parse)]
+        shard: Option<crate::verification::exhaustive::Shard>,
         /// The seed of every cell's random generator (a seed reproduces the matrix).
         #[arg(long, default_value_t = 0, conflicts_with = "exhaustive")]
         seed: u64,
@@ -147,8 +147,8 @@ pub(crate) enum Cmd {
         /// those whose number is K-1 modulo N, the same files one run
         /// writes (N machines with the same seed and count write the set
         /// between them).
-        #[arg(long, value_parser = crate::checking::exhaustive::Shard::parse)]
-        shard: Option<crate::checking::exhaustive::Shard>,
+        #[arg(long, value_parser = crate::verification::exhaustive::Shard::parse)]
+        shard: Option<crate::verification::exhaustive::Shard>,
         /// Each vector's `expect`: `none` (empty, for the Java runner to
         /// judge), `model` (what `toolcall-model run` prints, so that
         /// `verify` passes them) or `java` (what the real Spring AI classes

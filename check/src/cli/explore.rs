@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::checking::explore::{
+use crate::verification::random::{
     self as ex, CellOutcome, CellResult, MatrixCell, Options, Progress,
 };
 use serde_json::Value;
@@ -178,7 +178,7 @@ pub(crate) fn command(
     eprintln!(
         "explore: {} cells ({} invariants × {} behaviour sets), {cases} cases each, on {jobs} thread(s){}",
         cells.len(),
-        crate::checking::invariants::Invariant::ALL.len(),
+        crate::verification::invariants::Invariant::ALL.len(),
         sets.len(),
         ex::on_version(spring_ai)
     );
@@ -295,13 +295,13 @@ fn run_cells(
 /// threads, with progress and speed on standard error.
 pub(crate) fn exhaustive(
     bound: &str,
-    shard: Option<crate::checking::exhaustive::Shard>,
+    shard: Option<crate::verification::exhaustive::Shard>,
     json: bool,
     jobs: Option<usize>,
     out_dir: Option<&Path>,
     spring_ai: toolcall_model::model::SpringAi,
 ) -> ExitCode {
-    use crate::checking::exhaustive::{Bound, Shard, Space, finish, run_part};
+    use crate::verification::exhaustive::{Bound, Shard, Space, finish, run_part};
     let Some(bound) = Bound::named(bound) else {
         errln!("error: unknown bound '{bound}'");
         return ExitCode::from(2);
@@ -359,7 +359,7 @@ pub(crate) fn exhaustive(
         );
         outln!(
             "{}",
-            serde_json::to_string_pretty(&crate::checking::shard::part_to_json(&space, &part))
+            serde_json::to_string_pretty(&crate::verification::shard::part_to_json(&space, &part))
                 .unwrap_or_default()
         );
         return ExitCode::SUCCESS;
@@ -415,8 +415,8 @@ fn exhaustive_progress(
 /// `merge`: the shards' findings combined, printed as `explore
 /// --exhaustive` prints one run's.
 pub(crate) fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&Path>) -> ExitCode {
-    use crate::checking::exhaustive::{Bound, Space, finish};
-    use crate::checking::shard;
+    use crate::verification::exhaustive::{Bound, Space, finish};
+    use crate::verification::shard;
     if let Err(code) = out_is_writable(out_dir) {
         return code;
     }
@@ -505,12 +505,12 @@ pub(crate) fn merge(files: &[std::path::PathBuf], json: bool, out_dir: Option<&P
 }
 
 fn print_report(
-    report: &crate::checking::exhaustive::Report,
+    report: &crate::verification::exhaustive::Report,
     json: bool,
     out_dir: Option<&Path>,
     inputs: &[std::path::PathBuf],
 ) -> ExitCode {
-    use crate::checking::exhaustive::Proof;
+    use crate::verification::exhaustive::Proof;
     if let Some(dir) = out_dir {
         let cxs = report.cells.iter().filter_map(|c| match &c.proof {
             Proof::Refuted { counterexample, .. } => Some(counterexample),

@@ -19,12 +19,12 @@ pub(crate) fn generate(
     seed: u64,
     out: &Path,
     ops: &str,
-    shard: Option<crate::checking::exhaustive::Shard>,
+    shard: Option<crate::verification::exhaustive::Shard>,
     expect: &str,
     runner: &Path,
     force: bool,
 ) -> ExitCode {
-    let shard = shard.unwrap_or(crate::checking::exhaustive::Shard::WHOLE);
+    let shard = shard.unwrap_or(crate::verification::exhaustive::Shard::WHOLE);
     let mine = |i: usize| i as u64 % shard.n == shard.k - 1;
     if !matches!(expect, "none" | "model" | "java") {
         errln!("error: --expect {expect}: use none, model or java");
@@ -39,7 +39,7 @@ pub(crate) fn generate(
         );
         return ExitCode::from(2);
     }
-    use crate::checking::generators::{vector_name, vectors_iter};
+    use crate::verification::generators::{vector_name, vectors_iter};
     let chosen = match chosen_ops(ops) {
         Ok(chosen) => chosen,
         Err(code) => return code,
@@ -93,8 +93,8 @@ pub(crate) fn generate(
 
 /// `gen --ops`: the ops named, comma-separated; an unknown op or none is
 /// an error (exit 2, said on standard error).
-fn chosen_ops(ops: &str) -> Result<Vec<crate::checking::generators::VectorOp>, ExitCode> {
-    use crate::checking::generators::VectorOp;
+fn chosen_ops(ops: &str) -> Result<Vec<crate::verification::generators::VectorOp>, ExitCode> {
+    use crate::verification::generators::VectorOp;
     let mut chosen = Vec::new();
     for name in ops.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match VectorOp::ALL.iter().find(|o| o.name() == name) {

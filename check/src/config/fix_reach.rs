@@ -1,14 +1,14 @@
 //! Where a turn can feel each fix of the model's table ([`Felt`]): read by
-//! the checker's footprint (`checking::footprint`, one rule per kind) and
+//! the checker's footprint (`verification::footprint`, one rule per kind) and
 //! by the versions' rule of which fixes act where
-//! (`config::check::spring_ai`), so it lives in the lower of the two
+//! (`config::survival::spring_ai`), so it lives in the lower of the two
 //! layers. One row per fix in an exhaustive match: a row added to the
 //! model's table does not compile until it has its row here.
 
 use toolcall_model::model::Fix;
 
 /// Where a turn can feel a fix ([`FixReach::felt`]): the checker's
-/// footprint (`checking::footprint`) has one rule per kind that
+/// footprint (`verification::footprint`) has one rule per kind that
 /// decides, from a scenario and from its evaluation, that a fix of that
 /// kind changes nothing in the turn. A new fix read where an existing
 /// kind's fixes are read takes that kind and needs no rule of its own.

@@ -1,13 +1,14 @@
 //! A team's configuration and its answer: Spring Boot's binding of
-//! `spring.ai.tools.*`, the configuration checker, and the main job (seed
-//! 000 under every behaviour set).
+//! `spring.ai.tools.*`, the configuration checker, the main job (seed 000
+//! under every behaviour set), and the closing table computed from both.
 
 pub(crate) mod binding;
-pub(crate) mod check;
+pub(crate) mod closes;
 pub(crate) mod fix_reach;
 pub(crate) mod library_table;
-pub(crate) mod main_job;
 pub(crate) mod profiles;
+pub(crate) mod seed_table;
+pub(crate) mod survival;
 pub(crate) mod yaml;
 
 pub use binding::{
@@ -17,26 +18,27 @@ pub use binding::{
 
 pub(crate) use binding::{KNOWN_KEYS, ValueResolver};
 
-pub use check::{
-    Accepted, Application, BuildVersion, CLOSES_BEGIN, CLOSES_END, Change, CheckScenario,
-    CheckVerdict, Defaulted, Format, Gate, Installed, Mark, NextRefused, OpenAnswer, OpenProperty,
-    OutputKind, ProfileFiles, Refusal, Remedy, ScenarioScript, SetReport, Setup, Sources, Stop,
-    Text, ToolOutput, UNKNOWN_TOOL_NAME, closing_table, evaluate, report, safe_sets, script,
-    set_of,
+pub use survival::{
+    Accepted, Application, BuildVersion, Change, CheckScenario, CheckVerdict, Defaulted, Format,
+    Gate, Installed, Mark, NextRefused, OpenAnswer, OpenProperty, OutputKind, ProfileFiles,
+    Refusal, Remedy, ScenarioScript, SetReport, Setup, Sources, Stop, Text, ToolOutput,
+    UNKNOWN_TOOL_NAME, evaluate, report, safe_sets, script, set_of,
 };
-pub use check::{
+pub use survival::{
     Match, answered_for, fix_acts_on, fix_library, library_has, on_its_version, sets_on,
     spring_ai_named,
 };
 
-pub(crate) use check::clip_lines;
-pub use check::{Answer, Options, answer};
-pub(crate) use check::{describe_setup, evaluate_sets, report_sets, written_names};
+pub(crate) use survival::clip_lines;
+pub use survival::{Answer, Options, answer};
+pub(crate) use survival::{describe_setup, evaluate_sets, report_sets, written_names};
+
+pub use closes::{CLOSES_BEGIN, CLOSES_END, closing_table};
 
 pub use fix_reach::{Felt, FixReach};
 pub use library_table::{LIBRARY_BEANS, LibraryColumns, fix_table};
 
-pub use main_job::{
+pub use seed_table::{
     Column, GROUPS, MainJob, columns, columns_on, conclusion, not_played, reproduce, reproduce_on,
     table, version_facts,
 };

@@ -16,9 +16,9 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use stateright::{Checker, Model, Path, Property};
-use toolcall_check::checking::exhaustive::{judge_index, run_part, Bound, Shard, Space};
-use toolcall_check::checking::explore::cells;
-use toolcall_check::checking::footprint::Conversions;
+use toolcall_check::verification::exhaustive::{judge_index, run_part, Bound, Shard, Space};
+use toolcall_check::verification::random::cells;
+use toolcall_check::verification::footprint::Conversions;
 use toolcall_model::model::{behavior_sets, BehaviorSet};
 
 const RADIX: u64 = 64;

@@ -12,8 +12,8 @@ use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
-use toolcall_check::checking::exhaustive::{Bound, Space};
-use toolcall_check::checking::generators::with_set;
+use toolcall_check::verification::exhaustive::{Bound, Space};
+use toolcall_check::verification::generators::with_set;
 use toolcall_model::chat::{Answer, Ask, Turn};
 use toolcall_model::model::{behavior_sets, Toolbox};
 
