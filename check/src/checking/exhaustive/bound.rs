@@ -546,24 +546,12 @@ impl Bound {
             name: "tiny",
             families: vec![
                 Family {
-                    name: "tiny",
-                    max_batch: 2,
-                    min_rounds: 1,
-                    max_rounds: 1,
-                    max_turn_calls: 2,
-                    max_prior: 0,
-                    per_tool: vec![None, Some(1)],
-                    total: vec![None],
-                    breach: both_breaches(),
-                    processors: plain_processors(),
                     outcomes: vec![0, 2, 3, 6],
                     memories: vec![
                         MemorySetup::none(),
                         MemorySetup::with(Memory::Inside, true, 20),
                     ],
-                    provider: Provider::Gemini,
-                    round_reply: RoundReply::CallsOnly,
-                    repeat_last: false,
+                    ..one_short_round("tiny")
                 },
                 runaway(),
                 streamed(),
@@ -684,7 +672,26 @@ fn runaway() -> Family {
 /// streaming path parts from `call()` with the memory outside the loop.
 fn streamed() -> Family {
     Family {
-        name: "streamed",
+        outcomes: vec![0, 3],
+        memories: vec![
+            MemorySetup::none().streamed(),
+            MemorySetup::with(Memory::Outside, true, 20).streamed(),
+            // ChatClient's choice with the memory inside: no history.
+            MemorySetup::with(Memory::Inside, false, 20).streamed(),
+        ],
+        round_reply: RoundReply::TextWithCalls,
+        ..one_short_round("streamed")
+    }
+}
+
+/// The manager's smallest product, which the tiny bound and the
+/// `streamed` family widen elsewhere: one tool round of 1 or 2 calls, no
+/// prior call, per-tool maxima from {absent, 1}, total absent, both breach
+/// behaviours, the default and JSON processors; a tool returning a JSON
+/// object, no memory, on Gemini.
+fn one_short_round(name: &'static str) -> Family {
+    Family {
+        name,
         max_batch: 2,
         min_rounds: 1,
         max_rounds: 1,
@@ -694,15 +701,10 @@ fn streamed() -> Family {
         total: vec![None],
         breach: both_breaches(),
         processors: plain_processors(),
-        outcomes: vec![0, 3],
-        memories: vec![
-            MemorySetup::none().streamed(),
-            MemorySetup::with(Memory::Outside, true, 20).streamed(),
-            // ChatClient's choice with the memory inside: no history.
-            MemorySetup::with(Memory::Inside, false, 20).streamed(),
-        ],
+        outcomes: vec![0],
+        memories: vec![MemorySetup::none()],
         provider: Provider::Gemini,
-        round_reply: RoundReply::TextWithCalls,
+        round_reply: RoundReply::CallsOnly,
         repeat_last: false,
     }
 }
