@@ -4,30 +4,9 @@
 //! is the 1.1 line's (no limits, the loop inside the chat model), its
 //! advice the Boot 3 starter's and, written where it says, taken.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use crate::support::bin;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tcm-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn check(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(bin())
-        .arg("check")
-        .args(args)
-        .output()
-        .expect("binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::support::{run, scratch};
 
 const BOOT3_STARTER: &str =
     "io.github.toolcallmodel:toolcall-fixes-boot3-spring-boot-starter:0.1.0";
@@ -109,7 +88,7 @@ fn a_1_1_build_answers_for_the_1_1_line() {
         ];
         for (name, text) in builds {
             let build = write(&dir, name, &text);
-            let (code, out, err) = check(&[&app, "--build", &build]);
+            let (code, out, err) = run(&["check", &app, "--build", &build]);
             let what = format!("{version} {name}: {out}{err}");
             assert_eq!(code, 1, "{what}");
             assert!(
@@ -153,7 +132,7 @@ fn a_1_1_build_answers_for_the_1_1_line() {
                 "{what}"
             );
             // The breach scenarios: n/a under every set, in the JSON too.
-            let (_, json, _) = check(&[&app, "--build", &build, "--json"]);
+            let (_, json, _) = run(&["check", &app, "--build", &build, "--json"]);
             let v: serde_json::Value = serde_json::from_str(&json).unwrap();
             assert_eq!(v["spring_ai"], "1.1.2", "{what}");
             assert_eq!(v["fix_it_today"]["library"], BOOT3_STARTER, "{what}");
@@ -189,7 +168,7 @@ fn the_boot3_starter_is_the_library_on_1_1() {
             ("build.gradle", gradle_starter(version, true)),
         ] {
             let build = write(&dir, name, &text);
-            let (code, out, err) = check(&[&app, "--build", &build]);
+            let (code, out, err) = run(&["check", &app, "--build", &build]);
             let what = format!("{version} {name}: {out}{err}");
             assert_eq!(code, 1, "{what}");
             assert!(
@@ -204,7 +183,8 @@ fn the_boot3_starter_is_the_library_on_1_1() {
                 out.contains("Verdict: not safe under strict-json-or-wrap: repeats (exit 1)"),
                 "{what}"
             );
-            let (code, out, _) = check(&[
+            let (code, out, _) = run(&[
+                "check",
                 &app,
                 "--build",
                 &build,
@@ -221,7 +201,8 @@ fn the_boot3_starter_is_the_library_on_1_1() {
         "spring.ai.tools.throw-exception-on-error=false\n",
     );
     let without = write(&dir, "pom.xml", &pom("1.1.6", false));
-    let (_, out, _) = check(&[
+    let (_, out, _) = run(&[
+        "check",
         &bare,
         "--build",
         &without,
@@ -249,7 +230,8 @@ fn the_boot3_starter_is_the_library_on_1_1() {
         ),
     );
     let with = write(&dir, "pom.xml", &pom("1.1.6", true));
-    let (code, out, _) = check(&[
+    let (code, out, _) = run(&[
+        "check",
         &advised,
         "--build",
         &with,
@@ -278,7 +260,8 @@ fn what_1_1_does_not_have_is_said() {
         "<dependencies><dependency><groupId>io.github.toolcallmodel</groupId><artifactId>toolcall-fixes-spring-boot-starter</artifactId></dependency>",
     );
     let build = write(&dir, "pom.xml", &boot4);
-    let (code, out, _) = check(&[
+    let (code, out, _) = run(&[
+        "check",
         &app,
         "--build",
         &build,
@@ -308,14 +291,14 @@ fn what_1_1_does_not_have_is_said() {
         "{out}"
     );
     let later = write(&dir, "build.gradle", &gradle_starter("1.1.9", false));
-    let (code, out, _) = check(&[&app, "--build", &later]);
+    let (code, out, _) = run(&["check", &app, "--build", &later]);
     assert_eq!(code, 1, "{out}");
     assert!(
         out.starts_with("warning: ") && out.contains("Spring AI 1.1.9: not a 1.1 release this model was read against (1.1.0 to 1.1.8); answered for the 1.1 line as 1.1.2"),
         "{out}"
     );
     let now = write(&dir, "build.gradle", &gradle_starter("2.0.1", false));
-    let (_, out, _) = check(&[&app, "--build", &now]);
+    let (_, out, _) = run(&["check", &app, "--build", &now]);
     assert!(out.contains("Setup: Spring AI 2.0.1,"), "{out}");
     assert!(
         out.contains("toolcall-fixes-spring-boot-starter:0.1.0"),
@@ -326,7 +309,7 @@ fn what_1_1_does_not_have_is_said() {
         "{out}"
     );
     let wrong = write(&dir, "build.gradle", &gradle_starter("2.0.1", true));
-    let (_, out, _) = check(&[&app, "--build", &wrong]);
+    let (_, out, _) = run(&["check", &app, "--build", &wrong]);
     assert!(
         out.contains(&format!("declares {BOOT3_STARTER} (Spring Boot 3, Spring AI 1.1.x): not counted; on Spring AI 2.0.1 use io.github.toolcallmodel:toolcall-fixes-spring-boot-starter:0.1.0\n")),
         "{out}"
@@ -347,7 +330,8 @@ fn notes_name_the_build_s_version() {
         "spring.ai.tools.limits.on-limit-exceeded=RETURN_ERROR_RESPONSE\n",
     );
     let build = write(&dir, "pom.xml", &pom("1.1.6", false));
-    let (_, out, _) = check(&[
+    let (_, out, _) = run(&[
+        "check",
         &app,
         "--build",
         &build,
@@ -389,8 +373,8 @@ fn memory_inside_on_1_1_is_tool_call_advisor_s() {
         "spring.ai.tools.throw-exception-on-error=false\n",
     );
     let build = write(&dir, "pom.xml", &pom("1.1.2", false));
-    let (code, out, _) = check(&[
-        &app, "--build", &build, "--memory", "inside", "--tools", "json",
+    let (code, out, _) = run(&[
+        "check", &app, "--build", &build, "--memory", "inside", "--tools", "json",
     ]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("the tool loop in ToolCallAdvisor"), "{out}");
@@ -403,8 +387,8 @@ fn memory_inside_on_1_1_is_tool_call_advisor_s() {
         "{out}"
     );
     assert!(!out.contains("not verified"), "{out}");
-    let (_, outside, _) = check(&[
-        &app, "--build", &build, "--memory", "outside", "--tools", "json",
+    let (_, outside, _) = run(&[
+        "check", &app, "--build", &build, "--memory", "outside", "--tools", "json",
     ]);
     assert!(
         outside.contains("the tool loop inside the chat model"),
@@ -412,7 +396,7 @@ fn memory_inside_on_1_1_is_tool_call_advisor_s() {
     );
     assert!(!outside.contains("12-rounds"), "{outside}");
     let later = write(&dir, "build.gradle", &gradle_starter("1.1.6", false));
-    let (_, out, _) = check(&[&app, "--build", &later, "--memory", "inside"]);
+    let (_, out, _) = run(&["check", &app, "--build", &later, "--memory", "inside"]);
     assert!(
         out.contains("warning: --memory inside: the verdicts are 1.1.2's; from 1.1.3")
             && out.contains("not verified for 1.1.6"),

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use crate::support::{bin, root};
+use crate::support::{bin, root, scratch};
 
 fn run_with_stdin(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
     let mut child = Command::new(bin())
@@ -514,14 +514,6 @@ fn check_answers_for_a_five_line_properties_file() {
         );
     }
     std::fs::remove_dir_all(&dir).ok();
-}
-
-/// A fresh scratch folder for one test.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("tcm-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 const CONVERT_42: &str = r#"{"format":"toolcall-model/1","name":"n","about":"a test","op":"convert_tool_response","input":{"text":"42"},"expect":EXPECT}"#;

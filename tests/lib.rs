@@ -25,6 +25,7 @@ mod fuzz_replay;
 mod jackson_diff;
 mod java_diff;
 mod layering;
+mod limits;
 mod properties;
 mod readme_samples;
 mod schema;

@@ -3,24 +3,9 @@
 //! `ok`; the sets it cannot play are named; an unknown version is refused;
 //! shards of different versions are not merged.
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use serde_json::Value;
 
-use crate::support::bin;
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(bin())
-        .args(args)
-        .output()
-        .expect("binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::support::{run, scratch};
 
 /// The words of the row of `set` in the main job's table.
 fn row<'a>(table: &'a str, set: &str) -> Vec<&'a str> {
@@ -239,16 +224,9 @@ fn explore_on_1_1() {
     }
 }
 
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tcm-spring-ai-shards-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn shards_carry_their_version() {
-    let dir = scratch();
+    let dir = scratch("spring-ai-shards");
     let shard = |k: &str, version: &str| {
         let (code, out, err) = run(&[
             "explore",

@@ -434,18 +434,22 @@ mod tests {
         }
     }
 
-    #[test]
-    fn keep_current_turn_evicts_earlier_turns_whole_and_keeps_the_current_one() {
-        use crate::model::behavior::Fix;
-        let keep = Fixes::only(Fix::KeepCurrentTurn);
-        let mem = vec![
-            sys("s"),
+    /// An answered turn, then a turn with one tool call answered.
+    fn answered_then_one_call() -> Vec<Message> {
+        vec![
             Message::user("u0"),
             a("a0"),
             Message::user("u1"),
             call("1"),
             resp("1"),
-        ];
+        ]
+    }
+
+    #[test]
+    fn keep_current_turn_evicts_earlier_turns_whole_and_keeps_the_current_one() {
+        use crate::model::behavior::Fix;
+        let keep = Fixes::only(Fix::KeepCurrentTurn);
+        let mem = [vec![sys("s")], answered_then_one_call()].concat();
         // 7 > 4: the cut (3) is past the last user message; upstream
         // removes every non-system message, the fix only the earlier turn.
         assert_eq!(
@@ -475,13 +479,7 @@ mod tests {
     fn evict_orphan_responses_cuts_at_the_count_and_drops_leading_responses() {
         use crate::model::behavior::Fix;
         let evict = Fixes::only(Fix::EvictOrphanResponses);
-        let mem = vec![
-            Message::user("u0"),
-            a("a0"),
-            Message::user("u1"),
-            call("1"),
-            resp("1"),
-        ];
+        let mem = answered_then_one_call();
         // 6 > 5: the count cut (1) keeps a0 without its question, where
         // upstream moves on to u1.
         assert_eq!(

@@ -179,6 +179,51 @@ impl LoopConfig {
         self.manager.version.loop_in_chat_model() && !self.tool_call_advisor
     }
 
+    /// Whether on `version` a memory at `memory` runs inside 1.1's opt-in
+    /// `ToolCallAdvisor`: where the tool loop is the chat model's own
+    /// ([`SpringAi::loop_in_chat_model`]), a memory inside the loop can
+    /// only be inside that advisor's loop.
+    ///
+    /// ```
+    /// use toolcall_model::chat::{LoopConfig, Memory};
+    /// use toolcall_model::model::SpringAi;
+    /// assert!(LoopConfig::memory_in_tool_call_advisor(SpringAi::V1_1_2, Memory::Inside));
+    /// assert!(!LoopConfig::memory_in_tool_call_advisor(SpringAi::V1_1_2, Memory::Outside));
+    /// assert!(!LoopConfig::memory_in_tool_call_advisor(SpringAi::V2_0_1, Memory::Inside));
+    /// ```
+    pub fn memory_in_tool_call_advisor(version: SpringAi, memory: Memory) -> bool {
+        version.loop_in_chat_model() && memory == Memory::Inside
+    }
+
+    /// The configuration as its Spring AI version (`manager.version`) runs
+    /// it: where the tool loop is the chat model's own (1.1), a memory
+    /// inside the loop is inside `ToolCallAdvisor`'s
+    /// ([`LoopConfig::memory_in_tool_call_advisor`]), and every request
+    /// carries the whole conversation, since neither 1.1 loop has a
+    /// conversation history switch. Unchanged on 2.0.
+    ///
+    /// ```
+    /// use toolcall_model::chat::{LoopConfig, Memory};
+    /// use toolcall_model::model::SpringAi;
+    /// let cfg = LoopConfig { memory: Memory::Inside, conversation_history: false, ..LoopConfig::default() };
+    /// assert_eq!(cfg.clone().on_its_version(), cfg);
+    /// let mut on_1_1 = cfg;
+    /// on_1_1.manager.version = SpringAi::V1_1_2;
+    /// let on_1_1 = on_1_1.on_its_version();
+    /// assert!(on_1_1.tool_call_advisor && on_1_1.conversation_history);
+    /// ```
+    pub fn on_its_version(self) -> LoopConfig {
+        let version = self.manager.version;
+        if !version.loop_in_chat_model() {
+            return self;
+        }
+        LoopConfig {
+            tool_call_advisor: LoopConfig::memory_in_tool_call_advisor(version, self.memory),
+            conversation_history: true,
+            ..self
+        }
+    }
+
     /// Whether the loop is 1.1's `ToolCallAdvisor`'s, whose `adviseStream`
     /// is not implemented (`Flux.error(new
     /// UnsupportedOperationException("Unimplemented method

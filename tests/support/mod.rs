@@ -37,6 +37,29 @@ pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_toolcall-model"))
 }
 
+/// Runs the binary with `args`: its exit code (-1 when killed), stdout
+/// and stderr.
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(bin())
+        .args(args)
+        .output()
+        .expect("binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A fresh scratch folder of this test process, `tcm-NAME-PID` in the
+/// temporary folder, emptied if it exists.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tcm-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// The conformance project's runner script (`conformance/java/runner`).
 pub fn java_runner_script() -> PathBuf {
     root().join("conformance/java/runner")

@@ -12,8 +12,8 @@ pub(crate) mod survival;
 pub(crate) mod yaml;
 
 pub use binding::{
-    BindFailure, BoundProperties, Entry, JavaValue, LoadError, MAX_CONFIG_BYTES, Unknown, bind,
-    parse_properties, resolve_placeholders,
+    BindFailure, BoundProperties, Entry, JavaValue, LoadError, MAX_CONFIG_BYTES, PropertyFailure,
+    Unknown, bind, parse_properties, resolve_placeholders,
 };
 
 pub(crate) use binding::{KNOWN_KEYS, ValueResolver};

@@ -412,7 +412,7 @@ fn profile_list(
     collection: &str,
 ) -> Result<Vec<String>, ProfileRefusal> {
     let refuse = |reason: String| {
-        ProfileRefusal::Bind(BindFailure::Bind {
+        ProfileRefusal::Bind(BindFailure::Bind(crate::config::PropertyFailure {
             description: format!(
                 "Failed to bind properties under '{key}' to {collection}<java.lang.String>"
             ),
@@ -421,7 +421,7 @@ fn profile_list(
             line: at.line,
             column: at.column,
             reason,
-        })
+        }))
     };
     let (value, resolved) = if written.contains("${") {
         resolver.resolve_all(written).map_err(refuse)?

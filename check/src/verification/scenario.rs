@@ -34,8 +34,8 @@ impl Scenario {
     /// The scenario as it runs on `version`, by the rule `check` applies to
     /// a setup ([`crate::config::on_its_version`]): without 2.0.1's limits
     /// the limits and the resolution fallback are the defaults, which
-    /// nothing reads; on 1.1 a memory stands outside the loop and the
-    /// whole conversation is sent (there is no `ToolCallingAdvisor`).
+    /// nothing reads; the loop is the one the version runs
+    /// ([`LoopConfig::on_its_version`]).
     ///
     /// ```
     /// use toolcall_check::verification::scenario::Scenario;
@@ -55,12 +55,7 @@ impl Scenario {
             c.manager.limits = toolcall_model::model::ToolCallLimits::default();
             c.manager.resolution_fallback = false;
         }
-        if version.loop_in_chat_model() {
-            // On 1.1 a memory inside the loop is inside ToolCallAdvisor's,
-            // whose requests always carry the whole conversation.
-            c.tool_call_advisor = c.memory == Memory::Inside;
-            c.conversation_history = true;
-        }
+        s.config = std::mem::take(&mut s.config).on_its_version();
         // A turn that repeats its last reply is cut where the judges cut an
         // unbounded one: without the limits that bound changes.
         if s.config.repeat_last {

@@ -203,27 +203,22 @@ impl<'a> Parser<'a> {
                     }
                     self.pos += 1;
                     let is_object = c == b'{';
-                    let Some(t) = self.skip_ws()? else {
-                        return Err(eof_in_container(is_object));
-                    };
-                    if t == b']' || t == b'}' {
-                        if (t == b'}') != is_object {
-                            return Err(mismatched_close(t, is_object));
+                    match self.entry_or_close(is_object)? {
+                        None => sink.empty(is_object),
+                        Some(t) if is_object => {
+                            let name = self.parse_name(t)?;
+                            c = self.skip_colon()?;
+                            sink.open(true);
+                            sink.name(name);
+                            stack.push(true);
+                            continue;
                         }
-                        self.pos += 1;
-                        sink.empty(is_object);
-                    } else if is_object {
-                        let name = self.parse_name(t)?;
-                        c = self.skip_colon()?;
-                        sink.open(true);
-                        sink.name(name);
-                        stack.push(true);
-                        continue;
-                    } else {
-                        sink.open(false);
-                        stack.push(false);
-                        c = t;
-                        continue;
+                        Some(t) => {
+                            sink.open(false);
+                            stack.push(false);
+                            c = t;
+                            continue;
+                        }
                     }
                 }
                 b'"' => {
@@ -263,6 +258,25 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Inside a container (an object when `is_object`), past white space:
+    /// the container's close, read (`None`), or the byte that comes
+    /// instead (`Some`, not read). A close of the other kind, or the end
+    /// of the text, is an error.
+    #[inline]
+    fn entry_or_close(&mut self, is_object: bool) -> Result<Option<u8>, JacksonError> {
+        let Some(t) = self.skip_ws()? else {
+            return Err(eof_in_container(is_object));
+        };
+        if t == b']' || t == b'}' {
+            if (t == b'}') != is_object {
+                return Err(mismatched_close(t, is_object));
+            }
+            self.pos += 1;
+            return Ok(None);
+        }
+        Ok(Some(t))
+    }
+
     /// After a value inside containers: closes each container that ends
     /// here, then past a comma reads the next entry's name (in an object)
     /// and gives the first byte of the next value; `None` when the outermost
@@ -277,18 +291,11 @@ impl<'a> Parser<'a> {
             let Some(&is_object) = stack.last() else {
                 return Ok(None);
             };
-            let Some(t) = self.skip_ws()? else {
-                return Err(eof_in_container(is_object));
-            };
-            if t == b']' || t == b'}' {
-                if (t == b'}') != is_object {
-                    return Err(mismatched_close(t, is_object));
-                }
-                self.pos += 1;
+            let Some(t) = self.entry_or_close(is_object)? else {
                 stack.pop();
                 sink.close();
                 continue;
-            }
+            };
             if t != b',' {
                 return Err(stream_read(format!(
                     "Unexpected character ({}): was expecting comma to separate {} entries",

@@ -14,7 +14,7 @@ use super::placeholders::{
     PLACEHOLDER_EXCEPTION, PLACEHOLDER_LIMIT, Placeholders, placeholders_expand_too_much,
 };
 use super::unknown::unknown_keys;
-use super::{BindFailure, BoundProperties, Entry, JavaValue, java_double};
+use super::{BindFailure, BoundProperties, Entry, JavaValue, PropertyFailure, java_double};
 
 /// One property of one document, with its key parsed.
 pub(super) struct Prop<'a> {
@@ -195,14 +195,14 @@ pub(super) fn failure(
             message: format!("{name} (line {}): {limit}", p.entry.line),
         };
     }
-    BindFailure::Bind {
+    BindFailure::Bind(PropertyFailure {
         description: format!("Failed to bind properties under '{name}' to {target_type}"),
         property: name,
         value: p.entry.value.to_java_string(),
         line: p.entry.line,
         column: p.entry.column,
         reason,
-    }
+    })
 }
 
 pub(super) const PROPERTIES_CLASS: &str =
@@ -236,7 +236,7 @@ pub(super) fn group_value(
         .value(p)
         .map_err(|r| failure(&g.name.key.els, g.class, p, r))?;
     if is_empty_string(&value) {
-        return Err(BindFailure::Bind {
+        return Err(BindFailure::Bind(PropertyFailure {
             description: format!(
                 "Failed to bind properties under '{}' to {}",
                 g.parent.dashed, g.parent_class
@@ -249,7 +249,7 @@ pub(super) fn group_value(
                 "java.lang.IllegalStateException: No setter found for property: {}",
                 g.java
             ),
-        });
+        }));
     }
     Ok(Some(BindFailure::Convert {
         description: format!(

@@ -269,24 +269,42 @@ pub struct Unknown {
     pub suggestion: Option<String>,
 }
 
+/// A property whose value Spring cannot bind: `BindException`, as
+/// `BindFailureAnalyzer` describes it.
+///
+/// ```
+/// use toolcall_check::config::{BindFailure, PropertyFailure};
+/// let f = BindFailure::Bind(PropertyFailure {
+///     description: "Failed to bind properties under 'x' to int".into(),
+///     property: "x".into(),
+///     value: "abc".into(),
+///     line: 2,
+///     column: 3,
+///     reason: "not a number".into(),
+/// });
+/// assert!(f.to_string().contains("Origin: line 2, column 3"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PropertyFailure {
+    /// `Failed to bind properties under 'NAME' to TYPE`.
+    pub description: String,
+    /// The property's canonical name.
+    pub property: String,
+    /// Its value (`toString()`).
+    pub value: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// The `Reason:` line.
+    pub reason: String,
+}
+
 /// Why Spring refuses the properties, in Spring's words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BindFailure {
     /// `BindException`, as `BindFailureAnalyzer` describes it.
-    Bind {
-        /// `Failed to bind properties under 'NAME' to TYPE`.
-        description: String,
-        /// The property's canonical name.
-        property: String,
-        /// Its value (`toString()`).
-        value: String,
-        /// 1-based line and column.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// The `Reason:` line.
-        reason: String,
-    },
+    Bind(PropertyFailure),
     /// Indexed elements with a gap (`UnboundConfigurationPropertiesException`).
     Unbound {
         /// The properties left unbound.
@@ -323,21 +341,14 @@ impl BindFailure {
     /// Spring's layout while no value can print a line of its own.
     pub(crate) fn map_text(&self, f: impl Fn(&str) -> String) -> BindFailure {
         match self {
-            BindFailure::Bind {
-                description,
-                property,
-                value,
-                line,
-                column,
-                reason,
-            } => BindFailure::Bind {
-                description: f(description),
-                property: f(property),
-                value: f(value),
-                line: *line,
-                column: *column,
-                reason: f(reason),
-            },
+            BindFailure::Bind(p) => BindFailure::Bind(PropertyFailure {
+                description: f(&p.description),
+                property: f(&p.property),
+                value: f(&p.value),
+                line: p.line,
+                column: p.column,
+                reason: f(&p.reason),
+            }),
             BindFailure::Unbound { properties, line } => BindFailure::Unbound {
                 properties: properties.iter().map(|p| f(p)).collect(),
                 line: *line,
@@ -362,16 +373,10 @@ impl BindFailure {
 impl std::fmt::Display for BindFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BindFailure::Bind {
-                description,
-                property,
-                value,
-                line,
-                column,
-                reason,
-            } => write!(
+            BindFailure::Bind(p) => write!(
                 f,
-                "{description}:\n\n    Property: {property}\n    Value: \"{value}\"\n    Origin: line {line}, column {column}\n    Reason: {reason}"
+                "{}:\n\n    Property: {}\n    Value: \"{}\"\n    Origin: line {}, column {}\n    Reason: {}",
+                p.description, p.property, p.value, p.line, p.column, p.reason
             ),
             BindFailure::Unbound { properties, line } => write!(
                 f,

@@ -112,11 +112,24 @@ pub(super) fn update_kind(kind: Kind, ch: char, index: usize) -> Kind {
 pub(super) fn elements(name: &str) -> Vec<Element> {
     // By byte offsets: the delimiters are ASCII, and only whether a
     // character is its element's first matters to `update_kind`.
+    split_elements(name.char_indices(), name.len(), |start, end| {
+        name[start..end].to_owned()
+    })
+}
+
+/// `ElementsParser.parse` over `chars`, each character with its offset in
+/// any unit that `text` cuts an element's text by (`end` the offset past
+/// the last).
+fn split_elements(
+    chars: impl Iterator<Item = (usize, char)>,
+    end: usize,
+    text: impl Fn(usize, usize) -> String,
+) -> Vec<Element> {
     let mut out = Vec::new();
     let add = |out: &mut Vec<Element>, start: usize, end: usize, kind: Kind| {
         if end > start && kind != Kind::Empty {
             out.push(Element {
-                text: name[start..end].to_owned(),
+                text: text(start, end),
                 kind,
             });
         }
@@ -124,7 +137,7 @@ pub(super) fn elements(name: &str) -> Vec<Element> {
     let mut open: i64 = 0;
     let mut start = 0;
     let mut kind = Kind::Empty;
-    for (i, ch) in name.char_indices() {
+    for (i, ch) in chars {
         if ch == '[' {
             if open == 0 {
                 add(&mut out, start, i, kind);
@@ -150,7 +163,7 @@ pub(super) fn elements(name: &str) -> Vec<Element> {
     if open != 0 {
         kind = Kind::NonUniform;
     }
-    add(&mut out, start, name.len(), kind);
+    add(&mut out, start, end, kind);
     out
 }
 
@@ -448,49 +461,17 @@ pub(super) fn compare_names(a: &[Element], b: &[Element]) -> std::cmp::Ordering 
 
 #[cfg(test)]
 mod tests {
-    use super::{Element, Kind, elements, uni_hash, uniform_key, update_kind};
+    use super::{Element, elements, split_elements, uni_hash, uniform_key};
 
-    /// `elements` as it was written first, over a vector of characters.
+    /// `elements` as it was written first: by character offsets into a
+    /// vector of characters.
     fn elements_by_chars(name: &str) -> Vec<Element> {
         let chars: Vec<char> = name.chars().collect();
-        let mut out = Vec::new();
-        let add = |out: &mut Vec<Element>, start: usize, end: usize, kind: Kind| {
-            if end > start && kind != Kind::Empty {
-                out.push(Element {
-                    text: chars[start..end].iter().collect(),
-                    kind,
-                });
-            }
-        };
-        let (mut open, mut start, mut kind) = (0i64, 0, Kind::Empty);
-        for (i, &ch) in chars.iter().enumerate() {
-            if ch == '[' {
-                if open == 0 {
-                    add(&mut out, start, i, kind);
-                    start = i + 1;
-                    kind = Kind::NumericallyIndexed;
-                }
-                open += 1;
-            } else if ch == ']' {
-                open -= 1;
-                if open == 0 {
-                    add(&mut out, start, i, kind);
-                    start = i + 1;
-                    kind = Kind::Empty;
-                }
-            } else if !kind.indexed() && ch == '.' {
-                add(&mut out, start, i, kind);
-                start = i + 1;
-                kind = Kind::Empty;
-            } else {
-                kind = update_kind(kind, ch, i - start);
-            }
-        }
-        if open != 0 {
-            kind = Kind::NonUniform;
-        }
-        add(&mut out, start, chars.len(), kind);
-        out
+        split_elements(
+            chars.iter().copied().enumerate(),
+            chars.len(),
+            |start, end| chars[start..end].iter().collect(),
+        )
     }
 
     #[test]

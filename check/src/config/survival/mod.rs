@@ -324,12 +324,8 @@ impl Setup {
             version: self.version,
             ..Config::default()
         };
-        // On 1.1 the loop is the chat model's, or with a memory inside it
-        // ToolCallAdvisor's: both always send the whole history.
-        let in_1_1 = self.version.loop_in_chat_model();
         LoopConfig {
-            conversation_history: in_1_1 || self.history(),
-            tool_call_advisor: in_1_1 && self.memory == Memory::Inside,
+            conversation_history: self.history(),
             provider: self.provider,
             memory: self.memory,
             gemini_tool_text: set.gemini_tool_text,
@@ -337,6 +333,7 @@ impl Setup {
             stream: self.stream.then(Split::default),
             ..LoopConfig::new(manager)
         }
+        .on_its_version()
     }
 }
 

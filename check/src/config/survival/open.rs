@@ -13,7 +13,7 @@ use super::{Application, SetReport, Setup};
 use super::{breaks_under, defaulted, open_values, report_sets, written_names};
 use crate::config::binding::placeholder_refs;
 use crate::config::binding::{
-    BindFailure, BoundProperties, Entry, ParsedDocument, bind, bind_parsed,
+    BindFailure, BoundProperties, Entry, ParsedDocument, PropertyFailure, bind, bind_parsed,
 };
 use crate::config::binding::{property_under, relaxed_name, same_property};
 use crate::config::profiles::source;
@@ -88,9 +88,9 @@ pub(crate) fn bind_open(mut sources: Vec<(String, Vec<Entry>)>) -> Result<Lenien
                     open,
                 });
             }
-            Err(BindFailure::Bind {
+            Err(BindFailure::Bind(PropertyFailure {
                 property, value, ..
-            }) if unresolved.len() < MAX_UNRESOLVED
+            })) if unresolved.len() < MAX_UNRESOLVED
                 && names_an_unset_placeholder(&value, &sources)
                 && written_as(&property, &sources) =>
             {
@@ -102,7 +102,7 @@ pub(crate) fn bind_open(mut sources: Vec<(String, Vec<Entry>)>) -> Result<Lenien
                 );
             }
             Err(failure) => {
-                let past_limit = matches!(&failure, BindFailure::Bind { value, .. }
+                let past_limit = matches!(&failure, BindFailure::Bind(PropertyFailure { value, .. })
                     if unresolved.len() >= MAX_UNRESOLVED && names_an_unset_placeholder(value, &sources));
                 return Err(Box::new(Refused {
                     failure,
@@ -532,9 +532,9 @@ fn unset_placeholder_properties(
         {
             continue;
         }
-        if let Err(BindFailure::Bind {
+        if let Err(BindFailure::Bind(PropertyFailure {
             property, value, ..
-        }) = bind(&[vec![e.clone()]])
+        })) = bind(&[vec![e.clone()]])
             && seen.insert(relaxed_name(&property))
         {
             out.push((property, value));

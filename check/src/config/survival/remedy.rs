@@ -7,7 +7,7 @@ use super::judge::evaluate;
 use super::script::breach_target;
 use super::{CheckScenario, CheckVerdict, LONG_TURN_ROUNDS, Setup};
 use toolcall_model::chat::DEFAULT_MEMORY_MAX_MESSAGES;
-use toolcall_model::chat::Memory;
+use toolcall_model::chat::{LoopConfig, Memory};
 use toolcall_model::model::OnExceeded;
 use toolcall_model::model::ProcessorKind;
 use toolcall_model::model::{BehaviorSet, Fix, Fixes, behavior_sets};
@@ -546,8 +546,10 @@ impl Remedy {
             fixes,
             version: setup.version,
             beyond,
-            memory_in_tool_call_advisor: setup.version.loop_in_chat_model()
-                && setup.memory == Memory::Inside,
+            memory_in_tool_call_advisor: LoopConfig::memory_in_tool_call_advisor(
+                setup.version,
+                setup.memory,
+            ),
         }
     }
 

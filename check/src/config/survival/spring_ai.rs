@@ -202,8 +202,9 @@ pub(crate) fn library_has_json_error_processor(version: SpringAi) -> bool {
 /// reads; on 1.1 there is no `ToolCallingAdvisor` whose conversation
 /// history could be switched. A memory inside the loop on 1.1 is 1.1's
 /// opt-in `ToolCallAdvisor` with `MessageChatMemoryAdvisor` at its default
-/// order (see [`Setup::loop_config`](super::Setup)); any other memory runs
-/// with the chat model's own loop. Unchanged on 2.0.x.
+/// order ([`LoopConfig::on_its_version`](toolcall_model::chat::LoopConfig::on_its_version));
+/// any other memory runs with the chat model's own loop. Unchanged on
+/// 2.0.x.
 ///
 /// ```
 /// use toolcall_check::config::{Setup, on_its_version};

@@ -101,21 +101,14 @@ impl Refusal {
     /// Spring Boot).
     pub fn to_value(&self) -> Value {
         let mut v = match &self.failure {
-            BindFailure::Bind {
-                description,
-                property,
-                value,
-                line,
-                column,
-                reason,
-            } => json!({
+            BindFailure::Bind(p) => json!({
                 "kind": "bind",
-                "description": description,
-                "property": property,
-                "value": value,
-                "line": line,
-                "column": column,
-                "reason": reason,
+                "description": p.description,
+                "property": p.property,
+                "value": p.value,
+                "line": p.line,
+                "column": p.column,
+                "reason": p.reason,
             }),
             BindFailure::Unbound { properties, line } => json!({
                 "kind": "unbound",
@@ -158,9 +151,11 @@ pub(super) fn refusal(
             .map_or(name, |(o, _)| o.as_str())
     };
     let (at, line, property) = match &failure {
-        BindFailure::Bind { line, property, .. } => {
-            (origin(*line, Some(property)), *line, Some(property.clone()))
-        }
+        BindFailure::Bind(p) => (
+            origin(p.line, Some(&p.property)),
+            p.line,
+            Some(p.property.clone()),
+        ),
         BindFailure::Unbound { line, .. } => (origin(*line, None), *line, None),
         BindFailure::Limit { message } => {
             return Stop::NotChecked {

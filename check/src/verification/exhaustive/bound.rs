@@ -253,6 +253,13 @@ pub(crate) fn all_processors() -> Vec<Processor> {
     v
 }
 
+/// The default and JSON-error processors, without `alwaysThrow` or a
+/// rethrow list.
+fn plain_processors() -> Vec<Processor> {
+    let procs = all_processors();
+    vec![procs[0].clone(), procs[4].clone()]
+}
+
 fn both_breaches() -> Vec<OnExceeded> {
     vec![OnExceeded::Throw, OnExceeded::ReturnErrorResponse]
 }
@@ -402,28 +409,11 @@ impl Bound {
     ///   (window 20).
     pub(crate) fn default_bound() -> Bound {
         let procs = all_processors();
-        let plain = vec![procs[0].clone(), procs[4].clone()];
         let every = (0..outcome_classes().len()).collect::<Vec<_>>();
         Bound {
             name: "default",
             families: vec![
-                Family {
-                    name: "limits",
-                    max_batch: 3,
-                    min_rounds: 1,
-                    max_rounds: 1,
-                    max_turn_calls: 3,
-                    max_prior: 2,
-                    per_tool: maxima(),
-                    total: maxima(),
-                    breach: both_breaches(),
-                    processors: plain.clone(),
-                    outcomes: vec![0, 3, 6],
-                    memories: vec![MemorySetup::none()],
-                    provider: Provider::Gemini,
-                    round_reply: RoundReply::CallsOnly,
-                    repeat_last: false,
-                },
+                limits(),
                 Family {
                     name: "outcomes",
                     max_batch: 2,
@@ -441,23 +431,7 @@ impl Bound {
                     round_reply: RoundReply::CallsOnly,
                     repeat_last: false,
                 },
-                Family {
-                    name: "loop",
-                    max_batch: 2,
-                    min_rounds: 0,
-                    max_rounds: 2,
-                    max_turn_calls: 3,
-                    max_prior: 1,
-                    per_tool: vec![None, Some(1)],
-                    total: vec![None, Some(2)],
-                    breach: both_breaches(),
-                    processors: plain,
-                    outcomes: vec![0, 2, 3, 4, 6, 7],
-                    memories: all_memories(),
-                    provider: Provider::Gemini,
-                    round_reply: RoundReply::CallsOnly,
-                    repeat_last: false,
-                },
+                rounds_and_memory(),
                 runaway(),
                 streamed(),
             ],
@@ -484,33 +458,19 @@ impl Bound {
         Bound {
             name: "wide",
             families: vec![
+                // The default bound's `limits`, through every processor
+                // and outcome.
                 Family {
                     name: "manager",
-                    max_batch: 3,
-                    min_rounds: 1,
-                    max_rounds: 1,
-                    max_turn_calls: 3,
-                    max_prior: 2,
-                    per_tool: maxima(),
-                    total: maxima(),
-                    breach: both_breaches(),
                     processors: procs.clone(),
                     outcomes: every.clone(),
-                    memories: vec![MemorySetup::none()],
-                    provider: Provider::Gemini,
-                    round_reply: RoundReply::CallsOnly,
-                    repeat_last: false,
+                    ..limits()
                 },
+                // The default bound's `loop`, with a per-tool maximum of 2,
+                // the processors with and without `alwaysThrow`, every
+                // outcome and streamed turns.
                 Family {
-                    name: "loop",
-                    max_batch: 2,
-                    min_rounds: 0,
-                    max_rounds: 2,
-                    max_turn_calls: 3,
-                    max_prior: 1,
                     per_tool: vec![None, Some(1), Some(2)],
-                    total: vec![None, Some(2)],
-                    breach: both_breaches(),
                     processors: vec![
                         procs[0].clone(),
                         procs[2].clone(),
@@ -522,9 +482,7 @@ impl Bound {
                         .into_iter()
                         .chain(streamed_memories())
                         .collect(),
-                    provider: Provider::Gemini,
-                    round_reply: RoundReply::CallsOnly,
-                    repeat_last: false,
+                    ..rounds_and_memory()
                 },
                 // The default bound's two small families, so that no row
                 // the default bound refutes is proved here for want of
@@ -548,7 +506,6 @@ impl Bound {
     /// assert_eq!(Space::new(&Bound::deep()).scenarios(), 125_792);
     /// ```
     pub fn deep() -> Bound {
-        let procs = all_processors();
         Bound {
             name: "deep",
             families: vec![Family {
@@ -561,7 +518,7 @@ impl Bound {
                 per_tool: vec![None, Some(1)],
                 total: vec![None, Some(2)],
                 breach: both_breaches(),
-                processors: vec![procs[0].clone(), procs[4].clone()],
+                processors: plain_processors(),
                 outcomes: vec![0, 3, 6],
                 memories: vec![
                     MemorySetup::with(Memory::Inside, true, 4),
@@ -589,30 +546,12 @@ impl Bound {
             name: "tiny",
             families: vec![
                 Family {
-                    name: "tiny",
-                    max_batch: 2,
-                    min_rounds: 1,
-                    max_rounds: 1,
-                    max_turn_calls: 2,
-                    max_prior: 0,
-                    per_tool: vec![None, Some(1)],
-                    total: vec![None],
-                    breach: both_breaches(),
-                    processors: vec![
-                        Processor::default(),
-                        Processor {
-                            kind: ProcessorKind::JsonError,
-                            ..Processor::default()
-                        },
-                    ],
                     outcomes: vec![0, 2, 3, 6],
                     memories: vec![
                         MemorySetup::none(),
                         MemorySetup::with(Memory::Inside, true, 20),
                     ],
-                    provider: Provider::Gemini,
-                    round_reply: RoundReply::CallsOnly,
-                    repeat_last: false,
+                    ..one_short_round("tiny")
                 },
                 runaway(),
                 streamed(),
@@ -657,6 +596,50 @@ impl Bound {
     }
 }
 
+/// The family `limits` of the default bound (described at
+/// [`Bound::default_bound`]), which the wide bound's `manager` widens.
+fn limits() -> Family {
+    Family {
+        name: "limits",
+        max_batch: 3,
+        min_rounds: 1,
+        max_rounds: 1,
+        max_turn_calls: 3,
+        max_prior: 2,
+        per_tool: maxima(),
+        total: maxima(),
+        breach: both_breaches(),
+        processors: plain_processors(),
+        outcomes: vec![0, 3, 6],
+        memories: vec![MemorySetup::none()],
+        provider: Provider::Gemini,
+        round_reply: RoundReply::CallsOnly,
+        repeat_last: false,
+    }
+}
+
+/// The family `loop` of the default bound (described at
+/// [`Bound::default_bound`]), which the wide bound's `loop` widens.
+fn rounds_and_memory() -> Family {
+    Family {
+        name: "loop",
+        max_batch: 2,
+        min_rounds: 0,
+        max_rounds: 2,
+        max_turn_calls: 3,
+        max_prior: 1,
+        per_tool: vec![None, Some(1)],
+        total: vec![None, Some(2)],
+        breach: both_breaches(),
+        processors: plain_processors(),
+        outcomes: vec![0, 2, 3, 4, 6, 7],
+        memories: all_memories(),
+        provider: Provider::Gemini,
+        round_reply: RoundReply::CallsOnly,
+        repeat_last: false,
+    }
+}
+
 /// The family `runaway` of the default and tiny bounds (described at
 /// [`Bound::default_bound`]): a model that never stops calling tools. Its
 /// limits bind every name it calls, so every turn is within `turn-ends`'s
@@ -664,7 +647,6 @@ impl Bound {
 /// a turn run away it runs to its bound
 /// ([`crate::verification::turn_bound::turn_bound`], at most 4 model calls).
 fn runaway() -> Family {
-    let procs = all_processors();
     Family {
         name: "runaway",
         max_batch: 2,
@@ -675,7 +657,7 @@ fn runaway() -> Family {
         per_tool: vec![Some(1)],
         total: vec![None, Some(1)],
         breach: both_breaches(),
-        processors: vec![procs[0].clone(), procs[4].clone()],
+        processors: plain_processors(),
         outcomes: vec![0, 6],
         memories: vec![MemorySetup::none()],
         provider: Provider::None,
@@ -689,9 +671,27 @@ fn runaway() -> Family {
 /// tool round says something before its calls, the reply on which the
 /// streaming path parts from `call()` with the memory outside the loop.
 fn streamed() -> Family {
-    let procs = all_processors();
     Family {
-        name: "streamed",
+        outcomes: vec![0, 3],
+        memories: vec![
+            MemorySetup::none().streamed(),
+            MemorySetup::with(Memory::Outside, true, 20).streamed(),
+            // ChatClient's choice with the memory inside: no history.
+            MemorySetup::with(Memory::Inside, false, 20).streamed(),
+        ],
+        round_reply: RoundReply::TextWithCalls,
+        ..one_short_round("streamed")
+    }
+}
+
+/// The manager's smallest product, which the tiny bound and the
+/// `streamed` family widen elsewhere: one tool round of 1 or 2 calls, no
+/// prior call, per-tool maxima from {absent, 1}, total absent, both breach
+/// behaviours, the default and JSON processors; a tool returning a JSON
+/// object, no memory, on Gemini.
+fn one_short_round(name: &'static str) -> Family {
+    Family {
+        name,
         max_batch: 2,
         min_rounds: 1,
         max_rounds: 1,
@@ -700,16 +700,11 @@ fn streamed() -> Family {
         per_tool: vec![None, Some(1)],
         total: vec![None],
         breach: both_breaches(),
-        processors: vec![procs[0].clone(), procs[4].clone()],
-        outcomes: vec![0, 3],
-        memories: vec![
-            MemorySetup::none().streamed(),
-            MemorySetup::with(Memory::Outside, true, 20).streamed(),
-            // ChatClient's choice with the memory inside: no history.
-            MemorySetup::with(Memory::Inside, false, 20).streamed(),
-        ],
+        processors: plain_processors(),
+        outcomes: vec![0],
+        memories: vec![MemorySetup::none()],
         provider: Provider::Gemini,
-        round_reply: RoundReply::TextWithCalls,
+        round_reply: RoundReply::CallsOnly,
         repeat_last: false,
     }
 }

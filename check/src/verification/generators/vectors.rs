@@ -105,9 +105,9 @@ struct Extras {
     feedback: bool,
 }
 
-fn extras() -> BoxedStrategy<Extras> {
+fn builder_call() -> impl Strategy<Value = serde_json::Value> {
     use serde_json::json;
-    let builder_call = prop_oneof![
+    prop_oneof![
         Just(json!({"unlimited_calls_per_tool": true})),
         Just(json!({"unlimited_total_tool_calls": true})),
         (pool_name(), 0i32..=3).prop_map(|(n, m)| json!({"max_calls_per_tool": {n: m}})),
@@ -115,8 +115,11 @@ fn extras() -> BoxedStrategy<Extras> {
         (0i32..=4).prop_map(|m| json!({"max_total_tool_calls": m})),
         prop_oneof![pool_name(), s(&["", " ", UNKNOWN_TOOL])]
             .prop_map(|n| json!({"exclude_from_limit": n})),
-    ];
-    let fix_set = prop_oneof![
+    ]
+}
+
+fn fix_set() -> impl Strategy<Value = Vec<&'static str>> {
+    prop_oneof![
         Just(vec![]),
         vec(any::<bool>(), Fix::ALL.len()).prop_map(|on| Fix::ALL
             .iter()
@@ -124,56 +127,37 @@ fn extras() -> BoxedStrategy<Extras> {
             .filter(|(_, on)| *on)
             .map(|(f, _)| f.name())
             .collect::<Vec<_>>()),
-    ];
-    (
-        (
-            fix_set,
-            vec(prop_oneof![4 => Just(false), 1 => Just(true)], 8),
-        ),
-        option::weighted(0.15, vec(s(&["c2ln", "AAEC", "", "3q2+7w=="]), 1..=3)),
-        prop_oneof![9 => Just(false), 1 => Just(true)],
-        option::weighted(
+    ]
+}
+
+prop_compose! {
+    fn extras()(
+        (fixes, marks) in (fix_set(), vec(prop_oneof![4 => Just(false), 1 => Just(true)], 8)),
+        signatures in option::weighted(0.15, vec(s(&["c2ln", "AAEC", "", "3q2+7w=="]), 1..=3)),
+        other_metadata in prop_oneof![9 => Just(false), 1 => Just(true)],
+        finish_reason in option::weighted(
             0.15,
-            select(
-                &[
-                    "STOP",
-                    "MAX_TOKENS",
-                    "returnDirect",
-                    "toolCallLimitExceeded",
-                ][..],
-            ),
+            select(&["STOP", "MAX_TOKENS", "returnDirect", "toolCallLimitExceeded"][..]),
         ),
-        option::weighted(0.05, phrase()),
-        prop_oneof![8 => Just(vec![]), 1 => vec(builder_call, 1..=3)],
-        prop_oneof![9 => Just(false), 1 => Just(true)],
-        prop_oneof![9 => Just(false), 1 => Just(true)],
-        prop_oneof![4 => Just(false), 1 => Just(true)],
-    )
-        .prop_map(
-            |(
-                (fixes, marks),
-                signatures,
-                other_metadata,
-                finish_reason,
-                second_system,
-                builder,
-                history_off,
-                advisor,
-                feedback,
-            )| Extras {
-                fixes,
-                marks,
-                signatures,
-                other_metadata,
-                finish_reason,
-                second_system,
-                builder,
-                history_off,
-                advisor,
-                feedback,
-            },
-        )
-        .boxed()
+        second_system in option::weighted(0.05, phrase()),
+        builder in prop_oneof![8 => Just(vec![]), 1 => vec(builder_call(), 1..=3)],
+        history_off in prop_oneof![9 => Just(false), 1 => Just(true)],
+        advisor in prop_oneof![9 => Just(false), 1 => Just(true)],
+        feedback in prop_oneof![4 => Just(false), 1 => Just(true)],
+    ) -> Extras {
+        Extras {
+            fixes,
+            marks,
+            signatures,
+            other_metadata,
+            finish_reason,
+            second_system,
+            builder,
+            history_off,
+            advisor,
+            feedback,
+        }
+    }
 }
 
 impl Extras {

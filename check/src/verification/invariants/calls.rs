@@ -180,6 +180,29 @@ fn limit_steps<'r>(
         })
 }
 
+/// Whether the trace shows a breach at a call that met `event`; `btp`:
+/// breach-through-processor is on.
+fn breached(event: &CallEvent, btp: bool) -> bool {
+    match event {
+        CallEvent::Answered { .. } | CallEvent::Thrown { .. } => true,
+        CallEvent::Invoked { .. } | CallEvent::Missing { .. } => false,
+        CallEvent::Failed(e) => {
+            // A failed lookup: no tool, or (with resolution
+            // fallback) the resolver refusing a blank name.
+            let j = e.java();
+            let lookup = j
+                .message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("No ToolCallback found for tool name"))
+                || (j.class == toolcall_model::model::ILLEGAL_ARGUMENT
+                    && j.message.as_deref() == Some(toolcall_model::model::BLANK_TOOL_NAME));
+            // With breach-through-processor a breach can fail the
+            // batch when the processor throws.
+            !lookup && btp
+        }
+    }
+}
+
 fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
     let l = &ev.scenario.config.manager.limits;
     let btp = ev
@@ -191,34 +214,9 @@ fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
     let prior = ev.start_counts();
     let mut invoked = RefCounts::default();
     for step in limit_steps(l, prior, rounds) {
-        let LimitStep {
-            at: (r, i),
-            call,
-            event,
-            count,
-            total,
-            per_tool,
-            want_breach,
-        } = step;
-        let breached = match event {
-            CallEvent::Answered { .. } | CallEvent::Thrown { .. } => true,
-            CallEvent::Invoked { .. } | CallEvent::Missing { .. } => false,
-            CallEvent::Failed(e) => {
-                // A failed lookup: no tool, or (with resolution
-                // fallback) the resolver refusing a blank name.
-                let j = e.java();
-                let lookup = j
-                    .message
-                    .as_deref()
-                    .is_some_and(|m| m.starts_with("No ToolCallback found for tool name"))
-                    || (j.class == toolcall_model::model::ILLEGAL_ARGUMENT
-                        && j.message.as_deref() == Some(toolcall_model::model::BLANK_TOOL_NAME));
-                // With breach-through-processor a breach can fail the
-                // batch when the processor throws.
-                !lookup && btp
-            }
-        };
-        if breached != want_breach {
+        let breached = breached(step.event, btp);
+        if breached != step.want_breach {
+            let (r, i) = step.at;
             let show = |m: Max| match m {
                 Max::Limited(n) => n.to_string(),
                 Max::Unlimited => "unlimited".to_owned(),
@@ -239,19 +237,23 @@ fn limits_of(ev: &Evidence<'_>, rounds: &[Round]) -> Judged {
             return refuted(
                 format!(
                     "batch {r}, call {i} ({}): {} with {} call(s) to it (max {}) and {} in all (max {}), got {}",
-                    call.name,
-                    if want_breach { "a breach" } else { "no breach" },
-                    count,
-                    show(per_tool),
-                    total,
+                    step.call.name,
+                    if step.want_breach {
+                        "a breach"
+                    } else {
+                        "no breach"
+                    },
+                    step.count,
+                    show(step.per_tool),
+                    step.total,
                     show(l.max_total),
                     if breached { "a breach" } else { "none" }
                 ),
                 Locus::Invocations(expected_invocations),
             );
         }
-        if matches!(event, CallEvent::Invoked { .. }) {
-            invoked.add(&call.name);
+        if matches!(step.event, CallEvent::Invoked { .. }) {
+            invoked.add(&step.call.name);
         }
     }
     for (name, n) in invoked.names() {

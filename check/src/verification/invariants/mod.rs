@@ -526,21 +526,28 @@ mod tests {
 #[cfg(test)]
 mod examples {
     //! The examples of crate-private items, run as unit tests.
-    #[test]
-    fn example_check_as() {
-        use crate::verification::invariants::{Evidence, Invariant, check, check_as};
-        use crate::verification::scenario::Scenario;
-        use toolcall_model::chat::LoopConfig;
-        use toolcall_model::model::{Fixes, Generation, Message};
-        let s = Scenario {
-            config: LoopConfig::new(Default::default()),
+    use crate::verification::scenario::Scenario;
+    use toolcall_model::chat::LoopConfig;
+    use toolcall_model::model::{Generation, Message};
+
+    /// "hi" answered "hello" under `config`.
+    fn answered_hi(config: LoopConfig) -> Scenario {
+        Scenario {
+            config,
             tools: vec![],
             history: vec![Message::user("hi")],
             model: vec![vec![Generation {
                 text: Some("hello".into()),
                 ..Default::default()
             }]],
-        };
+        }
+    }
+
+    #[test]
+    fn example_check_as() {
+        use crate::verification::invariants::{Evidence, Invariant, check, check_as};
+        use toolcall_model::model::Fixes;
+        let s = answered_hi(LoopConfig::new(Default::default()));
         let ev = Evidence::gather(&s).unwrap();
         assert_eq!(
             check_as(Invariant::StreamAsCall, &ev, (Fixes::all(), false)),
@@ -553,21 +560,12 @@ mod examples {
         use crate::verification::invariants::{
             Evidence, Invariant, check_as, stream_as_call_against, through_call,
         };
-        use crate::verification::scenario::Scenario;
-        use toolcall_model::chat::{LoopConfig, Split};
-        use toolcall_model::model::{Fixes, Generation, Message};
-        let s = Scenario {
-            config: LoopConfig {
-                stream: Some(Split::default()),
-                ..Default::default()
-            },
-            tools: vec![],
-            history: vec![Message::user("hi")],
-            model: vec![vec![Generation {
-                text: Some("hello".into()),
-                ..Default::default()
-            }]],
-        };
+        use toolcall_model::chat::Split;
+        use toolcall_model::model::Fixes;
+        let s = answered_hi(LoopConfig {
+            stream: Some(Split::default()),
+            ..Default::default()
+        });
         let ev = Evidence::gather(&s).unwrap();
         let set = (Fixes::all(), false);
         let blocking = through_call(&ev, set).unwrap();
