@@ -31,7 +31,9 @@ pub use check::{
 
 pub(crate) use check::clip_lines;
 pub use check::{Answer, Options, answer};
-pub(crate) use check::{describe_setup, evaluate_sets, report_sets, written_names};
+pub(crate) use check::{
+    describe_setup, evaluate_sets, upstream_change, verdicts_under, written_names,
+};
 
 pub use fix_reach::{Felt, FixReach};
 pub use library_table::{LIBRARY_BEANS, LibraryColumns, fix_table};

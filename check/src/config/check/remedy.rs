@@ -1,11 +1,13 @@
 //! The remedies: per behaviour set whether a setup survives, and the
 //! smallest change of its own (or the smallest fixes) that makes it safe.
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
 
 use super::judge::evaluate;
-use super::script::breach_target;
+use super::script::{breach_target, script};
 use super::{CheckScenario, CheckVerdict, LONG_TURN_ROUNDS, Setup};
+use crate::config::fix_reach::Footprint;
 use toolcall_model::chat::DEFAULT_MEMORY_MAX_MESSAGES;
 use toolcall_model::chat::Memory;
 use toolcall_model::model::OnExceeded;
@@ -301,6 +303,33 @@ pub(crate) fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport>
         .collect()
 }
 
+/// `set`'s verdicts on `setup` without the search for its smallest
+/// change, which a reader of the verdicts alone (the gate of a running
+/// application's path) does without: `smallest_change` is `None`, not
+/// searched.
+pub(crate) fn verdicts_under(setup: &Setup, set: BehaviorSet) -> SetReport {
+    let setup = &scenario_setup(setup);
+    SetReport {
+        set,
+        verdicts: CheckScenario::ALL
+            .iter()
+            .map(|s| evaluate(setup, &set, *s))
+            .collect(),
+        smallest_change: None,
+    }
+}
+
+/// Upstream's smallest change for `setup`: its report's
+/// `smallest_change` ([`report_sets`]) without its verdicts.
+pub(crate) fn upstream_change(setup: &Setup) -> Option<Vec<Change>> {
+    let upstream = candidate(Fixes::upstream());
+    let upstream = behavior_sets()
+        .into_iter()
+        .find(|s| s.name == "upstream")
+        .unwrap_or(upstream);
+    smallest_change(&scenario_setup(setup), &upstream)
+}
+
 /// The fewest fixes (in [`Fix::ALL`] order among equals) under which
 /// `setup` survives every scenario, found by playing each combination;
 /// `Some` of no fix when upstream already survives, `None` when no
@@ -318,13 +347,24 @@ pub(crate) fn smallest_fixes_over(
     accepted: &[super::Accepted],
 ) -> Option<Fixes> {
     let setup = &scenario_setup(setup);
+    smallest_fixes_played(&mut Plays::new(setup), base, accepted)
+}
+
+/// [`smallest_fixes_over`] on `plays`' setup (already the scenarios' own,
+/// [`scenario_setup`]), with the plays it keeps.
+fn smallest_fixes_played(
+    plays: &mut Plays<'_>,
+    base: Fixes,
+    accepted: &[super::Accepted],
+) -> Option<Fixes> {
     let n = Fix::ALL.len();
     let base_mask = (0..n)
         .filter(|i| base.contains(Fix::ALL[*i]))
         .fold(0u32, |m, i| m | (1 << i));
     // Only the switches the library on this version has.
+    let version = plays.setup.version;
     let offered = (0..n)
-        .filter(|i| super::library_has(setup.version, Fix::ALL[*i]))
+        .filter(|i| super::library_has(version, Fix::ALL[*i]))
         .fold(0u32, |m, i| m | (1 << i));
     let mut combos: Vec<u32> = (0..1u32 << n)
         .filter(|m| m & base_mask == base_mask && m & !(offered | base_mask) == 0)
@@ -343,18 +383,84 @@ pub(crate) fn smallest_fixes_over(
             .filter(|i| m & (1 << i) != 0)
             .map(|i| Fix::ALL[i])
             .collect();
-        let set = BehaviorSet {
-            name: "candidate",
-            fixes,
-            gemini_tool_text: false,
+        let ok = |s: CheckScenario, mark: super::Mark| {
+            mark.survives() || accepted.iter().any(|a| a.accepts(s, mark, fixes))
         };
-        order
-            .all(|s| {
-                let mark = evaluate(setup, &set, s).mark;
-                mark.survives() || accepted.iter().any(|a| a.accepts(s, mark, fixes))
-            })
-            .then_some(fixes)
+        // A play already made that breaks the candidate rules it out
+        // before any new play.
+        let known_break = CheckScenario::ALL
+            .into_iter()
+            .any(|s| plays.known(s, fixes).is_some_and(|mark| !ok(s, mark)));
+        (!known_break && order.all(|s| ok(s, plays.mark(s, fixes)))).then_some(fixes)
     })
+}
+
+/// The marks of `check`'s scenarios played on one setup under candidate
+/// sets of fixes (no advisor), each kept for the fixes its turn can feel
+/// ([`Footprint::felt`]): under two sets that differ only in fixes the
+/// turn cannot feel, the turn runs and is judged alike (its judges read
+/// the run, and the conversion fixes, always felt), so the searches over
+/// the library's switches play each scenario once per felt set rather
+/// than once per candidate.
+struct Plays<'s> {
+    /// The setup, as the scenarios play it ([`scenario_setup`]).
+    setup: &'s Setup,
+    /// Per scenario of [`CheckScenario::ALL`], its turn's footprint, or
+    /// `None` where the scenario is not played on this setup (its script
+    /// refuses it, whatever the fixes).
+    footprints: Vec<Option<Footprint>>,
+    /// The marks played, by scenario and felt fixes.
+    marks: HashMap<(CheckScenario, Fixes), super::Mark>,
+}
+
+impl<'s> Plays<'s> {
+    fn new(setup: &'s Setup) -> Self {
+        let none = candidate(Fixes::upstream());
+        let footprints = CheckScenario::ALL
+            .into_iter()
+            .map(|s| {
+                script(setup, &none, s)
+                    .ok()
+                    .map(|t| Footprint::of_turn(&t.config, &t.tools, &t.history, &t.model))
+            })
+            .collect();
+        Plays {
+            setup,
+            footprints,
+            marks: HashMap::new(),
+        }
+    }
+
+    /// The key of `s` played under `fixes`: the fixes its turn can feel.
+    fn key(&self, s: CheckScenario, fixes: Fixes) -> (CheckScenario, Fixes) {
+        let i = CheckScenario::ALL.iter().position(|x| *x == s).unwrap_or(0);
+        let felt = self.footprints[i].map_or(Fixes::upstream(), |f| f.felt(fixes));
+        (s, felt)
+    }
+
+    /// The mark of `s` under `fixes`, if a play already says it.
+    fn known(&self, s: CheckScenario, fixes: Fixes) -> Option<super::Mark> {
+        self.marks.get(&self.key(s, fixes)).copied()
+    }
+
+    /// The mark of `s` under `fixes`, played once per felt set.
+    fn mark(&mut self, s: CheckScenario, fixes: Fixes) -> super::Mark {
+        let key = self.key(s, fixes);
+        let setup = self.setup;
+        *self
+            .marks
+            .entry(key)
+            .or_insert_with(|| evaluate(setup, &candidate(fixes), s).mark)
+    }
+}
+
+/// The behaviour set the searches play: `fixes`, without the advisor.
+fn candidate(fixes: Fixes) -> BehaviorSet {
+    BehaviorSet {
+        name: "candidate",
+        fixes,
+        gemini_tool_text: false,
+    }
 }
 
 /// The columns of the scenarios `setup` breaks in under `set`, in table
@@ -461,27 +567,22 @@ mod tests {
     }
 }
 
-/// The scenarios `setup` breaks in (and no accepted finding accepts)
-/// with every switch the library on its version has turned on.
+/// The scenarios `plays`' setup breaks in (and no accepted finding
+/// accepts) with every switch the library on its version has turned on.
 fn beyond_the_library(
-    setup: &Setup,
+    plays: &mut Plays<'_>,
     installed: Fixes,
     accepted: &[super::Accepted],
 ) -> Vec<(CheckScenario, super::Mark)> {
+    let version = plays.setup.version;
     let fixes = Fix::ALL
         .into_iter()
-        .filter(|f| super::library_has(setup.version, *f))
+        .filter(|f| super::library_has(version, *f))
         .fold(installed, Fixes::with);
-    let set = BehaviorSet {
-        name: "candidate",
-        fixes,
-        gemini_tool_text: false,
-    };
-    let setup = &scenario_setup(setup);
     CheckScenario::ALL
         .into_iter()
         .filter_map(|s| {
-            let mark = evaluate(setup, &set, s).mark;
+            let mark = plays.mark(s, fixes);
             let left = !mark.survives() && !accepted.iter().any(|a| a.accepts(s, mark, fixes));
             left.then_some((s, mark))
         })
@@ -521,10 +622,27 @@ impl Remedy {
         installed: Fixes,
         accepted: &[super::Accepted],
     ) -> Remedy {
-        let mut fixes = smallest_fixes_over(setup, installed, accepted);
+        let change = reports
+            .iter()
+            .find(|r| r.set.name == "upstream")
+            .and_then(|r| r.smallest_change.clone());
+        Remedy::with_change(setup, change, installed, accepted)
+    }
+
+    /// The remedy of `setup` whose smallest change under upstream is
+    /// `change` ([`upstream_change`]).
+    pub(crate) fn with_change(
+        setup: &Setup,
+        change: Option<Vec<Change>>,
+        installed: Fixes,
+        accepted: &[super::Accepted],
+    ) -> Remedy {
+        let played = &scenario_setup(setup);
+        let mut plays = Plays::new(played);
+        let mut fixes = smallest_fixes_played(&mut plays, installed, accepted);
         let mut beyond = Vec::new();
         if fixes.is_none() && setup.version.loop_in_chat_model() {
-            beyond = beyond_the_library(setup, installed, accepted);
+            beyond = beyond_the_library(&mut plays, installed, accepted);
             let more: Vec<super::Accepted> = accepted
                 .iter()
                 .cloned()
@@ -536,13 +654,10 @@ impl Remedy {
                     origin: "beyond the library".to_owned(),
                 }))
                 .collect();
-            fixes = smallest_fixes_over(setup, installed, &more);
+            fixes = smallest_fixes_played(&mut plays, installed, &more);
         }
         Remedy {
-            change: reports
-                .iter()
-                .find(|r| r.set.name == "upstream")
-                .and_then(|r| r.smallest_change.clone()),
+            change,
             fixes,
             version: setup.version,
             beyond,
