@@ -377,7 +377,7 @@ fn smallest_fixes_played(
             .count()
     };
     combos.sort_by_key(|m| (m.count_ones(), proposals(*m), m.reverse_bits()));
-    let mut order = BreakersFirst::new();
+    let mut order = BreakersFirst(plays.cheapest_first.clone());
     combos.into_iter().find_map(|m| {
         let fixes: Fixes = (0..n)
             .filter(|i| m & (1 << i) != 0)
@@ -411,23 +411,35 @@ struct Plays<'s> {
     footprints: Vec<Option<Footprint>>,
     /// The marks played, by scenario and felt fixes.
     marks: HashMap<(CheckScenario, Fixes), super::Mark>,
+    /// The scenarios played, cheapest first ([`play_cost`]).
+    cheapest_first: Vec<CheckScenario>,
 }
 
 impl<'s> Plays<'s> {
     fn new(setup: &'s Setup) -> Self {
         let none = candidate(Fixes::upstream());
-        let footprints = CheckScenario::ALL
+        let scripts: Vec<_> = CheckScenario::ALL
             .into_iter()
-            .map(|s| {
-                script(setup, &none, s)
-                    .ok()
+            .map(|s| script(setup, &none, s).ok())
+            .collect();
+        let footprints = scripts
+            .iter()
+            .map(|t| {
+                t.as_ref()
                     .map(|t| Footprint::of_turn(&t.config, &t.tools, &t.history, &t.model))
             })
             .collect();
+        let mut cheapest_first: Vec<(usize, CheckScenario)> = scripts
+            .iter()
+            .zip(CheckScenario::ALL)
+            .map(|(t, s)| (t.as_ref().map_or(0, play_cost), s))
+            .collect();
+        cheapest_first.sort_by_key(|(cost, _)| *cost);
         Plays {
             setup,
             footprints,
             marks: HashMap::new(),
+            cheapest_first: cheapest_first.into_iter().map(|(_, s)| s).collect(),
         }
     }
 
@@ -452,6 +464,24 @@ impl<'s> Plays<'s> {
             .entry(key)
             .or_insert_with(|| evaluate(setup, &candidate(fixes), s).mark)
     }
+}
+
+/// About what playing `t` costs: each model call rebuilds the request
+/// from the turn so far, so the model calls times the messages a turn
+/// grows to (a repeating model's up to its guard).
+fn play_cost(t: &super::script::ScenarioScript) -> usize {
+    let calls: usize = t.model.iter().flatten().map(|g| g.tool_calls.len()).sum();
+    let rounds = if t.config.repeat_last {
+        t.config.max_rounds
+    } else {
+        t.model.len()
+    };
+    let messages = if t.config.repeat_last {
+        2 * rounds
+    } else {
+        calls + t.model.len()
+    };
+    rounds.saturating_mul(messages + t.history.len())
 }
 
 /// The behaviour set the searches play: `fixes`, without the advisor.
@@ -486,6 +516,7 @@ pub fn safe_sets(reports: &[SetReport]) -> Vec<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::ToolOutput;
     use super::*;
     use toolcall_model::model::ToolCallLimits;
 
@@ -525,6 +556,110 @@ mod tests {
     fn breaks_under_is_the_report_s_breaks() {
         let up = &report(&Setup::default())[0];
         assert_eq!(breaks_under(&Setup::default(), &up.set), up.breaks());
+    }
+
+    /// Setups that feel different fixes: each memory position, each
+    /// policy, a small window, streaming, a per-tool limit of 1, tools
+    /// returning JSON, and Spring AI 1.1.
+    fn varied_setups() -> Vec<Setup> {
+        let limited = |on_exceeded| ToolCallLimits {
+            on_exceeded,
+            ..ToolCallLimits::default().max_calls_per_tool(1).unwrap()
+        };
+        let base = Setup::default();
+        let mut v = vec![base.clone()];
+        for memory in [Memory::Inside, Memory::Outside] {
+            v.push(Setup {
+                memory,
+                memory_max_messages: NonZeroU32::new(6).unwrap(),
+                ..base.clone()
+            });
+        }
+        v.push(Setup {
+            limits: limited(OnExceeded::ReturnErrorResponse),
+            memory: Memory::Inside,
+            ..base.clone()
+        });
+        v.push(Setup {
+            limits: limited(OnExceeded::Throw),
+            stream: true,
+            tool_output: ToolOutput::parse("json").unwrap(),
+            ..base.clone()
+        });
+        v.push(super::super::on_its_version(&Setup {
+            version: toolcall_model::model::SpringAi::V1_1_2,
+            memory: Memory::Inside,
+            ..base
+        }));
+        v
+    }
+
+    /// A scenario plays alike under a set of fixes and under the fixes of
+    /// it that its turn can feel: what lets [`Plays`] keep one mark for
+    /// both.
+    #[test]
+    fn a_play_is_the_same_under_the_fixes_its_turn_feels() {
+        let n = Fix::ALL.len() as u32;
+        let mut compared = 0;
+        for setup in varied_setups() {
+            let setup = &scenario_setup(&setup);
+            let plays = Plays::new(setup);
+            for (i, s) in CheckScenario::ALL.into_iter().enumerate() {
+                // Every set of fixes a step apart, and each with all.
+                for m in (0..1u32 << n).step_by(97).chain([(1 << n) - 1]) {
+                    let fixes: Fixes = (0..n as usize)
+                        .filter(|b| m & (1 << b) != 0)
+                        .map(|b| Fix::ALL[b])
+                        .collect();
+                    let felt = plays.footprints[i].map_or(Fixes::upstream(), |f| f.felt(fixes));
+                    if felt == fixes {
+                        continue;
+                    }
+                    let a = evaluate(setup, &candidate(fixes), s);
+                    let b = evaluate(setup, &candidate(felt), s);
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"), "{s:?} {fixes:?}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 100, "{compared}");
+    }
+
+    /// The search with its kept plays finds what playing every candidate
+    /// in full finds.
+    #[test]
+    fn the_kept_plays_find_the_fewest_fixes_a_full_search_finds() {
+        for setup in varied_setups() {
+            let played = &scenario_setup(&setup);
+            let offered: Vec<Fix> = Fix::ALL
+                .into_iter()
+                .filter(|f| super::super::library_has(setup.version, *f))
+                .collect();
+            let mut combos: Vec<Fixes> = (0..1u32 << offered.len())
+                .map(|m| {
+                    (0..offered.len())
+                        .filter(|b| m & (1 << b) != 0)
+                        .map(|b| offered[b])
+                        .collect()
+                })
+                .collect();
+            let proposals = |f: &Fixes| f.iter().filter(|x| !x.in_all()).count();
+            let rank = |f: &Fixes| {
+                let bits = Fix::ALL
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| f.contains(**x))
+                    .fold(0u32, |m, (i, _)| m | 1 << i);
+                (f.iter().count(), proposals(f), bits.reverse_bits())
+            };
+            combos.sort_by_key(rank);
+            let full = combos.into_iter().find(|f| {
+                CheckScenario::ALL
+                    .into_iter()
+                    .all(|s| evaluate(played, &candidate(*f), s).mark.survives())
+            });
+            assert_eq!(smallest_fixes_over(&setup, Fixes::upstream(), &[]), full);
+        }
     }
 
     /// The reduced setup gives every scenario the same verdict as the full one.
