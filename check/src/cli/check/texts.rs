@@ -230,6 +230,7 @@ impl Judged {
     }
 }
 
+/// [`Judged`] for the facts, or the error of the fixes named.
 fn judged(
     setup: &Setup,
     fixes: &str,
