@@ -31,7 +31,9 @@ pub use survival::{
 
 pub(crate) use survival::clip_lines;
 pub use survival::{Answer, Options, answer};
-pub(crate) use survival::{describe_setup, evaluate_sets, report_sets, written_names};
+pub(crate) use survival::{
+    describe_setup, evaluate_sets, upstream_change, verdicts_under, written_names,
+};
 
 pub use closes::{CLOSES_BEGIN, CLOSES_END, closing_table};
 

@@ -5,11 +5,14 @@
 //! differ only in such fixes a turn is evaluated once for both
 //! ([`crate::verification::exhaustive`]).
 //!
-//! Each rule below names the places that read the fix's switch and says
-//! why the scenario never reaches them with an effect. The model is
+//! Each rule (the footprint's, `config::fix_reach`, read before the turn
+//! runs; and the evaluation's, below) names the places that read the
+//! fix's switch and says why the scenario never reaches them with an
+//! effect. The model is
 //! deterministic, so a run under a fix that is never read with an effect
 //! takes the same path, step by step, as the run without it.
 
+pub(crate) use crate::config::fix_reach::Footprint;
 use crate::config::fix_reach::{Felt, FixReach};
 use crate::verification::invariants::{CallEvent, Evidence, Round, RoundEnd, recovered};
 use crate::verification::scenario::Scenario;
@@ -19,10 +22,8 @@ use toolcall_model::collections::FnvMap;
 use toolcall_model::gemini::{Payload, convert_arguments, convert_tool_response};
 use toolcall_model::model::JavaException;
 use toolcall_model::model::Message;
-use toolcall_model::model::scan;
 use toolcall_model::model::{Acts, Fix, Fixes};
 use toolcall_model::model::{Batch, Config, breaches_pass_unshaped};
-use toolcall_model::model::{Counts, OnExceeded};
 
 /// `fixes` without the fixes the evaluation of `scenario` cannot feel: the
 /// turn runs and is judged under the result exactly as under `fixes`
@@ -44,149 +45,16 @@ pub fn felt(scenario: &Scenario, fixes: Fixes) -> Fixes {
     Footprint::of(scenario).felt(fixes)
 }
 
-/// What of a scenario decides which fixes its evaluation can feel, read
-/// once for all the behaviour sets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Footprint {
-    memory: Memory,
-    one_generation: bool,
-    window_never_fills: bool,
-    every_call_found: bool,
-    no_breach: bool,
-    ends_at_no_breach: bool,
-}
-
 impl Footprint {
-    /// The scenario's footprint.
+    /// The footprint of a generated scenario's turn.
     pub(crate) fn of(scenario: &Scenario) -> Self {
-        let c = &scenario.config;
-        let resolves = c.manager.resolves();
-        Footprint {
-            memory: c.memory,
-            one_generation: scenario.model.iter().all(|reply| reply.len() <= 1),
-            window_never_fills: window_never_fills(scenario),
-            every_call_found: calls(scenario)
-                .all(|name| scan(&scenario.tools, name, resolves).is_some()),
-            no_breach: no_breach(scenario),
-            ends_at_no_breach: c.manager.limits.on_exceeded == OnExceeded::Throw
-                || !c.manager.version.has_limits(),
-        }
+        Footprint::of_turn(
+            &scenario.config,
+            &scenario.tools,
+            &scenario.history,
+            &scenario.model,
+        )
     }
-
-    /// `fixes` without the fixes the scenario's evaluation cannot feel,
-    /// each by the rule of its kind ([`FixReach::felt`]).
-    pub(crate) fn felt(&self, fixes: Fixes) -> Fixes {
-        // `unknown-tool-to-processor` can hand a missing tool to a
-        // processor that throws, which the breach kind's rule reads.
-        let missing_felt =
-            fixes.contains(Fix::UnknownToolToProcessor) && self.can_feel(Felt::MissingTool, false);
-        Fix::ALL
-            .into_iter()
-            .filter(|fix| fixes.contains(*fix) && self.can_feel(fix.felt(), missing_felt))
-            .collect()
-    }
-
-    /// Whether a fix of kind `felt` can change the scenario's evaluation;
-    /// `missing_felt`: whether `unknown-tool-to-processor` is on and can.
-    fn can_feel(&self, felt: Felt, missing_felt: bool) -> bool {
-        // The memory's fixes are read only in `chat::memory`, which a turn
-        // without a memory never reaches (its judges and their runs
-        // neither).
-        let memory = self.memory != Memory::None;
-        match felt {
-            Felt::Conversion => true,
-            // `store-answered-generation` (`ChatMemory::after`) stores, of a
-            // reply with tool calls, the first generation with calls
-            // instead of every generation: the same message for a reply of
-            // one generation. A streamed reply reaches the memory as the
-            // one aggregate generation, and the runs the judges add end
-            // with a one-generation answer.
-            Felt::StoredReply => memory && !self.one_generation,
-            // Read only where an add passes the window (`window_keep_cut`).
-            Felt::WindowCut => memory && !self.window_never_fills,
-            // Read where a call's lookup finds no tool (`Batch::call`); the
-            // calls of every generation of every reply cover what a
-            // streamed turn or a repeating model calls.
-            Felt::MissingTool => !self.every_call_found,
-            // Read at a breach (`Batch::call`, `Batch::throw`) and by the
-            // limits judge on a batch that failed without running a tool,
-            // which without a breach is a failed lookup, unless
-            // `unknown-tool-to-processor` hands a missing tool to a
-            // processor that throws.
-            Felt::Breach => !self.no_breach || missing_felt,
-            // Read after a breach under `THROW` (`Batch::throw`) and where a
-            // batch ends the turn with the memory inside the loop
-            // (`BatchEnd::closing`).
-            Felt::DanglingCalls => !self.no_breach || self.memory == Memory::Inside,
-            // `ends_turn_at_breach` ends a turn only at a second breach, and
-            // answers nothing under `THROW` or without limits.
-            Felt::SecondBreach => !self.no_breach && !self.ends_at_no_breach,
-        }
-    }
-}
-
-/// Whether no add to the memory can pass its window: the memory starts
-/// with `memory_start` and each add appends at most the prompt's last
-/// message at each model call (one a reply, and one more where a judge
-/// merges the request with the memory), each reply's generations (a
-/// streamed reply's one aggregate), what the loop builds at the end of the
-/// turn (one generation, or one per call of a `returnDirect` batch) and a
-/// closing tool message. A repeating model's turn has no such bound.
-fn window_never_fills(scenario: &Scenario) -> bool {
-    let c = &scenario.config;
-    if c.repeat_last {
-        return false;
-    }
-    let model = &scenario.model;
-    let generations: usize = model.iter().map(|reply| reply.len().max(1)).sum();
-    let widest = model
-        .iter()
-        .map(|reply| reply.iter().map(|g| g.tool_calls.len()).sum::<usize>())
-        .max()
-        .unwrap_or(0);
-    let most = c.memory_start.len() + (model.len() + 2) + generations + widest.max(1) + 1;
-    usize::try_from(c.memory_max_messages.get()).is_ok_and(|window| most <= window)
-}
-
-/// The names of every call of every generation of every reply.
-fn calls(scenario: &Scenario) -> impl Iterator<Item = &str> {
-    scenario
-        .model
-        .iter()
-        .flatten()
-        .flat_map(|g| g.tool_calls.iter().map(|c| c.name.as_str()))
-}
-
-/// Whether no limit check of the turn can find a breach: the counts it
-/// checks never exceed every response the turn can start from (the
-/// memory's and the request's) plus every call the model makes, and under
-/// those the limits hold for every name. A repeating model's calls have no
-/// bound.
-fn no_breach(scenario: &Scenario) -> bool {
-    let c = &scenario.config;
-    if !c.manager.version.has_limits() {
-        return true;
-    }
-    if c.repeat_last {
-        return false;
-    }
-    let responses = c
-        .memory_start
-        .iter()
-        .chain(&scenario.history)
-        .flat_map(Message::responses)
-        .map(|r| r.name.as_str());
-    let names: Vec<&str> = responses.chain(calls(scenario)).collect();
-    let mut counts = Counts::default();
-    for name in &names {
-        counts.add(*name);
-    }
-    names.iter().all(|name| {
-        c.manager
-            .limits
-            .check(*name, counts.get(name), counts.total())
-            .is_none()
-    })
 }
 
 /// Whether `fix` is read only by the Gemini conversion of tool responses
@@ -564,7 +432,7 @@ mod tests {
     fn a_breach_a_missing_tool_and_a_memory_inside_are_felt() {
         let every: Fixes = Fix::ALL.into_iter().collect();
         let one = ToolCallLimits {
-            on_exceeded: OnExceeded::ReturnErrorResponse,
+            on_exceeded: toolcall_model::model::OnExceeded::ReturnErrorResponse,
             ..ToolCallLimits::default()
         }
         .max_calls_per_tool(1)

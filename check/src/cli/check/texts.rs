@@ -11,7 +11,7 @@ use toolcall_model::model::{BehaviorSet, Fixes};
 
 use super::{Flags, NO_VERDICT, Outcome, file_kinds, outcome, read_options, set_flags, usage};
 use crate::config::{
-    Accepted, Gate, ProfileFiles, Remedy, Setup, Sources, Text, answer, describe_setup,
+    Accepted, Gate, ProfileFiles, Remedy, SetReport, Setup, Sources, Text, answer, describe_setup,
 };
 
 /// The arguments of `check` after its files, as its command line takes them.
@@ -190,32 +190,76 @@ pub fn judge_setup_with_library(
     installed: Option<&str>,
     accepted: &[Accepted],
 ) -> Result<Value, String> {
-    let base = installed_fixes(installed)?;
-    // The facts as the version runs them (no limits where it has none).
-    let setup = &crate::config::on_its_version(setup);
-    let asked = super::asked_set(fixes)?;
     // A set asked for that is not a named one (the fixes a running
     // application has in effect) gets a report of its own, as in `check`.
-    let reports = crate::config::evaluate_sets(setup, asked);
-    let Some(mine) = reports.iter().find(|r| r.set == asked) else {
+    let j = judged(setup, fixes, installed, accepted, |s, asked| {
+        crate::config::evaluate_sets(s, asked)
+    })?;
+    let (setup, reports) = (&j.setup, &j.reports);
+    Ok(json!({
+        "setup": describe_setup(setup),
+        "sets": super::json::sets_json(reports),
+        "asked": super::json::asked_json(j.mine(), &j.gate, false, j.code),
+        "legend": super::json::legend_json(reports),
+        // The fewest switches are counted over those the library has in
+        // effect (none when it is absent), the accepted findings left.
+        "fix_it_today": Remedy::find(setup, reports, j.base, accepted).to_value(),
+        "spring_ai": setup.version.name(),
+    }))
+}
+
+/// The opening both answers share: the setup on its version, the fixes
+/// installed, the reports `reports_of` gives for the set asked about
+/// (among them that set's), the gate and the exit code.
+struct Judged {
+    /// The setup as its version runs it.
+    setup: Setup,
+    /// The fixes the library has in effect.
+    base: Fixes,
+    /// The reports given, the asked set's at `mine`.
+    reports: Vec<SetReport>,
+    mine: usize,
+    gate: Gate,
+    code: u8,
+}
+
+impl Judged {
+    /// The asked set's report.
+    fn mine(&self) -> &SetReport {
+        &self.reports[self.mine]
+    }
+}
+
+/// [`Judged`] for the facts, or the error of the fixes named.
+fn judged(
+    setup: &Setup,
+    fixes: &str,
+    installed: Option<&str>,
+    accepted: &[Accepted],
+    reports_of: impl FnOnce(&Setup, BehaviorSet) -> Vec<SetReport>,
+) -> Result<Judged, String> {
+    let base = installed_fixes(installed)?;
+    // The facts as the version runs them (no limits where it has none).
+    let setup = crate::config::on_its_version(setup);
+    let asked = super::asked_set(fixes)?;
+    let reports = reports_of(&setup, asked);
+    let Some(mine) = reports.iter().position(|r| r.set == asked) else {
         let names: Vec<&str> = reports.iter().map(|r| r.set.name).collect();
         return Err(format!(
             "--fixes {fixes}: not one of the report's sets ({})",
             names.join(", ")
         ));
     };
-    let gate = Gate::judge(mine, accepted);
+    let gate = Gate::judge(&reports[mine], accepted);
     let code = if gate.passes() { 0 } else { super::UNSAFE };
-    Ok(json!({
-        "setup": describe_setup(setup),
-        "sets": super::json::sets_json(&reports),
-        "asked": super::json::asked_json(mine, &gate, false, code),
-        "legend": super::json::legend_json(&reports),
-        // The fewest switches are counted over those the library has in
-        // effect (none when it is absent), the accepted findings left.
-        "fix_it_today": Remedy::find(setup, &reports, base, accepted).to_value(),
-        "spring_ai": setup.version.name(),
-    }))
+    Ok(Judged {
+        setup,
+        base,
+        reports,
+        mine,
+        gate,
+        code,
+    })
 }
 
 /// [`judge_setup_with_library`]'s answer narrowed to what a running
@@ -246,29 +290,21 @@ pub fn judge_setup_asked(
     installed: Option<&str>,
     accepted: &[Accepted],
 ) -> Result<Value, String> {
-    let base = installed_fixes(installed)?;
-    let setup = &crate::config::on_its_version(setup);
-    let asked = super::asked_set(fixes)?;
-    let mine = crate::config::report_sets(setup, &[asked]).remove(0);
-    let gate = Gate::judge(&mine, accepted);
-    let code = if gate.passes() { 0 } else { super::UNSAFE };
-    // The remedy names upstream's smallest change: upstream's report, the
-    // one set besides the asked one that it reads.
+    // The asked set's verdicts alone: its own smallest change is no part
+    // of this answer.
+    let j = judged(setup, fixes, installed, accepted, |s, asked| {
+        vec![crate::config::verdicts_under(s, asked)]
+    })?;
+    let (setup, mine) = (&j.setup, j.mine());
+    // The remedy names upstream's smallest change, the one search besides
+    // the fewest fixes that it makes.
     let remedy = (!mine.safe()).then(|| {
-        let upstream = if mine.set.name == "upstream" {
-            vec![mine.clone()]
-        } else {
-            let upstream: Vec<BehaviorSet> = toolcall_model::model::behavior_sets()
-                .into_iter()
-                .filter(|s| s.name == "upstream")
-                .collect();
-            crate::config::report_sets(setup, &upstream)
-        };
-        Remedy::find(setup, &upstream, base, accepted).to_value()
+        let change = crate::config::upstream_change(setup);
+        Remedy::with_change(setup, change, j.base, accepted).to_value()
     });
     Ok(json!({
         "setup": describe_setup(setup),
-        "asked": super::json::asked_json(&mine, &gate, false, code),
+        "asked": super::json::asked_json(mine, &j.gate, false, j.code),
         "fix_it_today": remedy,
         "spring_ai": setup.version.name(),
     }))

@@ -54,7 +54,9 @@ pub use library::Installed;
 pub(crate) use open::{Lenient, bind_open, evaluate_sets, worst_open};
 pub use open::{OpenAnswer, OpenProperty};
 pub use remedy::{Change, Remedy, SetReport, report, safe_sets};
-pub(crate) use remedy::{breaks_under, report_sets, smallest_fixes};
+pub(crate) use remedy::{
+    breaks_under, report_sets, smallest_fixes, upstream_change, verdicts_under,
+};
 pub use script::{ScenarioScript, UNKNOWN_TOOL_NAME, script};
 pub(crate) use sources::clip_lines;
 pub use sources::{BuildVersion, Format, ProfileFiles, Text};

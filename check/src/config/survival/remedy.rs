@@ -1,11 +1,13 @@
 //! The remedies: per behaviour set whether a setup survives, and the
 //! smallest change of its own (or the smallest fixes) that makes it safe.
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
 
 use super::judge::evaluate;
-use super::script::breach_target;
+use super::script::{breach_target, script};
 use super::{CheckScenario, CheckVerdict, LONG_TURN_ROUNDS, Setup};
+use crate::config::fix_reach::Footprint;
 use toolcall_model::chat::DEFAULT_MEMORY_MAX_MESSAGES;
 use toolcall_model::chat::{LoopConfig, Memory};
 use toolcall_model::model::OnExceeded;
@@ -301,6 +303,33 @@ pub(crate) fn report_sets(setup: &Setup, sets: &[BehaviorSet]) -> Vec<SetReport>
         .collect()
 }
 
+/// `set`'s verdicts on `setup` without the search for its smallest
+/// change, which a reader of the verdicts alone (the gate of a running
+/// application's path) does without: `smallest_change` is `None`, not
+/// searched.
+pub(crate) fn verdicts_under(setup: &Setup, set: BehaviorSet) -> SetReport {
+    let setup = &scenario_setup(setup);
+    SetReport {
+        set,
+        verdicts: CheckScenario::ALL
+            .iter()
+            .map(|s| evaluate(setup, &set, *s))
+            .collect(),
+        smallest_change: None,
+    }
+}
+
+/// Upstream's smallest change for `setup`: its report's
+/// `smallest_change` ([`report_sets`]) without its verdicts.
+pub(crate) fn upstream_change(setup: &Setup) -> Option<Vec<Change>> {
+    let upstream = candidate(Fixes::upstream());
+    let upstream = behavior_sets()
+        .into_iter()
+        .find(|s| s.name == "upstream")
+        .unwrap_or(upstream);
+    smallest_change(&scenario_setup(setup), &upstream)
+}
+
 /// The fewest fixes (in [`Fix::ALL`] order among equals) under which
 /// `setup` survives every scenario, found by playing each combination;
 /// `Some` of no fix when upstream already survives, `None` when no
@@ -318,13 +347,24 @@ pub(crate) fn smallest_fixes_over(
     accepted: &[super::Accepted],
 ) -> Option<Fixes> {
     let setup = &scenario_setup(setup);
+    smallest_fixes_played(&mut Plays::new(setup), base, accepted)
+}
+
+/// [`smallest_fixes_over`] on `plays`' setup (already the scenarios' own,
+/// [`scenario_setup`]), with the plays it keeps.
+fn smallest_fixes_played(
+    plays: &mut Plays<'_>,
+    base: Fixes,
+    accepted: &[super::Accepted],
+) -> Option<Fixes> {
     let n = Fix::ALL.len();
     let base_mask = (0..n)
         .filter(|i| base.contains(Fix::ALL[*i]))
         .fold(0u32, |m, i| m | (1 << i));
     // Only the switches the library on this version has.
+    let version = plays.setup.version;
     let offered = (0..n)
-        .filter(|i| super::library_has(setup.version, Fix::ALL[*i]))
+        .filter(|i| super::library_has(version, Fix::ALL[*i]))
         .fold(0u32, |m, i| m | (1 << i));
     let mut combos: Vec<u32> = (0..1u32 << n)
         .filter(|m| m & base_mask == base_mask && m & !(offered | base_mask) == 0)
@@ -337,24 +377,120 @@ pub(crate) fn smallest_fixes_over(
             .count()
     };
     combos.sort_by_key(|m| (m.count_ones(), proposals(*m), m.reverse_bits()));
-    let mut order = BreakersFirst::new();
+    let mut order = BreakersFirst(plays.cheapest_first.clone());
     combos.into_iter().find_map(|m| {
         let fixes: Fixes = (0..n)
             .filter(|i| m & (1 << i) != 0)
             .map(|i| Fix::ALL[i])
             .collect();
-        let set = BehaviorSet {
-            name: "candidate",
-            fixes,
-            gemini_tool_text: false,
+        let ok = |s: CheckScenario, mark: super::Mark| {
+            mark.survives() || accepted.iter().any(|a| a.accepts(s, mark, fixes))
         };
-        order
-            .all(|s| {
-                let mark = evaluate(setup, &set, s).mark;
-                mark.survives() || accepted.iter().any(|a| a.accepts(s, mark, fixes))
-            })
-            .then_some(fixes)
+        // A play already made that breaks the candidate rules it out
+        // before any new play.
+        let known_break = CheckScenario::ALL
+            .into_iter()
+            .any(|s| plays.known(s, fixes).is_some_and(|mark| !ok(s, mark)));
+        (!known_break && order.all(|s| ok(s, plays.mark(s, fixes)))).then_some(fixes)
     })
+}
+
+/// The marks of `check`'s scenarios played on one setup under candidate
+/// sets of fixes (no advisor), each kept for the fixes its turn can feel
+/// ([`Footprint::felt`]): under two sets that differ only in fixes the
+/// turn cannot feel, the turn runs and is judged alike (its judges read
+/// the run, and the conversion fixes, always felt), so the searches over
+/// the library's switches play each scenario once per felt set rather
+/// than once per candidate.
+struct Plays<'s> {
+    /// The setup, as the scenarios play it ([`scenario_setup`]).
+    setup: &'s Setup,
+    /// Per scenario of [`CheckScenario::ALL`], its turn's footprint, or
+    /// `None` where the scenario is not played on this setup (its script
+    /// refuses it, whatever the fixes).
+    footprints: Vec<Option<Footprint>>,
+    /// The marks played, by scenario and felt fixes.
+    marks: HashMap<(CheckScenario, Fixes), super::Mark>,
+    /// The scenarios played, cheapest first ([`play_cost`]).
+    cheapest_first: Vec<CheckScenario>,
+}
+
+impl<'s> Plays<'s> {
+    fn new(setup: &'s Setup) -> Self {
+        let none = candidate(Fixes::upstream());
+        let scripts: Vec<_> = CheckScenario::ALL
+            .into_iter()
+            .map(|s| script(setup, &none, s).ok())
+            .collect();
+        let footprints = scripts
+            .iter()
+            .map(|t| {
+                t.as_ref()
+                    .map(|t| Footprint::of_turn(&t.config, &t.tools, &t.history, &t.model))
+            })
+            .collect();
+        let mut cheapest_first: Vec<(usize, CheckScenario)> = scripts
+            .iter()
+            .zip(CheckScenario::ALL)
+            .map(|(t, s)| (t.as_ref().map_or(0, play_cost), s))
+            .collect();
+        cheapest_first.sort_by_key(|(cost, _)| *cost);
+        Plays {
+            setup,
+            footprints,
+            marks: HashMap::new(),
+            cheapest_first: cheapest_first.into_iter().map(|(_, s)| s).collect(),
+        }
+    }
+
+    /// The key of `s` played under `fixes`: the fixes its turn can feel.
+    fn key(&self, s: CheckScenario, fixes: Fixes) -> (CheckScenario, Fixes) {
+        let i = CheckScenario::ALL.iter().position(|x| *x == s).unwrap_or(0);
+        let felt = self.footprints[i].map_or(Fixes::upstream(), |f| f.felt(fixes));
+        (s, felt)
+    }
+
+    /// The mark of `s` under `fixes`, if a play already says it.
+    fn known(&self, s: CheckScenario, fixes: Fixes) -> Option<super::Mark> {
+        self.marks.get(&self.key(s, fixes)).copied()
+    }
+
+    /// The mark of `s` under `fixes`, played once per felt set.
+    fn mark(&mut self, s: CheckScenario, fixes: Fixes) -> super::Mark {
+        let key = self.key(s, fixes);
+        let setup = self.setup;
+        *self
+            .marks
+            .entry(key)
+            .or_insert_with(|| evaluate(setup, &candidate(fixes), s).mark)
+    }
+}
+
+/// About what playing `t` costs: each model call rebuilds the request
+/// from the turn so far, so the model calls times the messages a turn
+/// grows to (a repeating model's up to its guard).
+fn play_cost(t: &super::script::ScenarioScript) -> usize {
+    let calls: usize = t.model.iter().flatten().map(|g| g.tool_calls.len()).sum();
+    let rounds = if t.config.repeat_last {
+        t.config.max_rounds
+    } else {
+        t.model.len()
+    };
+    let messages = if t.config.repeat_last {
+        2 * rounds
+    } else {
+        calls + t.model.len()
+    };
+    rounds.saturating_mul(messages + t.history.len())
+}
+
+/// The behaviour set the searches play: `fixes`, without the advisor.
+fn candidate(fixes: Fixes) -> BehaviorSet {
+    BehaviorSet {
+        name: "candidate",
+        fixes,
+        gemini_tool_text: false,
+    }
 }
 
 /// The columns of the scenarios `setup` breaks in under `set`, in table
@@ -380,6 +516,7 @@ pub fn safe_sets(reports: &[SetReport]) -> Vec<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::ToolOutput;
     use super::*;
     use toolcall_model::model::ToolCallLimits;
 
@@ -419,6 +556,110 @@ mod tests {
     fn breaks_under_is_the_report_s_breaks() {
         let up = &report(&Setup::default())[0];
         assert_eq!(breaks_under(&Setup::default(), &up.set), up.breaks());
+    }
+
+    /// Setups that feel different fixes: each memory position, each
+    /// policy, a small window, streaming, a per-tool limit of 1, tools
+    /// returning JSON, and Spring AI 1.1.
+    fn varied_setups() -> Vec<Setup> {
+        let limited = |on_exceeded| ToolCallLimits {
+            on_exceeded,
+            ..ToolCallLimits::default().max_calls_per_tool(1).unwrap()
+        };
+        let base = Setup::default();
+        let mut v = vec![base.clone()];
+        for memory in [Memory::Inside, Memory::Outside] {
+            v.push(Setup {
+                memory,
+                memory_max_messages: NonZeroU32::new(6).unwrap(),
+                ..base.clone()
+            });
+        }
+        v.push(Setup {
+            limits: limited(OnExceeded::ReturnErrorResponse),
+            memory: Memory::Inside,
+            ..base.clone()
+        });
+        v.push(Setup {
+            limits: limited(OnExceeded::Throw),
+            stream: true,
+            tool_output: ToolOutput::parse("json").unwrap(),
+            ..base.clone()
+        });
+        v.push(super::super::on_its_version(&Setup {
+            version: toolcall_model::model::SpringAi::V1_1_2,
+            memory: Memory::Inside,
+            ..base
+        }));
+        v
+    }
+
+    /// A scenario plays alike under a set of fixes and under the fixes of
+    /// it that its turn can feel: what lets [`Plays`] keep one mark for
+    /// both.
+    #[test]
+    fn a_play_is_the_same_under_the_fixes_its_turn_feels() {
+        let n = Fix::ALL.len() as u32;
+        let mut compared = 0;
+        for setup in varied_setups() {
+            let setup = &scenario_setup(&setup);
+            let plays = Plays::new(setup);
+            for (i, s) in CheckScenario::ALL.into_iter().enumerate() {
+                // Every set of fixes a step apart, and each with all.
+                for m in (0..1u32 << n).step_by(97).chain([(1 << n) - 1]) {
+                    let fixes: Fixes = (0..n as usize)
+                        .filter(|b| m & (1 << b) != 0)
+                        .map(|b| Fix::ALL[b])
+                        .collect();
+                    let felt = plays.footprints[i].map_or(Fixes::upstream(), |f| f.felt(fixes));
+                    if felt == fixes {
+                        continue;
+                    }
+                    let a = evaluate(setup, &candidate(fixes), s);
+                    let b = evaluate(setup, &candidate(felt), s);
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"), "{s:?} {fixes:?}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 100, "{compared}");
+    }
+
+    /// The search with its kept plays finds what playing every candidate
+    /// in full finds.
+    #[test]
+    fn the_kept_plays_find_the_fewest_fixes_a_full_search_finds() {
+        for setup in varied_setups() {
+            let played = &scenario_setup(&setup);
+            let offered: Vec<Fix> = Fix::ALL
+                .into_iter()
+                .filter(|f| super::super::library_has(setup.version, *f))
+                .collect();
+            let mut combos: Vec<Fixes> = (0..1u32 << offered.len())
+                .map(|m| {
+                    (0..offered.len())
+                        .filter(|b| m & (1 << b) != 0)
+                        .map(|b| offered[b])
+                        .collect()
+                })
+                .collect();
+            let proposals = |f: &Fixes| f.iter().filter(|x| !x.in_all()).count();
+            let rank = |f: &Fixes| {
+                let bits = Fix::ALL
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| f.contains(**x))
+                    .fold(0u32, |m, (i, _)| m | 1 << i);
+                (f.iter().count(), proposals(f), bits.reverse_bits())
+            };
+            combos.sort_by_key(rank);
+            let full = combos.into_iter().find(|f| {
+                CheckScenario::ALL
+                    .into_iter()
+                    .all(|s| evaluate(played, &candidate(*f), s).mark.survives())
+            });
+            assert_eq!(smallest_fixes_over(&setup, Fixes::upstream(), &[]), full);
+        }
     }
 
     /// The reduced setup gives every scenario the same verdict as the full one.
@@ -461,27 +702,22 @@ mod tests {
     }
 }
 
-/// The scenarios `setup` breaks in (and no accepted finding accepts)
-/// with every switch the library on its version has turned on.
+/// The scenarios `plays`' setup breaks in (and no accepted finding
+/// accepts) with every switch the library on its version has turned on.
 fn beyond_the_library(
-    setup: &Setup,
+    plays: &mut Plays<'_>,
     installed: Fixes,
     accepted: &[super::Accepted],
 ) -> Vec<(CheckScenario, super::Mark)> {
+    let version = plays.setup.version;
     let fixes = Fix::ALL
         .into_iter()
-        .filter(|f| super::library_has(setup.version, *f))
+        .filter(|f| super::library_has(version, *f))
         .fold(installed, Fixes::with);
-    let set = BehaviorSet {
-        name: "candidate",
-        fixes,
-        gemini_tool_text: false,
-    };
-    let setup = &scenario_setup(setup);
     CheckScenario::ALL
         .into_iter()
         .filter_map(|s| {
-            let mark = evaluate(setup, &set, s).mark;
+            let mark = plays.mark(s, fixes);
             let left = !mark.survives() && !accepted.iter().any(|a| a.accepts(s, mark, fixes));
             left.then_some((s, mark))
         })
@@ -521,10 +757,27 @@ impl Remedy {
         installed: Fixes,
         accepted: &[super::Accepted],
     ) -> Remedy {
-        let mut fixes = smallest_fixes_over(setup, installed, accepted);
+        let change = reports
+            .iter()
+            .find(|r| r.set.name == "upstream")
+            .and_then(|r| r.smallest_change.clone());
+        Remedy::with_change(setup, change, installed, accepted)
+    }
+
+    /// The remedy of `setup` whose smallest change under upstream is
+    /// `change` ([`upstream_change`]).
+    pub(crate) fn with_change(
+        setup: &Setup,
+        change: Option<Vec<Change>>,
+        installed: Fixes,
+        accepted: &[super::Accepted],
+    ) -> Remedy {
+        let played = &scenario_setup(setup);
+        let mut plays = Plays::new(played);
+        let mut fixes = smallest_fixes_played(&mut plays, installed, accepted);
         let mut beyond = Vec::new();
         if fixes.is_none() && setup.version.loop_in_chat_model() {
-            beyond = beyond_the_library(setup, installed, accepted);
+            beyond = beyond_the_library(&mut plays, installed, accepted);
             let more: Vec<super::Accepted> = accepted
                 .iter()
                 .cloned()
@@ -536,13 +789,10 @@ impl Remedy {
                     origin: "beyond the library".to_owned(),
                 }))
                 .collect();
-            fixes = smallest_fixes_over(setup, installed, &more);
+            fixes = smallest_fixes_played(&mut plays, installed, &more);
         }
         Remedy {
-            change: reports
-                .iter()
-                .find(|r| r.set.name == "upstream")
-                .and_then(|r| r.smallest_change.clone()),
+            change,
             fixes,
             version: setup.version,
             beyond,

@@ -9,9 +9,11 @@ import io.github.toolcallmodel.judge.Judge;
  * The judge's load and a path's first verdicts in this fresh JVM, in wall
  * time and in the thread's CPU time (which a busy machine inflates less than
  * JMH's wall clock): {@code java -cp ... toolcallmodel.bench.JudgeFirstVerdict
- * compiled|interpreted [PATHS [asked|report [warm]]]} prints one line per
- * step; {@code warm} warms the judge up after the load ({@link Judge#warmUp()},
- * as the fix library does).
+ * compiled|interpreted [PATHS [asked|report [warm|cold [safe|unsafe]]]]} prints
+ * one line per step; {@code warm} warms the judge up after the load
+ * ({@link Judge#warmUp()}, as the fix library does); {@code unsafe} asks about
+ * paths without the library's fixes (upstream), which break, so that each
+ * answer holds the remedy's search.
  */
 public final class JudgeFirstVerdict {
 
@@ -22,6 +24,7 @@ public final class JudgeFirstVerdict {
 		String machine = args.length > 0 ? args[0] : "compiled";
 		int paths = args.length > 1 ? Integer.parseInt(args[1]) : 3;
 		String question = args.length > 2 ? args[2] : "asked";
+		boolean unsafe = args.length > 4 && "unsafe".equals(args[4]);
 		ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
 		long wall = System.nanoTime();
 		long used = cpu.getCurrentThreadCpuTime();
@@ -36,6 +39,9 @@ public final class JudgeFirstVerdict {
 		for (int i = 1; i <= paths; i++) {
 			// Each path its own facts, as the library's paths differ (the window here).
 			String facts = JudgeBench.path(question).replace("\"memory_window\":20", "\"memory_window\":" + (20 + i));
+			if (unsafe) {
+				facts = facts.replaceAll("\"(fixes|fix_library)\":\"[^\"]*\",", "");
+			}
 			wall = System.nanoTime();
 			used = cpu.getCurrentThreadCpuTime();
 			String answer = judge.judge(facts);
