@@ -34,7 +34,7 @@ pub use check::{Answer, Options, answer};
 pub(crate) use check::{describe_setup, evaluate_sets, report_sets, written_names};
 
 pub use fix_reach::{Felt, FixReach};
-pub use library_table::{LIBRARY_BEANS, LibraryColumns, fix_table};
+pub use library_table::{Decider, LIBRARY_BEANS, LibraryColumns, Unset, fix_table};
 
 pub use main_job::{
     Column, GROUPS, MainJob, columns, columns_on, conclusion, not_played, reproduce, reproduce_on,
