@@ -6,7 +6,7 @@
 //! wired where the model and the checker read it ([`every_fix_is_wired`]).
 
 use serde_json::{Value, json};
-use toolcall_check::config::fix_table;
+use toolcall_check::config::{LibraryColumns, fix_table};
 use toolcall_model::model::{Fix, Fixes, behavior_sets};
 use toolcall_model::vectors::Vector;
 
@@ -41,11 +41,15 @@ fn fix_table_of_the_java_code_is_the_rows() {
         .filter(|l| !l.starts_with('#'))
         .map(|l| l.split('\t').collect())
         .collect();
-    assert_eq!(rows[0], ["name", "in_all", "acts", "beans", "java"]);
+    assert_eq!(
+        rows[0],
+        ["name", "in_all", "acts", "beans", "java", "unset"]
+    );
     assert_eq!(rows.len(), Fix::ALL.len() + 1);
     for (row, fix) in rows[1..].iter().zip(Fix::ALL) {
         assert_eq!(row[0], fix.name());
         assert_eq!(row[1] == "true", fix.in_all(), "{fix}");
+        assert_eq!(row[5], fix.unset().as_str(), "{fix}");
     }
 }
 

@@ -38,7 +38,7 @@ pub(crate) use survival::{
 pub use closes::{CLOSES_BEGIN, CLOSES_END, closing_table};
 
 pub use fix_reach::{Felt, FixReach};
-pub use library_table::{LIBRARY_BEANS, LibraryColumns, fix_table};
+pub use library_table::{Decider, LIBRARY_BEANS, LibraryColumns, Unset, fix_table};
 
 pub use seed_table::{
     Column, GROUPS, MainJob, columns, columns_on, conclusion, not_played, reproduce, reproduce_on,

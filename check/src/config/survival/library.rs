@@ -10,6 +10,7 @@
 use super::Setup;
 use crate::config::binding::{Entry, JavaValue};
 use crate::config::binding::{property_under, same_property};
+use crate::config::library_table::{Decider, LibraryColumns, Unset};
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::model::{Fix, Fixes, OnExceeded};
 
@@ -82,18 +83,23 @@ fn any_switch(sources: &[(String, Vec<Entry>)]) -> bool {
 }
 
 /// The library's rule for an unset switch: whether it installs `fix` for
-/// `setup`, and why.
+/// `setup`, and why. Which fixes it decides is the fix table's
+/// ([`LibraryColumns::unset`]); what each decision reads of the setup is
+/// here.
 fn by_default(fix: Fix, setup: &Setup) -> Option<&'static str> {
-    match fix {
-        Fix::StrictJsonOrWrap => {
+    let Unset::Decided(decider) = fix.unset() else {
+        return None;
+    };
+    match decider {
+        Decider::GeminiChatModel => {
             (setup.provider == Provider::Gemini).then_some("a Gemini chat model")
         }
-        Fix::EndTurnAfterBreach => (setup.limits.on_exceeded == OnExceeded::ReturnErrorResponse)
+        Decider::ReturnErrorResponse => (setup.limits.on_exceeded
+            == OnExceeded::ReturnErrorResponse)
             .then_some("on-limit-exceeded is RETURN_ERROR_RESPONSE"),
-        Fix::CloseDanglingCalls | Fix::StoreAnsweredGeneration | Fix::KeepCurrentTurn => {
+        Decider::MemoryInsideLoop => {
             (setup.memory == Memory::Inside).then_some("the memory is inside the loop")
         }
-        _ => None,
     }
 }
 
@@ -239,6 +245,47 @@ mod tests {
             vec![entry("toolcall.fixes.enabled", "false")],
         )];
         assert!(installed(&off, true, &setup).unwrap().fixes.is_upstream());
+    }
+
+    /// Unset, the library turns on exactly the fixes the table's `unset`
+    /// column says it decides, where each decision's condition holds, and
+    /// no other: the Java library's decided-at-start fixes are the same
+    /// column's rows (`DefaultsOnGeminiTests` in conformance/fixes).
+    #[test]
+    fn unset_switches_turn_on_the_table_s_decided_fixes_only() {
+        let every_condition = Setup {
+            limits: toolcall_model::model::ToolCallLimits {
+                on_exceeded: OnExceeded::ReturnErrorResponse,
+                ..Default::default()
+            },
+            memory: Memory::Inside,
+            provider: Provider::Gemini,
+            ..Setup::default()
+        };
+        let decided: Vec<Fix> = Fix::ALL
+            .into_iter()
+            .filter(|f| matches!(f.unset(), Unset::Decided(_)))
+            .collect();
+        assert!(!decided.is_empty() && decided.len() < Fix::ALL.len());
+        let on = installed(&[], true, &every_condition).unwrap().fixes;
+        assert_eq!(on.iter().collect::<Vec<_>>(), decided);
+        let no_condition = Setup {
+            provider: Provider::None,
+            ..Setup::default()
+        };
+        assert!(
+            installed(&[], true, &no_condition)
+                .unwrap()
+                .fixes
+                .is_upstream()
+        );
+        for fix in Fix::ALL {
+            assert_eq!(
+                by_default(fix, &every_condition).is_some(),
+                decided.contains(&fix),
+                "{fix}"
+            );
+        }
     }
 
     /// On 1.1 the Boot 3 starter's one switch is read; the others are

@@ -14,9 +14,7 @@ import org.springframework.ai.chat.client.advisor.ToolCallingAdvisor;
 import org.springframework.ai.chat.client.advisor.api.Advisor;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.memory.InMemoryChatMemoryRepository;
-import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
-import org.springframework.ai.chat.metadata.ChatGenerationMetadata;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
@@ -125,54 +123,19 @@ final class LoopOp {
 		if (!provider.equals("gemini") && !provider.equals("none")) {
 			throw new Json.Fault("/input/provider: unknown provider '" + provider + "' (known: gemini, none)");
 		}
-		String memory = input.get("memory") == null ? "none" : Json.str(input.get("memory"), "/input/memory");
-		if (!List.of("none", "inside", "outside").contains(memory)) {
-			throw new Json.Fault("/input/memory: unknown memory '" + memory + "' (known: none, inside, outside)");
-		}
-		Integer maxMessages = null;
-		List<Message> start = List.of();
-		if (input.get("memory_max_messages") != null) {
-			maxMessages = Json.javaInt(input.get("memory_max_messages"), "/input/memory_max_messages");
-		}
-		if (input.get("memory_start") != null) {
-			start = messages(input.get("memory_start"), "/input/memory_start");
-		}
-		if (memory.equals("none")) {
-			for (String k : List.of("memory_max_messages", "memory_start")) {
-				if (input.get(k) != null) {
-					throw new Json.Fault("/input/" + k + ": needs a memory (\"memory\": \"inside\" or \"outside\")");
-				}
-			}
-		}
+		String memory = LoopMemory.where(input);
+		LoopMemory loopMemory = LoopMemory.read(input, memory, LoopOp::messages);
 		boolean conversationHistory = Json.bool(s.manager.get("conversation_history"), true,
 				"/manager/conversation_history");
 
 		Map<String, Object> out = new LinkedHashMap<>();
-
-		// The manager through its builder, then the memory through its own: a
-		// configuration either refuses is the op's error, as the model prints it.
-		ToolCallingManager manager;
-		InMemoryChatMemoryRepository repository = new InMemoryChatMemoryRepository();
-		ChatMemory chatMemory = null;
-		Fixes fixes = s.fixes;
-		try {
-			manager = s.buildManager();
-			if (!memory.equals("none")) {
-				chatMemory = Upstream.memory(repository, maxMessages, fixes);
-			}
-		}
-		catch (Json.Fault | Json.OutOfScope e) {
-			throw e;
-		}
-		catch (RuntimeException e) {
-			out.put("error", Scenario.printError(e));
-			out.put("invocations", s.invocations);
+		LoopMemory.Built built = loopMemory.build(s, CONVERSATION_ID, out);
+		if (built == null) {
 			return out;
 		}
-		if (!start.isEmpty()) {
-			// What the repository holds before the turn, stored as is.
-			repository.saveAll(CONVERSATION_ID, new ArrayList<>(start));
-		}
+		ToolCallingManager manager = built.manager();
+		ChatMemory chatMemory = built.memory();
+		Fixes fixes = s.fixes;
 
 		List<Advisor> advisors = new ArrayList<>();
 		ToolCallingAdvisor.Builder<?> toolAdvisor = Upstream.toolAdvisor(fixes).toolCallingManager(manager);
@@ -225,54 +188,28 @@ final class LoopOp {
 	 */
 	private static Map<String, Object> streamOutcome(ChatClient client, List<Message> history, Scenario s,
 			List<Advisor> advisors, ScriptedModel model) {
-		Map<String, Object> outcome = new LinkedHashMap<>();
-		List<ChatClientResponse> received = new java.util.concurrent.CopyOnWriteArrayList<>();
-		Throwable failure = null;
-		try {
-			client.prompt()
-				.messages(history)
-				.toolCallbacks(s.requestTools)
-				.advisors(a -> a.advisors(advisors).param(ChatMemory.CONVERSATION_ID, CONVERSATION_ID))
-				.stream()
-				.chatClientResponse()
-				.doOnNext(received::add)
-				.then()
-				.block(java.time.Duration.ofSeconds(60));
-		}
-		catch (Throwable t) {
-			failure = reactor.core.Exceptions.unwrap(t);
-		}
+		Streamed stream = Streamed.of(client.prompt()
+			.messages(history)
+			.toolCallbacks(s.requestTools)
+			.advisors(a -> a.advisors(advisors).param(ChatMemory.CONVERSATION_ID, CONVERSATION_ID)));
 		if (model.fault != null) {
 			throw model.fault;
 		}
+		List<List<Generation>> results = stream.results();
 		List<Object> streamed = new ArrayList<>();
-		String kind = null;
-		for (ChatClientResponse r : received) {
-			ChatResponse cr = r.chatResponse();
-			if (cr == null) {
-				throw new Json.Fault("runner: the stream carried a response without a chat response");
-			}
-			List<Generation> gens = cr.getResults();
+		for (List<Generation> gens : results) {
 			List<Object> printed = new ArrayList<>();
 			for (Generation g : gens) {
-				printed.add(model.isChunk(g) ? printReply(g) : Scenario.printGeneration(g));
+				printed.add(model.isChunk(g) ? Scenario.printReply(g, g.getOutput()) : Scenario.printGeneration(g));
 			}
 			streamed.add(printed);
 		}
-		if (!received.isEmpty()) {
-			List<Generation> last = received.get(received.size() - 1).chatResponse().getResults();
+		String kind = "completed";
+		if (!results.isEmpty()) {
+			List<Generation> last = results.get(results.size() - 1);
 			kind = !last.isEmpty() && last.stream().allMatch(model::isChunk) ? "completed" : kind(last, null);
 		}
-		if (failure != null) {
-			outcome.put("kind", "error");
-			outcome.put("error", Scenario.printError(failure));
-		}
-		else {
-			outcome.put("kind", kind == null ? "completed" : kind);
-			outcome.put("error", null);
-		}
-		outcome.put("streamed", streamed);
-		return outcome;
+		return stream.outcome(kind, streamed);
 	}
 
 	private static Map<String, Object> callOutcome(ChatClient client, List<Message> history, Scenario s,
@@ -297,7 +234,7 @@ final class LoopOp {
 			outcome.put("kind", kind);
 			List<Object> printed = new ArrayList<>();
 			for (Generation g : gens) {
-				printed.add(kind.equals("completed") ? printReply(g) : Scenario.printGeneration(g));
+				printed.add(kind.equals("completed") ? Scenario.printReply(g, g.getOutput()) : Scenario.printGeneration(g));
 			}
 			outcome.put("generations", printed);
 			outcome.put("error", null);
@@ -344,28 +281,6 @@ final class LoopOp {
 		}
 		throw new Json.Fault("runner: ChatClient's final generations are neither the model's reply nor built by "
 				+ "ToolCallingAdvisor (finish reasons " + reasons + ")");
-	}
-
-	/**
-	 * A model reply's generation as the vectors print it: the metadata is the
-	 * assistant message's (where thoughtSignatures lives).
-	 */
-	static Map<String, Object> printReply(Generation g) {
-		Map<String, Object> out = new LinkedHashMap<>();
-		AssistantMessage a = g.getOutput();
-		out.put("text", a.getText());
-		if (!a.getToolCalls().isEmpty()) {
-			out.put("tool_calls", Scenario.printCalls(a.getToolCalls()));
-		}
-		ChatGenerationMetadata md = g.getMetadata();
-		if (md != null && md.getFinishReason() != null) {
-			out.put("finish_reason", md.getFinishReason());
-		}
-		Map<String, Object> meta = Scenario.printMetadata(a.getMetadata());
-		if (!meta.isEmpty()) {
-			out.put("metadata", meta);
-		}
-		return out;
 	}
 
 	/**

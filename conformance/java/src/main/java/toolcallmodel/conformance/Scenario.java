@@ -361,8 +361,27 @@ final class Scenario {
 
 	/** A produced generation: text, tool calls, finish reason, generation metadata. */
 	static Map<String, Object> printGeneration(Generation g) {
+		Map<String, Object> meta = new LinkedHashMap<>();
+		if (g.getMetadata() != null) {
+			for (var e : g.getMetadata().entrySet()) {
+				meta.put(e.getKey(), printValue(e.getValue()));
+			}
+		}
+		return print(g, g.getOutput(), meta);
+	}
+
+	/**
+	 * A model reply's generation as the vectors print it, its message
+	 * {@code a} (the generation's own, or as a runner cleans it): the
+	 * metadata is the assistant message's (where thoughtSignatures lives).
+	 */
+	static Map<String, Object> printReply(Generation g, AssistantMessage a) {
+		return print(g, a, printMetadata(a.getMetadata()));
+	}
+
+	/** {@code a}'s text and tool calls, {@code g}'s finish reason, and {@code meta}. */
+	private static Map<String, Object> print(Generation g, AssistantMessage a, Map<String, Object> meta) {
 		Map<String, Object> out = new LinkedHashMap<>();
-		AssistantMessage a = g.getOutput();
 		out.put("text", a.getText());
 		if (!a.getToolCalls().isEmpty()) {
 			out.put("tool_calls", printCalls(a.getToolCalls()));
@@ -370,12 +389,6 @@ final class Scenario {
 		ChatGenerationMetadata md = g.getMetadata();
 		if (md != null && md.getFinishReason() != null) {
 			out.put("finish_reason", md.getFinishReason());
-		}
-		Map<String, Object> meta = new LinkedHashMap<>();
-		if (md != null) {
-			for (var e : md.entrySet()) {
-				meta.put(e.getKey(), printValue(e.getValue()));
-			}
 		}
 		if (!meta.isEmpty()) {
 			out.put("metadata", meta);

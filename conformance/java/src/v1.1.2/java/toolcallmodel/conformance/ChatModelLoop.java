@@ -14,10 +14,8 @@ import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
 import org.springframework.ai.chat.client.advisor.ToolCallAdvisor;
 import org.springframework.ai.chat.client.advisor.api.Advisor;
 import org.springframework.ai.chat.memory.ChatMemory;
-import org.springframework.ai.chat.memory.InMemoryChatMemoryRepository;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
-import org.springframework.ai.chat.metadata.ChatGenerationMetadata;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.google.genai.RecordingGeminiModel;
@@ -102,57 +100,26 @@ final class ChatModelLoop {
 					+ TOOL_CALL_ADVISOR + ")");
 		}
 		boolean advisorLoop = loop.equals(TOOL_CALL_ADVISOR);
-		String memory = input.get("memory") == null ? "none" : Json.str(input.get("memory"), "/input/memory");
+		String memory = LoopMemory.where(input);
 		if (memory.equals("inside") && !advisorLoop) {
 			throw new Json.Fault("/input/memory: a memory inside the tool loop: Spring AI " + Upstream.VERSION
 					+ "'s chat model loop has no advisor inside it (the loop runs inside the chat model): "
 					+ "not applicable");
-		}
-		if (!List.of("none", "inside", "outside").contains(memory)) {
-			throw new Json.Fault("/input/memory: unknown memory '" + memory + "' (known: none, inside, outside)");
 		}
 		if (!Json.bool(s.manager.get("conversation_history"), true, "/manager/conversation_history")) {
 			throw new Json.Fault("/manager/conversation_history: conversation history off: Spring AI "
 					+ Upstream.VERSION + " has no ToolCallingAdvisor (its tool loop runs inside the chat model, "
 					+ "and ToolCallAdvisor always sends the whole history): not applicable");
 		}
-		Integer maxMessages = null;
-		List<Message> start = List.of();
-		if (input.get("memory_max_messages") != null) {
-			maxMessages = Json.javaInt(input.get("memory_max_messages"), "/input/memory_max_messages");
-		}
-		if (input.get("memory_start") != null) {
-			start = Scenario.messages(input.get("memory_start"), "/input/memory_start");
-		}
-		if (memory.equals("none")) {
-			for (String k : List.of("memory_max_messages", "memory_start")) {
-				if (input.get(k) != null) {
-					throw new Json.Fault("/input/" + k + ": needs a memory (\"memory\": \"inside\" or \"outside\")");
-				}
-			}
-		}
+		LoopMemory loopMemory = LoopMemory.read(input, memory, Scenario::messages);
 
 		Map<String, Object> out = new LinkedHashMap<>();
-		ToolCallingManager manager;
-		InMemoryChatMemoryRepository repository = new InMemoryChatMemoryRepository();
-		ChatMemory chatMemory = null;
-		try {
-			manager = s.buildManager();
-			if (!memory.equals("none")) {
-				chatMemory = Upstream.memory(repository, maxMessages, s.fixes);
-			}
-		}
-		catch (Json.Fault | Json.OutOfScope e) {
-			throw e;
-		}
-		catch (RuntimeException e) {
-			out.put("error", Scenario.printError(e));
-			out.put("invocations", s.invocations);
+		LoopMemory.Built built = loopMemory.build(s, CONVERSATION_ID, out);
+		if (built == null) {
 			return out;
 		}
-		if (!start.isEmpty()) {
-			repository.saveAll(CONVERSATION_ID, new ArrayList<>(start));
-		}
+		ToolCallingManager manager = built.manager();
+		ChatMemory chatMemory = built.memory();
 		List<Advisor> advisors = new ArrayList<>();
 		if (chatMemory != null) {
 			// At its default order (DEFAULT_CHAT_MEMORY_PRECEDENCE_ORDER) the
@@ -276,47 +243,18 @@ final class ChatModelLoop {
 	/** ChatClient.stream(): every response the client receives, in order, and how the stream ended. */
 	private static Map<String, Object> streamOutcome(ChatClient client, List<Message> history, Scenario s,
 			List<Advisor> advisors) {
-		Map<String, Object> outcome = new LinkedHashMap<>();
-		List<ChatClientResponse> received = new java.util.concurrent.CopyOnWriteArrayList<>();
-		Throwable failure = null;
-		try {
-			client.prompt()
-				.messages(history)
-				.toolCallbacks(s.requestTools)
-				.advisors(advisors)
-				.stream()
-				.chatClientResponse()
-				.doOnNext(received::add)
-				.then()
-				.block(java.time.Duration.ofSeconds(60));
-		}
-		catch (Throwable t) {
-			failure = reactor.core.Exceptions.unwrap(t);
-		}
+		Streamed stream = Streamed.of(client.prompt().messages(history).toolCallbacks(s.requestTools).advisors(advisors));
 		List<Object> streamed = new ArrayList<>();
 		boolean built = false;
-		for (ChatClientResponse r : received) {
-			ChatResponse cr = r.chatResponse();
-			if (cr == null) {
-				throw new Json.Fault("runner: the stream carried a response without a chat response");
-			}
-			built = builtByLoop(cr.getResults());
+		for (List<Generation> gens : stream.results()) {
+			built = builtByLoop(gens);
 			List<Object> printed = new ArrayList<>();
-			for (Generation g : cr.getResults()) {
+			for (Generation g : gens) {
 				printed.add(built ? Scenario.printGeneration(g) : printReply(g));
 			}
 			streamed.add(printed);
 		}
-		if (failure != null) {
-			outcome.put("kind", "error");
-			outcome.put("error", Scenario.printError(failure));
-		}
-		else {
-			outcome.put("kind", built ? "return_direct" : "completed");
-			outcome.put("error", null);
-		}
-		outcome.put("streamed", streamed);
-		return outcome;
+		return stream.outcome(built ? "return_direct" : "completed", streamed);
 	}
 
 	/**
@@ -331,21 +269,7 @@ final class ChatModelLoop {
 
 	/** A model reply's generation as the vectors print it, without the metadata 1.1.2 adds. */
 	private static Map<String, Object> printReply(Generation g) {
-		Map<String, Object> out = new LinkedHashMap<>();
-		AssistantMessage a = (AssistantMessage) withoutGeminiMetadata(g.getOutput());
-		out.put("text", a.getText());
-		if (!a.getToolCalls().isEmpty()) {
-			out.put("tool_calls", Scenario.printCalls(a.getToolCalls()));
-		}
-		ChatGenerationMetadata md = g.getMetadata();
-		if (md != null && md.getFinishReason() != null) {
-			out.put("finish_reason", md.getFinishReason());
-		}
-		Map<String, Object> meta = Scenario.printMetadata(a.getMetadata());
-		if (!meta.isEmpty()) {
-			out.put("metadata", meta);
-		}
-		return out;
+		return Scenario.printReply(g, (AssistantMessage) withoutGeminiMetadata(g.getOutput()));
 	}
 
 	/** An assistant message without {@link #GEMINI_METADATA}; any other message as it is. */

@@ -9,6 +9,17 @@ import java.util.List;
  */
 public final class Fix {
 
+	/** What the library makes of the fix when its switch is unset (column {@code unset}). */
+	public enum Unset {
+
+		/** Off. */
+		OFF,
+
+		/** Decided from the application: its beans at start-up, or each request's path. */
+		DECIDED
+
+	}
+
 	private final int ordinal;
 
 	private final String name;
@@ -21,13 +32,16 @@ public final class Fix {
 
 	private final String javaName;
 
-	Fix(int ordinal, String name, boolean inAll, String acts, List<String> beans, String javaName) {
+	private final Unset unset;
+
+	Fix(int ordinal, String name, boolean inAll, String acts, List<String> beans, String javaName, Unset unset) {
 		this.ordinal = ordinal;
 		this.name = name;
 		this.inAll = inAll;
 		this.acts = acts;
 		this.beans = List.copyOf(beans);
 		this.javaName = javaName;
+		this.unset = unset;
 	}
 
 	/** The fix of the table named {@code name} (the name {@code toolcall-model check} prints). */
@@ -73,6 +87,14 @@ public final class Fix {
 	/** The name of its field in the library's properties (column {@code java}). */
 	public String javaName() {
 		return this.javaName;
+	}
+
+	/**
+	 * What the library makes of it when its switch is unset (column
+	 * {@code unset}, the checker's rule for an unset switch too).
+	 */
+	public Unset unset() {
+		return this.unset;
 	}
 
 	@Override

@@ -15,7 +15,8 @@ import java.util.Map;
  * The fixes as the model's fix table lists them ({@code fixes.tsv} beside
  * this class, written from the model's {@code Fix} rows and tested to be
  * them): each fix's name, whether {@code all} holds it, where it acts, the
- * beans the library changes for it and its properties field. The one reader
+ * beans the library changes for it, its properties field and what it is
+ * when its switch is unset. The one reader
  * of the table: the libraries, the conformance runner and the bench take
  * their fixes, and their sets of fixes ({@link FixSet}), from it.
  */
@@ -25,7 +26,7 @@ public final class FixTable {
 	public static final String RESOURCE = "/io/github/toolcallmodel/fixes/fixes.tsv";
 
 	/** The columns read, in any order in the file. */
-	private static final List<String> COLUMNS = List.of("name", "in_all", "acts", "beans", "java");
+	private static final List<String> COLUMNS = List.of("name", "in_all", "acts", "beans", "java", "unset");
 
 	/** Each fix, in the model's order. */
 	private static final List<Fix> FIXES;
@@ -83,10 +84,14 @@ public final class FixTable {
 			if (!in.equals("true") && !in.equals("false")) {
 				throw new IllegalStateException("toolcall-fixes: fixes.tsv in_all is " + in + ": " + line);
 			}
+			String unset = cells[header.indexOf("unset")];
+			if (!unset.equals("off") && !unset.equals("decided")) {
+				throw new IllegalStateException("toolcall-fixes: fixes.tsv unset is " + unset + ": " + line);
+			}
 			String beans = cells[header.indexOf("beans")];
 			fixes.add(new Fix(fixes.size(), cells[header.indexOf("name")], in.equals("true"),
 					cells[header.indexOf("acts")], beans.isEmpty() ? List.of() : List.of(beans.split(",")),
-					cells[header.indexOf("java")]));
+					cells[header.indexOf("java")], unset.equals("off") ? Fix.Unset.OFF : Fix.Unset.DECIDED));
 		}
 		return List.copyOf(fixes);
 	}

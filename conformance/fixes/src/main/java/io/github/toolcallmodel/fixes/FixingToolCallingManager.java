@@ -70,15 +70,13 @@ import org.springframework.ai.tool.resolution.ToolCallbackResolver;
  * with {@link #recordingResolver} so that tools it resolves are seen too (the
  * auto-configuration does).
  */
-public final class FixingToolCallingManager implements ToolCallingManager {
+public final class FixingToolCallingManager extends DelegatingToolCallingManager {
 
 	/** The response of a call after a breach, under {@code close-dangling-calls}. */
 	public static final String NOT_EXECUTED = "Not executed: a tool call limit was exceeded earlier in this batch.";
 
 	/** The response of every call of a batch that failed, under {@code close-dangling-calls}. */
 	public static final String NOT_EXECUTED_FAILED = "Not executed: the batch of tool calls failed.";
-
-	private final ToolCallingManager delegate;
 
 	private final SpringLimits limits;
 
@@ -139,9 +137,9 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 	 */
 	FixingToolCallingManager(ToolCallingManager delegate, ToolExecutionExceptionProcessor processor, FixSet fixes,
 			BooleanSupplier closeDanglingCalls) {
+		super(delegate);
 		this.endTurnAfterBreach = fixes.has(END_TURN_AFTER_BREACH);
 		this.missingTools = fixes.has(UNKNOWN_TOOL_TO_PROCESSOR) ? MissingTools.of(delegate) : null;
-		this.delegate = delegate;
 		this.limits = SpringLimits.of(delegate);
 		this.processor = processor;
 		this.breachThroughProcessor = fixes.has(BREACH_THROUGH_PROCESSOR);
@@ -173,16 +171,6 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		return slot == null || !slot.closeDangling;
 	}
 
-	/** The manager this one delegates to. */
-	public ToolCallingManager getDelegate() {
-		return this.delegate;
-	}
-
-	@Override
-	public List<ToolDefinition> resolveToolDefinitions(ToolCallingChatOptions chatOptions) {
-		return this.delegate.resolveToolDefinitions(chatOptions);
-	}
-
 	@Override
 	public ToolExecutionResult executeToolCalls(Prompt prompt, ChatResponse chatResponse) {
 		AssistantMessage assistant = null;
@@ -196,7 +184,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		}
 		if (assistant == null || nothingToDo()) {
 			// Nothing to fix: the delegate runs it, or refuses it, as Spring does.
-			return this.delegate.executeToolCalls(prompt, chatResponse);
+			return getDelegate().executeToolCalls(prompt, chatResponse);
 		}
 		List<AssistantMessage.ToolCall> calls = assistant.getToolCalls();
 		// Closing the calls alone needs neither the tools' invocations nor the
@@ -215,7 +203,7 @@ public final class FixingToolCallingManager implements ToolCallingManager {
 		try {
 			ToolExecutionResult result;
 			try {
-				result = this.delegate.executeToolCalls(light ? prompt : withStandIns(recording(prompt), calls),
+				result = getDelegate().executeToolCalls(light ? prompt : withStandIns(recording(prompt), calls),
 						chatResponse);
 			}
 			catch (ToolCallLimitExceededException ex) {

@@ -38,13 +38,11 @@ public final class InstalledFixes {
 
 	/**
 	 * The fixes an unset switch may turn on, each decided from the application
-	 * as the list above says; every other unset switch is off. The fix table has
-	 * no column for it: both are {@code in_all}, and two fixes of one row but for
-	 * the name ({@code breach-through-processor}, {@code end-turn-after-breach})
-	 * fall on both sides.
+	 * as the list above says; every other unset switch is off: the fix table's
+	 * rows whose {@code unset} is {@code decided}, which {@code check} reads as
+	 * the library's rule too.
 	 */
-	public static final FixSet DECIDED_UNSET = FixSet.of("strict-json-or-wrap", "close-dangling-calls",
-			"store-answered-generation", "keep-current-turn", "end-turn-after-breach");
+	public static final FixSet DECIDED_UNSET = FixSet.where(f -> f.unset() == Fix.Unset.DECIDED);
 
 	/** One decision: on or off, and the reason, as logged. */
 	public record Decision(boolean on, String why) {
@@ -118,7 +116,7 @@ public final class InstalledFixes {
 		// Checked where assertions run (the tests): a fix an unset switch turns
 		// on must be listed, or the manager would not be wrapped for it.
 		assert s != null || !auto || !FixTable.has(fix) || DECIDED_UNSET.has(fix) : fix
-				+ " is decided on unset, and is not in InstalledFixes.DECIDED_UNSET";
+				+ " is decided on unset, and its unset in fixes.tsv is not decided";
 		Decision off = versionOff(fix);
 		Decision d = off != null ? off : s == null ? new Decision(auto, why)
 				: new Decision(s, ToolCallFixesProperties.PREFIX + "." + fix + "=" + s);

@@ -185,6 +185,26 @@ class DefaultsOnGeminiTests {
 		}
 	}
 
+	/**
+	 * Where every condition an unset switch is decided from holds (a Gemini
+	 * chat model, {@code RETURN_ERROR_RESPONSE}, a memory advisor inside the
+	 * loop), the fixes on are the table's rows whose {@code unset} is
+	 * {@code decided}: the rule {@code check} reads from the same column
+	 * ({@code unset_switches_turn_on_the_table_s_decided_fixes_only} in
+	 * check/src/config/survival/library.rs).
+	 */
+	@Test
+	void withEveryConditionTheDefaultsAreTheTablesDecidedFixes() {
+		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
+			app(stub, "RETURN_ERROR_RESPONSE").withUserConfiguration(MemoryInside.class).run(context -> {
+				FixSet decided = FixSet.where(f -> f.unset() == Fix.Unset.DECIDED);
+				assertThat(decided.isEmpty()).isFalse();
+				assertThat(FixSet.of(on(context))).isEqualTo(decided);
+				assertThat(installed(context).keySet()).containsAll(decided.names());
+			});
+		}
+	}
+
 	@Test
 	void everyDefaultCanBeSetOff() {
 		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {

@@ -44,7 +44,7 @@ class FixTableTests {
 	}
 
 	@Test
-	void aFixTurnedOnUnsetMustBeListedInDecidedUnset() {
+	void aFixTurnedOnUnsetMustBeDecidedInTheTable() {
 		org.junit.jupiter.api.Assumptions.assumeTrue(InstalledFixes.class.desiredAssertionStatus(),
 				"the check is an assertion (on in surefire's runs)");
 		var installed = new InstalledFixes(new ToolCallFixesProperties());
@@ -90,21 +90,25 @@ class FixTableTests {
 
 	@Test
 	void aTableThatIsNotOneIsRefusedWithItsReason() {
-		String header = "name\tin_all\tacts\tbeans\tjava";
-		assertThat(FixTable.parse(List.of(header, "a\ttrue\tmanager\tmanager,window\taField")))
+		String header = "name\tin_all\tacts\tbeans\tjava\tunset";
+		assertThat(FixTable.parse(List.of(header, "a\ttrue\tmanager\tmanager,window\taField\tdecided")))
 			.singleElement()
-			.satisfies(f -> assertThat(f.beans()).containsExactly("manager", "window"));
+			.satisfies(f -> assertThat(f.beans()).containsExactly("manager", "window"))
+			.satisfies(f -> assertThat(f.unset()).isEqualTo(Fix.Unset.DECIDED));
 		assertThat(assertThrows(IllegalStateException.class, () -> FixTable.parse(List.of("name\tin_all"))))
 			.hasMessageContaining("no column acts");
 		assertThat(assertThrows(IllegalStateException.class,
-				() -> FixTable.parse(List.of(header, "a\tyes\tmanager\tmanager\taField"))))
+				() -> FixTable.parse(List.of(header, "a\tyes\tmanager\tmanager\taField\toff"))))
 			.hasMessageContaining("in_all is yes");
 		assertThat(assertThrows(IllegalStateException.class,
+				() -> FixTable.parse(List.of(header, "a\ttrue\tmanager\tmanager\taField\ton"))))
+			.hasMessageContaining("unset is on");
+		assertThat(assertThrows(IllegalStateException.class,
 				() -> FixTable.parse(List.of(header, "a\ttrue\tmanager"))))
-			.hasMessageContaining("3 cells under 5 columns");
+			.hasMessageContaining("3 cells under 6 columns");
 		List<String> many = new java.util.ArrayList<>(List.of(header));
 		for (int i = 0; i <= Long.SIZE; i++) {
-			many.add("f" + i + "\tfalse\tmanager\tmanager\tf" + i);
+			many.add("f" + i + "\tfalse\tmanager\tmanager\tf" + i + "\toff");
 		}
 		assertThat(assertThrows(IllegalStateException.class, () -> FixTable.parse(many)))
 			.hasMessageContaining("more than 64 fixes");

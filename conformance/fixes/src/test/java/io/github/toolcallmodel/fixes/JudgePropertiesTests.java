@@ -1,6 +1,5 @@
 package io.github.toolcallmodel.fixes;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,14 +8,12 @@ import java.util.Map;
 import io.github.toolcallmodel.judge.Judge;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@code toolcall.fixes.judge.*}: the verdicts turned off, and findings
@@ -27,26 +24,11 @@ class JudgePropertiesTests {
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
-	/** Text from a tool, and the switch that makes it JSON-safe off: a path that is not safe. */
-	private static ApplicationContextRunner unsafe(GeminiStub stub) {
-		return DefaultsOnGeminiTests.app(stub, "THROW").withPropertyValues("toolcall.fixes.strict-json-or-wrap=false");
-	}
-
-	private static RequestPaths.Path onePath(org.springframework.context.ApplicationContext context) {
-		ChatClient client = context.getBean(ChatClient.Builder.class).build();
-		assertThatThrownBy(() -> RequestPathsTests.weather(client).call().content())
-			.hasMessageContaining("Failed to parse JSON");
-		RequestPaths paths = context.getBean(RequestPaths.class);
-		assertThat(paths.verdictsSettled(Duration.ofMinutes(2))).isTrue();
-		assertThat(paths.paths()).hasSize(1);
-		return paths.paths().get(0);
-	}
-
 	@Test
 	void verdictsOffJudgeNoPathAndTheReportSaysSo() {
 		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
-			unsafe(stub).withPropertyValues("toolcall.fixes.judge.enabled=false").run(context -> {
-				RequestPaths.Path path = onePath(context);
+			RequestPathsTests.unsafe(stub).withPropertyValues("toolcall.fixes.judge.enabled=false").run(context -> {
+				RequestPaths.Path path = RequestPathsTests.onePath(context);
 				assertThat(path.verdict()).isEqualTo("not judged: " + RequestPaths.VERDICTS_OFF);
 				Map<String, Object> report = context.getBean(ToolCallFixesReport.class).report();
 				assertThat(report.get("judge")).isEqualTo(RequestPaths.VERDICTS_OFF);
@@ -60,9 +42,9 @@ class JudgePropertiesTests {
 	@Test
 	void verdictsAreOnByDefault() {
 		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
-			unsafe(stub).run(context -> {
+			RequestPathsTests.unsafe(stub).run(context -> {
 				assertThat(context.getBean(ToolCallFixesReport.class).report().get("judge")).isNotEqualTo(RequestPaths.VERDICTS_OFF);
-				assertThat(onePath(context).verdict()).startsWith("not safe: plain, ");
+				assertThat(RequestPathsTests.onePath(context).verdict()).startsWith("not safe: plain, ");
 			});
 		}
 	}
@@ -75,12 +57,12 @@ class JudgePropertiesTests {
 	void acceptedFindingsReachTheJudgeAsCheckReadsThem() {
 		List<String> findings = new ArrayList<>();
 		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
-			unsafe(stub).run(context -> findings.addAll(findings(onePath(context).judgeInput())));
+			RequestPathsTests.unsafe(stub).run(context -> findings.addAll(findings(RequestPathsTests.onePath(context).judgeInput())));
 		}
 		assertThat(findings).isNotEmpty();
 		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
 			accepting(stub, findings).run(context -> {
-				RequestPaths.Path path = onePath(context);
+				RequestPaths.Path path = RequestPathsTests.onePath(context);
 				assertThat(path.judgeInput().get("accepted")).isEqualTo(findings);
 				assertThat(path.verdict()).isEqualTo("safe");
 			});
@@ -93,7 +75,7 @@ class JudgePropertiesTests {
 		assertThat(findings).noneMatch(f -> f.startsWith("text-and-call "));
 		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
 			accepting(stub, most).run(context -> {
-				RequestPaths.Path path = onePath(context);
+				RequestPaths.Path path = RequestPathsTests.onePath(context);
 				assertThat(path.verdict()).as(path.judgeInput().toString())
 					.startsWith("not safe: plain, accepted but no longer found: {\"scenario\":\"text+call\"")
 					.contains("; remedy: with the fix library: toolcall.fixes.strict-json-or-wrap=true");
@@ -103,7 +85,7 @@ class JudgePropertiesTests {
 
 	/** {@link #unsafe} with {@code toolcall.fixes.judge.accept} set to {@code findings}. */
 	private static ApplicationContextRunner accepting(GeminiStub stub, List<String> findings) {
-		ApplicationContextRunner runner = unsafe(stub);
+		ApplicationContextRunner runner = RequestPathsTests.unsafe(stub);
 		for (int i = 0; i < findings.size(); i++) {
 			runner = runner.withPropertyValues("toolcall.fixes.judge.accept[" + i + "]=" + findings.get(i));
 		}

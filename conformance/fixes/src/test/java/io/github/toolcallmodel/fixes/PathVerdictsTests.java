@@ -16,7 +16,6 @@ import org.springframework.ai.chat.model.ChatModel;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Each request path's verdict, given by toolcall-model check's WebAssembly
@@ -28,15 +27,8 @@ class PathVerdictsTests {
 	@Test
 	void eachPathIsJudgedByTheModuleAndTheEndpointShowsTheVerdict() {
 		try (GeminiStub stub = GeminiStub.callsThenDone("x", "c1")) {
-			// Text from a tool, and the switch that makes it JSON-safe off.
-			DefaultsOnGeminiTests.app(stub, "THROW").withPropertyValues("toolcall.fixes.strict-json-or-wrap=false").run(context -> {
-				ChatClient client = context.getBean(ChatClient.Builder.class).build();
-				assertThatThrownBy(() -> RequestPathsTests.weather(client).call().content())
-					.hasMessageContaining("Failed to parse JSON");
-				RequestPaths paths = context.getBean(RequestPaths.class);
-				assertThat(paths.verdictsSettled(Duration.ofMinutes(2))).isTrue();
-				assertThat(paths.paths()).hasSize(1);
-				RequestPaths.Path path = paths.paths().get(0);
+			RequestPathsTests.unsafe(stub).run(context -> {
+				RequestPaths.Path path = RequestPathsTests.onePath(context);
 				// The verdict is the module's for the path's facts, printed.
 				String answer = Judge.load().judge(JsonMapper.builder().build().writeValueAsString(path.judgeInput()));
 				assertThat(path.verdict()).isEqualTo(Verdict.of(answer).line());

@@ -1,5 +1,6 @@
 package io.github.toolcallmodel.fixes;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -9,8 +10,11 @@ import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.client.advisor.MessageChatMemoryAdvisor;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The fixes decided per request, and the report of each request path, on the
@@ -24,6 +28,21 @@ class RequestPathsTests {
 			.user("weather?")
 			.toolCallbacks(GeminiApplicationTests.X)
 			.advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "weather"));
+	}
+
+	/** Text from a tool, and the switch that makes it JSON-safe off: a path that is not safe. */
+	static ApplicationContextRunner unsafe(GeminiStub stub) {
+		return DefaultsOnGeminiTests.app(stub, "THROW").withPropertyValues("toolcall.fixes.strict-json-or-wrap=false");
+	}
+
+	/** One turn of {@link #weather} that Gemini's conversion refuses, and its path once judged. */
+	static RequestPaths.Path onePath(ApplicationContext context) {
+		ChatClient client = context.getBean(ChatClient.Builder.class).build();
+		assertThatThrownBy(() -> weather(client).call().content()).hasMessageContaining("Failed to parse JSON");
+		RequestPaths paths = context.getBean(RequestPaths.class);
+		assertThat(paths.verdictsSettled(Duration.ofMinutes(2))).isTrue();
+		assertThat(paths.paths()).hasSize(1);
+		return paths.paths().get(0);
 	}
 
 	@Test

@@ -2,13 +2,13 @@ package io.github.toolcallmodel.fixes.boot3;
 
 import java.util.List;
 
+import io.github.toolcallmodel.fixes.DelegatingToolCallingManager;
+
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.prompt.Prompt;
-import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.model.tool.ToolExecutionResult;
-import org.springframework.ai.tool.definition.ToolDefinition;
 
 /**
  * {@code strict-json-or-wrap} inside Spring AI 1.1's tool loop, which runs in the
@@ -27,14 +27,12 @@ import org.springframework.ai.tool.definition.ToolDefinition;
  * keeps its tools' own text; its next {@code chatModel.call} is rewritten by
  * {@link GeminiSafeChatModel}) unless {@code everyCaller} is set.
  */
-public final class JsonSafeToolCallingManager implements ToolCallingManager {
+public final class JsonSafeToolCallingManager extends DelegatingToolCallingManager {
 
 	private static final String GEMINI_PACKAGE = "org.springframework.ai.google.genai.";
 
 	/** Frames looked at for Google GenAI's model: it and its own manager wrapper call this one. */
 	private static final int CALLER_FRAMES = 16;
-
-	private final ToolCallingManager delegate;
 
 	private final boolean everyCaller;
 
@@ -43,23 +41,13 @@ public final class JsonSafeToolCallingManager implements ToolCallingManager {
 	 * for them, or for every caller when {@code everyCaller} is set.
 	 */
 	public JsonSafeToolCallingManager(ToolCallingManager delegate, boolean everyCaller) {
-		this.delegate = delegate;
+		super(delegate);
 		this.everyCaller = everyCaller;
-	}
-
-	/** The manager this one is around. */
-	public ToolCallingManager delegate() {
-		return this.delegate;
-	}
-
-	@Override
-	public List<ToolDefinition> resolveToolDefinitions(ToolCallingChatOptions chatOptions) {
-		return this.delegate.resolveToolDefinitions(chatOptions);
 	}
 
 	@Override
 	public ToolExecutionResult executeToolCalls(Prompt prompt, ChatResponse chatResponse) {
-		ToolExecutionResult result = this.delegate.executeToolCalls(prompt, chatResponse);
+		ToolExecutionResult result = getDelegate().executeToolCalls(prompt, chatResponse);
 		if (result.returnDirect() || !this.everyCaller && !calledByGemini()) {
 			return result;
 		}
