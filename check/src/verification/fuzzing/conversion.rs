@@ -5,7 +5,6 @@ use serde_json::{Value, json};
 
 use crate::verification::oracle::scan_strict;
 use toolcall_model::gemini::{convert_tool_response, parse_json_to_map, write_tool_response};
-use toolcall_model::json as jackson;
 use toolcall_model::model::json_error_text;
 use toolcall_model::model::{Fix, Fixes};
 
@@ -53,7 +52,7 @@ pub fn convert(data: &[u8]) {
     }
     let text = String::from_utf8_lossy(data);
     let text = text.as_ref();
-    let strict = jackson::read_strict(text);
+    let strict = toolcall_model::json::read_strict(text);
     let reference = scan_strict(text);
     let serde_value = reference.and_then(|_| serde_reference(text));
     let upstream = parse_json_to_map(Some(text));
@@ -88,7 +87,7 @@ pub fn convert(data: &[u8]) {
             &(text, &error_text, other),
         ),
     }
-    match jackson::read_strict(&error_text) {
+    match toolcall_model::json::read_strict(&error_text) {
         Some(v) if v.to_serde() == json!({ "error": text }) => {}
         other => fail(
             T,
@@ -104,7 +103,7 @@ pub fn convert(data: &[u8]) {
 /// conversion.
 struct Readings<'a> {
     text: &'a str,
-    strict: &'a Option<jackson::JValue>,
+    strict: &'a Option<toolcall_model::json::JValue>,
     scanned_strict: bool,
     serde_value: &'a Option<Value>,
     upstream: &'a Result<toolcall_model::gemini::Payload, toolcall_model::model::JavaException>,
@@ -221,7 +220,7 @@ fn pull_request_conversion(
 ) {
     const T: &str = "convert";
     let reads = if fixes.contains(Fix::Pr6049StrictWrap) {
-        jackson::read_lenient_whole(text).is_ok()
+        toolcall_model::json::read_lenient_whole(text).is_ok()
     } else {
         upstream.is_ok()
     };

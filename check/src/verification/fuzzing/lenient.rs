@@ -7,7 +7,7 @@ use std::fmt::Debug;
 use serde_json::Value;
 
 use crate::verification::oracle::{JACKSON_MAX_DEPTH, Scan, scan_strict, scan_value};
-use toolcall_model::json as jackson;
+use toolcall_model::json;
 
 use super::compare::{same_json, serde_reference};
 use super::{MAX_BYTES, fail};
@@ -109,7 +109,7 @@ pub(crate) fn lenient_reference(text: &str) -> Lenient {
 // ---------------------------------------------------------------------------
 
 /// The lenient_parser target: arbitrary text through
-/// [`jackson::read_lenient`] and [`jackson::read_strict`].
+/// [`json::read_lenient`] and [`json::read_strict`].
 ///
 /// * neither panics nor overflows the stack, at any depth;
 /// * `is_strict_json` and `strict_shape` agree with `read_strict`, and all with the reference
@@ -132,16 +132,16 @@ pub fn lenient_parser(data: &[u8]) {
     }
     let text = String::from_utf8_lossy(data);
     let text = text.as_ref();
-    let lenient = jackson::read_lenient(text);
-    let strict = jackson::read_strict(text);
-    if jackson::is_strict_json(text) != strict.is_some() {
+    let lenient = json::read_lenient(text);
+    let strict = json::read_strict(text);
+    if json::is_strict_json(text) != strict.is_some() {
         fail(T, "is_strict_json disagrees with read_strict", &text);
     }
-    let shape = jackson::strict_shape(text);
+    let shape = json::strict_shape(text);
     let shape_ok = match (&shape, &strict) {
-        (jackson::StrictShape::Invalid, None) => true,
-        (jackson::StrictShape::Object { .. }, Some(v)) => matches!(v, jackson::JValue::Object(_)),
-        (jackson::StrictShape::Value { .. }, Some(v)) => !matches!(v, jackson::JValue::Object(_)),
+        (json::StrictShape::Invalid, None) => true,
+        (json::StrictShape::Object { .. }, Some(v)) => matches!(v, json::JValue::Object(_)),
+        (json::StrictShape::Value { .. }, Some(v)) => !matches!(v, json::JValue::Object(_)),
         _ => false,
     };
     if !shape_ok {
@@ -187,7 +187,7 @@ pub fn lenient_parser(data: &[u8]) {
                 );
             };
             let prefix = &text[start..scan.end];
-            match jackson::read_strict(prefix) {
+            match json::read_strict(prefix) {
                 Some(p) if &p == got => {}
                 other => fail(
                     T,
@@ -225,7 +225,7 @@ pub(super) fn depth_boundary(text: &str, start: usize, scan: Scan, objects: bool
     const T: &str = "lenient_parser";
     let value = &text[start..scan.end];
     let rest = &text[scan.end..];
-    let Some(inner) = jackson::read_strict(value) else {
+    let Some(inner) = json::read_strict(value) else {
         return; // already reported by the caller
     };
     let (open, close) = if objects {
@@ -249,7 +249,7 @@ pub(super) fn depth_boundary(text: &str, start: usize, scan: Scan, objects: bool
         if n > 0 {
             w.push_str(rest);
         }
-        let got = jackson::read_lenient(&w);
+        let got = json::read_lenient(&w);
         let depth = n + scan.depth;
         match got {
             Ok(v) if depth <= JACKSON_MAX_DEPTH => {
