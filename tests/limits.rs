@@ -12,7 +12,7 @@ const MIN_RUN: usize = 6;
 /// little room: a repeat is logic without one home, so a new one is a
 /// choice made in the change that needs it (raise the budget there, here
 /// and in docs/CONTRIBUTING.md, saying why in the commit message).
-const REPEATED_BLOCKS_BUDGET: usize = 12;
+const REPEATED_BLOCKS_BUDGET: usize = 8;
 
 /// A block of at least [`MIN_RUN`] significant lines that stands in two
 /// places: each a file and its first and last line (1-based).
