@@ -11,41 +11,46 @@
 //! loopback, every tool response of the model's own loop reaches Gemini as a
 //! JSON object, and without the library the same calls fail.
 //!
-//! Runs `mvn install` from `conformance/` on each library's modules in one
-//! reactor, with the loopback Gemini API of their tests
-//! (`conformance/gemini-stub`), installed, so that a build in
-//! `conformance/fixes` alone, the Jazzer stage or the runner, finds them; their tests resolve the jars
+//! Runs `mvn install` from `conformance/` on both libraries' modules in one
+//! reactor (two modules at a time, `-T 2`: the Boot 3 library builds and
+//! tests beside the judge and the Boot 4 one), with the loopback Gemini API
+//! of their tests (`conformance/gemini-stub`), installed once, so that a
+//! build in `conformance/fixes` alone, the Jazzer stage or the runner, finds
+//! them; their tests resolve the jars
 //! from the local Maven repository (no network in the tests themselves) and
 //! replay the Jazzer corpora of `ToolResponseRewriteFuzzTests` against this
 //! build's `toolcall-model convert` (`TOOLCALL_MODEL_BIN`). Without Java 17
-//! and Maven each test prints `SKIPPED` and passes, unless
+//! and Maven the test prints `SKIPPED` and passes, unless
 //! `TOOLCALL_REQUIRE_JAVA=1`.
 
 use crate::support::{java_build, java_required, root};
 
-#[test]
-fn the_fix_library_passes_its_tests() {
-    passes_its_tests(&["judge", "gemini-stub", "fixes", "fixes-test"], 20);
-}
+/// The reactor's modules, each with the least number of JUnit tests its
+/// surefire reports must count (the Gemini stub has none of its own).
+const MODULES: [(&str, usize); 5] = [
+    ("judge", 1),
+    ("gemini-stub", 0),
+    ("fixes", 20),
+    ("fixes-test", 1),
+    ("fixes-boot3", 20),
+];
 
+/// Both libraries in one `mvn install`: one Maven start and one build of
+/// the Gemini stub instead of two (two runs at once built it in the same
+/// folder). The longest test of `cargo test`; the module is named to sort
+/// first (tests/lib.rs), so that it starts first.
 #[test]
-fn the_boot3_fix_library_passes_its_tests() {
-    passes_its_tests(&["gemini-stub", "fixes-boot3"], 20);
-}
-
-/// `mvn install` on `modules` of `conformance/` succeeds, and at least
-/// `least` JUnit tests ran (counted from this run's surefire reports).
-fn passes_its_tests(modules: &[&str], least: usize) {
-    let named = modules.join(", ");
+fn the_fix_libraries_pass_their_tests() {
+    let named = MODULES.map(|(m, _)| m).join(", ");
     if let Err(e) = java_build() {
         assert!(!java_required(), "Java is required here: {e}");
         println!("SKIPPED {named}: {e}");
         return;
     }
     let conformance = root().join("conformance");
-    let reports: Vec<_> = modules
+    let reports: Vec<_> = MODULES
         .iter()
-        .map(|m| conformance.join(m).join("target/surefire-reports"))
+        .map(|(m, _)| conformance.join(m).join("target/surefire-reports"))
         .collect();
     // Reports of an earlier run must not count for this one.
     for r in &reports {
@@ -57,8 +62,10 @@ fn passes_its_tests(modules: &[&str], least: usize) {
         .args([
             "-q",
             "-B",
+            "-T",
+            "2",
             "-pl",
-            &modules.join(","),
+            &MODULES.map(|(m, _)| m).join(","),
             "install",
             "-Dmaven.javadoc.skip=true",
             "-Dmaven.source.skip=true",
@@ -68,11 +75,32 @@ fn passes_its_tests(modules: &[&str], least: usize) {
         .output()
         .expect("mvn starts");
     let mut summary = Vec::new();
-    let mut ran = 0usize;
-    let entries = reports
-        .iter()
-        .flat_map(|r| std::fs::read_dir(r).into_iter().flatten().flatten());
-    for entry in entries {
+    let mut counts = Vec::new();
+    for ((module, least), reports) in MODULES.iter().zip(&reports) {
+        let ran = junit_tests_run(reports, &mut summary);
+        counts.push((*module, ran, *least));
+    }
+    let ran: usize = counts.iter().map(|(_, n, _)| n).sum();
+    println!(
+        "conformance ({named}): {ran} JUnit tests\n{}",
+        summary.join("\n")
+    );
+    assert!(
+        out.status.success(),
+        "mvn install failed in conformance ({named}):\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (module, ran, least) in counts {
+        assert!(ran >= least, "too few JUnit tests ran in {module}: {ran}");
+    }
+}
+
+/// The tests the surefire reports in `reports` count; their summary lines
+/// go to `summary`.
+fn junit_tests_run(reports: &std::path::Path, summary: &mut Vec<String>) -> usize {
+    let mut ran = 0;
+    for entry in std::fs::read_dir(reports).into_iter().flatten().flatten() {
         let path = entry.path();
         if path.extension().is_some_and(|x| x == "txt") {
             let text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -88,15 +116,5 @@ fn passes_its_tests(modules: &[&str], least: usize) {
             }
         }
     }
-    println!(
-        "conformance ({named}): {ran} JUnit tests\n{}",
-        summary.join("\n")
-    );
-    assert!(
-        out.status.success(),
-        "mvn install failed in conformance ({named}):\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(ran >= least, "too few JUnit tests ran in {named}: {ran}");
+    ran
 }
