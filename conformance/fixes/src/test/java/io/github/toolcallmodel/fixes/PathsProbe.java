@@ -103,7 +103,7 @@ public final class PathsProbe {
 	private PathsProbe() {
 	}
 
-	/** The number of rows {@link #rows()} gives. */
+	/** The number of rows {@link #rows(int)} gives. */
 	static int count() {
 		int n = 0;
 		for (Path path : Path.values()) {
@@ -112,14 +112,18 @@ public final class PathsProbe {
 		return n;
 	}
 
-	/** Every row, as {@code |}-separated cells. */
-	public static List<String> rows() {
+	/**
+	 * The rows, as {@code |}-separated cells, in the table's order: those of
+	 * the share {@link DeepTests#runs} takes from {@code offset} (every row in
+	 * the deep run), null for the others.
+	 */
+	public static List<String> rows(int offset) {
 		List<String> rows = new ArrayList<>();
 		for (Path path : Path.values()) {
 			for (String memory : path.memories()) {
 				for (String policy : List.of("THROW", "RETURN_ERROR_RESPONSE")) {
 					for (boolean stream : new boolean[] { false, true }) {
-						rows.add(row(path, memory, policy, stream));
+						rows.add(DeepTests.runs(rows.size(), offset) ? row(path, memory, policy, stream) : null);
 					}
 				}
 			}
@@ -269,9 +273,10 @@ public final class PathsProbe {
 		return root(t).getMessage();
 	}
 
+	/** Prints {@code row: CELLS} for each row of {@link #rows(int)} from the offset {@code args[0]}, {@code row: -} for one not run. */
 	public static void main(String[] args) {
-		for (String r : rows()) {
-			System.out.println("row: " + r);
+		for (String r : rows(Integer.parseInt(args[0]))) {
+			System.out.println("row: " + (r == null ? "-" : r));
 		}
 	}
 

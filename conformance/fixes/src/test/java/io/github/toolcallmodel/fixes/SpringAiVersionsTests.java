@@ -1,6 +1,7 @@
 package io.github.toolcallmodel.fixes;
 
 import java.io.File;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +36,14 @@ class SpringAiVersionsTests {
 
 	static String run(List<String> classPath, String main, String... args) throws Exception {
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		List<String> command = new ArrayList<>(List.of(java, "-cp", String.join(File.pathSeparator, classPath), main));
+		List<String> command = new ArrayList<>(List.of(java));
+		// This JVM's -XX flags (surefire's argLine), so that the probe runs as cheaply.
+		ManagementFactory.getRuntimeMXBean()
+			.getInputArguments()
+			.stream()
+			.filter(a -> a.startsWith("-XX:"))
+			.forEach(command::add);
+		command.addAll(List.of("-cp", String.join(File.pathSeparator, classPath), main));
 		command.addAll(List.of(args));
 		Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
 		byte[] out = p.getInputStream().readAllBytes();
