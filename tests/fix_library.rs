@@ -19,9 +19,11 @@
 //! them; their tests resolve the jars
 //! from the local Maven repository (no network in the tests themselves) and
 //! replay the Jazzer corpora of `ToolResponseRewriteFuzzTests` against this
-//! build's `toolcall-model convert` (`TOOLCALL_MODEL_BIN`). Without Java 17
-//! and Maven the test prints `SKIPPED` and passes, unless
-//! `TOOLCALL_REQUIRE_JAVA=1`.
+//! build's `toolcall-model convert` (`TOOLCALL_MODEL_BIN`). Maven and the
+//! test JVMs inherit `TOOLCALL_DEEP_TESTS`: a plain run takes a share of the
+//! longest tests, `TOOLCALL_DEEP_TESTS=1` all of them (docs/TESTING.md, the
+//! fix libraries' reactor). Without Java 17 and Maven the test prints
+//! `SKIPPED` and passes, unless `TOOLCALL_REQUIRE_JAVA=1`.
 
 use crate::support::{java_build, java_required, root};
 
