@@ -366,19 +366,26 @@ fn smallest_fixes_played(
     let offered = (0..n)
         .filter(|i| super::library_has(version, Fix::ALL[*i]))
         .fold(0u32, |m, i| m | (1 << i));
-    let mut combos: Vec<u32> = (0..1u32 << n)
-        .filter(|m| m & base_mask == base_mask && m & !(offered | base_mask) == 0)
-        .collect();
     // Fewest fixes first, and of as many, those with fewer upstream
-    // proposals (this project's own fixes are the ones it recommends).
-    let proposals = |m: u32| {
-        (0..n)
-            .filter(|i| m & (1 << i) != 0 && !Fix::ALL[*i].in_all())
-            .count()
-    };
-    combos.sort_by_key(|m| (m.count_ones(), proposals(*m), m.reverse_bits()));
+    // proposals (this project's own fixes are the ones it recommends),
+    // then by the mask's bits reversed: the three packed in one number per
+    // candidate, computed once (a sort that recounted them per comparison
+    // cost as much as all the plays), each rank distinct.
+    let upstream_proposals = (0..n)
+        .filter(|i| !Fix::ALL[*i].in_all())
+        .fold(0u32, |m, i| m | (1 << i));
+    let mut ranked: Vec<u64> = (0..1u32 << n)
+        .filter(|m| m & base_mask == base_mask && m & !(offered | base_mask) == 0)
+        .map(|m| {
+            let fewest = u64::from(m.count_ones()) << 40;
+            let proposals = u64::from((m & upstream_proposals).count_ones()) << 32;
+            fewest | proposals | u64::from(m.reverse_bits())
+        })
+        .collect();
+    ranked.sort_unstable();
     let mut order = BreakersFirst(plays.cheapest_first.clone());
-    combos.into_iter().find_map(|m| {
+    ranked.into_iter().find_map(|rank| {
+        let m = (rank as u32).reverse_bits();
         let fixes: Fixes = (0..n)
             .filter(|i| m & (1 << i) != 0)
             .map(|i| Fix::ALL[i])
