@@ -16,3 +16,16 @@ pub mod random;
 pub mod scenario;
 pub mod shard;
 pub(crate) mod turn_bound;
+
+/// The stride of a unit test that walks every `deep`-th case of a large
+/// space: `deep` under `TOOLCALL_DEEP_TESTS=1` (CI's deeper runs), four
+/// times it otherwise, so that the README's `cargo test` stays a few
+/// minutes. The default's cases are a subset of the deep run's.
+#[cfg(test)]
+pub(crate) fn test_stride(deep: u64) -> u64 {
+    if std::env::var("TOOLCALL_DEEP_TESTS").is_ok_and(|v| v == "1") {
+        deep
+    } else {
+        4 * deep
+    }
+}

@@ -9,6 +9,7 @@ use crate::verification::invariants::{
     Evidence, Invariant, Replays, Verdict, check, check_as, through_call,
 };
 use crate::verification::scenario::Scenario;
+use crate::verification::test_stride;
 use toolcall_model::chat::{Memory, Provider};
 use toolcall_model::model::Message;
 use toolcall_model::model::OnExceeded;
@@ -558,7 +559,7 @@ fn the_sets_that_share_an_evaluation_run_and_are_judged_alike() {
     // one runs and is judged on its own as the set it shares with.
     let (mut shared, mut with_memory, mut streamed) = (0, 0, 0);
     for space in cut_down() {
-        let (_, s, m, st, _) = check_shared_evaluations(&space, 61);
+        let (_, s, m, st, _) = check_shared_evaluations(&space, test_stride(61));
         shared += s;
         with_memory += m;
         streamed += st;
@@ -586,7 +587,7 @@ fn streamed_turns_that_share_an_evaluation_run_and_are_judged_alike() {
     });
     // The run shares the judge's runs through call() between the merged
     // groups where the first one's run evaluates alike: some do here.
-    let (_, shared, _, streamed, through_alike) = check_shared_evaluations(&space, 13);
+    let (_, shared, _, streamed, through_alike) = check_shared_evaluations(&space, test_stride(13));
     assert!(
         streamed > 0 && streamed == shared && through_alike > 0,
         "{shared} {streamed} {through_alike}"
@@ -623,7 +624,7 @@ fn sets_of_one_replay_class_replay_alike() {
         families: vec![f],
     });
     let (mut shared, mut replays_made) = (0, 0);
-    for index in (0..space.scenarios()).step_by(5) {
+    for index in (0..space.scenarios()).step_by(test_stride(5) as usize) {
         let base = space.scenario(&space.item(index).unwrap());
         let replays = Replays::default();
         for g in set_groups(&base, &sets) {
