@@ -67,14 +67,23 @@ final class PathJudge implements AutoCloseable {
 	 * and hands it to {@code done}; a failure is a warning and {@code failed}'s.
 	 */
 	void judge(java.util.function.Supplier<Map<String, Object>> input, Consumer<Verdict> done,
-			Consumer<String> failed) {
+			Consumer<String> failed, boolean first) {
+		long asked = System.nanoTime();
 		try {
+			this.waiting.incrementAndGet();
 			this.thread.execute(() -> {
+				this.waiting.decrementAndGet();
 				String why;
 				try {
 					Judge j = judgeLoaded();
 					if (j != null) {
-						done.accept(verdict(j, JSON.writeValueAsString(input.get())));
+						String in = JSON.writeValueAsString(input.get());
+						boolean foreseen = this.foreseenAnswered.contains(in);
+						Verdict v = verdict(j, in);
+						if (first) {
+							this.firstVerdicts.add(foreseen, System.nanoTime() - asked);
+						}
+						done.accept(v);
 						return;
 					}
 					why = loadFailure;
@@ -86,7 +95,101 @@ final class PathJudge implements AutoCloseable {
 			});
 		}
 		catch (RejectedExecutionException e) {
+			this.waiting.decrementAndGet();
 			failed.accept("the application is closing");
+		}
+	}
+
+	/** Tasks of the paths (and of {@link #settle}) queued and not yet started: the foreseen questions wait for them. */
+	private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
+
+	private volatile String foresight = "";
+
+	/** The foreseen questions answered so far. */
+	private final java.util.Set<String> foreseenAnswered = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+	private final FirstVerdicts firstVerdicts = new FirstVerdicts();
+
+	/** How long the paths waited for their first verdicts, from first seen to given, foreseen or not. */
+	private static final class FirstVerdicts {
+
+		private int foreseen;
+
+		private int others;
+
+		private long foreseenLongest;
+
+		private long othersLongest;
+
+		synchronized void add(boolean wasForeseen, long nanos) {
+			if (wasForeseen) {
+				this.foreseen++;
+				this.foreseenLongest = Math.max(this.foreseenLongest, nanos);
+			}
+			else {
+				this.others++;
+				this.othersLongest = Math.max(this.othersLongest, nanos);
+			}
+		}
+
+		synchronized String describe() {
+			if (this.foreseen + this.others == 0) {
+				return "";
+			}
+			return "; first verdicts: " + this.foreseen + " foreseen"
+					+ (this.foreseen > 0 ? " (given in at most " + ms(this.foreseenLongest) + ")" : "") + ", "
+					+ this.others + " not" + (this.others > 0 ? " (given in at most " + ms(this.othersLongest) + ")" : "");
+		}
+
+		private static String ms(long nanos) {
+			return String.format(java.util.Locale.ROOT, "%.1f ms", nanos / 1e6);
+		}
+
+	}
+
+	/**
+	 * Asks {@code questions} on the judge's thread, one at a time and each only
+	 * while no path's question waits (a path's goes first), keeping the answers
+	 * for the paths that ask them; nothing is logged.
+	 */
+	void foresee(List<Map<String, Object>> questions) {
+		this.foresight = "; foreseeing " + questions.size() + " paths' first questions";
+		foresee(List.copyOf(questions), 0, 0);
+	}
+
+	private void foresee(List<Map<String, Object>> inputs, int from, long nanos) {
+		try {
+			this.thread.execute(() -> {
+				long spent = nanos;
+				for (int i = from; i < inputs.size(); i++) {
+					if (this.waiting.get() > 0) {
+						foresee(inputs, i, spent);
+						return;
+					}
+					long start = System.nanoTime();
+					try {
+						Judge j = judgeLoaded();
+						if (j == null) {
+							this.foresight = "";
+							return;
+						}
+						String in = JSON.writeValueAsString(inputs.get(i));
+						verdict(j, in);
+						this.foreseenAnswered.add(in);
+					}
+					catch (RuntimeException | LinkageError e) {
+						// Closing, or a question the module fails: the path that asks it is told.
+						this.foresight = "";
+						return;
+					}
+					spent += System.nanoTime() - start;
+				}
+				this.foresight = "; foresaw " + inputs.size() + " paths' first questions in "
+						+ TimeUnit.NANOSECONDS.toMillis(spent) + " ms";
+			});
+		}
+		catch (RejectedExecutionException e) {
+			// Closing: nothing to foresee.
 		}
 	}
 
@@ -158,9 +261,9 @@ final class PathJudge implements AutoCloseable {
 		}
 	}
 
-	/** How the judge loaded, or why not, for the report. */
+	/** How the judge loaded, or why not, and what it foresaw, for the report. */
 	String loaded() {
-		return loaded;
+		return loaded + this.foresight + this.firstVerdicts.describe();
 	}
 
 	/**
@@ -169,8 +272,16 @@ final class PathJudge implements AutoCloseable {
 	 * @return whether they were given within {@code timeout}
 	 */
 	boolean settle(Duration timeout) {
+		this.waiting.incrementAndGet();
 		try {
-			return this.thread.submit(() -> null).get(timeout.toMillis(), TimeUnit.MILLISECONDS) == null;
+			return this.thread.submit(() -> {
+				this.waiting.decrementAndGet();
+				return null;
+			}).get(timeout.toMillis(), TimeUnit.MILLISECONDS) == null;
+		}
+		catch (RejectedExecutionException e) {
+			this.waiting.decrementAndGet();
+			return false;
 		}
 		catch (Exception e) {
 			return false;

@@ -116,6 +116,81 @@ public final class RequestPaths implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Has the judge ask, once it is loaded and while no path waits, the first
+	 * question of each path this application's beans let its requests take, so
+	 * that a path which asks one finds its verdict given: a path's first
+	 * question holds no tool output yet, and its other facts are the
+	 * application's (version, limits, policy, processor, the fixes), the
+	 * memory's position and window and the mode. Foreseen, each in call and
+	 * stream: where the ToolCallingAdvisor.Builder bean is the library's
+	 * ({@code loop}), its loop with no memory and, given a ChatMemory bean, with
+	 * a memory advisor on it outside and inside the loop; where a model is
+	 * wrapped ({@code model}), Spring's own ChatClient loop on a manager of its
+	 * own and the model called directly; and the paths without the memory
+	 * inside again as they ask once a path with it has turned the memory's
+	 * fixes on (where it turns any on). {@code managerFixed}: whether the
+	 * ToolCallingManager bean is the library's. Each question is built by the
+	 * code that builds a path's, the decisions a path would make taken as made,
+	 * and asked once; a path the application takes otherwise is judged when it
+	 * comes.
+	 */
+	void foresee(boolean loop, boolean managerFixed, boolean model) {
+		if (!judging() || !this.fixes.properties().getJudge().isForesee()) {
+			return;
+		}
+		ChatMemory bean = this.memoryBean.get();
+		Integer window = ToolCallFixesReport.window(bean);
+		// A fix the first request with the memory inside decides on is on from then on
+		// (for every path: it acts on the bean), unless the version turns it off.
+		List<String> onceInside = bean == null ? List.of()
+				: turnedOnInside(bean).stream().filter(this.fixes::mayBeOn).toList();
+		List<Path> others = new ArrayList<>();
+		List<Path> inside = new ArrayList<>();
+		for (boolean stream : new boolean[] { false, true }) {
+			for (String memory : !loop ? List.<String>of() : bean == null ? List.of("none") : List.of("none", "outside")) {
+				others.add(new Path(loopFacts(memory, window, stream), false));
+			}
+			if (loop && bean != null) {
+				boolean close = managerFixed && this.fixes.mayBeOn("close-dangling-calls");
+				inside.add(new Path(loopFacts("inside", window, stream), close));
+			}
+			for (boolean client : model ? new boolean[] { true, false } : new boolean[0]) {
+				others.add(new Path(outsideFacts(client, stream), false));
+			}
+		}
+		// The paths as they first ask before any path with the memory inside, those
+		// with it, then the others as they ask after one (where it turns fixes on).
+		java.util.Set<Map<String, Object>> questions = new java.util.LinkedHashSet<>();
+		others.forEach(p -> questions.add(p.judgeInput()));
+		inside.forEach(p -> questions.add(p.judgeInput(onceInside)));
+		if (!onceInside.isEmpty()) {
+			others.forEach(p -> questions.add(p.judgeInput(onceInside)));
+		}
+		this.foreseen = List.copyOf(questions);
+		this.judge.foresee(this.foreseen);
+	}
+
+	/** The facts of a path of the library's loop that a foreseen question starts from. */
+	private Map<String, Object> loopFacts(String memory, Integer window, boolean stream) {
+		Map<String, Object> f = new LinkedHashMap<>();
+		f.put("libraryLoop", true);
+		f.put("mode", stream ? "stream" : "call");
+		f.put("memory", memory);
+		if (!memory.equals("none") && window != null) {
+			f.put("memoryWindow", window);
+		}
+		f.putAll(this.shared.get());
+		return f;
+	}
+
+	private volatile List<Map<String, Object>> foreseen = List.of();
+
+	/** The questions {@link #foresee} had the judge ask, in order; for tests. */
+	List<Map<String, Object>> foreseen() {
+		return this.foreseen;
+	}
+
 	/** Stops the judge's thread with the application. */
 	@Override
 	public void close() {
@@ -239,7 +314,7 @@ public final class RequestPaths implements AutoCloseable {
 				if (first) {
 					log.warn("toolcall-fixes: request path " + this.number + " not judged: " + why);
 				}
-			});
+			}, first);
 		}
 
 		/**
@@ -255,7 +330,12 @@ public final class RequestPaths implements AutoCloseable {
 		 * @return the input as a plain map
 		 */
 		public Map<String, Object> judgeInput() {
-			return PathJudge.input(this.facts, provider(), tools(), fixesOn(),
+			return judgeInput(List.of());
+		}
+
+		/** {@link #judgeInput()} with {@code alsoOn} on as well (foreseen decisions). */
+		private Map<String, Object> judgeInput(List<String> alsoOn) {
+			return PathJudge.input(this.facts, provider(), tools(), fixesOn(alsoOn),
 					RequestPaths.this.fixes.properties().getJudge().getAccept());
 		}
 
@@ -289,22 +369,26 @@ public final class RequestPaths implements AutoCloseable {
 			Map<String, Object> out = new LinkedHashMap<>(this.facts);
 			out.put("model", this.model);
 			out.put("toolOutputs", tools() == null ? "none yet" : tools());
-			List<String> on = fixesOn();
+			List<String> on = fixesOn(List.of());
 			out.put("fixes", on);
 			out.put("check", check(on));
 			out.put("verdict", this.verdict);
 			return out;
 		}
 
-		/** The fixes in effect on this path: the manager's only in the library's loop. */
-		private List<String> fixesOn() {
+		/**
+		 * The fixes in effect on this path: the manager's only in the library's
+		 * loop; {@code alsoOn}: fixes taken as decided on.
+		 */
+		private List<String> fixesOn(List<String> alsoOn) {
 			List<String> on = new ArrayList<>();
 			boolean loop = Boolean.TRUE.equals(this.facts.get("libraryLoop"));
 			FixSet manager = FixSet.changing("manager");
 			for (Map.Entry<String, InstalledFixes.Decision> e : RequestPaths.this.fixes.decisions().entrySet()) {
 				String f = e.getKey();
-				boolean isOn = f.equals("close-dangling-calls") ? this.closeDangling || (loop && e.getValue().on())
-						: FixTable.has(f) && manager.has(f) ? loop && e.getValue().on() : e.getValue().on();
+				boolean decided = e.getValue().on() || alsoOn.contains(f);
+				boolean isOn = f.equals("close-dangling-calls") ? this.closeDangling || (loop && decided)
+						: FixTable.has(f) && manager.has(f) ? loop && decided : decided;
 				if (isOn && !f.equals("json-error-processor")) {
 					on.add(f);
 				}
@@ -440,6 +524,18 @@ public final class RequestPaths implements AutoCloseable {
 		if (known != null) {
 			return known;
 		}
+		if (client && this.fixes.internals()) {
+			notReached("a ChatClient built with ChatClient.builder(chatModel) or ChatClient.create(chatModel) "
+					+ "runs its tools on a ToolCallingManager of its own: neither the application's "
+					+ "spring.ai.tools.limits nor the manager fixes reach it; build the client from the "
+					+ "ChatClient.Builder bean, or: ChatClient.builder(chatModel, observationRegistry, null, null, "
+					+ "toolCallingAdvisorBuilder) with the ToolCallingAdvisor.Builder bean");
+		}
+		return add(key, new Path(outsideFacts(client, stream), false));
+	}
+
+	/** The facts of a path outside the library's loop: Spring's {@code ChatClient} on a manager of its own, or none. */
+	private Map<String, Object> outsideFacts(boolean client, boolean stream) {
 		Map<String, Object> f = new LinkedHashMap<>();
 		f.put("client", client ? "a ChatClient whose ToolCallingAdvisor is Spring's own, on a ToolCallingManager of "
 				+ "its own (ChatClient.builder(chatModel) or ChatClient.create(chatModel))"
@@ -455,20 +551,13 @@ public final class RequestPaths implements AutoCloseable {
 			shared.put("limits", "none (ChatClient.builder(chatModel) builds its own ToolCallingManager)");
 			shared.put("processor", "Spring's default");
 			shared.put("checkProcessor", "default");
-			if (this.fixes.internals()) {
-				notReached("a ChatClient built with ChatClient.builder(chatModel) or ChatClient.create(chatModel) "
-						+ "runs its tools on a ToolCallingManager of its own: neither the application's "
-						+ "spring.ai.tools.limits nor the manager fixes reach it; build the client from the "
-						+ "ChatClient.Builder bean, or: ChatClient.builder(chatModel, observationRegistry, null, null, "
-						+ "toolCallingAdvisorBuilder) with the ToolCallingAdvisor.Builder bean");
-			}
 		}
 		else {
 			shared.remove("checkSettings");
 			shared.put("limits", "the application's own loop");
 		}
 		f.putAll(shared);
-		return add(key, new Path(f, false));
+		return f;
 	}
 
 	private Path add(Object key, Path path) {
@@ -510,7 +599,6 @@ public final class RequestPaths implements AutoCloseable {
 		String why = "a request's memory advisor " + memoryAdvisor.getName() + " (order " + memoryAdvisor.getOrder()
 				+ ") runs inside the tool loop (ToolCallingAdvisor order " + toolOrder + ")";
 		ChatMemory memory = memoryOf(memoryAdvisor);
-		ChatMemory window = memory instanceof AnsweredGenerationChatMemory a ? a.getDelegate() : memory;
 		if (memory != null && !(memory instanceof AnsweredGenerationChatMemory)) {
 			notReached("the memory advisor " + memoryAdvisor.getName() + " stores into a "
 					+ GeminiSafeChatModel.targetClass(memory).getName() + " of its own, not the ChatMemory bean, which "
@@ -518,13 +606,28 @@ public final class RequestPaths implements AutoCloseable {
 					+ "or on new AnsweredGenerationChatMemory(new TurnKeepingWindowChatMemory(repository, maxMessages, "
 					+ "true, false))");
 		}
-		decideOn("store-answered-generation", why);
-		if (window == null || window instanceof TurnKeepingWindowChatMemory) {
-			decideOn("keep-current-turn", why);
+		for (String fix : turnedOnInside(memory)) {
+			decideOn(fix, why);
 		}
 		if (managerFixed) {
 			log.info("toolcall-fixes: close-dangling-calls on for requests like this one (" + why + ")");
 		}
+	}
+
+	/**
+	 * The memory fixes the first request with a memory advisor inside the loop,
+	 * storing into {@code memory}, turns on (those still unset): the ChatMemory
+	 * bean's, which every path shares.
+	 */
+	private List<String> turnedOnInside(ChatMemory memory) {
+		ChatMemory window = memory instanceof AnsweredGenerationChatMemory a ? a.getDelegate() : memory;
+		List<String> on = new ArrayList<>(2);
+		on.add("store-answered-generation");
+		if (window == null || window instanceof TurnKeepingWindowChatMemory) {
+			on.add("keep-current-turn");
+		}
+		on.removeIf(fix -> this.fixes.set(fix) != null || this.fixes.on(fix));
+		return on;
 	}
 
 	private void decideOn(String fix, String why) {

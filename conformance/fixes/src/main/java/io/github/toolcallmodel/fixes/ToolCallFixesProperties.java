@@ -298,6 +298,14 @@ public class ToolCallFixesProperties {
 		 */
 		private List<String> accept = new ArrayList<>();
 
+		/**
+		 * Ask at startup, once the module is loaded, the first question of each path
+		 * the library's loop can take here (call and stream; no memory, and the
+		 * ChatMemory bean's outside and inside the loop), so that those paths find
+		 * their verdicts given. False: each path is judged when it comes.
+		 */
+		private boolean foresee = true;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -312,6 +320,14 @@ public class ToolCallFixesProperties {
 
 		public void setAccept(List<String> accept) {
 			this.accept = accept;
+		}
+
+		public boolean isForesee() {
+			return this.foresee;
+		}
+
+		public void setForesee(boolean foresee) {
+			this.foresee = foresee;
 		}
 
 	}

@@ -82,6 +82,21 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 		log.info(line);
 		lines.add(line);
 		this.startupLines = List.copyOf(lines);
+		if (this.paths != null) {
+			boolean loop = this.beans.getBeanProvider(ToolCallingAdvisor.Builder.class)
+				.getIfUnique() instanceof FixingToolCallingAdvisor.Builder;
+			boolean wrapped = this.beans.getBeansOfType(ChatModel.class, false, false)
+				.values()
+				.stream()
+				.anyMatch(m -> m instanceof GeminiSafeChatModel.Wrapped);
+			this.paths.foresee(loop, managerWrapped(), wrapped);
+		}
+	}
+
+	/** Whether the ToolCallingManager bean is the library's, on the version its fixes read. */
+	private boolean managerWrapped() {
+		ToolCallingManager manager = this.beans.getBeanProvider(ToolCallingManager.class).getIfUnique();
+		return this.fixes.internals() && manager instanceof FixingToolCallingManager;
 	}
 
 	private volatile List<String> startupLines = List.of();
@@ -148,7 +163,7 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 						+ ") is inside the tool loop (ToolCallingAdvisor order " + toolOrder + ")"
 				: "unset: off until a request's advisor chain has a memory advisor inside the tool loop";
 		ToolCallingManager manager = this.beans.getBeanProvider(ToolCallingManager.class).getIfUnique();
-		boolean managerWrapped = this.fixes.internals() && manager instanceof FixingToolCallingManager;
+		boolean managerWrapped = managerWrapped();
 		ToolCallingAdvisor.Builder<?> advisorBuilder = this.beans.getBeanProvider(ToolCallingAdvisor.Builder.class)
 			.getIfUnique();
 		if (!this.fixes.isDecided("close-dangling-calls") && this.fixes.set("close-dangling-calls") == null) {

@@ -255,8 +255,14 @@ class DefaultsOnGeminiTests {
 						+ ") is inside the tool loop (ToolCallingAdvisor order " + ToolCallingAdvisor.DEFAULT_ORDER + "))");
 				assertThat(lines.get(4)).startsWith("toolcall-fixes report: springAiVersion=2.0.1; ")
 					.contains("check=toolcall-model check ");
-				// The same report as the Actuator endpoint.
-				assertThat(context.getBean(ToolCallFixesEndpoint.class).report()).isEqualTo(r);
+				// The same report as the Actuator endpoint; the judge's entry moves on
+				// meanwhile (the foreseen questions answered on its thread).
+				Map<String, Object> endpoint = new java.util.LinkedHashMap<>(
+						context.getBean(ToolCallFixesEndpoint.class).report());
+				assertThat(endpoint.remove("judge")).isInstanceOf(String.class);
+				Map<String, Object> reported = new java.util.LinkedHashMap<>(r);
+				reported.remove("judge");
+				assertThat(endpoint).isEqualTo(reported);
 			});
 		}
 	}

@@ -134,7 +134,7 @@ class ToolCallFixesAutoConfigurationTests {
 			String metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
 			List<String> properties = new java.util.ArrayList<>(FixTable.names());
 			properties.addAll(List.of("memory-max-messages", "json-error-processor", "enabled", "judge.enabled",
-					"judge.accept"));
+					"judge.accept", "judge.foresee"));
 			for (String p : properties) {
 				assertThat(metadata).contains("\"name\": \"toolcall.fixes." + p + "\"");
 			}
