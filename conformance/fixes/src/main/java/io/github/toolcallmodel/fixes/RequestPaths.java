@@ -298,8 +298,15 @@ public final class RequestPaths implements AutoCloseable {
 				this.verdict = "not judged: " + VERDICTS_OFF;
 				return;
 			}
+			// The first question is the path's as first seen (one the judge may have
+			// foreseen), what its requests show meanwhile asked again (judgeAgain); a
+			// later one asks the facts as they stand when the judge gets to it.
+			Map<String, Object> seen = first ? judgeInput() : null;
+			if (seen != null) {
+				this.judged = seen;
+			}
 			RequestPaths.this.judge.judge(() -> {
-				Map<String, Object> in = judgeInput();
+				Map<String, Object> in = seen != null ? seen : judgeInput();
 				this.judged = in;
 				return in;
 			}, v -> {

@@ -9,8 +9,9 @@ import org.springframework.ai.chat.memory.ChatMemory;
 /**
  * How long an application's request paths wait for their first verdicts, in
  * a fresh JVM (BENCHMARKS.md, section 10): the README's application on the
- * real GoogleGenAiChatModel over {@link GeminiStub}, whose model answers with
- * text (so each path asks its first question alone), the library's
+ * real GoogleGenAiChatModel over {@link GeminiStub}, whose model calls a tool
+ * that answers text, then answers (so a path's facts grow with its first
+ * request, and its verdict is asked again), the library's
  * properties from the arguments ({@code toolcall.fixes.judge.foresee=false}
  * to compare). It waits until the judge has loaded and answered what it
  * foresaw, takes the memory-inside path (call, then stream) and the
@@ -26,7 +27,7 @@ public final class FirstVerdictsProbe {
 	}
 
 	public static void main(String[] args) throws Exception {
-		try (GeminiStub stub = new GeminiStub(i -> GeminiStub.text("done"))) {
+		try (GeminiStub stub = new GeminiStub(i -> i % 2 == 0 ? GeminiStub.calls("x", "c" + i) : GeminiStub.text("done"))) {
 			GeminiApplicationTests.app(stub)
 				.withPropertyValues("spring.ai.tools.limits.max-calls-per-tool-default=40",
 						"spring.ai.tools.limits.max-total-tool-calls=150", "spring.ai.tools.limits.on-limit-exceeded=THROW")
@@ -46,9 +47,14 @@ public final class FirstVerdictsProbe {
 						.defaultAdvisors(MessageChatMemoryAdvisor.builder(memory).order(PathsProbe.INSIDE).build())
 						.build();
 					for (ChatClient client : List.of(inside, builder.clone().build())) {
-						RequestPathsTests.weather(client).call().content();
-						if (client == inside) {
-							RequestPathsTests.weather(client).stream().content().collectList().block();
+						try {
+							RequestPathsTests.weather(client).call().content();
+							if (client == inside) {
+								RequestPathsTests.weather(client).stream().content().collectList().block();
+							}
+						}
+						catch (RuntimeException e) {
+							System.out.println("a request failed: " + e);
 						}
 						if (!paths.verdictsSettled(java.time.Duration.ofMinutes(2))) {
 							throw new IllegalStateException("no verdict in 2 minutes");

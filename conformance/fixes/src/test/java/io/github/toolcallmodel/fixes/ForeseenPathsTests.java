@@ -105,12 +105,12 @@ class ForeseenPathsTests {
 
 	/**
 	 * Once the foreseen questions are answered, a foreseen path's first verdict
-	 * is one of those answers: the model answers with text and calls no tool,
-	 * so that each path's facts stay those of its first question.
+	 * is one of those answers: its first question is the path as first seen,
+	 * though its request shows the tool's output right after.
 	 */
 	@Test
 	void aForeseenPathFindsItsVerdictGiven() {
-		try (GeminiStub stub = new GeminiStub(i -> GeminiStub.text("done"))) {
+		try (GeminiStub stub = new GeminiStub(i -> i % 2 == 0 ? GeminiStub.calls("x", "c" + i) : GeminiStub.text("done"))) {
 			DefaultsOnGeminiTests.app(stub, "THROW").run(context -> {
 				RequestPaths paths = context.getBean(RequestPaths.class);
 				long until = System.nanoTime() + Duration.ofMinutes(2).toNanos();
