@@ -15,7 +15,9 @@ import org.springframework.ai.chat.memory.ChatMemory;
  * properties from the arguments ({@code toolcall.fixes.judge.foresee=false}
  * to compare). It waits until the judge has loaded and answered what it
  * foresaw, takes the memory-inside path (call, then stream) and the
- * no-memory one, and prints the judge's entry of the report, which states
+ * no-memory one ({@code -Dprobe.unforeseen=true}: and one whose memory advisor
+ * stores into a memory of its own, window 7, which no bean foresees), and
+ * prints the judge's entry of the report, which states
  * the load, the warm-up, the foresight and the paths' first verdicts.
  * <pre>
  * java -cp target/test-classes:target/classes:CLASSPATH io.github.toolcallmodel.fixes.FirstVerdictsProbe [PROPERTY=VALUE ...]
@@ -46,7 +48,19 @@ public final class FirstVerdictsProbe {
 					ChatClient inside = builder.clone()
 						.defaultAdvisors(MessageChatMemoryAdvisor.builder(memory).order(PathsProbe.INSIDE).build())
 						.build();
-					for (ChatClient client : List.of(inside, builder.clone().build())) {
+					List<ChatClient> clients = new java.util.ArrayList<>(List.of(inside, builder.clone().build()));
+					if (Boolean.getBoolean("probe.unforeseen")) {
+						// A memory of the client's own, with another window: a path no bean foresees.
+						clients.add(builder.clone()
+							.defaultAdvisors(MessageChatMemoryAdvisor
+								.builder(org.springframework.ai.chat.memory.MessageWindowChatMemory.builder()
+									.maxMessages(7)
+									.build())
+								.order(PathsProbe.INSIDE + 1)
+								.build())
+							.build());
+					}
+					for (ChatClient client : clients) {
 						try {
 							RequestPathsTests.weather(client).call().content();
 							if (client == inside) {
