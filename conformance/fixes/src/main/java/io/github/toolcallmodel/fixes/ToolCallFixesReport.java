@@ -83,13 +83,19 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 		lines.add(line);
 		this.startupLines = List.copyOf(lines);
 		if (this.paths != null) {
-			boolean loop = this.beans.getBeanProvider(ToolCallingAdvisor.Builder.class)
-				.getIfUnique() instanceof FixingToolCallingAdvisor.Builder;
-			boolean wrapped = this.beans.getBeansOfType(ChatModel.class, false, false)
-				.values()
-				.stream()
-				.anyMatch(m -> m instanceof GeminiSafeChatModel.Wrapped);
-			this.paths.foresee(loop, managerWrapped(), wrapped);
+			try {
+				boolean loop = this.beans.getBeanProvider(ToolCallingAdvisor.Builder.class)
+					.getIfUnique() instanceof FixingToolCallingAdvisor.Builder;
+				boolean wrapped = this.beans.getBeansOfType(ChatModel.class, false, false)
+					.values()
+					.stream()
+					.anyMatch(m -> m instanceof GeminiSafeChatModel.Wrapped);
+				this.paths.foresee(loop, managerWrapped(), wrapped);
+			}
+			catch (RuntimeException e) {
+				// Foresight saves time only: the paths are judged when they come.
+				log.warn("toolcall-fixes: the request paths' first questions were not foreseen: " + e);
+			}
 		}
 	}
 
