@@ -73,7 +73,7 @@ public class FixingToolCallingAdvisor extends ToolCallingAdvisor {
 
 	/** Whether the manager is the library's; off its Spring AI version, that class is never loaded. */
 	private boolean managerFixed() {
-		return this.paths.internals() && this.toolCallingManager instanceof FixingToolCallingManager;
+		return this.paths.fixedManager(this.toolCallingManager);
 	}
 
 	@Override

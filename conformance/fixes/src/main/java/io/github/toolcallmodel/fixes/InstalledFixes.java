@@ -78,6 +78,14 @@ public final class InstalledFixes {
 		return this.internals;
 	}
 
+	/**
+	 * Whether {@code manager} is the library's, on the version its fixes read
+	 * (off it, the class is never loaded: the check stops first).
+	 */
+	boolean fixedManager(Object manager) {
+		return this.internals && manager instanceof FixingToolCallingManager;
+	}
+
 	/** The warning logged at startup about the version ({@code null}: none). */
 	public String versionWarning() {
 		return this.internals ? null : SpringAiVersion.offWarning(this.springAiVersion);
@@ -112,16 +120,21 @@ public final class InstalledFixes {
 	 * {@code auto}, with its own reason.
 	 */
 	synchronized Decision decide(String fix, boolean auto, String why) {
-		Boolean s = set(fix);
 		// Checked where assertions run (the tests): a fix an unset switch turns
 		// on must be listed, or the manager would not be wrapped for it.
-		assert s != null || !auto || !FixTable.has(fix) || DECIDED_UNSET.has(fix) : fix
+		assert set(fix) != null || !auto || !FixTable.has(fix) || DECIDED_UNSET.has(fix) : fix
 				+ " is decided on unset, and its unset in fixes.tsv is not decided";
-		Decision off = versionOff(fix);
-		Decision d = off != null ? off : s == null ? new Decision(auto, why)
-				: new Decision(s, ToolCallFixesProperties.PREFIX + "." + fix + "=" + s);
+		Decision d = decision(fix, auto, why);
 		this.decisions.put(fix, d);
 		return d;
+	}
+
+	/** What {@link #decide} would record, without recording it. */
+	Decision decision(String fix, boolean auto, String why) {
+		Boolean s = set(fix);
+		Decision off = versionOff(fix);
+		return off != null ? off : s == null ? new Decision(auto, why)
+				: new Decision(s, ToolCallFixesProperties.PREFIX + "." + fix + "=" + s);
 	}
 
 	/** Whether {@code fix} has been decided. */

@@ -73,6 +73,10 @@ final class PathJudge implements AutoCloseable {
 			this.waiting.incrementAndGet();
 			this.thread.execute(() -> {
 				this.waiting.decrementAndGet();
+				if (this.closed) {
+					failed.accept("the application is closing");
+					return;
+				}
 				String why;
 				try {
 					Judge j = judgeLoaded();
@@ -104,6 +108,12 @@ final class PathJudge implements AutoCloseable {
 	private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
 
 	private volatile String foresight = "";
+
+	/** Closed with its application: the tasks still queued end at once. */
+	private volatile boolean closed;
+
+	/** A foreseen question is in the module: closing lets it end rather than interrupt it. */
+	private volatile boolean foreseeing;
 
 	/** The foreseen questions answered so far. */
 	private final java.util.Set<String> foreseenAnswered = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -154,19 +164,25 @@ final class PathJudge implements AutoCloseable {
 	 */
 	void foresee(List<Map<String, Object>> questions) {
 		this.foresight = "; foreseeing " + questions.size() + " paths' first questions";
-		foresee(List.copyOf(questions), 0, 0);
+		foresee(List.copyOf(questions), 0, 0, 0);
 	}
 
-	private void foresee(List<Map<String, Object>> inputs, int from, long nanos) {
+	private void foresee(List<Map<String, Object>> inputs, int from, long nanos, int failed) {
 		try {
 			this.thread.execute(() -> {
 				long spent = nanos;
+				int failures = failed;
 				for (int i = from; i < inputs.size(); i++) {
+					if (this.closed || Thread.currentThread().isInterrupted()) {
+						this.foresight = "";
+						return;
+					}
 					if (this.waiting.get() > 0) {
-						foresee(inputs, i, spent);
+						foresee(inputs, i, spent, failures);
 						return;
 					}
 					long start = System.nanoTime();
+					this.foreseeing = true;
 					try {
 						Judge j = judgeLoaded();
 						if (j == null) {
@@ -177,15 +193,22 @@ final class PathJudge implements AutoCloseable {
 						verdict(j, in);
 						this.foreseenAnswered.add(in);
 					}
-					catch (RuntimeException | LinkageError e) {
-						// Closing, or a question the module fails: the path that asks it is told.
+					catch (ChicoryInterruptedException e) {
 						this.foresight = "";
 						return;
+					}
+					catch (RuntimeException | LinkageError e) {
+						// The path that asks it is told; the next questions are still worth asking.
+						failures++;
+					}
+					finally {
+						this.foreseeing = false;
 					}
 					spent += System.nanoTime() - start;
 				}
 				this.foresight = "; foresaw " + inputs.size() + " paths' first questions in "
-						+ TimeUnit.NANOSECONDS.toMillis(spent) + " ms";
+						+ TimeUnit.NANOSECONDS.toMillis(spent) + " ms"
+						+ (failures > 0 ? " (" + failures + " not answered)" : "");
 			});
 		}
 		catch (RejectedExecutionException e) {
@@ -290,7 +313,16 @@ final class PathJudge implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.thread.shutdownNow();
+		this.closed = true;
+		if (this.foreseeing) {
+			// Interrupted inside the module, a question leaves the module, which every
+			// application of the class loader shares, to be loaded again; a foreseen one
+			// ends within a fraction of a second, on a daemon thread.
+			this.thread.shutdown();
+		}
+		else {
+			this.thread.shutdownNow();
+		}
 	}
 
 	/**

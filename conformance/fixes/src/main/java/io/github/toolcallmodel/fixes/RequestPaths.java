@@ -140,20 +140,18 @@ public final class RequestPaths implements AutoCloseable {
 			return;
 		}
 		ChatMemory bean = this.memoryBean.get();
-		Integer window = ToolCallFixesReport.window(bean);
-		// A fix the first request with the memory inside decides on is on from then on
-		// (for every path: it acts on the bean), unless the version turns it off.
+		// What the first request with the memory inside decides is in effect from then
+		// on, for every path (those fixes act on the bean).
 		List<String> onceInside = bean == null ? List.of()
-				: turnedOnInside(bean).stream().filter(this.fixes::mayBeOn).toList();
+				: turnedOnInside(bean).stream().filter(f -> this.fixes.decision(f, true, "").on()).toList();
 		List<Path> others = new ArrayList<>();
 		List<Path> inside = new ArrayList<>();
 		for (boolean stream : new boolean[] { false, true }) {
 			for (String memory : !loop ? List.<String>of() : bean == null ? List.of("none") : List.of("none", "outside")) {
-				others.add(new Path(loopFacts(memory, window, stream), false));
+				others.add(new Path(loopFacts(memory, bean, stream), false));
 			}
 			if (loop && bean != null) {
-				boolean close = managerFixed && this.fixes.mayBeOn("close-dangling-calls");
-				inside.add(new Path(loopFacts("inside", window, stream), close));
+				inside.add(new Path(loopFacts("inside", bean, stream), closeDangling(true, managerFixed)));
 			}
 			for (boolean client : model ? new boolean[] { true, false } : new boolean[0]) {
 				others.add(new Path(outsideFacts(client, stream), false));
@@ -168,20 +166,36 @@ public final class RequestPaths implements AutoCloseable {
 			others.forEach(p -> questions.add(p.judgeInput(onceInside)));
 		}
 		this.foreseen = List.copyOf(questions);
-		this.judge.foresee(this.foreseen);
+		if (!questions.isEmpty()) {
+			this.judge.foresee(this.foreseen);
+		}
 	}
 
-	/** The facts of a path of the library's loop that a foreseen question starts from. */
-	private Map<String, Object> loopFacts(String memory, Integer window, boolean stream) {
+	/** The facts of a path of the library's loop that a foreseen question starts from: no chain seen yet. */
+	private Map<String, Object> loopFacts(String memory, ChatMemory bean, boolean stream) {
 		Map<String, Object> f = new LinkedHashMap<>();
 		f.put("libraryLoop", true);
 		f.put("mode", stream ? "stream" : "call");
-		f.put("memory", memory);
-		if (!memory.equals("none") && window != null) {
-			f.put("memoryWindow", window);
+		memoryFacts(f, memory, !memory.equals("none"), bean);
+		return f;
+	}
+
+	/**
+	 * Adds a loop path's memory facts to {@code f}, then the application's:
+	 * where its memory advisor stands ({@code position}), and, where it has one
+	 * ({@code advisor}), the memory it stores into and its window.
+	 */
+	private void memoryFacts(Map<String, Object> f, String position, boolean advisor, ChatMemory memory) {
+		f.put("memory", position);
+		if (advisor) {
+			f.put("chatMemory", memory == null ? "unknown" : memory == this.memoryBean.get() ? "the ChatMemory bean"
+					: GeminiSafeChatModel.targetClass(memory).getName());
+			Integer window = ToolCallFixesReport.window(memory);
+			if (window != null) {
+				f.put("memoryWindow", window);
+			}
 		}
 		f.putAll(this.shared.get());
-		return f;
 	}
 
 	private volatile List<Map<String, Object>> foreseen = List.of();
@@ -228,6 +242,16 @@ public final class RequestPaths implements AutoCloseable {
 		return this.fixes.internals();
 	}
 
+	/** Whether {@code manager} is the library's, on the version its fixes read. */
+	boolean fixedManager(Object manager) {
+		return this.fixes.fixedManager(manager);
+	}
+
+	/** Whether {@code close-dangling-calls} acts on a loop path: its memory inside, on the library's manager. */
+	private boolean closeDangling(boolean memoryInside, boolean managerFixed) {
+		return memoryInside && managerFixed && this.fixes.mayBeOn("close-dangling-calls");
+	}
+
 	/** One request path: its facts, the fixes in effect on it, and what its requests showed since. */
 	public final class Path {
 
@@ -248,6 +272,9 @@ public final class RequestPaths implements AutoCloseable {
 
 		/** The judge's input the verdict answers, to judge again when the facts grow. */
 		private volatile Map<String, Object> judged;
+
+		/** The path's first question, as first seen; for tests. */
+		private volatile Map<String, Object> firstQuestion;
 
 		/** Tool responses classified so far: the first ones all, then one request in {@link #SAMPLE}. */
 		private int requests;
@@ -304,6 +331,7 @@ public final class RequestPaths implements AutoCloseable {
 			Map<String, Object> seen = first ? judgeInput() : null;
 			if (seen != null) {
 				this.judged = seen;
+				this.firstQuestion = seen;
 			}
 			RequestPaths.this.judge.judge(() -> {
 				Map<String, Object> in = seen != null ? seen : judgeInput();
@@ -322,6 +350,10 @@ public final class RequestPaths implements AutoCloseable {
 					log.warn("toolcall-fixes: request path " + this.number + " not judged: " + why);
 				}
 			}, first);
+			if (first) {
+				// Facts that grew between the path's first sight and `judged` set.
+				judgeAgain();
+			}
 		}
 
 		/**
@@ -330,6 +362,11 @@ public final class RequestPaths implements AutoCloseable {
 		 */
 		public int number() {
 			return this.number;
+		}
+
+		/** The path's first question to the judge, its facts as first seen ({@code null}: not asked). */
+		Map<String, Object> firstQuestion() {
+			return this.firstQuestion;
 		}
 
 		/**
@@ -472,7 +509,7 @@ public final class RequestPaths implements AutoCloseable {
 		if (memoryInside) {
 			memoryInsideSeen(inside.get(0), advisor.getOrder(), managerFixed);
 		}
-		boolean close = memoryInside && managerFixed && this.fixes.mayBeOn("close-dangling-calls");
+		boolean close = closeDangling(memoryInside, managerFixed);
 		Map<String, Object> f = new LinkedHashMap<>();
 		f.put("client", "a ChatClient whose ToolCallingAdvisor is the library's " + advisor.getClass().getName()
 				+ " (the ChatClient.Builder bean, or a builder given its ToolCallingAdvisor.Builder)");
@@ -485,18 +522,9 @@ public final class RequestPaths implements AutoCloseable {
 		}
 		f.put("advisorChain", advisors);
 		f.put("toolCallingAdvisorOrder", advisor.getOrder());
-		f.put("memory", memoryInside ? "inside" : outside ? "outside" : "none");
 		Advisor memoryAdvisor = memoryInside ? inside.get(0) : firstMemory(chain);
-		ChatMemory memory = memoryAdvisor == null ? null : memoryOf(memoryAdvisor);
-		if (memoryAdvisor != null) {
-			f.put("chatMemory", memory == null ? "unknown" : memory == this.memoryBean.get() ? "the ChatMemory bean"
-					: GeminiSafeChatModel.targetClass(memory).getName());
-			Integer window = ToolCallFixesReport.window(memory);
-			if (window != null) {
-				f.put("memoryWindow", window);
-			}
-		}
-		f.putAll(this.shared.get());
+		memoryFacts(f, memoryInside ? "inside" : outside ? "outside" : "none", memoryAdvisor != null,
+				memoryAdvisor == null ? null : memoryOf(memoryAdvisor));
 		if (memoryInside && this.fixes.mayBeOn("close-dangling-calls") && !managerFixed) {
 			notReached("close-dangling-calls: the ToolCallingAdvisor's manager is not the library's "
 					+ "FixingToolCallingManager, so a batch that stops leaves calls without responses in the memory "
@@ -614,7 +642,10 @@ public final class RequestPaths implements AutoCloseable {
 					+ "true, false))");
 		}
 		for (String fix : turnedOnInside(memory)) {
-			decideOn(fix, why);
+			this.fixes.decide(fix, true, why);
+			String line = "toolcall-fixes: installed " + fix + " (" + why + ")";
+			log.info(line);
+			this.lines.add(line);
 		}
 		if (managerFixed) {
 			log.info("toolcall-fixes: close-dangling-calls on for requests like this one (" + why + ")");
@@ -635,15 +666,6 @@ public final class RequestPaths implements AutoCloseable {
 		}
 		on.removeIf(fix -> this.fixes.set(fix) != null || this.fixes.on(fix));
 		return on;
-	}
-
-	private void decideOn(String fix, String why) {
-		if (this.fixes.set(fix) == null && !this.fixes.on(fix)) {
-			this.fixes.decide(fix, true, why);
-			String line = "toolcall-fixes: installed " + fix + " (" + why + ")";
-			log.info(line);
-			this.lines.add(line);
-		}
 	}
 
 	private void notReached(String what) {

@@ -300,9 +300,12 @@ public class ToolCallFixesProperties {
 
 		/**
 		 * Ask at startup, once the module is loaded, the first question of each path
-		 * the library's loop can take here (call and stream; no memory, and the
-		 * ChatMemory bean's outside and inside the loop), so that those paths find
-		 * their verdicts given. False: each path is judged when it comes.
+		 * the beans let requests take (call and stream: the library's loop with no
+		 * memory and with the ChatMemory bean's advisor outside and inside it;
+		 * Spring's own ChatClient loop and direct model calls where the model is
+		 * wrapped; the paths without the memory inside again once it has turned the
+		 * memory's fixes on), so that those paths find their verdicts given. False:
+		 * each path is judged when it comes.
 		 */
 		private boolean foresee = true;
 

@@ -92,7 +92,7 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 					.anyMatch(m -> m instanceof GeminiSafeChatModel.Wrapped);
 				this.paths.foresee(loop, managerWrapped(), wrapped);
 			}
-			catch (RuntimeException e) {
+			catch (RuntimeException | LinkageError e) {
 				// Foresight saves time only: the paths are judged when they come.
 				log.warn("toolcall-fixes: the request paths' first questions were not foreseen: " + e);
 			}
@@ -101,8 +101,7 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 
 	/** Whether the ToolCallingManager bean is the library's, on the version its fixes read. */
 	private boolean managerWrapped() {
-		ToolCallingManager manager = this.beans.getBeanProvider(ToolCallingManager.class).getIfUnique();
-		return this.fixes.internals() && manager instanceof FixingToolCallingManager;
+		return this.fixes.fixedManager(this.beans.getBeanProvider(ToolCallingManager.class).getIfUnique());
 	}
 
 	private volatile List<String> startupLines = List.of();

@@ -24,11 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ForeseenPathsTests {
 
-	/** A path's question as it was before its requests showed a tool output. */
+	/** A path's first question, as the path asked it. */
 	private static Map<String, Object> first(RequestPaths.Path p) {
-		Map<String, Object> in = new LinkedHashMap<>(p.judgeInput());
-		in.remove("tools");
-		return in;
+		return p.firstQuestion();
 	}
 
 	private static RequestPaths.Path pathOf(ApplicationContext context, String memory, String mode) {
@@ -147,7 +145,7 @@ class ForeseenPathsTests {
 				.run(context -> {
 					RequestPaths paths = context.getBean(RequestPaths.class);
 					assertThat(paths.foreseen()).isEmpty();
-					assertThat(paths.judgeLoaded()).doesNotContain("fores");
+					assertThat(paths.judgeLoaded()).doesNotContain("foresaw").doesNotContain("foreseeing");
 				});
 		}
 	}
