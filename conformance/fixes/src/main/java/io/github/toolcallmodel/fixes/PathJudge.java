@@ -5,10 +5,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import com.dylibso.chicory.runtime.ChicoryInterruptedException;
@@ -30,11 +31,49 @@ final class PathJudge implements AutoCloseable {
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
-	private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
-		Thread t = new Thread(r, "toolcall-fixes-judge");
-		t.setDaemon(true);
-		return t;
-	});
+	/**
+	 * The judge's thread, its tasks by rank and, within a rank, in the order
+	 * asked ({@link Ranked}): the load and warm-up, then the paths' first
+	 * questions (the verdicts a path waits for when first seen), then their later
+	 * ones (and {@link #settle}), then the foreseen questions.
+	 */
+	private final ThreadPoolExecutor thread = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS,
+			new PriorityBlockingQueue<>(), r -> {
+				Thread t = new Thread(r, "toolcall-fixes-judge");
+				t.setDaemon(true);
+				return t;
+			});
+
+	private static final int LOAD = 0;
+
+	private static final int FIRST = 1;
+
+	private static final int LATER = 2;
+
+	private static final int FORESEEN = 3;
+
+	private final AtomicLong order = new AtomicLong();
+
+	/** A task of the judge's thread and its place in the queue. */
+	private record Ranked(int rank, long order, Runnable task) implements Runnable, Comparable<Ranked> {
+
+		@Override
+		public void run() {
+			this.task.run();
+		}
+
+		@Override
+		public int compareTo(Ranked other) {
+			return this.rank != other.rank ? Integer.compare(this.rank, other.rank)
+					: Long.compare(this.order, other.order);
+		}
+
+	}
+
+	/** Queues {@code task} at {@code rank}; throws {@link RejectedExecutionException} once closed. */
+	private void run(int rank, Runnable task) {
+		this.thread.execute(new Ranked(rank, this.order.incrementAndGet(), task));
+	}
 
 	/**
 	 * The module, loaded once for every application of the class loader (a
@@ -70,9 +109,7 @@ final class PathJudge implements AutoCloseable {
 			Consumer<String> failed, boolean first) {
 		long asked = System.nanoTime();
 		try {
-			this.waiting.incrementAndGet();
-			this.thread.execute(() -> {
-				this.waiting.decrementAndGet();
+			run(first ? FIRST : LATER, () -> {
 				if (this.closed) {
 					failed.accept("the application is closing");
 					return;
@@ -99,13 +136,9 @@ final class PathJudge implements AutoCloseable {
 			});
 		}
 		catch (RejectedExecutionException e) {
-			this.waiting.decrementAndGet();
 			failed.accept("the application is closing");
 		}
 	}
-
-	/** Tasks of the paths (and of {@link #settle}) queued and not yet started: the foreseen questions wait for them. */
-	private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
 
 	private volatile String foresight = "";
 
@@ -157,58 +190,28 @@ final class PathJudge implements AutoCloseable {
 
 	}
 
+	/** The foreseen questions' time on the judge's thread so far, and those the module failed; its thread's own. */
+	private long foreseenNanos;
+
+	private int foreseenFailed;
+
 	/**
-	 * Asks {@code questions} on the judge's thread, one at a time and each only
-	 * while no path's question waits (a path's goes first), keeping the answers
-	 * for the paths that ask them; nothing is logged.
+	 * Asks {@code questions} on the judge's thread, after every path's question
+	 * (their rank is the last), keeping the answers for the paths that ask them;
+	 * nothing is logged.
 	 */
 	void foresee(List<Map<String, Object>> questions) {
 		this.foresight = "; foreseeing " + questions.size() + " paths' first questions";
-		foresee(List.copyOf(questions), 0, 0, 0);
-	}
-
-	private void foresee(List<Map<String, Object>> inputs, int from, long nanos, int failed) {
 		try {
-			this.thread.execute(() -> {
-				long spent = nanos;
-				int failures = failed;
-				for (int i = from; i < inputs.size(); i++) {
-					if (this.closed || Thread.currentThread().isInterrupted()) {
-						this.foresight = "";
-						return;
-					}
-					if (this.waiting.get() > 0) {
-						foresee(inputs, i, spent, failures);
-						return;
-					}
-					long start = System.nanoTime();
-					this.foreseeing = true;
-					try {
-						Judge j = judgeLoaded();
-						if (j == null) {
-							this.foresight = "";
-							return;
-						}
-						String in = JSON.writeValueAsString(inputs.get(i));
-						verdict(j, in);
-						this.foreseenAnswered.add(in);
-					}
-					catch (ChicoryInterruptedException e) {
-						this.foresight = "";
-						return;
-					}
-					catch (RuntimeException | LinkageError e) {
-						// The path that asks it is told; the next questions are still worth asking.
-						failures++;
-					}
-					finally {
-						this.foreseeing = false;
-					}
-					spent += System.nanoTime() - start;
+			for (Map<String, Object> q : List.copyOf(questions)) {
+				run(FORESEEN, () -> foreseeOne(q));
+			}
+			run(FORESEEN, () -> {
+				if (!this.foresight.isEmpty()) {
+					this.foresight = "; foresaw " + questions.size() + " paths' first questions in "
+							+ TimeUnit.NANOSECONDS.toMillis(this.foreseenNanos) + " ms"
+							+ (this.foreseenFailed > 0 ? " (" + this.foreseenFailed + " not answered)" : "");
 				}
-				this.foresight = "; foresaw " + inputs.size() + " paths' first questions in "
-						+ TimeUnit.NANOSECONDS.toMillis(spent) + " ms"
-						+ (failures > 0 ? " (" + failures + " not answered)" : "");
 			});
 		}
 		catch (RejectedExecutionException e) {
@@ -216,10 +219,41 @@ final class PathJudge implements AutoCloseable {
 		}
 	}
 
+	private void foreseeOne(Map<String, Object> question) {
+		if (this.closed || Thread.currentThread().isInterrupted() || this.foresight.isEmpty()) {
+			this.foresight = "";
+			return;
+		}
+		long start = System.nanoTime();
+		this.foreseeing = true;
+		try {
+			Judge j = judgeLoaded();
+			if (j == null) {
+				this.foresight = "";
+				return;
+			}
+			String in = JSON.writeValueAsString(question);
+			verdict(j, in);
+			this.foreseenAnswered.add(in);
+		}
+		catch (ChicoryInterruptedException e) {
+			this.foresight = "";
+			return;
+		}
+		catch (RuntimeException | LinkageError e) {
+			// The path that asks it is told; the next questions are still worth asking.
+			this.foreseenFailed++;
+		}
+		finally {
+			this.foreseeing = false;
+		}
+		this.foreseenNanos += System.nanoTime() - start;
+	}
+
 	/** Loads and warms up the module on the judge's thread, ahead of the first path. */
 	void preload() {
 		try {
-			this.thread.execute(PathJudge::judgeLoaded);
+			run(LOAD, PathJudge::judgeLoaded);
 		}
 		catch (RejectedExecutionException e) {
 			// Closing: the paths, if any, say so.
@@ -290,20 +324,18 @@ final class PathJudge implements AutoCloseable {
 	}
 
 	/**
-	 * Waits until every verdict asked for so far is given (the judge's thread
-	 * runs them in order); for tests.
+	 * Waits until every verdict asked for so far is given (a first question
+	 * asked meanwhile may be answered before it returns); for tests.
 	 * @return whether they were given within {@code timeout}
 	 */
 	boolean settle(Duration timeout) {
-		this.waiting.incrementAndGet();
+		java.util.concurrent.CompletableFuture<Void> given = new java.util.concurrent.CompletableFuture<>();
 		try {
-			return this.thread.submit(() -> {
-				this.waiting.decrementAndGet();
-				return null;
-			}).get(timeout.toMillis(), TimeUnit.MILLISECONDS) == null;
+			run(LATER, () -> given.complete(null));
+			given.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+			return true;
 		}
 		catch (RejectedExecutionException e) {
-			this.waiting.decrementAndGet();
 			return false;
 		}
 		catch (Exception e) {
