@@ -237,11 +237,6 @@ public final class RequestPaths implements AutoCloseable {
 
 	static final int SAMPLE = 64;
 
-	/** Whether the fixes that read Spring AI 2.0.1's internals run. */
-	boolean internals() {
-		return this.fixes.internals();
-	}
-
 	/** Whether {@code manager} is the library's, on the version its fixes read. */
 	boolean fixedManager(Object manager) {
 		return this.fixes.fixedManager(manager);

@@ -86,11 +86,7 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 			try {
 				boolean loop = this.beans.getBeanProvider(ToolCallingAdvisor.Builder.class)
 					.getIfUnique() instanceof FixingToolCallingAdvisor.Builder;
-				boolean wrapped = this.beans.getBeansOfType(ChatModel.class, false, false)
-					.values()
-					.stream()
-					.anyMatch(m -> m instanceof GeminiSafeChatModel.Wrapped);
-				this.paths.foresee(loop, managerWrapped(), wrapped);
+				this.paths.foresee(loop, managerWrapped(), this.modelWrapped);
 			}
 			catch (RuntimeException | LinkageError e) {
 				// Foresight saves time only: the paths are judged when they come.
@@ -235,11 +231,14 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 		}
 		List<String> models = new ArrayList<>();
 		boolean gemini = false;
+		boolean wrapped = false;
 		for (Object m : this.beans.getBeansOfType(ChatModel.class, false, false).values()) {
 			Class<?> c = GeminiSafeChatModel.targetClass(m);
 			gemini |= c.getName().equals(GEMINI);
+			wrapped |= m instanceof GeminiSafeChatModel.Wrapped;
 			models.add(c.getName() + (m instanceof GeminiSafeChatModel.Wrapped ? " (wrapped)" : ""));
 		}
+		this.modelWrapped = wrapped;
 		r.put("chatModels", models);
 		ToolCallingManager manager = this.beans.getBeanProvider(ToolCallingManager.class).getIfUnique();
 		ToolCallingManager spring = this.fixes.internals() && manager instanceof FixingToolCallingManager f
@@ -285,6 +284,9 @@ public final class ToolCallFixesReport implements SmartInitializingSingleton {
 	}
 
 	private volatile Map<String, Object> shared;
+
+	/** Whether a ChatModel bean is wrapped (requests outside the library's loop are seen), as {@link #facts()} found. */
+	private volatile boolean modelWrapped;
 
 	/** The facts every request path of the library's loop shares: version, limits, policy, processor. */
 	Map<String, Object> shared() {
